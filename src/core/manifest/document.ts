@@ -1,0 +1,247 @@
+import { constructFromEvents, parseEvents, EVENT_ID, YAML11_SCHEMA, type Event } from 'js-yaml';
+import { splitDocuments } from './split';
+import { LineIndex, detectNewline, type Span } from './text';
+import { buildTree, type PNode } from './tree';
+
+/** Why a document was not analysed. `ok` and `empty` documents are analysed (empty ones trivially). */
+export type DocumentStatus = 'ok' | 'empty' | 'syntax-error' | 'template' | 'too-complex';
+
+export interface ManifestDocument {
+  index: number;
+  /** Span of the document in the file text. */
+  span: Span;
+  text: string;
+  status: DocumentStatus;
+  /** Plain JavaScript value (YAML 1.1 schema, as the Kubernetes API server's YAML decoder reads it). */
+  value: unknown;
+  /** For non-ok documents: what happened and what to do. */
+  reason?: string;
+  /** Where the reason points (file offsets); defaults to the document start. */
+  reasonSpan?: Span;
+  /** The positional tree, built on first use from the same parser's events. */
+  tree(): PNode | undefined;
+}
+
+export interface ManifestFile {
+  text: string;
+  newline: '\n' | '\r\n';
+  documents: ManifestDocument[];
+  /** Set when the whole file was not analysed (binary, too large). */
+  skipped?: string;
+  lines(): LineIndex;
+}
+
+export interface LoadOptions {
+  /** Files larger than this are not analysed (bytes of text). */
+  maxBytes?: number;
+  /** Cap on nodes reachable through aliases in one document (an alias bomb guard). */
+  maxAliasExpansion?: number;
+  /** Maximum collection nesting depth. */
+  maxDepth?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
+export const DEFAULT_MAX_ALIAS_EXPANSION = 100_000;
+export const DEFAULT_MAX_DEPTH = 256;
+
+export function loadManifest(text: string, options: LoadOptions = {}): ManifestFile {
+  let lineIndex: LineIndex | undefined;
+  const file: ManifestFile = {
+    text,
+    newline: detectNewline(text),
+    documents: [],
+    lines: () => (lineIndex ??= new LineIndex(text)),
+  };
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  if (text.length > maxBytes) {
+    file.skipped = `file is ${mib(text.length)} MiB, over the ${mib(maxBytes)} MiB limit for one manifest; split it or raise the limit`;
+    return file;
+  }
+  const binary = binaryReason(text);
+  if (binary) {
+    file.skipped = binary;
+    return file;
+  }
+  const spans = splitDocuments(text);
+  for (let i = 0; i < spans.length; i++) {
+    const doc = loadDocument(text, spans[i], i, options);
+    if (doc) file.documents.push(doc);
+  }
+  // Re-number so indexes are dense over the documents that carry content.
+  file.documents.forEach((d, i) => (d.index = i));
+  return file;
+}
+
+/** Loads one document of a file; returns undefined for a span holding only comments and blanks. */
+export function loadDocument(fileText: string, span: Span, index: number, options: LoadOptions = {}): ManifestDocument | undefined {
+  const text = fileText.slice(span.start, span.end);
+  if (!hasContent(text)) return undefined;
+  let tree: PNode | undefined;
+  let treeBuilt = false;
+  const doc: ManifestDocument = {
+    index,
+    span,
+    text,
+    status: 'ok',
+    value: undefined,
+    tree() {
+      if (!treeBuilt) {
+        treeBuilt = true;
+        // Positions are needed only where there is a finding: parse events again for those
+        // documents rather than keep every document's events in memory.
+        if (doc.status === 'ok' || doc.status === 'empty') {
+          tree = buildTree(text, parseEvents(text, { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH }));
+        }
+      }
+      return tree;
+    },
+  };
+
+  const template = templateReason(text);
+  if (template) {
+    doc.status = 'template';
+    doc.reason = template.reason;
+    doc.reasonSpan = { start: span.start + template.offset, end: span.start + template.offset + template.length };
+    return doc;
+  }
+
+  let events: Event[];
+  try {
+    events = parseEvents(text, { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH });
+    const values = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, maxTotalMergeKeys: 10_000 });
+    doc.value = values.length > 0 ? values[0] : null;
+  } catch (err) {
+    doc.status = 'syntax-error';
+    const { message, offset } = describeYamlError(err, text);
+    doc.reason = message;
+    doc.reasonSpan = { start: span.start + offset, end: span.start + Math.min(text.length, offset + 1) };
+    return doc;
+  }
+
+  if (events.some((e) => e.type === EVENT_ID.ALIAS)) {
+    const cap = options.maxAliasExpansion ?? DEFAULT_MAX_ALIAS_EXPANSION;
+    if (expandedSizeExceeds(doc.value, cap)) {
+      doc.status = 'too-complex';
+      doc.value = undefined;
+      doc.reason = `aliases expand this document to more than ${cap.toLocaleString('en-US')} nodes (an alias bomb?); it was not analysed`;
+      return doc;
+    }
+  }
+  if (doc.value === null || doc.value === undefined) doc.status = 'empty';
+  return doc;
+}
+
+function hasContent(text: string): boolean {
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 10 || c === 13 || c === 0xfeff) {
+      i++;
+      continue;
+    }
+    if (c === 35 /* # */) {
+      const nl = text.indexOf('\n', i);
+      if (nl === -1) return false;
+      i = nl + 1;
+      continue;
+    }
+    if (c === 45 && text.startsWith('---', i) && (i + 3 >= n || /\s/.test(text[i + 3]))) {
+      i += 3;
+      continue;
+    }
+    if (c === 46 && text.startsWith('...', i)) {
+      i += 3;
+      continue;
+    }
+    if (c === 37 /* % directive */) {
+      const nl = text.indexOf('\n', i);
+      if (nl === -1) return false;
+      i = nl + 1;
+      continue;
+    }
+    return true;
+  }
+  return false;
+}
+
+const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
+
+/** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
+export function templateReason(text: string): { reason: string; offset: number; length: number } | undefined {
+  const braces = text.indexOf('{{');
+  const dollar = text.indexOf('${');
+  if (braces === -1 && dollar === -1) return undefined;
+  let offset = 0;
+  for (const line of text.split('\n')) {
+    const trimmed = line.trimStart();
+    if (!trimmed.startsWith('#')) {
+      const b = line.indexOf('{{');
+      if (b !== -1 && line.indexOf('}}', b) !== -1) {
+        return {
+          reason: 'this document is a Helm/Go template ({{ … }}); it was not analysed. Render it first (helm template, or your generator) and check the output',
+          offset: offset + b,
+          length: Math.min(line.length - b, line.indexOf('}}', b) + 2 - b),
+        };
+      }
+      const m = ENVSUBST.exec(line);
+      if (m) {
+        return {
+          reason: `this document uses the variable ${m[0]} (envsubst/clusterctl template); it was not analysed. Substitute the variables first and check the output`,
+          offset: offset + m.index,
+          length: m[0].length,
+        };
+      }
+    }
+    offset += line.length + 1;
+  }
+  return undefined;
+}
+
+function binaryReason(text: string): string | undefined {
+  const sample = text.length > 8192 ? text.slice(0, 8192) : text;
+  let control = 0;
+  for (let i = 0; i < sample.length; i++) {
+    const c = sample.charCodeAt(i);
+    if (c === 0) return 'file holds binary data (NUL bytes), not YAML; it was not analysed';
+    if (c < 32 && c !== 9 && c !== 10 && c !== 13) control++;
+    else if (c === 0xfffd) control++;
+  }
+  if (sample.length > 0 && control / sample.length > 0.05) {
+    return 'file looks binary (many control characters), not YAML; it was not analysed';
+  }
+  return undefined;
+}
+
+function describeYamlError(err: unknown, text: string): { message: string; offset: number } {
+  if (err instanceof RangeError) {
+    return { message: 'YAML nesting is too deep to analyse', offset: 0 };
+  }
+  const e = err as { reason?: string; message?: string; mark?: { position?: number; line?: number; column?: number } };
+  const reason = (e.reason || e.message || 'unreadable YAML').split('\n')[0];
+  const offset = typeof e.mark?.position === 'number' ? Math.min(e.mark.position, text.length) : 0;
+  const friendly = /maxDepth|depth/i.test(reason)
+    ? `YAML nesting is deeper than ${DEFAULT_MAX_DEPTH} levels; it was not analysed`
+    : `not valid YAML: ${reason}; this document was not analysed`;
+  return { message: friendly, offset };
+}
+
+/** Counts nodes reachable from `value`, following shared references as an expander would. */
+function expandedSizeExceeds(value: unknown, cap: number): boolean {
+  let count = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (++count > cap) return true;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k in v as Record<string, unknown>) stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
+}
+
+function mib(n: number): string {
+  return (n / (1024 * 1024)).toFixed(n < 10 * 1024 * 1024 ? 1 : 0);
+}

@@ -1,0 +1,130 @@
+import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
+import type { Span } from './text';
+
+/** A path into a document value: map keys and sequence indexes, e.g. `['spec', 'containers', 0, 'image']`. */
+export type Path = readonly (string | number)[];
+
+export type Obj = Record<string, unknown>;
+
+export function isObj(v: unknown): v is Obj {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function getAt(value: unknown, path: Path): unknown {
+  let v = value;
+  for (const seg of path) {
+    if (typeof seg === 'number') {
+      if (!Array.isArray(v)) return undefined;
+      v = v[seg];
+    } else {
+      if (!isObj(v) || !Object.prototype.hasOwnProperty.call(v, seg)) return undefined;
+      v = v[seg];
+    }
+  }
+  return v;
+}
+
+export function hasAt(value: unknown, path: Path): boolean {
+  if (path.length === 0) return true;
+  const parent = getAt(value, path.slice(0, -1));
+  const last = path[path.length - 1];
+  if (typeof last === 'number') return Array.isArray(parent) && last < parent.length;
+  return isObj(parent) && Object.prototype.hasOwnProperty.call(parent, last);
+}
+
+export function pathString(path: Path): string {
+  let s = '';
+  for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s ? `.${seg}` : seg;
+  return s;
+}
+
+/** What a path points at in the positional tree. */
+export interface Located {
+  /** The node at the path (aliases followed), if the whole path exists. */
+  node?: PNode;
+  /** The pair whose value is the node, when the last segment is a key. */
+  pair?: PPair;
+  /** The collection holding the node. */
+  parent?: PMap | PSeq;
+  /** Index of the pair or item in its parent. */
+  index: number;
+  /** How many segments were found; equals `path.length` when the path exists. */
+  depth: number;
+  /** The deepest pair found on the way, for a fallback range. */
+  lastPair?: PPair;
+  /** True when the walk went through an alias: edits there would change every use of the anchor. */
+  viaAlias: boolean;
+}
+
+export function locate(root: PNode | undefined, path: Path): Located {
+  const out: Located = { index: -1, depth: 0, viaAlias: false };
+  let node = root;
+  if (node?.kind === 'alias') out.viaAlias = true;
+  node = deref(node);
+  out.node = node;
+  for (let i = 0; i < path.length; i++) {
+    const seg = path[i];
+    if (!node) return { ...out, node: undefined };
+    let next: PNode | undefined;
+    if (node.kind === 'map' && typeof seg === 'string') {
+      const idx = findKey(node, seg);
+      if (idx === -1) return { ...out, node: undefined };
+      out.pair = node.pairs[idx];
+      out.lastPair = out.pair;
+      out.parent = node;
+      out.index = idx;
+      next = out.pair.value;
+    } else if (node.kind === 'seq' && typeof seg === 'number' && seg < node.items.length) {
+      out.pair = undefined;
+      out.parent = node;
+      out.index = seg;
+      next = node.items[seg];
+    } else {
+      return { ...out, node: undefined };
+    }
+    if (next.kind === 'alias') out.viaAlias = true;
+    node = deref(next);
+    out.node = node;
+    out.depth = i + 1;
+  }
+  return out;
+}
+
+function findKey(map: PMap, key: string): number {
+  // Last wins, as in the loader; duplicate keys are a parse error anyway.
+  for (let i = map.pairs.length - 1; i >= 0; i--) {
+    const k = deref(map.pairs[i].key);
+    if (k?.kind === 'scalar' && k.text === key) return i;
+  }
+  return -1;
+}
+
+export type Target = 'key' | 'value' | 'pair';
+
+/**
+ * The span to underline for a path: the key (default), the value, or the whole pair.
+ * When the path does not fully exist, falls back to the key of the deepest pair that does.
+ */
+export function spanFor(root: PNode | undefined, path: Path, target: Target = 'key'): Span | undefined {
+  const loc = locate(root, path);
+  if (loc.depth === path.length && (loc.node || loc.pair)) {
+    const pair = loc.pair;
+    const valueNode = pair ? pair.value : loc.node;
+    if (target === 'key' && pair) return { start: pair.key.start, end: pair.key.end };
+    if (target === 'pair' && pair) return { start: pair.key.start, end: Math.max(pair.key.end, pair.value.end) };
+    if (valueNode) {
+      const v = valueNode.kind === 'scalar' && valueNode.empty && pair ? pair.key : valueNode;
+      return { start: v.start, end: v.kind === 'map' || v.kind === 'seq' ? firstLineEnd(v) : v.end };
+    }
+  }
+  if (loc.lastPair) return { start: loc.lastPair.key.start, end: loc.lastPair.key.end };
+  if (root) return { start: root.start, end: root.start };
+  return undefined;
+}
+
+/** A block collection spans many lines; underline only its first line. */
+function firstLineEnd(node: PMap | PSeq): number {
+  if (node.flow) return node.end;
+  const first = node.kind === 'map' ? node.pairs[0]?.key : node.items[0];
+  return first ? Math.max(first.end, node.start) : node.end;
+}

@@ -1,0 +1,231 @@
+import { loadManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
+import { splitDocuments } from '../manifest/split';
+import { loadDocument } from '../manifest/document';
+import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
+import { spanFor } from '../manifest/path';
+import { objectsOf, podSpecOf } from '../manifest/workloads';
+import type { Span } from '../manifest/text';
+import { collectFacts, emptyFacts, mayHoldFacts, type ClusterSnapshot, type Facts, type Flavour } from './facts';
+import { RULES, RULES_BY_ID } from './registry';
+import { targetingOf } from './targeting';
+import type { Finding, FixOut, ObjectRule, PodRule, Report, Severity } from './types';
+
+export interface CheckOptions {
+  /** Only these rules run (ids); default all. */
+  only?: string[];
+  /** These rules do not run. */
+  disable?: string[];
+  /** Per-rule severity, or `off`. */
+  severity?: Record<string, Severity | 'off'>;
+  flavour?: Flavour;
+  cluster?: ClusterSnapshot;
+  /** Facts gathered beforehand across several files; gathered from this text when absent. */
+  facts?: Facts;
+  /** Compute fix edits (default true). */
+  fixes?: boolean;
+  load?: LoadOptions;
+}
+
+export interface CheckResult {
+  findings: Finding[];
+  /** Set when the whole file was not analysed. */
+  skipped?: string;
+  documents: number;
+  workloads: number;
+  windowsWorkloads: number;
+  /** Exceptions thrown by rules (bugs); the rest of the check went on. Never shown to users as a stack. */
+  ruleErrors: { ruleId: string; message: string }[];
+}
+
+export function checkText(text: string, options: CheckOptions = {}): CheckResult {
+  const facts = options.facts ?? gatherFacts([text], options.flavour, options.cluster);
+  return checkManifest(loadManifest(text, options.load), { ...options, facts });
+}
+
+/**
+ * Gathers cross-document facts (RuntimeClasses, Namespaces, autoscalers, OpenShift objects)
+ * from raw texts. Only documents whose text mentions a fact kind are parsed here.
+ */
+export function gatherFacts(texts: string[], flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+  const facts = emptyFacts(flavour, cluster);
+  for (const text of texts) {
+    if (!mayHoldFacts(text)) continue;
+    for (const span of splitDocuments(text)) {
+      const slice = text.slice(span.start, span.end);
+      if (!mayHoldFacts(slice)) continue;
+      const doc = loadDocument(text, span, 0);
+      if (!doc || doc.status !== 'ok') continue;
+      for (const object of objectsOf(doc.value)) collectFacts(facts, object);
+    }
+  }
+  return facts;
+}
+
+interface ActiveRules {
+  pod: PodRule[];
+  objectByKind: Map<string, ObjectRule[]>;
+  enabled: (id: string) => boolean;
+  severityOf: (id: string, proposed: Severity) => Severity | 'off';
+}
+
+function activeRules(options: CheckOptions): ActiveRules {
+  const only = options.only && options.only.length > 0 ? new Set(options.only) : undefined;
+  const disabled = new Set(options.disable ?? []);
+  const overrides = options.severity ?? {};
+  const enabled = (id: string) => (!only || only.has(id)) && !disabled.has(id) && overrides[id] !== 'off';
+  const pod: PodRule[] = [];
+  const objectByKind = new Map<string, ObjectRule[]>();
+  for (const rule of RULES) {
+    if (!enabled(rule.id)) continue;
+    if (rule.scope === 'pod') pod.push(rule);
+    else if (rule.scope === 'object') {
+      for (const kind of rule.kinds) {
+        const list = objectByKind.get(kind) ?? [];
+        list.push(rule);
+        objectByKind.set(kind, list);
+      }
+    }
+  }
+  return {
+    pod,
+    objectByKind,
+    enabled,
+    severityOf: (id, proposed) => {
+      const o = overrides[id];
+      return o ?? proposed;
+    },
+  };
+}
+
+export function checkManifest(file: ManifestFile, options: CheckOptions = {}): CheckResult {
+  const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
+  const rules = activeRules(options);
+  const result: CheckResult = { findings: [], documents: file.documents.length, workloads: 0, windowsWorkloads: 0, ruleErrors: [] };
+  if (file.skipped) {
+    result.skipped = file.skipped;
+    return result;
+  }
+  for (const doc of file.documents) {
+    checkDocument(file, doc, facts, rules, options, result);
+  }
+  if (result.findings.length > 0 && file.text.includes('kube-windows-disable')) {
+    result.findings = applySuppressions(file, result.findings);
+  }
+  return result;
+}
+
+const ENGINE_RULE: Record<string, string> = { 'syntax-error': 'YAML001', template: 'YAML002', 'too-complex': 'YAML003' };
+
+function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, rules: ActiveRules, options: CheckOptions, result: CheckResult) {
+  if (doc.status !== 'ok' && doc.status !== 'empty') {
+    const id = ENGINE_RULE[doc.status];
+    const rule = RULES_BY_ID.get(id);
+    if (!rule || !rules.enabled(id)) return;
+    const sev = rules.severityOf(id, rule.severity);
+    if (sev === 'off') return;
+    const span = doc.reasonSpan ?? { start: doc.span.start, end: doc.span.start };
+    result.findings.push({ ruleId: id, severity: sev, message: doc.reason ?? 'not analysed', range: file.lines().rangeOf(span), span, fixes: [], document: doc.index });
+    return;
+  }
+  const pending: { ruleId: string; report: Report; severity: Severity }[] = [];
+  for (const object of objectsOf(doc.value)) {
+    const objectRules = rules.objectByKind.get(object.kind);
+    if (objectRules) {
+      for (const rule of objectRules) {
+        run(rule.id, () => rule.check({ object, facts, doc }, (r) => pending.push({ ruleId: rule.id, report: r, severity: r.severity ?? rule.severity })), result);
+      }
+    }
+    const pod = podSpecOf(object);
+    if (!pod) continue;
+    result.workloads++;
+    const target = targetingOf(pod, facts);
+    if (target.os === 'windows') result.windowsWorkloads++;
+    for (const rule of rules.pod) {
+      run(rule.id, () => rule.check({ pod, target, facts, doc }, (r) => pending.push({ ruleId: rule.id, report: r, severity: r.severity ?? rule.severity })), result);
+    }
+  }
+  if (pending.length === 0) return;
+
+  // Positions are needed only now: build this document's tree once.
+  const tree = doc.tree();
+  const base = doc.span.start;
+  const lines = file.lines();
+  const toFile = (s: Span): Span => ({ start: s.start + base, end: s.end + base });
+  for (const { ruleId, report, severity: proposed } of pending) {
+    const severity = rules.severityOf(ruleId, proposed);
+    if (severity === 'off') continue;
+    const local = spanFor(tree, report.path, report.target ?? 'key') ?? { start: 0, end: 0 };
+    const span = toFile(local);
+    const fixes: FixOut[] = [];
+    if (options.fixes !== false) {
+      for (const fix of report.fixes ?? []) {
+        const edits = fixEdits({ text: doc.text, root: tree, newline: file.newline }, fix.ops);
+        if (edits) fixes.push({ title: fix.title, edits: edits.map((e) => ({ range: lines.rangeOf(toFile(e.span)), newText: e.newText })) });
+      }
+    }
+    const related = report.related?.map((r) => {
+      const s = toFile(spanFor(tree, r.path, r.target ?? 'key') ?? { start: 0, end: 0 });
+      return { range: lines.rangeOf(s), message: r.message };
+    });
+    result.findings.push({ ruleId, severity, message: report.message, range: lines.rangeOf(span), span, fixes, ...(related ? { related } : {}), document: doc.index });
+  }
+}
+
+function run(ruleId: string, fn: () => void, result: CheckResult) {
+  try {
+    fn();
+  } catch (err) {
+    result.ruleErrors.push({ ruleId, message: err instanceof Error ? err.message : String(err) });
+  }
+}
+
+/** All ops of one fix as text edits, or undefined when any op cannot be done safely. */
+function fixEdits(ctx: Parameters<typeof opToEdits>[0], ops: Parameters<typeof opToEdits>[1][]): TextEdit[] | undefined {
+  const edits: TextEdit[] = [];
+  try {
+    for (const op of ops) edits.push(...opToEdits(ctx, op));
+  } catch (err) {
+    if (err instanceof EditError) return undefined;
+    throw err;
+  }
+  // Edits of one fix must not overlap, or the result would be garbage.
+  const sorted = [...edits].sort((a, b) => a.span.start - b.span.start);
+  for (let i = 1; i < sorted.length; i++) if (sorted[i].span.start < sorted[i - 1].span.end) return undefined;
+  return edits;
+}
+
+const SUPPRESS = /#\s*kube-windows-disable(-next-line)?(?:\s+([A-Za-z0-9_, ]+))?\s*$/;
+
+/** `# kube-windows-disable-next-line [IDS]` and `# kube-windows-disable [IDS]` (rest of the document). */
+function applySuppressions(file: ManifestFile, findings: Finding[]): Finding[] {
+  const lines = file.lines();
+  const nextLine = new Map<number, Set<string> | '*'>();
+  const fromLine: { line: number; doc: number; ids: Set<string> | '*' }[] = [];
+  const text = file.text;
+  let idx = text.indexOf('kube-windows-disable');
+  while (idx !== -1) {
+    const pos = lines.positionAt(idx);
+    const lineText = text.slice(lines.lineStart(pos.line), lines.lineEnd(pos.line));
+    const m = SUPPRESS.exec(lineText);
+    if (m) {
+      const ids = m[2] && m[2].trim() ? new Set(m[2].split(/[\s,]+/).filter(Boolean)) : ('*' as const);
+      if (m[1]) {
+        // The next line that is not blank or a comment.
+        let l = pos.line + 1;
+        while (l < lines.lineCount && /^\s*(#.*)?$/.test(text.slice(lines.lineStart(l), lines.lineEnd(l)))) l++;
+        nextLine.set(l, ids);
+      } else {
+        const doc = file.documents.find((d) => d.span.start <= idx && idx < d.span.end);
+        fromLine.push({ line: pos.line, doc: doc?.index ?? -1, ids });
+      }
+    }
+    idx = text.indexOf('kube-windows-disable', idx + 20);
+  }
+  const covers = (ids: Set<string> | '*' | undefined, id: string) => ids === '*' || (ids instanceof Set && ids.has(id));
+  return findings.filter((f) => {
+    if (covers(nextLine.get(f.range.start.line), f.ruleId)) return false;
+    return !fromLine.some((s) => (s.doc === f.document || s.doc === -1) && f.range.start.line > s.line && covers(s.ids, f.ruleId));
+  });
+}
+
+export { RULES, RULES_BY_ID };

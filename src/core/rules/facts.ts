@@ -1,0 +1,128 @@
+import { getAt, isObj, type Obj } from '../manifest/path';
+import type { ObjectView } from '../manifest/workloads';
+
+/** Facts about a RuntimeClass that decide whether pods using it land on Windows nodes. */
+export interface RuntimeClassFacts {
+  name: string;
+  handler: string;
+  nodeSelector: Record<string, string>;
+  tolerations: Obj[];
+  windows: boolean;
+  /** `node.kubernetes.io/windows-build` it pins, if any. */
+  build?: string;
+  source: 'file' | 'cluster';
+}
+
+export interface Taint {
+  key: string;
+  value?: string;
+  effect: string;
+}
+
+/** What the extension knows about the live cluster; rules get sharper with it, never need it. */
+export interface ClusterSnapshot {
+  name: string;
+  flavour?: 'openshift' | 'kubernetes';
+  /** One entry per Windows node. */
+  windowsNodes: { name: string; build: string; taints: Taint[] }[];
+  runtimeClasses: Omit<RuntimeClassFacts, 'source' | 'windows'>[];
+}
+
+export type Flavour = 'auto' | 'openshift' | 'kubernetes';
+
+/** Cross-document facts: gathered from every file being checked, plus the cluster snapshot. */
+export interface Facts {
+  runtimeClasses: Map<string, RuntimeClassFacts>;
+  /** Namespace name → labels (Pod Security Admission levels live there). */
+  namespaces: Map<string, Record<string, string>>;
+  /** `Kind/namespace/name` of workloads an autoscaler targets → the autoscaler's kind and name. */
+  autoscaled: Map<string, { kind: string; name: string }>;
+  flavour: Flavour;
+  /** OpenShift objects seen in the files (flavour auto). */
+  openshiftSeen: boolean;
+  cluster?: ClusterSnapshot;
+}
+
+export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), flavour, openshiftSeen: false, cluster };
+  for (const rc of cluster?.runtimeClasses ?? []) {
+    facts.runtimeClasses.set(rc.name, { ...rc, windows: runtimeClassIsWindows(rc.handler, rc.nodeSelector), source: 'cluster' });
+  }
+  if (cluster?.flavour === 'openshift' && flavour === 'auto') facts.openshiftSeen = true;
+  return facts;
+}
+
+export function isOpenShift(facts: Facts): boolean {
+  return facts.flavour === 'openshift' || (facts.flavour === 'auto' && facts.openshiftSeen);
+}
+
+const WINDOWS_HANDLERS = new Set(['runhcs-wcow-process', 'runhcs-wcow-hypervisor']);
+
+export function runtimeClassIsWindows(handler: string, nodeSelector: Record<string, string>): boolean {
+  const os = nodeSelector['kubernetes.io/os'] ?? nodeSelector['beta.kubernetes.io/os'];
+  if (typeof os === 'string') return os.toLowerCase() === 'windows';
+  return WINDOWS_HANDLERS.has(handler) || 'node.kubernetes.io/windows-build' in nodeSelector;
+}
+
+/** Kinds whose presence the engine gathers before checking workloads. */
+export const FACT_KINDS = ['RuntimeClass', 'Namespace', 'VerticalPodAutoscaler', 'HorizontalPodAutoscaler'];
+
+/** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
+export function mayHoldFacts(text: string): boolean {
+  return (
+    text.includes('RuntimeClass') ||
+    text.includes('Namespace') ||
+    text.includes('PodAutoscaler') ||
+    text.includes('openshift.io')
+  );
+}
+
+export function collectFacts(facts: Facts, object: ObjectView): void {
+  const v = object.value;
+  if (object.apiVersion.includes('openshift.io')) facts.openshiftSeen = true;
+  switch (object.kind) {
+    case 'RuntimeClass': {
+      const handler = typeof v.handler === 'string' ? v.handler : '';
+      const nodeSelector = stringMap(getAt(v, ['scheduling', 'nodeSelector']));
+      const tolerations = getAt(v, ['scheduling', 'tolerations']);
+      const build = nodeSelector['node.kubernetes.io/windows-build'];
+      facts.runtimeClasses.set(object.name, {
+        name: object.name,
+        handler,
+        nodeSelector,
+        tolerations: Array.isArray(tolerations) ? tolerations.filter(isObj) : [],
+        windows: runtimeClassIsWindows(handler, nodeSelector),
+        build,
+        source: 'file',
+      });
+      break;
+    }
+    case 'Namespace':
+      facts.namespaces.set(object.name, stringMap(getAt(v, ['metadata', 'labels'])));
+      break;
+    case 'VerticalPodAutoscaler':
+    case 'HorizontalPodAutoscaler': {
+      const ref = object.kind === 'VerticalPodAutoscaler' ? getAt(v, ['spec', 'targetRef']) : getAt(v, ['spec', 'scaleTargetRef']);
+      if (isObj(ref) && typeof ref.kind === 'string' && typeof ref.name === 'string') {
+        facts.autoscaled.set(workloadKey(ref.kind, object.namespace, ref.name), { kind: object.kind, name: object.name });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+export function workloadKey(kind: string, namespace: string | undefined, name: string): string {
+  return `${kind}/${namespace ?? ''}/${name}`;
+}
+
+export function stringMap(v: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isObj(v)) return out;
+  for (const [k, val] of Object.entries(v)) {
+    if (typeof val === 'string') out[k] = val;
+    else if (typeof val === 'number' || typeof val === 'boolean') out[k] = String(val);
+  }
+  return out;
+}

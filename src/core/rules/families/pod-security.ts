@@ -1,0 +1,167 @@
+import { isObj } from '../../manifest/path';
+import { apiField, containerField, deleteFix, isSet, objAt } from '../helpers';
+import type { FixSpec, PodRule } from '../types';
+
+/** Pod-level fields validateWindows forbids once `spec.os.name` is windows, and when they count as set. */
+const POD_FIELDS: { path: string[]; when: 'set' | 'true' | 'nonEmpty' }[] = [
+  { path: ['securityContext', 'appArmorProfile'], when: 'set' },
+  { path: ['securityContext', 'seLinuxOptions'], when: 'set' },
+  { path: ['hostUsers'], when: 'set' },
+  { path: ['hostPID'], when: 'true' },
+  { path: ['hostIPC'], when: 'true' },
+  { path: ['securityContext', 'seccompProfile'], when: 'set' },
+  { path: ['securityContext', 'fsGroup'], when: 'set' },
+  { path: ['securityContext', 'fsGroupChangePolicy'], when: 'set' },
+  { path: ['securityContext', 'sysctls'], when: 'nonEmpty' },
+  { path: ['shareProcessNamespace'], when: 'set' },
+  { path: ['securityContext', 'runAsUser'], when: 'set' },
+  { path: ['securityContext', 'runAsGroup'], when: 'set' },
+  { path: ['securityContext', 'supplementalGroups'], when: 'set' },
+  { path: ['securityContext', 'supplementalGroupsPolicy'], when: 'set' },
+  { path: ['securityContext', 'seLinuxChangePolicy'], when: 'set' },
+];
+
+/** Container-level fields forbidden for Windows pods: any value, even `false` or `{}`. */
+export const CONTAINER_FIELDS = [
+  'appArmorProfile',
+  'seLinuxOptions',
+  'seccompProfile',
+  'capabilities',
+  'readOnlyRootFilesystem',
+  'privileged',
+  'allowPrivilegeEscalation',
+  'procMount',
+  'runAsUser',
+  'runAsGroup',
+];
+
+export function podFieldsSet(spec: Record<string, unknown>): string[][] {
+  const out: string[][] = [];
+  for (const f of POD_FIELDS) {
+    const parent = f.path.length === 1 ? spec : objAt(spec, f.path.slice(0, -1));
+    const key = f.path[f.path.length - 1];
+    if (!parent || !isSet(parent, key)) continue;
+    const v = parent[key];
+    if (f.when === 'true' && v !== true) continue;
+    if (f.when === 'nonEmpty' && !(Array.isArray(v) ? v.length > 0 : true)) continue;
+    out.push(f.path);
+  }
+  return out;
+}
+
+const WIN001: PodRule = {
+  id: 'WIN001',
+  scope: 'pod',
+  family: 'pod-security',
+  severity: 'error',
+  title: 'Pod-level field the API server forbids for Windows pods (hostPID, fsGroup, seccompProfile, runAsUser …).',
+  check({ pod, target }, report) {
+    if (!target.declared) return;
+    for (const rel of podFieldsSet(pod.spec)) {
+      const field = apiField(pod, rel);
+      report({
+        path: [...pod.path, ...rel],
+        message: `${field}: Forbidden: cannot be set for a windows pod. The API server rejects the ${pod.object.kind}; delete the key (false, 0 or {} are rejected too).`,
+        fixes: [deleteFix(`Remove ${rel.join('.')}`, [...pod.path, ...rel], pod.path.length)],
+      });
+    }
+  },
+};
+
+const WIN002: PodRule = {
+  id: 'WIN002',
+  scope: 'pod',
+  family: 'pod-security',
+  severity: 'error',
+  title: 'Container securityContext field the API server forbids for Windows pods (privileged, capabilities, readOnlyRootFilesystem …).',
+  check({ pod, target }, report) {
+    if (!target.declared) return;
+    for (const c of pod.containers) {
+      const sc = objAt(c.value, ['securityContext']);
+      if (!sc) continue;
+      for (const key of CONTAINER_FIELDS) {
+        if (!isSet(sc, key)) continue;
+        const path = [...c.path, 'securityContext', key];
+        const fixes: FixSpec[] = [];
+        const winOpts = objAt(sc, ['windowsOptions']);
+        if (key === 'runAsUser' && !isSet(winOpts, 'runAsUserName')) {
+          const user = sc.runAsUser === 0 ? 'ContainerAdministrator' : 'ContainerUser';
+          fixes.push(
+            winOpts
+              ? { title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`, ops: [{ op: 'delete', path, keep: c.path.length + 1 }, { op: 'set', path: [...c.path, 'securityContext', 'windowsOptions', 'runAsUserName'], value: user }] }
+              : { title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`, ops: [{ op: 'replacePair', path, key: 'windowsOptions', value: { runAsUserName: user } }] },
+          );
+        }
+        fixes.push(deleteFix(`Remove securityContext.${key}`, path, c.path.length));
+        report({
+          path,
+          message: `${containerField(pod, c, ['securityContext', key])}: Forbidden: cannot be set for a windows pod. Windows has no such setting; delete the key (even false is rejected).`,
+          fixes,
+        });
+      }
+    }
+  },
+};
+
+const WIN003: PodRule = {
+  id: 'WIN003',
+  scope: 'pod',
+  family: 'pod-security',
+  severity: 'error',
+  title: 'windowsOptions on a pod whose spec.os.name is linux: rejected by the API server.',
+  check({ pod }, report) {
+    if (pod.spec.os === undefined || !isObj(pod.spec.os) || pod.spec.os.name !== 'linux') return;
+    const places: { path: (string | number)[]; field: string; keep: number }[] = [];
+    if (objAt(pod.spec, ['securityContext', 'windowsOptions'])) {
+      places.push({ path: [...pod.path, 'securityContext', 'windowsOptions'], field: apiField(pod, ['securityContext', 'windowsOptions']), keep: pod.path.length });
+    }
+    for (const c of pod.containers) {
+      if (objAt(c.value, ['securityContext', 'windowsOptions'])) {
+        places.push({ path: [...c.path, 'securityContext', 'windowsOptions'], field: containerField(pod, c, ['securityContext', 'windowsOptions']), keep: c.path.length });
+      }
+    }
+    for (const p of places) {
+      report({
+        path: p.path,
+        message: `${p.field}: Forbidden: windows options cannot be set for a linux pod. Remove windowsOptions, or set spec.os.name to windows if this pod is meant for Windows nodes.`,
+        fixes: [
+          deleteFix('Remove windowsOptions', p.path, p.keep),
+          { title: 'Change spec.os.name to windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] },
+        ],
+        related: [{ path: [...pod.path, 'os', 'name'], target: 'value', message: 'spec.os.name is linux here' }],
+      });
+    }
+  },
+};
+
+const WIN004: PodRule = {
+  id: 'WIN004',
+  scope: 'pod',
+  family: 'pod-security',
+  severity: 'error',
+  title: 'spec.os.name is empty or not exactly "linux" / "windows" (values are case-sensitive).',
+  check({ pod }, report) {
+    if (!isSet(pod.spec, 'os')) return;
+    const os = pod.spec.os;
+    const name = isObj(os) ? os.name : undefined;
+    if (name === 'windows' || name === 'linux') return;
+    if (name === undefined || name === null || name === '') {
+      report({
+        path: isObj(os) && 'name' in os ? [...pod.path, 'os', 'name'] : [...pod.path, 'os'],
+        message: `${apiField(pod, ['os', 'name'])}: Required value: cannot be empty. Set it to windows or linux.`,
+        fixes: [{ title: 'Set spec.os.name: windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] }],
+      });
+      return;
+    }
+    const lower = String(name).toLowerCase();
+    const fixes = lower === 'windows' || lower === 'linux' ? [{ title: `Change to ${lower}`, ops: [{ op: 'set' as const, path: [...pod.path, 'os', 'name'], value: lower }] }] : [];
+    report({
+      path: [...pod.path, 'os', 'name'],
+      target: 'value',
+      message: `${apiField(pod, ['os'])}: Unsupported value: ${JSON.stringify(String(name)).slice(0, 80)}: supported values: "linux", "windows". The value is case-sensitive.`,
+      fixes,
+    });
+  },
+};
+
+export const podSecurityRules: PodRule[] = [WIN001, WIN002, WIN003, WIN004];

@@ -1,0 +1,39 @@
+import type { Rule } from './types';
+import { yamlRules } from './families/yaml';
+import { podSecurityRules } from './families/pod-security';
+import { hostProcessRules } from './families/host-process';
+import { windowsOptionsRules } from './families/windows-options';
+import { runtimeRules } from './families/runtime';
+import { schedulingRules } from './families/scheduling';
+import { imageRules } from './families/images';
+import { openshiftRules } from './families/openshift';
+import { runtimeClassRules } from './families/runtime-class';
+import { mirrorRules } from './families/mirrors';
+import { byohRules } from './families/byoh';
+import { networkRules } from './families/network';
+import { linterRules } from './families/linters';
+
+/** The one rule registry: every rule the engine, the CLI, the server and the README know. */
+export const RULES: Rule[] = [
+  ...yamlRules,
+  ...podSecurityRules,
+  ...hostProcessRules,
+  ...windowsOptionsRules,
+  ...runtimeRules,
+  ...schedulingRules,
+  ...imageRules,
+  ...openshiftRules,
+  ...runtimeClassRules,
+  ...mirrorRules,
+  ...byohRules,
+  ...networkRules,
+  ...linterRules,
+].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
+
+export const RULES_BY_ID = new Map(RULES.map((r) => [r.id, r]));
+
+/** Where a rule's documentation lives (the README's rule table, one anchor per rule). */
+export const DOCS_BASE = 'https://github.com/kube-windows/kube-windows/blob/main/docs/rules.md';
+export function docsUrl(id: string): string {
+  return `${DOCS_BASE}#${id.toLowerCase()}`;
+}

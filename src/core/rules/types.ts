@@ -1,0 +1,95 @@
+import type { EditOp } from '../manifest/edits';
+import type { Target, Path } from '../manifest/path';
+import type { ManifestDocument } from '../manifest/document';
+import type { ObjectView, PodSpecView } from '../manifest/workloads';
+import type { Range, Span } from '../manifest/text';
+import type { Targeting } from './targeting';
+import type { Facts } from './facts';
+
+export type Severity = 'error' | 'warning' | 'info';
+export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+
+export interface FixSpec {
+  title: string;
+  ops: EditOp[];
+}
+
+/** What a rule reports: a path in the document, not a position; the engine finds positions only when needed. */
+export interface Report {
+  path: Path;
+  /** What to underline at `path`: the key (default), the value, or the whole entry. */
+  target?: Target;
+  message: string;
+  /** Overrides the rule's default severity (e.g. a softer one for inferred Windows pods). */
+  severity?: Severity;
+  fixes?: FixSpec[];
+  /** A second place involved in the finding (the selector that pins a build, say). */
+  related?: { path: Path; target?: Target; message: string }[];
+}
+
+export type Reporter = (report: Report) => void;
+
+export interface RuleMeta {
+  /** Stable public id (WIN001 …). */
+  id: string;
+  /** Default severity: error = rejected by the API server or can never run; warning = fails or is ignored at runtime. */
+  severity: Severity;
+  /** One line: what the rule catches and why (the README table). */
+  title: string;
+  family: 'pod-security' | 'host-process' | 'windows-options' | 'runtime' | 'scheduling' | 'images' | 'openshift' | 'runtime-class' | 'mirrors' | 'byoh' | 'network' | 'linters' | 'yaml';
+}
+
+export interface PodContext {
+  pod: PodSpecView;
+  target: Targeting;
+  facts: Facts;
+  doc: ManifestDocument;
+}
+
+export interface ObjectContext {
+  object: ObjectView;
+  facts: Facts;
+  doc: ManifestDocument;
+}
+
+export interface PodRule extends RuleMeta {
+  scope: 'pod';
+  check(ctx: PodContext, report: Reporter): void;
+}
+
+export interface ObjectRule extends RuleMeta {
+  scope: 'object';
+  /** Kinds this rule reads; the engine calls it only for those. */
+  kinds: string[];
+  check(ctx: ObjectContext, report: Reporter): void;
+}
+
+/** Reported by the engine itself (unreadable YAML, templates); never by a check function. */
+export interface EngineRule extends RuleMeta {
+  scope: 'engine';
+}
+
+export type Rule = PodRule | ObjectRule | EngineRule;
+
+export interface TextEditOut {
+  range: Range;
+  newText: string;
+}
+
+export interface FixOut {
+  title: string;
+  edits: TextEditOut[];
+}
+
+export interface Finding {
+  ruleId: string;
+  severity: Severity;
+  message: string;
+  range: Range;
+  /** File offsets of `range`, for tools that work on text. */
+  span: Span;
+  fixes: FixOut[];
+  related?: { range: Range; message: string }[];
+  /** Index of the YAML document in the file. */
+  document: number;
+}
