@@ -16,12 +16,17 @@ const common = {
   minify: production,
   logLevel: 'warning',
   legalComments: 'none',
+  // js-yaml's ESM build, once bundled, parses 2x slower than its CJS build (measured): use the CJS one.
+  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
+  // ESM dependencies (fdir, via tinyglobby) read import.meta.url; give the CJS bundle a real one.
+  define: { 'import.meta.url': '__kwImportMetaUrl' },
+  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
 };
 
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: `#!/usr/bin/env node\n${common.banner.js}` } }),
 ]);
 
 if (withTests) {

@@ -45,6 +45,14 @@ export const DEFAULT_MAX_ALIAS_EXPANSION = 100_000;
 export const DEFAULT_MAX_DEPTH = 256;
 
 export function loadManifest(text: string, options: LoadOptions = {}): ManifestFile {
+  const file = openManifest(text, options);
+  if (file.skipped) return file;
+  forEachDocument(file, options, (doc) => file.documents.push(doc));
+  return file;
+}
+
+/** A file with its documents not loaded yet (`documents` is empty): for streaming over large files. */
+export function openManifest(text: string, options: LoadOptions = {}): ManifestFile {
   let lineIndex: LineIndex | undefined;
   const file: ManifestFile = {
     text,
@@ -57,19 +65,24 @@ export function loadManifest(text: string, options: LoadOptions = {}): ManifestF
     file.skipped = `file is ${mib(text.length)} MiB, over the ${mib(maxBytes)} MiB limit for one manifest; split it or raise the limit`;
     return file;
   }
-  const binary = binaryReason(text);
-  if (binary) {
-    file.skipped = binary;
-    return file;
-  }
-  const spans = splitDocuments(text);
-  for (let i = 0; i < spans.length; i++) {
-    const doc = loadDocument(text, spans[i], i, options);
-    if (doc) file.documents.push(doc);
-  }
-  // Re-number so indexes are dense over the documents that carry content.
-  file.documents.forEach((d, i) => (d.index = i));
+  file.skipped = binaryReason(text);
   return file;
+}
+
+/**
+ * Loads the documents of an opened file one at a time and hands each to `visit`. Callers that do
+ * not keep the documents let them go right away, which keeps memory flat on 10 000-document files.
+ * Indexes are dense over the documents that carry content.
+ */
+export function forEachDocument(file: ManifestFile, options: LoadOptions, visit: (doc: ManifestDocument) => void): void {
+  if (file.skipped) return;
+  let index = 0;
+  for (const span of splitDocuments(file.text)) {
+    const doc = loadDocument(file.text, span, index, options);
+    if (!doc) continue;
+    index++;
+    visit(doc);
+  }
 }
 
 /** Loads one document of a file; returns undefined for a span holding only comments and blanks. */

@@ -1,4 +1,4 @@
-import { loadManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
+import { forEachDocument, openManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
 import { splitDocuments } from '../manifest/split';
 import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
@@ -39,7 +39,18 @@ export interface CheckResult {
 
 export function checkText(text: string, options: CheckOptions = {}): CheckResult {
   const facts = options.facts ?? gatherFacts([text], options.flavour, options.cluster);
-  return checkManifest(loadManifest(text, options.load), { ...options, facts });
+  const file = openManifest(text, options.load);
+  const result = newResult(file);
+  if (file.skipped) return result;
+  const rules = activeRules(options);
+  // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
+  const spans: ManifestDocument[] = [];
+  forEachDocument(file, options.load ?? {}, (doc) => {
+    result.documents++;
+    checkDocument(file, doc, facts, rules, options, result);
+    spans.push({ ...doc, value: undefined });
+  });
+  return finish(file, spans, result);
 }
 
 /**
@@ -97,19 +108,25 @@ function activeRules(options: CheckOptions): ActiveRules {
   };
 }
 
+/** Checks an already loaded file (the language server keeps its documents between edits). */
 export function checkManifest(file: ManifestFile, options: CheckOptions = {}): CheckResult {
   const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
   const rules = activeRules(options);
-  const result: CheckResult = { findings: [], documents: file.documents.length, workloads: 0, windowsWorkloads: 0, ruleErrors: [] };
-  if (file.skipped) {
-    result.skipped = file.skipped;
-    return result;
-  }
-  for (const doc of file.documents) {
-    checkDocument(file, doc, facts, rules, options, result);
-  }
+  const result = newResult(file);
+  if (file.skipped) return result;
+  result.documents = file.documents.length;
+  for (const doc of file.documents) checkDocument(file, doc, facts, rules, options, result);
+  return finish(file, file.documents, result);
+}
+
+function newResult(file: ManifestFile): CheckResult {
+  return { findings: [], documents: 0, workloads: 0, windowsWorkloads: 0, ruleErrors: [], ...(file.skipped ? { skipped: file.skipped } : {}) };
+}
+
+function finish(file: ManifestFile, documents: ManifestDocument[], result: CheckResult): CheckResult {
+  collapseTemplateNotices(result);
   if (result.findings.length > 0 && file.text.includes('kube-windows-disable')) {
-    result.findings = applySuppressions(file, result.findings);
+    result.findings = applySuppressions(file, documents, result.findings);
   }
   return result;
 }
@@ -171,6 +188,15 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
   }
 }
 
+/** One "not analysed: template" notice per file is enough; it says how many documents it covers. */
+function collapseTemplateNotices(result: CheckResult) {
+  const notices = result.findings.filter((f) => f.ruleId === 'YAML002');
+  if (notices.length < 2) return;
+  const first = notices[0];
+  first.message = `${first.message} (${notices.length} template documents in this file; none of them was analysed)`;
+  result.findings = result.findings.filter((f) => f.ruleId !== 'YAML002' || f === first);
+}
+
 function run(ruleId: string, fn: () => void, result: CheckResult) {
   try {
     fn();
@@ -197,7 +223,7 @@ function fixEdits(ctx: Parameters<typeof opToEdits>[0], ops: Parameters<typeof o
 const SUPPRESS = /#\s*kube-windows-disable(-next-line)?(?:\s+([A-Za-z0-9_, ]+))?\s*$/;
 
 /** `# kube-windows-disable-next-line [IDS]` and `# kube-windows-disable [IDS]` (rest of the document). */
-function applySuppressions(file: ManifestFile, findings: Finding[]): Finding[] {
+function applySuppressions(file: ManifestFile, documents: ManifestDocument[], findings: Finding[]): Finding[] {
   const lines = file.lines();
   const nextLine = new Map<number, Set<string> | '*'>();
   const fromLine: { line: number; doc: number; ids: Set<string> | '*' }[] = [];
@@ -215,7 +241,7 @@ function applySuppressions(file: ManifestFile, findings: Finding[]): Finding[] {
         while (l < lines.lineCount && /^\s*(#.*)?$/.test(text.slice(lines.lineStart(l), lines.lineEnd(l)))) l++;
         nextLine.set(l, ids);
       } else {
-        const doc = file.documents.find((d) => d.span.start <= idx && idx < d.span.end);
+        const doc = documents.find((d) => d.span.start <= idx && idx < d.span.end);
         fromLine.push({ line: pos.line, doc: doc?.index ?? -1, ids });
       }
     }

@@ -66,16 +66,30 @@ export function isImageCompatible(hostBuild: number, imageBuild: number): boolea
   return imageBuild >= 20348 && imageBuild <= hostBuild;
 }
 
+/** Shared by the parse cache: never mutate one. */
 export interface ImageRef {
-  raw: string;
-  registry: string;
+  readonly raw: string;
+  readonly registry: string;
   /** Repository path without the registry, e.g. `windows/servercore`. */
-  repository: string;
-  tag: string | undefined;
-  digest: string | undefined;
+  readonly repository: string;
+  readonly tag: string | undefined;
+  readonly digest: string | undefined;
 }
 
+const IMAGE_CACHE = new Map<string, ImageRef>();
+
+/** Parses an image reference; memoized, since many rules read the same few images of a file. */
 export function parseImage(raw: string): ImageRef {
+  let ref = IMAGE_CACHE.get(raw);
+  if (!ref) {
+    if (IMAGE_CACHE.size > 4096) IMAGE_CACHE.clear();
+    ref = parseImageUncached(raw);
+    IMAGE_CACHE.set(raw, ref);
+  }
+  return ref;
+}
+
+function parseImageUncached(raw: string): ImageRef {
   let rest = raw.trim();
   let digest: string | undefined;
   const at = rest.indexOf('@');
@@ -181,4 +195,82 @@ export function isServerCoreFamily(raw: string): boolean {
     (image.registry === 'mcr.microsoft.com' && /^windows\/(server|servercore)?$/.test(image.repository)) ||
     /^microsoft\/(windowsservercore|iis|aspnet|dotnet-framework)/.test(image.repository)
   );
+}
+
+/** Tag of an image split out of its reference: where it starts in `ref` (trimmed), or undefined without a tag. */
+function tagOffset(ref: string): number | undefined {
+  const at = ref.indexOf('@');
+  const base = at === -1 ? ref : ref.slice(0, at);
+  const slash = base.lastIndexOf('/');
+  const colon = base.lastIndexOf(':');
+  return colon > slash ? colon + 1 : undefined;
+}
+
+/**
+ * The image reference with the Windows build token of its tag swapped for `build`'s token
+ * (`servercore:ltsc2022` → `servercore:ltsc2019`). Keeps the numeric style (`1809`) when the tag used it
+ * or when the repository is Nano Server based (no `ltsc2019` tag exists there). Undefined when the tag
+ * names no build, names it as `10.0.NNNNN` (a pinned revision), the reference carries a digest (the digest
+ * would win), or the target build has no known tag.
+ */
+export function retagForBuild(raw: string, build: number): string | undefined {
+  const ref = raw.trim();
+  const image = parseImage(ref);
+  if (image.digest) return undefined;
+  const named = imageBuild(image);
+  if (!named || named.token.startsWith('10.0.')) return undefined;
+  const start = tagOffset(ref);
+  if (start === undefined) return undefined;
+  if (named.build === build) return ref;
+  const nano = /nanoserver/.test(image.repository) || /nanoserver/.test((image.tag ?? '').toLowerCase());
+  const token = tagTokenFor(build, nano || /^\d/.test(named.token));
+  if (!token) return undefined;
+  const at = start + named.tokenStart;
+  return ref.slice(0, at) + token + ref.slice(at + named.token.length);
+}
+
+const LINUX_ONLY_OFFICIAL = new Set(['alpine', 'busybox', 'ubuntu', 'debian', 'centos', 'fedora', 'nginx', 'redis', 'postgres', 'mysql', 'httpd']);
+const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
+
+/**
+ * Why an image is known to have no Windows variant, or undefined when it may have one. Deliberately short:
+ * Docker Hub official images that publish Linux only, Red Hat UBI and distroless.
+ */
+export function linuxOnlyImage(raw: string): string | undefined {
+  if (windowsImageEvidence(raw)) return undefined;
+  const image = parseImage(raw);
+  let repo = image.repository;
+  if (DOCKER_HUB.has(image.registry)) {
+    if (!repo.includes('/')) repo = `library/${repo}`;
+    const name = repo.startsWith('library/') ? repo.slice('library/'.length) : '';
+    if (LINUX_ONLY_OFFICIAL.has(name)) return `the Docker Hub official image ${name} is published for Linux only`;
+    return undefined;
+  }
+  if ((image.registry === 'registry.access.redhat.com' || image.registry === 'registry.redhat.io') && /^ubi\d*(?:[-/]|$)/.test(repo)) {
+    return 'Red Hat UBI images are Linux only';
+  }
+  if (image.registry === 'gcr.io' && repo.startsWith('distroless/')) return 'distroless images are Linux only';
+  return undefined;
+}
+
+const MCR_SUCCESSORS: Record<string, string> = {
+  windowsservercore: 'mcr.microsoft.com/windows/servercore',
+  nanoserver: 'mcr.microsoft.com/windows/nanoserver',
+  iis: 'mcr.microsoft.com/windows/servercore/iis',
+  aspnet: 'mcr.microsoft.com/dotnet/framework/aspnet',
+  'dotnet-framework': 'mcr.microsoft.com/dotnet/framework/runtime or …/sdk',
+  dotnet: 'mcr.microsoft.com/dotnet/runtime, …/aspnet or …/sdk',
+  powershell: 'mcr.microsoft.com/powershell',
+};
+
+/**
+ * For an image from the retired Docker Hub `microsoft/*` repositories: the mcr.microsoft.com repository
+ * that replaced it (or plain `mcr.microsoft.com` when there is no one-to-one successor). Undefined otherwise.
+ */
+export function dockerHubMicrosoftSuccessor(raw: string): string | undefined {
+  const image = parseImage(raw);
+  if (!DOCKER_HUB.has(image.registry)) return undefined;
+  const m = /^microsoft\/([^/]+)$/.exec(image.repository);
+  if (!m) return undefined;
+  return MCR_SUCCESSORS[m[1]] ?? 'mcr.microsoft.com';
 }

@@ -1,0 +1,165 @@
+import type { Finding, Severity } from '../core/rules/types';
+import { RULES, RULES_BY_ID, docsUrl } from '../core/rules/registry';
+
+/** One checked file as the output formats see it. */
+export interface FileReport {
+  path: string;
+  findings: Finding[];
+  skipped?: string;
+}
+
+export interface Summary {
+  files: number;
+  filesWithFindings: number;
+  filesSkipped: number;
+  findings: number;
+  errors: number;
+  warnings: number;
+  infos: number;
+  documents: number;
+  workloads: number;
+  windowsWorkloads: number;
+  fixesApplied?: number;
+}
+
+export function summarize(reports: FileReport[], counts: { documents: number; workloads: number; windowsWorkloads: number }): Summary {
+  const s: Summary = { files: reports.length, filesWithFindings: 0, filesSkipped: 0, findings: 0, errors: 0, warnings: 0, infos: 0, ...counts };
+  for (const r of reports) {
+    if (r.skipped) s.filesSkipped++;
+    if (r.findings.length > 0) s.filesWithFindings++;
+    for (const f of r.findings) {
+      s.findings++;
+      if (f.severity === 'error') s.errors++;
+      else if (f.severity === 'warning') s.warnings++;
+      else s.infos++;
+    }
+  }
+  return s;
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON: the contract other tools read (0-based LSP positions).
+
+export function formatJson(reports: FileReport[], summary: Summary): string {
+  const files = reports.map((r) => ({
+    path: r.path,
+    findings: r.findings.map((f) => ({
+      ruleId: f.ruleId,
+      severity: f.severity,
+      message: f.message,
+      range: f.range,
+      fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })) })),
+      ...(f.related ? { related: f.related } : {}),
+    })),
+    ...(r.skipped ? { skipped: r.skipped } : {}),
+  }));
+  return `${JSON.stringify({ files, summary }, null, 2)}\n`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text: for people.
+
+const COLORS = { red: 31, yellow: 33, blue: 34, gray: 90, bold: 1, green: 32 } as const;
+
+export function formatText(reports: FileReport[], summary: Summary, color: boolean): string {
+  const paint = (c: keyof typeof COLORS, s: string) => (color ? `\u001b[${COLORS[c]}m${s}\u001b[0m` : s);
+  const sevColor: Record<Severity, keyof typeof COLORS> = { error: 'red', warning: 'yellow', info: 'blue' };
+  const lines: string[] = [];
+  for (const r of reports) {
+    if (r.skipped) lines.push(`${r.path}: ${paint('gray', `not analysed: ${r.skipped}`)}`);
+    for (const f of r.findings) {
+      const loc = `${r.path}:${f.range.start.line + 1}:${f.range.start.character + 1}`;
+      const fix = f.fixes.length > 0 ? paint('gray', ' (fixable)') : '';
+      lines.push(`${loc} ${paint(sevColor[f.severity], f.severity)} ${paint('bold', f.ruleId)} ${f.message}${fix}`);
+    }
+  }
+  if (lines.length > 0) lines.push('');
+  lines.push(summaryLine(summary, paint));
+  return `${lines.join('\n')}\n`;
+}
+
+function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => string): string {
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const scope = `${plural(s.files, 'file')} (${plural(s.workloads, 'workload')}, ${s.windowsWorkloads} for Windows)`;
+  const fixed = s.fixesApplied ? `; ${plural(s.fixesApplied, 'fix')} applied` : '';
+  const skipped = s.filesSkipped ? `; ${plural(s.filesSkipped, 'file')} not analysed` : '';
+  if (s.findings === 0) return paint('green', `✔ no findings in ${scope}${fixed}${skipped}`);
+  const parts = [plural(s.errors, 'error'), plural(s.warnings, 'warning'), `${s.infos} info`];
+  return paint(s.errors > 0 ? 'red' : 'yellow', `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${fixed}${skipped}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// SARIF 2.1.0, as GitHub code scanning reads it.
+
+const SARIF_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
+
+export function formatSarif(reports: FileReport[], version: string): string {
+  const used = new Set<string>();
+  for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
+  const rules = RULES.filter((r) => used.has(r.id)).map((r) => ({
+    id: r.id,
+    name: r.id,
+    shortDescription: { text: r.title },
+    fullDescription: { text: r.title },
+    helpUri: docsUrl(r.id),
+    help: { text: `${r.title} See ${docsUrl(r.id)}` },
+    defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
+    properties: { tags: ['windows', 'kubernetes', r.family], precision: 'high' },
+  }));
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  const results = [];
+  const notifications = [];
+  for (const r of reports) {
+    const uri = r.path.split('\\').join('/');
+    if (r.skipped) {
+      notifications.push({ level: 'warning', message: { text: `${r.path}: not analysed: ${r.skipped}` }, locations: [{ physicalLocation: { artifactLocation: { uri } } }] });
+    }
+    for (const f of r.findings) {
+      const start = f.range.start;
+      const end = f.range.end;
+      // SARIF regions are 1-based; an empty range still needs an end column after its start.
+      const region = {
+        startLine: start.line + 1,
+        startColumn: start.character + 1,
+        endLine: end.line + 1,
+        endColumn: Math.max(end.character + 1, end.line === start.line ? start.character + 2 : 1),
+      };
+      results.push({
+        ruleId: f.ruleId,
+        ruleIndex: index.get(f.ruleId),
+        level: SARIF_LEVEL[f.severity],
+        message: { text: f.message },
+        locations: [{ physicalLocation: { artifactLocation: { uri, uriBaseId: '%SRCROOT%' }, region } }],
+        ...(f.related
+          ? {
+              relatedLocations: f.related.map((rel, i) => ({
+                id: i + 1,
+                message: { text: rel.message },
+                physicalLocation: {
+                  artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
+                  region: { startLine: rel.range.start.line + 1, startColumn: rel.range.start.character + 1, endLine: rel.range.end.line + 1, endColumn: Math.max(rel.range.end.character + 1, rel.range.start.character + 2) },
+                },
+              })),
+            }
+          : {}),
+      });
+    }
+  }
+  const sarif = {
+    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
+    version: '2.1.0',
+    runs: [
+      {
+        tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } },
+        results,
+        columnKind: 'utf16CodeUnits',
+        invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
+      },
+    ],
+  };
+  return `${JSON.stringify(sarif, null, 2)}\n`;
+}
+
+export function ruleExists(id: string): boolean {
+  return RULES_BY_ID.has(id);
+}
