@@ -45,8 +45,9 @@ export function applyFix(text: string, f: Finding, fixIndex = 0): string {
  */
 export function fixAndRecheck(text: string, ruleId: string, options: CheckOptions = {}, fixIndex = 0): { fixed: string; before: Finding[]; after: Finding[] } {
   const before = findings(text, options);
-  const target = before.find((f) => f.ruleId === ruleId);
-  if (!target) throw new Error(`no ${ruleId} finding in:\n${text}\nfound: ${before.map((f) => f.ruleId).join(', ')}`);
+  // The first finding of the rule that offers this fix (findings come in document order).
+  const target = before.find((f) => f.ruleId === ruleId && f.fixes.length > fixIndex);
+  if (!target) throw new Error(`no ${ruleId} finding with fix #${fixIndex} in:\n${text}\nfound: ${before.map((f) => f.ruleId).join(', ')}`);
   const fixed = applyFix(text, target, fixIndex);
   const after = findings(fixed, options);
   const key = (f: Finding) => `${f.ruleId}@${f.message}`;

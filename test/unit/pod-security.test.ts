@@ -87,6 +87,8 @@ containers:
   fixAndRecheck(linux, 'WIN003');
   const bad = deploy(`os:
   name: Windows
+nodeSelector: {kubernetes.io/os: windows}
+tolerations: [{key: os, operator: Exists}]
 containers:
   - {name: a, image: mcr.microsoft.com/windows/nanoserver:ltsc2022}
 `);

@@ -5,7 +5,7 @@ import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { spanFor } from '../manifest/path';
 import { objectsOf, podSpecOf } from '../manifest/workloads';
 import type { Span } from '../manifest/text';
-import { collectFacts, emptyFacts, mayHoldFacts, type ClusterSnapshot, type Facts, type Flavour } from './facts';
+import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
 import type { Finding, FixOut, ObjectRule, PodRule, Report, Severity } from './types';
@@ -38,7 +38,7 @@ export interface CheckResult {
 }
 
 export function checkText(text: string, options: CheckOptions = {}): CheckResult {
-  const facts = options.facts ?? gatherFacts([text], options.flavour, options.cluster);
+  const facts = withFileFlavour(options.facts ?? gatherFacts([text], options.flavour, options.cluster), text);
   const file = openManifest(text, options.load);
   const result = newResult(file);
   if (file.skipped) return result;
@@ -110,7 +110,7 @@ function activeRules(options: CheckOptions): ActiveRules {
 
 /** Checks an already loaded file (the language server keeps its documents between edits). */
 export function checkManifest(file: ManifestFile, options: CheckOptions = {}): CheckResult {
-  const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
+  const facts = withFileFlavour(options.facts ?? emptyFacts(options.flavour, options.cluster), file.text);
   const rules = activeRules(options);
   const result = newResult(file);
   if (file.skipped) return result;
@@ -125,6 +125,8 @@ function newResult(file: ManifestFile): CheckResult {
 
 function finish(file: ManifestFile, documents: ManifestDocument[], result: CheckResult): CheckResult {
   collapseTemplateNotices(result);
+  // Document order, whatever order the rules ran in: stable output, and "first finding" means the first in the file.
+  result.findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
   if (result.findings.length > 0 && file.text.includes('kube-windows-disable')) {
     result.findings = applySuppressions(file, documents, result.findings);
   }

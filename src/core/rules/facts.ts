@@ -67,6 +67,18 @@ export function runtimeClassIsWindows(handler: string, nodeSelector: Record<stri
 /** Kinds whose presence the engine gathers before checking workloads. */
 export const FACT_KINDS = ['RuntimeClass', 'Namespace', 'VerticalPodAutoscaler', 'HorizontalPodAutoscaler'];
 
+const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
+
+/**
+ * Flavour `auto` decides per file: a file holding OpenShift objects (any *.openshift.io API group)
+ * is about an OpenShift cluster. Deciding per run would let one OpenShift file in a mixed tree
+ * turn every Windows pod elsewhere into an OpenShift pod.
+ */
+export function withFileFlavour(facts: Facts, text: string): Facts {
+  if (facts.flavour !== 'auto' || facts.openshiftSeen) return facts;
+  return OPENSHIFT_API.test(text) ? { ...facts, openshiftSeen: true } : facts;
+}
+
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
   return (
@@ -79,7 +91,6 @@ export function mayHoldFacts(text: string): boolean {
 
 export function collectFacts(facts: Facts, object: ObjectView): void {
   const v = object.value;
-  if (object.apiVersion.includes('openshift.io')) facts.openshiftSeen = true;
   switch (object.kind) {
     case 'RuntimeClass': {
       const handler = typeof v.handler === 'string' ? v.handler : '';

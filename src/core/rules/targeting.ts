@@ -121,12 +121,14 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
     });
   }
 
-  if (isObj(getAt(spec, ['securityContext', 'windowsOptions']))) {
-    evidence.push({ signal: 'windows-options', os: 'windows', path: [...p, 'securityContext', 'windowsOptions'], detail: 'pod securityContext.windowsOptions', strong: true });
+  const podOpts = getAt(spec, ['securityContext', 'windowsOptions']);
+  if (isObj(podOpts)) {
+    evidence.push({ signal: 'windows-options', os: 'windows', path: [...p, 'securityContext', 'windowsOptions'], detail: 'pod securityContext.windowsOptions', strong: meaningfulWindowsOptions(podOpts) });
   }
   for (const c of pod.containers) {
-    if (isObj(getAt(c.value, ['securityContext', 'windowsOptions']))) {
-      evidence.push({ signal: 'windows-options', os: 'windows', path: [...c.path, 'securityContext', 'windowsOptions'], detail: `container ${c.name} securityContext.windowsOptions`, strong: true });
+    const opts = getAt(c.value, ['securityContext', 'windowsOptions']);
+    if (isObj(opts)) {
+      evidence.push({ signal: 'windows-options', os: 'windows', path: [...c.path, 'securityContext', 'windowsOptions'], detail: `container ${c.name} securityContext.windowsOptions`, strong: meaningfulWindowsOptions(opts) });
     }
     if (c.image) {
       const why = windowsImageEvidence(c.image);
@@ -142,6 +144,14 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
   else if (evidence.some((e) => e.os === 'linux' && e.strong && e.signal !== 'image')) os = 'linux';
   else if (evidence.some((e) => e.os === 'windows' && e.strong)) os = 'windows';
   return { os, declared: osName === 'windows', evidence, builds };
+}
+
+/**
+ * `windowsOptions: {}` or `{hostProcess: false}` says nothing about the OS: policy test suites put
+ * them on Linux pods. Only a real Windows setting (an account, gMSA, hostProcess: true) is strong.
+ */
+function meaningfulWindowsOptions(opts: Record<string, unknown>): boolean {
+  return Object.entries(opts).some(([k, v]) => v !== null && v !== undefined && !(k === 'hostProcess' && v === false));
 }
 
 function commandEvidence(container: Record<string, unknown>): string | undefined {

@@ -1,3 +1,237 @@
-import type { Rule } from '../types';
+import type { EditOp } from '../../manifest/edits';
+import type { Path } from '../../manifest/path';
+import { preview } from '../../manifest/text';
+import type { ContainerView, PodSpecView } from '../../manifest/workloads';
+import { apiField, containerField, deleteFix, objAt } from '../helpers';
+import type { PodRule, Report } from '../types';
 
-export const hostProcessRules: Rule[] = [];
+/** What validateWindowsHostProcessPod sees: the pod value, each container's value and whether it is HostProcess. */
+export interface HostProcessInfo {
+  /** `spec.securityContext.windowsOptions.hostProcess` when it is a boolean. */
+  pod: boolean | undefined;
+  containers: { c: ContainerView; own: boolean | undefined; hostProcess: boolean }[];
+  /** At least one container is a HostProcess container (explicitly or inherited). */
+  any: boolean;
+}
+
+const HP: Path = ['securityContext', 'windowsOptions', 'hostProcess'];
+const USER: Path = ['securityContext', 'windowsOptions', 'runAsUserName'];
+
+function bool(v: unknown): boolean | undefined {
+  return typeof v === 'boolean' ? v : undefined;
+}
+
+export function hostProcessInfo(pod: PodSpecView): HostProcessInfo {
+  const p = bool(objAt(pod.spec, ['securityContext', 'windowsOptions'])?.hostProcess);
+  const containers = pod.containers.map((c) => {
+    const own = bool(objAt(c.value, ['securityContext', 'windowsOptions'])?.hostProcess);
+    return { c, own, hostProcess: own === true || (own === undefined && p === true) };
+  });
+  return { pod: p, containers, any: containers.some((x) => x.hostProcess) };
+}
+
+/** Where the pod first becomes a HostProcess pod: the pod-level `hostProcess: true`, else the first container's. */
+function firstHostProcessPath(pod: PodSpecView, info: HostProcessInfo): Path {
+  if (info.pod === true) return [...pod.path, ...HP];
+  const first = info.containers.find((x) => x.own === true);
+  return first ? [...first.c.path, ...HP] : [...pod.path, ...HP];
+}
+
+/** A container whose own value contradicts the pod value (WIN012 reports it). */
+function conflicting(info: HostProcessInfo, own: boolean | undefined): boolean {
+  return info.pod !== undefined && own !== undefined && own !== info.pod;
+}
+
+function declaredLinux(pod: PodSpecView): boolean {
+  return objAt(pod.spec, ['os'])?.name === 'linux';
+}
+
+function nonEmptyString(v: unknown): v is string {
+  return typeof v === 'string' && v !== '';
+}
+
+function quoteList(names: string[], max = 3): string {
+  const shown = names.slice(0, max).map((n) => preview(n, 40));
+  return names.length > max ? `${shown.join(', ')} and ${names.length - max} more` : shown.join(', ');
+}
+
+function containerWord(c: ContainerView): string {
+  return c.group === 'initContainers' ? 'init container' : c.group === 'ephemeralContainers' ? 'ephemeral container' : 'container';
+}
+
+const WIN010: PodRule = {
+  id: 'WIN010',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'error',
+  title: 'Pod mixes HostProcess and normal containers (init and ephemeral containers count): rejected by the API server.',
+  check({ pod }, report) {
+    const info = hostProcessInfo(pod);
+    if (!info.any) return;
+    // Containers whose own value contradicts the pod value are WIN012's; one error per cause is enough.
+    const normal = info.containers.filter((x) => !x.hostProcess && !conflicting(info, x.own));
+    if (normal.length === 0) return;
+    const ops: EditOp[] = [];
+    if (info.pod !== true) ops.push({ op: 'set', path: [...pod.path, ...HP], value: true });
+    for (const x of info.containers) {
+      if (x.own === false) ops.push({ op: 'delete', path: [...x.c.path, ...HP], keep: x.c.path.length });
+    }
+    const listed = normal.slice(0, 3).map((x) => `${containerWord(x.c)} ${preview(x.c.name, 40)}`).join(', ') + (normal.length > 3 ? ` and ${normal.length - 3} more` : '');
+    report({
+      path: firstHostProcessPath(pod, info),
+      message:
+        `${apiField(pod, [])}: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers. ` +
+        `Not HostProcess: ${listed}. Set hostProcess: true at pod level so every container (init containers too) inherits it, or remove hostProcess everywhere.`,
+      fixes: [{ title: 'Make every container HostProcess (pod-level hostProcess: true)', ops }],
+      related: normal.map((x) => ({ path: [...x.c.path, 'name'], target: 'value' as const, message: `${containerWord(x.c)} ${preview(x.c.name, 40)} is not a HostProcess container` })),
+    });
+  },
+};
+
+const WIN011: PodRule = {
+  id: 'WIN011',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'error',
+  title: 'HostProcess pod without hostNetwork: true: rejected by the API server.',
+  check({ pod }, report) {
+    const info = hostProcessInfo(pod);
+    if (!info.any || pod.spec.hostNetwork === true) return;
+    const has = Object.prototype.hasOwnProperty.call(pod.spec, 'hostNetwork') && pod.spec.hostNetwork !== null;
+    report({
+      path: has ? [...pod.path, 'hostNetwork'] : firstHostProcessPath(pod, info),
+      target: has ? 'value' : 'key',
+      message: `${apiField(pod, ['hostNetwork'])}: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers. HostProcess containers run in the node's network namespace; set hostNetwork: true.`,
+      fixes: [{ title: 'Set hostNetwork: true', ops: [{ op: 'set', path: [...pod.path, 'hostNetwork'], value: true }] }],
+    });
+  },
+};
+
+const WIN012: PodRule = {
+  id: 'WIN012',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'error',
+  title: 'Container hostProcess differs from the pod-level hostProcess: rejected by the API server.',
+  check({ pod }, report) {
+    const info = hostProcessInfo(pod);
+    for (const x of info.containers) {
+      if (!conflicting(info, x.own)) continue;
+      const path = [...x.c.path, ...HP];
+      report({
+        path,
+        target: 'value',
+        message: `${containerField(pod, x.c, HP)}: Invalid value: ${String(x.own)}: pod hostProcess value must be identical if both are specified, was ${String(info.pod)}. A pod is either all HostProcess or not at all; remove the container's value so it inherits the pod's.`,
+        fixes: [deleteFix('Remove the container hostProcess (inherit the pod value)', path, x.c.path.length)],
+        related: [{ path: [...pod.path, ...HP], target: 'value', message: `pod-level hostProcess is ${String(info.pod)}` }],
+      });
+    }
+  },
+};
+
+const WIN013: PodRule = {
+  id: 'WIN013',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'warning',
+  title: 'HostProcess container without windowsOptions.runAsUserName (the HostProcess docs require an account).',
+  check({ pod }, report) {
+    if (declaredLinux(pod)) return;
+    const info = hostProcessInfo(pod);
+    if (!info.any) return;
+    const podUser = objAt(pod.spec, ['securityContext', 'windowsOptions'])?.runAsUserName;
+    if (nonEmptyString(podUser)) return;
+    const missing = info.containers.filter((x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName));
+    if (missing.length === 0) return;
+    const why = 'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
+    const value = 'NT AUTHORITY\\Local service';
+    if (info.pod === true) {
+      report({
+        path: [...pod.path, ...HP],
+        message: `HostProcess pod sets no windowsOptions.runAsUserName; ${why}`,
+        fixes: [{ title: `Set pod-level runAsUserName: ${value}`, ops: [{ op: 'set', path: [...pod.path, ...USER], value }] }],
+      });
+      return;
+    }
+    for (const x of missing) {
+      report({
+        path: [...x.c.path, ...HP],
+        message: `HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)} sets no windowsOptions.runAsUserName; ${why}`,
+        fixes: [{ title: `Set runAsUserName: ${value}`, ops: [{ op: 'set', path: [...x.c.path, ...USER], value }] }],
+      });
+    }
+  },
+};
+
+const WIN014: PodRule = {
+  id: 'WIN014',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'warning',
+  title: 'runAsNonRoot: true on a HostProcess container (the HostProcess docs say it cannot be true).',
+  check({ pod }, report) {
+    if (declaredLinux(pod)) return;
+    const info = hostProcessInfo(pod);
+    if (!info.any) return;
+    const message = (who: string) =>
+      `runAsNonRoot: true applies to ${who}; HostProcess containers have privileged access to the host, so the Kubernetes docs say runAsNonRoot cannot be true (allowed: unset or false). Remove it.`;
+    const podSc = objAt(pod.spec, ['securityContext']);
+    const reports: Report[] = [];
+    if (podSc?.runAsNonRoot === true) {
+      const affected = info.containers.filter((x) => x.hostProcess && bool(objAt(x.c.value, ['securityContext'])?.runAsNonRoot) === undefined);
+      if (affected.length > 0) {
+        const path = [...pod.path, 'securityContext', 'runAsNonRoot'];
+        reports.push({
+          path,
+          message: message(affected.length === 1 ? `HostProcess ${containerWord(affected[0].c)} ${preview(affected[0].c.name, 40)}` : `HostProcess containers ${quoteList(affected.map((x) => x.c.name))}`),
+          fixes: [deleteFix('Remove runAsNonRoot', path, pod.path.length)],
+        });
+      }
+    }
+    for (const x of info.containers) {
+      if (!x.hostProcess || objAt(x.c.value, ['securityContext'])?.runAsNonRoot !== true) continue;
+      const path = [...x.c.path, 'securityContext', 'runAsNonRoot'];
+      reports.push({
+        path,
+        message: message(`HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)}`),
+        fixes: [deleteFix('Remove runAsNonRoot', path, x.c.path.length)],
+      });
+    }
+    reports.forEach(report);
+  },
+};
+
+const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
+
+const WIN015: PodRule = {
+  id: 'WIN015',
+  scope: 'pod',
+  family: 'host-process',
+  severity: 'warning',
+  title: 'HostProcess pod in a namespace whose Pod Security enforce level is baseline or restricted: pods are rejected.',
+  check({ pod, facts }, report) {
+    if (declaredLinux(pod)) return;
+    const ns = pod.object.namespace;
+    if (!ns) return;
+    const labels = facts.namespaces.get(ns);
+    const level = labels?.[PSA_ENFORCE];
+    if (level !== 'baseline' && level !== 'restricted') return;
+    // The PSA check looks at explicit `hostProcess: true` only (pod and containers), not at inheritance.
+    const info = hostProcessInfo(pod);
+    const setters = info.containers.filter((x) => x.own === true).map((x) => x.c.name);
+    if (info.pod !== true && setters.length === 0) return;
+    const parts: string[] = [];
+    if (info.pod === true) parts.push('pod');
+    if (setters.length > 0) parts.push(`${setters.length === 1 ? 'container' : 'containers'} ${setters.map((n) => preview(n, 40)).join(', ')}`);
+    const version = labels?.[`${PSA_ENFORCE}-version`] || 'latest';
+    const hostNet = pod.spec.hostNetwork === true ? ' (hostNetwork: true is refused too, as "host namespaces")' : '';
+    report({
+      path: firstHostProcessPath(pod, info),
+      message:
+        `Namespace ${preview(ns, 60)} enforces Pod Security ${level}, so its pods are rejected: violates PodSecurity "${level}:${version}": hostProcess (${parts.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true)${hostNet}. ` +
+        `Run HostProcess workloads in a namespace labelled ${PSA_ENFORCE}: privileged.`,
+    });
+  },
+};
+
+export const hostProcessRules: PodRule[] = [WIN010, WIN011, WIN012, WIN013, WIN014, WIN015];

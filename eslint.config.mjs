@@ -1,0 +1,34 @@
+// ESLint flat config: typescript-eslint's recommended type-aware-free rules, plus the house rule
+// that core/ stays pure (no vscode, ssh2, client-node, fs, child_process, net).
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'bench/tmp/**', 'test-results/**'] },
+  ...tseslint.configs.recommended,
+  {
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+      eqeqeq: ['error', 'smart'],
+    },
+  },
+  {
+    files: ['src/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['vscode', 'ssh2', '@kubernetes/client-node', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'fs/*', 'node:fs/*'], message: 'src/core is pure: it receives text and returns plain results.' },
+            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'core must not depend on outer layers.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['scripts/**/*.{mjs,cjs,js}'],
+    languageOptions: { globals: { process: 'readonly', console: 'readonly', require: 'readonly', URL: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+);

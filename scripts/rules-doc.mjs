@@ -1,0 +1,44 @@
+// Regenerates the rule table in README.md (between the rules markers) and docs/rules.md from the
+// rule registry, via the built CLI (`kube-windows rules --format json`). `--check` only verifies.
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+const rules = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'rules', '--format', 'json'], { encoding: 'utf8' }));
+const check = process.argv.includes('--check');
+const esc = (s) => s.replace(/\|/g, '\\|');
+
+export function readmeTable(list) {
+  const rows = list.map((r) => `| [${r.id}](docs/rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${esc(r.title)} |`);
+  return ['| Rule | Severity | What it catches and why |', '|---|---|---|', ...rows].join('\n');
+}
+
+function rulesDoc(list) {
+  const families = [...new Set(list.map((r) => r.family))];
+  const out = ['# kube-windows rules', '', 'Generated from the rule registry by `node scripts/rules-doc.mjs`; do not edit by hand.', '',
+    'Severity: **error** = the API server rejects it, or it can never run; **warning** = it fails or is silently ignored at runtime; **info** = worth knowing.',
+    'Disable a rule for one line with `# kube-windows-disable-next-line RULE`, for the rest of a document with `# kube-windows-disable RULE`, or for a run with `--disable RULE`.', ''];
+  for (const fam of families) {
+    out.push(`## ${fam}`, '');
+    for (const r of list.filter((x) => x.family === fam)) out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
+  }
+  return out.join('\n');
+}
+
+const readme = readFileSync('README.md', 'utf8');
+const start = readme.indexOf('<!-- rules:start -->');
+const end = readme.indexOf('<!-- rules:end -->');
+if (start === -1 || end === -1) throw new Error('README.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
+const nextReadme = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable(rules)}\n${readme.slice(end)}`;
+const nextDoc = rulesDoc(rules);
+if (check) {
+  let ok = true;
+  if (nextReadme !== readme) { console.error('README.md rule table is out of date: run node scripts/rules-doc.mjs'); ok = false; }
+  let current = '';
+  try { current = readFileSync('docs/rules.md', 'utf8'); } catch { /* missing */ }
+  if (current !== nextDoc) { console.error('docs/rules.md is out of date: run node scripts/rules-doc.mjs'); ok = false; }
+  process.exit(ok ? 0 : 1);
+}
+writeFileSync('README.md', nextReadme);
+mkdirSync('docs', { recursive: true });
+writeFileSync('docs/rules.md', nextDoc);
+console.log(`${rules.length} rules written to README.md and docs/rules.md`);
