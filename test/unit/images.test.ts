@@ -144,17 +144,36 @@ test('WIN081 retags an end-of-life tag to the pinned build', () => {
   assert.match(fixed, /servercore:1809\n/);
 });
 
-test('WIN082 without a pin: info on the image, fix adds the windows-build nodeSelector', () => {
+// Two RuntimeClasses pinning different builds: the files themselves show a mixed cluster.
+const MIXED_RUNTIME_CLASSES = ['10.0.17763', '10.0.20348']
+  .map((b) => `apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: win-${b.slice(-5)}}
+handler: runhcs-wcow-process
+scheduling:
+  nodeSelector: {kubernetes.io/os: windows, node.kubernetes.io/windows-build: "${b}"}
+  tolerations: [{key: os, operator: Exists, effect: NoSchedule}]
+---
+`)
+  .join('');
+
+test('WIN082 stays quiet without evidence of several Windows builds', () => {
   const text = deploy(`${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
+  assert.deepEqual(only(text, 'WIN082'), []);
+});
+
+test('WIN082 without a pin: info on the image, fix adds the windows-build nodeSelector', () => {
+  const text = MIXED_RUNTIME_CLASSES + deploy(`${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
   const f = only(text, 'WIN082');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'info');
   assert.equal(covered(text, f[0]), 'mcr.microsoft.com/windows/servercore:ltsc2022');
   const { fixed } = fixAndRecheck(text, 'WIN082');
   assert.match(fixed, /nodeSelector:\n\s+kubernetes\.io\/os: windows\n\s+node\.kubernetes\.io\/windows-build: 10\.0\.20348\n/);
-  assert.deepEqual(only(deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN082'), []);
+  assert.match(f[0].message, /RuntimeClasses here pin Windows 10\.0\.17763 and 10\.0\.20348/);
+  assert.deepEqual(only(MIXED_RUNTIME_CLASSES + deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN082'), []);
   // Multi-arch tags name no build: nothing to pin.
-  assert.deepEqual(only(deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('registry.k8s.io/pause:3.9')}`), 'WIN082'), []);
+  assert.deepEqual(only(MIXED_RUNTIME_CLASSES + deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('registry.k8s.io/pause:3.9')}`), 'WIN082'), []);
 });
 
 test('WIN082 with a snapshot: only when the nodes run several builds and the choice matters', () => {
@@ -242,7 +261,11 @@ test('WIN085 Windows-targeted pod pulling a Linux-only image', () => {
     assert.equal(f.length, 1, image);
     assert.equal(f[0].severity, 'warning');
     assert.match(f[0].message, /ImagePullBackOff/);
+    assert.equal(f[0].related, undefined, 'declared Windows: nothing inferred');
   }
+  const inferred = only(deploy(`nodeSelector: {kubernetes.io/os: windows}\n${one('nginx')}`), 'WIN085');
+  assert.equal(inferred.length, 1);
+  assert.match(inferred[0].related![0].message, /^Windows inferred from nodeSelector kubernetes\.io\/os: windows/);
   for (const image of ['e2eteam/busybox:1.29', 'registry.k8s.io/e2e-test-images/busybox:1.29-4', 'sigwindowstools/kube-proxy:v1.29.0-calico-hostprocess', 'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'golang:1.22']) {
     assert.deepEqual(only(deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one(image)}`), 'WIN085'), [], image);
   }

@@ -54,6 +54,13 @@ ${indent(podSpec, 6)}`;
 // ---------------------------------------------------------------------------------------------
 // OCP001
 
+interface Converted {
+  apiVersion: string;
+  kind: string;
+  status?: unknown;
+  spec: { replicas?: number; selector: unknown; strategy: unknown; triggers?: unknown; test?: unknown; template: { spec: { os: unknown } } };
+}
+
 test('OCP001 flags a Windows DeploymentConfig and converts it to an equivalent Deployment', () => {
   const text = `${dc(`replicas: 2
 selector:
@@ -74,7 +81,7 @@ test: false
   assert.equal(covered(text, f[0]), 'DeploymentConfig');
   assert.match(f[0].message, /^Windows nodes do not support workloads created by using deployment configs/);
   const { fixed } = fixAndRecheck(text, 'OCP001', OCP);
-  const obj = load(fixed) as Record<string, any>;
+  const obj = load(fixed) as Converted;
   assert.equal(obj.apiVersion, 'apps/v1');
   assert.equal(obj.kind, 'Deployment');
   assert.deepEqual(obj.spec.selector, { matchLabels: { app: 'web' } });
@@ -91,7 +98,7 @@ test('OCP001 builds the selector from the template labels and maps Recreate', ()
     timeoutSeconds: 300
 `);
   const { fixed } = fixAndRecheck(text, 'OCP001', OCP);
-  const obj = load(fixed) as Record<string, any>;
+  const obj = load(fixed) as Converted;
   assert.deepEqual(obj.spec.selector, { matchLabels: { app: 'web' } });
   assert.deepEqual(obj.spec.strategy, { type: 'Recreate' });
   assert.match(fixed, /^spec:\n  selector:\n    matchLabels:\n      app: web\n  strategy:/m);
@@ -250,13 +257,11 @@ test('OCP003 is quiet off OpenShift, with spec.os set, or for Linux pods', () =>
   assert.deepEqual(only(deploy(linuxPod), 'OCP003', OCP), []);
 });
 
-test('OCP003 in flavour auto: info when OpenShift is only detected from other objects, warning for OpenShift kinds', () => {
+test('OCP003 in flavour auto: the file itself must hold OpenShift objects', () => {
   const idms = `---\napiVersion: config.openshift.io/v1\nkind: ImageDigestMirrorSet\nmetadata:\n  name: m\nspec:\n  imageDigestMirrors: []\n`;
   const f = only(deploy(inferredWin) + idms, 'OCP003');
   assert.equal(f.length, 1);
-  assert.equal(f[0].severity, 'info');
-  assert.match(f[0].message, /detected from openshift\.io objects/);
-  const g = only(dc('replicas: 1\n', inferredWin), 'OCP003');
-  assert.equal(g.length, 1);
-  assert.equal(g[0].severity, 'warning');
+  assert.equal(f[0].severity, 'warning');
+  assert.equal(only(dc('replicas: 1\n', inferredWin), 'OCP003').length, 1);
+  assert.deepEqual(only(deploy(inferredWin), 'OCP003'), []);
 });

@@ -63,7 +63,7 @@ scheduling:
   assert.equal(f[0].severity, 'warning');
   assert.equal(covered(text, f[0]), 'scheduling');
   const { fixed } = fixAndRecheck(text, 'RTC002');
-  const obj = load(fixed) as Record<string, any>;
+  const obj = load(fixed) as { scheduling: { tolerations: unknown } };
   assert.deepEqual(obj.scheduling.tolerations, [{ key: 'os', operator: 'Exists', effect: 'NoSchedule' }]);
 });
 

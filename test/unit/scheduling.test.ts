@@ -317,3 +317,31 @@ test('WIN074 duplicate wrong-case field is removed; unknown fields get no fix; c
   assert.deepEqual(f[0].fixes, []);
   assert.deepEqual(only(deploy(`${SELECTED}tolerations:\n  - {key: os, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}\n${IMAGE}`), 'WIN074'), []);
 });
+
+test('WIN071 beta label in affinity: the key is changed; WIN072 In [linux] against os windows: the value', () => {
+  const text = deploy(`os: {name: windows}
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - key: beta.kubernetes.io/os
+              operator: In
+              values: [windows]
+${IMAGE}`);
+  const f = only(text, 'WIN071');
+  assert.equal(f.length, 1);
+  assert.equal(covered(text, f[0]), 'beta.kubernetes.io/os');
+  assert.match(fixAndRecheck(text, 'WIN071').fixed, /- key: kubernetes\.io\/os\n/);
+  const conflict = deploy(`os: {name: windows}
+affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - {key: kubernetes.io/os, operator: In, values: [linux]}
+${IMAGE}`);
+  const g = only(conflict, 'WIN072');
+  assert.equal(g.length, 1);
+  assert.match(fixAndRecheck(conflict, 'WIN072').fixed, /values: \[windows\]/);
+});

@@ -8,32 +8,65 @@ import type { Span } from './text';
  * block or quoted, so a plain line scan finds exactly the boundaries a parser would. Splitting
  * first lets every document be parsed (and fail) on its own: one broken document never hides
  * findings in the others, and an editor can re-check only the documents that changed.
+ *
+ * Directives (`%YAML`, `%TAG`) belong to the document their `---` opens: a stretch holding only
+ * directives, comments and blank lines stays attached to the next document instead of being cut off.
  */
 export function splitDocuments(text: string): Span[] {
   const spans: Span[] = [];
   let docStart = text.charCodeAt(0) === 0xfeff ? 1 : 0;
   let pos = docStart;
   const len = text.length;
+  // What the current stretch holds so far; checked line by line only until content shows up.
+  let content = false;
+  let directive = false;
   while (pos < len) {
     let eol = text.indexOf('\n', pos);
     if (eol === -1) eol = len;
     const c = text.charCodeAt(pos);
     if ((c === 45 /* - */ || c === 46) /* . */ && isMarker(text, pos, eol, c)) {
       if (c === 45) {
-        // `---` starts a new document here (its content may follow on the same line).
-        if (pos > docStart) spans.push({ start: docStart, end: pos });
-        docStart = pos;
+        // `---` starts a new document here (its content may follow on the same line), unless
+        // everything since the last boundary is its directive prologue.
+        if (pos > docStart && (content || !directive)) {
+          spans.push({ start: docStart, end: pos });
+          docStart = pos;
+        }
+        // The marker line itself counts as content: a later `---` opens the next document.
+        content = true;
+        directive = false;
       } else {
         // `...` ends the current document; the next one starts on the following line.
         const end = eol < len ? eol + 1 : len;
         spans.push({ start: docStart, end });
         docStart = end;
+        content = false;
+        directive = false;
       }
+    } else if (!content) {
+      const kind = lineKind(text, pos, eol);
+      if (kind === LINE_DIRECTIVE) directive = true;
+      else if (kind === LINE_CONTENT) content = true;
     }
     pos = eol + 1;
   }
   if (docStart < len) spans.push({ start: docStart, end: len });
   return spans;
+}
+
+const LINE_BLANK = 0;
+const LINE_DIRECTIVE = 1;
+const LINE_CONTENT = 2;
+
+/** Blank or comment line, directive line (`%` at column 0), or anything else. */
+function lineKind(text: string, pos: number, eol: number): number {
+  if (text.charCodeAt(pos) === 37 /* % */) return LINE_DIRECTIVE;
+  for (let i = pos; i < eol; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 9 || c === 13 || c === 0xfeff) continue;
+    return c === 35 /* # */ ? LINE_BLANK : LINE_CONTENT;
+  }
+  return LINE_BLANK;
 }
 
 function isMarker(text: string, pos: number, eol: number, c: number): boolean {

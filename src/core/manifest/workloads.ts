@@ -64,7 +64,10 @@ export function objectsOf(value: unknown, basePath: Path = [], depth = 0): Objec
     value.items.forEach((item, i) => out.push(...objectsOf(item, [...basePath, 'items', i], depth + 1)));
     return out;
   }
-  if (!kind) return out;
+  if (!kind) {
+    if (looksLikeInstallConfig(value)) out.push({ path: basePath, value, apiVersion, kind: INSTALL_CONFIG_KIND, name: nameOf(value), namespace: undefined });
+    return out;
+  }
   const meta = isObj(value.metadata) ? value.metadata : {};
   out.push({
     path: basePath,
@@ -75,6 +78,25 @@ export function objectsOf(value: unknown, basePath: Path = [], depth = 0): Objec
     namespace: typeof meta.namespace === 'string' ? meta.namespace : undefined,
   });
   return out;
+}
+
+/** OpenShift install-config files carry no `kind`; they are presented as objects of this kind. */
+export const INSTALL_CONFIG_KIND = 'InstallConfig';
+
+/**
+ * An OpenShift install-config: `apiVersion: v1`, no `kind`, a `platform` map and at least one of
+ * the other top-level fields every install-config has. Every Kubernetes object has a `kind`, so
+ * this cannot match one.
+ */
+export function looksLikeInstallConfig(value: unknown): boolean {
+  if (!isObj(value) || (value.kind !== undefined && value.kind !== null && value.kind !== '')) return false;
+  if (value.apiVersion !== 'v1' || !isObj(value.platform)) return false;
+  return typeof value.baseDomain === 'string' || isObj(value.networking) || isObj(value.controlPlane) || Array.isArray(value.compute) || value.pullSecret !== undefined;
+}
+
+function nameOf(value: Obj): string {
+  const meta = value.metadata;
+  return isObj(meta) && typeof meta.name === 'string' ? meta.name : '';
 }
 
 export function podSpecOf(object: ObjectView): PodSpecView | undefined {

@@ -36,7 +36,7 @@ export interface Facts {
   /** Namespace name → labels (Pod Security Admission levels live there). */
   namespaces: Map<string, Record<string, string>>;
   /** `Kind/namespace/name` of workloads an autoscaler targets → the autoscaler's kind and name. */
-  autoscaled: Map<string, { kind: string; name: string }>;
+  autoscaled: Map<string, { kind: string; name: string }[]>;
   flavour: Flavour;
   /** OpenShift objects seen in the files (flavour auto). */
   openshiftSeen: boolean;
@@ -115,7 +115,8 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
     case 'HorizontalPodAutoscaler': {
       const ref = object.kind === 'VerticalPodAutoscaler' ? getAt(v, ['spec', 'targetRef']) : getAt(v, ['spec', 'scaleTargetRef']);
       if (isObj(ref) && typeof ref.kind === 'string' && typeof ref.name === 'string') {
-        facts.autoscaled.set(workloadKey(ref.kind, object.namespace, ref.name), { kind: object.kind, name: object.name });
+        const key = workloadKey(ref.kind, object.namespace, ref.name);
+        facts.autoscaled.set(key, [...(facts.autoscaled.get(key) ?? []), { kind: object.kind, name: object.name }]);
       }
       break;
     }

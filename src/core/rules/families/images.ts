@@ -151,7 +151,7 @@ const WIN082: PodRule = {
   scope: 'pod',
   family: 'images',
   severity: 'info',
-  title: 'Windows images name a build but nothing pins node.kubernetes.io/windows-build: the pod may land on a node of another Windows version.',
+  title: 'Windows images name a build but nothing pins node.kubernetes.io/windows-build, in a cluster with several Windows versions (from the cluster or the RuntimeClasses checked).',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows' || isSet(pod.spec, 'nodeName')) return;
     if (target.builds.length > 0 || target.evidence.some((e) => e.signal === 'windows-build')) return;
@@ -162,7 +162,13 @@ const WIN082: PodRule = {
     const first = images[0];
     let context = 'with nodes of several Windows Server versions it may land on one that cannot run it';
     const cluster = facts.cluster;
-    if (cluster && cluster.windowsNodes.length > 0) {
+    if (!cluster || cluster.windowsNodes.length === 0) {
+      // Without a cluster, speak only when the checked files show several Windows builds
+      // (RuntimeClasses pinning different builds): otherwise every unpinned pod would get a notice.
+      const pinned = new Set([...facts.runtimeClasses.values()].filter((rc) => rc.windows && rc.build).map((rc) => rc.build));
+      if (pinned.size < 2) return;
+      context = `the RuntimeClasses here pin Windows ${[...pinned].sort().join(' and ')}, so the cluster has nodes of several versions`;
+    } else {
       const hosts = [...new Set(cluster.windowsNodes.map((n) => n.build))].sort();
       if (hosts.length < 2) return;
       const parsed = hosts.map(parseBuildLabel);

@@ -1,24 +1,7 @@
+import { INSTALL_CONFIG_KIND } from '../../manifest/workloads';
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ObjectContext, ObjectRule, Rule } from '../types';
-
-/**
- * Kind name proposed for an OpenShift `install-config.yaml`, which has no `kind`: the engine must
- * present such a document as an object of this kind (see `looksLikeInstallConfig`).
- */
-export const INSTALL_CONFIG_KIND = 'InstallConfig';
-
-/**
- * An OpenShift install-config: `apiVersion: v1`, no `kind`, a `platform` map and at least one of
- * the other top-level fields every install-config has (`baseDomain`, `networking`, `controlPlane`,
- * `compute`, `pullSecret`). Every Kubernetes object has a `kind`, so this cannot match one.
- */
-export function looksLikeInstallConfig(value: unknown): boolean {
-  if (!isObj(value)) return false;
-  if (value.kind !== undefined && value.kind !== null && value.kind !== '') return false;
-  if (value.apiVersion !== 'v1' || !isObj(value.platform)) return false;
-  return typeof value.baseDomain === 'string' || isObj(value.networking) || isObj(value.controlPlane) || Array.isArray(value.compute) || value.pullSecret !== undefined;
-}
 
 type Flavour = 'install-config' | 'config' | 'operator';
 

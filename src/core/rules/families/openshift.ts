@@ -2,7 +2,7 @@ import type { EditOp } from '../../manifest/edits';
 import { getAt, isObj, type Obj } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { podSpecOf, WORKLOAD_KINDS, type ObjectView, type PodSpecView } from '../../manifest/workloads';
-import { isOpenShift, workloadKey, type Facts } from '../facts';
+import { isOpenShift, workloadKey } from '../facts';
 import { addOsWindowsFix, inferredNote, isSet } from '../helpers';
 import { BUILD_LABEL, OS_LABELS, targetingOf } from '../targeting';
 import type { FixSpec, ObjectRule, PodRule, Reporter, Rule } from '../types';
@@ -186,37 +186,28 @@ const OCP002: ObjectRule = {
     if (!pod || targetingOf(pod, facts).os !== 'windows') return;
     checkIstio(pod, object.namespace !== undefined ? facts.namespaces.get(object.namespace) : undefined, report);
     if (!isOpenShift(facts)) return;
-    const scaler = facts.autoscaled.get(workloadKey(object.kind, object.namespace, object.name));
-    if (!scaler) return;
     const path = [...object.path, 'metadata', 'name'];
-    if (scaler.kind === 'VerticalPodAutoscaler') {
-      report({
-        path,
-        target: 'value',
-        message: `Vertical Pod Autoscaling is not supported on Windows nodes, but VerticalPodAutoscaler "${scaler.name}" targets this Windows ${object.kind}. Remove the autoscaler and size the container requests by hand.`,
-      });
-    } else if (scaler.kind === 'HorizontalPodAutoscaler') {
-      report({
-        path,
-        target: 'value',
-        severity: 'info',
-        message: `HorizontalPodAutoscaler "${scaler.name}" targets this Windows ${object.kind}; OpenShift lists Horizontal Pod Autoscaling on Windows nodes as unsupported in some releases. Check the Windows Container Support release notes of your WMCO version.`,
-      });
+    for (const scaler of facts.autoscaled.get(workloadKey(object.kind, object.namespace, object.name)) ?? []) {
+      if (scaler.kind === 'VerticalPodAutoscaler') {
+        report({
+          path,
+          target: 'value',
+          message: `Vertical Pod Autoscaling is not supported on Windows nodes, but VerticalPodAutoscaler "${preview(scaler.name, 80).slice(1, -1)}" targets this Windows ${object.kind}. Remove the autoscaler and size the container requests by hand.`,
+        });
+      } else if (scaler.kind === 'HorizontalPodAutoscaler') {
+        report({
+          path,
+          target: 'value',
+          severity: 'info',
+          message: `HorizontalPodAutoscaler "${preview(scaler.name, 80).slice(1, -1)}" targets this Windows ${object.kind}; OpenShift lists Horizontal Pod Autoscaling on Windows nodes as unsupported in some releases. Check the Windows Container Support release notes of your WMCO version.`,
+        });
+      }
     }
   },
 };
 
 // ---------------------------------------------------------------------------------------------
 // OCP003: spec.os.name on OpenShift
-
-/**
- * OpenShift for sure: chosen explicitly, reported by the cluster, or the workload is an OpenShift
- * object itself. In flavour auto one openshift.io object anywhere in the checked files turns
- * `isOpenShift` on for every file, which is weaker evidence.
- */
-function surelyOpenShift(facts: Facts, object: ObjectView): boolean {
-  return facts.flavour === 'openshift' || facts.cluster?.flavour === 'openshift' || object.apiVersion.includes('openshift.io');
-}
 
 const OCP003: PodRule = {
   id: 'OCP003',
@@ -226,11 +217,9 @@ const OCP003: PodRule = {
   title: 'Windows pod on OpenShift without spec.os.name: windows: SCC admission treats it as Linux and injects runAsNonRoot and other Linux defaults.',
   check({ pod, target, facts }, report) {
     if (!isOpenShift(facts) || target.os !== 'windows' || isSet(pod.spec, 'os')) return;
-    const sure = surelyOpenShift(facts, pod.object);
     report({
       path: pod.path,
-      severity: sure ? 'warning' : 'info',
-      message: `On OpenShift${sure ? '' : ' (detected from openshift.io objects in the checked files)'} a Windows pod needs spec.os.name: windows${inferredNote(target)}: without it SCC admission treats it as a Linux pod and injects runAsNonRoot: true and other Linux settings, so ContainerAdministrator images fail to start. Add spec.os.name: windows.`,
+      message: `On OpenShift a Windows pod needs spec.os.name: windows${inferredNote(target)}: without it SCC admission treats it as a Linux pod and injects runAsNonRoot: true and other Linux settings, so ContainerAdministrator images fail to start. Add spec.os.name: windows.`,
       fixes: [addOsWindowsFix(pod)],
     });
   },

@@ -1,7 +1,7 @@
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { PodSpecView } from '../../manifest/workloads';
-import { apiField, isSet, kindName, objAt } from '../helpers';
+import { apiField, isSet, objAt } from '../helpers';
 import { isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
 import { BUILD_LABEL, OS_LABELS, type Targeting } from '../targeting';
 import type { FixSpec, PodRule, Report } from '../types';
@@ -111,7 +111,7 @@ const WIN070: PodRule = {
     }
     report({
       path: podAnchor(pod),
-      message: `${kindName(pod)} targets Windows but nothing keeps it off Linux nodes: the scheduler ignores spec.os.name, so it may be placed on a Linux node and fail there. Add nodeSelector kubernetes.io/os: windows (${apiField(pod, ['nodeSelector'])}).`,
+      message: `${pod.object.kind}${pod.object.name ? ` ${preview(pod.object.name)}` : ''} targets Windows but nothing keeps it off Linux nodes: the scheduler ignores spec.os.name, so it may be placed on a Linux node and fail there. Add nodeSelector kubernetes.io/os: windows (${apiField(pod, ['nodeSelector'])}).`,
       related: inferredFrom(target),
       fixes: [{ title: 'Add nodeSelector kubernetes.io/os: windows', ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', OS_LABEL], value: 'windows' }] }],
     });
@@ -278,7 +278,8 @@ function effectiveTolerations(pod: PodSpecView, facts: Facts): Obj[] {
 }
 
 function taintText(t: Taint): string {
-  return `${t.key}${t.value !== undefined && t.value !== '' ? `=${t.value}` : ''}:${t.effect}`;
+  const text = `${t.key}${t.value !== undefined && t.value !== '' ? `=${t.value}` : ''}:${t.effect}`;
+  return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 }
 
 function addTolerationsFix(pod: PodSpecView, add: { key: string; effect: string }[]): FixSpec {

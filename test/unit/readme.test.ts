@@ -1,0 +1,30 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { RULES } from '../../src/core/rules/registry';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+
+test('the README rule table lists exactly the registry, with the same severities and titles', () => {
+  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf('<!-- rules:start -->'), readme.indexOf('<!-- rules:end -->'));
+  const rows = [...table.matchAll(/^\| \[([A-Z]+\d+)\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({ id: m[1], severity: m[2], title: m[3].replace(/\\\|/g, '|') }));
+  assert.ok(rows.length > 0, 'README has a rule table between the rules markers');
+  assert.deepEqual(rows, RULES.map((r) => ({ id: r.id, severity: r.severity, title: r.title })), 'run node scripts/rules-doc.mjs');
+});
+
+test('docs/rules.md has a section for every rule (the anchor diagnostics link to)', () => {
+  const doc = readFileSync(resolve(ROOT, 'docs', 'rules.md'), 'utf8');
+  for (const r of RULES) assert.ok(doc.includes(`\n### ${r.id}\n`), `docs/rules.md lacks ${r.id}`);
+});
+
+test('every rule id is unique, well-formed, and has a one-line title', () => {
+  const seen = new Set<string>();
+  for (const r of RULES) {
+    assert.match(r.id, /^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML)\d{3}$/);
+    assert.ok(!seen.has(r.id), `duplicate ${r.id}`);
+    seen.add(r.id);
+    assert.ok(r.title.length > 15 && !r.title.includes('\n'), `${r.id} title`);
+  }
+});
