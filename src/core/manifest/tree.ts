@@ -1,4 +1,4 @@
-import { EVENT_ID, getScalarValue, type Event, type ScalarEvent } from 'js-yaml';
+import { EVENT_ID, getScalarValue, load, YAML11_SCHEMA, type Event, type ScalarEvent } from 'js-yaml';
 
 /**
  * A positional tree of one YAML document, built from js-yaml's event stream.
@@ -12,6 +12,18 @@ interface PBase {
   start: number;
   /** One past the last character of the node (closing quote or bracket included). */
   end: number;
+  /** Anchor name (`&name`), when the node has one. */
+  anchor?: string;
+  /** Explicit tag as written (`!!str`), when the node has one. */
+  tag?: string;
+  /** Aliases that refer to this node (set on anchored nodes only). */
+  aliases?: PAlias[];
+  /**
+   * Where the node's text really ends when that is past its last line: a `|+` block scalar keeps
+   * its trailing blank lines, so this is the offset just past its last line break. Block collections
+   * ending with such a scalar inherit it. Absent for every other node.
+   */
+  tailEnd?: number;
 }
 
 export interface PScalar extends PBase {
@@ -24,6 +36,8 @@ export interface PScalar extends PBase {
   style: number;
   /** True for an empty value (`key:` with nothing after it). */
   empty: boolean;
+  /** Cache of `keyString`. */
+  keyString?: string;
 }
 
 export interface PPair {
@@ -35,14 +49,12 @@ export interface PMap extends PBase {
   kind: 'map';
   flow: boolean;
   pairs: PPair[];
-  anchor?: string;
 }
 
 export interface PSeq extends PBase {
   kind: 'seq';
   flow: boolean;
   items: PNode[];
-  anchor?: string;
 }
 
 export interface PAlias extends PBase {
@@ -51,18 +63,21 @@ export interface PAlias extends PBase {
   target?: PNode;
 }
 
+export const STYLE_PLAIN = 1;
 const STYLE_SINGLE = 2;
 const STYLE_DOUBLE = 3;
 const STYLE_LITERAL = 4;
 const STYLE_FOLDED = 5;
+const CHOMPING_KEEP = 3;
 const COLLECTION_FLOW = 2;
 
-/** Builds the tree; `events` must come from `parseEvents(text)` of a single document. */
-export function buildTree(text: string, events: Event[]): PNode | undefined {
+/** Builds the tree; `events` must come from `parseEvents(source)` of a single document. */
+export function buildTree(source: string, events: Event[]): PNode | undefined {
   const anchors = new Map<string, PNode>();
   type Frame = { node: PMap | PSeq; pendingKey?: PNode };
   const stack: Frame[] = [];
   let root: PNode | undefined;
+  // End of the last thing read (source offsets): every search for a position starts here.
   let lastEnd = 0;
 
   const attach = (node: PNode) => {
@@ -78,13 +93,22 @@ export function buildTree(text: string, events: Event[]): PNode | undefined {
       top.pendingKey = undefined;
     }
   };
+  const setAnchor = (node: PNode, ev: { anchorStart: number; anchorEnd: number; tagStart: number; tagEnd: number }) => {
+    if (ev.tagStart >= 0) node.tag = source.slice(ev.tagStart, ev.tagEnd);
+    if (ev.anchorStart >= 0) {
+      node.anchor = source.slice(ev.anchorStart, ev.anchorEnd);
+      anchors.set(node.anchor, node);
+    }
+  };
 
   for (const ev of events) {
     switch (ev.type) {
       case EVENT_ID.SCALAR: {
-        const node = scalarNode(text, ev, lastEnd);
-        if (!node.empty) lastEnd = node.end;
-        if (ev.anchorStart >= 0) anchors.set(text.slice(ev.anchorStart, ev.anchorEnd), node);
+        const top = stack[stack.length - 1];
+        const role = !top ? 'root' : top.node.kind === 'seq' ? (top.node.flow ? 'flow-item' : 'item') : top.pendingKey === undefined ? 'key' : 'value';
+        const node = scalarNode(source, ev, lastEnd, role);
+        lastEnd = Math.max(lastEnd, node.end);
+        setAnchor(node, ev);
         attach(node);
         break;
       }
@@ -96,19 +120,18 @@ export function buildTree(text: string, events: Event[]): PNode | undefined {
           ev.type === EVENT_ID.MAPPING
             ? { kind: 'map', start, end: ev.start, flow, pairs: [] }
             : { kind: 'seq', start, end: ev.start, flow, items: [] };
-        if (ev.anchorStart >= 0) {
-          node.anchor = text.slice(ev.anchorStart, ev.anchorEnd);
-          anchors.set(node.anchor, node);
-        }
+        setAnchor(node, ev);
         attach(node);
         stack.push({ node });
         lastEnd = Math.max(lastEnd, ev.start + (flow ? 1 : 0));
         break;
       }
       case EVENT_ID.ALIAS: {
-        const name = text.slice(ev.anchorStart, ev.anchorEnd);
-        const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1, end: ev.anchorEnd, name, target: anchors.get(name) };
-        lastEnd = node.end;
+        const name = source.slice(ev.anchorStart, ev.anchorEnd);
+        const target = anchors.get(name);
+        const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1, end: ev.anchorEnd, name, target };
+        if (target) (target.aliases ??= []).push(node);
+        lastEnd = Math.max(lastEnd, node.end);
         attach(node);
         break;
       }
@@ -118,11 +141,13 @@ export function buildTree(text: string, events: Event[]): PNode | undefined {
         const node = frame.node;
         if (node.flow) {
           // The closing bracket is the first `]` / `}` after the last child, past commas and comments.
-          const close = findFlowClose(text, lastEnd, node.kind === 'map' ? '}' : ']');
+          const close = findFlowClose(source, lastEnd, node.kind === 'map' ? '}' : ']');
           node.end = close;
           lastEnd = close;
         } else {
           node.end = Math.max(node.start, lastEnd);
+          const last = node.kind === 'map' ? node.pairs[node.pairs.length - 1]?.value : node.items[node.items.length - 1];
+          if (last?.tailEnd !== undefined) node.tailEnd = last.tailEnd;
         }
         break;
       }
@@ -133,20 +158,21 @@ export function buildTree(text: string, events: Event[]): PNode | undefined {
   return root;
 }
 
-function scalarNode(text: string, ev: ScalarEvent, lastEnd: number): PScalar {
+type Role = 'root' | 'key' | 'value' | 'item' | 'flow-item';
+
+function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role): PScalar {
   const empty = ev.valueStart < 0;
   const decoded = empty ? '' : getScalarValue(text, ev);
   let start: number;
   let end: number;
+  let tailEnd: number | undefined;
   if (empty) {
-    // `key:` with nothing after: place the empty value right after the colon.
-    const at = ev.tagStart >= 0 ? ev.tagStart : ev.anchorStart >= 0 ? ev.anchorStart - 1 : lastEnd;
-    start = at;
-    end = ev.tagEnd >= 0 ? ev.tagEnd : ev.anchorEnd >= 0 ? ev.anchorEnd : at;
-    if (ev.tagStart < 0 && ev.anchorStart < 0) {
-      const nl = text.indexOf('\n', lastEnd);
-      const colon = text.indexOf(':', lastEnd);
-      if (colon !== -1 && (nl === -1 || colon < nl)) start = end = colon + 1;
+    if (ev.tagStart >= 0 || ev.anchorStart >= 0) {
+      // `key: !!null` or `key: &a`: the node is its properties.
+      start = minPos(ev.tagStart, ev.anchorStart - 1);
+      end = Math.max(ev.tagEnd, ev.anchorEnd);
+    } else {
+      start = end = emptyPosition(text, lastEnd, role);
     }
   } else {
     let vs = ev.valueStart;
@@ -155,22 +181,81 @@ function scalarNode(text: string, ev: ScalarEvent, lastEnd: number): PScalar {
       vs -= 1;
       ve += 1;
     } else if (ev.style === STYLE_LITERAL || ev.style === STYLE_FOLDED) {
-      // Start at the `|` / `>` indicator, which sits on the line before the body.
-      const header = text.lastIndexOf('\n', ev.valueStart - 1);
-      const indicator = findBlockIndicator(text, lastEnd, header);
+      // Start at the `|` / `>` indicator, which sits on the header line before the body.
+      const indicator = findBlockIndicator(text, Math.max(lastEnd, ev.tagEnd, ev.anchorEnd), ev.valueStart);
       if (indicator !== -1) vs = indicator;
+      // The body's final line break (and, when kept, trailing blank lines) is not underlined.
       while (ve > vs && (text.charCodeAt(ve - 1) === 10 || text.charCodeAt(ve - 1) === 13)) ve--;
+      if (ev.chomping === CHOMPING_KEEP && ev.valueEnd > ve) tailEnd = ev.valueEnd;
     }
     start = minPos(vs, ev.anchorStart - 1, ev.tagStart);
     end = ve;
   }
-  return { kind: 'scalar', start, end, text: decoded, valueStart: empty ? start : ev.valueStart, valueEnd: empty ? end : ev.valueEnd, style: ev.style, empty };
+  const node: PScalar = {
+    kind: 'scalar',
+    start,
+    end,
+    text: decoded,
+    valueStart: empty ? end : ev.valueStart,
+    valueEnd: empty ? end : ev.valueEnd,
+    style: ev.style,
+    empty,
+  };
+  if (tailEnd !== undefined) node.tailEnd = tailEnd;
+  return node;
 }
 
-function findBlockIndicator(text: string, from: number, before: number): number {
-  for (let i = Math.max(from, 0); i < before && i < text.length; i++) {
+/**
+ * Where an empty scalar sits: right after the `:` of its key (`key:`), right after the `-` of its
+ * sequence entry (`-` alone on a line), else where the previous node ended.
+ */
+function emptyPosition(text: string, lastEnd: number, role: Role): number {
+  if (role === 'value') {
+    // Only whitespace may separate a key from its `:` (an explicit `? key` may put it on the next line).
+    let i = lastEnd;
+    while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+    return text.charCodeAt(i) === 58 /* : */ ? i + 1 : lastEnd;
+  }
+  if (role === 'item') {
+    const i = skipBlanksAndComments(text, lastEnd);
+    return text.charCodeAt(i) === 45 /* - */ ? i + 1 : lastEnd;
+  }
+  return lastEnd;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 9 || c === 10 || c === 13;
+}
+
+function skipBlanksAndComments(text: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text.charCodeAt(i);
+    if (isSpace(c)) i++;
+    else if (c === 35 /* # */) {
+      const nl = text.indexOf('\n', i);
+      i = nl === -1 ? text.length : nl + 1;
+    } else break;
+  }
+  return i;
+}
+
+/** The `|` / `>` header of a block scalar: the first one after `from`, comments skipped. */
+function findBlockIndicator(text: string, from: number, bodyStart: number): number {
+  const stop = Math.min(Math.max(bodyStart, from), text.length);
+  let i = Math.max(from, 0);
+  // With an empty body at the end of the text, the header may reach past `bodyStart`.
+  const limit = stop > i ? stop : text.length;
+  while (i < limit) {
     const c = text.charCodeAt(i);
     if (c === 124 /* | */ || c === 62 /* > */) return i;
+    if (c === 35 /* # */ && (i === 0 || isSpace(text.charCodeAt(i - 1)))) {
+      const nl = text.indexOf('\n', i);
+      if (nl === -1) break;
+      i = nl + 1;
+      continue;
+    }
+    i++;
   }
   return -1;
 }
@@ -205,4 +290,37 @@ export function deref(node: PNode | undefined): PNode | undefined {
 
 export function keyText(node: PNode): string | undefined {
   return node.kind === 'scalar' ? node.text : undefined;
+}
+
+// Plain words that stay strings under YAML 1.1 (the quick answer for almost every Kubernetes key).
+const PLAIN_STRING = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
+const YAML11_WORDS = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+
+/**
+ * The property name the loader gives a key node: YAML 1.1 resolves plain `y`, `on`, `~`, `0x10`
+ * … to booleans, null and numbers, which become the strings "true", "null", "16" as object keys.
+ */
+export function keyString(node: PNode): string | undefined {
+  const n = deref(node);
+  if (n?.kind !== 'scalar') return undefined;
+  if (n.keyString !== undefined) return n.keyString;
+  let key = n.text;
+  const plain = n.style === STYLE_PLAIN;
+  if (n.empty) key = n.tag === undefined ? 'null' : '';
+  else if (n.tag !== undefined || (plain && (!PLAIN_STRING.test(key) || YAML11_WORDS.test(key)))) {
+    try {
+      const source = `${n.tag ?? ''} ${plain ? key : JSON.stringify(key)}`;
+      const v = load(source, { schema: YAML11_SCHEMA });
+      if (v === null || typeof v !== 'object') key = String(v);
+    } catch {
+      // Not resolvable on its own: the loader would have rejected the document anyway.
+    }
+  }
+  n.keyString = key;
+  return key;
+}
+
+/** True for a `<<` merge key. */
+export function isMergeKey(node: PNode): boolean {
+  return node.kind === 'scalar' && node.style === STYLE_PLAIN && node.text === '<<' && (node.tag === undefined || node.tag === '!!merge' || node.tag === 'tag:yaml.org,2002:merge');
 }
