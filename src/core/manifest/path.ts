@@ -1,4 +1,4 @@
-import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
+import { deref, isMergeKey, keyString, type PMap, type PNode, type PPair, type PSeq } from './tree';
 import type { Span } from './text';
 
 /** A path into a document value: map keys and sequence indexes, e.g. `['spec', 'containers', 0, 'image']`. */
@@ -54,6 +54,11 @@ export interface Located {
   lastPair?: PPair;
   /** True when the walk went through an alias: edits there would change every use of the anchor. */
   viaAlias: boolean;
+  /**
+   * Set when only the last segment came from a `<<` merge and nothing before it through an alias:
+   * the map that holds the merge key, where a new key overrides the merged one.
+   */
+  mergeHost?: PMap;
 }
 
 export function locate(root: PNode | undefined, path: Path): Located {
@@ -67,14 +72,19 @@ export function locate(root: PNode | undefined, path: Path): Located {
     if (!node) return { ...out, node: undefined };
     let next: PNode | undefined;
     if (node.kind === 'map' && typeof seg === 'string') {
-      const idx = findKey(node, seg);
-      if (idx === -1) return { ...out, node: undefined };
-      out.pair = node.pairs[idx];
+      let found = findKey(node, seg);
+      if (!found) {
+        found = findMerged(node, seg, 0);
+        if (!found) return { ...out, node: undefined };
+        if (i === path.length - 1 && !out.viaAlias) out.mergeHost = node;
+        if (found.viaAlias) out.viaAlias = true;
+      }
+      out.pair = found.map.pairs[found.index];
       out.lastPair = out.pair;
-      out.parent = node;
-      out.index = idx;
+      out.parent = found.map;
+      out.index = found.index;
       next = out.pair.value;
-    } else if (node.kind === 'seq' && typeof seg === 'number' && seg < node.items.length) {
+    } else if (node.kind === 'seq' && typeof seg === 'number' && seg >= 0 && seg < node.items.length) {
       out.pair = undefined;
       out.parent = node;
       out.index = seg;
@@ -90,13 +100,39 @@ export function locate(root: PNode | undefined, path: Path): Located {
   return out;
 }
 
-function findKey(map: PMap, key: string): number {
+interface Found {
+  map: PMap;
+  index: number;
+  viaAlias: boolean;
+}
+
+function findKey(map: PMap, key: string): Found | undefined {
   // Last wins, as in the loader; duplicate keys are a parse error anyway.
   for (let i = map.pairs.length - 1; i >= 0; i--) {
-    const k = deref(map.pairs[i].key);
-    if (k?.kind === 'scalar' && k.text === key) return i;
+    if (keyString(map.pairs[i].key) === key) return { map, index: i, viaAlias: false };
   }
-  return -1;
+  return undefined;
+}
+
+/**
+ * A key that `map` only has through its `<<` merge keys. As in the loader, keys of the map itself
+ * win (the caller looked there first), and in `<<: [*a, *b]` the earlier source wins.
+ */
+function findMerged(map: PMap, key: string, depth: number): Found | undefined {
+  if (depth > 16) return undefined;
+  for (const pair of map.pairs) {
+    if (!isMergeKey(pair.key)) continue;
+    const value = deref(pair.value);
+    const sources = value?.kind === 'seq' ? value.items : [pair.value];
+    for (const source of sources) {
+      const target = deref(source);
+      if (target?.kind !== 'map' || target === map) continue;
+      const viaAlias = source.kind === 'alias' || pair.value.kind === 'alias';
+      const found = findKey(target, key) ?? findMerged(target, key, depth + 1);
+      if (found) return { ...found, viaAlias: found.viaAlias || viaAlias };
+    }
+  }
+  return undefined;
 }
 
 export type Target = 'key' | 'value' | 'pair';
@@ -122,9 +158,11 @@ export function spanFor(root: PNode | undefined, path: Path, target: Target = 'k
   return undefined;
 }
 
-/** A block collection spans many lines; underline only its first line. */
+/** A block collection spans many lines; underline only its first line (its first key, or first item). */
 function firstLineEnd(node: PMap | PSeq): number {
   if (node.flow) return node.end;
   const first = node.kind === 'map' ? node.pairs[0]?.key : node.items[0];
-  return first ? Math.max(first.end, node.start) : node.end;
+  if (!first) return node.end;
+  if ((first.kind === 'map' || first.kind === 'seq') && !first.flow) return Math.max(firstLineEnd(first), node.start);
+  return Math.max(first.end, node.start);
 }

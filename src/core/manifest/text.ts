@@ -71,7 +71,7 @@ export function detectNewline(text: string): '\n' | '\r\n' {
 }
 
 /** Shortens a value for a message so that a 50 MB scalar never ends up in output. */
-export function preview(value: unknown, max = 60): string {
+export function preview(value: unknown, max = 120): string {
   let s: string;
   if (typeof value === 'string') s = JSON.stringify(value.length > max * 2 ? value.slice(0, max * 2) : value);
   else {

@@ -36,15 +36,15 @@ export type InstanceValue =
 
 /** Checks a value the way WMCO's `extractUsername` reads it: `username=<name>`, nothing trimmed. */
 export function parseInstanceValue(value: unknown): InstanceValue {
-  if (typeof value !== 'string') return { ok: false, kind: 'format', reason: `the value must be a string "username=<name>", not ${preview(value)}` };
+  if (typeof value !== 'string') return { ok: false, kind: 'format', reason: `it is ${preview(value)}, not a string` };
   const eq = value.indexOf('=');
-  if (eq === -1) return { ok: false, kind: 'format', reason: 'it has no "=" (expected "username=<name>")' };
+  if (eq === -1) return { ok: false, kind: 'format', reason: 'it has no "="' };
   const key = value.slice(0, eq);
   const name = value.slice(eq + 1);
   const trimmed = name.trim();
   const normalized = trimmed && !/[\r\n]/.test(trimmed) && key.trim().toLowerCase() === 'username' ? `username=${trimmed}` : undefined;
   if (key !== 'username') {
-    return { ok: false, kind: 'format', reason: `the part before "=" must be exactly "username", not ${preview(key)}`, normalized };
+    return { ok: false, kind: 'format', reason: `it starts with ${preview(key)} instead of "username"`, normalized };
   }
   if (!trimmed) return { ok: false, kind: 'format', reason: 'the username is empty' };
   if (/[\r\n]/.test(trimmed)) return { ok: false, kind: 'format', reason: 'the username spans several lines' };
@@ -102,7 +102,7 @@ const BYOH002 = byohRule('BYOH002', 'error', 'windows-instances value is not exa
     report({
       path,
       target: 'value',
-      message: `The value for ${preview(key)} must be exactly "username=<name>" but ${parsed.reason}; WMCO rejects the ConfigMap ("data has an incorrect format"), and ${ONE_BAD_ENTRY}.`,
+      message: `The value for ${preview(key)} must be exactly "username=<name>", but ${parsed.reason}; WMCO rejects the ConfigMap ("data has an incorrect format"), and ${ONE_BAD_ENTRY}.`,
       fixes: parsed.normalized ? [{ title: `Change the value to ${preview(parsed.normalized)}`, ops: [{ op: 'set', path, value: parsed.normalized }] }] : [],
     });
   });
