@@ -1,6 +1,6 @@
 import { dump } from 'js-yaml';
-import { locate, type Path } from './path';
-import { deref, type PMap, type PNode, type PSeq } from './tree';
+import { locate, type Located, type Path } from './path';
+import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
 import type { Span } from './text';
 
 /**
@@ -43,23 +43,27 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
     case 'renameKey': {
       const loc = mustLocate(ctx, op.path);
       if (!loc.pair) throw new EditError('not a map entry');
-      return [{ span: { start: loc.pair.key.start, end: loc.pair.key.end }, newText: renderKey(op.newKey) }];
+      const key = loc.pair.key;
+      if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined) throw new EditError('the key is not a plain scalar');
+      return [{ span: { start: key.start, end: key.end }, newText: renderKey(op.newKey) }];
     }
     case 'replacePair': {
       const loc = mustLocate(ctx, op.path);
       if (!loc.pair || !loc.parent || loc.parent.kind !== 'map') throw new EditError('not a map entry');
       const pair = loc.pair;
-      const text = loc.parent.flow
-        ? `${renderKey(op.key)}: ${renderFlow(op.value)}`
-        : renderPairBlock(ctx, op.key, op.value, column(ctx.text, pair.key.start), indentUnit(ctx, loc.parent));
-      return [{ span: { start: pair.key.start, end: pairEnd(pair.value, pair.key) }, newText: text }];
+      const end = pairEnd(pair);
+      assertNoAnchorUsedOutside(pair.key.start, end, [pair.key, pair.value]);
+      if (loc.parent.flow) return [{ span: { start: pair.key.start, end }, newText: `${renderKey(op.key)}: ${renderFlow(op.value)}` }];
+      const col = column(ctx.text, pair.key.start);
+      const unit = indentUnit(ctx, loc.parent);
+      return [withTrailingComment(ctx, { start: pair.key.start, end }, `${renderKey(op.key)}:`, renderAfterKey(op.value, col, unit, ctx.newline))];
     }
     case 'append':
       return appendAt(ctx, op.path, op.value);
   }
 }
 
-function mustLocate(ctx: EditContext, path: Path) {
+function mustLocate(ctx: EditContext, path: Path): Located {
   const loc = locate(ctx.root, path);
   if (loc.depth !== path.length) throw new EditError(`path not found`);
   if (loc.viaAlias) throw new EditError('the value comes from an alias; edit the anchor instead');
@@ -83,37 +87,130 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
   const parent = loc.parent;
   if (!parent) throw new EditError('cannot delete the document root');
   const { text } = ctx;
-  const entries: { start: number; end: number }[] =
+  const entries: { start: number; end: number; nodes: PNode[] }[] =
     parent.kind === 'map'
-      ? parent.pairs.map((pr) => ({ start: pr.key.start, end: pairEnd(pr.value, pr.key) }))
-      : parent.items.map((it) => ({ start: it.start, end: it.end }));
+      ? parent.pairs.map((pr) => ({ start: pr.key.start, end: pairEnd(pr), nodes: [pr.key, pr.value] }))
+      : parent.items.map((it) => ({ start: it.start, end: it.end, nodes: [it] }));
   const i = loc.index;
   const cur = entries[i];
+  assertNoAnchorUsedOutside(cur.start, cur.end, cur.nodes);
 
   if (parent.flow) {
     if (entries.length === 1) return [{ span: { start: cur.start, end: cur.end }, newText: '' }];
-    if (i > 0) return [{ span: { start: entries[i - 1].end, end: cur.end }, newText: '' }];
-    return [{ span: { start: cur.start, end: entries[i + 1].start }, newText: '' }];
+    if (i > 0) {
+      const prev = entries[i - 1];
+      // Keep comments between the entries: then remove only the separating comma and the entry.
+      if (!text.slice(prev.end, cur.start).includes('#')) return [{ span: { start: prev.end, end: cur.end }, newText: '' }];
+      const comma = flowComma(text, prev.end);
+      if (comma === -1) throw new EditError('cannot find the separator');
+      return [
+        { span: { start: comma, end: comma + 1 }, newText: '' },
+        { span: { start: cur.start, end: cur.end }, newText: '' },
+      ];
+    }
+    const next = entries[i + 1];
+    if (!text.slice(cur.end, next.start).includes('#')) return [{ span: { start: cur.start, end: next.start }, newText: '' }];
+    const comma = flowComma(text, cur.end);
+    if (comma === -1) throw new EditError('cannot find the separator');
+    return [{ span: { start: cur.start, end: comma + 1 }, newText: '' }];
   }
 
   // Block style. For a sequence item, the entry starts at its `-` indicator.
   let start = cur.start;
   if (parent.kind === 'seq') start = dashBefore(text, cur.start);
   const ls = lineStart(text, start);
-  const prefix = text.slice(ls, start);
-  if (/^[ \t]*$/.test(prefix)) {
-    // The entry owns its lines: remove them whole, with trailing comment and newline.
-    return [{ span: { start: ls, end: lineEndInclusive(text, cur.end) }, newText: '' }];
+  const last = cur.nodes[cur.nodes.length - 1];
+  const after = entryLineEnd(text, cur.end, last);
+  if (isBlank(text, ls, start)) {
+    // The entry owns its lines: remove them whole, with trailing comment and newline. At the end
+    // of a text without a final newline, take the newline before instead, so none is added.
+    const whole = after === text.length && !endsWithNewline(text) && ls > 0 ? { start: newlineBefore(text, ls), end: after } : { start: ls, end: after };
+    const edits: TextEdit[] = [{ span: whole, newText: '' }];
+    // The only entry goes but the collection stays (`keep`): leave an empty `{}` / `[]` in its place.
+    if (entries.length === 1 && p.length >= 2) edits.push(...emptyCollectionAt(ctx, p.slice(0, -1), parent));
+    return edits;
   }
   // The entry shares its line with a `- ` indicator (first key of a sequence item map).
-  if (i + 1 < entries.length) return [{ span: { start: cur.start, end: entries[i + 1].start }, newText: '' }];
-  throw new EditError('cannot delete this entry without reformatting');
+  if (i + 1 < entries.length) {
+    const next = entries[i + 1];
+    const between = text.slice(after, next.start);
+    const edits: TextEdit[] = [{ span: { start: cur.start, end: next.start }, newText: '' }];
+    if (between.includes('#')) {
+      // Comment lines between this entry and the next would be lost: move them above the item.
+      edits.push({ span: { start: ls, end: ls }, newText: between.slice(0, lineStart(between, between.length)) });
+    }
+    return edits;
+  }
+  // The only key of a `- key: value` item, and the item stays: it becomes `- {}`.
+  const tail = last.tailEnd;
+  return [{ span: { start: cur.start, end: tail ?? cur.end }, newText: tail !== undefined ? `{}${ctx.newline}` : '{}' }];
+}
+
+/** Text edits that write `{}` / `[]` as the value of the (block) collection at `path`. */
+function emptyCollectionAt(ctx: EditContext, path: Path, collection: PMap | PSeq): TextEdit[] {
+  const loc = locate(ctx.root, path);
+  const empty = collection.kind === 'map' ? '{}' : '[]';
+  const { text } = ctx;
+  // Past the collection's anchor and tag, if any, else right after the key's `:` or the item's `-`.
+  const first = collection.kind === 'map' ? collection.pairs[0]?.key : collection.items[0];
+  if (!first) return [];
+  const firstStart = collection.kind === 'seq' ? dashBefore(text, first.start) : first.start;
+  if (collection.start < firstStart && (collection.anchor !== undefined || collection.tag !== undefined)) {
+    const at = propertiesEnd(text, collection.start);
+    return [{ span: { start: at, end: at }, newText: ` ${empty}` }];
+  }
+  if (loc.pair) {
+    const colon = colonAfter(text, loc.pair.key.end);
+    if (colon !== -1 && colon < firstStart) return [{ span: { start: colon + 1, end: colon + 1 }, newText: ` ${empty}` }];
+  } else if (loc.parent?.kind === 'seq') {
+    const dash = dashBefore(text, collection.start);
+    if (dash < collection.start) return [{ span: { start: dash + 1, end: dash + 1 }, newText: ` ${empty}` }];
+  }
+  throw new EditError('cannot leave an empty collection here without reformatting');
 }
 
 /** End of an entry: the value's end, or the key's end for an empty value. */
-function pairEnd(value: PNode, key: PNode): number {
-  if (value.kind === 'scalar' && value.empty) return Math.max(key.end, value.end);
-  return Math.max(value.end, key.end);
+function pairEnd(pair: PPair): number {
+  return Math.max(pair.value.end, pair.key.end);
+}
+
+/** Offset just past the line break that ends an entry (a `|+` scalar's blank lines included). */
+function entryLineEnd(text: string, end: number, last: PNode): number {
+  const tail = last.tailEnd;
+  if (tail !== undefined && tail >= end) return tail;
+  return lineEndInclusive(text, end);
+}
+
+/** The `,` separating flow entries, searched from `from` past blanks and comments. */
+function flowComma(text: string, from: number): number {
+  let i = from;
+  while (i < text.length) {
+    const c = text[i];
+    if (c === ',') return i;
+    if (c === '#') {
+      const nl = text.indexOf('\n', i);
+      i = nl === -1 ? text.length : nl;
+    } else if (c === ' ' || c === '\t' || c === '\n' || c === '\r') i++;
+    else return -1;
+  }
+  return -1;
+}
+
+function colonAfter(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  return text[i] === ':' ? i : -1;
+}
+
+/** End of the `&anchor !tag` properties that start at `pos`. */
+function propertiesEnd(text: string, pos: number): number {
+  let i = pos;
+  while (i < text.length && (text[i] === '&' || text[i] === '!')) {
+    while (i < text.length && !/[\s,[\]{}]/.test(text[i])) i++;
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
+  }
+  while (i > pos && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
+  return i;
 }
 
 function dashBefore(text: string, pos: number): number {
@@ -132,8 +229,37 @@ function lineEndInclusive(text: string, pos: number): number {
   return nl === -1 ? text.length : nl + 1;
 }
 
+function newlineBefore(text: string, ls: number): number {
+  return ls >= 2 && text[ls - 2] === '\r' ? ls - 2 : ls - 1;
+}
+
+function endsWithNewline(text: string): boolean {
+  return text.endsWith('\n');
+}
+
+function isBlank(text: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) if (text[i] !== ' ' && text[i] !== '\t') return false;
+  return true;
+}
+
 function column(text: string, pos: number): number {
   return pos - lineStart(text, pos);
+}
+
+/**
+ * Removing or replacing [start, end) must not drop an anchor that an alias elsewhere still uses:
+ * that would leave the document unreadable.
+ */
+function assertNoAnchorUsedOutside(start: number, end: number, nodes: PNode[]): void {
+  const stack = [...nodes];
+  while (stack.length > 0) {
+    const n = stack.pop()!;
+    if (n.aliases?.some((a) => a.start < start || a.start >= end)) {
+      throw new EditError(`the anchor &${n.anchor ?? ''} is used elsewhere; edit it by hand`);
+    }
+    if (n.kind === 'map') for (const p of n.pairs) stack.push(p.key, p.value);
+    else if (n.kind === 'seq') stack.push(...n.items);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -141,13 +267,17 @@ function column(text: string, pos: number): number {
 
 function setAt(ctx: EditContext, path: Path, value: unknown, first: boolean): TextEdit[] {
   const loc = locate(ctx.root, path);
+  if (loc.depth === path.length && loc.mergeHost) {
+    // The key only comes from a `<<` merge: override it in the map that merges.
+    const key = path[path.length - 1];
+    if (typeof key === 'string') return insertPair(ctx, loc.mergeHost, key, value, first);
+  }
   if (loc.viaAlias) throw new EditError('the value comes from an alias; edit the anchor instead');
   if (loc.depth === path.length && loc.pair) {
     return replaceValue(ctx, loc.pair.key, loc.pair.value, loc.parent as PMap, value);
   }
   if (loc.depth === path.length && loc.parent?.kind === 'seq' && loc.node) {
-    if (isScalarValue(value)) return [{ span: { start: loc.node.start, end: loc.node.end }, newText: renderScalar(value) }];
-    throw new EditError('cannot replace a sequence item with a collection');
+    return replaceItem(ctx, loc.parent, loc.index, value);
   }
   // Find the deepest existing map and insert the remaining path as nested maps.
   const depth = loc.depth;
@@ -161,17 +291,24 @@ function setAt(ctx: EditContext, path: Path, value: unknown, first: boolean): Te
   for (let k = rest.length - 1; k >= 1; k--) nested = { [rest[k] as string]: nested };
   const key = rest[0] as string;
   if (host?.kind === 'map') return insertPair(ctx, host, key, nested, first);
-  if (host?.kind === 'scalar' && host.empty && existing.pair) {
+  if (host?.kind === 'scalar' && isNullScalar(host) && existing.pair) {
     return replaceValue(ctx, existing.pair.key, host, existing.parent as PMap, { [key]: nested });
   }
   throw new EditError('no map to insert into');
+}
+
+/** `key:`, `key: ~`, `key: null`: a value a map can be written over. */
+function isNullScalar(node: PNode): boolean {
+  if (node.kind !== 'scalar' || node.tag !== undefined) return false;
+  if (node.empty) return true;
+  return node.style === 1 && /^(?:~|null|Null|NULL)$/.test(node.text);
 }
 
 function appendAt(ctx: EditContext, path: Path, value: unknown): TextEdit[] {
   const loc = locate(ctx.root, path);
   if (loc.viaAlias) throw new EditError('the value comes from an alias; edit the anchor instead');
   const node = loc.depth === path.length ? loc.node : undefined;
-  if (!node || (node.kind === 'scalar' && node.empty)) return setAt(ctx, path, [value], false);
+  if (!node || isNullScalar(node)) return setAt(ctx, path, [value], false);
   if (node.kind !== 'seq') throw new EditError('not a sequence');
   const seq: PSeq = node;
   if (seq.flow) {
@@ -184,9 +321,9 @@ function appendAt(ctx: EditContext, path: Path, value: unknown): TextEdit[] {
   const dash = dashBefore(ctx.text, seq.items[0].start);
   const col = column(ctx.text, dash);
   const unit = Math.max(2, column(ctx.text, seq.items[0].start) - col);
-  const at = lineEndInclusive(ctx.text, last.end);
-  const body = renderBlock(value, col + unit, ctx.newline).replace(/^ +/, '');
-  const lead = at === ctx.text.length && !ctx.text.endsWith('\n') ? ctx.newline : '';
+  const at = entryLineEnd(ctx.text, last.end, last);
+  const body = renderInline(value, col + unit, ctx.newline);
+  const lead = at === ctx.text.length && !endsWithNewline(ctx.text) ? ctx.newline : '';
   return [{ span: { start: at, end: at }, newText: `${lead}${' '.repeat(col)}-${' '.repeat(unit - 1)}${body}${ctx.newline}` }];
 }
 
@@ -198,49 +335,71 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
       const at = map.pairs[0].key.start;
       return [{ span: { start: at, end: at }, newText: `${renderKey(key)}: ${renderFlow(value)}, ` }];
     }
-    const lastPair = map.pairs[map.pairs.length - 1];
-    const at = pairEnd(lastPair.value, lastPair.key);
+    const at = pairEnd(map.pairs[map.pairs.length - 1]);
     return [{ span: { start: at, end: at }, newText: `, ${renderKey(key)}: ${renderFlow(value)}` }];
   }
   if (map.pairs.length === 0) throw new EditError('empty block map');
   const col = column(ctx.text, map.pairs[0].key.start);
   const unit = indentUnit(ctx, map);
-  const body = renderPairBlock(ctx, key, value, col, unit);
+  const body = `${renderKey(key)}:${renderAfterKey(value, col, unit, ctx.newline)}`;
   if (first) {
     const at = map.pairs[0].key.start;
     return [{ span: { start: at, end: at }, newText: `${body}${ctx.newline}${' '.repeat(col)}` }];
   }
   const lastPair = map.pairs[map.pairs.length - 1];
-  const at = lineEndInclusive(ctx.text, pairEnd(lastPair.value, lastPair.key));
-  const lead = at === ctx.text.length && !ctx.text.endsWith('\n') ? ctx.newline : '';
+  const at = entryLineEnd(ctx.text, pairEnd(lastPair), lastPair.value);
+  const lead = at === ctx.text.length && !endsWithNewline(ctx.text) ? ctx.newline : '';
   return [{ span: { start: at, end: at }, newText: `${lead}${' '.repeat(col)}${body}${ctx.newline}` }];
 }
 
 function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, value: unknown): TextEdit[] {
+  const { text } = ctx;
+  assertNoAnchorUsedOutside(old.start, old.end, [old]);
+  // An anchor on the old value stays, so that its aliases keep working (and see the new value).
+  const anchor = old.anchor !== undefined ? `&${old.anchor}` : '';
+  const colon = colonAfter(text, key.end);
+  if (colon === -1) throw new EditError('cannot find the `:` of the entry');
+  const oldIsEmpty = old.kind === 'scalar' && old.empty && old.start === old.end;
+  // Replace from just after the `:` for collections and empty values, else the scalar itself.
+  const start = old.kind === 'map' || old.kind === 'seq' || oldIsEmpty ? colon + 1 : old.start;
+  const end = Math.max(old.end, start);
+  const pad = start === colon + 1 ? ' ' : '';
   if (isScalarValue(value) || parent.flow) {
-    const text = isScalarValue(value) ? renderScalar(value) : renderFlow(value);
-    if (old.kind === 'scalar' && old.empty) {
-      return [{ span: { start: old.start, end: old.end }, newText: ` ${text}` }];
-    }
-    if (old.kind === 'map' || old.kind === 'seq') {
-      const colon = ctx.text.indexOf(':', key.end);
-      return [{ span: { start: colon + 1, end: old.end }, newText: ` ${text}` }];
-    }
-    return [{ span: { start: old.start, end: old.end }, newText: text }];
+    const body = parent.flow ? renderFlow(value) : renderInline(value, column(text, key.start) + indentUnit(ctx, parent), ctx.newline);
+    return [{ span: { start, end }, newText: `${pad}${anchor ? `${anchor} ` : ''}${body}` }];
   }
   // A collection in a block map: write it as a nested block under the key.
-  const col = column(ctx.text, key.start);
+  const col = column(text, key.start);
   const unit = indentUnit(ctx, parent);
-  const colon = ctx.text.indexOf(':', key.end);
-  const block = renderBlock(value, col + unit, ctx.newline);
-  const end = old.kind === 'scalar' && old.empty ? old.end : trimTrailing(ctx.text, old.end);
-  return [{ span: { start: colon + 1, end }, newText: `${ctx.newline}${block}` }];
+  const block = renderAfterKey(value, col, unit, ctx.newline);
+  if (anchor) return [{ span: { start: colon + 1, end }, newText: ` ${anchor}${block}` }];
+  return [withTrailingComment(ctx, { start: colon + 1, end }, '', block)];
 }
 
-function trimTrailing(text: string, end: number): number {
-  let e = end;
-  while (e > 0 && (text[e - 1] === '\n' || text[e - 1] === '\r')) e--;
-  return e;
+/** Replaces the item at `index` of a sequence by `value`. */
+function replaceItem(ctx: EditContext, seq: PSeq, index: number, value: unknown): TextEdit[] {
+  const item = seq.items[index];
+  assertNoAnchorUsedOutside(item.start, item.end, [item]);
+  const anchor = item.anchor !== undefined ? `&${item.anchor} ` : '';
+  if (seq.flow) return [{ span: { start: item.start, end: item.end }, newText: `${anchor}${renderFlow(value)}` }];
+  const col = column(ctx.text, item.start);
+  return [{ span: { start: item.start, end: item.end }, newText: `${anchor}${renderInline(value, col, ctx.newline)}` }];
+}
+
+/**
+ * Writes `head` + `rest` over `span`. A single-line value written as several lines would push a
+ * comment that ended the line down under the new block: move it up behind `head` instead.
+ */
+function withTrailingComment(ctx: EditContext, span: Span, head: string, rest: string): TextEdit {
+  const { text } = ctx;
+  if (!rest.startsWith(ctx.newline)) return { span, newText: `${head}${rest}` };
+  let i = span.end;
+  while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
+  if (text[i] !== '#' || text.slice(span.start, span.end).includes('\n')) return { span, newText: `${head}${rest}` };
+  let e = text.indexOf('\n', i);
+  if (e === -1) e = text.length;
+  if (e > i && text[e - 1] === '\r') e--;
+  return { span: { start: span.start, end: e }, newText: `${head} ${text.slice(i, e)}${rest}` };
 }
 
 function indentUnit(ctx: EditContext, map: PMap): number {
@@ -266,7 +425,18 @@ function isScalarValue(v: unknown): boolean {
   return v === null || typeof v !== 'object';
 }
 
+// Strings that YAML 1.1 reads back as the same string when written plain (no dump needed).
+const SAFE_PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
+const YAML11_WORDS = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
+
+/** A scalar on one line, in the form the loader reads back as the same value. */
 export function renderScalar(v: unknown): string {
+  if (typeof v === 'string') {
+    if (SAFE_PLAIN.test(v) && !YAML11_WORDS.test(v)) return v;
+    // A line break would need a block scalar: use a double-quoted string, valid anywhere.
+    if (/[\n\r]/.test(v)) return JSON.stringify(v);
+  } else if (typeof v === 'boolean') return v ? 'true' : 'false';
+  else if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   return dump(v, { lineWidth: -1 }).replace(/\n$/, '');
 }
 
@@ -279,12 +449,33 @@ function renderFlow(v: unknown): string {
   return dump(v, { flowLevel: 0, lineWidth: -1 }).replace(/\n$/, '');
 }
 
-/** `key: value` at column `col` (the first line carries no indentation; the caller places it). */
-function renderPairBlock(ctx: EditContext, key: string, value: unknown, col: number, unit: number): string {
-  if (isScalarValue(value) || (Array.isArray(value) && value.length === 0) || (typeof value === 'object' && value !== null && Object.keys(value).length === 0)) {
-    return `${renderKey(key)}: ${renderFlow(value)}`;
+/**
+ * What follows `key:` for a value in a block map whose key is at column `col`: ` scalar`, an empty
+ * collection in flow style, or a line break and the value as a nested block.
+ */
+function renderAfterKey(value: unknown, col: number, unit: number, newline: string): string {
+  if (isScalarValue(value) || isEmptyCollection(value)) return ` ${renderInline(value, col + unit, newline)}`;
+  return `${newline}${renderBlock(value, col + unit, newline)}`;
+}
+
+function isEmptyCollection(v: unknown): boolean {
+  return (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+}
+
+/**
+ * A value that starts where the cursor is (after `key: ` or `- `): scalars on one line, multi-line
+ * strings as block scalars, collections in block style with their next lines at column `indent`.
+ */
+function renderInline(value: unknown, indent: number, newline: string): string {
+  if (isEmptyCollection(value)) return Array.isArray(value) ? '[]' : '{}';
+  if (typeof value === 'string' && /\n/.test(value) && !/\r/.test(value)) {
+    const lines = dump(value, { lineWidth: -1 }).replace(/\n$/, '').split('\n');
+    // dump indents the body by two under column 0; move it under the value's column.
+    const pad = ' '.repeat(Math.max(indent - 2, 0));
+    return lines.map((l, i) => (i === 0 || l === '' ? l : pad + l)).join(newline);
   }
-  return `${renderKey(key)}:${ctx.newline}${renderBlock(value, col + unit, ctx.newline)}`;
+  if (isScalarValue(value)) return renderScalar(value);
+  return renderBlock(value, indent, newline).slice(indent);
 }
 
 /** A collection in block style, every line indented by `indent`, no trailing newline. */
@@ -293,7 +484,7 @@ function renderBlock(value: unknown, indent: number, newline: string): string {
   const pad = ' '.repeat(indent);
   return out
     .split('\n')
-    .map((l) => pad + l)
+    .map((l) => (l === '' ? l : pad + l))
     .join(newline);
 }
 

@@ -340,8 +340,10 @@ const WIN073: PodRule = {
     }
 
     // Unknown cluster: only speak when the pod plainly meant the Windows taint but spelled one casing.
+    // Tolerations the pod does not write itself come from its RuntimeClass, where RTC002 says it.
+    const own = Array.isArray(pod.spec.tolerations) ? pod.spec.tolerations.filter(isObj) : [];
     for (const key of ['os', 'node.kubernetes.io/os']) {
-      const equal = tols.find((t) => str(t.key) === key && (str(t.operator) || 'Equal') === 'Equal' && (t.value === 'windows' || t.value === 'Windows'));
+      const equal = own.find((t) => str(t.key) === key && (str(t.operator) || 'Equal') === 'Equal' && (t.value === 'windows' || t.value === 'Windows'));
       if (!equal) continue;
       const effect = str(equal.effect) || 'NoSchedule';
       const other = equal.value === 'windows' ? 'Windows' : 'windows';
