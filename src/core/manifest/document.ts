@@ -34,7 +34,7 @@ export interface ManifestFile {
 export interface LoadOptions {
   /** Files larger than this are not analysed (bytes of text). */
   maxBytes?: number;
-  /** Cap on nodes reachable through aliases in one document (an alias bomb guard). */
+  /** Cap on the nodes that aliases add to one document when expanded (an alias bomb guard). */
   maxAliasExpansion?: number;
   /** Maximum collection nesting depth. */
   maxDepth?: number;
@@ -78,19 +78,32 @@ export function forEachDocument(file: ManifestFile, options: LoadOptions, visit:
   if (file.skipped) return;
   let index = 0;
   for (const span of splitDocuments(file.text)) {
-    const doc = loadDocument(file.text, span, index, options);
+    const doc = readDocument(file.text, span, index, options, true);
     if (!doc) continue;
     index++;
     visit(doc);
+    // The visitor had its chance to build the tree from the events of the first parse; past this
+    // point a tree is built from a fresh parse, so that kept documents do not hold their events.
+    releaseEvents.get(doc)?.();
   }
 }
 
+/** Per document loaded by `forEachDocument`: drops the events kept for its tree. */
+const releaseEvents = new WeakMap<ManifestDocument, () => void>();
+
 /** Loads one document of a file; returns undefined for a span holding only comments and blanks. */
 export function loadDocument(fileText: string, span: Span, index: number, options: LoadOptions = {}): ManifestDocument | undefined {
+  return readDocument(fileText, span, index, options, false);
+}
+
+function readDocument(fileText: string, span: Span, index: number, options: LoadOptions, keepEvents: boolean): ManifestDocument | undefined {
   const text = fileText.slice(span.start, span.end);
   if (!hasContent(text)) return undefined;
+  const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   let tree: PNode | undefined;
   let treeBuilt = false;
+  // Events of the load, kept only while a streaming caller checks the document (see forEachDocument).
+  let kept: Event[] | undefined;
   const doc: ManifestDocument = {
     index,
     span,
@@ -100,11 +113,12 @@ export function loadDocument(fileText: string, span: Span, index: number, option
     tree() {
       if (!treeBuilt) {
         treeBuilt = true;
-        // Positions are needed only where there is a finding: parse events again for those
-        // documents rather than keep every document's events in memory.
+        // Positions are needed only where there is a finding: build them from the kept events, or
+        // parse again, rather than keep every document's events in memory.
         if (doc.status === 'ok' || doc.status === 'empty') {
-          tree = buildTree(text, parseEvents(text, { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH }));
+          tree = buildTree(text, kept ?? parseEvents(text, { maxDepth }));
         }
+        kept = undefined;
       }
       return tree;
     },
@@ -120,12 +134,12 @@ export function loadDocument(fileText: string, span: Span, index: number, option
 
   let events: Event[];
   try {
-    events = parseEvents(text, { maxDepth: options.maxDepth ?? DEFAULT_MAX_DEPTH });
-    const values = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, maxTotalMergeKeys: 10_000 });
+    events = parseEvents(text, { maxDepth });
+    const values = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, maxTotalMergeKeys: MAX_MERGE_KEYS });
     doc.value = values.length > 0 ? values[0] : null;
   } catch (err) {
-    doc.status = 'syntax-error';
-    const { message, offset } = describeYamlError(err, text);
+    const { message, offset, tooComplex } = describeYamlError(err, text, maxDepth);
+    doc.status = tooComplex ? 'too-complex' : 'syntax-error';
     doc.reason = message;
     doc.reasonSpan = { start: span.start + offset, end: span.start + Math.min(text.length, offset + 1) };
     return doc;
@@ -133,14 +147,22 @@ export function loadDocument(fileText: string, span: Span, index: number, option
 
   if (events.some((e) => e.type === EVENT_ID.ALIAS)) {
     const cap = options.maxAliasExpansion ?? DEFAULT_MAX_ALIAS_EXPANSION;
-    if (expandedSizeExceeds(doc.value, cap)) {
+    // The cap is on what aliases add: a large document that merely uses aliases is not a bomb.
+    // Without aliases, a walk of the value visits fewer nodes than there are events.
+    if (expandedSizeExceeds(doc.value, events.length + cap)) {
       doc.status = 'too-complex';
+      doc.reason = isCyclic(doc.value)
+        ? 'an alias in this document refers to a node that contains it (a recursive structure); it was not analysed'
+        : `aliases expand this document to more than ${cap.toLocaleString('en-US')} nodes (an alias bomb?); it was not analysed`;
       doc.value = undefined;
-      doc.reason = `aliases expand this document to more than ${cap.toLocaleString('en-US')} nodes (an alias bomb?); it was not analysed`;
       return doc;
     }
   }
   if (doc.value === null || doc.value === undefined) doc.status = 'empty';
+  if (keepEvents) {
+    kept = events;
+    releaseEvents.set(doc, () => (kept = undefined));
+  }
   return doc;
 }
 
@@ -226,17 +248,50 @@ function binaryReason(text: string): string | undefined {
   return undefined;
 }
 
-function describeYamlError(err: unknown, text: string): { message: string; offset: number } {
+const MAX_MERGE_KEYS = 10_000;
+
+/** A user-facing message for a parse failure: what went wrong, where, and whether it is about size. */
+function describeYamlError(err: unknown, text: string, maxDepth: number): { message: string; offset: number; tooComplex: boolean } {
   if (err instanceof RangeError) {
-    return { message: 'YAML nesting is too deep to analyse', offset: 0 };
+    return { message: 'YAML nesting is too deep to analyse; it was not analysed', offset: 0, tooComplex: true };
   }
   const e = err as { reason?: string; message?: string; mark?: { position?: number; line?: number; column?: number } };
-  const reason = (e.reason || e.message || 'unreadable YAML').split('\n')[0];
-  const offset = typeof e.mark?.position === 'number' ? Math.min(e.mark.position, text.length) : 0;
-  const friendly = /maxDepth|depth/i.test(reason)
-    ? `YAML nesting is deeper than ${DEFAULT_MAX_DEPTH} levels; it was not analysed`
-    : `not valid YAML: ${reason}; this document was not analysed`;
-  return { message: friendly, offset };
+  const reason = String(e?.reason || e?.message || 'unreadable YAML').split('\n')[0].slice(0, 300);
+  const offset = typeof e?.mark?.position === 'number' ? Math.max(0, Math.min(e.mark.position, text.length)) : 0;
+  if (/maxDepth/.test(reason)) {
+    return { message: `YAML nesting is deeper than ${maxDepth} levels; it was not analysed`, offset, tooComplex: true };
+  }
+  if (/maxTotalMergeKeys|maxAliases/.test(reason)) {
+    return { message: `merge keys (<<) in this document copy more than ${MAX_MERGE_KEYS.toLocaleString('en-US')} keys (a merge bomb?); it was not analysed`, offset, tooComplex: true };
+  }
+  return { message: `not valid YAML: ${reason}; this document was not analysed`, offset, tooComplex: false };
+}
+
+/** True when a loaded value contains itself (`&a [*a]`). */
+function isCyclic(value: unknown): boolean {
+  // Iterative depth-first search over distinct objects: grey = on the current path.
+  const state = new Map<object, 1 | 2>();
+  const stack: { v: object; children: unknown[]; i: number }[] = [];
+  const enter = (v: unknown): boolean => {
+    if (v === null || typeof v !== 'object') return false;
+    const s = state.get(v);
+    if (s === 1) return true;
+    if (s === 2) return false;
+    state.set(v, 1);
+    stack.push({ v, children: Array.isArray(v) ? v : Object.values(v), i: 0 });
+    return false;
+  };
+  if (enter(value)) return true;
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1];
+    if (top.i < top.children.length) {
+      if (enter(top.children[top.i++])) return true;
+    } else {
+      state.set(top.v, 2);
+      stack.pop();
+    }
+  }
+  return false;
 }
 
 /** Counts nodes reachable from `value`, following shared references as an expander would. */

@@ -8,7 +8,10 @@ import type { Span } from './text';
  * original document text, so the user's formatting, comments and indentation stay as they were.
  */
 export type EditOp =
-  /** Remove a map entry or sequence item. Ancestors left empty are removed too, down to `keep` path segments. */
+  /**
+   * Remove a map entry or sequence item. Ancestors left empty are removed too, but not the one at
+   * `keep` path segments: emptied, it stays as `key:` (`{}` in flow style), for other ops to fill.
+   */
   | { op: 'delete'; path: Path; keep?: number }
   /** Set a value, creating missing maps on the way. `first` puts a new key before its siblings. */
   | { op: 'set'; path: Path; value: unknown; first?: boolean }
@@ -44,19 +47,21 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
       const loc = mustLocate(ctx, op.path);
       if (!loc.pair) throw new EditError('not a map entry');
       const key = loc.pair.key;
-      if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined) throw new EditError('the key is not a plain scalar');
+      if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined || key.start === key.end) throw new EditError('the key is not a plain scalar');
       return [{ span: { start: key.start, end: key.end }, newText: renderKey(op.newKey) }];
     }
     case 'replacePair': {
       const loc = mustLocate(ctx, op.path);
       if (!loc.pair || !loc.parent || loc.parent.kind !== 'map') throw new EditError('not a map entry');
       const pair = loc.pair;
+      if (pair.key.start === pair.key.end) throw new EditError('the entry has no key');
       const end = pairEnd(pair);
       assertNoAnchorUsedOutside(pair.key.start, end, [pair.key, pair.value]);
       if (loc.parent.flow) return [{ span: { start: pair.key.start, end }, newText: `${renderKey(op.key)}: ${renderFlow(op.value)}` }];
+      if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, pair.key.start), pair.key.start))) throw new EditError('cannot replace a `? ` entry without reformatting');
       const col = column(ctx.text, pair.key.start);
       const unit = indentUnit(ctx, loc.parent);
-      return [withTrailingComment(ctx, { start: pair.key.start, end }, `${renderKey(op.key)}:`, renderAfterKey(op.value, col, unit, ctx.newline))];
+      return [withTrailingComment(ctx, { start: pair.key.start, end }, `${renderKey(op.key)}:${renderAfterKey(op.value, col, unit, ctx.newline)}`)];
     }
     case 'append':
       return appendAt(ctx, op.path, op.value);
@@ -94,9 +99,16 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
   const i = loc.index;
   const cur = entries[i];
   assertNoAnchorUsedOutside(cur.start, cur.end, cur.nodes);
+  if (parent.kind === 'map' && parent.implicit) throw new EditError('cannot delete from a `[key: value]` pair without reformatting');
 
   if (parent.flow) {
-    if (entries.length === 1) return [{ span: { start: cur.start, end: cur.end }, newText: '' }];
+    if (entries.length === 1) {
+      // `{a: 1, }`: the trailing comma goes too.
+      const comma = flowComma(text, cur.end);
+      let end = comma === -1 ? cur.end : comma + 1;
+      if (comma !== -1) while (text[end] === ' ' || text[end] === '\t') end++;
+      return [{ span: { start: cur.start, end }, newText: '' }];
+    }
     if (i > 0) {
       const prev = entries[i - 1];
       // Keep comments between the entries: then remove only the separating comma and the entry.
@@ -124,49 +136,39 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
   if (isBlank(text, ls, start)) {
     // The entry owns its lines: remove them whole, with trailing comment and newline. At the end
     // of a text without a final newline, take the newline before instead, so none is added.
-    const whole = after === text.length && !endsWithNewline(text) && ls > 0 ? { start: newlineBefore(text, ls), end: after } : { start: ls, end: after };
-    const edits: TextEdit[] = [{ span: whole, newText: '' }];
-    // The only entry goes but the collection stays (`keep`): leave an empty `{}` / `[]` in its place.
-    if (entries.length === 1 && p.length >= 2) edits.push(...emptyCollectionAt(ctx, p.slice(0, -1), parent));
-    return edits;
+    // (Not after a block scalar: its value would lose its final line break.)
+    const joinBefore = after === text.length && !endsWithNewline(text) && ls > 0 && !(i > 0 && endsWithBlockScalar(entries[i - 1].nodes[entries[i - 1].nodes.length - 1]));
+    // When this was the only entry (the cascade stopped at `keep`), its key is left with an empty
+    // value (`key:`): other ops of the same fix can add entries under it, and alone it reads as null.
+    const whole = joinBefore ? { start: newlineBefore(text, ls), end: after } : { start: ls, end: after };
+    return [{ span: whole, newText: '' }];
   }
-  // The entry shares its line with a `- ` indicator (first key of a sequence item map).
+  // The entry shares its line with `- ` indicators (first key of a sequence item map, `- - item`).
+  if (!/^[ \t]*(?:-[ \t]+)+$/.test(text.slice(ls, start))) throw new EditError('cannot delete this entry without reformatting');
   if (i + 1 < entries.length) {
     const next = entries[i + 1];
     const between = text.slice(after, next.start);
-    const edits: TextEdit[] = [{ span: { start: cur.start, end: next.start }, newText: '' }];
+    // The next entry moves up onto this line: from this key to the next, or from this `-` to the next.
+    const span = parent.kind === 'seq' ? { start, end: dashBefore(text, next.start) } : { start: cur.start, end: next.start };
+    const edits: TextEdit[] = [{ span, newText: '' }];
     if (between.includes('#')) {
       // Comment lines between this entry and the next would be lost: move them above the item.
       edits.push({ span: { start: ls, end: ls }, newText: between.slice(0, lineStart(between, between.length)) });
     }
     return edits;
   }
-  // The only key of a `- key: value` item, and the item stays: it becomes `- {}`.
+  // The only entry of a collection on a `- ` line (`- key: value`, `- - item`), and the item stays
+  // (`keep`): as for a key above, the item is left empty (`-`), ready for other ops to fill.
+  const dash = dashBefore(text, parent.kind === 'seq' ? start : cur.start);
+  if (dash === start || dash === cur.start) throw new EditError('cannot delete this entry without reformatting');
   const tail = last.tailEnd;
-  return [{ span: { start: cur.start, end: tail ?? cur.end }, newText: tail !== undefined ? `{}${ctx.newline}` : '{}' }];
+  return [{ span: { start: dash + 1, end: tail ?? cur.end }, newText: tail !== undefined ? ctx.newline : '' }];
 }
 
-/** Text edits that write `{}` / `[]` as the value of the (block) collection at `path`. */
-function emptyCollectionAt(ctx: EditContext, path: Path, collection: PMap | PSeq): TextEdit[] {
-  const loc = locate(ctx.root, path);
-  const empty = collection.kind === 'map' ? '{}' : '[]';
-  const { text } = ctx;
-  // Past the collection's anchor and tag, if any, else right after the key's `:` or the item's `-`.
-  const first = collection.kind === 'map' ? collection.pairs[0]?.key : collection.items[0];
-  if (!first) return [];
-  const firstStart = collection.kind === 'seq' ? dashBefore(text, first.start) : first.start;
-  if (collection.start < firstStart && (collection.anchor !== undefined || collection.tag !== undefined)) {
-    const at = propertiesEnd(text, collection.start);
-    return [{ span: { start: at, end: at }, newText: ` ${empty}` }];
-  }
-  if (loc.pair) {
-    const colon = colonAfter(text, loc.pair.key.end);
-    if (colon !== -1 && colon < firstStart) return [{ span: { start: colon + 1, end: colon + 1 }, newText: ` ${empty}` }];
-  } else if (loc.parent?.kind === 'seq') {
-    const dash = dashBefore(text, collection.start);
-    if (dash < collection.start) return [{ span: { start: dash + 1, end: dash + 1 }, newText: ` ${empty}` }];
-  }
-  throw new EditError('cannot leave an empty collection here without reformatting');
+function endsWithBlockScalar(node: PNode): boolean {
+  let n: PNode | undefined = node;
+  while (n && (n.kind === 'map' || n.kind === 'seq') && !n.flow) n = n.kind === 'map' ? n.pairs[n.pairs.length - 1]?.value : n.items[n.items.length - 1];
+  return n?.kind === 'scalar' && n.style >= 4;
 }
 
 /** End of an entry: the value's end, or the key's end for an empty value. */
@@ -200,17 +202,6 @@ function colonAfter(text: string, from: number): number {
   let i = from;
   while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
   return text[i] === ':' ? i : -1;
-}
-
-/** End of the `&anchor !tag` properties that start at `pos`. */
-function propertiesEnd(text: string, pos: number): number {
-  let i = pos;
-  while (i < text.length && (text[i] === '&' || text[i] === '!')) {
-    while (i < text.length && !/[\s,[\]{}]/.test(text[i])) i++;
-    while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
-  }
-  while (i > pos && (text[i - 1] === ' ' || text[i - 1] === '\t')) i--;
-  return i;
 }
 
 function dashBefore(text: string, pos: number): number {
@@ -250,15 +241,23 @@ function column(text: string, pos: number): number {
  * Removing or replacing [start, end) must not drop an anchor that an alias elsewhere still uses:
  * that would leave the document unreadable.
  */
-function assertNoAnchorUsedOutside(start: number, end: number, nodes: PNode[]): void {
+function assertNoAnchorUsedOutside(start: number, end: number, nodes: PNode[], keepsRootAnchor = false): void {
   const stack = [...nodes];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    if (n.aliases?.some((a) => a.start < start || a.start >= end)) {
+    const kept = keepsRootAnchor && nodes.includes(n);
+    if (!kept && n.aliases?.some((a) => a.start < start || a.start >= end)) {
       throw new EditError(`the anchor &${n.anchor ?? ''} is used elsewhere; edit it by hand`);
     }
     if (n.kind === 'map') for (const p of n.pairs) stack.push(p.key, p.value);
     else if (n.kind === 'seq') stack.push(...n.items);
+  }
+}
+
+/** An anchored map may be merged elsewhere (`<<: *x`): its aliases need it to stay a map. */
+function assertAnchorKeepsKind(old: PNode, value: unknown): void {
+  if (old.kind === 'map' && old.aliases && old.aliases.length > 0 && (isScalarValue(value) || Array.isArray(value))) {
+    throw new EditError(`the anchor &${old.anchor ?? ''} is used elsewhere and must stay a map; edit it by hand`);
   }
 }
 
@@ -328,6 +327,7 @@ function appendAt(ctx: EditContext, path: Path, value: unknown): TextEdit[] {
 }
 
 function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, first: boolean): TextEdit[] {
+  if (map.implicit) throw new EditError('cannot add a key to a `[key: value]` pair without reformatting');
   if (map.flow) {
     const close = map.end - 1;
     if (map.pairs.length === 0) return [{ span: { start: close, end: close }, newText: `${renderKey(key)}: ${renderFlow(value)}` }];
@@ -339,7 +339,9 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
     return [{ span: { start: at, end: at }, newText: `, ${renderKey(key)}: ${renderFlow(value)}` }];
   }
   if (map.pairs.length === 0) throw new EditError('empty block map');
-  const col = column(ctx.text, map.pairs[0].key.start);
+  const firstKey = map.pairs[0].key.start;
+  if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, firstKey), firstKey))) throw new EditError('cannot add a key next to `? ` keys without reformatting');
+  const col = column(ctx.text, firstKey);
   const unit = indentUnit(ctx, map);
   const body = `${renderKey(key)}:${renderAfterKey(value, col, unit, ctx.newline)}`;
   if (first) {
@@ -354,52 +356,58 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
 
 function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, value: unknown): TextEdit[] {
   const { text } = ctx;
-  assertNoAnchorUsedOutside(old.start, old.end, [old]);
+  assertNoAnchorUsedOutside(old.start, old.end, [old], true);
+  assertAnchorKeepsKind(old, value);
   // An anchor on the old value stays, so that its aliases keep working (and see the new value).
-  const anchor = old.anchor !== undefined ? `&${old.anchor}` : '';
-  const colon = colonAfter(text, key.end);
-  if (colon === -1) throw new EditError('cannot find the `:` of the entry');
+  const anchor = old.anchor !== undefined ? `&${old.anchor} ` : '';
   const oldIsEmpty = old.kind === 'scalar' && old.empty && old.start === old.end;
+  const colon = colonAfter(text, key.end);
+  if (colon === -1) {
+    // `{a, b}`: a flow key without `:` has a null value; give it one.
+    if (parent.flow && oldIsEmpty) return [{ span: { start: key.end, end: key.end }, newText: `: ${renderFlow(value)}` }];
+    throw new EditError('cannot find the `:` of the entry');
+  }
   // Replace from just after the `:` for collections and empty values, else the scalar itself.
   const start = old.kind === 'map' || old.kind === 'seq' || oldIsEmpty ? colon + 1 : old.start;
-  const end = Math.max(old.end, start);
+  const span = { start, end: Math.max(old.end, start) };
   const pad = start === colon + 1 ? ' ' : '';
-  if (isScalarValue(value) || parent.flow) {
-    const body = parent.flow ? renderFlow(value) : renderInline(value, column(text, key.start) + indentUnit(ctx, parent), ctx.newline);
-    return [{ span: { start, end }, newText: `${pad}${anchor ? `${anchor} ` : ''}${body}` }];
-  }
-  // A collection in a block map: write it as a nested block under the key.
+  if (parent.flow) return [{ span, newText: `${pad}${anchor}${renderFlow(value)}` }];
   const col = column(text, key.start);
   const unit = indentUnit(ctx, parent);
-  const block = renderAfterKey(value, col, unit, ctx.newline);
-  if (anchor) return [{ span: { start: colon + 1, end }, newText: ` ${anchor}${block}` }];
-  return [withTrailingComment(ctx, { start: colon + 1, end }, '', block)];
+  if (isScalarValue(value) || isEmptyCollection(value)) return [withTrailingComment(ctx, span, `${pad}${anchor}${renderInline(value, col + unit, ctx.newline)}`)];
+  // A collection in a block map: write it as a nested block under the key.
+  return [withTrailingComment(ctx, { start: colon + 1, end: span.end }, `${anchor ? ` ${anchor.trimEnd()}` : ''}${renderAfterKey(value, col, unit, ctx.newline)}`)];
 }
 
 /** Replaces the item at `index` of a sequence by `value`. */
 function replaceItem(ctx: EditContext, seq: PSeq, index: number, value: unknown): TextEdit[] {
   const item = seq.items[index];
-  assertNoAnchorUsedOutside(item.start, item.end, [item]);
+  assertNoAnchorUsedOutside(item.start, item.end, [item], true);
+  assertAnchorKeepsKind(item, value);
   const anchor = item.anchor !== undefined ? `&${item.anchor} ` : '';
   if (seq.flow) return [{ span: { start: item.start, end: item.end }, newText: `${anchor}${renderFlow(value)}` }];
-  const col = column(ctx.text, item.start);
-  return [{ span: { start: item.start, end: item.end }, newText: `${anchor}${renderInline(value, col, ctx.newline)}` }];
+  // An empty item (`-` alone) sits right after its dash: keep a space between.
+  const pad = ctx.text[item.start - 1] === '-' ? ' ' : '';
+  const col = column(ctx.text, item.start) + pad.length;
+  return [withTrailingComment(ctx, { start: item.start, end: item.end }, `${pad}${anchor}${renderInline(value, col, ctx.newline)}`)];
 }
 
 /**
- * Writes `head` + `rest` over `span`. A single-line value written as several lines would push a
- * comment that ended the line down under the new block: move it up behind `head` instead.
+ * A replacement that spans several lines would push a comment that ended the replaced line down
+ * behind its last line (into a block scalar's text, even): move the comment up to its first line.
  */
-function withTrailingComment(ctx: EditContext, span: Span, head: string, rest: string): TextEdit {
+function withTrailingComment(ctx: EditContext, span: Span, newText: string): TextEdit {
   const { text } = ctx;
-  if (!rest.startsWith(ctx.newline)) return { span, newText: `${head}${rest}` };
+  const firstBreak = newText.indexOf('\n');
+  if (firstBreak === -1) return { span, newText };
   let i = span.end;
   while (i < text.length && (text[i] === ' ' || text[i] === '\t')) i++;
-  if (text[i] !== '#' || text.slice(span.start, span.end).includes('\n')) return { span, newText: `${head}${rest}` };
+  if (text[i] !== '#') return { span, newText };
   let e = text.indexOf('\n', i);
   if (e === -1) e = text.length;
   if (e > i && text[e - 1] === '\r') e--;
-  return { span: { start: span.start, end: e }, newText: `${head} ${text.slice(i, e)}${rest}` };
+  const cut = firstBreak > 0 && newText[firstBreak - 1] === '\r' ? firstBreak - 1 : firstBreak;
+  return { span: { start: span.start, end: e }, newText: `${newText.slice(0, cut)} ${text.slice(i, e)}${newText.slice(cut)}` };
 }
 
 function indentUnit(ctx: EditContext, map: PMap): number {

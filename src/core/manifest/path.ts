@@ -149,8 +149,10 @@ export function spanFor(root: PNode | undefined, path: Path, target: Target = 'k
     if (target === 'key' && pair) return { start: pair.key.start, end: pair.key.end };
     if (target === 'pair' && pair) return { start: pair.key.start, end: Math.max(pair.key.end, pair.value.end) };
     if (valueNode) {
-      const v = valueNode.kind === 'scalar' && valueNode.empty && pair ? pair.key : valueNode;
-      return { start: v.start, end: v.kind === 'map' || v.kind === 'seq' ? firstLineEnd(v) : v.end };
+      // An empty value (`key:`) has no text of its own: underline its key.
+      const v = valueNode.kind === 'scalar' && valueNode.empty && valueNode.start === valueNode.end && pair ? pair.key : valueNode;
+      if ((v.kind === 'map' || v.kind === 'seq') && !v.flow) return { start: v.contentStart, end: firstLineEnd(v) };
+      return { start: v.start, end: v.end };
     }
   }
   if (loc.lastPair) return { start: loc.lastPair.key.start, end: loc.lastPair.key.end };

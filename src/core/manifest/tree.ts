@@ -48,12 +48,18 @@ export interface PPair {
 export interface PMap extends PBase {
   kind: 'map';
   flow: boolean;
+  /** Where the entries start, past the anchor and tag: the `{`, or the first key of a block map. */
+  contentStart: number;
   pairs: PPair[];
+  /** A single `key: value` written as an item of a flow sequence (`[a, b: c]`): flow, but without braces. */
+  implicit?: boolean;
 }
 
 export interface PSeq extends PBase {
   kind: 'seq';
   flow: boolean;
+  /** Where the entries start, past the anchor and tag: the `[`, or the first `-` of a block sequence. */
+  contentStart: number;
   items: PNode[];
 }
 
@@ -118,12 +124,14 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         const flow = ev.style === COLLECTION_FLOW;
         const node: PMap | PSeq =
           ev.type === EVENT_ID.MAPPING
-            ? { kind: 'map', start, end: ev.start, flow, pairs: [] }
-            : { kind: 'seq', start, end: ev.start, flow, items: [] };
+            ? { kind: 'map', start, end: ev.start, flow, contentStart: ev.start, pairs: [] }
+            : { kind: 'seq', start, end: ev.start, flow, contentStart: ev.start, items: [] };
+        const implicit = flow && node.kind === 'map' && source.charCodeAt(ev.start) !== 123; /* { */
+        if (implicit) (node as PMap).implicit = true;
         setAnchor(node, ev);
         attach(node);
         stack.push({ node });
-        lastEnd = Math.max(lastEnd, ev.start + (flow ? 1 : 0));
+        lastEnd = Math.max(lastEnd, ev.start + (flow && !implicit ? 1 : 0));
         break;
       }
       case EVENT_ID.ALIAS: {
@@ -139,7 +147,9 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         const frame = stack.pop();
         if (!frame) break;
         const node = frame.node;
-        if (node.flow) {
+        if (node.kind === 'map' && node.implicit) {
+          node.end = Math.max(node.start, lastEnd);
+        } else if (node.flow) {
           // The closing bracket is the first `]` / `}` after the last child, past commas and comments.
           const close = findFlowClose(source, lastEnd, node.kind === 'map' ? '}' : ']');
           node.end = close;
@@ -219,6 +229,11 @@ function emptyPosition(text: string, lastEnd: number, role: Role): number {
   if (role === 'item') {
     const i = skipBlanksAndComments(text, lastEnd);
     return text.charCodeAt(i) === 45 /* - */ ? i + 1 : lastEnd;
+  }
+  if (role === 'key') {
+    // `: value` with no key: the empty key sits at its `:`.
+    const i = skipBlanksAndComments(text, lastEnd);
+    return text.charCodeAt(i) === 58 /* : */ ? i : lastEnd;
   }
   return lastEnd;
 }
@@ -309,8 +324,9 @@ export function keyString(node: PNode): string | undefined {
   if (n.empty) key = n.tag === undefined ? 'null' : '';
   else if (n.tag !== undefined || (plain && (!PLAIN_STRING.test(key) || YAML11_WORDS.test(key)))) {
     try {
-      const source = `${n.tag ?? ''} ${plain ? key : JSON.stringify(key)}`;
-      const v = load(source, { schema: YAML11_SCHEMA });
+      // As a value in a map, so that text such as `--- x` is not read as a document marker.
+      const source = `k: ${n.tag ?? ''} ${plain ? key : JSON.stringify(key)}`;
+      const v = (load(source, { schema: YAML11_SCHEMA }) as { k: unknown }).k;
       if (v === null || typeof v !== 'object') key = String(v);
     } catch {
       // Not resolvable on its own: the loader would have rejected the document anyway.
