@@ -370,3 +370,21 @@ test('property: random ops on random documents give the value the op means, or r
 function allPathsValue(value: unknown, path: (string | number)[]): unknown {
   return path.reduce<unknown>((v, s) => (v as Record<string | number, unknown>)[s], value);
 }
+
+test('scalars written into flow collections are quoted when flow indicators would change their meaning', async () => {
+  const { parseEvents, load } = await import('js-yaml');
+  const { buildTree } = await import('../../src/core/manifest/tree');
+  const { opToEdits, applyTextEdits } = await import('../../src/core/manifest/edits');
+  const cases: [string, import('../../src/core/manifest/edits').EditOp, unknown][] = [
+    ['a: {u: x, v: 1}\n', { op: 'set', path: ['a', 'u'], value: 'DOM,X\\user' }, { a: { u: 'DOM,X\\user', v: 1 } }],
+    ['a: [x, y]\n', { op: 'set', path: ['a', 0], value: 'p{q}' }, { a: ['p{q}', 'y'] }],
+    ['a: {u: x}\n', { op: 'set', path: ['a', 'w'], value: 'h #x, y' }, { a: { u: 'x', w: 'h #x, y' } }],
+    ['a: [x]\n', { op: 'append', path: ['a'], value: 'k: v, [w]' }, { a: ['x', 'k: v, [w]'] }],
+    ['a: {u: x}\n', { op: 'renameKey', path: ['a', 'u'], newKey: 'a,b' }, { a: { 'a,b': 'x' } }],
+    ['a: {u: x}\n', { op: 'set', path: ['a', 'u'], value: 'plain-value' }, { a: { u: 'plain-value' } }],
+  ];
+  for (const [text, op, expected] of cases) {
+    const out = applyTextEdits(text, opToEdits({ text, root: buildTree(text, parseEvents(text, {})), newline: '\n' }, op));
+    assert.deepEqual(load(out), expected, out);
+  }
+});

@@ -48,7 +48,8 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
       if (!loc.pair) throw new EditError('not a map entry');
       const key = loc.pair.key;
       if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined || key.start === key.end) throw new EditError('the key is not a plain scalar');
-      return [{ span: { start: key.start, end: key.end }, newText: renderKey(op.newKey) }];
+      const inFlow = loc.parent?.kind === 'map' && loc.parent.flow;
+      return [{ span: { start: key.start, end: key.end }, newText: inFlow ? renderFlowKey(op.newKey) : renderKey(op.newKey) }];
     }
     case 'replacePair': {
       const loc = mustLocate(ctx, op.path);
@@ -57,7 +58,7 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
       if (pair.key.start === pair.key.end) throw new EditError('the entry has no key');
       const end = pairEnd(pair);
       assertNoAnchorUsedOutside(pair.key.start, end, [pair.key, pair.value]);
-      if (loc.parent.flow) return [{ span: { start: pair.key.start, end }, newText: `${renderKey(op.key)}: ${renderFlow(op.value)}` }];
+      if (loc.parent.flow) return [{ span: { start: pair.key.start, end }, newText: `${renderFlowKey(op.key)}: ${renderFlow(op.value)}` }];
       if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, pair.key.start), pair.key.start))) throw new EditError('cannot replace a `? ` entry without reformatting');
       const col = column(ctx.text, pair.key.start);
       const unit = indentUnit(ctx, loc.parent);
@@ -330,13 +331,13 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
   if (map.implicit) throw new EditError('cannot add a key to a `[key: value]` pair without reformatting');
   if (map.flow) {
     const close = map.end - 1;
-    if (map.pairs.length === 0) return [{ span: { start: close, end: close }, newText: `${renderKey(key)}: ${renderFlow(value)}` }];
+    if (map.pairs.length === 0) return [{ span: { start: close, end: close }, newText: `${renderFlowKey(key)}: ${renderFlow(value)}` }];
     if (first) {
       const at = map.pairs[0].key.start;
-      return [{ span: { start: at, end: at }, newText: `${renderKey(key)}: ${renderFlow(value)}, ` }];
+      return [{ span: { start: at, end: at }, newText: `${renderFlowKey(key)}: ${renderFlow(value)}, ` }];
     }
     const at = pairEnd(map.pairs[map.pairs.length - 1]);
-    return [{ span: { start: at, end: at }, newText: `, ${renderKey(key)}: ${renderFlow(value)}` }];
+    return [{ span: { start: at, end: at }, newText: `, ${renderFlowKey(key)}: ${renderFlow(value)}` }];
   }
   if (map.pairs.length === 0) throw new EditError('empty block map');
   const firstKey = map.pairs[0].key.start;
@@ -453,8 +454,23 @@ function renderKey(k: string): string {
 }
 
 function renderFlow(v: unknown): string {
-  if (isScalarValue(v)) return renderScalar(v);
+  if (isScalarValue(v)) return flowSafe(renderScalar(v), v);
   return dump(v, { flowLevel: 0, lineWidth: -1 }).replace(/\n$/, '');
+}
+
+/** A key inside `{ … }`: the same quoting rules as a flow value. */
+function renderFlowKey(k: string): string {
+  return flowSafe(renderScalar(k), k);
+}
+
+/**
+ * A plain scalar that is fine in block context can change meaning inside `{}` / `[]`: a `,` ends
+ * it, brackets open collections, ` #` starts a comment. Quote such strings there.
+ */
+function flowSafe(rendered: string, v: unknown): string {
+  if (typeof v !== 'string' || rendered.startsWith("'") || rendered.startsWith('"')) return rendered;
+  if (!/[,[\]{}]|\s#|:(\s|$)/.test(rendered)) return rendered;
+  return /[\x00-\x1f]/.test(v) ? JSON.stringify(v) : `'${v.replace(/'/g, "''")}'`;
 }
 
 /**
