@@ -1,5 +1,12 @@
 import { EVENT_ID, getScalarValue, load, YAML11_SCHEMA, type Event, type ScalarEvent } from 'js-yaml';
 
+// Read once: through the bundler's interop every `EVENT_ID.X` is a getter call, and these run per event.
+const EV_SCALAR = EVENT_ID.SCALAR;
+const EV_MAPPING = EVENT_ID.MAPPING;
+const EV_SEQUENCE = EVENT_ID.SEQUENCE;
+const EV_ALIAS = EVENT_ID.ALIAS;
+const EV_POP = EVENT_ID.POP;
+
 /**
  * A positional tree of one YAML document, built from js-yaml's event stream.
  * Offsets are relative to the document text. Every node knows its span; collections know
@@ -109,7 +116,7 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
 
   for (const ev of events) {
     switch (ev.type) {
-      case EVENT_ID.SCALAR: {
+      case EV_SCALAR: {
         const top = stack[stack.length - 1];
         const role = !top ? 'root' : top.node.kind === 'seq' ? (top.node.flow ? 'flow-item' : 'item') : top.pendingKey === undefined ? 'key' : 'value';
         const node = scalarNode(source, ev, lastEnd, role);
@@ -118,12 +125,12 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         attach(node);
         break;
       }
-      case EVENT_ID.MAPPING:
-      case EVENT_ID.SEQUENCE: {
+      case EV_MAPPING:
+      case EV_SEQUENCE: {
         const start = minPos(ev.start, ev.anchorStart - 1, ev.tagStart);
         const flow = ev.style === COLLECTION_FLOW;
         const node: PMap | PSeq =
-          ev.type === EVENT_ID.MAPPING
+          ev.type === EV_MAPPING
             ? { kind: 'map', start, end: ev.start, flow, contentStart: ev.start, pairs: [] }
             : { kind: 'seq', start, end: ev.start, flow, contentStart: ev.start, items: [] };
         const implicit = flow && node.kind === 'map' && source.charCodeAt(ev.start) !== 123; /* { */
@@ -134,7 +141,7 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         lastEnd = Math.max(lastEnd, ev.start + (flow && !implicit ? 1 : 0));
         break;
       }
-      case EVENT_ID.ALIAS: {
+      case EV_ALIAS: {
         const name = source.slice(ev.anchorStart, ev.anchorEnd);
         const target = anchors.get(name);
         const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1, end: ev.anchorEnd, name, target };
@@ -143,7 +150,7 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         attach(node);
         break;
       }
-      case EVENT_ID.POP: {
+      case EV_POP: {
         const frame = stack.pop();
         if (!frame) break;
         const node = frame.node;

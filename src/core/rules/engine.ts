@@ -8,7 +8,7 @@ import type { Span } from '../manifest/text';
 import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
-import type { Finding, FixOut, ObjectRule, PodRule, Report, Severity } from './types';
+import type { Finding, FixOut, ObjectRule, PodRule, Report, Rule, Severity } from './types';
 
 export interface CheckOptions {
   /** Only these rules run (ids); default all. */
@@ -147,11 +147,20 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     return;
   }
   const pending: { ruleId: string; report: Report; severity: Severity }[] = [];
+  // One reporter and one context per document/pod, not per rule: this loop runs 70 rules × every pod.
+  let current: Rule = RULES[0];
+  const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
   for (const object of objectsOf(doc.value)) {
     const objectRules = rules.objectByKind.get(object.kind);
     if (objectRules) {
+      const ctx = { object, facts, doc };
       for (const rule of objectRules) {
-        run(rule.id, () => rule.check({ object, facts, doc }, (r) => pending.push({ ruleId: rule.id, report: r, severity: r.severity ?? rule.severity })), result);
+        current = rule;
+        try {
+          rule.check(ctx, reporter);
+        } catch (err) {
+          ruleFailed(rule.id, err, result);
+        }
       }
     }
     const pod = podSpecOf(object);
@@ -159,8 +168,14 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     result.workloads++;
     const target = targetingOf(pod, facts);
     if (target.os === 'windows') result.windowsWorkloads++;
+    const ctx = { pod, target, facts, doc };
     for (const rule of rules.pod) {
-      run(rule.id, () => rule.check({ pod, target, facts, doc }, (r) => pending.push({ ruleId: rule.id, report: r, severity: r.severity ?? rule.severity })), result);
+      current = rule;
+      try {
+        rule.check(ctx, reporter);
+      } catch (err) {
+        ruleFailed(rule.id, err, result);
+      }
     }
   }
   if (pending.length === 0) return;
@@ -199,12 +214,9 @@ function collapseTemplateNotices(result: CheckResult) {
   result.findings = result.findings.filter((f) => f.ruleId !== 'YAML002' || f === first);
 }
 
-function run(ruleId: string, fn: () => void, result: CheckResult) {
-  try {
-    fn();
-  } catch (err) {
-    result.ruleErrors.push({ ruleId, message: err instanceof Error ? err.message : String(err) });
-  }
+/** A rule threw (a bug): the check goes on; the failure is recorded, never shown as a stack. */
+function ruleFailed(ruleId: string, err: unknown, result: CheckResult) {
+  result.ruleErrors.push({ ruleId, message: err instanceof Error ? err.message : String(err) });
 }
 
 /** All ops of one fix as text edits, or undefined when any op cannot be done safely. */

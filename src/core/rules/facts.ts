@@ -76,7 +76,7 @@ const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
  */
 export function withFileFlavour(facts: Facts, text: string): Facts {
   if (facts.flavour !== 'auto' || facts.openshiftSeen) return facts;
-  return OPENSHIFT_API.test(text) ? { ...facts, openshiftSeen: true } : facts;
+  return text.includes('openshift.io/') && OPENSHIFT_API.test(text) ? { ...facts, openshiftSeen: true } : facts;
 }
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */

@@ -1,3 +1,4 @@
+import { memoize } from '../memo';
 /**
  * Windows builds, their names and the tags container images use for them
  * (hcsshim osversion/windowsbuilds.go; Kubernetes user guide; WMCO docs).
@@ -118,6 +119,12 @@ function parseImageUncached(raw: string): ImageRef {
 
 /** The Windows build an image tag names, when it names one (`ltsc2022`, `1809`, `10.0.17763.1234`). */
 export function imageBuild(image: ImageRef): { build: number; token: string; tokenStart: number } | undefined {
+  return imageBuildCached(image.raw);
+}
+
+const imageBuildCached = memoize((raw: string) => imageBuildOf(parseImage(raw)));
+
+function imageBuildOf(image: ImageRef): { build: number; token: string; tokenStart: number } | undefined {
   const tag = image.tag;
   if (!tag) return undefined;
   const lower = tag.toLowerCase();
@@ -166,7 +173,9 @@ export function isWindowsBaseRepository(image: ImageRef): boolean {
 }
 
 /** Evidence that an image is a Windows image: a Windows base repository or a Windows tag. */
-export function windowsImageEvidence(raw: string): string | undefined {
+export const windowsImageEvidence = memoize((raw: string): string | undefined => windowsImageEvidenceOf(raw));
+
+function windowsImageEvidenceOf(raw: string): string | undefined {
   const image = parseImage(raw);
   if (isWindowsBaseRepository(image)) return `${image.registry}/${image.repository} is a Windows base image`;
   const tag = (image.tag ?? '').toLowerCase();
@@ -177,14 +186,18 @@ export function windowsImageEvidence(raw: string): string | undefined {
 }
 
 /** Nano Server images: no PowerShell inside, only cmd.exe. */
-export function isNanoServer(raw: string): boolean {
+export const isNanoServer = memoize((raw: string): boolean => isNanoServerOf(raw));
+
+function isNanoServerOf(raw: string): boolean {
   const image = parseImage(raw);
   if (image.registry === 'mcr.microsoft.com' && /^powershell$/.test(image.repository)) return false;
   return /nanoserver/.test(image.repository) || /(^|[-_.])nanoserver/.test((image.tag ?? '').toLowerCase());
 }
 
 /** Server Core based images, whose default user is ContainerAdministrator. */
-export function isServerCoreFamily(raw: string): boolean {
+export const isServerCoreFamily = memoize((raw: string): boolean => isServerCoreFamilyOf(raw));
+
+function isServerCoreFamilyOf(raw: string): boolean {
   const image = parseImage(raw);
   const tag = (image.tag ?? '').toLowerCase();
   if (/nanoserver/.test(image.repository) || /nanoserver/.test(tag)) return false;
@@ -236,7 +249,9 @@ const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.i
  * Why an image is known to have no Windows variant, or undefined when it may have one. Deliberately short:
  * Docker Hub official images that publish Linux only, Red Hat UBI and distroless.
  */
-export function linuxOnlyImage(raw: string): string | undefined {
+export const linuxOnlyImage = memoize((raw: string): string | undefined => linuxOnlyImageOf(raw));
+
+function linuxOnlyImageOf(raw: string): string | undefined {
   if (windowsImageEvidence(raw)) return undefined;
   const image = parseImage(raw);
   let repo = image.repository;

@@ -1,3 +1,4 @@
+import { memoize } from '../../memo';
 import type { Obj, Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
@@ -59,7 +60,10 @@ const USER_DOTS_SPACES = /^[. ]+$/;
 export type UserNameProblem = 'WIN020' | 'WIN021' | 'WIN022' | 'WIN023' | 'WIN024' | 'WIN025' | 'WIN026';
 
 /** The API server's checks of runAsUserName, in its order; each problem with the API's own message. */
-export function runAsUserNameProblems(value: string): { id: UserNameProblem; message: string }[] {
+/** Validated once per distinct value: seven rules (WIN020–WIN026) ask about the same name. */
+export const runAsUserNameProblems = memoize(runAsUserNameProblemsOf);
+
+function runAsUserNameProblemsOf(value: string): { id: UserNameProblem; message: string }[] {
   if (value.length === 0) return [{ id: 'WIN020', message: 'runAsUserName cannot be an empty string' }];
   if (CTRL.test(value)) return [{ id: 'WIN021', message: 'runAsUserName cannot contain control characters' }];
   const parts = value.split('\\');
