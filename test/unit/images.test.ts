@@ -2,22 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, findings } from '../support/check';
 import type { ClusterSnapshot } from '../../src/core/rules/facts';
+import { deployment } from '../support/manifests';
 
 const MINE = ['WIN080', 'WIN081', 'WIN082', 'WIN083', 'WIN084', 'WIN085'];
 const mine = (text: string, options = {}) => findings(text, options).filter((f) => MINE.includes(f.ruleId));
 
-const deploy = (podSpec: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-${podSpec.replace(/^/gm, '      ')}`;
+const deploy = deployment;
 
 const WIN = `os: {name: windows}
 tolerations:

@@ -1,19 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, ids } from '../support/check';
+import { deployment } from '../support/manifests';
 
-const deploy = (podSpec: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-${podSpec.replace(/^/gm, '      ')}`;
+const deploy = deployment;
 
 const winBase = `os:
   name: windows

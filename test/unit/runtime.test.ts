@@ -1,21 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, ids, findings } from '../support/check';
+import { deployment } from '../support/manifests';
 
 const RUNTIME_IDS = ['WIN040', 'WIN041', 'WIN050', 'WIN051', 'WIN052', 'WIN053', 'WIN054', 'WIN055', 'WIN056', 'WIN057', 'WIN058', 'WIN060', 'WIN061'];
 
-const deploy = (podSpec: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-${podSpec.replace(/^(?=.)/gm, '      ')}`;
+const deploy = deployment;
 
 /** Declared Windows: spec.os.name plus the usual scheduling. */
 const declared = `os:

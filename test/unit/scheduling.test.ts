@@ -2,22 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, findings } from '../support/check';
 import type { ClusterSnapshot } from '../../src/core/rules/facts';
+import { deployment } from '../support/manifests';
 
 const MINE = ['WIN070', 'WIN071', 'WIN072', 'WIN073', 'WIN074'];
 const mine = (text: string, options = {}) => findings(text, options).filter((f) => MINE.includes(f.ruleId));
 
-const deploy = (podSpec: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-${podSpec.replace(/^/gm, '      ')}`;
+const deploy = deployment;
 
 const IMAGE = `containers:
   - name: app

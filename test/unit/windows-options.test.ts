@@ -2,22 +2,12 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, ids, findings } from '../support/check';
 import { runAsUserNameProblems, dns1123SubdomainProblems } from '../../src/core/rules/families/windows-options';
+import { deployment } from '../support/manifests';
 
 const WO_IDS = ['WIN020', 'WIN021', 'WIN022', 'WIN023', 'WIN024', 'WIN025', 'WIN026', 'WIN027', 'WIN028', 'WIN029', 'WIN030'];
 const woIds = (text: string) => ids(text).filter((id) => WO_IDS.includes(id));
 
-const deploy = (podSpec: string) => `apiVersion: apps/v1
-kind: Deployment
-metadata:
-  name: web
-spec:
-  selector:
-    matchLabels: {app: web}
-  template:
-    metadata:
-      labels: {app: web}
-    spec:
-${podSpec.replace(/^(?=.)/gm, '      ')}`;
+const deploy = deployment;
 
 const winBase = `os:
   name: windows
