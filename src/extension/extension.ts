@@ -1,5 +1,58 @@
-// The VS Code extension arrives with its own issue; until then it activates and does nothing,
-// so the package and its manifest can already be built and installed.
-export function activate(): void {}
+// Entry point of the VS Code extension: wires the language client, the status item, the commands
+// and the settings together. VS Code glue only; the checks live in core/ and run in the server.
+import * as vscode from 'vscode';
+import { ServerController, sendClusterSnapshot } from './client';
+import { SECTION } from './protocol';
+import { StatusPresenter } from './status';
 
-export function deactivate(): void {}
+export { sendClusterSnapshot };
+
+let controller: ServerController | undefined;
+
+export function activate(context: vscode.ExtensionContext): void {
+  const log = vscode.window.createOutputChannel('kube-windows', { log: true });
+  const server = new ServerController(context.asAbsolutePath('dist/server.js'), log);
+  controller = server;
+  const status = new StatusPresenter(server, 'kubeWindows.showLog');
+
+  context.subscriptions.push(
+    log,
+    status,
+    vscode.commands.registerCommand('kubeWindows.showLog', () => log.show(true)),
+    vscode.commands.registerCommand('kubeWindows.restartServer', () => restartServer(server)),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      // The other kubeWindows settings reach the server through configuration sync; only
+      // `enable` changes the client's own lifecycle.
+      if (e.affectsConfiguration(`${SECTION}.enable`)) {
+        void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));
+      } else if (e.affectsConfiguration(SECTION)) {
+        log.info('kubeWindows settings changed; the language server re-reads them.');
+      }
+    }),
+  );
+
+  // Not awaited: activation must not wait for the server to come up.
+  void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));
+}
+
+async function restartServer(server: ServerController): Promise<void> {
+  if (!server.isEnabled) {
+    const open = 'Open setting';
+    const choice = await vscode.window.showInformationMessage(
+      'kube-windows is turned off (kubeWindows.enable is false), so there is no language server to restart.',
+      open,
+    );
+    if (choice === open) await vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.enable`);
+    return;
+  }
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'kube-windows: restarting the language server…' },
+    () => server.restart(),
+  );
+}
+
+export function deactivate(): Promise<void> | undefined {
+  const server = controller;
+  controller = undefined;
+  return server?.dispose();
+}

@@ -1,3 +1,227 @@
-// The language server arrives with its own issue; this entry point keeps the bundle layout fixed.
-process.stderr.write('kube-windows language server: not implemented yet\n');
-process.exit(0);
+import {
+  CodeActionKind,
+  createConnection,
+  DidChangeConfigurationNotification,
+  NotificationType,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type CodeAction,
+  type Connection,
+  type Diagnostic,
+  type Hover,
+  type InitializeResult,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { ClusterSnapshot } from '../core/rules/facts';
+import { fixAll, FIX_ALL_KIND, quickFixes } from './actions';
+import { Analyzer, type Analysis } from './analysis';
+import { ruleTitle, toDiagnostic } from './convert';
+import { completions } from './completion';
+import { FileFilter } from './files';
+import { hover } from './hover';
+import { DEFAULT_SETTINGS, normalizeSettings, type Settings } from './settings';
+
+/** server → client, after each check: what the language status item shows. */
+export const StatusNotification = new NotificationType<{ uri: string; workloads: number; windowsWorkloads: number; findings: number; errors: number; skipped?: string }>('kubeWindows/status');
+/** client → server: what the cluster explorer knows about the current cluster (or null). */
+export const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>('kubeWindows/clusterSnapshot');
+
+export function startServer(connection: Connection): void {
+  const documents = new TextDocuments(TextDocument);
+  let settings: Settings = DEFAULT_SETTINGS;
+  let filter = new FileFilter(settings);
+  const analyzer = new Analyzer(settings);
+  const results = new Map<string, Analysis | { version: number; skipped: string }>();
+  const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
+  let pull = false;
+  let configurationPull = false;
+
+  const log = (message: string) => connection.console.log(message);
+  const guard = <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R) =>
+    (...args: A): R => {
+      try {
+        return fn(...args);
+      } catch (err) {
+        // A bug must not take the server down: log it (one line, no secrets) and answer emptily.
+        connection.console.error(`${name} failed: ${err instanceof Error ? err.message : String(err)}`);
+        return fallback;
+      }
+    };
+
+  connection.onInitialize((params): InitializeResult => {
+    settings = normalizeSettings(params.initializationOptions);
+    filter = new FileFilter(settings);
+    analyzer.configure(settings);
+    pull = Boolean(params.capabilities.textDocument?.diagnostic);
+    configurationPull = Boolean(params.capabilities.workspace?.configuration);
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
+        hoverProvider: true,
+        completionProvider: { triggerCharacters: [':', ' '], resolveProvider: false },
+        ...(pull ? { diagnosticProvider: { interFileDependencies: false, workspaceDiagnostics: false } } : {}),
+      },
+      serverInfo: { name: 'kube-windows' },
+    };
+  });
+
+  connection.onInitialized(async () => {
+    if (configurationPull) {
+      await connection.client.register(DidChangeConfigurationNotification.type, { section: 'kubeWindows' }).catch(() => undefined);
+      await reloadSettings();
+    }
+  });
+
+  async function reloadSettings(pushed?: unknown): Promise<void> {
+    let raw = pushed;
+    if (configurationPull) {
+      try {
+        raw = await connection.workspace.getConfiguration('kubeWindows');
+      } catch {
+        raw = pushed;
+      }
+    }
+    settings = normalizeSettings(raw ?? settings);
+    filter = new FileFilter(settings);
+    analyzer.configure(settings);
+    results.clear();
+    if (pull) connection.languages.diagnostics.refresh();
+    for (const doc of documents.all()) schedule(doc.uri, 0);
+  }
+
+  connection.onDidChangeConfiguration(
+    guard('configuration', undefined, (params) => {
+      const pushed = (params.settings as { kubeWindows?: unknown } | undefined)?.kubeWindows;
+      void reloadSettings(pushed);
+    }),
+  );
+
+  connection.onNotification(
+    ClusterSnapshotNotification,
+    guard('cluster snapshot', undefined, (snapshot) => {
+      analyzer.setCluster(snapshot && typeof snapshot === 'object' && Array.isArray(snapshot.windowsNodes) ? snapshot : undefined);
+      results.clear();
+      if (pull) connection.languages.diagnostics.refresh();
+      for (const doc of documents.all()) schedule(doc.uri, 0);
+    }),
+  );
+
+  function schedule(uri: string, delay: number) {
+    const t = timers.get(uri);
+    if (t) {
+      clearTimeout(t as NodeJS.Timeout);
+      clearImmediate(t as NodeJS.Immediate);
+    }
+    const run = () => {
+      timers.delete(uri);
+      validate(uri);
+    };
+    timers.set(uri, delay > 0 ? setTimeout(run, delay) : setImmediate(run));
+  }
+
+  /** The analysis of the document's current version, computed now if it is stale. */
+  function current(uri: string): Analysis | { version: number; skipped: string } | undefined {
+    const doc = documents.get(uri);
+    if (!doc) return undefined;
+    const have = results.get(uri);
+    if (have && have.version === doc.version) return have;
+    return analyse(doc);
+  }
+
+  function analyse(doc: TextDocument): Analysis | { version: number; skipped: string } {
+    const text = doc.getText();
+    const skip = settings.enable ? filter.skipReason(doc.uri, text) : 'kube-windows is disabled (kubeWindows.enable)';
+    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version);
+    if (skip) analyzer.forget(doc.uri);
+    results.set(doc.uri, result);
+    if ('ruleErrors' in result) for (const e of result.ruleErrors) connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);
+    return result;
+  }
+
+  const validate = guard('validation', undefined, (uri: string) => {
+    const doc = documents.get(uri);
+    if (!doc) return;
+    const t0 = performance.now();
+    const result = current(uri);
+    if (!result) return;
+    const diagnostics = 'findings' in result ? result.findings.map((f) => toDiagnostic(uri, f)) : [];
+    if (!pull) void connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
+    const status = 'findings' in result
+      ? { uri, workloads: result.workloads, windowsWorkloads: result.windowsWorkloads, findings: result.findings.length, errors: diagnostics.filter((d) => d.severity === 1).length, ...(result.skipped ? { skipped: result.skipped } : {}) }
+      : { uri, workloads: 0, windowsWorkloads: 0, findings: 0, errors: 0, skipped: result.skipped };
+    void connection.sendNotification(StatusNotification, status);
+    if ('rechecked' in result) log(`checked ${uri} v${doc.version}: ${result.rechecked} of ${result.documents.length} documents re-evaluated, ${result.findings.length} findings, ${(performance.now() - t0).toFixed(1)} ms`);
+  });
+
+  documents.onDidOpen((e) => schedule(e.document.uri, 0));
+  documents.onDidChangeContent((e) => {
+    if (results.has(e.document.uri) || timers.has(e.document.uri)) schedule(e.document.uri, settings.debounceMs);
+  });
+  documents.onDidSave((e) => {
+    if (timers.has(e.document.uri)) schedule(e.document.uri, 0);
+  });
+  documents.onDidClose((e) => {
+    const uri = e.document.uri;
+    const t = timers.get(uri);
+    if (t) {
+      clearTimeout(t as NodeJS.Timeout);
+      clearImmediate(t as NodeJS.Immediate);
+      timers.delete(uri);
+    }
+    results.delete(uri);
+    analyzer.forget(uri);
+    if (!pull) void connection.sendDiagnostics({ uri, diagnostics: [] });
+  });
+
+  connection.languages.diagnostics.on(
+    guard('pull diagnostics', { kind: 'full' as const, items: [] as Diagnostic[] }, (params) => {
+      const result = current(params.textDocument.uri);
+      const items = result && 'findings' in result ? result.findings.map((f) => toDiagnostic(params.textDocument.uri, f)) : [];
+      return { kind: 'full' as const, items };
+    }),
+  );
+
+  connection.onCodeAction(
+    guard('code actions', [] as CodeAction[], (params) => {
+      const doc = documents.get(params.textDocument.uri);
+      const result = current(params.textDocument.uri);
+      if (!doc || !result || !('findings' in result)) return [];
+      const only = params.context.only;
+      const wantsFixAll = only?.some((k) => FIX_ALL_KIND === k || FIX_ALL_KIND.startsWith(`${k}.`));
+      if (wantsFixAll) {
+        const action = fixAll(doc, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster });
+        return action ? [action] : [];
+      }
+      if (only && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
+      return quickFixes(doc, result, params.range, params.context.diagnostics);
+    }),
+  );
+
+  connection.onHover(
+    guard('hover', null as Hover | null, (params) => {
+      const doc = documents.get(params.textDocument.uri);
+      const result = current(params.textDocument.uri);
+      if (!doc || !result || !('findings' in result)) return null;
+      return hover(doc, result, params.position, ruleTitle);
+    }),
+  );
+
+  connection.onCompletion(
+    guard('completion', [], (params) => {
+      const doc = documents.get(params.textDocument.uri);
+      if (!doc || !settings.enable) return [];
+      return completions(doc, params.position);
+    }),
+  );
+
+  documents.listen(connection);
+  connection.listen();
+}
+
+// Bundled as dist/server.js: started with --stdio, --node-ipc or --socket=N (vscode-languageserver reads argv).
+if (require.main === module) {
+  process.on('uncaughtException', (err) => process.stderr.write(`kube-windows server: ${err.message}\n`));
+  startServer(createConnection(ProposedFeatures.all));
+}

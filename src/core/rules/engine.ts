@@ -119,6 +119,36 @@ export function checkManifest(file: ManifestFile, options: CheckOptions = {}): C
   return finish(file, file.documents, result);
 }
 
+/**
+ * Incremental checking, for the language server: checks one document of a file (already loaded)
+ * with facts gathered beforehand. Positions are those of the document's place in `file`; the
+ * caller caches results per document text and calls `finishFindings` over the whole file.
+ */
+export interface DocumentCheck {
+  findings: Finding[];
+  workloads: number;
+  windowsWorkloads: number;
+  ruleErrors: { ruleId: string; message: string }[];
+}
+
+/** Prepares once per file what every document's check shares (active rules, the file's flavour). */
+export function documentChecker(file: ManifestFile, options: CheckOptions & { facts: Facts }): (doc: ManifestDocument) => DocumentCheck {
+  const facts = withFileFlavour(options.facts, file.text);
+  const rules = activeRules(options);
+  return (doc) => {
+    const result = newResult(file);
+    checkDocument(file, doc, facts, rules, options, result);
+    return { findings: result.findings, workloads: result.workloads, windowsWorkloads: result.windowsWorkloads, ruleErrors: result.ruleErrors };
+  };
+}
+
+/** The file-level steps after every document was checked: one template notice, suppressions, order. */
+export function finishFindings(file: ManifestFile, documents: ManifestDocument[], findings: Finding[]): Finding[] {
+  const result = newResult(file);
+  result.findings = findings;
+  return finish(file, documents, result).findings;
+}
+
 function newResult(file: ManifestFile): CheckResult {
   return { findings: [], documents: 0, workloads: 0, windowsWorkloads: 0, ruleErrors: [], ...(file.skipped ? { skipped: file.skipped } : {}) };
 }
@@ -209,9 +239,9 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
 function collapseTemplateNotices(result: CheckResult) {
   const notices = result.findings.filter((f) => f.ruleId === 'YAML002');
   if (notices.length < 2) return;
-  const first = notices[0];
-  first.message = `${first.message} (${notices.length} template documents in this file; none of them was analysed)`;
-  result.findings = result.findings.filter((f) => f.ruleId !== 'YAML002' || f === first);
+  // A new object: findings may be cached by the language server and must not change under it.
+  const first = { ...notices[0], message: `${notices[0].message} (${notices.length} template documents in this file; none of them was analysed)` };
+  result.findings = result.findings.flatMap((f) => (f.ruleId !== 'YAML002' ? [f] : f === notices[0] ? [first] : []));
 }
 
 /** A rule threw (a bug): the check goes on; the failure is recorded, never shown as a stack. */

@@ -1,0 +1,121 @@
+// `npm run bench:lsp`: our language server and yaml-language-server (with the Kubernetes
+// Deployment schema from ../shared/peer) on the same generated files of 100, 1000 and 5000
+// Windows Deployments, in one run: time from open to first diagnostics, median and worst time
+// from a one-character edit to fresh diagnostics over 20 edits, and each server's peak RSS.
+import { spawn } from 'node:child_process';
+import { readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { generateDeployments } from './bench/generate.mjs';
+
+const require = createRequire(import.meta.url);
+const rpc = require('vscode-languageserver-protocol/node');
+const root = resolve(new URL('..', import.meta.url).pathname);
+const sizes = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number);
+const EDITS = Number(process.env.BENCH_EDITS ?? 20);
+const schema = process.env.KW_PEER_SCHEMA ?? resolve(root, '..', 'shared', 'peer', 'deployment-apps-v1.schema.json');
+const YAML_LS_DELAY = 200; // yaml-language-server waits this long before validating (yamlSettings.validationDelayMs, fixed)
+
+const servers = [
+  { name: 'kube-windows', args: [join(root, 'dist', 'server.js'), '--stdio'], init: { debounceMs: 0 }, config: () => ({ debounceMs: 0 }) },
+  {
+    name: 'yaml-language-server',
+    args: [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'],
+    init: {},
+    config: (section) => (section === 'yaml' ? { validate: true, hover: true, completion: true, schemas: { [pathToFileURL(schema).href]: '*.yaml' }, schemaStore: { enable: false } } : section === 'http' ? {} : null),
+  },
+];
+
+function peakRssMb(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const m = /VmHWM:\s+(\d+) kB/.exec(status);
+    return m ? Number(m[1]) / 1024 : NaN;
+  } catch {
+    return NaN;
+  }
+}
+
+async function start(server) {
+  const proc = spawn(process.execPath, server.args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  proc.stderr.on('data', (d) => (stderr += d));
+  const conn = rpc.createProtocolConnection(new rpc.StreamMessageReader(proc.stdout), new rpc.StreamMessageWriter(proc.stdin));
+  const waiters = [];
+  conn.onNotification(rpc.PublishDiagnosticsNotification.type, (p) => {
+    for (const w of [...waiters]) if (w.match(p)) {
+      waiters.splice(waiters.indexOf(w), 1);
+      w.resolve(p);
+    }
+  });
+  conn.onRequest(rpc.ConfigurationRequest.type, (params) => params.items.map((i) => server.config(i.section)));
+  conn.onRequest('client/registerCapability', () => null);
+  conn.onRequest('window/workDoneProgress/create', () => null);
+  conn.onNotification(() => undefined);
+  conn.listen();
+  await conn.sendRequest(rpc.InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: pathToFileURL(join(root, 'bench', 'tmp')).href,
+    capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } }, textDocument: { publishDiagnostics: { versionSupport: true } } },
+    initializationOptions: server.init,
+  });
+  await conn.sendNotification(rpc.InitializedNotification.type, {});
+  await conn.sendNotification(rpc.DidChangeConfigurationNotification.type, { settings: {} });
+  await new Promise((r) => setTimeout(r, 300)); // let both pull their configuration
+  const next = (uri, version, timeout = 120_000) =>
+    new Promise((resolvePromise, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${server.name}: no diagnostics for v${version}; ${stderr.slice(-300)}`)), timeout);
+      waiters.push({ match: (p) => p.uri === uri && (p.version === undefined || p.version === version), resolve: (p) => (clearTimeout(timer), resolvePromise(p)) });
+    });
+  return { proc, conn, next };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+if (!existsSync(schema)) {
+  console.error(`peer schema not found: ${schema} (set KW_PEER_SCHEMA)`);
+  process.exit(2);
+}
+const dir = join(root, 'bench', 'tmp');
+mkdirSync(dir, { recursive: true });
+console.log(`LSP bench: node ${process.version}; ${EDITS} one-character edits per file; yaml-language-server validates ${YAML_LS_DELAY} ms after an edit (fixed), we use debounceMs 0`);
+console.log('server                docs   open_ms  edit_median_ms  edit_worst_ms  edit_median_minus_delay  findings  peak_rss_mb');
+for (const n of sizes) {
+  const text = generateDeployments(n);
+  const file = join(dir, `lsp-${n}.yaml`);
+  writeFileSync(file, text);
+  const uri = pathToFileURL(file).href;
+  // The one character we flip: a replica count in the middle document.
+  const lines = text.split('\n');
+  const middle = lines.findIndex((l) => l.includes(`name: web-${Math.floor(n / 2)}`));
+  const replicaLine = lines.findIndex((l, i) => i > middle && l.includes('replicas: '));
+  const col = lines[replicaLine].indexOf('replicas: ') + 'replicas: '.length;
+  for (const server of servers) {
+    const s = await start(server);
+    const t0 = performance.now();
+    const first = s.next(uri, 1);
+    await s.conn.sendNotification(rpc.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'yaml', version: 1, text } });
+    const opened = await first;
+    const openMs = performance.now() - t0;
+    const times = [];
+    for (let e = 0; e < EDITS; e++) {
+      const version = e + 2;
+      const wait = s.next(uri, version);
+      const t = performance.now();
+      await s.conn.sendNotification(rpc.DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version },
+        contentChanges: [{ range: { start: { line: replicaLine, character: col }, end: { line: replicaLine, character: col + 1 } }, text: String((e % 8) + 1) }],
+      });
+      await wait;
+      times.push(performance.now() - t);
+    }
+    const rss = peakRssMb(s.proc.pid);
+    const delay = server.name === 'yaml-language-server' ? YAML_LS_DELAY : 0;
+    console.log(
+      `${server.name.padEnd(21)} ${String(n).padStart(5)}  ${openMs.toFixed(0).padStart(7)}  ${median(times).toFixed(1).padStart(14)}  ${Math.max(...times).toFixed(1).padStart(13)}  ${(median(times) - delay).toFixed(1).padStart(23)}  ${String(opened.diagnostics.length).padStart(8)}  ${rss.toFixed(0).padStart(11)}`,
+    );
+    s.conn.dispose();
+    s.proc.kill();
+  }
+}

@@ -1,0 +1,43 @@
+import type { Severity } from '../core/rules/types';
+import type { Flavour } from '../core/rules/facts';
+
+/** The `kubeWindows` settings section, as the server uses it. */
+export interface Settings {
+  enable: boolean;
+  debounceMs: number;
+  rules: Record<string, Severity | 'off'>;
+  flavour: Flavour;
+  include: string[];
+  exclude: string[];
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  enable: true,
+  debounceMs: 100,
+  rules: {},
+  flavour: 'auto',
+  include: ['**/*.yaml', '**/*.yml'],
+  exclude: ['**/node_modules/**', '**/.git/**'],
+};
+
+const SEVERITIES = new Set(['error', 'warning', 'info', 'off']);
+
+/** Reads a settings object from a client (initializationOptions or workspace/configuration), tolerating junk. */
+export function normalizeSettings(raw: unknown): Settings {
+  const s: Settings = { ...DEFAULT_SETTINGS, rules: {} };
+  if (!raw || typeof raw !== 'object') return s;
+  const r = raw as Record<string, unknown>;
+  if (typeof r.enable === 'boolean') s.enable = r.enable;
+  if (typeof r.debounceMs === 'number' && Number.isFinite(r.debounceMs)) s.debounceMs = Math.max(0, Math.min(2000, r.debounceMs));
+  if (r.rules && typeof r.rules === 'object') {
+    for (const [id, level] of Object.entries(r.rules as Record<string, unknown>)) {
+      if (typeof level === 'string' && SEVERITIES.has(level)) s.rules[id.toUpperCase()] = level as Severity | 'off';
+    }
+  }
+  if (r.flavour === 'openshift' || r.flavour === 'kubernetes' || r.flavour === 'auto') s.flavour = r.flavour;
+  const files = (r.files && typeof r.files === 'object' ? r.files : {}) as Record<string, unknown>;
+  const globs = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
+  s.include = globs(files.include) ?? s.include;
+  s.exclude = globs(files.exclude) ?? s.exclude;
+  return s;
+}

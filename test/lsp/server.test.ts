@@ -1,0 +1,296 @@
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { resolve, join } from 'node:path';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import {
+  CodeActionRequest,
+  CompletionRequest,
+  DidChangeConfigurationNotification,
+  DocumentDiagnosticRequest,
+  HoverRequest,
+  type CodeAction,
+  type Diagnostic,
+  type TextEdit,
+} from 'vscode-languageserver-protocol';
+import { TestClient } from '../support/lsp-client';
+import { deployment } from '../support/manifests';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+const clients: TestClient[] = [];
+after(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+});
+
+async function client(options: ConstructorParameters<typeof TestClient>[0] = {}): Promise<TestClient> {
+  const c = new TestClient(options);
+  clients.push(c);
+  await c.initialize();
+  return c;
+}
+
+const WIN = `os: {name: windows}
+nodeSelector: {kubernetes.io/os: windows}
+tolerations: [{key: os, operator: Exists, effect: NoSchedule}]
+`;
+const badPod = (i: number) =>
+  deployment(
+    `${WIN}containers:
+  - name: app
+    image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+    securityContext:
+      privileged: false
+`,
+    `web-${i}`,
+  );
+const goodPod = (i: number) => deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n`, `web-${i}`);
+
+async function waitFor<T>(get: () => T | undefined, ms = 5000): Promise<T | undefined> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = get();
+    if (v !== undefined || Date.now() > end) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+function apply(text: string, edits: TextEdit[]): string {
+  return TextDocument.applyEdits(TextDocument.create('file:///x.yaml', 'yaml', 1, text), edits);
+}
+
+function fullChange(text: string) {
+  return [{ text }];
+}
+
+test('diagnostics on open carry rule id, documentation link, source, exact range', async () => {
+  const c = await client();
+  const uri = 'file:///work/bad.yaml';
+  const text = badPod(0);
+  await c.open(uri, text);
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  assert.equal(diagnostics.length, 1);
+  const d = diagnostics[0];
+  assert.equal(d.code, 'WIN002');
+  assert.equal(d.source, 'kube-windows');
+  assert.match(d.codeDescription!.href, /docs\/rules\.md#win002$/);
+  assert.equal(d.severity, 1);
+  const lines = text.split('\n');
+  assert.equal(lines[d.range.start.line].slice(d.range.start.character, d.range.end.character), 'privileged');
+  const status = await waitFor(() => c.statuses.find((s) => s.uri === uri));
+  assert.equal(status?.windowsWorkloads, 1);
+  assert.equal(status?.findings, 1);
+});
+
+test('an edit in the middle of a 1000-document file re-checks only that document', async () => {
+  const c = await client();
+  const uri = 'file:///work/big.yaml';
+  const docs = Array.from({ length: 1000 }, (_, i) => (i % 10 === 0 ? badPod(i) : goodPod(i)));
+  const text = docs.join('---\n');
+  await c.open(uri, text);
+  const first = await c.diagnostics(uri, 1);
+  assert.equal(first.diagnostics.length, 100);
+  // Make document 505 bad: insert `privileged: false` under its image line.
+  const lines = text.split('\n');
+  const target = lines.findIndex((l) => l.includes('name: web-505'));
+  const imageLine = lines.findIndex((l, i) => i > target && l.includes('image:'));
+  const indent = /^ */.exec(lines[imageLine])![0];
+  const v = await c.change(uri, [{ range: { start: { line: imageLine + 1, character: 0 }, end: { line: imageLine + 1, character: 0 } }, text: `${indent}securityContext: {privileged: true}\n` }]);
+  const second = await c.diagnostics(uri, v);
+  assert.equal(second.diagnostics.length, 101);
+  const added = second.diagnostics.find((d) => d.range.start.line === imageLine + 1);
+  assert.equal(added?.code, 'WIN002');
+  // Diagnostics of documents after the edit moved down by one line.
+  const lastBefore = first.diagnostics[first.diagnostics.length - 1];
+  const lastAfter = second.diagnostics[second.diagnostics.length - 1];
+  assert.equal(lastAfter.range.start.line, lastBefore.range.start.line + 1);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.ok(c.logs.some((l) => /1 of 1000 documents re-evaluated/.test(l)), c.logs.slice(-3).join('\n'));
+});
+
+test('every quick fix of every bad example removes its diagnostic', async () => {
+  const c = await client();
+  const dir = join(ROOT, 'examples', 'bad');
+  let checked = 0;
+  for (const name of readdirSync(dir).sort()) {
+    const uri = `file:///work/examples/${name}`;
+    let text = readFileSync(join(dir, name), 'utf8');
+    await c.open(uri, text);
+    let { diagnostics } = await c.diagnostics(uri, 1);
+    let version = 1;
+    for (let guard = 0; guard < 40; guard++) {
+      const fixable: { d: Diagnostic; fix: CodeAction }[] = [];
+      for (const d of diagnostics) {
+        const actions = (await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+        const fix = actions.find((a) => a.isPreferred && a.edit);
+        if (fix) fixable.push({ d, fix });
+      }
+      if (fixable.length === 0) break;
+      const { d, fix } = fixable[0];
+      const sameBefore = diagnostics.filter((x) => x.code === d.code).length;
+      const brokenBefore = diagnostics.filter((x) => x.code === 'YAML001').length;
+      text = apply(text, fix.edit!.changes![uri]);
+      version = await c.change(uri, fullChange(text));
+      ({ diagnostics } = await c.diagnostics(uri, version));
+      assert.ok(diagnostics.filter((x) => x.code === 'YAML001').length <= brokenBefore, `fix "${fix.title}" broke the YAML of ${name}`);
+      assert.ok(diagnostics.filter((x) => x.code === d.code).length < sameBefore, `fix "${fix.title}" did not remove ${d.code} in ${name}`);
+      checked++;
+    }
+    await c.close(uri);
+  }
+  assert.ok(checked >= 10, `only ${checked} fixes exercised`);
+});
+
+test('fix-all applies every safe fix as one minimal edit', async () => {
+  const c = await client();
+  const uri = 'file:///work/fixall.yaml';
+  const text = readFileSync(join(ROOT, 'examples', 'bad', 'forbidden-security-context.yaml'), 'utf8');
+  await c.open(uri, text);
+  const before = await c.diagnostics(uri, 1);
+  assert.ok(before.diagnostics.length >= 5);
+  const actions = (await c.conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri },
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    context: { diagnostics: [], only: ['source.fixAll'] },
+  })) as CodeAction[];
+  assert.equal(actions.length, 1);
+  assert.equal(actions[0].kind, 'source.fixAll.kube-windows');
+  const edits = actions[0].edit!.changes![uri];
+  assert.equal(edits.length, 1);
+  assert.ok(edits[0].range.start.line > 3, 'the edit leaves the unchanged head of the file alone');
+  const fixed = apply(text, edits);
+  assert.ok(fixed.startsWith('# expect: WIN001 WIN002\n'), 'comments kept');
+  const v = await c.change(uri, fullChange(fixed));
+  assert.deepEqual((await c.diagnostics(uri, v)).diagnostics, []);
+});
+
+test('"Disable RULE for this line" inserts a suppression comment that silences it', async () => {
+  const c = await client();
+  const uri = 'file:///work/suppress.yaml';
+  const text = badPod(1);
+  await c.open(uri, text);
+  const [d] = (await c.diagnostics(uri, 1)).diagnostics;
+  const actions = (await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+  const disable = actions.find((a) => a.title === 'Disable WIN002 for this line');
+  assert.ok(disable);
+  const next = apply(text, disable.edit!.changes![uri]);
+  assert.match(next, /\n {12}# kube-windows-disable-next-line WIN002\n {12}privileged: false/);
+  const v = await c.change(uri, fullChange(next));
+  assert.deepEqual((await c.diagnostics(uri, v)).diagnostics, []);
+});
+
+test('hover explains a finding and a Windows field', async () => {
+  const c = await client();
+  const uri = 'file:///work/hover.yaml';
+  const text = badPod(2);
+  await c.open(uri, text);
+  const [d] = (await c.diagnostics(uri, 1)).diagnostics;
+  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: d.range.start });
+  const value = (h!.contents as { value: string }).value;
+  assert.match(value, /\*\*WIN002\*\* \(error\)/);
+  assert.match(value, /docs\/rules\.md#win002/);
+  const lines = text.split('\n');
+  const osLine = lines.findIndex((l) => l.includes('os: {name: windows}'));
+  const h2 = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: osLine, character: lines[osLine].indexOf('name') + 1 } });
+  assert.match((h2!.contents as { value: string }).value, /windows/i);
+});
+
+test('completion offers Windows values', async () => {
+  const c = await client();
+  const uri = 'file:///work/complete.yaml';
+  const text = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    kubernetes.io/os: \n  containers: []\n';
+  await c.open(uri, text);
+  await c.diagnostics(uri, 1);
+  const items = (await c.conn.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line: 5, character: 22 } })) as { label: string }[];
+  assert.ok(items.some((i) => i.label === 'windows'), JSON.stringify(items.map((i) => i.label)));
+});
+
+test('configuration changes apply without restart (per-rule severity off)', async () => {
+  const c = await client();
+  const uri = 'file:///work/config.yaml';
+  await c.open(uri, badPod(3));
+  assert.equal((await c.diagnostics(uri, 1)).diagnostics.length, 1);
+  const next = c.diagnostics(uri);
+  await c.conn.sendNotification(DidChangeConfigurationNotification.type, { settings: { kubeWindows: { debounceMs: 0, rules: { WIN002: 'off' } } } });
+  assert.deepEqual((await next).diagnostics, []);
+});
+
+test('settings come from workspace/configuration when the client supports it', async () => {
+  const c = await client({ configuration: () => ({ debounceMs: 0, rules: { WIN002: 'info' } }) });
+  const uri = 'file:///work/pulled-config.yaml';
+  await new Promise((r) => setTimeout(r, 100));
+  await c.open(uri, badPod(4));
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  assert.equal(diagnostics[0].severity, 3);
+});
+
+test('pull diagnostics when the client supports them', async () => {
+  const c = await client({ capabilities: { textDocument: { diagnostic: { dynamicRegistration: false } } } });
+  const uri = 'file:///work/pull.yaml';
+  await c.open(uri, badPod(5));
+  const report = (await c.conn.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri } })) as { kind: string; items: Diagnostic[] };
+  assert.equal(report.kind, 'full');
+  assert.equal(report.items[0].code, 'WIN002');
+});
+
+test('non-Kubernetes YAML and excluded files get no diagnostics', async () => {
+  const c = await client();
+  const uri = 'file:///work/ci.yaml';
+  await c.open(uri, 'jobs:\n  build:\n    runs-on: ubuntu-latest\n    securityContext: {privileged: true}\n');
+  assert.deepEqual((await c.diagnostics(uri, 1)).diagnostics, []);
+  await new Promise((r) => setTimeout(r, 50));
+  assert.equal((await waitFor(() => c.statuses.find((s) => s.uri === uri)))?.skipped, 'not a Kubernetes file');
+  const vendored = 'file:///work/node_modules/chart/pod.yaml';
+  await c.open(vendored, badPod(6));
+  assert.deepEqual((await c.diagnostics(vendored, 1)).diagnostics, []);
+});
+
+test('a 10 MB document is checked, and the server stays responsive', async () => {
+  const c = await client();
+  const uri = 'file:///work/ten-mb.yaml';
+  const docs: string[] = [];
+  let size = 0;
+  for (let i = 0; size < 10 * 1024 * 1024; i++) {
+    const d = i % 10 === 0 ? badPod(i) : goodPod(i);
+    docs.push(d);
+    size += d.length + 4;
+  }
+  const t0 = Date.now();
+  await c.open(uri, docs.join('---\n'));
+  const { diagnostics } = await c.diagnostics(uri, 1, 30_000);
+  assert.equal(diagnostics.length, Math.ceil(docs.length / 10));
+  assert.ok(Date.now() - t0 < 20_000);
+  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: diagnostics[0].range.start });
+  assert.ok(h);
+});
+
+test('a document closed while it is being validated ends with empty diagnostics', async () => {
+  const c = await client();
+  const uri = 'file:///work/closing.yaml';
+  await c.open(uri, Array.from({ length: 3000 }, (_, i) => badPod(i)).join('---\n'));
+  await c.close(uri);
+  // The last word for this document is an empty list, whatever was in flight.
+  await new Promise((r) => setTimeout(r, 1500));
+  const mine = (c as unknown as { published: { uri: string; diagnostics: unknown[] }[] }).published.filter((p) => p.uri === uri);
+  assert.ok(mine.length > 0);
+  assert.deepEqual(mine[mine.length - 1].diagnostics, []);
+  assert.ok(c.alive());
+});
+
+test('malformed and out-of-order messages do not take the server down', async () => {
+  const c = await client();
+  // A change and a code action for a document never opened.
+  await c.change('file:///work/never-opened.yaml', [{ text: 'kind: Pod' }]);
+  const none = await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri: 'file:///work/never-opened.yaml' }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, context: { diagnostics: [] } });
+  assert.deepEqual(none ?? [], []);
+  // Garbage JSON with a valid header, then a body that is not JSON-RPC at all.
+  const garbage = '{"jsonrpc": "2.0", "method": ';
+  c.proc.stdin!.write(`Content-Length: ${Buffer.byteLength(garbage)}\r\n\r\n${garbage}`);
+  const notRpc = '[1,2,3]';
+  c.proc.stdin!.write(`Content-Length: ${notRpc.length}\r\n\r\n${notRpc}`);
+  // A request with impossible positions.
+  await c.open('file:///work/after.yaml', badPod(7));
+  await c.diagnostics('file:///work/after.yaml', 1);
+  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri: 'file:///work/after.yaml' }, position: { line: 9999, character: 9999 } });
+  assert.equal(h, null);
+  assert.ok(c.alive());
+});

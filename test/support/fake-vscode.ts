@@ -1,0 +1,225 @@
+// A small stand-in for the `vscode` module, enough to load the extension bundle and drive its
+// activation without VS Code: it records what the extension asks of the editor (commands,
+// messages, the language status item, the output channel). Every other name the real module
+// exports is a harmless deep stub, so a library touching it at load time does not crash.
+import Module from 'node:module';
+import { readFileSync } from 'node:fs';
+
+type Listener<T> = (e: T) => unknown;
+
+export class FakeEventEmitter<T> {
+  private listeners: Listener<T>[] = [];
+  readonly event = (listener: Listener<T>) => {
+    this.listeners.push(listener);
+    return { dispose: () => (this.listeners = this.listeners.filter((l) => l !== listener)) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  dispose(): void {
+    this.listeners = [];
+  }
+}
+
+export interface Shown {
+  kind: 'error' | 'warning' | 'information';
+  message: string;
+  items: string[];
+}
+
+export interface FakeStatusItem {
+  id: string;
+  selector: unknown;
+  name?: string;
+  text: string;
+  detail?: string;
+  severity?: number;
+  busy?: boolean;
+  command?: { command: string; title: string };
+  disposed: boolean;
+}
+
+export interface FakeLog {
+  name: string;
+  options: unknown;
+  lines: { level: string; text: string }[];
+  shown: number;
+}
+
+export interface FakeUri {
+  scheme: string;
+  path: string;
+  fsPath: string;
+  toString(): string;
+}
+
+function fakeUri(text: string): FakeUri {
+  const url = new URL(text);
+  const path = decodeURIComponent(url.pathname);
+  return { scheme: url.protocol.replace(/:$/, ''), path, fsPath: path, toString: () => text };
+}
+
+/** A deep stub: every property is another stub; callable and constructible. */
+function stub(): unknown {
+  const target = function () {};
+  return new Proxy(target, {
+    get: (t, key) => (key === 'prototype' ? t.prototype : key === Symbol.toPrimitive ? () => '' : key === 'then' ? undefined : stub()),
+    apply: () => stub(),
+    construct: () => stub() as object,
+  });
+}
+
+/** The object, with a deep stub for every member it does not model. */
+function withFallback<T extends object>(object: T): T {
+  return new Proxy(object, { get: (t, key) => (key in t ? (t as Record<string | symbol, unknown>)[key] : key === 'then' ? undefined : stub()) });
+}
+
+let exportNames: string[] | undefined;
+
+function vscodeExportNames(): string[] {
+  if (exportNames === undefined) {
+    const dts = readFileSync(Module.createRequire(__filename).resolve('@types/vscode/index.d.ts'), 'utf8');
+    exportNames = [...dts.matchAll(/^\texport (?:class|enum|namespace|const|let|function) (\w+)/gm)].map((m) => m[1]);
+  }
+  return exportNames;
+}
+
+export function createFakeVscode(settings: Record<string, unknown> = {}) {
+  const commands = new Map<string, (...args: unknown[]) => unknown>();
+  const executed: unknown[][] = [];
+  const shown: Shown[] = [];
+  const statusItems: FakeStatusItem[] = [];
+  const logs: FakeLog[] = [];
+  const progress: string[] = [];
+  const configChanged = new FakeEventEmitter<{ affectsConfiguration: (s: string) => boolean }>();
+  const values = new Map<string, unknown>(Object.entries(settings));
+  /** The answer the next message box gets (undefined: dismissed). */
+  const answers: (string | undefined)[] = [];
+
+  const show = (kind: Shown['kind']) => (message: string, ...items: string[]) => {
+    shown.push({ kind, message, items });
+    return Promise.resolve(answers.shift());
+  };
+
+  const activeEditorChanged = new FakeEventEmitter<unknown>();
+
+  const api = {
+    version: '1.100.0',
+    EventEmitter: FakeEventEmitter,
+    Uri: { parse: fakeUri, file: (path: string) => fakeUri(`file://${path}`) },
+    LanguageStatusSeverity: { Information: 0, Warning: 1, Error: 2 },
+    ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+    LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
+    window: {
+      activeTextEditor: undefined as { document: { uri: FakeUri; languageId: string } } | undefined,
+      onDidChangeActiveTextEditor: activeEditorChanged.event,
+      createOutputChannel: (name: string, options: unknown) => {
+        const log: FakeLog = { name, options, lines: [], shown: 0 };
+        logs.push(log);
+        const write = (level: string) => (text: string) => log.lines.push({ level, text });
+        return {
+          name,
+          logLevel: 3,
+          onDidChangeLogLevel: new FakeEventEmitter<number>().event,
+          trace: write('trace'),
+          debug: write('debug'),
+          info: write('info'),
+          warn: write('warn'),
+          error: (e: string | Error) => log.lines.push({ level: 'error', text: String(e) }),
+          append: write('append'),
+          appendLine: write('appendLine'),
+          replace: write('replace'),
+          clear: () => undefined,
+          show: () => log.shown++,
+          hide: () => undefined,
+          dispose: () => undefined,
+        };
+      },
+      showErrorMessage: show('error'),
+      showWarningMessage: show('warning'),
+      showInformationMessage: show('information'),
+      withProgress: async (options: { title?: string }, task: (p: unknown, t: unknown) => Promise<unknown>) => {
+        progress.push(options.title ?? '');
+        return task({ report: () => undefined }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) });
+      },
+    },
+    languages: {
+      createLanguageStatusItem: (id: string, selector: unknown) => {
+        const item: FakeStatusItem = { id, selector, text: '', disposed: false };
+        statusItems.push(item);
+        return Object.assign(item, { dispose: () => (item.disposed = true) });
+      },
+    },
+    commands: {
+      registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
+        if (commands.has(id)) throw new Error(`command '${id}' already exists`);
+        commands.set(id, fn);
+        return { dispose: () => commands.delete(id) };
+      },
+      executeCommand: async (id: string, ...args: unknown[]) => {
+        executed.push([id, ...args]);
+        return commands.get(id)?.(...args);
+      },
+    },
+    workspace: {
+      getConfiguration: (section: string) => ({
+        get: (key: string, fallback?: unknown) => {
+          const full = `${section}.${key}`;
+          return values.has(full) ? values.get(full) : fallback;
+        },
+      }),
+      onDidChangeConfiguration: configChanged.event,
+      onDidCloseTextDocument: new FakeEventEmitter<unknown>().event,
+      onDidOpenTextDocument: new FakeEventEmitter<unknown>().event,
+      textDocuments: [],
+    },
+  };
+
+  // Every name the real module exports (read from @types/vscode), so that `import * as vscode`
+  // helpers, which copy own keys, see them all; the ones not modelled above are deep stubs.
+  const module: Record<string, unknown> = {};
+  for (const name of vscodeExportNames()) module[name] = stub();
+  for (const [name, value] of Object.entries(api)) module[name] = typeof value === 'object' ? withFallback(value) : value;
+
+  return {
+    module,
+    commands,
+    executed,
+    shown,
+    statusItems,
+    logs,
+    progress,
+    answers,
+    /** Makes a YAML document with this URI the active editor's, as when the user switches tabs. */
+    setActiveDocument(uri: string | undefined) {
+      api.window.activeTextEditor = uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };
+      activeEditorChanged.fire(api.window.activeTextEditor);
+    },
+    /** Changes settings and fires onDidChangeConfiguration as VS Code does. */
+    setSettings(changes: Record<string, unknown>) {
+      for (const [k, v] of Object.entries(changes)) values.set(k, v);
+      const keys = Object.keys(changes);
+      configChanged.fire({ affectsConfiguration: (s) => keys.some((k) => k === s || k.startsWith(`${s}.`)) });
+    },
+  };
+}
+
+export type FakeVscode = ReturnType<typeof createFakeVscode>;
+
+/** Loads a CommonJS bundle with `require('vscode')` answered by the fake (fresh module each time). */
+export function loadWithFakeVscode<T>(bundle: string, fake: FakeVscode): T {
+  const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = loader._load;
+  loader._load = function (request: string, ...rest: unknown[]) {
+    if (request === 'vscode') return fake.module;
+    return original.call(this, request, ...rest);
+  };
+  try {
+    const load = Module.createRequire(__filename);
+    const resolved = load.resolve(bundle);
+    delete load.cache[resolved];
+    return load(resolved) as T;
+  } finally {
+    loader._load = original;
+  }
+}
