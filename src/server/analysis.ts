@@ -1,4 +1,4 @@
-import { loadDocument, openManifest, type ManifestDocument, type ManifestFile } from '../core/manifest/document';
+import { loadSpans, openManifest, type ManifestDocument, type ManifestFile } from '../core/manifest/document';
 import { splitDocuments } from '../core/manifest/split';
 import type { Position, Range } from '../core/manifest/text';
 import { documentChecker, finishFindings, gatherFacts } from '../core/rules/engine';
@@ -6,9 +6,12 @@ import type { ClusterSnapshot, Facts } from '../core/rules/facts';
 import type { Finding } from '../core/rules/types';
 import type { Settings } from './settings';
 
-/** One YAML document's results, stored relative to the document's first line and offset. */
+/**
+ * One YAML document's results, stored relative to the document's first line and offset. Only
+ * results are kept, not the parsed value: hover parses the one document it needs, and memory
+ * stays small on files of thousands of documents.
+ */
 interface CachedDocument {
-  doc: ManifestDocument;
   findings: Finding[];
   workloads: number;
   windowsWorkloads: number;
@@ -19,8 +22,8 @@ export interface Analysis {
   text: string;
   file: ManifestFile;
   findings: Finding[];
-  /** The documents in file order, with their current spans (for hover and code actions). */
-  documents: ManifestDocument[];
+  /** The documents in file order, with their current spans and indexes (values are not kept). */
+  documents: Pick<ManifestDocument, 'index' | 'span'>[];
   workloads: number;
   windowsWorkloads: number;
   skipped?: string;
@@ -61,8 +64,10 @@ export class Analyzer {
     this.caches.delete(uri);
   }
 
-  analyze(uri: string, text: string, version: number): Analysis {
+  /** `lineAt` lets the analysis use the editor's line table instead of building another per edit. */
+  analyze(uri: string, text: string, version: number, lineAt?: (offset: number) => number): Analysis {
     const file = openManifest(text);
+    if (lineAt) file.lineAt = lineAt;
     const base: Analysis = { version, text, file, findings: [], documents: [], workloads: 0, windowsWorkloads: 0, rechecked: 0, ruleErrors: [] };
     if (file.skipped) {
       this.caches.delete(uri);
@@ -74,32 +79,35 @@ export class Analyzer {
     const old = previous && previous.key === key ? previous.docs : new Map<string, CachedDocument>();
     const next = new Map<string, CachedDocument>();
     const check = documentChecker(file, { facts, severity: this.settings.rules, flavour: this.settings.flavour });
-    const lines = file.lines();
+    const lineOf = file.lineAt ?? ((offset: number) => file.lines().positionAt(offset).line);
     const findings: Finding[] = [];
-    let index = 0;
-    for (const span of splitDocuments(text)) {
+    // First find what the cache already knows, then load the rest in one go (adjacent documents
+    // are parsed in batches: that is what makes opening a 5000-document file fast).
+    const entries = splitDocuments(text).map((span) => {
       const docText = text.slice(span.start, span.end);
-      const startLine = lines.positionAt(span.start).line;
-      let cached = old.get(docText) ?? next.get(docText);
-      if (!cached) {
-        const doc = loadDocument(text, span, index, {});
-        if (!doc) continue;
-        const checked = check(doc);
-        base.ruleErrors.push(...checked.ruleErrors);
-        base.rechecked++;
-        cached = {
-          doc,
-          findings: checked.findings.map((f) => rebase(f, -startLine, -span.start, 0)),
-          workloads: checked.workloads,
-          windowsWorkloads: checked.windowsWorkloads,
-        };
-      } else if (!cached.doc) {
-        continue;
-      }
+      return { span, docText, cached: old.get(docText) as CachedDocument | null | undefined };
+    });
+    const missing = entries.filter((e) => !e.cached);
+    const byStart = new Map(missing.map((e) => [e.span.start, e]));
+    loadSpans(text, missing.map((e) => e.span), {}, (doc) => {
+      const entry = byStart.get(doc.span.start);
+      if (!entry) return;
+      const startLine = lineOf(doc.span.start);
+      const checked = check(doc);
+      base.ruleErrors.push(...checked.ruleErrors);
+      base.rechecked++;
+      entry.cached = {
+        findings: checked.findings.map((f) => rebase(f, -startLine, -doc.span.start, 0)),
+        workloads: checked.workloads,
+        windowsWorkloads: checked.windowsWorkloads,
+      };
+    });
+    let index = 0;
+    for (const { span, docText, cached } of entries) {
+      if (!cached) continue; // comments and blanks only: not a document
       next.set(docText, cached);
-      // The same text may stand at a new place: give the document its current span and index.
-      const doc: ManifestDocument = cached.doc.span.start === span.start && cached.doc.index === index ? cached.doc : relocate(cached.doc, span, index);
-      base.documents.push(doc);
+      const startLine = lineOf(span.start);
+      base.documents.push({ index, span });
       for (const f of cached.findings) findings.push(rebase(f, startLine, span.start, index));
       base.workloads += cached.workloads;
       base.windowsWorkloads += cached.windowsWorkloads;
@@ -120,11 +128,6 @@ function factsKey(facts: Facts, cluster: ClusterSnapshot | undefined): string {
     facts.openshiftSeen,
     cluster ? 1 : 0,
   ]);
-}
-
-function relocate(doc: ManifestDocument, span: { start: number; end: number }, index: number): ManifestDocument {
-  // Same text, so the value and the tree (offsets relative to the document) stay valid.
-  return { ...doc, span, index, tree: () => doc.tree() };
 }
 
 function shiftPos(p: Position, lines: number): Position {

@@ -10,6 +10,7 @@ export function completions(doc: TextDocument, position: Position): CompletionIt
     label: c.label,
     kind: KIND[c.kind],
     ...(c.detail ? { detail: c.detail } : {}),
+    ...(c.filterText ? { filterText: c.filterText } : {}),
     ...(c.documentation ? { documentation: { kind: 'markdown' as const, value: c.documentation } } : {}),
     sortText: c.sortText ?? String(i).padStart(3, '0'),
     insertTextFormat: c.isSnippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,

@@ -133,7 +133,7 @@ export function startServer(connection: Connection): void {
   function analyse(doc: TextDocument): Analysis | { version: number; skipped: string } {
     const text = doc.getText();
     const skip = settings.enable ? filter.skipReason(doc.uri, text) : 'kube-windows is disabled (kubeWindows.enable)';
-    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version);
+    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line);
     if (skip) analyzer.forget(doc.uri);
     results.set(doc.uri, result);
     if ('ruleErrors' in result) for (const e of result.ruleErrors) connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);

@@ -294,3 +294,26 @@ test('malformed and out-of-order messages do not take the server down', async ()
   assert.equal(h, null);
   assert.ok(c.alive());
 });
+
+test('a cluster snapshot makes image rules name the cluster and its node builds', async () => {
+  const c = await client();
+  const uri = 'file:///work/snapshot.yaml';
+  const text = deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\n`);
+  await c.open(uri, text);
+  assert.deepEqual((await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN080'), []);
+  const next = c.diagnostics(uri);
+  await c.conn.sendNotification('kubeWindows/clusterSnapshot', {
+    name: 'prod',
+    flavour: 'kubernetes',
+    windowsNodes: [{ name: 'win-1', build: '10.0.17763', taints: [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] }],
+    runtimeClasses: [],
+  });
+  const d = (await next).diagnostics.find((x) => x.code === 'WIN080');
+  assert.ok(d, 'WIN080 once the cluster is known');
+  assert.match(String(d.message), /prod/);
+  assert.match(String(d.message), /10\.0\.17763/);
+  // And back to generic rules without a snapshot.
+  const after = c.diagnostics(uri);
+  await c.conn.sendNotification('kubeWindows/clusterSnapshot', null);
+  assert.deepEqual((await after).diagnostics.filter((x) => x.code === 'WIN080'), []);
+});

@@ -308,6 +308,7 @@ test('offsets out of range and odd input do not throw', () => {
   ] as [string, number][]) {
     assert.doesNotThrow(() => positionContext(text, offset));
   }
+  assert.equal(positionContext('\ufeffkind: Pod\n', 0), undefined, 'before the byte order mark');
   const bom = positionContext('\ufeffkind: Pod\nspec:\n  ', 19);
   assert.deepEqual(bom?.path, ['spec']);
   assert.equal(bom?.object?.kind, 'Pod');

@@ -404,11 +404,11 @@ function bracketDepth(s: string, depth: number): number {
 const MAX_LINES_AFTER = 20_000;
 
 function computeContext(text: string, offset: number): PositionContext | undefined {
-  let o = Math.max(0, Math.min(Number.isFinite(offset) ? Math.floor(offset) : 0, text.length));
+  const o = Math.max(0, Math.min(Number.isFinite(offset) ? Math.floor(offset) : 0, text.length));
+  if (o === 0 && text.charCodeAt(0) === 0xfeff) return undefined; // before a byte order mark
   const lineStart = o === 0 ? 0 : text.lastIndexOf('\n', o - 1) + 1;
   const line = lineAt(text, lineStart);
   if (o > line.end) return undefined; // between \r and \n: no position an editor gives
-  if (lineStart === 0 && text.charCodeAt(0) === 0xfeff && o === 0) o = 1;
   if (isMarkerLine(text, line.start) || text.charCodeAt(line.start) === 37 /* % */) return undefined;
   const k = o - lineStart;
 

@@ -33,6 +33,8 @@ export interface ManifestFile {
   /** Set when the whole file was not analysed (binary, too large). */
   skipped?: string;
   lines(): LineIndex;
+  /** The line an offset is on, when the host already keeps a line table (an editor does). */
+  lineAt?: (offset: number) => number;
 }
 
 export interface LoadOptions {
@@ -80,12 +82,22 @@ export function openManifest(text: string, options: LoadOptions = {}): ManifestF
  */
 export function forEachDocument(file: ManifestFile, options: LoadOptions, visit: (doc: ManifestDocument) => void): void {
   if (file.skipped) return;
-  const spans = splitDocuments(file.text);
   let index = 0;
+  loadSpans(file.text, splitDocuments(file.text), options, (doc) => {
+    doc.index = index++;
+    visit(doc);
+  });
+}
+
+/**
+ * Loads the given document spans of a text (in order; they need not be adjacent) and hands each
+ * loaded document to `visit`; spans holding only comments are skipped. Adjacent spans are parsed
+ * in batches. Index numbering is the caller's.
+ */
+export function loadSpans(fileText: string, spans: Span[], options: LoadOptions, visit: (doc: ManifestDocument) => void): void {
   const one = (span: Span) => {
-    const doc = readDocument(file.text, span, index, options, true);
+    const doc = readDocument(fileText, span, 0, options, true);
     if (!doc) return;
-    index++;
     visit(doc);
     // The visitor had its chance to build the tree from the events of the first parse; past this
     // point a tree is built from a fresh parse, so that kept documents do not hold their events.
@@ -93,11 +105,12 @@ export function forEachDocument(file: ManifestFile, options: LoadOptions, visit:
   };
   let i = 0;
   while (i < spans.length) {
-    // A run of consecutive documents that are not templates is parsed in one call (see loadBatch).
+    // A run of adjacent documents that are not templates is parsed in one call (see loadBatch).
     const run: Span[] = [];
     while (i < spans.length && run.length < BATCH_DOCUMENTS) {
       const span = spans[i];
-      if (templateReason(file.text.slice(span.start, span.end))) break;
+      if (run.length > 0 && run[run.length - 1].end !== span.start) break;
+      if (templateReason(fileText.slice(span.start, span.end))) break;
       run.push(span);
       i++;
     }
@@ -105,15 +118,12 @@ export function forEachDocument(file: ManifestFile, options: LoadOptions, visit:
       one(spans[i++]);
       continue;
     }
-    const batch = run.length > 1 ? loadBatch(file.text, run, options) : undefined;
+    const batch = run.length > 1 ? loadBatch(fileText, run, options) : undefined;
     if (!batch) {
       run.forEach(one);
       continue;
     }
-    for (const loaded of batch) {
-      loaded.doc.index = index++;
-      visit(loaded.doc);
-    }
+    for (const loaded of batch) visit(loaded.doc);
   }
 }
 

@@ -4,7 +4,7 @@ import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { spanFor } from '../manifest/path';
 import { objectsOf, podSpecOf } from '../manifest/workloads';
-import type { Span } from '../manifest/text';
+import { LineIndex, type Position, type Range, type Span } from '../manifest/text';
 import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
@@ -44,11 +44,11 @@ export function checkText(text: string, options: CheckOptions = {}): CheckResult
   if (file.skipped) return result;
   const rules = activeRules(options);
   // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
-  const spans: ManifestDocument[] = [];
+  const spans: DocumentPlace[] = [];
   forEachDocument(file, options.load ?? {}, (doc) => {
     result.documents++;
     checkDocument(file, doc, facts, rules, options, result);
-    spans.push({ ...doc, value: undefined });
+    spans.push({ index: doc.index, span: doc.span });
   });
   return finish(file, spans, result);
 }
@@ -124,6 +124,9 @@ export function checkManifest(file: ManifestFile, options: CheckOptions = {}): C
  * with facts gathered beforehand. Positions are those of the document's place in `file`; the
  * caller caches results per document text and calls `finishFindings` over the whole file.
  */
+/** Where a document sits in its file: all the file-level steps need to know of it. */
+export type DocumentPlace = Pick<ManifestDocument, 'index' | 'span'>;
+
 export interface DocumentCheck {
   findings: Finding[];
   workloads: number;
@@ -143,7 +146,7 @@ export function documentChecker(file: ManifestFile, options: CheckOptions & { fa
 }
 
 /** The file-level steps after every document was checked: one template notice, suppressions, order. */
-export function finishFindings(file: ManifestFile, documents: ManifestDocument[], findings: Finding[]): Finding[] {
+export function finishFindings(file: ManifestFile, documents: DocumentPlace[], findings: Finding[]): Finding[] {
   const result = newResult(file);
   result.findings = findings;
   return finish(file, documents, result).findings;
@@ -153,7 +156,7 @@ function newResult(file: ManifestFile): CheckResult {
   return { findings: [], documents: 0, workloads: 0, windowsWorkloads: 0, ruleErrors: [], ...(file.skipped ? { skipped: file.skipped } : {}) };
 }
 
-function finish(file: ManifestFile, documents: ManifestDocument[], result: CheckResult): CheckResult {
+function finish(file: ManifestFile, documents: DocumentPlace[], result: CheckResult): CheckResult {
   collapseTemplateNotices(result);
   // Document order, whatever order the rules ran in: stable output, and "first finding" means the first in the file.
   result.findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
@@ -173,7 +176,7 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     const sev = rules.severityOf(id, rule.severity);
     if (sev === 'off') return;
     const span = doc.reasonSpan ?? { start: doc.span.start, end: doc.span.start };
-    result.findings.push({ ruleId: id, severity: sev, message: doc.reason ?? 'not analysed', range: file.lines().rangeOf(span), span, fixes: [], document: doc.index });
+    result.findings.push({ ruleId: id, severity: sev, message: doc.reason ?? 'not analysed', range: documentRanges(file, doc)(span), span, fixes: [], document: doc.index });
     return;
   }
   const pending: { ruleId: string; report: Report; severity: Severity }[] = [];
@@ -213,7 +216,7 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
   // Positions are needed only now: build this document's tree once.
   const tree = doc.tree();
   const base = doc.span.start;
-  const lines = file.lines();
+  const rangeOf = documentRanges(file, doc);
   const toFile = (s: Span): Span => ({ start: s.start + base, end: s.end + base });
   for (const { ruleId, report, severity: proposed } of pending) {
     const severity = rules.severityOf(ruleId, proposed);
@@ -224,14 +227,14 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     if (options.fixes !== false) {
       for (const fix of report.fixes ?? []) {
         const edits = fixEdits({ text: doc.text, root: tree, newline: file.newline }, fix.ops);
-        if (edits) fixes.push({ title: fix.title, edits: edits.map((e) => ({ range: lines.rangeOf(toFile(e.span)), newText: e.newText })) });
+        if (edits) fixes.push({ title: fix.title, edits: edits.map((e) => ({ range: rangeOf(toFile(e.span)), newText: e.newText })) });
       }
     }
     const related = report.related?.map((r) => {
       const s = toFile(spanFor(tree, r.path, r.target ?? 'key') ?? { start: 0, end: 0 });
-      return { range: lines.rangeOf(s), message: r.message };
+      return { range: rangeOf(s), message: r.message };
     });
-    result.findings.push({ ruleId, severity, message: report.message, range: lines.rangeOf(span), span, fixes, ...(related ? { related } : {}), document: doc.index });
+    result.findings.push({ ruleId, severity, message: report.message, range: rangeOf(span), span, fixes, ...(related ? { related } : {}), document: doc.index });
   }
 }
 
@@ -242,6 +245,22 @@ function collapseTemplateNotices(result: CheckResult) {
   // A new object: findings may be cached by the language server and must not change under it.
   const first = { ...notices[0], message: `${notices[0].message} (${notices.length} template documents in this file; none of them was analysed)` };
   result.findings = result.findings.flatMap((f) => (f.ruleId !== 'YAML002' ? [f] : f === notices[0] ? [first] : []));
+}
+
+/**
+ * File positions of spans inside one document, from a line table of that document alone plus the
+ * line the document starts on. A whole-file table would be rebuilt on every keystroke in the editor.
+ */
+function documentRanges(file: ManifestFile, doc: DocumentPlace & { text: string }): (span: Span) => Range {
+  const local = new LineIndex(doc.text);
+  const start = doc.span.start;
+  const startLine = file.lineAt ? file.lineAt(start) : file.lines().positionAt(start).line;
+  const startChar = start - (file.text.lastIndexOf('\n', start - 1) + 1);
+  const pos = (offset: number): Position => {
+    const p = local.positionAt(offset - start);
+    return { line: p.line + startLine, character: p.line === 0 ? p.character + startChar : p.character };
+  };
+  return (span) => ({ start: pos(span.start), end: pos(span.end) });
 }
 
 /** A rule threw (a bug): the check goes on; the failure is recorded, never shown as a stack. */
@@ -267,7 +286,7 @@ function fixEdits(ctx: Parameters<typeof opToEdits>[0], ops: Parameters<typeof o
 const SUPPRESS = /#\s*kube-windows-disable(-next-line)?(?:\s+([A-Za-z0-9_, ]+))?\s*$/;
 
 /** `# kube-windows-disable-next-line [IDS]` and `# kube-windows-disable [IDS]` (rest of the document). */
-function applySuppressions(file: ManifestFile, documents: ManifestDocument[], findings: Finding[]): Finding[] {
+function applySuppressions(file: ManifestFile, documents: DocumentPlace[], findings: Finding[]): Finding[] {
   const lines = file.lines();
   const nextLine = new Map<number, Set<string> | '*'>();
   const fromLine: { line: number; doc: number; ids: Set<string> | '*' }[] = [];
