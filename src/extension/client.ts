@@ -24,7 +24,7 @@ import {
   type ClusterSnapshot,
   type KubeWindowsSettings,
   type StatusParams,
-} from './protocol';
+} from '../server/protocol';
 import type { ServerState } from './status-text';
 
 const START_TIMEOUT_MS = 30_000;

@@ -2,7 +2,7 @@
 // and the settings together. VS Code glue only; the checks live in core/ and run in the server.
 import * as vscode from 'vscode';
 import { ServerController, sendClusterSnapshot } from './client';
-import { SECTION } from './protocol';
+import { SECTION } from '../server/protocol';
 import { StatusPresenter } from './status';
 
 export { sendClusterSnapshot };

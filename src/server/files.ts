@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { uriPath } from './uri';
 import type { Settings } from './settings';
+import { NOT_KUBERNETES } from './protocol';
 
 /**
  * Which documents the server analyses: YAML that holds Kubernetes objects, recognised by content
@@ -23,7 +24,7 @@ export class FileFilter {
       if (this.exclude(path)) return 'in kubeWindows.files.exclude';
       if (isHelmTemplate(path, text)) return 'a Helm template (render it with helm template to check it)';
     }
-    if (!looksLikeKubernetes(text)) return 'not a Kubernetes file';
+    if (!looksLikeKubernetes(text)) return NOT_KUBERNETES;
     return undefined;
   }
 }

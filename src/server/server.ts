@@ -20,12 +20,11 @@ import { ruleTitle, toDiagnostic } from './convert';
 import { completions } from './completion';
 import { FileFilter } from './files';
 import { hover } from './hover';
+import { CLUSTER_SNAPSHOT_NOTIFICATION, STATUS_NOTIFICATION, type StatusParams } from './protocol';
 import { DEFAULT_SETTINGS, normalizeSettings, type Settings } from './settings';
 
-/** server → client, after each check: what the language status item shows. */
-export const StatusNotification = new NotificationType<{ uri: string; workloads: number; windowsWorkloads: number; findings: number; errors: number; skipped?: string }>('kubeWindows/status');
-/** client → server: what the cluster explorer knows about the current cluster (or null). */
-export const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>('kubeWindows/clusterSnapshot');
+const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
+const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
 
 export function startServer(connection: Connection): void {
   const documents = new TextDocuments(TextDocument);

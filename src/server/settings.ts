@@ -1,5 +1,6 @@
 import type { Severity } from '../core/rules/types';
 import type { Flavour } from '../core/rules/facts';
+import { DEFAULT_SETTINGS as CONTRACT_DEFAULTS } from './protocol';
 
 /** The `kubeWindows` settings section, as the server uses it. */
 export interface Settings {
@@ -11,13 +12,14 @@ export interface Settings {
   exclude: string[];
 }
 
+/** The contract's defaults (the same ones package.json contributes), flattened for the server. */
 export const DEFAULT_SETTINGS: Settings = {
-  enable: true,
-  debounceMs: 100,
+  enable: CONTRACT_DEFAULTS.enable,
+  debounceMs: CONTRACT_DEFAULTS.debounceMs,
   rules: {},
-  flavour: 'auto',
-  include: ['**/*.yaml', '**/*.yml'],
-  exclude: ['**/node_modules/**', '**/.git/**'],
+  flavour: CONTRACT_DEFAULTS.flavour,
+  include: CONTRACT_DEFAULTS.files.include,
+  exclude: CONTRACT_DEFAULTS.files.exclude,
 };
 
 const SEVERITIES = new Set(['error', 'warning', 'info', 'off']);
