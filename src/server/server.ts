@@ -107,7 +107,12 @@ export function startServer(connection: Connection): void {
     }),
   );
 
+  const immediate = new Set<string>();
+
   function schedule(uri: string, delay: number) {
+    // An immediate check already queued reads the latest text anyway: a debounce must not delay
+    // it (on open, the library announces the document as opened and then as changed).
+    if (delay > 0 && immediate.has(uri)) return;
     const t = timers.get(uri);
     if (t) {
       clearTimeout(t as NodeJS.Timeout);
@@ -115,9 +120,14 @@ export function startServer(connection: Connection): void {
     }
     const run = () => {
       timers.delete(uri);
+      immediate.delete(uri);
       validate(uri);
     };
-    timers.set(uri, delay > 0 ? setTimeout(run, delay) : setImmediate(run));
+    if (delay > 0) timers.set(uri, setTimeout(run, delay));
+    else {
+      immediate.add(uri);
+      timers.set(uri, setImmediate(run));
+    }
   }
 
   /** The analysis of the document's current version, computed now if it is stale. */
@@ -169,6 +179,7 @@ export function startServer(connection: Connection): void {
       clearImmediate(t as NodeJS.Immediate);
       timers.delete(uri);
     }
+    immediate.delete(uri);
     results.delete(uri);
     analyzer.forget(uri);
     if (!pull) void connection.sendDiagnostics({ uri, diagnostics: [] });

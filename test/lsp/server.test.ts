@@ -317,3 +317,17 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', null);
   assert.deepEqual((await after).diagnostics.filter((x) => x.code === 'WIN080'), []);
 });
+
+test('with the default debounce, the first diagnostics after open are not delayed by it', async () => {
+  const c = await client({ initializationOptions: { debounceMs: 1000 } });
+  const uri = 'file:///work/debounced.yaml';
+  const t0 = Date.now();
+  await c.open(uri, badPod(8));
+  await c.diagnostics(uri, 1);
+  assert.ok(Date.now() - t0 < 800, `open took ${Date.now() - t0} ms with a 1000 ms debounce`);
+  // An edit waits for the debounce.
+  const t1 = Date.now();
+  const v = await c.change(uri, [{ text: goodPod(8) }]);
+  assert.deepEqual((await c.diagnostics(uri, v)).diagnostics, []);
+  assert.ok(Date.now() - t1 >= 900, 'edits are debounced');
+});
