@@ -1,0 +1,166 @@
+// A small JSON client over the context's kubeconfig: @kubernetes/client-node does the authentication
+// (tokens, client certificates, exec plugins, CA), node:https carries requests with a timeout we control,
+// and non-2xx answers become ApiError with the server's Status message.
+import type { KubeConfig } from '@kubernetes/client-node';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import { ApiError, ExecPluginError, RequestTimeoutError } from './errors';
+
+export type Query = Record<string, string | number | boolean | undefined>;
+
+export interface WatchEvent<T> {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: T;
+}
+
+export interface WatchHandle {
+  stop(): void;
+}
+
+export interface ClientOptions {
+  /** Time to wait for an answer (headers and body of a list; headers of a watch). Default 15 s. */
+  timeoutMs?: number;
+}
+
+export class KubeClient {
+  readonly server: string;
+  private readonly timeoutMs: number;
+
+  constructor(
+    private readonly config: KubeConfig,
+    options: ClientOptions = {},
+  ) {
+    this.server = (config.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? 15_000;
+  }
+
+  /** GET a path and parse the JSON answer. */
+  async get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    const url = this.url(path, query);
+    const opts = await this.requestOptions();
+    return new Promise<T>((resolveP, reject) => {
+      const req = this.transport(url).request(url, { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          clearTimeout(timer);
+          const text = Buffer.concat(chunks).toString('utf8');
+          const status = res.statusCode ?? 0;
+          if (status < 200 || status >= 300) {
+            reject(new ApiError(status, res.statusMessage ?? '', path, parseJson(text)));
+            return;
+          }
+          try {
+            resolveP(JSON.parse(text) as T);
+          } catch (err) {
+            reject(err);
+          }
+        });
+      });
+      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
+      req.end();
+    });
+  }
+
+  /**
+   * Opens a watch; `onEvent` gets each event, `onDone` the end (undefined for a clean close by the server,
+   * an error otherwise; an HTTP 410 comes as ApiError status 410). `onDone` is called once.
+   * `idleMs` > 0 ends a watch that received nothing for that long.
+   */
+  watch<T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void, onDone: (err?: unknown) => void, idleMs = 0): WatchHandle {
+    let req: http.ClientRequest | undefined;
+    let finished = false;
+    const done = (err?: unknown) => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      onDone(err);
+    };
+    let timer: NodeJS.Timeout | undefined;
+    const url = this.url(path, { ...query, watch: true });
+    this.requestOptions().then(
+      (opts) => {
+        if (finished) return;
+        req = this.transport(url).request(url, { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } }, (res) => {
+          clearTimeout(timer);
+          const status = res.statusCode ?? 0;
+          if (status !== 200) {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => done(new ApiError(status, res.statusMessage ?? '', path, parseJson(Buffer.concat(chunks).toString('utf8')))));
+            res.on('error', done);
+            return;
+          }
+          // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
+          if (idleMs > 0) req?.setTimeout(idleMs, () => req?.destroy(new RequestTimeoutError(this.server, idleMs)));
+          let buffer = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            buffer += chunk;
+            let nl: number;
+            while ((nl = buffer.indexOf('\n')) >= 0) {
+              const line = buffer.slice(0, nl).trim();
+              buffer = buffer.slice(nl + 1);
+              if (!line) continue;
+              const event = parseJson<WatchEvent<T>>(line);
+              if (event && typeof event.type === 'string' && !finished) onEvent(event);
+            }
+          });
+          res.on('end', () => done());
+          res.on('close', () => done());
+          res.on('error', (err) => done(err));
+        });
+        timer = setTimeout(() => req?.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+        req.on('error', (err) => done(finished ? undefined : err));
+        req.end();
+      },
+      (err) => done(err),
+    );
+    return {
+      stop: () => {
+        finished = true;
+        clearTimeout(timer);
+        req?.destroy();
+      },
+    };
+  }
+
+  private url(path: string, query?: Query): URL {
+    const url = new URL(this.server + path);
+    for (const [k, v] of Object.entries(query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
+    return url;
+  }
+
+  private transport(url: URL): typeof https | typeof http {
+    return url.protocol === 'http:' ? http : https;
+  }
+
+  /** Headers and TLS agent for the current user; exec plugin failures become ExecPluginError. */
+  private async requestOptions(): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = {};
+    try {
+      await this.config.applyToHTTPSOptions(opts);
+    } catch (err) {
+      const exec = this.config.getCurrentUser()?.exec as { command?: string } | undefined;
+      if (exec?.command) throw new ExecPluginError(exec.command, err);
+      throw err;
+    }
+    if (this.server.startsWith('http:')) delete opts.agent;
+    return opts;
+  }
+}
+
+function parseJson<T = ApiError['body']>(text: string): T | undefined {
+  try {
+    const v: unknown = JSON.parse(text);
+    return v && typeof v === 'object' ? (v as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,126 @@
+// Per-cluster facts read on demand: BYOH instances (the windows-instances ConfigMap), registry mirror
+// sets (IDMS/ITMS) and the RuntimeClasses that schedule onto Windows. Each returns data or an error item.
+import type { V1ConfigMap, V1RuntimeClassList } from '@kubernetes/client-node';
+import { runtimeClassIsWindows, stringMap, type RuntimeClassFacts } from '../core/rules/facts';
+import type { Obj } from '../core/manifest/path';
+import type { KubeClient } from './client';
+import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+import type { WindowsNodeView } from './windows-nodes';
+
+export const WMCO_NAMESPACE = 'openshift-windows-machine-config-operator';
+export const WINDOWS_INSTANCES_CONFIGMAP = 'windows-instances';
+
+export interface ByohInstance {
+  /** The ConfigMap key: an IPv4 address or a DNS name. */
+  address: string;
+  username?: string;
+  /** Set when the value is not `username=<user>` (WMCO then rejects the whole ConfigMap). */
+  invalid?: string;
+  /** The node whose addresses include this one, if any. */
+  node?: string;
+  status: 'joined' | 'not joined';
+}
+
+export type ByohInstances = { configMap: boolean; instances: ByohInstance[] };
+
+/** Pure: the entries of a windows-instances ConfigMap matched against the Windows nodes. */
+export function byohInstancesOf(data: Record<string, string> | undefined, nodes: WindowsNodeView[]): ByohInstance[] {
+  const out: ByohInstance[] = [];
+  for (const [address, value] of Object.entries(data ?? {})) {
+    const inst: ByohInstance = { address, status: 'not joined' };
+    const eq = value.indexOf('=');
+    if (eq < 0 || value.slice(0, eq) !== 'username') inst.invalid = 'the value must be username=<user>';
+    else inst.username = value.slice(eq + 1);
+    const lower = address.toLowerCase();
+    const node = nodes.find((n) => n.addresses.some((a) => a.address.toLowerCase() === lower) || n.name.toLowerCase() === lower);
+    if (node) {
+      inst.node = node.name;
+      inst.status = 'joined';
+    }
+    out.push(inst);
+  }
+  return out.sort((a, b) => a.address.localeCompare(b.address));
+}
+
+export async function readByohInstances(client: KubeClient, nodes: WindowsNodeView[], ctx: ErrorContext = {}): Promise<ByohInstances | ClusterErrorItem> {
+  try {
+    const cm = await client.get<V1ConfigMap>(`/api/v1/namespaces/${WMCO_NAMESPACE}/configmaps/${WINDOWS_INSTANCES_CONFIGMAP}`);
+    return { configMap: true, instances: byohInstancesOf(cm.data, nodes) };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { configMap: false, instances: [] };
+    return classifyError(err, { ...ctx, what: 'BYOH instances' });
+  }
+}
+
+export interface MirrorSetView {
+  kind: 'ImageDigestMirrorSet' | 'ImageTagMirrorSet';
+  name: string;
+  mirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: string }[];
+}
+
+export type MirrorSets = { available: boolean; sets: MirrorSetView[] };
+
+/** IDMS and ITMS of an OpenShift cluster; `available: false` when the API does not exist. */
+export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {}): Promise<MirrorSets | ClusterErrorItem> {
+  const kinds = [
+    { kind: 'ImageDigestMirrorSet' as const, plural: 'imagedigestmirrorsets', field: 'imageDigestMirrors' },
+    { kind: 'ImageTagMirrorSet' as const, plural: 'imagetagmirrorsets', field: 'imageTagMirrors' },
+  ];
+  const sets: MirrorSetView[] = [];
+  let available = false;
+  for (const k of kinds) {
+    try {
+      const list = await client.get<{ items?: Obj[] }>(`/apis/config.openshift.io/v1/${k.plural}`);
+      available = true;
+      for (const item of list.items ?? []) {
+        const meta = (item.metadata ?? {}) as Obj;
+        const spec = (item.spec ?? {}) as Obj;
+        const entries = Array.isArray(spec[k.field]) ? (spec[k.field] as Obj[]) : [];
+        sets.push({
+          kind: k.kind,
+          name: String(meta.name ?? ''),
+          mirrors: entries.map((e) => {
+            const m: MirrorSetView['mirrors'][number] = { source: String(e.source ?? ''), mirrors: Array.isArray(e.mirrors) ? e.mirrors.map(String) : [] };
+            if (typeof e.mirrorSourcePolicy === 'string') m.mirrorSourcePolicy = e.mirrorSourcePolicy;
+            return m;
+          }),
+        });
+      }
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) continue;
+      return classifyError(err, { ...ctx, what: 'mirror sets' });
+    }
+  }
+  return { available, sets };
+}
+
+export type ClusterRuntimeClass = Omit<RuntimeClassFacts, 'source' | 'windows'>;
+
+/** RuntimeClasses whose scheduling sends pods to Windows nodes. */
+export async function readWindowsRuntimeClasses(client: KubeClient, ctx: ErrorContext = {}): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
+  try {
+    const list = await client.get<V1RuntimeClassList>('/apis/node.k8s.io/v1/runtimeclasses');
+    const out: ClusterRuntimeClass[] = [];
+    for (const rc of list.items) {
+      const nodeSelector = stringMap(rc.scheduling?.nodeSelector);
+      if (!runtimeClassIsWindows(rc.handler, nodeSelector)) continue;
+      const item: ClusterRuntimeClass = {
+        name: rc.metadata?.name ?? '',
+        handler: rc.handler,
+        nodeSelector,
+        tolerations: (rc.scheduling?.tolerations ?? []).map((t) => ({ ...t }) as Obj),
+      };
+      const build = nodeSelector['node.kubernetes.io/windows-build'];
+      if (build) item.build = build;
+      out.push(item);
+    }
+    return out.sort((a, b) => a.name.localeCompare(b.name));
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return [];
+    return classifyError(err, { ...ctx, what: 'RuntimeClasses' });
+  }
+}
+
+export function isErrorItem(v: unknown): v is ClusterErrorItem {
+  return typeof v === 'object' && v !== null && (v as { kind?: unknown }).kind === 'error';
+}

@@ -1,0 +1,234 @@
+// One session per kubeconfig context, connected lazily on first use: server version, flavour (from API
+// discovery), WMCO presence and state, node counts. Failures are error items on the session, never thrown.
+import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
+import { KubeClient } from './client';
+import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, WMCO_NAMESPACE, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
+import { configForContext } from './kubeconfig';
+import { WindowsNodeModel, type PodView } from './windows-nodes';
+
+export const OPENSHIFT_GROUPS = ['config.openshift.io', 'route.openshift.io'];
+
+export interface WmcoState {
+  present: boolean;
+  /** ClusterServiceVersion phase (Succeeded, Installing, Failed ...). */
+  phase?: string;
+  version?: string;
+  csv?: string;
+  error?: ClusterErrorItem;
+}
+
+export interface NodeCounts {
+  linux?: number;
+  windows?: number;
+  error?: ClusterErrorItem;
+}
+
+export interface SessionInfo {
+  context: string;
+  server: string;
+  version?: string;
+  flavour: 'openshift' | 'kubernetes';
+  wmco: WmcoState;
+  nodes: NodeCounts;
+  /** Failures of single parts (the rest of the session works). */
+  errors: ClusterErrorItem[];
+}
+
+export type SessionState =
+  | { status: 'connected'; info: SessionInfo }
+  | { status: 'error'; error: ClusterErrorItem };
+
+export interface SessionOptions {
+  /** Per-request timeout. Default 15 s. */
+  timeoutMs?: number;
+  watchTimeoutSeconds?: number;
+  retryMs?: number;
+}
+
+export class ClusterSession {
+  readonly client: KubeClient;
+  readonly errorContext: ErrorContext;
+  private connecting: Promise<SessionState> | undefined;
+  private model: WindowsNodeModel | undefined;
+  /** The outcome of the last connect(), if any. */
+  state: SessionState | undefined;
+
+  constructor(
+    readonly context: string,
+    config: KubeConfig,
+    private readonly options: SessionOptions = {},
+  ) {
+    this.client = new KubeClient(configForContext(config, context), { timeoutMs: options.timeoutMs });
+    this.errorContext = { context, server: this.client.server };
+  }
+
+  /** Connects once; later calls return the same result until `reconnect()`. */
+  connect(): Promise<SessionState> {
+    this.connecting ??= this.doConnect().then((s) => (this.state = s));
+    return this.connecting;
+  }
+
+  reconnect(): Promise<SessionState> {
+    this.model?.stop();
+    this.model = undefined;
+    this.connecting = undefined;
+    return this.connect();
+  }
+
+  /** The live Windows node model (started on first call). */
+  async windowsNodes(): Promise<WindowsNodeModel> {
+    if (!this.model) {
+      this.model = new WindowsNodeModel(this.client, { errorContext: this.errorContext, watchTimeoutSeconds: this.options.watchTimeoutSeconds, retryMs: this.options.retryMs });
+    }
+    await this.model.start();
+    return this.model;
+  }
+
+  async podsOfNode(name: string): Promise<PodView[] | ClusterErrorItem> {
+    return (await this.windowsNodes()).pods(name);
+  }
+
+  async byohInstances(): Promise<ByohInstances | ClusterErrorItem> {
+    const model = await this.windowsNodes();
+    return readByohInstances(this.client, model.nodes(), this.errorContext);
+  }
+
+  mirrorSets(): Promise<MirrorSets | ClusterErrorItem> {
+    return readMirrorSets(this.client, this.errorContext);
+  }
+
+  runtimeClasses(): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
+    return readWindowsRuntimeClasses(this.client, this.errorContext);
+  }
+
+  dispose(): void {
+    this.model?.stop();
+    this.model = undefined;
+  }
+
+  private async doConnect(): Promise<SessionState> {
+    let version: string | undefined;
+    try {
+      // /version answers every authenticated user; a failure here (unreachable, 401, exec plugin) ends the session.
+      const v = await this.client.get<{ gitVersion?: string }>('/version');
+      version = v.gitVersion;
+    } catch (err) {
+      if (!(err instanceof ApiError) || err.status === 401 || err.status >= 500) {
+        return { status: 'error', error: classifyError(err, { ...this.errorContext, what: 'server version' }) };
+      }
+    }
+    const errors: ClusterErrorItem[] = [];
+    const [flavour, wmco, nodes] = await Promise.all([this.flavour(errors), this.wmco(), this.nodeCounts()]);
+    if (wmco.error) errors.push(wmco.error);
+    if (nodes.error) errors.push(nodes.error);
+    const info: SessionInfo = { context: this.context, server: this.client.server, flavour, wmco, nodes, errors };
+    if (version) info.version = version;
+    return { status: 'connected', info };
+  }
+
+  private async flavour(errors: ClusterErrorItem[]): Promise<'openshift' | 'kubernetes'> {
+    try {
+      const groups = await this.client.get<{ groups?: { name: string }[] }>('/apis');
+      return (groups.groups ?? []).some((g) => OPENSHIFT_GROUPS.includes(g.name)) ? 'openshift' : 'kubernetes';
+    } catch (err) {
+      errors.push(classifyError(err, { ...this.errorContext, what: 'API discovery' }));
+      return 'kubernetes';
+    }
+  }
+
+  private async wmco(): Promise<WmcoState> {
+    try {
+      await this.client.get(`/api/v1/namespaces/${WMCO_NAMESPACE}`);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return { present: false };
+      return { present: false, error: classifyError(err, { ...this.errorContext, what: 'WMCO namespace' }) };
+    }
+    try {
+      const list = await this.client.get<{ items?: { metadata?: { name?: string }; spec?: { version?: string; displayName?: string }; status?: { phase?: string } }[] }>(
+        `/apis/operators.coreos.com/v1alpha1/namespaces/${WMCO_NAMESPACE}/clusterserviceversions`,
+      );
+      const csv = (list.items ?? []).find((c) => (c.metadata?.name ?? '').startsWith('windows-machine-config-operator')) ?? list.items?.[0];
+      const state: WmcoState = { present: true };
+      if (csv?.metadata?.name) state.csv = csv.metadata.name;
+      if (csv?.status?.phase) state.phase = csv.status.phase;
+      if (csv?.spec?.version) state.version = csv.spec.version;
+      return state;
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return { present: true };
+      return { present: true, error: classifyError(err, { ...this.errorContext, what: 'WMCO ClusterServiceVersion' }) };
+    }
+  }
+
+  private async nodeCounts(): Promise<NodeCounts> {
+    try {
+      // Servers give remainingItemCount only for unselected lists: count all nodes that way, Windows
+      // nodes with a selected list, and Linux as the difference; a selected list when there is no count.
+      const [total, windows] = await Promise.all([this.count(undefined), this.count('kubernetes.io/os=windows')]);
+      const windowsCount = windows ?? (await this.fullCount('kubernetes.io/os=windows'));
+      const linux = total !== undefined ? total - windowsCount : await this.fullCount('kubernetes.io/os=linux');
+      return { linux, windows: windowsCount };
+    } catch (err) {
+      return { error: classifyError(err, { ...this.errorContext, what: 'nodes' }) };
+    }
+  }
+
+  /** limit=1 plus remainingItemCount; for a selector without a count, the selected list. Undefined: no count for all nodes. */
+  private async count(labelSelector: string | undefined): Promise<number | undefined> {
+    const page = await this.client.get<V1NodeList>('/api/v1/nodes', { labelSelector, limit: 1 });
+    const remaining = page.metadata?.remainingItemCount;
+    if (typeof remaining === 'number') return page.items.length + remaining;
+    if (!page.metadata?._continue && !(page.metadata as { continue?: string } | undefined)?.continue) return page.items.length;
+    if (labelSelector === undefined) return undefined;
+    return this.fullCount(labelSelector);
+  }
+
+  private async fullCount(labelSelector: string): Promise<number> {
+    const all = await this.client.get<V1NodeList>('/api/v1/nodes', { labelSelector });
+    return all.items.length;
+  }
+}
+
+/** Sessions by context name, created on demand; `update()` after the kubeconfig changed. */
+export class SessionManager {
+  private readonly sessions = new Map<string, { session: ClusterSession; fingerprint: string }>();
+
+  constructor(
+    private config: KubeConfig,
+    private readonly options: SessionOptions = {},
+  ) {}
+
+  session(context: string): ClusterSession | undefined {
+    const existing = this.sessions.get(context);
+    if (existing) return existing.session;
+    if (!this.config.getContextObject(context)) return undefined;
+    const session = new ClusterSession(context, this.config, this.options);
+    this.sessions.set(context, { session, fingerprint: fingerprint(this.config, context) });
+    return session;
+  }
+
+  /** Takes a new kubeconfig; disposes the sessions whose context vanished or whose cluster or user changed. Returns their names. */
+  update(config: KubeConfig): string[] {
+    this.config = config;
+    const changed: string[] = [];
+    for (const [name, entry] of this.sessions) {
+      if (!config.getContextObject(name) || fingerprint(config, name) !== entry.fingerprint) {
+        entry.session.dispose();
+        this.sessions.delete(name);
+        changed.push(name);
+      }
+    }
+    return changed;
+  }
+
+  dispose(): void {
+    for (const { session } of this.sessions.values()) session.dispose();
+    this.sessions.clear();
+  }
+}
+
+function fingerprint(config: KubeConfig, context: string): string {
+  const ctx = config.getContextObject(context);
+  if (!ctx) return '';
+  return JSON.stringify([ctx, config.getCluster(ctx.cluster), config.getUser(ctx.user)]);
+}

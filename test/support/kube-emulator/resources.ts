@@ -1,0 +1,73 @@
+// The resource kinds the emulator serves, with the discovery data the real API server reports for them.
+
+export interface ResourceInfo {
+  kind: string;
+  plural: string;
+  singular: string;
+  group: string; // '' for core
+  version: string;
+  namespaced: boolean;
+  shortNames?: string[];
+  subresources: string[];
+  /** Served only on OpenShift clusters. */
+  openshift?: boolean;
+  /** Backed by a CustomResourceDefinition (list items then carry apiVersion and kind, as for unstructured objects). */
+  crd?: boolean;
+}
+
+const STD_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch', 'update', 'watch'];
+
+export const RESOURCES: ResourceInfo[] = [
+  { kind: 'Namespace', plural: 'namespaces', singular: 'namespace', group: '', version: 'v1', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'] },
+  { kind: 'Node', plural: 'nodes', singular: 'node', group: '', version: 'v1', namespaced: false, shortNames: ['no'], subresources: ['status'] },
+  { kind: 'Pod', plural: 'pods', singular: 'pod', group: '', version: 'v1', namespaced: true, shortNames: ['po'], subresources: ['status', 'eviction'] },
+  { kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', group: '', version: 'v1', namespaced: true, shortNames: ['cm'], subresources: [] },
+  { kind: 'Secret', plural: 'secrets', singular: 'secret', group: '', version: 'v1', namespaced: true, subresources: [] },
+  { kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest', group: 'certificates.k8s.io', version: 'v1', namespaced: false, shortNames: ['csr'], subresources: ['status', 'approval'] },
+  { kind: 'RuntimeClass', plural: 'runtimeclasses', singular: 'runtimeclass', group: 'node.k8s.io', version: 'v1', namespaced: false, subresources: [] },
+  { kind: 'ImageDigestMirrorSet', plural: 'imagedigestmirrorsets', singular: 'imagedigestmirrorset', group: 'config.openshift.io', version: 'v1', namespaced: false, shortNames: ['idms'], subresources: ['status'], openshift: true, crd: true },
+  { kind: 'ImageTagMirrorSet', plural: 'imagetagmirrorsets', singular: 'imagetagmirrorset', group: 'config.openshift.io', version: 'v1', namespaced: false, shortNames: ['itms'], subresources: ['status'], openshift: true, crd: true },
+  { kind: 'Subscription', plural: 'subscriptions', singular: 'subscription', group: 'operators.coreos.com', version: 'v1alpha1', namespaced: true, shortNames: ['sub', 'subs'], subresources: ['status'], openshift: true, crd: true },
+  { kind: 'ClusterServiceVersion', plural: 'clusterserviceversions', singular: 'clusterserviceversion', group: 'operators.coreos.com', version: 'v1alpha1', namespaced: true, shortNames: ['csv', 'csvs'], subresources: ['status'], openshift: true, crd: true },
+];
+
+export const apiVersionOf = (r: ResourceInfo): string => (r.group ? `${r.group}/${r.version}` : r.version);
+
+export function resourceByKind(kind: string): ResourceInfo {
+  const r = RESOURCES.find((x) => x.kind === kind || x.plural === kind.toLowerCase() || x.singular === kind.toLowerCase());
+  if (!r) throw new Error(`kube emulator: unsupported kind ${kind}`);
+  return r;
+}
+
+export function resourceByPath(group: string, version: string, plural: string, openshift: boolean): ResourceInfo | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural && (openshift || !r.openshift));
+}
+
+function apiResource(r: ResourceInfo): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [
+    { name: r.plural, singularName: r.singular, namespaced: r.namespaced, kind: r.kind, verbs: STD_VERBS, ...(r.shortNames ? { shortNames: r.shortNames } : {}), storageVersionHash: '' },
+  ];
+  for (const sub of r.subresources) {
+    if (sub === 'eviction') out.push({ name: `${r.plural}/eviction`, singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
+    else if (sub === 'approval') out.push({ name: `${r.plural}/approval`, singularName: '', namespaced: false, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+    else if (sub === 'finalize') out.push({ name: `${r.plural}/finalize`, singularName: '', namespaced: false, kind: r.kind, verbs: ['update'] });
+    else out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
+  }
+  return out;
+}
+
+export function apiResourceList(group: string, version: string, openshift: boolean): Record<string, unknown> | undefined {
+  const rs = RESOURCES.filter((r) => r.group === group && r.version === version && (openshift || !r.openshift));
+  if (rs.length === 0) return undefined;
+  return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: rs.flatMap(apiResource) };
+}
+
+export function apiGroups(openshift: boolean): Record<string, unknown>[] {
+  const groups = new Map<string, string>();
+  for (const r of RESOURCES) if (r.group && (openshift || !r.openshift)) groups.set(r.group, r.version);
+  return [...groups].map(([name, version]) => ({
+    name,
+    versions: [{ groupVersion: `${name}/${version}`, version }],
+    preferredVersion: { groupVersion: `${name}/${version}`, version },
+  }));
+}

@@ -1,0 +1,474 @@
+// The HTTPS front of the emulator: auth, discovery, REST verbs, watch streams, latency and fault injection.
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { generateCerts } from './certs';
+import { jsonPatch, mergePatch, PatchError } from './patch';
+import { apiGroups, apiResourceList, resourceByKind, resourceByPath, RESOURCES, type ResourceInfo } from './resources';
+import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
+import { notFound, Store, StoreError, type StoreEvent } from './store';
+import type { DenyRule, Emulator, EmulatorOptions, Fault, KubeObject, RequestLogEntry } from './types';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export const KUBE_VERSION = {
+  major: '1',
+  minor: '31',
+  gitVersion: 'v1.31.3',
+  gitCommit: 'c83cbee114ec3a9eb86c9d6c7e2e0f8e9b4a1d2f',
+  gitTreeState: 'clean',
+  buildDate: '2024-11-20T14:12:03Z',
+  goVersion: 'go1.22.9',
+  compiler: 'gc',
+  platform: 'linux/amd64',
+};
+
+const REASONS: Record<number, string> = {
+  400: 'BadRequest',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'NotFound',
+  405: 'MethodNotAllowed',
+  409: 'Conflict',
+  410: 'Expired',
+  415: 'UnsupportedMediaType',
+  422: 'Invalid',
+  429: 'TooManyRequests',
+  500: 'InternalError',
+  503: 'ServiceUnavailable',
+  504: 'Timeout',
+};
+
+export function statusObject(code: number, message: string, reason?: string, details?: Record<string, unknown>): Record<string, unknown> {
+  return {
+    kind: 'Status',
+    apiVersion: 'v1',
+    metadata: {},
+    status: code < 400 ? 'Success' : 'Failure',
+    message,
+    reason: reason ?? REASONS[code] ?? '',
+    ...(details ? { details } : {}),
+    code,
+  };
+}
+
+class HttpError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly reason?: string,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+interface Caller {
+  user: string;
+  deny: DenyRule[];
+}
+
+interface Ctx {
+  req: IncomingMessage;
+  res: ServerResponse;
+  log: RequestLogEntry;
+  caller: Caller;
+  query: URLSearchParams;
+}
+
+/** Strip apiVersion/kind from list items of built-in kinds, as the real server's typed lists do. */
+function listItem(r: ResourceInfo, o: KubeObject): Record<string, unknown> {
+  if (r.crd) return o;
+  const { apiVersion: _a, kind: _k, ...rest } = o;
+  return rest;
+}
+
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const certs = generateCerts();
+  const store = new Store();
+  const openshift = options.openshift ?? (options.objects ?? []).some((o) => RESOURCES.some((r) => r.openshift && r.kind === o.kind));
+  for (const o of options.objects ?? []) store.apply(o);
+  const adminToken = randomBytes(24).toString('hex');
+  const tokens = new Map<string, Caller>([[adminToken, { user: 'system:admin', deny: [] }]]);
+  for (const [t, v] of Object.entries(options.tokens ?? {})) tokens.set(t, { user: v.user, deny: v.deny ?? [] });
+  let latencyMs = options.latencyMs ?? 0;
+  let fault: Fault | undefined;
+  const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 5000;
+  const requests: RequestLogEntry[] = [];
+  const streams = new Set<() => void>();
+  let tmpDir: string | undefined;
+
+  function send(ctx: Ctx, code: number, body: unknown, headers: Record<string, string> = {}): void {
+    if (ctx.res.headersSent || ctx.res.destroyed) return;
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    const buf = Buffer.from(text);
+    ctx.log.status = code;
+    ctx.log.bytes += buf.length;
+    ctx.res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private', ...headers });
+    ctx.res.end(buf);
+  }
+
+  const sendStatus = (ctx: Ctx, e: HttpError): void =>
+    send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), e.code === 429 ? { 'Retry-After': '1' } : {});
+
+  async function readBody(req: IncomingMessage): Promise<unknown> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString('utf8');
+    if (text.trim() === '') return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      throw new HttpError(400, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (${(e as Error).message})`);
+    }
+  }
+
+  function authorize(caller: Caller, verb: string, r: ResourceInfo, sub: string | undefined, namespace: string | undefined, name: string | undefined): void {
+    const resource = sub ? `${r.plural}/${sub}` : r.plural;
+    const denied = caller.deny.some(
+      (d) => (d.verb === '*' || d.verb === verb) && (d.resource === '*' || d.resource === resource || d.resource === r.plural) && (d.namespace === undefined || d.namespace === namespace),
+    );
+    if (!denied) return;
+    const what = name ? `${r.plural}${r.group ? '.' + r.group : ''} "${name}"` : `${r.plural}${r.group ? '.' + r.group : ''}`;
+    const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
+    throw new HttpError(403, `${what} is forbidden: User "${caller.user}" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`, 'Forbidden', {
+      ...(name ? { name } : {}),
+      group: r.group,
+      kind: r.plural,
+    });
+  }
+
+  function discovery(ctx: Ctx, path: string): boolean {
+    if (ctx.req.method !== 'GET') return false;
+    if (path === '/version') return send(ctx, 200, KUBE_VERSION), true;
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') return send(ctx, 200, 'ok'), true;
+    if (path === '/api') return send(ctx, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] }), true;
+    if (path === '/apis') return send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(openshift) }), true;
+    if (path === '/api/v1') return send(ctx, 200, apiResourceList('', 'v1', openshift)), true;
+    const m = path.match(/^\/apis\/([^/]+)(?:\/([^/]+))?$/);
+    if (m) {
+      const g = apiGroups(openshift).find((x) => x.name === m[1]);
+      if (!g) return false;
+      if (!m[2]) return send(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }), true;
+      const list = apiResourceList(m[1], m[2], openshift);
+      if (!list) return false;
+      return send(ctx, 200, list), true;
+    }
+    return false;
+  }
+
+  function selectorMatcher(q: URLSearchParams): (o: KubeObject) => boolean {
+    try {
+      const ls = parseLabelSelector(q.get('labelSelector') ?? '');
+      const fs = parseFieldSelector(q.get('fieldSelector') ?? '');
+      return (o) => matchLabels(ls, o.metadata.labels) && matchFields(fs, o);
+    } catch (e) {
+      if (e instanceof SelectorError) throw new HttpError(400, e.message);
+      throw e;
+    }
+  }
+
+  function list(ctx: Ctx, r: ResourceInfo, namespace: string | undefined): void {
+    const match = selectorMatcher(ctx.query);
+    let items = store.list(r.kind, namespace).filter(match);
+    let listRv = store.rv;
+    const cont = ctx.query.get('continue');
+    if (cont) {
+      let token: { rv: number; start: string };
+      try {
+        token = JSON.parse(Buffer.from(cont, 'base64').toString('utf8')) as { rv: number; start: string };
+      } catch {
+        throw new HttpError(400, 'continue key is not valid: illegal base64 data');
+      }
+      if (token.rv < store.compactedRv) {
+        throw new HttpError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
+      }
+      listRv = token.rv;
+      items = items.filter((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}` > token.start);
+    }
+    const limit = Number(ctx.query.get('limit') ?? '0');
+    const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
+    if (limit > 0 && items.length > limit) {
+      const last = items[limit - 1];
+      metadata.continue = Buffer.from(JSON.stringify({ rv: listRv, start: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64');
+      if (!ctx.query.get('labelSelector') && !ctx.query.get('fieldSelector')) metadata.remainingItemCount = items.length - limit;
+      items = items.slice(0, limit);
+    }
+    send(ctx, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata, items: items.map((o) => listItem(r, o)) });
+  }
+
+  function watch(ctx: Ctx, r: ResourceInfo, namespace: string | undefined, name: string | undefined): void {
+    const sel = selectorMatcher(ctx.query);
+    const match = (o: KubeObject): boolean => (namespace === undefined || o.metadata.namespace === namespace) && (name === undefined || o.metadata.name === name) && sel(o);
+    const { res } = ctx;
+    ctx.log.status = 200;
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.flushHeaders();
+    const write = (type: string, object: unknown): void => {
+      if (res.destroyed || res.writableEnded) return;
+      const line = JSON.stringify({ type, object }) + '\n';
+      ctx.log.bytes += Buffer.byteLength(line);
+      res.write(line);
+    };
+    const rvParam = ctx.query.get('resourceVersion') ?? '';
+    if (rvParam !== '' && rvParam !== '0') {
+      const from = Number(rvParam);
+      if (!Number.isFinite(from) || from < store.compactedRv) {
+        write('ERROR', statusObject(410, `too old resource version: ${rvParam} (${store.compactedRv})`, 'Expired'));
+        res.end();
+        return;
+      }
+    }
+    const onEvent = (ev: StoreEvent): void => {
+      if (ev.kind !== r.kind) return;
+      const now = match(ev.object);
+      if (ev.type === 'MODIFIED') {
+        const before = ev.old ? match(ev.old) : false;
+        if (now && before) write('MODIFIED', ev.object);
+        else if (now) write('ADDED', ev.object);
+        else if (before) write('DELETED', ev.object);
+      } else if (now) write(ev.type, ev.object);
+    };
+    if (rvParam === '' || rvParam === '0') {
+      for (const o of store.list(r.kind, namespace)) if (match(o)) write('ADDED', o);
+    } else {
+      const from = Number(rvParam);
+      for (const ev of store.history) if (ev.rv > from) onEvent(ev);
+    }
+    store.listeners.add(onEvent);
+    const bookmarks = ctx.query.get('allowWatchBookmarks') === 'true' || ctx.query.get('allowWatchBookmarks') === '1';
+    const bookmark = (): void => write('BOOKMARK', { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(store.rv) } });
+    const timers: NodeJS.Timeout[] = [];
+    if (bookmarks) timers.push(setInterval(bookmark, bookmarkIntervalMs));
+    const timeoutSeconds = Number(ctx.query.get('timeoutSeconds') ?? '0');
+    const close = (): void => {
+      store.listeners.delete(onEvent);
+      for (const t of timers) clearInterval(t);
+      streams.delete(close);
+      if (!res.writableEnded) res.end();
+    };
+    if (timeoutSeconds > 0) {
+      timers.push(
+        setTimeout(() => {
+          if (bookmarks) bookmark();
+          close();
+        }, timeoutSeconds * 1000),
+      );
+    }
+    streams.add(close);
+    ctx.req.on('close', close);
+    res.on('close', close);
+  }
+
+  /** Keep status (main resource) or everything but status (status subresource), as the API server does. */
+  function restrict(r: ResourceInfo, sub: string | undefined, old: KubeObject, next: KubeObject): KubeObject {
+    if (sub === 'status') return { ...old, status: next.status, metadata: { ...old.metadata } };
+    if (sub === 'approval') {
+      const oldStatus = (old.status as Record<string, unknown> | undefined) ?? {};
+      const conditions = ((next.status as Record<string, unknown> | undefined)?.conditions ?? []) as Record<string, unknown>[];
+      for (const c of conditions) {
+        if (c.type !== 'Approved' && c.type !== 'Denied' && c.type !== 'Failed') {
+          throw new HttpError(422, `${r.kind} "${old.metadata.name}" is invalid: status.conditions[0].type: Unsupported value: "${String(c.type)}"`);
+        }
+        c.status ??= 'True';
+        c.lastUpdateTime ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+        c.lastTransitionTime ??= c.lastUpdateTime;
+      }
+      return { ...old, status: { ...oldStatus, conditions }, metadata: { ...old.metadata } };
+    }
+    if (r.subresources.includes('status')) {
+      const out: KubeObject = { ...next, metadata: { ...next.metadata } };
+      if (old.status !== undefined) out.status = old.status;
+      else delete out.status;
+      return out;
+    }
+    return next;
+  }
+
+  async function resource(ctx: Ctx, path: string): Promise<void> {
+    const m = path.match(/^\/api\/v1(?:\/(.*))?$/) ?? path.match(/^\/apis\/([^/]+)\/([^/]+)(?:\/(.*))?$/);
+    if (!m) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
+    const [group, version, rest] = path.startsWith('/api/') ? ['', 'v1', m[1]] : [m[1], m[2], m[3]];
+    const segs = (rest ?? '').split('/').filter((s) => s !== '').map(decodeURIComponent);
+    let namespace: string | undefined;
+    if (segs[0] === 'namespaces' && segs.length >= 3 && !['status', 'finalize'].includes(segs[2])) {
+      namespace = segs[1];
+      segs.splice(0, 2);
+    }
+    const [plural, name, sub, ...extra] = segs;
+    const r = plural ? resourceByPath(group, version, plural, openshift) : undefined;
+    if (!r || extra.length > 0 || (sub !== undefined && !r.subresources.includes(sub)) || (namespace !== undefined && !r.namespaced)) {
+      throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
+    }
+    if (r.namespaced && namespace === undefined && name !== undefined) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
+    const method = ctx.req.method ?? 'GET';
+    const isWatch = ['1', 'true'].includes(ctx.query.get('watch') ?? '');
+    const verb =
+      method === 'GET' ? (isWatch ? 'watch' : name ? 'get' : 'list') : method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method === 'PATCH' ? 'patch' : method === 'DELETE' ? (name ? 'delete' : 'deletecollection') : '';
+    if (!verb || (verb === 'create' && name && sub !== 'eviction') || (verb !== 'create' && sub === 'eviction') || ((verb === 'update' || verb === 'patch') && !name)) {
+      throw new HttpError(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed', {});
+    }
+    authorize(ctx.caller, verb, r, sub, namespace, name);
+
+    if (verb === 'watch') return watch(ctx, r, namespace, name);
+    if (verb === 'list') return list(ctx, r, namespace);
+    if (verb === 'get') {
+      const o = store.get(r.kind, namespace, name!);
+      if (!o) throw notFound(r, name!);
+      return send(ctx, 200, o);
+    }
+    if (verb === 'create') {
+      const body = (await readBody(ctx.req)) as KubeObject | undefined;
+      if (!body || typeof body !== 'object' || !body.metadata) throw new HttpError(400, 'the body of the request is not a valid object');
+      if (sub === 'eviction') {
+        if (body.kind !== 'Eviction') throw new HttpError(400, `expected Eviction, got ${String(body.kind)}`);
+        if (body.metadata.name && body.metadata.name !== name) throw new HttpError(400, `name in URL does not match name in Eviction object`);
+        if (!store.get('Pod', namespace, name!)) throw notFound(r, name!);
+        store.delete('Pod', namespace, name!);
+        return send(ctx, 201, statusObject(201, '', ''));
+      }
+      if (body.kind && body.kind !== r.kind) throw new HttpError(400, `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${r.group ? r.group + '/' : ''}${r.version}) or kind ${String(body.kind)} does not match ${r.kind}`);
+      if (r.namespaced) {
+        if (body.metadata.namespace && body.metadata.namespace !== namespace) throw new HttpError(400, 'the namespace of the provided object does not match the namespace sent on the request');
+        if (!store.get('Namespace', undefined, namespace!)) throw new HttpError(404, `namespaces "${namespace}" not found`, 'NotFound', { name: namespace, kind: 'namespaces' });
+        body.metadata.namespace = namespace;
+      }
+      if (!body.metadata.name) {
+        const gen = body.metadata.generateName;
+        if (typeof gen !== 'string' || gen === '') throw new HttpError(422, `${r.kind} "" is invalid: metadata.name: Required value: name or generateName is required`);
+        body.metadata.name = gen + randomBytes(3).toString('hex').slice(0, 5);
+      }
+      delete body.metadata.resourceVersion;
+      delete body.metadata.uid;
+      body.kind = r.kind;
+      return send(ctx, 201, store.create(body));
+    }
+    if (verb === 'deletecollection') {
+      const match = selectorMatcher(ctx.query);
+      const gone = store.list(r.kind, namespace).filter(match).map((o) => store.delete(r.kind, o.metadata.namespace, o.metadata.name));
+      return send(ctx, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(store.rv) }, items: gone.map((o) => listItem(r, o)) });
+    }
+    const old = store.get(r.kind, namespace, name!);
+    if (!old) throw notFound(r, name!);
+    if (verb === 'delete') return send(ctx, 200, store.delete(r.kind, namespace, name!));
+    const body = await readBody(ctx.req);
+    let next: KubeObject;
+    if (verb === 'update') {
+      const b = body as KubeObject | undefined;
+      if (!b || typeof b !== 'object' || !b.metadata) throw new HttpError(400, 'the body of the request is not a valid object');
+      if (b.metadata.name !== name) throw new HttpError(400, `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`);
+      next = b;
+    } else {
+      const type = (ctx.req.headers['content-type'] ?? '').split(';')[0].trim();
+      try {
+        if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(old, body) as KubeObject;
+        else if (type === 'application/json-patch+json') next = jsonPatch(old, body) as KubeObject;
+        else throw new HttpError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+      } catch (e) {
+        if (e instanceof PatchError) throw new HttpError(422, e.message);
+        throw e;
+      }
+      if (next.metadata?.resourceVersion === old.metadata.resourceVersion) delete next.metadata.resourceVersion;
+    }
+    next = restrict(r, sub, old, next);
+    next.kind = r.kind;
+    next.metadata.name = old.metadata.name;
+    next.metadata.namespace = old.metadata.namespace;
+    return send(ctx, 200, store.update(next, { checkRv: true }));
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
+    requests.push(log);
+    const ctx: Ctx = { req, res, log, caller: { user: '', deny: [] }, query: url.searchParams };
+    try {
+      if (latencyMs > 0) await sleep(latencyMs);
+      const f = fault;
+      if (f && (!f.path || f.path.test(url.pathname) || f.path.test(url.pathname + url.search))) {
+        if (f.hangMs) await sleep(f.hangMs);
+        if (f.dropConnection) {
+          req.socket.destroy();
+          return;
+        }
+        if (f.status) throw new HttpError(f.status, f.status >= 500 ? `Internal error occurred: injected fault (HTTP ${f.status})` : `injected fault (HTTP ${f.status})`);
+      }
+      const auth = req.headers.authorization ?? '';
+      const caller = auth.startsWith('Bearer ') ? tokens.get(auth.slice(7).trim()) : undefined;
+      if (!caller) throw new HttpError(401, 'Unauthorized', 'Unauthorized');
+      ctx.caller = caller;
+      log.user = caller.user;
+      if (discovery(ctx, url.pathname)) return;
+      await resource(ctx, url.pathname);
+    } catch (e) {
+      if (e instanceof HttpError) return sendStatus(ctx, e);
+      if (e instanceof StoreError) return sendStatus(ctx, new HttpError(e.code, e.message, e.reason));
+      sendStatus(ctx, new HttpError(500, `Internal error occurred: ${(e as Error).message}`));
+    }
+  }
+
+  const server: Server = createServer({ key: certs.keyPem, cert: certs.certPem }, (req, res) => void handle(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as { port: number }).port;
+  const url = `https://127.0.0.1:${port}`;
+
+  return {
+    url,
+    caPem: certs.caPem,
+    token: adminToken,
+    requests,
+    kubeconfig(opts = {}) {
+      const context = opts.context ?? 'emulator';
+      const yaml = [
+        'apiVersion: v1',
+        'kind: Config',
+        'clusters:',
+        '- name: emulator',
+        '  cluster:',
+        `    server: ${url}`,
+        `    certificate-authority-data: ${Buffer.from(certs.caPem).toString('base64')}`,
+        'contexts:',
+        `- name: ${JSON.stringify(context)}`,
+        '  context:',
+        '    cluster: emulator',
+        '    user: emulator-user',
+        '    namespace: default',
+        `current-context: ${JSON.stringify(context)}`,
+        'users:',
+        '- name: emulator-user',
+        '  user:',
+        `    token: ${JSON.stringify(opts.token ?? adminToken)}`,
+        'preferences: {}',
+        '',
+      ].join('\n');
+      let file = opts.file;
+      if (!file) {
+        tmpDir ??= mkdtempSync(join(tmpdir(), 'kube-emulator-'));
+        file = join(tmpDir, `kubeconfig-${randomBytes(4).toString('hex')}.yaml`);
+      }
+      writeFileSync(file, yaml, { mode: 0o600 });
+      return file;
+    },
+    apply: (obj) => store.apply(obj),
+    patch: (kind, name, namespace, p) => store.mergePatch(kind, name, namespace, p),
+    remove: (kind, name, namespace) => void store.delete(kind, namespace, name),
+    list: (kind) => store.list(resourceByKind(kind).kind).map((o) => structuredClone(o)),
+    setFault: (f) => void (fault = f),
+    setLatency: (ms) => void (latencyMs = ms),
+    compact: () => store.compact(),
+    async stop() {
+      for (const close of [...streams]) close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      if (tmpDir) rmSync(tmpDir, { recursive: true, force: true });
+    },
+  };
+}
