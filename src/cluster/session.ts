@@ -162,10 +162,13 @@ export class ClusterSession {
 
   private async nodeCounts(): Promise<NodeCounts> {
     try {
-      // Servers give remainingItemCount only for unselected lists: count all nodes that way, Windows
-      // nodes with a selected list, and Linux as the difference; a selected list when there is no count.
-      const [total, windows] = await Promise.all([this.count(undefined), this.count('kubernetes.io/os=windows')]);
-      const windowsCount = windows ?? (await this.fullCount('kubernetes.io/os=windows'));
+      // Servers give remainingItemCount only for unselected lists: count all nodes that way and
+      // Linux as the difference; a selected list when there is no count.
+      // The Windows count comes from the Windows node model's own list: the tree needs that list
+      // anyway, so the nodes are downloaded once, not once to count and once to show.
+      const [total, model] = await Promise.all([this.count(undefined), this.windowsNodes()]);
+      if (model.error) return { error: model.error };
+      const windowsCount = model.nodes().length;
       const linux = total !== undefined ? total - windowsCount : await this.fullCount('kubernetes.io/os=linux');
       return { linux, windows: windowsCount };
     } catch (err) {

@@ -173,7 +173,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   function list(ctx: Ctx, r: ResourceInfo, namespace: string | undefined): void {
     const match = selectorMatcher(ctx.query);
-    let items = store.list(r.kind, namespace).filter(match);
+    let items = store.list(r.kind, namespace, match);
     let listRv = store.rv;
     const cont = ctx.query.get('continue');
     if (cont) {

@@ -52,9 +52,10 @@ export class Store {
     return this.objects.get(keyOf(kind, namespace, name));
   }
 
-  list(kind: string, namespace?: string): KubeObject[] {
+  /** Objects of a kind (in a namespace), sorted by namespace and name; `match` filters before the sort (large stores). */
+  list(kind: string, namespace?: string, match?: (o: KubeObject) => boolean): KubeObject[] {
     const out: KubeObject[] = [];
-    for (const o of this.objects.values()) if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace)) out.push(o);
+    for (const o of this.objects.values()) if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace) && (!match || match(o))) out.push(o);
     return out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
   }
 

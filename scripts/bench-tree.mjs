@@ -1,0 +1,30 @@
+// `npm run bench:tree`: bundles scripts/bench/tree-bench.ts (the cluster model and the API emulator in
+// one process) into bench/tmp/tree-bench.js and runs it with --expose-gc, so that it can tell the
+// model's heap apart from the emulator's. The last line printed is the `tree:` summary.
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+const root = resolve(new URL('..', import.meta.url).pathname);
+const outfile = join(root, 'bench', 'tmp', 'tree-bench.js');
+mkdirSync(join(root, 'bench', 'tmp'), { recursive: true });
+
+await build({
+  absWorkingDir: root,
+  entryPoints: ['scripts/bench/tree-bench.ts'],
+  outfile,
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  // As in scripts/build.mjs: js-yaml's CJS build.
+  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
+  define: { 'import.meta.url': '__kwImportMetaUrl' },
+  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+});
+
+const r = spawnSync(process.execPath, ['--expose-gc', '--enable-source-maps', outfile], { cwd: root, stdio: 'inherit' });
+process.exitCode = r.status ?? 1;
