@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import { ServerController, sendClusterSnapshot } from './client';
 import { SECTION } from '../server/protocol';
 import { StatusPresenter } from './status';
+import { registerClusterView } from './tree';
 
 export { sendClusterSnapshot };
 
@@ -30,6 +31,9 @@ export function activate(context: vscode.ExtensionContext): void {
       }
     }),
   );
+
+  // The cluster explorer: nothing contacts a cluster until the view asks for children.
+  registerClusterView(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));

@@ -84,7 +84,43 @@ function vscodeExportNames(): string[] {
   return exportNames;
 }
 
+export class FakeThemeColor {
+  constructor(readonly id: string) {}
+}
+
+export class FakeThemeIcon {
+  constructor(
+    readonly id: string,
+    readonly color?: FakeThemeColor,
+  ) {}
+}
+
+export class FakeMarkdownString {
+  supportThemeIcons = false;
+  constructor(readonly value = '') {}
+}
+
+export class FakeTreeItem {
+  id?: string;
+  description?: string;
+  tooltip?: unknown;
+  iconPath?: unknown;
+  contextValue?: string;
+  command?: { command: string; title: string; arguments?: unknown[] };
+  constructor(
+    readonly label: string,
+    readonly collapsibleState: number = 0,
+  ) {}
+}
+
+export interface FakeTreeView {
+  id: string;
+  options: { treeDataProvider: { getChildren(e?: unknown): unknown; getTreeItem(e: unknown): unknown } };
+}
+
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
+  const treeViews: FakeTreeView[] = [];
+  const contentProviders = new Map<string, unknown>();
   const commands = new Map<string, (...args: unknown[]) => unknown>();
   const executed: unknown[][] = [];
   const shown: Shown[] = [];
@@ -106,6 +142,11 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const api = {
     version: '1.100.0',
     EventEmitter: FakeEventEmitter,
+    TreeItem: FakeTreeItem,
+    ThemeIcon: FakeThemeIcon,
+    ThemeColor: FakeThemeColor,
+    MarkdownString: FakeMarkdownString,
+    TreeItemCollapsibleState: { None: 0, Collapsed: 1, Expanded: 2 },
     Uri: { parse: fakeUri, file: (path: string) => fakeUri(`file://${path}`) },
     LanguageStatusSeverity: { Information: 0, Warning: 1, Error: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
@@ -134,6 +175,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           hide: () => undefined,
           dispose: () => undefined,
         };
+      },
+      createTreeView: (id: string, options: FakeTreeView['options']) => {
+        treeViews.push({ id, options });
+        return { dispose: () => undefined };
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
@@ -169,6 +214,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         },
       }),
       onDidChangeConfiguration: configChanged.event,
+      registerTextDocumentContentProvider: (scheme: string, provider: unknown) => {
+        contentProviders.set(scheme, provider);
+        return { dispose: () => contentProviders.delete(scheme) };
+      },
       onDidCloseTextDocument: new FakeEventEmitter<unknown>().event,
       onDidOpenTextDocument: new FakeEventEmitter<unknown>().event,
       textDocuments: [],
@@ -183,6 +232,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
 
   return {
     module,
+    treeViews,
+    contentProviders,
     commands,
     executed,
     shown,

@@ -1,0 +1,528 @@
+// The cluster explorer as a pure tree model: plain item descriptors over the cluster model, no VS Code.
+// Roots are the kubeconfig contexts; nothing contacts a cluster until the children of a context are asked.
+// Windows node watch events update only the item of the node that changed.
+import type { ClusterSnapshot } from '../core/rules/facts';
+import type { ClusterErrorItem } from './errors';
+import { isErrorItem, type ByohInstance, type ClusterRuntimeClass, type MirrorSetView } from './extras';
+import { loadKubeconfig, watchKubeconfig, type ContextInfo, type KubeconfigLoad, type KubeconfigWatcher, type LocateOptions } from './kubeconfig';
+import { SessionManager, type ClusterSession, type SessionInfo, type SessionOptions } from './session';
+import { snapshotOf } from './snapshot';
+import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
+
+export type ContextValue = 'cluster' | 'cluster.openshift' | 'windowsNode' | 'windowsNode.cordoned' | 'byohInstance' | 'pod' | 'mirrorSet' | 'runtimeClass' | 'error' | 'group' | 'info';
+
+export interface TreeIcon {
+  /** A codicon name. */
+  id: string;
+  /** A theme color id. */
+  color?: string;
+}
+
+export interface TreeNode {
+  /** Stable across refreshes, e.g. `ctx/<context>/node/<name>`. */
+  id: string;
+  label: string;
+  description?: string;
+  /** Markdown. */
+  tooltip: string;
+  icon: TreeIcon;
+  contextValue: ContextValue;
+  collapsible: 'none' | 'collapsed' | 'expanded';
+  command?: { id: string; title: string; args: unknown[] };
+  /** The object as the API server returns it (never a Secret), for a read-only YAML view. */
+  yaml?: () => Promise<object>;
+}
+
+export const RETRY_COMMAND = 'kubeWindows.retry';
+
+export const COLORS = {
+  ok: 'testing.iconPassed',
+  error: 'problemsErrorIcon.foreground',
+  warning: 'problemsWarningIcon.foreground',
+} as const;
+
+export interface ClusterTreeOptions {
+  /** The kubeWindows.kubeconfig setting and the environment (for tests). */
+  locate?: LocateOptions;
+  session?: SessionOptions;
+  /** Watch the kubeconfig files and reload on change. Default true. */
+  watchKubeconfig?: boolean;
+  /** Minimum interval between two snapshots of the active context. Default 1000 ms. */
+  snapshotThrottleMs?: number;
+}
+
+type Listener<T> = (e: T) => void;
+
+class Emitter<T> {
+  private listeners = new Set<Listener<T>>();
+  readonly event = (l: Listener<T>): { dispose(): void } => {
+    this.listeners.add(l);
+    return { dispose: () => this.listeners.delete(l) };
+  };
+  fire(e: T): void {
+    for (const l of [...this.listeners]) l(e);
+  }
+  clear(): void {
+    this.listeners.clear();
+  }
+}
+
+/** Markdown-escapes a text from the cluster. */
+export function md(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
+}
+
+const enc = encodeURIComponent;
+
+/** Drops noise (managedFields) and refuses Secrets: the YAML view never shows one. */
+export function forDisplay(obj: unknown): object {
+  const o = (obj ?? {}) as { kind?: string; metadata?: Record<string, unknown> };
+  if (o.kind === 'Secret') throw new Error('Secrets are not shown');
+  if (o.metadata && 'managedFields' in o.metadata) {
+    const metadata = { ...o.metadata };
+    delete metadata.managedFields;
+    return { ...o, metadata };
+  }
+  return o;
+}
+
+export class ClusterTree {
+  private load: KubeconfigLoad | undefined;
+  private manager: SessionManager | undefined;
+  private watcher: KubeconfigWatcher | undefined;
+  /** The last descriptors handed out, by id (a refresh of one item re-fills the same object). */
+  private readonly items = new Map<string, TreeNode>();
+  private readonly resolvers = new Map<string, () => Promise<TreeNode[]>>();
+  private readonly watchedModels = new WeakSet<WindowsNodeModel>();
+  private readonly changeEmitter = new Emitter<string | undefined>();
+  private readonly snapshotEmitter = new Emitter<ClusterSnapshot | null>();
+  private snapshotTimer: NodeJS.Timeout | undefined;
+  private lastSnapshotAt = 0;
+  private disposed = false;
+
+  /** Fires with the id of the item that changed, or undefined when the whole tree did. */
+  readonly onDidChange = this.changeEmitter.event;
+  /** Fires (throttled) with the snapshot of the current context once its Windows nodes loaded or changed. */
+  readonly onSnapshot = this.snapshotEmitter.event;
+
+  constructor(private readonly options: ClusterTreeOptions = {}) {}
+
+  /** True when there is no kubeconfig at all: the view shows its welcome content. */
+  get noKubeconfig(): boolean {
+    const load = this.ensureLoaded();
+    return !load.ok && /^no kubeconfig/.test(load.message);
+  }
+
+  /** The kubeconfig's current-context. */
+  get activeContext(): string | undefined {
+    const load = this.ensureLoaded();
+    return load.ok ? load.currentContext : undefined;
+  }
+
+  get kubeconfigFiles(): string[] {
+    return this.ensureLoaded().location.files;
+  }
+
+  /** The descriptor last handed out under this id. */
+  item(id: string): TreeNode | undefined {
+    return this.items.get(id);
+  }
+
+  async children(parent?: TreeNode): Promise<TreeNode[]> {
+    if (!parent) return this.roots();
+    const resolve = this.resolvers.get(parent.id);
+    if (!resolve) return [];
+    return this.remember(await resolve());
+  }
+
+  /** Reloads the kubeconfig and forgets every session: everything is asked again. */
+  refresh(): void {
+    this.manager?.dispose();
+    this.manager = undefined;
+    this.load = undefined;
+    this.resolvers.clear();
+    this.changeEmitter.fire(undefined);
+  }
+
+  /** The action of an error item: reconnect the cluster (a connection error) or ask its group again. */
+  retry(errorId: string): void {
+    const parentId = errorId.replace(/\/error(\/\d+)?$/, '');
+    const m = /^ctx\/([^/]+)$/.exec(parentId);
+    if (m) {
+      const session = this.manager?.session(decodeURIComponent(m[1]));
+      if (session) void session.reconnect();
+    }
+    if (parentId === 'kubeconfig') {
+      this.refresh();
+      return;
+    }
+    this.changeEmitter.fire(this.items.has(parentId) ? parentId : undefined);
+  }
+
+  dispose(): void {
+    this.disposed = true;
+    this.watcher?.close();
+    this.manager?.dispose();
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.changeEmitter.clear();
+    this.snapshotEmitter.clear();
+  }
+
+  private ensureLoaded(): KubeconfigLoad {
+    if (!this.load) {
+      const load = loadKubeconfig(this.options.locate ?? {});
+      this.load = load;
+      if (load.ok) {
+        if (this.manager) this.manager.update(load.config);
+        else this.manager = new SessionManager(load.config, this.options.session);
+      }
+      if (this.options.watchKubeconfig !== false && !this.watcher && !this.disposed) {
+        this.watcher = watchKubeconfig(load.location.files, () => this.kubeconfigChanged());
+      }
+    }
+    return this.load;
+  }
+
+  private kubeconfigChanged(): void {
+    if (this.disposed) return;
+    const before = this.load?.ok ? this.load.currentContext : undefined;
+    const files = this.load?.location.files.join('\n');
+    this.load = undefined;
+    const load = this.ensureLoaded();
+    if (files !== load.location.files.join('\n')) {
+      this.watcher?.close();
+      this.watcher = undefined;
+      this.load = undefined;
+      this.ensureLoaded();
+    }
+    if (before !== (load.ok ? load.currentContext : undefined)) this.snapshotEmitter.fire(null);
+    this.changeEmitter.fire(undefined);
+  }
+
+  private remember(nodes: TreeNode[]): TreeNode[] {
+    for (const n of nodes) {
+      const old = this.items.get(n.id);
+      if (old) {
+        for (const key of Object.keys(old) as (keyof TreeNode)[]) delete old[key];
+        Object.assign(old, n);
+      } else this.items.set(n.id, n);
+    }
+    return nodes.map((n) => this.items.get(n.id) ?? n);
+  }
+
+  private roots(): TreeNode[] {
+    const load = this.ensureLoaded();
+    if (!load.ok) {
+      if (this.noKubeconfig) return [];
+      return this.remember([errorNode('kubeconfig/error', { kind: 'error', reason: 'config', message: load.message, what: 'kubeconfig' })]);
+    }
+    return this.remember(load.contexts.map((c) => this.contextNode(c, c.name === load.currentContext)));
+  }
+
+  private session(context: string): ClusterSession | undefined {
+    this.ensureLoaded();
+    return this.manager?.session(context);
+  }
+
+  private contextNode(c: ContextInfo, current: boolean): TreeNode {
+    const id = `ctx/${enc(c.name)}`;
+    const flavour = this.manager && this.load?.ok ? this.session(c.name)?.state : undefined;
+    const openshift = flavour?.status === 'connected' && flavour.info.flavour === 'openshift';
+    this.resolvers.set(id, () => this.clusterChildren(id, c.name));
+    const tooltip = [
+      `**${md(c.name)}**${current ? ' (current context)' : ''}`,
+      '',
+      `- Cluster: ${md(c.cluster)}`,
+      `- User: ${md(c.user)}`,
+      c.server ? `- Server: ${md(c.server)}` : '',
+      c.namespace ? `- Namespace: ${md(c.namespace)}` : '',
+      c.file ? `- From: ${md(c.file)}` : '',
+    ].filter(Boolean);
+    const node: TreeNode = {
+      id,
+      label: c.name,
+      tooltip: tooltip.join('\n'),
+      icon: { id: current ? 'server-environment' : 'server' },
+      contextValue: openshift ? 'cluster.openshift' : 'cluster',
+      collapsible: current ? 'expanded' : 'collapsed',
+    };
+    const description = [current ? 'current' : '', c.server ?? ''].filter(Boolean).join(' · ');
+    if (description) node.description = description;
+    return node;
+  }
+
+  private async clusterChildren(id: string, context: string): Promise<TreeNode[]> {
+    const session = this.session(context);
+    if (!session) return [];
+    const state = await session.connect();
+    if (state.status === 'error') return [errorNode(`${id}/error`, state.error)];
+    // The root's contextValue follows the flavour now known.
+    const root = this.items.get(id);
+    if (root && state.info.flavour === 'openshift' && root.contextValue !== 'cluster.openshift') {
+      root.contextValue = 'cluster.openshift';
+      queueMicrotask(() => this.changeEmitter.fire(id));
+    }
+    const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
+    state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
+    const group = (key: string, label: string, icon: string, resolve: (gid: string) => Promise<TreeNode[]>, tooltip: string): TreeNode => {
+      const gid = `${id}/group/${key}`;
+      this.resolvers.set(gid, () => resolve(gid));
+      return { id: gid, label, tooltip, icon: { id: icon }, contextValue: 'group', collapsible: key === 'nodes' ? 'expanded' : 'collapsed' };
+    };
+    out.push(group('nodes', 'Windows nodes', 'vm', (gid) => this.nodeItems(gid, id, session), 'Nodes labelled `kubernetes.io/os=windows`, kept up to date by a watch.'));
+    out.push(group('byoh', 'BYOH instances', 'remote', (gid) => this.byohItems(gid, id, session), 'Entries of the `windows-instances` ConfigMap (bring-your-own-host Windows instances).'));
+    out.push(group('mirrors', 'Mirror sets', 'mirror', (gid) => this.mirrorItems(gid, id, session), 'ImageDigestMirrorSets and ImageTagMirrorSets.'));
+    out.push(group('runtimeClasses', 'Windows RuntimeClasses', 'symbol-class', (gid) => this.runtimeClassItems(gid, id, session), 'RuntimeClasses that schedule onto Windows nodes.'));
+    return out;
+  }
+
+  private async nodeItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
+    const model = await session.windowsNodes();
+    this.follow(model, gid, ctxId, session);
+    const nodes = model.nodes();
+    const out: TreeNode[] = [];
+    if (model.error) out.push(errorNode(`${gid}/error`, model.error));
+    for (const n of nodes) out.push(this.windowsNodeItem(ctxId, n, session));
+    if (!nodes.length && !model.error) out.push(placeholder(`${gid}/none`, 'No Windows nodes', 'No node is labelled `kubernetes.io/os=windows`.'));
+    if (session.context === this.activeContext) this.scheduleSnapshot(session);
+    return out;
+  }
+
+  /** Subscribes once per node model: a modified node refreshes its own item, anything else the group. */
+  private follow(model: WindowsNodeModel, gid: string, ctxId: string, session: ClusterSession): void {
+    if (this.watchedModels.has(model)) return;
+    this.watchedModels.add(model);
+    model.on('change', (c: NodeChange) => {
+      if (this.disposed) return;
+      if (c.type === 'modified') {
+        const id = `${ctxId}/node/${enc(c.name)}`;
+        if (this.items.has(id)) {
+          this.remember([this.windowsNodeItem(ctxId, c.node, session)]);
+          this.changeEmitter.fire(id);
+        } else this.changeEmitter.fire(gid);
+      } else if (c.type !== 'synced' || model.error === undefined) {
+        this.changeEmitter.fire(gid);
+      }
+      if (c.type !== 'error' && session.context === this.activeContext) this.scheduleSnapshot(session);
+    });
+  }
+
+  private windowsNodeItem(ctxId: string, n: WindowsNodeView, session: ClusterSession): TreeNode {
+    const id = `${ctxId}/node/${enc(n.name)}`;
+    this.nodeViews.set(`${session.context}\u0000${n.name}`, n);
+    this.resolvers.set(id, async () => this.nodeDetails(id, n.name, session));
+    return windowsNodeNode(id, n, () => session.client.get(`/api/v1/nodes/${enc(n.name)}`).then(forDisplay));
+  }
+
+  private nodeDetails(id: string, name: string, session: ClusterSession): TreeNode[] {
+    const model = this.nodeViews.get(`${session.context}\u0000${name}`);
+    if (!model) return [];
+    const out: TreeNode[] = [];
+    for (const c of model.conditions) {
+      const bad = c.type === 'Ready' ? c.status !== 'True' : c.status === 'True';
+      out.push({
+        id: `${id}/condition/${enc(c.type)}`,
+        label: `${c.type}: ${c.status}`,
+        ...(c.reason ? { description: c.reason } : {}),
+        tooltip: `**${md(c.type)}** ${md(c.status)}${c.reason ? ` (${md(c.reason)})` : ''}${c.message ? `\n\n${md(c.message)}` : ''}`,
+        icon: bad ? { id: 'warning', color: COLORS.warning } : { id: 'pass', color: COLORS.ok },
+        contextValue: 'info',
+        collapsible: 'none',
+      });
+    }
+    model.taints.forEach((t, i) => {
+      const text = `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
+      out.push({ id: `${id}/taint/${i}`, label: text, description: 'taint', tooltip: `Taint \`${text.replace(/`/g, "'")}\``, icon: { id: 'tag' }, contextValue: 'info', collapsible: 'none' });
+    });
+    const pid = `${id}/pods`;
+    this.resolvers.set(pid, () => this.podItems(pid, name, session));
+    out.push({ id: pid, label: 'Pods', tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`, icon: { id: 'package' }, contextValue: 'group', collapsible: 'collapsed' });
+    return out;
+  }
+
+  /** The last view of each node item, by context and name (node details read it). */
+  private readonly nodeViews = new Map<string, WindowsNodeView>();
+
+  private async podItems(pid: string, nodeName: string, session: ClusterSession): Promise<TreeNode[]> {
+    const pods = await session.podsOfNode(nodeName);
+    if (isErrorItem(pods)) return [errorNode(`${pid}/error`, pods)];
+    if (!pods.length) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
+    const ctxId = pid.split('/node/')[0];
+    return pods.map((p) => podNode(`${ctxId}/pod/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)));
+  }
+
+  private async byohItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
+    const byoh = await session.byohInstances();
+    if (isErrorItem(byoh)) return [errorNode(`${gid}/error`, byoh)];
+    if (!byoh.configMap) return [placeholder(`${gid}/none`, 'No windows-instances ConfigMap', 'WMCO reads BYOH instances from the `windows-instances` ConfigMap; there is none.')];
+    if (!byoh.instances.length) return [placeholder(`${gid}/none`, 'No BYOH instances', 'The `windows-instances` ConfigMap is empty.')];
+    return byoh.instances.map((i) => byohNode(`${ctxId}/byoh/${enc(i.address)}`, i));
+  }
+
+  private async mirrorItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
+    const sets = await session.mirrorSets();
+    if (isErrorItem(sets)) return [errorNode(`${gid}/error`, sets)];
+    if (!sets.available) return [placeholder(`${gid}/none`, 'Not available', 'This cluster has no ImageDigestMirrorSet or ImageTagMirrorSet API (not OpenShift).')];
+    if (!sets.sets.length) return [placeholder(`${gid}/none`, 'No mirror sets', 'No ImageDigestMirrorSet or ImageTagMirrorSet.')];
+    return sets.sets.map((s) => {
+      const plural = s.kind === 'ImageDigestMirrorSet' ? 'imagedigestmirrorsets' : 'imagetagmirrorsets';
+      return mirrorNode(`${ctxId}/mirrorSet/${s.kind}/${enc(s.name)}`, s, () => session.client.get(`/apis/config.openshift.io/v1/${plural}/${enc(s.name)}`).then(forDisplay));
+    });
+  }
+
+  private async runtimeClassItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
+    const rcs = await session.runtimeClasses();
+    if (isErrorItem(rcs)) return [errorNode(`${gid}/error`, rcs)];
+    if (!rcs.length) return [placeholder(`${gid}/none`, 'No Windows RuntimeClasses', 'No RuntimeClass selects `kubernetes.io/os=windows` nodes.')];
+    return rcs.map((rc) => runtimeClassNode(`${ctxId}/runtimeClass/${enc(rc.name)}`, rc, () => session.client.get(`/apis/node.k8s.io/v1/runtimeclasses/${enc(rc.name)}`).then(forDisplay)));
+  }
+
+  private scheduleSnapshot(session: ClusterSession): void {
+    if (this.snapshotTimer || this.disposed) return;
+    const throttle = this.options.snapshotThrottleMs ?? 1000;
+    const wait = Math.max(0, this.lastSnapshotAt + throttle - Date.now());
+    this.snapshotTimer = setTimeout(() => {
+      this.snapshotTimer = undefined;
+      this.lastSnapshotAt = Date.now();
+      if (this.disposed || session.context !== this.activeContext) return;
+      void snapshotOf(session).then((s) => {
+        if (!this.disposed && s) this.snapshotEmitter.fire(s);
+      });
+    }, wait);
+    this.snapshotTimer.unref?.();
+  }
+}
+
+// ---- descriptors (pure) ----
+
+export function errorNode(id: string, e: ClusterErrorItem): TreeNode {
+  return {
+    id,
+    label: e.what ? `${e.what}: ${shortReason(e)}` : shortReason(e),
+    description: e.message,
+    tooltip: `**${md(e.what ?? 'Error')}**\n\n${md(e.message)}\n\n_Click to retry._`,
+    icon: { id: 'error', color: COLORS.error },
+    contextValue: 'error',
+    collapsible: 'none',
+    command: { id: RETRY_COMMAND, title: 'Retry', args: [id] },
+  };
+}
+
+function shortReason(e: ClusterErrorItem): string {
+  switch (e.reason) {
+    case 'forbidden':
+      return 'permission denied';
+    case 'unauthorized':
+      return 'not logged in';
+    case 'timeout':
+    case 'unreachable':
+      return 'cluster does not answer';
+    case 'exec':
+      return 'credential plugin failed';
+    case 'tls':
+      return 'TLS error';
+    case 'config':
+      return 'kubeconfig problem';
+    default:
+      return 'failed';
+  }
+}
+
+function placeholder(id: string, label: string, tooltip: string): TreeNode {
+  return { id, label, tooltip, icon: { id: 'info' }, contextValue: 'info', collapsible: 'none' };
+}
+
+export function infoLine(info: SessionInfo): string {
+  const parts = [info.version ?? 'version unknown', info.flavour === 'openshift' ? 'OpenShift' : 'Kubernetes'];
+  if (info.wmco.present) parts.push(['WMCO', info.wmco.version, info.wmco.phase].filter(Boolean).join(' '));
+  else if (!info.wmco.error) parts.push('no WMCO');
+  if (info.nodes.linux !== undefined && info.nodes.windows !== undefined) parts.push(`${info.nodes.linux} Linux / ${info.nodes.windows} Windows nodes`);
+  return parts.join(' · ');
+}
+
+function infoNode(id: string, info: SessionInfo): TreeNode {
+  const lines = [
+    `**${md(info.context)}** at ${md(info.server)}`,
+    '',
+    `- Server version: ${md(info.version ?? 'unknown')}`,
+    `- Flavour: ${info.flavour === 'openshift' ? 'OpenShift' : 'Kubernetes'}`,
+    `- WMCO: ${info.wmco.present ? md([info.wmco.csv ?? 'installed', info.wmco.phase].filter(Boolean).join(', ')) : 'not installed'}`,
+  ];
+  if (info.nodes.windows !== undefined) lines.push(`- Nodes: ${info.nodes.linux ?? '?'} Linux, ${info.nodes.windows} Windows`);
+  const wmcoBad = info.wmco.present && info.wmco.phase !== undefined && info.wmco.phase !== 'Succeeded';
+  return { id, label: infoLine(info), tooltip: lines.join('\n'), icon: wmcoBad ? { id: 'warning', color: COLORS.warning } : { id: 'info' }, contextValue: 'info', collapsible: 'none' };
+}
+
+export function windowsNodeNode(id: string, n: WindowsNodeView, yaml?: () => Promise<object>): TreeNode {
+  const readiness = n.ready === true ? 'Ready' : 'NotReady';
+  const extras: string[] = [];
+  if (n.wmco.upgrading) extras.push('upgrading');
+  if (n.cordoned) extras.push('cordoned');
+  if (n.provisioning === 'byoh') extras.push('BYOH');
+  const description = [n.windowsVersion ?? 'Windows', readiness, ...extras].join(' · ');
+  const icon: TreeIcon =
+    n.ready === true ? { id: n.wmco.upgrading ? 'sync' : 'vm-active', color: COLORS.ok } : n.ready === false ? { id: 'vm-outline', color: COLORS.error } : { id: 'vm-outline', color: COLORS.warning };
+  const lines = [`**${md(n.name)}** · ${readiness}`, ''];
+  if (n.windowsVersion) lines.push(`- ${md(n.windowsVersion)}${n.build ? ` (build ${md(n.build)})` : ''}`);
+  if (n.osImage) lines.push(`- OS image: ${md(n.osImage)}`);
+  if (n.kernelVersion) lines.push(`- Kernel: ${md(n.kernelVersion)}`);
+  if (n.kubeletVersion) lines.push(`- Kubelet: ${md(n.kubeletVersion)}`);
+  if (n.containerRuntimeVersion) lines.push(`- Runtime: ${md(n.containerRuntimeVersion)}`);
+  lines.push(`- Provisioning: ${n.provisioning === 'byoh' ? 'BYOH instance' : 'Machine'}`);
+  if (n.wmco.version || n.wmco.desiredVersion) {
+    lines.push(`- WMCO: ${md(n.wmco.version ?? 'not configured yet')}${n.wmco.upgrading ? ` → ${md(n.wmco.desiredVersion ?? '?')} (upgrading)` : ''}`);
+  }
+  if (n.wmco.rebootRequired) lines.push('- Reboot required');
+  if (n.cordoned) lines.push('- Cordoned (unschedulable)');
+  if (n.problems.length) lines.push(`- Problems: ${n.problems.map(md).join(', ')}`);
+  if (n.addresses.length) lines.push(`- Addresses: ${n.addresses.map((a) => md(a.address)).join(', ')}`);
+  const node: TreeNode = { id, label: n.name, description, tooltip: lines.join('\n'), icon, contextValue: n.cordoned ? 'windowsNode.cordoned' : 'windowsNode', collapsible: 'collapsed' };
+  if (yaml) node.yaml = yaml;
+  return node;
+}
+
+function podNode(id: string, p: PodView, yaml: () => Promise<object>): TreeNode {
+  const ok = p.phase === 'Succeeded' || (p.phase === 'Running' && p.ready);
+  const description = [p.namespace, p.phase ?? 'Unknown', p.restarts ? `${p.restarts} restarts` : ''].filter(Boolean).join(' · ');
+  return {
+    id,
+    label: p.name,
+    description,
+    tooltip: [`**${md(p.namespace)}/${md(p.name)}** · ${md(p.phase ?? 'Unknown')}${p.ready ? ' · ready' : ''}`, '', ...p.images.map((i) => `- \`${i.replace(/`/g, "'")}\``)].join('\n'),
+    icon: ok ? { id: 'pass', color: COLORS.ok } : p.phase === 'Failed' ? { id: 'error', color: COLORS.error } : { id: 'circle-outline', color: COLORS.warning },
+    contextValue: 'pod',
+    collapsible: 'none',
+    yaml,
+  };
+}
+
+function byohNode(id: string, i: ByohInstance): TreeNode {
+  const description = i.invalid ? `invalid: ${i.invalid}` : i.status === 'joined' ? `joined as ${i.node ?? '?'}` : 'not joined';
+  const lines = [`**${md(i.address)}**`, '', `- User: ${md(i.username ?? '?')}`, `- ${i.status === 'joined' ? `Joined as node ${md(i.node ?? '?')}` : 'Not joined: no Windows node has this address yet'}`];
+  if (i.invalid) lines.push(`- Invalid entry: ${md(i.invalid)} (WMCO rejects the whole ConfigMap)`);
+  const plain: Record<string, string> = { address: i.address, status: i.status };
+  if (i.username) plain.username = i.username;
+  if (i.node) plain.node = i.node;
+  return {
+    id,
+    label: i.address,
+    description,
+    tooltip: lines.join('\n'),
+    icon: i.invalid ? { id: 'warning', color: COLORS.warning } : i.status === 'joined' ? { id: 'plug', color: COLORS.ok } : { id: 'debug-disconnect', color: COLORS.warning },
+    contextValue: 'byohInstance',
+    collapsible: 'none',
+    yaml: () => Promise.resolve(plain),
+  };
+}
+
+function mirrorNode(id: string, s: MirrorSetView, yaml: () => Promise<object>): TreeNode {
+  const lines = [`**${md(s.name)}** (${s.kind})`, '', ...s.mirrors.map((m) => `- ${md(m.source)} → ${m.mirrors.map(md).join(', ')}${m.mirrorSourcePolicy ? ` (${md(m.mirrorSourcePolicy)})` : ''}`)];
+  return { id, label: s.name, description: s.kind, tooltip: lines.join('\n'), icon: { id: 'mirror' }, contextValue: 'mirrorSet', collapsible: 'none', yaml };
+}
+
+function runtimeClassNode(id: string, rc: ClusterRuntimeClass, yaml: () => Promise<object>): TreeNode {
+  const description = [rc.handler, rc.build ? `build ${rc.build}` : 'any build'].join(' · ');
+  const selector = Object.entries(rc.nodeSelector).map(([k, v]) => `\`${k}=${v}\``);
+  const lines = [`**${md(rc.name)}**`, '', `- Handler: ${md(rc.handler)}`, `- Node selector: ${selector.join(', ') || 'none'}`, `- Tolerations: ${rc.tolerations.length}`];
+  return { id, label: rc.name, description, tooltip: lines.join('\n'), icon: { id: 'symbol-class' }, contextValue: 'runtimeClass', collapsible: 'none', yaml };
+}

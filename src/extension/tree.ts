@@ -1,0 +1,122 @@
+// The cluster explorer view: a TreeDataProvider over ClusterTree (src/cluster/tree.ts, where the logic
+// lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
+import * as vscode from 'vscode';
+import { dump } from 'js-yaml';
+import { ClusterTree, type TreeNode } from '../cluster/tree';
+import { sendClusterSnapshot } from './client';
+import { toTreeItem } from './tree-item';
+
+export const VIEW_ID = 'kubeWindows.clusters';
+export const YAML_SCHEME = 'kube-windows';
+const NO_KUBECONFIG = 'kubeWindows.noKubeconfig';
+
+class Provider implements vscode.TreeDataProvider<TreeNode> {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+
+  constructor(private tree: ClusterTree) {}
+
+  attach(tree: ClusterTree): vscode.Disposable {
+    this.tree = tree;
+    const sub = tree.onDidChange((id) => this.emitter.fire(id === undefined ? undefined : tree.item(id)));
+    return { dispose: () => sub.dispose() };
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    return toTreeItem(node, vscode);
+  }
+
+  async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    const children = await this.tree.children(node);
+    if (!node) void vscode.commands.executeCommand('setContext', NO_KUBECONFIG, this.tree.noKubeconfig);
+    return children;
+  }
+
+  dispose(): void {
+    this.emitter.dispose();
+  }
+}
+
+/** Read-only documents `kube-windows:/<item id>.yaml` with the object of an item. */
+class YamlDocuments implements vscode.TextDocumentContentProvider {
+  private readonly objects = new Map<string, object>();
+  private readonly changed = new vscode.EventEmitter<vscode.Uri>();
+  readonly onDidChange = this.changed.event;
+
+  async open(node: TreeNode): Promise<void> {
+    if (!node.yaml) return;
+    const object = await node.yaml();
+    const uri = vscode.Uri.parse(`${YAML_SCHEME}:/${encodeURIComponent(node.label)}.yaml?${encodeURIComponent(node.id)}`);
+    const again = this.objects.has(uri.toString());
+    this.objects.set(uri.toString(), object);
+    if (again) this.changed.fire(uri); // an open document shows the object as read now
+    const doc = await vscode.workspace.openTextDocument(uri);
+    await vscode.languages.setTextDocumentLanguage(doc, 'yaml');
+    await vscode.window.showTextDocument(doc, { preview: true });
+  }
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const object = this.objects.get(uri.toString());
+    return object ? dump(object, { noRefs: true, lineWidth: 120 }) : '# no longer available\n';
+  }
+}
+
+export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+  const config = () => vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '';
+  const makeTree = () => new ClusterTree({ locate: { explicit: config() } });
+  let tree = makeTree();
+  const provider = new Provider(tree);
+  let subs: vscode.Disposable[] = [];
+  const wire = () => {
+    subs = [provider.attach(tree), tree.onSnapshot(forwardSnapshot(log))];
+  };
+  wire();
+  const docs = new YamlDocuments();
+
+  context.subscriptions.push(
+    provider,
+    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true }),
+    vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, docs),
+    vscode.commands.registerCommand('kubeWindows.refresh', () => tree.refresh()),
+    vscode.commands.registerCommand('kubeWindows.retry', (arg: TreeNode | string | undefined) => {
+      const id = typeof arg === 'string' ? arg : arg?.id;
+      if (id) tree.retry(id);
+    }),
+    vscode.commands.registerCommand('kubeWindows.copyName', async (node: TreeNode | undefined) => {
+      if (node) await vscode.env.clipboard.writeText(node.label);
+    }),
+    vscode.commands.registerCommand('kubeWindows.openYaml', async (node: TreeNode | undefined) => {
+      if (!node?.yaml) return;
+      try {
+        await docs.open(node);
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        log.error(`opening ${node.id}: ${message}`);
+        void vscode.window.showErrorMessage(`kube-windows: cannot show ${node.label}: ${message.split('\n')[0]}`);
+      }
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('kubeWindows.kubeconfig')) return;
+      for (const s of subs) s.dispose();
+      tree.dispose();
+      tree = makeTree();
+      wire();
+      void sendClusterSnapshot(null);
+      tree.refresh();
+    }),
+    {
+      dispose: () => {
+        for (const s of subs) s.dispose();
+        tree.dispose();
+      },
+    },
+  );
+}
+
+/** The tree throttles snapshots already (once per second); this forwards them and logs. */
+function forwardSnapshot(log: vscode.LogOutputChannel) {
+  return (snapshot: Parameters<typeof sendClusterSnapshot>[0]) => {
+    log.info(snapshot ? `cluster snapshot of ${snapshot.name}: ${snapshot.windowsNodes.length} Windows nodes` : 'cluster snapshot cleared');
+    void sendClusterSnapshot(snapshot);
+  };
+}

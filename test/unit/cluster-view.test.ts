@@ -1,0 +1,97 @@
+// The cluster explorer's VS Code side: descriptor → TreeItem mapping (with the fake vscode module),
+// the view's registration at activation without contacting a cluster, and its manifest entries.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { tmpdir } from 'node:os';
+import type * as vscode from 'vscode';
+import { toTreeItem } from '../../src/extension/tree-item';
+import { errorNode, windowsNodeNode, forDisplay } from '../../src/cluster/tree';
+import { windowsNodeView } from '../../src/cluster/windows-nodes';
+import { createFakeVscode, loadWithFakeVscode, FakeMarkdownString, FakeThemeIcon, type FakeTreeItem } from '../support/fake-vscode';
+
+const ROOT = resolve(__dirname, '..', '..', '..');
+const BUNDLE = join(ROOT, 'dist', 'extension.js');
+const api = () => createFakeVscode().module as unknown as typeof vscode;
+
+test('a Windows node descriptor becomes a TreeItem with a stable id, a colored ThemeIcon and a Markdown tooltip', () => {
+  const view = windowsNodeView({
+    metadata: { name: 'win-1', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } },
+    spec: { unschedulable: true },
+    status: { conditions: [{ type: 'Ready', status: 'True' }] },
+  });
+  const node = windowsNodeNode('ctx/c/node/win-1', view);
+  assert.equal(node.description, 'Windows Server 2022 · Ready · cordoned');
+  assert.equal(node.contextValue, 'windowsNode.cordoned');
+  const item = toTreeItem(node, api()) as unknown as FakeTreeItem;
+  assert.equal(item.id, 'ctx/c/node/win-1');
+  assert.equal(item.label, 'win-1');
+  assert.equal(item.collapsibleState, 1);
+  assert.equal(item.contextValue, 'windowsNode.cordoned');
+  assert.ok(item.iconPath instanceof FakeThemeIcon);
+  assert.equal((item.iconPath as FakeThemeIcon).id, 'vm-active');
+  assert.equal((item.iconPath as FakeThemeIcon).color?.id, 'testing.iconPassed');
+  assert.ok(item.tooltip instanceof FakeMarkdownString);
+  assert.match((item.tooltip as FakeMarkdownString).value, /\*\*win\\-1\*\*/);
+  assert.equal(item.command, undefined);
+});
+
+test('an error descriptor maps to an error icon and the retry command with its id', () => {
+  const node = errorNode('ctx/c/group/byoh/error', { kind: 'error', reason: 'forbidden', message: 'You are not allowed to get configmaps.', what: 'BYOH instances' });
+  const item = toTreeItem(node, api()) as unknown as FakeTreeItem;
+  assert.equal(item.contextValue, 'error');
+  assert.equal(item.collapsibleState, 0);
+  assert.equal((item.iconPath as FakeThemeIcon).color?.id, 'problemsErrorIcon.foreground');
+  assert.deepEqual(item.command, { command: 'kubeWindows.retry', title: 'Retry', arguments: ['ctx/c/group/byoh/error'] });
+});
+
+test('the YAML view drops managedFields and never shows a Secret', () => {
+  assert.deepEqual(forDisplay({ kind: 'Node', metadata: { name: 'n', managedFields: [{}] } }), { kind: 'Node', metadata: { name: 'n' } });
+  assert.throws(() => forDisplay({ kind: 'Secret', metadata: { name: 's' }, data: { a: 'b' } }), /Secrets are not shown/);
+});
+
+test('activation registers the view and its commands; the welcome state contacts nothing', async () => {
+  const home = mkdtempSync(join(tmpdir(), 'kw-view-'));
+  try {
+    const fake = createFakeVscode({ 'kubeWindows.enable': false, 'kubeWindows.kubeconfig': join(home, 'no-such-config') });
+    const ext = loadWithFakeVscode<{ activate(c: unknown): void; deactivate(): Promise<void> | undefined }>(BUNDLE, fake);
+    const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(home, p) };
+    ext.activate(context);
+    assert.deepEqual(fake.treeViews.map((v) => v.id), ['kubeWindows.clusters']);
+    assert.ok(fake.contentProviders.has('kube-windows'));
+    for (const id of ['kubeWindows.refresh', 'kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']) assert.ok(fake.commands.has(id), id);
+    const roots = await fake.treeViews[0].options.treeDataProvider.getChildren();
+    assert.deepEqual(roots, []);
+    assert.deepEqual(fake.executed.at(-1), ['setContext', 'kubeWindows.noKubeconfig', true]);
+    await ext.deactivate();
+    for (const d of context.subscriptions) d.dispose();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+test('manifest: view container, view, welcome, menus and palette hiding', () => {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const c = pkg.contributes;
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+  assert.equal(c.viewsContainers.activitybar[0].id, 'kubeWindows');
+  assert.equal(c.viewsContainers.activitybar[0].icon, 'media/kube-windows.svg');
+  assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
+  assert.deepEqual(c.views.kubeWindows.map((v: { id: string }) => v.id), ['kubeWindows.clusters']);
+  const welcome = c.viewsWelcome.find((w: { view: string }) => w.view === 'kubeWindows.clusters');
+  assert.match(welcome.contents, /command:workbench\.action\.openSettings\?.*kubeWindows\.kubeconfig/);
+  assert.equal(welcome.when, 'kubeWindows.noKubeconfig');
+  const icons = Object.fromEntries(c.commands.map((x: { command: string; icon?: string }) => [x.command, x.icon]));
+  assert.deepEqual([icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']], ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)']);
+  const ctx: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  for (const m of ctx) assert.match(m.when, /^view == kubeWindows\.clusters/);
+  assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
+  const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
+  const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
+  for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass']) assert.match(v, re);
+  for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
+  assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
+  const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command).sort();
+  assert.deepEqual(hidden, ['kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']);
+});
