@@ -6,6 +6,7 @@
 import { WINDOWS_BUILDS } from '../windows/builds';
 import { positionContext, type PositionContext, type Segment } from './context';
 import { BETA_OS_LABEL, BUILD_LABEL, DOCS, OS_LABEL } from './hover';
+import { POD_SPEC_PATHS } from '../manifest/workloads';
 
 export interface CompletionItem {
   label: string;
@@ -112,20 +113,6 @@ function choiceItems(ctx: PositionContext, choices: Choice[]): CompletionItem[] 
 
 // ---------------------------------------------------------------------------------------------
 // Keys and snippets
-
-/** Where the pod spec sits in each workload kind (relative to the object). */
-const POD_SPEC_PATHS: Record<string, Segment[]> = {
-  Pod: ['spec'],
-  PodTemplate: ['template', 'spec'],
-  Deployment: ['spec', 'template', 'spec'],
-  ReplicaSet: ['spec', 'template', 'spec'],
-  StatefulSet: ['spec', 'template', 'spec'],
-  DaemonSet: ['spec', 'template', 'spec'],
-  Job: ['spec', 'template', 'spec'],
-  ReplicationController: ['spec', 'template', 'spec'],
-  DeploymentConfig: ['spec', 'template', 'spec'],
-  CronJob: ['spec', 'jobTemplate', 'spec', 'template', 'spec'],
-};
 
 /** True when the key context is directly in a pod spec (a Pod's `spec`, a workload's `template.spec`). */
 export function isPodSpecContext(ctx: PositionContext): boolean {

@@ -1,7 +1,7 @@
 import { getAt, isObj, type Obj, type Path } from './path';
 
 /** Where the pod template's spec sits in each workload kind. */
-const POD_SPEC_PATHS: Record<string, Path> = {
+export const POD_SPEC_PATHS: Readonly<Record<string, Path>> = {
   Pod: ['spec'],
   PodTemplate: ['template', 'spec'],
   Deployment: ['spec', 'template', 'spec'],
