@@ -1,4 +1,4 @@
-import { readdirSync, statSync, readFileSync, openSync, readSync, closeSync } from 'node:fs';
+import { readdirSync, statSync, readFileSync, readSync } from 'node:fs';
 import { join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
 
@@ -110,5 +110,3 @@ function readStdin(): string {
   }
   return Buffer.concat(chunks).toString('utf8');
 }
-
-export { openSync, closeSync };

@@ -101,7 +101,7 @@ export function loadSpans(fileText: string, spans: Span[], options: LoadOptions,
     visit(doc);
     // The visitor had its chance to build the tree from the events of the first parse; past this
     // point a tree is built from a fresh parse, so that kept documents do not hold their events.
-    releaseEvents.get(doc)?.();
+    keptEvents.delete(doc);
   };
   let i = 0;
   while (i < spans.length) {
@@ -177,9 +177,6 @@ function opensDocument(text: string): boolean {
   return /^(?:\uFEFF)?(?:[ \t]*(?:#[^\n]*)?\r?\n|%[^\n]*\n)*---(?:[ \t\r\n]|$)/.test(text);
 }
 
-/** Per document loaded by `forEachDocument`: drops the events kept for its tree. */
-const releaseEvents = new WeakMap<ManifestDocument, () => void>();
-
 /** Loads one document of a file; returns undefined for a span holding only comments and blanks. */
 export function loadDocument(fileText: string, span: Span, index: number, options: LoadOptions = {}): ManifestDocument | undefined {
   return readDocument(fileText, span, index, options, false);
@@ -190,12 +187,6 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
   if (!hasContent(text)) return undefined;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const doc = shell(text, span, index, options);
-  let kept: Event[] | undefined;
-  keptEvents.set(doc, () => {
-    const k = kept;
-    kept = undefined;
-    return k;
-  });
 
   const template = templateReason(text);
   if (template) {
@@ -232,15 +223,12 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
     }
   }
   if (doc.value === null || doc.value === undefined) doc.status = 'empty';
-  if (keepEvents) {
-    kept = events;
-    releaseEvents.set(doc, () => (kept = undefined));
-  }
+  if (keepEvents) keptEvents.set(doc, events);
   return doc;
 }
 
-/** Events a document kept from its load, taken once by its tree (see forEachDocument). */
-const keptEvents = new WeakMap<ManifestDocument, () => Event[] | undefined>();
+/** Events of a document's load, kept while a streaming caller may build its tree (see loadSpans). */
+const keptEvents = new WeakMap<ManifestDocument, Event[]>();
 
 /** A document before its value is loaded; its tree is built on first use. */
 function shell(text: string, span: Span, index: number, options: LoadOptions): ManifestDocument {
@@ -258,7 +246,8 @@ function shell(text: string, span: Span, index: number, options: LoadOptions): M
         treeBuilt = true;
         // Positions are needed only where there is a finding: build them from the kept events, or
         // parse again, rather than keep every document's events in memory.
-        const kept = keptEvents.get(doc)?.();
+        const kept = keptEvents.get(doc);
+        keptEvents.delete(doc);
         if (doc.status === 'ok' || doc.status === 'empty') {
           tree = buildTree(text, kept ?? parseEvents(text, { maxDepth }));
         }

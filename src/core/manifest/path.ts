@@ -24,14 +24,6 @@ export function getAt(value: unknown, path: Path): unknown {
   return v;
 }
 
-export function hasAt(value: unknown, path: Path): boolean {
-  if (path.length === 0) return true;
-  const parent = getAt(value, path.slice(0, -1));
-  const last = path[path.length - 1];
-  if (typeof last === 'number') return Array.isArray(parent) && last < parent.length;
-  return isObj(parent) && Object.prototype.hasOwnProperty.call(parent, last);
-}
-
 export function pathString(path: Path): string {
   let s = '';
   for (const seg of path) s += typeof seg === 'number' ? `[${seg}]` : s ? `.${seg}` : seg;

@@ -64,9 +64,6 @@ export function runtimeClassIsWindows(handler: string, nodeSelector: Record<stri
   return WINDOWS_HANDLERS.has(handler) || 'node.kubernetes.io/windows-build' in nodeSelector;
 }
 
-/** Kinds whose presence the engine gathers before checking workloads. */
-export const FACT_KINDS = ['RuntimeClass', 'Namespace', 'VerticalPodAutoscaler', 'HorizontalPodAutoscaler'];
-
 const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
 
 /**

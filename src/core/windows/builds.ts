@@ -44,11 +44,6 @@ export function parseBuildLabel(value: unknown): { major: number; minor: number;
   return { major: +m[1], minor: +m[2], build: +m[3] };
 }
 
-export function describeBuild(build: number): string {
-  const b = BY_BUILD.get(build);
-  return b ? `10.0.${build} (${b.name})` : `10.0.${build}`;
-}
-
 /** The LTSC tag a node build runs, for retargeting an image (`ltsc2022` for 20348). */
 export function tagTokenFor(build: number, preferNumeric = false): string | undefined {
   const b = BY_BUILD.get(build);
@@ -152,24 +147,14 @@ function hasWindowsContext(image: ImageRef, tag: string): boolean {
   return isWindowsBaseRepository(image) || /nanoserver|servercore|windows|ltsc/.test(tag);
 }
 
-const WINDOWS_REPOS = [
-  /^windows(\/|$)/,
-  /^windows\/(servercore|nanoserver|server)/,
-  /^dotnet\/framework\//,
-  /^oss\/kubernetes\/windows-host-process-containers-base-image/,
-  /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/,
-];
+/** Windows-only repositories, per registry: MCR Windows bases and .NET Framework, legacy Docker Hub. */
+const WINDOWS_REPOS = new Map<string, RegExp>([
+  ['mcr.microsoft.com', /^(windows(\/|$)|dotnet\/framework\/|oss\/kubernetes\/windows-host-process-containers-base-image)/],
+  ['docker.io', /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/],
+]);
 
-/** Images that are Windows-only by repository (MCR Windows bases, .NET Framework, legacy Docker Hub). */
 export function isWindowsBaseRepository(image: ImageRef): boolean {
-  const repo = image.repository;
-  if (image.registry === 'mcr.microsoft.com') {
-    if (/^windows(\/|$)/.test(repo)) return true;
-    if (/^dotnet\/framework\//.test(repo)) return true;
-    if (/^oss\/kubernetes\/windows-host-process-containers-base-image/.test(repo)) return true;
-  }
-  if (image.registry === 'docker.io' && /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/.test(repo)) return true;
-  return WINDOWS_REPOS.slice(4).some((r) => r.test(repo)) && image.registry === 'docker.io';
+  return WINDOWS_REPOS.get(image.registry)?.test(image.repository) ?? false;
 }
 
 /** Evidence that an image is a Windows image: a Windows base repository or a Windows tag. */
