@@ -21,10 +21,23 @@ const common = {
   // ESM dependencies (fdir, via tinyglobby) read import.meta.url; give the CJS bundle a real one.
   define: { 'import.meta.url': '__kwImportMetaUrl' },
   banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  // ssh2 tries optional native add-ons (cpu-features, its sshcrypto.node) inside try/catch and falls
+  // back to pure JS: leave them out of the bundle so that the bundle needs no native module.
+  external: ['cpu-features', '*.node'],
+};
+
+// The extension loads the bootstrap engine (ssh2, plans) from its own bundle on the first join
+// command: `./engine` stays a run-time require of dist/engine.js in the extension bundle.
+const engineExternal = {
+  name: 'engine-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/engine$/ }, (args) => (args.importer.endsWith(join('src', 'extension', 'join-commands.ts')) ? { path: './engine.js', external: true } : undefined));
+  },
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
+  build({ ...common, entryPoints: ['src/extension/engine.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: `#!/usr/bin/env node\n${common.banner.js}` } }),
 ]);
@@ -41,5 +54,5 @@ if (withTests) {
     }
   };
   walk('test');
-  await build({ ...common, entryPoints: files, outdir: 'out/test', outbase: 'test', sourcemap: true, external: ['vscode'] });
+  await build({ ...common, entryPoints: files, outdir: 'out/test', outbase: 'test', sourcemap: true, external: [...common.external, 'vscode'] });
 }

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_BYTES } from '../core/manifest/document';
 import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { Flavour } from '../core/rules/facts';
 import { expandInputs, readText, type InputFile } from './files';
+import { JoinUsageError, runJoin, runRemove } from './join';
 import { formatJson, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
 
 const EXIT_CLEAN = 0;
@@ -22,6 +23,8 @@ const HELP = `kube-windows ${version}: Windows compatibility checks for Kubernet
 Usage:
   kube-windows check [options] [paths | globs | -]...
   kube-windows rules [--format text|json]
+  kube-windows join --context C --address A --user U [--key FILE] [--via byoh|kubeadm] [--dry-run]
+  kube-windows remove --context C --address A [--node NAME]
 
 check options:
   --format text|json|sarif   output format (default text)
@@ -37,11 +40,13 @@ check options:
   -h, --help                 this help
   -v, --version              print the version
 
+join and remove: "kube-windows join --help" lists their options.
+
 Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.
 Exit codes: 0 no findings, 1 findings at or above --min-severity, 2 usage or I/O error.
 `;
 
-export function main(argv: string[]): number {
+export function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -49,6 +54,10 @@ export function main(argv: string[]): number {
         return runCheck(rest);
       case 'rules':
         return runRules(rest);
+      case 'join':
+        return runJoin(rest).catch(failure);
+      case 'remove':
+        return runRemove(rest).catch(failure);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);
@@ -63,15 +72,19 @@ export function main(argv: string[]): number {
         throw new UsageError(`unknown command "${command}"; try "kube-windows --help"`);
     }
   } catch (err) {
-    if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      process.stderr.write(`kube-windows: ${(err as Error).message}\n`);
-      return EXIT_USAGE;
-    }
-    // An unexpected failure: one line, no stack; the stack only with KUBE_WINDOWS_DEBUG set.
-    process.stderr.write(`kube-windows: internal error: ${(err as Error)?.message ?? String(err)}\n`);
-    if (process.env.KUBE_WINDOWS_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+    return failure(err);
+  }
+}
+
+function failure(err: unknown): number {
+  if (err instanceof UsageError || err instanceof JoinUsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    process.stderr.write(`kube-windows: ${(err as Error).message}\n`);
     return EXIT_USAGE;
   }
+  // An unexpected failure: one line, no stack; the stack only with KUBE_WINDOWS_DEBUG set.
+  process.stderr.write(`kube-windows: internal error: ${(err as Error)?.message ?? String(err)}\n`);
+  if (process.env.KUBE_WINDOWS_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  return EXIT_USAGE;
 }
 
 function listOption(values: string[] | undefined): string[] {
@@ -217,6 +230,7 @@ function runRules(args: string[]): number {
   return EXIT_CLEAN;
 }
 
-// Flush stdout before exiting: large JSON output must not be cut off when piped.
-const code = main(process.argv.slice(2));
-process.exitCode = code;
+// Set the exit code rather than exit: large JSON output must not be cut off when piped.
+void Promise.resolve(main(process.argv.slice(2))).then((code) => {
+  process.exitCode = code;
+});

@@ -35,11 +35,53 @@ export class KubeClient {
   }
 
   /** GET a path and parse the JSON answer. */
-  async get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
-    const url = this.url(path, query);
+  get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('GET', path, { query, signal });
+  }
+
+  /** POST a new object (the path is the collection). */
+  create<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('POST', path, { body, signal });
+  }
+
+  /** PUT a whole object (or a subresource such as a CSR's approval). */
+  replace<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+    return this.request<T>('PUT', path, { body, signal });
+  }
+
+  /** PATCH with a JSON merge patch (RFC 7386) by default, or a JSON patch (RFC 6902). */
+  patch<T>(path: string, body: unknown, kind: 'merge' | 'json' = 'merge', signal?: AbortSignal): Promise<T> {
+    const contentType = kind === 'merge' ? 'application/merge-patch+json' : 'application/json-patch+json';
+    return this.request<T>('PATCH', path, { body, contentType, signal });
+  }
+
+  /** DELETE an object; resolves to undefined when it did not exist. */
+  async delete(path: string, signal?: AbortSignal): Promise<void> {
+    try {
+      await this.request<unknown>('DELETE', path, { signal });
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 404) return;
+      throw err;
+    }
+  }
+
+  /** One request with a JSON answer; non-2xx answers reject with ApiError. */
+  async request<T>(method: string, path: string, options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {}): Promise<T> {
+    const url = this.url(path, options.query);
     const opts = await this.requestOptions();
+    const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), 'utf8');
+    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: 'application/json' };
+    if (payload) {
+      headers['Content-Type'] = options.contentType ?? 'application/json';
+      headers['Content-Length'] = payload.length;
+    }
+    const signal = options.signal;
     return new Promise<T>((resolveP, reject) => {
-      const req = this.transport(url).request(url, { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } }, (res) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('error', reject);
@@ -52,7 +94,7 @@ export class KubeClient {
             return;
           }
           try {
-            resolveP(JSON.parse(text) as T);
+            resolveP((text ? JSON.parse(text) : undefined) as T);
           } catch (err) {
             reject(err);
           }
@@ -63,8 +105,8 @@ export class KubeClient {
         clearTimeout(timer);
         reject(err);
       });
-      signal?.addEventListener('abort', () => req.destroy(new Error('aborted')), { once: true });
-      req.end();
+      signal?.addEventListener('abort', () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted')), { once: true });
+      req.end(payload);
     });
   }
 

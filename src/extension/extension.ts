@@ -5,6 +5,7 @@ import { ServerController, sendClusterSnapshot } from './client';
 import { SECTION } from '../server/protocol';
 import { StatusPresenter } from './status';
 import { registerClusterView } from './tree';
+import { registerJoinCommands } from './join-commands';
 
 export { sendClusterSnapshot };
 
@@ -34,6 +35,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
   registerClusterView(context, log);
+  // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
+  registerJoinCommands(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));

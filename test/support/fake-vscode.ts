@@ -25,6 +25,42 @@ export interface Shown {
   kind: 'error' | 'warning' | 'information';
   message: string;
   items: string[];
+  /** The MessageOptions (modal, detail) when the call passed them. */
+  options?: { modal?: boolean; detail?: string };
+}
+
+/** A question the extension asked (quick pick, input box, open dialog), in order. */
+export interface Question {
+  kind: 'quickPick' | 'input' | 'open';
+  /** Title, prompt or placeholder (whichever the call gave), for matching in tests. */
+  text: string;
+  options: Record<string, unknown>;
+  /** Quick pick: the labels offered. */
+  items?: string[];
+  /** Input box: the validation messages the rejected replies got. */
+  rejected?: string[];
+}
+
+/**
+ * The scripted reply to the next question: a quick pick label, an input box text, a file path for
+ * an open dialog, or undefined (the user pressed Escape). An input reply that validateInput
+ * rejects is recorded in `rejected` and the next reply is taken, as a user retyping.
+ */
+export type Reply = string | undefined;
+
+export interface FakeDocument {
+  languageId: string;
+  content: string;
+  shown: number;
+  getText(): string;
+}
+
+export interface FakeProgress {
+  title: string;
+  options: Record<string, unknown>;
+  reports: { message?: string; increment?: number }[];
+  /** Cancels the running task (the token fires), as the notification's Cancel button. */
+  cancel(): void;
 }
 
 export interface FakeStatusItem {
@@ -132,9 +168,25 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   /** The answer the next message box gets (undefined: dismissed). */
   const answers: (string | undefined)[] = [];
 
-  const show = (kind: Shown['kind']) => (message: string, ...items: string[]) => {
-    shown.push({ kind, message, items });
+  const questions: Question[] = [];
+  /** Replies to quick picks, input boxes and open dialogs, in order (see Reply). */
+  const replies: Reply[] = [];
+  const documents: FakeDocument[] = [];
+  const progressRuns: FakeProgress[] = [];
+
+  const show = (kind: Shown['kind']) => (message: string, ...rest: unknown[]) => {
+    const first = rest[0];
+    const options = typeof first === 'object' && first !== null ? (first as Shown['options']) : undefined;
+    const items = rest.filter((x): x is string => typeof x === 'string');
+    shown.push({ kind, message, items, ...(options ? { options } : {}) });
     return Promise.resolve(answers.shift());
+  };
+
+  const ask = (kind: Question['kind'], options: Record<string, unknown> = {}, items?: string[]): Question => {
+    const text = String(options.title ?? options.prompt ?? options.placeHolder ?? '');
+    const q: Question = { kind, text, options, ...(items ? { items } : {}) };
+    questions.push(q);
+    return q;
   };
 
   const activeEditorChanged = new FakeEventEmitter<unknown>();
@@ -185,7 +237,47 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       showInformationMessage: show('information'),
       withProgress: async (options: { title?: string }, task: (p: unknown, t: unknown) => Promise<unknown>) => {
         progress.push(options.title ?? '');
-        return task({ report: () => undefined }, { isCancellationRequested: false, onCancellationRequested: () => ({ dispose: () => undefined }) });
+        const cancelled = new FakeEventEmitter<void>();
+        const token = { isCancellationRequested: false, onCancellationRequested: cancelled.event };
+        const run: FakeProgress = {
+          title: options.title ?? '',
+          options: options as Record<string, unknown>,
+          reports: [],
+          cancel: () => {
+            token.isCancellationRequested = true;
+            cancelled.fire();
+          },
+        };
+        progressRuns.push(run);
+        return task({ report: (r: { message?: string; increment?: number }) => run.reports.push(r) }, token);
+      },
+      showQuickPick: async (items: readonly ({ label: string } | string)[] | Promise<readonly ({ label: string } | string)[]>, options: Record<string, unknown> = {}) => {
+        const list = await items;
+        const label = (x: { label: string } | string) => (typeof x === 'string' ? x : x.label);
+        ask('quickPick', options, list.map(label));
+        const reply = replies.shift();
+        return reply === undefined ? undefined : list.find((x) => label(x) === reply);
+      },
+      showInputBox: async (options: Record<string, unknown> = {}) => {
+        const q = ask('input', options);
+        const validate = options.validateInput as ((v: string) => unknown) | undefined;
+        for (;;) {
+          const reply = replies.shift();
+          if (reply === undefined || !validate) return reply;
+          const verdict = await validate(reply);
+          const message = typeof verdict === 'string' ? verdict : (verdict as { message?: string } | null | undefined)?.message;
+          if (!message) return reply;
+          (q.rejected ??= []).push(message);
+        }
+      },
+      showOpenDialog: async (options: Record<string, unknown> = {}) => {
+        ask('open', options);
+        const reply = replies.shift();
+        return reply === undefined ? undefined : [fakeUri(`file://${reply}`)];
+      },
+      showTextDocument: async (doc: FakeDocument) => {
+        doc.shown++;
+        return { document: doc };
       },
     },
     languages: {
@@ -218,6 +310,12 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         contentProviders.set(scheme, provider);
         return { dispose: () => contentProviders.delete(scheme) };
       },
+      openTextDocument: async (arg: { language?: string; content?: string } | unknown) => {
+        const o = (typeof arg === 'object' && arg !== null && !('scheme' in arg) ? arg : {}) as { language?: string; content?: string };
+        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content: o.content ?? '', shown: 0, getText: () => doc.content };
+        documents.push(doc);
+        return doc;
+      },
       onDidCloseTextDocument: new FakeEventEmitter<unknown>().event,
       onDidOpenTextDocument: new FakeEventEmitter<unknown>().event,
       textDocuments: [],
@@ -241,6 +339,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     logs,
     progress,
     answers,
+    questions,
+    replies,
+    documents,
+    progressRuns,
     /** Makes a YAML document with this URI the active editor's, as when the user switches tabs. */
     setActiveDocument(uri: string | undefined) {
       api.window.activeTextEditor = uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };
@@ -273,4 +375,34 @@ export function loadWithFakeVscode<T>(bundle: string, fake: FakeVscode): T {
   } finally {
     loader._load = original;
   }
+}
+
+/**
+ * Answers `require('vscode')` with the module of `current()` for as long as the hook is installed:
+ * for test files that import extension modules directly (dynamically, after installing it) and
+ * swap fakes between tests. Returns the function that removes the hook.
+ */
+export function hookVscodeModule(current: () => FakeVscode): () => void {
+  const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown };
+  const original = loader._load;
+  // The module object is cached by whoever requires it once: delegate every access to the current fake.
+  const delegate = new Proxy(
+    {},
+    {
+      get: (_t, key) => current().module[key as string],
+      has: (_t, key) => key in current().module,
+      ownKeys: () => Reflect.ownKeys(current().module),
+      getOwnPropertyDescriptor: (_t, key) => {
+        const module = current().module;
+        return key in module ? { configurable: true, enumerable: true, writable: false, value: module[key as string] } : undefined;
+      },
+    },
+  );
+  loader._load = function (request: string, ...rest: unknown[]) {
+    if (request === 'vscode') return delegate;
+    return original.call(this, request, ...rest);
+  };
+  return () => {
+    loader._load = original;
+  };
 }

@@ -1,7 +1,7 @@
 // Realistic, recorded-style Kubernetes objects for the API emulator: Windows nodes as WMCO and the kubelet
 // label, annotate and taint them (reference: wmco-join-and-mirrors.md §1.4, builds §6), RHCOS Linux nodes,
 // pods, namespaces, WMCO's CSV/Subscription, the windows-instances ConfigMap, IDMS and RuntimeClasses.
-import { createHash } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { KubeObject } from './kube-emulator/types';
 
 export type WindowsBuild = '10.0.17763' | '10.0.20348' | '10.0.26100';
@@ -389,5 +389,186 @@ export function mixedCluster(): KubeObject[] {
     pod('legacy-app-5b8c7d9f4-klmno', 'win-apps', 'winworker-2019-a', { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019', runtimeClassName: 'windows2019' }),
     pod('frontend-6f7d8c9b5-pqrst', 'win-apps', 'ip-10-0-21-7.us-east-2.compute.internal'),
     pod('iis-7c9d5f8b6-uvwxy', 'win-apps', undefined, { windows: true, runtimeClassName: 'windows2022' }),
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster-wide configuration the join engine reads.
+
+export interface OpenShiftClusterConfigOptions {
+  /** OVN-Kubernetes hybrid overlay configured (WMCO refuses to start without it, reference §2.7). */
+  hybridOverlay?: boolean;
+  /** Cluster network CIDRs (config Network spec.clusterNetwork). Default ['10.128.0.0/14']. */
+  clusterNetwork?: string[];
+  serviceNetwork?: string[];
+  proxy?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
+  /** Infrastructure status.apiServerInternalURL. */
+  apiServerInternalURL?: string;
+  /** OpenShift version in ClusterVersion. Default 4.18.3. */
+  version?: string;
+  /** Custom hybridOverlayVXLANPort, when set. */
+  vxlanPort?: number;
+}
+
+/**
+ * The cluster-scoped config objects of an OpenShift cluster on platform None (BYOH): config and operator
+ * Network, Infrastructure, Proxy and ClusterVersion, as `oc get -o yaml` shows them.
+ */
+export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {}): KubeObject[] {
+  const clusterNetwork = (opts.clusterNetwork ?? ['10.128.0.0/14']).map((cidr) => ({ cidr, hostPrefix: 23 }));
+  const serviceNetwork = opts.serviceNetwork ?? ['172.30.0.0/16'];
+  const internal = opts.apiServerInternalURL ?? 'https://api-int.test.example.com:6443';
+  const domain = new URL(internal).hostname.replace(/^api-int\./, '');
+  const version = opts.version ?? '4.18.3';
+  const meta = (name: string): KubeObject['metadata'] => ({ name, uid: uuidFrom('cfg/' + name), creationTimestamp: '2026-10-02T07:12:40Z', generation: 2 });
+  const ovn: Record<string, unknown> = { genevePort: 6081, mtu: 1400, policyAuditConfig: { destination: 'null', maxFileSize: 50, rateLimit: 20, syslogFacility: 'local0' } };
+  if (opts.hybridOverlay) {
+    ovn.hybridOverlayConfig = { hybridClusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }], ...(opts.vxlanPort ? { hybridOverlayVXLANPort: opts.vxlanPort } : {}) };
+  }
+  const userNoProxy = opts.proxy?.noProxy ? opts.proxy.noProxy.split(',') : [];
+  // The proxy controller adds the cluster's own networks and API names to the user's noProxy.
+  const statusNoProxy = opts.proxy
+    ? [...new Set(['.cluster.local', '.svc', ...clusterNetwork.map((c) => c.cidr), '127.0.0.1', ...serviceNetwork, `api-int.${domain}`, 'localhost', ...userNoProxy])].sort().join(',')
+    : '';
+  return [
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'Network',
+      metadata: meta('cluster'),
+      spec: { clusterNetwork, externalIP: { policy: {} }, networkType: 'OVNKubernetes', serviceNetwork },
+      status: { clusterNetwork, clusterNetworkMTU: 1400, networkType: 'OVNKubernetes', serviceNetwork },
+    },
+    {
+      apiVersion: 'operator.openshift.io/v1',
+      kind: 'Network',
+      metadata: meta('cluster'),
+      spec: { clusterNetwork, serviceNetwork, defaultNetwork: { type: 'OVNKubernetes', ovnKubernetesConfig: ovn }, managementState: 'Managed', logLevel: 'Normal', operatorLogLevel: 'Normal' },
+      status: { readyReplicas: 0, version },
+    },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'Infrastructure',
+      metadata: meta('cluster'),
+      spec: { cloudConfig: { name: '' }, platformSpec: { type: 'None' } },
+      status: {
+        apiServerInternalURI: internal,
+        apiServerInternalURL: internal,
+        apiServerURL: internal.replace('api-int.', 'api.'),
+        controlPlaneTopology: 'HighlyAvailable',
+        cpuPartitioning: 'None',
+        etcdDiscoveryDomain: '',
+        infrastructureName: 'test-x7k2p',
+        infrastructureTopology: 'HighlyAvailable',
+        platform: 'None',
+        platformStatus: { type: 'None' },
+      },
+    },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'Proxy',
+      metadata: meta('cluster'),
+      spec: { trustedCA: { name: '' }, ...(opts.proxy ?? {}) },
+      status: opts.proxy ? { httpProxy: opts.proxy.httpProxy ?? '', httpsProxy: opts.proxy.httpsProxy ?? '', noProxy: statusNoProxy } : {},
+    },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: meta('version'),
+      spec: { channel: `stable-${version.split('.').slice(0, 2).join('.')}`, clusterID: uuidFrom('cluster-id') },
+      status: {
+        availableUpdates: null,
+        desired: { version, image: `quay.io/openshift-release-dev/ocp-release@sha256:${hash('release' + version)}` },
+        history: [{ state: 'Completed', version, startedTime: '2026-10-02T07:10:00Z', completionTime: '2026-10-02T07:52:31Z', verified: false, image: `quay.io/openshift-release-dev/ocp-release@sha256:${hash('release' + version)}` }],
+        conditions: [
+          { type: 'Available', status: 'True', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Done applying ${version}` },
+          { type: 'Progressing', status: 'False', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Cluster version is ${version}` },
+        ],
+      },
+    },
+  ];
+}
+
+/** `sha256:<hex>` of a CA certificate's SubjectPublicKeyInfo: kubeadm's --discovery-token-ca-cert-hash. */
+export function caCertHash(caPem: string): string {
+  const spki = new X509Certificate(caPem).publicKey.export({ type: 'spki', format: 'der' });
+  return 'sha256:' + createHash('sha256').update(spki).digest('hex');
+}
+
+export interface KubeadmClusterOptions {
+  /** The API server URL, as kubeadm init writes it into cluster-info. */
+  server: string;
+  caPem: string;
+  /** Bootstrap token `<id>.<secret>`; default abcdef.0123456789abcdef. */
+  token?: string;
+  kubernetesVersion?: string;
+}
+
+/**
+ * What `kubeadm init` leaves for joining nodes: kube-public/cluster-info (a kubeconfig with the CA and
+ * server, plus a JWS signature per bootstrap token), the bootstrap-token Secret, kubeadm-config.
+ */
+export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
+  const token = opts.token ?? 'abcdef.0123456789abcdef';
+  const [id, secret] = token.split('.') as [string, string];
+  const kubeconfig = [
+    'apiVersion: v1',
+    'clusters:',
+    '- cluster:',
+    `    certificate-authority-data: ${Buffer.from(opts.caPem).toString('base64')}`,
+    `    server: ${opts.server}`,
+    '  name: ""',
+    'contexts: null',
+    'current-context: ""',
+    'kind: Config',
+    'preferences: {}',
+    'users: null',
+    '',
+  ].join('\n');
+  const version = opts.kubernetesVersion ?? 'v1.31.3';
+  return [
+    namespace('kube-public'),
+    namespace('kube-system'),
+    namespace('default'),
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'cluster-info', namespace: 'kube-public' },
+      // A detached JWS (header..signature) over the kubeconfig, keyed by token id; a stand-in value.
+      data: { kubeconfig, [`jws-kubeconfig-${id}`]: `eyJhbGciOiJIUzI1NiIsImtpZCI6IiR7aWR9In0..${Buffer.from(hash(kubeconfig + secret), 'hex').toString('base64url')}` },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system' },
+      type: 'bootstrap.kubernetes.io/token',
+      data: Object.fromEntries(
+        Object.entries({
+          'token-id': id,
+          'token-secret': secret,
+          'usage-bootstrap-authentication': 'true',
+          'usage-bootstrap-signing': 'true',
+          'auth-extra-groups': 'system:bootstrappers:kubeadm:default-node-token',
+          expiration: '2026-11-22T09:00:00Z',
+        }).map(([k, v]) => [k, Buffer.from(v).toString('base64')]),
+      ),
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'kubeadm-config', namespace: 'kube-system' },
+      data: {
+        ClusterConfiguration: [
+          'apiVersion: kubeadm.k8s.io/v1beta4',
+          'kind: ClusterConfiguration',
+          `kubernetesVersion: ${version}`,
+          `controlPlaneEndpoint: ${new URL(opts.server).host}`,
+          'networking:',
+          '  dnsDomain: cluster.local',
+          '  podSubnet: 10.244.0.0/16',
+          '  serviceSubnet: 10.96.0.0/12',
+          '',
+        ].join('\n'),
+      },
+    },
   ];
 }

@@ -93,5 +93,5 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
   assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
   const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command).sort();
-  assert.deepEqual(hidden, ['kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']);
+  assert.deepEqual(hidden, ['kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.removeNode', 'kubeWindows.retry']);
 });

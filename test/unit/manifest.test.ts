@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/server/protocol';
 import { RULES } from '../../src/core/rules/registry';
 import { createFakeVscode, loadWithFakeVscode } from '../support/fake-vscode';
@@ -93,10 +93,13 @@ test('every contributed command is registered by the extension, and every regist
   for (const id of registered) assert.ok(commands.some((c) => c.command === id), `${id} is registered but not in contributes.commands`);
   assert.deepEqual(commands.map((c) => c.command).sort(), [
     'kubeWindows.copyName',
+    'kubeWindows.joinNode',
     'kubeWindows.openYaml',
     'kubeWindows.refresh',
+    'kubeWindows.removeNode',
     'kubeWindows.restartServer',
     'kubeWindows.retry',
+    'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
   ]);
 });
@@ -111,8 +114,10 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.files.exclude': DEFAULT_SETTINGS.files.exclude,
     'kubeWindows.trace.server': DEFAULT_SETTINGS.trace.server,
   };
-  // kubeWindows.kubeconfig is read by the extension (the cluster explorer), not by the server.
-  assert.deepEqual(Object.keys(settings).sort(), [...Object.keys(expected), 'kubeWindows.kubeconfig'].sort());
+  // kubeWindows.kubeconfig and kubeWindows.join.* are read by the extension, not by the server.
+  assert.deepEqual(Object.keys(settings).sort(), [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder'].sort());
+  // The payload folder holds binaries installed on nodes: a workspace must not choose it either.
+  assert.equal(settings['kubeWindows.join.payloadFolder'].scope, 'machine');
   assert.equal(settings['kubeWindows.kubeconfig'].type, 'string');
   assert.equal(settings['kubeWindows.kubeconfig'].default, '');
   // A kubeconfig can run an exec credential plugin: a workspace must not choose it.
@@ -185,6 +190,10 @@ test('dist/extension.js bundles the language client, keeps vscode external, and 
   // there only to render the cluster explorer's read-only YAML views).
   assert.doesNotMatch(text, /\/\/ src\/(core\/manifest\/document|core\/rules\/registry|server\/server)\.ts/);
   for (const c of commands) assert.ok(text.includes(`"${c.command}"`) || text.includes(`'${c.command}'`), `${c.command} not in the bundle`);
+  // The bootstrap engine (ssh2, plans) is its own bundle, required on the first join command only.
+  assert.doesNotMatch(text, /node_modules[\\/]ssh2[\\/]/, 'ssh2 must not be in the activation bundle');
+  assert.match(text, /require\("\.\/engine\.js"\)/);
+  assert.ok(existsSync(join(dirname(BUNDLE), 'engine.js')), 'dist/engine.js is built');
 });
 
 test('the bundle loads (vscode-languageclient included) and exports activate, deactivate and sendClusterSnapshot', () => {

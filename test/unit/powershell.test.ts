@@ -18,49 +18,10 @@ import {
   type PsValue,
 } from '../../src/core/windows/powershell';
 import { allNodes, parsePowerShell, parseTree } from '../support/powershell-parser';
+import { HOSTILE } from '../support/hostile-strings';
 
 const QUOTES = new Set(["'", '\u2018', '\u2019', '\u201A', '\u201B']);
 
-const HOSTILE: string[] = [
-  "'",
-  "''",
-  "a'b",
-  '\u2019',
-  '\u2018x\u2019',
-  '\u201A\u201B',
-  "'\u2019; Remove-Item C:\\ -Recurse; '",
-  ';',
-  '; Remove-Item -Recurse C:\\',
-  '$()',
-  '$(Remove-Item x)',
-  '@(Get-Process)',
-  '`',
-  '`n`0',
-  'a`',
-  '"',
-  '"; Remove-Item x; "',
-  '\n',
-  'line1\r\nline2\rline3',
-  '$env:X',
-  '${env:PATH}',
-  '| Remove-Item',
-  '& calc.exe',
-  '# comment',
-  '<# block',
-  '#>',
-  "'@\n@'",
-  '{ }',
-  '} catch { exit 0 }',
-  '--% verbatim',
-  '-Force',
-  '',
-  ' ',
-  '\t',
-  'C:\\Program Files\\containerd\\bin\\containerd.exe',
-  'ünïcödé ✓ 日本語 😀',
-  '\uD83D', // lone surrogate
-  '\u00A0\u2028\u2029\uFEFF',
-];
 
 /** PowerShell's reading of a single-quoted literal, written from the language spec, for checking. */
 function unquote(literal: string): string {

@@ -29,12 +29,41 @@ export const RESOURCES: ResourceInfo[] = [
   { kind: 'ImageTagMirrorSet', plural: 'imagetagmirrorsets', singular: 'imagetagmirrorset', group: 'config.openshift.io', version: 'v1', namespaced: false, shortNames: ['itms'], subresources: ['status'], openshift: true, crd: true },
   { kind: 'Subscription', plural: 'subscriptions', singular: 'subscription', group: 'operators.coreos.com', version: 'v1alpha1', namespaced: true, shortNames: ['sub', 'subs'], subresources: ['status'], openshift: true, crd: true },
   { kind: 'ClusterServiceVersion', plural: 'clusterserviceversions', singular: 'clusterserviceversion', group: 'operators.coreos.com', version: 'v1alpha1', namespaced: true, shortNames: ['csv', 'csvs'], subresources: ['status'], openshift: true, crd: true },
+  { kind: 'InstallPlan', plural: 'installplans', singular: 'installplan', group: 'operators.coreos.com', version: 'v1alpha1', namespaced: true, shortNames: ['ip'], subresources: ['status'], openshift: true, crd: true },
+  { kind: 'OperatorGroup', plural: 'operatorgroups', singular: 'operatorgroup', group: 'operators.coreos.com', version: 'v1', namespaced: true, shortNames: ['og'], subresources: ['status'], openshift: true, crd: true },
+  // Two kinds named Network (config.openshift.io and operator.openshift.io), as on a real OpenShift cluster:
+  // the store keys objects by group + kind, and an unqualified 'Network' means the first one listed here.
+  { kind: 'Network', plural: 'networks', singular: 'network', group: 'config.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
+  { kind: 'Infrastructure', plural: 'infrastructures', singular: 'infrastructure', group: 'config.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
+  { kind: 'Proxy', plural: 'proxies', singular: 'proxy', group: 'config.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
+  { kind: 'ClusterVersion', plural: 'clusterversions', singular: 'clusterversion', group: 'config.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
+  { kind: 'Network', plural: 'networks', singular: 'network', group: 'operator.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
 ];
 
 export const apiVersionOf = (r: ResourceInfo): string => (r.group ? `${r.group}/${r.version}` : r.version);
 
-export function resourceByKind(kind: string): ResourceInfo {
-  const r = RESOURCES.find((x) => x.kind === kind || x.plural === kind.toLowerCase() || x.singular === kind.toLowerCase());
+/** The group of an apiVersion ('' for core 'v1'). */
+export const groupOf = (apiVersion: string): string => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
+
+/** Store identity of a resource: kinds are unique only within a group (Network). */
+export const resourceId = (r: ResourceInfo): string => (r.group ? `${r.kind}.${r.group}` : r.kind);
+
+/**
+ * The resource for a kind, plural or singular name, optionally qualified by group as kubectl writes it
+ * ('Network.operator.openshift.io', 'networks.operator.openshift.io'), or disambiguated by an apiVersion.
+ */
+export function resourceByKind(kind: string, apiVersion?: string): ResourceInfo {
+  const matches = (x: ResourceInfo, k: string): boolean => x.kind === k || x.plural === k.toLowerCase() || x.singular === k.toLowerCase();
+  let r: ResourceInfo | undefined;
+  if (apiVersion !== undefined) {
+    const group = groupOf(apiVersion);
+    r = RESOURCES.find((x) => x.group === group && matches(x, kind));
+  }
+  r ??= RESOURCES.find((x) => matches(x, kind));
+  if (!r) {
+    const dot = kind.indexOf('.');
+    if (dot > 0) r = RESOURCES.find((x) => x.group === kind.slice(dot + 1) && matches(x, kind.slice(0, dot)));
+  }
   if (!r) throw new Error(`kube emulator: unsupported kind ${kind}`);
   return r;
 }

@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCerts } from './certs';
 import { jsonPatch, mergePatch, PatchError } from './patch';
-import { apiGroups, apiResourceList, resourceByKind, resourceByPath, RESOURCES, type ResourceInfo } from './resources';
+import { apiGroups, apiResourceList, apiVersionOf, resourceByKind, resourceByPath, RESOURCES, type ResourceInfo } from './resources';
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
 import { notFound, Store, StoreError, type StoreEvent } from './store';
-import type { DenyRule, Emulator, EmulatorOptions, Fault, KubeObject, RequestLogEntry } from './types';
+import type { DenyRule, Emulator, EmulatorEvent, EmulatorOptions, Fault, KubeObject, RequestLogEntry } from './types';
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -89,7 +89,7 @@ function listItem(r: ResourceInfo, o: KubeObject): Record<string, unknown> {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const certs = generateCerts();
   const store = new Store();
-  const openshift = options.openshift ?? (options.objects ?? []).some((o) => RESOURCES.some((r) => r.openshift && r.kind === o.kind));
+  const openshift = options.openshift ?? (options.objects ?? []).some((o) => RESOURCES.some((r) => r.openshift && r.kind === o.kind && apiVersionOf(r) === o.apiVersion));
   for (const o of options.objects ?? []) store.apply(o);
   const adminToken = randomBytes(24).toString('hex');
   const tokens = new Map<string, Caller>([[adminToken, { user: 'system:admin', deny: [] }]]);
@@ -173,7 +173,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   function list(ctx: Ctx, r: ResourceInfo, namespace: string | undefined): void {
     const match = selectorMatcher(ctx.query);
-    let items = store.list(r.kind, namespace, match);
+    let items = store.list(r, namespace, match);
     let listRv = store.rv;
     const cont = ctx.query.get('continue');
     if (cont) {
@@ -223,7 +223,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
     }
     const onEvent = (ev: StoreEvent): void => {
-      if (ev.kind !== r.kind) return;
+      if (ev.kind !== r.kind || ev.group !== r.group) return;
       const now = match(ev.object);
       if (ev.type === 'MODIFIED') {
         const before = ev.old ? match(ev.old) : false;
@@ -233,7 +233,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       } else if (now) write(ev.type, ev.object);
     };
     if (rvParam === '' || rvParam === '0') {
-      for (const o of store.list(r.kind, namespace)) if (match(o)) write('ADDED', o);
+      for (const o of store.list(r, namespace)) if (match(o)) write('ADDED', o);
     } else {
       const from = Number(rvParam);
       for (const ev of store.history) if (ev.rv > from) onEvent(ev);
@@ -316,7 +316,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (verb === 'watch') return watch(ctx, r, namespace, name);
     if (verb === 'list') return list(ctx, r, namespace);
     if (verb === 'get') {
-      const o = store.get(r.kind, namespace, name!);
+      const o = store.get(r, namespace, name!);
       if (!o) throw notFound(r, name!);
       return send(ctx, 200, o);
     }
@@ -344,16 +344,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       delete body.metadata.resourceVersion;
       delete body.metadata.uid;
       body.kind = r.kind;
+      body.apiVersion = apiVersionOf(r);
       return send(ctx, 201, store.create(body));
     }
     if (verb === 'deletecollection') {
       const match = selectorMatcher(ctx.query);
-      const gone = store.list(r.kind, namespace).filter(match).map((o) => store.delete(r.kind, o.metadata.namespace, o.metadata.name));
+      const gone = store.list(r, namespace).filter(match).map((o) => store.delete(r, o.metadata.namespace, o.metadata.name));
       return send(ctx, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(store.rv) }, items: gone.map((o) => listItem(r, o)) });
     }
-    const old = store.get(r.kind, namespace, name!);
+    const old = store.get(r, namespace, name!);
     if (!old) throw notFound(r, name!);
-    if (verb === 'delete') return send(ctx, 200, store.delete(r.kind, namespace, name!));
+    if (verb === 'delete') return send(ctx, 200, store.delete(r, namespace, name!));
     const body = await readBody(ctx.req);
     let next: KubeObject;
     if (verb === 'update') {
@@ -375,6 +376,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     next = restrict(r, sub, old, next);
     next.kind = r.kind;
+    next.apiVersion = apiVersionOf(r);
     next.metadata.name = old.metadata.name;
     next.metadata.namespace = old.metadata.namespace;
     return send(ctx, 200, store.update(next, { checkRv: true }));
@@ -456,9 +458,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return file;
     },
     apply: (obj) => store.apply(obj),
+    get: (kind, name, namespace) => {
+      const r = resourceByKind(kind);
+      const o = store.get(r, r.namespaced ? namespace || 'default' : undefined, name);
+      return o ? structuredClone(o) : undefined;
+    },
     patch: (kind, name, namespace, p) => store.mergePatch(kind, name, namespace, p),
     remove: (kind, name, namespace) => void store.delete(kind, namespace, name),
-    list: (kind) => store.list(resourceByKind(kind).kind).map((o) => structuredClone(o)),
+    list: (kind) => store.list(resourceByKind(kind)).map((o) => structuredClone(o)),
+    onChange(listener) {
+      // Delivered after the change is complete and in order, on a microtask, with copies: a listener
+      // may then write to the emulator without re-entering the store mid-event.
+      let active = true;
+      const l = (ev: StoreEvent): void => {
+        const event: EmulatorEvent = { type: ev.type, object: structuredClone(ev.object), ...(ev.old ? { old: structuredClone(ev.old) } : {}) };
+        queueMicrotask(() => {
+          if (active) listener(event);
+        });
+      };
+      store.listeners.add(l);
+      return () => {
+        active = false;
+        store.listeners.delete(l);
+      };
+    },
     setFault: (f) => void (fault = f),
     setLatency: (ms) => void (latencyMs = ms),
     compact: () => store.compact(),

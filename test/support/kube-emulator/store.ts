@@ -1,7 +1,7 @@
 // The object store: one resourceVersion counter across all kinds, an event history for watches, and compaction.
 import { randomUUID } from 'node:crypto';
 import { mergePatch } from './patch';
-import { resourceByKind, apiVersionOf, type ResourceInfo } from './resources';
+import { resourceByKind, resourceId, apiVersionOf, type ResourceInfo } from './resources';
 import type { KubeObject } from './types';
 
 export type EventType = 'ADDED' | 'MODIFIED' | 'DELETED';
@@ -9,6 +9,8 @@ export interface StoreEvent {
   type: EventType;
   rv: number;
   kind: string;
+  /** The API group of the object ('' for core): kinds alone are ambiguous (Network). */
+  group: string;
   object: KubeObject;
   /** The object before a MODIFIED event. */
   old?: KubeObject;
@@ -24,7 +26,11 @@ export class StoreError extends Error {
   }
 }
 
-export const keyOf = (kind: string, namespace: string | undefined, name: string): string => `${kind}\u0000${namespace ?? ''}\u0000${name}`;
+/** A resource given by kind (optionally group-qualified, see resourceByKind) or already resolved. */
+export type KindRef = string | ResourceInfo;
+const resolve = (k: KindRef, apiVersion?: string): ResourceInfo => (typeof k === 'string' ? resourceByKind(k, apiVersion) : k);
+
+export const keyOf = (kind: KindRef, namespace: string | undefined, name: string): string => `${resourceId(resolve(kind))}\u0000${namespace ?? ''}\u0000${name}`;
 
 export class Store {
   rv = 1000;
@@ -48,14 +54,16 @@ export class Store {
     this.compactedRv = this.rv;
   }
 
-  get(kind: string, namespace: string | undefined, name: string): KubeObject | undefined {
+  get(kind: KindRef, namespace: string | undefined, name: string): KubeObject | undefined {
     return this.objects.get(keyOf(kind, namespace, name));
   }
 
   /** Objects of a kind (in a namespace), sorted by namespace and name; `match` filters before the sort (large stores). */
-  list(kind: string, namespace?: string, match?: (o: KubeObject) => boolean): KubeObject[] {
+  list(kind: KindRef, namespace?: string, match?: (o: KubeObject) => boolean): KubeObject[] {
+    const r = resolve(kind);
+    const apiVersion = apiVersionOf(r);
     const out: KubeObject[] = [];
-    for (const o of this.objects.values()) if (o.kind === kind && (namespace === undefined || o.metadata.namespace === namespace) && (!match || match(o))) out.push(o);
+    for (const o of this.objects.values()) if (o.kind === r.kind && o.apiVersion === apiVersion && (namespace === undefined || o.metadata.namespace === namespace) && (!match || match(o))) out.push(o);
     return out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
   }
 
@@ -70,9 +78,9 @@ export class Store {
 
   /** Create; throws 409 when the object exists. */
   create(obj: KubeObject): KubeObject {
-    const r = resourceByKind(obj.kind);
+    const r = resourceByKind(obj.kind, obj.apiVersion);
     const o = this.normalise(obj, r);
-    const key = keyOf(r.kind, o.metadata.namespace, o.metadata.name);
+    const key = keyOf(r, o.metadata.namespace, o.metadata.name);
     if (this.objects.has(key)) throw new StoreError(409, 'AlreadyExists', `${r.plural}${r.group ? '.' + r.group : ''} "${o.metadata.name}" already exists`);
     o.metadata.uid ??= randomUUID();
     o.metadata.creationTimestamp ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -80,15 +88,15 @@ export class Store {
     if (r.kind === 'Namespace') o.status ??= { phase: 'Active' };
     o.metadata.resourceVersion = String(++this.rv);
     this.objects.set(key, o);
-    this.emit({ type: 'ADDED', rv: this.rv, kind: r.kind, object: o });
+    this.emit({ type: 'ADDED', rv: this.rv, kind: r.kind, group: r.group, object: o });
     return structuredClone(o);
   }
 
   /** Replace an existing object; a non-empty resourceVersion in obj must match (409 otherwise). */
   update(obj: KubeObject, opts: { checkRv?: boolean } = {}): KubeObject {
-    const r = resourceByKind(obj.kind);
+    const r = resourceByKind(obj.kind, obj.apiVersion);
     const o = this.normalise(obj, r);
-    const key = keyOf(r.kind, o.metadata.namespace, o.metadata.name);
+    const key = keyOf(r, o.metadata.namespace, o.metadata.name);
     const old = this.objects.get(key);
     if (!old) throw notFound(r, o.metadata.name);
     if (opts.checkRv && o.metadata.resourceVersion && o.metadata.resourceVersion !== old.metadata.resourceVersion) {
@@ -98,35 +106,35 @@ export class Store {
     o.metadata.creationTimestamp = old.metadata.creationTimestamp;
     o.metadata.resourceVersion = String(++this.rv);
     this.objects.set(key, o);
-    this.emit({ type: 'MODIFIED', rv: this.rv, kind: r.kind, object: o, old });
+    this.emit({ type: 'MODIFIED', rv: this.rv, kind: r.kind, group: r.group, object: o, old });
     return structuredClone(o);
   }
 
   /** Create or replace without preconditions. */
   apply(obj: KubeObject): KubeObject {
-    const r = resourceByKind(obj.kind);
+    const r = resourceByKind(obj.kind, obj.apiVersion);
     const ns = r.namespaced ? obj.metadata.namespace || 'default' : undefined;
-    return this.objects.has(keyOf(r.kind, ns, obj.metadata.name)) ? this.update(obj) : this.create(obj);
+    return this.objects.has(keyOf(r, ns, obj.metadata.name)) ? this.update(obj) : this.create(obj);
   }
 
-  mergePatch(kind: string, name: string, namespace: string | undefined, patch: unknown): KubeObject {
-    const r = resourceByKind(kind);
-    const old = this.get(r.kind, r.namespaced ? namespace || 'default' : undefined, name);
+  mergePatch(kind: KindRef, name: string, namespace: string | undefined, patch: unknown): KubeObject {
+    const r = resolve(kind);
+    const old = this.get(r, r.namespaced ? namespace || 'default' : undefined, name);
     if (!old) throw notFound(r, name);
     const next = mergePatch(old, patch) as KubeObject;
     next.metadata = { ...next.metadata, name: old.metadata.name, namespace: old.metadata.namespace, resourceVersion: old.metadata.resourceVersion };
     return this.update(next);
   }
 
-  delete(kind: string, namespace: string | undefined, name: string): KubeObject {
-    const r = resourceByKind(kind);
-    const key = keyOf(r.kind, r.namespaced ? namespace || 'default' : undefined, name);
+  delete(kind: KindRef, namespace: string | undefined, name: string): KubeObject {
+    const r = resolve(kind);
+    const key = keyOf(r, r.namespaced ? namespace || 'default' : undefined, name);
     const old = this.objects.get(key);
     if (!old) throw notFound(r, name);
     this.objects.delete(key);
     const o = structuredClone(old);
     o.metadata.resourceVersion = String(++this.rv);
-    this.emit({ type: 'DELETED', rv: this.rv, kind: r.kind, object: o });
+    this.emit({ type: 'DELETED', rv: this.rv, kind: r.kind, group: r.group, object: o });
     return structuredClone(o);
   }
 }

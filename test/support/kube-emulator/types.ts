@@ -50,6 +50,14 @@ export interface RequestLogEntry {
   user?: string;
 }
 
+/** A change in the emulator's store (objects are copies). */
+export interface EmulatorEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED';
+  object: KubeObject;
+  /** The object before a MODIFIED event. */
+  old?: KubeObject;
+}
+
 export interface Emulator {
   url: string;
   caPem: string;
@@ -57,11 +65,15 @@ export interface Emulator {
   kubeconfig(opts?: { token?: string; context?: string; file?: string }): string;
   requests: RequestLogEntry[];
   apply(obj: KubeObject): KubeObject;
+  /** One object (kind as for resourceByKind: 'Network.operator.openshift.io' for the operator's Network). */
+  get(kind: string, name: string, namespace?: string): KubeObject | undefined;
   patch(kind: string, name: string, namespace: string | undefined, patch: unknown): KubeObject;
   remove(kind: string, name: string, namespace?: string): void;
   list(kind: string): KubeObject[];
   setFault(f: Fault | undefined): void;
   setLatency(ms: number): void;
   compact(): void;
+  /** Calls listener after every change (asynchronously, in order); returns the unsubscribe function. */
+  onChange(listener: (ev: EmulatorEvent) => void): () => void;
   stop(): Promise<void>;
 }

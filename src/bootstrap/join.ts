@@ -1,0 +1,119 @@
+// One entry point for "join a Windows host" and "remove a node", shared by the CLI and the VS Code
+// commands: picks BYOH or kubeadm from what the cluster is, builds the plan, and runs several hosts
+// at once with a bound, one host's failure never stopping the others.
+
+import type { KubeClient } from '../cluster/client';
+import type { WindowsHost } from '../remote/windows-host';
+import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOptions, type Resolver } from './byoh';
+import { findNode, isOpenShift } from './cluster-api';
+import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } from './kubeadm';
+import type { Payload } from './payload';
+import type { Plan, Secret } from './plan';
+import { runPlan, type RunEvent, type RunResult } from './runner';
+import type { WmcoInstallOptions } from './wmco-install';
+
+export type JoinVia = 'byoh' | 'kubeadm';
+
+export interface JoinRequest {
+  kube: KubeClient;
+  host: WindowsHost;
+  address: string;
+  user: string;
+  via: JoinVia;
+  /** BYOH: install WMCO first / create cloud-private-key from this key. */
+  installWmco?: WmcoInstallOptions;
+  privateKey?: { pem: Secret; source: string };
+  /** kubeadm: the files to install, the taint, the CA from the kubeconfig. */
+  payload?: Payload;
+  taint?: boolean;
+  caPem?: string;
+  resolver?: Resolver;
+  pollMs?: number;
+  timeouts?: ByohOptions['timeouts'] & { restart?: number; join?: number };
+}
+
+export type AnyPlan = { kind: 'byoh'; plan: Plan<ByohContext>; ctx: ByohContext } | { kind: 'kubeadm'; plan: Plan<KubeadmContext>; ctx: KubeadmContext };
+
+/** BYOH on OpenShift/OKD (config.openshift.io is served), kubeadm elsewhere. */
+export async function detectVia(kube: KubeClient, signal?: AbortSignal): Promise<JoinVia> {
+  return (await isOpenShift(kube, signal)) ? 'byoh' : 'kubeadm';
+}
+
+export function joinPlan(r: JoinRequest): AnyPlan {
+  if (r.via === 'byoh') {
+    const opts: ByohOptions = {
+      kube: r.kube,
+      host: r.host,
+      address: r.address,
+      user: r.user,
+      ...(r.installWmco ? { installWmco: r.installWmco } : {}),
+      ...(r.privateKey ? { privateKey: r.privateKey } : {}),
+      ...(r.resolver ? { resolver: r.resolver } : {}),
+      ...(r.pollMs ? { pollMs: r.pollMs } : {}),
+      ...(r.timeouts ? { timeouts: r.timeouts } : {}),
+    };
+    return { kind: 'byoh', plan: buildByohJoinPlan(opts), ctx: { opts, state: {} } };
+  }
+  if (!r.payload) throw new Error('A kubeadm join needs the payload (containerd, kubelet, kubeadm).');
+  const opts = {
+    kube: r.kube,
+    host: r.host,
+    address: r.address,
+    user: r.user,
+    payload: r.payload,
+    ...(r.taint ? { taint: true } : {}),
+    ...(r.caPem ? { caPem: r.caPem } : {}),
+    ...(r.pollMs ? { pollMs: r.pollMs } : {}),
+    ...(r.timeouts ? { timeouts: r.timeouts } : {}),
+  };
+  return { kind: 'kubeadm', plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } };
+}
+
+export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; startAt?: string }): Promise<RunResult> {
+  return p.kind === 'byoh' ? runPlan(p.plan, p.ctx, options) : runPlan(p.plan, p.ctx, options);
+}
+
+export interface RemoveRequest {
+  kube: KubeClient;
+  via: JoinVia;
+  address: string;
+  nodeName?: string;
+  host?: WindowsHost;
+  pollMs?: number;
+  timeoutMs?: number;
+}
+
+export async function removePlanFor(r: RemoveRequest, signal?: AbortSignal): Promise<{ plan: Plan<never>; run: (options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void }) => Promise<RunResult> }> {
+  if (r.via === 'byoh') {
+    const opts = { kube: r.kube, address: r.address, ...(r.nodeName ? { nodeName: r.nodeName } : {}), ...(r.pollMs ? { pollMs: r.pollMs } : {}), ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}) };
+    const plan = buildByohRemovePlan(opts);
+    return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
+  }
+  const nodeName = r.nodeName ?? (await findNode(r.kube, r.address, undefined, signal))?.metadata.name;
+  if (!nodeName) throw new Error(`No Windows node has the address ${r.address}.`);
+  const opts = { kube: r.kube, nodeName, address: r.address, ...(r.host ? { host: r.host } : {}) };
+  const plan = buildKubeadmRemovePlan(opts);
+  return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
+}
+
+/**
+ * Runs fn over items with at most `limit` running at once. Results keep the items' order; a
+ * rejection is captured as { error } so one item's failure never stops the others.
+ */
+export async function runBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<({ ok: true; value: R } | { ok: false; error: unknown })[]> {
+  const results: ({ ok: true; value: R } | { ok: false; error: unknown })[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = { ok: true, value: await fn(items[i] as T, i) };
+      } catch (error) {
+        results[i] = { ok: false, error };
+      }
+    }
+  };
+  const n = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+  await Promise.all(Array.from({ length: n }, worker));
+  return results;
+}

@@ -1,0 +1,168 @@
+// Pure pieces of the kubeadm join: the bootstrap token and its Secret, the discovery CA hash, the
+// containerd config with a registry config_path, the kubelet service command line, the host layout.
+
+import { createHash, randomInt, X509Certificate } from 'node:crypto';
+
+/** Where things go on the host (sig-windows-tools layout, reference §5). */
+export const LAYOUT = {
+  k: 'C:\\k',
+  payload: 'C:\\k\\payload',
+  kubelet: 'C:\\k\\kubelet.exe',
+  kubeadm: 'C:\\k\\kubeadm.exe',
+  containerdDir: 'C:\\Program Files\\containerd',
+  containerdExe: 'C:\\Program Files\\containerd\\containerd.exe',
+  containerdConfig: 'C:\\Program Files\\containerd\\config.toml',
+  /** containerd's hosts.toml tree (registry config_path), also used by "Apply mirror config". */
+  registryHosts: 'C:\\Program Files\\containerd\\certs.d',
+  cniBin: 'C:\\opt\\cni\\bin',
+  cniConf: 'C:\\etc\\cni\\net.d',
+  kubeletConfig: 'C:\\var\\lib\\kubelet\\config.yaml',
+  kubeletKubeconfig: 'C:\\etc\\kubernetes\\kubelet.conf',
+  bootstrapKubeconfig: 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf',
+  directories: [
+    'C:\\k',
+    'C:\\k\\payload',
+    'C:\\opt\\cni\\bin',
+    'C:\\etc\\cni\\net.d',
+    'C:\\Program Files\\containerd',
+    'C:\\Program Files\\containerd\\certs.d',
+    'C:\\var\\log\\kubelet',
+    'C:\\var\\lib\\kubelet\\etc\\kubernetes',
+    'C:\\var\\lib\\kubelet\\pki',
+    'C:\\etc\\kubernetes\\pki',
+    'C:\\etc\\kubernetes\\manifests',
+  ],
+} as const;
+
+export const NODE_PLACEHOLDER = '<node>';
+export const CRI_ENDPOINT = 'npipe:////./pipe/containerd-containerd';
+export const PAUSE_IMAGE = 'mcr.microsoft.com/oss/kubernetes/pause:3.9';
+
+const TOKEN_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A bootstrap token `[a-z0-9]{6}.[a-z0-9]{16}` from a CSPRNG. */
+export function newBootstrapToken(): { id: string; secret: string; token: string } {
+  const pick = (n: number) => Array.from({ length: n }, () => TOKEN_CHARS[randomInt(TOKEN_CHARS.length)]).join('');
+  const id = pick(6);
+  const secret = pick(16);
+  return { id, secret, token: `${id}.${secret}` };
+}
+
+/** The Secret kubeadm's bootstrap-token authenticator reads (kube-system/bootstrap-token-<id>). */
+export function bootstrapTokenSecret(id: string, secret: string, expiresAt: Date, description: string): Record<string, unknown> {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'bootstrap.kubernetes.io/token',
+    metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system', labels: { 'app.kubernetes.io/managed-by': 'kube-windows' } },
+    data: {
+      description: b64(description),
+      'token-id': b64(id),
+      'token-secret': b64(secret),
+      expiration: b64(expiresAt.toISOString().replace(/\.\d{3}Z$/, 'Z')),
+      'usage-bootstrap-authentication': b64('true'),
+      'usage-bootstrap-signing': b64('true'),
+      'auth-extra-groups': b64('system:bootstrappers:kubeadm:default-node-token'),
+    },
+  };
+}
+
+/** `sha256:<hex>` of the CA certificate's DER SubjectPublicKeyInfo (kubeadm's discovery hash). */
+export function caCertHash(caPem: string): string {
+  const cert = new X509Certificate(caPem);
+  const spki = cert.publicKey.export({ type: 'spki', format: 'der' });
+  return `sha256:${createHash('sha256').update(spki).digest('hex')}`;
+}
+
+/** containerd's major version from a release archive name (containerd-1.7.27-windows-amd64.tar.gz). */
+export function containerdMajor(archiveName: string): number {
+  const m = /containerd-(\d+)\.(\d+)/.exec(archiveName);
+  return m ? Number(m[1]) : 1;
+}
+
+const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON's escapes for our values
+
+/**
+ * containerd's config.toml for a Windows node: named pipe, Windows snapshotter, runhcs process
+ * isolation, CNI dirs and the registry config_path (hosts.toml tree), in the v2 layout (containerd
+ * 1.x) or the v3 layout (containerd 2.x).
+ */
+export function containerdConfig(major: number): string {
+  const common = [
+    `root = ${toml('C:\\ProgramData\\containerd\\root')}`,
+    `state = ${toml('C:\\ProgramData\\containerd\\state')}`,
+    '',
+    '[grpc]',
+    `  address = ${toml('\\\\.\\pipe\\containerd-containerd')}`,
+    '',
+  ];
+  if (major >= 2) {
+    return [
+      'version = 3',
+      ...common,
+      "[plugins.'io.containerd.cri.v1.images']",
+      "  [plugins.'io.containerd.cri.v1.images'.pinned_images]",
+      `    sandbox = ${toml(PAUSE_IMAGE)}`,
+      "  [plugins.'io.containerd.cri.v1.images'.registry]",
+      `    config_path = ${toml(LAYOUT.registryHosts)}`,
+      '',
+      "[plugins.'io.containerd.cri.v1.runtime']",
+      "  [plugins.'io.containerd.cri.v1.runtime'.containerd]",
+      `    default_runtime_name = "runhcs-wcow-process"`,
+      "    [plugins.'io.containerd.cri.v1.runtime'.containerd.runtimes.runhcs-wcow-process]",
+      `      runtime_type = "io.containerd.runhcs.v1"`,
+      "  [plugins.'io.containerd.cri.v1.runtime'.cni]",
+      `    bin_dirs = [${toml(LAYOUT.cniBin)}]`,
+      `    conf_dir = ${toml(LAYOUT.cniConf)}`,
+      '',
+    ].join('\r\n');
+  }
+  return [
+    'version = 2',
+    ...common,
+    '[plugins."io.containerd.grpc.v1.cri"]',
+    `  sandbox_image = ${toml(PAUSE_IMAGE)}`,
+    '  [plugins."io.containerd.grpc.v1.cri".containerd]',
+    '    snapshotter = "windows"',
+    '    default_runtime_name = "runhcs-wcow-process"',
+    '    [plugins."io.containerd.grpc.v1.cri".containerd.runtimes.runhcs-wcow-process]',
+    '      runtime_type = "io.containerd.runhcs.v1"',
+    '  [plugins."io.containerd.grpc.v1.cri".cni]',
+    `    bin_dir = ${toml(LAYOUT.cniBin)}`,
+    `    conf_dir = ${toml(LAYOUT.cniConf)}`,
+    '  [plugins."io.containerd.grpc.v1.cri".registry]',
+    `    config_path = ${toml(LAYOUT.registryHosts)}`,
+    '',
+  ].join('\r\n');
+}
+
+/** The containerd service command line. */
+export function containerdServiceCommand(): string {
+  return `"${LAYOUT.containerdExe}" --config "${LAYOUT.containerdConfig}" --run-service --log-file C:\\var\\log\\containerd.log`;
+}
+
+/**
+ * The kubelet service command line. kubelet runs as a Windows service itself (--windows-service),
+ * so no service wrapper (nssm) is needed; the flags kubeadm would put in kubeadm-flags.env are
+ * fixed here, and kubeadm join writes config.yaml and the kubeconfigs, then restarts the service.
+ * nodeName must already be validated (RFC 1123), as the join preflight does; "<node>" is the
+ * dry-run placeholder.
+ */
+export function kubeletServiceCommand(nodeName: string): string {
+  if (nodeName !== NODE_PLACEHOLDER && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(nodeName)) throw new Error(`kubeletServiceCommand: invalid node name ${JSON.stringify(nodeName)}`);
+  return [
+    `"${LAYOUT.kubelet}"`,
+    '--windows-service',
+    `--cert-dir=C:\\var\\lib\\kubelet\\pki`,
+    `--config=${LAYOUT.kubeletConfig}`,
+    `--bootstrap-kubeconfig=${LAYOUT.bootstrapKubeconfig}`,
+    `--kubeconfig=${LAYOUT.kubeletKubeconfig}`,
+    `--hostname-override=${nodeName}`,
+    `--container-runtime-endpoint=${CRI_ENDPOINT}`,
+    '--enable-debugging-handlers',
+    '--cgroups-per-qos=false',
+    '--enforce-node-allocatable=""',
+    '--resolv-conf=""',
+  ].join(' ');
+}

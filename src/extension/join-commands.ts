@@ -1,0 +1,762 @@
+// "Join Windows node", "Show join plan" and "Remove node": VS Code glue over the bootstrap engine
+// (src/bootstrap). The questions, prompts, progress and output channels live here; what a join does
+// lives in the engine. The engine and the cluster code are loaded on first use only (dynamic
+// imports), so registering these commands costs nothing at activation.
+//
+// Secrets: an SSH key passphrase is kept in SecretStorage only when the user says so; globalState
+// holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
+// messages (the engine redacts its events; we only ever show err.message first lines).
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { isIPv4, isIPv6 } from 'node:net';
+import { join as joinPath } from 'node:path';
+import type { KubeClient } from '../cluster/client';
+import type { TreeNode } from '../cluster/tree';
+import type { AnyPlan, JoinRequest, JoinVia, detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
+import type { NodeObject } from '../bootstrap/cluster-api';
+import type { Payload, resolvePayload } from '../bootstrap/payload';
+import type { Secret } from '../bootstrap/plan';
+import type { Finding } from '../bootstrap/preflight';
+import type { RunEvent, RunResult } from '../bootstrap/runner';
+import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
+import type { SshConnectorOptions } from '../remote/ssh';
+import type { WindowsHost } from '../remote/windows-host';
+
+export const PLAN_LANGUAGE = 'kube-windows-plan';
+const KEY_PATHS = 'kubeWindows.join.keyPaths';
+const passphraseKey = (keyPath: string) => `kubeWindows.ssh.passphrase:${keyPath}`;
+const TRUST = 'Trust and continue';
+const SHOW_LOG = 'Show log';
+const RUN_AGAIN = 'Run again';
+const WMCO_AUTOMATIC = 'Install WMCO (Automatic)';
+const WMCO_MANUAL = 'Install WMCO (Manual)';
+const CREATE_KEY = 'Create cloud-private-key…';
+
+export interface ClusterHandle {
+  kube: KubeClient;
+  /** The cluster CA from the kubeconfig (kubeadm discovery when cluster-info is not readable). */
+  caPem?: string;
+}
+
+/**
+ * The seam between these commands and the engine. The defaults are the real modules, loaded on
+ * first use; tests pass replacements (for example a runAnyPlan that plays events) so that no
+ * cluster or SSH server is needed. Nothing here decides what a join does.
+ */
+export interface JoinDeps {
+  /** Kubeconfig contexts (the kubeWindows.kubeconfig setting, else KUBECONFIG, else ~/.kube/config). */
+  contexts(): Promise<{ ok: true; names: string[]; current?: string } | { ok: false; message: string }>;
+  cluster(context: string): Promise<ClusterHandle>;
+  detectVia: typeof detectVia;
+  joinPlan: typeof joinPlan;
+  runAnyPlan: typeof runAnyPlan;
+  removePlanFor: typeof removePlanFor;
+  resolvePayload: typeof resolvePayload;
+  /** A WindowsHost over SSH with these options (nothing connects until the plan runs). */
+  host(options: SshConnectorOptions): WindowsHost;
+  /** Whether the passphrase opens the key file (decides whether to offer remembering it). */
+  checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
+  getNode(kube: KubeClient, name: string, signal?: AbortSignal): Promise<NodeObject | undefined>;
+  windowsInstances(kube: KubeClient, signal?: AbortSignal): Promise<Record<string, string> | undefined>;
+  /** A Secret holding text (the cloud-private-key PEM). */
+  secret(value: string): Secret;
+}
+
+/**
+ * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
+ * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
+ */
+function loadEngine(): Promise<typeof import('./engine')> {
+  // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
+  // sibling bundle is what esbuild leaves external.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
+}
+
+async function defaultDeps(): Promise<JoinDeps> {
+  const e = await loadEngine();
+  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  return {
+    contexts: async () => {
+      const loaded = e.loadKubeconfig(locate());
+      if (!loaded.ok) return { ok: false, message: loaded.message };
+      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
+    },
+    // Mirrors the CLI's clusterFor: the context's config, and its CA for kubeadm discovery.
+    cluster: async (context) => {
+      const loaded = e.loadKubeconfig(locate());
+      if (!loaded.ok) throw new Error(loaded.message);
+      if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
+      const config = e.configForContext(loaded.config, context);
+      const c = config.getCurrentCluster();
+      let caPem: string | undefined;
+      if (c?.caData) caPem = Buffer.from(c.caData, 'base64').toString('utf8');
+      else if (c?.caFile) caPem = await (await import('node:fs')).promises.readFile(c.caFile, 'utf8');
+      return { kube: new e.KubeClient(config), ...(caPem ? { caPem } : {}) };
+    },
+    detectVia: e.detectVia,
+    joinPlan: e.joinPlan,
+    runAnyPlan: e.runAnyPlan,
+    removePlanFor: e.removePlanFor,
+    resolvePayload: e.resolvePayload,
+    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
+    checkPassphrase: async (keyPath, passphrase) => {
+      try {
+        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    getNode: e.getNode,
+    windowsInstances: (kube, signal) => e.windowsInstances(kube, signal),
+    secret: (value) => new e.Secret(value),
+  };
+}
+
+/** Words for a failure: engine errors are written for users; API failures go through classifyError. */
+async function userMessage(err: unknown, context: string): Promise<string> {
+  const { RemoteError, classifyError } = await loadEngine();
+  if (err instanceof RemoteError) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError'].includes(err.name)) return err.message;
+  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
+  return classifyError(err, { context }).message;
+}
+
+const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
+
+function isPreflightError(err: unknown): err is Error & { findings: Finding[] } {
+  return err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings);
+}
+
+/** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */
+export function parseItem(arg: unknown): { context?: string; node?: string; openshift?: boolean } {
+  if (typeof arg === 'string') return { context: arg };
+  const item = arg as Partial<TreeNode> | undefined;
+  if (!item || typeof item.id !== 'string') return {};
+  const m = /^ctx\/([^/]+)(?:\/node\/([^/]+))?$/.exec(item.id);
+  if (!m?.[1]) return {};
+  const out: { context?: string; node?: string; openshift?: boolean } = { context: decodeURIComponent(m[1]) };
+  if (m[2]) out.node = decodeURIComponent(m[2]);
+  if (item.contextValue === 'cluster.openshift') out.openshift = true;
+  else if (item.contextValue === 'cluster') out.openshift = false;
+  return out;
+}
+
+/** Why an address cannot be used, or undefined. BYOH keys are IPv4 addresses or DNS names (WMCO). */
+export function validateAddress(value: string, via: JoinVia): string | undefined {
+  const v = value.trim();
+  if (!v) return "Enter the host's IPv4 address or DNS name.";
+  if (/\s/.test(v)) return 'An address has no spaces.';
+  if (isIPv6(v) || v.includes(':')) return via === 'byoh' ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.' : isIPv6(v) ? undefined : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
+  if (isIPv4(v)) return undefined;
+  if (/^\d+(\.\d+)*$/.test(v)) return 'Not a valid IPv4 address.';
+  if (!/^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?$/.test(v)) return 'Not a valid DNS name (letters, digits, "-" and ".").';
+  return undefined;
+}
+
+interface Answers {
+  context: string;
+  cluster: ClusterHandle;
+  via: JoinVia;
+  address: string;
+  user: string;
+  keyPath?: string;
+  payload?: Payload;
+  taint?: boolean;
+}
+
+interface Runtime {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  deps: () => Promise<JoinDeps>;
+  channels: Map<string, vscode.OutputChannel>;
+  /** Key paths whose passphrase the user declined to remember in this session: asked once. */
+  declined: Set<string>;
+}
+
+export function registerJoinCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<JoinDeps>): void {
+  let loaded: Promise<JoinDeps> | undefined;
+  const rt: Runtime = {
+    context,
+    log,
+    // Loaded on the first command, once; the overrides win over the real modules.
+    deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))),
+    channels: new Map(),
+    declined: new Set(),
+  };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
+    try {
+      await fn(arg);
+    } catch (err) {
+      // The last resort: one line, no stack (details in the log).
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`${name}: ${message}`);
+      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    }
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand('kubeWindows.joinNode', guarded('joinNode', (arg) => joinNode(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.showJoinPlan', guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.removeNode', guarded('removeNode', (arg) => removeNode(rt, arg))),
+    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Questions (undefined = the user cancelled: the command ends quietly)
+
+async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
+  const fromItem = parseItem(arg).context;
+  if (fromItem) return fromItem;
+  const deps = await rt.deps();
+  const list = await deps.contexts();
+  if (!list.ok) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
+    return undefined;
+  }
+  if (list.names.length === 0) {
+    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
+    return undefined;
+  }
+  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
+  const picked = await vscode.window.showQuickPick(
+    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
+    { title: 'kube-windows: which cluster?', placeHolder: 'A context of your kubeconfig', ignoreFocusOut: true },
+  );
+  return picked?.label;
+}
+
+async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hint: boolean | undefined): Promise<JoinVia | undefined> {
+  let detected: JoinVia | undefined = hint === undefined ? undefined : hint ? 'byoh' : 'kubeadm';
+  let why = '';
+  if (!detected) {
+    const deps = await rt.deps();
+    try {
+      detected = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${context}…` }, () => deps.detectVia(cluster.kube));
+    } catch (err) {
+      why = firstLine(await userMessage(err, context));
+      rt.log.warn(`detecting the join path of ${context}: ${why}`);
+    }
+  }
+  const items: (vscode.QuickPickItem & { via: JoinVia })[] = [
+    {
+      via: 'byoh',
+      label: 'BYOH (Windows Machine Config Operator)',
+      description: detected === 'byoh' ? 'detected: OpenShift/OKD' : '',
+      detail: 'OpenShift/OKD: checks the host, adds it to the windows-instances ConfigMap, and follows WMCO as it configures the host over SSH with the key in cloud-private-key.',
+    },
+    {
+      via: 'kubeadm',
+      label: 'kubeadm',
+      description: detected === 'kubeadm' ? 'detected: Kubernetes (not OpenShift)' : '',
+      detail: 'Upstream Kubernetes: installs containerd, kubelet and kubeadm from a payload folder over SSH, then runs kubeadm join with a short-lived bootstrap token.',
+    },
+  ];
+  // The detected path first: showQuickPick makes the first item the active one.
+  if (detected === 'kubeadm') items.reverse();
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `kube-windows: how to join a Windows host to ${context}?`,
+    placeHolder: detected ? `Detected: ${detected === 'byoh' ? 'BYOH' : 'kubeadm'}` : `Could not detect the cluster kind${why ? ` (${why})` : ''}: choose`,
+    ignoreFocusOut: true,
+  });
+  return picked?.via;
+}
+
+async function askAddress(via: JoinVia, value?: string): Promise<string | undefined> {
+  const address = await vscode.window.showInputBox({
+    title: 'kube-windows: Windows host address',
+    prompt: via === 'byoh' ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)' : 'Address or DNS name of the host (SSH, port 22)',
+    placeHolder: '10.0.0.12 or win-node-1.example.com',
+    ignoreFocusOut: true,
+    ...(value ? { value } : {}),
+    validateInput: (v) => validateAddress(v, via),
+  });
+  return address?.trim() || undefined;
+}
+
+async function askUser(): Promise<string | undefined> {
+  const user = await vscode.window.showInputBox({
+    title: 'kube-windows: SSH user on the Windows host',
+    prompt: 'An administrator account of the host',
+    value: 'Administrator',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() ? 'Enter the user name.' : /[\u0000-\u001f"/\\[\]:;|=,+*?<>]/.test(v.trim()) ? 'A Windows user name cannot hold control characters or " / \\ [ ] : ; | = , + * ? < >.' : undefined),
+  });
+  return user?.trim() || undefined;
+}
+
+async function askKeyFile(rt: Runtime, context: string): Promise<string | undefined> {
+  const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
+  const last = remembered[context];
+  const picked = await vscode.window.showOpenDialog({
+    title: 'kube-windows: private key for SSH to the host',
+    openLabel: 'Use this key',
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+    defaultUri: vscode.Uri.file(last ?? joinPath(homedir(), '.ssh')),
+  });
+  const path = picked?.[0]?.fsPath;
+  if (!path) return undefined;
+  // A path only: the key's content and passphrase never go to globalState.
+  if (path !== last) await rt.context.globalState.update(KEY_PATHS, { ...remembered, [context]: path });
+  return path;
+}
+
+async function askPayload(rt: Runtime): Promise<Payload | undefined> {
+  const setting = (vscode.workspace.getConfiguration('kubeWindows').get<string>('join.payloadFolder', '') ?? '').trim();
+  let folder = setting ? (setting.startsWith('~') ? joinPath(homedir(), setting.slice(1)) : setting) : undefined;
+  if (!folder) {
+    const picked = await vscode.window.showOpenDialog({
+      title: 'kube-windows: folder with containerd-<version>-windows-amd64.tar.gz, kubelet.exe and kubeadm.exe',
+      openLabel: 'Use this payload',
+      canSelectFiles: false,
+      canSelectFolders: true,
+      canSelectMany: false,
+    });
+    folder = picked?.[0]?.fsPath;
+    if (!folder) return undefined;
+  }
+  const deps = await rt.deps();
+  const dir = folder;
+  try {
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the payload in ${dir}…` }, () => deps.resolvePayload({ folder: dir }));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    rt.log.error(`payload ${dir}: ${message}`);
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    return undefined;
+  }
+}
+
+async function askTaint(): Promise<boolean | undefined> {
+  const yes = { label: 'Taint the node os=windows:NoSchedule', detail: 'Recommended: only pods that tolerate the taint (Windows workloads) are scheduled on it.', taint: true };
+  const no = { label: 'No taint', detail: 'Pods are kept off the node by nodeSelector kubernetes.io/os=windows only.', taint: false };
+  const picked = await vscode.window.showQuickPick([yes, no], { title: 'kube-windows: taint the new node?', ignoreFocusOut: true });
+  return picked?.taint;
+}
+
+/** The join questions; `withKey` false for the dry-run (no SSH connection is made for a plan). */
+async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Answers | undefined> {
+  const context = await pickContext(rt, arg);
+  if (!context) return undefined;
+  const deps = await rt.deps();
+  let cluster: ClusterHandle;
+  try {
+    cluster = await deps.cluster(context);
+  } catch (err) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
+    return undefined;
+  }
+  const via = await pickVia(rt, context, cluster, parseItem(arg).openshift);
+  if (!via) return undefined;
+  const address = await askAddress(via);
+  if (!address) return undefined;
+  const user = await askUser();
+  if (!user) return undefined;
+  let keyPath: string | undefined;
+  if (withKey) {
+    keyPath = await askKeyFile(rt, context);
+    if (!keyPath) return undefined;
+  }
+  if (via === 'byoh') return { context, cluster, via, address, user, ...(keyPath ? { keyPath } : {}) };
+  const payload = await askPayload(rt);
+  if (!payload) return undefined;
+  const taint = await askTaint();
+  if (taint === undefined) return undefined;
+  return { context, cluster, via, address, user, payload, taint, ...(keyPath ? { keyPath } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSH prompts
+
+interface Prompts {
+  options: Pick<SshConnectorOptions, 'askPassphrase' | 'confirmUnknownHost'>;
+  /** The user refused the host key or cancelled the passphrase: end quietly. */
+  declinedByUser(): boolean;
+  /** Settles the "remember the passphrase?" offer, if one was made. */
+  settled(): Promise<void>;
+}
+
+function sshPrompts(rt: Runtime, deps: JoinDeps): Prompts {
+  const secrets = rt.context.secrets;
+  // The passphrase that opened the key in this operation: reconnects (after a host restart) reuse it
+  // instead of asking again. Memory only.
+  let known: string | undefined;
+  let declined = false;
+  const offers: Promise<void>[] = [];
+  return {
+    options: {
+      askPassphrase: async (keyPath, attempt) => {
+        const id = passphraseKey(keyPath);
+        if (attempt === 1 && known !== undefined) return known;
+        if (attempt === 1) {
+          const stored = await secrets.get(id);
+          if (stored !== undefined) return stored;
+        } else {
+          // The previous answer was wrong; if it came from SecretStorage it is stale.
+          known = undefined;
+          await secrets.delete(id);
+        }
+        const typed = await vscode.window.showInputBox({
+          title: 'kube-windows: SSH key passphrase',
+          prompt: attempt > 1 ? `Wrong passphrase. Passphrase for ${keyPath} (attempt ${attempt})` : `Passphrase for ${keyPath}`,
+          password: true,
+          ignoreFocusOut: true,
+        });
+        if (typed === undefined) {
+          declined = true;
+          return undefined;
+        }
+        if (await deps.checkPassphrase(keyPath, typed)) {
+          known = typed;
+          if (!rt.declined.has(keyPath)) offers.push(offerRemember(rt, keyPath, typed));
+        }
+        return typed;
+      },
+      confirmUnknownHost: async (host, port, fingerprint, keyType) => {
+        const choice = await vscode.window.showWarningMessage(
+          `kube-windows: the SSH host key of ${host}${port === 22 ? '' : `:${port}`} is not known. Trust it?`,
+          {
+            modal: true,
+            detail: `Host: ${host}:${port}\nKey type: ${keyType}\nFingerprint: ${fingerprint}\n\nCompare it with the key on the host (ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_*_key.pub). Trusting it adds it to ~/.ssh/known_hosts.`,
+          },
+          TRUST,
+        );
+        if (choice !== TRUST) declined = true;
+        return choice === TRUST;
+      },
+    },
+    declinedByUser: () => declined,
+    settled: async () => {
+      await Promise.all(offers);
+    },
+  };
+}
+
+/** Offered once per key path (until accepted): remembers the passphrase in SecretStorage (the OS keychain) only on "Remember". */
+async function offerRemember(rt: Runtime, keyPath: string, passphrase: string): Promise<void> {
+  const remember = 'Remember';
+  const choice = await vscode.window.showInformationMessage(`kube-windows: remember the passphrase of ${keyPath} in VS Code's secret storage (your OS keychain)?`, remember, 'Not now');
+  if (choice === remember) await rt.context.secrets.store(passphraseKey(keyPath), passphrase);
+  else rt.declined.add(keyPath); // asked once: no nagging for this key again in this session
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a plan
+
+function channelFor(rt: Runtime, name: string): vscode.OutputChannel {
+  let channel = rt.channels.get(name);
+  if (!channel) {
+    channel = vscode.window.createOutputChannel(name, PLAN_LANGUAGE);
+    rt.channels.set(name, channel);
+  }
+  return channel;
+}
+
+type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;
+
+/** Runs under a cancellable notification; every event goes to the channel as a plan-log line. */
+async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
+  const { renderLog } = await loadEngine();
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const ctl = new AbortController();
+    const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+    let total = 1;
+    let step = '';
+    const onEvent = (e: RunEvent) => {
+      channel.appendLine(renderLog([e]).replace(/\n$/, ''));
+      switch (e.type) {
+        case 'plan-start':
+          total = Math.max(1, e.steps.length);
+          break;
+        case 'step-start':
+          step = `step ${e.index}/${e.total}: ${e.title}`;
+          progress.report({ message: step });
+          break;
+        case 'log': {
+          const line = e.message.length > 100 ? `${e.message.slice(0, 99)}…` : e.message;
+          progress.report({ message: step ? `${step} — ${line}` : line });
+          break;
+        }
+        case 'step-end':
+          progress.report({ increment: 100 / total });
+          break;
+        default:
+          break;
+      }
+    };
+    try {
+      return await run({ signal: ctl.signal, onEvent });
+    } finally {
+      sub.dispose();
+    }
+  });
+}
+
+/** The preflight fix the engine offers first, among the blocking findings. */
+function offeredFix(findings: readonly Finding[] | undefined): Finding | undefined {
+  return (findings ?? []).find((f) => f.severity === 'error' && f.offer !== undefined);
+}
+
+function failureText(result: RunResult | undefined, thrown: string | undefined, findings: readonly Finding[] | undefined): string {
+  const blocking = (findings ?? []).filter((f) => f.severity === 'error');
+  if (blocking.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
+    return `${blocking[0]?.title ?? ''}${blocking.length > 1 ? ` (and ${blocking.length - 1} more problem${blocking.length > 2 ? 's' : ''}; see the log)` : ''}`;
+  }
+  return firstLine(thrown ?? result?.error?.message ?? result?.outcome ?? 'failed');
+}
+
+async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
+  const a = await askJoin(rt, arg, true);
+  if (!a) return;
+  const deps = await rt.deps();
+  const channel = channelFor(rt, `kube-windows: join ${a.address}`);
+  const prompts = sshPrompts(rt, deps);
+  let extra: { installWmco?: WmcoInstallOptions; privateKey?: { pem: Secret; source: string } } = {};
+  rt.log.info(`join ${a.address} (${a.via}) to ${a.context}: started`);
+
+  for (;;) {
+    const host = deps.host({
+      host: a.address,
+      username: a.user,
+      ...(a.keyPath ? { privateKeyPath: a.keyPath } : {}),
+      ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+      ...prompts.options,
+    });
+    const request: JoinRequest = {
+      kube: a.cluster.kube,
+      host,
+      address: a.address,
+      user: a.user,
+      via: a.via,
+      ...extra,
+      ...(a.payload ? { payload: a.payload } : {}),
+      ...(a.taint ? { taint: true } : {}),
+      ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
+    };
+    let plan: AnyPlan | undefined;
+    let result: RunResult | undefined;
+    let thrown: unknown;
+    try {
+      const p = deps.joinPlan(request);
+      plan = p;
+      result = await runWithProgress(`kube-windows: joining ${a.address} to ${a.context}`, channel, (o) => deps.runAnyPlan(p, o));
+    } catch (err) {
+      thrown = err;
+    } finally {
+      host.close();
+    }
+    await prompts.settled();
+
+    if (result?.outcome === 'done') {
+      rt.log.info(`join ${a.address}: done`);
+      void vscode.window.showInformationMessage(`kube-windows: ${a.address} joined ${a.context} as a Windows node.`);
+      return;
+    }
+    if (prompts.declinedByUser()) {
+      // The user said no to the host key or the passphrase: nothing to report.
+      rt.log.info(`join ${a.address}: stopped (host key not trusted or passphrase not given)`);
+      return;
+    }
+    if (result?.outcome === 'cancelled') {
+      rt.log.info(`join ${a.address}: cancelled`);
+      const choice = await vscode.window.showInformationMessage(`kube-windows: joining ${a.address} was cancelled. Run it again to resume where it stopped.`, SHOW_LOG, RUN_AGAIN);
+      if (choice === RUN_AGAIN) continue;
+      if (choice === SHOW_LOG) channel.show(true);
+      return;
+    }
+
+    const findings = isPreflightError(thrown) ? thrown.findings : plan?.ctx.state.findings;
+    const why = thrown === undefined ? undefined : await userMessage(thrown, a.context);
+    const text = failureText(result, why, findings);
+    rt.log.error(`join ${a.address}: ${text}`);
+    const fix = offeredFix(findings);
+    if (fix?.offer === 'install-wmco' && !extra.installWmco) {
+      const choice = await vscode.window.showErrorMessage(`kube-windows: ${a.address}: ${text}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`, WMCO_AUTOMATIC, WMCO_MANUAL, SHOW_LOG);
+      if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) {
+        extra = { ...extra, installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
+        continue;
+      }
+      if (choice === SHOW_LOG) channel.show(true);
+      return;
+    }
+    if (fix?.offer === 'create-key-secret' && !extra.privateKey) {
+      const choice = await vscode.window.showErrorMessage(`kube-windows: ${a.address}: ${text}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`, CREATE_KEY, SHOW_LOG);
+      if (choice === CREATE_KEY) {
+        const key = await readPrivateKeyFile(rt, deps, a.keyPath);
+        if (!key) return;
+        extra = { ...extra, privateKey: key };
+        continue;
+      }
+      if (choice === SHOW_LOG) channel.show(true);
+      return;
+    }
+    const choice = await vscode.window.showErrorMessage(`kube-windows: joining ${a.address} failed: ${text}`, SHOW_LOG, RUN_AGAIN);
+    if (choice === RUN_AGAIN) continue; // the plan's checks skip the steps already done
+    if (choice === SHOW_LOG) channel.show(true);
+    return;
+  }
+}
+
+async function readPrivateKeyFile(rt: Runtime, deps: JoinDeps, near: string | undefined): Promise<{ pem: Secret; source: string } | undefined> {
+  const picked = await vscode.window.showOpenDialog({
+    title: 'kube-windows: private key for cloud-private-key (the key WMCO uses to reach Windows hosts)',
+    openLabel: 'Create the secret from this key',
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+    defaultUri: vscode.Uri.file(near ?? joinPath(homedir(), '.ssh')),
+  });
+  const path = picked?.[0]?.fsPath;
+  if (!path) return undefined;
+  try {
+    const { promises: fsp } = await import('node:fs');
+    return { pem: deps.secret(await fsp.readFile(path, 'utf8')), source: path };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    rt.log.error(`reading ${path}: ${code}`);
+    void vscode.window.showErrorMessage(`kube-windows: cannot read ${path} (${code}).`);
+    return undefined;
+  }
+}
+
+async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
+  const a = await askJoin(rt, arg, false);
+  if (!a) return;
+  const deps = await rt.deps();
+  const { renderPlan } = await loadEngine();
+  // A host object is needed to build the plan, but nothing connects: the plan is not run.
+  const host = deps.host({ host: a.address, username: a.user });
+  let text: string;
+  try {
+    const p = deps.joinPlan({
+      kube: a.cluster.kube,
+      host,
+      address: a.address,
+      user: a.user,
+      via: a.via,
+      ...(a.payload ? { payload: a.payload } : {}),
+      ...(a.taint ? { taint: true } : {}),
+      ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
+    });
+    text = p.kind === 'byoh' ? renderPlan(p.plan) : renderPlan(p.plan);
+  } finally {
+    host.close();
+  }
+  const doc = await vscode.workspace.openTextDocument({ language: PLAN_LANGUAGE, content: text });
+  await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Remove
+
+/** The windows-instances key of a node: one of its addresses, or a DNS name starting with its name. */
+export function instanceKeyFor(node: NodeObject | undefined, name: string, keys: readonly string[]): string | undefined {
+  const addresses = new Set((node?.status?.addresses ?? []).map((x) => x.address.toLowerCase()));
+  const lower = name.toLowerCase();
+  return keys.find((k) => addresses.has(k.toLowerCase())) ?? keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`));
+}
+
+async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
+  const { context, node: name } = parseItem(arg);
+  if (!context || !name) {
+    void vscode.window.showInformationMessage('kube-windows: run "Remove node" on a Windows node in the Clusters view.');
+    return;
+  }
+  const remove = 'Remove node';
+  const confirm = await vscode.window.showWarningMessage(
+    `Remove the Windows node ${name} from ${context}?`,
+    { modal: true, detail: 'BYOH: its windows-instances entry is deleted and WMCO drains, deconfigures and deletes the node. kubeadm: the node is cordoned and deleted (optionally after kubeadm reset on the host). Its pods are evicted.' },
+    remove,
+  );
+  if (confirm !== remove) return;
+
+  const deps = await rt.deps();
+  let cluster: ClusterHandle;
+  let via: JoinVia;
+  let node: NodeObject | undefined;
+  try {
+    cluster = await deps.cluster(context);
+    [via, node] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` }, () =>
+      Promise.all([deps.detectVia(cluster.kube), deps.getNode(cluster.kube, name)]),
+    );
+  } catch (err) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
+    return;
+  }
+  const internal = node?.status?.addresses?.find((x) => x.type === 'InternalIP')?.address;
+
+  let address: string;
+  let makeHost: (() => WindowsHost) | undefined;
+  let prompts: Prompts | undefined;
+  if (via === 'byoh') {
+    let instances: Record<string, string> | undefined;
+    try {
+      instances = await deps.windowsInstances(cluster.kube);
+    } catch (err) {
+      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
+      return;
+    }
+    const key = instanceKeyFor(node, name, Object.keys(instances ?? {}));
+    if (!key) {
+      const where = (node?.status?.addresses ?? []).map((x) => x.address).join(', ');
+      void vscode.window.showErrorMessage(
+        `kube-windows: no windows-instances entry matches ${name}${where ? ` (addresses ${where})` : ''}. It was not joined with BYOH: a Machine-managed node is removed by scaling its MachineSet down.`,
+      );
+      return;
+    }
+    address = key;
+  } else {
+    const reset = await vscode.window.showQuickPick(
+      [
+        { label: 'Cordon and delete the Node', detail: 'The host keeps kubelet installed; it cannot rejoin until it is reset.', reset: false },
+        { label: 'Also run kubeadm reset on the host', detail: 'Connects over SSH (user and key asked next), runs kubeadm reset and removes the kubelet service.', reset: true },
+      ],
+      { title: `kube-windows: remove ${name}`, ignoreFocusOut: true },
+    );
+    if (!reset) return;
+    address = internal ?? name;
+    if (reset.reset) {
+      const at = await askAddress('kubeadm', address);
+      if (!at) return;
+      const user = await askUser();
+      if (!user) return;
+      const keyPath = await askKeyFile(rt, context);
+      if (!keyPath) return;
+      address = at;
+      const p = sshPrompts(rt, deps);
+      prompts = p;
+      makeHost = () => deps.host({ host: at, username: user, privateKeyPath: keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...p.options });
+    }
+  }
+
+  const channel = channelFor(rt, `kube-windows: remove ${name}`);
+  rt.log.info(`remove ${name} (${via}, ${address}) from ${context}: started`);
+  for (;;) {
+    let result: RunResult | undefined;
+    let thrown: unknown;
+    const host = makeHost?.();
+    try {
+      const r = await deps.removePlanFor({ kube: cluster.kube, via, address, nodeName: name, ...(host ? { host } : {}) });
+      result = await runWithProgress(`kube-windows: removing ${name} from ${context}`, channel, (o) => r.run(o));
+    } catch (err) {
+      thrown = err;
+    } finally {
+      host?.close();
+    }
+    await prompts?.settled();
+    if (result?.outcome === 'done') {
+      void vscode.window.showInformationMessage(`kube-windows: ${name} was removed from ${context}.`);
+      return;
+    }
+    if (prompts?.declinedByUser()) return;
+    const text = result?.outcome === 'cancelled' ? 'cancelled' : failureText(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
+    rt.log.error(`remove ${name}: ${text}`);
+    const choice = await vscode.window.showErrorMessage(`kube-windows: removing ${name} ${result?.outcome === 'cancelled' ? 'was cancelled' : `failed: ${text}`}`, SHOW_LOG, RUN_AGAIN);
+    if (choice === RUN_AGAIN) continue;
+    if (choice === SHOW_LOG) channel.show(true);
+    return;
+  }
+}

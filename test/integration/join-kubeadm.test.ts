@@ -1,0 +1,241 @@
+// The kubeadm join end to end: the real engine (plans, runner, WindowsHost over ssh2) against the API
+// emulator (a kubeadm cluster) and simulated Windows hosts. Covers the Containers feature with a
+// restart in the middle, a second run that changes nothing, a connection killed at every host op
+// followed by a re-run, and the remove plan.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } from '../../src/bootstrap/kubeadm';
+import { resolvePayload, type Payload } from '../../src/bootstrap/payload';
+import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
+import { renderPlan } from '../../src/bootstrap/render';
+import { caCertHash } from '../../src/bootstrap/kubeadm-files';
+import { kubeadmCluster, windowsNode } from '../support/kube-seed';
+import { startRig, type Rig } from '../support/join-rig';
+import type { KubeObject } from '../support/kube-api-emulator';
+
+let payloadDir: string;
+let payload: Payload;
+
+/** Wires a simulated host's `kubeadm join` to the emulator: the token must be a live bootstrap token, the Node registers and turns Ready. */
+function wireKubeadm(rig: Rig, index: number): void {
+  const sim = rig.sims[index]!;
+  const url = new URL(rig.emu.url);
+  sim.expectedJoin = {
+    endpoint: `${url.hostname}:${url.port}`,
+    caCertHash: caCertHash(rig.caPem),
+    token: (token) => {
+      const [id, secret] = token.split('.');
+      const s = rig.emu.list('Secret').find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as (KubeObject & { data?: Record<string, string> }) | undefined;
+      return Boolean(s?.data && Buffer.from(s.data['token-secret'] ?? '', 'base64').toString() === secret);
+    },
+  };
+  sim.onKubeadmJoin = ({ nodeName, build }) => {
+    const node = windowsNode(nodeName, { build: build as '10.0.20348', unmanaged: true, ready: false, address: rig.addresses[index] as string });
+    (node as unknown as { spec: { taints?: unknown[] } }).spec.taints = [];
+    rig.emu.apply(node);
+    setTimeout(() => {
+      const current = rig.emu.get('Node', nodeName);
+      if (current) rig.emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
+    }, 100);
+  };
+}
+
+async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}): Promise<Rig> {
+  const rig = await startRig({
+    hosts,
+    host: (i) => ({ hostname: `WIN-K${i}`, containersFeature: 'Disabled', ...init }),
+  });
+  for (const o of kubeadmCluster({ server: rig.emu.url, caPem: rig.caPem })) rig.emu.apply(o);
+  for (let i = 0; i < hosts; i++) wireKubeadm(rig, i);
+  return rig;
+}
+
+function planFor(rig: Rig, index: number, extra: { taint?: boolean } = {}) {
+  const host = rig.hostFor(index);
+  const opts = { kube: rig.kube, host, address: rig.addresses[index] as string, user: rig.user, payload, pollMs: 50, caPem: rig.caPem, ...extra };
+  return { plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } as KubeadmContext, host };
+}
+
+before(async () => {
+  const { mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  payloadDir = mkdtempSync(join(tmpdir(), 'kw-payload-'));
+  mkdirSync(payloadDir, { recursive: true });
+  writeFileSync(join(payloadDir, 'containerd-1.7.27-windows-amd64.tar.gz'), randomBytes(300_000));
+  writeFileSync(join(payloadDir, 'kubelet.exe'), randomBytes(200_000));
+  writeFileSync(join(payloadDir, 'kubeadm.exe'), randomBytes(100_000));
+  payload = await resolvePayload({ folder: payloadDir });
+});
+
+after(() => undefined);
+
+test('kubeadm join: Containers enabled with a restart, containerd, kubelet, join, Ready, taint; a second run changes nothing', async () => {
+  const rig = await kubeadmRig();
+  try {
+    const sim = rig.sims[0]!;
+    const { plan, ctx, host } = planFor(rig, 0, { taint: true });
+    const events: RunEvent[] = [];
+    const result = await runPlan(plan, ctx, { onEvent: (e) => events.push(e), backoffMs: 20 });
+    assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+    const outcome = Object.fromEntries(result.steps.map((s) => [s.id, s.outcome]));
+    assert.equal(outcome['restart'], 'applied', 'the host restarted once to finish enabling Containers');
+    assert.equal(sim.state.bootCount, 1);
+    assert.equal(sim.state.containersFeature, 'Enabled');
+    const node = rig.emu.get('Node', 'win-k0') as KubeObject & { spec: { taints: { key: string; value: string; effect: string }[] } };
+    assert.ok(node, 'the Node registered under the lowercased host name');
+    assert.deepEqual(node.spec.taints, [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]);
+    // containerd's config points the registry at the hosts.toml tree.
+    const config = sim.state.files.get('c:\\program files\\containerd\\config.toml');
+    assert.match(config?.data.toString() ?? '', /config_path = "C:\\\\Program Files\\\\containerd\\\\certs\.d"/);
+    assert.equal([...sim.state.services.keys()].filter((n) => /^(containerd|kubelet)$/i.test(n)).length, 2);
+    // The bootstrap token is deleted once used, and never appears in what the runner reported.
+    assert.equal(rig.emu.list('Secret').filter((s) => s.metadata.name.startsWith('bootstrap-token-') && s.metadata.name !== 'bootstrap-token-abcdef').length, 0);
+    const joinParams = sim.state.opLog.find((r) => r.name === 'kubeadm-join')?.params;
+    const token = String(joinParams?.['Token']);
+    assert.match(token, /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
+    assert.ok(!JSON.stringify(events).includes(token.split('.')[1]!), 'the token secret is not in any event');
+    assert.ok(!JSON.stringify(result).includes(token.split('.')[1]!), 'nor in the result');
+
+    // Second run: every step is already done, nothing is written on the host or in the API.
+    const opsBefore = sim.state.opLog.length;
+    const writesBefore = rig.emu.requests.filter((r) => r.method !== 'GET').length;
+    const again = await runPlan(planFor(rig, 0, { taint: true }).plan, { opts: { ...ctx.opts, host: rig.hostFor(0) }, state: {} }, {});
+    assert.equal(again.outcome, 'done');
+    const changed = again.steps.filter((s) => s.outcome !== 'skipped').map((s) => s.id);
+    assert.deepEqual(changed, ['preflight', 'directories'], 'only the steps that always run (and change nothing) ran');
+    const newOps = sim.state.opLog.slice(opsBefore).map((r) => r.name);
+    for (const mutating of ['commit-upload', 'ensure-service', 'start-service', 'kubeadm-join', 'restart-computer', 'enable-containers-feature', 'expand-archive']) {
+      assert.ok(!newOps.includes(mutating), `the second run did not run ${mutating}`);
+    }
+    assert.equal(rig.emu.requests.filter((r) => r.method !== 'GET').length, writesBefore, 'no API write on the second run');
+    host.close();
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm: the connection killed at each host op, then a re-run, ends joined with nothing duplicated', async () => {
+  const ops = ['host-facts', 'enable-containers-feature', 'restart-computer', 'ensure-directories', 'file-hash', 'commit-upload', 'read-text-file', 'expand-archive', 'service-state', 'ensure-service', 'start-service', 'ensure-firewall-rule', 'kubeadm-join'];
+  for (const op of ops) {
+    const rig = await kubeadmRig(1);
+    try {
+      const sim = rig.sims[0]!;
+      // Enough drops to defeat the transparent retries, so this run fails at that op.
+      sim.dropOnOp(op, { times: 20, after: 'after' });
+      const first = planFor(rig, 0);
+      const r1 = await runPlan(first.plan, first.ctx, { backoffMs: 10 });
+      first.host.close();
+      assert.notEqual(r1.outcome, 'done', `${op}: the first run stops`);
+      // The fault is cleared; the user runs the plan again once the host answers (after a restart it started).
+      sim.dropOnOp(op, { times: 0 });
+      await sim.whenRebooted();
+      const second = planFor(rig, 0);
+      const r2 = await runPlan(second.plan, second.ctx, { backoffMs: 10 });
+      second.host.close();
+      assert.equal(r2.outcome, 'done', `${op}: the re-run joins (${JSON.stringify(r2.error)})`);
+      assert.ok(rig.emu.get('Node', 'win-k0'), `${op}: node registered`);
+      assert.equal(rig.emu.list('Node').length, 1, `${op}: one Node`);
+      const services = [...sim.state.services.keys()].map((n) => n.toLowerCase()).filter((n) => n === 'containerd' || n === 'kubelet');
+      assert.deepEqual(services.sort(), ['containerd', 'kubelet'], `${op}: each service once`);
+      const temps = [...sim.state.files.values()].filter((f) => /\.kw-[0-9a-f]+\.tmp$/.test(f.path));
+      assert.deepEqual(temps.map((f) => f.path), [], `${op}: no temporary upload left`);
+      for (const [path, source] of [['c:\\k\\kubelet.exe', payload.kubelet], ['c:\\k\\kubeadm.exe', payload.kubeadm]] as const) {
+        const f = sim.state.files.get(path);
+        assert.ok(f, `${op}: ${path} exists`);
+        const { createHash } = await import('node:crypto');
+        assert.equal(createHash('sha256').update(f.data).digest('hex'), source.sha256, `${op}: ${path} complete`);
+      }
+    } finally {
+      await rig.stop();
+    }
+  }
+});
+
+test('kubeadm: a dropped upload restarts on a new connection and never leaves a partial file at the final path', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    const sim = rig.sims[0]!;
+    sim.dropAfterSftpBytes(150_000);
+    const { plan, ctx, host } = planFor(rig, 0);
+    const result = await runPlan(plan, ctx, { backoffMs: 10 });
+    host.close();
+    assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+    const archive = sim.state.files.get('c:\\k\\payload\\containerd.tar.gz');
+    const { createHash } = await import('node:crypto');
+    assert.equal(createHash('sha256').update(archive!.data).digest('hex'), payload.containerd.sha256);
+    assert.deepEqual([...sim.state.files.values()].filter((f) => f.path.includes('.kw-')).map((f) => f.path), []);
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm: a wrong discovery hash fails the join with kubeadm\'s message, and the token is removed', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    rig.sims[0]!.expectedJoin = { ...rig.sims[0]!.expectedJoin!, caCertHash: `sha256:${'0'.repeat(64)}` };
+    const { plan, ctx, host } = planFor(rig, 0);
+    const result = await runPlan(plan, ctx, { backoffMs: 10 });
+    host.close();
+    assert.equal(result.outcome, 'failed');
+    assert.equal(result.error?.stepId, 'join');
+    assert.match(result.error?.message ?? '', /kubeadm join failed \(exit code 1\)[\s\S]*none of the public keys/);
+    assert.equal(rig.emu.list('Secret').filter((s) => s.metadata.name.startsWith('bootstrap-token-') && s.metadata.name !== 'bootstrap-token-abcdef').length, 0);
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm preflight: OpenShift, Docker and an unsupported build are refused with fixes', async () => {
+  const rig = await kubeadmRig(1, { build: 19041, services: { docker: { status: 'Running' } } });
+  try {
+    const { plan, ctx, host } = planFor(rig, 0);
+    const result = await runPlan(plan, ctx, {});
+    host.close();
+    assert.equal(result.outcome, 'failed');
+    assert.equal(result.error?.stepId, 'preflight');
+    assert.match(result.error?.message ?? '', /not a supported Windows Server build/);
+    assert.match(result.error?.message ?? '', /Docker service is installed/);
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm dry run: every step with its PowerShell and API calls, the payload hashes, no secret', async () => {
+  const rig = await kubeadmRig();
+  try {
+    const { plan, host } = planFor(rig, 0, { taint: true });
+    const text = renderPlan(plan);
+    host.close();
+    for (const id of ['preflight', 'containers-feature', 'restart', 'directories', 'containerd-archive', 'containerd-unpack', 'containerd-config', 'containerd-service', 'kube-binaries', 'kubelet-service', 'join', 'node-ready', 'taint']) {
+      assert.match(text, new RegExp(`STEP \\d+/13  ${id} `), id);
+    }
+    assert.ok(text.includes(payload.containerd.sha256));
+    assert.match(text, /# kube-windows op: kubeadm-join/);
+    assert.match(text, /POST \/api\/v1\/namespaces\/kube-system\/secrets/);
+    assert.equal(rig.sims[0]!.state.opLog.length, 0, 'a dry run touches no host');
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm remove: cordon, kubeadm reset on the host, delete the Node', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    const { plan, ctx, host } = planFor(rig, 0);
+    assert.equal((await runPlan(plan, ctx, {})).outcome, 'done');
+    host.close();
+    const removeHost = rig.hostFor(0);
+    const opts = { kube: rig.kube, host: removeHost, nodeName: 'win-k0', address: rig.addresses[0] as string };
+    const r = await runPlan(buildKubeadmRemovePlan(opts), opts, {});
+    removeHost.close();
+    assert.equal(r.outcome, 'done', JSON.stringify(r.error));
+    assert.equal(rig.emu.get('Node', 'win-k0'), undefined);
+    assert.ok(rig.sims[0]!.state.opLog.some((o) => o.name === 'kubeadm-reset'));
+    assert.equal(rig.sims[0]!.state.files.get('c:\\etc\\kubernetes\\kubelet.conf'), undefined);
+  } finally {
+    await rig.stop();
+  }
+});

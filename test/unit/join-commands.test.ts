@@ -1,0 +1,389 @@
+// The "Join Windows node" commands against the fake vscode module: the question flow with scripted
+// answers, where secrets go, the SSH prompts, progress and the plan log, failure handling, and the
+// dry-run document. The engine is the real runner with small stand-in plans (through the
+// registerJoinCommands seam), so no cluster or SSH server is involved.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type * as vscode from 'vscode';
+import type { KubeClient } from '../../src/cluster/client';
+import type { AnyPlan, JoinRequest } from '../../src/bootstrap/join';
+import type { Plan } from '../../src/bootstrap/plan';
+import type { SshConnectorOptions } from '../../src/remote/ssh';
+import type { WindowsHost } from '../../src/remote/windows-host';
+import type { JoinDeps } from '../../src/extension/join-commands';
+import { PreflightError } from '../../src/bootstrap/preflight';
+import { joinPlan as realJoinPlan, runAnyPlan } from '../../src/bootstrap/join';
+import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
+
+let fake: FakeVscode = createFakeVscode();
+const unhook = hookVscodeModule(() => fake);
+test.after(() => unhook());
+
+// Imported after the hook so that its `require('vscode')` gets the (delegating) fake.
+const load = () => import('../../src/extension/join-commands');
+
+const KEY = '/home/u/.ssh/id_ed25519';
+const PASS = 'correct horse battery';
+const BYOH = 'BYOH (Windows Machine Config Operator)';
+
+function makeContext() {
+  const global = new Map<string, unknown>();
+  const secrets = new Map<string, string>();
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    globalState: {
+      get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d),
+      update: async (k: string, v: unknown) => void global.set(k, v),
+      keys: () => [...global.keys()],
+    },
+    secrets: {
+      get: async (k: string) => secrets.get(k),
+      store: async (k: string, v: string) => void secrets.set(k, v),
+      delete: async (k: string) => void secrets.delete(k),
+      onDidChange: () => ({ dispose: () => undefined }),
+    },
+  };
+  return { context: context as unknown as vscode.ExtensionContext, global, secrets, subscriptions: context.subscriptions };
+}
+
+interface Harness {
+  hosts: SshConnectorOptions[];
+  requests: JoinRequest[];
+  ran: string[];
+  trusted: boolean;
+  context: vscode.ExtensionContext;
+  global: Map<string, unknown>;
+  secrets: Map<string, string>;
+  run(command: string, arg?: unknown): Promise<void>;
+  dispose(): void;
+}
+
+/** What the stand-in plan does: `fail` makes the register step fail with that error on the next runs. */
+interface Script {
+  fail?: (Error | undefined)[];
+  findings?: ConstructorParameters<typeof PreflightError>[0];
+}
+
+/**
+ * A two-step plan: "connect" plays what SshConnector does with the prompts (host key, then the
+ * passphrase up to three times), "register" logs and may fail.
+ */
+function standInPlan(r: JoinRequest, host: SshConnectorOptions, h: Harness, script: Script): AnyPlan {
+  const plan: Plan<unknown> = {
+    id: 'byoh-join',
+    title: `Join ${r.address} through WMCO`,
+    target: r.address,
+    steps: [
+      {
+        id: 'connect',
+        title: `Connect to ${r.address}`,
+        preview: {},
+        check: async () => 'todo',
+        apply: async () => {
+          // As known_hosts: a trusted key is not asked about again.
+          if (!h.trusted) {
+            const trusted = await host.confirmUnknownHost?.(r.address, 22, 'SHA256:q3Kx9T0aFakeFingerprint', 'ssh-ed25519', []);
+            if (!trusted) throw new Error(`The host key of ${r.address} (SHA256:q3Kx9T0aFakeFingerprint) is not known and was not accepted; nothing was sent to the host.`);
+            h.trusted = true;
+          }
+          for (let attempt = 1; attempt <= 3; attempt++) {
+            const p = await host.askPassphrase?.(KEY, attempt);
+            if (p === undefined) throw new Error(`No passphrase was given for the SSH private key ${KEY}; authentication cancelled.`);
+            if (p === PASS) return;
+          }
+          throw new Error(`Wrong passphrase for the SSH private key ${KEY} (3 attempts).`);
+        },
+        verify: async () => true,
+      },
+      {
+        id: 'register',
+        title: 'Add the host to windows-instances',
+        preview: {},
+        check: async () => 'todo',
+        apply: async (_ctx, _signal, report) => {
+          h.ran.push('register');
+          report('patching the ConfigMap');
+          const err = script.fail?.shift();
+          if (script.findings && !r.installWmco) {
+            state.findings = script.findings;
+            throw new PreflightError(script.findings);
+          }
+          if (err) throw err;
+        },
+        verify: async () => true,
+      },
+    ],
+  };
+  const state: { findings?: ConstructorParameters<typeof PreflightError>[0] } = {};
+  return { kind: 'byoh', plan, ctx: { opts: {}, state } } as unknown as AnyPlan;
+}
+
+async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): Promise<Harness> {
+  fake = createFakeVscode();
+  const { registerJoinCommands } = await load();
+  const { context, global, secrets, subscriptions } = makeContext();
+  const h: Harness = {
+    hosts: [],
+    requests: [],
+    ran: [],
+    trusted: false,
+    context,
+    global,
+    secrets,
+    run: async (command, arg) => {
+      await fake.commands.get(command)?.(arg);
+    },
+    dispose: () => subscriptions.forEach((s) => s.dispose()),
+  };
+  const log = fake.module.window as unknown as typeof vscode.window;
+  const deps: Partial<JoinDeps> = {
+    contexts: async () => ({ ok: true, names: ['dev', 'prod'], current: 'prod' }),
+    cluster: async () => ({ kube: { server: 'https://api.example:6443' } as unknown as KubeClient }),
+    detectVia: async () => 'byoh',
+    host: (options) => {
+      h.hosts.push(options);
+      return { label: `${options.username}@${options.host}:22`, close: () => undefined } as unknown as WindowsHost;
+    },
+    joinPlan: (r) => {
+      h.requests.push(r);
+      return standInPlan(r, h.hosts.at(-1) as SshConnectorOptions, h, script);
+    },
+    runAnyPlan,
+    checkPassphrase: async (_path, p) => p === PASS,
+    ...overrides,
+  };
+  registerJoinCommands(context, log.createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel, deps);
+  return h;
+}
+
+/** Every place a secret must never reach: globalState, messages, logs, output channels, questions. */
+function assertNowhere(h: Harness, secret: string) {
+  assert.ok(!JSON.stringify([...h.global]).includes(secret), 'the passphrase reached globalState');
+  assert.ok(!JSON.stringify(fake.shown).includes(secret), 'the passphrase reached a message');
+  assert.ok(!JSON.stringify(fake.logs.map((l) => l.lines)).includes(secret), 'the passphrase reached a log or output channel');
+  assert.ok(!JSON.stringify(fake.questions.map((q) => ({ ...q.options, validateInput: undefined }))).includes(secret), 'the passphrase reached a question');
+}
+
+test('joinNode: the questions, their defaults and validation; the plan runs with progress and a plan-log channel', async () => {
+  const h = await harness();
+  fake.replies.push('prod', BYOH, '', 'fe80::1', '10.0.0.5', 'Administrator', KEY, PASS);
+  fake.answers.push('Trust and continue', 'Not now', undefined);
+  await h.run('kubeWindows.joinNode');
+
+  const [ctx, via, address, user, key, pass] = fake.questions;
+  assert.deepEqual(ctx?.items, ['prod', 'dev'], 'the current context first');
+  assert.equal(via?.kind, 'quickPick');
+  assert.equal(via?.items?.[0], BYOH, 'the detected path first');
+  assert.equal(address?.kind, 'input');
+  assert.equal(address?.rejected?.length, 2, 'empty and IPv6 addresses are rejected for BYOH');
+  assert.match(address?.rejected?.[1] ?? '', /IPv6/);
+  assert.equal(user?.options.value, 'Administrator');
+  assert.equal(key?.kind, 'open');
+  assert.match(String((key?.options.defaultUri as { fsPath: string }).fsPath), /\.ssh$/);
+  assert.equal(pass?.options.password, true);
+  assert.equal(pass?.options.ignoreFocusOut, true);
+
+  const modal = fake.shown[0];
+  assert.equal(modal?.kind, 'warning');
+  assert.equal(modal?.options?.modal, true);
+  assert.match(modal?.options?.detail ?? '', /ssh-ed25519/);
+  assert.match(modal?.options?.detail ?? '', /SHA256:q3Kx9T0aFakeFingerprint/);
+  assert.match(modal?.message ?? '', /10\.0\.0\.5/);
+  assert.deepEqual(modal?.items, ['Trust and continue']);
+  assert.deepEqual(h.hosts[0], { ...h.hosts[0], host: '10.0.0.5', username: 'Administrator', privateKeyPath: KEY });
+
+  // Declined: nothing stored; the key PATH only is remembered, per context.
+  assert.equal(h.secrets.size, 0);
+  assert.deepEqual([...h.global], [['kubeWindows.join.keyPaths', { prod: KEY }]]);
+
+  const channel = fake.logs.find((l) => l.name === 'kube-windows: join 10.0.0.5');
+  assert.ok(channel, 'an output channel for the operation');
+  assert.equal(channel.options, 'kube-windows-plan');
+  const text = channel.lines.map((l) => l.text);
+  assert.match(text[0] ?? '', /^\[\d\d:\d\d:\d\d\] PLAN byoh-join RUNNING {2}Join 10\.0\.0\.5 through WMCO on 10\.0\.0\.5 \(2 steps\)$/);
+  assert.ok(text.some((l) => /STEP register OK/.test(l)));
+  assert.ok(text.every((l) => !l.endsWith('\n')));
+
+  const progress = fake.progressRuns.at(-1);
+  assert.equal(progress?.options.cancellable, true);
+  assert.ok(progress?.reports.some((r) => r.message === 'step 1/2: Connect to 10.0.0.5'));
+  assert.ok(progress?.reports.some((r) => r.message === 'step 2/2: Add the host to windows-instances — patching the ConfigMap'));
+  assert.equal(progress?.reports.reduce((n, r) => n + (r.increment ?? 0), 0), 100);
+
+  const done = fake.shown.at(-1);
+  assert.equal(done?.kind, 'information');
+  assert.match(done?.message ?? '', /10\.0\.0\.5 joined prod/);
+  assertNowhere(h, PASS);
+  h.dispose();
+});
+
+test('passphrase: stored in SecretStorage only on "Remember", then reused; a stale one is deleted and asked again', async () => {
+  const h = await harness();
+  // From a cluster item: no context question; the item says OpenShift.
+  const item = { id: `ctx/${encodeURIComponent('prod')}`, contextValue: 'cluster.openshift', label: 'prod' };
+  fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
+  fake.answers.push('Trust and continue', 'Remember', undefined);
+  await h.run('kubeWindows.joinNode', item);
+  assert.equal(fake.questions[0]?.kind, 'quickPick');
+  assert.equal(fake.questions[0]?.items?.[0], BYOH);
+  assert.deepEqual([...h.secrets], [[`kubeWindows.ssh.passphrase:${KEY}`, PASS]]);
+  assert.match(fake.shown[1]?.message ?? '', /remember the passphrase of .*id_ed25519/);
+  assertNowhere(h, PASS);
+
+  // Next join: the stored passphrase is used without asking, and nothing is offered.
+  const before = fake.questions.length;
+  const shownBefore = fake.shown.length;
+  fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY);
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.joinNode', item);
+  assert.equal(fake.questions.length - before, 4, 'no passphrase question');
+  assert.equal(fake.shown.length - shownBefore, 1);
+  assert.match(fake.shown.at(-1)?.message ?? '', /joined/);
+
+  // A wrong stored passphrase is deleted and the user asked again; the typed one can be remembered.
+  h.secrets.set(`kubeWindows.ssh.passphrase:${KEY}`, 'stale');
+  fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
+  fake.answers.push('Remember', undefined);
+  await h.run('kubeWindows.joinNode', item);
+  const passQ = fake.questions.at(-1);
+  assert.equal(passQ?.options.password, true);
+  assert.match(String(passQ?.options.prompt), /Wrong passphrase/);
+  assert.deepEqual([...h.secrets], [[`kubeWindows.ssh.passphrase:${KEY}`, PASS]], 'the stale one replaced');
+
+  // "Not now" is not asked again for this key in the session.
+  h.secrets.clear();
+  fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
+  fake.answers.push('Not now', undefined);
+  await h.run('kubeWindows.joinNode', item);
+  const shownMid = fake.shown.length;
+  fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.joinNode', item);
+  assert.equal(fake.shown.length - shownMid, 1, 'only the result, no second offer');
+  assert.equal(h.secrets.size, 0);
+  assertNowhere(h, PASS);
+  h.dispose();
+});
+
+test('a cancelled question ends the command quietly, at any point', async () => {
+  for (const replies of [[undefined], ['prod', undefined], ['prod', BYOH, undefined], ['prod', BYOH, '10.0.0.5', undefined], ['prod', BYOH, '10.0.0.5', 'Administrator', undefined]]) {
+    const h = await harness();
+    fake.replies.push(...replies);
+    await h.run('kubeWindows.joinNode');
+    assert.equal(fake.shown.length, 0, `no message after ${replies.length} answers`);
+    assert.equal(fake.progressRuns.filter((r) => r.options.cancellable).length, 0, 'no plan ran');
+    assert.equal(h.requests.length, 0);
+    h.dispose();
+  }
+  // Escape on the passphrase: the plan stops, and no error is shown either.
+  const h = await harness();
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY, undefined);
+  fake.answers.push('Trust and continue');
+  await h.run('kubeWindows.joinNode');
+  assert.deepEqual(h.ran, []);
+  assert.equal(fake.shown.length, 1, 'only the host key question');
+  h.dispose();
+});
+
+test('refusing the unknown host key stops before anything runs on the host, without an error', async () => {
+  const h = await harness();
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY);
+  fake.answers.push(undefined); // the modal closed without "Trust and continue"
+  await h.run('kubeWindows.joinNode');
+  assert.deepEqual(h.ran, [], 'the register step never ran');
+  assert.equal(fake.questions.filter((q) => q.options.password).length, 0, 'no passphrase asked');
+  assert.equal(fake.shown.length, 1);
+  assert.equal(fake.shown[0]?.options?.modal, true);
+  h.dispose();
+});
+
+test('a failure shows its first line with "Show log" and "Run again"; Run again resumes', async () => {
+  const h = await harness({ fail: [new Error('WMCO did not register the node\n    at Object.<anonymous> (byoh.ts:12:3)')] });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY, PASS);
+  fake.answers.push('Trust and continue', 'Not now', 'Run again', undefined);
+  await h.run('kubeWindows.joinNode');
+  const failed = fake.shown.find((m) => m.kind === 'error');
+  assert.equal(failed?.message, 'kube-windows: joining 10.0.0.5 failed: WMCO did not register the node');
+  assert.deepEqual(failed?.items, ['Show log', 'Run again']);
+  assert.equal(h.requests.length, 2, 'ran again');
+  assert.deepEqual(h.ran, ['register', 'register']);
+  assert.match(fake.shown.at(-1)?.message ?? '', /joined/);
+  assert.equal(fake.questions.filter((q) => q.options.password).length, 1, 'the passphrase is not asked again in the same operation');
+  for (const m of fake.shown) assert.doesNotMatch(m.message, /\n|\bat .+:\d+:\d+/);
+  h.dispose();
+});
+
+test('a preflight finding with an offer: "Install WMCO (Automatic)" runs the plan again with installWmco', async () => {
+  const findings = [
+    { id: 'wmco', severity: 'error' as const, title: 'The Windows Machine Config Operator is not installed', fix: 'Install WMCO', offer: 'install-wmco' as const },
+    { id: 'address', severity: 'info' as const, title: '10.0.0.5 is IPv4' },
+  ];
+  const h = await harness({ findings });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY, PASS);
+  fake.answers.push('Trust and continue', 'Not now', 'Install WMCO (Automatic)', undefined);
+  await h.run('kubeWindows.joinNode');
+  const offer = fake.shown.find((m) => m.kind === 'error');
+  assert.match(offer?.message ?? '', /The Windows Machine Config Operator is not installed/);
+  assert.deepEqual(offer?.items, ['Install WMCO (Automatic)', 'Install WMCO (Manual)', 'Show log']);
+  assert.deepEqual(h.requests[1]?.installWmco, { approval: 'Automatic' });
+  assert.match(fake.shown.at(-1)?.message ?? '', /joined/);
+  h.dispose();
+});
+
+test('showJoinPlan: the same questions without SSH, and a kube-windows-plan document of the real plan', async () => {
+  const h = await harness({}, { joinPlan: realJoinPlan });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator');
+  await h.run('kubeWindows.showJoinPlan');
+  assert.equal(fake.questions.length, 4, 'no key file question');
+  assert.ok(!h.hosts[0]?.askPassphrase && !h.hosts[0]?.confirmUnknownHost && !h.hosts[0]?.privateKeyPath, 'no prompts: nothing connects');
+  const doc = fake.documents[0];
+  assert.equal(doc?.languageId, 'kube-windows-plan');
+  assert.equal(doc?.shown, 1);
+  const plan = realJoinPlan({ kube: {} as KubeClient, host: {} as WindowsHost, address: '10.0.0.5', user: 'Administrator', via: 'byoh' });
+  assert.ok(doc?.content.startsWith(`# kube-windows plan: ${plan.plan.title}`));
+  for (const [i, step] of plan.plan.steps.entries()) assert.ok(doc?.content.includes(`STEP ${i + 1}/${plan.plan.steps.length}  ${step.id}  ${step.title}`), step.id);
+  assert.equal(fake.shown.length, 0);
+  h.dispose();
+});
+
+test('address validation and the windows-instances key of a node', async () => {
+  const { validateAddress, instanceKeyFor, parseItem } = await load();
+  assert.equal(validateAddress('10.0.0.5', 'byoh'), undefined);
+  assert.equal(validateAddress('win-1.example.com', 'byoh'), undefined);
+  assert.match(validateAddress('  ', 'byoh') ?? '', /Enter/);
+  assert.match(validateAddress('2001:db8::5', 'byoh') ?? '', /IPv6/);
+  assert.equal(validateAddress('2001:db8::5', 'kubeadm'), undefined);
+  assert.match(validateAddress('10.0.0', 'byoh') ?? '', /IPv4/);
+  assert.match(validateAddress('a b', 'kubeadm') ?? '', /spaces/);
+  const node = { metadata: { name: 'win-1' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } };
+  assert.equal(instanceKeyFor(node, 'win-1', ['10.0.0.9', '10.0.0.5']), '10.0.0.5');
+  assert.equal(instanceKeyFor({ metadata: { name: 'win-1' } }, 'win-1', ['10.0.0.9', 'WIN-1.example.com']), 'WIN-1.example.com');
+  assert.equal(instanceKeyFor(undefined, 'win-1', ['win-10.example.com']), undefined);
+  assert.deepEqual(parseItem({ id: 'ctx/a%2Fb/node/win-1', contextValue: 'windowsNode' }), { context: 'a/b', node: 'win-1' });
+  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster' }), { context: 'dev', openshift: false });
+});
+
+test('manifest: the three commands, their menus, and the payload setting', () => {
+  const pkg = JSON.parse(readFileSync(resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
+  const c = pkg.contributes;
+  const cmd = (id: string) => c.commands.find((x: { command: string }) => x.command === id);
+  assert.deepEqual(['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.removeNode'].map((id) => [cmd(id)?.category, cmd(id)?.icon]), [
+    ['kube-windows', '$(add)'],
+    ['kube-windows', '$(preview)'],
+    ['kube-windows', '$(trash)'],
+  ]);
+  const menus: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  const join = menus.filter((m) => m.command === 'kubeWindows.joinNode');
+  assert.deepEqual(join.map((m) => m.group?.split('@')[0]).sort(), ['2_join', 'inline']);
+  for (const m of [...join, ...menus.filter((x) => x.command === 'kubeWindows.showJoinPlan')]) assert.match(m.when, /viewItem =~ \/\^cluster\//);
+  const remove = menus.find((m) => m.command === 'kubeWindows.removeNode');
+  assert.match(remove?.when ?? '', /viewItem =~ \/\^windowsNode\//);
+  assert.match(remove?.group ?? '', /^7_modification/);
+  assert.ok(c.menus.commandPalette.some((m: { command: string; when: string }) => m.command === 'kubeWindows.removeNode' && m.when === 'false'));
+  const setting = c.configuration.properties['kubeWindows.join.payloadFolder'];
+  assert.equal(setting.type, 'string');
+  assert.equal(setting.scope, 'machine-overridable');
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+});
