@@ -11,6 +11,9 @@ import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
 import type { WmcoInstallOptions } from './wmco-install';
+import { addressProblem, JoinInputError, userProblem } from '../core/windows/join-input';
+
+export { addressProblem, JoinInputError, userProblem };
 
 export type JoinVia = 'byoh' | 'kubeadm';
 
@@ -40,6 +43,8 @@ export async function detectVia(kube: KubeClient, signal?: AbortSignal): Promise
 }
 
 export function joinPlan(r: JoinRequest): AnyPlan {
+  const problem = addressProblem(r.address, r.via) ?? userProblem(r.user);
+  if (problem) throw new JoinInputError(problem);
   if (r.via === 'byoh') {
     const opts: ByohOptions = {
       kube: r.kube,

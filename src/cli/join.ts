@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import { KubeClient } from '../cluster/client';
 import { classifyError } from '../cluster/errors';
 import { configForContext, loadKubeconfig } from '../cluster/kubeconfig';
-import { detectVia, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { addressProblem, detectVia, joinPlan, removePlanFor, runAnyPlan, runBounded, userProblem, type JoinVia } from '../bootstrap/join';
 import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { PreflightError } from '../bootstrap/preflight';
@@ -128,7 +128,7 @@ export function progressLine(prefix: string, e: RunEvent): string | undefined {
 
 function userMessage(err: unknown, context: string): string {
   if (err instanceof JoinUsageError || err instanceof RemoteError || err instanceof PreflightError) return err.message;
-  if (err instanceof Error && err.name === 'PayloadError') return err.message;
+  if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError')) return err.message;
   const item = classifyError(err, { context });
   return item.message;
 }
@@ -169,6 +169,13 @@ export async function runJoin(args: string[]): Promise<number> {
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new JoinUsageError('--concurrency must be a positive whole number');
   const install = values['install-wmco'];
   if (install && install !== 'Automatic' && install !== 'Manual') throw new JoinUsageError('--install-wmco must be Automatic or Manual');
+
+  for (const a of addresses) {
+    const problem = addressProblem(a, (values.via as JoinVia | undefined) ?? 'kubeadm');
+    if (problem) throw new JoinUsageError(`--address ${problem}`);
+  }
+  const userIssue = userProblem(values.user);
+  if (userIssue) throw new JoinUsageError(`--user ${userIssue}`);
 
   const cluster = clusterFor(values);
   let via: JoinVia;

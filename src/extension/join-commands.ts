@@ -7,6 +7,7 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
+import { userProblem } from '../core/windows/join-input';
 import { homedir } from 'node:os';
 import { isIPv4, isIPv6 } from 'node:net';
 import { join as joinPath } from 'node:path';
@@ -118,7 +119,7 @@ async function defaultDeps(): Promise<JoinDeps> {
 async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
   if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError'].includes(err.name)) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
   if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
   return classifyError(err, { context }).message;
 }
@@ -281,7 +282,7 @@ async function askUser(): Promise<string | undefined> {
     prompt: 'An administrator account of the host',
     value: 'Administrator',
     ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() ? 'Enter the user name.' : /[\u0000-\u001f"/\\[\]:;|=,+*?<>]/.test(v.trim()) ? 'A Windows user name cannot hold control characters or " / \\ [ ] : ; | = , + * ? < >.' : undefined),
+    validateInput: (v) => (!v.trim() ? 'Enter the user name.' : userProblem(v.trim())),
   });
   return user?.trim() || undefined;
 }

@@ -55,21 +55,29 @@ export async function startRig(o: RigOptions): Promise<Rig> {
   const sims: SimHost[] = [];
   const addresses: string[] = [];
   let port = 0;
-  for (let i = 0; i < o.hosts; i++) {
-    const address = hostAddress(i);
-    const extra = o.host?.(i, address) ?? {};
-    const sim = await startWindowsHostSim({
-      listenHost: address,
-      port,
-      users: { [user]: [publicKeyLine] },
-      defaultRouteIPv4: address,
-      rebootDelayMs: 50,
-      rebootDurationMs: 300,
-      ...extra,
-    } as SimHostOptions);
-    port = sim.port;
-    sims.push(sim);
-    addresses.push(address);
+  try {
+    for (let i = 0; i < o.hosts; i++) {
+      const address = hostAddress(i);
+      const extra = o.host?.(i, address) ?? {};
+      const sim = await startWindowsHostSim({
+        listenHost: address,
+        port,
+        users: { [user]: [publicKeyLine] },
+        defaultRouteIPv4: address,
+        rebootDelayMs: 50,
+        rebootDurationMs: 300,
+        ...extra,
+      } as SimHostOptions);
+      port = sim.port;
+      sims.push(sim);
+      addresses.push(address);
+    }
+  } catch (err) {
+    // A half-built rig must not keep the test process alive.
+    await Promise.all(sims.map((s) => s.stop()));
+    await emu.stop();
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
   }
   const knownHostsPath = join(dir, 'known_hosts');
   writeFileSync(knownHostsPath, sims.map((s) => s.knownHostsLine()).join('\n') + '\n', { mode: 0o600 });

@@ -4,6 +4,7 @@
 export { startWindowsHostSim, type SimHost, type SimHostOptions, type FaultOptions } from './windows-host-sim/server';
 export { normalisePath, sha256, SimFs, findService, type SimHostState, type SimService, type SimOpRecord, type SimHostInit } from './windows-host-sim/state';
 export { readCommand, literalValue, CommandRejected, type PsLiteral, type ParsedOp } from './windows-host-sim/script';
-export type { KubeadmExpectation } from './windows-host-sim/ops';
+export type { KubeadmExpectation, SimOp, OpContext, OpResult } from './windows-host-sim/ops';
+export { registerSimOp, OpError } from './windows-host-sim/ops';
 /** The same as startWindowsHostSim. */
 export { startWindowsHostSim as start } from './windows-host-sim/server';

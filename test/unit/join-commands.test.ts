@@ -384,6 +384,6 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   assert.ok(c.menus.commandPalette.some((m: { command: string; when: string }) => m.command === 'kubeWindows.removeNode' && m.when === 'false'));
   const setting = c.configuration.properties['kubeWindows.join.payloadFolder'];
   assert.equal(setting.type, 'string');
-  assert.equal(setting.scope, 'machine-overridable');
+  assert.equal(setting.scope, 'machine');
   assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
 });

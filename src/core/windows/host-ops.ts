@@ -48,7 +48,11 @@ export function readResult(stdout: string, opName: string): unknown {
   throw new Error(`The host gave no result for ${opName} (is the default SSH shell PowerShell or cmd?).`);
 }
 
-function op<R>(name: string, params: Record<string, PsValue>, body: string, options: { secrets?: string[]; timeoutMs?: number; retryable?: boolean; parse?: (v: unknown) => R } = {}): HostOp<R> {
+/**
+ * Defines an op: the header, one literal assignment per parameter, then the body. Other op modules
+ * (mirrors, node operations) build their ops with it, so every op keeps the same shape.
+ */
+export function defineOp<R>(name: string, params: Record<string, PsValue>, body: string, options: { secrets?: string[]; timeoutMs?: number; retryable?: boolean; parse?: (v: unknown) => R } = {}): HostOp<R> {
   const lines = [`# kube-windows op: ${name}`];
   for (const [key, value] of Object.entries(params)) {
     if (!/^[A-Z][A-Za-z0-9]*$/.test(key)) throw new Error(`host-ops: bad parameter name ${key}`);
@@ -68,7 +72,8 @@ function op<R>(name: string, params: Record<string, PsValue>, body: string, opti
 }
 
 /** Writes the result line; `$r` is a hashtable. */
-const EMIT = "[Console]::Out.WriteLine('KWRESULT ' + (ConvertTo-Json -Compress -Depth 6 -InputObject $r))";
+/** The line a body ends with: writes `$r` (a hashtable) as the op's result. */
+export const EMIT = "[Console]::Out.WriteLine('KWRESULT ' + (ConvertTo-Json -Compress -Depth 6 -InputObject $r))";
 
 // ---------------------------------------------------------------------------------------------
 // Facts
@@ -95,7 +100,7 @@ export interface HostFacts {
 }
 
 export function hostFacts(): HostOp<HostFacts> {
-  return op<HostFacts>(
+  return defineOp<HostFacts>(
     'host-facts',
     {},
     `
@@ -141,7 +146,7 @@ ${EMIT}
 
 /** The public keys (authorized_keys lines) the host accepts for `user`. */
 export function authorizedKeys(): HostOp<{ keys: string[] }> {
-  return op<{ keys: string[] }>(
+  return defineOp<{ keys: string[] }>(
     'authorized-keys',
     {},
     `
@@ -160,7 +165,7 @@ ${EMIT}
 
 /** The IPv4 addresses `name` resolves to, as seen from the host (empty when it does not resolve). */
 export function resolveName(name: string): HostOp<{ addresses: string[]; error?: string }> {
-  return op(
+  return defineOp(
     'resolve-name',
     { Name: name },
     `
@@ -179,7 +184,7 @@ ${EMIT}
 // Files
 
 export function fileHash(path: string): HostOp<{ exists: boolean; sha256: string | null }> {
-  return op(
+  return defineOp(
     'file-hash',
     { Path: path },
     `
@@ -200,7 +205,7 @@ ${EMIT}
  * interrupted uploads of the same file (`<Path>.kw-*.tmp`) are removed.
  */
 export function commitUpload(tempPath: string, path: string, sha256: string): HostOp<{ moved: boolean }> {
-  return op(
+  return defineOp(
     'commit-upload',
     { Temp: tempPath, Path: path, Sha256: sha256.toLowerCase() },
     `
@@ -221,7 +226,7 @@ ${EMIT}
 
 /** A small text file's content (UTF-8 or ASCII), or exists=false. Refuses files over 1 MB. */
 export function readTextFile(path: string): HostOp<{ exists: boolean; text: string }> {
-  return op(
+  return defineOp(
     'read-text-file',
     { Path: path },
     `
@@ -237,7 +242,7 @@ ${EMIT}
 }
 
 export function ensureDirectories(paths: readonly string[]): HostOp<{ created: string[] }> {
-  return op(
+  return defineOp(
     'ensure-directories',
     { Paths: [...paths] },
     `
@@ -256,7 +261,7 @@ ${EMIT}
 }
 
 export function removePath(path: string): HostOp<{ removed: boolean }> {
-  return op(
+  return defineOp(
     'remove-path',
     { Path: path },
     `
@@ -275,7 +280,7 @@ ${EMIT}
  * records the archive's SHA-256, and a second call with the same archive does nothing.
  */
 export function expandArchive(archive: string, destination: string, sha256: string, stripComponents = 0): HostOp<{ changed: boolean }> {
-  return op(
+  return defineOp(
     'expand-archive',
     { Archive: archive, Destination: destination, Sha256: sha256.toLowerCase(), Strip: stripComponents },
     `
@@ -298,7 +303,7 @@ ${EMIT}
  * nothing is downloaded when `path` already has that hash.
  */
 export function downloadFile(url: string, path: string, sha256: string): HostOp<{ changed: boolean }> {
-  return op(
+  return defineOp(
     'download-file',
     { Url: url, Path: path, Sha256: sha256.toLowerCase() },
     `
@@ -324,7 +329,7 @@ ${EMIT}
 // Windows features and reboot
 
 export function enableContainersFeature(): HostOp<{ changed: boolean; restartNeeded: boolean }> {
-  return op(
+  return defineOp(
     'enable-containers-feature',
     {},
     `
@@ -346,7 +351,7 @@ ${EMIT}
  * SSH server goes down; the engine then waits for the host to come back.
  */
 export function restartComputer(): HostOp<{ scheduled: boolean }> {
-  return op(
+  return defineOp(
     'restart-computer',
     { DelaySeconds: 5 },
     `
@@ -379,7 +384,7 @@ export interface ServiceState {
 }
 
 export function serviceState(name: string): HostOp<ServiceState> {
-  return op(
+  return defineOp(
     'service-state',
     { Name: name },
     `
@@ -398,7 +403,7 @@ ${EMIT}
 
 /** Creates the service, or updates its command line, dependencies and description when they differ. */
 export function ensureService(spec: ServiceSpec): HostOp<{ created: boolean; changed: boolean }> {
-  return op(
+  return defineOp(
     'ensure-service',
     { Name: spec.name, BinaryPathName: spec.binaryPathName, DisplayName: spec.displayName, Description: spec.description, DependsOn: [...spec.dependsOn] },
     `
@@ -424,7 +429,7 @@ ${EMIT}
 }
 
 export function startService(name: string): HostOp<{ status: string }> {
-  return op(
+  return defineOp(
     'start-service',
     { Name: name },
     `
@@ -439,7 +444,7 @@ ${EMIT}
 
 /** Stops and deletes a service; no error when it does not exist. */
 export function removeService(name: string): HostOp<{ removed: boolean }> {
-  return op(
+  return defineOp(
     'remove-service',
     { Name: name },
     `
@@ -457,7 +462,7 @@ ${EMIT}
 }
 
 export function ensureFirewallRule(name: string, port: number): HostOp<{ changed: boolean }> {
-  return op(
+  return defineOp(
     'ensure-firewall-rule',
     { Name: name, Port: port },
     `
@@ -488,7 +493,7 @@ export interface KubeadmJoinParams {
 
 /** Runs `kubeadm join`; its output (with the token removed by the engine) is the result. */
 export function kubeadmJoin(p: KubeadmJoinParams): HostOp<{ exitCode: number; output: string }> {
-  return op(
+  return defineOp(
     'kubeadm-join',
     {
       Kubeadm: p.kubeadmPath,
@@ -510,7 +515,7 @@ ${EMIT}
 }
 
 export function kubeadmReset(kubeadmPath: string): HostOp<{ exitCode: number; output: string }> {
-  return op(
+  return defineOp(
     'kubeadm-reset',
     { Kubeadm: kubeadmPath },
     `

@@ -290,9 +290,22 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       ].join('\r\n');
       return { exitCode: 0, output };
     }
-    default:
+    default: {
+      const extra = EXTRA_OPS.get(name);
+      if (extra) return extra(ctx, fs, p);
       throw new OpError(`unknown op: ${name}`);
+    }
   }
+}
+
+/** An op defined outside this file (mirrors, node operations): same context, file system and parameters. */
+export type SimOp = (ctx: OpContext, fs: SimFs, p: Record<string, PsLiteral>) => Promise<OpResult> | OpResult;
+
+const EXTRA_OPS = new Map<string, SimOp>();
+
+/** Registers the simulation of an op defined in another module of src/core/windows. */
+export function registerSimOp(name: string, run: SimOp): void {
+  EXTRA_OPS.set(name, run);
 }
 
 async function kubeadmJoin(ctx: OpContext, fs: SimFs, p: Record<string, PsLiteral>): Promise<OpResult> {

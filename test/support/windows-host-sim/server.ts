@@ -92,6 +92,17 @@ function take<T extends Counted>(faults: Map<string, T>, name: string): T | unde
   return f;
 }
 
+/**
+ * An ed25519 host key in OpenSSH format. ssh2's generator now and then writes a key its own parser
+ * rejects ("Malformed OpenSSH private key", seen about once in a few hundred): draw again then.
+ */
+function generateHostKey(): string {
+  for (let i = 0; ; i++) {
+    const key = utils.generateKeyPairSync('ed25519').private;
+    if (!(utils.parseKey(key) instanceof Error) || i >= 20) return key;
+  }
+}
+
 export async function startWindowsHostSim(options: SimHostOptions): Promise<SimHost> {
   const users = Object.keys(options.users);
   const admins = new Set((options.administrators ?? users).map((u) => u.toLowerCase()));
@@ -109,7 +120,7 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   };
   writeKeyFiles();
 
-  const hostKeyPrivate = options.hostKeyPrivate ?? utils.generateKeyPairSync('ed25519').private;
+  const hostKeyPrivate = options.hostKeyPrivate ?? generateHostKey();
   const parsedHostKey = utils.parseKey(hostKeyPrivate);
   if (parsedHostKey instanceof Error) throw parsedHostKey;
   const hostKeyPublic = `${parsedHostKey.type} ${parsedHostKey.getPublicSSH().toString('base64')}`;
