@@ -49,7 +49,7 @@ if (withTests) {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name);
       if (statSync(p).isDirectory()) {
-        if (name !== 'e2e' && name !== 'fixtures') walk(p);
+        if (name !== 'e2e' && name !== 'vscode' && name !== 'sandbox' && name !== 'fixtures') walk(p);
       } else if (name.endsWith('.test.ts')) files.push(p);
     }
   };

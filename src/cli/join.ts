@@ -36,17 +36,19 @@ join options:
   BYOH:    --install-wmco Automatic|Manual   install WMCO first when it is missing
            --create-key-secret FILE          create cloud-private-key from FILE when it is missing
   kubeadm: --payload DIR     folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe
+           --payload-url NAME=URL#sha256=HEX
+                             the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
            --taint           taint the node os=windows:NoSchedule
 Exit codes: 0 every host joined, 1 a host failed, 2 usage or connection error.
 `;
 
-interface Common {
+export interface Common {
   context: string;
   kube: KubeClient;
   caPem?: string;
 }
 
-function clusterFor(values: { context?: string; kubeconfig?: string }): Common {
+export function clusterFor(values: { context?: string; kubeconfig?: string }): Common {
   if (!values.context) throw new JoinUsageError('--context is required (a context of your kubeconfig)');
   const loaded = loadKubeconfig(values.kubeconfig ? { explicit: values.kubeconfig } : {});
   if (!loaded.ok) throw new JoinUsageError(loaded.message);
@@ -60,7 +62,7 @@ function clusterFor(values: { context?: string; kubeconfig?: string }): Common {
 }
 
 /** Asks a question on the terminal; `hidden` does not echo what is typed (passphrases). */
-function ask(question: string, hidden: boolean): Promise<string | undefined> {
+export function ask(question: string, hidden: boolean): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);
   let muted = false;
   const output = new Writable({
@@ -84,7 +86,7 @@ function ask(question: string, hidden: boolean): Promise<string | undefined> {
   });
 }
 
-function hostFor(address: string, user: string, values: Record<string, unknown>): WindowsHost {
+export function hostFor(address: string, user: string, values: Record<string, unknown>): WindowsHost {
   const port = values.port ? Number(values.port) : 22;
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new JoinUsageError('--port must be a TCP port number');
   const connector = new SshConnector({
@@ -126,7 +128,7 @@ export function progressLine(prefix: string, e: RunEvent): string | undefined {
   }
 }
 
-function userMessage(err: unknown, context: string): string {
+export function userMessage(err: unknown, context: string): string {
   if (err instanceof JoinUsageError || err instanceof RemoteError || err instanceof PreflightError) return err.message;
   if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError')) return err.message;
   const item = classifyError(err, { context });
@@ -151,6 +153,7 @@ export async function runJoin(args: string[]): Promise<number> {
       'install-wmco': { type: 'string' },
       'create-key-secret': { type: 'string' },
       payload: { type: 'string' },
+      'payload-url': { type: 'string', multiple: true },
       taint: { type: 'boolean', default: false },
       'poll-interval': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -188,7 +191,7 @@ export async function runJoin(args: string[]): Promise<number> {
   let payload: Payload | undefined;
   if (via === 'kubeadm') {
     try {
-      payload = await resolvePayload({ ...(values.payload ? { folder: values.payload } : {}) });
+      payload = await resolvePayload({ ...(values.payload ? { folder: values.payload } : {}), urls: payloadUrls(values['payload-url'] ?? []) });
     } catch (err) {
       process.stderr.write(`kube-windows: ${(err as Error).message}\n`);
       return 2;
@@ -270,6 +273,17 @@ export async function runJoin(args: string[]): Promise<number> {
   } finally {
     process.removeListener('SIGINT', onSigint);
   }
+}
+
+/** `containerd=https://…#sha256=<hex>` values of --payload-url. */
+function payloadUrls(values: string[]): Record<string, { url: string; sha256: string }> {
+  const out: Record<string, { url: string; sha256: string }> = {};
+  for (const v of values) {
+    const m = /^(containerd|kubelet|kubeadm)=(.+)#sha256=([0-9a-fA-F]{64})$/.exec(v);
+    if (!m) throw new JoinUsageError(`--payload-url takes NAME=URL#sha256=HEX with NAME containerd, kubelet or kubeadm (got "${JSON.stringify(v).slice(1, -1)}")`);
+    out[m[1] as string] = { url: m[2] as string, sha256: (m[3] as string).toLowerCase() };
+  }
+  return out;
 }
 
 function preflightOf(r: RunResult): string | undefined {

@@ -10,6 +10,8 @@ import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { Flavour } from '../core/rules/facts';
 import { expandInputs, readText, type InputFile } from './files';
 import { JoinUsageError, runJoin, runRemove } from './join';
+import { runNodes } from './nodes';
+import { runMirrors } from './mirrors';
 import { formatJson, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
 
 const EXIT_CLEAN = 0;
@@ -25,6 +27,9 @@ Usage:
   kube-windows rules [--format text|json]
   kube-windows join --context C --address A --user U [--key FILE] [--via byoh|kubeadm] [--dry-run]
   kube-windows remove --context C --address A [--node NAME]
+  kube-windows nodes reboot|logs|services NODE --context C [--user U --key FILE]
+  kube-windows mirrors render [--mode ordered|wmco] [--pull-secret FILE] --out DIR FILES...
+  kube-windows mirrors diff|apply --context C ...
 
 check options:
   --format text|json|sarif   output format (default text)
@@ -40,7 +45,7 @@ check options:
   -h, --help                 this help
   -v, --version              print the version
 
-join and remove: "kube-windows join --help" lists their options.
+join and remove: "kube-windows join --help" lists their options; "kube-windows mirrors --help" the mirrors ones; "kube-windows nodes --help" the nodes ones.
 
 Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.
 Exit codes: 0 no findings, 1 findings at or above --min-severity, 2 usage or I/O error.
@@ -58,6 +63,10 @@ export function main(argv: string[]): number | Promise<number> {
         return runJoin(rest).catch(failure);
       case 'remove':
         return runRemove(rest).catch(failure);
+      case 'nodes':
+        return runNodes(rest).catch(failure);
+      case 'mirrors':
+        return runMirrors(rest).catch(failure);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);

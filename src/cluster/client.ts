@@ -105,7 +105,11 @@ export class KubeClient {
         clearTimeout(timer);
         reject(err);
       });
-      signal?.addEventListener('abort', () => req.destroy(signal.reason instanceof Error ? signal.reason : new Error('aborted')), { once: true });
+      // Removed when the request settles: a plan polls many times under one signal, and listeners left behind would pile up.
+      const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const release = (): void => signal?.removeEventListener('abort', onAbort);
+      req.on('close', release);
       req.end(payload);
     });
   }

@@ -9,7 +9,7 @@ import { SessionManager, type ClusterSession, type SessionInfo, type SessionOpti
 import { snapshotOf } from './snapshot';
 import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
 
-export type ContextValue = 'cluster' | 'cluster.openshift' | 'windowsNode' | 'windowsNode.cordoned' | 'byohInstance' | 'pod' | 'mirrorSet' | 'runtimeClass' | 'error' | 'group' | 'info';
+export type ContextValue = 'cluster' | 'cluster.openshift' | 'windowsNode' | 'windowsNode.cordoned' | 'windowsService' | 'windowsService.stopped' | 'byohInstance' | 'pod' | 'mirrorSet' | 'runtimeClass' | 'error' | 'group' | 'info';
 
 export interface TreeIcon {
   /** A codicon name. */
@@ -49,7 +49,26 @@ export interface ClusterTreeOptions {
   watchKubeconfig?: boolean;
   /** Minimum interval between two snapshots of the active context. Default 1000 ms. */
   snapshotThrottleMs?: number;
+  /**
+   * The services of a Windows node (read over SSH by the extension). When set, each node item gets a
+   * "Services" group; without it (the CLI, tests of the plain tree) there is none.
+   */
+  services?: NodeServicesSource;
 }
+
+/** One row of a node's Services group. */
+export interface ServiceRow {
+  name: string;
+  exists: boolean;
+  status: string | null;
+  startType?: string | null;
+}
+
+/** What the services source answers: the rows, "connect first" (no usable SSH credentials), or a failure. */
+export type NodeServicesAnswer = { services: ServiceRow[] } | { connect: string } | { error: string };
+export type NodeServicesSource = (context: string, node: WindowsNodeView) => Promise<NodeServicesAnswer>;
+
+export const CONNECT_SERVICES_COMMAND = 'kubeWindows.connectServices';
 
 type Listener<T> = (e: T) => void;
 
@@ -337,6 +356,12 @@ export class ClusterTree {
     const pid = `${id}/pods`;
     this.resolvers.set(pid, () => this.podItems(pid, name, session));
     out.push({ id: pid, label: 'Pods', tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`, icon: { id: 'package' }, contextValue: 'group', collapsible: 'collapsed' });
+    const services = this.options.services;
+    if (services) {
+      const sid = `${id}/services`;
+      this.resolvers.set(sid, async () => serviceItems(sid, id, await services(session.context, model)));
+      out.push({ id: sid, label: 'Services', tooltip: `The node services of ${md(name)} (kubelet, containerd, kube-proxy, ...), read over SSH.`, icon: { id: 'gear' }, contextValue: 'group', collapsible: 'collapsed' });
+    }
     return out;
   }
 
@@ -426,6 +451,27 @@ function shortReason(e: ClusterErrorItem): string {
     default:
       return 'failed';
   }
+}
+
+/** The children of a node's Services group (pure). The error item's retry asks the group again. */
+export function serviceItems(sid: string, nodeId: string, answer: NodeServicesAnswer): TreeNode[] {
+  if ('connect' in answer) {
+    return [{ id: `${sid}/connect`, label: 'Connect to show services…', tooltip: md(answer.connect), icon: { id: 'plug' }, contextValue: 'info', collapsible: 'none', command: { id: CONNECT_SERVICES_COMMAND, title: 'Connect', args: [nodeId] } }];
+  }
+  if ('error' in answer) return [errorNode(`${sid}/error`, { kind: 'error', reason: 'other', message: answer.error, what: 'services' })];
+  return answer.services.map((s) => {
+    const running = s.status === 'Running';
+    const state = s.exists ? (s.status ?? 'unknown') : 'not installed';
+    return {
+      id: `${sid}/${enc(s.name)}`,
+      label: s.name,
+      description: [state, s.exists && s.startType ? s.startType : ''].filter(Boolean).join(' · '),
+      tooltip: `**${md(s.name)}** · ${md(state)}${s.startType ? ` (start type ${md(s.startType)})` : ''}`,
+      icon: !s.exists ? { id: 'circle-slash' } : running ? { id: 'pass', color: COLORS.ok } : { id: 'circle-outline', color: COLORS.warning },
+      contextValue: !s.exists ? 'info' : running ? 'windowsService' : 'windowsService.stopped',
+      collapsible: 'none',
+    };
+  });
 }
 
 function placeholder(id: string, label: string, tooltip: string): TreeNode {

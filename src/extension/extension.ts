@@ -6,12 +6,15 @@ import { SECTION } from '../server/protocol';
 import { StatusPresenter } from './status';
 import { registerClusterView } from './tree';
 import { registerJoinCommands } from './join-commands';
+import { registerMirrorCommands } from './mirror-commands';
+import { registerNodeCommands } from './node-commands';
 
 export { sendClusterSnapshot };
 
 let controller: ServerController | undefined;
 
 export function activate(context: vscode.ExtensionContext): void {
+  const activateStart = performance.now();
   const log = vscode.window.createOutputChannel('kube-windows', { log: true });
   const server = new ServerController(context.asAbsolutePath('dist/server.js'), log);
   controller = server;
@@ -33,13 +36,18 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
+  // Node operations (terminal, reboot, logs, services): the engine loads on the first command.
+  const nodeOps = registerNodeCommands(context, log);
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
-  registerClusterView(context, log);
+  registerClusterView(context, log, nodeOps.services);
   // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
   registerJoinCommands(context, log);
+  // Preview / apply registry mirror config: the engine loads on the first command.
+  registerMirrorCommands(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));
+  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms`);
 }
 
 async function restartServer(server: ServerController): Promise<void> {

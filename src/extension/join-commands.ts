@@ -7,7 +7,6 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
-import { userProblem } from '../core/windows/join-input';
 import { homedir } from 'node:os';
 import { isIPv4, isIPv6 } from 'node:net';
 import { join as joinPath } from 'node:path';
@@ -22,11 +21,9 @@ import type { RunEvent, RunResult } from '../bootstrap/runner';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
+import { askKeyFile, askUser, sshPrompts, type Prompts } from './ssh-prompts';
 
 export const PLAN_LANGUAGE = 'kube-windows-plan';
-const KEY_PATHS = 'kubeWindows.join.keyPaths';
-const passphraseKey = (keyPath: string) => `kubeWindows.ssh.passphrase:${keyPath}`;
-const TRUST = 'Trust and continue';
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
 const WMCO_AUTOMATIC = 'Install WMCO (Automatic)';
@@ -67,7 +64,7 @@ export interface JoinDeps {
  * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
  * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
  */
-function loadEngine(): Promise<typeof import('./engine')> {
+export function loadEngine(): Promise<typeof import('./engine')> {
   // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
   // sibling bundle is what esbuild leaves external.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -116,7 +113,7 @@ async function defaultDeps(): Promise<JoinDeps> {
 }
 
 /** Words for a failure: engine errors are written for users; API failures go through classifyError. */
-async function userMessage(err: unknown, context: string): Promise<string> {
+export async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
   if (err instanceof RemoteError) return err.message;
   if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
@@ -276,39 +273,13 @@ async function askAddress(via: JoinVia, value?: string): Promise<string | undefi
   return address?.trim() || undefined;
 }
 
-async function askUser(): Promise<string | undefined> {
-  const user = await vscode.window.showInputBox({
-    title: 'kube-windows: SSH user on the Windows host',
-    prompt: 'An administrator account of the host',
-    value: 'Administrator',
-    ignoreFocusOut: true,
-    validateInput: (v) => (!v.trim() ? 'Enter the user name.' : userProblem(v.trim())),
-  });
-  return user?.trim() || undefined;
-}
-
-async function askKeyFile(rt: Runtime, context: string): Promise<string | undefined> {
-  const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
-  const last = remembered[context];
-  const picked = await vscode.window.showOpenDialog({
-    title: 'kube-windows: private key for SSH to the host',
-    openLabel: 'Use this key',
-    canSelectFiles: true,
-    canSelectFolders: false,
-    canSelectMany: false,
-    defaultUri: vscode.Uri.file(last ?? joinPath(homedir(), '.ssh')),
-  });
-  const path = picked?.[0]?.fsPath;
-  if (!path) return undefined;
-  // A path only: the key's content and passphrase never go to globalState.
-  if (path !== last) await rt.context.globalState.update(KEY_PATHS, { ...remembered, [context]: path });
-  return path;
-}
-
 async function askPayload(rt: Runtime): Promise<Payload | undefined> {
   const setting = (vscode.workspace.getConfiguration('kubeWindows').get<string>('join.payloadFolder', '') ?? '').trim();
   let folder = setting ? (setting.startsWith('~') ? joinPath(homedir(), setting.slice(1)) : setting) : undefined;
-  if (!folder) {
+  // URLs with SHA-256 checksums: the host downloads those files itself (a folder's files win).
+  const urls = vscode.workspace.getConfiguration('kubeWindows').get<Record<string, { url: string; sha256: string }>>('join.payloadUrls', {}) ?? {};
+  const urlsComplete = ['containerd', 'kubelet', 'kubeadm'].every((k) => urls[k]?.url && urls[k]?.sha256);
+  if (!folder && !urlsComplete) {
     const picked = await vscode.window.showOpenDialog({
       title: 'kube-windows: folder with containerd-<version>-windows-amd64.tar.gz, kubelet.exe and kubeadm.exe',
       openLabel: 'Use this payload',
@@ -320,9 +291,11 @@ async function askPayload(rt: Runtime): Promise<Payload | undefined> {
     if (!folder) return undefined;
   }
   const deps = await rt.deps();
-  const dir = folder;
+  const dir = folder ?? 'the payload URLs';
   try {
-    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the payload in ${dir}…` }, () => deps.resolvePayload({ folder: dir }));
+    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the payload in ${dir}…` }, () =>
+      deps.resolvePayload({ ...(folder ? { folder } : {}), urls }),
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     rt.log.error(`payload ${dir}: ${message}`);
@@ -370,84 +343,9 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
 }
 
 // ---------------------------------------------------------------------------------------------
-// SSH prompts
-
-interface Prompts {
-  options: Pick<SshConnectorOptions, 'askPassphrase' | 'confirmUnknownHost'>;
-  /** The user refused the host key or cancelled the passphrase: end quietly. */
-  declinedByUser(): boolean;
-  /** Settles the "remember the passphrase?" offer, if one was made. */
-  settled(): Promise<void>;
-}
-
-function sshPrompts(rt: Runtime, deps: JoinDeps): Prompts {
-  const secrets = rt.context.secrets;
-  // The passphrase that opened the key in this operation: reconnects (after a host restart) reuse it
-  // instead of asking again. Memory only.
-  let known: string | undefined;
-  let declined = false;
-  const offers: Promise<void>[] = [];
-  return {
-    options: {
-      askPassphrase: async (keyPath, attempt) => {
-        const id = passphraseKey(keyPath);
-        if (attempt === 1 && known !== undefined) return known;
-        if (attempt === 1) {
-          const stored = await secrets.get(id);
-          if (stored !== undefined) return stored;
-        } else {
-          // The previous answer was wrong; if it came from SecretStorage it is stale.
-          known = undefined;
-          await secrets.delete(id);
-        }
-        const typed = await vscode.window.showInputBox({
-          title: 'kube-windows: SSH key passphrase',
-          prompt: attempt > 1 ? `Wrong passphrase. Passphrase for ${keyPath} (attempt ${attempt})` : `Passphrase for ${keyPath}`,
-          password: true,
-          ignoreFocusOut: true,
-        });
-        if (typed === undefined) {
-          declined = true;
-          return undefined;
-        }
-        if (await deps.checkPassphrase(keyPath, typed)) {
-          known = typed;
-          if (!rt.declined.has(keyPath)) offers.push(offerRemember(rt, keyPath, typed));
-        }
-        return typed;
-      },
-      confirmUnknownHost: async (host, port, fingerprint, keyType) => {
-        const choice = await vscode.window.showWarningMessage(
-          `kube-windows: the SSH host key of ${host}${port === 22 ? '' : `:${port}`} is not known. Trust it?`,
-          {
-            modal: true,
-            detail: `Host: ${host}:${port}\nKey type: ${keyType}\nFingerprint: ${fingerprint}\n\nCompare it with the key on the host (ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_*_key.pub). Trusting it adds it to ~/.ssh/known_hosts.`,
-          },
-          TRUST,
-        );
-        if (choice !== TRUST) declined = true;
-        return choice === TRUST;
-      },
-    },
-    declinedByUser: () => declined,
-    settled: async () => {
-      await Promise.all(offers);
-    },
-  };
-}
-
-/** Offered once per key path (until accepted): remembers the passphrase in SecretStorage (the OS keychain) only on "Remember". */
-async function offerRemember(rt: Runtime, keyPath: string, passphrase: string): Promise<void> {
-  const remember = 'Remember';
-  const choice = await vscode.window.showInformationMessage(`kube-windows: remember the passphrase of ${keyPath} in VS Code's secret storage (your OS keychain)?`, remember, 'Not now');
-  if (choice === remember) await rt.context.secrets.store(passphraseKey(keyPath), passphrase);
-  else rt.declined.add(keyPath); // asked once: no nagging for this key again in this session
-}
-
-// ---------------------------------------------------------------------------------------------
 // Running a plan
 
-function channelFor(rt: Runtime, name: string): vscode.OutputChannel {
+export function channelFor(rt: Pick<Runtime, 'channels'>, name: string): vscode.OutputChannel {
   let channel = rt.channels.get(name);
   if (!channel) {
     channel = vscode.window.createOutputChannel(name, PLAN_LANGUAGE);
@@ -456,10 +354,10 @@ function channelFor(rt: Runtime, name: string): vscode.OutputChannel {
   return channel;
 }
 
-type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;
+export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;
 
 /** Runs under a cancellable notification; every event goes to the channel as a plan-log line. */
-async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
+export async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
   const { renderLog } = await loadEngine();
   return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
     const ctl = new AbortController();
@@ -514,7 +412,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
   if (!a) return;
   const deps = await rt.deps();
   const channel = channelFor(rt, `kube-windows: join ${a.address}`);
-  const prompts = sshPrompts(rt, deps);
+  const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
   let extra: { installWmco?: WmcoInstallOptions; privateKey?: { pem: Secret; source: string } } = {};
   rt.log.info(`join ${a.address} (${a.via}) to ${a.context}: started`);
 
@@ -727,7 +625,7 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
       const keyPath = await askKeyFile(rt, context);
       if (!keyPath) return;
       address = at;
-      const p = sshPrompts(rt, deps);
+      const p = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
       prompts = p;
       makeHost = () => deps.host({ host: at, username: user, privateKeyPath: keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...p.options });
     }

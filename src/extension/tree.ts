@@ -2,7 +2,7 @@
 // lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
 import * as vscode from 'vscode';
 import { dump } from 'js-yaml';
-import { ClusterTree, type TreeNode } from '../cluster/tree';
+import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import { sendClusterSnapshot } from './client';
 import { toTreeItem } from './tree-item';
 
@@ -61,9 +61,10 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel): void {
+/** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
+export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): void {
   const config = () => vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '';
-  const makeTree = () => new ClusterTree({ locate: { explicit: config() } });
+  const makeTree = () => new ClusterTree({ locate: { explicit: config() }, ...(services ? { services } : {}) });
   let tree = makeTree();
   const provider = new Provider(tree);
   let subs: vscode.Disposable[] = [];

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { addKnownHost, fingerprintSha256, keyTypeOfBlob, knownHostsName, readKnownHosts, type KnownHosts } from './known-hosts';
 import { loadPrivateKey, type PassphrasePrompt } from './keys';
 import { SftpUploader } from './sftp-put';
+import { sftpDownload } from './sftp-get';
 import {
   AuthenticationError,
   CommandTimeoutError,
@@ -18,6 +19,7 @@ import {
   RemoteError,
   type ExecOptions,
   type ExecResult,
+  type GetOptions,
   type HostConnection,
   type HostConnector,
   type PutOptions,
@@ -55,6 +57,20 @@ export interface SshConnectorOptions {
 }
 
 const DEFAULT_MAX_OUTPUT = 16 * 1024 * 1024;
+
+export interface ShellOptions {
+  cols: number;
+  rows: number;
+  /** Aborting closes the channel. */
+  signal?: AbortSignal;
+  /** TERM sent with the pty request. Default xterm-256color (what VS Code's terminal emulates). */
+  term?: string;
+  /** Run this command on the pty instead of the host's default shell (fixed text from our code only). */
+  command?: string;
+}
+
+/** An interactive shell channel: a duplex byte stream with the terminal size forwarded to the host. */
+export type ShellStream = ClientChannel & { resize(cols: number, rows: number): void };
 
 // ssh2's default host key algorithms, in its order; used to put the types known_hosts pins first.
 const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
@@ -394,6 +410,46 @@ export class SshConnection implements HostConnection {
     });
   }
 
+  /**
+   * An interactive shell (the host's default shell; on Windows OpenSSH with DefaultShell set, PowerShell)
+   * on a pseudo-terminal. Not part of HostConnection: only the SSH terminal uses it. The stream closes
+   * when the connection drops, when the signal aborts, or when the remote shell exits.
+   */
+  shell(options: ShellOptions): Promise<ShellStream> {
+    const { cols, rows, signal } = options;
+    return new Promise<ShellStream>((resolve, reject) => {
+      signal?.throwIfAborted();
+      this.ensureAlive();
+      let settled = false;
+      const unwatchOpen = this.watch((e) => {
+        settled = true;
+        reject(e);
+      });
+      const pty = { term: options.term ?? 'xterm-256color', cols, rows, width: 0, height: 0 };
+      const opened = (err: Error | undefined, channel: ClientChannel): void => {
+        unwatchOpen();
+        if (settled) {
+          channel?.close();
+          return;
+        }
+        if (err) return reject(this.alive ? new RemoteError(`Could not open a shell on ${this.label}: ${err.message}`, { cause: err }) : this.lostError);
+        // ssh2 may not close a channel whose connection went away: end it ourselves so readers see 'close'.
+        const unwatch = this.watch(() => channel.destroy());
+        const onAbort = (): void => void channel.close();
+        signal?.addEventListener('abort', onAbort, { once: true });
+        channel.once('close', () => {
+          unwatch();
+          signal?.removeEventListener('abort', onAbort);
+        });
+        if (signal?.aborted) onAbort();
+        resolve(Object.assign(channel, { resize: (c: number, r: number) => void channel.setWindow(r, c, 0, 0) }));
+      };
+      // A command on a pty (e.g. powershell.exe) whatever the host's DefaultShell; else the default shell.
+      if (options.command) this.client.exec(options.command, { pty }, opened);
+      else this.client.shell(pty, opened);
+    });
+  }
+
   /** The connection's single SFTP session, opened on first use. */
   sftp(): Promise<SFTPWrapper> {
     this.ensureAlive();
@@ -419,6 +475,12 @@ export class SshConnection implements HostConnection {
     options.signal?.throwIfAborted();
     const sftp = await this.sftp();
     await new SftpUploader(this, sftp, this.label).put(source, remotePath, options);
+  }
+
+  async sftpGet(remotePath: string, localPath: string, options: GetOptions = {}): Promise<{ bytes: number }> {
+    options.signal?.throwIfAborted();
+    const sftp = await this.sftp();
+    return sftpDownload(this, sftp, this.label, remotePath, localPath, options);
   }
 
   async sftpRemove(remotePath: string, options: { signal?: AbortSignal } = {}): Promise<void> {

@@ -27,6 +27,14 @@ export interface PutOptions {
   timeoutMs?: number;
 }
 
+export interface GetOptions {
+  signal?: AbortSignal;
+  /** Called as bytes arrive (bytes received, total bytes). */
+  onProgress?: (received: number, total: number) => void;
+  /** Limit for the whole transfer. */
+  timeoutMs?: number;
+}
+
 /** Where an upload's bytes come from: a local file path or bytes in memory. */
 export type UploadSource = { path: string } | { data: Uint8Array };
 
@@ -41,6 +49,11 @@ export interface HostConnection {
   exec(argv: readonly string[], options?: ExecOptions): Promise<ExecResult>;
   /** Writes source to remotePath over SFTP (creating or truncating it). Not atomic by itself. */
   sftpPut(source: UploadSource, remotePath: string, options?: PutOptions): Promise<void>;
+  /**
+   * Reads remotePath over SFTP into localPath: streamed to a temporary sibling, renamed into place
+   * when complete (a failed download leaves no partial file). Resolves to the bytes received.
+   */
+  sftpGet(remotePath: string, localPath: string, options?: GetOptions): Promise<{ bytes: number }>;
   /** Removes a remote file over SFTP; no error when it does not exist. */
   sftpRemove(remotePath: string, options?: { signal?: AbortSignal }): Promise<void>;
   /** true while the connection is usable. */

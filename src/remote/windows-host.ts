@@ -6,7 +6,7 @@
 import { commitUpload, ensureDirectories, fileHash, type HostOp } from '../core/windows/host-ops';
 import { powershellCommand } from '../core/windows/powershell';
 import { ConnectionLostError, RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
-import { sha256OfSource, uploadAtomically } from './upload';
+import { sftpPathOf, sha256OfSource, uploadAtomically } from './upload';
 
 export interface WindowsHostOptions {
   /** Extra attempts after a lost connection (default 2). */
@@ -81,6 +81,14 @@ export class WindowsHost {
       await uploadAtomically(conn, source, path, commit, { sha256, signal, onProgress });
     });
     return { sha256, changed: true, bytes };
+  }
+
+  /**
+   * Copies a file of the host to localPath over SFTP (to a temporary sibling, renamed when complete);
+   * a lost connection restarts the download on a new connection.
+   */
+  async get(path: string, localPath: string, signal?: AbortSignal, onProgress?: (received: number, total: number) => void): Promise<{ bytes: number }> {
+    return this.withRetry('download', true, signal, (conn) => conn.sftpGet(sftpPathOf(path), localPath, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) }));
   }
 
   /**

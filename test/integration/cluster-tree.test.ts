@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../support/kube-api-emulator';
 import { mixedCluster, windowsNode, WMCO_NAMESPACE } from '../support/kube-seed';
-import { ClusterTree, type ClusterTreeOptions, type TreeNode } from '../../src/cluster/tree';
+import { ClusterTree, type NodeServicesAnswer, type ClusterTreeOptions, type TreeNode } from '../../src/cluster/tree';
 
 let emu: Emulator;
 let tmp: string;
@@ -90,6 +90,7 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.deepEqual(pods.map((p) => [p.id, p.contextValue]), [['ctx/mixed/pod/win-apps/iis-7c9d5f8b6-abcde', 'pod']]);
   assert.ok(emu.requests.some((r) => r.path === '/api/v1/pods' && r.query.includes('fieldSelector=spec.nodeName%3Dwinworker-2022-b')));
   assert.ok(emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=')), 'never a cluster-wide pod list');
+  assert.ok(!details.some((d) => d.label === 'Services'), 'no Services group without a services source (the CLI, plain trees)');
 
   const byoh = await t.children(byLabel(kids, 'BYOH instances'));
   assert.deepEqual(byoh.map((b) => [b.label, b.description, b.contextValue]), [
@@ -189,4 +190,41 @@ test('no kubeconfig: the welcome state (no roots)', async () => {
   trees.push(env);
   assert.deepEqual(await env.children(), []);
   assert.equal(env.noKubeconfig, true);
+});
+
+test('with a services source each Windows node gets a Services group fed by it (context and node view), connect and error items', async () => {
+  const asked: [string, string, string[]][] = [];
+  let answer: NodeServicesAnswer = { services: [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }, { name: 'csi-proxy', exists: false, status: null, startType: null }] };
+  const t = tree(emu.kubeconfig({ context: 'mixed', file: join(tmp, 'mixed-services') }), {
+    services: async (context, node) => {
+      asked.push([context, node.name, node.addresses.map((a) => a.type)]);
+      return answer;
+    },
+  });
+  const [root] = await t.children();
+  const nodes = await t.children(byLabel(await t.children(root), 'Windows nodes'));
+  const details = await t.children(nodes[2]);
+  const group = byLabel(details, 'Services');
+  assert.equal(group.id, 'ctx/mixed/node/winworker-2022-b/services');
+  assert.equal(asked.length, 0, 'nothing is read until the group is expanded');
+  const rows = await t.children(group);
+  assert.equal(asked[0]?.[0], 'mixed');
+  assert.equal(asked[0]?.[1], 'winworker-2022-b');
+  assert.deepEqual(rows.map((r) => [r.id, r.label, r.description, r.contextValue]), [
+    ['ctx/mixed/node/winworker-2022-b/services/kubelet', 'kubelet', 'Running · Automatic', 'windowsService'],
+    ['ctx/mixed/node/winworker-2022-b/services/csi-proxy', 'csi-proxy', 'not installed', 'info'],
+  ]);
+  answer = { connect: 'No SSH key is known for mixed yet.' };
+  const connect = await t.children(group);
+  assert.equal(connect[0]?.label, 'Connect to show services…');
+  assert.deepEqual(connect[0]?.command, { id: 'kubeWindows.connectServices', title: 'Connect', args: ['ctx/mixed/node/winworker-2022-b'] });
+  answer = { error: 'Could not connect: connection refused.' };
+  const failed = await t.children(group);
+  assert.equal(failed[0]?.contextValue, 'error');
+  // The error item's retry asks the group again (what the extension fires after a connect or restart).
+  let fired: string | undefined;
+  const sub = t.onDidChange((id) => (fired = id));
+  t.retry(failed[0]!.id);
+  sub.dispose();
+  assert.equal(fired, group.id);
 });

@@ -172,6 +172,33 @@ test('kubeadm: a dropped upload restarts on a new connection and never leaves a 
   }
 });
 
+test('kubeadm: kubelet and kubeadm downloaded by the host from URLs, checked against their SHA-256', async () => {
+  const kubelet = randomBytes(50_000);
+  const kubeadm = randomBytes(40_000);
+  const { createHash } = await import('node:crypto');
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled', urls: { 'https://dl.example/kubelet.exe': kubelet, 'https://dl.example/kubeadm.exe': kubeadm } });
+  try {
+    const { mkdtempSync, copyFileSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const onlyContainerd = mkdtempSync(join(tmpdir(), 'kw-payload-'));
+    copyFileSync(join(payloadDir, 'containerd-1.7.27-windows-amd64.tar.gz'), join(onlyContainerd, 'containerd-1.7.27-windows-amd64.tar.gz'));
+    const mixed = await resolvePayload({ folder: onlyContainerd, urls: { kubelet: { url: 'https://dl.example/kubelet.exe', sha256: sha(kubelet) }, kubeadm: { url: 'https://dl.example/kubeadm.exe', sha256: sha(kubeadm) } } });
+    assert.equal(mixed.kubelet.kind, 'url');
+    const host = rig.hostFor(0);
+    const opts = { kube: rig.kube, host, address: rig.addresses[0] as string, user: rig.user, payload: mixed, pollMs: 50, caPem: rig.caPem };
+    const result = await runPlan(buildKubeadmJoinPlan(opts), { opts, state: {} } as KubeadmContext, { backoffMs: 10 });
+    host.close();
+    assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+    assert.equal(sha(rig.sims[0]!.state.files.get('c:\\k\\kubelet.exe')!.data), sha(kubelet));
+    assert.ok(rig.sims[0]!.state.opLog.some((o) => o.name === 'download-file' && o.params['Url'] === 'https://dl.example/kubeadm.exe'));
+    await assert.rejects(resolvePayload({ urls: { containerd: { url: 'http://insecure/x.tar.gz', sha256: 'a'.repeat(64) } } }), /must use https/);
+    await assert.rejects(resolvePayload({ urls: { containerd: { url: 'https://x/containerd.tar.gz', sha256: 'nothex' } } }), /needs its SHA-256/);
+  } finally {
+    await rig.stop();
+  }
+});
+
 test('kubeadm: a wrong discovery hash fails the join with kubeadm\'s message, and the token is removed', async () => {
   const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
   try {

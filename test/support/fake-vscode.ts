@@ -53,6 +53,8 @@ export interface FakeDocument {
   content: string;
   shown: number;
   getText(): string;
+  /** Set for documents opened from a URI (content providers). */
+  uri?: FakeUri;
 }
 
 export interface FakeProgress {
@@ -80,6 +82,26 @@ export interface FakeLog {
   options: unknown;
   lines: { level: string; text: string }[];
   shown: number;
+}
+
+/** A terminal the extension created; with a pty, `open` has been called as VS Code does on show. */
+export interface FakeTerminal {
+  name: string;
+  options: Record<string, unknown>;
+  pty?: {
+    onDidWrite: (l: (text: string) => void) => unknown;
+    onDidClose?: (l: (code: number | void) => void) => unknown;
+    open(d: { columns: number; rows: number } | undefined): void;
+    close(): void;
+    handleInput?(data: string): void;
+    setDimensions?(d: { columns: number; rows: number }): void;
+  };
+  /** Everything the pty wrote. */
+  output: string;
+  /** Set when the pty fired onDidClose (the exit code, or null for none). */
+  closedWith?: number | null;
+  shown: number;
+  disposed: boolean;
 }
 
 export interface FakeUri {
@@ -173,6 +195,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const replies: Reply[] = [];
   const documents: FakeDocument[] = [];
   const progressRuns: FakeProgress[] = [];
+  const terminals: FakeTerminal[] = [];
 
   const show = (kind: Shown['kind']) => (message: string, ...rest: unknown[]) => {
     const first = rest[0];
@@ -275,6 +298,25 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         const reply = replies.shift();
         return reply === undefined ? undefined : [fakeUri(`file://${reply}`)];
       },
+      createTerminal: (options: Record<string, unknown>) => {
+        const pty = options.pty as FakeTerminal['pty'];
+        const t: FakeTerminal = { name: String(options.name ?? ''), options, output: '', shown: 0, disposed: false, ...(pty ? { pty } : {}) };
+        terminals.push(t);
+        if (pty) {
+          pty.onDidWrite((text) => (t.output += text));
+          pty.onDidClose?.((code) => (t.closedWith = typeof code === 'number' ? code : null));
+          // VS Code opens the pty when the terminal is created, with its size (the test may resize later).
+          queueMicrotask(() => pty.open({ columns: 120, rows: 30 }));
+        }
+        return {
+          name: t.name,
+          show: () => t.shown++,
+          dispose: () => {
+            t.disposed = true;
+            pty?.close();
+          },
+        };
+      },
       showTextDocument: async (doc: FakeDocument) => {
         doc.shown++;
         return { document: doc };
@@ -285,6 +327,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         const item: FakeStatusItem = { id, selector, text: '', disposed: false };
         statusItems.push(item);
         return Object.assign(item, { dispose: () => (item.disposed = true) });
+      },
+      setTextDocumentLanguage: async (doc: FakeDocument, languageId: string) => {
+        doc.languageId = languageId;
+        return doc;
       },
     },
     commands: {
@@ -312,7 +358,11 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       },
       openTextDocument: async (arg: { language?: string; content?: string } | unknown) => {
         const o = (typeof arg === 'object' && arg !== null && !('scheme' in arg) ? arg : {}) as { language?: string; content?: string };
-        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content: o.content ?? '', shown: 0, getText: () => doc.content };
+        // A URI of a registered content provider: a read-only virtual document with the provider's text.
+        const uri = typeof arg === 'object' && arg !== null && 'scheme' in arg ? (arg as FakeUri) : undefined;
+        const provider = uri ? (contentProviders.get(uri.scheme) as { provideTextDocumentContent?: (u: FakeUri) => string } | undefined) : undefined;
+        const content = provider?.provideTextDocumentContent ? provider.provideTextDocumentContent(uri as FakeUri) : (o.content ?? '');
+        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content, shown: 0, getText: () => doc.content, ...(uri ? { uri } : {}) };
         documents.push(doc);
         return doc;
       },
@@ -343,6 +393,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     replies,
     documents,
     progressRuns,
+    terminals,
     /** Makes a YAML document with this URI the active editor's, as when the user switches tabs. */
     setActiveDocument(uri: string | undefined) {
       api.window.activeTextEditor = uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };

@@ -8,3 +8,7 @@ export type { KubeadmExpectation, SimOp, OpContext, OpResult } from './windows-h
 export { registerSimOp, OpError } from './windows-host-sim/ops';
 /** The same as startWindowsHostSim. */
 export { startWindowsHostSim as start } from './windows-host-sim/server';
+// The node operations' simulated ops register themselves on import (issue 7).
+export { simNode, type SimNodeState } from './windows-host-sim/node-ops';
+// The registry mirror ops' simulations register themselves on import (issue 6).
+export { simTree, moveDirectory } from './windows-host-sim/mirror-ops';

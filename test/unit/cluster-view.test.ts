@@ -93,5 +93,31 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
   assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
   const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command).sort();
-  assert.deepEqual(hidden, ['kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.removeNode', 'kubeWindows.retry']);
+  assert.deepEqual(hidden, [
+    'kubeWindows.collectLogs',
+    'kubeWindows.connectServices',
+    'kubeWindows.copyName',
+    'kubeWindows.openTerminal',
+    'kubeWindows.openYaml',
+    'kubeWindows.rebootNode',
+    'kubeWindows.removeNode',
+    'kubeWindows.restartService',
+    'kubeWindows.retry',
+  ]);
+  // Node operations on Windows node items (cordoned too), restart on service items only.
+  const on = (command: string) => ctx.filter((m) => m.command === command);
+  for (const command of ['kubeWindows.openTerminal', 'kubeWindows.rebootNode', 'kubeWindows.collectLogs']) {
+    assert.ok(on(command).length > 0, command);
+    for (const m of on(command)) {
+      const r = new RegExp(/viewItem =~ \/(.*)\//.exec(m.when)?.[1] ?? '$^');
+      for (const v of ['windowsNode', 'windowsNode.cordoned']) assert.match(v, r, `${command} on ${v}`);
+      for (const v of ['windowsService', 'cluster', 'pod']) assert.doesNotMatch(v, r, `${command} not on ${v}`);
+    }
+  }
+  for (const m of on('kubeWindows.restartService')) {
+    const r = new RegExp(/viewItem =~ \/(.*)\//.exec(m.when)?.[1] ?? '$^');
+    for (const v of ['windowsService', 'windowsService.stopped']) assert.match(v, r);
+    assert.doesNotMatch('windowsNode', r);
+  }
+  assert.equal(icons['kubeWindows.openTerminal'], '$(terminal-powershell)');
 });

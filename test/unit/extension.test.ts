@@ -81,7 +81,27 @@ test('activation: commands, log channel and a YAML language status item; a missi
   ext.activate(context);
   await settle();
 
-  assert.deepEqual([...fake.commands.keys()].sort(), ['kubeWindows.copyName', 'kubeWindows.joinNode', 'kubeWindows.openYaml', 'kubeWindows.refresh', 'kubeWindows.removeNode', 'kubeWindows.restartServer', 'kubeWindows.retry', 'kubeWindows.showJoinPlan', 'kubeWindows.showLog']);
+  assert.deepEqual(
+    [...fake.commands.keys()].sort(),
+    [
+      'kubeWindows.applyMirrors',
+      'kubeWindows.collectLogs',
+      'kubeWindows.connectServices',
+      'kubeWindows.copyName',
+      'kubeWindows.joinNode',
+      'kubeWindows.openTerminal',
+      'kubeWindows.openYaml',
+      'kubeWindows.previewMirrors',
+      'kubeWindows.rebootNode',
+      'kubeWindows.refresh',
+      'kubeWindows.removeNode',
+      'kubeWindows.restartServer',
+      'kubeWindows.restartService',
+      'kubeWindows.retry',
+      'kubeWindows.showJoinPlan',
+      'kubeWindows.showLog',
+    ],
+  );
   assert.equal(fake.logs.length, 1);
   assert.equal(fake.logs[0].name, 'kube-windows');
   assert.deepEqual(fake.logs[0].options, { log: true });

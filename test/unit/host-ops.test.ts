@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readResult, sampleOps, kubeadmJoin, commitUpload } from '../../src/core/windows/host-ops';
+import { sampleMirrorOps } from '../../src/core/windows/mirror-ops';
 import { decodeCommand, powershellCommand, psString, wrapScript } from '../../src/core/windows/powershell';
 import { allNodes, parsePowerShell, parseTree } from '../support/powershell-parser';
 import { HOSTILE } from '../support/hostile-strings';
@@ -8,7 +9,7 @@ import { HOSTILE } from '../support/hostile-strings';
 test('every host op, with every hostile parameter value, parses with no error node', async () => {
   let checked = 0;
   for (const value of [...HOSTILE, 'C:\\k\\kubelet.exe']) {
-    for (const op of sampleOps(value)) {
+    for (const op of [...sampleOps(value), ...sampleMirrorOps(value)]) {
       const wrapped = wrapScript(op.script);
       const result = await parsePowerShell(wrapped);
       assert.ok(result.ok, `${op.name} with ${JSON.stringify(value)}:\n${result.errors.join('\n')}`);

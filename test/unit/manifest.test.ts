@@ -92,12 +92,19 @@ test('every contributed command is registered by the extension, and every regist
   }
   for (const id of registered) assert.ok(commands.some((c) => c.command === id), `${id} is registered but not in contributes.commands`);
   assert.deepEqual(commands.map((c) => c.command).sort(), [
+    'kubeWindows.applyMirrors',
+    'kubeWindows.collectLogs',
+    'kubeWindows.connectServices',
     'kubeWindows.copyName',
     'kubeWindows.joinNode',
+    'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
+    'kubeWindows.previewMirrors',
+    'kubeWindows.rebootNode',
     'kubeWindows.refresh',
     'kubeWindows.removeNode',
     'kubeWindows.restartServer',
+    'kubeWindows.restartService',
     'kubeWindows.retry',
     'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
@@ -115,9 +122,15 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.trace.server': DEFAULT_SETTINGS.trace.server,
   };
   // kubeWindows.kubeconfig and kubeWindows.join.* are read by the extension, not by the server.
-  assert.deepEqual(Object.keys(settings).sort(), [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder'].sort());
+  assert.deepEqual(Object.keys(settings).sort(), [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder', 'kubeWindows.join.payloadUrls', 'kubeWindows.reboot.timeoutMinutes', 'kubeWindows.logs.maxMegabytes', 'kubeWindows.mirrors.concurrency'].sort());
+  // Node operations (issue 7): numbers with the engine's defaults.
+  assert.equal(settings['kubeWindows.reboot.timeoutMinutes'].type, 'number');
+  assert.equal(settings['kubeWindows.reboot.timeoutMinutes'].default, 15);
+  assert.equal(settings['kubeWindows.logs.maxMegabytes'].type, 'number');
+  assert.equal(settings['kubeWindows.logs.maxMegabytes'].default, 200);
   // The payload folder holds binaries installed on nodes: a workspace must not choose it either.
   assert.equal(settings['kubeWindows.join.payloadFolder'].scope, 'machine');
+  assert.equal(settings['kubeWindows.join.payloadUrls'].scope, 'machine');
   assert.equal(settings['kubeWindows.kubeconfig'].type, 'string');
   assert.equal(settings['kubeWindows.kubeconfig'].default, '');
   // A kubeconfig can run an exec credential plugin: a workspace must not choose it.

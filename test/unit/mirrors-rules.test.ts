@@ -184,3 +184,64 @@ test('mirror rules ignore objects of other API groups', () => {
   const text = idms(`- source: registry.access.redhat.com/ubi9/ubi-minimal\n  mirrors: [example.io/example/ubi-minimal]\n`).replace('config.openshift.io/v1', 'example.com/v1');
   assert.deepEqual(mirIds(text), []);
 });
+
+test('MIR008: NeverContactSource of one repository applies to the whole registry on Windows nodes', () => {
+  const text = idms(`- source: registry.access.redhat.com/ubi9/ubi-minimal
+  mirrors: [devcluster.openshift.com:5000/ubi9/ubi-minimal]
+  mirrorSourcePolicy: AllowContactingSource
+- source: registry.access.redhat.com/ubi8/ubi-minimal
+  mirrors: [random.io/ubi8/ubi-minimal]
+  mirrorSourcePolicy: NeverContactSource
+`);
+  const f = only(text, 'MIR008');
+  assert.equal(f.length, 1);
+  assert.equal(f[0].severity, 'warning');
+  assert.equal(covered(text, f[0]), 'registry.access.redhat.com/ubi9/ubi-minimal');
+  assert.match(f[0].message, /"registry\.access\.redhat\.com\/ubi9\/ubi-minimal" also never contacts "registry\.access\.redhat\.com"/);
+  assert.match(f[0].message, /NeverContactSource of "registry\.access\.redhat\.com\/ubi8\/ubi-minimal"/);
+  assert.equal(f[0].related?.length, 1);
+});
+
+test('MIR008: an earlier entry without a policy makes WMCO drop NeverContactSource', () => {
+  const text = itms(`- source: quay.io/a
+  mirrors: [m.io/x/a]
+- source: quay.io/b
+  mirrors: [m.io/x/b]
+  mirrorSourcePolicy: NeverContactSource
+`);
+  const f = only(text, 'MIR008');
+  assert.equal(f.length, 1);
+  assert.equal(covered(text, f[0]), 'quay.io/b');
+  assert.match(f[0].message, /WMCO ignores this NeverContactSource/);
+  assert.match(f[0].message, /earlier entry "quay\.io\/a", which sets none/);
+});
+
+test('MIR008 stays quiet for one policy per registry, one repository, or different registries', () => {
+  const same = idms(`- source: quay.io/a
+  mirrors: [m.io/x/a]
+  mirrorSourcePolicy: NeverContactSource
+- source: quay.io/b
+  mirrors: [m.io/x/b]
+  mirrorSourcePolicy: NeverContactSource
+- source: r.io/a
+  mirrors: [m.io/y/a]
+- source: s.io/a
+  mirrors: [m.io/z/a]
+  mirrorSourcePolicy: NeverContactSource
+- source: t.io/a
+  mirrors: [m.io/t/a]
+- source: t.io/b
+  mirrors: [m.io/t/b]
+  mirrorSourcePolicy: AllowContactingSource
+`);
+  assert.deepEqual(only(same, 'MIR008'), []);
+  // Never first, then Allow: Never wins for both and WMCO does say so for the Allow entry.
+  const neverFirst = idms(`- source: quay.io/a
+  mirrors: [m.io/x/a]
+  mirrorSourcePolicy: NeverContactSource
+- source: quay.io/b
+  mirrors: [m.io/x/b]
+`);
+  assert.equal(only(neverFirst, 'MIR008').length, 1);
+  assert.equal(covered(neverFirst, only(neverFirst, 'MIR008')[0]), 'quay.io/b');
+});

@@ -350,12 +350,12 @@ ${EMIT}
  * Restarts the host. The command is scheduled a few seconds ahead so this op can answer before the
  * SSH server goes down; the engine then waits for the host to come back.
  */
-export function restartComputer(): HostOp<{ scheduled: boolean }> {
+export function restartComputer(reason = 'kube-windows: restart to finish enabling Windows features'): HostOp<{ scheduled: boolean }> {
   return defineOp(
     'restart-computer',
-    { DelaySeconds: 5 },
+    { DelaySeconds: 5, Reason: reason },
     `
-& shutdown.exe /r /t $DelaySeconds /c 'kube-windows: restart to finish enabling Windows features' /d p:4:2
+& shutdown.exe /r /t $DelaySeconds /c $Reason /d p:4:2
 if ($LASTEXITCODE -ne 0) { throw ('shutdown.exe failed with exit code ' + $LASTEXITCODE) }
 $r = @{ scheduled = $true }
 ${EMIT}

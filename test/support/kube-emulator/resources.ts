@@ -24,6 +24,7 @@ export const RESOURCES: ResourceInfo[] = [
   { kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', group: '', version: 'v1', namespaced: true, shortNames: ['cm'], subresources: [] },
   { kind: 'Secret', plural: 'secrets', singular: 'secret', group: '', version: 'v1', namespaced: true, subresources: [] },
   { kind: 'CertificateSigningRequest', plural: 'certificatesigningrequests', singular: 'certificatesigningrequest', group: 'certificates.k8s.io', version: 'v1', namespaced: false, shortNames: ['csr'], subresources: ['status', 'approval'] },
+  { kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget', group: 'policy', version: 'v1', namespaced: true, shortNames: ['pdb'], subresources: ['status'] },
   { kind: 'RuntimeClass', plural: 'runtimeclasses', singular: 'runtimeclass', group: 'node.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   { kind: 'ImageDigestMirrorSet', plural: 'imagedigestmirrorsets', singular: 'imagedigestmirrorset', group: 'config.openshift.io', version: 'v1', namespaced: false, shortNames: ['idms'], subresources: ['status'], openshift: true, crd: true },
   { kind: 'ImageTagMirrorSet', plural: 'imagetagmirrorsets', singular: 'imagetagmirrorset', group: 'config.openshift.io', version: 'v1', namespaced: false, shortNames: ['itms'], subresources: ['status'], openshift: true, crd: true },

@@ -79,6 +79,23 @@ interface Ctx {
   query: URLSearchParams;
 }
 
+type LabelSelectorObject = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+
+/** A metav1.LabelSelector against labels; a missing selector matches nothing, an empty one everything (policy/v1). */
+function selectorMatches(sel: LabelSelectorObject | undefined, labels: Record<string, string>): boolean {
+  if (!sel) return false;
+  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of sel.matchExpressions ?? []) {
+    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
+    const inValues = has && (e.values ?? []).includes(labels[e.key] as string);
+    if (e.operator === 'In' && !inValues) return false;
+    if (e.operator === 'NotIn' && inValues) return false;
+    if (e.operator === 'Exists' && !has) return false;
+    if (e.operator === 'DoesNotExist' && has) return false;
+  }
+  return true;
+}
+
 /** Strip apiVersion/kind from list items of built-in kinds, as the real server's typed lists do. */
 function listItem(r: ResourceInfo, o: KubeObject): Record<string, unknown> {
   if (r.crd) return o;
@@ -288,6 +305,28 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return next;
   }
 
+  /**
+   * What the eviction subresource checks (pkg/registry/core/pod/storage/eviction.go): a pod that is
+   * not running (or already terminating) ignores budgets; more than one matching budget is refused;
+   * a budget not yet processed or with no disruption allowed answers 429 with the budget named in
+   * details.causes; an allowed eviction uses up one disruption.
+   */
+  function checkDisruptionBudget(pod: KubeObject): void {
+    const phase = (pod.status as { phase?: string } | undefined)?.phase;
+    if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp) return;
+    const pdbs = store.list('PodDisruptionBudget', pod.metadata.namespace).filter((b) => selectorMatches((b.spec as { selector?: LabelSelectorObject } | undefined)?.selector, pod.metadata.labels ?? {}));
+    if (pdbs.length === 0) return;
+    if (pdbs.length > 1) throw new HttpError(500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    const pdb = pdbs[0]!;
+    const st = pdb.status as { disruptionsAllowed?: number; desiredHealthy?: number; currentHealthy?: number; observedGeneration?: number } | undefined;
+    const blocked = (message: string): HttpError =>
+      new HttpError(429, "Cannot evict pod as it would violate the pod's disruption budget.", 'TooManyRequests', { causes: [{ reason: 'DisruptionBudget', message }] });
+    if (!st || st.disruptionsAllowed === undefined) throw blocked(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+    if (st.disruptionsAllowed < 0) throw new HttpError(403, 'pdb disruptions allowed is negative', 'Forbidden');
+    if (st.disruptionsAllowed === 0) throw blocked(`The disruption budget ${pdb.metadata.name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`);
+    store.update({ ...pdb, status: { ...st, disruptionsAllowed: st.disruptionsAllowed - 1 } });
+  }
+
   async function resource(ctx: Ctx, path: string): Promise<void> {
     const m = path.match(/^\/api\/v1(?:\/(.*))?$/) ?? path.match(/^\/apis\/([^/]+)\/([^/]+)(?:\/(.*))?$/);
     if (!m) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
@@ -326,7 +365,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (sub === 'eviction') {
         if (body.kind !== 'Eviction') throw new HttpError(400, `expected Eviction, got ${String(body.kind)}`);
         if (body.metadata.name && body.metadata.name !== name) throw new HttpError(400, `name in URL does not match name in Eviction object`);
-        if (!store.get('Pod', namespace, name!)) throw notFound(r, name!);
+        const pod = store.get('Pod', namespace, name!);
+        if (!pod) throw notFound(r, name!);
+        checkDisruptionBudget(pod);
         store.delete('Pod', namespace, name!);
         return send(ctx, 201, statusObject(201, '', ''));
       }

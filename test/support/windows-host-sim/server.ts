@@ -5,6 +5,7 @@ import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { Server, utils, type Connection, type ServerChannel, type SFTPWrapper, type Attributes } from 'ssh2';
 import { runOp, OpError, type KubeadmExpectation, type OpContext } from './ops';
 import { CommandRejected, readCommand } from './script';
+import { attachShell } from './shell';
 import { createState, normalisePath, parentOf, SimFs, type SimHostInit, type SimHostState } from './state';
 
 export interface SimHostOptions extends SimHostInit {
@@ -458,7 +459,10 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     });
     client.on('session', (acceptSession) => {
       const session = acceptSession();
+      // An interactive PowerShell on a pty, for the SSH terminal (./shell.ts); the engine never asks for one.
+      const shellExec = attachShell(session, () => user, state);
       session.on('exec', (accept, _reject, execInfo) => {
+        if (shellExec(execInfo.command, accept)) return;
         const ch = accept();
         ch.on('error', () => undefined);
         exec(socket, user, ch, execInfo.command).catch((e: unknown) => {
@@ -470,9 +474,6 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
         });
       });
       session.on('sftp', (accept) => sftpSession(socket, user, accept()));
-      // Windows OpenSSH would start a shell; the engine never asks for one, so refuse it.
-      session.on('shell', (_accept, reject) => reject());
-      session.on('pty', (_accept, reject) => reject?.());
     });
   });
 

@@ -215,4 +215,45 @@ const MIR007: ObjectRule = {
   },
 };
 
-export const mirrorRules: Rule[] = [MIR001, MIR002, MIR003, MIR004, MIR005, MIR006, MIR007];
+const MIR008 = objectRule(
+  'MIR008',
+  'warning',
+  'Entries for different repositories of one source registry with different mirrorSourcePolicy: WMCO writes one hosts.toml per registry, so on Windows nodes one policy applies to all of them.',
+  (entries, _ctx, report) => {
+    // Entries grouped by source registry host, in order, as WMCO merges them (reference §3.3).
+    const groups = new Map<string, Entry[]>();
+    for (const e of entries) {
+      if (!e.source || isWildcard(e.source)) continue;
+      const host = registryHost(e.source);
+      groups.set(host, [...(groups.get(host) ?? []), e]);
+    }
+    for (const [host, group] of groups) {
+      if (group.length < 2 || new Set(group.map((e) => e.source)).size < 2) continue;
+      // WMCO: the first entry's policy, replaced only while it is AllowContactingSource.
+      let effective: unknown = group[0].policy ?? '';
+      let decidedBy = group[0];
+      for (const e of group.slice(1)) {
+        if (effective === 'AllowContactingSource') {
+          effective = e.policy ?? '';
+          decidedBy = e;
+        }
+      }
+      const never = effective === 'NeverContactSource';
+      for (const e of group) {
+        const own = e.policy === 'NeverContactSource';
+        if (own === never || e.source === decidedBy.source) continue;
+        const related = [{ path: [...decidedBy.path, 'source'], target: 'value' as const, message: never ? 'NeverContactSource comes from this entry' : 'this entry decides the policy' }];
+        report({
+          path: [...e.path, 'source'],
+          target: 'value',
+          related,
+          message: never
+            ? `On Windows nodes ${ref(e.source ?? '')} also never contacts ${ref(host)}: WMCO writes one hosts.toml per source registry, so the NeverContactSource of ${ref(decidedBy.source ?? '')} applies to every image of ${ref(host)}, and images on no mirror cannot be pulled there. Give these sources the same mirrorSourcePolicy, or move one to its own registry mirror set if Windows nodes pull from it.`
+            : `WMCO ignores this NeverContactSource on Windows nodes: it writes one hosts.toml for ${ref(host)} and keeps the policy of the earlier entry ${ref(decidedBy.source ?? '')}${decidedBy.policy === undefined ? ', which sets none' : ''}, so Windows nodes still contact ${ref(host)}. Set mirrorSourcePolicy: NeverContactSource on every entry of ${ref(host)} (or AllowContactingSource on the earlier ones) if Windows nodes must not contact it.`,
+        });
+      }
+    }
+  },
+);
+
+export const mirrorRules: Rule[] = [MIR001, MIR002, MIR003, MIR004, MIR005, MIR006, MIR007, MIR008];

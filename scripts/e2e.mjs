@@ -1,0 +1,57 @@
+// `npm run test:e2e`: the real-VS-Code tests. Installs code-server and Chromium when missing
+// (scripts/e2e-setup.mjs, cached), packages the .vsix, bundles test/e2e/*.test.ts (with the test
+// doubles they start) into out/e2e, and runs them with node's test runner, one file at a time.
+// `--vscode`: the extension-host suite (test/vscode, @vscode/test-cli style) in the VS Code server
+// bundled in code-server (test/e2e/run-vscode-suite.ts): builds dist/ (the repository itself is the
+// extension under development) instead of packaging, and runs the bundled runner with node.
+// Extra arguments go to `node --test` (e.g. --test-name-pattern=activation); not with --vscode.
+import { build } from 'esbuild';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, existsSync } from 'node:fs';
+import { join, resolve, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setup } from './e2e-setup.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const t0 = Date.now();
+const setupMs = setup();
+
+const vscodeSuite = process.argv.includes('--vscode');
+const passThrough = process.argv.slice(2).filter((a) => a !== '--vscode');
+const outDir = join(root, 'out', 'e2e');
+rmSync(outDir, { recursive: true, force: true });
+if (vscodeSuite) rmSync(join(root, 'out', 'vscode-test'), { recursive: true, force: true });
+
+const vsix = join(outDir, 'kube-windows.vsix');
+const tPack = Date.now();
+const packed = vscodeSuite
+  ? spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
+  : spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+if (packed.status !== 0) process.exit(packed.status ?? 1);
+console.log(`e2e: ${vscodeSuite ? 'built dist/' : `packaged ${vsix}`} in ${((Date.now() - tPack) / 1000).toFixed(1)} s`);
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  format: 'cjs',
+  sourcemap: true,
+  logLevel: 'warning',
+  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
+  define: { 'import.meta.url': '__kwImportMetaUrl' },
+  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  external: ['cpu-features', '*.node', 'playwright-core', 'vscode', 'mocha'],
+};
+const dir = vscodeSuite ? 'test/vscode' : 'test/e2e';
+const entries = readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.ts') || (vscodeSuite && f === 'index.ts')).map((f) => join(dir, f));
+await build({ ...common, entryPoints: entries, outdir: vscodeSuite ? join(root, 'out', 'vscode-test') : outDir, outbase: dir });
+if (vscodeSuite) await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
+
+const env = { ...process.env, KW_VSIX: vsix };
+const files = vscodeSuite ? [join(outDir, 'run-vscode-suite.js')] : readdirSync(outDir).filter((f) => f.endsWith('.test.js')).map((f) => join(outDir, f));
+const tRun = Date.now();
+const args = vscodeSuite ? files : ['--test', '--test-concurrency=1', '--test-force-exit', ...passThrough, ...files];
+const r = spawnSync(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
+const total = (Date.now() - t0) / 1000;
+console.log(`e2e: setup ${(setupMs / 1000).toFixed(1)} s, tests ${((Date.now() - tRun) / 1000).toFixed(1)} s, total ${total.toFixed(1)} s; screenshots in ${join(root, 'test-results')}${existsSync(join(root, 'test-results')) ? '' : ' (none)'}`);
+process.exit(r.status ?? 1);

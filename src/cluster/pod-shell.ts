@@ -1,0 +1,160 @@
+// The terminal's fallback when SSH is not possible: a HostProcess pod pinned to the node
+// (src/core/windows/host-process-shell.ts), an interactive PowerShell exec'd into it over the API
+// (pods/exec, WebSocket, @kubernetes/client-node's Exec), and the pod deleted when the session ends
+// or when starting it fails. No vscode: it lives in the engine bundle.
+import { Writable, PassThrough } from 'node:stream';
+import { randomBytes } from 'node:crypto';
+import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+import type { KubeClient } from './client';
+import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
+import type { InteractiveSession, SessionEnd } from '../remote/interactive';
+
+export interface PodShellOptions {
+  kube: KubeClient;
+  config: KubeConfig;
+  nodeName: string;
+  labels?: Record<string, string>;
+  /** Default kube-system (privileged by Pod Security Admission on most clusters). */
+  namespace?: string;
+  cols: number;
+  rows: number;
+  signal?: AbortSignal;
+  /** How long the pod may take to run (the image pull on first use). Default 5 minutes. */
+  startTimeoutMs?: number;
+  /** Progress lines while the pod starts. */
+  onStatus?: (text: string) => void;
+  /** The pods/exec client (tests pass a stand-in); default @kubernetes/client-node's Exec over WebSocket. */
+  exec?: Pick<Exec, 'exec'>;
+}
+
+interface PodStatus {
+  status?: {
+    phase?: string;
+    reason?: string;
+    message?: string;
+    containerStatuses?: { ready?: boolean; state?: { running?: object; waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number } } }[];
+  };
+}
+
+const FATAL_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+
+const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
+  });
+
+/** A stdout the Exec treats as a terminal: it reads columns/rows and listens to 'resize'. */
+class TtyOut extends Writable {
+  columns: number;
+  rows: number;
+  constructor(
+    cols: number,
+    rows: number,
+    private readonly sink: (chunk: Buffer) => void,
+  ) {
+    super();
+    this.columns = cols;
+    this.rows = rows;
+  }
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.sink(chunk);
+    done();
+  }
+  resize(cols: number, rows: number): void {
+    this.columns = cols;
+    this.rows = rows;
+    this.emit('resize');
+  }
+}
+
+export async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: number, signal?: AbortSignal, onStatus?: (t: string) => void): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    signal?.throwIfAborted();
+    const pod = await kube.get<PodStatus>(path, undefined, signal);
+    const phase = pod.status?.phase ?? 'Pending';
+    const c = pod.status?.containerStatuses?.[0];
+    if (phase === 'Running' && c?.state?.running) return;
+    if (phase === 'Failed' || phase === 'Succeeded') throw new Error(`The shell pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? ` — ${pod.status.message}` : ''}).`);
+    const waiting = c?.state?.waiting;
+    if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) throw new Error(`The shell pod cannot start: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ''}.`);
+    const now = waiting?.reason ? `${phase}: ${waiting.reason}` : phase;
+    if (now !== last) onStatus?.(now);
+    last = now;
+    if (Date.now() > deadline) throw new Error(`The shell pod did not start within ${Math.round(timeoutMs / 1000)} s (${now}).`);
+    await sleep(1000, signal);
+  }
+}
+
+/** Creates the pod, waits for it, execs PowerShell with a tty; the pod is deleted on every way out. */
+export async function openPodShell(o: PodShellOptions): Promise<InteractiveSession & { pod: HostProcessShellPod }> {
+  const namespace = o.namespace ?? 'kube-system';
+  const built = hostProcessShellPod({ nodeName: o.nodeName, labels: o.labels ?? {}, namespace, suffix: randomBytes(3).toString('hex') });
+  if ('error' in built) throw new Error(built.error);
+  const { pod } = built;
+  const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;
+  let deleted: Promise<void> | undefined;
+  // Not cancellable on purpose: the pod must go even when the terminal was closed while it started.
+  const remove = () => (deleted ??= o.kube.delete(path).catch(() => undefined));
+
+  o.onStatus?.(`creating pod ${namespace}/${pod.metadata.name} (${built.image.image})`);
+  await o.kube.create(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, pod, o.signal);
+  const dataListeners: ((t: string) => void)[] = [];
+  const endListeners: ((e: SessionEnd) => void)[] = [];
+  let ended: SessionEnd | undefined;
+  const finish = (end: SessionEnd) => {
+    if (ended) return;
+    ended = end;
+    void remove();
+    for (const l of endListeners.splice(0)) l(end);
+  };
+  try {
+    await waitForPodRunning(o.kube, path, o.startTimeoutMs ?? 300_000, o.signal, o.onStatus);
+    const decoder = new TextDecoder('utf-8');
+    const stdout = new TtyOut(o.cols, o.rows, (chunk) => {
+      const text = decoder.decode(chunk, { stream: true });
+      if (text) for (const l of dataListeners) l(text);
+    });
+    const stdin = new PassThrough();
+    let exitCode: number | undefined;
+    let closedByUs = false;
+    const ws = await (o.exec ?? new Exec(o.config)).exec(namespace, pod.metadata.name, SHELL_CONTAINER, [...SHELL_COMMAND], stdout, null, stdin, true, (status: V1Status) => {
+      exitCode = status.status === 'Success' ? 0 : 1;
+    });
+    ws.on('close', () => finish(exitCode !== undefined ? { exitCode } : closedByUs ? {} : { lost: `the exec session in pod ${pod.metadata.name} ended` }));
+    ws.on('error', () => undefined);
+    return {
+      label: `pod ${namespace}/${pod.metadata.name}`,
+      pod,
+      write: (data) => {
+        if (!ended) stdin.write(data);
+      },
+      resize: (cols, rows) => stdout.resize(cols, rows),
+      onData: (l) => void dataListeners.push(l),
+      onEnd: (l) => {
+        if (ended) l(ended);
+        else endListeners.push(l);
+      },
+      close: () => {
+        if (ended) return;
+        closedByUs = true;
+        stdin.end();
+        ws.close();
+        // A socket that never answers the close still must not keep the pod.
+        finish({});
+      },
+    };
+  } catch (err) {
+    await remove();
+    throw err;
+  }
+}

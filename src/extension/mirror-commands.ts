@@ -1,0 +1,265 @@
+// "Preview mirror config" and "Apply mirror config": VS Code glue over the mirror engine
+// (src/bootstrap/mirrors-apply.ts). The mirror sets come from the active YAML editor when it holds
+// IDMS/ITMS objects, else from the cluster. The engine loads on first use (./join-commands'
+// loadEngine), so registering costs nothing at activation; SSH questions are those of join.
+import * as vscode from 'vscode';
+import type { KubeClient } from '../cluster/client';
+import type { SshConnectorOptions } from '../remote/ssh';
+import type { WindowsHost } from '../remote/windows-host';
+import type * as Engine from './engine';
+import { channelFor, loadEngine, parseItem, userMessage } from './join-commands';
+import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
+
+const APPLY = 'Apply';
+const SHOW_LOG = 'Show log';
+const WITHOUT_SSH = 'Without reading the nodes';
+const OTHER_KEY = 'Another user or key…';
+
+/** The seam to the engine (tests pass replacements). */
+export interface MirrorDeps {
+  contexts(): Promise<{ ok: true; names: string[]; current?: string } | { ok: false; message: string }>;
+  cluster(context: string): Promise<{ kube: KubeClient }>;
+  mirrorsDiff: typeof Engine.mirrorsDiff;
+  mirrorsApply: typeof Engine.mirrorsApply;
+  mirrorObjectsOfText: typeof Engine.mirrorObjectsOfText;
+  mirrorsPreviewText: typeof Engine.mirrorsPreviewText;
+  mirrorsRenderOnly: typeof Engine.mirrorsRenderOnly;
+  mirrorResultTable: typeof Engine.mirrorResultTable;
+  host(options: SshConnectorOptions): WindowsHost;
+  checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
+}
+
+async function defaultDeps(): Promise<MirrorDeps> {
+  const e = await loadEngine();
+  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  return {
+    contexts: async () => {
+      const loaded = e.loadKubeconfig(locate());
+      if (!loaded.ok) return { ok: false, message: loaded.message };
+      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
+    },
+    cluster: async (context) => {
+      const loaded = e.loadKubeconfig(locate());
+      if (!loaded.ok) throw new Error(loaded.message);
+      if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
+      return { kube: new e.KubeClient(e.configForContext(loaded.config, context)) };
+    },
+    mirrorsDiff: e.mirrorsDiff,
+    mirrorsApply: e.mirrorsApply,
+    mirrorObjectsOfText: e.mirrorObjectsOfText,
+    mirrorsPreviewText: e.mirrorsPreviewText,
+    mirrorsRenderOnly: e.mirrorsRenderOnly,
+    mirrorResultTable: e.mirrorResultTable,
+    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
+    checkPassphrase: async (keyPath, passphrase) => {
+      try {
+        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+interface Runtime {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  deps: () => Promise<MirrorDeps>;
+  channels: Map<string, vscode.OutputChannel>;
+  declined: Set<string>;
+  /** Preview texts by URI, served read-only by the content provider. */
+  previews: Map<string, string>;
+  previewChanged: vscode.EventEmitter<vscode.Uri>;
+}
+
+const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
+
+export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
+  let loaded: Promise<MirrorDeps> | undefined;
+  const previews = new Map<string, string>();
+  const previewChanged = new vscode.EventEmitter<vscode.Uri>();
+  const rt: Runtime = { context, log, deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))), channels: new Map(), declined: new Set(), previews, previewChanged };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
+    try {
+      await fn(arg);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`${name}: ${message}`);
+      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    }
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand('kubeWindows.previewMirrors', guarded('previewMirrors', (arg) => preview(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.applyMirrors', guarded('applyMirrors', (arg) => apply(rt, arg))),
+    vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
+      onDidChange: previewChanged.event,
+      provideTextDocumentContent: (uri: vscode.Uri) => previews.get(uri.toString()) ?? '# no longer available\n',
+    }),
+    previewChanged,
+    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
+  );
+}
+
+async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
+  const fromItem = parseItem(arg).context;
+  if (fromItem) return fromItem;
+  const list = await (await rt.deps()).contexts();
+  if (!list.ok) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
+    return undefined;
+  }
+  if (list.names.length === 0) {
+    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
+    return undefined;
+  }
+  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
+  const picked = await vscode.window.showQuickPick(names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })), { title: 'kube-windows: which cluster?', ignoreFocusOut: true });
+  return picked?.label;
+}
+
+/** Mirror sets of the active YAML editor, if it has any (else the cluster's are used). */
+function editorObjects(deps: MirrorDeps): { objects: unknown[]; from: string } | undefined {
+  const doc = vscode.window.activeTextEditor?.document as (vscode.TextDocument & { getText(): string }) | undefined;
+  if (!doc || doc.languageId !== 'yaml') return undefined;
+  const objects = deps.mirrorObjectsOfText(doc.getText());
+  if (objects.length === 0) return undefined;
+  const name = doc.uri?.path?.split('/').pop() ?? 'the active editor';
+  return { objects, from: name };
+}
+
+/**
+ * How to read the nodes: the key remembered for this context (from join), another user and key,
+ * or no SSH at all. undefined: cancelled; null: without SSH.
+ */
+async function chooseSsh(rt: Runtime, context: string, withoutLabel: string): Promise<{ user: string; keyPath: string } | null | undefined> {
+  const keyPath = rememberedKeyPath(rt.context, context);
+  const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'none' })[] = [];
+  if (keyPath) items.push({ pick: 'remembered', label: 'SSH as Administrator', description: keyPath });
+  items.push({ pick: 'other', label: OTHER_KEY }, { pick: 'none', label: withoutLabel });
+  const picked = await vscode.window.showQuickPick(items, { title: "kube-windows: read the Windows nodes' hosts.toml over SSH?", ignoreFocusOut: true });
+  if (!picked) return undefined;
+  if (picked.pick === 'none') return null;
+  if (picked.pick === 'remembered' && keyPath) return { user: 'Administrator', keyPath };
+  const user = await askUser();
+  if (!user) return undefined;
+  const key = await askKeyFile(rt, context);
+  return key ? { user, keyPath: key } : undefined;
+}
+
+function hostFactory(deps: MirrorDeps, ssh: { user: string; keyPath: string }, prompts: Prompts) {
+  return (t: Engine.MirrorTarget) => deps.host({ host: t.address, username: ssh.user, privateKeyPath: ssh.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options });
+}
+
+async function preview(rt: Runtime, arg: unknown): Promise<void> {
+  const context = await pickContext(rt, arg);
+  if (!context) return;
+  const deps = await rt.deps();
+  const fromEditor = editorObjects(deps);
+  const ssh = await chooseSsh(rt, context, WITHOUT_SSH);
+  if (ssh === undefined) return;
+  const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
+  let out: Engine.MirrorsOutcome;
+  let note = '';
+  try {
+    const cluster = await deps.cluster(context);
+    out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the mirror configuration of ${context}…` }, () =>
+      deps.mirrorsDiff({ kube: cluster.kube, ...(fromEditor ? { objects: fromEditor.objects } : {}), ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}), concurrency: concurrency() }),
+    );
+  } catch (err) {
+    const message = firstLine(await userMessage(err, context));
+    // The editor's mirror sets can still be rendered; the nodes' diff needs the cluster.
+    if (!fromEditor) {
+      void vscode.window.showErrorMessage(`kube-windows: ${message}`);
+      return;
+    }
+    out = deps.mirrorsRenderOnly(fromEditor.objects);
+    note = ` (cluster not reachable: ${message}; no node diff)`;
+  } finally {
+    await prompts.settled();
+  }
+  const heading = `Registry mirror configuration for ${context}, from ${fromEditor ? fromEditor.from : "the cluster's ImageDigestMirrorSets / ImageTagMirrorSets"}${note}`;
+  // A read-only virtual document (the preview is what nodes get, not something to edit).
+  const uri = vscode.Uri.parse(`${PREVIEW_SCHEME}:/${encodeURIComponent(context)}/mirror-config.md`);
+  rt.previews.set(uri.toString(), deps.mirrorsPreviewText(out, heading));
+  rt.previewChanged.fire(uri);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
+  await vscode.window.showTextDocument(doc, { preview: true });
+}
+
+const PREVIEW_SCHEME = 'kube-windows-mirrors';
+
+function concurrency(): number {
+  const n = vscode.workspace.getConfiguration('kubeWindows').get<number>('mirrors.concurrency', 8) ?? 8;
+  return Number.isInteger(n) && n >= 1 ? n : 8;
+}
+
+async function apply(rt: Runtime, arg: unknown): Promise<void> {
+  const context = await pickContext(rt, arg);
+  if (!context) return;
+  const deps = await rt.deps();
+  const fromEditor = editorObjects(deps);
+  const what = fromEditor ? `the mirror sets of ${fromEditor.from}` : "the cluster's mirror sets";
+  const ok = await vscode.window.showWarningMessage(
+    `kube-windows: apply ${what} to the Windows nodes of ${context}? On OpenShift with WMCO the ImageDigestMirrorSet / ImageTagMirrorSet objects are created or updated; elsewhere each node's containerd hosts.toml tree is replaced (the previous one kept as a backup).`,
+    { modal: true },
+    APPLY,
+  );
+  if (ok !== APPLY) return;
+  const ssh = await chooseSsh(rt, context, 'Without SSH (WMCO clusters: objects only, no verification)');
+  if (ssh === undefined) return;
+  const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
+  const cluster = await deps.cluster(context);
+  const channel = channelFor(rt, `kube-windows: mirrors ${context}`);
+  channel.appendLine(`Applying ${what} to ${context}…`);
+  let out: Engine.MirrorsOutcome;
+  try {
+    out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: applying mirror configuration to ${context}`, cancellable: true }, async (progress, token) => {
+      const ctl = new AbortController();
+      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+      let done = 0;
+      try {
+        return await deps.mirrorsApply({
+          kube: cluster.kube,
+          ...(fromEditor ? { objects: fromEditor.objects } : {}),
+          ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
+          concurrency: concurrency(),
+          signal: ctl.signal,
+          onLog: (line) => channel.appendLine(line),
+          onEvent: (t, e) => {
+            if (e.type === 'step-end' && e.outcome === 'failed') channel.appendLine(`[${t.node}] ${e.stepId} failed: ${e.message ?? ''}`);
+            else if (e.type === 'log' && e.stepId) channel.appendLine(`[${t.node}] ${e.message}`);
+            else if (e.type === 'plan-end') {
+              done++;
+              channel.appendLine(`[${t.node}] ${e.outcome} (${(e.durationMs / 1000).toFixed(1)} s)`);
+              progress.report({ message: `${done} node(s) done; last: ${t.node}` });
+            }
+          },
+        });
+      } finally {
+        sub.dispose();
+      }
+    });
+  } catch (err) {
+    const message = await userMessage(err, context);
+    channel.appendLine(`Failed: ${message}`);
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    return;
+  } finally {
+    await prompts.settled();
+  }
+  for (const o of out.objects) channel.appendLine(`${o.kind}/${o.name}: ${o.action}${o.reason ? ` (${o.reason})` : ''}`);
+  for (const r of out.render.refused) channel.appendLine(`refused ${r.source}: ${r.message}`);
+  channel.appendLine(out.nodes.length === 0 ? 'The cluster has no Windows nodes.' : deps.mirrorResultTable(out.nodes).trimEnd());
+  channel.show(true);
+  const count = (s: string) => out.nodes.filter((n) => n.status === s).length;
+  const bad = count('failed') + count('drift') + (out.wmco ? 0 : count('skipped'));
+  const summary = out.wmco
+    ? `${out.objects.filter((o) => o.action === 'created' || o.action === 'updated').length} mirror set(s) changed; ${count('converged')} node(s) converged, ${count('drift')} drifting`
+    : `${count('changed')} node(s) changed, ${count('unchanged')} unchanged, ${count('failed')} failed`;
+  if (bad > 0 || out.render.refused.length > 0) {
+    const choice = await vscode.window.showWarningMessage(`kube-windows: ${context}: ${summary}.`, SHOW_LOG);
+    if (choice === SHOW_LOG) channel.show();
+  } else void vscode.window.showInformationMessage(`kube-windows: ${context}: ${summary}.`);
+}

@@ -1,0 +1,550 @@
+// Node operations on a Windows node item (issue 7): "Open SSH terminal", "Reboot gracefully",
+// "Collect logs", and the node's Services group with "Restart service". VS Code glue only: the
+// reboot plan, the log collection, the service ops, the SSH shell and the HostProcess pod live in the
+// engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands.
+//
+// SSH: the same questions and rules as join (./ssh-prompts.ts): the key PATH is remembered per
+// context (shared with join), the passphrase only in SecretStorage on "Remember", unknown host keys
+// need an explicit trust. The Services group never asks anything while the tree expands: without
+// usable credentials it shows "Connect to show services…", which asks.
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { basename, join as joinPath } from 'node:path';
+import type { KubeClient } from '../cluster/client';
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { NodeServicesAnswer, NodeServicesSource, TreeNode } from '../cluster/tree';
+import type { WindowsNodeView } from '../cluster/windows-nodes';
+import type { NodeObject } from '../bootstrap/cluster-api';
+import type { RunResult } from '../bootstrap/runner';
+import type { SshConnectorOptions } from '../remote/ssh';
+import type { WindowsHost } from '../remote/windows-host';
+import type { InteractiveSession } from '../remote/interactive';
+import type * as Engine from './engine';
+import { channelFor, loadEngine, parseItem, runWithProgress, userMessage, type ClusterHandle } from './join-commands';
+import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
+import { SessionPty } from './terminal';
+
+const USERS = 'kubeWindows.ssh.users';
+const SHOW_LOG = 'Show log';
+const RUN_AGAIN = 'Run again';
+export const USE_POD = 'Use a HostProcess pod';
+export const OTHER_KEY = 'SSH with another user or key…';
+export const REBOOT = 'Reboot';
+export const DELETE_EMPTYDIR = 'Delete the emptyDir data and continue';
+export const BYPASS_PDB = 'Delete the pods, bypassing the budgets';
+export const RESTART = 'Restart';
+/** Services read by a connect (or a restart) are shown for this long without connecting again. */
+const SERVICES_FRESH_MS = 30_000;
+
+/** The seam to the engine (tests pass replacements). */
+export interface NodeDeps {
+  cluster(context: string): Promise<ClusterHandle & { config?: KubeConfig }>;
+  getNode(kube: KubeClient, name: string, signal?: AbortSignal): Promise<NodeObject | undefined>;
+  nodeAddress: typeof Engine.nodeAddress;
+  host(options: SshConnectorOptions): WindowsHost;
+  checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
+  openSsh(options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal }): Promise<InteractiveSession>;
+  openPod(options: { context: string; nodeName: string; labels: Record<string, string>; cols: number; rows: number; signal?: AbortSignal; onStatus?: (t: string) => void }): Promise<InteractiveSession>;
+  nodeServices: typeof Engine.nodeServices;
+  restartNodeService: typeof Engine.restartNodeService;
+  rebootPlanFor: typeof Engine.rebootPlanFor;
+  runPlan: typeof Engine.runPlan;
+  rebootSummary: typeof Engine.rebootSummary;
+  drainTargets: typeof Engine.drainTargets;
+  collectNodeLogs: typeof Engine.collectNodeLogs;
+  /** Folder under which each collection makes its `<node>-<time>` folder. */
+  logsDir(): string;
+}
+
+async function defaultDeps(): Promise<NodeDeps> {
+  const e = await loadEngine();
+  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const configFor = (context: string) => {
+    const loaded = e.loadKubeconfig(locate());
+    if (!loaded.ok) throw new Error(loaded.message);
+    if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
+    return e.configForContext(loaded.config, context);
+  };
+  return {
+    cluster: async (context) => {
+      const config = configFor(context);
+      return { kube: new e.KubeClient(config), config };
+    },
+    getNode: e.getNode,
+    nodeAddress: e.nodeAddress,
+    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
+    checkPassphrase: async (keyPath, passphrase) => {
+      try {
+        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    openSsh: (options) => e.openSshSession(options),
+    openPod: ({ context, ...o }) => {
+      const config = configFor(context);
+      return e.openPodShell({ kube: new e.KubeClient(config), config, ...o });
+    },
+    nodeServices: e.nodeServices,
+    restartNodeService: e.restartNodeService,
+    rebootPlanFor: e.rebootPlanFor,
+    runPlan: e.runPlan,
+    rebootSummary: e.rebootSummary,
+    drainTargets: e.drainTargets,
+    collectNodeLogs: e.collectNodeLogs,
+    logsDir: () => joinPath(homedir(), 'kube-windows-logs'),
+  };
+}
+
+interface Runtime {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  deps: () => Promise<NodeDeps>;
+  channels: Map<string, vscode.OutputChannel>;
+  declined: Set<string>;
+  /** Services last read per `context\0node`, so a connect or restart shows at once. */
+  services: Map<string, { at: number; answer: NodeServicesAnswer }>;
+}
+
+export interface NodeCommands {
+  /** The Services group's source for the cluster tree. */
+  services: NodeServicesSource;
+}
+
+const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
+
+export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
+  let loaded: Promise<NodeDeps> | undefined;
+  const rt: Runtime = {
+    context,
+    log,
+    deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))),
+    channels: new Map(),
+    declined: new Set(),
+    services: new Map(),
+  };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
+    try {
+      await fn(arg);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`${name}: ${message}`);
+      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    }
+  };
+  context.subscriptions.push(
+    vscode.commands.registerCommand('kubeWindows.openTerminal', guarded('openTerminal', (arg) => openTerminal(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.rebootNode', guarded('rebootNode', (arg) => rebootNode(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.collectLogs', guarded('collectLogs', (arg) => collectLogs(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.restartService', guarded('restartService', (arg) => restartService(rt, arg))),
+    vscode.commands.registerCommand('kubeWindows.connectServices', guarded('connectServices', (arg) => connectServices(rt, arg))),
+    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
+  );
+  return { services: (ctx, node) => servicesFor(rt, ctx, node) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Target and SSH
+
+interface Target {
+  context: string;
+  name: string;
+  cluster: ClusterHandle;
+  node: NodeObject;
+  address: string | undefined;
+}
+
+/** The node an item stands for, read from the API (its addresses and labels are needed). */
+async function target(rt: Runtime, arg: unknown, what: string): Promise<Target | undefined> {
+  const { context, node: name } = parseItem(typeof arg === 'object' && arg !== null && 'id' in arg ? arg : typeof arg === 'string' ? { id: arg } : arg);
+  if (!context || !name) {
+    void vscode.window.showInformationMessage(`kube-windows: run "${what}" on a Windows node in the Clusters view.`);
+    return undefined;
+  }
+  const deps = await rt.deps();
+  try {
+    const cluster = await deps.cluster(context);
+    const node = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` }, () => deps.getNode(cluster.kube, name));
+    if (!node) {
+      void vscode.window.showErrorMessage(`kube-windows: there is no Node named ${name} in ${context} any more.`);
+      return undefined;
+    }
+    return { context, name, cluster, node, address: deps.nodeAddress(node) };
+  } catch (err) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
+    return undefined;
+  }
+}
+
+interface SshChoice {
+  user: string;
+  keyPath: string;
+}
+
+function rememberedUser(rt: Runtime, context: string): string | undefined {
+  return (rt.context.globalState.get<Record<string, string>>(USERS, {}) ?? {})[context];
+}
+
+/**
+ * How to reach the node: the remembered user and key of this context, another user and key, or
+ * (terminal only) a HostProcess pod. undefined: cancelled.
+ */
+async function chooseAccess(rt: Runtime, t: Target, allowPod: boolean): Promise<SshChoice | 'pod' | undefined> {
+  const keyPath = rememberedKeyPath(rt.context, t.context);
+  const user = rememberedUser(rt, t.context) ?? 'Administrator';
+  const where = t.address ?? t.name;
+  const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'pod' })[] = [];
+  if (keyPath) items.push({ pick: 'remembered', label: `SSH as ${user}`, description: `${where} · key ${basename(keyPath)}`, detail: keyPath });
+  items.push({ pick: 'other', label: OTHER_KEY, description: where });
+  if (allowPod) items.push({ pick: 'pod', label: USE_POD, detail: 'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host; it is deleted when the terminal closes.' });
+  let pick: 'remembered' | 'other' | 'pod' = 'other';
+  if (items.length > 1) {
+    const picked = await vscode.window.showQuickPick(items, { title: `kube-windows: how to reach ${t.name}?`, ignoreFocusOut: true });
+    if (!picked) return undefined;
+    pick = picked.pick;
+  }
+  if (pick === 'pod') return 'pod';
+  if (pick === 'remembered' && keyPath) return { user, keyPath };
+  const typed = await askUser();
+  if (!typed) return undefined;
+  const key = await askKeyFile(rt, t.context);
+  if (!key) return undefined;
+  const users = rt.context.globalState.get<Record<string, string>>(USERS, {}) ?? {};
+  if (users[t.context] !== typed) await rt.context.globalState.update(USERS, { ...users, [t.context]: typed });
+  return { user: typed, keyPath: key };
+}
+
+function sshOptions(address: string, c: SshChoice, prompts: Pick<Prompts, 'options'>): SshConnectorOptions {
+  return { host: address, username: c.user, privateKeyPath: c.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options };
+}
+
+function promptsFor(rt: Runtime, deps: NodeDeps): Prompts {
+  return sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
+}
+
+function noAddress(t: Target): boolean {
+  if (t.address) return false;
+  void vscode.window.showErrorMessage(`kube-windows: ${t.name} reports no InternalIP or ExternalIP address: SSH cannot reach it.`);
+  return true;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Terminal
+
+/** SSH failures after which a HostProcess pod is worth offering: not a host key problem (a possible attack). */
+function podMayHelp(err: unknown): boolean {
+  const name = err instanceof Error ? err.name : '';
+  return !['HostKeyChangedError', 'HostKeyRevokedError', 'HostKeyUnknownError', 'AbortError'].includes(name);
+}
+
+async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await target(rt, arg, 'Open SSH terminal');
+  if (!t) return;
+  const access = await chooseAccess(rt, t, true);
+  if (!access) return;
+  const deps = await rt.deps();
+  const labels = t.node.metadata.labels ?? {};
+  const viaPod = async (io: Parameters<ConstructorParameters<typeof SessionPty>[0]>[0]): Promise<InteractiveSession> => {
+    io.print(`Starting a HostProcess pod on ${t.name} (it is deleted when this terminal closes)…`);
+    const session = await deps.openPod({ context: t.context, nodeName: t.name, labels, cols: io.size.cols, rows: io.size.rows, signal: io.signal, onStatus: (s) => io.print(`  ${s}`) });
+    rt.log.info(`terminal ${t.name}: ${session.label}`);
+    return session;
+  };
+  const pty = new SessionPty(async (io) => {
+    if (access === 'pod') return viaPod(io);
+    const address = t.address ?? t.name;
+    const prompts = promptsFor(rt, deps);
+    io.print(`Connecting to ${access.user}@${address} over SSH…`);
+    try {
+      const session = await deps.openSsh({ ...sshOptions(address, access, prompts), cols: io.size.cols, rows: io.size.rows, signal: io.signal });
+      void prompts.settled();
+      return session;
+    } catch (err) {
+      void prompts.settled();
+      if (prompts.declinedByUser() || io.signal.aborted) return undefined;
+      const why = firstLine(await userMessage(err, t.context));
+      rt.log.warn(`terminal ${t.name}: SSH failed: ${why}`);
+      io.print(why);
+      if (!podMayHelp(err)) throw new Error('SSH is not possible with this host key.');
+      const choice = await vscode.window.showWarningMessage(`kube-windows: SSH to ${t.name} failed: ${why} Open a shell through a HostProcess pod instead?`, USE_POD);
+      if (choice !== USE_POD) throw new Error('SSH failed; no shell was opened.');
+      return viaPod(io);
+    }
+  });
+  const terminal = vscode.window.createTerminal({ name: `${t.name} (${access === 'pod' ? 'pod' : 'SSH'})`, pty, iconPath: new vscode.ThemeIcon('terminal-powershell') });
+  terminal.show();
+}
+
+// ---------------------------------------------------------------------------------------------
+// Reboot
+
+interface PodWithVolumes {
+  metadata: { name: string; namespace?: string };
+  spec?: { volumes?: { name: string; emptyDir?: unknown }[] };
+}
+
+async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await target(rt, arg, 'Reboot gracefully');
+  if (!t || noAddress(t)) return;
+  const confirm = await vscode.window.showWarningMessage(
+    `Reboot the Windows node ${t.name} gracefully?`,
+    {
+      modal: true,
+      detail:
+        'kube-windows cordons the node, drains it through the Eviction API (PodDisruptionBudgets honoured, DaemonSet pods left), runs Restart-Computer -Force over SSH, waits for NotReady then Ready (on AWS it re-adds the instance metadata route), and uncordons it.',
+    },
+    REBOOT,
+  );
+  if (confirm !== REBOOT) return;
+  const access = await chooseAccess(rt, t, false);
+  if (!access || access === 'pod') return;
+  const deps = await rt.deps();
+
+  // Consent for emptyDir data, asked before anything changes (the engine refuses without it).
+  let deleteEmptyDirData = false;
+  try {
+    const { evict } = await deps.drainTargets(t.cluster.kube, t.name);
+    const withData = (evict as PodWithVolumes[]).filter((p) => p.spec?.volumes?.some((v) => v.emptyDir !== undefined));
+    if (withData.length > 0) {
+      const names = withData.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`);
+      const ok = await vscode.window.showWarningMessage(
+        `${withData.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
+        { modal: true, detail: `${names.slice(0, 10).join('\n')}${names.length > 10 ? `\n… and ${names.length - 10} more` : ''}\n\nWithout consent the node is not rebooted.` },
+        DELETE_EMPTYDIR,
+      );
+      if (ok !== DELETE_EMPTYDIR) return;
+      deleteEmptyDirData = true;
+    }
+  } catch (err) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, t.context))}`);
+    return;
+  }
+
+  const minutes = vscode.workspace.getConfiguration('kubeWindows').get<number>('reboot.timeoutMinutes', 15) ?? 15;
+  const channel = channelFor(rt, `kube-windows: reboot ${t.name}`);
+  const address = t.address ?? t.name;
+  let disableEviction = false;
+  rt.log.info(`reboot ${t.name} (${t.context}): started`);
+  for (;;) {
+    const prompts = promptsFor(rt, deps);
+    const host = deps.host(sshOptions(address, access, prompts));
+    let result: RunResult | undefined;
+    let thrown: unknown;
+    let blocked: { pod: string; pdb?: string }[] | undefined;
+    try {
+      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: Math.max(1, minutes) * 60_000 });
+      result = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
+      blocked = ctx.state.blockedBy;
+    } catch (err) {
+      thrown = err;
+    } finally {
+      host.close();
+    }
+    await prompts.settled();
+    if (result?.outcome === 'done') {
+      rt.log.info(`reboot ${t.name}: done`);
+      void vscode.window.showInformationMessage(`kube-windows: ${deps.rebootSummary(result, t.name)}`);
+      return;
+    }
+    if (prompts.declinedByUser()) return;
+    if (result && blocked && blocked.length > 0 && !disableEviction && result.outcome === 'failed') {
+      const budgets = [...new Set(blocked.map((b) => b.pdb ?? `the budget of ${b.pod}`))];
+      const choice = await vscode.window.showWarningMessage(
+        `The drain of ${t.name} is blocked by PodDisruptionBudget ${budgets.join(', ')}. The node stays cordoned.`,
+        {
+          modal: true,
+          detail: `Blocked pods: ${blocked.map((b) => b.pod).join(', ')}.\n\nThe documented way out is to drain with eviction disabled: the pods are deleted directly, bypassing the budgets, so the application may drop below the availability its budget asks for. Only continue if that is acceptable.`,
+        },
+        BYPASS_PDB,
+      );
+      if (choice === BYPASS_PDB) {
+        rt.log.warn(`reboot ${t.name}: the user confirmed draining with eviction disabled (${budgets.join(', ')})`);
+        disableEviction = true;
+        continue;
+      }
+    }
+    const text = result ? deps.rebootSummary(result, t.name) : `The reboot of ${t.name} could not start: ${firstLine(await userMessage(thrown, t.context))}`;
+    rt.log.error(`reboot ${t.name}: ${text}`);
+    const choice = await vscode.window.showErrorMessage(`kube-windows: ${text}`, SHOW_LOG, RUN_AGAIN);
+    if (choice === RUN_AGAIN) continue; // resumable: done steps are skipped
+    if (choice === SHOW_LOG) channel.show(true);
+    return;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Logs
+
+async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await target(rt, arg, 'Collect logs');
+  if (!t || noAddress(t)) return;
+  const access = await chooseAccess(rt, t, false);
+  if (!access || access === 'pod') return;
+  const deps = await rt.deps();
+  const megabytes = vscode.workspace.getConfiguration('kubeWindows').get<number>('logs.maxMegabytes', 200) ?? 200;
+  const prompts = promptsFor(rt, deps);
+  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
+  let result: Awaited<ReturnType<NodeDeps['collectNodeLogs']>>;
+  try {
+    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: collecting the logs of ${t.name}`, cancellable: true }, async (progress, token) => {
+      const ctl = new AbortController();
+      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+      let last = 0;
+      try {
+        return await deps.collectNodeLogs({
+          host,
+          nodeName: t.name,
+          dir: deps.logsDir(),
+          maxBytes: Math.max(1, megabytes) * 1024 * 1024,
+          signal: ctl.signal,
+          onProgress: (message, fraction) => {
+            const now = fraction === undefined ? last : Math.round(fraction * 100);
+            progress.report({ message, increment: Math.max(0, now - last) });
+            last = Math.max(last, now);
+          },
+        });
+      } finally {
+        sub.dispose();
+      }
+    });
+  } catch (err) {
+    await prompts.settled();
+    if (prompts.declinedByUser()) return;
+    const cancelled = err instanceof Error && /cancelled by the user/.test(err.message);
+    const text = cancelled ? 'cancelled' : firstLine(await userMessage(err, t.context));
+    rt.log.error(`logs ${t.name}: ${text}`);
+    void vscode.window.showErrorMessage(`kube-windows: collecting the logs of ${t.name} ${cancelled ? 'was cancelled' : `failed: ${text}`}`);
+    return;
+  } finally {
+    host.close();
+  }
+  await prompts.settled();
+  rt.log.info(`logs ${t.name}: ${result.message} (${result.folder})`);
+  // The folder in the OS file manager; "Open folder" puts it in a VS Code window instead.
+  await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.folder));
+  const open = 'Open folder';
+  const choice = await vscode.window.showInformationMessage(`kube-windows: ${result.message}`, open);
+  if (choice === open) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.folder), { forceNewWindow: true });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Services
+
+const serviceKey = (context: string, node: string) => `${context}\u0000${node}`;
+
+/** The tree's source: never asks anything (passphrase from SecretStorage only, host key must be known). */
+async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView): Promise<NodeServicesAnswer> {
+  const cached = rt.services.get(serviceKey(context, view.name));
+  if (cached && Date.now() - cached.at < SERVICES_FRESH_MS) return cached.answer;
+  const keyPath = rememberedKeyPath(rt.context, context);
+  if (!keyPath) return { connect: `No SSH key is known for ${context} yet: connect once (user and key) to show the services of its nodes.` };
+  const deps = await rt.deps();
+  const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
+  if (!address) return { error: `${view.name} reports no InternalIP or ExternalIP address.` };
+  let needsUser = false;
+  const host = deps.host({
+    host: address,
+    username: rememberedUser(rt, context) ?? 'Administrator',
+    privateKeyPath: keyPath,
+    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+    askPassphrase: async (path, attempt) => {
+      const stored = attempt === 1 ? await rt.context.secrets.get(passphraseKey(path)) : undefined;
+      if (stored === undefined) needsUser = true;
+      return stored;
+    },
+    confirmUnknownHost: async () => {
+      needsUser = true;
+      return false;
+    },
+    connectTimeoutMs: 10_000,
+  });
+  try {
+    const services = await deps.nodeServices(host);
+    return { services };
+  } catch (err) {
+    const name = err instanceof Error ? err.name : '';
+    if (needsUser || name === 'AuthenticationError') return { connect: `Connecting to ${address} needs your answer (key passphrase, host key or another user): ${firstLine(err instanceof Error ? err.message : String(err))}` };
+    return { error: firstLine(await userMessage(err, context)) };
+  } finally {
+    host.close();
+  }
+}
+
+/** The services group of a node item id, for a refresh through the tree's retry (it asks the group again). */
+function refreshServices(nodeId: string): void {
+  void vscode.commands.executeCommand('kubeWindows.retry', `${nodeId}/services/error`);
+}
+
+/** The item `ctx/<c>/node/<n>` a services command came from (the connect item passes that id). */
+function nodeIdOf(arg: unknown): string | undefined {
+  const id = typeof arg === 'string' ? arg : (arg as Partial<TreeNode> | undefined)?.id;
+  return typeof id === 'string' ? /^(ctx\/[^/]+\/node\/[^/]+)/.exec(id)?.[1] : undefined;
+}
+
+async function connectServices(rt: Runtime, arg: unknown): Promise<void> {
+  const nodeId = nodeIdOf(arg);
+  const t = await target(rt, nodeId, 'Connect to show services');
+  if (!t || !nodeId || noAddress(t)) return;
+  const access = await chooseAccess(rt, t, false);
+  if (!access || access === 'pod') return;
+  const deps = await rt.deps();
+  const prompts = promptsFor(rt, deps);
+  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
+  try {
+    const services = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the services of ${t.name}…` }, () => deps.nodeServices(host));
+    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
+  } catch (err) {
+    await prompts.settled();
+    if (prompts.declinedByUser()) return;
+    void vscode.window.showErrorMessage(`kube-windows: reading the services of ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
+    return;
+  } finally {
+    host.close();
+  }
+  await prompts.settled();
+  refreshServices(nodeId);
+}
+
+async function restartService(rt: Runtime, arg: unknown): Promise<void> {
+  const item = arg as Partial<TreeNode> | undefined;
+  const nodeId = nodeIdOf(arg);
+  const m = typeof item?.id === 'string' ? /\/services\/([^/]+)$/.exec(item.id) : null;
+  if (!nodeId || !m?.[1]) {
+    void vscode.window.showInformationMessage('kube-windows: run "Restart service" on a service under a Windows node in the Clusters view.');
+    return;
+  }
+  const service = decodeURIComponent(m[1]);
+  const { node: nodeName } = parseItem({ id: nodeId });
+  const ok = await vscode.window.showWarningMessage(
+    `Restart ${service} on ${nodeName ?? 'the node'}?`,
+    { modal: true, detail: service === 'kubelet' || service === 'containerd' ? 'Running containers keep running, but the node may briefly report NotReady.' : 'The service stops and starts again (Restart-Service -Force).' },
+    RESTART,
+  );
+  if (ok !== RESTART) return;
+  const t = await target(rt, nodeId, 'Restart service');
+  if (!t || noAddress(t)) return;
+  const access = await chooseAccess(rt, t, false);
+  if (!access || access === 'pod') return;
+  const deps = await rt.deps();
+  const prompts = promptsFor(rt, deps);
+  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
+  try {
+    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: restarting ${service} on ${t.name}…` }, async () => {
+      const restarted = await deps.restartNodeService(host, service);
+      rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
+      return restarted;
+    });
+    rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
+    void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
+  } catch (err) {
+    await prompts.settled();
+    if (prompts.declinedByUser()) return;
+    void vscode.window.showErrorMessage(`kube-windows: restarting ${service} on ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
+    return;
+  } finally {
+    host.close();
+  }
+  await prompts.settled();
+  refreshServices(nodeId);
+}

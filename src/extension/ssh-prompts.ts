@@ -1,0 +1,129 @@
+// The SSH questions shared by every command that reaches a Windows host (join, remove, terminal,
+// services, reboot, logs): the user and key file (the key PATH remembered per context in
+// globalState), the key passphrase (SecretStorage only when the user says so) and trust on first
+// use of a host key. Moved out of join-commands.ts unchanged so that all commands ask the same way.
+import * as vscode from 'vscode';
+import { homedir } from 'node:os';
+import { join as joinPath } from 'node:path';
+import { userProblem } from '../core/windows/join-input';
+import type { SshConnectorOptions } from '../remote/ssh';
+
+export const KEY_PATHS = 'kubeWindows.join.keyPaths';
+export const passphraseKey = (keyPath: string) => `kubeWindows.ssh.passphrase:${keyPath}`;
+const TRUST = 'Trust and continue';
+
+/** What the prompts need from the command runtime. */
+export interface PromptRuntime {
+  context: vscode.ExtensionContext;
+  /** Key paths whose passphrase the user declined to remember in this session: asked once. */
+  declined: Set<string>;
+}
+
+/** Whether the passphrase opens the key file (decides whether to offer remembering it). */
+export type CheckPassphrase = (keyPath: string, passphrase: string) => Promise<boolean>;
+
+export async function askUser(): Promise<string | undefined> {
+  const user = await vscode.window.showInputBox({
+    title: 'kube-windows: SSH user on the Windows host',
+    prompt: 'An administrator account of the host',
+    value: 'Administrator',
+    ignoreFocusOut: true,
+    validateInput: (v) => (!v.trim() ? 'Enter the user name.' : userProblem(v.trim())),
+  });
+  return user?.trim() || undefined;
+}
+
+/** The key path last used for this kubeconfig context, if any (a path only, never key material). */
+export function rememberedKeyPath(ext: vscode.ExtensionContext, context: string): string | undefined {
+  return (ext.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {})[context];
+}
+
+export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: string): Promise<string | undefined> {
+  const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
+  const last = remembered[context];
+  const picked = await vscode.window.showOpenDialog({
+    title: 'kube-windows: private key for SSH to the host',
+    openLabel: 'Use this key',
+    canSelectFiles: true,
+    canSelectFolders: false,
+    canSelectMany: false,
+    defaultUri: vscode.Uri.file(last ?? joinPath(homedir(), '.ssh')),
+  });
+  const path = picked?.[0]?.fsPath;
+  if (!path) return undefined;
+  // A path only: the key's content and passphrase never go to globalState.
+  if (path !== last) await rt.context.globalState.update(KEY_PATHS, { ...remembered, [context]: path });
+  return path;
+}
+
+export interface Prompts {
+  options: Pick<SshConnectorOptions, 'askPassphrase' | 'confirmUnknownHost'>;
+  /** The user refused the host key or cancelled the passphrase: end quietly. */
+  declinedByUser(): boolean;
+  /** Settles the "remember the passphrase?" offer, if one was made. */
+  settled(): Promise<void>;
+}
+
+export function sshPrompts(rt: PromptRuntime, checkPassphrase: CheckPassphrase): Prompts {
+  const secrets = rt.context.secrets;
+  // The passphrase that opened the key in this operation: reconnects (after a host restart) reuse it
+  // instead of asking again. Memory only.
+  let known: string | undefined;
+  let declined = false;
+  const offers: Promise<void>[] = [];
+  return {
+    options: {
+      askPassphrase: async (keyPath, attempt) => {
+        const id = passphraseKey(keyPath);
+        if (attempt === 1 && known !== undefined) return known;
+        if (attempt === 1) {
+          const stored = await secrets.get(id);
+          if (stored !== undefined) return stored;
+        } else {
+          // The previous answer was wrong; if it came from SecretStorage it is stale.
+          known = undefined;
+          await secrets.delete(id);
+        }
+        const typed = await vscode.window.showInputBox({
+          title: 'kube-windows: SSH key passphrase',
+          prompt: attempt > 1 ? `Wrong passphrase. Passphrase for ${keyPath} (attempt ${attempt})` : `Passphrase for ${keyPath}`,
+          password: true,
+          ignoreFocusOut: true,
+        });
+        if (typed === undefined) {
+          declined = true;
+          return undefined;
+        }
+        if (await checkPassphrase(keyPath, typed)) {
+          known = typed;
+          if (!rt.declined.has(keyPath)) offers.push(offerRemember(rt, keyPath, typed));
+        }
+        return typed;
+      },
+      confirmUnknownHost: async (host, port, fingerprint, keyType) => {
+        const choice = await vscode.window.showWarningMessage(
+          `kube-windows: the SSH host key of ${host}${port === 22 ? '' : `:${port}`} is not known. Trust it?`,
+          {
+            modal: true,
+            detail: `Host: ${host}:${port}\nKey type: ${keyType}\nFingerprint: ${fingerprint}\n\nCompare it with the key on the host (ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_*_key.pub). Trusting it adds it to ~/.ssh/known_hosts.`,
+          },
+          TRUST,
+        );
+        if (choice !== TRUST) declined = true;
+        return choice === TRUST;
+      },
+    },
+    declinedByUser: () => declined,
+    settled: async () => {
+      await Promise.all(offers);
+    },
+  };
+}
+
+/** Offered once per key path (until accepted): remembers the passphrase in SecretStorage (the OS keychain) only on "Remember". */
+async function offerRemember(rt: PromptRuntime, keyPath: string, passphrase: string): Promise<void> {
+  const remember = 'Remember';
+  const choice = await vscode.window.showInformationMessage(`kube-windows: remember the passphrase of ${keyPath} in VS Code's secret storage (your OS keychain)?`, remember, 'Not now');
+  if (choice === remember) await rt.context.secrets.store(passphraseKey(keyPath), passphrase);
+  else rt.declined.add(keyPath); // asked once: no nagging for this key again in this session
+}

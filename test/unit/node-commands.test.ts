@@ -1,0 +1,425 @@
+// The node operation commands (issue 7, VS Code side) against the fake vscode module: reboot with
+// its consent questions (emptyDir data, the PDB bypass only after a modal confirmation), logs with
+// the folder revealed, the terminal (SSH, the HostProcess fallback, pass-through, close), and the
+// Services group's source and restart. The engine is replaced through the registerNodeCommands seam.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import type * as vscode from 'vscode';
+import type { KubeClient } from '../../src/cluster/client';
+import type { NodeObject } from '../../src/bootstrap/cluster-api';
+import type { RunResult } from '../../src/bootstrap/runner';
+import type { RebootContext } from '../../src/bootstrap/reboot';
+import type { Plan } from '../../src/bootstrap/plan';
+import type { SshConnectorOptions } from '../../src/remote/ssh';
+import type { WindowsHost } from '../../src/remote/windows-host';
+import type { InteractiveSession, SessionEnd } from '../../src/remote/interactive';
+import type { NodeDeps } from '../../src/extension/node-commands';
+import type { WindowsNodeView } from '../../src/cluster/windows-nodes';
+import { nodeAddress } from '../../src/bootstrap/node-services';
+import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
+
+let fake: FakeVscode = createFakeVscode();
+const unhook = hookVscodeModule(() => fake);
+test.after(() => unhook());
+const load = () => import('../../src/extension/node-commands');
+
+const KEY = '/home/u/.ssh/id_ed25519';
+const NODE_ITEM = { id: 'ctx/kind/node/win-1', contextValue: 'windowsNode' };
+const settle = () => new Promise((r) => setTimeout(r, 20));
+
+const NODE: NodeObject = {
+  metadata: { name: 'win-1', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } },
+  status: { addresses: [{ type: 'Hostname', address: 'win-1' }, { type: 'ExternalIP', address: '203.0.113.9' }, { type: 'InternalIP', address: '10.0.0.7' }] },
+};
+
+function makeContext(keyPaths: Record<string, string> | null) {
+  const global = new Map<string, unknown>(keyPaths ? [['kubeWindows.join.keyPaths', keyPaths]] : []);
+  const secrets = new Map<string, string>();
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    globalState: {
+      get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d),
+      update: async (k: string, v: unknown) => void global.set(k, v),
+      keys: () => [...global.keys()],
+    },
+    secrets: {
+      get: async (k: string) => secrets.get(k),
+      store: async (k: string, v: string) => void secrets.set(k, v),
+      delete: async (k: string) => void secrets.delete(k),
+      onDidChange: () => ({ dispose: () => undefined }),
+    },
+  };
+  return { context: context as unknown as vscode.ExtensionContext, global, subscriptions: context.subscriptions };
+}
+
+/** A scripted interactive session: records writes, resizes and close; `end()` plays the remote side ending. */
+class StubSession implements InteractiveSession {
+  written: string[] = [];
+  resized: [number, number][] = [];
+  closed = 0;
+  private data: ((t: string) => void)[] = [];
+  private ends: ((e: SessionEnd) => void)[] = [];
+  constructor(readonly label: string) {}
+  write(d: string) {
+    this.written.push(d);
+  }
+  resize(c: number, r: number) {
+    this.resized.push([c, r]);
+  }
+  onData(l: (t: string) => void) {
+    this.data.push(l);
+  }
+  onEnd(l: (e: SessionEnd) => void) {
+    this.ends.push(l);
+  }
+  close() {
+    this.closed++;
+    this.end({});
+  }
+  emit(t: string) {
+    for (const l of this.data) l(t);
+  }
+  end(e: SessionEnd) {
+    for (const l of this.ends.splice(0)) l(e);
+  }
+}
+
+interface H {
+  hosts: SshConnectorOptions[];
+  plans: Record<string, unknown>[];
+  pods: Record<string, unknown>[];
+  global: Map<string, unknown>;
+  run(command: string, arg?: unknown): Promise<void>;
+  services: ReturnType<Awaited<ReturnType<typeof load>>['registerNodeCommands']>['services'];
+}
+
+const result = (outcome: RunResult['outcome'], error?: RunResult['error']): RunResult => ({ planId: 'node-reboot', outcome, steps: [], durationMs: 1, ...(error ? { error } : {}) });
+
+async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<string, string> | null = { kind: KEY }): Promise<H> {
+  fake = createFakeVscode();
+  const { registerNodeCommands } = await load();
+  const { context, global } = makeContext(keyPaths);
+  const h: Partial<H> & Pick<H, 'hosts' | 'plans' | 'pods' | 'global'> = { hosts: [], plans: [], pods: [], global };
+  const deps: Partial<NodeDeps> = {
+    cluster: async () => ({ kube: {} as KubeClient }),
+    getNode: async (_k, name) => (name === 'win-1' ? NODE : undefined),
+    nodeAddress,
+    host: (options) => {
+      h.hosts.push(options);
+      return { label: `${options.username}@${options.host}:22`, close: () => undefined } as unknown as WindowsHost;
+    },
+    checkPassphrase: async () => true,
+    drainTargets: async () => ({ evict: [], skipped: [] }),
+    rebootSummary: (r, n) => (r.outcome === 'done' ? `${n} was rebooted and is Ready and schedulable again.` : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`),
+    logsDir: () => '/tmp/kw-logs',
+    ...overrides,
+  };
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
+  const ops = registerNodeCommands(context, log, deps);
+  h.services = ops.services;
+  h.run = async (command, arg) => {
+    await fake.commands.get(command)?.(arg);
+  };
+  return h as H;
+}
+
+/** A reboot plan stand-in: runPlan plays `outcomes` in turn and sets blockedBy when told. */
+function rebootDeps(h: { plans: Record<string, unknown>[] }, outcomes: { outcome: RunResult['outcome']; blocked?: boolean }[]): Partial<NodeDeps> {
+  return {
+    rebootPlanFor: async (opts) => {
+      h.plans.push({ ...opts, kube: undefined, host: undefined });
+      const ctx = { opts, state: {} } as unknown as RebootContext;
+      return { plan: { id: 'node-reboot', title: 'Reboot', target: 'win-1', steps: [] } as Plan<RebootContext>, ctx };
+    },
+    runPlan: async (_plan, ctx, o) => {
+      const next = outcomes.shift() ?? { outcome: 'done' };
+      o?.onEvent?.({ type: 'log', stepId: 'drain', level: 'info', message: 'evicting default/web-0' } as never);
+      if (next.blocked) (ctx as RebootContext).state.blockedBy = [{ pod: 'default/web-0', pdb: 'default/web-pdb', message: 'Cannot evict pod as it would violate the pod disruption budget.' }];
+      return next.outcome === 'done' ? result('done') : result(next.outcome, { stepId: 'drain', message: 'blocked by default/web-pdb' });
+    },
+  };
+}
+
+test('rebootNode: a modal confirmation first; declining it reads nothing more and runs nothing', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness(rebootDeps({ plans }, []));
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.equal(fake.shown[0]?.options?.modal, true);
+  assert.match(fake.shown[0]?.message ?? '', /Reboot the Windows node win-1 gracefully/);
+  assert.equal(plans.length, 0);
+  assert.equal(fake.questions.length, 0);
+});
+
+test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consent asked, plan run with progress and a channel', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness({
+    ...rebootDeps({ plans }, [{ outcome: 'done' }]),
+    drainTargets: async () => ({ evict: [{ metadata: { name: 'cache-0', namespace: 'apps' }, spec: { volumes: [{ name: 'tmp', emptyDir: {} }] } }] as never, skipped: [] }),
+  });
+  fake.answers.push('Reboot', 'Delete the emptyDir data and continue');
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.deepEqual(fake.questions[0]?.items, ['SSH as Administrator', 'SSH with another user or key…'], 'no pod choice for a reboot');
+  const consent = fake.shown[1];
+  assert.equal(consent?.options?.modal, true);
+  assert.match(consent?.message ?? '', /emptyDir/);
+  assert.match(consent?.options?.detail ?? '', /apps\/cache-0/);
+  assert.equal(h.hosts[0]?.host, '10.0.0.7', 'InternalIP before ExternalIP');
+  assert.equal(h.hosts[0]?.privateKeyPath, KEY);
+  assert.equal(plans.length, 1);
+  assert.equal(plans[0]?.deleteEmptyDirData, true);
+  assert.equal(plans[0]?.disableEviction, false);
+  assert.equal(plans[0]?.timeoutMs, 15 * 60_000, 'kubeWindows.reboot.timeoutMinutes default');
+  assert.equal(fake.progressRuns.at(-1)?.options.cancellable, true);
+  assert.ok(fake.logs.some((l) => l.name === 'kube-windows: reboot win-1' && l.lines.some((x) => /evicting default\/web-0/.test(x.text))));
+  assert.match(fake.shown.at(-1)?.message ?? '', /win-1 was rebooted/);
+});
+
+test('rebootNode: declining the emptyDir consent stops before anything changes', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness({
+    ...rebootDeps({ plans }, []),
+    drainTargets: async () => ({ evict: [{ metadata: { name: 'cache-0', namespace: 'apps' }, spec: { volumes: [{ name: 'tmp', emptyDir: {} }] } }] as never, skipped: [] }),
+  });
+  fake.answers.push('Reboot', undefined);
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.equal(plans.length, 0);
+});
+
+test('rebootNode: a PDB-blocked drain offers the disable-eviction path only through a modal, and re-runs with it', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness(rebootDeps({ plans }, [{ outcome: 'failed', blocked: true }, { outcome: 'done' }]));
+  fake.answers.push('Reboot', 'Delete the pods, bypassing the budgets');
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  const pdb = fake.shown.find((s) => /PodDisruptionBudget/.test(s.message));
+  assert.ok(pdb);
+  assert.equal(pdb.options?.modal, true);
+  assert.match(pdb.message, /default\/web-pdb/);
+  assert.match(pdb.message, /stays cordoned/);
+  assert.deepEqual(pdb.items, ['Delete the pods, bypassing the budgets']);
+  assert.deepEqual(plans.map((p) => p.disableEviction), [false, true]);
+  assert.match(fake.shown.at(-1)?.message ?? '', /was rebooted/);
+});
+
+test('rebootNode: declining the PDB bypass ends with the failure (node cordoned) and no second run', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness(rebootDeps({ plans }, [{ outcome: 'failed', blocked: true }]));
+  fake.answers.push('Reboot', undefined, undefined);
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.equal(plans.length, 1);
+  const last = fake.shown.at(-1);
+  assert.equal(last?.kind, 'error');
+  assert.match(last?.message ?? '', /stays cordoned/);
+  assert.deepEqual(last?.items, ['Show log', 'Run again']);
+});
+
+test('rebootNode: cancelling the progress reports a cancelled reboot; another user and key are asked and remembered', async () => {
+  const plans: Record<string, unknown>[] = [];
+  const h = await harness(rebootDeps({ plans }, [{ outcome: 'cancelled' }]), null);
+  fake.answers.push('Reboot', undefined);
+  fake.replies.push('admin2', KEY);
+  await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.equal(fake.questions[0]?.kind, 'input', 'no remembered key: straight to the user');
+  assert.equal(h.hosts[0]?.username, 'admin2');
+  assert.deepEqual(h.global.get('kubeWindows.ssh.users'), { kind: 'admin2' });
+  assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { kind: KEY });
+  assert.equal(fake.shown.at(-1)?.kind, 'error');
+});
+
+test('collectLogs: progress, the cap from the setting, the folder revealed in the OS', async () => {
+  let seen: Record<string, unknown> | undefined;
+  const h = await harness({
+    collectNodeLogs: async (o) => {
+      seen = { ...o, host: undefined };
+      o.onProgress?.('downloading C:\\k\\log\\kubelet.log', 0.5);
+      return { folder: '/tmp/kw-logs/win-1-20261121-101500', files: [], skipped: [], totalBytes: 0, message: 'Collected 3 files (1.2 MB).' };
+    },
+  });
+  fake.replies.push('SSH as Administrator');
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.collectLogs', NODE_ITEM);
+  assert.equal(seen?.nodeName, 'win-1');
+  assert.equal(seen?.dir, '/tmp/kw-logs');
+  assert.equal(seen?.maxBytes, 200 * 1024 * 1024);
+  assert.ok(fake.progressRuns.some((p) => p.reports.some((r) => /kubelet\.log/.test(r.message ?? ''))));
+  const reveal = fake.executed.find((e) => e[0] === 'revealFileInOS');
+  assert.equal((reveal?.[1] as { fsPath: string } | undefined)?.fsPath, '/tmp/kw-logs/win-1-20261121-101500');
+  assert.match(fake.shown.at(-1)?.message ?? '', /Collected 3 files/);
+});
+
+test('collectLogs: a failure is one error line; nothing is revealed', async () => {
+  const h = await harness({
+    collectNodeLogs: async () => {
+      throw new Error('Could not connect to Administrator@10.0.0.7:22: connection refused.');
+    },
+  });
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.collectLogs', NODE_ITEM);
+  assert.equal(fake.executed.filter((e) => e[0] === 'revealFileInOS').length, 0);
+  assert.match(fake.shown.at(-1)?.message ?? '', /failed: Could not connect/);
+});
+
+test('openTerminal over SSH: a pty terminal; input, output and resize pass through; closing ends the session', async () => {
+  const session = new StubSession('Administrator@10.0.0.7:22');
+  let opened: Record<string, unknown> | undefined;
+  const h = await harness({
+    openSsh: async (o) => {
+      opened = { ...o };
+      return session;
+    },
+  });
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  assert.deepEqual(fake.questions[0]?.items, ['SSH as Administrator', 'SSH with another user or key…', 'Use a HostProcess pod']);
+  const t = fake.terminals[0];
+  assert.ok(t?.pty, 'a Pseudoterminal');
+  assert.equal(t.shown, 1);
+  await settle();
+  assert.equal(opened?.host, '10.0.0.7');
+  assert.equal(opened?.cols, 120);
+  assert.equal(opened?.rows, 30);
+  assert.equal(typeof opened?.confirmUnknownHost, 'function', 'the join host-key rules');
+  session.emit('PS C:\\Users\\Administrator> ');
+  assert.match(t.output, /PS C:\\Users\\Administrator> $/);
+  t.pty.handleInput?.('hostname\r');
+  assert.deepEqual(session.written, ['hostname\r']);
+  t.pty.setDimensions?.({ columns: 100, rows: 40 });
+  assert.deepEqual(session.resized.at(-1), [100, 40]);
+  t.pty.close();
+  assert.equal(session.closed, 1);
+});
+
+test('openTerminal: a dropped connection prints a clear line, the next key closes the terminal', async () => {
+  const session = new StubSession('Administrator@10.0.0.7:22');
+  const h = await harness({ openSsh: async () => session });
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  const t = fake.terminals[0]!;
+  session.end({ lost: 'the connection to Administrator@10.0.0.7:22 was lost' });
+  assert.match(t.output, /connection to Administrator@10\.0\.0\.7:22 was lost; the session has ended/);
+  assert.equal(t.closedWith, undefined, 'still open so the line can be read');
+  t.pty?.handleInput?.('x');
+  assert.equal(t.closedWith, null);
+  assert.deepEqual(session.written, [], 'the key is not sent anywhere');
+});
+
+test('openTerminal: `exit` in the remote shell closes the terminal', async () => {
+  const session = new StubSession('x');
+  const h = await harness({ openSsh: async () => session });
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  session.end({ exitCode: 0 });
+  assert.equal(fake.terminals[0]?.closedWith, null);
+});
+
+test('openTerminal: SSH unreachable offers the HostProcess pod, which gets the node and its labels', async () => {
+  const pod = new StubSession('pod kube-system/kube-windows-shell-win-1-abc');
+  let podArgs: Record<string, unknown> | undefined;
+  const h = await harness({
+    openSsh: async () => {
+      throw Object.assign(new Error('Could not connect to Administrator@10.0.0.7:22: the TCP connection timed out.'), { name: 'RemoteError' });
+    },
+    openPod: async (o) => {
+      podArgs = { ...o };
+      o.onStatus?.('Pending: ContainerCreating');
+      return pod;
+    },
+  });
+  fake.replies.push('SSH as Administrator');
+  fake.answers.push('Use a HostProcess pod');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  const offer = fake.shown.find((s) => s.items.includes('Use a HostProcess pod'));
+  assert.match(offer?.message ?? '', /SSH to win-1 failed: .*timed out/);
+  assert.equal(podArgs?.nodeName, 'win-1');
+  assert.deepEqual(podArgs?.labels, NODE.metadata.labels);
+  const t = fake.terminals[0]!;
+  assert.match(t.output, /Starting a HostProcess pod on win-1/);
+  assert.match(t.output, /ContainerCreating/);
+  t.pty?.close();
+  assert.equal(pod.closed, 1, 'closing the terminal ends the pod session (which deletes the pod)');
+});
+
+test('openTerminal: picking the pod skips SSH; a host key refusal never falls back', async () => {
+  let sshCalls = 0;
+  const pod = new StubSession('pod');
+  const h = await harness({
+    openSsh: async () => {
+      sshCalls++;
+      throw Object.assign(new Error('The host key of 10.0.0.7 changed'), { name: 'HostKeyChangedError' });
+    },
+    openPod: async () => pod,
+  });
+  fake.replies.push('Use a HostProcess pod');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  assert.equal(sshCalls, 0);
+  assert.match(fake.terminals[0]?.name ?? '', /pod/);
+
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  const t = fake.terminals[1]!;
+  assert.match(t.output, /host key/);
+  assert.equal(fake.shown.filter((s) => s.items.includes('Use a HostProcess pod')).length, 0);
+});
+
+const VIEW = { name: 'win-1', addresses: NODE.status?.addresses ?? [] } as unknown as WindowsNodeView;
+
+test('services source: connect item without a key; rows over SSH with one; connect again when it needs an answer', async () => {
+  const none = await harness({}, null);
+  assert.ok('connect' in (await none.services('kind', VIEW)));
+
+  const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
+  const h = await harness({ nodeServices: async () => rows });
+  assert.deepEqual(await h.services('kind', VIEW), { services: rows });
+  assert.equal(h.hosts[0]?.host, '10.0.0.7');
+  // The tree never asks: the host key prompt answers no at once.
+  assert.equal(await h.hosts[0]?.confirmUnknownHost?.('10.0.0.7', 22, 'SHA256:x', 'ssh-ed25519', []), false);
+  assert.equal(fake.questions.length + fake.shown.length, 0);
+
+  const locked = await harness({
+    nodeServices: async (host) => {
+      const o = locked.hosts.at(-1)!;
+      void host;
+      const p = await o.askPassphrase?.(KEY, 1);
+      if (p === undefined) throw Object.assign(new Error('No passphrase was given'), { name: 'AuthenticationError' });
+      return [];
+    },
+  });
+  assert.ok('connect' in (await locked.services('kind', VIEW)));
+});
+
+test('connectServices asks, reads the services and refreshes the group; restartService confirms modally first', async () => {
+  const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
+  const restarted: string[] = [];
+  const h = await harness({
+    nodeServices: async () => rows,
+    restartNodeService: async (_host, name) => {
+      restarted.push(name);
+      return { name, status: 'Running' };
+    },
+  });
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.connectServices', 'ctx/kind/node/win-1');
+  assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.retry' && e[1] === 'ctx/kind/node/win-1/services/error'));
+
+  const item = { id: 'ctx/kind/node/win-1/services/kubelet', contextValue: 'windowsService' };
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.restartService', item);
+  assert.deepEqual(restarted, []);
+  assert.equal(fake.shown.at(-1)?.options?.modal, true);
+  assert.match(fake.shown.at(-1)?.message ?? '', /Restart kubelet on win-1/);
+
+  fake.answers.push('Restart');
+  fake.replies.push('SSH as Administrator');
+  await h.run('kubeWindows.restartService', item);
+  assert.deepEqual(restarted, ['kubelet']);
+  assert.match(fake.shown.at(-1)?.message ?? '', /kubelet on win-1 was restarted/);
+});
