@@ -4,7 +4,9 @@
 // `--vscode`: the extension-host suite (test/vscode, @vscode/test-cli style) in the VS Code server
 // bundled in code-server (test/e2e/run-vscode-suite.ts): builds dist/ (the repository itself is the
 // extension under development) instead of packaging, and runs the bundled runner with node.
-// Extra arguments go to `node --test` (e.g. --test-name-pattern=activation); not with --vscode.
+// Extra arguments go to `node --test` (e.g. --test-name-pattern=activation).
+// `--prepare`: set up, package and bundle everything (the UI tests and the extension-host suite),
+// run nothing: `npm test` then runs out/e2e with the rest of the tests in one `node --test`.
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, existsSync } from 'node:fs';
@@ -17,18 +19,19 @@ const t0 = Date.now();
 const setupMs = setup();
 
 const vscodeSuite = process.argv.includes('--vscode');
-const passThrough = process.argv.slice(2).filter((a) => a !== '--vscode');
+const prepareOnly = process.argv.includes('--prepare');
+const passThrough = process.argv.slice(2).filter((a) => a !== '--vscode' && a !== '--prepare');
 const outDir = join(root, 'out', 'e2e');
 rmSync(outDir, { recursive: true, force: true });
-if (vscodeSuite) rmSync(join(root, 'out', 'vscode-test'), { recursive: true, force: true });
+rmSync(join(root, 'out', 'vscode-test'), { recursive: true, force: true });
 
+// The .vsix (its prepublish also leaves the production bundles in dist/, which the extension-host
+// suite loads as the extension under development).
 const vsix = join(outDir, 'kube-windows.vsix');
 const tPack = Date.now();
-const packed = vscodeSuite
-  ? spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] })
-  : spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 if (packed.status !== 0) process.exit(packed.status ?? 1);
-console.log(`e2e: ${vscodeSuite ? 'built dist/' : `packaged ${vsix}`} in ${((Date.now() - tPack) / 1000).toFixed(1)} s`);
+console.log(`e2e: packaged ${vsix} in ${((Date.now() - tPack) / 1000).toFixed(1)} s`);
 
 const common = {
   bundle: true,
@@ -42,15 +45,21 @@ const common = {
   banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
   external: ['cpu-features', '*.node', 'playwright-core', 'vscode', 'mocha'],
 };
-const dir = vscodeSuite ? 'test/vscode' : 'test/e2e';
-const entries = readdirSync(join(root, dir)).filter((f) => f.endsWith('.test.ts') || (vscodeSuite && f === 'index.ts')).map((f) => join(dir, f));
-await build({ ...common, entryPoints: entries, outdir: vscodeSuite ? join(root, 'out', 'vscode-test') : outDir, outbase: dir });
-if (vscodeSuite) await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
+const listed = (dir, keep) => readdirSync(join(root, dir)).filter(keep).map((f) => join(dir, f));
+await build({ ...common, entryPoints: listed('test/e2e', (f) => f.endsWith('.test.ts')), outdir: outDir, outbase: 'test/e2e' });
+await build({ ...common, entryPoints: listed('test/vscode', (f) => f.endsWith('.test.ts') || f === 'index.ts'), outdir: join(root, 'out', 'vscode-test'), outbase: 'test/vscode' });
+await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
+if (prepareOnly) {
+  console.log(`e2e: prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s (setup ${(setupMs / 1000).toFixed(1)} s)`);
+  process.exit(0);
+}
 
 const env = { ...process.env, KW_VSIX: vsix };
-const files = vscodeSuite ? [join(outDir, 'run-vscode-suite.js')] : readdirSync(outDir).filter((f) => f.endsWith('.test.js')).map((f) => join(outDir, f));
+const files = readdirSync(outDir)
+  .filter((f) => f.endsWith('.test.js') && (vscodeSuite ? f === 'vscode-suite.test.js' : true))
+  .map((f) => join(outDir, f));
 const tRun = Date.now();
-const args = vscodeSuite ? files : ['--test', '--test-concurrency=1', '--test-force-exit', ...passThrough, ...files];
+const args = ['--test', '--test-concurrency=1', '--test-force-exit', ...passThrough, ...files];
 const r = spawnSync(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
 const total = (Date.now() - t0) / 1000;
 console.log(`e2e: setup ${(setupMs / 1000).toFixed(1)} s, tests ${((Date.now() - tRun) / 1000).toFixed(1)} s, total ${total.toFixed(1)} s; screenshots in ${join(root, 'test-results')}${existsSync(join(root, 'test-results')) ? '' : ' (none)'}`);

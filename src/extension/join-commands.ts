@@ -197,6 +197,8 @@ export function registerJoinCommands(context: vscode.ExtensionContext, log: vsco
     vscode.commands.registerCommand('kubeWindows.joinNode', guarded('joinNode', (arg) => joinNode(rt, arg))),
     vscode.commands.registerCommand('kubeWindows.showJoinPlan', guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg))),
     vscode.commands.registerCommand('kubeWindows.removeNode', guarded('removeNode', (arg) => removeNode(rt, arg))),
+    // Dry-run plans are read-only virtual documents: nothing to save, nothing to edit by mistake.
+    vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, { provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n' }),
     { dispose: () => rt.channels.forEach((c) => c.dispose()) },
   );
 }
@@ -544,9 +546,17 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
   } finally {
     host.close();
   }
-  const doc = await vscode.workspace.openTextDocument({ language: PLAN_LANGUAGE, content: text });
+  // A new URI each time: an open plan of an earlier run stays as it was.
+  const uri = vscode.Uri.parse(`${PLAN_SCHEME}:/join-${encodeURIComponent(a.address)}-${++planCounter}.plan`);
+  planDocs.set(uri.toString(), text);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(doc, PLAN_LANGUAGE);
   await vscode.window.showTextDocument(doc, { preview: false });
 }
+
+const PLAN_SCHEME = 'kube-windows-plan';
+const planDocs = new Map<string, string>();
+let planCounter = 0;
 
 // ---------------------------------------------------------------------------------------------
 // Remove
