@@ -31,7 +31,7 @@ const common = {
 const engineExternal = {
   name: 'engine-external',
   setup(b) {
-    b.onResolve({ filter: /^\.\/engine$/ }, (args) => (args.importer.endsWith(join('src', 'extension', 'join-commands.ts')) ? { path: './engine.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/engine$/ }, (args) => (args.importer.includes(join('src', 'extension')) ? { path: './engine.js', external: true } : undefined));
   },
 };
 

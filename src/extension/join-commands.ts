@@ -7,23 +7,22 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
+import { channelFor, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, PLAN_LANGUAGE, runWithProgress, userMessage } from './command-kit';
 import { homedir } from 'node:os';
 import { isIPv4, isIPv6 } from 'node:net';
 import { join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
-import type { TreeNode } from '../cluster/tree';
 import type { AnyPlan, JoinRequest, JoinVia, detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 import type { NodeObject } from '../bootstrap/cluster-api';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
 import type { Finding } from '../bootstrap/preflight';
-import type { RunEvent, RunResult } from '../bootstrap/runner';
+import type { RunResult } from '../bootstrap/runner';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import { askKeyFile, askUser, sshPrompts, type Prompts } from './ssh-prompts';
 
-export const PLAN_LANGUAGE = 'kube-windows-plan';
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
 const WMCO_AUTOMATIC = 'Install WMCO (Automatic)';
@@ -60,38 +59,12 @@ export interface JoinDeps {
   secret(value: string): Secret;
 }
 
-/**
- * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
- * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
- */
-export function loadEngine(): Promise<typeof import('./engine')> {
-  // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
-  // sibling bundle is what esbuild leaves external.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
-}
-
 async function defaultDeps(): Promise<JoinDeps> {
   const e = await loadEngine();
-  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const kc = kubeconfigAccess(e);
   return {
-    contexts: async () => {
-      const loaded = e.loadKubeconfig(locate());
-      if (!loaded.ok) return { ok: false, message: loaded.message };
-      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
-    },
-    // Mirrors the CLI's clusterFor: the context's config, and its CA for kubeadm discovery.
-    cluster: async (context) => {
-      const loaded = e.loadKubeconfig(locate());
-      if (!loaded.ok) throw new Error(loaded.message);
-      if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
-      const config = e.configForContext(loaded.config, context);
-      const c = config.getCurrentCluster();
-      let caPem: string | undefined;
-      if (c?.caData) caPem = Buffer.from(c.caData, 'base64').toString('utf8');
-      else if (c?.caFile) caPem = await (await import('node:fs')).promises.readFile(c.caFile, 'utf8');
-      return { kube: new e.KubeClient(config), ...(caPem ? { caPem } : {}) };
-    },
+    contexts: kc.contexts,
+    cluster: kc.cluster,
     detectVia: e.detectVia,
     joinPlan: e.joinPlan,
     runAnyPlan: e.runAnyPlan,
@@ -112,33 +85,8 @@ async function defaultDeps(): Promise<JoinDeps> {
   };
 }
 
-/** Words for a failure: engine errors are written for users; API failures go through classifyError. */
-export async function userMessage(err: unknown, context: string): Promise<string> {
-  const { RemoteError, classifyError } = await loadEngine();
-  if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
-  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
-  return classifyError(err, { context }).message;
-}
-
-const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
-
 function isPreflightError(err: unknown): err is Error & { findings: Finding[] } {
   return err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings);
-}
-
-/** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */
-export function parseItem(arg: unknown): { context?: string; node?: string; openshift?: boolean } {
-  if (typeof arg === 'string') return { context: arg };
-  const item = arg as Partial<TreeNode> | undefined;
-  if (!item || typeof item.id !== 'string') return {};
-  const m = /^ctx\/([^/]+)(?:\/node\/([^/]+))?$/.exec(item.id);
-  if (!m?.[1]) return {};
-  const out: { context?: string; node?: string; openshift?: boolean } = { context: decodeURIComponent(m[1]) };
-  if (m[2]) out.node = decodeURIComponent(m[2]);
-  if (item.contextValue === 'cluster.openshift') out.openshift = true;
-  else if (item.contextValue === 'cluster') out.openshift = false;
-  return out;
 }
 
 /** Why an address cannot be used, or undefined. BYOH keys are IPv4 addresses or DNS names (WMCO). */
@@ -183,16 +131,7 @@ export function registerJoinCommands(context: vscode.ExtensionContext, log: vsco
     channels: new Map(),
     declined: new Set(),
   };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
-    try {
-      await fn(arg);
-    } catch (err) {
-      // The last resort: one line, no stack (details in the log).
-      const message = err instanceof Error ? err.message : String(err);
-      log.error(`${name}: ${message}`);
-      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
-    }
-  };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand('kubeWindows.joinNode', guarded('joinNode', (arg) => joinNode(rt, arg))),
     vscode.commands.registerCommand('kubeWindows.showJoinPlan', guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg))),
@@ -346,55 +285,6 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
 
 // ---------------------------------------------------------------------------------------------
 // Running a plan
-
-export function channelFor(rt: Pick<Runtime, 'channels'>, name: string): vscode.OutputChannel {
-  let channel = rt.channels.get(name);
-  if (!channel) {
-    channel = vscode.window.createOutputChannel(name, PLAN_LANGUAGE);
-    rt.channels.set(name, channel);
-  }
-  return channel;
-}
-
-export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;
-
-/** Runs under a cancellable notification; every event goes to the channel as a plan-log line. */
-export async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
-  const { renderLog } = await loadEngine();
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const ctl = new AbortController();
-    const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-    let total = 1;
-    let step = '';
-    const onEvent = (e: RunEvent) => {
-      channel.appendLine(renderLog([e]).replace(/\n$/, ''));
-      switch (e.type) {
-        case 'plan-start':
-          total = Math.max(1, e.steps.length);
-          break;
-        case 'step-start':
-          step = `step ${e.index}/${e.total}: ${e.title}`;
-          progress.report({ message: step });
-          break;
-        case 'log': {
-          const line = e.message.length > 100 ? `${e.message.slice(0, 99)}…` : e.message;
-          progress.report({ message: step ? `${step} — ${line}` : line });
-          break;
-        }
-        case 'step-end':
-          progress.report({ increment: 100 / total });
-          break;
-        default:
-          break;
-      }
-    };
-    try {
-      return await run({ signal: ctl.signal, onEvent });
-    } finally {
-      sub.dispose();
-    }
-  });
-}
 
 /** The preflight fix the engine offers first, among the blocking findings. */
 function offeredFix(findings: readonly Finding[] | undefined): Finding | undefined {

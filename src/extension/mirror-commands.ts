@@ -3,11 +3,12 @@
 // IDMS/ITMS objects, else from the cluster. The engine loads on first use (./join-commands'
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
+import { firstLine, guarded as guard, kubeconfigAccess } from './command-kit';
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type * as Engine from './engine';
-import { channelFor, loadEngine, parseItem, userMessage } from './join-commands';
+import { channelFor, loadEngine, parseItem, userMessage } from './command-kit';
 import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 
 const APPLY = 'Apply';
@@ -31,19 +32,10 @@ export interface MirrorDeps {
 
 async function defaultDeps(): Promise<MirrorDeps> {
   const e = await loadEngine();
-  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const kc = kubeconfigAccess(e);
   return {
-    contexts: async () => {
-      const loaded = e.loadKubeconfig(locate());
-      if (!loaded.ok) return { ok: false, message: loaded.message };
-      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
-    },
-    cluster: async (context) => {
-      const loaded = e.loadKubeconfig(locate());
-      if (!loaded.ok) throw new Error(loaded.message);
-      if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
-      return { kube: new e.KubeClient(e.configForContext(loaded.config, context)) };
-    },
+    contexts: kc.contexts,
+    cluster: kc.cluster,
     mirrorsDiff: e.mirrorsDiff,
     mirrorsApply: e.mirrorsApply,
     mirrorObjectsOfText: e.mirrorObjectsOfText,
@@ -73,22 +65,13 @@ interface Runtime {
   previewChanged: vscode.EventEmitter<vscode.Uri>;
 }
 
-const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
 
 export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
   let loaded: Promise<MirrorDeps> | undefined;
   const previews = new Map<string, string>();
   const previewChanged = new vscode.EventEmitter<vscode.Uri>();
   const rt: Runtime = { context, log, deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))), channels: new Map(), declined: new Set(), previews, previewChanged };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
-    try {
-      await fn(arg);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      log.error(`${name}: ${message}`);
-      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
-    }
-  };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand('kubeWindows.previewMirrors', guarded('previewMirrors', (arg) => preview(rt, arg))),
     vscode.commands.registerCommand('kubeWindows.applyMirrors', guarded('applyMirrors', (arg) => apply(rt, arg))),

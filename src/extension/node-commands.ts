@@ -8,6 +8,7 @@
 // need an explicit trust. The Services group never asks anything while the tree expands: without
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
+import { firstLine, guarded as guard, kubeconfigAccess } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
@@ -20,7 +21,8 @@ import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine';
-import { channelFor, loadEngine, parseItem, runWithProgress, userMessage, type ClusterHandle } from './join-commands';
+import type { ClusterHandle } from './join-commands';
+import { channelFor, loadEngine, parseItem, runWithProgress, userMessage } from './command-kit';
 import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 import { SessionPty } from './terminal';
 
@@ -58,13 +60,7 @@ export interface NodeDeps {
 
 async function defaultDeps(): Promise<NodeDeps> {
   const e = await loadEngine();
-  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
-  const configFor = (context: string) => {
-    const loaded = e.loadKubeconfig(locate());
-    if (!loaded.ok) throw new Error(loaded.message);
-    if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
-    return e.configForContext(loaded.config, context);
-  };
+  const { configFor } = kubeconfigAccess(e);
   return {
     cluster: async (context) => {
       const config = configFor(context);
@@ -112,7 +108,6 @@ export interface NodeCommands {
   services: NodeServicesSource;
 }
 
-const firstLine = (text: string) => text.split('\n')[0]?.trim() ?? '';
 
 export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
   let loaded: Promise<NodeDeps> | undefined;
@@ -124,15 +119,7 @@ export function registerNodeCommands(context: vscode.ExtensionContext, log: vsco
     declined: new Set(),
     services: new Map(),
   };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => async (arg: unknown) => {
-    try {
-      await fn(arg);
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      log.error(`${name}: ${message}`);
-      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
-    }
-  };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand('kubeWindows.openTerminal', guarded('openTerminal', (arg) => openTerminal(rt, arg))),
     vscode.commands.registerCommand('kubeWindows.rebootNode', guarded('rebootNode', (arg) => rebootNode(rt, arg))),

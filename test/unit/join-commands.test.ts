@@ -349,7 +349,8 @@ test('showJoinPlan: the same questions without SSH, and a kube-windows-plan docu
 });
 
 test('address validation and the windows-instances key of a node', async () => {
-  const { validateAddress, instanceKeyFor, parseItem } = await load();
+  const { validateAddress, instanceKeyFor } = await load();
+  const { parseItem } = await import('../../src/extension/command-kit');
   assert.equal(validateAddress('10.0.0.5', 'byoh'), undefined);
   assert.equal(validateAddress('win-1.example.com', 'byoh'), undefined);
   assert.match(validateAddress('  ', 'byoh') ?? '', /Enter/);

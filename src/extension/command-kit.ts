@@ -1,0 +1,142 @@
+// What the join, mirror and node commands share: the guard that turns a failure into one line for
+// the user (details in the log), and kubeconfig access through the lazily loaded engine.
+import * as vscode from 'vscode';
+import type * as Engine from './engine';
+import type { TreeNode } from '../cluster/tree';
+import type { RunEvent, RunResult } from '../bootstrap/runner';
+
+/** The language of plan and log documents (syntaxes/kube-windows-plan.tmLanguage.json). */
+export const PLAN_LANGUAGE = 'kube-windows-plan';
+
+export const firstLine = (text: string): string => text.split('\n')[0]?.trim() ?? '';
+
+/** Wraps a command: an unexpected failure becomes one error line (no stack), logged in full. */
+export function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: unknown) => Promise<void>): (arg: unknown) => Promise<void> {
+  return async (arg: unknown) => {
+    try {
+      await fn(arg);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      log.error(`${name}: ${message}`);
+      void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
+    }
+  };
+}
+
+export type ContextList = { ok: true; names: string[]; current?: string } | { ok: false; message: string };
+
+/** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules). */
+export function kubeconfigAccess(e: typeof Engine) {
+  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const configFor = (context: string) => {
+    const loaded = e.loadKubeconfig(locate());
+    if (!loaded.ok) throw new Error(loaded.message);
+    if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
+    return e.configForContext(loaded.config, context);
+  };
+  return {
+    configFor,
+    contexts: async (): Promise<ContextList> => {
+      const loaded = e.loadKubeconfig(locate());
+      if (!loaded.ok) return { ok: false, message: loaded.message };
+      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
+    },
+    /** A client for the context, and its CA (for kubeadm discovery), as the CLI's clusterFor does. */
+    cluster: async (context: string) => {
+      const config = configFor(context);
+      const c = config.getCurrentCluster();
+      let caPem: string | undefined;
+      if (c?.caData) caPem = Buffer.from(c.caData, 'base64').toString('utf8');
+      else if (c?.caFile) caPem = await (await import('node:fs')).promises.readFile(c.caFile, 'utf8');
+      return { kube: new e.KubeClient(config), config, ...(caPem ? { caPem } : {}) };
+    },
+  };
+}
+
+/**
+ * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
+ * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
+ */
+export function loadEngine(): Promise<typeof import('./engine')> {
+  // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
+  // sibling bundle is what esbuild leaves external.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
+}
+
+
+/** Words for a failure: engine errors are written for users; API failures go through classifyError. */
+export async function userMessage(err: unknown, context: string): Promise<string> {
+  const { RemoteError, classifyError } = await loadEngine();
+  if (err instanceof RemoteError) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
+  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
+  return classifyError(err, { context }).message;
+}
+
+
+
+/** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */
+export function parseItem(arg: unknown): { context?: string; node?: string; openshift?: boolean } {
+  if (typeof arg === 'string') return { context: arg };
+  const item = arg as Partial<TreeNode> | undefined;
+  if (!item || typeof item.id !== 'string') return {};
+  const m = /^ctx\/([^/]+)(?:\/node\/([^/]+))?$/.exec(item.id);
+  if (!m?.[1]) return {};
+  const out: { context?: string; node?: string; openshift?: boolean } = { context: decodeURIComponent(m[1]) };
+  if (m[2]) out.node = decodeURIComponent(m[2]);
+  if (item.contextValue === 'cluster.openshift') out.openshift = true;
+  else if (item.contextValue === 'cluster') out.openshift = false;
+  return out;
+}
+
+
+/** One output channel per operation (name), in the plan/log language. */
+export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, name: string): vscode.OutputChannel {
+  let channel = rt.channels.get(name);
+  if (!channel) {
+    channel = vscode.window.createOutputChannel(name, PLAN_LANGUAGE);
+    rt.channels.set(name, channel);
+  }
+  return channel;
+}
+
+export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;
+
+/** Runs under a cancellable notification; every event goes to the channel as a plan-log line. */
+export async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
+  const { renderLog } = await loadEngine();
+  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
+    const ctl = new AbortController();
+    const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+    let total = 1;
+    let step = '';
+    const onEvent = (e: RunEvent) => {
+      channel.appendLine(renderLog([e]).replace(/\n$/, ''));
+      switch (e.type) {
+        case 'plan-start':
+          total = Math.max(1, e.steps.length);
+          break;
+        case 'step-start':
+          step = `step ${e.index}/${e.total}: ${e.title}`;
+          progress.report({ message: step });
+          break;
+        case 'log': {
+          const line = e.message.length > 100 ? `${e.message.slice(0, 99)}…` : e.message;
+          progress.report({ message: step ? `${step} — ${line}` : line });
+          break;
+        }
+        case 'step-end':
+          progress.report({ increment: 100 / total });
+          break;
+        default:
+          break;
+      }
+    };
+    try {
+      return await run({ signal: ctl.signal, onEvent });
+    } finally {
+      sub.dispose();
+    }
+  });
+}
