@@ -8,8 +8,8 @@
 // to load this repository as the extension under development and to run the suite there. The suite
 // writes its results to KW_VSCODE_RESULTS; the workbench reports the extension host's exit code
 // through window.codeAutomationExit. Hard timeout: KW_VSCODE_TIMEOUT_MS (default 120 s).
-import { existsSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { launchBrowser, ROOT, startCodeServer, screenshot, type CodeServer } from './harness';
 
@@ -24,6 +24,8 @@ interface SuiteResults {
 async function main(): Promise<number> {
   const t0 = Date.now();
   rmSync(RESULTS, { force: true });
+  // On a clean clone test-results/ does not exist yet; the suite writes its results there.
+  mkdirSync(dirname(RESULTS), { recursive: true });
   let cs: CodeServer | undefined;
   let browser: Browser | undefined;
   const log: string[] = [];

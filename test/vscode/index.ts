@@ -1,7 +1,7 @@
 // The extensionTestsPath entry: runs the mocha suites next to this file inside the extension host
 // and, when KW_VSCODE_RESULTS is set (the code-server runner), writes the results there as JSON.
-import { readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export function run(): Promise<void> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -11,7 +11,11 @@ export function run(): Promise<void> {
   const results: { title: string; state: string; error?: string }[] = [];
   return new Promise((resolve, reject) => {
     const runner = mocha.run((failures) => {
-      if (process.env.KW_VSCODE_RESULTS) writeFileSync(process.env.KW_VSCODE_RESULTS, JSON.stringify({ failures, results }, null, 2));
+      const out = process.env.KW_VSCODE_RESULTS;
+      if (out) {
+        mkdirSync(dirname(out), { recursive: true });
+        writeFileSync(out, JSON.stringify({ failures, results }, null, 2));
+      }
       if (failures > 0) reject(new Error(`${failures} extension-host test(s) failed`));
       else resolve();
     });
