@@ -123,6 +123,12 @@ export async function drainTargets(kube: KubeClient, nodeName: string, signal?: 
   return { evict, skipped };
 }
 
+/** The pods a drain would evict whose emptyDir data would be lost (namespace/name): ask before rebooting. */
+export async function podsWithEmptyDir(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<string[]> {
+  const { evict } = await drainTargets(kube, nodeName, signal);
+  return evict.filter((p) => usesEmptyDir(p) && !p.metadata.deletionTimestamp).map(podName);
+}
+
 /** A LabelSelector against labels; a missing selector matches nothing, an empty one every pod (policy/v1). */
 function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
   if (!sel) return false;

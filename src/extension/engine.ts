@@ -20,6 +20,6 @@ export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
 // The SSH terminal (issue 7): an interactive shell over SSH, or through a HostProcess pod.
 export { openSshSession, type InteractiveSession } from '../remote/interactive';
 export { openPodShell } from '../cluster/pod-shell';
-export { drainTargets } from '../bootstrap/reboot';
+export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
 // Registry mirrors (issue 6): diff, apply and preview over the Windows nodes.
 export { mirrorsApply, mirrorsDiff, mirrorsRenderOnly, mirrorObjectsOfText, mirrorsPreviewText, resultTable as mirrorResultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget, type MirrorsRequest } from '../bootstrap/mirrors-apply';

@@ -52,7 +52,7 @@ export interface NodeDeps {
   rebootPlanFor: typeof Engine.rebootPlanFor;
   runPlan: typeof Engine.runPlan;
   rebootSummary: typeof Engine.rebootSummary;
-  drainTargets: typeof Engine.drainTargets;
+  podsWithEmptyDir: typeof Engine.podsWithEmptyDir;
   collectNodeLogs: typeof Engine.collectNodeLogs;
   /** Folder under which each collection makes its `<node>-<time>` folder. */
   logsDir(): string;
@@ -87,7 +87,7 @@ async function defaultDeps(): Promise<NodeDeps> {
     rebootPlanFor: e.rebootPlanFor,
     runPlan: e.runPlan,
     rebootSummary: e.rebootSummary,
-    drainTargets: e.drainTargets,
+    podsWithEmptyDir: e.podsWithEmptyDir,
     collectNodeLogs: e.collectNodeLogs,
     logsDir: () => joinPath(homedir(), 'kube-windows-logs'),
   };
@@ -266,11 +266,6 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // Reboot
 
-interface PodWithVolumes {
-  metadata: { name: string; namespace?: string };
-  spec?: { volumes?: { name: string; emptyDir?: unknown }[] };
-}
-
 async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
   const t = await target(rt, arg, 'Reboot gracefully');
   if (!t || noAddress(t)) return;
@@ -291,12 +286,10 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
   // Consent for emptyDir data, asked before anything changes (the engine refuses without it).
   let deleteEmptyDirData = false;
   try {
-    const { evict } = await deps.drainTargets(t.cluster.kube, t.name);
-    const withData = (evict as PodWithVolumes[]).filter((p) => p.spec?.volumes?.some((v) => v.emptyDir !== undefined));
-    if (withData.length > 0) {
-      const names = withData.map((p) => `${p.metadata.namespace ?? ''}/${p.metadata.name}`);
+    const names = await deps.podsWithEmptyDir(t.cluster.kube, t.name);
+    if (names.length > 0) {
       const ok = await vscode.window.showWarningMessage(
-        `${withData.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
+        `${names.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
         { modal: true, detail: `${names.slice(0, 10).join('\n')}${names.length > 10 ? `\n… and ${names.length - 10} more` : ''}\n\nWithout consent the node is not rebooted.` },
         DELETE_EMPTYDIR,
       );

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildRebootPlan, rebootSummary, type RebootContext, type RebootNode, type RebootOptions } from '../../src/bootstrap/reboot';
+import { buildRebootPlan, podsWithEmptyDir, rebootSummary, type RebootContext, type RebootNode, type RebootOptions } from '../../src/bootstrap/reboot';
 import { collectNodeLogs } from '../../src/bootstrap/node-logs';
 import { nodeServices, restartNodeService } from '../../src/bootstrap/node-services';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
@@ -250,6 +250,8 @@ test('cancel mid-drain: the run stops at once, cancelled at the drain, the node 
 test('pods with emptyDir volumes stop the drain unless their data may be deleted', async () => {
   const r = await rig([nodeObject(false), deployment('cache-1', { app: 'cache' }, { volumes: [{ name: 'scratch', emptyDir: {} }] })]);
   try {
+    // What the UI asks consent for, before anything changes.
+    assert.deepEqual(await podsWithEmptyDir(r.kube, nodeObject(false).metadata.name), ['default/cache-1']);
     const result = await plan(r).run();
     assert.equal(result.error?.stepId, 'drain');
     assert.match(result.error!.message, /default\/cache-1 use emptyDir volumes/);

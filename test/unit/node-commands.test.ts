@@ -109,7 +109,7 @@ async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<strin
       return { label: `${options.username}@${options.host}:22`, close: () => undefined } as unknown as WindowsHost;
     },
     checkPassphrase: async () => true,
-    drainTargets: async () => ({ evict: [], skipped: [] }),
+    podsWithEmptyDir: async () => [],
     rebootSummary: (r, n) => (r.outcome === 'done' ? `${n} was rebooted and is Ready and schedulable again.` : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`),
     logsDir: () => '/tmp/kw-logs',
     ...overrides,
@@ -155,7 +155,7 @@ test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consen
   const plans: Record<string, unknown>[] = [];
   const h = await harness({
     ...rebootDeps({ plans }, [{ outcome: 'done' }]),
-    drainTargets: async () => ({ evict: [{ metadata: { name: 'cache-0', namespace: 'apps' }, spec: { volumes: [{ name: 'tmp', emptyDir: {} }] } }] as never, skipped: [] }),
+    podsWithEmptyDir: async () => ['apps/cache-0'],
   });
   fake.answers.push('Reboot', 'Delete the emptyDir data and continue');
   fake.replies.push('SSH as Administrator');
@@ -180,7 +180,7 @@ test('rebootNode: declining the emptyDir consent stops before anything changes',
   const plans: Record<string, unknown>[] = [];
   const h = await harness({
     ...rebootDeps({ plans }, []),
-    drainTargets: async () => ({ evict: [{ metadata: { name: 'cache-0', namespace: 'apps' }, spec: { volumes: [{ name: 'tmp', emptyDir: {} }] } }] as never, skipped: [] }),
+    podsWithEmptyDir: async () => ['apps/cache-0'],
   });
   fake.answers.push('Reboot', undefined);
   fake.replies.push('SSH as Administrator');
