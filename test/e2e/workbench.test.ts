@@ -148,10 +148,20 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'private key for SSH' }).waitFor({ state: 'visible', timeout: 30_000 });
     const input = page.locator('.quick-input-widget input.input');
     await waitFor(async () => (await input.inputValue()).startsWith('/'), 30_000, () => 'the file dialog shows no folder');
-    await input.fill(world.keyPath);
-    await waitFor(async () => (await input.inputValue()) === world.keyPath, 10_000, () => 'the key path did not stay in the file dialog');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'id_ed25519' }).first().waitFor();
-    await input.press('Enter');
+    // The simple dialog completes what is typed as it lists folders, and may rewrite the value just
+    // before Enter: type again until the dialog closes on the key file (at most 3 times).
+    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'private key for SSH' });
+    for (let attempt = 1; ; attempt++) {
+      if (attempt > 3) throw new Error(`the file dialog did not take ${world.keyPath} (it shows ${await input.inputValue()})`);
+      await input.fill(world.keyPath);
+      await waitFor(async () => (await input.inputValue()) === world.keyPath, 10_000, () => 'the key path did not stay in the file dialog');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'id_ed25519' }).first().waitFor();
+      await page.waitForTimeout(300);
+      if ((await input.inputValue()) !== world.keyPath) continue;
+      await input.press('Enter');
+      const closed = await title.waitFor({ state: 'hidden', timeout: 5_000 }).then(() => true, () => false);
+      if (closed) break;
+    }
     // The host key is new: trust it in the modal dialog.
     const trust = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Trust and continue' });
     await trust.waitFor({ timeout: 60_000 });
