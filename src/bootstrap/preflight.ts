@@ -302,6 +302,11 @@ export function blocking(findings: readonly Finding[]): Finding[] {
   return findings.filter((f) => f.severity === 'error');
 }
 
+/** The first blocking finding the engine can fix itself (what a UI offers to set up). */
+export function firstOffer(findings: readonly Finding[] | undefined): Finding | undefined {
+  return blocking(findings ?? []).find((f) => f.offer !== undefined);
+}
+
 export function formatFindings(findings: readonly Finding[]): string {
   return findings.map((f) => `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
 }

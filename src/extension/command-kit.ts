@@ -23,6 +23,21 @@ export function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: un
   };
 }
 
+/** SSH to a host through the engine, and a check of a key's passphrase (before offering to remember it). */
+export function sshAccess(e: typeof Engine) {
+  return {
+    host: (options: ConstructorParameters<typeof Engine.SshConnector>[0]) => new e.WindowsHost(new e.SshConnector(options)),
+    checkPassphrase: async (keyPath: string, passphrase: string): Promise<boolean> => {
+      try {
+        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
 export type ContextList = { ok: true; names: string[]; current?: string } | { ok: false; message: string };
 
 /** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules). */

@@ -7,16 +7,17 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
-import { channelFor, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, PLAN_LANGUAGE, runWithProgress, userMessage } from './command-kit';
+import { channelFor, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, PLAN_LANGUAGE, runWithProgress, sshAccess, userMessage } from './command-kit';
 import { homedir } from 'node:os';
-import { isIPv4, isIPv6 } from 'node:net';
+import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import { join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
 import type { AnyPlan, JoinRequest, JoinVia, detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 import type { NodeObject } from '../bootstrap/cluster-api';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
-import type { Finding } from '../bootstrap/preflight';
+// Pure and tiny (types only below it): safe in the activation bundle.
+import { blocking, firstOffer, type Finding } from '../bootstrap/preflight';
 import type { RunResult } from '../bootstrap/runner';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
@@ -70,15 +71,7 @@ async function defaultDeps(): Promise<JoinDeps> {
     runAnyPlan: e.runAnyPlan,
     removePlanFor: e.removePlanFor,
     resolvePayload: e.resolvePayload,
-    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
-    checkPassphrase: async (keyPath, passphrase) => {
-      try {
-        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ...sshAccess(e),
     getNode: e.getNode,
     windowsInstances: (kube, signal) => e.windowsInstances(kube, signal),
     secret: (value) => new e.Secret(value),
@@ -89,17 +82,6 @@ function isPreflightError(err: unknown): err is Error & { findings: Finding[] } 
   return err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings);
 }
 
-/** Why an address cannot be used, or undefined. BYOH keys are IPv4 addresses or DNS names (WMCO). */
-export function validateAddress(value: string, via: JoinVia): string | undefined {
-  const v = value.trim();
-  if (!v) return "Enter the host's IPv4 address or DNS name.";
-  if (/\s/.test(v)) return 'An address has no spaces.';
-  if (isIPv6(v) || v.includes(':')) return via === 'byoh' ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.' : isIPv6(v) ? undefined : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
-  if (isIPv4(v)) return undefined;
-  if (/^\d+(\.\d+)*$/.test(v)) return 'Not a valid IPv4 address.';
-  if (!/^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*\.?$/.test(v)) return 'Not a valid DNS name (letters, digits, "-" and ".").';
-  return undefined;
-}
 
 interface Answers {
   context: string;
@@ -287,14 +269,10 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
 // Running a plan
 
 /** The preflight fix the engine offers first, among the blocking findings. */
-function offeredFix(findings: readonly Finding[] | undefined): Finding | undefined {
-  return (findings ?? []).find((f) => f.severity === 'error' && f.offer !== undefined);
-}
-
 function failureText(result: RunResult | undefined, thrown: string | undefined, findings: readonly Finding[] | undefined): string {
-  const blocking = (findings ?? []).filter((f) => f.severity === 'error');
-  if (blocking.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
-    return `${blocking[0]?.title ?? ''}${blocking.length > 1 ? ` (and ${blocking.length - 1} more problem${blocking.length > 2 ? 's' : ''}; see the log)` : ''}`;
+  const errors = blocking(findings ?? []);
+  if (errors.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
+    return `${errors[0]?.title ?? ''}${errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see the log)` : ''}`;
   }
   return firstLine(thrown ?? result?.error?.message ?? result?.outcome ?? 'failed');
 }
@@ -363,7 +341,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     const why = thrown === undefined ? undefined : await userMessage(thrown, a.context);
     const text = failureText(result, why, findings);
     rt.log.error(`join ${a.address}: ${text}`);
-    const fix = offeredFix(findings);
+    const fix = firstOffer(findings);
     if (fix?.offer === 'install-wmco' && !extra.installWmco) {
       const choice = await vscode.window.showErrorMessage(`kube-windows: ${a.address}: ${text}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`, WMCO_AUTOMATIC, WMCO_MANUAL, SHOW_LOG);
       if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) {
@@ -451,12 +429,6 @@ let planCounter = 0;
 // ---------------------------------------------------------------------------------------------
 // Remove
 
-/** The windows-instances key of a node: one of its addresses, or a DNS name starting with its name. */
-export function instanceKeyFor(node: NodeObject | undefined, name: string, keys: readonly string[]): string | undefined {
-  const addresses = new Set((node?.status?.addresses ?? []).map((x) => x.address.toLowerCase()));
-  const lower = name.toLowerCase();
-  return keys.find((k) => addresses.has(k.toLowerCase())) ?? keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`));
-}
 
 async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   const { context, node: name } = parseItem(arg);

@@ -3,7 +3,7 @@
 // IDMS/ITMS objects, else from the cluster. The engine loads on first use (./join-commands'
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
-import { firstLine, guarded as guard, kubeconfigAccess } from './command-kit';
+import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
@@ -42,15 +42,7 @@ async function defaultDeps(): Promise<MirrorDeps> {
     mirrorsPreviewText: e.mirrorsPreviewText,
     mirrorsRenderOnly: e.mirrorsRenderOnly,
     mirrorResultTable: e.mirrorResultTable,
-    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
-    checkPassphrase: async (keyPath, passphrase) => {
-      try {
-        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ...sshAccess(e),
   };
 }
 

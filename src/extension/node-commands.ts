@@ -8,7 +8,7 @@
 // need an explicit trust. The Services group never asks anything while the tree expands: without
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
-import { firstLine, guarded as guard, kubeconfigAccess } from './command-kit';
+import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
@@ -68,15 +68,7 @@ async function defaultDeps(): Promise<NodeDeps> {
     },
     getNode: e.getNode,
     nodeAddress: e.nodeAddress,
-    host: (options) => new e.WindowsHost(new e.SshConnector(options)),
-    checkPassphrase: async (keyPath, passphrase) => {
-      try {
-        await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ...sshAccess(e),
     openSsh: (options) => e.openSshSession(options),
     openPod: ({ context, ...o }) => {
       const config = configFor(context);

@@ -349,7 +349,7 @@ test('showJoinPlan: the same questions without SSH, and a kube-windows-plan docu
 });
 
 test('address validation and the windows-instances key of a node', async () => {
-  const { validateAddress, instanceKeyFor } = await load();
+  const { validateAddress, instanceKeyFor } = await import('../../src/core/windows/join-input');
   const { parseItem } = await import('../../src/extension/command-kit');
   assert.equal(validateAddress('10.0.0.5', 'byoh'), undefined);
   assert.equal(validateAddress('win-1.example.com', 'byoh'), undefined);

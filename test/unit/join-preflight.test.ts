@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluateByoh, blocking, isClassE, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
+import { evaluateByoh, blocking, firstOffer, isClassE, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
 import { bootstrapTokenSecret, caCertHash, containerdConfig, kubeletServiceCommand, newBootstrapToken } from '../../src/bootstrap/kubeadm-files';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from '../../src/bootstrap/ssh-key-info';
 import { runBounded } from '../../src/bootstrap/join';
@@ -86,6 +86,8 @@ test('each BYOH prerequisite, when missing, gives its own error with a fix', () 
 test('offers: WMCO and the key secret can be set up by the engine, and then they are not errors', () => {
   const missing = blocking(evaluateByoh({ ...GOOD, csv: undefined, keySecret: { present: false, hasKey: false } }));
   assert.deepEqual(missing.map((f) => f.offer).sort(), ['create-key-secret', 'install-wmco']);
+  assert.equal(firstOffer(missing)?.offer, 'install-wmco', 'the UI offers the first fix the engine can do');
+  assert.equal(firstOffer(evaluateByoh(GOOD)), undefined);
   assert.deepEqual(ids({ ...GOOD, csv: undefined, installsWmco: true, keySecret: { present: false, hasKey: false }, createsKeySecret: true }), []);
   // The proxy check passes on a WMCO version that supports it.
   assert.deepEqual(ids({ ...GOOD, proxy: { httpsProxy: 'http://p:3128' } }), []);

@@ -15,7 +15,7 @@ const USER_FORBIDDEN = /["/[\]:;|=,+*?<>\u0000-\u001f\u007f]/;
 /** Why an address cannot be a join target (an IPv4 address or a DNS name), or undefined. */
 export function addressProblem(address: string, via: 'byoh' | 'kubeadm'): string | undefined {
   if (IPV4.test(address) || DNS_NAME.test(address)) return undefined;
-  const ipv6 = /^[0-9A-Fa-f:.]+$/.test(address) && (address.match(/:/g) ?? []).length >= 2;
+  const ipv6 = looksIPv6(address);
   if (ipv6 && via === 'kubeadm') return undefined;
   if (ipv6) return `"${printable(address)}" looks like an IPv6 address; WMCO accepts only IPv4 addresses or DNS names.`;
   return `"${printable(address)}" is not an IPv4 address or a DNS name.`;
@@ -33,4 +33,28 @@ export function userProblem(user: string): string | undefined {
 /** Control characters shown escaped, so a message never carries a raw newline from input. */
 function printable(s: string): string {
   return JSON.stringify(s).slice(1, -1);
+}
+
+/** Hex groups and colons (with an optional embedded IPv4): the shape of an IPv6 literal. */
+function looksIPv6(address: string): boolean {
+  return /^[0-9A-Fa-f:.]+$/.test(address) && (address.match(/:/g) ?? []).length >= 2;
+}
+
+/** Why an address cannot be used, or undefined. BYOH keys are IPv4 addresses or DNS names (WMCO). */
+export function validateAddress(value: string, via: 'byoh' | 'kubeadm'): string | undefined {
+  const v = value.trim();
+  if (!v) return "Enter the host's IPv4 address or DNS name.";
+  if (/\s/.test(v)) return 'An address has no spaces.';
+  if (v.includes(':')) return via === 'byoh' ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.' : looksIPv6(v) ? undefined : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
+  if (IPV4.test(v)) return undefined;
+  if (/^\d+(\.\d+)*$/.test(v)) return 'Not a valid IPv4 address.';
+  if (!DNS_NAME.test(v.replace(/\.$/, ''))) return 'Not a valid DNS name (letters, digits, "-" and ".").';
+  return undefined;
+}
+
+/** The windows-instances key of a node: one of its addresses, or a DNS name starting with its name. */
+export function instanceKeyFor(node: { metadata?: { name: string }; status?: { addresses?: { address: string }[] } } | undefined, name: string, keys: readonly string[]): string | undefined {
+  const addresses = new Set((node?.status?.addresses ?? []).map((x) => x.address.toLowerCase()));
+  const lower = name.toLowerCase();
+  return keys.find((k) => addresses.has(k.toLowerCase())) ?? keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`));
 }
