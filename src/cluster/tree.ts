@@ -1,6 +1,15 @@
 // The cluster explorer as a pure tree model: plain item descriptors over the cluster model, no VS Code.
 // Roots are the kubeconfig contexts; nothing contacts a cluster until the children of a context are asked.
 // Windows node watch events update only the item of the node that changed.
+//
+// Identity and timing follow what VS Code's tree needs (its extension host registers each child by id
+// after our answer, and throws "Element with id … is already registered" when an id comes back while it
+// is still registered from an answer it could no longer clear):
+// - one descriptor object per id, refilled in place, so the same node is the same element;
+// - an answer that needs the network and takes longer than `loadingAfterMs` is a loading row at once,
+//   and the real children follow with a change event for that parent (loading resolves, never races);
+// - a change event for an item waits while children of that item or of one below it are being asked,
+//   and is fired for the item that changed, not for the whole tree.
 import type { ClusterSnapshot } from '../core/rules/facts';
 import type { ClusterErrorItem } from './errors';
 import { isErrorItem, type ByohInstance, type ClusterRuntimeClass, type MirrorSetView } from './extras';
@@ -49,6 +58,11 @@ export interface ClusterTreeOptions {
   watchKubeconfig?: boolean;
   /** Minimum interval between two snapshots of the active context. Default 1000 ms. */
   snapshotThrottleMs?: number;
+  /**
+   * How long an answer may take before a loading row stands in for it (the children then follow with a
+   * change event). Default 150 ms.
+   */
+  loadingAfterMs?: number;
   /**
    * The services of a Windows node (read over SSH by the extension). When set, each node item gets a
    * "Services" group; without it (the CLI, tests of the plain tree) there is none.
@@ -112,6 +126,16 @@ export class ClusterTree {
   /** The last descriptors handed out, by id (a refresh of one item re-fills the same object). */
   private readonly items = new Map<string, TreeNode>();
   private readonly resolvers = new Map<string, () => Promise<TreeNode[]>>();
+  /** The parent of each item handed out (undefined: a root), to know what lies below an item. */
+  private readonly parents = new Map<string, string | undefined>();
+  /** Children being asked, by parent id: the answers under way (more than one when the view asked again). */
+  private readonly asking = new Map<string, Set<Ask>>();
+  /** Changes held back while children at or below them are being asked. */
+  private readonly held = new Set<string>();
+  /** Children that arrived after a loading row was shown, kept for the next ask (with their time). */
+  private readonly arrived = new Map<string, { nodes: TreeNode[]; at: number }>();
+  /** When each item's change was last fired: the tree refreshes an item shortly after its event. */
+  private readonly firedAt = new Map<string, number>();
   private readonly watchedModels = new WeakSet<WindowsNodeModel>();
   private readonly changeEmitter = new Emitter<string | undefined>();
   private readonly snapshotEmitter = new Emitter<ClusterSnapshot | null>();
@@ -147,11 +171,56 @@ export class ClusterTree {
     return this.items.get(id);
   }
 
+  /**
+   * The children of an item (the roots without one). Answers within `loadingAfterMs`: what is not known
+   * by then is a loading row, replaced through a change event of `parent` once it arrived.
+   */
   async children(parent?: TreeNode): Promise<TreeNode[]> {
+    // Asking for the children of an item (or the roots) makes the view forget what it registered below
+    // it: an answer still under way there would register into what was forgotten, and the next ask of
+    // the same ids would clash with it. Such answers end empty; the newer ask carries the children.
+    this.supersede(parent?.id);
     if (!parent) return this.roots();
-    const resolve = this.resolvers.get(parent.id);
+    const id = parent.id;
+    const arrived = this.arrived.get(id);
+    this.arrived.delete(id);
+    if (arrived && Date.now() - arrived.at < ARRIVED_TTL_MS) return this.remember(arrived.nodes, id);
+    const resolve = this.resolvers.get(id);
     if (!resolve) return [];
-    return this.remember(await resolve());
+    const ask: Ask = { superseded: false };
+    const asks = this.asking.get(id) ?? new Set<Ask>();
+    asks.add(ask);
+    this.asking.set(id, asks);
+    try {
+      const pending = resolve().catch((err: unknown) => [failedNode(`${id}/error`, err)]);
+      // Right after this item (or one above it) changed, the view is about to ask again: answer at once.
+      const waitMs = this.refreshComing(id) ? 0 : (this.options.loadingAfterMs ?? 150);
+      const answer = await within(pending, waitMs);
+      if (ask.superseded) return [];
+      if (answer) return this.remember(answer, id);
+      void pending.then((nodes) => {
+        if (this.disposed) return;
+        this.arrived.set(id, { nodes, at: Date.now() });
+        this.notify(id);
+      });
+      return this.remember([loadingNode(`${id}/loading`, parent)], id);
+    } finally {
+      // The view registers our answer in the microtasks that follow it: the ask ends after those, so
+      // that a change held for it cannot refresh the parent before its children are registered.
+      setTimeout(() => {
+        asks.delete(ask);
+        if (!asks.size && this.asking.get(id) === asks) this.asking.delete(id);
+        this.releaseHeld();
+      }, 0);
+    }
+  }
+
+  /** Marks the answers under way at or below `id` (all of them for the roots) as superseded. */
+  private supersede(id: string | undefined): void {
+    for (const [asked, asks] of this.asking) {
+      if (id !== undefined && !this.isAtOrBelow(asked, id)) continue;
+      for (const a of asks) a.superseded = true;
+    }
   }
 
   /** Reloads the kubeconfig and forgets every session: everything is asked again. */
@@ -160,7 +229,8 @@ export class ClusterTree {
     this.manager = undefined;
     this.load = undefined;
     this.resolvers.clear();
-    this.changeEmitter.fire(undefined);
+    this.arrived.clear();
+    this.notify(undefined);
   }
 
   /** The action of an error item: reconnect the cluster (a connection error) or ask its group again. */
@@ -175,7 +245,7 @@ export class ClusterTree {
       this.refresh();
       return;
     }
-    this.changeEmitter.fire(this.items.has(parentId) ? parentId : undefined);
+    this.notify(this.items.has(parentId) ? parentId : undefined);
   }
 
   dispose(): void {
@@ -215,11 +285,60 @@ export class ClusterTree {
       this.ensureLoaded();
     }
     if (before !== (load.ok ? load.currentContext : undefined)) this.snapshotEmitter.fire(null);
-    this.changeEmitter.fire(undefined);
+    this.notify(undefined);
   }
 
-  private remember(nodes: TreeNode[]): TreeNode[] {
+  /**
+   * Fires a change: for the whole tree at once (VS Code cancels every answer under way then); for one
+   * item only when no children at or below it are being asked, else once those answers are in.
+   */
+  private notify(id: string | undefined): void {
+    if (this.disposed) return;
+    if (id === undefined) {
+      this.held.clear();
+      this.changeEmitter.fire(undefined);
+      return;
+    }
+    if (this.askingAtOrBelow(id)) {
+      this.held.add(id);
+      return;
+    }
+    this.firedAt.set(id, Date.now());
+    this.changeEmitter.fire(id);
+  }
+
+  private releaseHeld(): void {
+    for (const id of [...this.held]) {
+      if (this.askingAtOrBelow(id)) continue;
+      this.held.delete(id);
+      this.notify(id);
+    }
+  }
+
+  private askingAtOrBelow(id: string): boolean {
+    for (const asked of this.asking.keys()) if (this.isAtOrBelow(asked, id)) return true;
+    return false;
+  }
+
+  /** Whether `id` is `ancestor` or lies below it. */
+  private isAtOrBelow(id: string | undefined, ancestor: string): boolean {
+    for (let at = id, hops = 0; at !== undefined && hops < 64; at = this.parents.get(at), hops++) if (at === ancestor) return true;
+    return false;
+  }
+
+  /** Whether a change of this item or of one above it was fired so recently that the view has yet to act on it. */
+  private refreshComing(id: string): boolean {
+    const now = Date.now();
+    for (let at: string | undefined = id, hops = 0; at !== undefined && hops < 64; at = this.parents.get(at), hops++) {
+      const t = this.firedAt.get(at);
+      if (t !== undefined && now - t < REFRESH_WINDOW_MS) return true;
+    }
+    return false;
+  }
+
+  private remember(nodes: TreeNode[], parentId?: string): TreeNode[] {
     for (const n of nodes) {
+      this.parents.set(n.id, parentId);
       const old = this.items.get(n.id);
       if (old) {
         for (const key of Object.keys(old) as (keyof TreeNode)[]) delete old[key];
@@ -279,7 +398,7 @@ export class ClusterTree {
     const root = this.items.get(id);
     if (root && state.info.flavour === 'openshift' && root.contextValue !== 'cluster.openshift') {
       root.contextValue = 'cluster.openshift';
-      queueMicrotask(() => this.changeEmitter.fire(id));
+      this.notify(id); // held until this answer is in
     }
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
@@ -316,11 +435,11 @@ export class ClusterTree {
       if (c.type === 'modified') {
         const id = `${ctxId}/node/${enc(c.name)}`;
         if (this.items.has(id)) {
-          this.remember([this.windowsNodeItem(ctxId, c.node, session)]);
-          this.changeEmitter.fire(id);
-        } else this.changeEmitter.fire(gid);
+          this.remember([this.windowsNodeItem(ctxId, c.node, session)], gid);
+          this.notify(id);
+        } else this.notify(gid);
       } else if (c.type !== 'synced' || model.error === undefined) {
-        this.changeEmitter.fire(gid);
+        this.notify(gid);
       }
       if (c.type !== 'error' && session.context === this.activeContext) this.scheduleSnapshot(session);
     });
@@ -372,8 +491,9 @@ export class ClusterTree {
     const pods = await session.podsOfNode(nodeName);
     if (isErrorItem(pods)) return [errorNode(`${pid}/error`, pods)];
     if (!pods.length) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
-    const ctxId = pid.split('/node/')[0];
-    return pods.map((p) => podNode(`${ctxId}/pod/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)));
+    // Under the node's id: a pod name comes back on another node (a StatefulSet pod rescheduled) while
+    // the first node's list may still be shown, and one id must never stand for two rows.
+    return pods.map((p) => podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)));
   }
 
   private async byohItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
@@ -418,7 +538,45 @@ export class ClusterTree {
   }
 }
 
+/** One answer under way; superseded when the view asked again at or above it meanwhile. */
+interface Ask {
+  superseded: boolean;
+}
+
+/**
+ * VS Code refreshes an item at once on a first change event and batches further ones for 200 ms (a
+ * leading debounce): within this window after an event, a refresh of that item is still to come.
+ */
+const REFRESH_WINDOW_MS = 400;
+/** Children that arrived for a parent the view did not ask again within this time are asked afresh. */
+const ARRIVED_TTL_MS = 5_000;
+
+/** The value of a promise if it settles within `ms`, else undefined (the promise goes on). */
+async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((res) => {
+    timer = setTimeout(() => res(undefined), ms);
+  });
+  try {
+    return await Promise.race([p, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 // ---- descriptors (pure) ----
+
+/** Stands in for children still being read; the parent's change event replaces it. */
+export function loadingNode(id: string, parent: Pick<TreeNode, 'contextValue' | 'label' | 'description'>): TreeNode {
+  const connecting = parent.contextValue.startsWith('cluster');
+  const label = connecting ? 'Connecting…' : 'Loading…';
+  return { id, label, tooltip: connecting ? `Connecting to ${md(parent.label)}…` : `Reading ${md(parent.label)}…`, icon: { id: 'loading~spin' }, contextValue: 'info', collapsible: 'none' };
+}
+
+/** An unexpected failure of a resolver (they return error items for what they expect). */
+function failedNode(id: string, err: unknown): TreeNode {
+  return errorNode(id, { kind: 'error', reason: 'other', message: err instanceof Error ? err.message : String(err) });
+}
 
 export function errorNode(id: string, e: ClusterErrorItem): TreeNode {
   return {

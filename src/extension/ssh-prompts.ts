@@ -38,22 +38,47 @@ export function rememberedKeyPath(ext: vscode.ExtensionContext, context: string)
   return (ext.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {})[context];
 }
 
+const BROWSE = 'Browse…';
+
+/**
+ * The private key for SSH: a quick pick of the key last used for this context and the
+ * kubeWindows.ssh.privateKeyPath setting (when either is set), else, or on "Browse…", the open dialog.
+ */
 export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: string): Promise<string | undefined> {
   const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
   const last = remembered[context];
-  const picked = await vscode.window.showOpenDialog({
-    title: 'kube-windows: private key for SSH to the host',
-    openLabel: 'Use this key',
-    canSelectFiles: true,
-    canSelectFolders: false,
-    canSelectMany: false,
-    defaultUri: vscode.Uri.file(last ?? joinPath(homedir(), '.ssh')),
-  });
-  const path = picked?.[0]?.fsPath;
+  const configured = (vscode.workspace.getConfiguration('kubeWindows').get<string>('ssh.privateKeyPath', '') ?? '').trim();
+  const offers = keyOffers(last, configured);
+  let path: string | undefined;
+  if (offers.length) {
+    const items: vscode.QuickPickItem[] = [...offers.map((o) => ({ label: o.path, description: o.why })), { label: BROWSE, description: 'another key file' }];
+    const picked = await vscode.window.showQuickPick(items, { title: 'kube-windows: private key for SSH to the host', placeHolder: 'The key file the host accepts', ignoreFocusOut: true });
+    if (!picked) return undefined;
+    if (picked.label !== BROWSE) path = picked.label;
+  }
+  if (!path) {
+    const chosen = await vscode.window.showOpenDialog({
+      title: 'kube-windows: private key for SSH to the host',
+      openLabel: 'Use this key',
+      canSelectFiles: true,
+      canSelectFolders: false,
+      canSelectMany: false,
+      defaultUri: vscode.Uri.file(last ?? joinPath(homedir(), '.ssh')),
+    });
+    path = chosen?.[0]?.fsPath;
+  }
   if (!path) return undefined;
   // A path only: the key's content and passphrase never go to globalState.
   if (path !== last) await rt.context.globalState.update(KEY_PATHS, { ...remembered, [context]: path });
   return path;
+}
+
+/** The key files offered before the dialog: the last used for the context, then the setting's (once each). */
+export function keyOffers(last: string | undefined, configured: string): { path: string; why: string }[] {
+  const out: { path: string; why: string }[] = [];
+  if (last) out.push({ path: last, why: 'last used for this cluster' });
+  if (configured && configured !== last) out.push({ path: configured, why: 'kubeWindows.ssh.privateKeyPath' });
+  return out;
 }
 
 export interface Prompts {

@@ -14,11 +14,24 @@ class Provider implements vscode.TreeDataProvider<TreeNode> {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
   readonly onDidChangeTreeData = this.emitter.event;
 
-  constructor(private tree: ClusterTree) {}
+  /** `log`: each ask and change at trace level (Developer: Set Log Level… → Trace), to follow the view. */
+  constructor(
+    private tree: ClusterTree,
+    private readonly log?: vscode.LogOutputChannel,
+  ) {}
 
   attach(tree: ClusterTree): vscode.Disposable {
     this.tree = tree;
-    const sub = tree.onDidChange((id) => this.emitter.fire(id === undefined ? undefined : tree.item(id)));
+    // An item's change refreshes that element only; an id never handed out to the view is no change
+    // for it (firing undefined instead would reload the whole tree).
+    const sub = tree.onDidChange((id) => {
+      this.log?.trace(`tree: change ${id ?? '(all)'}`);
+      if (id === undefined) this.emitter.fire(undefined);
+      else {
+        const item = tree.item(id);
+        if (item) this.emitter.fire(item);
+      }
+    });
     return { dispose: () => sub.dispose() };
   }
 
@@ -27,7 +40,9 @@ class Provider implements vscode.TreeDataProvider<TreeNode> {
   }
 
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
+    const t0 = Date.now();
     const children = await this.tree.children(node);
+    this.log?.trace(`tree: children of ${node?.id ?? '(roots)'} in ${Date.now() - t0} ms: ${children.length}`);
     if (!node) void vscode.commands.executeCommand('setContext', NO_KUBECONFIG, this.tree.noKubeconfig);
     return children;
   }
@@ -66,7 +81,7 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
   const config = () => vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '';
   const makeTree = () => new ClusterTree({ locate: { explicit: config() }, ...(services ? { services } : {}) });
   let tree = makeTree();
-  const provider = new Provider(tree);
+  const provider = new Provider(tree, log);
   let subs: vscode.Disposable[] = [];
   const wire = () => {
     subs = [provider.attach(tree), tree.onSnapshot(forwardSnapshot(log))];

@@ -1,7 +1,7 @@
 // The extension in a real VS Code (code-server 4.100 in Chromium): the packaged .vsix installed
 // into a fresh code-server, examples/ open, the API emulator and a simulated Windows host running
 // in this process. Each test leaves a screenshot in test-results/. Run with `npm run test:e2e`.
-import { after, before, describe, test, type TestContext } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +47,7 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
   before(async () => {
     worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-world-'));
     world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 1, sshPort: 22 });
-    cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
+    cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath } });
     browser = await launchBrowser();
     page = await openWorkbench(browser, cs.url);
   }, { timeout: 180_000 });
@@ -143,25 +143,9 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
     await pick(page, 'how to join', 'BYOH');
     await answer(page, 'Windows host address', address);
     await answer(page, 'SSH user', world.user);
-    // The open dialog of a browser VS Code is the simple file dialog: a path in a quick input.
-    // Wait until the dialog has written its default folder, or it overwrites what we type.
-    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'private key for SSH' }).waitFor({ state: 'visible', timeout: 30_000 });
-    const input = page.locator('.quick-input-widget input.input');
-    await waitFor(async () => (await input.inputValue()).startsWith('/'), 30_000, () => 'the file dialog shows no folder');
-    // The simple dialog completes what is typed as it lists folders, and may rewrite the value just
-    // before Enter: type again until the dialog closes on the key file (at most 3 times).
-    const title = page.locator('.quick-input-widget .quick-input-title', { hasText: 'private key for SSH' });
-    for (let attempt = 1; ; attempt++) {
-      if (attempt > 3) throw new Error(`the file dialog did not take ${world.keyPath} (it shows ${await input.inputValue()})`);
-      await input.fill(world.keyPath);
-      await waitFor(async () => (await input.inputValue()) === world.keyPath, 10_000, () => 'the key path did not stay in the file dialog');
-      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'id_ed25519' }).first().waitFor();
-      await page.waitForTimeout(300);
-      if ((await input.inputValue()) !== world.keyPath) continue;
-      await input.press('Enter');
-      const closed = await title.waitFor({ state: 'hidden', timeout: 5_000 }).then(() => true, () => false);
-      if (closed) break;
-    }
+    // The key comes from the kubeWindows.ssh.privateKeyPath setting, offered in a quick pick: no typing
+    // into the simple file dialog, which completes and rewrites a typed path while it lists folders.
+    await pick(page, 'private key for SSH', world.keyPath);
     // The host key is new: trust it in the modal dialog.
     const trust = page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Trust and continue' });
     await trust.waitFor({ timeout: 60_000 });
@@ -178,42 +162,15 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
     assert.match(known, new RegExp(address.replace(/\./g, '\\.')));
   }));
 
-  test('open an SSH terminal on the joined node', { timeout: 120_000 }, withShot('terminal', () => page, async (t: TestContext) => {
-    // kubeWindows.openTerminal comes with the node operations (another change): skip until the
-    // packaged extension registers it.
-    if (!readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8').includes('kubeWindows.openTerminal')) {
-      t.skip('kubeWindows.openTerminal is not registered by this build yet');
-      return;
-    }
+  test('open an SSH terminal on the joined node', { timeout: 120_000 }, withShot('terminal', () => page, async () => {
     const name = world.hostnames[0]!.toLowerCase();
     const row = page.locator('.monaco-list-row', { hasText: name }).first();
     // The row's inline action (the PowerShell terminal icon).
     await row.hover();
     await row.locator('.action-label[aria-label="Open SSH terminal"]').click();
-    // Answer what the command asks, as a user would: SSH (not a pod), the user, the key file.
-    const widget = page.locator('.quick-input-widget');
-    const terminal = page.locator('.terminal-wrapper .xterm').first();
-    const end = Date.now() + 60_000;
-    while (!(await terminal.isVisible())) {
-      if (Date.now() > end) throw new Error('no terminal opened');
-      if (await widget.isVisible()) {
-        const title = (await widget.locator('.quick-input-title').textContent()) ?? '';
-        const input = widget.locator('input.input');
-        const sshRow = widget.locator('.monaco-list-row', { hasText: 'SSH' }).first();
-        if (/key/i.test(title) || (await input.inputValue()).startsWith('/')) {
-          await input.fill(world.keyPath);
-          await input.press('Enter');
-        } else if (/user/i.test(title)) {
-          await input.fill(world.user);
-          await input.press('Enter');
-        } else if (await sshRow.isVisible()) {
-          await sshRow.click();
-        } else {
-          await input.press('Enter');
-        }
-      }
-      await page.waitForTimeout(250);
-    }
+    // The join remembered the user and key of this cluster: the command offers them first.
+    await pick(page, `how to reach ${name}`, `SSH as ${world.user}`);
+    await page.locator('.terminal-wrapper .xterm').first().waitFor({ state: 'visible', timeout: 60_000 });
     await page.locator('.xterm-rows', { hasText: /PS C:/ }).first().waitFor({ timeout: 60_000 });
     await screenshot(page, '09-terminal');
   }));

@@ -24,7 +24,8 @@ after(async () => {
 });
 
 function tree(kubeconfig: string, options: Omit<ClusterTreeOptions, 'locate'> = {}): ClusterTree {
-  const t = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, session: { timeoutMs: 5000, retryMs: 100 }, ...options });
+  // Answers in full unless a test asks for loading rows (their own tests below).
+  const t = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, session: { timeoutMs: 5000, retryMs: 100 }, loadingAfterMs: 60_000, ...options });
   trees.push(t);
   return t;
 }
@@ -43,12 +44,32 @@ async function waitFor(what: string, cond: () => boolean, ms = 5000): Promise<vo
   }
 }
 
+const isLoading = (nodes: TreeNode[]) => nodes.length === 1 && nodes[0].id.endsWith('/loading');
+
+/** Children as the view ends up showing them: a loading row is asked again once its parent changed. */
+async function ask(t: ClusterTree, parent?: TreeNode): Promise<TreeNode[]> {
+  for (let i = 0; ; i++) {
+    let changed = false;
+    const sub = t.onDidChange((id) => (changed ||= id === undefined || id === parent?.id));
+    try {
+      const nodes = await t.children(parent);
+      // As the view does: it registers the answer, and only then can a change held for it arrive.
+      await new Promise((r) => setTimeout(r, 1));
+      if (!isLoading(nodes)) return nodes;
+      assert.ok(i < 20, `still loading: ${parent?.id}`);
+      await waitFor(`the change of ${parent?.id}`, () => changed, 10_000);
+    } finally {
+      sub.dispose();
+    }
+  }
+}
+
 const windowsNodeLists = () => emu.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.includes('kubernetes.io%2Fos%3Dwindows') && !r.query.includes('watch=true') && !r.query.includes('limit=')).length;
 
 test('roots are the kubeconfig contexts, listed without any request to the cluster', async () => {
   const before = emu.requests.length;
   const t = tree(emu.kubeconfig({ context: 'lazy', file: join(tmp, 'lazy') }));
-  const roots = await t.children();
+  const roots = await ask(t);
   assert.deepEqual(roots.map((r) => [r.id, r.label, r.contextValue, r.collapsible]), [['ctx/lazy', 'lazy', 'cluster', 'expanded']]);
   assert.match(roots[0].description ?? '', /current/);
   assert.match(roots[0].tooltip, /current context/);
@@ -61,13 +82,13 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   const t = tree(emu.kubeconfig({ context: 'mixed', file: join(tmp, 'mixed') }), { snapshotThrottleMs: 50 });
   const snapshots: unknown[] = [];
   t.onSnapshot((s) => snapshots.push(s));
-  const [root] = await t.children();
-  const kids = await t.children(root);
+  const [root] = await ask(t);
+  const kids = await ask(t, root);
   assert.match(kids[0].label, /^v1\.\d+\.\d+.* · OpenShift · WMCO 10\.18\.0 Succeeded · 3 Linux \/ 3 Windows nodes$/);
   assert.deepEqual(kids.slice(1).map((k) => k.label), ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses']);
   assert.equal(t.item('ctx/mixed')?.contextValue, 'cluster.openshift');
 
-  const nodes = await t.children(byLabel(kids, 'Windows nodes'));
+  const nodes = await ask(t, byLabel(kids, 'Windows nodes'));
   assert.deepEqual(
     nodes.map((n) => [n.id, n.description, n.contextValue, n.icon.color]),
     [
@@ -83,23 +104,23 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.equal(yaml.metadata?.managedFields, undefined);
 
   // Node children: conditions, taints, then the pods asked with a field selector.
-  const details = await t.children(nodes[2]);
+  const details = await ask(t, nodes[2]);
   assert.ok(details.some((d) => d.label === 'Ready: True'));
   assert.ok(details.some((d) => d.label === 'os=Windows:NoSchedule'));
-  const pods = await t.children(byLabel(details, 'Pods'));
-  assert.deepEqual(pods.map((p) => [p.id, p.contextValue]), [['ctx/mixed/pod/win-apps/iis-7c9d5f8b6-abcde', 'pod']]);
+  const pods = await ask(t, byLabel(details, 'Pods'));
+  assert.deepEqual(pods.map((p) => [p.id, p.contextValue]), [['ctx/mixed/node/winworker-2022-b/pods/win-apps/iis-7c9d5f8b6-abcde', 'pod']]);
   assert.ok(emu.requests.some((r) => r.path === '/api/v1/pods' && r.query.includes('fieldSelector=spec.nodeName%3Dwinworker-2022-b')));
   assert.ok(emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=')), 'never a cluster-wide pod list');
   assert.ok(!details.some((d) => d.label === 'Services'), 'no Services group without a services source (the CLI, plain trees)');
 
-  const byoh = await t.children(byLabel(kids, 'BYOH instances'));
+  const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
   assert.deepEqual(byoh.map((b) => [b.label, b.description, b.contextValue]), [
     ['10.0.140.12', 'joined as byoh-win2022-1', 'byohInstance'],
     ['10.0.140.25', 'not joined', 'byohInstance'],
   ]);
-  const mirrors = await t.children(byLabel(kids, 'Mirror sets'));
+  const mirrors = await ask(t, byLabel(kids, 'Mirror sets'));
   assert.deepEqual(mirrors.map((m) => [m.label, m.description, m.contextValue]), [['windows-mirrors', 'ImageDigestMirrorSet', 'mirrorSet']]);
-  const rcs = await t.children(byLabel(kids, 'Windows RuntimeClasses'));
+  const rcs = await ask(t, byLabel(kids, 'Windows RuntimeClasses'));
   assert.deepEqual(rcs.map((r) => r.label), ['windows2019', 'windows2022']);
   assert.equal(rcs[1].contextValue, 'runtimeClass');
   assert.match(rcs[1].description ?? '', /build 10\.0\.20348/);
@@ -113,10 +134,10 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
 
 test('a node going NotReady updates only its item, without a re-list; a new node refreshes the group', async () => {
   const t = tree(emu.kubeconfig({ context: 'watch', file: join(tmp, 'watch') }));
-  const [root] = await t.children();
-  const kids = await t.children(root);
+  const [root] = await ask(t);
+  const kids = await ask(t, root);
   const group = byLabel(kids, 'Windows nodes');
-  const nodes = await t.children(group);
+  const nodes = await ask(t, group);
   const item = byLabel(nodes, 'winworker-2022-b');
   const changes: (string | undefined)[] = [];
   t.onDidChange((id) => changes.push(id));
@@ -134,7 +155,7 @@ test('a node going NotReady updates only its item, without a re-list; a new node
   changes.length = 0;
   emu.apply(windowsNode('winworker-2025-c', { build: '10.0.26100', address: '10.0.132.7' }));
   await waitFor('the group change', () => changes.includes(group.id));
-  const after = await t.children(group);
+  const after = await ask(t, group);
   assert.ok(after.some((n) => n.label === 'winworker-2025-c' && n.description === 'Windows Server 2025 · Ready'));
   assert.equal(windowsNodeLists(), lists, 'still no re-list');
 
@@ -144,11 +165,11 @@ test('a node going NotReady updates only its item, without a re-list; a new node
 
 test('403 on the windows-instances ConfigMap: an error item naming the permission, the rest works', async () => {
   const t = tree(emu.kubeconfig({ context: 'limited', token: 'limited-token', file: join(tmp, 'limited') }));
-  const [root] = await t.children();
-  const kids = await t.children(root);
-  const nodes = await t.children(byLabel(kids, 'Windows nodes'));
+  const [root] = await ask(t);
+  const kids = await ask(t, root);
+  const nodes = await ask(t, byLabel(kids, 'Windows nodes'));
   assert.ok(nodes.filter((n) => n.contextValue === 'windowsNode').length >= 3);
-  const byoh = await t.children(byLabel(kids, 'BYOH instances'));
+  const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
   assert.equal(byoh.length, 1);
   const [err] = byoh;
   assert.equal(err.contextValue, 'error');
@@ -167,9 +188,9 @@ test('a cluster that does not answer: one error item, quickly', async () => {
   const t = tree(emu.kubeconfig({ context: 'silent', file: join(tmp, 'silent') }), { session: { timeoutMs: 300 } });
   emu.setFault({ hangMs: 1500, path: /^\/version$/ });
   try {
-    const [root] = await t.children();
+    const [root] = await ask(t);
     const t0 = Date.now();
-    const kids = await t.children(root);
+    const kids = await ask(t, root);
     assert.ok(Date.now() - t0 < 1500, `took ${Date.now() - t0} ms`);
     assert.equal(kids.length, 1);
     assert.equal(kids[0].contextValue, 'error');
@@ -184,7 +205,7 @@ test('a cluster that does not answer: one error item, quickly', async () => {
 test('no kubeconfig: the welcome state (no roots)', async () => {
   const t = new ClusterTree({ locate: { explicit: join(tmp, 'does-not-exist') }, watchKubeconfig: false });
   trees.push(t);
-  assert.deepEqual(await t.children(), []);
+  assert.deepEqual(await ask(t), []);
   assert.equal(t.noKubeconfig, true);
   const env = new ClusterTree({ locate: { env: {}, home: join(tmp, 'empty-home') }, watchKubeconfig: false });
   trees.push(env);
@@ -201,13 +222,13 @@ test('with a services source each Windows node gets a Services group fed by it (
       return answer;
     },
   });
-  const [root] = await t.children();
-  const nodes = await t.children(byLabel(await t.children(root), 'Windows nodes'));
-  const details = await t.children(nodes[2]);
+  const [root] = await ask(t);
+  const nodes = await ask(t, byLabel(await ask(t, root), 'Windows nodes'));
+  const details = await ask(t, nodes[2]);
   const group = byLabel(details, 'Services');
   assert.equal(group.id, 'ctx/mixed/node/winworker-2022-b/services');
   assert.equal(asked.length, 0, 'nothing is read until the group is expanded');
-  const rows = await t.children(group);
+  const rows = await ask(t, group);
   assert.equal(asked[0]?.[0], 'mixed');
   assert.equal(asked[0]?.[1], 'winworker-2022-b');
   assert.deepEqual(rows.map((r) => [r.id, r.label, r.description, r.contextValue]), [
@@ -215,11 +236,11 @@ test('with a services source each Windows node gets a Services group fed by it (
     ['ctx/mixed/node/winworker-2022-b/services/csi-proxy', 'csi-proxy', 'not installed', 'info'],
   ]);
   answer = { connect: 'No SSH key is known for mixed yet.' };
-  const connect = await t.children(group);
+  const connect = await ask(t, group);
   assert.equal(connect[0]?.label, 'Connect to show services…');
   assert.deepEqual(connect[0]?.command, { id: 'kubeWindows.connectServices', title: 'Connect', args: ['ctx/mixed/node/winworker-2022-b'] });
   answer = { error: 'Could not connect: connection refused.' };
-  const failed = await t.children(group);
+  const failed = await ask(t, group);
   assert.equal(failed[0]?.contextValue, 'error');
   // The error item's retry asks the group again (what the extension fires after a connect or restart).
   let fired: string | undefined;
@@ -227,4 +248,90 @@ test('with a services source each Windows node gets a Services group fed by it (
   t.retry(failed[0]!.id);
   sub.dispose();
   assert.equal(fired, group.id);
+});
+
+// ---- How the tree meets VS Code's view: loading rows, held changes, superseded answers ----
+// VS Code registers each child id after our answer and fails with "Element with id … is already
+// registered" when an answer lands in a part of the tree it has already asked again, or an item is
+// refreshed while children below it are still being read. These pin the tree's side of that contract.
+
+async function slowly<T>(ms: number, fn: () => Promise<T>): Promise<T> {
+  emu.setLatency(ms);
+  try {
+    return await fn();
+  } finally {
+    emu.setLatency(0);
+  }
+}
+
+test('a slow cluster answers with a loading row at once; its change event brings the children, connected once', async () => {
+  const t = tree(emu.kubeconfig({ context: 'slow', file: join(tmp, 'slow') }), { loadingAfterMs: 30 });
+  const changes: (string | undefined)[] = [];
+  t.onDidChange((id) => changes.push(id));
+  const [root] = await ask(t);
+  await slowly(300, async () => {
+    const t0 = Date.now();
+    const first = await t.children(root);
+    assert.ok(Date.now() - t0 < 250, 'the answer did not wait for the cluster');
+    assert.deepEqual(first.map((n) => [n.id, n.label, n.icon.id]), [['ctx/slow/loading', 'Connecting…', 'loading~spin']]);
+    await waitFor('the cluster change', () => changes.includes(root.id), 10_000);
+  });
+  const versions = emu.requests.filter((r) => r.path === '/version').length;
+  const kids = await ask(t, root);
+  assert.deepEqual(kids.slice(1).map((k) => k.label), ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses']);
+  assert.equal(emu.requests.filter((r) => r.path === '/version').length, versions, 'the children that arrived were used, not asked again');
+});
+
+test('a change of an item waits while children below it are being read, then fires for that item only', async () => {
+  const t = tree(emu.kubeconfig({ context: 'held', file: join(tmp, 'held') }));
+  const [root] = await ask(t);
+  const nodes = await ask(t, byLabel(await ask(t, root), 'Windows nodes'));
+  const node = byLabel(nodes, 'winworker-2019-a');
+  const pods = byLabel(await ask(t, node), 'Pods');
+  const order: string[] = [];
+  t.onDidChange((id) => order.push(`change ${id}`));
+  await slowly(400, async () => {
+    const asked = t.children(pods).then(() => order.push('pods answered'));
+    await new Promise((r) => setTimeout(r, 50)); // the pod list is under way
+    emu.patch('Node', 'winworker-2019-a', undefined, { spec: { unschedulable: true } });
+    await asked;
+    await waitFor('the node change', () => order.includes(`change ${node.id}`));
+  });
+  // (The pods may answer with a loading row and change once they arrived: that is the Pods group's own event.)
+  assert.deepEqual(order.filter((o) => o !== `change ${pods.id}`), ['pods answered', `change ${node.id}`]);
+  assert.equal(node.contextValue, 'windowsNode.cordoned');
+  emu.patch('Node', 'winworker-2019-a', undefined, { spec: { unschedulable: null } });
+});
+
+test('an answer overtaken by a newer ask of the same part of the tree ends empty; the newer one has the children', async () => {
+  const t = tree(emu.kubeconfig({ context: 'again', file: join(tmp, 'again') }));
+  const [root] = await ask(t);
+  await slowly(300, async () => {
+    const first = t.children(root);
+    await new Promise((r) => setTimeout(r, 50));
+    // The view reloads (a window reload, the welcome state changing): roots, then the cluster again.
+    const [again] = await ask(t);
+    assert.equal(again, root, 'the same descriptor object for the same id');
+    const second = t.children(again);
+    assert.deepEqual(await first, []);
+    const kids = await second;
+    assert.equal(kids.length, 5);
+    assert.ok(kids.every((k) => t.item(k.id) === k));
+  });
+});
+
+test('pods keep distinct ids on two nodes even with the same namespace and name (a rescheduled StatefulSet pod)', async () => {
+  const t = tree(emu.kubeconfig({ context: 'pods', file: join(tmp, 'pods') }));
+  const [root] = await ask(t);
+  const nodes = await ask(t, byLabel(await ask(t, root), 'Windows nodes'));
+  const pod = (node: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0', namespace: 'win-apps' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }] }, status: { phase: 'Running' } });
+  emu.apply(pod('winworker-2019-a') as never);
+  const onA = await ask(t, byLabel(await ask(t, byLabel(nodes, 'winworker-2019-a')), 'Pods'));
+  emu.remove('Pod', 'web-0', 'win-apps');
+  emu.apply(pod('winworker-2022-b') as never);
+  const onB = await ask(t, byLabel(await ask(t, byLabel(nodes, 'winworker-2022-b')), 'Pods'));
+  const a = byLabel(onA, 'web-0');
+  const b = byLabel(onB, 'web-0');
+  assert.notEqual(a.id, b.id);
+  emu.remove('Pod', 'web-0', 'win-apps');
 });

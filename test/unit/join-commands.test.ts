@@ -219,6 +219,34 @@ test('joinNode: the questions, their defaults and validation; the plan runs with
   h.dispose();
 });
 
+test('the key: a quick pick of the key last used for the cluster and kubeWindows.ssh.privateKeyPath, "Browse…" opens the dialog', async () => {
+  const h = await harness();
+  const configured = '/home/u/keys/windows-fleet';
+  fake.setSettings({ 'kubeWindows.ssh.privateKeyPath': configured });
+  // First join: the setting is offered (nothing used for prod yet); the user picks it.
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', configured, PASS);
+  fake.answers.push('Trust and continue', 'Not now', undefined);
+  await h.run('kubeWindows.joinNode');
+  const first = fake.questions.find((q) => /private key/.test(String(q.options.title)));
+  assert.equal(first?.kind, 'quickPick');
+  assert.deepEqual(first?.items, [configured, 'Browse…']);
+  assert.equal(h.hosts.at(-1)?.privateKeyPath, configured);
+  assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { prod: configured });
+
+  // Next time: the last key of the cluster first, then the setting's; "Browse…" opens the dialog.
+  fake.questions.length = 0;
+  h.trusted = true;
+  fake.replies.push('prod', BYOH, '10.0.0.6', 'Administrator', 'Browse…', KEY, PASS);
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.joinNode');
+  const keyQuestions = fake.questions.filter((q) => /private key/.test(String(q.options.title)));
+  assert.deepEqual(keyQuestions.map((q) => q.kind), ['quickPick', 'open']);
+  assert.deepEqual(keyQuestions[0]?.items, [configured, 'Browse…'], 'the same path once, not twice');
+  assert.equal(h.hosts.at(-1)?.privateKeyPath, KEY);
+  assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { prod: KEY });
+  h.dispose();
+});
+
 test('passphrase: stored in SecretStorage only on "Remember", then reused; a stale one is deleted and asked again', async () => {
   const h = await harness();
   // From a cluster item: no context question; the item says OpenShift.
