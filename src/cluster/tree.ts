@@ -8,8 +8,11 @@
 // - one descriptor object per id, refilled in place, so the same node is the same element;
 // - an answer that needs the network and takes longer than `loadingAfterMs` is a loading row at once,
 //   and the real children follow with a change event for that parent (loading resolves, never races);
-// - a change event for an item waits while children of that item or of one below it are being asked,
-//   and is fired for the item that changed, not for the whole tree.
+// - a change event for an item waits while the view is loading children at or below it (answers under
+//   way, or given less than SETTLE_MS ago: the view asks for expanded items level by level, and a
+//   refresh in between leaves them empty), and is fired for the item that changed, not the whole tree;
+// - an answer overtaken by a newer ask at or above it ends empty (the view has forgotten where it
+//   would go).
 import type { ClusterSnapshot } from '../core/rules/facts';
 import type { ClusterErrorItem } from './errors';
 import { isErrorItem, type ByohInstance, type ClusterRuntimeClass, type MirrorSetView } from './extras';
@@ -136,6 +139,9 @@ export class ClusterTree {
   private readonly arrived = new Map<string, { nodes: TreeNode[]; at: number }>();
   /** When each item's change was last fired: the tree refreshes an item shortly after its event. */
   private readonly firedAt = new Map<string, number>();
+  /** When the children of each item were last answered (registered by the view). */
+  private readonly answeredAt = new Map<string, number>();
+  private releaseTimer: NodeJS.Timeout | undefined;
   private readonly watchedModels = new WeakSet<WindowsNodeModel>();
   private readonly changeEmitter = new Emitter<string | undefined>();
   private readonly snapshotEmitter = new Emitter<ClusterSnapshot | null>();
@@ -210,6 +216,7 @@ export class ClusterTree {
       setTimeout(() => {
         asks.delete(ask);
         if (!asks.size && this.asking.get(id) === asks) this.asking.delete(id);
+        this.answeredAt.set(id, Date.now());
         this.releaseHeld();
       }, 0);
     }
@@ -253,6 +260,7 @@ export class ClusterTree {
     this.watcher?.close();
     this.manager?.dispose();
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.changeEmitter.clear();
     this.snapshotEmitter.clear();
   }
@@ -290,7 +298,9 @@ export class ClusterTree {
 
   /**
    * Fires a change: for the whole tree at once (VS Code cancels every answer under way then); for one
-   * item only when no children at or below it are being asked, else once those answers are in.
+   * item only when the view is not loading at or below it (no answer under way there, none in the last
+   * SETTLE_MS: the view asks for the children of expanded items one level after the other, and a
+   * refresh of the item in between would leave them without their children), else once it is quiet.
    */
   private notify(id: string | undefined): void {
     if (this.disposed) return;
@@ -299,8 +309,9 @@ export class ClusterTree {
       this.changeEmitter.fire(undefined);
       return;
     }
-    if (this.askingAtOrBelow(id)) {
+    if (this.loadingAtOrBelow(id)) {
       this.held.add(id);
+      this.scheduleRelease();
       return;
     }
     this.firedAt.set(id, Date.now());
@@ -309,14 +320,29 @@ export class ClusterTree {
 
   private releaseHeld(): void {
     for (const id of [...this.held]) {
-      if (this.askingAtOrBelow(id)) continue;
+      if (this.loadingAtOrBelow(id)) continue;
       this.held.delete(id);
       this.notify(id);
     }
+    if (this.held.size) this.scheduleRelease();
   }
 
-  private askingAtOrBelow(id: string): boolean {
+  private scheduleRelease(): void {
+    if (this.releaseTimer || this.disposed) return;
+    this.releaseTimer = setTimeout(() => {
+      this.releaseTimer = undefined;
+      this.releaseHeld();
+    }, SETTLE_MS);
+    this.releaseTimer.unref?.();
+  }
+
+  private loadingAtOrBelow(id: string): boolean {
     for (const asked of this.asking.keys()) if (this.isAtOrBelow(asked, id)) return true;
+    const now = Date.now();
+    for (const [asked, at] of this.answeredAt) {
+      if (now - at >= SETTLE_MS) this.answeredAt.delete(asked);
+      else if (this.isAtOrBelow(asked, id)) return true;
+    }
     return false;
   }
 
@@ -394,12 +420,11 @@ export class ClusterTree {
     if (!session) return [];
     const state = await session.connect();
     if (state.status === 'error') return [errorNode(`${id}/error`, state.error)];
-    // The root's contextValue follows the flavour now known.
+    // The root's contextValue follows the flavour now known. The descriptor is the element the view
+    // hands to commands, so they see it at once; no change event: the menus are the same for both
+    // flavours, and refreshing the cluster now would drop the children the view is still loading.
     const root = this.items.get(id);
-    if (root && state.info.flavour === 'openshift' && root.contextValue !== 'cluster.openshift') {
-      root.contextValue = 'cluster.openshift';
-      this.notify(id); // held until this answer is in
-    }
+    if (root && state.info.flavour === 'openshift') root.contextValue = 'cluster.openshift';
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
     const group = (key: string, label: string, icon: string, resolve: (gid: string) => Promise<TreeNode[]>, tooltip: string): TreeNode => {
@@ -548,6 +573,8 @@ interface Ask {
  * leading debounce): within this window after an event, a refresh of that item is still to come.
  */
 const REFRESH_WINDOW_MS = 400;
+/** Quiet time after an answer before a change at or above it fires (the view asks level by level). */
+const SETTLE_MS = 200;
 /** Children that arrived for a parent the view did not ask again within this time are asked afresh. */
 const ARRIVED_TTL_MS = 5_000;
 

@@ -181,6 +181,8 @@ test('403 on the windows-instances ConfigMap: an error item naming the permissio
   const changes: (string | undefined)[] = [];
   t.onDidChange((id) => changes.push(id));
   t.retry(err.id);
+  // (Once the view is done loading below the group: it answered just now.)
+  await waitFor('the group change', () => changes.length > 0);
   assert.deepEqual(changes, ['ctx/limited/group/byoh']);
 });
 
@@ -246,6 +248,7 @@ test('with a services source each Windows node gets a Services group fed by it (
   let fired: string | undefined;
   const sub = t.onDidChange((id) => (fired = id));
   t.retry(failed[0]!.id);
+  await waitFor('the group change', () => fired !== undefined);
   sub.dispose();
   assert.equal(fired, group.id);
 });
@@ -334,4 +337,16 @@ test('pods keep distinct ids on two nodes even with the same namespace and name 
   const b = byLabel(onB, 'web-0');
   assert.notEqual(a.id, b.id);
   emu.remove('Pod', 'web-0', 'win-apps');
+});
+
+test('learning the flavour updates the cluster descriptor in place, with no change event that would reload its children', async () => {
+  const t = tree(emu.kubeconfig({ context: 'flavour', file: join(tmp, 'flavour') }));
+  const changes: (string | undefined)[] = [];
+  t.onDidChange((id) => changes.push(id));
+  const [root] = await ask(t);
+  assert.equal(root.contextValue, 'cluster');
+  await ask(t, root);
+  assert.equal(root.contextValue, 'cluster.openshift', 'commands get the element itself and see the flavour');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(changes, []);
 });

@@ -121,9 +121,14 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.files.exclude': DEFAULT_SETTINGS.files.exclude,
     'kubeWindows.trace.server': DEFAULT_SETTINGS.trace.server,
   };
-  // kubeWindows.kubeconfig and kubeWindows.join.* are read by the extension, not by the server.
-  assert.deepEqual(Object.keys(settings).sort(), [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder', 'kubeWindows.join.payloadUrls', 'kubeWindows.reboot.timeoutMinutes', 'kubeWindows.logs.maxMegabytes', 'kubeWindows.mirrors.concurrency'].sort());
-  // Node operations (issue 7): numbers with the engine's defaults.
+  // kubeWindows.kubeconfig, kubeWindows.join.*, kubeWindows.ssh.* ... are read by the extension, not by the server.
+  assert.deepEqual(
+    Object.keys(settings).sort(),
+    [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder', 'kubeWindows.join.payloadUrls', 'kubeWindows.ssh.privateKeyPath', 'kubeWindows.reboot.timeoutMinutes', 'kubeWindows.logs.maxMegabytes', 'kubeWindows.mirrors.concurrency'].sort(),
+  );
+  // A key path could point SSH at a workspace's file: only the user's (machine) settings choose it.
+  assert.equal(settings['kubeWindows.ssh.privateKeyPath'].scope, 'machine');
+  // Node operations: numbers with the engine's defaults.
   assert.equal(settings['kubeWindows.reboot.timeoutMinutes'].type, 'number');
   assert.equal(settings['kubeWindows.reboot.timeoutMinutes'].default, 15);
   assert.equal(settings['kubeWindows.logs.maxMegabytes'].type, 'number');
