@@ -19,7 +19,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['vscode', 'ssh2', '@kubernetes/client-node', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'fs/*', 'node:fs/*'], message: 'src/core is pure: it receives text and returns plain results.' },
+            {
+              group: ['vscode', 'ssh2', '@kubernetes/client-node', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'fs/*', 'node:fs/*'],
+              message: 'src/core is pure: it receives text and returns plain results.',
+            },
             { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'core must not depend on outer layers.' },
           ],
         },

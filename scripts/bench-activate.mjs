@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const dist = join(root, 'dist');
 console.log('Bundles (dist/, as packaged):');
-for (const f of readdirSync(dist).filter((n) => n.endsWith('.js')).sort()) {
+for (const f of readdirSync(dist)
+  .filter((n) => n.endsWith('.js'))
+  .sort()) {
   const buf = readFileSync(join(dist, f));
   console.log(`  ${f.padEnd(14)} ${(buf.length / 1024).toFixed(0).padStart(6)} KB  (gzip ${(gzipSync(buf).length / 1024).toFixed(0)} KB)`);
 }
@@ -35,7 +37,11 @@ Module._load = origLoad;
 
 if (process.env.BENCH_SKIP_VSCODE) process.exit(0);
 console.log('\nactivate() in a real extension host (code-server, e2e: open a YAML file):');
-const r = spawnSync(process.execPath, [join(root, 'scripts', 'e2e.mjs'), '--test-name-pattern=nothing is started|diagnostics|activate'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+const r = spawnSync(process.execPath, [join(root, 'scripts', 'e2e.mjs'), '--test-name-pattern=nothing is started|diagnostics|activate'], {
+  cwd: root,
+  stdio: ['ignore', 'pipe', 'inherit'],
+  encoding: 'utf8',
+});
 const file = join(root, 'test-results', 'activation.json');
 if (r.status !== 0 || !existsSync(file) || statSync(file).mtimeMs < Date.now() - 600_000) {
   console.log(r.stdout);

@@ -23,7 +23,8 @@ const servers = [
     name: 'yaml-language-server',
     args: [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'],
     init: {},
-    config: (section) => (section === 'yaml' ? { validate: true, hover: true, completion: true, schemas: { [pathToFileURL(schema).href]: '*.yaml' }, schemaStore: { enable: false } } : section === 'http' ? {} : null),
+    config: (section) =>
+      section === 'yaml' ? { validate: true, hover: true, completion: true, schemas: { [pathToFileURL(schema).href]: '*.yaml' }, schemaStore: { enable: false } } : section === 'http' ? {} : null,
   },
 ];
 
@@ -44,10 +45,11 @@ async function start(server) {
   const conn = rpc.createProtocolConnection(new rpc.StreamMessageReader(proc.stdout), new rpc.StreamMessageWriter(proc.stdin));
   const waiters = [];
   conn.onNotification(rpc.PublishDiagnosticsNotification.type, (p) => {
-    for (const w of [...waiters]) if (w.match(p)) {
-      waiters.splice(waiters.indexOf(w), 1);
-      w.resolve(p);
-    }
+    for (const w of [...waiters])
+      if (w.match(p)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(p);
+      }
   });
   conn.onRequest(rpc.ConfigurationRequest.type, (params) => params.items.map((i) => server.config(i.section)));
   conn.onRequest('client/registerCapability', () => null);
@@ -113,7 +115,9 @@ for (const n of sizes) {
     const rss = peakRssMb(s.proc.pid);
     const delay = server.name === 'yaml-language-server' ? YAML_LS_DELAY : 0;
     console.log(
-      `${server.name.padEnd(21)} ${String(n).padStart(5)}  ${openMs.toFixed(0).padStart(7)}  ${median(times).toFixed(1).padStart(14)}  ${Math.max(...times).toFixed(1).padStart(13)}  ${(median(times) - delay).toFixed(1).padStart(23)}  ${String(opened.diagnostics.length).padStart(8)}  ${rss.toFixed(0).padStart(11)}`,
+      `${server.name.padEnd(21)} ${String(n).padStart(5)}  ${openMs.toFixed(0).padStart(7)}  ${median(times).toFixed(1).padStart(14)}  ${Math.max(...times)
+        .toFixed(1)
+        .padStart(13)}  ${(median(times) - delay).toFixed(1).padStart(23)}  ${String(opened.diagnostics.length).padStart(8)}  ${rss.toFixed(0).padStart(11)}`,
     );
     s.conn.dispose();
     s.proc.kill();

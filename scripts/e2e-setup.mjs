@@ -68,7 +68,12 @@ function ensureCodeServer() {
   chmodSync(join(rgBin, 'rg'), 0o755);
   const asar = join(vs, 'node_modules.asar');
   let hasAsar = false;
-  try { lstatSync(asar); hasAsar = true; } catch { /* absent */ }
+  try {
+    lstatSync(asar);
+    hasAsar = true;
+  } catch {
+    /* absent */
+  }
   if (!hasAsar) symlinkSync('node_modules', asar);
   const argon2 = join(cacheDir, 'node_modules', 'argon2');
   if (existsSync(argon2)) {

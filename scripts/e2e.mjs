@@ -45,7 +45,10 @@ const common = {
   banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
   external: ['cpu-features', '*.node', 'playwright-core', 'vscode', 'mocha'],
 };
-const listed = (dir, keep) => readdirSync(join(root, dir)).filter(keep).map((f) => join(dir, f));
+const listed = (dir, keep) =>
+  readdirSync(join(root, dir))
+    .filter(keep)
+    .map((f) => join(dir, f));
 await build({ ...common, entryPoints: listed('test/e2e', (f) => f.endsWith('.test.ts')), outdir: outDir, outbase: 'test/e2e' });
 await build({ ...common, entryPoints: listed('test/vscode', (f) => f.endsWith('.test.ts') || f === 'index.ts'), outdir: join(root, 'out', 'vscode-test'), outbase: 'test/vscode' });
 await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
@@ -62,5 +65,7 @@ const tRun = Date.now();
 const args = ['--test', '--test-concurrency=1', '--test-force-exit', ...passThrough, ...files];
 const r = spawnSync(process.execPath, args, { cwd: root, env, stdio: 'inherit' });
 const total = (Date.now() - t0) / 1000;
-console.log(`e2e: setup ${(setupMs / 1000).toFixed(1)} s, tests ${((Date.now() - tRun) / 1000).toFixed(1)} s, total ${total.toFixed(1)} s; screenshots in ${join(root, 'test-results')}${existsSync(join(root, 'test-results')) ? '' : ' (none)'}`);
+console.log(
+  `e2e: setup ${(setupMs / 1000).toFixed(1)} s, tests ${((Date.now() - tRun) / 1000).toFixed(1)} s, total ${total.toFixed(1)} s; screenshots in ${join(root, 'test-results')}${existsSync(join(root, 'test-results')) ? '' : ' (none)'}`,
+);
 process.exit(r.status ?? 1);

@@ -14,9 +14,15 @@ export function readmeTable(list) {
 
 function rulesDoc(list) {
   const families = [...new Set(list.map((r) => r.family))];
-  const out = ['# kube-windows rules', '', 'Generated from the rule registry by `node scripts/rules-doc.mjs`; do not edit by hand.', '',
+  const out = [
+    '# kube-windows rules',
+    '',
+    'Generated from the rule registry by `node scripts/rules-doc.mjs`; do not edit by hand.',
+    '',
     'Severity: **error** = the API server rejects it, or it can never run; **warning** = it fails or is silently ignored at runtime; **info** = worth knowing.',
-    'Disable a rule for one line with `# kube-windows-disable-next-line RULE`, for the rest of a document with `# kube-windows-disable RULE`, or for a run with `--disable RULE`.', ''];
+    'Disable a rule for one line with `# kube-windows-disable-next-line RULE`, for the rest of a document with `# kube-windows-disable RULE`, or for a run with `--disable RULE`.',
+    '',
+  ];
   for (const fam of families) {
     out.push(`## ${fam}`, '');
     for (const r of list.filter((x) => x.family === fam)) out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
@@ -32,10 +38,20 @@ const nextReadme = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable
 const nextDoc = rulesDoc(rules);
 if (check) {
   let ok = true;
-  if (nextReadme !== readme) { console.error('README.md rule table is out of date: run node scripts/rules-doc.mjs'); ok = false; }
+  if (nextReadme !== readme) {
+    console.error('README.md rule table is out of date: run node scripts/rules-doc.mjs');
+    ok = false;
+  }
   let current = '';
-  try { current = readFileSync('docs/rules.md', 'utf8'); } catch { /* missing */ }
-  if (current !== nextDoc) { console.error('docs/rules.md is out of date: run node scripts/rules-doc.mjs'); ok = false; }
+  try {
+    current = readFileSync('docs/rules.md', 'utf8');
+  } catch {
+    /* missing */
+  }
+  if (current !== nextDoc) {
+    console.error('docs/rules.md is out of date: run node scripts/rules-doc.mjs');
+    ok = false;
+  }
   process.exit(ok ? 0 : 1);
 }
 writeFileSync('README.md', nextReadme);

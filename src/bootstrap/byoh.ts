@@ -133,14 +133,27 @@ export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Pro
     addressIPv4: isIPv6(address) ? [] : await resolver.lookup4(address),
     ...(isIPv4(address) ? { reverseNames: await resolver.reverse(address) } : {}),
     facts,
-    ...(csv ? { csv: { name: csv.metadata.name, ...(csv.status?.phase ? { phase: csv.status.phase } : {}), ...(csv.status?.message ? { message: csv.status.message } : {}), ...(csvVersion(csv) ? { version: csvVersion(csv) as string } : {}) } } : {}),
+    ...(csv
+      ? {
+          csv: {
+            name: csv.metadata.name,
+            ...(csv.status?.phase ? { phase: csv.status.phase } : {}),
+            ...(csv.status?.message ? { message: csv.status.message } : {}),
+            ...(csvVersion(csv) ? { version: csvVersion(csv) as string } : {}),
+          },
+        }
+      : {}),
     installsWmco: Boolean(ctx.opts.installWmco),
     keySecret,
     createsKeySecret: Boolean(ctx.opts.privateKey),
     hostKeyHashes: authorizedKeyHashes(hostKeys.keys),
     installKeyHashes: installKeys,
     operatorNetwork: opNet
-      ? { ...(opNet.spec?.defaultNetwork?.type ? { type: opNet.spec.defaultNetwork.type } : {}), hybrid: Boolean(hybrid?.hybridClusterNetwork?.length), ...(hybrid?.hybridOverlayVXLANPort !== undefined ? { vxlanPort: hybrid.hybridOverlayVXLANPort } : {}) }
+      ? {
+          ...(opNet.spec?.defaultNetwork?.type ? { type: opNet.spec.defaultNetwork.type } : {}),
+          hybrid: Boolean(hybrid?.hybridClusterNetwork?.length),
+          ...(hybrid?.hybridOverlayVXLANPort !== undefined ? { vxlanPort: hybrid.hybridOverlayVXLANPort } : {}),
+        }
       : undefined,
     clusterNetworks: (cfgNet?.spec?.clusterNetwork ?? []).map((n) => n.cidr),
     proxy: proxy?.spec,
@@ -253,7 +266,13 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           const pending = csrs.filter((c) => csrState(c) === 'Pending');
           return pending.length === 0 ? true : { waiting: `${pending.length} pending: ${pending.map((c) => c.metadata.name).join(', ')}` };
         },
-        { signal, intervalMs: poll, timeoutMs: t.csr, report, timeoutMessage: (last) => `Certificate requests of ${name} still not approved (${last}): WMCO approves them only when the node name matches reverse DNS or the host name.` },
+        {
+          signal,
+          intervalMs: poll,
+          timeoutMs: t.csr,
+          report,
+          timeoutMessage: (last) => `Certificate requests of ${name} still not approved (${last}): WMCO approves them only when the node name matches reverse DNS or the host name.`,
+        },
       );
     },
     verify: async () => true,
@@ -273,7 +292,13 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           const a = node.metadata.annotations ?? {};
           return versionDone(node) ? true : { waiting: `version=${a[VERSION] ?? '(none)'} desired-version=${a[DESIRED] ?? '(none)'}` };
         },
-        { signal, intervalMs: poll, timeoutMs: t.version, report, timeoutMessage: (last) => `WMCO did not finish configuring the node (${last}). Look at the windows-instance-config-daemon log on the host (C:\\var\\log\\wicd).` },
+        {
+          signal,
+          intervalMs: poll,
+          timeoutMs: t.version,
+          report,
+          timeoutMessage: (last) => `WMCO did not finish configuring the node (${last}). Look at the windows-instance-config-daemon log on the host (C:\\var\\log\\wicd).`,
+        },
       );
     },
     verify: async () => true,
@@ -393,7 +418,13 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
               const node = await findNode(o.kube, o.address, o.nodeName, signal);
               return node ? { waiting: `${node.metadata.name} still present${node.spec?.unschedulable ? ' (cordoned)' : ''}` } : true;
             },
-            { signal, intervalMs: opts.pollMs ?? 5000, timeoutMs, report, timeoutMessage: (last) => `WMCO did not remove the node (${last}); the host must still be reachable with the current cloud-private-key.` },
+            {
+              signal,
+              intervalMs: opts.pollMs ?? 5000,
+              timeoutMs,
+              report,
+              timeoutMessage: (last) => `WMCO did not remove the node (${last}); the host must still be reachable with the current cloud-private-key.`,
+            },
           );
         },
         verify: async () => true,

@@ -212,5 +212,8 @@ export async function installKeyHashes(kube: KubeClient, hash: (line: string) =>
   } catch {
     return []; // not readable (RBAC) or not served: the warning is a courtesy, never a failure
   }
-  return (mc?.spec?.config?.passwd?.users ?? []).flatMap((u) => u.sshAuthorizedKeys ?? []).filter((l) => l.trim()).map(hash);
+  return (mc?.spec?.config?.passwd?.users ?? [])
+    .flatMap((u) => u.sshAuthorizedKeys ?? [])
+    .filter((l) => l.trim())
+    .map(hash);
 }

@@ -88,7 +88,10 @@ export interface RemoveRequest {
   timeoutMs?: number;
 }
 
-export async function removePlanFor(r: RemoveRequest, signal?: AbortSignal): Promise<{ plan: Plan<never>; run: (options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void }) => Promise<RunResult> }> {
+export async function removePlanFor(
+  r: RemoveRequest,
+  signal?: AbortSignal,
+): Promise<{ plan: Plan<never>; run: (options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void }) => Promise<RunResult> }> {
   if (r.via === 'byoh') {
     const opts = { kube: r.kube, address: r.address, ...(r.nodeName ? { nodeName: r.nodeName } : {}), ...(r.pollMs ? { pollMs: r.pollMs } : {}), ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}) };
     const plan = buildByohRemovePlan(opts);

@@ -29,16 +29,7 @@ import type { WindowsHost } from '../remote/windows-host';
 import { getNode, getOrUndefined, isOpenShift, type NodeObject } from './cluster-api';
 import { readyStep } from './byoh';
 import { waitFor } from './follow';
-import {
-  bootstrapTokenSecret,
-  caCertHash,
-  containerdConfig,
-  containerdMajor,
-  containerdServiceCommand,
-  kubeletServiceCommand,
-  LAYOUT,
-  newBootstrapToken,
-} from './kubeadm-files';
+import { bootstrapTokenSecret, caCertHash, containerdConfig, containerdMajor, containerdServiceCommand, kubeletServiceCommand, LAYOUT, newBootstrapToken } from './kubeadm-files';
 import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
 import { blocking, checkBuild, checkConflictingRuntime, checkContainersFeature, checkHostname, nodeNameOf, ok, PreflightError, type Finding } from './preflight';
@@ -89,7 +80,10 @@ export async function discovery(kube: KubeClient, caPem: string | undefined, sig
     if (cluster?.server) server = cluster.server;
     if (cluster?.['certificate-authority-data']) ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
   }
-  if (!ca) throw new Error('The cluster CA is unknown: kube-public/cluster-info is missing and the kubeconfig has no certificate-authority-data. Create cluster-info (kubeadm init phase bootstrap-token) or use a kubeconfig with the CA.');
+  if (!ca)
+    throw new Error(
+      'The cluster CA is unknown: kube-public/cluster-info is missing and the kubeconfig has no certificate-authority-data. Create cluster-info (kubeadm init phase bootstrap-token) or use a kubeconfig with the CA.',
+    );
   const url = new URL(server);
   return { endpoint: `${url.hostname}:${url.port || '443'}`, caHash: caCertHash(ca) };
 }
@@ -126,12 +120,17 @@ function hostStep(s: Step<KubeadmContext>): Step<KubeadmContext> {
 
 function putOrDownload(ctx: KubeadmContext, source: PayloadSource, path: string, signal: AbortSignal, report: (m: string, f?: number) => void): Promise<unknown> {
   if (source.kind === 'url') return ctx.opts.host.run(downloadFile(source.url, path, source.sha256), signal);
-  return ctx.opts.host.put({ path: source.path }, path, signal, (sent, total) => report(`${source.name}: ${Math.round(sent / 1048576)} of ${Math.round(total / 1048576)} MB`, total ? sent / total : undefined));
+  return ctx.opts.host.put({ path: source.path }, path, signal, (sent, total) =>
+    report(`${source.name}: ${Math.round(sent / 1048576)} of ${Math.round(total / 1048576)} MB`, total ? sent / total : undefined),
+  );
 }
 
 function previewOfPut(source: PayloadSource, path: string): { powershell: string[]; notes: string[] } {
   if (source.kind === 'url') return { powershell: [downloadFile(source.url, path, source.sha256).script], notes: [] };
-  return { powershell: [fileHash(path).script], notes: [`upload ${source.path} (${source.bytes} bytes, SHA-256 ${source.sha256}) over SFTP to ${path}.kw-<random>.tmp, check its SHA-256 with Get-FileHash, move it to ${path}`] };
+  return {
+    powershell: [fileHash(path).script],
+    notes: [`upload ${source.path} (${source.bytes} bytes, SHA-256 ${source.sha256}) over SFTP to ${path}.kw-<random>.tmp, check its SHA-256 with Get-FileHash, move it to ${path}`],
+  };
 }
 
 export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext> {
@@ -142,7 +141,13 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
   const config = containerdConfig(major);
   const configBytes = new TextEncoder().encode(config);
   const node = (ctx: KubeadmContext, signal: AbortSignal): Promise<NodeObject | undefined> => (ctx.state.nodeName ? getNode(ctx.opts.kube, ctx.state.nodeName, signal) : Promise.resolve(undefined));
-  const containerdSvc = { name: 'containerd', binaryPathName: containerdServiceCommand(), displayName: 'containerd', description: 'containerd container runtime (kube-windows)', dependsOn: [] as string[] };
+  const containerdSvc = {
+    name: 'containerd',
+    binaryPathName: containerdServiceCommand(),
+    displayName: 'containerd',
+    description: 'containerd container runtime (kube-windows)',
+    dependsOn: [] as string[],
+  };
 
   const steps: Step<KubeadmContext>[] = [
     {
@@ -281,14 +286,27 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
       title: 'Register the kubelet service (started by kubeadm join) and open port 10250',
       preview: {
         check: 'service kubelet exists with the expected command line',
-        powershell: [ensureService({ name: 'kubelet', binaryPathName: kubeletServiceCommand('<node>'), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] }).script, ensureFirewallRule('kubelet', 10250).script],
+        powershell: [
+          ensureService({ name: 'kubelet', binaryPathName: kubeletServiceCommand('<node>'), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] })
+            .script,
+          ensureFirewallRule('kubelet', 10250).script,
+        ],
       },
       check: async (ctx, signal) => {
         const s = await ctx.opts.host.run(serviceState('kubelet'), signal);
         return s.exists && s.binaryPathName === kubeletServiceCommand(ctx.state.nodeName as string) ? 'done' : 'todo';
       },
       apply: async (ctx, signal) => {
-        await ctx.opts.host.run(ensureService({ name: 'kubelet', binaryPathName: kubeletServiceCommand(ctx.state.nodeName as string), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] }), signal);
+        await ctx.opts.host.run(
+          ensureService({
+            name: 'kubelet',
+            binaryPathName: kubeletServiceCommand(ctx.state.nodeName as string),
+            displayName: 'kubelet',
+            description: 'Kubernetes node agent (kube-windows)',
+            dependsOn: ['containerd'],
+          }),
+          signal,
+        );
         await ctx.opts.host.run(ensureFirewallRule('kubelet', 10250), signal);
       },
       verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing'),
@@ -313,7 +331,13 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
         ctx.state.tokenId = tok.id;
         report(`bootstrap token ${tok.id}.••• valid until ${expires.toISOString()}`);
         try {
-          const op = kubeadmJoin({ kubeadmPath: LAYOUT.kubeadm, apiServerEndpoint: ctx.state.endpoint as string, token: tok.token, caCertHash: ctx.state.caHash as string, nodeName: ctx.state.nodeName as string });
+          const op = kubeadmJoin({
+            kubeadmPath: LAYOUT.kubeadm,
+            apiServerEndpoint: ctx.state.endpoint as string,
+            token: tok.token,
+            caCertHash: ctx.state.caHash as string,
+            nodeName: ctx.state.nodeName as string,
+          });
           const r = await host.run(op, signal);
           if (r.exitCode !== 0) {
             const output = r.output.split(tok.token).join('•••').trim().split(/\r?\n/).slice(-8).join('\n');

@@ -345,7 +345,13 @@ export async function applyMirrorObjects(kube: KubeClient, objects: readonly unk
     const name = obj.metadata?.name ?? '';
     const collection = (MIRROR_KINDS as Record<string, string>)[kind];
     if (!collection) {
-      out.push({ kind, name, action: 'skipped', reason: kind === 'ImageContentSourcePolicy' ? 'WMCO does not read ImageContentSourcePolicy; convert it to an ImageDigestMirrorSet (oc adm migrate icsp)' : `not a mirror set (${kind || 'no kind'})` });
+      out.push({
+        kind,
+        name,
+        action: 'skipped',
+        reason:
+          kind === 'ImageContentSourcePolicy' ? 'WMCO does not read ImageContentSourcePolicy; convert it to an ImageDigestMirrorSet (oc adm migrate icsp)' : `not a mirror set (${kind || 'no kind'})`,
+      });
       continue;
     }
     if (!name) {
@@ -381,7 +387,9 @@ async function readNode(host: WindowsHost, root: string, desired: DesiredTree, s
 export async function mirrorsDiff(r: MirrorsRequest): Promise<MirrorsOutcome> {
   const wmco = r.wmco ?? (await isWmcoCluster(r.kube, r.signal));
   const mode = r.mode ?? (wmco ? 'wmco' : 'ordered');
-  const objects = wmco ? [...(await clusterMirrorObjects(r.kube, r.signal)).filter((o) => !r.objects?.some((x) => sameObject(x, o))), ...(r.objects ?? [])] : (r.objects ?? (await clusterMirrorObjects(r.kube, r.signal)));
+  const objects = wmco
+    ? [...(await clusterMirrorObjects(r.kube, r.signal)).filter((o) => !r.objects?.some((x) => sameObject(x, o))), ...(r.objects ?? [])]
+    : (r.objects ?? (await clusterMirrorObjects(r.kube, r.signal)));
   const credentials = wmco ? await clusterCredentials(r.kube, r.signal).catch(() => undefined) : undefined;
   const render = renderHostsToml(mirrorEntriesOf(objects), { mode, ...(credentials ? { credentials } : {}) });
   const desired = desiredTree(render.files);
@@ -414,7 +422,15 @@ export async function mirrorsApply(r: MirrorsRequest): Promise<MirrorsOutcome> {
       for (;;) {
         const diff = await readNode(host, WMCO_REGISTRY_DIR, desired, r.signal);
         if (diff.changes.length === 0) return { node: t.node, address: t.address, status: 'converged', diff, durationMs: Date.now() - started };
-        if (Date.now() >= deadline) return { node: t.node, address: t.address, status: 'drift', reason: `${WMCO_REGISTRY_DIR} differs from what WMCO should write (${diffSummary(diff)})`, diff, durationMs: Date.now() - started };
+        if (Date.now() >= deadline)
+          return {
+            node: t.node,
+            address: t.address,
+            status: 'drift',
+            reason: `${WMCO_REGISTRY_DIR} differs from what WMCO should write (${diffSummary(diff)})`,
+            diff,
+            durationMs: Date.now() - started,
+          };
         r.onLog?.(`${t.node}: waiting for WMCO (${diffSummary(diff)})`);
         await sleep(Math.min(r.pollMs ?? 5000, Math.max(0, deadline - Date.now())), r.signal);
       }
@@ -424,7 +440,9 @@ export async function mirrorsApply(r: MirrorsRequest): Promise<MirrorsOutcome> {
   const source = r.objects ?? (await clusterMirrorObjects(r.kube, r.signal));
   // Pushing "nothing" would wipe every node's mirrors: only when files say so explicitly.
   if (!r.objects && mirrorEntriesOf(source).length === 0) {
-    throw new MirrorsInputError('The cluster has no ImageDigestMirrorSet / ImageTagMirrorSet objects (plain Kubernetes does not serve them), so there is nothing to push; pass the YAML files that hold your mirror sets.');
+    throw new MirrorsInputError(
+      'The cluster has no ImageDigestMirrorSet / ImageTagMirrorSet objects (plain Kubernetes does not serve them), so there is nothing to push; pass the YAML files that hold your mirror sets.',
+    );
   }
   const render = renderHostsToml(mirrorEntriesOf(source), { mode });
   const desired = desiredTree(render.files);
@@ -477,7 +495,11 @@ export function resultTable(nodes: readonly NodeResult[]): string {
   const rows = nodes.map((n) => [n.node, n.address || '-', n.status, n.reason ?? (n.diff ? diffSummary(n.diff) : '')]);
   const head = ['NODE', 'ADDRESS', 'RESULT', 'DETAIL'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
 

@@ -103,7 +103,10 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
   writeFileSync(join(folder, 'services.txt'), servicesTable(services));
   report('reading the System event log errors');
   const { events } = await o.host.run(systemEventErrors(o.maxEvents ?? 200), o.signal);
-  writeFileSync(join(folder, 'system-errors.txt'), events.map((e) => `${e.time}  ${e.provider}  id ${e.id}\n  ${e.message.replace(/\r?\n/g, '\n  ')}\n`).join('\n') || 'No error in the System event log.\n');
+  writeFileSync(
+    join(folder, 'system-errors.txt'),
+    events.map((e) => `${e.time}  ${e.provider}  id ${e.id}\n  ${e.message.replace(/\r?\n/g, '\n  ')}\n`).join('\n') || 'No error in the System event log.\n',
+  );
 
   const files: CollectedFile[] = [];
   let done = 0;
@@ -130,7 +133,8 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
   if (skipped.length > 0) {
     const over = skipped.filter((s) => s.reason.startsWith('over'));
     const other = skipped.filter((s) => !s.reason.startsWith('over'));
-    if (over.length > 0) message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
+    if (over.length > 0)
+      message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
     if (other.length > 0) message += ` Not collected: ${other.map((s) => `${s.remote} (${s.reason})`).join(', ')}.`;
     writeFileSync(join(folder, 'SKIPPED.txt'), skipped.map((s) => `${s.remote}\t${s.size}\t${s.reason}`).join('\n') + '\n');
   }

@@ -25,7 +25,11 @@ export function servicesTable(services: readonly NodeServiceState[]): string {
   const rows = services.map((s) => [s.name, s.exists ? (s.status ?? '') : 'not installed', s.exists ? (s.startType ?? '') : '']);
   const head = ['SERVICE', 'STATUS', 'START TYPE'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
-  const line = (r: string[]): string => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(width[i] as number))).join('  ').trimEnd();
+  const line = (r: string[]): string =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(width[i] as number)))
+      .join('  ')
+      .trimEnd();
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
 

@@ -6,9 +6,7 @@ import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sha256OfSource } from '../remote/upload';
 
-export type PayloadSource =
-  | { kind: 'file'; name: string; path: string; sha256: string; bytes: number }
-  | { kind: 'url'; name: string; url: string; sha256: string };
+export type PayloadSource = { kind: 'file'; name: string; path: string; sha256: string; bytes: number } | { kind: 'url'; name: string; url: string; sha256: string };
 
 export interface Payload {
   containerd: PayloadSource;
@@ -39,7 +37,11 @@ export async function resolvePayload(settings: PayloadSettings): Promise<Payload
       throw new PayloadError(`Cannot read the payload folder ${settings.folder}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
     }
     const archives = names.filter((n) => CONTAINERD_ARCHIVE.test(n)).sort();
-    const pick: Record<keyof Payload, string | undefined> = { containerd: archives.at(-1), kubelet: names.find((n) => n.toLowerCase() === 'kubelet.exe'), kubeadm: names.find((n) => n.toLowerCase() === 'kubeadm.exe') };
+    const pick: Record<keyof Payload, string | undefined> = {
+      containerd: archives.at(-1),
+      kubelet: names.find((n) => n.toLowerCase() === 'kubelet.exe'),
+      kubeadm: names.find((n) => n.toLowerCase() === 'kubeadm.exe'),
+    };
     for (const key of Object.keys(pick) as (keyof Payload)[]) {
       const name = pick[key];
       if (!name) continue;

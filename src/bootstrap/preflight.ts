@@ -74,7 +74,12 @@ export function checkBuild(facts: HostFacts, forWmco: boolean): Finding {
     return { id: 'windows-build', severity: 'error', title: `${what} is not a supported Windows Server build`, fix: `Use one of: ${list}.` };
   }
   if (forWmco && facts.build === 20348 && facts.ubr < WS2022_MIN_UBR) {
-    return { id: 'windows-build', severity: 'error', title: `${what}: Windows Server 2022 needs KB5012637 (20348.${WS2022_MIN_UBR} or later) for WMCO`, fix: 'Install the latest cumulative update on the host, reboot, and run the join again.' };
+    return {
+      id: 'windows-build',
+      severity: 'error',
+      title: `${what}: Windows Server 2022 needs KB5012637 (20348.${WS2022_MIN_UBR} or later) for WMCO`,
+      fix: 'Install the latest cumulative update on the host, reboot, and run the join again.',
+    };
   }
   return ok('windows-build', `${what} (${name}) is supported`);
 }
@@ -96,10 +101,20 @@ export function checkHostname(facts: HostFacts): Finding {
 export function checkConflictingRuntime(facts: HostFacts, path: 'byoh' | 'kubeadm'): Finding[] {
   const out: Finding[] = [];
   if (facts.services.docker !== null) {
-    out.push({ id: 'docker', severity: 'error', title: `A Docker service is installed (${facts.services.docker})`, fix: 'Uninstall Docker (Mirantis Container Runtime) and reboot: the node uses containerd, and both cannot own the container networking.' });
+    out.push({
+      id: 'docker',
+      severity: 'error',
+      title: `A Docker service is installed (${facts.services.docker})`,
+      fix: 'Uninstall Docker (Mirantis Container Runtime) and reboot: the node uses containerd, and both cannot own the container networking.',
+    });
   }
   if (path === 'byoh' && facts.services.containerd !== null) {
-    out.push({ id: 'containerd-preinstalled', severity: 'error', title: `A containerd service already exists (${facts.services.containerd})`, fix: 'WMCO installs its own containerd: remove the existing one (sc.exe delete containerd) before joining.' });
+    out.push({
+      id: 'containerd-preinstalled',
+      severity: 'error',
+      title: `A containerd service already exists (${facts.services.containerd})`,
+      fix: 'WMCO installs its own containerd: remove the existing one (sc.exe delete containerd) before joining.',
+    });
   }
   if (out.length === 0) out.push(ok('container-runtime', 'No conflicting container runtime service'));
   return out;
@@ -147,10 +162,21 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
     out.push(
       i.installsWmco
         ? { id: 'wmco', severity: 'info', title: 'WMCO is not installed; the plan installs it first' }
-        : { id: 'wmco', severity: 'error', title: 'The Windows Machine Config Operator is not installed', fix: 'Install WMCO from OperatorHub (the join can do it: namespace, OperatorGroup, Subscription on channel stable).', offer: 'install-wmco' },
+        : {
+            id: 'wmco',
+            severity: 'error',
+            title: 'The Windows Machine Config Operator is not installed',
+            fix: 'Install WMCO from OperatorHub (the join can do it: namespace, OperatorGroup, Subscription on channel stable).',
+            offer: 'install-wmco',
+          },
     );
   } else if (i.csv.phase !== 'Succeeded') {
-    out.push({ id: 'wmco', severity: 'error', title: `WMCO (${i.csv.name}) is ${i.csv.phase ?? 'in no phase'}${i.csv.message ? `: ${i.csv.message}` : ''}`, fix: 'Wait for the operator to finish installing, or look at its ClusterServiceVersion and InstallPlan for the cause.' });
+    out.push({
+      id: 'wmco',
+      severity: 'error',
+      title: `WMCO (${i.csv.name}) is ${i.csv.phase ?? 'in no phase'}${i.csv.message ? `: ${i.csv.message}` : ''}`,
+      fix: 'Wait for the operator to finish installing, or look at its ClusterServiceVersion and InstallPlan for the cause.',
+    });
   } else {
     out.push(ok('wmco', `WMCO ${i.csv.version ?? ''} is installed and healthy`.replace('  ', ' ')));
   }
@@ -161,17 +187,38 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
     out.push(
       i.createsKeySecret
         ? { id: 'key-secret', severity: 'info', title: 'The cloud-private-key secret is missing; the plan creates it from the chosen key' }
-        : { id: 'key-secret', severity: 'error', title: 'The cloud-private-key secret is missing', fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).', offer: 'create-key-secret' },
+        : {
+            id: 'key-secret',
+            severity: 'error',
+            title: 'The cloud-private-key secret is missing',
+            fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).',
+            offer: 'create-key-secret',
+          },
     );
   } else if (!k.hasKey) {
-    out.push({ id: 'key-secret', severity: 'error', title: "cloud-private-key missing 'private-key.pem' secret", fix: 'The secret must hold the key under the name private-key.pem: oc create secret generic cloud-private-key --from-file=private-key.pem=<file> -n openshift-windows-machine-config-operator' });
+    out.push({
+      id: 'key-secret',
+      severity: 'error',
+      title: "cloud-private-key missing 'private-key.pem' secret",
+      fix: 'The secret must hold the key under the name private-key.pem: oc create secret generic cloud-private-key --from-file=private-key.pem=<file> -n openshift-windows-machine-config-operator',
+    });
   } else if (k.encrypted) {
-    out.push({ id: 'key-secret', severity: 'error', title: 'The key in cloud-private-key has a passphrase, which WMCO cannot use', fix: 'Store an unencrypted key (ssh-keygen -p -N "" -f <copy of the key>) in the secret.' });
+    out.push({
+      id: 'key-secret',
+      severity: 'error',
+      title: 'The key in cloud-private-key has a passphrase, which WMCO cannot use',
+      fix: 'Store an unencrypted key (ssh-keygen -p -N "" -f <copy of the key>) in the secret.',
+    });
   } else if (k.invalid) {
     out.push({ id: 'key-secret', severity: 'error', title: `The key in cloud-private-key cannot be read: ${k.invalid}`, fix: 'Store a PEM or OpenSSH private key (RSA, ECDSA or Ed25519).' });
   } else {
     if (k.hash && i.installKeyHashes?.includes(k.hash)) {
-      out.push({ id: 'install-key', severity: 'warning', title: 'cloud-private-key holds the key the cluster was installed with (MachineConfig 99-worker-ssh)', fix: 'WMCO strongly recommends a different key for Windows hosts, so that a Windows host never holds a key that opens the Linux nodes.' });
+      out.push({
+        id: 'install-key',
+        severity: 'warning',
+        title: 'cloud-private-key holds the key the cluster was installed with (MachineConfig 99-worker-ssh)',
+        fix: 'WMCO strongly recommends a different key for Windows hosts, so that a Windows host never holds a key that opens the Linux nodes.',
+      });
     }
     if (k.weak) out.push({ id: 'key-strength', severity: 'warning', title: `The key in cloud-private-key is weak (${k.weak})`, fix: 'Use an Ed25519 key or RSA of 2048 bits or more.' });
     if (k.hash && i.hostKeyHashes.length > 0) {
@@ -197,9 +244,19 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
 
   // Address
   if (i.addressIsIPv6) {
-    out.push({ id: 'address', severity: 'error', title: `${i.address} is an IPv6 address; WMCO accepts only IPv4 addresses or names resolving to IPv4`, fix: 'Use the host\'s IPv4 address or a DNS name with an A record.' });
+    out.push({
+      id: 'address',
+      severity: 'error',
+      title: `${i.address} is an IPv6 address; WMCO accepts only IPv4 addresses or names resolving to IPv4`,
+      fix: "Use the host's IPv4 address or a DNS name with an A record.",
+    });
   } else if (i.addressIPv4.length === 0) {
-    out.push({ id: 'address', severity: 'error', title: `${i.address} does not resolve to an IPv4 address`, fix: 'Add an A record for it, or use the IPv4 address. WMCO resolves it from inside the cluster.' });
+    out.push({
+      id: 'address',
+      severity: 'error',
+      title: `${i.address} does not resolve to an IPv4 address`,
+      fix: 'Add an A record for it, or use the IPv4 address. WMCO resolves it from inside the cluster.',
+    });
   } else {
     out.push(ok('address', `${i.address} is IPv4 ${i.addressIPv4.join(', ')}`));
     if (f.defaultRouteIPv4 && !i.addressIPv4.includes(f.defaultRouteIPv4)) {
@@ -222,7 +279,12 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
       out.push(
         i.address.toLowerCase().includes(nodeName)
           ? ok('csr-approval', `CSR approval will match node ${nodeName} against ${i.address}`)
-          : { id: 'csr-approval', severity: 'error', title: `The address ${i.address} does not contain the node name ${nodeName}, so WMCO will not approve the kubelet's certificate requests`, fix: `Use a DNS name that starts with ${nodeName}, or the IPv4 address with a PTR record for ${nodeName}.` },
+          : {
+              id: 'csr-approval',
+              severity: 'error',
+              title: `The address ${i.address} does not contain the node name ${nodeName}, so WMCO will not approve the kubelet's certificate requests`,
+              fix: `Use a DNS name that starts with ${nodeName}, or the IPv4 address with a PTR record for ${nodeName}.`,
+            },
       );
     } else if (i.reverseNames.length === 0) {
       const fallback = (f.fqdn || f.hostname).toLowerCase();
@@ -257,12 +319,23 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
       fix: 'Disable the extra adapters (Disable-NetAdapter -Name <name>) so one remains.',
     });
   }
-  if (!f.isAdministrator) out.push({ id: 'admin', severity: 'error', title: 'The SSH user is not an administrator on the host', fix: 'WMCO needs an administrator account: use one, or add the user to the Administrators group.' });
+  if (!f.isAdministrator)
+    out.push({
+      id: 'admin',
+      severity: 'error',
+      title: 'The SSH user is not an administrator on the host',
+      fix: 'WMCO needs an administrator account: use one, or add the user to the Administrators group.',
+    });
 
   // Cluster networking
   const net = i.operatorNetwork;
   if (!net || net.type !== 'OVNKubernetes') {
-    out.push({ id: 'hybrid-networking', severity: 'error', title: `The cluster network is ${net?.type ?? 'unknown'}, not OVN-Kubernetes`, fix: 'Windows nodes need OVN-Kubernetes with hybrid networking.' });
+    out.push({
+      id: 'hybrid-networking',
+      severity: 'error',
+      title: `The cluster network is ${net?.type ?? 'unknown'}, not OVN-Kubernetes`,
+      fix: 'Windows nodes need OVN-Kubernetes with hybrid networking.',
+    });
   } else if (!net.hybrid) {
     out.push({
       id: 'hybrid-networking',
@@ -273,16 +346,31 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
   } else {
     out.push(ok('hybrid-networking', 'OVN-Kubernetes hybrid networking is configured'));
     if (net.vxlanPort !== undefined && f.build === 17763) {
-      out.push({ id: 'vxlan-port', severity: 'error', title: `A custom VXLAN port (${net.vxlanPort}) is set, which Windows Server 2019 does not support: the node would never become Ready`, fix: 'Use Windows Server 2022 or 2025, or remove hybridOverlayVXLANPort.' });
+      out.push({
+        id: 'vxlan-port',
+        severity: 'error',
+        title: `A custom VXLAN port (${net.vxlanPort}) is set, which Windows Server 2019 does not support: the node would never become Ready`,
+        fix: 'Use Windows Server 2022 or 2025, or remove hybridOverlayVXLANPort.',
+      });
     }
   }
   const classE = i.clusterNetworks.filter(isClassE);
   if (classE.length > 0) {
-    out.push({ id: 'class-e', severity: 'error', title: `The cluster network ${classE.join(', ')} is in the class E range 240.0.0.0/4, which Windows nodes do not support`, fix: 'Windows nodes cannot join this cluster; its clusterNetwork would have to move out of 240.0.0.0/4.' });
+    out.push({
+      id: 'class-e',
+      severity: 'error',
+      title: `The cluster network ${classE.join(', ')} is in the class E range 240.0.0.0/4, which Windows nodes do not support`,
+      fix: 'Windows nodes cannot join this cluster; its clusterNetwork would have to move out of 240.0.0.0/4.',
+    });
   }
   const proxyOn = Boolean(i.proxy?.httpProxy || i.proxy?.httpsProxy);
   if (proxyOn && i.csv?.version && compareVersions(i.csv.version, WMCO_PROXY_MIN_VERSION) < 0) {
-    out.push({ id: 'proxy', severity: 'error', title: `A cluster-wide proxy is configured, which WMCO ${i.csv.version} does not support on Windows nodes`, fix: `Upgrade WMCO to ${WMCO_PROXY_MIN_VERSION} or later.` });
+    out.push({
+      id: 'proxy',
+      severity: 'error',
+      title: `A cluster-wide proxy is configured, which WMCO ${i.csv.version} does not support on Windows nodes`,
+      fix: `Upgrade WMCO to ${WMCO_PROXY_MIN_VERSION} or later.`,
+    });
   }
 
   // api-int from the host
@@ -290,7 +378,12 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
     out.push(
       i.apiInt.resolvedFromHost.length > 0
         ? ok('api-int', `The host resolves ${i.apiInt.host} to ${i.apiInt.resolvedFromHost.join(', ')}`)
-        : { id: 'api-int', severity: 'error', title: `The host cannot resolve ${i.apiInt.host}${i.apiInt.error ? ` (${i.apiInt.error})` : ''}: kubelet could not reach the API server`, fix: `Add a DNS record for ${i.apiInt.host} reachable from the host (or an entry in C:\\Windows\\System32\\drivers\\etc\\hosts).` },
+        : {
+            id: 'api-int',
+            severity: 'error',
+            title: `The host cannot resolve ${i.apiInt.host}${i.apiInt.error ? ` (${i.apiInt.error})` : ''}: kubelet could not reach the API server`,
+            fix: `Add a DNS record for ${i.apiInt.host} reachable from the host (or an entry in C:\\Windows\\System32\\drivers\\etc\\hosts).`,
+          },
     );
   }
 

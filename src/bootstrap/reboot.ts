@@ -159,7 +159,8 @@ function causeOf(err: ApiError): { pdb?: string; message: string } {
   return { ...(pdb ? { pdb } : {}), message };
 }
 
-const CORDONED = (node: string): string => `The node ${node} stays cordoned (unschedulable): run the reboot again to resume where it stopped, or uncordon it yourself (kubectl uncordon ${node}) once it is healthy.`;
+const CORDONED = (node: string): string =>
+  `The node ${node} stays cordoned (unschedulable): run the reboot again to resume where it stopped, or uncordon it yourself (kubectl uncordon ${node}) once it is healthy.`;
 
 /** Adds "the node stays cordoned" to every failure of a step that runs after the cordon. */
 function cordoned<C extends RebootContext>(node: string, step: Step<C>): Step<C> {
@@ -207,7 +208,9 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
 
   const drainStep: Step<RebootContext> = {
     id: 'drain',
-    title: opts.disableEviction ? 'Drain: delete the pods directly (eviction disabled, PodDisruptionBudgets bypassed)' : 'Drain: evict the pods through the Eviction API (PodDisruptionBudgets honoured)',
+    title: opts.disableEviction
+      ? 'Drain: delete the pods directly (eviction disabled, PodDisruptionBudgets bypassed)'
+      : 'Drain: evict the pods through the Eviction API (PodDisruptionBudgets honoured)',
     description: 'DaemonSet and static (mirror) pods stay, as with kubectl drain --ignore-daemonsets.',
     preview: {
       check: 'no pod other than DaemonSet and mirror pods runs on the node',
@@ -218,7 +221,9 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
           : { verb: 'POST', path: '/api/v1/namespaces/<namespace>/pods/<pod>/eviction', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: '<pod>', namespace: '<namespace>' } } },
       ],
       notes: [
-        opts.deleteEmptyDirData ? 'pods with emptyDir volumes are evicted and their emptyDir data is deleted (consented)' : 'pods with emptyDir volumes stop the drain unless their data may be deleted',
+        opts.deleteEmptyDirData
+          ? 'pods with emptyDir volumes are evicted and their emptyDir data is deleted (consented)'
+          : 'pods with emptyDir volumes stop the drain unless their data may be deleted',
         `an eviction refused by a PodDisruptionBudget is retried for ${minutes(evictionRetry)}, then the step fails naming the budget`,
       ],
     },
@@ -267,7 +272,9 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
             }
             if (err instanceof ApiError && err.status === 500 && /more than one PodDisruptionBudget/.test(err.message)) {
               const names = await pdbsFor(kube, p, signal);
-              throw new Error(`Cannot evict ${podName(p)}: it is selected by several PodDisruptionBudgets (${names.join(', ') || 'see kubectl get pdb'}), which the Eviction API refuses. Fix the budgets so that one selects it, then run the reboot again.`);
+              throw new Error(
+                `Cannot evict ${podName(p)}: it is selected by several PodDisruptionBudgets (${names.join(', ') || 'see kubectl get pdb'}), which the Eviction API refuses. Fix the budgets so that one selects it, then run the reboot again.`,
+              );
             }
             throw err;
           }
@@ -293,7 +300,13 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
           const left = (await drainTargets(kube, nodeName, signal)).evict;
           return left.length === 0 ? true : { waiting: `${left.length} pod(s) still terminating: ${left.slice(0, 5).map(podName).join(', ')}` };
         },
-        { signal, intervalMs: Math.min(poll, 2000), timeoutMs: drainTimeout, report, timeoutMessage: (last) => `The evicted pods did not terminate within ${minutes(drainTimeout)} (${last.replace(/^waiting: /, '')}).` },
+        {
+          signal,
+          intervalMs: Math.min(poll, 2000),
+          timeoutMs: drainTimeout,
+          report,
+          timeoutMessage: (last) => `The evicted pods did not terminate within ${minutes(drainTimeout)} (${last.replace(/^waiting: /, '')}).`,
+        },
       );
     },
     verify: async (ctx, signal) => {
@@ -490,6 +503,9 @@ export function rebootSummary(result: RunResult, nodeName: string): string {
   if (result.outcome === 'done') return `${nodeName} was rebooted and is Ready and schedulable again.`;
   const cordon = result.steps.find((s) => s.id === 'cordon');
   const cordonedNow = (cordon?.outcome === 'applied' || cordon?.outcome === 'skipped') && result.error?.stepId !== 'cordon' && result.steps.find((s) => s.id === 'uncordon')?.outcome !== 'applied';
-  const what = result.outcome === 'cancelled' ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.` : `The reboot of ${nodeName} failed at step ${result.error?.stepId ?? '?'}: ${result.error?.message ?? ''}`;
+  const what =
+    result.outcome === 'cancelled'
+      ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.`
+      : `The reboot of ${nodeName} failed at step ${result.error?.stepId ?? '?'}: ${result.error?.message ?? ''}`;
   return cordonedNow && !what.includes('stays cordoned') ? `${what} ${CORDONED(nodeName)}` : what;
 }

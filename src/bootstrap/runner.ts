@@ -194,11 +194,21 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
     let live = true;
     const report = (message: string, fraction?: number): void => {
       if (!live) return;
-      emit({ type: 'log', time: now(), level: 'info', stepId: step.id, message: String(message), ...(typeof fraction === 'number' && Number.isFinite(fraction) ? { fraction: Math.min(1, Math.max(0, fraction)) } : {}) });
+      emit({
+        type: 'log',
+        time: now(),
+        level: 'info',
+        stepId: step.id,
+        message: String(message),
+        ...(typeof fraction === 'number' && Number.isFinite(fraction) ? { fraction: Math.min(1, Math.max(0, fraction)) } : {}),
+      });
     };
 
     try {
-      const checked = await guard(call(() => step.check(ctx, signal)), signal);
+      const checked = await guard(
+        call(() => step.check(ctx, signal)),
+        signal,
+      );
       const todo = checked !== 'done';
       const reason = typeof checked === 'object' && checked !== null ? checked.todo : undefined;
       emit({ type: 'step-check', time: now(), stepId: step.id, result: todo ? 'todo' : 'done', ...(reason === undefined ? {} : { reason }) });
@@ -214,7 +224,10 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
           result.attempts = attempt;
           emit({ type: 'step-apply', time: now(), stepId: step.id, attempt, attempts });
           try {
-            await guard(call(() => step.apply(ctx, signal, report)), signal);
+            await guard(
+              call(() => step.apply(ctx, signal, report)),
+              signal,
+            );
             break;
           } catch (err) {
             if (signal.aborted || !isTransient(err) || attempt >= attempts) throw err;
@@ -224,7 +237,10 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
             await sleep(delay, signal);
           }
         }
-        const verified = await guard(call(() => step.verify(ctx, signal)), signal);
+        const verified = await guard(
+          call(() => step.verify(ctx, signal)),
+          signal,
+        );
         const ok = verified === true;
         const why = ok ? undefined : typeof verified === 'string' && verified ? verified : 'verification failed';
         emit({ type: 'step-verify', time: now(), stepId: step.id, ok, ...(why === undefined ? {} : { message: why }) });

@@ -67,7 +67,13 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
     {
       id: 'wmco-subscription',
       title: `Subscribe to ${WMCO_PACKAGE} (channel ${channel}, ${o.approval} approval, catalog ${sourceText})`,
-      preview: { check: `Subscription ${WMCO_PACKAGE} exists in ${ns}`, api: [{ verb: 'GET', path: '/apis/config.openshift.io/v1/clusterversions/version' }, { verb: 'POST', path: subPath, body: subBody(sourceText) }] },
+      preview: {
+        check: `Subscription ${WMCO_PACKAGE} exists in ${ns}`,
+        api: [
+          { verb: 'GET', path: '/apis/config.openshift.io/v1/clusterversions/version' },
+          { verb: 'POST', path: subPath, body: subBody(sourceText) },
+        ],
+      },
       check: async (ctx, signal) => ((await getOrUndefined(kube(ctx), `${subPath}/${WMCO_PACKAGE}`, signal)) ? 'done' : 'todo'),
       apply: async (ctx, signal, report) => {
         const source = o.source ?? ((await isOkd(kube(ctx), signal)) ? 'community-operators' : 'redhat-operators');
@@ -81,10 +87,7 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
     {
       id: 'wmco-csv',
       title: 'Wait for the operator to install (ClusterServiceVersion Succeeded)',
-      description:
-        o.approval === 'Manual'
-          ? 'With Manual approval the first InstallPlan is approved by this step (you asked for the install); later upgrades wait for your approval.'
-          : undefined,
+      description: o.approval === 'Manual' ? 'With Manual approval the first InstallPlan is approved by this step (you asked for the install); later upgrades wait for your approval.' : undefined,
       preview: {
         check: 'the WMCO ClusterServiceVersion is Succeeded',
         api: [
@@ -116,7 +119,8 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
             intervalMs: pollMs,
             timeoutMs,
             report,
-            timeoutMessage: (last) => `WMCO did not install within ${Math.round(timeoutMs / 60_000)} min (${last}). Check the Subscription and InstallPlan in ${ns}, and that its catalog source is available.`,
+            timeoutMessage: (last) =>
+              `WMCO did not install within ${Math.round(timeoutMs / 60_000)} min (${last}). Check the Subscription and InstallPlan in ${ns}, and that its catalog source is available.`,
           },
         );
       },

@@ -52,7 +52,8 @@ export function clusterFor(values: { context?: string; kubeconfig?: string }): C
   if (!values.context) throw new JoinUsageError('--context is required (a context of your kubeconfig)');
   const loaded = loadKubeconfig(values.kubeconfig ? { explicit: values.kubeconfig } : {});
   if (!loaded.ok) throw new JoinUsageError(loaded.message);
-  if (!loaded.contexts.some((c) => c.name === values.context)) throw new JoinUsageError(`the kubeconfig has no context "${values.context}" (it has: ${loaded.contexts.map((c) => c.name).join(', ') || 'none'})`);
+  if (!loaded.contexts.some((c) => c.name === values.context))
+    throw new JoinUsageError(`the kubeconfig has no context "${values.context}" (it has: ${loaded.contexts.map((c) => c.name).join(', ') || 'none'})`);
   const config = configForContext(loaded.config, values.context);
   const cluster = config.getCurrentCluster();
   let caPem: string | undefined;
@@ -288,7 +289,13 @@ function payloadUrls(values: string[]): Record<string, { url: string; sha256: st
 
 function preflightOf(r: RunResult): string | undefined {
   const m = r.error?.message ?? '';
-  return m.includes('\n') ? m.split('\n').slice(1).map((l) => `      ${l}`).join('\n') : undefined;
+  return m.includes('\n')
+    ? m
+        .split('\n')
+        .slice(1)
+        .map((l) => `      ${l}`)
+        .join('\n')
+    : undefined;
 }
 
 export async function runRemove(args: string[]): Promise<number> {

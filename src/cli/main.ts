@@ -158,7 +158,10 @@ function runCheck(args: string[]): number {
     }
     texts.push({ file, text: r.text });
   }
-  const facts = gatherFacts(texts.flatMap((t) => (t.text !== undefined ? [t.text] : [])), flavour);
+  const facts = gatherFacts(
+    texts.flatMap((t) => (t.text !== undefined ? [t.text] : [])),
+    flavour,
+  );
   const options: CheckOptions = {
     only: listOption(values.enable as string[] | undefined),
     disable: listOption(values.disable as string[] | undefined),
@@ -202,7 +205,7 @@ function runCheck(args: string[]): number {
 
   const summary = summarize(reports, counts);
   if (values.fix) summary.fixesApplied = fixesApplied;
-  const color = values['no-color'] ? false : values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR);
+  const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
   const out = format === 'json' ? formatJson(reports, summary) : format === 'sarif' ? formatSarif(reports, version) : formatText(reports, summary, color);
   process.stdout.write(out);
   if (ioError) return EXIT_USAGE;
@@ -232,7 +235,13 @@ function writeAtomic(path: string, text: string): string | undefined {
 function runRules(args: string[]): number {
   const { values } = parseArgs({ args, options: { format: { type: 'string', default: 'text' } } });
   if (values.format === 'json') {
-    process.stdout.write(`${JSON.stringify(RULES.map((r) => ({ id: r.id, severity: r.severity, family: r.family, title: r.title })), null, 2)}\n`);
+    process.stdout.write(
+      `${JSON.stringify(
+        RULES.map((r) => ({ id: r.id, severity: r.severity, family: r.family, title: r.title })),
+        null,
+        2,
+      )}\n`,
+    );
   } else {
     for (const r of RULES) process.stdout.write(`${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${r.title}\n`);
   }

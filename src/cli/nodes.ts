@@ -79,7 +79,8 @@ export async function runNodes(args: string[]): Promise<number> {
     process.stdout.write(NODES_HELP);
     return 0;
   }
-  if (action !== 'reboot' && action !== 'logs' && action !== 'services') throw new JoinUsageError(`nodes takes reboot, logs or services${action ? `, not "${action}"` : ''}; try "kube-windows nodes --help"`);
+  if (action !== 'reboot' && action !== 'logs' && action !== 'services')
+    throw new JoinUsageError(`nodes takes reboot, logs or services${action ? `, not "${action}"` : ''}; try "kube-windows nodes --help"`);
   if (!nodeName) throw new JoinUsageError(`nodes ${action} needs the node name`);
   if (extra.length > 0) throw new JoinUsageError(`unexpected argument "${extra[0]}"`);
   const positive = (name: string, v: string | undefined): number | undefined => {
@@ -135,10 +136,7 @@ export async function runNodes(args: string[]): Promise<number> {
     }
     // reboot
     if (values['disable-eviction'] && !values['dry-run']) {
-      const ok = await confirm(
-        `--disable-eviction deletes the pods of ${nodeName} directly, bypassing their PodDisruptionBudgets: the workloads they protect may go down.\nContinue?`,
-        values.yes,
-      );
+      const ok = await confirm(`--disable-eviction deletes the pods of ${nodeName} directly, bypassing their PodDisruptionBudgets: the workloads they protect may go down.\nContinue?`, values.yes);
       if (!ok) {
         out('Not rebooted.');
         return 1;

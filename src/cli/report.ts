@@ -137,7 +137,12 @@ export function formatSarif(reports: FileReport[], version: string): string {
                 message: { text: rel.message },
                 physicalLocation: {
                   artifactLocation: { uri, uriBaseId: '%SRCROOT%' },
-                  region: { startLine: rel.range.start.line + 1, startColumn: rel.range.start.character + 1, endLine: rel.range.end.line + 1, endColumn: Math.max(rel.range.end.character + 1, rel.range.start.character + 2) },
+                  region: {
+                    startLine: rel.range.start.line + 1,
+                    startColumn: rel.range.start.character + 1,
+                    endLine: rel.range.end.line + 1,
+                    endColumn: Math.max(rel.range.end.character + 1, rel.range.start.character + 2),
+                  },
                 },
               })),
             }

@@ -67,8 +67,7 @@ export interface ErrorContext {
 
 const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET']);
 const TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
-const TLS_CODES =
-  /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|UNSUPPORTED_CERTIFICATE)/;
+const TLS_CODES = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|UNSUPPORTED_CERTIFICATE)/;
 
 export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErrorItem {
   const cluster = ctx.context ? `cluster "${ctx.context}"` : 'the cluster';
@@ -85,7 +84,9 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     const statusText = err.body?.message ?? err.statusMessage;
     switch (err.status) {
       case 401:
-        return item('unauthorized', `The credentials for ${cluster} are expired or invalid (401 Unauthorized). Log in again (for example \`oc login\` or your cloud CLI) to refresh the kubeconfig.`, { status: 401 });
+        return item('unauthorized', `The credentials for ${cluster} are expired or invalid (401 Unauthorized). Log in again (for example \`oc login\` or your cloud CLI) to refresh the kubeconfig.`, {
+          status: 401,
+        });
       case 403: {
         const permission = parseForbidden(statusText);
         const what = permission ? describePermission(permission) : statusText;
@@ -101,13 +102,19 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
   const code = errorCode(err);
   const msg = err instanceof Error ? err.message : String(err);
   if (err instanceof RequestTimeoutError || (code && TIMEOUT.has(code)) || (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) {
-    return item('timeout', `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response in time. Check the network, VPN or proxy, and that the cluster is running.`);
+    return item(
+      'timeout',
+      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response in time. Check the network, VPN or proxy, and that the cluster is running.`,
+    );
   }
   if (code && UNREACHABLE.has(code)) {
     return item('unreachable', `${capital(cluster)} does not answer${at} (${code}). Check the network, VPN or proxy, and that the cluster is running.`);
   }
   if ((code && TLS_CODES.test(code)) || /certificate|self[- ]signed|SSL routines|TLS/i.test(msg)) {
-    return item('tls', `The TLS connection to ${cluster}${at} failed: ${msg}${code && !msg.includes(code) ? ` (${code})` : ''}. Check certificate-authority-data in the kubeconfig, or that you reach the right server.`);
+    return item(
+      'tls',
+      `The TLS connection to ${cluster}${at} failed: ${msg}${code && !msg.includes(code) ? ` (${code})` : ''}. Check certificate-authority-data in the kubeconfig, or that you reach the right server.`,
+    );
   }
   if (/No currently active cluster|No active cluster|Cannot read|Invalid URL/i.test(msg)) {
     return item('config', `The kubeconfig entry for ${cluster} is incomplete: ${msg}.`);

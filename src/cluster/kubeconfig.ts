@@ -32,8 +32,7 @@ export interface ContextInfo {
 }
 
 export type KubeconfigLoad =
-  | { ok: true; config: KubeConfig; location: KubeconfigLocation; contexts: ContextInfo[]; currentContext?: string; warnings: string[] }
-  | { ok: false; location: KubeconfigLocation; message: string };
+  { ok: true; config: KubeConfig; location: KubeconfigLocation; contexts: ContextInfo[]; currentContext?: string; warnings: string[] } | { ok: false; location: KubeconfigLocation; message: string };
 
 /** Which files make up the kubeconfig, in kubectl's order of precedence. */
 export function locateKubeconfig(options: LocateOptions = {}): KubeconfigLocation {

@@ -84,7 +84,8 @@ export async function waitForPodRunning(kube: KubeClient, path: string, timeoutM
     const phase = pod.status?.phase ?? 'Pending';
     const c = pod.status?.containerStatuses?.[0];
     if (phase === 'Running' && c?.state?.running) return;
-    if (phase === 'Failed' || phase === 'Succeeded') throw new Error(`The shell pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? ` — ${pod.status.message}` : ''}).`);
+    if (phase === 'Failed' || phase === 'Succeeded')
+      throw new Error(`The shell pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? ` — ${pod.status.message}` : ''}).`);
     const waiting = c?.state?.waiting;
     if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) throw new Error(`The shell pod cannot start: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ''}.`);
     const now = waiting?.reason ? `${phase}: ${waiting.reason}` : phase;

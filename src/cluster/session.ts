@@ -35,9 +35,7 @@ export interface SessionInfo {
   errors: ClusterErrorItem[];
 }
 
-export type SessionState =
-  | { status: 'connected'; info: SessionInfo }
-  | { status: 'error'; error: ClusterErrorItem };
+export type SessionState = { status: 'connected'; info: SessionInfo } | { status: 'error'; error: ClusterErrorItem };
 
 export interface SessionOptions {
   /** Per-request timeout. Default 15 s. */

@@ -4,12 +4,7 @@ import type { ClusterSnapshot } from '../core/rules/facts';
 import type { ClusterRuntimeClass } from './extras';
 import type { WindowsNodeView } from './windows-nodes';
 
-export function buildSnapshot(input: {
-  name: string;
-  flavour?: 'openshift' | 'kubernetes';
-  nodes: WindowsNodeView[];
-  runtimeClasses: ClusterRuntimeClass[];
-}): ClusterSnapshot {
+export function buildSnapshot(input: { name: string; flavour?: 'openshift' | 'kubernetes'; nodes: WindowsNodeView[]; runtimeClasses: ClusterRuntimeClass[] }): ClusterSnapshot {
   const snapshot: ClusterSnapshot = {
     name: input.name,
     windowsNodes: input.nodes.filter((n) => n.build).map((n) => ({ name: n.name, build: n.build ?? '', taints: n.taints.map((t) => ({ ...t })) })),

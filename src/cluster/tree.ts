@@ -21,7 +21,20 @@ import { SessionManager, type ClusterSession, type SessionInfo, type SessionOpti
 import { snapshotOf } from './snapshot';
 import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
 
-export type ContextValue = 'cluster' | 'cluster.openshift' | 'windowsNode' | 'windowsNode.cordoned' | 'windowsService' | 'windowsService.stopped' | 'byohInstance' | 'pod' | 'mirrorSet' | 'runtimeClass' | 'error' | 'group' | 'info';
+export type ContextValue =
+  | 'cluster'
+  | 'cluster.openshift'
+  | 'windowsNode'
+  | 'windowsNode.cordoned'
+  | 'windowsService'
+  | 'windowsService.stopped'
+  | 'byohInstance'
+  | 'pod'
+  | 'mirrorSet'
+  | 'runtimeClass'
+  | 'error'
+  | 'group'
+  | 'info';
 
 export interface TreeIcon {
   /** A codicon name. */
@@ -499,12 +512,26 @@ export class ClusterTree {
     });
     const pid = `${id}/pods`;
     this.resolvers.set(pid, () => this.podItems(pid, name, session));
-    out.push({ id: pid, label: 'Pods', tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`, icon: { id: 'package' }, contextValue: 'group', collapsible: 'collapsed' });
+    out.push({
+      id: pid,
+      label: 'Pods',
+      tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`,
+      icon: { id: 'package' },
+      contextValue: 'group',
+      collapsible: 'collapsed',
+    });
     const services = this.options.services;
     if (services) {
       const sid = `${id}/services`;
       this.resolvers.set(sid, async () => serviceItems(sid, id, await services(session.context, model)));
-      out.push({ id: sid, label: 'Services', tooltip: `The node services of ${md(name)} (kubelet, containerd, kube-proxy, ...), read over SSH.`, icon: { id: 'gear' }, contextValue: 'group', collapsible: 'collapsed' });
+      out.push({
+        id: sid,
+        label: 'Services',
+        tooltip: `The node services of ${md(name)} (kubelet, containerd, kube-proxy, ...), read over SSH.`,
+        icon: { id: 'gear' },
+        contextValue: 'group',
+        collapsible: 'collapsed',
+      });
     }
     return out;
   }
@@ -641,7 +668,17 @@ function shortReason(e: ClusterErrorItem): string {
 /** The children of a node's Services group (pure). The error item's retry asks the group again. */
 export function serviceItems(sid: string, nodeId: string, answer: NodeServicesAnswer): TreeNode[] {
   if ('connect' in answer) {
-    return [{ id: `${sid}/connect`, label: 'Connect to show services…', tooltip: md(answer.connect), icon: { id: 'plug' }, contextValue: 'info', collapsible: 'none', command: { id: CONNECT_SERVICES_COMMAND, title: 'Connect', args: [nodeId] } }];
+    return [
+      {
+        id: `${sid}/connect`,
+        label: 'Connect to show services…',
+        tooltip: md(answer.connect),
+        icon: { id: 'plug' },
+        contextValue: 'info',
+        collapsible: 'none',
+        command: { id: CONNECT_SERVICES_COMMAND, title: 'Connect', args: [nodeId] },
+      },
+    ];
   }
   if ('error' in answer) return [errorNode(`${sid}/error`, { kind: 'error', reason: 'other', message: answer.error, what: 'services' })];
   return answer.services.map((s) => {
@@ -729,7 +766,12 @@ function podNode(id: string, p: PodView, yaml: () => Promise<object>): TreeNode 
 
 function byohNode(id: string, i: ByohInstance): TreeNode {
   const description = i.invalid ? `invalid: ${i.invalid}` : i.status === 'joined' ? `joined as ${i.node ?? '?'}` : 'not joined';
-  const lines = [`**${md(i.address)}**`, '', `- User: ${md(i.username ?? '?')}`, `- ${i.status === 'joined' ? `Joined as node ${md(i.node ?? '?')}` : 'Not joined: no Windows node has this address yet'}`];
+  const lines = [
+    `**${md(i.address)}**`,
+    '',
+    `- User: ${md(i.username ?? '?')}`,
+    `- ${i.status === 'joined' ? `Joined as node ${md(i.node ?? '?')}` : 'Not joined: no Windows node has this address yet'}`,
+  ];
   if (i.invalid) lines.push(`- Invalid entry: ${md(i.invalid)} (WMCO rejects the whole ConfigMap)`);
   const plain: Record<string, string> = { address: i.address, status: i.status };
   if (i.username) plain.username = i.username;

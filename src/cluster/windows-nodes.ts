@@ -103,11 +103,7 @@ export function windowsVersionName(build: number): string {
   return known ? known.name.replace(/\s*\((\d{4}|SAC)\)$/, '') : `Windows build 10.0.${build}`;
 }
 
-export type NodeChange =
-  | { type: 'added' | 'modified'; name: string; node: WindowsNodeView }
-  | { type: 'removed'; name: string }
-  | { type: 'error'; error: ClusterErrorItem }
-  | { type: 'synced' };
+export type NodeChange = { type: 'added' | 'modified'; name: string; node: WindowsNodeView } | { type: 'removed'; name: string } | { type: 'error'; error: ClusterErrorItem } | { type: 'synced' };
 
 export interface PodView {
   namespace: string;

@@ -79,7 +79,6 @@ export function loadEngine(): Promise<typeof import('./engine')> {
   return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
 }
 
-
 /** Words for a failure: engine errors are written for users; API failures go through classifyError. */
 export async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
@@ -88,8 +87,6 @@ export async function userMessage(err: unknown, context: string): Promise<string
   if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
   return classifyError(err, { context }).message;
 }
-
-
 
 /** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */
 export function parseItem(arg: unknown): { context?: string; node?: string; openshift?: boolean } {
@@ -104,7 +101,6 @@ export function parseItem(arg: unknown): { context?: string; node?: string; open
   else if (item.contextValue === 'cluster') out.openshift = false;
   return out;
 }
-
 
 /** One output channel per operation (name), in the plan/log language. */
 export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, name: string): vscode.OutputChannel {

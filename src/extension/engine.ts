@@ -13,7 +13,17 @@ export { getNode, windowsInstances } from '../bootstrap/cluster-api';
 export { Secret } from '../bootstrap/plan';
 export { renderLog, renderPlan } from '../bootstrap/render';
 // Node operations (issue 7): reboot plan, logs, services; runPlan runs the reboot plan.
-export { buildRebootPlan, rebootPlanFor, rebootSummary, isAwsNode, DEFAULT_REBOOT_TIMEOUT_MINUTES, type RebootContext, type RebootOptions, type RebootState, type BlockedEviction } from '../bootstrap/reboot';
+export {
+  buildRebootPlan,
+  rebootPlanFor,
+  rebootSummary,
+  isAwsNode,
+  DEFAULT_REBOOT_TIMEOUT_MINUTES,
+  type RebootContext,
+  type RebootOptions,
+  type RebootState,
+  type BlockedEviction,
+} from '../bootstrap/reboot';
 export { collectNodeLogs, DEFAULT_LOG_CAP_BYTES, type CollectLogsOptions, type CollectLogsResult } from '../bootstrap/node-logs';
 export { nodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
 export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
@@ -22,4 +32,15 @@ export { openSshSession, type InteractiveSession } from '../remote/interactive';
 export { openPodShell } from '../cluster/pod-shell';
 export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
 // Registry mirrors (issue 6): diff, apply and preview over the Windows nodes.
-export { mirrorsApply, mirrorsDiff, mirrorsRenderOnly, mirrorObjectsOfText, mirrorsPreviewText, resultTable as mirrorResultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget, type MirrorsRequest } from '../bootstrap/mirrors-apply';
+export {
+  mirrorsApply,
+  mirrorsDiff,
+  mirrorsRenderOnly,
+  mirrorObjectsOfText,
+  mirrorsPreviewText,
+  resultTable as mirrorResultTable,
+  DEFAULT_MIRROR_CONCURRENCY,
+  type MirrorsOutcome,
+  type MirrorTarget,
+  type MirrorsRequest,
+} from '../bootstrap/mirrors-apply';

@@ -82,7 +82,6 @@ function isPreflightError(err: unknown): err is Error & { findings: Finding[] } 
   return err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings);
 }
 
-
 interface Answers {
   context: string;
   cluster: ClusterHandle;
@@ -115,9 +114,18 @@ export function registerJoinCommands(context: vscode.ExtensionContext, log: vsco
   };
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
-    vscode.commands.registerCommand('kubeWindows.joinNode', guarded('joinNode', (arg) => joinNode(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.showJoinPlan', guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.removeNode', guarded('removeNode', (arg) => removeNode(rt, arg))),
+    vscode.commands.registerCommand(
+      'kubeWindows.joinNode',
+      guarded('joinNode', (arg) => joinNode(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.showJoinPlan',
+      guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.removeNode',
+      guarded('removeNode', (arg) => removeNode(rt, arg)),
+    ),
     // Dry-run plans are read-only virtual documents: nothing to save, nothing to edit by mistake.
     vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, { provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n' }),
     { dispose: () => rt.channels.forEach((c) => c.dispose()) },
@@ -343,7 +351,12 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     rt.log.error(`join ${a.address}: ${text}`);
     const fix = firstOffer(findings);
     if (fix?.offer === 'install-wmco' && !extra.installWmco) {
-      const choice = await vscode.window.showErrorMessage(`kube-windows: ${a.address}: ${text}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`, WMCO_AUTOMATIC, WMCO_MANUAL, SHOW_LOG);
+      const choice = await vscode.window.showErrorMessage(
+        `kube-windows: ${a.address}: ${text}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`,
+        WMCO_AUTOMATIC,
+        WMCO_MANUAL,
+        SHOW_LOG,
+      );
       if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) {
         extra = { ...extra, installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
         continue;
@@ -352,7 +365,11 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       return;
     }
     if (fix?.offer === 'create-key-secret' && !extra.privateKey) {
-      const choice = await vscode.window.showErrorMessage(`kube-windows: ${a.address}: ${text}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`, CREATE_KEY, SHOW_LOG);
+      const choice = await vscode.window.showErrorMessage(
+        `kube-windows: ${a.address}: ${text}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`,
+        CREATE_KEY,
+        SHOW_LOG,
+      );
       if (choice === CREATE_KEY) {
         const key = await readPrivateKeyFile(rt, deps, a.keyPath);
         if (!key) return;
@@ -429,7 +446,6 @@ let planCounter = 0;
 // ---------------------------------------------------------------------------------------------
 // Remove
 
-
 async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   const { context, node: name } = parseItem(arg);
   if (!context || !name) {
@@ -439,7 +455,11 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   const remove = 'Remove node';
   const confirm = await vscode.window.showWarningMessage(
     `Remove the Windows node ${name} from ${context}?`,
-    { modal: true, detail: 'BYOH: its windows-instances entry is deleted and WMCO drains, deconfigures and deletes the node. kubeadm: the node is cordoned and deleted (optionally after kubeadm reset on the host). Its pods are evicted.' },
+    {
+      modal: true,
+      detail:
+        'BYOH: its windows-instances entry is deleted and WMCO drains, deconfigures and deletes the node. kubeadm: the node is cordoned and deleted (optionally after kubeadm reset on the host). Its pods are evicted.',
+    },
     remove,
   );
   if (confirm !== remove) return;

@@ -57,7 +57,6 @@ interface Runtime {
   previewChanged: vscode.EventEmitter<vscode.Uri>;
 }
 
-
 export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
   let loaded: Promise<MirrorDeps> | undefined;
   const previews = new Map<string, string>();
@@ -65,8 +64,14 @@ export function registerMirrorCommands(context: vscode.ExtensionContext, log: vs
   const rt: Runtime = { context, log, deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))), channels: new Map(), declined: new Set(), previews, previewChanged };
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
-    vscode.commands.registerCommand('kubeWindows.previewMirrors', guarded('previewMirrors', (arg) => preview(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.applyMirrors', guarded('applyMirrors', (arg) => apply(rt, arg))),
+    vscode.commands.registerCommand(
+      'kubeWindows.previewMirrors',
+      guarded('previewMirrors', (arg) => preview(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.applyMirrors',
+      guarded('applyMirrors', (arg) => apply(rt, arg)),
+    ),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
       onDidChange: previewChanged.event,
       provideTextDocumentContent: (uri: vscode.Uri) => previews.get(uri.toString()) ?? '# no longer available\n',
@@ -89,7 +94,10 @@ async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefine
     return undefined;
   }
   const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
-  const picked = await vscode.window.showQuickPick(names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })), { title: 'kube-windows: which cluster?', ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(
+    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
+    { title: 'kube-windows: which cluster?', ignoreFocusOut: true },
+  );
   return picked?.label;
 }
 
@@ -123,7 +131,8 @@ async function chooseSsh(rt: Runtime, context: string, withoutLabel: string): Pr
 }
 
 function hostFactory(deps: MirrorDeps, ssh: { user: string; keyPath: string }, prompts: Prompts) {
-  return (t: Engine.MirrorTarget) => deps.host({ host: t.address, username: ssh.user, privateKeyPath: ssh.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options });
+  return (t: Engine.MirrorTarget) =>
+    deps.host({ host: t.address, username: ssh.user, privateKeyPath: ssh.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options });
 }
 
 async function preview(rt: Runtime, arg: unknown): Promise<void> {
@@ -190,32 +199,35 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
   channel.appendLine(`Applying ${what} to ${context}…`);
   let out: Engine.MirrorsOutcome;
   try {
-    out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: applying mirror configuration to ${context}`, cancellable: true }, async (progress, token) => {
-      const ctl = new AbortController();
-      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-      let done = 0;
-      try {
-        return await deps.mirrorsApply({
-          kube: cluster.kube,
-          ...(fromEditor ? { objects: fromEditor.objects } : {}),
-          ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
-          concurrency: concurrency(),
-          signal: ctl.signal,
-          onLog: (line) => channel.appendLine(line),
-          onEvent: (t, e) => {
-            if (e.type === 'step-end' && e.outcome === 'failed') channel.appendLine(`[${t.node}] ${e.stepId} failed: ${e.message ?? ''}`);
-            else if (e.type === 'log' && e.stepId) channel.appendLine(`[${t.node}] ${e.message}`);
-            else if (e.type === 'plan-end') {
-              done++;
-              channel.appendLine(`[${t.node}] ${e.outcome} (${(e.durationMs / 1000).toFixed(1)} s)`);
-              progress.report({ message: `${done} node(s) done; last: ${t.node}` });
-            }
-          },
-        });
-      } finally {
-        sub.dispose();
-      }
-    });
+    out = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kube-windows: applying mirror configuration to ${context}`, cancellable: true },
+      async (progress, token) => {
+        const ctl = new AbortController();
+        const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+        let done = 0;
+        try {
+          return await deps.mirrorsApply({
+            kube: cluster.kube,
+            ...(fromEditor ? { objects: fromEditor.objects } : {}),
+            ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
+            concurrency: concurrency(),
+            signal: ctl.signal,
+            onLog: (line) => channel.appendLine(line),
+            onEvent: (t, e) => {
+              if (e.type === 'step-end' && e.outcome === 'failed') channel.appendLine(`[${t.node}] ${e.stepId} failed: ${e.message ?? ''}`);
+              else if (e.type === 'log' && e.stepId) channel.appendLine(`[${t.node}] ${e.message}`);
+              else if (e.type === 'plan-end') {
+                done++;
+                channel.appendLine(`[${t.node}] ${e.outcome} (${(e.durationMs / 1000).toFixed(1)} s)`);
+                progress.report({ message: `${done} node(s) done; last: ${t.node}` });
+              }
+            },
+          });
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
   } catch (err) {
     const message = await userMessage(err, context);
     channel.appendLine(`Failed: ${message}`);

@@ -46,7 +46,15 @@ export interface NodeDeps {
   host(options: SshConnectorOptions): WindowsHost;
   checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
   openSsh(options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal }): Promise<InteractiveSession>;
-  openPod(options: { context: string; nodeName: string; labels: Record<string, string>; cols: number; rows: number; signal?: AbortSignal; onStatus?: (t: string) => void }): Promise<InteractiveSession>;
+  openPod(options: {
+    context: string;
+    nodeName: string;
+    labels: Record<string, string>;
+    cols: number;
+    rows: number;
+    signal?: AbortSignal;
+    onStatus?: (t: string) => void;
+  }): Promise<InteractiveSession>;
   nodeServices: typeof Engine.nodeServices;
   restartNodeService: typeof Engine.restartNodeService;
   rebootPlanFor: typeof Engine.rebootPlanFor;
@@ -100,7 +108,6 @@ export interface NodeCommands {
   services: NodeServicesSource;
 }
 
-
 export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
   let loaded: Promise<NodeDeps> | undefined;
   const rt: Runtime = {
@@ -113,11 +120,26 @@ export function registerNodeCommands(context: vscode.ExtensionContext, log: vsco
   };
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
-    vscode.commands.registerCommand('kubeWindows.openTerminal', guarded('openTerminal', (arg) => openTerminal(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.rebootNode', guarded('rebootNode', (arg) => rebootNode(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.collectLogs', guarded('collectLogs', (arg) => collectLogs(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.restartService', guarded('restartService', (arg) => restartService(rt, arg))),
-    vscode.commands.registerCommand('kubeWindows.connectServices', guarded('connectServices', (arg) => connectServices(rt, arg))),
+    vscode.commands.registerCommand(
+      'kubeWindows.openTerminal',
+      guarded('openTerminal', (arg) => openTerminal(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.rebootNode',
+      guarded('rebootNode', (arg) => rebootNode(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.collectLogs',
+      guarded('collectLogs', (arg) => collectLogs(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.restartService',
+      guarded('restartService', (arg) => restartService(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.connectServices',
+      guarded('connectServices', (arg) => connectServices(rt, arg)),
+    ),
     { dispose: () => rt.channels.forEach((c) => c.dispose()) },
   );
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
@@ -359,27 +381,30 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
   let result: Awaited<ReturnType<NodeDeps['collectNodeLogs']>>;
   try {
-    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: collecting the logs of ${t.name}`, cancellable: true }, async (progress, token) => {
-      const ctl = new AbortController();
-      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-      let last = 0;
-      try {
-        return await deps.collectNodeLogs({
-          host,
-          nodeName: t.name,
-          dir: deps.logsDir(),
-          maxBytes: Math.max(1, megabytes) * 1024 * 1024,
-          signal: ctl.signal,
-          onProgress: (message, fraction) => {
-            const now = fraction === undefined ? last : Math.round(fraction * 100);
-            progress.report({ message, increment: Math.max(0, now - last) });
-            last = Math.max(last, now);
-          },
-        });
-      } finally {
-        sub.dispose();
-      }
-    });
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kube-windows: collecting the logs of ${t.name}`, cancellable: true },
+      async (progress, token) => {
+        const ctl = new AbortController();
+        const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+        let last = 0;
+        try {
+          return await deps.collectNodeLogs({
+            host,
+            nodeName: t.name,
+            dir: deps.logsDir(),
+            maxBytes: Math.max(1, megabytes) * 1024 * 1024,
+            signal: ctl.signal,
+            onProgress: (message, fraction) => {
+              const now = fraction === undefined ? last : Math.round(fraction * 100);
+              progress.report({ message, increment: Math.max(0, now - last) });
+              last = Math.max(last, now);
+            },
+          });
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
   } catch (err) {
     await prompts.settled();
     if (prompts.declinedByUser()) return;
@@ -436,7 +461,8 @@ async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView):
     return { services };
   } catch (err) {
     const name = err instanceof Error ? err.name : '';
-    if (needsUser || name === 'AuthenticationError') return { connect: `Connecting to ${address} needs your answer (key passphrase, host key or another user): ${firstLine(err instanceof Error ? err.message : String(err))}` };
+    if (needsUser || name === 'AuthenticationError')
+      return { connect: `Connecting to ${address} needs your answer (key passphrase, host key or another user): ${firstLine(err instanceof Error ? err.message : String(err))}` };
     return { error: firstLine(await userMessage(err, context)) };
   } finally {
     host.close();
@@ -490,7 +516,13 @@ async function restartService(rt: Runtime, arg: unknown): Promise<void> {
   const { node: nodeName } = parseItem({ id: nodeId });
   const ok = await vscode.window.showWarningMessage(
     `Restart ${service} on ${nodeName ?? 'the node'}?`,
-    { modal: true, detail: service === 'kubelet' || service === 'containerd' ? 'Running containers keep running, but the node may briefly report NotReady.' : 'The service stops and starts again (Restart-Service -Force).' },
+    {
+      modal: true,
+      detail:
+        service === 'kubelet' || service === 'containerd'
+          ? 'Running containers keep running, but the node may briefly report NotReady.'
+          : 'The service stops and starts again (Restart-Service -Force).',
+    },
     RESTART,
   );
   if (ok !== RESTART) return;

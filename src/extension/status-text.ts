@@ -61,8 +61,5 @@ export function describeStatus(state: ServerState, status: StatusParams | undefi
   if (status.windowsWorkloads === 0) {
     return view(`no Windows workloads, ${findingsPart(status)}`, `${workloads}, none for Windows. ${findingsDetail(status)}`);
   }
-  return view(
-    `${count(status.windowsWorkloads, 'Windows workload')}, ${findingsPart(status)}`,
-    `${workloads}, ${status.windowsWorkloads} of them for Windows. ${findingsDetail(status)}`,
-  );
+  return view(`${count(status.windowsWorkloads, 'Windows workload')}, ${findingsPart(status)}`, `${workloads}, ${status.windowsWorkloads} of them for Windows. ${findingsDetail(status)}`);
 }

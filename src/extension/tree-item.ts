@@ -6,8 +6,7 @@ import type { TreeNode } from '../cluster/tree';
 type Api = Pick<typeof vscode, 'TreeItem' | 'ThemeIcon' | 'ThemeColor' | 'MarkdownString' | 'TreeItemCollapsibleState'>;
 
 export function toTreeItem(node: TreeNode, api: Api): vscode.TreeItem {
-  const state =
-    node.collapsible === 'expanded' ? api.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? api.TreeItemCollapsibleState.Collapsed : api.TreeItemCollapsibleState.None;
+  const state = node.collapsible === 'expanded' ? api.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? api.TreeItemCollapsibleState.Collapsed : api.TreeItemCollapsibleState.None;
   const item = new api.TreeItem(node.label, state);
   item.id = node.id;
   if (node.description !== undefined) item.description = node.description;

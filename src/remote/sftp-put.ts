@@ -46,7 +46,12 @@ export class SftpUploader {
       if (signal?.aborted) stop(signal.reason);
       const total = local ? (await local.stat()).size : (source as { data: Uint8Array }).data.byteLength;
       const data = 'data' in source ? Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength) : undefined;
-      handle = await this.call<Buffer>(stopped, () => stopError, (cb) => this.sftp.open(remotePath, 'w', cb), remotePath);
+      handle = await this.call<Buffer>(
+        stopped,
+        () => stopError,
+        (cb) => this.sftp.open(remotePath, 'w', cb),
+        remotePath,
+      );
       let offset = 0;
       let sent = 0;
       const pending = new Set<Promise<void>>();
@@ -79,7 +84,12 @@ export class SftpUploader {
       if (total === 0) onProgress?.(0, 0);
       const h = handle;
       handle = undefined;
-      await this.call<void>(stopped, () => stopError, (cb) => this.sftp.close(h, cb), remotePath);
+      await this.call<void>(
+        stopped,
+        () => stopError,
+        (cb) => this.sftp.close(h, cb),
+        remotePath,
+      );
     } catch (err) {
       throw stopError ?? err;
     } finally {

@@ -151,10 +151,7 @@ export class HostKeyRevokedError extends RemoteError {
     readonly knownHostsFile: string,
     readonly line: number,
   ) {
-    super(
-      `WARNING: the host ${host} presented the key ${fingerprint}, which line ${line} of ${knownHostsFile} marks as REVOKED. ` +
-        'Connection refused; nothing was sent to the host.',
-    );
+    super(`WARNING: the host ${host} presented the key ${fingerprint}, which line ${line} of ${knownHostsFile} marks as REVOKED. ` + 'Connection refused; nothing was sent to the host.');
   }
 }
 

@@ -8,11 +8,15 @@ import { SOURCE } from './convert';
 
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.kube-windows`;
 
-const sameRange = (a: Range, b: Range) =>
-  a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+const sameRange = (a: Range, b: Range) => a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
 
 const overlaps = (a: Range, b: Range) =>
-  !(a.end.line < b.start.line || (a.end.line === b.start.line && a.end.character < b.start.character) || b.end.line < a.start.line || (b.end.line === a.start.line && b.end.character < a.start.character));
+  !(
+    a.end.line < b.start.line ||
+    (a.end.line === b.start.line && a.end.character < b.start.character) ||
+    b.end.line < a.start.line ||
+    (b.end.line === a.start.line && b.end.character < a.start.character)
+  );
 
 /** The finding a client diagnostic stands for (same rule, same range). */
 function findingFor(analysis: Analysis, d: Diagnostic): Finding | undefined {

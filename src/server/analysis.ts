@@ -89,19 +89,24 @@ export class Analyzer {
     });
     const missing = entries.filter((e) => !e.cached);
     const byStart = new Map(missing.map((e) => [e.span.start, e]));
-    loadSpans(text, missing.map((e) => e.span), {}, (doc) => {
-      const entry = byStart.get(doc.span.start);
-      if (!entry) return;
-      const startLine = lineOf(doc.span.start);
-      const checked = check(doc);
-      base.ruleErrors.push(...checked.ruleErrors);
-      base.rechecked++;
-      entry.cached = {
-        findings: checked.findings.map((f) => rebase(f, -startLine, -doc.span.start, 0)),
-        workloads: checked.workloads,
-        windowsWorkloads: checked.windowsWorkloads,
-      };
-    });
+    loadSpans(
+      text,
+      missing.map((e) => e.span),
+      {},
+      (doc) => {
+        const entry = byStart.get(doc.span.start);
+        if (!entry) return;
+        const startLine = lineOf(doc.span.start);
+        const checked = check(doc);
+        base.ruleErrors.push(...checked.ruleErrors);
+        base.rechecked++;
+        entry.cached = {
+          findings: checked.findings.map((f) => rebase(f, -startLine, -doc.span.start, 0)),
+          workloads: checked.workloads,
+          windowsWorkloads: checked.windowsWorkloads,
+        };
+      },
+    );
     let index = 0;
     for (const { span, docText, cached } of entries) {
       if (!cached) continue; // comments and blanks only: not a document
@@ -121,13 +126,7 @@ export class Analyzer {
 
 /** The parts of the facts that change findings; when this key changes, cached results are stale. */
 function factsKey(facts: Facts, cluster: ClusterSnapshot | undefined): string {
-  return JSON.stringify([
-    [...facts.runtimeClasses.entries()],
-    [...facts.namespaces.entries()],
-    [...facts.autoscaled.entries()],
-    facts.openshiftSeen,
-    cluster ? 1 : 0,
-  ]);
+  return JSON.stringify([[...facts.runtimeClasses.entries()], [...facts.namespaces.entries()], [...facts.autoscaled.entries()], facts.openshiftSeen, cluster ? 1 : 0]);
 }
 
 function shiftPos(p: Position, lines: number): Position {

@@ -5,8 +5,7 @@ import { hoverAt } from '../core/editor/hover';
 import type { Analysis } from './analysis';
 
 const contains = (r: { start: Position; end: Position }, p: Position) =>
-  (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) &&
-  (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
+  (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) && (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
 
 /** Findings under the cursor (with their rule's reason and link), then what the field means on Windows. */
 export function hover(doc: TextDocument, analysis: Analysis, position: Position, title: (id: string) => string): Hover | null {

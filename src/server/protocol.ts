@@ -65,12 +65,5 @@ const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteg
 export function isStatusParams(v: unknown): v is StatusParams {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
-  return (
-    typeof s.uri === 'string' &&
-    isCount(s.workloads) &&
-    isCount(s.windowsWorkloads) &&
-    isCount(s.findings) &&
-    isCount(s.errors) &&
-    (s.skipped === undefined || typeof s.skipped === 'string')
-  );
+  return typeof s.uri === 'string' && isCount(s.workloads) && isCount(s.windowsWorkloads) && isCount(s.findings) && isCount(s.errors) && (s.skipped === undefined || typeof s.skipped === 'string');
 }

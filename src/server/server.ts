@@ -37,7 +37,8 @@ export function startServer(connection: Connection): void {
   let configurationPull = false;
 
   const log = (message: string) => connection.console.log(message);
-  const guard = <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R) =>
+  const guard =
+    <A extends unknown[], R>(name: string, fallback: R, fn: (...args: A) => R) =>
     (...args: A): R => {
       try {
         return fn(...args);
@@ -157,11 +158,20 @@ export function startServer(connection: Connection): void {
     if (!result) return;
     const diagnostics = 'findings' in result ? result.findings.map((f) => toDiagnostic(uri, f)) : [];
     if (!pull) void connection.sendDiagnostics({ uri, version: doc.version, diagnostics });
-    const status = 'findings' in result
-      ? { uri, workloads: result.workloads, windowsWorkloads: result.windowsWorkloads, findings: result.findings.length, errors: diagnostics.filter((d) => d.severity === 1).length, ...(result.skipped ? { skipped: result.skipped } : {}) }
-      : { uri, workloads: 0, windowsWorkloads: 0, findings: 0, errors: 0, skipped: result.skipped };
+    const status =
+      'findings' in result
+        ? {
+            uri,
+            workloads: result.workloads,
+            windowsWorkloads: result.windowsWorkloads,
+            findings: result.findings.length,
+            errors: diagnostics.filter((d) => d.severity === 1).length,
+            ...(result.skipped ? { skipped: result.skipped } : {}),
+          }
+        : { uri, workloads: 0, windowsWorkloads: 0, findings: 0, errors: 0, skipped: result.skipped };
     void connection.sendNotification(StatusNotification, status);
-    if ('rechecked' in result) log(`checked ${uri} v${doc.version}: ${result.rechecked} of ${result.documents.length} documents re-evaluated, ${result.findings.length} findings, ${(performance.now() - t0).toFixed(1)} ms`);
+    if ('rechecked' in result)
+      log(`checked ${uri} v${doc.version}: ${result.rechecked} of ${result.documents.length} documents re-evaluated, ${result.findings.length} findings, ${(performance.now() - t0).toFixed(1)} ms`);
   });
 
   documents.onDidOpen((e) => schedule(e.document.uri, 0));

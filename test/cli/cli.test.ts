@@ -81,7 +81,10 @@ test('JSON output follows the contract, with 0-based LSP positions and fix edits
   const dir = tmp({ 'bad.yaml': BAD, 'good.yaml': GOOD });
   const r = run(['check', '--format', 'json', 'bad.yaml', 'good.yaml'], { cwd: dir });
   const out = JSON.parse(r.stdout);
-  assert.deepEqual(out.files.map((f: { path: string }) => f.path), ['bad.yaml', 'good.yaml']);
+  assert.deepEqual(
+    out.files.map((f: { path: string }) => f.path),
+    ['bad.yaml', 'good.yaml'],
+  );
   const f = out.files[0].findings[0];
   assert.deepEqual(Object.keys(f).sort(), ['fixes', 'message', 'range', 'ruleId', 'severity']);
   assert.equal(f.ruleId, 'WIN002');
@@ -148,7 +151,10 @@ test('--fix cannot rewrite stdin; stdin is checked with -', () => {
 test('directories are walked for *.yaml and *.yml, skipping node_modules and .git', () => {
   const dir = tmp({ 'a/x.yaml': BAD, 'a/y.yml': GOOD, 'a/notes.txt': BAD, 'node_modules/m/z.yaml': BAD, '.git/q.yaml': BAD });
   const out = JSON.parse(run(['check', '--format', 'json', '.'], { cwd: dir }).stdout);
-  assert.deepEqual(out.files.map((f: { path: string }) => f.path), ['a/x.yaml', 'a/y.yml']);
+  assert.deepEqual(
+    out.files.map((f: { path: string }) => f.path),
+    ['a/x.yaml', 'a/y.yml'],
+  );
 });
 
 test('globs expand; --min-severity, --enable and --disable filter', () => {

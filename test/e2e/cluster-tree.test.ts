@@ -63,13 +63,16 @@ describe('cluster tree in a real VS Code, opened first on a fresh profile', { ti
   let page: Page;
   let worldDir: string;
 
-  before(async () => {
-    worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-tree-'));
-    world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
-    cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-tree-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
-    browser = await launchBrowser();
-    page = await openWorkbench(browser, cs.url);
-  }, { timeout: 180_000 });
+  before(
+    async () => {
+      worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-tree-'));
+      world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
+      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-tree-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
+      browser = await launchBrowser();
+      page = await openWorkbench(browser, cs.url);
+    },
+    { timeout: 180_000 },
+  );
 
   after(async () => {
     await browser?.close().catch(() => undefined);

@@ -121,8 +121,34 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   const port = o.port ?? (await freePort());
   const vscodeServer = o.server === 'vscode';
   const args = vscodeServer
-    ? [VSCODE_SERVER, ...common, '--server-data-dir', join(dir, 'server-data'), '--host', '127.0.0.1', '--port', String(port), '--without-connection-token', '--accept-server-license-terms', '--disable-telemetry', ...(o.args ?? [])]
-    : [CODE_SERVER, ...common, '--auth', 'none', '--bind-addr', `127.0.0.1:${port}`, '--disable-telemetry', '--disable-update-check', '--disable-workspace-trust', '--disable-getting-started-override', ...(o.args ?? []), workspace];
+    ? [
+        VSCODE_SERVER,
+        ...common,
+        '--server-data-dir',
+        join(dir, 'server-data'),
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--without-connection-token',
+        '--accept-server-license-terms',
+        '--disable-telemetry',
+        ...(o.args ?? []),
+      ]
+    : [
+        CODE_SERVER,
+        ...common,
+        '--auth',
+        'none',
+        '--bind-addr',
+        `127.0.0.1:${port}`,
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        ...(o.args ?? []),
+        workspace,
+      ];
   let output = '';
   // Its own process group: stop() ends the server and the processes it started, and nothing else.
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
@@ -160,7 +186,11 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   };
   try {
     const ready = vscodeServer ? /Extension host agent listening on/ : /HTTP server listening on/;
-    await waitFor(() => ready.test(output), 60_000, () => `${vscodeServer ? 'the VS Code server' : 'code-server'} did not start:\n${output}`);
+    await waitFor(
+      () => ready.test(output),
+      60_000,
+      () => `${vscodeServer ? 'the VS Code server' : 'code-server'} did not start:\n${output}`,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -27,7 +27,14 @@ function node(name: string, os: 'linux' | 'windows', opts: { build?: string; byo
     status: {
       conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: '2026-01-01T00:00:00Z' }],
       addresses: [{ type: 'InternalIP', address: opts.ip ?? '10.0.0.1' }],
-      nodeInfo: { osImage: os === 'windows' ? 'Windows Server Datacenter' : 'Red Hat Enterprise Linux CoreOS', kernelVersion: '10.0', kubeletVersion: 'v1.31.1', containerRuntimeVersion: 'containerd://1.7.22', operatingSystem: os, architecture: 'amd64' },
+      nodeInfo: {
+        osImage: os === 'windows' ? 'Windows Server Datacenter' : 'Red Hat Enterprise Linux CoreOS',
+        kernelVersion: '10.0',
+        kubeletVersion: 'v1.31.1',
+        containerRuntimeVersion: 'containerd://1.7.22',
+        operatingSystem: os,
+        architecture: 'amd64',
+      },
     },
   };
 }
@@ -48,10 +55,27 @@ function mixedCluster(): KubeObject[] {
       status: { phase: 'Succeeded' },
     },
     { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'windows-instances', namespace: WMCO_NAMESPACE }, data: { '10.0.2.2': 'username=Administrator', '10.0.2.9': 'username=Administrator' } },
-    { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'windows-2022' }, handler: 'runhcs-wcow-process', scheduling: { nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' }, tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] } },
+    {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'windows-2022' },
+      handler: 'runhcs-wcow-process',
+      scheduling: { nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' }, tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
+    },
     { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata' }, handler: 'kata' },
-    { apiVersion: 'config.openshift.io/v1', kind: 'ImageDigestMirrorSet', metadata: { name: 'mirrors' }, spec: { imageDigestMirrors: [{ source: 'mcr.microsoft.com', mirrors: ['mirror.local/mcr'] }] } },
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'iis', namespace: 'web' }, spec: { nodeName: 'win-2022', containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] }, status: { phase: 'Running' } },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageDigestMirrorSet',
+      metadata: { name: 'mirrors' },
+      spec: { imageDigestMirrors: [{ source: 'mcr.microsoft.com', mirrors: ['mirror.local/mcr'] }] },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'iis', namespace: 'web' },
+      spec: { nodeName: 'win-2022', containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] },
+      status: { phase: 'Running' },
+    },
     { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nginx', namespace: 'web' }, spec: { nodeName: 'worker-0', containers: [{ name: 'nginx', image: 'nginx' }] }, status: { phase: 'Running' } },
   ];
 }
@@ -130,19 +154,34 @@ test('initial load of a mixed cluster: counts, builds, WMCO state, BYOH not join
   );
   const mirrors = await s.mirrorSets();
   assert.ok(!isErrorItem(mirrors));
-  assert.deepEqual(mirrors.sets.map((m) => [m.kind, m.name, m.mirrors[0].source]), [['ImageDigestMirrorSet', 'mirrors', 'mcr.microsoft.com']]);
+  assert.deepEqual(
+    mirrors.sets.map((m) => [m.kind, m.name, m.mirrors[0].source]),
+    [['ImageDigestMirrorSet', 'mirrors', 'mcr.microsoft.com']],
+  );
 
   const pods = await s.podsOfNode('win-2022');
   assert.ok(!isErrorItem(pods));
-  assert.deepEqual(pods.map((p) => `${p.namespace}/${p.name}`), ['web/iis']);
-  assert.ok(emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=spec.nodeName%3Dwin-2022')), 'pods asked per node');
+  assert.deepEqual(
+    pods.map((p) => `${p.namespace}/${p.name}`),
+    ['web/iis'],
+  );
+  assert.ok(
+    emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=spec.nodeName%3Dwin-2022')),
+    'pods asked per node',
+  );
 
   const snap = await snapshotOf(s);
-  assert.deepEqual(snap?.windowsNodes.map((n) => [n.name, n.build, n.taints.length]), [
-    ['win-2022', '10.0.20348', 1],
-    ['win-byoh', '10.0.17763', 1],
-  ]);
-  assert.deepEqual(snap?.runtimeClasses.map((r) => [r.name, r.build]), [['windows-2022', '10.0.20348']]);
+  assert.deepEqual(
+    snap?.windowsNodes.map((n) => [n.name, n.build, n.taints.length]),
+    [
+      ['win-2022', '10.0.20348', 1],
+      ['win-byoh', '10.0.17763', 1],
+    ],
+  );
+  assert.deepEqual(
+    snap?.runtimeClasses.map((r) => [r.name, r.build]),
+    [['windows-2022', '10.0.20348']],
+  );
   assert.equal(snap?.flavour, 'openshift');
 });
 
@@ -251,7 +290,10 @@ test('the kubeconfig edited while running: the watcher fires and sessions follow
   assert.equal(fired, 1);
   const reload = loadKubeconfig({ explicit: file });
   assert.ok(reload.ok);
-  assert.deepEqual(reload.contexts.map((c) => c.name), ['second']);
+  assert.deepEqual(
+    reload.contexts.map((c) => c.name),
+    ['second'],
+  );
   assert.deepEqual(manager.update(reload.config), ['first']);
   assert.equal((await manager.session('second')?.connect())?.status, 'connected');
   manager.dispose();
@@ -261,7 +303,10 @@ test('an exec credential plugin that fails: its stderr, or the PATH hint when it
   const file = join(tmp, 'exec-config');
   const base = emu.kubeconfig({ context: 'exec' });
   const write = (command: string, args: string[]) => {
-    const text = readFileSync(base, 'utf8').replace(/    token: .*\n/, `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${JSON.stringify(command)}\n      args: ${JSON.stringify(args)}\n      interactiveMode: Never\n`);
+    const text = readFileSync(base, 'utf8').replace(
+      /    token: .*\n/,
+      `    exec:\n      apiVersion: client.authentication.k8s.io/v1\n      command: ${JSON.stringify(command)}\n      args: ${JSON.stringify(args)}\n      interactiveMode: Never\n`,
+    );
     writeFileSync(file, text);
   };
   write('kw-no-such-credential-plugin', []);

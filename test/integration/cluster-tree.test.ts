@@ -64,13 +64,17 @@ async function ask(t: ClusterTree, parent?: TreeNode): Promise<TreeNode[]> {
   }
 }
 
-const windowsNodeLists = () => emu.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.includes('kubernetes.io%2Fos%3Dwindows') && !r.query.includes('watch=true') && !r.query.includes('limit=')).length;
+const windowsNodeLists = () =>
+  emu.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.includes('kubernetes.io%2Fos%3Dwindows') && !r.query.includes('watch=true') && !r.query.includes('limit=')).length;
 
 test('roots are the kubeconfig contexts, listed without any request to the cluster', async () => {
   const before = emu.requests.length;
   const t = tree(emu.kubeconfig({ context: 'lazy', file: join(tmp, 'lazy') }));
   const roots = await ask(t);
-  assert.deepEqual(roots.map((r) => [r.id, r.label, r.contextValue, r.collapsible]), [['ctx/lazy', 'lazy', 'cluster', 'expanded']]);
+  assert.deepEqual(
+    roots.map((r) => [r.id, r.label, r.contextValue, r.collapsible]),
+    [['ctx/lazy', 'lazy', 'cluster', 'expanded']],
+  );
   assert.match(roots[0].description ?? '', /current/);
   assert.match(roots[0].tooltip, /current context/);
   assert.equal(t.noKubeconfig, false);
@@ -85,7 +89,10 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   const [root] = await ask(t);
   const kids = await ask(t, root);
   assert.match(kids[0].label, /^v1\.\d+\.\d+.* · OpenShift · WMCO 10\.18\.0 Succeeded · 3 Linux \/ 3 Windows nodes$/);
-  assert.deepEqual(kids.slice(1).map((k) => k.label), ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses']);
+  assert.deepEqual(
+    kids.slice(1).map((k) => k.label),
+    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+  );
   assert.equal(t.item('ctx/mixed')?.contextValue, 'cluster.openshift');
 
   const nodes = await ask(t, byLabel(kids, 'Windows nodes'));
@@ -108,20 +115,35 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.ok(details.some((d) => d.label === 'Ready: True'));
   assert.ok(details.some((d) => d.label === 'os=Windows:NoSchedule'));
   const pods = await ask(t, byLabel(details, 'Pods'));
-  assert.deepEqual(pods.map((p) => [p.id, p.contextValue]), [['ctx/mixed/node/winworker-2022-b/pods/win-apps/iis-7c9d5f8b6-abcde', 'pod']]);
+  assert.deepEqual(
+    pods.map((p) => [p.id, p.contextValue]),
+    [['ctx/mixed/node/winworker-2022-b/pods/win-apps/iis-7c9d5f8b6-abcde', 'pod']],
+  );
   assert.ok(emu.requests.some((r) => r.path === '/api/v1/pods' && r.query.includes('fieldSelector=spec.nodeName%3Dwinworker-2022-b')));
-  assert.ok(emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=')), 'never a cluster-wide pod list');
+  assert.ok(
+    emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=')),
+    'never a cluster-wide pod list',
+  );
   assert.ok(!details.some((d) => d.label === 'Services'), 'no Services group without a services source (the CLI, plain trees)');
 
   const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
-  assert.deepEqual(byoh.map((b) => [b.label, b.description, b.contextValue]), [
-    ['10.0.140.12', 'joined as byoh-win2022-1', 'byohInstance'],
-    ['10.0.140.25', 'not joined', 'byohInstance'],
-  ]);
+  assert.deepEqual(
+    byoh.map((b) => [b.label, b.description, b.contextValue]),
+    [
+      ['10.0.140.12', 'joined as byoh-win2022-1', 'byohInstance'],
+      ['10.0.140.25', 'not joined', 'byohInstance'],
+    ],
+  );
   const mirrors = await ask(t, byLabel(kids, 'Mirror sets'));
-  assert.deepEqual(mirrors.map((m) => [m.label, m.description, m.contextValue]), [['windows-mirrors', 'ImageDigestMirrorSet', 'mirrorSet']]);
+  assert.deepEqual(
+    mirrors.map((m) => [m.label, m.description, m.contextValue]),
+    [['windows-mirrors', 'ImageDigestMirrorSet', 'mirrorSet']],
+  );
   const rcs = await ask(t, byLabel(kids, 'Windows RuntimeClasses'));
-  assert.deepEqual(rcs.map((r) => r.label), ['windows2019', 'windows2022']);
+  assert.deepEqual(
+    rcs.map((r) => r.label),
+    ['windows2019', 'windows2022'],
+  );
   assert.equal(rcs[1].contextValue, 'runtimeClass');
   assert.match(rcs[1].description ?? '', /build 10\.0\.20348/);
 
@@ -217,7 +239,12 @@ test('no kubeconfig: the welcome state (no roots)', async () => {
 
 test('with a services source each Windows node gets a Services group fed by it (context and node view), connect and error items', async () => {
   const asked: [string, string, string[]][] = [];
-  let answer: NodeServicesAnswer = { services: [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }, { name: 'csi-proxy', exists: false, status: null, startType: null }] };
+  let answer: NodeServicesAnswer = {
+    services: [
+      { name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' },
+      { name: 'csi-proxy', exists: false, status: null, startType: null },
+    ],
+  };
   const t = tree(emu.kubeconfig({ context: 'mixed', file: join(tmp, 'mixed-services') }), {
     services: async (context, node) => {
       asked.push([context, node.name, node.addresses.map((a) => a.type)]);
@@ -233,10 +260,13 @@ test('with a services source each Windows node gets a Services group fed by it (
   const rows = await ask(t, group);
   assert.equal(asked[0]?.[0], 'mixed');
   assert.equal(asked[0]?.[1], 'winworker-2022-b');
-  assert.deepEqual(rows.map((r) => [r.id, r.label, r.description, r.contextValue]), [
-    ['ctx/mixed/node/winworker-2022-b/services/kubelet', 'kubelet', 'Running · Automatic', 'windowsService'],
-    ['ctx/mixed/node/winworker-2022-b/services/csi-proxy', 'csi-proxy', 'not installed', 'info'],
-  ]);
+  assert.deepEqual(
+    rows.map((r) => [r.id, r.label, r.description, r.contextValue]),
+    [
+      ['ctx/mixed/node/winworker-2022-b/services/kubelet', 'kubelet', 'Running · Automatic', 'windowsService'],
+      ['ctx/mixed/node/winworker-2022-b/services/csi-proxy', 'csi-proxy', 'not installed', 'info'],
+    ],
+  );
   answer = { connect: 'No SSH key is known for mixed yet.' };
   const connect = await ask(t, group);
   assert.equal(connect[0]?.label, 'Connect to show services…');
@@ -276,12 +306,18 @@ test('a slow cluster answers with a loading row at once; its change event brings
     const t0 = Date.now();
     const first = await t.children(root);
     assert.ok(Date.now() - t0 < 250, 'the answer did not wait for the cluster');
-    assert.deepEqual(first.map((n) => [n.id, n.label, n.icon.id]), [['ctx/slow/loading', 'Connecting…', 'loading~spin']]);
+    assert.deepEqual(
+      first.map((n) => [n.id, n.label, n.icon.id]),
+      [['ctx/slow/loading', 'Connecting…', 'loading~spin']],
+    );
     await waitFor('the cluster change', () => changes.includes(root.id), 10_000);
   });
   const versions = emu.requests.filter((r) => r.path === '/version').length;
   const kids = await ask(t, root);
-  assert.deepEqual(kids.slice(1).map((k) => k.label), ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses']);
+  assert.deepEqual(
+    kids.slice(1).map((k) => k.label),
+    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+  );
   assert.equal(emu.requests.filter((r) => r.path === '/version').length, versions, 'the children that arrived were used, not asked again');
 });
 
@@ -301,7 +337,10 @@ test('a change of an item waits while children below it are being read, then fir
     await waitFor('the node change', () => order.includes(`change ${node.id}`));
   });
   // (The pods may answer with a loading row and change once they arrived: that is the Pods group's own event.)
-  assert.deepEqual(order.filter((o) => o !== `change ${pods.id}`), ['pods answered', `change ${node.id}`]);
+  assert.deepEqual(
+    order.filter((o) => o !== `change ${pods.id}`),
+    ['pods answered', `change ${node.id}`],
+  );
   assert.equal(node.contextValue, 'windowsNode.cordoned');
   emu.patch('Node', 'winworker-2019-a', undefined, { spec: { unschedulable: null } });
 });
@@ -327,7 +366,13 @@ test('pods keep distinct ids on two nodes even with the same namespace and name 
   const t = tree(emu.kubeconfig({ context: 'pods', file: join(tmp, 'pods') }));
   const [root] = await ask(t);
   const nodes = await ask(t, byLabel(await ask(t, root), 'Windows nodes'));
-  const pod = (node: string) => ({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'web-0', namespace: 'win-apps' }, spec: { nodeName: node, containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }] }, status: { phase: 'Running' } });
+  const pod = (node: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'web-0', namespace: 'win-apps' },
+    spec: { nodeName: node, containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }] },
+    status: { phase: 'Running' },
+  });
   emu.apply(pod('winworker-2019-a') as never);
   const onA = await ask(t, byLabel(await ask(t, byLabel(nodes, 'winworker-2019-a')), 'Pods'));
   emu.remove('Pod', 'web-0', 'win-apps');

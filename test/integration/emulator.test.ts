@@ -4,17 +4,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import {
-  ApiException,
-  CertificatesV1Api,
-  CoreV1Api,
-  KubeConfig,
-  PatchStrategy,
-  Watch,
-  setHeaderOptions,
-  type RequestContext,
-  type ResponseContext,
-} from '@kubernetes/client-node';
+import { ApiException, CertificatesV1Api, CoreV1Api, KubeConfig, PatchStrategy, Watch, setHeaderOptions, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { mixedCluster, pod, WMCO_NAMESPACE } from '../support/kube-seed';
 
@@ -63,7 +53,13 @@ before(async () => {
   emu = await startEmulator({
     objects: mixedCluster(),
     tokens: {
-      'viewer-token': { user: 'system:serviceaccount:win-apps:viewer', deny: [{ verb: 'list', resource: 'nodes' }, { verb: 'delete', resource: 'pods', namespace: 'win-apps' }] },
+      'viewer-token': {
+        user: 'system:serviceaccount:win-apps:viewer',
+        deny: [
+          { verb: 'list', resource: 'nodes' },
+          { verb: 'delete', resource: 'pods', namespace: 'win-apps' },
+        ],
+      },
     },
     bookmarkIntervalMs: 200,
   });
@@ -106,14 +102,23 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const linux = await core.listNode({ labelSelector: 'kubernetes.io/os!=windows,!windowsmachineconfig.openshift.io/byoh' });
     assert.equal(linux.items.length, 3);
     const notin = await core.listNode({ labelSelector: 'node.openshift.io/os_id notin (rhcos),windowsmachineconfig.openshift.io/byoh' });
-    assert.deepEqual(notin.items.map((n) => n.metadata?.name), ['byoh-win2022-1']);
+    assert.deepEqual(
+      notin.items.map((n) => n.metadata?.name),
+      ['byoh-win2022-1'],
+    );
   });
 
   test('lists pods with fieldSelector spec.nodeName across namespaces', async () => {
     const pods = await core.listPodForAllNamespaces({ fieldSelector: 'spec.nodeName=winworker-2022-b' });
-    assert.deepEqual(pods.items.map((p) => p.metadata?.name), ['iis-7c9d5f8b6-abcde']);
+    assert.deepEqual(
+      pods.items.map((p) => p.metadata?.name),
+      ['iis-7c9d5f8b6-abcde'],
+    );
     const pending = await core.listNamespacedPod({ namespace: 'win-apps', fieldSelector: 'status.phase!=Running' });
-    assert.deepEqual(pending.items.map((p) => p.metadata?.name), ['iis-7c9d5f8b6-uvwxy']);
+    assert.deepEqual(
+      pending.items.map((p) => p.metadata?.name),
+      ['iis-7c9d5f8b6-uvwxy'],
+    );
   });
 
   test('limit/continue pages through a consistent list', async () => {
@@ -150,7 +155,10 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     emu.patch('Node', 'ip-10-0-21-7.us-east-2.compute.internal', undefined, { metadata: { labels: { touched: 'yes' } } });
     await modified;
     ctrl.abort();
-    assert.deepEqual(events.filter((e) => e.type !== 'BOOKMARK'), [{ type: 'MODIFIED', name: 'winworker-2019-a' }]);
+    assert.deepEqual(
+      events.filter((e) => e.type !== 'BOOKMARK'),
+      [{ type: 'MODIFIED', name: 'winworker-2019-a' }],
+    );
   });
 
   test('a watch from a compacted resourceVersion gets an ERROR event with a 410 Status', async () => {
@@ -195,7 +203,12 @@ describe('kube API emulator through @kubernetes/client-node', () => {
       apiVersion: 'certificates.k8s.io/v1',
       kind: 'CertificateSigningRequest',
       metadata: { name: 'csr-7xk2p' },
-      spec: { request: 'LS0tLS1CRUdJTi', signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'], username: 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper' },
+      spec: {
+        request: 'LS0tLS1CRUdJTi',
+        signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+        usages: ['digital signature', 'client auth'],
+        username: 'system:serviceaccount:openshift-machine-config-operator:node-bootstrapper',
+      },
       status: {},
     });
     const certs = kc.makeApiClient(CertificatesV1Api);
@@ -235,10 +248,10 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     assert.equal(cm.data?.['10.0.140.25'], 'username=Administrator');
     const created = await core.createNamespacedPod({ namespace: 'win-apps', body: pod('iis-new-00001', 'win-apps', undefined, { windows: true }) as never });
     assert.ok(created.metadata?.uid);
-    assert.equal((await rejects(core.createNamespacedPod({ namespace: 'win-apps', body: pod('iis-new-00001', 'win-apps', undefined) as never })) as ApiException<unknown>).code, 409);
-    assert.equal((await rejects(core.readNode({ name: 'missing' })) as ApiException<unknown>).code, 404);
+    assert.equal(((await rejects(core.createNamespacedPod({ namespace: 'win-apps', body: pod('iis-new-00001', 'win-apps', undefined) as never }))) as ApiException<unknown>).code, 409);
+    assert.equal(((await rejects(core.readNode({ name: 'missing' }))) as ApiException<unknown>).code, 404);
     const stale = { ...cm, metadata: { ...cm.metadata, resourceVersion: '1' } };
-    assert.equal((await rejects(core.replaceNamespacedConfigMap({ name: 'windows-instances', namespace: WMCO_NAMESPACE, body: stale })) as ApiException<unknown>).code, 409);
+    assert.equal(((await rejects(core.replaceNamespacedConfigMap({ name: 'windows-instances', namespace: WMCO_NAMESPACE, body: stale }))) as ApiException<unknown>).code, 409);
   });
 
   test('fault injection: 500, dropped connection, and a hang beyond a client timeout', async () => {
@@ -283,7 +296,10 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     assert.equal(updated.metadata?.labels?.['edited'], 'yes');
     assert.ok((updated.status?.conditions ?? []).length > 0, 'status ignored on the main resource');
     const st = await core.patchNodeStatus(
-      { name: 'winworker-2019-a', body: { metadata: { labels: { ignored: 'x' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'PLEG is not healthy' }] } } },
+      {
+        name: 'winworker-2019-a',
+        body: { metadata: { labels: { ignored: 'x' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'PLEG is not healthy' }] } },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     assert.equal(st.status?.conditions?.length, 1);
@@ -292,10 +308,13 @@ describe('kube API emulator through @kubernetes/client-node', () => {
 
   test('a label-selected watch sees objects enter (ADDED) and leave (DELETED) the selection', async () => {
     const rv = (await core.listNode({})).metadata!.resourceVersion!;
-    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { 'pool': 'special' } } });
-    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { 'pool': null } } });
+    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { pool: 'special' } } });
+    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { pool: null } } });
     const res = await rawGet(`/api/v1/nodes?watch=true&labelSelector=pool%3Dspecial&resourceVersion=${rv}&timeoutSeconds=1`, emu.token);
-    const types = res.body.trim().split('\n').map((l) => (JSON.parse(l) as { type: string }).type);
+    const types = res.body
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { type: string }).type);
     assert.deepEqual(types, ['ADDED', 'DELETED']);
   });
 

@@ -31,7 +31,10 @@ function keySecret(pem: string): KubeObject {
 }
 
 /** An OpenShift cluster with hybrid OVN; WMCO and the key secret present unless told otherwise. */
-async function byohRig(hosts: number, o: { wmco?: boolean; secret?: boolean; config?: Parameters<typeof openshiftClusterConfig>[0]; host?: (i: number) => Record<string, unknown>; ptr?: (i: number) => string | undefined } = {}): Promise<ByohRig> {
+async function byohRig(
+  hosts: number,
+  o: { wmco?: boolean; secret?: boolean; config?: Parameters<typeof openshiftClusterConfig>[0]; host?: (i: number) => Record<string, unknown>; ptr?: (i: number) => string | undefined } = {},
+): Promise<ByohRig> {
   const rig = await startRig({
     hosts,
     objects: [namespace(NS, { 'openshift.io/cluster-monitoring': 'true' }), ...openshiftClusterConfig({ hybridOverlay: true, ...o.config })],
@@ -61,7 +64,16 @@ async function byohRig(hosts: number, o: { wmco?: boolean; secret?: boolean; con
 
 function byohPlan(rig: ByohRig, i: number, extra: Partial<ByohOptions> = {}) {
   const host = rig.hostFor(i);
-  const opts: ByohOptions = { kube: rig.kube, host, address: rig.addresses[i] as string, user: rig.user, resolver: rig.resolver, pollMs: 20, timeouts: { node: 15_000, csr: 5000, version: 5000, ready: 5000 }, ...extra };
+  const opts: ByohOptions = {
+    kube: rig.kube,
+    host,
+    address: rig.addresses[i] as string,
+    user: rig.user,
+    resolver: rig.resolver,
+    pollMs: 20,
+    timeouts: { node: 15_000, csr: 5000, version: 5000, ready: 5000 },
+    ...extra,
+  };
   return { plan: buildByohJoinPlan(opts), ctx: { opts, state: {} } as ByohContext, host };
 }
 
@@ -118,7 +130,10 @@ test('BYOH: the windows-instances entry is merged without touching other entries
     const r2 = await runPlan(second.plan, second.ctx, {});
     second.host.close();
     assert.equal(r2.outcome, 'done');
-    assert.deepEqual(r2.steps.filter((s) => s.outcome !== 'skipped').map((s) => s.id), ['preflight']);
+    assert.deepEqual(
+      r2.steps.filter((s) => s.outcome !== 'skipped').map((s) => s.id),
+      ['preflight'],
+    );
     assert.equal(rig.emu.requests.filter((r) => r.method !== 'GET').length, writes, 'no API write on the re-run');
     assert.equal(rig.emu.list('Node').length, 1);
   } finally {
@@ -132,7 +147,21 @@ test('BYOH preflight: each failure stops before any change, with its fix-it mess
     { name: 'no key secret', rig: { secret: false }, match: [/cloud-private-key secret is missing/] },
     { name: 'no hybrid networking', rig: { config: { hybridOverlay: false } }, match: [/hybrid networking is not configured/, /oc patch networks\.operator\.openshift\.io/] },
     { name: 'class E network', rig: { config: { clusterNetwork: ['240.0.0.0/14'] } }, match: [/class E/] },
-    { name: 'dual NIC, docker, old build', rig: { host: (i) => ({ adapters: [{ name: 'Ethernet0', ipv4: [`127.0.0.${i + 2}`] }, { name: 'Ethernet1', ipv4: ['192.168.7.9'] }], services: { docker: { status: 'Running' } }, build: 17763, ubr: 1 }) }, match: [/dual NIC/, /Docker/] },
+    {
+      name: 'dual NIC, docker, old build',
+      rig: {
+        host: (i) => ({
+          adapters: [
+            { name: 'Ethernet0', ipv4: [`127.0.0.${i + 2}`] },
+            { name: 'Ethernet1', ipv4: ['192.168.7.9'] },
+          ],
+          services: { docker: { status: 'Running' } },
+          build: 17763,
+          ubr: 1,
+        }),
+      },
+      match: [/dual NIC/, /Docker/],
+    },
     { name: 'PTR mismatch', rig: { ptr: () => 'somebody-else.lab.example.com' }, match: [/never approve/, /PTR record/] },
     { name: 'api-int unresolvable', rig: { host: () => ({ dns: {} }) }, match: [/cannot resolve api-int\.test\.example\.com/] },
     { name: 'uppercase host name with underscore', rig: { host: () => ({ hostname: 'WIN_B0' }) }, match: [/not a valid RFC 1123 label/] },
@@ -235,7 +264,7 @@ test('BYOH: ten hosts at once, at most four at a time, each with its own progres
     assert.equal(peak, 4);
     const outcomes = results.map((r) => (r.ok ? r.value.outcome : 'threw'));
     assert.deepEqual(outcomes, ['done', 'done', 'done', 'failed', 'done', 'done', 'done', 'done', 'done', 'done']);
-    assert.match(results[3]!.ok ? (results[3] as { value: { error?: { message: string } } }).value.error?.message ?? '' : '', /not a supported Windows Server build/);
+    assert.match(results[3]!.ok ? ((results[3] as { value: { error?: { message: string } } }).value.error?.message ?? '') : '', /not a supported Windows Server build/);
     assert.equal(perHost.size, 10, 'every host reported its own progress');
     const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
     assert.equal(Object.keys(cm.data).length, 9, 'nine entries, none duplicated, the failed host not added');
@@ -261,7 +290,10 @@ test('BYOH remove: the entry deleted (others kept), the node deconfigured and de
     assert.equal(rig.emu.get('Node', 'win-b0'), undefined);
     assert.ok(rig.emu.get('Node', 'win-b1'));
     const again = await runPlan(buildByohRemovePlan(opts), opts, {});
-    assert.deepEqual(again.steps.map((s) => s.outcome), ['skipped', 'skipped']);
+    assert.deepEqual(
+      again.steps.map((s) => s.outcome),
+      ['skipped', 'skipped'],
+    );
   } finally {
     await stop(rig);
   }
@@ -303,7 +335,25 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 test('CLI: kube-windows join with three --address values and --concurrency 2 joins them, prefixed progress, exit 0', async () => {
   const rig = await byohRig(3, { ptr: () => undefined });
   try {
-    const args = ['join', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--user', rig.user, '--key', rig.keyPath, '--port', String(rig.port), '--known-hosts', rig.knownHostsPath, '--concurrency', '2', '--poll-interval', '20'];
+    const args = [
+      'join',
+      '--kubeconfig',
+      rig.kubeconfigPath,
+      '--context',
+      'emulator',
+      '--user',
+      rig.user,
+      '--key',
+      rig.keyPath,
+      '--port',
+      String(rig.port),
+      '--known-hosts',
+      rig.knownHostsPath,
+      '--concurrency',
+      '2',
+      '--poll-interval',
+      '20',
+    ];
     for (const a of rig.addresses) args.push('--address', a);
     const r = await cli(args);
     assert.equal(r.code, 0, r.stdout + r.stderr);
@@ -338,7 +388,23 @@ test('CLI: join --dry-run prints the plan and touches nothing; an unknown host k
 test('CLI: a preflight failure exits 1 with each problem and its fix', async () => {
   const rig = await byohRig(1, { config: { hybridOverlay: false } });
   try {
-    const r = await cli(['join', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--user', rig.user, '--key', rig.keyPath, '--port', String(rig.port), '--known-hosts', rig.knownHostsPath, '--address', rig.addresses[0]!]);
+    const r = await cli([
+      'join',
+      '--kubeconfig',
+      rig.kubeconfigPath,
+      '--context',
+      'emulator',
+      '--user',
+      rig.user,
+      '--key',
+      rig.keyPath,
+      '--port',
+      String(rig.port),
+      '--known-hosts',
+      rig.knownHostsPath,
+      '--address',
+      rig.addresses[0]!,
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stdout, /✗ OVN-Kubernetes hybrid networking is not configured/);
     assert.match(r.stdout, /oc patch networks\.operator\.openshift\.io cluster/);

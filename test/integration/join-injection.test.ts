@@ -31,8 +31,14 @@ test('hostile paths and names reach the simulated host as exactly the strings se
     }
     const seen = rig.sims[0]!.state.opLog;
     for (const v of values) {
-      assert.ok(seen.some((r) => r.name === 'ensure-directories' && JSON.stringify(r.params['Paths']) === JSON.stringify([`C:\\k\\${v}`])), `directory ${JSON.stringify(v)} arrived intact`);
-      assert.ok(seen.some((r) => r.name === 'resolve-name' && r.params['Name'] === v), `name ${JSON.stringify(v)} arrived intact`);
+      assert.ok(
+        seen.some((r) => r.name === 'ensure-directories' && JSON.stringify(r.params['Paths']) === JSON.stringify([`C:\\k\\${v}`])),
+        `directory ${JSON.stringify(v)} arrived intact`,
+      );
+      assert.ok(
+        seen.some((r) => r.name === 'resolve-name' && r.params['Name'] === v),
+        `name ${JSON.stringify(v)} arrived intact`,
+      );
     }
     // Only our ops ran: nothing else was parsed out of the values.
     assert.deepEqual([...new Set(seen.map((r) => r.name))].sort(), ['ensure-directories', 'file-hash', 'resolve-name']);
@@ -67,7 +73,12 @@ test("a user named o'brien$(x)`y joins: the ConfigMap value carries the name exa
     host: () => ({ hostname: 'WIN-Q0', containersFeature: 'Enabled', dns: { 'api-int.test.example.com': ['10.0.0.2'] } }),
   });
   try {
-    rig.emu.apply({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE }, data: { 'private-key.pem': Buffer.from(readFileSync(rig.keyPath, 'utf8')).toString('base64') } } as KubeObject);
+    rig.emu.apply({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE },
+      data: { 'private-key.pem': Buffer.from(readFileSync(rig.keyPath, 'utf8')).toString('base64') },
+    } as KubeObject);
     const wmco = attachWmcoStandin(rig.emu, { hosts: new Map([[rig.addresses[0]!, { hostname: 'WIN-Q0', build: '10.0.20348' }]]), stepMs: 10 });
     const host = rig.hostFor(0);
     const opts = { kube: rig.kube, host, address: rig.addresses[0]!, user, resolver: { lookup4: async (n: string) => [n], reverse: async () => [] }, pollMs: 20, timeouts: { node: 10_000 } };

@@ -28,7 +28,8 @@ function wireKubeadm(rig: Rig, index: number): void {
     caCertHash: caCertHash(rig.caPem),
     token: (token) => {
       const [id, secret] = token.split('.');
-      const s = rig.emu.list('Secret').find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as (KubeObject & { data?: Record<string, string> }) | undefined;
+      const s = rig.emu.list('Secret').find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as
+        (KubeObject & { data?: Record<string, string> }) | undefined;
       return Boolean(s?.data && Buffer.from(s.data['token-secret'] ?? '', 'base64').toString() === secret);
     },
   };
@@ -38,7 +39,8 @@ function wireKubeadm(rig: Rig, index: number): void {
     rig.emu.apply(node);
     setTimeout(() => {
       const current = rig.emu.get('Node', nodeName);
-      if (current) rig.emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
+      if (current)
+        rig.emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
     }, 100);
   };
 }
@@ -118,7 +120,21 @@ test('kubeadm join: Containers enabled with a restart, containerd, kubelet, join
 });
 
 test('kubeadm: the connection killed at each host op, then a re-run, ends joined with nothing duplicated', async () => {
-  const ops = ['host-facts', 'enable-containers-feature', 'restart-computer', 'ensure-directories', 'file-hash', 'commit-upload', 'read-text-file', 'expand-archive', 'service-state', 'ensure-service', 'start-service', 'ensure-firewall-rule', 'kubeadm-join'];
+  const ops = [
+    'host-facts',
+    'enable-containers-feature',
+    'restart-computer',
+    'ensure-directories',
+    'file-hash',
+    'commit-upload',
+    'read-text-file',
+    'expand-archive',
+    'service-state',
+    'ensure-service',
+    'start-service',
+    'ensure-firewall-rule',
+    'kubeadm-join',
+  ];
   for (const op of ops) {
     const rig = await kubeadmRig(1);
     try {
@@ -141,8 +157,15 @@ test('kubeadm: the connection killed at each host op, then a re-run, ends joined
       const services = [...sim.state.services.keys()].map((n) => n.toLowerCase()).filter((n) => n === 'containerd' || n === 'kubelet');
       assert.deepEqual(services.sort(), ['containerd', 'kubelet'], `${op}: each service once`);
       const temps = [...sim.state.files.values()].filter((f) => /\.kw-[0-9a-f]+\.tmp$/.test(f.path));
-      assert.deepEqual(temps.map((f) => f.path), [], `${op}: no temporary upload left`);
-      for (const [path, source] of [['c:\\k\\kubelet.exe', payload.kubelet], ['c:\\k\\kubeadm.exe', payload.kubeadm]] as const) {
+      assert.deepEqual(
+        temps.map((f) => f.path),
+        [],
+        `${op}: no temporary upload left`,
+      );
+      for (const [path, source] of [
+        ['c:\\k\\kubelet.exe', payload.kubelet],
+        ['c:\\k\\kubeadm.exe', payload.kubeadm],
+      ] as const) {
         const f = sim.state.files.get(path);
         assert.ok(f, `${op}: ${path} exists`);
         const { createHash } = await import('node:crypto');
@@ -166,7 +189,10 @@ test('kubeadm: a dropped upload restarts on a new connection and never leaves a 
     const archive = sim.state.files.get('c:\\k\\payload\\containerd.tar.gz');
     const { createHash } = await import('node:crypto');
     assert.equal(createHash('sha256').update(archive!.data).digest('hex'), payload.containerd.sha256);
-    assert.deepEqual([...sim.state.files.values()].filter((f) => f.path.includes('.kw-')).map((f) => f.path), []);
+    assert.deepEqual(
+      [...sim.state.files.values()].filter((f) => f.path.includes('.kw-')).map((f) => f.path),
+      [],
+    );
   } finally {
     await rig.stop();
   }
@@ -183,7 +209,10 @@ test('kubeadm: kubelet and kubeadm downloaded by the host from URLs, checked aga
     const { tmpdir } = await import('node:os');
     const onlyContainerd = mkdtempSync(join(tmpdir(), 'kw-payload-'));
     copyFileSync(join(payloadDir, 'containerd-1.7.27-windows-amd64.tar.gz'), join(onlyContainerd, 'containerd-1.7.27-windows-amd64.tar.gz'));
-    const mixed = await resolvePayload({ folder: onlyContainerd, urls: { kubelet: { url: 'https://dl.example/kubelet.exe', sha256: sha(kubelet) }, kubeadm: { url: 'https://dl.example/kubeadm.exe', sha256: sha(kubeadm) } } });
+    const mixed = await resolvePayload({
+      folder: onlyContainerd,
+      urls: { kubelet: { url: 'https://dl.example/kubelet.exe', sha256: sha(kubelet) }, kubeadm: { url: 'https://dl.example/kubeadm.exe', sha256: sha(kubeadm) } },
+    });
     assert.equal(mixed.kubelet.kind, 'url');
     const host = rig.hostFor(0);
     const opts = { kube: rig.kube, host, address: rig.addresses[0] as string, user: rig.user, payload: mixed, pollMs: 50, caPem: rig.caPem };
@@ -199,7 +228,7 @@ test('kubeadm: kubelet and kubeadm downloaded by the host from URLs, checked aga
   }
 });
 
-test('kubeadm: a wrong discovery hash fails the join with kubeadm\'s message, and the token is removed', async () => {
+test("kubeadm: a wrong discovery hash fails the join with kubeadm's message, and the token is removed", async () => {
   const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
   try {
     rig.sims[0]!.expectedJoin = { ...rig.sims[0]!.expectedJoin!, caCertHash: `sha256:${'0'.repeat(64)}` };
@@ -236,7 +265,21 @@ test('kubeadm dry run: every step with its PowerShell and API calls, the payload
     const { plan, host } = planFor(rig, 0, { taint: true });
     const text = renderPlan(plan);
     host.close();
-    for (const id of ['preflight', 'containers-feature', 'restart', 'directories', 'containerd-archive', 'containerd-unpack', 'containerd-config', 'containerd-service', 'kube-binaries', 'kubelet-service', 'join', 'node-ready', 'taint']) {
+    for (const id of [
+      'preflight',
+      'containers-feature',
+      'restart',
+      'directories',
+      'containerd-archive',
+      'containerd-unpack',
+      'containerd-config',
+      'containerd-service',
+      'kube-binaries',
+      'kubelet-service',
+      'join',
+      'node-ready',
+      'taint',
+    ]) {
       assert.match(text, new RegExp(`STEP \\d+/13  ${id} `), id);
     }
     assert.ok(text.includes(payload.containerd.sha256));

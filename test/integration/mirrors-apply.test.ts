@@ -127,7 +127,11 @@ test('a fault at every step of the push leaves every node whole; failures roll b
   const failed = first.nodes.filter((n) => n.status === 'failed').map((n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label);
   // Every "fail" fault fails its node; lost connections are retried and succeed.
   for (const op of OPS) assert.ok(failed.includes(`fail ${op}`), `fail ${op} fails the node`);
-  assert.deepEqual(failed.filter((l) => /^(drop|upload cut)/.test(l ?? '') && !l?.includes('three times')), [], 'a connection lost once is retried');
+  assert.deepEqual(
+    failed.filter((l) => /^(drop|upload cut)/.test(l ?? '') && !l?.includes('three times')),
+    [],
+    'a connection lost once is retried',
+  );
   assert.ok(failed.includes('drop before swap three times'));
   const restored = first.nodes.find((n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label === 'fail ensure-config-path');
   assert.equal(restored?.rolledBack, true);
@@ -152,7 +156,10 @@ test('a fault at every step of the push leaves every node whole; failures roll b
   // Third run: hash-equal everywhere, nothing written.
   const before3 = rig.sims.map((s) => s.state.opLog.length);
   const third = await mirrorsApply({ kube: rig.kube, objects: OBJECTS, hostFor, concurrency: 8 });
-  assert.ok(third.nodes.every((n) => n.status === 'unchanged'), third.nodes.map((n) => n.status).join(','));
+  assert.ok(
+    third.nodes.every((n) => n.status === 'unchanged'),
+    third.nodes.map((n) => n.status).join(','),
+  );
   for (const [i, sim] of rig.sims.entries()) {
     const ops = sim.state.opLog.slice(before3[i]).map((o) => o.name);
     assert.ok(!ops.some((o) => ['commit-upload', 'swap-hosts-tree', 'ensure-directories'].includes(o)), `host ${i} wrote something: ${ops.join(',')}`);
@@ -160,10 +167,16 @@ test('a fault at every step of the push leaves every node whole; failures roll b
 
   // Diff against the nodes: nothing to change now; with other objects, per-node changes with a unified diff.
   const same = await mirrorsDiff({ kube: rig.kube, objects: OBJECTS, hostFor, concurrency: 8, only: ['win-01', 'win-02'] });
-  assert.deepEqual(same.nodes.map((n) => n.status), ['unchanged', 'unchanged']);
+  assert.deepEqual(
+    same.nodes.map((n) => n.status),
+    ['unchanged', 'unchanged'],
+  );
   const changed = await mirrorsDiff({ kube: rig.kube, objects: [OBJECTS[0]], hostFor, only: ['win-03'] });
   const d = changed.nodes[0]!.diff!;
-  assert.deepEqual(d.changes.map((c) => [c.path, c.change]), [['mcr.microsoft.com\\hosts.toml', 'removed']]);
+  assert.deepEqual(
+    d.changes.map((c) => [c.path, c.change]),
+    [['mcr.microsoft.com\\hosts.toml', 'removed']],
+  );
   assert.match(d.changes[0]!.diff, /^--- a\/mcr.microsoft.com\/hosts.toml\n\+\+\+ \/dev\/null\n@@ -1,\d+ \+0,0 @@\n-server = /);
 });
 
@@ -171,11 +184,22 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
   const existing = idms('existing', [{ source: 'registry.redhat.io', mirrors: ['mirror.example.com/rh'] }]);
   const wrig = await startRig({
     hosts: 2,
-    objects: [...openshiftClusterConfig(), wmcoCsv(), existing, itms('tags', [{ source: 'quay.io/org/app', mirrors: ['old.example.com/org/app'] }]), windowsNode('byoh-a', { build: '10.0.20348', address: hostAddress(0), byoh: true }), windowsNode('byoh-b', { build: '10.0.20348', address: hostAddress(1), byoh: true })],
+    objects: [
+      ...openshiftClusterConfig(),
+      wmcoCsv(),
+      existing,
+      itms('tags', [{ source: 'quay.io/org/app', mirrors: ['old.example.com/org/app'] }]),
+      windowsNode('byoh-a', { build: '10.0.20348', address: hostAddress(0), byoh: true }),
+      windowsNode('byoh-b', { build: '10.0.20348', address: hostAddress(1), byoh: true }),
+    ],
   });
   try {
     assert.equal(await isWmcoCluster(wrig.kube), true);
-    const ours = [idms('ours', [{ source: 'docker.io/library/nginx', mirrors: ['mirror.example.com/library/nginx'] }]), itms('tags', [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }]), { apiVersion: 'operator.openshift.io/v1alpha1', kind: 'ImageContentSourcePolicy', metadata: { name: 'legacy' }, spec: {} }];
+    const ours = [
+      idms('ours', [{ source: 'docker.io/library/nginx', mirrors: ['mirror.example.com/library/nginx'] }]),
+      itms('tags', [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }]),
+      { apiVersion: 'operator.openshift.io/v1alpha1', kind: 'ImageContentSourcePolicy', metadata: { name: 'legacy' }, spec: {} },
+    ];
     // WMCO's view after our objects: all the cluster's sets, rendered its way. Host 0 gets it, host 1 keeps something stale.
     const expected = renderHostsToml(mirrorEntriesOf([existing, ...ours]), { mode: 'wmco' }).files;
     const sim0 = wrig.sims[0]!;
@@ -188,21 +212,36 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
     }
     const out = await mirrorsApply({ kube: wrig.kube, objects: ours, hostFor: (t) => wrig.hostFor(wrig.addresses.indexOf(t.address)), convergeTimeoutMs: 0 });
     assert.equal(out.wmco, true);
-    assert.deepEqual(out.objects.map((o) => [o.kind, o.name, o.action]), [
-      ['ImageDigestMirrorSet', 'ours', 'created'],
-      ['ImageTagMirrorSet', 'tags', 'updated'],
-      ['ImageContentSourcePolicy', 'legacy', 'skipped'],
-    ]);
+    assert.deepEqual(
+      out.objects.map((o) => [o.kind, o.name, o.action]),
+      [
+        ['ImageDigestMirrorSet', 'ours', 'created'],
+        ['ImageTagMirrorSet', 'tags', 'updated'],
+        ['ImageContentSourcePolicy', 'legacy', 'skipped'],
+      ],
+    );
     assert.deepEqual((wrig.emu.get('ImageTagMirrorSet', 'tags') as unknown as { spec: unknown }).spec, { imageTagMirrors: [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }] });
     assert.ok(wrig.emu.get('ImageDigestMirrorSet', 'ours'));
-    assert.deepEqual(out.nodes.map((n) => [n.node, n.status]), [['byoh-a', 'converged'], ['byoh-b', 'drift']]);
+    assert.deepEqual(
+      out.nodes.map((n) => [n.node, n.status]),
+      [
+        ['byoh-a', 'converged'],
+        ['byoh-b', 'drift'],
+      ],
+    );
     assert.match(out.nodes[1]!.reason ?? '', /differs from what WMCO should write \(3 added/);
     // Nothing was written to any node: WMCO owns the files.
     for (const s of wrig.sims) assert.ok(!s.state.opLog.some((o) => ['commit-upload', 'swap-hosts-tree'].includes(o.name)));
     // A second apply changes no object.
     const again = await mirrorsApply({ kube: wrig.kube, objects: ours.slice(0, 2), convergeTimeoutMs: 0 });
-    assert.deepEqual(again.objects.map((o) => o.action), ['unchanged', 'unchanged']);
-    assert.deepEqual(again.nodes.map((n) => n.status), ['skipped', 'skipped']);
+    assert.deepEqual(
+      again.objects.map((o) => o.action),
+      ['unchanged', 'unchanged'],
+    );
+    assert.deepEqual(
+      again.nodes.map((n) => n.status),
+      ['skipped', 'skipped'],
+    );
   } finally {
     await wrig.stop();
   }
@@ -223,7 +262,22 @@ test('CLI: mirrors diff and apply on two nodes, usage errors exit 2 without a st
   const file = join(rig.dir, 'mirrors.yaml');
   const variant = [idms('mirrors', [{ source: 'docker.io/library', mirrors: ['other.example.com/library'] }])];
   writeFileSync(file, variant.map((o) => JSON.stringify(o)).join('\n---\n'));
-  const base = ['--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--key', rig.keyPath, '--port', String(rig.port), '--known-hosts', rig.knownHostsPath, '--node', 'win-05', '--node', 'win-06'];
+  const base = [
+    '--kubeconfig',
+    rig.kubeconfigPath,
+    '--context',
+    'emulator',
+    '--key',
+    rig.keyPath,
+    '--port',
+    String(rig.port),
+    '--known-hosts',
+    rig.knownHostsPath,
+    '--node',
+    'win-05',
+    '--node',
+    'win-06',
+  ];
 
   const usage = await cli(['mirrors', 'apply', '--concurrency', '0', ...base, file]);
   assert.equal(usage.code, 2);

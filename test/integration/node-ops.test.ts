@@ -61,7 +61,18 @@ function drive(rig: Rig, o: { aws: boolean; neverReady?: boolean }): Timeline {
   const events: { at: number; what: string }[] = [];
   const setReady = (status: 'True' | 'Unknown'): void => {
     rig.emu.patch('Node', NODE, undefined, {
-      status: { conditions: [{ type: 'Ready', status, reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown', message: status === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.', lastHeartbeatTime: new Date().toISOString(), lastTransitionTime: new Date().toISOString() }] },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status,
+            reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown',
+            message: status === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
+            lastHeartbeatTime: new Date().toISOString(),
+            lastTransitionTime: new Date().toISOString(),
+          },
+        ],
+      },
     });
     events.push({ at: Date.now(), what: status === 'True' ? 'Ready' : 'NotReady' });
   };
@@ -292,7 +303,10 @@ test('logs: listing first, files over the size cap skipped and named, services a
     assert.equal(readFileSync(join(res.folder, 'var', 'log', 'kubelet', 'kubelet.log'), 'utf8'), 'I1121 kubelet started\n'.repeat(100));
     assert.equal(readFileSync(join(res.folder, 'k', 'log', 'kube-proxy.log'), 'utf8'), 'proxier ready\n');
     assert.ok(!existsSync(join(res.folder, 'var', 'log', 'hybrid-overlay', 'hybrid-overlay.log')));
-    assert.deepEqual(res.skipped.map((s) => s.remote), ['C:\\var\\log\\hybrid-overlay\\hybrid-overlay.log']);
+    assert.deepEqual(
+      res.skipped.map((s) => s.remote),
+      ['C:\\var\\log\\hybrid-overlay\\hybrid-overlay.log'],
+    );
     assert.match(res.message, /Skipped 1 file\(s\) .* did not fit under the 5 KB cap .*hybrid-overlay\.log/);
     assert.match(readFileSync(join(res.folder, 'services.txt'), 'utf8'), /kubelet\s+Running\s+Automatic/);
     assert.match(readFileSync(join(res.folder, 'services.txt'), 'utf8'), /kube-proxy\s+not installed/);
@@ -305,7 +319,18 @@ test('logs: listing first, files over the size cap skipped and named, services a
 });
 
 test('services: the state of every node service in one op; restart only for those services', async () => {
-  const r = await startRig({ hosts: 1, objects: [nodeObject(false)], host: () => ({ services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Stopped' }, 'windows-instance-config-daemon': { status: 'Running', startType: 'Manual' } } }) });
+  const r = await startRig({
+    hosts: 1,
+    objects: [nodeObject(false)],
+    host: () => ({
+      services: {
+        kubelet: { status: 'Running' },
+        containerd: { status: 'Running' },
+        'kube-proxy': { status: 'Stopped' },
+        'windows-instance-config-daemon': { status: 'Running', startType: 'Manual' },
+      },
+    }),
+  });
   try {
     const host = r.hostFor(0);
     const list = await nodeServices(host);

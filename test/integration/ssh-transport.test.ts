@@ -126,10 +126,7 @@ describe('SSH transport against a real sshd', { skip: !avail.ok && avail.skip ? 
     it('gives up after three wrong passphrases with a clear error that holds no secret', async () => {
       let calls = 0;
       const secret = 'hunter2-not-the-passphrase';
-      const { err } = await rejectsWithin(
-        connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => (calls++, Promise.resolve(secret)) }).connect(),
-        5000,
-      );
+      const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => (calls++, Promise.resolve(secret)) }).connect(), 5000);
       assert.ok(err instanceof AuthenticationError, String(err));
       assert.equal(calls, 3);
       assert.match(err.message, /Wrong passphrase/);
@@ -386,7 +383,10 @@ describe('SSH transport against a real sshd', { skip: !avail.ok && avail.skip ? 
         assert.equal(err, reason);
         assert.equal(conn.connected, true);
         assert.equal(existsSync(final), false);
-        assert.deepEqual((await fsp.readdir(work)).filter((n) => n.startsWith('up-cancel.bin')), []);
+        assert.deepEqual(
+          (await fsp.readdir(work)).filter((n) => n.startsWith('up-cancel.bin')),
+          [],
+        );
       } finally {
         conn.close();
       }

@@ -29,7 +29,14 @@ const subscription = (approval: 'Automatic' | 'Manual'): KubeObject => ({
   apiVersion: 'operators.coreos.com/v1alpha1',
   kind: 'Subscription',
   metadata: { name: 'windows-machine-config-operator', namespace: WMCO_NAMESPACE },
-  spec: { channel: 'stable', installPlanApproval: approval, name: 'windows-machine-config-operator', source: 'redhat-operators', sourceNamespace: 'openshift-marketplace', startingCSV: 'windows-machine-config-operator.v10.18.0' },
+  spec: {
+    channel: 'stable',
+    installPlanApproval: approval,
+    name: 'windows-machine-config-operator',
+    source: 'redhat-operators',
+    sourceNamespace: 'openshift-marketplace',
+    startingCSV: 'windows-machine-config-operator.v10.18.0',
+  },
 });
 
 let emu: Emulator | undefined;
@@ -75,14 +82,17 @@ describe('OLM stand-in', () => {
     assert.equal(csvOf(emu), undefined, 'nothing installs before approval');
     const kc = new KubeConfig();
     kc.loadFromFile(emu.kubeconfig());
-    await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject({
-      group: 'operators.coreos.com',
-      version: 'v1alpha1',
-      namespace: WMCO_NAMESPACE,
-      plural: 'installplans',
-      name: plan.metadata.name,
-      body: { spec: { approved: true } },
-    }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    await kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObject(
+      {
+        group: 'operators.coreos.com',
+        version: 'v1alpha1',
+        namespace: WMCO_NAMESPACE,
+        plural: 'installplans',
+        name: plan.metadata.name,
+        body: { spec: { approved: true } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     await waitFor('CSV Succeeded', () => obj(csvOf(emu!)?.status).phase === 'Succeeded');
   });
 
@@ -130,7 +140,13 @@ describe('WMCO stand-in', () => {
     assert.equal(cond.reason, 'WMCOApprove');
     assert.equal(cond.message, WMCO_APPROVAL_MESSAGE);
     assert.deepEqual(all.map((c) => obj(c.spec).signerName).sort(), ['kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']);
-    assert.ok(all.every((c) => Buffer.from(String(obj(c.spec).request), 'base64').toString().startsWith('-----BEGIN CERTIFICATE REQUEST-----')));
+    assert.ok(
+      all.every((c) =>
+        Buffer.from(String(obj(c.spec).request), 'base64')
+          .toString()
+          .startsWith('-----BEGIN CERTIFICATE REQUEST-----'),
+      ),
+    );
     // A repeated reconcile (any change to the ConfigMap) does not configure the instance again.
     e.patch('ConfigMap', 'windows-instances', WMCO_NAMESPACE, { metadata: { labels: { touched: 'yes' } } });
     await sleep(60);
@@ -225,7 +241,12 @@ describe('emulator extensions', () => {
 
   test('CSR approval subresource over HTTP sets status.conditions', async () => {
     emu = await startEmulator({ objects: [] });
-    emu.apply({ apiVersion: 'certificates.k8s.io/v1', kind: 'CertificateSigningRequest', metadata: { name: 'csr-abcde' }, spec: { request: 'AA==', signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['client auth'] } });
+    emu.apply({
+      apiVersion: 'certificates.k8s.io/v1',
+      kind: 'CertificateSigningRequest',
+      metadata: { name: 'csr-abcde' },
+      spec: { request: 'AA==', signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['client auth'] },
+    });
     const kc = new KubeConfig();
     kc.loadFromFile(emu.kubeconfig());
     const certs = kc.makeApiClient(CertificatesV1Api);

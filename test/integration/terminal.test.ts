@@ -53,7 +53,9 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 async function openTerminal(): Promise<{ t: FakeTerminal; pty: InstanceType<Awaited<ReturnType<typeof loadTerminal>>['SessionPty']> }> {
   fake = createFakeVscode();
   const { SessionPty } = await loadTerminal();
-  const pty = new SessionPty((io) => openSshSession({ host: sim.host, port: sim.port, username: 'Administrator', privateKeyPath: keyPath, knownHostsPath: knownHosts, cols: io.size.cols, rows: io.size.rows, signal: io.signal }));
+  const pty = new SessionPty((io) =>
+    openSshSession({ host: sim.host, port: sim.port, username: 'Administrator', privateKeyPath: keyPath, knownHostsPath: knownHosts, cols: io.size.cols, rows: io.size.rows, signal: io.signal }),
+  );
   (fake.module.window as unknown as typeof vscode.window).createTerminal({ name: 'win (SSH)', pty });
   const t = fake.terminals[0]!;
   await pty.ready;

@@ -104,7 +104,10 @@ test('an edit in the middle of a 1000-document file re-checks only that document
   const lastAfter = second.diagnostics[second.diagnostics.length - 1];
   assert.equal(lastAfter.range.start.line, lastBefore.range.start.line + 1);
   await new Promise((r) => setTimeout(r, 50));
-  assert.ok(c.logs.some((l) => /1 of 1000 documents re-evaluated/.test(l)), c.logs.slice(-3).join('\n'));
+  assert.ok(
+    c.logs.some((l) => /1 of 1000 documents re-evaluated/.test(l)),
+    c.logs.slice(-3).join('\n'),
+  );
 });
 
 test('every quick fix of every bad example removes its diagnostic', async () => {
@@ -201,7 +204,10 @@ test('completion offers Windows values', async () => {
   await c.open(uri, text);
   await c.diagnostics(uri, 1);
   const items = (await c.conn.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line: 5, character: 22 } })) as { label: string }[];
-  assert.ok(items.some((i) => i.label === 'windows'), JSON.stringify(items.map((i) => i.label)));
+  assert.ok(
+    items.some((i) => i.label === 'windows'),
+    JSON.stringify(items.map((i) => i.label)),
+  );
 });
 
 test('configuration changes apply without restart (per-rule severity off)', async () => {
@@ -280,7 +286,11 @@ test('malformed and out-of-order messages do not take the server down', async ()
   const c = await client();
   // A change and a code action for a document never opened.
   await c.change('file:///work/never-opened.yaml', [{ text: 'kind: Pod' }]);
-  const none = await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri: 'file:///work/never-opened.yaml' }, range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, context: { diagnostics: [] } });
+  const none = await c.conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri: 'file:///work/never-opened.yaml' },
+    range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } },
+    context: { diagnostics: [] },
+  });
   assert.deepEqual(none ?? [], []);
   // Garbage JSON with a valid header, then a body that is not JSON-RPC at all.
   const garbage = '{"jsonrpc": "2.0", "method": ';
@@ -300,7 +310,10 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   const uri = 'file:///work/snapshot.yaml';
   const text = deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\n`);
   await c.open(uri, text);
-  assert.deepEqual((await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN080'), []);
+  assert.deepEqual(
+    (await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN080'),
+    [],
+  );
   const next = c.diagnostics(uri);
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', {
     name: 'prod',
@@ -315,7 +328,10 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   // And back to generic rules without a snapshot.
   const after = c.diagnostics(uri);
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', null);
-  assert.deepEqual((await after).diagnostics.filter((x) => x.code === 'WIN080'), []);
+  assert.deepEqual(
+    (await after).diagnostics.filter((x) => x.code === 'WIN080'),
+    [],
+  );
 });
 
 test('with the default debounce, the first diagnostics after open are not delayed by it', async () => {

@@ -197,13 +197,15 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const progressRuns: FakeProgress[] = [];
   const terminals: FakeTerminal[] = [];
 
-  const show = (kind: Shown['kind']) => (message: string, ...rest: unknown[]) => {
-    const first = rest[0];
-    const options = typeof first === 'object' && first !== null ? (first as Shown['options']) : undefined;
-    const items = rest.filter((x): x is string => typeof x === 'string');
-    shown.push({ kind, message, items, ...(options ? { options } : {}) });
-    return Promise.resolve(answers.shift());
-  };
+  const show =
+    (kind: Shown['kind']) =>
+    (message: string, ...rest: unknown[]) => {
+      const first = rest[0];
+      const options = typeof first === 'object' && first !== null ? (first as Shown['options']) : undefined;
+      const items = rest.filter((x): x is string => typeof x === 'string');
+      shown.push({ kind, message, items, ...(options ? { options } : {}) });
+      return Promise.resolve(answers.shift());
+    };
 
   const ask = (kind: Question['kind'], options: Record<string, unknown> = {}, items?: string[]): Question => {
     const text = String(options.title ?? options.prompt ?? options.placeHolder ?? '');

@@ -34,7 +34,14 @@ function uuidFrom(s: string): string {
 
 function conditions(ready: boolean, kubeletMsg: string): Record<string, unknown>[] {
   const t = '2026-11-20T07:55:12Z';
-  const c = (type: string, status: string, reason: string, message: string): Record<string, unknown> => ({ type, status, lastHeartbeatTime: '2026-11-21T08:58:40Z', lastTransitionTime: t, reason, message });
+  const c = (type: string, status: string, reason: string, message: string): Record<string, unknown> => ({
+    type,
+    status,
+    lastHeartbeatTime: '2026-11-21T08:58:40Z',
+    lastTransitionTime: t,
+    reason,
+    message,
+  });
   return [
     c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
     c('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
@@ -100,14 +107,18 @@ export function windowsNode(name: string, opts: WindowsNodeOptions): KubeObject 
     'node.alpha.kubernetes.io/ttl': '0',
     'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
     'k8s.ovn.org/hybrid-overlay-node-subnet': `10.132.${parseInt(hash(name, 2), 16) % 250}.0/24`,
-    'k8s.ovn.org/hybrid-overlay-distributed-router-gateway-mac': `00-15-5d-${hash(name + 'mac', 6).match(/../g)!.join('-')}`,
+    'k8s.ovn.org/hybrid-overlay-distributed-router-gateway-mac': `00-15-5d-${hash(name + 'mac', 6)
+      .match(/../g)!
+      .join('-')}`,
   };
   if (!opts.unmanaged) {
     annotations[`${WMCO_PREFIX}/pub-key-hash`] = hash('ssh-rsa AAAAB3NzaC1yc2E cloud-private-key');
     annotations[`${WMCO_PREFIX}/username`] = `wy0EBwMIbc6kxrNAnxrg0kEBP9xJ3JtY4Lf0N1Z${hash(name, 16)}<wmcoMarker>=${hash(name + 'u', 4)}`;
     annotations[`${WMCO_PREFIX}/desired-version`] = desired;
     if (opts.wmcoVersion !== undefined || opts.desiredVersion === undefined) annotations[`${WMCO_PREFIX}/version`] = version;
-    annotations[`${WMCO_PREFIX}/ssh-host-key`] = `AAAAC3NzaC1lZDI1NTE5AAAAI${Buffer.from(hash(name + 'hk', 32), 'hex').toString('base64').slice(0, 42)}`;
+    annotations[`${WMCO_PREFIX}/ssh-host-key`] = `AAAAC3NzaC1lZDI1NTE5AAAAI${Buffer.from(hash(name + 'hk', 32), 'hex')
+      .toString('base64')
+      .slice(0, 42)}`;
     annotations[`${WMCO_PREFIX}/ssh-host-key-type`] = 'ssh-ed25519';
   }
   if (!opts.byoh) annotations['machine.openshift.io/machine'] = `openshift-machine-api/${name}`;
@@ -195,7 +206,9 @@ export function linuxNode(name: string, opts: LinuxNodeOptions = {}): KubeObject
     spec: {
       providerID: `aws:///us-east-2a/i-0${hash(name, 16)}`,
       ...(cordoned ? { unschedulable: true } : {}),
-      ...(role === 'master' || cordoned || !ready ? { taints: [...(role === 'master' ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : []), ...schedulingTaints(ready, cordoned)] } : {}),
+      ...(role === 'master' || cordoned || !ready
+        ? { taints: [...(role === 'master' ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : []), ...schedulingTaints(ready, cordoned)] }
+        : {}),
     },
     status: {
       addresses: [
@@ -203,8 +216,22 @@ export function linuxNode(name: string, opts: LinuxNodeOptions = {}): KubeObject
         { type: 'Hostname', address: `ip-${address.replace(/\./g, '-')}.us-east-2.compute.internal` },
         { type: 'InternalDNS', address: `ip-${address.replace(/\./g, '-')}.us-east-2.compute.internal` },
       ],
-      allocatable: { cpu: role === 'master' ? '3500m' : '1500m', 'ephemeral-storage': '114396791822', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: role === 'master' ? '15173936Ki' : '6832464Ki', pods: '250' },
-      capacity: { cpu: role === 'master' ? '4' : '2', 'ephemeral-storage': '125238252Ki', 'hugepages-1Gi': '0', 'hugepages-2Mi': '0', memory: role === 'master' ? '16324912Ki' : '7983440Ki', pods: '250' },
+      allocatable: {
+        cpu: role === 'master' ? '3500m' : '1500m',
+        'ephemeral-storage': '114396791822',
+        'hugepages-1Gi': '0',
+        'hugepages-2Mi': '0',
+        memory: role === 'master' ? '15173936Ki' : '6832464Ki',
+        pods: '250',
+      },
+      capacity: {
+        cpu: role === 'master' ? '4' : '2',
+        'ephemeral-storage': '125238252Ki',
+        'hugepages-1Gi': '0',
+        'hugepages-2Mi': '0',
+        memory: role === 'master' ? '16324912Ki' : '7983440Ki',
+        pods: '250',
+      },
       conditions: conditions(ready, 'kubelet is posting ready status'),
       daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
       nodeInfo: {
@@ -383,7 +410,10 @@ export function mixedCluster(): KubeObject[] {
     idms('windows-mirrors', [{ source: 'mcr.microsoft.com/windows/servercore', mirrors: ['mirror.example.internal:5000/windows/servercore'] }]),
     runtimeClass('windows2019', '10.0.17763'),
     runtimeClass('windows2022', '10.0.20348'),
-    pod('windows-machine-config-operator-6d9f8b7c5-x2k4p', WMCO_NAMESPACE, 'ip-10-0-12-34.us-east-2.compute.internal', { image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator@sha256:3c6a5f9b0e1d2c4a7b8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c', labels: { name: 'windows-machine-config-operator' } }),
+    pod('windows-machine-config-operator-6d9f8b7c5-x2k4p', WMCO_NAMESPACE, 'ip-10-0-12-34.us-east-2.compute.internal', {
+      image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator@sha256:3c6a5f9b0e1d2c4a7b8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c',
+      labels: { name: 'windows-machine-config-operator' },
+    }),
     pod('iis-7c9d5f8b6-abcde', 'win-apps', 'winworker-2022-b', { windows: true, runtimeClassName: 'windows2022' }),
     pod('iis-7c9d5f8b6-fghij', 'win-apps', 'byoh-win2022-1', { windows: true, runtimeClassName: 'windows2022' }),
     pod('legacy-app-5b8c7d9f4-klmno', 'win-apps', 'winworker-2019-a', { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019', runtimeClassName: 'windows2019' }),
@@ -478,7 +508,16 @@ export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {})
       status: {
         availableUpdates: null,
         desired: { version, image: `quay.io/openshift-release-dev/ocp-release@sha256:${hash('release' + version)}` },
-        history: [{ state: 'Completed', version, startedTime: '2026-10-02T07:10:00Z', completionTime: '2026-10-02T07:52:31Z', verified: false, image: `quay.io/openshift-release-dev/ocp-release@sha256:${hash('release' + version)}` }],
+        history: [
+          {
+            state: 'Completed',
+            version,
+            startedTime: '2026-10-02T07:10:00Z',
+            completionTime: '2026-10-02T07:52:31Z',
+            verified: false,
+            image: `quay.io/openshift-release-dev/ocp-release@sha256:${hash('release' + version)}`,
+          },
+        ],
         conditions: [
           { type: 'Available', status: 'True', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Done applying ${version}` },
           { type: 'Progressing', status: 'False', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Cluster version is ${version}` },

@@ -107,7 +107,9 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
     });
     await sleep(stepMs);
     if (stopped) return;
-    emu.patch('ClusterServiceVersion', csvName, ns, { status: { phase: 'Installing', reason: 'InstallWaiting', message: 'installing: waiting for deployment windows-machine-config-operator to become ready', lastTransitionTime: now() } });
+    emu.patch('ClusterServiceVersion', csvName, ns, {
+      status: { phase: 'Installing', reason: 'InstallWaiting', message: 'installing: waiting for deployment windows-machine-config-operator to become ready', lastTransitionTime: now() },
+    });
     await sleep(stepMs);
     if (stopped) return;
     if (failWith !== undefined) {

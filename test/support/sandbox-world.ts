@@ -40,7 +40,13 @@ export interface World {
 export const SIM_HOST_BUILD = '10.0.20348';
 
 function keySecret(pem: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE }, type: 'Opaque', data: { 'private-key.pem': Buffer.from(pem).toString('base64') } } as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE },
+    type: 'Opaque',
+    data: { 'private-key.pem': Buffer.from(pem).toString('base64') },
+  } as KubeObject;
 }
 
 export async function startWorld(o: WorldOptions): Promise<World> {

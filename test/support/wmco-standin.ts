@@ -126,8 +126,7 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
     return options.version ?? (typeof obj(csv.spec).version === 'string' ? String(obj(csv.spec).version) : (/\.v(.+)$/.exec(csv.metadata.name)?.[1] ?? '0.0.0'));
   }
 
-  const nodeByAddress = (address: string): KubeObject | undefined =>
-    emu.list('Node').find((n) => ((obj(n.status).addresses as Obj[] | undefined) ?? []).some((a) => a.address === address));
+  const nodeByAddress = (address: string): KubeObject | undefined => emu.list('Node').find((n) => ((obj(n.status).addresses as Obj[] | undefined) ?? []).some((a) => a.address === address));
 
   /** wiparser.Parse: one bad entry fails the whole ConfigMap. */
   function parseInstances(cm: KubeObject | undefined): Map<string, string> | Error {
@@ -229,13 +228,27 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
         },
         annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
       },
-      spec: { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }, { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' }] },
+      spec: {
+        taints: [
+          { key: 'os', value: 'Windows', effect: 'NoSchedule' },
+          { key: 'node.kubernetes.io/not-ready', effect: 'NoSchedule' },
+        ],
+      },
       status: {
         addresses: [
           { type: 'InternalIP', address: isIPv4(address) ? address : '0.0.0.0' },
           { type: 'Hostname', address: nodeName },
         ],
-        conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized', lastHeartbeatTime: now(), lastTransitionTime: now() }],
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: 'KubeletNotReady',
+            message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+            lastHeartbeatTime: now(),
+            lastTransitionTime: now(),
+          },
+        ],
         daemonEndpoints: { kubeletEndpoint: { Port: 10250 } },
         nodeInfo: {
           architecture: 'amd64',
@@ -314,9 +327,7 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
 
   function onEvent(ev: EmulatorEvent): void {
     const o = ev.object;
-    const relevant =
-      (o.kind === 'ConfigMap' && o.metadata.namespace === ns && o.metadata.name === 'windows-instances') ||
-      (o.kind === 'ClusterServiceVersion' && o.metadata.namespace === ns);
+    const relevant = (o.kind === 'ConfigMap' && o.metadata.namespace === ns && o.metadata.name === 'windows-instances') || (o.kind === 'ClusterServiceVersion' && o.metadata.namespace === ns);
     if (!relevant || stopped) return;
     queue = queue.then(reconcile);
   }

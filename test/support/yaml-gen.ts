@@ -48,10 +48,62 @@ export const load11 = (text: string): unknown => load(text, { schema: YAML11_SCH
 // ---------------------------------------------------------------------------------------------
 // Vocabulary
 
-const WORDS = ['web', 'iis', 'nano', 'server', 'core', 'windows', 'linux', 'app', 'frontend', 'data', 'log', 'mcr.microsoft.com/windows/nanoserver:ltsc2022', 'C:/inetpub', '10.0.20348', 'ltsc2022', 'x86_64', 'a-b', 'v1.2', 'ContainerUser', 'NT AUTHORITY'];
+const WORDS = [
+  'web',
+  'iis',
+  'nano',
+  'server',
+  'core',
+  'windows',
+  'linux',
+  'app',
+  'frontend',
+  'data',
+  'log',
+  'mcr.microsoft.com/windows/nanoserver:ltsc2022',
+  'C:/inetpub',
+  '10.0.20348',
+  'ltsc2022',
+  'x86_64',
+  'a-b',
+  'v1.2',
+  'ContainerUser',
+  'NT AUTHORITY',
+];
 /** Plain scalars YAML 1.1 reads as something other than a string: resolution must not confuse positions. */
 const SPECIAL = ['yes', 'No', 'on', 'OFF', 'y', 'n', 'true', 'False', '~', 'null', '0x1F', '010', '1_000', '1.5e3', '-3', '+7', '.inf', '.NaN', '12', '0', '3.25', '1:20'];
-const KEYS = ['name', 'image', 'args', 'command', 'env', 'value', 'labels', 'spec', 'metadata', 'ports', 'containerPort', 'kind', 'apiVersion', 'data', 'os', 'nodeSelector', 'tolerations', 'key', 'operator', 'effect', 'securityContext', 'windowsOptions', 'runAsUserName', 'hostProcess', 'resources', 'limits', 'cpu', 'memory', 'kubernetes.io/os', 'app.kubernetes.io/name'];
+const KEYS = [
+  'name',
+  'image',
+  'args',
+  'command',
+  'env',
+  'value',
+  'labels',
+  'spec',
+  'metadata',
+  'ports',
+  'containerPort',
+  'kind',
+  'apiVersion',
+  'data',
+  'os',
+  'nodeSelector',
+  'tolerations',
+  'key',
+  'operator',
+  'effect',
+  'securityContext',
+  'windowsOptions',
+  'runAsUserName',
+  'hostProcess',
+  'resources',
+  'limits',
+  'cpu',
+  'memory',
+  'kubernetes.io/os',
+  'app.kubernetes.io/name',
+];
 const ODD_KEYS = ['y', 'on', '12', '~', 'with space', 'colon:inside', 'dash-key', 'ünïcode', '"quoted"', "'single'", 'tab\there'];
 
 export interface GenOptions {
@@ -306,7 +358,13 @@ class Gen {
 // ---------------------------------------------------------------------------------------------
 // Kubernetes-like documents
 
-const IMAGES = ['mcr.microsoft.com/windows/nanoserver:ltsc2022', 'mcr.microsoft.com/windows/servercore:ltsc2019', 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', 'nginx:1.27', 'mcr.microsoft.com/oss/kubernetes/pause:3.9'];
+const IMAGES = [
+  'mcr.microsoft.com/windows/nanoserver:ltsc2022',
+  'mcr.microsoft.com/windows/servercore:ltsc2019',
+  'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+  'nginx:1.27',
+  'mcr.microsoft.com/oss/kubernetes/pause:3.9',
+];
 
 /** A workload with a random mix of Windows settings, Linux-only fields and mistakes the rules know. */
 export function genWorkload(r: Rng, i: number): string {
@@ -316,14 +374,22 @@ export function genWorkload(r: Rng, i: number): string {
   if (r.chance(0.4)) podLines.push('os:', `  name: ${r.pick(['windows', 'Windows', 'linux'])}`);
   if (r.chance(0.3)) podLines.push(`hostPID: ${r.pick(['true', 'false'])}`);
   if (r.chance(0.2)) podLines.push(`hostNetwork: true`);
-  if (r.chance(0.3)) podLines.push('securityContext:', `  ${r.pick(['fsGroup: 2000', 'runAsUser: 1000', 'seLinuxOptions: {level: "s0"}', 'windowsOptions:\n    runAsUserName: ContainerUser', 'windowsOptions:\n    hostProcess: true\n    runAsUserName: "NT AUTHORITY\\\\SYSTEM"'])}`);
+  if (r.chance(0.3))
+    podLines.push(
+      'securityContext:',
+      `  ${r.pick(['fsGroup: 2000', 'runAsUser: 1000', 'seLinuxOptions: {level: "s0"}', 'windowsOptions:\n    runAsUserName: ContainerUser', 'windowsOptions:\n    hostProcess: true\n    runAsUserName: "NT AUTHORITY\\\\SYSTEM"'])}`,
+    );
   if (r.chance(0.3)) podLines.push('tolerations:', '- key: os', '  operator: Exists', '  effect: NoSchedule');
   if (r.chance(0.2)) podLines.push(`runtimeClassName: ${r.pick(['windows-2022', 'runhcs-wcow-process'])}`);
   podLines.push('containers:');
   const n = 1 + r.int(2);
   for (let c = 0; c < n; c++) {
     podLines.push(`- name: c${c}`, `  image: ${r.pick(IMAGES)}`);
-    if (r.chance(0.4)) podLines.push('  securityContext:', `    ${r.pick(['privileged: true', 'privileged: false', 'runAsUser: 1000', 'readOnlyRootFilesystem: true', 'capabilities: {add: [NET_ADMIN]}', 'allowPrivilegeEscalation: false', 'windowsOptions: {runAsUserName: ContainerAdministrator}'])}`);
+    if (r.chance(0.4))
+      podLines.push(
+        '  securityContext:',
+        `    ${r.pick(['privileged: true', 'privileged: false', 'runAsUser: 1000', 'readOnlyRootFilesystem: true', 'capabilities: {add: [NET_ADMIN]}', 'allowPrivilegeEscalation: false', 'windowsOptions: {runAsUserName: ContainerAdministrator}'])}`,
+      );
     if (r.chance(0.3)) podLines.push('  resources:', '    limits:', `      cpu: "${r.pick(['1', '500m'])}"`, `      memory: ${r.pick(['1Gi', '800Mi'])}`);
     if (r.chance(0.2)) podLines.push('  volumeMounts:', '  - name: data', `    mountPath: ${r.pick(['C:\\data', '/data', 'C:/data'])}`);
     if (r.chance(0.2)) podLines.push('  command: ["powershell", "-Command", "Start-Sleep 3600"]');
@@ -347,7 +413,36 @@ export function genWorkload(r: Rng, i: number): string {
 // ---------------------------------------------------------------------------------------------
 // Mutations
 
-const INSERTS = ['{', '[', ':', '&', '*', '!', '|', '>', "'", '"', '#', '\t', '---', '...', '- ', ': ', '&a ', '*a', '!!binary ', '%YAML 1.1\n', '\n', '  ', '{{ .Values.x }}', '${VAR}', '\ufeff', '\r\n', '<<: *a\n', '? '];
+const INSERTS = [
+  '{',
+  '[',
+  ':',
+  '&',
+  '*',
+  '!',
+  '|',
+  '>',
+  "'",
+  '"',
+  '#',
+  '\t',
+  '---',
+  '...',
+  '- ',
+  ': ',
+  '&a ',
+  '*a',
+  '!!binary ',
+  '%YAML 1.1\n',
+  '\n',
+  '  ',
+  '{{ .Values.x }}',
+  '${VAR}',
+  '\ufeff',
+  '\r\n',
+  '<<: *a\n',
+  '? ',
+];
 
 /** One random edit of the text: delete, duplicate or swap characters or lines, or insert YAML syntax. */
 export function mutate(r: Rng, text: string): string {

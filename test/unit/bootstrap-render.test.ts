@@ -161,7 +161,13 @@ test('the grammar is valid JSON, uses the contributed scope names, and its regex
   for (const inc of includes.filter((i) => i.startsWith('#'))) assert.ok(grammar.repository?.[inc.slice(1)], `missing repository entry ${inc}`);
   assert.ok(includes.includes('source.powershell'));
   assert.ok(names.includes('meta.embedded.block.powershell'));
-  for (const scope of ['keyword.control.step.kube-windows-plan', 'constant.numeric.timestamp.kube-windows-plan', 'support.function.http-verb.kube-windows-plan', 'markup.inserted.status.ok.kube-windows-plan', 'markup.deleted.status.failed.kube-windows-plan']) {
+  for (const scope of [
+    'keyword.control.step.kube-windows-plan',
+    'constant.numeric.timestamp.kube-windows-plan',
+    'support.function.http-verb.kube-windows-plan',
+    'markup.inserted.status.ok.kube-windows-plan',
+    'markup.deleted.status.failed.kube-windows-plan',
+  ]) {
     assert.ok(names.includes(scope), scope);
   }
 

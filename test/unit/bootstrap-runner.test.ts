@@ -97,7 +97,10 @@ test('applies every step, then a second run skips them all', async () => {
   assert.equal(resumePoint(first.result), undefined);
   assertWellFormed(first.events);
   const starts = first.events.filter((e) => e.type === 'step-start');
-  assert.deepEqual(starts.map((e) => e.type === 'step-start' && `${e.index}/${e.total}`), ['1/5', '2/5', '3/5', '4/5', '5/5']);
+  assert.deepEqual(
+    starts.map((e) => e.type === 'step-start' && `${e.index}/${e.total}`),
+    ['1/5', '2/5', '3/5', '4/5', '5/5'],
+  );
   assert.ok(first.events.some((e) => e.type === 'log' && e.fraction === 0.5 && e.stepId === 'prepare-disk'));
   assert.ok(first.events.some((e) => e.type === 'step-check' && e.reason === 'prepare-disk is missing'));
 
@@ -142,7 +145,10 @@ test('transient errors are retried with backoff, then the step succeeds', async 
   assert.equal(result.steps[1]?.attempts, 3);
   assert.equal(host.applies.get('install-containerd'), 3);
   const attempts = events.filter((e) => e.type === 'step-apply' && e.stepId === 'install-containerd');
-  assert.deepEqual(attempts.map((e) => e.type === 'step-apply' && e.attempt), [1, 2, 3]);
+  assert.deepEqual(
+    attempts.map((e) => e.type === 'step-apply' && e.attempt),
+    [1, 2, 3],
+  );
   assert.equal(events.filter((e) => e.type === 'log' && e.level === 'warn' && /retrying in/.test(e.message)).length, 2);
 
   // Not enough retries: the transient error becomes the failure; a plain error is never retried.

@@ -22,7 +22,20 @@ test('retagForBuild gives up where a new tag would be a guess', () => {
 });
 
 test('linuxOnlyImage knows a short, certain list', () => {
-  for (const image of ['nginx', 'nginx:1.27-alpine', 'docker.io/library/redis:7', 'index.docker.io/library/httpd', 'busybox@sha256:abc', 'mysql:8', 'fedora:40', 'centos:7', 'debian:12', 'ubuntu:24.04', 'alpine:3.20', 'postgres:16']) {
+  for (const image of [
+    'nginx',
+    'nginx:1.27-alpine',
+    'docker.io/library/redis:7',
+    'index.docker.io/library/httpd',
+    'busybox@sha256:abc',
+    'mysql:8',
+    'fedora:40',
+    'centos:7',
+    'debian:12',
+    'ubuntu:24.04',
+    'alpine:3.20',
+    'postgres:16',
+  ]) {
     assert.ok(linuxOnlyImage(image), image);
   }
   for (const image of ['registry.access.redhat.com/ubi9', 'registry.redhat.io/ubi8/ubi-minimal:8.10', 'gcr.io/distroless/base-debian12']) {

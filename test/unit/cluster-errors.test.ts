@@ -31,7 +31,11 @@ test('401 says to log in again; 403 names the missing permission', () => {
   assert.match(e403.message, /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/);
   assert.equal(e403.what, 'BYOH instances');
   assert.deepEqual(parseForbidden('nodes is forbidden: User "x" cannot list resource "nodes" in API group "" at the cluster scope'), { verb: 'list', resource: 'nodes' });
-  assert.deepEqual(parseForbidden('User "x" cannot list resource "imagedigestmirrorsets" in API group "config.openshift.io" at the cluster scope'), { verb: 'list', resource: 'imagedigestmirrorsets', group: 'config.openshift.io' });
+  assert.deepEqual(parseForbidden('User "x" cannot list resource "imagedigestmirrorsets" in API group "config.openshift.io" at the cluster scope'), {
+    verb: 'list',
+    resource: 'imagedigestmirrorsets',
+    group: 'config.openshift.io',
+  });
 });
 
 test('exec plugin failures: stderr, or the PATH hint when the command is missing', () => {
@@ -64,7 +68,18 @@ test('a Windows node view: build name, BYOH, WMCO upgrading, taints, cordoned, c
     spec: { unschedulable: true, taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
     status: {
       conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', lastHeartbeatTime: new Date() }],
-      nodeInfo: { osImage: 'Windows Server 2022 Datacenter', kernelVersion: '10.0.20348.2700', kubeletVersion: 'v1.30.4', containerRuntimeVersion: 'containerd://1.7.20', architecture: 'amd64', bootID: '', machineID: '', kubeProxyVersion: '', operatingSystem: 'windows', systemUUID: '' },
+      nodeInfo: {
+        osImage: 'Windows Server 2022 Datacenter',
+        kernelVersion: '10.0.20348.2700',
+        kubeletVersion: 'v1.30.4',
+        containerRuntimeVersion: 'containerd://1.7.20',
+        architecture: 'amd64',
+        bootID: '',
+        machineID: '',
+        kubeProxyVersion: '',
+        operatingSystem: 'windows',
+        systemUUID: '',
+      },
       addresses: [{ type: 'InternalIP', address: '10.0.0.5' }],
     },
   });
@@ -89,5 +104,10 @@ test('a Windows node view: build name, BYOH, WMCO upgrading, taints, cordoned, c
     ],
   );
   const snap = buildSnapshot({ name: 'prod', flavour: 'openshift', nodes: [view], runtimeClasses: [] });
-  assert.deepEqual(snap, { name: 'prod', flavour: 'openshift', windowsNodes: [{ name: 'win-1', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] }], runtimeClasses: [] });
+  assert.deepEqual(snap, {
+    name: 'prod',
+    flavour: 'openshift',
+    windowsNodes: [{ name: 'win-1', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] }],
+    runtimeClasses: [],
+  });
 });

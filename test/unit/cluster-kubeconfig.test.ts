@@ -27,7 +27,21 @@ test('KUBECONFIG files merge: first file wins for duplicate names, current-conte
     const a = join(dir, 'a.yaml');
     const b = join(dir, 'b.yaml');
     writeFileSync(a, kubeconfig({ clusters: [['one', 'https://one-from-a:6443']], users: ['u1'], contexts: [['ctx-one', 'one', 'u1']] }));
-    writeFileSync(b, kubeconfig({ current: 'ctx-two', clusters: [['one', 'https://one-from-b:6443'], ['two', 'https://two:6443']], users: ['u1', 'u2'], contexts: [['ctx-one', 'two', 'u2'], ['ctx-two', 'two', 'u2']] }));
+    writeFileSync(
+      b,
+      kubeconfig({
+        current: 'ctx-two',
+        clusters: [
+          ['one', 'https://one-from-b:6443'],
+          ['two', 'https://two:6443'],
+        ],
+        users: ['u1', 'u2'],
+        contexts: [
+          ['ctx-one', 'two', 'u2'],
+          ['ctx-two', 'two', 'u2'],
+        ],
+      }),
+    );
     const load = loadKubeconfig({ env: { KUBECONFIG: [a, join(dir, 'missing.yaml'), b].join(delimiter) }, home: dir });
     assert.ok(load.ok, !load.ok ? load.message : '');
     assert.equal(load.location.origin, 'KUBECONFIG');

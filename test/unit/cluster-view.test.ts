@@ -58,7 +58,10 @@ test('activation registers the view and its commands; the welcome state contacts
     const ext = loadWithFakeVscode<{ activate(c: unknown): void; deactivate(): Promise<void> | undefined }>(BUNDLE, fake);
     const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(home, p) };
     ext.activate(context);
-    assert.deepEqual(fake.treeViews.map((v) => v.id), ['kubeWindows.clusters']);
+    assert.deepEqual(
+      fake.treeViews.map((v) => v.id),
+      ['kubeWindows.clusters'],
+    );
     assert.ok(fake.contentProviders.has('kube-windows'));
     for (const id of ['kubeWindows.refresh', 'kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']) assert.ok(fake.commands.has(id), id);
     const roots = await fake.treeViews[0].options.treeDataProvider.getChildren();
@@ -78,12 +81,18 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   assert.equal(c.viewsContainers.activitybar[0].id, 'kubeWindows');
   assert.equal(c.viewsContainers.activitybar[0].icon, 'media/kube-windows.svg');
   assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
-  assert.deepEqual(c.views.kubeWindows.map((v: { id: string }) => v.id), ['kubeWindows.clusters']);
+  assert.deepEqual(
+    c.views.kubeWindows.map((v: { id: string }) => v.id),
+    ['kubeWindows.clusters'],
+  );
   const welcome = c.viewsWelcome.find((w: { view: string }) => w.view === 'kubeWindows.clusters');
   assert.match(welcome.contents, /command:workbench\.action\.openSettings\?.*kubeWindows\.kubeconfig/);
   assert.equal(welcome.when, 'kubeWindows.noKubeconfig');
   const icons = Object.fromEntries(c.commands.map((x: { command: string; icon?: string }) => [x.command, x.icon]));
-  assert.deepEqual([icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']], ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)']);
+  assert.deepEqual(
+    [icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']],
+    ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
+  );
   const ctx: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
   for (const m of ctx) assert.match(m.when, /^view == kubeWindows\.clusters/);
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
@@ -92,7 +101,10 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass']) assert.match(v, re);
   for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
   assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
-  const hidden = c.menus.commandPalette.filter((m: { when: string }) => m.when === 'false').map((m: { command: string }) => m.command).sort();
+  const hidden = c.menus.commandPalette
+    .filter((m: { when: string }) => m.when === 'false')
+    .map((m: { command: string }) => m.command)
+    .sort();
   assert.deepEqual(hidden, [
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',

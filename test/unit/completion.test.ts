@@ -180,10 +180,7 @@ test('pod spec snippets in a Pod: block YAML at the cursor indentation', () => {
   const hpc = snippet(items, 'HostProcess pod');
   assert.equal(hpc.isSnippet, true);
   assert.match(hpc.insertText, /\$\{1\|'NT AUTHORITY\\\\Local service','NT AUTHORITY\\\\NetworkService','NT AUTHORITY\\\\SYSTEM'\|\}/);
-  assert.equal(
-    snippetToText(hpc.insertText),
-    "securityContext:\n    windowsOptions:\n      hostProcess: true\n      runAsUserName: 'NT AUTHORITY\\Local service'\n  hostNetwork: true",
-  );
+  assert.equal(snippetToText(hpc.insertText), "securityContext:\n    windowsOptions:\n      hostProcess: true\n      runAsUserName: 'NT AUTHORITY\\Local service'\n  hostNetwork: true");
   const host = load11(accept(text, hpc));
   assert.equal(getAt(host, ['spec', 'securityContext', 'windowsOptions', 'runAsUserName']), 'NT AUTHORITY\\Local service');
   assert.equal(getAt(host, ['spec', 'securityContext', 'windowsOptions', 'hostProcess']), true);

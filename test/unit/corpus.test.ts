@@ -54,6 +54,10 @@ test('no error-severity finding on manifests the reference calls VALID', () => {
   for (const rel of VALID) {
     const result = checkText(readFileSync(join(CORPUS, rel), 'utf8'));
     const errors = result.findings.filter((f) => f.severity === 'error');
-    assert.deepEqual(errors.map((f) => `${f.ruleId} ${f.message}`), [], rel);
+    assert.deepEqual(
+      errors.map((f) => `${f.ruleId} ${f.message}`),
+      [],
+      rel,
+    );
   }
 });

@@ -8,7 +8,9 @@ import { check } from '../support/check';
 // report in an `# expect: RULE …` line; a file without one must be clean.
 const DIR = resolve(__dirname, '..', '..', '..', 'test', 'fixtures', 'docs');
 
-for (const name of readdirSync(DIR).filter((n) => n.endsWith('.yaml')).sort()) {
+for (const name of readdirSync(DIR)
+  .filter((n) => n.endsWith('.yaml'))
+  .sort()) {
   test(`documentation example ${name}`, () => {
     const text = readFileSync(join(DIR, name), 'utf8');
     const m = /^# expect: (.+)$/m.exec(text);

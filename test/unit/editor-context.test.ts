@@ -369,7 +369,7 @@ test('nodeAt: sequence items and aliases', () => {
   assert.deepEqual(nodeAt(text, text.indexOf('three'))?.path, ['c', 0]);
 });
 
-test('oracle: on valid YAML the line-based path of every scalar value is the parser\'s path (seeded)', () => {
+test("oracle: on valid YAML the line-based path of every scalar value is the parser's path (seeded)", () => {
   const seed = seedFromEnv(424242);
   const r = new Rng(seed);
   let compared = 0;

@@ -37,7 +37,10 @@ function edit(text: string, op: EditOp | EditOp[], index = 0): string {
 }
 
 function refused(text: string, op: EditOp, message: RegExp) {
-  assert.throws(() => editsOf(text, [op]), (e: unknown) => e instanceof EditError && message.test(e.message));
+  assert.throws(
+    () => editsOf(text, [op]),
+    (e: unknown) => e instanceof EditError && message.test(e.message),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -112,10 +115,7 @@ test('delete: `- key:` sequence items, first key, other keys, the only key, whol
   assert.equal(edit('l:\n  - -\n    - [b]\n', { op: 'delete', path: ['l', 0, 0] }), 'l:\n  - - [b]\n');
   assert.equal(edit('l:\n  - - a\n  - c\n', { op: 'delete', path: ['l', 0, 0], keep: 2 }), 'l:\n  -\n  - c\n');
   // Comment lines between the first key and the next move above the item instead of being lost.
-  assert.equal(
-    edit('list:\n  - x: 1 # about x\n    # about w\n    w: 2\n', { op: 'delete', path: ['list', 0, 'x'] }),
-    'list:\n    # about w\n  - w: 2\n',
-  );
+  assert.equal(edit('list:\n  - x: 1 # about x\n    # about w\n    w: 2\n', { op: 'delete', path: ['list', 0, 'x'] }), 'list:\n    # about w\n  - w: 2\n');
 });
 
 test('delete: multi-line values go with their lines; a `|+` scalar takes its kept blank lines', () => {
@@ -199,7 +199,7 @@ test('set: into empty and null values, into flow maps, over collections', () => 
   assert.equal(edit('b: {c: 1, }\n', { op: 'set', path: ['b', 'd'], value: 2 }), 'b: {c: 1, d: 2, }\n');
   assert.equal(edit('a: 1\nb:\n  c: 2\n', { op: 'set', path: ['b'], value: { x: 1 } }), 'a: 1\nb:\n  x: 1\n');
   assert.equal(edit('a: 1\nb:\n  c: 2\n', { op: 'set', path: ['b'], value: 's' }), 'a: 1\nb: s\n');
-  assert.equal(edit('a: 1 # why\n', { op: 'set', path: ['a'], value: { x: 1, y: [2] } }), 'a: # why\n  x: 1\n  \'y\':\n    - 2\n');
+  assert.equal(edit('a: 1 # why\n', { op: 'set', path: ['a'], value: { x: 1, y: [2] } }), "a: # why\n  x: 1\n  'y':\n    - 2\n");
   assert.equal(edit('a: 1\n', { op: 'set', path: ['a'], value: {} }), 'a: {}\n');
 });
 
@@ -282,9 +282,15 @@ test('edits in one document of a multi-document file leave the others alone', ()
 test('several ops of one fix: edits that touch are applied together, overlapping ones are refused', () => {
   const text = 'spec:\n  securityContext:\n    runAsUser: 1000\n    runAsNonRoot: true\n';
   const set: EditOp = { op: 'set', path: ['spec', 'securityContext', 'windowsOptions', 'runAsUserName'], value: 'ContainerUser' };
-  assert.equal(edit(text, [{ op: 'delete', path: ['spec', 'securityContext', 'runAsNonRoot'] }, set]), 'spec:\n  securityContext:\n    runAsUser: 1000\n    windowsOptions:\n      runAsUserName: ContainerUser\n');
+  assert.equal(
+    edit(text, [{ op: 'delete', path: ['spec', 'securityContext', 'runAsNonRoot'] }, set]),
+    'spec:\n  securityContext:\n    runAsUser: 1000\n    windowsOptions:\n      runAsUserName: ContainerUser\n',
+  );
   // Inserting before a key whose line goes: the edits overlap, and applying them says so.
-  const overlapping = editsOf(text, [{ op: 'delete', path: ['spec', 'securityContext', 'runAsUser'] }, { ...set, first: true }]);
+  const overlapping = editsOf(text, [
+    { op: 'delete', path: ['spec', 'securityContext', 'runAsUser'] },
+    { ...set, first: true },
+  ]);
   assert.throws(() => applyTextEdits(text, overlapping), EditError);
 });
 

@@ -36,10 +36,7 @@ test('status text: skipped documents and server states', () => {
   // Not running: the state wins over a stale status.
   const last = status({ workloads: 1, windowsWorkloads: 1 });
   assert.equal(describeStatus('disabled', last).text, 'kube-windows: off');
-  assert.deepEqual(
-    { ...describeStatus('starting', last), detail: '' },
-    { text: 'kube-windows: starting', detail: '', severity: 'information', busy: true },
-  );
+  assert.deepEqual({ ...describeStatus('starting', last), detail: '' }, { text: 'kube-windows: starting', detail: '', severity: 'information', busy: true });
   assert.equal(describeStatus('failed', last).severity, 'error');
   assert.equal(describeStatus('stopped', last).severity, 'warning');
 });
@@ -81,27 +78,24 @@ test('activation: commands, log channel and a YAML language status item; a missi
   ext.activate(context);
   await settle();
 
-  assert.deepEqual(
-    [...fake.commands.keys()].sort(),
-    [
-      'kubeWindows.applyMirrors',
-      'kubeWindows.collectLogs',
-      'kubeWindows.connectServices',
-      'kubeWindows.copyName',
-      'kubeWindows.joinNode',
-      'kubeWindows.openTerminal',
-      'kubeWindows.openYaml',
-      'kubeWindows.previewMirrors',
-      'kubeWindows.rebootNode',
-      'kubeWindows.refresh',
-      'kubeWindows.removeNode',
-      'kubeWindows.restartServer',
-      'kubeWindows.restartService',
-      'kubeWindows.retry',
-      'kubeWindows.showJoinPlan',
-      'kubeWindows.showLog',
-    ],
-  );
+  assert.deepEqual([...fake.commands.keys()].sort(), [
+    'kubeWindows.applyMirrors',
+    'kubeWindows.collectLogs',
+    'kubeWindows.connectServices',
+    'kubeWindows.copyName',
+    'kubeWindows.joinNode',
+    'kubeWindows.openTerminal',
+    'kubeWindows.openYaml',
+    'kubeWindows.previewMirrors',
+    'kubeWindows.rebootNode',
+    'kubeWindows.refresh',
+    'kubeWindows.removeNode',
+    'kubeWindows.restartServer',
+    'kubeWindows.restartService',
+    'kubeWindows.retry',
+    'kubeWindows.showJoinPlan',
+    'kubeWindows.showLog',
+  ]);
   assert.equal(fake.logs.length, 1);
   assert.equal(fake.logs[0].name, 'kube-windows');
   assert.deepEqual(fake.logs[0].options, { log: true });
@@ -203,7 +197,11 @@ connection.listen();
     root,
     events: () => {
       try {
-        return readFileSync(events, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l));
+        return readFileSync(events, 'utf8')
+          .trim()
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l));
       } catch {
         return [];
       }
@@ -254,7 +252,10 @@ test('lifecycle against a stand-in server: settings at start, status, snapshot, 
   const inits = () => server.events().filter((e) => e.init);
   await waitFor('a second initialize', () => inits().length === 2);
   assert.notEqual(inits()[1].pid, firstPid);
-  assert.ok(server.events().some((e) => e.shutdown && e.pid === firstPid), 'the first server was shut down');
+  assert.ok(
+    server.events().some((e) => e.shutdown && e.pid === firstPid),
+    'the first server was shut down',
+  );
   await waitFor('the snapshot re-sent', () => server.events().filter((e) => e.snapshot).length === 2);
 
   // Turning it off shuts the server down; null snapshots are fine while off.

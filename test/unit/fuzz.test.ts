@@ -151,7 +151,13 @@ test('fuzz: fixText output parses again and has no more findings of the rules it
       const after = checkText(out.text);
       const yamlBefore = before.findings.filter((f) => f.ruleId === 'YAML001').length;
       const yamlAfter = after.findings.filter((f) => f.ruleId === 'YAML001').length;
-      assert.ok(yamlAfter <= yamlBefore, `a fix broke the YAML:\n--- before\n${text}\n--- after\n${out.text}\n${after.findings.filter((f) => f.ruleId === 'YAML001').map((f) => f.message).join('\n')}`);
+      assert.ok(
+        yamlAfter <= yamlBefore,
+        `a fix broke the YAML:\n--- before\n${text}\n--- after\n${out.text}\n${after.findings
+          .filter((f) => f.ruleId === 'YAML001')
+          .map((f) => f.message)
+          .join('\n')}`,
+      );
       const fixedRules = new Set(before.findings.filter((f) => f.fixes.length > 0).map((f) => f.ruleId));
       const nBefore = count(before.findings.map((f) => f.ruleId));
       const nAfter = count(after.findings.map((f) => f.ruleId));

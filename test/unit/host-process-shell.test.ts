@@ -51,7 +51,11 @@ test('our own rules find no error in the dumped pod, for every supported build',
     const result = checkText(dump(r.pod, { noRefs: true }));
     assert.equal(result.windowsWorkloads, 1, 'the rules see a Windows workload');
     const errors = result.findings.filter((f) => f.severity === 'error');
-    assert.deepEqual(errors.map((f) => `${f.ruleId}: ${f.message}`), [], label);
+    assert.deepEqual(
+      errors.map((f) => `${f.ruleId}: ${f.message}`),
+      [],
+      label,
+    );
     assert.deepEqual(result.ruleErrors, []);
   }
 });

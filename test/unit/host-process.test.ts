@@ -55,7 +55,10 @@ containers:
   const f = only(text, 'WIN010');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
-  assert.match(f[0].message, /^spec\.template\.spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers\. Not HostProcess: init container "setup"/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers\. Not HostProcess: init container "setup"/,
+  );
   assert.equal(covered(text, f[0]), 'hostProcess');
   assert.equal(f[0].related?.length, 1);
   const { fixed } = fixAndRecheck(text, 'WIN010');
@@ -128,7 +131,10 @@ test('WIN012 flags a container value that differs from the pod value and removes
   const f = only(text, 'WIN012');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[1\]\.securityContext\.windowsOptions\.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[1\]\.securityContext\.windowsOptions\.hostProcess: Invalid value: false: pod hostProcess value must be identical if both are specified, was true\./,
+  );
   assert.equal(covered(text, f[0]), 'false');
   // One error per cause: WIN010 leaves the contradicting container to WIN012.
   assert.deepEqual(only(text, 'WIN010'), []);
@@ -220,7 +226,10 @@ test('WIN015 flags HostProcess pods in a baseline or restricted namespace with t
 });
 
 test('WIN015 names containers that set hostProcess themselves', () => {
-  const text = namespace('baseline') + daemonSet(`hostNetwork: true
+  const text =
+    namespace('baseline') +
+    daemonSet(
+      `hostNetwork: true
 containers:
   - name: a
     image: base
@@ -228,7 +237,9 @@ containers:
   - name: b
     image: base
     securityContext: {windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\SYSTEM"}}
-`, 'agents');
+`,
+      'agents',
+    );
   const f = only(text, 'WIN015');
   assert.equal(f.length, 1);
   assert.match(f[0].message, /hostProcess \(containers "a", "b" must not set securityContext\.windowsOptions\.hostProcess=true\)/);
@@ -241,13 +252,16 @@ test('WIN015 stays quiet for privileged, unlabelled or unknown namespaces', () =
 });
 
 test('a Linux pod gets no host-process finding', () => {
-  const text = daemonSet(`securityContext:
+  const text = daemonSet(
+    `securityContext:
   runAsNonRoot: true
 hostNetwork: false
 nodeSelector: {kubernetes.io/os: linux}
 containers:
   - name: a
     image: nginx
-`, 'agents');
+`,
+    'agents',
+  );
   assert.deepEqual(hpIds(namespace('restricted') + text), []);
 });

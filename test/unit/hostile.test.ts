@@ -41,7 +41,10 @@ test('an alias bomb (billion laughs) is reported as too complex, quickly', () =>
   const mapBomb = `${bomb.replace(/\[("lol",?)+\]/, '{x: 1, y: 2}')}---\napiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector: {kubernetes.io/os: windows}\n  hostPID: true\n  containers: [{name: c, image: mcr.microsoft.com/windows/nanoserver:ltsc2022}]\n`;
   const r2 = timedCheck(mapBomb);
   assert.equal(only(r2, 'YAML003').length, 1);
-  assert.ok(r2.findings.some((x) => x.document === 1 && !x.ruleId.startsWith('YAML')), 'the pod after the bomb is still checked');
+  assert.ok(
+    r2.findings.some((x) => x.document === 1 && !x.ruleId.startsWith('YAML')),
+    'the pod after the bomb is still checked',
+  );
 });
 
 test('a merge-key bomb and a self-referencing alias are reported as too complex', () => {
@@ -73,7 +76,10 @@ test('binary after a valid start is still answered, document by document', () =>
   let junk = '';
   for (let i = 0; i < 200_000; i++) junk += String.fromCharCode(32 + r.int(95));
   const res = timedCheck(`a: 1\n---\n${junk}\n---\nb: 2\n`);
-  assert.ok(res.findings.every((f) => f.ruleId === 'YAML001' || f.ruleId === 'YAML002'), res.findings.map((f) => f.message).join('\n'));
+  assert.ok(
+    res.findings.every((f) => f.ruleId === 'YAML001' || f.ruleId === 'YAML002'),
+    res.findings.map((f) => f.message).join('\n'),
+  );
 });
 
 test('10 000 levels of flow nesting `[[[…` are reported as too deep', () => {

@@ -136,7 +136,8 @@ test('WIN081 retags an end-of-life tag to the pinned build', () => {
 
 // Two RuntimeClasses pinning different builds: the files themselves show a mixed cluster.
 const MIXED_RUNTIME_CLASSES = ['10.0.17763', '10.0.20348']
-  .map((b) => `apiVersion: node.k8s.io/v1
+  .map(
+    (b) => `apiVersion: node.k8s.io/v1
 kind: RuntimeClass
 metadata: {name: win-${b.slice(-5)}}
 handler: runhcs-wcow-process
@@ -144,7 +145,8 @@ scheduling:
   nodeSelector: {kubernetes.io/os: windows, node.kubernetes.io/windows-build: "${b}"}
   tolerations: [{key: os, operator: Exists, effect: NoSchedule}]
 ---
-`)
+`,
+  )
   .join('');
 
 test('WIN082 stays quiet without evidence of several Windows builds', () => {
@@ -238,10 +240,16 @@ test('WIN084 Windows and Linux-only images in one pod', () => {
   assert.equal(f[0].related?.length, 1);
   assert.deepEqual(only(text, 'WIN085'), [], 'WIN084 speaks alone');
   // e2eteam/busybox is a Windows build of busybox: never Linux-only.
-  assert.deepEqual(only(deploy(`containers:
+  assert.deepEqual(
+    only(
+      deploy(`containers:
   - {name: a, image: mcr.microsoft.com/windows/nanoserver:ltsc2022}
   - {name: b, image: e2eteam/busybox:1.29}
-`), 'WIN084'), []);
+`),
+      'WIN084',
+    ),
+    [],
+  );
 });
 
 test('WIN085 Windows-targeted pod pulling a Linux-only image', () => {
@@ -256,7 +264,13 @@ test('WIN085 Windows-targeted pod pulling a Linux-only image', () => {
   const inferred = only(deploy(`nodeSelector: {kubernetes.io/os: windows}\n${one('nginx')}`), 'WIN085');
   assert.equal(inferred.length, 1);
   assert.match(inferred[0].related![0].message, /^Windows inferred from nodeSelector kubernetes\.io\/os: windows/);
-  for (const image of ['e2eteam/busybox:1.29', 'registry.k8s.io/e2e-test-images/busybox:1.29-4', 'sigwindowstools/kube-proxy:v1.29.0-calico-hostprocess', 'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'golang:1.22']) {
+  for (const image of [
+    'e2eteam/busybox:1.29',
+    'registry.k8s.io/e2e-test-images/busybox:1.29-4',
+    'sigwindowstools/kube-proxy:v1.29.0-calico-hostprocess',
+    'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+    'golang:1.22',
+  ]) {
     assert.deepEqual(only(deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one(image)}`), 'WIN085'), [], image);
   }
 });

@@ -210,7 +210,10 @@ test('joinNode: the questions, their defaults and validation; the plan runs with
   assert.equal(progress?.options.cancellable, true);
   assert.ok(progress?.reports.some((r) => r.message === 'step 1/2: Connect to 10.0.0.5'));
   assert.ok(progress?.reports.some((r) => r.message === 'step 2/2: Add the host to windows-instances — patching the ConfigMap'));
-  assert.equal(progress?.reports.reduce((n, r) => n + (r.increment ?? 0), 0), 100);
+  assert.equal(
+    progress?.reports.reduce((n, r) => n + (r.increment ?? 0), 0),
+    100,
+  );
 
   const done = fake.shown.at(-1);
   assert.equal(done?.kind, 'information');
@@ -240,7 +243,10 @@ test('the key: a quick pick of the key last used for the cluster and kubeWindows
   fake.answers.push(undefined);
   await h.run('kubeWindows.joinNode');
   const keyQuestions = fake.questions.filter((q) => /private key/.test(String(q.options.title)));
-  assert.deepEqual(keyQuestions.map((q) => q.kind), ['quickPick', 'open']);
+  assert.deepEqual(
+    keyQuestions.map((q) => q.kind),
+    ['quickPick', 'open'],
+  );
   assert.deepEqual(keyQuestions[0]?.items, [configured, 'Browse…'], 'the same path once, not twice');
   assert.equal(h.hosts.at(-1)?.privateKeyPath, KEY);
   assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { prod: KEY });
@@ -398,11 +404,14 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   const pkg = JSON.parse(readFileSync(resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
   const c = pkg.contributes;
   const cmd = (id: string) => c.commands.find((x: { command: string }) => x.command === id);
-  assert.deepEqual(['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.removeNode'].map((id) => [cmd(id)?.category, cmd(id)?.icon]), [
-    ['kube-windows', '$(add)'],
-    ['kube-windows', '$(preview)'],
-    ['kube-windows', '$(trash)'],
-  ]);
+  assert.deepEqual(
+    ['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.removeNode'].map((id) => [cmd(id)?.category, cmd(id)?.icon]),
+    [
+      ['kube-windows', '$(add)'],
+      ['kube-windows', '$(preview)'],
+      ['kube-windows', '$(trash)'],
+    ],
+  );
   const menus: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
   const join = menus.filter((m) => m.command === 'kubeWindows.joinNode');
   assert.deepEqual(join.map((m) => m.group?.split('@')[0]).sort(), ['2_join', 'inline']);

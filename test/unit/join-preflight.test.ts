@@ -65,7 +65,19 @@ test('each BYOH prerequisite, when missing, gives its own error with a fix', () 
     ['windows-build', { facts: { ...FACTS, ubr: 600 } }, /KB5012637/],
     ['docker', { facts: { ...FACTS, services: { docker: 'Running', containerd: null, kubelet: null } } }, /Docker/],
     ['containerd-preinstalled', { facts: { ...FACTS, services: { docker: null, containerd: 'Stopped', kubelet: null } } }, /containerd/],
-    ['dual-nic', { facts: { ...FACTS, adapters: [{ name: 'a', ipv4: ['10.0.0.5'] }, { name: 'b', ipv4: ['192.168.1.5'] }] } }, /dual NIC/],
+    [
+      'dual-nic',
+      {
+        facts: {
+          ...FACTS,
+          adapters: [
+            { name: 'a', ipv4: ['10.0.0.5'] },
+            { name: 'b', ipv4: ['192.168.1.5'] },
+          ],
+        },
+      },
+      /dual NIC/,
+    ],
     ['admin', { facts: { ...FACTS, isAdministrator: false } }, /administrator/],
     ['hybrid-networking', { operatorNetwork: { type: 'OVNKubernetes', hybrid: false } }, /hybrid networking is not configured/],
     ['hybrid-networking', { operatorNetwork: { type: 'OpenShiftSDN', hybrid: false } }, /not OVN-Kubernetes/],
@@ -127,7 +139,7 @@ test('caCertHash equals openssl: sha256 of the DER SubjectPublicKeyInfo', () => 
   assert.equal(caCertHash(caPem), `sha256:${hex}`);
 });
 
-test('bootstrap tokens have kubeadm\'s format and their Secret the bootstrap-token fields', () => {
+test("bootstrap tokens have kubeadm's format and their Secret the bootstrap-token fields", () => {
   const seen = new Set<string>();
   for (let i = 0; i < 50; i++) {
     const t = newBootstrapToken();
@@ -187,12 +199,19 @@ test('runBounded keeps the bound, the order, and isolates failures', async () =>
     return i * 2;
   });
   assert.equal(peak, 3);
-  assert.deepEqual(results.map((r) => (r.ok ? r.value : 'x')), [0, 2, 4, 6, 'x', 10, 12, 14, 16, 18]);
+  assert.deepEqual(
+    results.map((r) => (r.ok ? r.value : 'x')),
+    [0, 2, 4, 6, 'x', 10, 12, 14, 16, 18],
+  );
 });
 
 test('csrCommonName reads the subject CN of a real PKCS#10 request', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-csr-'));
-  execFileSync('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.csr'), '-subj', '/O=system:nodes/CN=system:node:win-a'], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.csr'), '-subj', '/O=system:nodes/CN=system:node:win-a'],
+    { stdio: 'ignore' },
+  );
   const request = Buffer.from(readFileSync(join(dir, 'r.csr'))).toString('base64');
   assert.equal(csrCommonName(request), 'system:node:win-a');
   assert.equal(csrCommonName(Buffer.from('garbage').toString('base64')), undefined);

@@ -53,12 +53,14 @@ test('LNT001 flags seccomp and AppArmor annotations on a Windows pod template an
   const f = only(text, 'LNT001');
   assert.equal(f.length, 3);
   assert.ok(f.every((x) => x.severity === 'info'));
-  assert.deepEqual(f.map((x) => covered(text, x)), [
-    'seccomp.security.alpha.kubernetes.io/pod',
-    'container.apparmor.security.beta.kubernetes.io/app',
-    'container.seccomp.security.alpha.kubernetes.io/app',
-  ]);
-  assert.match(f[0].message, /^spec\.template\.metadata\.annotations\[seccomp\.security\.alpha\.kubernetes\.io\/pod\]: seccomp is a Linux kernel feature, so this annotation has no effect on a Windows pod\./);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['seccomp.security.alpha.kubernetes.io/pod', 'container.apparmor.security.beta.kubernetes.io/app', 'container.seccomp.security.alpha.kubernetes.io/app'],
+  );
+  assert.match(
+    f[0].message,
+    /^spec\.template\.metadata\.annotations\[seccomp\.security\.alpha\.kubernetes\.io\/pod\]: seccomp is a Linux kernel feature, so this annotation has no effect on a Windows pod\./,
+  );
   assert.match(f[1].message, /AppArmor is a Linux kernel feature/);
   assert.match(f[0].message, /kube-linter, Polaris, kube-score/);
   const { fixed } = fixAndRecheck(text, 'LNT001');

@@ -351,7 +351,10 @@ plain: 7
   );
   assert.deepEqual(Object.keys(d.doc.value as object).sort(), ['1.5', '16', 'false', 'null', 'plain', 'true', 'yes']);
   const root = d.tree as { pairs: { key: PNode }[] };
-  assert.deepEqual(root.pairs.map((p) => keyString(p.key)), ['true', 'false', 'null', '16', '1.5', 'yes', 'plain']);
+  assert.deepEqual(
+    root.pairs.map((p) => keyString(p.key)),
+    ['true', 'false', 'null', '16', '1.5', 'yes', 'plain'],
+  );
 });
 
 test('comments everywhere stay out of ranges', () => {
@@ -453,7 +456,10 @@ c: 3
     file.documents.map((d) => d.value),
     [{ a: 1 }, { b: 2 }, 'text\n', 'folded', { c: 3 }],
   );
-  assert.deepEqual(file.documents.map((d) => d.index), [0, 1, 2, 3, 4]);
+  assert.deepEqual(
+    file.documents.map((d) => d.index),
+    [0, 1, 2, 3, 4],
+  );
   expectRanges(yaml, [[['a'], 'a', '1']], 0);
   expectRanges(yaml, [[['b'], 'b', '2']], 1);
   expectRanges(yaml, [[['c'], 'c', '3']], 4);
@@ -473,9 +479,19 @@ b: !k!str 2
 ---
 c: 3
 `;
-  assert.deepEqual(splitDocuments(yaml).map((s) => yaml.slice(s.start, s.end)), ['a: 1\n...\n', '%YAML 1.1\n%TAG !k! tag:yaml.org,2002:\n---\nb: !k!str 2\n', '---\nc: 3\n']);
+  assert.deepEqual(
+    splitDocuments(yaml).map((s) => yaml.slice(s.start, s.end)),
+    ['a: 1\n...\n', '%YAML 1.1\n%TAG !k! tag:yaml.org,2002:\n---\nb: !k!str 2\n', '---\nc: 3\n'],
+  );
   const file = loadManifest(yaml);
-  assert.deepEqual(file.documents.map((d) => [d.status, d.value]), [['ok', { a: 1 }], ['ok', { b: '2' }], ['ok', { c: 3 }]]);
+  assert.deepEqual(
+    file.documents.map((d) => [d.status, d.value]),
+    [
+      ['ok', { a: 1 }],
+      ['ok', { b: '2' }],
+      ['ok', { c: 3 }],
+    ],
+  );
   // (Read on their own, the ranges would miss the %TAG directive: no read-back check here.)
   expectRanges(yaml, [[['b'], 'b', '!k!str 2']], 1, false);
   const first = loadManifest('%YAML 1.1\n---\nx: 1\n');
@@ -560,7 +576,10 @@ test('the tree built while streaming (from the load events) equals the one built
   forEachDocument(file, {}, (doc) => streamed.push(serialize(doc.tree())));
   const kept: ManifestDocument[] = [];
   forEachDocument(openManifest(text), {}, (doc) => kept.push(doc));
-  assert.deepEqual(kept.map((d) => serialize(d.tree())), streamed);
+  assert.deepEqual(
+    kept.map((d) => serialize(d.tree())),
+    streamed,
+  );
 });
 
 function serialize(node: PNode | undefined): string {
@@ -587,7 +606,10 @@ test('property: in random documents every key and value reads back from its rang
       }
       // Splitting first finds the same documents as parsing the whole stream.
       const whole = (loadAll(text.replace(/^\ufeff/, ''), { schema: YAML11_SCHEMA }) as unknown[]).filter((v) => v !== null && v !== undefined);
-      assert.deepEqual(file.documents.map((d) => d.value).filter((v) => v !== null && v !== undefined), whole);
+      assert.deepEqual(
+        file.documents.map((d) => d.value).filter((v) => v !== null && v !== undefined),
+        whole,
+      );
     });
   }
   assert.ok(checked >= runs, `${checked} documents checked`);

@@ -90,7 +90,11 @@ test('every contributed command is registered by the extension, and every regist
     assert.equal(c.category, 'kube-windows', `${c.command} category`);
     assert.ok(c.title.length > 3, `${c.command} title`);
   }
-  for (const id of registered) assert.ok(commands.some((c) => c.command === id), `${id} is registered but not in contributes.commands`);
+  for (const id of registered)
+    assert.ok(
+      commands.some((c) => c.command === id),
+      `${id} is registered but not in contributes.commands`,
+    );
   assert.deepEqual(commands.map((c) => c.command).sort(), [
     'kubeWindows.applyMirrors',
     'kubeWindows.collectLogs',
@@ -124,7 +128,16 @@ test('every setting the server reads is contributed with a type, a description a
   // kubeWindows.kubeconfig, kubeWindows.join.*, kubeWindows.ssh.* ... are read by the extension, not by the server.
   assert.deepEqual(
     Object.keys(settings).sort(),
-    [...Object.keys(expected), 'kubeWindows.kubeconfig', 'kubeWindows.join.payloadFolder', 'kubeWindows.join.payloadUrls', 'kubeWindows.ssh.privateKeyPath', 'kubeWindows.reboot.timeoutMinutes', 'kubeWindows.logs.maxMegabytes', 'kubeWindows.mirrors.concurrency'].sort(),
+    [
+      ...Object.keys(expected),
+      'kubeWindows.kubeconfig',
+      'kubeWindows.join.payloadFolder',
+      'kubeWindows.join.payloadUrls',
+      'kubeWindows.ssh.privateKeyPath',
+      'kubeWindows.reboot.timeoutMinutes',
+      'kubeWindows.logs.maxMegabytes',
+      'kubeWindows.mirrors.concurrency',
+    ].sort(),
   );
   // A key path could point SSH at a workspace's file: only the user's (machine) settings choose it.
   assert.equal(settings['kubeWindows.ssh.privateKeyPath'].scope, 'machine');

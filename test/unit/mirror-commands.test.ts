@@ -20,7 +20,12 @@ test.after(() => unhook());
 const load = () => import('../../src/extension/mirror-commands');
 
 const KEY = '/home/u/.ssh/id_ed25519';
-const IDMS = { apiVersion: 'config.openshift.io/v1', kind: 'ImageDigestMirrorSet', metadata: { name: 'm' }, spec: { imageDigestMirrors: [{ source: 'docker.io/library', mirrors: ['mirror.example.com/library'] }] } };
+const IDMS = {
+  apiVersion: 'config.openshift.io/v1',
+  kind: 'ImageDigestMirrorSet',
+  metadata: { name: 'm' },
+  spec: { imageDigestMirrors: [{ source: 'docker.io/library', mirrors: ['mirror.example.com/library'] }] },
+};
 
 function makeContext(keyPaths: Record<string, string> = {}) {
   const global = new Map<string, unknown>([['kubeWindows.join.keyPaths', keyPaths]]);
@@ -92,7 +97,10 @@ test('preview from a cluster item: remembered key, tree and files (credentials m
   assert.equal(h.requests.length, 1);
   assert.equal(h.requests[0]!.objects, undefined, "the cluster's own mirror sets");
   assert.equal(h.requests[0]!.concurrency, 8);
-  assert.deepEqual(h.hosts.map((o) => [o.host, o.username, o.privateKeyPath]), [['10.0.0.5', 'Administrator', KEY]]);
+  assert.deepEqual(
+    h.hosts.map((o) => [o.host, o.username, o.privateKeyPath]),
+    [['10.0.0.5', 'Administrator', KEY]],
+  );
   const doc = fake.documents.at(-1)!;
   assert.equal(doc.shown, 1);
   // A read-only virtual document served by the extension's content provider, shown as markdown.
@@ -102,10 +110,13 @@ test('preview from a cluster item: remembered key, tree and files (credentials m
   assert.match(doc.content, /C:\\Program Files\\containerd\\certs\.d\\\n└── docker\.io\\hosts\.toml/);
   assert.match(doc.content, /authorization = "Basic •••"/);
   assert.ok(!doc.content.includes('hunter2') && !doc.content.includes(Buffer.from('u:hunter2-secret').toString('base64')), 'no credential in the preview');
-  assert.match(doc.content, /## win-1 \(10\.0\.0\.5\): 0 added, 1 changed, 0 removed, 0 unchanged\nchanged docker\.io\\hosts\.toml\n--- a\/docker\.io\/hosts\.toml\n\+\+\+ b\/docker\.io\/hosts\.toml\n@@ /);
+  assert.match(
+    doc.content,
+    /## win-1 \(10\.0\.0\.5\): 0 added, 1 changed, 0 removed, 0 unchanged\nchanged docker\.io\\hosts\.toml\n--- a\/docker\.io\/hosts\.toml\n\+\+\+ b\/docker\.io\/hosts\.toml\n@@ /,
+  );
 });
 
-test('preview without SSH uses the active YAML editor\'s mirror sets; cancelling the SSH question does nothing', async () => {
+test("preview without SSH uses the active YAML editor's mirror sets; cancelling the SSH question does nothing", async () => {
   const h = await harness({ 'kubeWindows.mirrors.concurrency': 3 }, {}, () => outcome([]));
   fake.setActiveDocument('file:///work/mirrors.yaml');
   const editor = (fake.module.window as unknown as { activeTextEditor: { document: Record<string, unknown> } }).activeTextEditor;
@@ -164,7 +175,9 @@ test('apply: modal confirmation, progress, per-node lines and the final table in
 });
 
 test('apply: declining the confirmation changes nothing; a WMCO cluster reports objects and convergence', async () => {
-  const h = await harness({}, {}, () => outcome([{ node: 'byoh-a', address: '10.0.0.9', status: 'converged', durationMs: 10 }], { wmco: true, mode: 'wmco', objects: [{ kind: 'ImageDigestMirrorSet', name: 'm', action: 'created' }] }));
+  const h = await harness({}, {}, () =>
+    outcome([{ node: 'byoh-a', address: '10.0.0.9', status: 'converged', durationMs: 10 }], { wmco: true, mode: 'wmco', objects: [{ kind: 'ImageDigestMirrorSet', name: 'm', action: 'created' }] }),
+  );
   fake.answers.push(undefined);
   await h.run('kubeWindows.applyMirrors', 'prod');
   assert.equal(h.requests.length, 0);
@@ -176,6 +189,9 @@ test('apply: declining the confirmation changes nothing; a WMCO cluster reports 
   const summary = fake.shown.at(-1)!;
   assert.equal(summary.kind, 'information');
   assert.equal(summary.message, 'kube-windows: prod: 1 mirror set(s) changed; 1 node(s) converged, 0 drifting.');
-  const text = fake.logs.find((l) => l.name === 'kube-windows: mirrors prod')!.lines.map((l) => l.text).join('\n');
+  const text = fake.logs
+    .find((l) => l.name === 'kube-windows: mirrors prod')!
+    .lines.map((l) => l.text)
+    .join('\n');
   assert.match(text, /ImageDigestMirrorSet\/m: created/);
 });

@@ -30,7 +30,12 @@ function parsed(content: string): Parsed {
   };
 }
 
-const idms = (source: string, mirrors: string[], mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy']): MirrorEntry => ({ kind: 'IDMS', source, mirrors, ...(mirrorSourcePolicy ? { mirrorSourcePolicy } : {}) });
+const idms = (source: string, mirrors: string[], mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy']): MirrorEntry => ({
+  kind: 'IDMS',
+  source,
+  mirrors,
+  ...(mirrorSourcePolicy ? { mirrorSourcePolicy } : {}),
+});
 const itms = (source: string, mirrors: string[], mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy']): MirrorEntry => ({ ...idms(source, mirrors, mirrorSourcePolicy), kind: 'ITMS' });
 const WMCO: RenderOptions = { mode: 'wmco' };
 const ORDERED: RenderOptions = { mode: 'ordered' };
@@ -46,7 +51,10 @@ test('wmco §3.7 merged sets 1: no items render no files', () => {
 
 test('wmco §3.7 merged sets 2-3: one IDMS entry (digest), one ITMS entry (tag)', () => {
   const a = render([idms('source1', ['mirror1'], 'AllowContactingSource')], WMCO);
-  assert.deepEqual(a.files.map((f) => f.path), ['source1/hosts.toml']);
+  assert.deepEqual(
+    a.files.map((f) => f.path),
+    ['source1/hosts.toml'],
+  );
   assert.equal(a.files[0].source, 'source1');
   assert.deepEqual(parsed(a.files[0].content), { server: 'https://source1/v2', hosts: [{ url: 'https://mirror1/v2', caps: ['pull'] }] });
   const b = render([itms('source2', ['mirror2'])], WMCO);
@@ -55,13 +63,19 @@ test('wmco §3.7 merged sets 2-3: one IDMS entry (digest), one ITMS entry (tag)'
 
 test('wmco §3.7 merged sets 4: scheme and port kept in the source host, sets sorted', () => {
   const r = render([itms('source2', ['mirror2']), idms('https://source1.local:5000', ['mirror1'])], WMCO);
-  assert.deepEqual(r.files.map((f) => f.dir), ['source1.local:5000', 'source2']);
+  assert.deepEqual(
+    r.files.map((f) => f.dir),
+    ['source1.local:5000', 'source2'],
+  );
   assert.deepEqual(hosts(r.files[0].content), ['https://mirror1/v2 pull']);
   assert.equal(parsed(r.files[0].content).server, 'https://source1.local:5000/v2');
   assert.deepEqual(hosts(r.files[1].content), ['https://mirror2/v2 pull+resolve']);
   // ordered: same content, containerd's Windows directory name for the port.
   const o = render([itms('source2', ['mirror2']), idms('https://source1.local:5000', ['mirror1'])], ORDERED);
-  assert.deepEqual(o.files.map((f) => f.path), ['source1.local_5000_/hosts.toml', 'source2/hosts.toml']);
+  assert.deepEqual(
+    o.files.map((f) => f.path),
+    ['source1.local_5000_/hosts.toml', 'source2/hosts.toml'],
+  );
   assert.equal(o.files[0].content, r.files[0].content);
 });
 
@@ -76,7 +90,10 @@ const OVERLAP: MirrorEntry[] = [
 
 test('wmco §3.7 merged sets 5: overlapping sources merge per registry host', () => {
   const r = render(OVERLAP, WMCO);
-  assert.deepEqual(r.files.map((f) => f.dir), ['mcr.microsoft.com', 'registry.access.redhat.com', 'registry.k8s.io', 'vmc.ci.openshift.org']);
+  assert.deepEqual(
+    r.files.map((f) => f.dir),
+    ['mcr.microsoft.com', 'registry.access.redhat.com', 'registry.k8s.io', 'vmc.ci.openshift.org'],
+  );
   const d = byDir(r);
   assert.deepEqual(parsed(d['mcr.microsoft.com']), {
     server: 'https://mcr.microsoft.com/v2',
@@ -165,7 +182,10 @@ test('wmco §3.7 generate 6-7: three mirrors with pull-secret headers, Allow and
 
 test('wmco §3.7 merge: same source merges and sorts; Never beats Allow in either order; Allow+Allow stays', () => {
   const r = render([idms('quay.io/a', ['z.io/x/a']), idms('quay.io/b', ['b.io/y/b']), idms('registry.access.redhat.com/c', ['c.io/c'])], WMCO);
-  assert.deepEqual(r.files.map((f) => f.dir), ['quay.io', 'registry.access.redhat.com']);
+  assert.deepEqual(
+    r.files.map((f) => f.dir),
+    ['quay.io', 'registry.access.redhat.com'],
+  );
   assert.deepEqual(hosts(r.files[0].content), ['https://b.io/v2/y pull', 'https://z.io/v2/x pull']);
   for (const order of [
     ['NeverContactSource', 'AllowContactingSource'],
@@ -214,14 +234,17 @@ test('wmco §3.7 extractMirrorURL and org paths end up in the host URLs', () => 
 test('wmco §3.7 e2e shape: one directory per source registry', () => {
   const r = render([itms('test.registry.io/powershell', ['mcr.microsoft.com/powershell'], 'AllowContactingSource')], WMCO);
   assert.equal(r.files.length, 1);
-  assert.equal(r.files[0].content, `server = "https://test.registry.io/v2"
+  assert.equal(
+    r.files[0].content,
+    `server = "https://test.registry.io/v2"
 
 override_path = true
 
 [host."https://mcr.microsoft.com/v2"]
   capabilities = ["pull", "resolve"]
   override_path = true
-`);
+`,
+  );
 });
 
 // ---- §3.3 / §3.6 quirks reproduced in wmco mode ----------------------------------------------
@@ -243,24 +266,36 @@ test('wmco: IDMS before ITMS and each by name, ICSP ignored (WMCO lists the clus
   ];
   // The IDMS (unset policy) comes first, so the ITMS's NeverContactSource is lost.
   const w = render(entries, WMCO);
-  assert.deepEqual(w.files.map((f) => f.dir), ['q.io']);
+  assert.deepEqual(
+    w.files.map((f) => f.dir),
+    ['q.io'],
+  );
   assert.equal(parsed(w.files[0].content).server, 'https://q.io/v2');
   // ordered keeps ICSP as digest mirrors (what Linux nodes do).
   const o = render(entries, ORDERED);
-  assert.deepEqual(o.files.map((f) => f.dir), ['icsp.io', 'q.io']);
+  assert.deepEqual(
+    o.files.map((f) => f.dir),
+    ['icsp.io', 'q.io'],
+  );
   assert.deepEqual(hosts(o.files[0].content), ['https://m.io/v2 pull']);
 });
 
 test('wmco: wildcard and port sources keep WMCO directory names; ordered refuses wildcards and uses host_port_', () => {
   const entries = [idms('*.example.com', ['mirror.local/example']), idms('registry.local:5000/team/app', ['mirror.local:5000/team/app']), idms('ok.io/x', ['m.io/x'])];
   const w = render(entries, WMCO);
-  assert.deepEqual(w.files.map((f) => f.path), ['*.example.com/hosts.toml', 'ok.io/hosts.toml', 'registry.local:5000/hosts.toml']);
+  assert.deepEqual(
+    w.files.map((f) => f.path),
+    ['*.example.com/hosts.toml', 'ok.io/hosts.toml', 'registry.local:5000/hosts.toml'],
+  );
   assert.deepEqual(w.refused, []);
   assert.equal(parsed(byDir(w)['registry.local:5000']).server, 'https://registry.local:5000/v2');
   assert.deepEqual(hosts(byDir(w)['registry.local:5000']), ['https://mirror.local:5000/v2 pull']);
 
   const o = render(entries, ORDERED);
-  assert.deepEqual(o.files.map((f) => f.path), ['ok.io/hosts.toml', 'registry.local_5000_/hosts.toml']);
+  assert.deepEqual(
+    o.files.map((f) => f.path),
+    ['ok.io/hosts.toml', 'registry.local_5000_/hosts.toml'],
+  );
   assert.equal(o.refused.length, 1);
   assert.equal(o.refused[0].source, '*.example.com');
   assert.match(o.refused[0].message, /wildcard source \*\.example\.com/);
@@ -271,10 +306,7 @@ test('wmco: wildcard and port sources keep WMCO directory names; ordered refuses
 // ---- ordered mode ----------------------------------------------------------------------------
 
 test('ordered: mirror priority as written, first occurrence wins across entries, Never uses the first mirror', () => {
-  const entries = [
-    idms('registry.redhat.io/ubi9', ['zeta.io/ubi9', 'alpha.io/ubi9'], 'NeverContactSource'),
-    itms('registry.redhat.io/ubi8', ['beta.io/ubi8', 'alpha.io/ubi8', 'zeta.io/ubi8']),
-  ];
+  const entries = [idms('registry.redhat.io/ubi9', ['zeta.io/ubi9', 'alpha.io/ubi9'], 'NeverContactSource'), itms('registry.redhat.io/ubi8', ['beta.io/ubi8', 'alpha.io/ubi8', 'zeta.io/ubi8'])];
   const o = render(entries, ORDERED).files[0].content;
   assert.deepEqual(hosts(o), ['https://zeta.io/v2 pull+resolve', 'https://alpha.io/v2 pull+resolve', 'https://beta.io/v2 pull+resolve']);
   assert.equal(parsed(o).server, 'https://zeta.io/v2');
@@ -343,7 +375,12 @@ test('pull-secret errors never quote the secret', () => {
 
 test('mirrorEntriesOf reads IDMS, ITMS, ICSP and List objects, skipping the rest', () => {
   const objects: unknown[] = [
-    { apiVersion: 'config.openshift.io/v1', kind: 'ImageDigestMirrorSet', metadata: { name: 'd' }, spec: { imageDigestMirrors: [{ source: 'a.io/x', mirrors: ['m.io/x', 3, ''], mirrorSourcePolicy: 'NeverContactSource' }, { mirrors: ['no-source'] }] } },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageDigestMirrorSet',
+      metadata: { name: 'd' },
+      spec: { imageDigestMirrors: [{ source: 'a.io/x', mirrors: ['m.io/x', 3, ''], mirrorSourcePolicy: 'NeverContactSource' }, { mirrors: ['no-source'] }] },
+    },
     { kind: 'ImageTagMirrorSetList', items: [{ metadata: { name: 't' }, spec: { imageTagMirrors: [{ source: ' b.io ', mirrorSourcePolicy: 'Bogus' }] } }] },
     { apiVersion: 'operator.openshift.io/v1alpha1', kind: 'ImageContentSourcePolicy', spec: { repositoryDigestMirrors: [{ source: 'c.io/y', mirrors: ['n.io/y'] }] } },
     { apiVersion: 'v1', kind: 'ConfigMap', data: {} },
@@ -386,7 +423,11 @@ test('property: every rendering of generated entries is TOML with the promised s
       const r = render(entries, { mode, credentials: creds });
       const dirs = r.files.map((f) => f.dir);
       assert.equal(new Set(dirs).size, dirs.length, 'one file per directory');
-      assert.deepEqual([...r.files.map((f) => f.source)].sort(), r.files.map((f) => f.source), 'files sorted by source');
+      assert.deepEqual(
+        [...r.files.map((f) => f.source)].sort(),
+        r.files.map((f) => f.source),
+        'files sorted by source',
+      );
       for (const f of r.files) {
         const p = parsed(f.content);
         assert.equal(new Set(p.hosts.map((h) => h.url)).size, p.hosts.length);

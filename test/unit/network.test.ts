@@ -152,11 +152,17 @@ function checkInstallConfig(text: string) {
 test('NET001/NET002 on an install-config (rules called directly)', () => {
   assert.deepEqual(checkInstallConfig(installConfig('10.128.0.0/14')).out, []);
   const classE = checkInstallConfig(installConfig('240.0.0.0/14')).out;
-  assert.deepEqual(classE.map((x) => [x.id, x.covered]), [['NET001', '240.0.0.0/14']]);
+  assert.deepEqual(
+    classE.map((x) => [x.id, x.covered]),
+    [['NET001', '240.0.0.0/14']],
+  );
 
   const text = installConfig('10.128.0.0/14', 'OpenShiftSDN');
   const { doc, out } = checkInstallConfig(text);
-  assert.deepEqual(out.map((x) => [x.id, x.covered]), [['NET002', 'OpenShiftSDN']]);
+  assert.deepEqual(
+    out.map((x) => [x.id, x.covered]),
+    [['NET002', 'OpenShiftSDN']],
+  );
   const fix = out[0].report.fixes?.[0];
   assert.ok(fix, 'install-configs get a fix: nothing is installed yet');
   const edits = fix.ops.flatMap((op) => opToEdits({ text: doc.text, root: doc.tree(), newline: '\n' }, op));

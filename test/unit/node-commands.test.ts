@@ -29,7 +29,13 @@ const settle = () => new Promise((r) => setTimeout(r, 20));
 
 const NODE: NodeObject = {
   metadata: { name: 'win-1', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } },
-  status: { addresses: [{ type: 'Hostname', address: 'win-1' }, { type: 'ExternalIP', address: '203.0.113.9' }, { type: 'InternalIP', address: '10.0.0.7' }] },
+  status: {
+    addresses: [
+      { type: 'Hostname', address: 'win-1' },
+      { type: 'ExternalIP', address: '203.0.113.9' },
+      { type: 'InternalIP', address: '10.0.0.7' },
+    ],
+  },
 };
 
 function makeContext(keyPaths: Record<string, string> | null) {
@@ -110,7 +116,8 @@ async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<strin
     },
     checkPassphrase: async () => true,
     podsWithEmptyDir: async () => [],
-    rebootSummary: (r, n) => (r.outcome === 'done' ? `${n} was rebooted and is Ready and schedulable again.` : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`),
+    rebootSummary: (r, n) =>
+      r.outcome === 'done' ? `${n} was rebooted and is Ready and schedulable again.` : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`,
     logsDir: () => '/tmp/kw-logs',
     ...overrides,
   };
@@ -200,7 +207,10 @@ test('rebootNode: a PDB-blocked drain offers the disable-eviction path only thro
   assert.match(pdb.message, /default\/web-pdb/);
   assert.match(pdb.message, /stays cordoned/);
   assert.deepEqual(pdb.items, ['Delete the pods, bypassing the budgets']);
-  assert.deepEqual(plans.map((p) => p.disableEviction), [false, true]);
+  assert.deepEqual(
+    plans.map((p) => p.disableEviction),
+    [false, true],
+  );
   assert.match(fake.shown.at(-1)?.message ?? '', /was rebooted/);
 });
 

@@ -38,9 +38,22 @@ test('log paths from the host stay inside the folder; the cap keeps the smallest
   assert.equal(localPathFor(folder, 'C:\\var\\log\\..\\..\\Users\\x'), undefined);
   assert.equal(localPathFor(folder, 'C:\\'), undefined);
   assert.equal(localPathFor(folder, 'C:\\k\\log\\a:b?.log'), join(folder, 'k', 'log', 'a_b_.log'));
-  const { take, skip } = planDownloads([{ path: 'a', size: 60 }, { path: 'b', size: 30 }, { path: 'c', size: 50 }], 100);
-  assert.deepEqual(take.map((f) => f.path), ['b', 'c']);
-  assert.deepEqual(skip.map((f) => f.path), ['a']);
+  const { take, skip } = planDownloads(
+    [
+      { path: 'a', size: 60 },
+      { path: 'b', size: 30 },
+      { path: 'c', size: 50 },
+    ],
+    100,
+  );
+  assert.deepEqual(
+    take.map((f) => f.path),
+    ['b', 'c'],
+  );
+  assert.deepEqual(
+    skip.map((f) => f.path),
+    ['a'],
+  );
   assert.equal(stamp(new Date(2026, 0, 2, 3, 4, 5)), '20260102-030405');
 });
 

@@ -31,10 +31,22 @@ const PENDING = { phase: 'Pending', containerStatuses: [{ state: { waiting: { re
 /** A pods/exec stand-in: records the call, echoes stdin to stdout, reports resizes of the tty stream. */
 function execStub() {
   const ws = new EventEmitter() as EventEmitter & { close(): void };
-  const seen: { command?: string[]; tty?: boolean; container?: string; sizes: [number, number][]; status?: (s: V1Status) => void; stdout?: Writable & { columns: number; rows: number } } = { sizes: [] };
+  const seen: { command?: string[]; tty?: boolean; container?: string; sizes: [number, number][]; status?: (s: V1Status) => void; stdout?: Writable & { columns: number; rows: number } } = {
+    sizes: [],
+  };
   ws.close = () => ws.emit('close');
   const exec = {
-    exec: async (_ns: string, _pod: string, container: string, command: string | string[], stdout: Writable | null, _stderr: Writable | null, stdin: Readable | null, tty: boolean, status?: (s: V1Status) => void) => {
+    exec: async (
+      _ns: string,
+      _pod: string,
+      container: string,
+      command: string | string[],
+      stdout: Writable | null,
+      _stderr: Writable | null,
+      stdin: Readable | null,
+      tty: boolean,
+      status?: (s: V1Status) => void,
+    ) => {
       Object.assign(seen, { command, tty, container, status, stdout });
       const out = stdout as Writable & { columns: number; rows: number };
       seen.sizes.push([out.columns, out.rows]);
@@ -67,7 +79,10 @@ test('a running pod gets an interactive tty exec; input, output and resize pass;
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(out, ['echo:hostname\r']);
   s.resize(100, 40);
-  assert.deepEqual(seen.sizes, [[120, 30], [100, 40]]);
+  assert.deepEqual(seen.sizes, [
+    [120, 30],
+    [100, 40],
+  ]);
   const ends: unknown[] = [];
   s.onEnd((e) => ends.push(e));
   s.close();

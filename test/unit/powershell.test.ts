@@ -22,7 +22,6 @@ import { HOSTILE } from '../support/hostile-strings';
 
 const QUOTES = new Set(["'", '\u2018', '\u2019', '\u201A', '\u201B']);
 
-
 /** PowerShell's reading of a single-quoted literal, written from the language spec, for checking. */
 function unquote(literal: string): string {
   assert.ok(QUOTES.has(literal[0]!), `starts with a quote: ${literal}`);
@@ -60,7 +59,7 @@ test('psString quotes every hostile value so PowerShell reads it back exactly', 
   assert.equal(psString("it's"), "'it''s'");
   assert.equal(psString('a\u2019b'), "'a\u2019\u2019b'");
   assert.equal(psString('\u2018\u201A\u201B'), "'\u2018\u2018\u201A\u201A\u201B\u201B'");
-  assert.equal(psString('$env:X `n "q"'), "'$env:X `n \"q\"'");
+  assert.equal(psString('$env:X `n "q"'), '\'$env:X `n "q"\'');
   assert.equal(psString(''), "''");
 });
 
@@ -82,20 +81,13 @@ test('psScript inserts values only as literals', () => {
 });
 
 test('psScript refuses anything that is not a literal or PsRaw', () => {
-  const bad: unknown[] = [
-    { toString: () => 'Remove-Item x' },
-    null,
-    undefined,
-    () => 'x',
-    10n,
-    Symbol('s'),
-    new Date(0),
-    ['ok', { nested: true }],
-    NaN,
-    Infinity,
-  ];
+  const bad: unknown[] = [{ toString: () => 'Remove-Item x' }, null, undefined, () => 'x', 10n, Symbol('s'), new Date(0), ['ok', { nested: true }], NaN, Infinity];
   for (const value of bad) {
-    assert.throws(() => psScript`Write-Output ${value as PsValue}`, (err: Error) => err instanceof Error && /psScript|cannot insert|non-finite/.test(err.message), String(typeof value));
+    assert.throws(
+      () => psScript`Write-Output ${value as PsValue}`,
+      (err: Error) => err instanceof Error && /psScript|cannot insert|non-finite/.test(err.message),
+      String(typeof value),
+    );
   }
   assert.throws(() => psScript`x ${{} as PsValue}`, /an object/);
 });

@@ -11,7 +11,11 @@ test('the README rule table lists exactly the registry, with the same severities
   const table = readme.slice(readme.indexOf('<!-- rules:start -->'), readme.indexOf('<!-- rules:end -->'));
   const rows = [...table.matchAll(/^\| \[([A-Z]+\d+)\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({ id: m[1], severity: m[2], title: m[3].replace(/\\\|/g, '|') }));
   assert.ok(rows.length > 0, 'README has a rule table between the rules markers');
-  assert.deepEqual(rows, RULES.map((r) => ({ id: r.id, severity: r.severity, title: r.title })), 'run node scripts/rules-doc.mjs');
+  assert.deepEqual(
+    rows,
+    RULES.map((r) => ({ id: r.id, severity: r.severity, title: r.title })),
+    'run node scripts/rules-doc.mjs',
+  );
 });
 
 test('docs/rules.md has a section for every rule (the anchor diagnostics link to)', () => {

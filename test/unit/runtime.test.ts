@@ -105,7 +105,10 @@ containers:
   const f = only(text, 'WIN040');
   assert.equal(f.length, 3);
   assert.ok(f.every((x) => x.severity === 'warning'));
-  assert.deepEqual(f.map((x) => covered(text, x)), ['runAsUser', 'readOnlyRootFilesystem', 'capabilities']);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['runAsUser', 'readOnlyRootFilesystem', 'capabilities'],
+  );
   assert.match(f[0].message, /^spec\.template\.spec\.securityContext\.runAsUser is Linux-only \(Windows inferred from nodeSelector kubernetes\.io\/os: windows\)/);
   assert.match(f[0].message, /kubelet silently ignores it.*PR #93475.*rejects it once spec\.os\.name: windows is set/);
   assert.match(f[1].message, /^spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFilesystem/);
@@ -131,7 +134,10 @@ test('WIN040 handles flow style, privileged: false, and leaves privileged: true 
     securityContext: {privileged: true}
 `);
   const f = only(text, 'WIN040');
-  assert.deepEqual(f.map((x) => covered(text, x)), ['runAsUser', 'allowPrivilegeEscalation', 'privileged']);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['runAsUser', 'allowPrivilegeEscalation', 'privileged'],
+  );
   assert.match(f[2].message, /containers\[1\]\.securityContext\.privileged/);
   assert.equal(only(text, 'WIN041').length, 1);
   const { fixed } = fixAndRecheck(text, 'WIN040');
@@ -215,7 +221,10 @@ test('WIN050 flags hugepages in container requests and limits: error when declar
   const f = only(text, 'WIN050');
   assert.equal(f.length, 2);
   assert.ok(f.every((x) => x.severity === 'error'));
-  assert.deepEqual(f.map((x) => covered(text, x)), ['hugepages-2Mi', 'hugepages-2Mi']);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['hugepages-2Mi', 'hugepages-2Mi'],
+  );
   assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.resources\.requests\.hugepages-2Mi: huge pages are not supported/);
   assert.match(f[0].message, /stays Pending/);
   const { fixed } = fixAndRecheck(text, 'WIN050');
@@ -314,7 +323,10 @@ volumes:
 `);
   const f = only(text, 'WIN053');
   assert.equal(f.length, 2);
-  assert.deepEqual(f.map((x) => covered(text, x)), ['Bidirectional', 'HostToContainer']);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['Bidirectional', 'HostToContainer'],
+  );
   assert.match(f[0].message, /volumeMounts\[0\]\.mountPropagation: Windows does not support mount propagation/);
   const { fixed } = fixAndRecheck(text, 'WIN053');
   assert.ok(!fixed.includes('Bidirectional') && /mountPath: C:\\data\n\s+- \{name/.test(fixed), fixed);
@@ -358,7 +370,10 @@ containers:
   // HostProcess at pod level, or on every container: not flagged.
   assert.deepEqual(only(deploy(`${declared}${hostProcess}containers:\n  - {name: a, image: ${NANO}}\n`), 'WIN055'), []);
   assert.deepEqual(
-    only(deploy(`${declared}hostNetwork: true\ncontainers:\n  - name: a\n    image: ${NANO}\n    securityContext:\n      windowsOptions: {hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM'}\n`), 'WIN055'),
+    only(
+      deploy(`${declared}hostNetwork: true\ncontainers:\n  - name: a\n    image: ${NANO}\n    securityContext:\n      windowsOptions: {hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM'}\n`),
+      'WIN055',
+    ),
     [],
   );
   assert.deepEqual(only(deploy(`${declared}hostNetwork: false\ncontainers:\n  - {name: a, image: ${SERVERCORE}}\n`), 'WIN055'), []);
@@ -408,11 +423,14 @@ volumes:
 `);
   // Findings come in document order: the container's subPath mount precedes the volumes.
   const f = only(text, 'WIN057');
-  assert.deepEqual(f.map((x) => [covered(text, x), x.severity]), [
-    ['subPath', 'info'],
-    ['nfs', 'warning'],
-    ['defaultMode', 'info'],
-  ]);
+  assert.deepEqual(
+    f.map((x) => [covered(text, x), x.severity]),
+    [
+      ['subPath', 'info'],
+      ['nfs', 'warning'],
+      ['defaultMode', 'info'],
+    ],
+  );
   f.push(f.shift()!);
   assert.match(f[0].message, /^spec\.template\.spec\.volumes\[0\]\.nfs: NFS volumes are not supported on Windows nodes/);
   assert.equal(f[0].fixes.length, 0);
@@ -481,9 +499,15 @@ test('WIN060 flags POSIX shells in commands, probes and hooks, ranging the progr
           command: [/usr/bin/env, bash, -c, "sleep 5"]
 `);
   const f = only(text, 'WIN060');
-  assert.deepEqual(f.map((x) => covered(text, x)), ['"/bin/sh"', 'sh', '/usr/bin/env']);
+  assert.deepEqual(
+    f.map((x) => covered(text, x)),
+    ['"/bin/sh"', 'sh', '/usr/bin/env'],
+  );
   assert.ok(f.every((x) => x.severity === 'warning' && x.fixes.length === 0));
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.command\[0\]: "\/bin\/sh" is a Linux program and Windows has no POSIX shell, so the container cannot start\. Use cmd \/c … or powershell -Command … instead\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.command\[0\]: "\/bin\/sh" is a Linux program and Windows has no POSIX shell, so the container cannot start\. Use cmd \/c … or powershell -Command … instead\./,
+  );
   assert.match(f[1].message, /livenessProbe\.exec\.command\[0\].*kubelet keeps restarting/);
   assert.match(f[2].message, /lifecycle\.preStop\.exec\.command\[0\]/);
 });
@@ -509,7 +533,10 @@ test('WIN061 flags Windows PowerShell on Nano Server images, not pwsh on PowerSh
   const f = only(text, 'WIN061');
   assert.equal(f.length, 2);
   assert.equal(covered(text, f[0]), 'powershell.exe');
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.command\[0\]: Nano Server images have no Windows PowerShell \(image "mcr\.microsoft\.com\/windows\/nanoserver:ltsc2022"\), so the container cannot start\. Use cmd \/c …, or pwsh on an mcr\.microsoft\.com\/powershell nanoserver image\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.command\[0\]: Nano Server images have no Windows PowerShell \(image "mcr\.microsoft\.com\/windows\/nanoserver:ltsc2022"\), so the container cannot start\. Use cmd \/c …, or pwsh on an mcr\.microsoft\.com\/powershell nanoserver image\./,
+  );
   assert.match(f[1].message, /startupProbe/);
 
   const c = (image: string, cmd: string) => `containers:\n  - {name: a, image: ${image}, command: [${cmd}, -Command, x]}\n`;

@@ -30,16 +30,44 @@ test('runAsUserNameProblems follows the API server order and messages', () => {
   assert.deepEqual(runAsUserNameProblems('NT AUTHORITY\\SYSTEM'), []);
   assert.deepEqual(runAsUserNameProblems('NT AUTHORITY\\Local service'), []);
   assert.deepEqual(runAsUserNameProblems('corp.example.com\\svc-web'), []);
-  assert.deepEqual(runAsUserNameProblems('').map((p) => p.id), ['WIN020']);
-  assert.deepEqual(runAsUserNameProblems('a\\\\b\n').map((p) => p.id), ['WIN021'], 'control characters win over backslashes');
-  assert.deepEqual(runAsUserNameProblems('a\\\\b').map((p) => p.id), ['WIN022']);
-  assert.deepEqual(runAsUserNameProblems(`${'d'.repeat(256)}\\u`).map((p) => p.id), ['WIN023', 'WIN024']);
-  assert.deepEqual(runAsUserNameProblems('.corp\\u').map((p) => p.id), ['WIN024']);
-  assert.deepEqual(runAsUserNameProblems('CORP\\').map((p) => p.id), ['WIN025']);
+  assert.deepEqual(
+    runAsUserNameProblems('').map((p) => p.id),
+    ['WIN020'],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('a\\\\b\n').map((p) => p.id),
+    ['WIN021'],
+    'control characters win over backslashes',
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('a\\\\b').map((p) => p.id),
+    ['WIN022'],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems(`${'d'.repeat(256)}\\u`).map((p) => p.id),
+    ['WIN023', 'WIN024'],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('.corp\\u').map((p) => p.id),
+    ['WIN024'],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('CORP\\').map((p) => p.id),
+    ['WIN025'],
+  );
   assert.deepEqual(runAsUserNameProblems('u'.repeat(104)), []);
-  assert.deepEqual(runAsUserNameProblems('u'.repeat(105)).map((p) => p.message), ["runAsUserName's User length must not be longer than 104 characters"]);
-  assert.deepEqual(runAsUserNameProblems('. .').map((p) => p.id), ['WIN026']);
-  assert.deepEqual(runAsUserNameProblems('svc@corp.com').map((p) => p.message), ['runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]']);
+  assert.deepEqual(
+    runAsUserNameProblems('u'.repeat(105)).map((p) => p.message),
+    ["runAsUserName's User length must not be longer than 104 characters"],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('. .').map((p) => p.id),
+    ['WIN026'],
+  );
+  assert.deepEqual(
+    runAsUserNameProblems('svc@corp.com').map((p) => p.message),
+    ['runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]'],
+  );
   assert.deepEqual(dns1123SubdomainProblems('gmsa-webapp1'), []);
   assert.equal(dns1123SubdomainProblems('gmsa-Webapp1').length, 1);
   assert.equal(dns1123SubdomainProblems('a'.repeat(254)).length, 1);
@@ -146,7 +174,10 @@ test('WIN027 gmsaCredentialSpecName must be a lowercase DNS-1123 subdomain; lowe
   const f = only(text, 'WIN027');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.securityContext\.windowsOptions\.gmsaCredentialSpecName: Invalid value: "gmsa-Webapp1": a lowercase RFC 1123 subdomain must consist of/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.securityContext\.windowsOptions\.gmsaCredentialSpecName: Invalid value: "gmsa-Webapp1": a lowercase RFC 1123 subdomain must consist of/,
+  );
   assert.equal(covered(text, f[0]), 'gmsa-Webapp1');
   const { fixed } = fixAndRecheck(text, 'WIN027');
   assert.ok(fixed.includes('gmsaCredentialSpecName: gmsa-webapp1\n'));
@@ -255,7 +286,8 @@ containers:
 });
 
 test('WIN030 stays quiet without runAsNonRoot, with ContainerUser, on Nano Server, on HostProcess and on non-Windows pods', () => {
-  const win = (sc: string, image = 'mcr.microsoft.com/windows/servercore:ltsc2022') => deploy(`${winBase}${sc}containers:
+  const win = (sc: string, image = 'mcr.microsoft.com/windows/servercore:ltsc2022') =>
+    deploy(`${winBase}${sc}containers:
   - name: app
     image: ${image}
 `);
@@ -306,7 +338,10 @@ containers:
     image: nginx:1.27
 `);
   assert.deepEqual(woIds(text), []);
-  assert.deepEqual(findings(text).filter((f) => f.ruleId.startsWith('WIN02') || f.ruleId === 'WIN030'), []);
+  assert.deepEqual(
+    findings(text).filter((f) => f.ruleId.startsWith('WIN02') || f.ruleId === 'WIN030'),
+    [],
+  );
 });
 
 test('windowsOptions validation runs without spec.os too (inferred Windows pods)', () => {

@@ -33,15 +33,22 @@ suite('kube-windows extension host', () => {
     await until(() => (ext.isActive ? true : undefined), 30_000, 'activation on a YAML file');
     const contributed = (ext.packageJSON.contributes.commands as { command: string }[]).map((c) => c.command);
     const registered = new Set(await vscode.commands.getCommands(true));
-    assert.deepEqual(contributed.filter((c) => !registered.has(c)), []);
+    assert.deepEqual(
+      contributed.filter((c) => !registered.has(c)),
+      [],
+    );
   });
 
   test('diagnostics carry the rule ids (languages.getDiagnostics)', async () => {
     const uri = vscode.Uri.file(path.join(folder(), 'bad', 'scheduling.yaml'));
-    const codes = await until(() => {
-      const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'kube-windows');
-      return d.length >= 3 ? d.map((x) => (typeof x.code === 'object' ? String(x.code.value) : String(x.code))) : undefined;
-    }, 30_000, 'diagnostics for scheduling.yaml');
+    const codes = await until(
+      () => {
+        const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'kube-windows');
+        return d.length >= 3 ? d.map((x) => (typeof x.code === 'object' ? String(x.code.value) : String(x.code))) : undefined;
+      },
+      30_000,
+      'diagnostics for scheduling.yaml',
+    );
     for (const id of ['WIN070', 'WIN071', 'WIN074']) assert.ok(codes.includes(id), `${id} in ${codes.join(', ')}`);
   });
 

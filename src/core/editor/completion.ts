@@ -206,7 +206,11 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
   if (scheduling.length > 0) {
     out.push({
       label: 'Windows scheduling',
-      detail: has('nodeSelector') ? 'Toleration for the os taint of Windows nodes' : has('tolerations') ? 'nodeSelector kubernetes.io/os: windows' : 'nodeSelector kubernetes.io/os: windows + toleration for the os taint',
+      detail: has('nodeSelector')
+        ? 'Toleration for the os taint of Windows nodes'
+        : has('tolerations')
+          ? 'nodeSelector kubernetes.io/os: windows'
+          : 'nodeSelector kubernetes.io/os: windows + toleration for the os taint',
       documentation:
         'Selects Windows nodes and tolerates the `os` taint they usually carry, whatever its value (`os=windows` upstream, `os=Windows` on OpenShift).\n\n' + `[Learn more](${DOCS.userGuide})`,
       insertText: block(scheduling),
@@ -225,7 +229,8 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
       label: 'HostProcess pod',
       detail: 'windowsOptions.hostProcess + runAsUserName + hostNetwork',
       documentation:
-        'Runs every container of the pod as a process on the Windows host. Needs `hostNetwork: true` and a privileged namespace; prefer `NT AUTHORITY\\Local service`.\n\n' + `[Learn more](${DOCS.hostProcess})`,
+        'Runs every container of the pod as a process on the Windows host. Needs `hostNetwork: true` and a privileged namespace; prefer `NT AUTHORITY\\Local service`.\n\n' +
+        `[Learn more](${DOCS.hostProcess})`,
       insertText: block(lines.map((l, i) => (i === 3 ? l : escapeSnippet(l)))),
       isSnippet: true,
       kind: 'snippet',

@@ -6,7 +6,18 @@
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { Span } from '../manifest/text';
 import { CONTAINER_GROUPS, objectsOf, podSpecOf } from '../manifest/workloads';
-import { WINDOWS_BUILDS, buildByNumber, imageBuild, isImageCompatible, isNanoServer, isServerCoreFamily, parseBuildLabel, parseImage, windowsImageEvidence, type WindowsBuild } from '../windows/builds';
+import {
+  WINDOWS_BUILDS,
+  buildByNumber,
+  imageBuild,
+  isImageCompatible,
+  isNanoServer,
+  isServerCoreFamily,
+  parseBuildLabel,
+  parseImage,
+  windowsImageEvidence,
+  type WindowsBuild,
+} from '../windows/builds';
 import { nodeAt, type NodeAt, type Segment } from './context';
 
 export interface FieldHover {
@@ -187,7 +198,8 @@ function windowsOptionFieldHover(field: string, node: NodeAt): string {
       if (node.target === 'value' && typeof node.value === 'string') {
         const account = ACCOUNTS[node.value.trim().toLowerCase()];
         if (account) sentences.splice(1, 1, account);
-        else if ((node.value.match(/\\/g) ?? []).length > 1) sentences.splice(1, 1, `This value holds ${(node.value.match(/\\/g) ?? []).length} backslashes once YAML has read it; the API server rejects more than one.`);
+        else if ((node.value.match(/\\/g) ?? []).length > 1)
+          sentences.splice(1, 1, `This value holds ${(node.value.match(/\\/g) ?? []).length} backslashes once YAML has read it; the API server rejects more than one.`);
       }
       return md('windowsOptions.runAsUserName', sentences, DOCS.runAsUserName);
     }
@@ -262,7 +274,11 @@ function buildValueHover(value: unknown): string {
   const label = `${parsed.major}.${parsed.minor}.${parsed.build}`;
   const b = buildByNumber(parsed.build);
   if (!b || parsed.major !== 10 || parsed.minor !== 0) {
-    return md(`${BUILD_LABEL}: ${label}`, ['Not a Windows Server build this extension knows; Windows nodes carry e.g. `10.0.17763` (2019), `10.0.20348` (2022) or `10.0.26100` (2025).'], DOCS.userGuide);
+    return md(
+      `${BUILD_LABEL}: ${label}`,
+      ['Not a Windows Server build this extension knows; Windows nodes carry e.g. `10.0.17763` (2019), `10.0.20348` (2022) or `10.0.26100` (2025).'],
+      DOCS.userGuide,
+    );
   }
   const runs = WINDOWS_BUILDS.filter((img) => isImageCompatible(b.build, img.build));
   const sentences = [`Nodes running ${b.name} carry this value.`];
@@ -299,7 +315,9 @@ function imageHover(raw: string): string | undefined {
     sentences.push(`It runs only on Windows nodes of that exact build (\`${BUILD_LABEL}: "10.0.${named.build}"\`): process isolation needs the image to match the host.`);
   } else {
     const hosts = WINDOWS_BUILDS.filter((h) => !h.eol && isImageCompatible(h.build, named.build)).map((h) => h.name.replace(/ \(.*\)$/, ''));
-    sentences.push(`It runs on Windows nodes of build 10.0.${named.build} or newer${hosts.length ? ` (${hosts.join(', ')})` : ''}: from Windows Server 2022 on, containerd runs images from build 20348 up to the host\u2019s build.`);
+    sentences.push(
+      `It runs on Windows nodes of build 10.0.${named.build} or newer${hosts.length ? ` (${hosts.join(', ')})` : ''}: from Windows Server 2022 on, containerd runs images from build 20348 up to the host\u2019s build.`,
+    );
   }
   if (b?.eol) sentences.push('This Windows release is out of support: rebuild on an LTSC base such as `ltsc2022` or `ltsc2025`.');
   if (isNanoServer(raw)) sentences.push('Nano Server base: small, with `cmd.exe` but no PowerShell, and `ContainerUser` as default user.');

@@ -348,7 +348,9 @@ function describeYamlError(err: unknown, text: string, maxDepth: number): { mess
     return { message: 'YAML nesting is too deep to analyse; it was not analysed', offset: 0, tooComplex: true };
   }
   const e = err as { reason?: string; message?: string; mark?: { position?: number; line?: number; column?: number } };
-  const reason = String(e?.reason || e?.message || 'unreadable YAML').split('\n')[0].slice(0, 300);
+  const reason = String(e?.reason || e?.message || 'unreadable YAML')
+    .split('\n')[0]
+    .slice(0, 300);
   const offset = typeof e?.mark?.position === 'number' ? Math.max(0, Math.min(e.mark.position, text.length)) : 0;
   if (/maxDepth/.test(reason)) {
     return { message: `YAML nesting is deeper than ${maxDepth} levels; it was not analysed`, offset, tooComplex: true };

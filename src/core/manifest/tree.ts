@@ -130,9 +130,7 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         const start = minPos(ev.start, ev.anchorStart - 1, ev.tagStart);
         const flow = ev.style === COLLECTION_FLOW;
         const node: PMap | PSeq =
-          ev.type === EV_MAPPING
-            ? { kind: 'map', start, end: ev.start, flow, contentStart: ev.start, pairs: [] }
-            : { kind: 'seq', start, end: ev.start, flow, contentStart: ev.start, items: [] };
+          ev.type === EV_MAPPING ? { kind: 'map', start, end: ev.start, flow, contentStart: ev.start, pairs: [] } : { kind: 'seq', start, end: ev.start, flow, contentStart: ev.start, items: [] };
         const implicit = flow && node.kind === 'map' && source.charCodeAt(ev.start) !== 123; /* { */
         if (implicit) (node as PMap).implicit = true;
         setAnchor(node, ev);

@@ -317,7 +317,13 @@ export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
     const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
     const setName = typeof meta?.name === 'string' ? meta.name : undefined;
     const [short, listKey] =
-      kind === 'ImageDigestMirrorSet' ? (['IDMS', 'imageDigestMirrors'] as const) : kind === 'ImageTagMirrorSet' ? (['ITMS', 'imageTagMirrors'] as const) : kind === 'ImageContentSourcePolicy' ? (['ICSP', 'repositoryDigestMirrors'] as const) : [undefined, undefined];
+      kind === 'ImageDigestMirrorSet'
+        ? (['IDMS', 'imageDigestMirrors'] as const)
+        : kind === 'ImageTagMirrorSet'
+          ? (['ITMS', 'imageTagMirrors'] as const)
+          : kind === 'ImageContentSourcePolicy'
+            ? (['ICSP', 'repositoryDigestMirrors'] as const)
+            : [undefined, undefined];
     if (!short) return;
     const list = spec[listKey];
     if (!Array.isArray(list)) return;

@@ -78,12 +78,7 @@ export function withFileFlavour(facts: Facts, text: string): Facts {
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
-  return (
-    text.includes('RuntimeClass') ||
-    text.includes('Namespace') ||
-    text.includes('PodAutoscaler') ||
-    text.includes('openshift.io')
-  );
+  return text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('openshift.io');
 }
 
 export function collectFacts(facts: Facts, object: ObjectView): void {

@@ -41,7 +41,7 @@ function chooseEdits(text: string, findings: Finding[]): { edits: TextEdit[]; co
   const edits: TextEdit[] = [];
   let count = 0;
   const overlaps = (s: { start: number; end: number }) =>
-    taken.some((t) => s.start < t.end && t.start < s.end || (s.start === s.end && s.start > t.start && s.start < t.end) || (s.start === t.start && (s.start === s.end || t.start === t.end)));
+    taken.some((t) => (s.start < t.end && t.start < s.end) || (s.start === s.end && s.start > t.start && s.start < t.end) || (s.start === t.start && (s.start === s.end || t.start === t.end)));
   for (const f of findings) {
     const fix = f.fixes[0];
     if (!fix) continue;

@@ -3,16 +3,7 @@ import type { PodSpecView } from '../manifest/workloads';
 import { windowsImageEvidence } from '../windows/builds';
 import type { Facts } from './facts';
 
-export type Signal =
-  | 'os-field'
-  | 'node-selector'
-  | 'node-affinity'
-  | 'windows-build'
-  | 'runtime-class'
-  | 'toleration'
-  | 'windows-options'
-  | 'image'
-  | 'command';
+export type Signal = 'os-field' | 'node-selector' | 'node-affinity' | 'windows-build' | 'runtime-class' | 'toleration' | 'windows-options' | 'image' | 'command';
 
 export interface Evidence {
   signal: Signal;
@@ -123,12 +114,24 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
 
   const podOpts = getAt(spec, ['securityContext', 'windowsOptions']);
   if (isObj(podOpts)) {
-    evidence.push({ signal: 'windows-options', os: 'windows', path: [...p, 'securityContext', 'windowsOptions'], detail: 'pod securityContext.windowsOptions', strong: meaningfulWindowsOptions(podOpts) });
+    evidence.push({
+      signal: 'windows-options',
+      os: 'windows',
+      path: [...p, 'securityContext', 'windowsOptions'],
+      detail: 'pod securityContext.windowsOptions',
+      strong: meaningfulWindowsOptions(podOpts),
+    });
   }
   for (const c of pod.containers) {
     const opts = getAt(c.value, ['securityContext', 'windowsOptions']);
     if (isObj(opts)) {
-      evidence.push({ signal: 'windows-options', os: 'windows', path: [...c.path, 'securityContext', 'windowsOptions'], detail: `container ${c.name} securityContext.windowsOptions`, strong: meaningfulWindowsOptions(opts) });
+      evidence.push({
+        signal: 'windows-options',
+        os: 'windows',
+        path: [...c.path, 'securityContext', 'windowsOptions'],
+        detail: `container ${c.name} securityContext.windowsOptions`,
+        strong: meaningfulWindowsOptions(opts),
+      });
     }
     if (c.image) {
       const why = windowsImageEvidence(c.image);

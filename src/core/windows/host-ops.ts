@@ -52,7 +52,12 @@ export function readResult(stdout: string, opName: string): unknown {
  * Defines an op: the header, one literal assignment per parameter, then the body. Other op modules
  * (mirrors, node operations) build their ops with it, so every op keeps the same shape.
  */
-export function defineOp<R>(name: string, params: Record<string, PsValue>, body: string, options: { secrets?: string[]; timeoutMs?: number; retryable?: boolean; parse?: (v: unknown) => R } = {}): HostOp<R> {
+export function defineOp<R>(
+  name: string,
+  params: Record<string, PsValue>,
+  body: string,
+  options: { secrets?: string[]; timeoutMs?: number; retryable?: boolean; parse?: (v: unknown) => R } = {},
+): HostOp<R> {
   const lines = [`# kube-windows op: ${name}`];
   for (const [key, value] of Object.entries(params)) {
     if (!/^[A-Z][A-Za-z0-9]*$/.test(key)) throw new Error(`host-ops: bad parameter name ${key}`);

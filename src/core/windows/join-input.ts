@@ -25,7 +25,8 @@ export function addressProblem(address: string, via: 'byoh' | 'kubeadm'): string
 export function userProblem(user: string): string | undefined {
   const [domain, name, ...rest] = user.includes('\\') ? user.split('\\') : [undefined, user];
   if (rest.length > 0 || name === undefined || name.length === 0 || (domain !== undefined && domain.length === 0)) return `"${printable(user)}" is not a user name (use "user" or "DOMAIN\\user").`;
-  if (USER_FORBIDDEN.test(name) || (domain !== undefined && USER_FORBIDDEN.test(domain))) return `"${printable(user)}" contains a character Windows does not allow in user names (" / [ ] : ; | = , + * ? < > or a control character).`;
+  if (USER_FORBIDDEN.test(name) || (domain !== undefined && USER_FORBIDDEN.test(domain)))
+    return `"${printable(user)}" contains a character Windows does not allow in user names (" / [ ] : ; | = , + * ? < > or a control character).`;
   if (name.length > 104) return 'The user name is too long.';
   return undefined;
 }
@@ -45,7 +46,12 @@ export function validateAddress(value: string, via: 'byoh' | 'kubeadm'): string 
   const v = value.trim();
   if (!v) return "Enter the host's IPv4 address or DNS name.";
   if (/\s/.test(v)) return 'An address has no spaces.';
-  if (v.includes(':')) return via === 'byoh' ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.' : looksIPv6(v) ? undefined : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
+  if (v.includes(':'))
+    return via === 'byoh'
+      ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.'
+      : looksIPv6(v)
+        ? undefined
+        : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
   if (IPV4.test(v)) return undefined;
   if (/^\d+(\.\d+)*$/.test(v)) return 'Not a valid IPv4 address.';
   if (!DNS_NAME.test(v.replace(/\.$/, ''))) return 'Not a valid DNS name (letters, digits, "-" and ".").';

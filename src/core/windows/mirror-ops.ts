@@ -184,7 +184,7 @@ if (Test-Path -LiteralPath $parent -PathType Container) {
 }
 ${EMIT}
 `,
-    { parse: (v) => ({ removed: Array.isArray((v as { removed?: unknown }).removed) ? ((v as { removed: unknown[] }).removed.map(String)) : [] }) },
+    { parse: (v) => ({ removed: Array.isArray((v as { removed?: unknown }).removed) ? (v as { removed: unknown[] }).removed.map(String) : [] }) },
   );
 }
 
@@ -242,12 +242,29 @@ if (Get-Service -Name $Service -ErrorAction SilentlyContinue) {
 }
 ${EMIT}
 `,
-    { timeoutMs: 180_000, parse: (v) => { const o = v as ConfigPathResult; return { changed: o.changed === true, restarted: o.restarted === true, previous: Array.isArray(o.previous) ? o.previous.map(String) : o.previous ? [String(o.previous)] : [] }; } },
+    {
+      timeoutMs: 180_000,
+      parse: (v) => {
+        const o = v as ConfigPathResult;
+        return { changed: o.changed === true, restarted: o.restarted === true, previous: Array.isArray(o.previous) ? o.previous.map(String) : o.previous ? [String(o.previous)] : [] };
+      },
+    },
   );
 }
 
 /** Every mirror op with sample parameters: for parse checks and the simulator's tests. */
 export function sampleMirrorOps(sample: string): HostOp<unknown>[] {
-  const manifest = [{ path: sample, sha256: 'ab'.repeat(32) }, { path: `${sample}\\hosts.toml`, sha256: 'cd'.repeat(32) }];
-  return [readHostsTree(sample), swapHostsTree(sample, sample, manifest), swapHostsTree(sample, 'abc', manifest.slice(0, 1)), swapHostsTree(sample, 'abc', []), rollbackHostsTree(sample, sample), clearStaging(sample), ensureConfigPath(sample, sample, sample)];
+  const manifest = [
+    { path: sample, sha256: 'ab'.repeat(32) },
+    { path: `${sample}\\hosts.toml`, sha256: 'cd'.repeat(32) },
+  ];
+  return [
+    readHostsTree(sample),
+    swapHostsTree(sample, sample, manifest),
+    swapHostsTree(sample, 'abc', manifest.slice(0, 1)),
+    swapHostsTree(sample, 'abc', []),
+    rollbackHostsTree(sample, sample),
+    clearStaging(sample),
+    ensureConfigPath(sample, sample, sample),
+  ];
 }

@@ -48,7 +48,14 @@ export function generateCerts(): GeneratedCerts {
     { name: 'basicConstraints', cA: false },
     { name: 'keyUsage', digitalSignature: true, keyEncipherment: true, critical: true },
     { name: 'extKeyUsage', serverAuth: true },
-    { name: 'subjectAltName', altNames: [{ type: 7, ip: '127.0.0.1' }, { type: 2, value: 'localhost' }, { type: 2, value: 'kubernetes.default.svc' }] },
+    {
+      name: 'subjectAltName',
+      altNames: [
+        { type: 7, ip: '127.0.0.1' },
+        { type: 2, value: 'localhost' },
+        { type: 2, value: 'kubernetes.default.svc' },
+      ],
+    },
   ]);
   cert.sign(ca.priv, forge.md.sha256.create());
   return { caPem: forge.pki.certificateToPem(caCert), certPem: forge.pki.certificateToPem(cert), keyPem: srv.pem };

@@ -19,7 +19,10 @@ type Op = { op: string; path: string; value?: unknown; from?: string };
 function parsePointer(p: string): string[] {
   if (p === '') return [];
   if (!p.startsWith('/')) throw new PatchError(`invalid JSON pointer ${JSON.stringify(p)}`);
-  return p.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return p
+    .slice(1)
+    .split('/')
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 function parentOf(doc: unknown, tokens: string[], path: string): { parent: Record<string, unknown> | unknown[]; key: string } {

@@ -124,12 +124,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const buf = Buffer.from(text);
     ctx.log.status = code;
     ctx.log.bytes += buf.length;
-    ctx.res.writeHead(code, { 'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json', 'Content-Length': String(buf.length), 'Cache-Control': 'no-cache, private', ...headers });
+    ctx.res.writeHead(code, {
+      'Content-Type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+      'Content-Length': String(buf.length),
+      'Cache-Control': 'no-cache, private',
+      ...headers,
+    });
     ctx.res.end(buf);
   }
 
-  const sendStatus = (ctx: Ctx, e: HttpError): void =>
-    send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), e.code === 429 ? { 'Retry-After': '1' } : {});
+  const sendStatus = (ctx: Ctx, e: HttpError): void => send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), e.code === 429 ? { 'Retry-After': '1' } : {});
 
   async function readBody(req: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
@@ -139,7 +143,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     try {
       return JSON.parse(text);
     } catch (e) {
-      throw new HttpError(400, `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (${(e as Error).message})`);
+      throw new HttpError(
+        400,
+        `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, application/vnd.kubernetes.protobuf (${(e as Error).message})`,
+      );
     }
   }
 
@@ -160,19 +167,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   function discovery(ctx: Ctx, path: string): boolean {
     if (ctx.req.method !== 'GET') return false;
-    if (path === '/version') return send(ctx, 200, KUBE_VERSION), true;
-    if (path === '/healthz' || path === '/readyz' || path === '/livez') return send(ctx, 200, 'ok'), true;
-    if (path === '/api') return send(ctx, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] }), true;
-    if (path === '/apis') return send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(openshift) }), true;
-    if (path === '/api/v1') return send(ctx, 200, apiResourceList('', 'v1', openshift)), true;
+    if (path === '/version') return (send(ctx, 200, KUBE_VERSION), true);
+    if (path === '/healthz' || path === '/readyz' || path === '/livez') return (send(ctx, 200, 'ok'), true);
+    if (path === '/api') return (send(ctx, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] }), true);
+    if (path === '/apis') return (send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(openshift) }), true);
+    if (path === '/api/v1') return (send(ctx, 200, apiResourceList('', 'v1', openshift)), true);
     const m = path.match(/^\/apis\/([^/]+)(?:\/([^/]+))?$/);
     if (m) {
       const g = apiGroups(openshift).find((x) => x.name === m[1]);
       if (!g) return false;
-      if (!m[2]) return send(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }), true;
+      if (!m[2]) return (send(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }), true);
       const list = apiResourceList(m[1], m[2], openshift);
       if (!list) return false;
-      return send(ctx, 200, list), true;
+      return (send(ctx, 200, list), true);
     }
     return false;
   }
@@ -314,7 +321,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   function checkDisruptionBudget(pod: KubeObject): void {
     const phase = (pod.status as { phase?: string } | undefined)?.phase;
     if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp) return;
-    const pdbs = store.list('PodDisruptionBudget', pod.metadata.namespace).filter((b) => selectorMatches((b.spec as { selector?: LabelSelectorObject } | undefined)?.selector, pod.metadata.labels ?? {}));
+    const pdbs = store
+      .list('PodDisruptionBudget', pod.metadata.namespace)
+      .filter((b) => selectorMatches((b.spec as { selector?: LabelSelectorObject } | undefined)?.selector, pod.metadata.labels ?? {}));
     if (pdbs.length === 0) return;
     if (pdbs.length > 1) throw new HttpError(500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
     const pdb = pdbs[0]!;
@@ -331,7 +340,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const m = path.match(/^\/api\/v1(?:\/(.*))?$/) ?? path.match(/^\/apis\/([^/]+)\/([^/]+)(?:\/(.*))?$/);
     if (!m) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
     const [group, version, rest] = path.startsWith('/api/') ? ['', 'v1', m[1]] : [m[1], m[2], m[3]];
-    const segs = (rest ?? '').split('/').filter((s) => s !== '').map(decodeURIComponent);
+    const segs = (rest ?? '')
+      .split('/')
+      .filter((s) => s !== '')
+      .map(decodeURIComponent);
     let namespace: string | undefined;
     if (segs[0] === 'namespaces' && segs.length >= 3 && !['status', 'finalize'].includes(segs[2])) {
       namespace = segs[1];
@@ -346,7 +358,23 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const method = ctx.req.method ?? 'GET';
     const isWatch = ['1', 'true'].includes(ctx.query.get('watch') ?? '');
     const verb =
-      method === 'GET' ? (isWatch ? 'watch' : name ? 'get' : 'list') : method === 'POST' ? 'create' : method === 'PUT' ? 'update' : method === 'PATCH' ? 'patch' : method === 'DELETE' ? (name ? 'delete' : 'deletecollection') : '';
+      method === 'GET'
+        ? isWatch
+          ? 'watch'
+          : name
+            ? 'get'
+            : 'list'
+        : method === 'POST'
+          ? 'create'
+          : method === 'PUT'
+            ? 'update'
+            : method === 'PATCH'
+              ? 'patch'
+              : method === 'DELETE'
+                ? name
+                  ? 'delete'
+                  : 'deletecollection'
+                : '';
     if (!verb || (verb === 'create' && name && sub !== 'eviction') || (verb !== 'create' && sub === 'eviction') || ((verb === 'update' || verb === 'patch') && !name)) {
       throw new HttpError(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed', {});
     }
@@ -371,7 +399,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         store.delete('Pod', namespace, name!);
         return send(ctx, 201, statusObject(201, '', ''));
       }
-      if (body.kind && body.kind !== r.kind) throw new HttpError(400, `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${r.group ? r.group + '/' : ''}${r.version}) or kind ${String(body.kind)} does not match ${r.kind}`);
+      if (body.kind && body.kind !== r.kind)
+        throw new HttpError(
+          400,
+          `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${r.group ? r.group + '/' : ''}${r.version}) or kind ${String(body.kind)} does not match ${r.kind}`,
+        );
       if (r.namespaced) {
         if (body.metadata.namespace && body.metadata.namespace !== namespace) throw new HttpError(400, 'the namespace of the provided object does not match the namespace sent on the request');
         if (!store.get('Namespace', undefined, namespace!)) throw new HttpError(404, `namespaces "${namespace}" not found`, 'NotFound', { name: namespace, kind: 'namespaces' });
@@ -390,8 +422,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (verb === 'deletecollection') {
       const match = selectorMatcher(ctx.query);
-      const gone = store.list(r, namespace).filter(match).map((o) => store.delete(r, o.metadata.namespace, o.metadata.name));
-      return send(ctx, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(store.rv) }, items: gone.map((o) => listItem(r, o)) });
+      const gone = store
+        .list(r, namespace)
+        .filter(match)
+        .map((o) => store.delete(r, o.metadata.namespace, o.metadata.name));
+      return send(ctx, 200, {
+        kind: `${r.kind}List`,
+        apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+        metadata: { resourceVersion: String(store.rv) },
+        items: gone.map((o) => listItem(r, o)),
+      });
     }
     const old = store.get(r, namespace, name!);
     if (!old) throw notFound(r, name!);
@@ -408,7 +448,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       try {
         if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(old, body) as KubeObject;
         else if (type === 'application/json-patch+json') next = jsonPatch(old, body) as KubeObject;
-        else throw new HttpError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`);
+        else
+          throw new HttpError(
+            415,
+            `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json, application/strategic-merge-patch+json`,
+          );
       } catch (e) {
         if (e instanceof PatchError) throw new HttpError(422, e.message);
         throw e;

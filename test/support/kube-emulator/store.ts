@@ -100,7 +100,11 @@ export class Store {
     const old = this.objects.get(key);
     if (!old) throw notFound(r, o.metadata.name);
     if (opts.checkRv && o.metadata.resourceVersion && o.metadata.resourceVersion !== old.metadata.resourceVersion) {
-      throw new StoreError(409, 'Conflict', `Operation cannot be fulfilled on ${r.plural}${r.group ? '.' + r.group : ''} "${o.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`);
+      throw new StoreError(
+        409,
+        'Conflict',
+        `Operation cannot be fulfilled on ${r.plural}${r.group ? '.' + r.group : ''} "${o.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+      );
     }
     o.metadata.uid = old.metadata.uid;
     o.metadata.creationTimestamp = old.metadata.creationTimestamp;

@@ -188,4 +188,3 @@ export function simTree(state: SimHostState, dir: string): Map<string, string> {
   const fs = new SimFs(state);
   return new Map(filesUnder(state, dir).map(([rel, full]) => [rel, fs.read(full).toString('utf8')]));
 }
-

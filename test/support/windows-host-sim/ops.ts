@@ -191,7 +191,9 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       fs.mkdirp(dest);
       if (!fs.isFile(archive)) throw new OpError(`tar.exe could not unpack ${archive} (exit code 1)`);
       const leaf = leafOf(archive).toLowerCase();
-      const contents = [...ctx.archiveContents].find(([n]) => n.toLowerCase() === leaf)?.[1] ?? (leaf.includes('containerd') ? { 'containerd.exe': 'MZ containerd', 'containerd-shim-runhcs-v1.exe': 'MZ containerd-shim-runhcs-v1' } : {});
+      const contents =
+        [...ctx.archiveContents].find(([n]) => n.toLowerCase() === leaf)?.[1] ??
+        (leaf.includes('containerd') ? { 'containerd.exe': 'MZ containerd', 'containerd-shim-runhcs-v1.exe': 'MZ containerd-shim-runhcs-v1' } : {});
       for (const [rel, data] of Object.entries(contents)) {
         const target = joinPath(dest, rel);
         const parent = parentOf(target);
@@ -324,10 +326,17 @@ async function kubeadmJoin(ctx: OpContext, fs: SimFs, p: Record<string, PsLitera
   const errors: string[] = [];
   if (fs.isFile(KUBELET_KUBECONFIG)) errors.push('\t[ERROR FileAvailable--etc-kubernetes-kubelet.conf]: /etc/kubernetes/kubelet.conf already exists');
   if (findService(state, 'containerd')?.[1].status !== 'Running') {
-    errors.push('\t[ERROR CRI]: container runtime is not running: output: time="2026-11-21T09:00:00Z" level=fatal msg="validate service connection: validate CRI v1 runtime API for endpoint \\"npipe:////./pipe/containerd-containerd\\": rpc error: code = Unavailable desc = connection error: desc = \\"transport: Error while dialing: open \\\\\\\\\\\\\\\\.\\\\\\\\pipe\\\\\\\\containerd-containerd: The system cannot find the file specified.\\""');
+    errors.push(
+      '\t[ERROR CRI]: container runtime is not running: output: time="2026-11-21T09:00:00Z" level=fatal msg="validate service connection: validate CRI v1 runtime API for endpoint \\"npipe:////./pipe/containerd-containerd\\": rpc error: code = Unavailable desc = connection error: desc = \\"transport: Error while dialing: open \\\\\\\\\\\\\\\\.\\\\\\\\pipe\\\\\\\\containerd-containerd: The system cannot find the file specified.\\""',
+    );
   }
   if (errors.length > 0) {
-    return kubeadmFailure([...preflight, 'error execution phase preflight: [preflight] Some fatal errors occurred:', ...errors, '[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`']);
+    return kubeadmFailure([
+      ...preflight,
+      'error execution phase preflight: [preflight] Some fatal errors occurred:',
+      ...errors,
+      '[preflight] If you know what you are doing, you can make a check non-fatal with `--ignore-preflight-errors=...`',
+    ]);
   }
   const exp = ctx.expectedJoin;
   if (!exp || exp.endpoint !== endpoint) {
@@ -339,18 +348,41 @@ async function kubeadmJoin(ctx: OpContext, fs: SimFs, p: Record<string, PsLitera
   const tokenId = token.split('.')[0] ?? '';
   const tokenOk = typeof exp.token === 'function' ? await exp.token(token) : exp.token === token;
   if (!tokenOk) {
-    return kubeadmFailure([...preflight, `error execution phase preflight: couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID "${tokenId}"`]);
+    return kubeadmFailure([
+      ...preflight,
+      `error execution phase preflight: couldn't validate the identity of the API Server: could not find a JWS signature in the cluster-info ConfigMap for token ID "${tokenId}"`,
+    ]);
   }
   if (exp.caCertHash.toLowerCase() !== caCertHash.toLowerCase()) {
-    return kubeadmFailure([...preflight, `error execution phase preflight: couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${exp.caCertHash}" are pinned`]);
+    return kubeadmFailure([
+      ...preflight,
+      `error execution phase preflight: couldn't validate the identity of the API Server: cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${exp.caCertHash}" are pinned`,
+    ]);
   }
   if (!findService(state, 'kubelet')) {
-    return kubeadmFailure([...preflight, '[kubelet-start] Writing kubelet configuration to file "\\\\var\\\\lib\\\\kubelet\\\\config.yaml"', 'error execution phase kubelet-start: The specified service does not exist as an installed service.']);
+    return kubeadmFailure([
+      ...preflight,
+      '[kubelet-start] Writing kubelet configuration to file "\\\\var\\\\lib\\\\kubelet\\\\config.yaml"',
+      'error execution phase kubelet-start: The specified service does not exist as an installed service.',
+    ]);
   }
   for (const d of ['C:\\var\\lib\\kubelet', 'C:\\etc\\kubernetes\\pki']) fs.mkdirp(d);
-  fs.write(KUBELET_CONFIG, Buffer.from('apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nauthentication:\n  x509:\n    clientCAFile: /etc/kubernetes/pki/ca.crt\ncgroupsPerQOS: false\nenforceNodeAllocatable: []\n'));
-  fs.write(KUBEADM_FLAGS, Buffer.from(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=${nodeName} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`));
-  fs.write(KUBELET_KUBECONFIG, Buffer.from(`apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://${endpoint}\n  name: default-cluster\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n`));
+  fs.write(
+    KUBELET_CONFIG,
+    Buffer.from(
+      'apiVersion: kubelet.config.k8s.io/v1beta1\nkind: KubeletConfiguration\nauthentication:\n  x509:\n    clientCAFile: /etc/kubernetes/pki/ca.crt\ncgroupsPerQOS: false\nenforceNodeAllocatable: []\n',
+    ),
+  );
+  fs.write(
+    KUBEADM_FLAGS,
+    Buffer.from(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=${nodeName} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`),
+  );
+  fs.write(
+    KUBELET_KUBECONFIG,
+    Buffer.from(
+      `apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    server: https://${endpoint}\n  name: default-cluster\nusers:\n- name: default-auth\n  user:\n    client-certificate: /var/lib/kubelet/pki/kubelet-client-current.pem\n`,
+    ),
+  );
   startServiceNamed(state, fs, 'kubelet');
   await ctx.onKubeadmJoin?.({ nodeName, build: `10.0.${state.build}` });
   const output = [

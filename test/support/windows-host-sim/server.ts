@@ -112,7 +112,13 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   const authorizedKeys = new Map(users.map((u) => [u.toLowerCase(), options.users[u] ?? []]));
   // Windows OpenSSH's default sshd_config: administrators' keys are read from ONE machine-wide file.
   const writeKeyFiles = (): void => {
-    const lines = (us: string[]): Buffer => Buffer.from(us.flatMap((u) => authorizedKeys.get(u.toLowerCase()) ?? []).map((k) => k + '\r\n').join(''));
+    const lines = (us: string[]): Buffer =>
+      Buffer.from(
+        us
+          .flatMap((u) => authorizedKeys.get(u.toLowerCase()) ?? [])
+          .map((k) => k + '\r\n')
+          .join(''),
+      );
     fs.write('C:\\ProgramData\\ssh\\administrators_authorized_keys', lines(users.filter((u) => admins.has(u.toLowerCase()))));
     for (const u of users.filter((x) => !admins.has(x.toLowerCase()))) {
       fs.mkdirp(`C:\\Users\\${u}\\.ssh`);
@@ -308,7 +314,11 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       if (p.startsWith('/') || p.startsWith('\\')) return undefined;
       return normalisePath(`${home}\\${p}`);
     };
-    const toSftp = (w: string): string => '/' + normalisePath(w).replace(/\\/g, '/').replace(/\/$/, (m) => (normalisePath(w).length === 3 ? m : ''));
+    const toSftp = (w: string): string =>
+      '/' +
+      normalisePath(w)
+        .replace(/\\/g, '/')
+        .replace(/\/$/, (m) => (normalisePath(w).length === 3 ? m : ''));
     const attrsOf = (w: string): Attributes => {
       const now = Math.floor(Date.now() / 1000);
       if (fs.isDir(w)) return { mode: 0o040755, uid: 0, gid: 0, size: 0, atime: now, mtime: now };

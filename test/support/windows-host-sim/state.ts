@@ -218,7 +218,13 @@ export function createState(init: SimHostInit, users: string[]): SimHostState {
     opLog: [],
   };
   const defaults: Record<string, SimService> = {
-    sshd: { status: 'Running', startType: 'Auto', binaryPathName: 'C:\\Windows\\System32\\OpenSSH\\sshd.exe', dependsOn: [], description: 'SSH protocol based service to provide secure encrypted communications between two untrusted hosts over unsecure networks.' },
+    sshd: {
+      status: 'Running',
+      startType: 'Auto',
+      binaryPathName: 'C:\\Windows\\System32\\OpenSSH\\sshd.exe',
+      dependsOn: [],
+      description: 'SSH protocol based service to provide secure encrypted communications between two untrusted hosts over unsecure networks.',
+    },
     hns: { status: 'Running', startType: 'Manual', binaryPathName: 'C:\\Windows\\system32\\svchost.exe -k NetSvcs -p', dependsOn: [], description: 'Host Network Service' },
   };
   for (const [n, s] of Object.entries(defaults)) state.services.set(n, s);
@@ -227,7 +233,8 @@ export function createState(init: SimHostInit, users: string[]): SimHostState {
   }
   for (const [n, a] of Object.entries(init.dns ?? {})) state.dns.set(n.toLowerCase(), a);
   const fs = new SimFs(state);
-  for (const d of ['C:\\', 'C:\\Windows\\System32\\OpenSSH', 'C:\\ProgramData\\ssh', 'C:\\Program Files', 'C:\\Temp', ...users.map((u) => `C:\\Users\\${u}\\.ssh`), ...(init.directories ?? [])]) fs.mkdirp(d);
+  for (const d of ['C:\\', 'C:\\Windows\\System32\\OpenSSH', 'C:\\ProgramData\\ssh', 'C:\\Program Files', 'C:\\Temp', ...users.map((u) => `C:\\Users\\${u}\\.ssh`), ...(init.directories ?? [])])
+    fs.mkdirp(d);
   fs.write('C:\\Windows\\System32\\OpenSSH\\sshd.exe', Buffer.from('MZ sshd'));
   for (const [p, c] of Object.entries(init.files ?? {})) {
     const parent = parentOf(p);

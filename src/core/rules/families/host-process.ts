@@ -76,7 +76,11 @@ const WIN010: PodRule = {
     for (const x of info.containers) {
       if (x.own === false) ops.push({ op: 'delete', path: [...x.c.path, ...HP], keep: x.c.path.length });
     }
-    const listed = normal.slice(0, 3).map((x) => `${containerWord(x.c)} ${preview(x.c.name, 40)}`).join(', ') + (normal.length > 3 ? ` and ${normal.length - 3} more` : '');
+    const listed =
+      normal
+        .slice(0, 3)
+        .map((x) => `${containerWord(x.c)} ${preview(x.c.name, 40)}`)
+        .join(', ') + (normal.length > 3 ? ` and ${normal.length - 3} more` : '');
     report({
       path: firstHostProcessPath(pod, info),
       message:
@@ -143,7 +147,8 @@ const WIN013: PodRule = {
     if (nonEmptyString(podUser)) return;
     const missing = info.containers.filter((x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName));
     if (missing.length === 0) return;
-    const why = 'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
+    const why =
+      'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
     const value = 'NT AUTHORITY\\Local service';
     if (info.pod === true) {
       report({
@@ -183,7 +188,9 @@ const WIN014: PodRule = {
         const path = [...pod.path, 'securityContext', 'runAsNonRoot'];
         reports.push({
           path,
-          message: message(affected.length === 1 ? `HostProcess ${containerWord(affected[0].c)} ${preview(affected[0].c.name, 40)}` : `HostProcess containers ${quoteList(affected.map((x) => x.c.name))}`),
+          message: message(
+            affected.length === 1 ? `HostProcess ${containerWord(affected[0].c)} ${preview(affected[0].c.name, 40)}` : `HostProcess containers ${quoteList(affected.map((x) => x.c.name))}`,
+          ),
           fixes: [deleteFix('Remove runAsNonRoot', path, pod.path.length)],
         });
       }

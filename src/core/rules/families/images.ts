@@ -1,17 +1,7 @@
 import { getAt, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
-import {
-  buildByNumber,
-  dockerHubMicrosoftSuccessor,
-  imageBuild,
-  isImageCompatible,
-  linuxOnlyImage,
-  parseBuildLabel,
-  parseImage,
-  retagForBuild,
-  windowsImageEvidence,
-} from '../../windows/builds';
+import { buildByNumber, dockerHubMicrosoftSuccessor, imageBuild, isImageCompatible, linuxOnlyImage, parseBuildLabel, parseImage, retagForBuild, windowsImageEvidence } from '../../windows/builds';
 import { isSet } from '../helpers';
 import { inferredFrom } from './scheduling';
 import { BUILD_LABEL, type Targeting } from '../targeting';
@@ -93,7 +83,10 @@ const WIN080: PodRule = {
         if (parsed) hosts.set(n.build, parsed);
       }
       if (hosts.size === 0 || [...hosts.values()].some((h) => runs(h, build))) continue;
-      const targets = [...hosts.values()].filter((h) => h.major === 10 && h.minor === 0).map((h) => h.build).sort((a, b) => b - a);
+      const targets = [...hosts.values()]
+        .filter((h) => h.major === 10 && h.minor === 0)
+        .map((h) => h.build)
+        .sort((a, b) => b - a);
       report({
         path,
         target: 'value',
@@ -182,9 +175,7 @@ const WIN082: PodRule = {
       path: [...first.c.path, 'image'],
       target: 'value',
       message: `Image ${preview(first.image)} is built for Windows ${label(first.build)} (${first.token}) but nothing pins the pod to nodes of that build; ${context}. Add nodeSelector ${BUILD_LABEL}${pinTo ? `: ${label(pinTo)}` : ''} or use a RuntimeClass that pins it.`,
-      fixes: pinTo
-        ? [{ title: `Add nodeSelector ${BUILD_LABEL}: ${label(pinTo)}`, ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', BUILD_LABEL], value: label(pinTo) }] }]
-        : [],
+      fixes: pinTo ? [{ title: `Add nodeSelector ${BUILD_LABEL}: ${label(pinTo)}`, ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', BUILD_LABEL], value: label(pinTo) }] }] : [],
     });
   },
 };

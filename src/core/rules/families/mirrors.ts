@@ -118,21 +118,16 @@ const MIR003 = objectRule(
   },
 );
 
-const MIR004 = objectRule(
-  'MIR004',
-  'error',
-  'mirrorSourcePolicy NeverContactSource without mirrors: images from the source can be pulled from nowhere.',
-  (entries, _ctx, report) => {
-    for (const e of entries) {
-      if (e.policy !== 'NeverContactSource' || e.mirrors.length > 0) continue;
-      report({
-        path: [...e.path, 'mirrorSourcePolicy'],
-        target: 'value',
-        message: `NeverContactSource forbids pulling from ${e.source ? ref(e.source) : 'the source'} but no mirror is listed, so its images cannot be pulled at all. Add a mirror, or remove mirrorSourcePolicy.`,
-      });
-    }
-  },
-);
+const MIR004 = objectRule('MIR004', 'error', 'mirrorSourcePolicy NeverContactSource without mirrors: images from the source can be pulled from nowhere.', (entries, _ctx, report) => {
+  for (const e of entries) {
+    if (e.policy !== 'NeverContactSource' || e.mirrors.length > 0) continue;
+    report({
+      path: [...e.path, 'mirrorSourcePolicy'],
+      target: 'value',
+      message: `NeverContactSource forbids pulling from ${e.source ? ref(e.source) : 'the source'} but no mirror is listed, so its images cannot be pulled at all. Add a mirror, or remove mirrorSourcePolicy.`,
+    });
+  }
+});
 
 const MIR005 = objectRule(
   'MIR005',
@@ -185,7 +180,10 @@ const MIR006 = objectRule(
         const host = wmcoMirrorHost(e.source, m.value);
         if (!written.includes(host)) written.push(host);
       }
-      const sorted = wmcoMirrorOrder(e.source, e.mirrors.map((m) => m.value));
+      const sorted = wmcoMirrorOrder(
+        e.source,
+        e.mirrors.map((m) => m.value),
+      );
       if (written.length < 2 || written.every((h, i) => h === sorted[i])) continue;
       const never = e.policy === 'NeverContactSource' ? ` and, with NeverContactSource, ${ref(sorted[0])} also replaces the source as fallback` : '';
       report({
@@ -210,7 +208,8 @@ const MIR007: ObjectRule = {
     report({
       path: [...object.path, 'kind'],
       target: 'value',
-      message: 'WMCO configures Windows nodes only from ImageDigestMirrorSet and ImageTagMirrorSet objects, so Windows nodes ignore the mirrors of this ImageContentSourcePolicy and pull from the sources. Convert it to an ImageDigestMirrorSet (oc adm migrate icsp).',
+      message:
+        'WMCO configures Windows nodes only from ImageDigestMirrorSet and ImageTagMirrorSet objects, so Windows nodes ignore the mirrors of this ImageContentSourcePolicy and pull from the sources. Convert it to an ImageDigestMirrorSet (oc adm migrate icsp).',
     });
   },
 };

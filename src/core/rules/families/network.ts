@@ -120,7 +120,8 @@ const NET003: ObjectRule = {
     const base = [...view.base, 'defaultNetwork'];
     report({
       path: ovn ? [...base, 'ovnKubernetesConfig'] : [...base, 'type'],
-      message: 'OVN-Kubernetes without hybrid overlay: WMCO refuses to configure Windows nodes ("cluster is not configured for OVN hybrid networking"). Add defaultNetwork.ovnKubernetesConfig.hybridOverlayConfig.hybridClusterNetwork with a CIDR for the Windows nodes.',
+      message:
+        'OVN-Kubernetes without hybrid overlay: WMCO refuses to configure Windows nodes ("cluster is not configured for OVN hybrid networking"). Add defaultNetwork.ovnKubernetesConfig.hybridOverlayConfig.hybridClusterNetwork with a CIDR for the Windows nodes.',
     });
   },
 };

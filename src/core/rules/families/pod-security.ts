@@ -88,7 +88,13 @@ const WIN002: PodRule = {
           const user = sc.runAsUser === 0 ? 'ContainerAdministrator' : 'ContainerUser';
           fixes.push(
             winOpts
-              ? { title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`, ops: [{ op: 'delete', path, keep: c.path.length + 1 }, { op: 'set', path: [...c.path, 'securityContext', 'windowsOptions', 'runAsUserName'], value: user }] }
+              ? {
+                  title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`,
+                  ops: [
+                    { op: 'delete', path, keep: c.path.length + 1 },
+                    { op: 'set', path: [...c.path, 'securityContext', 'windowsOptions', 'runAsUserName'], value: user },
+                  ],
+                }
               : { title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`, ops: [{ op: 'replacePair', path, key: 'windowsOptions', value: { runAsUserName: user } }] },
           );
         }
@@ -124,10 +130,7 @@ const WIN003: PodRule = {
       report({
         path: p.path,
         message: `${p.field}: Forbidden: windows options cannot be set for a linux pod. Remove windowsOptions, or set spec.os.name to windows if this pod is meant for Windows nodes.`,
-        fixes: [
-          deleteFix('Remove windowsOptions', p.path, p.keep),
-          { title: 'Change spec.os.name to windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] },
-        ],
+        fixes: [deleteFix('Remove windowsOptions', p.path, p.keep), { title: 'Change spec.os.name to windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] }],
         related: [{ path: [...pod.path, 'os', 'name'], target: 'value', message: 'spec.os.name is linux here' }],
       });
     }

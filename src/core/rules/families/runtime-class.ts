@@ -139,7 +139,8 @@ const RTC003: ObjectRule = {
       report({
         path,
         target: 'value',
-        message: 'node.k8s.io/v1alpha1 RuntimeClass is no longer served, so the API server rejects this object. Rewrite it as node.k8s.io/v1: spec.runtimeHandler becomes the top-level handler, spec.scheduling becomes scheduling.',
+        message:
+          'node.k8s.io/v1alpha1 RuntimeClass is no longer served, so the API server rejects this object. Rewrite it as node.k8s.io/v1: spec.runtimeHandler becomes the top-level handler, spec.scheduling becomes scheduling.',
       });
     }
   },

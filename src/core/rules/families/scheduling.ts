@@ -98,9 +98,7 @@ const WIN070: PodRule = {
       const exprs = affinityExprs(pod, false);
       const restricts = (ti: number) =>
         exprs.some(
-          (e) =>
-            e.term === ti &&
-            ((OS_LABELS.includes(e.key) && (e.operator === 'In' || e.operator === 'NotIn')) || (e.key === BUILD_LABEL && (e.operator === 'In' || e.operator === 'Exists'))),
+          (e) => e.term === ti && ((OS_LABELS.includes(e.key) && (e.operator === 'In' || e.operator === 'NotIn')) || (e.key === BUILD_LABEL && (e.operator === 'In' || e.operator === 'Exists'))),
         );
       if (terms.every((_, ti) => restricts(ti))) return;
     }
@@ -298,7 +296,7 @@ const WIN073: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
-  title: 'Tolerations do not cover the Windows nodes\' taint (values are case-sensitive: WMCO taints os=Windows, upstream guides os=windows).',
+  title: "Tolerations do not cover the Windows nodes' taint (values are case-sensitive: WMCO taints os=Windows, upstream guides os=windows).",
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows' || isSet(pod.spec, 'nodeName')) return;
     const tols = effectiveTolerations(pod, facts);
@@ -318,7 +316,10 @@ const WIN073: PodRule = {
         for (const t of untolerated) missing.set(taintText(t), t);
       }
       const taints = [...missing.values()];
-      const adds = uniqueBy(taints.map((t) => ({ key: t.key, effect: t.effect })), (a) => `${a.key}:${a.effect}`);
+      const adds = uniqueBy(
+        taints.map((t) => ({ key: t.key, effect: t.effect })),
+        (a) => `${a.key}:${a.effect}`,
+      );
       report({
         path: anchor,
         message: `No Windows node of cluster ${preview(cluster.name)} accepts this pod: ${field} do not tolerate the taint ${taints.slice(0, 3).map(taintText).join(', ')}${taints.length > 3 ? ' …' : ''}, so the scheduler will not place it on any of them. Add a toleration with operator: Exists for ${[...new Set(adds.map((a) => a.key))].join(', ')}.`,

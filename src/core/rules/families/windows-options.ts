@@ -124,7 +124,7 @@ const setUser = (site: Site, value: string, title: string): FixSpec => ({ title,
 const WIN020 = userNameRule(
   'WIN020',
   'windowsOptions.runAsUserName is an empty string: rejected by the API server.',
-  () => 'Remove the key to run as the image\'s default user, or name an account such as ContainerUser.',
+  () => "Remove the key to run as the image's default user, or name an account such as ContainerUser.",
   (_v, site) => [deleteFix('Remove the empty runAsUserName', [...site.path, 'runAsUserName'], site.keep)],
 );
 
@@ -217,9 +217,10 @@ const WIN027: PodRule = {
       const problems = dns1123SubdomainProblems(value);
       if (problems.length === 0) continue;
       const lower = value.toLowerCase();
-      const fixes: FixSpec[] = lower !== value && dns1123SubdomainProblems(lower).length === 0
-        ? [{ title: `Lowercase to ${preview(lower)}`, ops: [{ op: 'set', path: [...site.path, 'gmsaCredentialSpecName'], value: lower }] }]
-        : [];
+      const fixes: FixSpec[] =
+        lower !== value && dns1123SubdomainProblems(lower).length === 0
+          ? [{ title: `Lowercase to ${preview(lower)}`, ops: [{ op: 'set', path: [...site.path, 'gmsaCredentialSpecName'], value: lower }] }]
+          : [];
       report({
         path: [...site.path, 'gmsaCredentialSpecName'],
         target: 'value',
@@ -331,7 +332,7 @@ function checkNonRoot(pod: PodSpecView, report: Reporter) {
       cause = `container's runAsUser (${ROOT}) which will be regarded as root identity and will break non-root policy`;
     } else continue;
     related.push({ path: nonRoot.path, target: 'value', message: 'runAsNonRoot: true is set here' });
-    const why = user ? 'runs as ContainerAdministrator' : 'runs as its Server Core based image\'s default user, ContainerAdministrator,';
+    const why = user ? 'runs as ContainerAdministrator' : "runs as its Server Core based image's default user, ContainerAdministrator,";
     report({
       path,
       target: 'value',
