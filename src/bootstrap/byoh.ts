@@ -8,29 +8,11 @@ import { isIPv4, isIPv6 } from 'node:net';
 import type { KubeClient } from '../cluster/client';
 import { authorizedKeys, hostFacts, resolveName, type HostFacts } from '../core/windows/host-ops';
 import type { WindowsHost } from '../remote/windows-host';
-import {
-  addInstance,
-  clusterProxy,
-  configNetwork,
-  createIfMissing,
-  csrState,
-  csrsForNode,
-  csvVersion,
-  findNode,
-  getOrUndefined,
-  infrastructure,
-  installKeyHashes,
-  isReady,
-  KEY_SECRET,
-  KEY_SECRET_KEY,
-  operatorNetwork,
-  readyMessage,
-  removeInstance,
-  windowsInstances,
-  wmcoCsv,
-  WMCO_NAMESPACE,
-  type NodeObject,
-} from './cluster-api';
+import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';
+import { findNode, isReady, nodeCall, readyMessage, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
+import { CLUSTER_CONFIG_CALLS, clusterProxy, configNetwork, infrastructure, installKeyHashes, operatorNetwork } from '../cluster/openshift';
+import { addInstance, createKeySecret, csvVersion, keySecret, removeInstance, windowsInstances, wmcoCalls, wmcoCsv } from '../cluster/wmco';
+import { KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
 import type { Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, nodeNameOf, PreflightError, type Finding } from './preflight';
@@ -104,7 +86,7 @@ export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Pro
 
   const [csv, secret, opNet, cfgNet, proxy, infra, instances, hostKeys, installKeys] = await Promise.all([
     wmcoCsv(kube, signal, ns),
-    getOrUndefined<{ data?: Record<string, string> }>(kube, `/api/v1/namespaces/${encodeURIComponent(ns)}/secrets/${KEY_SECRET}`, signal),
+    keySecret(kube, signal, ns),
     operatorNetwork(kube, signal),
     configNetwork(kube, signal),
     clusterProxy(kube, signal),
@@ -114,9 +96,9 @@ export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Pro
     installKeyHashes(kube, pubKeyHash, signal),
   ]);
 
-  const keySecret: Parameters<typeof evaluateByoh>[0]['keySecret'] = { present: Boolean(secret), hasKey: Boolean(secret?.data?.[KEY_SECRET_KEY]) };
-  const pem = secret?.data?.[KEY_SECRET_KEY] ? Buffer.from(secret.data[KEY_SECRET_KEY], 'base64').toString('utf8') : ctx.opts.privateKey?.pem.reveal();
-  if (pem) Object.assign(keySecret, keyInfo(pem));
+  const secretFacts: Parameters<typeof evaluateByoh>[0]['keySecret'] = { present: secret.present, hasKey: secret.pem !== undefined };
+  const pem = secret.pem ?? ctx.opts.privateKey?.pem.reveal();
+  if (pem) Object.assign(secretFacts, keyInfo(pem));
 
   let apiInt: Parameters<typeof evaluateByoh>[0]['apiInt'];
   const apiUrl = infra?.status?.apiServerInternalURL;
@@ -144,7 +126,7 @@ export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Pro
         }
       : {}),
     installsWmco: Boolean(ctx.opts.installWmco),
-    keySecret,
+    keySecret: secretFacts,
     createsKeySecret: Boolean(ctx.opts.privateKey),
     hostKeyHashes: authorizedKeyHashes(hostKeys.keys),
     installKeyHashes: installKeys,
@@ -181,14 +163,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     preview: {
       check: 'always runs',
       powershell: [hostFacts().script, authorizedKeys().script, resolveName('api-int.<cluster domain>').script],
-      api: [
-        { verb: 'GET', path: `/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/clusterserviceversions` },
-        { verb: 'GET', path: `/api/v1/namespaces/${ns}/secrets/${KEY_SECRET}` },
-        { verb: 'GET', path: '/apis/operator.openshift.io/v1/networks/cluster' },
-        { verb: 'GET', path: '/apis/config.openshift.io/v1/networks/cluster' },
-        { verb: 'GET', path: '/apis/config.openshift.io/v1/proxies/cluster' },
-        { verb: 'GET', path: '/apis/config.openshift.io/v1/infrastructures/cluster' },
-      ],
+      api: [wmcoCalls.csv(ns), wmcoCalls.keySecret(ns), ...CLUSTER_CONFIG_CALLS],
     },
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
@@ -206,10 +181,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     description: `Adds "${opts.address}: username=${opts.user}" by a merge patch of that one key (other entries are left alone); creates the ConfigMap if it is missing.`,
     preview: {
       check: `windows-instances already maps ${opts.address} to username=${opts.user}`,
-      api: [
-        { verb: 'GET', path: `/api/v1/namespaces/${ns}/configmaps/windows-instances` },
-        { verb: 'PATCH', path: `/api/v1/namespaces/${ns}/configmaps/windows-instances`, body: { data: { [opts.address]: `username=${opts.user}` } } },
-      ],
+      api: [wmcoCalls.instances(ns), wmcoCalls.setInstance(ns, opts.address, `username=${opts.user}`)],
     },
     check: async (ctx, signal) => ((await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}` ? 'done' : 'todo'),
     apply: async (ctx, signal) => addInstance(ctx.opts.kube, ctx.opts.address, ctx.opts.user, signal, ns),
@@ -222,7 +194,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     id: 'node-registered',
     title: 'Wait for WMCO to configure the host and the Node to register',
     description: 'WMCO connects over SSH, transfers its payload, starts containerd and kubelet; kubelet requests a client certificate and registers the Node.',
-    preview: { check: `a Windows Node with address ${opts.address} exists`, api: [{ verb: 'GET', path: '/api/v1/nodes?labelSelector=kubernetes.io/os=windows' }] },
+    preview: { check: `a Windows Node with address ${opts.address} exists`, api: [WINDOWS_NODES_CALL] },
     check: async (ctx, signal) => ((ctx.state.node = await nodeFor(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       ctx.state.node = await waitFor(
@@ -249,7 +221,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   steps.push({
     id: 'csrs-approved',
     title: "Check that the node's certificate requests are approved",
-    preview: { check: 'no certificate request of the node is pending or denied', api: [{ verb: 'GET', path: '/apis/certificates.k8s.io/v1/certificatesigningrequests' }] },
+    preview: { check: 'no certificate request of the node is pending or denied', api: [CSR_LIST_CALL] },
     check: async (ctx, signal) => {
       const name = ctx.state.node?.metadata.name ?? ctx.state.nodeName;
       if (!name) return { todo: 'node name unknown' };
@@ -282,7 +254,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   steps.push({
     id: 'node-version',
     title: 'Wait for WMCO to finish (version annotation equal to desired-version)',
-    preview: { check: 'windowsmachineconfig.openshift.io/version equals desired-version', api: [{ verb: 'GET', path: '/api/v1/nodes/<node>' }] },
+    preview: { check: 'windowsmachineconfig.openshift.io/version equals desired-version', api: [nodeCall('GET', '<node>')] },
     check: async (ctx, signal) => (versionDone(await nodeFor(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       await waitFor(
@@ -322,7 +294,7 @@ export function readyStep<Ctx>(getNode: (ctx: Ctx, signal: AbortSignal) => Promi
   return {
     id: 'node-ready',
     title: 'Wait for the node to be Ready',
-    preview: { check: 'the Node has condition Ready=True', api: [{ verb: 'GET', path: '/api/v1/nodes/<node>' }] },
+    preview: { check: 'the Node has condition Ready=True', api: [nodeCall('GET', '<node>')] },
     check: async (ctx, signal) => {
       const node = await getNode(ctx, signal);
       return node && isReady(node) ? 'done' : 'todo';
@@ -346,16 +318,15 @@ export function readyStep<Ctx>(getNode: (ctx: Ctx, signal: AbortSignal) => Promi
 }
 
 function keySecretStep(ns: string, key: { pem: Secret; source: string }): Step<ByohContext> {
-  const path = `/api/v1/namespaces/${ns}/secrets`;
   return {
     id: 'cloud-private-key',
     title: `Create the cloud-private-key secret from ${key.source}`,
     description: 'WMCO uses this key to reach every BYOH host over SSH; it must not have a passphrase.',
     preview: {
-      check: 'the secret exists with a private-key.pem entry (an existing secret is never overwritten)',
-      api: [{ verb: 'POST', path, body: { apiVersion: 'v1', kind: 'Secret', metadata: { name: KEY_SECRET, namespace: ns }, type: 'Opaque', data: { [KEY_SECRET_KEY]: key.pem } } }],
+      check: `the secret exists with a ${KEY_SECRET_KEY} entry (an existing secret is never overwritten)`,
+      api: [wmcoCalls.createKeySecret(ns, key.pem)],
     },
-    check: async (ctx, signal) => ((await getOrUndefined<{ data?: Record<string, string> }>(ctx.opts.kube, `${path}/${KEY_SECRET}`, signal))?.data?.[KEY_SECRET_KEY] ? 'done' : 'todo'),
+    check: async (ctx, signal) => ((await keySecret(ctx.opts.kube, signal, ns)).pem !== undefined ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       const info = keyInfo(key.pem.reveal());
       if (info.encrypted) throw new Error(`${key.source} has a passphrase; WMCO needs a key without one.`);
@@ -363,14 +334,9 @@ function keySecretStep(ns: string, key: { pem: Secret; source: string }): Step<B
       if (info.hash && (await installKeyHashes(ctx.opts.kube, pubKeyHash, signal)).includes(info.hash)) {
         report(`warning: ${key.source} is the key the cluster was installed with (MachineConfig 99-worker-ssh); WMCO recommends a different key for Windows hosts`);
       }
-      await createIfMissing(
-        ctx.opts.kube,
-        path,
-        { apiVersion: 'v1', kind: 'Secret', metadata: { name: KEY_SECRET, namespace: ns }, type: 'Opaque', data: { [KEY_SECRET_KEY]: Buffer.from(key.pem.reveal(), 'utf8').toString('base64') } },
-        signal,
-      );
+      await createKeySecret(ctx.opts.kube, key.pem.reveal(), signal, ns);
     },
-    verify: async (ctx, signal) => ((await getOrUndefined<{ data?: Record<string, string> }>(ctx.opts.kube, `${path}/${KEY_SECRET}`, signal))?.data?.[KEY_SECRET_KEY] ? true : 'the secret is missing'),
+    verify: async (ctx, signal) => ((await keySecret(ctx.opts.kube, signal, ns)).pem !== undefined ? true : 'the secret is missing'),
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -399,7 +365,7 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
         title: `Delete ${opts.address} from the windows-instances ConfigMap`,
         preview: {
           check: `windows-instances has no entry ${opts.address}`,
-          api: [{ verb: 'PATCH', path: `/api/v1/namespaces/${ns}/configmaps/windows-instances`, body: { data: { [opts.address]: null } } }],
+          api: [wmcoCalls.setInstance(ns, opts.address, null)],
         },
         check: async (o, signal) => ((await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? 'done' : 'todo'),
         apply: async (o, signal) => removeInstance(o.kube, o.address, signal, ns),
@@ -410,7 +376,7 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
       {
         id: 'node-deconfigured',
         title: 'Wait for WMCO to drain, deconfigure and delete the Node',
-        preview: { check: `no Node with address ${opts.address}`, api: [{ verb: 'GET', path: '/api/v1/nodes?labelSelector=kubernetes.io/os=windows' }] },
+        preview: { check: `no Node with address ${opts.address}`, api: [WINDOWS_NODES_CALL] },
         check: async (o, signal) => ((await findNode(o.kube, o.address, o.nodeName, signal)) ? 'todo' : 'done'),
         apply: async (o, signal, report) => {
           await waitFor(

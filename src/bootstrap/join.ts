@@ -5,7 +5,9 @@
 import type { KubeClient } from '../cluster/client';
 import type { WindowsHost } from '../remote/windows-host';
 import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOptions, type Resolver } from './byoh';
-import { findNode, isOpenShift } from './cluster-api';
+import { findNode } from '../cluster/nodes';
+import { isOpenShift } from '../cluster/openshift';
+import { wmcoLocation } from '../cluster/wmco';
 import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } from './kubeadm';
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
@@ -17,6 +19,19 @@ export { addressProblem, JoinInputError, userProblem };
 
 export type JoinVia = 'byoh' | 'kubeadm';
 
+/** The kubeWindows.wmco.* settings and the CLI's --wmco-namespace, --olm-source, --olm-channel. */
+export interface WmcoSettings {
+  namespace?: string;
+  source?: string;
+  channel?: string;
+}
+
+/** An explicit install choice keeps its catalog and channel; otherwise the settings' apply. */
+function withCatalog(install: WmcoInstallOptions, s: WmcoSettings | undefined): WmcoInstallOptions {
+  const where = wmcoLocation(s);
+  return { ...install, ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}), channel: install.channel ?? where.channel };
+}
+
 export interface JoinRequest {
   kube: KubeClient;
   host: WindowsHost;
@@ -25,6 +40,8 @@ export interface JoinRequest {
   via: JoinVia;
   /** BYOH: install WMCO first / create cloud-private-key from this key. */
   installWmco?: WmcoInstallOptions;
+  /** BYOH: where WMCO lives and which OLM catalog and channel install it (defaults: the documented ones). */
+  wmco?: WmcoSettings;
   privateKey?: { pem: Secret; source: string };
   /** kubeadm: the files to install, the taint, the CA from the kubeconfig. */
   payload?: Payload;
@@ -51,7 +68,8 @@ export function joinPlan(r: JoinRequest): AnyPlan {
       host: r.host,
       address: r.address,
       user: r.user,
-      ...(r.installWmco ? { installWmco: r.installWmco } : {}),
+      namespace: wmcoLocation(r.wmco).namespace,
+      ...(r.installWmco ? { installWmco: withCatalog(r.installWmco, r.wmco) } : {}),
       ...(r.privateKey ? { privateKey: r.privateKey } : {}),
       ...(r.resolver ? { resolver: r.resolver } : {}),
       ...(r.pollMs ? { pollMs: r.pollMs } : {}),
@@ -81,6 +99,7 @@ export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?
 export interface RemoveRequest {
   kube: KubeClient;
   via: JoinVia;
+  wmco?: WmcoSettings;
   address: string;
   nodeName?: string;
   host?: WindowsHost;
@@ -93,7 +112,14 @@ export async function removePlanFor(
   signal?: AbortSignal,
 ): Promise<{ plan: Plan<never>; run: (options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void }) => Promise<RunResult> }> {
   if (r.via === 'byoh') {
-    const opts = { kube: r.kube, address: r.address, ...(r.nodeName ? { nodeName: r.nodeName } : {}), ...(r.pollMs ? { pollMs: r.pollMs } : {}), ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}) };
+    const opts = {
+      kube: r.kube,
+      address: r.address,
+      namespace: wmcoLocation(r.wmco).namespace,
+      ...(r.nodeName ? { nodeName: r.nodeName } : {}),
+      ...(r.pollMs ? { pollMs: r.pollMs } : {}),
+      ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}),
+    };
     const plan = buildByohRemovePlan(opts);
     return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
   }

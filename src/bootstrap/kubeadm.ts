@@ -26,7 +26,9 @@ import {
   type HostFacts,
 } from '../core/windows/host-ops';
 import type { WindowsHost } from '../remote/windows-host';
-import { getNode, getOrUndefined, isOpenShift, type NodeObject } from './cluster-api';
+import { bootstrapTokenCall, CLUSTER_INFO_CALL, clusterInfoKubeconfig, createBootstrapToken, deleteBootstrapToken } from '../cluster/kubeadm';
+import { addTaint, cordonCall, deleteNode, getNode, hasTaint, nodeCall, nodePath, setCordoned, type NodeObject, type NodeTaint } from '../cluster/nodes';
+import { DISCOVERY_CALL, isOpenShift } from '../cluster/openshift';
 import { readyStep } from './byoh';
 import { waitFor } from './follow';
 import { bootstrapTokenSecret, caCertHash, containerdConfig, containerdMajor, containerdServiceCommand, kubeletServiceCommand, LAYOUT, newBootstrapToken } from './kubeadm-files';
@@ -65,17 +67,17 @@ export interface KubeadmContext {
   state: KubeadmState;
 }
 
-const TAINT = { key: 'os', value: 'windows', effect: 'NoSchedule' };
+const TAINT: NodeTaint = { key: 'os', value: 'windows', effect: 'NoSchedule' };
 const ARCHIVE_PATH = `${LAYOUT.payload}\\containerd.tar.gz`;
 const MARKER = `${LAYOUT.containerdDir}\\.kube-windows-archive.sha256`;
 
 /** Reads kube-public/cluster-info (what `kubeadm join` discovers): API endpoint and CA hash. */
 export async function discovery(kube: KubeClient, caPem: string | undefined, signal?: AbortSignal): Promise<{ endpoint: string; caHash: string }> {
-  const cm = await getOrUndefined<{ data?: { kubeconfig?: string } }>(kube, '/api/v1/namespaces/kube-public/configmaps/cluster-info', signal);
+  const published = await clusterInfoKubeconfig(kube, signal);
   let server = kube.server;
   let ca = caPem;
-  if (cm?.data?.kubeconfig) {
-    const doc = load(cm.data.kubeconfig) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
+  if (published) {
+    const doc = load(published) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
     const cluster = doc?.clusters?.[0]?.cluster;
     if (cluster?.server) server = cluster.server;
     if (cluster?.['certificate-authority-data']) ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
@@ -156,11 +158,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
       preview: {
         check: 'always runs',
         powershell: [hostFacts().script],
-        api: [
-          { verb: 'GET', path: '/apis' },
-          { verb: 'GET', path: '/api/v1/namespaces/kube-public/configmaps/cluster-info' },
-          { verb: 'GET', path: '/api/v1/nodes/<node>' },
-        ],
+        api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, nodeCall('GET', '<node>')],
       },
       check: async () => 'todo',
       apply: async (ctx, signal, report) => {
@@ -317,7 +315,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
       description: 'The token Secret (kube-system/bootstrap-token-<id>) expires by itself and is deleted once the node has registered.',
       preview: {
         check: 'a Node with this name is registered',
-        api: [{ verb: 'POST', path: '/api/v1/namespaces/kube-system/secrets', body: bootstrapTokenSecret('<id>', '<secret>', new Date(0), 'kube-windows join') }],
+        api: [bootstrapTokenCall(bootstrapTokenSecret('<id>', '<secret>', new Date(0), 'kube-windows join'))],
         powershell: [kubeadmJoin({ kubeadmPath: LAYOUT.kubeadm, apiServerEndpoint: '<endpoint>', token: '<token>', caCertHash: 'sha256:<ca hash>', nodeName: '<node>' }).script],
       },
       check: async (ctx, signal) => ((await node(ctx, signal)) ? 'done' : 'todo'),
@@ -326,7 +324,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
         if (!ctx.state.endpoint || !ctx.state.caHash) Object.assign(ctx.state, await discovery(kube, ctx.opts.caPem, signal));
         const tok = newBootstrapToken();
         const expires = new Date(Date.now() + (ctx.opts.tokenTtlMs ?? 3_600_000));
-        await kube.create('/api/v1/namespaces/kube-system/secrets', bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`), signal);
+        await createBootstrapToken(kube, bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`), signal);
         ctx.state.token = new Secret(tok.token);
         ctx.state.tokenId = tok.id;
         report(`bootstrap token ${tok.id}.••• valid until ${expires.toISOString()}`);
@@ -352,7 +350,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
             timeoutMessage: () => `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(t.join / 60_000)} min: look at the kubelet service on the host.`,
           });
         } finally {
-          await kube.delete(`/api/v1/namespaces/kube-system/secrets/bootstrap-token-${tok.id}`).catch(() => undefined);
+          await deleteBootstrapToken(kube, tok.id);
         }
       },
       verify: async (ctx, signal) => ((await node(ctx, signal)) ? true : 'no Node'),
@@ -365,14 +363,14 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
     steps.push({
       id: 'taint',
       title: 'Taint the node os=windows:NoSchedule',
-      preview: { check: 'the node has the taint', api: [{ verb: 'PATCH', path: '/api/v1/nodes/<node>', body: { spec: { taints: [TAINT] } } }] },
-      check: async (ctx, signal) => (hasTaint(await node(ctx, signal)) ? 'done' : 'todo'),
+      preview: { check: 'the node has the taint', api: [nodeCall('PATCH', '<node>', { spec: { taints: [TAINT] } })] },
+      check: async (ctx, signal) => (tainted(await node(ctx, signal)) ? 'done' : 'todo'),
       apply: async (ctx, signal) => {
         const n = await node(ctx, signal);
         if (!n) throw new Error('The node is gone.');
-        await ctx.opts.kube.patch(`/api/v1/nodes/${encodeURIComponent(n.metadata.name)}`, { spec: { taints: [...(n.spec?.taints ?? []), TAINT] } }, 'merge', signal);
+        await addTaint(ctx.opts.kube, n, TAINT, signal);
       },
-      verify: async (ctx, signal) => (hasTaint(await node(ctx, signal)) ? true : 'the taint is missing'),
+      verify: async (ctx, signal) => (tainted(await node(ctx, signal)) ? true : 'the taint is missing'),
       retries: 2,
       timeoutMs: 60_000,
     });
@@ -380,9 +378,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
   return { id: 'kubeadm-join', title: `Join ${opts.address} with kubeadm`, target: opts.address, steps };
 }
 
-function hasTaint(n: NodeObject | undefined): boolean {
-  return (n?.spec?.taints ?? []).some((x) => x.key === TAINT.key && x.value === TAINT.value && x.effect === TAINT.effect);
-}
+const tainted = (n: NodeObject | undefined): boolean => n !== undefined && hasTaint(n, TAINT);
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -397,17 +393,16 @@ export interface KubeadmRemoveOptions {
 }
 
 export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<KubeadmRemoveOptions> {
-  const path = `/api/v1/nodes/${encodeURIComponent(opts.nodeName)}`;
   const steps: Step<KubeadmRemoveOptions>[] = [
     {
       id: 'cordon',
       title: `Cordon ${opts.nodeName}`,
-      preview: { check: 'the node is unschedulable or gone', api: [{ verb: 'PATCH', path, body: { spec: { unschedulable: true } } }] },
+      preview: { check: 'the node is unschedulable or gone', api: [cordonCall(opts.nodeName, true)] },
       check: async (o, signal) => {
         const n = await getNode(o.kube, o.nodeName, signal);
         return !n || n.spec?.unschedulable ? 'done' : 'todo';
       },
-      apply: async (o, signal) => void (await o.kube.patch(path, { spec: { unschedulable: true } }, 'merge', signal)),
+      apply: async (o, signal) => setCordoned(o.kube, o.nodeName, true, signal),
       verify: async () => true,
       retries: 2,
       timeoutMs: 60_000,
@@ -432,9 +427,9 @@ export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<Kubeadm
   steps.push({
     id: 'delete-node',
     title: `Delete the Node ${opts.nodeName}`,
-    preview: { check: 'the Node is gone', api: [{ verb: 'DELETE', path }] },
+    preview: { check: 'the Node is gone', api: [{ verb: 'DELETE', path: nodePath(opts.nodeName) }] },
     check: async (o, signal) => ((await getNode(o.kube, o.nodeName, signal)) ? 'todo' : 'done'),
-    apply: async (o, signal) => o.kube.delete(path, signal),
+    apply: async (o, signal) => deleteNode(o.kube, o.nodeName, signal),
     verify: async (o, signal) => ((await getNode(o.kube, o.nodeName, signal)) ? 'the Node is still there' : true),
     retries: 2,
     timeoutMs: 60_000,

@@ -18,7 +18,9 @@ import { unifiedDiff } from '../core/unified-diff';
 import { ensureDirectories } from '../core/windows/host-ops';
 import { clearStaging, ensureConfigPath, readHostsTree, rollbackHostsTree, swapHostsTree, swapPaths, type RemoteTree } from '../core/windows/mirror-ops';
 import type { WindowsHost } from '../remote/windows-host';
-import { getOrUndefined, isOpenShift, wmcoCsv, type NodeObject } from './cluster-api';
+import { reachableAddress, windowsNodes } from '../cluster/nodes';
+import { createMirrorSet, getMirrorSet, isMirrorSetKind, isOpenShift, mirrorSetObjects, pullSecretJson, replaceMirrorSet } from '../cluster/openshift';
+import { wmcoCsv } from '../cluster/wmco';
 import { runBounded } from './join';
 import { LAYOUT } from './kubeadm-files';
 import type { Plan } from './plan';
@@ -39,14 +41,7 @@ export interface MirrorTarget {
 
 /** The Windows nodes and the address to reach each (InternalIP, else the first address). */
 export async function windowsNodeTargets(kube: KubeClient, signal?: AbortSignal): Promise<MirrorTarget[]> {
-  const list = await kube.get<{ items?: NodeObject[] }>('/api/v1/nodes', { labelSelector: 'kubernetes.io/os=windows' }, signal);
-  return (list.items ?? [])
-    .map((n) => {
-      const addresses = n.status?.addresses ?? [];
-      const address = addresses.find((a) => a.type === 'InternalIP')?.address ?? addresses.find((a) => a.type !== 'Hostname')?.address ?? '';
-      return { node: n.metadata.name, address };
-    })
-    .sort((a, b) => a.node.localeCompare(b.node));
+  return (await windowsNodes(kube, signal)).map((n) => ({ node: n.metadata.name, address: reachableAddress(n) })).sort((a, b) => a.node.localeCompare(b.node));
 }
 
 /** OpenShift with WMCO installed: WMCO renders the nodes' hosts.toml from IDMS/ITMS. */
@@ -55,27 +50,15 @@ export async function isWmcoCluster(kube: KubeClient, signal?: AbortSignal): Pro
   return (await wmcoCsv(kube, signal)) !== undefined;
 }
 
-const MIRROR_KINDS = {
-  ImageDigestMirrorSet: '/apis/config.openshift.io/v1/imagedigestmirrorsets',
-  ImageTagMirrorSet: '/apis/config.openshift.io/v1/imagetagmirrorsets',
-} as const;
-
 /** Every IDMS and ITMS of the cluster (IDMS first, as WMCO reads them); empty when the API has none. */
 export async function clusterMirrorObjects(kube: KubeClient, signal?: AbortSignal): Promise<unknown[]> {
-  const out: unknown[] = [];
-  for (const [kind, path] of Object.entries(MIRROR_KINDS)) {
-    const list = await getOrUndefined<{ items?: unknown[] }>(kube, path, signal);
-    for (const item of list?.items ?? []) out.push({ ...(item as object), kind });
-  }
-  return out;
+  return mirrorSetObjects(kube, signal);
 }
 
 /** The pull secret WMCO reads headers from (openshift-config/pull-secret), as renderer credentials. */
 export async function clusterCredentials(kube: KubeClient, signal?: AbortSignal): Promise<ReturnType<typeof credentialsFromPullSecret> | undefined> {
-  const secret = await getOrUndefined<{ data?: Record<string, string> }>(kube, '/api/v1/namespaces/openshift-config/secrets/pull-secret', signal);
-  const data = secret?.data?.['.dockerconfigjson'];
-  if (!data) return undefined;
-  return credentialsFromPullSecret(Buffer.from(data, 'base64').toString('utf8'));
+  const json = await pullSecretJson(kube, signal);
+  return json === undefined ? undefined : credentialsFromPullSecret(json);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,8 +326,7 @@ export async function applyMirrorObjects(kube: KubeClient, objects: readonly unk
     const obj = o as { kind?: string; apiVersion?: string; metadata?: { name?: string }; spec?: unknown };
     const kind = obj.kind ?? '';
     const name = obj.metadata?.name ?? '';
-    const collection = (MIRROR_KINDS as Record<string, string>)[kind];
-    if (!collection) {
+    if (!isMirrorSetKind(kind)) {
       out.push({
         kind,
         name,
@@ -358,16 +340,15 @@ export async function applyMirrorObjects(kube: KubeClient, objects: readonly unk
       out.push({ kind, name, action: 'skipped', reason: 'it has no metadata.name' });
       continue;
     }
-    const path = `${collection}/${encodeURIComponent(name)}`;
-    const existing = await getOrUndefined<{ metadata: Record<string, unknown>; spec?: unknown }>(kube, path, signal);
+    const existing = await getMirrorSet(kube, kind, name, signal);
     if (!existing) {
-      await kube.create(collection, { ...obj, apiVersion: 'config.openshift.io/v1', kind }, signal);
+      await createMirrorSet(kube, kind, obj, signal);
       out.push({ kind, name, action: 'created' });
     } else if (JSON.stringify(existing.spec ?? {}) === JSON.stringify(obj.spec ?? {})) {
       out.push({ kind, name, action: 'unchanged' });
     } else {
       // PUT with the live resourceVersion: a concurrent edit fails (409) rather than being overwritten.
-      await kube.replace(path, { ...existing, spec: obj.spec }, signal);
+      await replaceMirrorSet(kube, kind, { ...existing, spec: obj.spec }, signal);
       out.push({ kind, name, action: 'updated' });
     }
   }

@@ -4,7 +4,7 @@
 
 import { isNodeService, NODE_SERVICES, nodeServicesState, restartService, type NodeServiceState } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
-import type { NodeObject } from './cluster-api';
+import type { NodeObject } from '../cluster/nodes';
 
 export { NODE_SERVICES, isNodeService, type NodeServiceState };
 

@@ -3,6 +3,7 @@
 // §1–§2 (BYOH) and §5–§6 (kubeadm, builds).
 
 import type { HostFacts } from '../core/windows/host-ops';
+import { overlapsClassE } from '../core/cidr';
 
 export type FindingSeverity = 'error' | 'warning' | 'info';
 
@@ -49,12 +50,6 @@ export function compareVersions(a: string, b: string): number {
     if (d !== 0) return d;
   }
   return 0;
-}
-
-/** IPv4 CIDR inside 240.0.0.0/4 (class E), which OVN-Kubernetes on Windows does not support. */
-export function isClassE(cidr: string): boolean {
-  const first = Number.parseInt(cidr.split('.')[0] ?? '', 10);
-  return Number.isInteger(first) && first >= 240 && first <= 255 && cidr.includes('.');
 }
 
 export function nodeNameOf(hostname: string): string {
@@ -354,7 +349,7 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
       });
     }
   }
-  const classE = i.clusterNetworks.filter(isClassE);
+  const classE = i.clusterNetworks.filter(overlapsClassE);
   if (classE.length > 0) {
     out.push({
       id: 'class-e',

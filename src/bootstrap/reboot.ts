@@ -11,13 +11,16 @@
 
 import { ApiError } from '../cluster/errors';
 import type { KubeClient } from '../cluster/client';
+import { annotateNode, cordonCall, getNode, isReady, nodePath, readyCondition, readyMessage, setCordoned, uncordonAndAnnotate, type NodeObject } from '../cluster/nodes';
+import { budgetsFor, deletePod, drainCalls, drainTargets, evictPod } from '../cluster/pods';
+import { emptyDirLosses, evictionRefusal, podName, type DrainPod } from '../core/drain';
+import { BOOT_ANNOTATION } from '../core/well-known';
 import { restartComputer } from '../core/windows/host-ops';
+import { addMetadataRoute, lastBootTime, METADATA_ADDRESS, metadataRouteState } from '../core/windows/node-ops';
+import type { WindowsHost } from '../remote/windows-host';
 
 /** What Windows records as the reason for the restart (System event log, shutdown /c). */
 const REBOOT_REASON = 'kube-windows: graceful reboot requested by a cluster administrator';
-import { addMetadataRoute, lastBootTime, METADATA_ADDRESS, metadataRouteState } from '../core/windows/node-ops';
-import type { WindowsHost } from '../remote/windows-host';
-import { getNode, isReady, readyMessage, type Meta, type NodeObject } from './cluster-api';
 import { delay, waitFor } from './follow';
 import type { Plan, Step } from './plan';
 import type { RunResult } from './runner';
@@ -25,13 +28,10 @@ import type { RunResult } from './runner';
 /** The setting kubeWindows.reboot.timeoutMinutes defaults to this. */
 export const DEFAULT_REBOOT_TIMEOUT_MINUTES = 15;
 /** On the Node while a reboot is under way: the host's LastBootUpTime before the restart. */
-export const BOOT_ANNOTATION = 'kube-windows.io/reboot-from-boot';
+export { BOOT_ANNOTATION };
+export { drainTargets, podsWithEmptyDir } from '../cluster/pods';
 
-const enc = encodeURIComponent;
-
-export interface RebootNode extends NodeObject {
-  spec?: NodeObject['spec'] & { providerID?: string };
-}
+export type RebootNode = NodeObject;
 
 export interface RebootOptions {
   kube: KubeClient;
@@ -79,86 +79,6 @@ export interface RebootContext {
   state: RebootState;
 }
 
-interface PodObject {
-  metadata: Meta & { ownerReferences?: { kind: string; name: string; controller?: boolean }[]; deletionTimestamp?: string };
-  spec?: { nodeName?: string; volumes?: { name: string; emptyDir?: unknown }[] };
-  status?: { phase?: string };
-}
-
-interface LabelSelector {
-  matchLabels?: Record<string, string>;
-  matchExpressions?: { key: string; operator: string; values?: string[] }[];
-}
-
-interface PdbObject {
-  metadata: Meta;
-  spec?: { selector?: LabelSelector };
-}
-
-const podName = (p: PodObject): string => `${p.metadata.namespace ?? ''}/${p.metadata.name}`;
-
-/** What `kubectl drain --ignore-daemonsets` leaves alone: DaemonSet pods and static (mirror) pods. */
-export function drainSkipReason(p: PodObject): string | undefined {
-  if (p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return 'a static (mirror) pod';
-  if ((p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.controller !== false)) return 'a DaemonSet pod';
-  return undefined;
-}
-
-const usesEmptyDir = (p: PodObject): boolean => (p.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined);
-
-export async function podsOnNode(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<PodObject[]> {
-  const list = await kube.get<{ items?: PodObject[] }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` }, signal);
-  return list.items ?? [];
-}
-
-/** The pods a drain must remove, and the ones it leaves. */
-export async function drainTargets(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<{ evict: PodObject[]; skipped: string[] }> {
-  const evict: PodObject[] = [];
-  const skipped: string[] = [];
-  for (const p of await podsOnNode(kube, nodeName, signal)) {
-    const why = drainSkipReason(p);
-    if (why) skipped.push(`${podName(p)} (${why})`);
-    else evict.push(p);
-  }
-  return { evict, skipped };
-}
-
-/** The pods a drain would evict whose emptyDir data would be lost (namespace/name): ask before rebooting. */
-export async function podsWithEmptyDir(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<string[]> {
-  const { evict } = await drainTargets(kube, nodeName, signal);
-  return evict.filter((p) => usesEmptyDir(p) && !p.metadata.deletionTimestamp).map(podName);
-}
-
-/** A LabelSelector against labels; a missing selector matches nothing, an empty one every pod (policy/v1). */
-function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
-  if (!sel) return false;
-  for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
-  for (const e of sel.matchExpressions ?? []) {
-    const has = Object.prototype.hasOwnProperty.call(labels, e.key);
-    const inValues = has && (e.values ?? []).includes(labels[e.key] as string);
-    if ((e.operator === 'In' && !inValues) || (e.operator === 'NotIn' && inValues) || (e.operator === 'Exists' && !has) || (e.operator === 'DoesNotExist' && has)) return false;
-  }
-  return true;
-}
-
-/** The PodDisruptionBudgets that select a pod (for the message when its eviction is refused). */
-async function pdbsFor(kube: KubeClient, pod: PodObject, signal?: AbortSignal): Promise<string[]> {
-  try {
-    const list = await kube.get<{ items?: PdbObject[] }>(`/apis/policy/v1/namespaces/${enc(pod.metadata.namespace ?? 'default')}/poddisruptionbudgets`, undefined, signal);
-    return (list.items ?? []).filter((b) => selectorMatches(b.spec?.selector, pod.metadata.labels ?? {})).map((b) => `${b.metadata.namespace ?? pod.metadata.namespace ?? ''}/${b.metadata.name}`);
-  } catch {
-    return []; // not readable (RBAC): the API server's own message still names the budget
-  }
-}
-
-/** The budget named in a 429's details.causes ("The disruption budget web needs 2 healthy pods ..."). */
-function causeOf(err: ApiError): { pdb?: string; message: string } {
-  const causes = ((err.body as { details?: { causes?: { reason?: string; message?: string }[] } } | undefined)?.details?.causes ?? []).filter((c) => c.message);
-  const message = causes.map((c) => c.message as string).join('; ') || (err.body?.message ?? err.message);
-  const pdb = /disruption budget (\S+)/.exec(message)?.[1];
-  return { ...(pdb ? { pdb } : {}), message };
-}
-
 const CORDONED = (node: string): string =>
   `The node ${node} stays cordoned (unschedulable): run the reboot again to resume where it stopped, or uncordon it yourself (kubectl uncordon ${node}) once it is healthy.`;
 
@@ -181,10 +101,6 @@ function cordoned<C extends RebootContext>(node: string, step: Step<C>): Step<C>
   };
 }
 
-function readyCondition(n: NodeObject | undefined): { status: string; lastTransitionTime?: string } | undefined {
-  return (n?.status?.conditions ?? []).find((c) => c.type === 'Ready') as { status: string; lastTransitionTime?: string } | undefined;
-}
-
 export function isAwsNode(node: RebootNode): boolean {
   return (node.spec?.providerID ?? '').startsWith('aws://');
 }
@@ -192,7 +108,6 @@ export function isAwsNode(node: RebootNode): boolean {
 /** Builds the plan for one node; read the Node first (getNode) and pass it in. */
 export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
   const nodeName = opts.node.metadata.name;
-  const path = `/api/v1/nodes/${enc(nodeName)}`;
   const poll = opts.pollMs ?? 5000;
   const timeout = opts.timeoutMs ?? DEFAULT_REBOOT_TIMEOUT_MINUTES * 60_000;
   const drainTimeout = opts.drainTimeoutMs ?? 10 * 60_000;
@@ -214,12 +129,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
     description: 'DaemonSet and static (mirror) pods stay, as with kubectl drain --ignore-daemonsets.',
     preview: {
       check: 'no pod other than DaemonSet and mirror pods runs on the node',
-      api: [
-        { verb: 'GET', path: `/api/v1/pods?fieldSelector=spec.nodeName=${nodeName}` },
-        opts.disableEviction
-          ? { verb: 'DELETE', path: '/api/v1/namespaces/<namespace>/pods/<pod>' }
-          : { verb: 'POST', path: '/api/v1/namespaces/<namespace>/pods/<pod>/eviction', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: '<pod>', namespace: '<namespace>' } } },
-      ],
+      api: drainCalls(nodeName, Boolean(opts.disableEviction)),
       notes: [
         opts.deleteEmptyDirData
           ? 'pods with emptyDir volumes are evicted and their emptyDir data is deleted (consented)'
@@ -237,10 +147,10 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
       const t = await drainTargets(kube, nodeName, signal);
       ctx.state.skipped = t.skipped;
       for (const s of t.skipped) report(`leaving ${s}`);
-      const withData = t.evict.filter((p) => usesEmptyDir(p) && !p.metadata.deletionTimestamp);
+      const withData = emptyDirLosses(t.evict);
       if (withData.length > 0 && !ctx.opts.deleteEmptyDirData) {
         throw new Error(
-          `Cannot drain ${nodeName}: ${withData.map(podName).join(', ')} use emptyDir volumes, whose data is deleted with the pod. ` +
+          `Cannot drain ${nodeName}: ${withData.join(', ')} use emptyDir volumes, whose data is deleted with the pod. ` +
             'Run the reboot again allowing it (deleteEmptyDirData; CLI --delete-emptydir-data) if that data may be lost.',
         );
       }
@@ -249,29 +159,28 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
       let blocked: BlockedEviction[] = [];
       for (;;) {
         blocked = [];
-        const still: PodObject[] = [];
+        const still: DrainPod[] = [];
         for (const p of pending) {
           signal.throwIfAborted();
-          const podPath = `/api/v1/namespaces/${enc(p.metadata.namespace ?? 'default')}/pods/${enc(p.metadata.name)}`;
           try {
             if (ctx.opts.disableEviction) {
-              await kube.delete(podPath, signal);
+              await deletePod(kube, p, signal);
               report(`deleted ${podName(p)}`);
             } else {
-              await kube.create(`${podPath}/eviction`, { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: p.metadata.name, namespace: p.metadata.namespace } }, signal);
+              await evictPod(kube, p, signal);
               report(`evicted ${podName(p)}`);
             }
           } catch (err) {
             if (err instanceof ApiError && err.status === 404) continue; // already gone
             if (err instanceof ApiError && err.status === 429) {
-              const c = causeOf(err);
-              const pdb = c.pdb ? `${p.metadata.namespace ?? ''}/${c.pdb}` : (await pdbsFor(kube, p, signal))[0];
+              const c = evictionRefusal(err.body as Parameters<typeof evictionRefusal>[0], err.message);
+              const pdb = c.pdb ? `${p.metadata.namespace ?? ''}/${c.pdb}` : (await budgetsFor(kube, p, signal))[0];
               blocked.push({ pod: podName(p), ...(pdb ? { pdb } : {}), message: c.message });
               still.push(p);
               continue;
             }
             if (err instanceof ApiError && err.status === 500 && /more than one PodDisruptionBudget/.test(err.message)) {
-              const names = await pdbsFor(kube, p, signal);
+              const names = await budgetsFor(kube, p, signal);
               throw new Error(
                 `Cannot evict ${podName(p)}: it is selected by several PodDisruptionBudgets (${names.join(', ') || 'see kubectl get pdb'}), which the Eviction API refuses. Fix the budgets so that one selects it, then run the reboot again.`,
               );
@@ -320,9 +229,9 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
     {
       id: 'cordon',
       title: `Cordon ${nodeName} (mark it unschedulable)`,
-      preview: { check: 'spec.unschedulable is true', api: [{ verb: 'PATCH', path, body: { spec: { unschedulable: true } } }] },
+      preview: { check: 'spec.unschedulable is true', api: [cordonCall(nodeName, true)] },
       check: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? 'done' : 'todo'),
-      apply: async (ctx, signal) => void (await ctx.opts.kube.patch(path, { spec: { unschedulable: true } }, 'merge', signal)),
+      apply: async (ctx, signal) => setCordoned(ctx.opts.kube, nodeName, true, signal),
       verify: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? true : 'the node is still schedulable'),
       retries: 2,
       timeoutMs: 60_000,
@@ -335,7 +244,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
       preview: {
         check: `the host's LastBootUpTime differs from the annotation ${BOOT_ANNOTATION}`,
         powershell: [lastBootTime().script, restartComputer(REBOOT_REASON).script],
-        api: [{ verb: 'PATCH', path, body: { metadata: { annotations: { [BOOT_ANNOTATION]: '<LastBootUpTime>' } } } }],
+        api: [{ verb: 'PATCH', path: nodePath(nodeName), body: { metadata: { annotations: { [BOOT_ANNOTATION]: '<LastBootUpTime>' } } } }],
         notes: [`waits up to ${minutes(timeout)} for the host to go down and accept SSH again`],
       },
       check: async (ctx, signal) => {
@@ -349,7 +258,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
       apply: async (ctx, signal, report) => {
         const { kube, host } = ctx.opts;
         const before = (await host.run(lastBootTime(), signal)).lastBoot;
-        await kube.patch(path, { metadata: { annotations: { [BOOT_ANNOTATION]: before } } }, 'merge', signal);
+        await annotateNode(kube, nodeName, { [BOOT_ANNOTATION]: before }, signal);
         await host.run(restartComputer(REBOOT_REASON), signal);
         report('restart scheduled; waiting for the host to go down and come back');
         await host.waitForRestart(signal, timeout, Math.min(2000, poll));
@@ -368,7 +277,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
       id: 'wait-not-ready',
       title: 'Wait for the node to report NotReady',
       description: 'Proof that the kubelet went down with the host; if the node already went NotReady and came back Ready, this is done.',
-      preview: { check: 'Ready is not True, or it turned True after the restart', api: [{ verb: 'GET', path }] },
+      preview: { check: 'Ready is not True, or it turned True after the restart', api: [{ verb: 'GET', path: nodePath(nodeName) }] },
       check: async (ctx, signal) => {
         if (ctx.state.notReadySeen) return 'done';
         const c = readyCondition(await mustNode(ctx, signal));
@@ -434,7 +343,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
     cordoned(nodeName, {
       id: 'wait-ready',
       title: 'Wait for the node to report Ready',
-      preview: { check: 'the Ready condition is True', api: [{ verb: 'GET', path }], notes: [`waits up to ${minutes(timeout)} (setting kubeWindows.reboot.timeoutMinutes)`] },
+      preview: { check: 'the Ready condition is True', api: [{ verb: 'GET', path: nodePath(nodeName) }], notes: [`waits up to ${minutes(timeout)} (setting kubeWindows.reboot.timeoutMinutes)`] },
       check: async (ctx, signal) => (isReady(await mustNode(ctx, signal)) ? 'done' : 'todo'),
       apply: async (ctx, signal, report) => {
         await waitFor(
@@ -458,12 +367,15 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
     {
       id: 'uncordon',
       title: `Uncordon ${nodeName}`,
-      preview: { check: 'spec.unschedulable is not set', api: [{ verb: 'PATCH', path, body: { spec: { unschedulable: null }, metadata: { annotations: { [BOOT_ANNOTATION]: null } } } }] },
+      preview: {
+        check: 'spec.unschedulable is not set',
+        api: [{ verb: 'PATCH', path: nodePath(nodeName), body: { spec: { unschedulable: null }, metadata: { annotations: { [BOOT_ANNOTATION]: null } } } }],
+      },
       check: async (ctx, signal) => {
         const n = await mustNode(ctx, signal);
         return !n.spec?.unschedulable && bootAnnotation(n) === undefined ? 'done' : 'todo';
       },
-      apply: async (ctx, signal) => void (await ctx.opts.kube.patch(path, { spec: { unschedulable: null }, metadata: { annotations: { [BOOT_ANNOTATION]: null } } }, 'merge', signal)),
+      apply: async (ctx, signal) => uncordonAndAnnotate(ctx.opts.kube, nodeName, { [BOOT_ANNOTATION]: null }, signal),
       verify: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? 'the node is still unschedulable' : true),
       retries: 2,
       timeoutMs: 60_000,
@@ -471,7 +383,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
     {
       id: 'verify',
       title: 'Verify the node is Ready and schedulable',
-      preview: { check: 'always runs', api: [{ verb: 'GET', path }] },
+      preview: { check: 'always runs', api: [{ verb: 'GET', path: nodePath(nodeName) }] },
       check: async () => 'todo',
       apply: async (ctx, signal) => {
         const n = await mustNode(ctx, signal);

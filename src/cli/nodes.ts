@@ -3,7 +3,7 @@
 // as `join` (the host is built by join.ts's hostFor).
 
 import { parseArgs } from 'node:util';
-import { getNode, type NodeObject } from '../bootstrap/cluster-api';
+import { getNode, type NodeObject } from '../cluster/nodes';
 import { collectNodeLogs, DEFAULT_LOG_CAP_BYTES } from '../bootstrap/node-logs';
 import { isNodeService, NODE_SERVICES, nodeAddress, nodeServices, restartNodeService, servicesTable } from '../bootstrap/node-services';
 import { buildRebootPlan, DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootSummary, type RebootContext, type RebootNode } from '../bootstrap/reboot';

@@ -3,12 +3,12 @@
 import type { V1ConfigMap, V1RuntimeClassList } from '@kubernetes/client-node';
 import { runtimeClassIsWindows, stringMap, type RuntimeClassFacts } from '../core/rules/facts';
 import type { Obj } from '../core/manifest/path';
+import { knownPolicy, specEntries } from '../core/mirrors/spec';
+import { BUILD_LABEL, INSTANCES_CONFIGMAP, WMCO_NAMESPACE } from '../core/well-known';
+import { MIRROR_SET_PATHS, type MirrorSetKind } from './openshift';
 import type { KubeClient } from './client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import type { WindowsNodeView } from './windows-nodes';
-
-export const WMCO_NAMESPACE = 'openshift-windows-machine-config-operator';
-export const WINDOWS_INSTANCES_CONFIGMAP = 'windows-instances';
 
 export interface ByohInstance {
   /** The ConfigMap key: an IPv4 address or a DNS name. */
@@ -42,9 +42,9 @@ export function byohInstancesOf(data: Record<string, string> | undefined, nodes:
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }
 
-export async function readByohInstances(client: KubeClient, nodes: WindowsNodeView[], ctx: ErrorContext = {}): Promise<ByohInstances | ClusterErrorItem> {
+export async function readByohInstances(client: KubeClient, nodes: WindowsNodeView[], ctx: ErrorContext = {}, namespace = WMCO_NAMESPACE): Promise<ByohInstances | ClusterErrorItem> {
   try {
-    const cm = await client.get<V1ConfigMap>(`/api/v1/namespaces/${WMCO_NAMESPACE}/configmaps/${WINDOWS_INSTANCES_CONFIGMAP}`);
+    const cm = await client.get<V1ConfigMap>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${INSTANCES_CONFIGMAP}`);
     return { configMap: true, instances: byohInstancesOf(cm.data, nodes) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { configMap: false, instances: [] };
@@ -62,29 +62,21 @@ export type MirrorSets = { available: boolean; sets: MirrorSetView[] };
 
 /** IDMS and ITMS of an OpenShift cluster; `available: false` when the API does not exist. */
 export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {}): Promise<MirrorSets | ClusterErrorItem> {
-  const kinds = [
-    { kind: 'ImageDigestMirrorSet' as const, plural: 'imagedigestmirrorsets', field: 'imageDigestMirrors' },
-    { kind: 'ImageTagMirrorSet' as const, plural: 'imagetagmirrorsets', field: 'imageTagMirrors' },
-  ];
   const sets: MirrorSetView[] = [];
   let available = false;
-  for (const k of kinds) {
+  for (const [kind, path] of Object.entries(MIRROR_SET_PATHS) as [MirrorSetKind, string][]) {
     try {
-      const list = await client.get<{ items?: Obj[] }>(`/apis/config.openshift.io/v1/${k.plural}`);
+      const list = await client.get<{ items?: Obj[] }>(path);
       available = true;
       for (const item of list.items ?? []) {
         const meta = (item.metadata ?? {}) as Obj;
-        const spec = (item.spec ?? {}) as Obj;
-        const entries = Array.isArray(spec[k.field]) ? (spec[k.field] as Obj[]) : [];
-        sets.push({
-          kind: k.kind,
-          name: String(meta.name ?? ''),
-          mirrors: entries.map((e) => {
-            const m: MirrorSetView['mirrors'][number] = { source: String(e.source ?? ''), mirrors: Array.isArray(e.mirrors) ? e.mirrors.map(String) : [] };
-            if (typeof e.mirrorSourcePolicy === 'string') m.mirrorSourcePolicy = e.mirrorSourcePolicy;
-            return m;
-          }),
+        // Read as the renderer reads them: entries without a source and blank mirrors do not count.
+        const mirrors = specEntries(kind, item.spec).flatMap((e) => {
+          if (e.source === undefined) return [];
+          const policy = knownPolicy(e.policy);
+          return [{ source: e.source, mirrors: e.mirrors.map((m) => m.value), ...(policy ? { mirrorSourcePolicy: policy } : {}) }];
         });
+        sets.push({ kind, name: String(meta.name ?? ''), mirrors });
       }
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) continue;
@@ -110,7 +102,7 @@ export async function readWindowsRuntimeClasses(client: KubeClient, ctx: ErrorCo
         nodeSelector,
         tolerations: (rc.scheduling?.tolerations ?? []).map((t) => ({ ...t }) as Obj),
       };
-      const build = nodeSelector['node.kubernetes.io/windows-build'];
+      const build = nodeSelector[BUILD_LABEL];
       if (build) item.build = build;
       out.push(item);
     }

@@ -3,11 +3,12 @@
 import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
 import { KubeClient } from './client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
-import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, WMCO_NAMESPACE, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
+import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
+import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
+import { apiGroups } from './openshift';
+import { csvVersion, wmcoCsv } from './wmco';
 import { configForContext } from './kubeconfig';
 import { WindowsNodeModel, type PodView } from './windows-nodes';
-
-export const OPENSHIFT_GROUPS = ['config.openshift.io', 'route.openshift.io'];
 
 export interface WmcoState {
   present: boolean;
@@ -42,6 +43,8 @@ export interface SessionOptions {
   timeoutMs?: number;
   watchTimeoutSeconds?: number;
   retryMs?: number;
+  /** Where WMCO lives on this cluster (default openshift-windows-machine-config-operator). */
+  wmcoNamespace?: string;
 }
 
 export class ClusterSession {
@@ -89,7 +92,7 @@ export class ClusterSession {
 
   async byohInstances(): Promise<ByohInstances | ClusterErrorItem> {
     const model = await this.windowsNodes();
-    return readByohInstances(this.client, model.nodes(), this.errorContext);
+    return readByohInstances(this.client, model.nodes(), this.errorContext, this.options.wmcoNamespace);
   }
 
   mirrorSets(): Promise<MirrorSets | ClusterErrorItem> {
@@ -127,8 +130,7 @@ export class ClusterSession {
 
   private async flavour(errors: ClusterErrorItem[]): Promise<'openshift' | 'kubernetes'> {
     try {
-      const groups = await this.client.get<{ groups?: { name: string }[] }>('/apis');
-      return (groups.groups ?? []).some((g) => OPENSHIFT_GROUPS.includes(g.name)) ? 'openshift' : 'kubernetes';
+      return isOpenShiftGroups(await apiGroups(this.client)) ? 'openshift' : 'kubernetes';
     } catch (err) {
       errors.push(classifyError(err, { ...this.errorContext, what: 'API discovery' }));
       return 'kubernetes';
@@ -136,24 +138,26 @@ export class ClusterSession {
   }
 
   private async wmco(): Promise<WmcoState> {
+    const ns = this.options.wmcoNamespace ?? WMCO_NAMESPACE;
     try {
-      await this.client.get(`/api/v1/namespaces/${WMCO_NAMESPACE}`);
+      await this.client.get(`/api/v1/namespaces/${encodeURIComponent(ns)}`);
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) return { present: false };
       return { present: false, error: classifyError(err, { ...this.errorContext, what: 'WMCO namespace' }) };
     }
     try {
-      const list = await this.client.get<{ items?: { metadata?: { name?: string }; spec?: { version?: string; displayName?: string }; status?: { phase?: string } }[] }>(
-        `/apis/operators.coreos.com/v1alpha1/namespaces/${WMCO_NAMESPACE}/clusterserviceversions`,
-      );
-      const csv = (list.items ?? []).find((c) => (c.metadata?.name ?? '').startsWith('windows-machine-config-operator')) ?? list.items?.[0];
+      // Only WMCO's own CSV: OLM copies the CSVs of operators installed for all namespaces into every
+      // namespace, so another CSV there says nothing about WMCO.
+      const csv = await wmcoCsv(this.client, undefined, ns);
       const state: WmcoState = { present: true };
-      if (csv?.metadata?.name) state.csv = csv.metadata.name;
-      if (csv?.status?.phase) state.phase = csv.status.phase;
-      if (csv?.spec?.version) state.version = csv.spec.version;
+      if (csv) {
+        state.csv = csv.metadata.name;
+        if (csv.status?.phase) state.phase = csv.status.phase;
+        const version = csvVersion(csv);
+        if (version) state.version = version;
+      }
       return state;
     } catch (err) {
-      if (err instanceof ApiError && err.status === 404) return { present: true };
       return { present: true, error: classifyError(err, { ...this.errorContext, what: 'WMCO ClusterServiceVersion' }) };
     }
   }

@@ -7,14 +7,7 @@ import type { Taint } from '../core/rules/facts';
 import { buildByNumber, parseBuildLabel } from '../core/windows/builds';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import type { KubeClient, WatchHandle } from './client';
-
-export const WINDOWS_SELECTOR = 'kubernetes.io/os=windows';
-export const BUILD_LABEL = 'node.kubernetes.io/windows-build';
-export const BYOH_LABEL = 'windowsmachineconfig.openshift.io/byoh';
-export const WMCO_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/version';
-export const WMCO_DESIRED_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/desired-version';
-export const WMCO_UPGRADING_LABEL = 'windowsmachineconfig.openshift.io/upgrading';
-export const REBOOT_REQUIRED_ANNOTATION = 'windowsmachineconfig.openshift.io/reboot-required';
+import { BUILD_LABEL, BYOH_LABEL, REBOOT_REQUIRED_ANNOTATION, WINDOWS_SELECTOR, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_UPGRADING_LABEL, WMCO_VERSION_ANNOTATION } from '../core/well-known';
 
 export interface NodeCondition {
   type: string;

@@ -9,7 +9,8 @@ export { SshConnector } from '../remote/ssh';
 export { WindowsHost } from '../remote/windows-host';
 export { loadPrivateKey } from '../remote/keys';
 export { RemoteError } from '../remote/types';
-export { getNode, windowsInstances } from '../bootstrap/cluster-api';
+export { getNode } from '../cluster/nodes';
+export { windowsInstances } from '../cluster/wmco';
 export { Secret } from '../bootstrap/plan';
 export { renderLog, renderPlan } from '../bootstrap/render';
 // Node operations (issue 7): reboot plan, logs, services; runPlan runs the reboot plan.

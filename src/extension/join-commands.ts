@@ -13,7 +13,7 @@ import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import { join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
 import type { AnyPlan, JoinRequest, JoinVia, detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
-import type { NodeObject } from '../bootstrap/cluster-api';
+import type { NodeObject } from '../cluster/nodes';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
 // Pure and tiny (types only below it): safe in the activation bundle.

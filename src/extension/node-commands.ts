@@ -15,7 +15,7 @@ import type { KubeClient } from '../cluster/client';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { NodeServicesAnswer, NodeServicesSource, TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
-import type { NodeObject } from '../bootstrap/cluster-api';
+import type { NodeObject } from '../cluster/nodes';
 import type { RunResult } from '../bootstrap/runner';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';

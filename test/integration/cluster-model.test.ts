@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { loadKubeconfig, watchKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession, SessionManager } from '../../src/cluster/session';
-import { isErrorItem, WMCO_NAMESPACE } from '../../src/cluster/extras';
+import { isErrorItem } from '../../src/cluster/extras';
+import { WMCO_NAMESPACE } from '../../src/core/well-known';
 import { snapshotOf } from '../../src/cluster/snapshot';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
 
@@ -321,3 +322,49 @@ test('an exec credential plugin that fails: its stderr, or the PATH hint when it
   assert.equal(failing.status, 'error');
   if (failing.status === 'error') assert.match(failing.error.message, /failed: error: you must be logged in \(run kw-login\)/);
 });
+
+test('WMCO is read from its own ClusterServiceVersion only, in the namespace the settings name', async () => {
+  // OLM copies the CSV of an operator installed for all namespaces into every namespace: the first
+  // CSV of the WMCO namespace used to be taken for WMCO's when WMCO's own was missing.
+  const ns = 'windows-operators';
+  const local = await startEmulator({
+    openshift: true,
+    objects: [
+      node('win-a', 'windows', { build: '10.0.20348' }),
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } },
+      {
+        apiVersion: 'operators.coreos.com/v1alpha1',
+        kind: 'ClusterServiceVersion',
+        metadata: { name: 'cert-manager.v1.15.0', namespace: ns },
+        spec: { version: '1.15.0' },
+        status: { phase: 'Succeeded' },
+      },
+    ],
+  });
+  try {
+    const s = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), { timeoutMs: 5000, wmcoNamespace: ns });
+    const state = await s.connect();
+    assert.equal(state.status, 'connected');
+    if (state.status === 'connected') assert.deepEqual(state.info.wmco, { present: true });
+    s.dispose();
+    // The default namespace does not exist here: WMCO is not installed.
+    const d = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), { timeoutMs: 5000 });
+    const dState = await d.connect();
+    if (dState.status === 'connected') assert.deepEqual(dState.info.wmco, { present: false });
+    d.dispose();
+  } finally {
+    await local.stop();
+  }
+});
+
+test('OpenShift is recognised by config.openshift.io only: a cluster serving route.openshift.io alone (MicroShift) is Kubernetes', async () => {
+  const { isOpenShiftGroups } = await import('../../src/core/well-known');
+  assert.equal(isOpenShiftGroups(['apps', 'route.openshift.io']), false);
+  assert.equal(isOpenShiftGroups(['apps', 'config.openshift.io', 'route.openshift.io']), true);
+});
+
+function loadKubeconfigOrThrow(path: string) {
+  const load = loadKubeconfig({ explicit: path });
+  if (!load.ok) throw new Error(load.message);
+  return load.config;
+}

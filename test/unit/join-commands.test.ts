@@ -400,6 +400,35 @@ test('address validation and the windows-instances key of a node', async () => {
   assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster' }), { context: 'dev', openshift: false });
 });
 
+test('one address check: the VS Code prompt, the engine and the windows-instances rule agree on every input', async () => {
+  const { validateAddress, addressProblem, classifyAddress } = await import('../../src/core/windows/join-input');
+  const { joinPlan, JoinInputError } = await import('../../src/bootstrap/join');
+  // The two disagreements this settles: the engine refused a trailing-dot FQDN that the prompt
+  // accepted, and took "10.0.0" for a DNS name that the prompt and the rule call a bad IPv4 address.
+  const table: [string, 'ok' | 'refused'][] = [
+    ['10.0.0.5', 'ok'],
+    ['win-1.example.com', 'ok'],
+    ['win-1.example.com.', 'ok'],
+    ['10.0.0', 'refused'],
+    ['010.0.0.5', 'refused'],
+    ['10.0.0.256', 'refused'],
+    ['fe80::1', 'refused'],
+    ['-bad.example.com', 'refused'],
+    ['a b', 'refused'],
+  ];
+  for (const [address, want] of table) {
+    const prompt = validateAddress(address, 'byoh');
+    const engine = addressProblem(address, 'byoh');
+    assert.equal(prompt === undefined ? 'ok' : 'refused', want, `prompt on ${address}`);
+    assert.equal(engine, prompt, `engine and prompt on ${address}`);
+    const rule = classifyAddress(address);
+    assert.equal(rule === 'ipv4' || rule === 'dns' ? 'ok' : 'refused', want, `the windows-instances rule on ${address}`);
+    const build = () => joinPlan({ kube: {} as never, host: {} as never, address, user: 'Administrator', via: 'byoh' });
+    if (want === 'refused') assert.throws(build, JoinInputError, `joinPlan on ${address}`);
+    else assert.doesNotThrow(build, `joinPlan on ${address}`);
+  }
+});
+
 test('manifest: the three commands, their menus, and the payload setting', () => {
   const pkg = JSON.parse(readFileSync(resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8'));
   const c = pkg.contributes;

@@ -4,11 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluateByoh, blocking, firstOffer, isClassE, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
+import { evaluateByoh, blocking, firstOffer, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
 import { bootstrapTokenSecret, caCertHash, containerdConfig, kubeletServiceCommand, newBootstrapToken } from '../../src/bootstrap/kubeadm-files';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from '../../src/bootstrap/ssh-key-info';
 import { runBounded } from '../../src/bootstrap/join';
-import { csrCommonName } from '../../src/bootstrap/cluster-api';
+import { csrCommonName } from '../../src/cluster/csr';
 import type { HostFacts } from '../../src/core/windows/host-ops';
 import { generateCerts } from '../support/kube-emulator/certs';
 
@@ -119,10 +119,22 @@ test('PreflightError lists every blocking finding with its fix', () => {
   assert.match(err.message, /Disable-NetAdapter/);
 });
 
-test('helpers: class E, versions, builds', () => {
-  assert.equal(isClassE('240.0.0.0/4'), true);
-  assert.equal(isClassE('10.128.0.0/14'), false);
-  assert.equal(isClassE('fd01::/48'), false);
+test('class E: the preflight refuses every cluster network the NET001 rule flags (one overlap check), 224.0.0.0/3 included', () => {
+  // The preflight used to look only at the first octet (>= 240) and let 224.0.0.0/3, which reaches
+  // into 240.0.0.0/4, through; the rule computed the overlap. Both use the overlap now.
+  for (const [cidr, refused] of [
+    ['240.0.0.0/4', true],
+    ['224.0.0.0/3', true],
+    ['250.10.0.0/16', true],
+    ['10.128.0.0/14', false],
+    ['fd01::/48', false],
+  ] as const) {
+    const found = evaluateByoh({ ...GOOD, clusterNetworks: [cidr] }).some((f) => f.severity === 'error' && /class E/.test(f.title));
+    assert.equal(found, refused, cidr);
+  }
+});
+
+test('helpers: versions, builds', () => {
   assert.ok(compareVersions('10.18.0', '9.0.0') > 0);
   assert.ok(compareVersions('8.1.2', '9.0.0') < 0);
   assert.equal(checkBuild({ ...FACTS, build: 26100 }, true).severity, 'info');

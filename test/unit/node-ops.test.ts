@@ -7,7 +7,8 @@ import { sampleNodeOps, nodeServicesState, NODE_SERVICES, restartService } from 
 import { decodeCommand, powershellCommand, psString, wrapScript } from '../../src/core/windows/powershell';
 import { localPathFor, planDownloads, stamp } from '../../src/bootstrap/node-logs';
 import { servicesTable } from '../../src/bootstrap/node-services';
-import { drainSkipReason, isAwsNode } from '../../src/bootstrap/reboot';
+import { isAwsNode } from '../../src/bootstrap/reboot';
+import { drainSkipReason } from '../../src/core/drain';
 import { parsePowerShell } from '../support/powershell-parser';
 import { HOSTILE } from '../support/hostile-strings';
 

@@ -5,7 +5,8 @@
  */
 import { WINDOWS_BUILDS } from '../windows/builds';
 import { positionContext, type PositionContext, type Segment } from './context';
-import { BETA_OS_LABEL, BUILD_LABEL, DOCS, OS_LABEL } from './hover';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
+import { DOCS } from './hover';
 import { POD_SPEC_PATHS } from '../manifest/workloads';
 
 export interface CompletionItem {

@@ -19,6 +19,7 @@ import {
   type WindowsBuild,
 } from '../windows/builds';
 import { nodeAt, type NodeAt, type Segment } from './context';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
 export interface FieldHover {
   markdown: string;
@@ -35,10 +36,6 @@ export const DOCS = {
   runtimeClass: 'https://kubernetes.io/docs/concepts/containers/runtime-class/',
   networking: 'https://kubernetes.io/docs/concepts/services-networking/windows-networking/',
 } as const;
-
-export const OS_LABEL = 'kubernetes.io/os';
-export const BETA_OS_LABEL = 'beta.kubernetes.io/os';
-export const BUILD_LABEL = 'node.kubernetes.io/windows-build';
 
 const WINDOWS_OPTION_FIELDS = new Set(['hostProcess', 'runAsUserName', 'gmsaCredentialSpecName', 'gmsaCredentialSpec']);
 

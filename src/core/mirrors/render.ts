@@ -11,6 +11,7 @@
  * Pure: no I/O. Credentials only ever appear in the rendered file contents.
  */
 import { containerdHostDir, goStringCompare, isNtfsSafeName, isWildcard, registryHost, repositoryPath, stripScheme, wmcoMirrorHost } from './paths';
+import { isMirrorKind, knownPolicy, specEntries } from './spec';
 
 export type MirrorMode = 'wmco' | 'ordered';
 export interface MirrorEntry {
@@ -303,6 +304,8 @@ const LIST_KINDS: Record<string, string> = {
  * The mirror entries of IDMS / ITMS / ICSP objects (parsed YAML or API objects), in the order
  * given; `List` objects are expanded. Other objects, and entries without a source, are skipped.
  */
+const SHORT = { ImageDigestMirrorSet: 'IDMS', ImageTagMirrorSet: 'ITMS', ImageContentSourcePolicy: 'ICSP' } as const;
+
 export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
   const out: MirrorEntry[] = [];
   const visit = (obj: unknown, impliedKind: string | undefined, depth: number) => {
@@ -316,28 +319,12 @@ export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
     if (!spec || !kind) return;
     const meta = isRecord(obj.metadata) ? obj.metadata : undefined;
     const setName = typeof meta?.name === 'string' ? meta.name : undefined;
-    const [short, listKey] =
-      kind === 'ImageDigestMirrorSet'
-        ? (['IDMS', 'imageDigestMirrors'] as const)
-        : kind === 'ImageTagMirrorSet'
-          ? (['ITMS', 'imageTagMirrors'] as const)
-          : kind === 'ImageContentSourcePolicy'
-            ? (['ICSP', 'repositoryDigestMirrors'] as const)
-            : [undefined, undefined];
-    if (!short) return;
-    const list = spec[listKey];
-    if (!Array.isArray(list)) return;
-    for (const item of list) {
-      if (!isRecord(item) || typeof item.source !== 'string' || item.source.trim() === '') continue;
-      const mirrors = Array.isArray(item.mirrors) ? item.mirrors.filter((m): m is string => typeof m === 'string' && m.trim() !== '').map((m) => m.trim()) : [];
-      const policy = item.mirrorSourcePolicy;
-      out.push({
-        source: item.source.trim(),
-        mirrors,
-        ...(policy === 'AllowContactingSource' || policy === 'NeverContactSource' ? { mirrorSourcePolicy: policy } : {}),
-        kind: short,
-        ...(setName !== undefined ? { setName } : {}),
-      });
+    if (!isMirrorKind(kind)) return;
+    const short = SHORT[kind];
+    for (const e of specEntries(kind, spec)) {
+      if (e.source === undefined) continue;
+      const policy = knownPolicy(e.policy);
+      out.push({ source: e.source, mirrors: e.mirrors.map((m) => m.value), ...(policy ? { mirrorSourcePolicy: policy } : {}), kind: short, ...(setName !== undefined ? { setName } : {}) });
     }
   };
   for (const o of objects) visit(o, undefined, 0);

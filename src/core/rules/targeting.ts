@@ -2,6 +2,7 @@ import { getAt, isObj, type Path } from '../manifest/path';
 import type { PodSpecView } from '../manifest/workloads';
 import { windowsImageEvidence } from '../windows/builds';
 import type { Facts } from './facts';
+import { BUILD_LABEL } from '../well-known';
 
 export type Signal = 'os-field' | 'node-selector' | 'node-affinity' | 'windows-build' | 'runtime-class' | 'toleration' | 'windows-options' | 'image' | 'command';
 
@@ -24,7 +25,6 @@ export interface Targeting {
 }
 
 export const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];
-export const BUILD_LABEL = 'node.kubernetes.io/windows-build';
 
 const WINDOWS_TAINT_KEYS = new Set(['os', 'node.kubernetes.io/os']);
 

@@ -4,8 +4,8 @@
  * so that the terminal can exec an interactive one into it. Pure: the caller creates and deletes it.
  */
 import { buildByNumber, parseBuildLabel } from './builds';
+import { BUILD_LABEL } from '../well-known';
 
-export const WINDOWS_BUILD_LABEL = 'node.kubernetes.io/windows-build';
 export const SHELL_POD_COMPONENT = 'node-shell';
 /** The container the terminal execs into. */
 export const SHELL_CONTAINER = 'shell';
@@ -30,7 +30,7 @@ export interface PowerShellImage {
 export function powershellImageFor(buildLabel: string | undefined): PowerShellImage | { error: string } {
   const parsed = parseBuildLabel(buildLabel);
   const image = (ltsc: PowerShellImage['ltsc'], note: string): PowerShellImage => ({ image: `mcr.microsoft.com/powershell:lts-nanoserver-${ltsc}`, ltsc, note });
-  if (!parsed) return image('ltsc2022', `the node has no ${WINDOWS_BUILD_LABEL} label: assuming Windows Server 2022`);
+  if (!parsed) return image('ltsc2022', `the node has no ${BUILD_LABEL} label: assuming Windows Server 2022`);
   const { build } = parsed;
   const name = buildByNumber(build)?.name ?? `build ${build}`;
   if (build >= 26100) return image('ltsc2025', `${name}`);
@@ -66,7 +66,7 @@ export interface HostProcessShellPod {
 }
 
 export function hostProcessShellPod(input: HostProcessShellInput): { pod: HostProcessShellPod; image: PowerShellImage } | { error: string } {
-  const image = powershellImageFor(input.labels?.[WINDOWS_BUILD_LABEL]);
+  const image = powershellImageFor(input.labels?.[BUILD_LABEL]);
   if ('error' in image) return image;
   const suffix = dnsPart(input.suffix, 8);
   const name = `kube-windows-shell-${dnsPart(input.nodeName, 63 - 'kube-windows-shell-'.length - suffix.length - 1)}-${suffix}`;

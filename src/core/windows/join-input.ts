@@ -7,18 +7,48 @@ export class JoinInputError extends Error {
   override name = 'JoinInputError';
 }
 
-const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/;
-const DNS_NAME = /^(?=.{1,253}$)[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([-A-Za-z0-9]{0,61}[A-Za-z0-9])?)*$/;
 // Characters Windows refuses in account names (plus control characters); "DOMAIN\user" is allowed.
 const USER_FORBIDDEN = /["/[\]:;|=,+*?<>\u0000-\u001f\u007f]/;
 
-/** Why an address cannot be a join target (an IPv4 address or a DNS name), or undefined. */
+export type AddressKind = 'ipv4' | 'dns' | 'ipv6' | 'invalid-ipv4' | 'invalid';
+
+/**
+ * What an address is: a `windows-instances` key or a host to join. WMCO resolves keys with `net.ResolveIPAddr("ip4", …)`: IPv4
+ * literals (Go rejects leading zeros) and DNS names pass, IPv6 literals fail.
+ */
+export function classifyAddress(key: string): AddressKind {
+  if (key.includes(':')) return 'ipv6';
+  if (/^[0-9.]+$/.test(key)) {
+    const parts = key.split('.');
+    const ok = parts.length === 4 && parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && +p <= 255);
+    return ok ? 'ipv4' : 'invalid-ipv4';
+  }
+  const name = key.endsWith('.') ? key.slice(0, -1) : key;
+  if (name.length === 0 || name.length > 253) return 'invalid';
+  const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+  return name.split('.').every((l) => label.test(l)) ? 'dns' : 'invalid';
+}
+
+/**
+ * Why an address cannot be a join target, or undefined: the one check of a host address, for the
+ * VS Code prompt, the CLI and the engine. IPv4 (no leading zeros) or a DNS name (a trailing dot is
+ * fine, as for WMCO's resolver); IPv6 only for kubeadm (WMCO resolves BYOH keys as IPv4).
+ */
 export function addressProblem(address: string, via: 'byoh' | 'kubeadm'): string | undefined {
-  if (IPV4.test(address) || DNS_NAME.test(address)) return undefined;
-  const ipv6 = looksIPv6(address);
-  if (ipv6 && via === 'kubeadm') return undefined;
-  if (ipv6) return `"${printable(address)}" looks like an IPv6 address; WMCO accepts only IPv4 addresses or DNS names.`;
-  return `"${printable(address)}" is not an IPv4 address or a DNS name.`;
+  if (!address.trim()) return "Enter the host's IPv4 address or DNS name.";
+  if (/\s/.test(address)) return `"${printable(address)}": an address has no spaces.`;
+  switch (classifyAddress(address)) {
+    case 'ipv4':
+    case 'dns':
+      return undefined;
+    case 'ipv6':
+      if (via === 'byoh') return `"${printable(address)}" looks like an IPv6 address; WMCO accepts only IPv4 addresses or DNS names.`;
+      return looksIPv6(address) ? undefined : `"${printable(address)}" is not an IPv4/IPv6 address or a DNS name (give no port: SSH uses 22).`;
+    case 'invalid-ipv4':
+      return `"${printable(address)}" is not a valid IPv4 address.`;
+    default:
+      return `"${printable(address)}" is not an IPv4 address or a DNS name.`;
+  }
 }
 
 /** Why a user name cannot be used, or undefined. Quotes, $, parentheses and backticks are legal Windows names and are kept as they are. */
@@ -41,21 +71,9 @@ function looksIPv6(address: string): boolean {
   return /^[0-9A-Fa-f:.]+$/.test(address) && (address.match(/:/g) ?? []).length >= 2;
 }
 
-/** Why an address cannot be used, or undefined. BYOH keys are IPv4 addresses or DNS names (WMCO). */
+/** The prompt's check: the typed value, trimmed, through addressProblem (the engine checks the same). */
 export function validateAddress(value: string, via: 'byoh' | 'kubeadm'): string | undefined {
-  const v = value.trim();
-  if (!v) return "Enter the host's IPv4 address or DNS name.";
-  if (/\s/.test(v)) return 'An address has no spaces.';
-  if (v.includes(':'))
-    return via === 'byoh'
-      ? 'WMCO accepts only IPv4 addresses or DNS names that resolve to IPv4, not IPv6.'
-      : looksIPv6(v)
-        ? undefined
-        : 'Not an IPv4/IPv6 address or DNS name (give the port nowhere: SSH uses 22).';
-  if (IPV4.test(v)) return undefined;
-  if (/^\d+(\.\d+)*$/.test(v)) return 'Not a valid IPv4 address.';
-  if (!DNS_NAME.test(v.replace(/\.$/, ''))) return 'Not a valid DNS name (letters, digits, "-" and ".").';
-  return undefined;
+  return addressProblem(value.trim(), via);
 }
 
 /** The windows-instances key of a node: one of its addresses, or a DNS name starting with its name. */

@@ -1,31 +1,12 @@
 import { isObj } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ObjectContext, ObjectRule, Reporter, Rule } from '../types';
+import { INSTANCES_CONFIGMAP, WMCO_NAMESPACE } from '../../well-known';
+import { classifyAddress } from '../../windows/join-input';
 
-/** WMCO's BYOH ConfigMap (wmco-join-and-mirrors.md §1.1). */
-export const INSTANCES_CONFIGMAP = 'windows-instances';
-export const WMCO_NAMESPACE = 'openshift-windows-machine-config-operator';
+export { classifyAddress };
 
 const ONE_BAD_ENTRY = 'one bad entry stops WMCO from configuring every instance';
-
-export type AddressKind = 'ipv4' | 'dns' | 'ipv6' | 'invalid-ipv4' | 'invalid';
-
-/**
- * What a `windows-instances` key is. WMCO resolves it with `net.ResolveIPAddr("ip4", …)`: IPv4
- * literals (Go rejects leading zeros) and DNS names pass, IPv6 literals fail.
- */
-export function classifyAddress(key: string): AddressKind {
-  if (key.includes(':')) return 'ipv6';
-  if (/^[0-9.]+$/.test(key)) {
-    const parts = key.split('.');
-    const ok = parts.length === 4 && parts.every((p) => /^(0|[1-9][0-9]{0,2})$/.test(p) && +p <= 255);
-    return ok ? 'ipv4' : 'invalid-ipv4';
-  }
-  const name = key.endsWith('.') ? key.slice(0, -1) : key;
-  if (name.length === 0 || name.length > 253) return 'invalid';
-  const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
-  return name.split('.').every((l) => label.test(l)) ? 'dns' : 'invalid';
-}
 
 export type InstanceValue =
   | { ok: true; username: string }

@@ -4,7 +4,8 @@ import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { buildByNumber, dockerHubMicrosoftSuccessor, imageBuild, isImageCompatible, linuxOnlyImage, parseBuildLabel, parseImage, retagForBuild, windowsImageEvidence } from '../../windows/builds';
 import { isSet } from '../helpers';
 import { inferredFrom } from './scheduling';
-import { BUILD_LABEL, type Targeting } from '../targeting';
+import { type Targeting } from '../targeting';
+import { BUILD_LABEL } from '../../well-known';
 import type { FixSpec, PodRule } from '../types';
 
 /** Effective HostProcess flag of a container: its own setting, else the pod's. */

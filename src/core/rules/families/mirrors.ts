@@ -1,7 +1,8 @@
-import { getAt, isObj, type Path } from '../../manifest/path';
+import { getAt, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { containerdHostDir, hostPort, isWildcard, keepsSourcePath, registryHost, repositoryPath, windowsPullPath, wmcoMirrorHost, wmcoMirrorOrder } from '../../mirrors/paths';
 import type { ObjectContext, ObjectRule, Reporter, Rule } from '../types';
+import { MIRROR_LIST_KEY, specEntries } from '../../mirrors/spec';
 
 const KINDS = ['ImageDigestMirrorSet', 'ImageTagMirrorSet'];
 
@@ -19,32 +20,16 @@ interface Entry {
   policy: unknown;
 }
 
-/** The entries of an IDMS (`spec.imageDigestMirrors`) or ITMS (`spec.imageTagMirrors`). */
+/** The entries of an IDMS (`spec.imageDigestMirrors`) or ITMS (`spec.imageTagMirrors`), with their paths. */
 function entriesOf(ctx: ObjectContext): Entry[] {
   const { object } = ctx;
   if (!object.apiVersion.startsWith('config.openshift.io/')) return [];
-  const listKey = object.kind === 'ImageDigestMirrorSet' ? 'imageDigestMirrors' : 'imageTagMirrors';
-  const list = getAt(object.value, ['spec', listKey]);
-  if (!Array.isArray(list)) return [];
-  const out: Entry[] = [];
-  list.forEach((item, i) => {
-    if (!isObj(item)) return;
-    const path = [...object.path, 'spec', listKey, i];
-    const mirrors: Entry['mirrors'] = [];
-    if (Array.isArray(item.mirrors)) {
-      item.mirrors.forEach((m, j) => {
-        if (typeof m === 'string' && m.trim()) mirrors.push({ value: m.trim(), path: [...path, 'mirrors', j] });
-      });
-    }
-    out.push({
-      path,
-      source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined,
-      mirrors,
-      mirrorsPath: [...path, 'mirrors'],
-      policy: item.mirrorSourcePolicy,
-    });
+  const kind = object.kind === 'ImageDigestMirrorSet' ? 'ImageDigestMirrorSet' : 'ImageTagMirrorSet';
+  const listKey = MIRROR_LIST_KEY[kind];
+  return specEntries(kind, getAt(object.value, ['spec'])).map((e) => {
+    const path = [...object.path, 'spec', listKey, e.index];
+    return { path, source: e.source, mirrors: e.mirrors.map((m) => ({ value: m.value, path: [...path, 'mirrors', m.index] })), mirrorsPath: [...path, 'mirrors'], policy: e.policy };
   });
-  return out;
 }
 
 function objectRule(id: string, severity: ObjectRule['severity'], title: string, check: (e: Entry[], ctx: ObjectContext, report: Reporter) => void): ObjectRule {

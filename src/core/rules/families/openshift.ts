@@ -4,7 +4,8 @@ import { preview } from '../../manifest/text';
 import { podSpecOf, WORKLOAD_KINDS, type ObjectView, type PodSpecView } from '../../manifest/workloads';
 import { isOpenShift, workloadKey } from '../facts';
 import { addOsWindowsFix, inferredNote, isSet } from '../helpers';
-import { BUILD_LABEL, OS_LABELS, targetingOf } from '../targeting';
+import { OS_LABELS, targetingOf } from '../targeting';
+import { BUILD_LABEL } from '../../well-known';
 import type { FixSpec, ObjectRule, PodRule, Reporter, Rule } from '../types';
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,8 @@ import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { parseBuildLabel, WINDOWS_BUILDS } from '../../windows/builds';
 import { isOpenShift, runtimeClassIsWindows, stringMap } from '../facts';
-import { BUILD_LABEL, OS_LABELS } from '../targeting';
+import { OS_LABELS } from '../targeting';
+import { BUILD_LABEL } from '../../well-known';
 import type { ObjectRule, Rule } from '../types';
 
 const KINDS = ['RuntimeClass'];

@@ -3,7 +3,8 @@ import { preview } from '../../manifest/text';
 import type { PodSpecView } from '../../manifest/workloads';
 import { apiField, isSet, objAt } from '../helpers';
 import { isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
-import { BUILD_LABEL, OS_LABELS, type Targeting } from '../targeting';
+import { OS_LABELS, type Targeting } from '../targeting';
+import { BUILD_LABEL } from '../../well-known';
 import type { FixSpec, PodRule, Report } from '../types';
 
 const OS_LABEL = 'kubernetes.io/os';

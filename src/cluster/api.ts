@@ -1,0 +1,44 @@
+// Small verbs over KubeClient that every caller of the API needs: read-or-undefined (404), create
+// idempotently (409), and the path pieces. Each concern's calls live beside it (nodes.ts, pods.ts,
+// csr.ts, wmco.ts, openshift.ts, kubeadm.ts); plans in bootstrap/ call those, never paths of their own.
+import type { KubeClient } from './client';
+import { ApiError } from './errors';
+
+export const enc = encodeURIComponent;
+
+/** Metadata fields the callers read. */
+export interface Meta {
+  name: string;
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+  creationTimestamp?: string;
+}
+
+/** GET that answers undefined for 404. */
+export async function getOrUndefined<T>(kube: KubeClient, path: string, signal?: AbortSignal): Promise<T | undefined> {
+  try {
+    return await kube.get<T>(path, undefined, signal);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** POST that treats "already exists" (409) as success: a re-run creates nothing twice. */
+export async function createIfMissing(kube: KubeClient, collection: string, body: unknown, signal?: AbortSignal): Promise<'created' | 'exists'> {
+  try {
+    await kube.create(collection, body, signal);
+    return 'created';
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409) return 'exists';
+    throw err;
+  }
+}
+
+/** A plan's description of one API call (shown in dry runs; never sent). */
+export interface ApiCall {
+  verb: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+  path: string;
+  body?: unknown;
+}

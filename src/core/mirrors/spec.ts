@@ -1,0 +1,50 @@
+// How the entries of a mirror set are read, in one place for the rules, the renderer and the cluster
+// view: which list a kind keeps its entries in, and what counts as a source and a mirror (trimmed
+// non-empty strings, as WMCO and the cluster's registries read them). Pure.
+
+export type MirrorKind = 'ImageDigestMirrorSet' | 'ImageTagMirrorSet' | 'ImageContentSourcePolicy';
+
+/** The spec list that holds the entries of each kind. */
+export const MIRROR_LIST_KEY: Record<MirrorKind, 'imageDigestMirrors' | 'imageTagMirrors' | 'repositoryDigestMirrors'> = {
+  ImageDigestMirrorSet: 'imageDigestMirrors',
+  ImageTagMirrorSet: 'imageTagMirrors',
+  ImageContentSourcePolicy: 'repositoryDigestMirrors',
+};
+
+export const isMirrorKind = (kind: unknown): kind is MirrorKind => typeof kind === 'string' && Object.prototype.hasOwnProperty.call(MIRROR_LIST_KEY, kind);
+
+/** One entry as written: its index in the list, the source and mirrors when usable, the policy as given. */
+export interface SpecEntry {
+  index: number;
+  /** Trimmed; undefined when missing, not a string or blank. */
+  source: string | undefined;
+  /** Trimmed non-empty strings, each with its index in `mirrors`. */
+  mirrors: { value: string; index: number }[];
+  /** spec...mirrorSourcePolicy exactly as written (validated by the callers that care). */
+  policy: unknown;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** The entries of a mirror object's spec (entries that are not objects are skipped, their index kept). */
+export function specEntries(kind: MirrorKind, spec: unknown): SpecEntry[] {
+  const list = isRecord(spec) ? spec[MIRROR_LIST_KEY[kind]] : undefined;
+  if (!Array.isArray(list)) return [];
+  const out: SpecEntry[] = [];
+  list.forEach((item, index) => {
+    if (!isRecord(item)) return;
+    const mirrors: SpecEntry['mirrors'] = [];
+    if (Array.isArray(item.mirrors)) {
+      item.mirrors.forEach((m, j) => {
+        if (typeof m === 'string' && m.trim()) mirrors.push({ value: m.trim(), index: j });
+      });
+    }
+    out.push({ index, source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined, mirrors, policy: item.mirrorSourcePolicy });
+  });
+  return out;
+}
+
+/** The two policies the API accepts; anything else is no policy. */
+export function knownPolicy(policy: unknown): 'AllowContactingSource' | 'NeverContactSource' | undefined {
+  return policy === 'AllowContactingSource' || policy === 'NeverContactSource' ? policy : undefined;
+}

@@ -1,0 +1,66 @@
+// Names that Kubernetes, OpenShift and WMCO give meaning to, in one place: labels, annotations,
+// namespaces, ConfigMaps and Secrets that rules, the cluster model, the plans and the CLI all refer to.
+// Pure data: core/ and everything above it import from here instead of spelling the names again.
+
+// ---- Kubernetes node labels --------------------------------------------------------------------
+
+/** The OS label every kubelet sets (`windows` / `linux`). */
+export const OS_LABEL = 'kubernetes.io/os';
+/** Its deprecated predecessor, still seen in old manifests. */
+export const BETA_OS_LABEL = 'beta.kubernetes.io/os';
+/** The Windows build (e.g. 10.0.20348) kubelets on Windows set on their Node. */
+export const BUILD_LABEL = 'node.kubernetes.io/windows-build';
+/** The label selector of Windows nodes, as sent to the API server. */
+export const WINDOWS_SELECTOR = `${OS_LABEL}=windows`;
+
+// ---- WMCO (Windows Machine Config Operator) ----------------------------------------------------
+
+/** WMCO's default namespace (the documented install; clusters may use another: see the settings). */
+export const WMCO_NAMESPACE = 'openshift-windows-machine-config-operator';
+/** The OLM package, and the prefix of its ClusterServiceVersions. */
+export const WMCO_PACKAGE = 'windows-machine-config-operator';
+/** The Bring-Your-Own-Host ConfigMap: keys are addresses, values `username=<user>`. */
+export const INSTANCES_CONFIGMAP = 'windows-instances';
+/** The Secret with the private key WMCO uses to reach Windows hosts, and its data key. */
+export const KEY_SECRET = 'cloud-private-key';
+export const KEY_SECRET_KEY = 'private-key.pem';
+/** OLM defaults for installing WMCO: catalog (OpenShift; OKD uses community-operators), its namespace, channel. */
+export const WMCO_CATALOG_SOURCE = 'redhat-operators';
+export const WMCO_OKD_CATALOG_SOURCE = 'community-operators';
+export const CATALOG_SOURCE_NAMESPACE = 'openshift-marketplace';
+export const WMCO_CHANNEL = 'stable';
+
+/** Node labels and annotations WMCO sets. */
+export const BYOH_LABEL = 'windowsmachineconfig.openshift.io/byoh';
+export const WMCO_UPGRADING_LABEL = 'windowsmachineconfig.openshift.io/upgrading';
+export const WMCO_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/version';
+export const WMCO_DESIRED_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/desired-version';
+export const REBOOT_REQUIRED_ANNOTATION = 'windowsmachineconfig.openshift.io/reboot-required';
+
+// ---- OpenShift ---------------------------------------------------------------------------------
+
+/** The API group whose presence makes a cluster OpenShift or OKD (served by both, by nothing else). */
+export const OPENSHIFT_CONFIG_GROUP = 'config.openshift.io';
+/** The cluster-wide pull secret. */
+export const PULL_SECRET_NAMESPACE = 'openshift-config';
+export const PULL_SECRET = 'pull-secret';
+/** The namespace label that lets cluster monitoring scrape an operator's namespace. */
+export const CLUSTER_MONITORING_LABEL = 'openshift.io/cluster-monitoring';
+
+// ---- kubeadm -----------------------------------------------------------------------------------
+
+/** Where `kubeadm join` discovers the API endpoint and CA: kube-public/cluster-info. */
+export const CLUSTER_INFO_NAMESPACE = 'kube-public';
+export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
+/** Bootstrap token Secrets live in kube-system as bootstrap-token-<id>. */
+export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
+
+// ---- kube-windows' own -------------------------------------------------------------------------
+
+/** On a Node being rebooted by kube-windows: the boot time before the restart. */
+export const BOOT_ANNOTATION = 'kube-windows.io/reboot-from-boot';
+
+/** Whether the discovery answer (`GET /apis` group names) is an OpenShift/OKD cluster's. */
+export function isOpenShiftGroups(groupNames: readonly string[]): boolean {
+  return groupNames.includes(OPENSHIFT_CONFIG_GROUP);
+}
