@@ -110,7 +110,7 @@ test('CLI: hostile --address and --user are refused (exit 2, one line, nothing c
     const before = rig.emu.requests.length;
     const badAddress = await run([...base, '--user', 'Administrator', '--key', rig.keyPath, '--address', '127.0.0.2;$(touch /tmp/kw-pwned)']);
     assert.equal(badAddress.code, 2);
-    assert.match(badAddress.out, /^kube-windows: --address "127\.0\.0\.2;\$\(touch \/tmp\/kw-pwned\)" is not an IPv4 address or a DNS name\.\n$/);
+    assert.match(badAddress.out, /^kube-windows: --address "127\.0\.0\.2;\$\(touch \/tmp\/kw-pwned\)": an address has no spaces\.\n$/);
     const badUser = await run([...base, '--user', 'Admin\nistrator', '--key', rig.keyPath, '--address', rig.addresses[0]!]);
     assert.equal(badUser.code, 2);
     assert.match(badUser.out, /--user "Admin\\nistrator" contains a character/);
