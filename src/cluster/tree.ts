@@ -43,9 +43,30 @@ export interface TreeIcon {
   color?: string;
 }
 
+/** The groups a cluster or a node shows. */
+export type GroupKey = 'nodes' | 'byoh' | 'mirrors' | 'runtimeClasses' | 'pods' | 'services';
+
+/**
+ * What an item stands for, typed: commands read this, never the id (the id is only VS Code's handle).
+ * `detail` is everything else under a cluster (info rows, conditions, taints, placeholders, errors).
+ */
+export type TreeRef =
+  | { kind: 'kubeconfig' }
+  | { kind: 'cluster'; context: string }
+  | { kind: 'group'; context: string; group: GroupKey; node?: string }
+  | { kind: 'node'; context: string; node: string }
+  | { kind: 'pod'; context: string; node: string; namespace: string; name: string }
+  | { kind: 'service'; context: string; node: string; service: string }
+  | { kind: 'byohInstance'; context: string; address: string }
+  | { kind: 'mirrorSet'; context: string; setKind: string; name: string }
+  | { kind: 'runtimeClass'; context: string; name: string }
+  | { kind: 'detail'; context: string; node?: string };
+
 export interface TreeNode {
-  /** Stable across refreshes, e.g. `ctx/<context>/node/<name>`. */
+  /** VS Code's handle, stable across refreshes, e.g. `ctx/<context>/node/<name>`; never parsed. */
   id: string;
+  /** What the item stands for (set by the tree for every item it hands out). */
+  ref?: TreeRef;
   label: string;
   description?: string;
   /** Markdown. */
@@ -253,20 +274,27 @@ export class ClusterTree {
     this.notify(undefined);
   }
 
-  /** The action of an error item: reconnect the cluster (a connection error) or ask its group again. */
+  /** The action of an error item: reconnect the cluster (an error of the cluster itself) or ask its parent again. */
   retry(errorId: string): void {
-    const parentId = errorId.replace(/\/error(\/\d+)?$/, '');
-    const m = /^ctx\/([^/]+)$/.exec(parentId);
-    if (m) {
-      const session = this.manager?.session(decodeURIComponent(m[1]));
-      if (session) void session.reconnect();
-    }
-    if (parentId === 'kubeconfig') {
-      this.refresh();
+    if (!this.items.has(errorId)) return;
+    const parentId = this.parents.get(errorId);
+    const parent = parentId === undefined ? undefined : this.items.get(parentId);
+    if (!parent) {
+      this.refresh(); // the kubeconfig's own error (a root), or an item no longer shown
       return;
     }
-    this.notify(this.items.has(parentId) ? parentId : undefined);
+    if (parent.ref?.kind === 'cluster') void this.manager?.session(parent.ref.context)?.reconnect();
+    this.notify(parent.id);
   }
+
+  /** Asks the Services group of a node again (after its SSH credentials were given). */
+  refreshServices(context: string, node: string): void {
+    const id = this.serviceGroups.get(`${context}\u0000${node}`);
+    if (id !== undefined) this.notify(id);
+  }
+
+  /** The Services group id of each node item handed out, by context and node name. */
+  private readonly serviceGroups = new Map<string, string>();
 
   dispose(): void {
     this.disposed = true;
@@ -376,7 +404,9 @@ export class ClusterTree {
   }
 
   private remember(nodes: TreeNode[], parentId?: string): TreeNode[] {
+    const parentRef = parentId === undefined ? undefined : this.items.get(parentId)?.ref;
     for (const n of nodes) {
+      n.ref ??= detailRef(parentRef);
       this.parents.set(n.id, parentId);
       const old = this.items.get(n.id);
       if (old) {
@@ -422,6 +452,7 @@ export class ClusterTree {
       icon: { id: current ? 'server-environment' : 'server' },
       contextValue: openshift ? 'cluster.openshift' : 'cluster',
       collapsible: current ? 'expanded' : 'collapsed',
+      ref: { kind: 'cluster', context: c.name },
     };
     const description = [current ? 'current' : '', c.server ?? ''].filter(Boolean).join(' · ');
     if (description) node.description = description;
@@ -440,10 +471,10 @@ export class ClusterTree {
     if (root && state.info.flavour === 'openshift') root.contextValue = 'cluster.openshift';
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
-    const group = (key: string, label: string, icon: string, resolve: (gid: string) => Promise<TreeNode[]>, tooltip: string): TreeNode => {
+    const group = (key: GroupKey, label: string, icon: string, resolve: (gid: string) => Promise<TreeNode[]>, tooltip: string): TreeNode => {
       const gid = `${id}/group/${key}`;
       this.resolvers.set(gid, () => resolve(gid));
-      return { id: gid, label, tooltip, icon: { id: icon }, contextValue: 'group', collapsible: key === 'nodes' ? 'expanded' : 'collapsed' };
+      return { id: gid, label, tooltip, icon: { id: icon }, contextValue: 'group', collapsible: key === 'nodes' ? 'expanded' : 'collapsed', ref: { kind: 'group', context, group: key } };
     };
     out.push(group('nodes', 'Windows nodes', 'vm', (gid) => this.nodeItems(gid, id, session), 'Nodes labelled `kubernetes.io/os=windows`, kept up to date by a watch.'));
     out.push(group('byoh', 'BYOH instances', 'remote', (gid) => this.byohItems(gid, id, session), 'Entries of the `windows-instances` ConfigMap (bring-your-own-host Windows instances).'));
@@ -487,7 +518,7 @@ export class ClusterTree {
     const id = `${ctxId}/node/${enc(n.name)}`;
     this.nodeViews.set(`${session.context}\u0000${n.name}`, n);
     this.resolvers.set(id, async () => this.nodeDetails(id, n.name, session));
-    return windowsNodeNode(id, n, () => session.client.get(`/api/v1/nodes/${enc(n.name)}`).then(forDisplay));
+    return { ...windowsNodeNode(id, n, () => session.client.get(`/api/v1/nodes/${enc(n.name)}`).then(forDisplay)), ref: { kind: 'node', context: session.context, node: n.name } };
   }
 
   private nodeDetails(id: string, name: string, session: ClusterSession): TreeNode[] {
@@ -519,11 +550,16 @@ export class ClusterTree {
       icon: { id: 'package' },
       contextValue: 'group',
       collapsible: 'collapsed',
+      ref: { kind: 'group', context: session.context, group: 'pods', node: name },
     });
     const services = this.options.services;
     if (services) {
       const sid = `${id}/services`;
-      this.resolvers.set(sid, async () => serviceItems(sid, id, await services(session.context, model)));
+      this.serviceGroups.set(`${session.context}\u0000${name}`, sid);
+      const serviceRef = (service: string): TreeRef => ({ kind: 'service', context: session.context, node: name, service });
+      this.resolvers.set(sid, async () =>
+        serviceItems(sid, id, await services(session.context, model)).map((item) => (item.contextValue.startsWith('windowsService') ? { ...item, ref: serviceRef(item.label) } : item)),
+      );
       out.push({
         id: sid,
         label: 'Services',
@@ -531,6 +567,7 @@ export class ClusterTree {
         icon: { id: 'gear' },
         contextValue: 'group',
         collapsible: 'collapsed',
+        ref: { kind: 'group', context: session.context, group: 'services', node: name },
       });
     }
     return out;
@@ -545,7 +582,13 @@ export class ClusterTree {
     if (!pods.length) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
     // Under the node's id: a pod name comes back on another node (a StatefulSet pod rescheduled) while
     // the first node's list may still be shown, and one id must never stand for two rows.
-    return pods.map((p) => podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)));
+    const podRef = (p: PodView): TreeRef => ({ kind: 'pod', context: session.context, node: nodeName, namespace: p.namespace, name: p.name });
+    return pods.map((p) =>
+      withRef(
+        podRef(p),
+        podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)),
+      ),
+    );
   }
 
   private async byohItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
@@ -553,7 +596,7 @@ export class ClusterTree {
     if (isErrorItem(byoh)) return [errorNode(`${gid}/error`, byoh)];
     if (!byoh.configMap) return [placeholder(`${gid}/none`, 'No windows-instances ConfigMap', 'WMCO reads BYOH instances from the `windows-instances` ConfigMap; there is none.')];
     if (!byoh.instances.length) return [placeholder(`${gid}/none`, 'No BYOH instances', 'The `windows-instances` ConfigMap is empty.')];
-    return byoh.instances.map((i) => byohNode(`${ctxId}/byoh/${enc(i.address)}`, i));
+    return byoh.instances.map((i) => withRef({ kind: 'byohInstance', context: session.context, address: i.address }, byohNode(`${ctxId}/byoh/${enc(i.address)}`, i)));
   }
 
   private async mirrorItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
@@ -563,7 +606,11 @@ export class ClusterTree {
     if (!sets.sets.length) return [placeholder(`${gid}/none`, 'No mirror sets', 'No ImageDigestMirrorSet or ImageTagMirrorSet.')];
     return sets.sets.map((s) => {
       const plural = s.kind === 'ImageDigestMirrorSet' ? 'imagedigestmirrorsets' : 'imagetagmirrorsets';
-      return mirrorNode(`${ctxId}/mirrorSet/${s.kind}/${enc(s.name)}`, s, () => session.client.get(`/apis/config.openshift.io/v1/${plural}/${enc(s.name)}`).then(forDisplay));
+      const ref: TreeRef = { kind: 'mirrorSet', context: session.context, setKind: s.kind, name: s.name };
+      return withRef(
+        ref,
+        mirrorNode(`${ctxId}/mirrorSet/${s.kind}/${enc(s.name)}`, s, () => session.client.get(`/apis/config.openshift.io/v1/${plural}/${enc(s.name)}`).then(forDisplay)),
+      );
     });
   }
 
@@ -571,7 +618,12 @@ export class ClusterTree {
     const rcs = await session.runtimeClasses();
     if (isErrorItem(rcs)) return [errorNode(`${gid}/error`, rcs)];
     if (!rcs.length) return [placeholder(`${gid}/none`, 'No Windows RuntimeClasses', 'No RuntimeClass selects `kubernetes.io/os=windows` nodes.')];
-    return rcs.map((rc) => runtimeClassNode(`${ctxId}/runtimeClass/${enc(rc.name)}`, rc, () => session.client.get(`/apis/node.k8s.io/v1/runtimeclasses/${enc(rc.name)}`).then(forDisplay)));
+    return rcs.map((rc) =>
+      withRef(
+        { kind: 'runtimeClass', context: session.context, name: rc.name },
+        runtimeClassNode(`${ctxId}/runtimeClass/${enc(rc.name)}`, rc, () => session.client.get(`/apis/node.k8s.io/v1/runtimeclasses/${enc(rc.name)}`).then(forDisplay)),
+      ),
+    );
   }
 
   private scheduleSnapshot(session: ClusterSession): void {
@@ -619,6 +671,18 @@ async function within<T>(p: Promise<T>, ms: number): Promise<T | undefined> {
 }
 
 // ---- descriptors (pure) ----
+
+function withRef(ref: TreeRef, node: TreeNode): TreeNode {
+  node.ref = ref;
+  return node;
+}
+
+/** The reference of an item that is none of the named kinds: its parent's cluster (and node). */
+function detailRef(parent: TreeRef | undefined): TreeRef {
+  if (!parent || parent.kind === 'kubeconfig') return { kind: 'kubeconfig' };
+  const node = 'node' in parent ? parent.node : undefined;
+  return node === undefined ? { kind: 'detail', context: parent.context } : { kind: 'detail', context: parent.context, node };
+}
 
 /** Stands in for children still being read; the parent's change event replaces it. */
 export function loadingNode(id: string, parent: Pick<TreeNode, 'contextValue' | 'label' | 'description'>): TreeNode {

@@ -395,3 +395,29 @@ test('learning the flavour updates the cluster descriptor in place, with no chan
   await new Promise((r) => setTimeout(r, 300));
   assert.deepEqual(changes, []);
 });
+
+test('every item carries a typed reference (what commands read instead of parsing ids)', async () => {
+  const t = tree(emu.kubeconfig({ context: 'refs', file: join(tmp, 'refs') }));
+  const [root] = await ask(t);
+  assert.deepEqual(root.ref, { kind: 'cluster', context: 'refs' });
+  const kids = await ask(t, root);
+  assert.deepEqual(kids[0].ref, { kind: 'detail', context: 'refs' });
+  const group = byLabel(kids, 'Windows nodes');
+  assert.deepEqual(group.ref, { kind: 'group', context: 'refs', group: 'nodes' });
+  const node = byLabel(await ask(t, group), 'winworker-2022-b');
+  assert.deepEqual(node.ref, { kind: 'node', context: 'refs', node: 'winworker-2022-b' });
+  const details = await ask(t, node);
+  assert.deepEqual(byLabel(details, 'Ready: True').ref, { kind: 'detail', context: 'refs', node: 'winworker-2022-b' });
+  const pods = await ask(t, byLabel(details, 'Pods'));
+  assert.deepEqual(pods[0].ref, { kind: 'pod', context: 'refs', node: 'winworker-2022-b', namespace: 'win-apps', name: 'iis-7c9d5f8b6-abcde' });
+  const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
+  assert.deepEqual(byoh[0].ref, { kind: 'byohInstance', context: 'refs', address: '10.0.140.12' });
+  const sets = await ask(t, byLabel(kids, 'Mirror sets'));
+  assert.deepEqual(sets[0].ref, { kind: 'mirrorSet', context: 'refs', setKind: 'ImageDigestMirrorSet', name: 'windows-mirrors' });
+  // A retry of an id the tree never handed out changes nothing (it used to reload the whole tree).
+  const changes: (string | undefined)[] = [];
+  t.onDidChange((id) => changes.push(id));
+  t.retry('ctx/refs/not-an-item/error');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.deepEqual(changes, []);
+});
