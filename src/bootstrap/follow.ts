@@ -1,6 +1,8 @@
 // Polling for the follow steps (a Node to appear, CSRs to be approved, a phase to be reached):
 // one place for intervals, deadlines, cancellation and "what are we still waiting for" reports.
 
+import { delay } from '../core/delay';
+
 export type Poll<T> = T | { waiting: string };
 
 export interface WaitOptions {
@@ -34,20 +36,4 @@ export async function waitFor<T>(probe: () => Promise<Poll<T>>, o: WaitOptions):
   }
 }
 
-export function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
+export { delay };

@@ -12,6 +12,8 @@ import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } fro
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
+
+export { runBounded } from './runner';
 import type { WmcoInstallOptions } from './wmco-install';
 import { addressProblem, JoinInputError, userProblem } from '../core/windows/join-input';
 
@@ -128,26 +130,4 @@ export async function removePlanFor(
   const opts = { kube: r.kube, nodeName, address: r.address, ...(r.host ? { host: r.host } : {}) };
   const plan = buildKubeadmRemovePlan(opts);
   return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
-}
-
-/**
- * Runs fn over items with at most `limit` running at once. Results keep the items' order; a
- * rejection is captured as { error } so one item's failure never stops the others.
- */
-export async function runBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<({ ok: true; value: R } | { ok: false; error: unknown })[]> {
-  const results: ({ ok: true; value: R } | { ok: false; error: unknown })[] = new Array(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      try {
-        results[i] = { ok: true, value: await fn(items[i] as T, i) };
-      } catch (error) {
-        results[i] = { ok: false, error };
-      }
-    }
-  };
-  const n = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
-  await Promise.all(Array.from({ length: n }, worker));
-  return results;
 }

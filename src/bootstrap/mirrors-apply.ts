@@ -21,10 +21,11 @@ import type { WindowsHost } from '../remote/windows-host';
 import { reachableAddress, windowsNodes } from '../cluster/nodes';
 import { createMirrorSet, getMirrorSet, isMirrorSetKind, isOpenShift, mirrorSetObjects, pullSecretJson, replaceMirrorSet } from '../cluster/openshift';
 import { wmcoCsv } from '../cluster/wmco';
-import { runBounded } from './join';
+import { runBounded } from './runner';
 import { LAYOUT } from './kubeadm-files';
 import type { Plan } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
+import { delay } from '../core/delay';
 
 /** Where WMCO writes the tree on its nodes (reference §3.5). */
 export const WMCO_REGISTRY_DIR = 'C:\\k\\containerd\\registries';
@@ -413,7 +414,7 @@ export async function mirrorsApply(r: MirrorsRequest): Promise<MirrorsOutcome> {
             durationMs: Date.now() - started,
           };
         r.onLog?.(`${t.node}: waiting for WMCO (${diffSummary(diff)})`);
-        await sleep(Math.min(r.pollMs ?? 5000, Math.max(0, deadline - Date.now())), r.signal);
+        await delay(Math.min(r.pollMs ?? 5000, Math.max(0, deadline - Date.now())), r.signal);
       }
     });
     return { wmco, mode: 'wmco', render, objects, nodes };
@@ -461,14 +462,6 @@ async function perNode(r: MirrorsRequest, targets: MirrorTarget[], fn: (t: Mirro
 function messageOf(err: unknown): string {
   if (err instanceof ApiError) return err.message;
   return err instanceof Error ? err.message : String(err);
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(t), reject(signal.reason)), { once: true });
-  });
 }
 
 /** The final table: one row per node (status, address, detail). */

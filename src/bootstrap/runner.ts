@@ -4,6 +4,7 @@
 // with plan-end. Known secrets are redacted from everything it reports.
 
 import { collectSecrets, redact, redactDeep, Secret, type Plan, type Step } from './plan';
+import { delay as wait } from '../core/delay';
 
 export { redact, Secret } from './plan';
 
@@ -132,14 +133,6 @@ function guard<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const done = new Promise<void>((resolve) => {
-    timer = setTimeout(resolve, ms);
-  });
-  return guard(done, signal).finally(() => clearTimeout(timer));
-}
-
 export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOptions = {}): Promise<RunResult> {
   const now = options.now ?? Date.now;
   const outer = options.signal;
@@ -234,7 +227,7 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
             const hinted = err instanceof TransientError ? err.retryAfterMs : undefined;
             const delay = Math.min(maxBackoff, Math.max(0, hinted ?? baseBackoff * 2 ** (attempt - 1)));
             log('warn', `Step ${step.id}: attempt ${attempt} of ${attempts} failed (${messageOf(err)}); retrying in ${delay} ms.`, step.id);
-            await sleep(delay, signal);
+            await wait(delay, signal);
           }
         }
         const verified = await guard(
@@ -298,4 +291,26 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
   emit({ type: 'plan-end', time: now(), planId: plan.id, outcome, durationMs, ...(error === undefined ? {} : { message: error.message }) });
   ended = true;
   return redactDeep({ planId: plan.id, outcome, steps: results, durationMs, ...(error === undefined ? {} : { error }) }, secrets);
+}
+
+/**
+ * Runs fn over items with at most `limit` running at once. Results keep the items' order; a
+ * rejection is captured as { error } so one item's failure never stops the others.
+ */
+export async function runBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<({ ok: true; value: R } | { ok: false; error: unknown })[]> {
+  const results: ({ ok: true; value: R } | { ok: false; error: unknown })[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        results[i] = { ok: true, value: await fn(items[i] as T, i) };
+      } catch (error) {
+        results[i] = { ok: false, error };
+      }
+    }
+  };
+  const n = Math.max(1, Math.min(Math.floor(limit) || 1, items.length));
+  await Promise.all(Array.from({ length: n }, worker));
+  return results;
 }

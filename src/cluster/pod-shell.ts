@@ -8,6 +8,7 @@ import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type { KubeClient } from './client';
 import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
 import type { InteractiveSession, SessionEnd } from '../remote/interactive';
+import { delay } from '../core/delay';
 
 export interface PodShellOptions {
   kube: KubeClient;
@@ -37,19 +38,6 @@ interface PodStatus {
 }
 
 const FATAL_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
-
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 
 /** A stdout the Exec treats as a terminal: it reads columns/rows and listens to 'resize'. */
 class TtyOut extends Writable {
@@ -92,7 +80,7 @@ export async function waitForPodRunning(kube: KubeClient, path: string, timeoutM
     if (now !== last) onStatus?.(now);
     last = now;
     if (Date.now() > deadline) throw new Error(`The shell pod did not start within ${Math.round(timeoutMs / 1000)} s (${now}).`);
-    await sleep(1000, signal);
+    await delay(1000, signal);
   }
 }
 

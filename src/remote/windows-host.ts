@@ -7,6 +7,7 @@ import { commitUpload, ensureDirectories, fileHash, type HostOp } from '../core/
 import { powershellCommand } from '../core/windows/powershell';
 import { ConnectionLostError, RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
 import { sftpPathOf, sha256OfSource, uploadAtomically } from './upload';
+import { delay } from '../core/delay';
 
 export interface WindowsHostOptions {
   /** Extra attempts after a lost connection (default 2). */
@@ -99,7 +100,7 @@ export class WindowsHost {
     const deadline = Date.now() + timeoutMs;
     const conn = this.connection;
     // Phase 1: the host goes down. Our connection is the witness: it drops when sshd stops.
-    while (conn?.connected && Date.now() < deadline) await sleep(Math.min(pollMs, 250), signal);
+    while (conn?.connected && Date.now() < deadline) await delay(Math.min(pollMs, 250), signal);
     this.drop();
     // Phase 2: the host comes back and accepts a connection.
     let lastError: unknown;
@@ -111,7 +112,7 @@ export class WindowsHost {
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
         lastError = err;
-        await sleep(pollMs, signal);
+        await delay(pollMs, signal);
       }
     }
     const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
@@ -123,7 +124,7 @@ export class WindowsHost {
   }
 
   private async withRetry<T>(what: string, retryable: boolean, signal: AbortSignal | undefined, fn: (conn: HostConnection) => Promise<T>): Promise<T> {
-    let delay = this.backoffMs;
+    let wait = this.backoffMs;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
@@ -134,9 +135,9 @@ export class WindowsHost {
         const transient = err instanceof RemoteError && err.transient;
         if (transient) this.drop();
         if (!transient || !retryable || attempt >= this.retries) throw err;
-        this.options.onLog?.(`${what} on ${this.label}: ${(err as Error).message}; retrying in ${delay} ms`);
-        await sleep(delay, signal);
-        delay *= 2;
+        this.options.onLog?.(`${what} on ${this.label}: ${(err as Error).message}; retrying in ${wait} ms`);
+        await delay(wait, signal);
+        wait *= 2;
       }
     }
   }
@@ -180,22 +181,4 @@ function scrub(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const s of secrets) if (s) out = out.split(s).join('•••');
   return out;
-}
-
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
