@@ -201,18 +201,9 @@ function wmcoSets(entries: MirrorEntry[]): MirrorSet[] {
     .map(({ e }) => e);
   const sets = new Map<string, MirrorSet>();
   for (const e of inputs) {
-    const source = registryHost(e.source);
-    const mirrors = e.mirrors.map((m) => mirrorOf(e.source, m, e.kind === 'ITMS'));
-    const policy = e.mirrorSourcePolicy ?? '';
-    const existing = sets.get(source);
-    if (!existing) {
-      sets.set(source, { source, mirrors: mergeMirrors([], mirrors), policy });
-      continue;
-    }
-    existing.mirrors = mergeMirrors(existing.mirrors, mirrors);
     // WMCO: `if existing == AllowContactingSource { existing = new }` — so NeverContactSource wins
     // over Allow, but an unset policy seen first is never replaced (the §3.3 quirk).
-    if (existing.policy === 'AllowContactingSource') existing.policy = policy;
+    mergeInto(sets, registryHost(e.source), e, (existing, policy) => (existing === 'AllowContactingSource' ? policy : existing));
   }
   const out = [...sets.values()];
   for (const s of out) s.mirrors.sort((a, b) => goStringCompare(a.host, b.host));
@@ -264,17 +255,9 @@ function orderedSets(entries: MirrorEntry[]): { sets: MirrorSet[]; refused: Refu
       if (!refused.has(source)) refused.set(source, { source, message: why });
       continue;
     }
-    // ICSP entries are digest mirrors, as on Linux nodes.
-    const mirrors = e.mirrors.map((m) => mirrorOf(e.source, m, e.kind === 'ITMS'));
-    const policy = e.mirrorSourcePolicy ?? '';
-    const existing = sets.get(source);
-    if (!existing) {
-      sets.set(source, { source, mirrors: mergeMirrors([], mirrors), policy });
-      continue;
-    }
-    existing.mirrors = mergeMirrors(existing.mirrors, mirrors);
-    // Any NeverContactSource wins, whatever came first (WMCO's unset-policy quirk is not kept).
-    if (policy === 'NeverContactSource') existing.policy = policy;
+    // ICSP entries are digest mirrors, as on Linux nodes. Any NeverContactSource wins, whatever came
+    // first (WMCO's unset-policy quirk is not kept).
+    mergeInto(sets, source, e, (existing, policy) => (policy === 'NeverContactSource' ? policy : existing));
   }
   return { sets: [...sets.values()].sort((a, b) => goStringCompare(a.source, b.source)), refused: [...refused.values()].sort((a, b) => goStringCompare(a.source, b.source)) };
 }
@@ -329,4 +312,17 @@ export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
   };
   for (const o of objects) visit(o, undefined, 0);
   return out;
+}
+
+/** Adds an entry's mirrors to the set of its source (created on first sight); `policyOf` merges the policies. */
+function mergeInto(sets: Map<string, MirrorSet>, source: string, e: MirrorEntry, policyOf: (existing: string, policy: string) => string): void {
+  const mirrors = e.mirrors.map((m) => mirrorOf(e.source, m, e.kind === 'ITMS'));
+  const policy = e.mirrorSourcePolicy ?? '';
+  const existing = sets.get(source);
+  if (!existing) {
+    sets.set(source, { source, mirrors: mergeMirrors([], mirrors), policy });
+    return;
+  }
+  existing.mirrors = mergeMirrors(existing.mirrors, mirrors);
+  existing.policy = policyOf(existing.policy, policy);
 }
