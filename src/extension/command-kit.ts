@@ -1,6 +1,7 @@
 // What the join, mirror and node commands share: the guard that turns a failure into one line for
 // the user (details in the log), and kubeconfig access through the lazily loaded engine.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import type * as Engine from './engine';
 import type { TreeNode } from '../cluster/tree';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
@@ -42,7 +43,7 @@ export type ContextList = { ok: true; names: string[]; current?: string } | { ok
 
 /** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules). */
 export function kubeconfigAccess(e: typeof Engine) {
-  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const locate = () => ({ explicit: readConfig().kubeconfig });
   const configFor = (context: string) => {
     const loaded = e.loadKubeconfig(locate());
     if (!loaded.ok) throw new Error(loaded.message);

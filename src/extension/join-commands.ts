@@ -7,6 +7,7 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { channelFor, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, PLAN_LANGUAGE, runWithProgress, sshAccess, userMessage } from './command-kit';
 import { homedir } from 'node:os';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
@@ -205,10 +206,9 @@ async function askAddress(via: JoinVia, value?: string): Promise<string | undefi
 }
 
 async function askPayload(rt: Runtime): Promise<Payload | undefined> {
-  const setting = (vscode.workspace.getConfiguration('kubeWindows').get<string>('join.payloadFolder', '') ?? '').trim();
-  let folder = setting ? (setting.startsWith('~') ? joinPath(homedir(), setting.slice(1)) : setting) : undefined;
+  const { payloadFolder, payloadUrls: urls } = readConfig().join;
+  let folder = payloadFolder || undefined;
   // URLs with SHA-256 checksums: the host downloads those files itself (a folder's files win).
-  const urls = vscode.workspace.getConfiguration('kubeWindows').get<Record<string, { url: string; sha256: string }>>('join.payloadUrls', {}) ?? {};
   const urlsComplete = ['containerd', 'kubelet', 'kubeadm'].every((k) => urls[k]?.url && urls[k]?.sha256);
   if (!folder && !urlsComplete) {
     const picked = await vscode.window.showOpenDialog({

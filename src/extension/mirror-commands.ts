@@ -3,6 +3,7 @@
 // IDMS/ITMS objects, else from the cluster. The engine loads on first use (./join-commands'
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
@@ -148,7 +149,12 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
   try {
     const cluster = await deps.cluster(context);
     out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the mirror configuration of ${context}…` }, () =>
-      deps.mirrorsDiff({ kube: cluster.kube, ...(fromEditor ? { objects: fromEditor.objects } : {}), ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}), concurrency: concurrency() }),
+      deps.mirrorsDiff({
+        kube: cluster.kube,
+        ...(fromEditor ? { objects: fromEditor.objects } : {}),
+        ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
+        concurrency: readConfig().mirrors.concurrency,
+      }),
     );
   } catch (err) {
     const message = firstLine(await userMessage(err, context));
@@ -173,11 +179,6 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
 }
 
 const PREVIEW_SCHEME = 'kube-windows-mirrors';
-
-function concurrency(): number {
-  const n = vscode.workspace.getConfiguration('kubeWindows').get<number>('mirrors.concurrency', 8) ?? 8;
-  return Number.isInteger(n) && n >= 1 ? n : 8;
-}
 
 async function apply(rt: Runtime, arg: unknown): Promise<void> {
   const context = await pickContext(rt, arg);
@@ -210,7 +211,7 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
             kube: cluster.kube,
             ...(fromEditor ? { objects: fromEditor.objects } : {}),
             ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
-            concurrency: concurrency(),
+            concurrency: readConfig().mirrors.concurrency,
             signal: ctl.signal,
             onLog: (line) => channel.appendLine(line),
             onEvent: (t, e) => {

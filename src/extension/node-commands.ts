@@ -8,6 +8,7 @@
 // need an explicit trust. The Services group never asks anything while the tree expands: without
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
@@ -315,7 +316,7 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     return;
   }
 
-  const minutes = vscode.workspace.getConfiguration('kubeWindows').get<number>('reboot.timeoutMinutes', 15) ?? 15;
+  const minutes = readConfig().reboot.timeoutMinutes;
   const channel = channelFor(rt, `kube-windows: reboot ${t.name}`);
   const address = t.address ?? t.name;
   let disableEviction = false;
@@ -327,7 +328,7 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     let thrown: unknown;
     let blocked: { pod: string; pdb?: string }[] | undefined;
     try {
-      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: Math.max(1, minutes) * 60_000 });
+      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
       result = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
       blocked = ctx.state.blockedBy;
     } catch (err) {
@@ -376,7 +377,7 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   const access = await chooseAccess(rt, t, false);
   if (!access || access === 'pod') return;
   const deps = await rt.deps();
-  const megabytes = vscode.workspace.getConfiguration('kubeWindows').get<number>('logs.maxMegabytes', 200) ?? 200;
+  const megabytes = readConfig().logs.maxMegabytes;
   const prompts = promptsFor(rt, deps);
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
   let result: Awaited<ReturnType<NodeDeps['collectNodeLogs']>>;
@@ -392,7 +393,7 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
             host,
             nodeName: t.name,
             dir: deps.logsDir(),
-            maxBytes: Math.max(1, megabytes) * 1024 * 1024,
+            maxBytes: megabytes * 1024 * 1024,
             signal: ctl.signal,
             onProgress: (message, fraction) => {
               const now = fraction === undefined ? last : Math.round(fraction * 100);

@@ -3,6 +3,7 @@
 // globalState), the key passphrase (SecretStorage only when the user says so) and trust on first
 // use of a host key. Moved out of join-commands.ts unchanged so that all commands ask the same way.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { homedir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { userProblem } from '../core/windows/join-input';
@@ -47,7 +48,7 @@ const BROWSE = 'Browse…';
 export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: string): Promise<string | undefined> {
   const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
   const last = remembered[context];
-  const configured = (vscode.workspace.getConfiguration('kubeWindows').get<string>('ssh.privateKeyPath', '') ?? '').trim();
+  const configured = readConfig().ssh.privateKeyPath;
   const offers = keyOffers(last, configured);
   let path: string | undefined;
   if (offers.length) {

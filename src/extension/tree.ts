@@ -1,6 +1,7 @@
 // The cluster explorer view: a TreeDataProvider over ClusterTree (src/cluster/tree.ts, where the logic
 // lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
 import * as vscode from 'vscode';
+import { affects, readConfig } from './config';
 import { dump } from 'js-yaml';
 import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import { sendClusterSnapshot } from './client';
@@ -78,8 +79,7 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
 
 /** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
 export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): void {
-  const config = () => vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '';
-  const makeTree = () => new ClusterTree({ locate: { explicit: config() }, ...(services ? { services } : {}) });
+  const makeTree = () => new ClusterTree({ locate: { explicit: readConfig().kubeconfig }, ...(services ? { services } : {}) });
   let tree = makeTree();
   const provider = new Provider(tree, log);
   let subs: vscode.Disposable[] = [];
@@ -112,7 +112,7 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('kubeWindows.kubeconfig')) return;
+      if (!affects(e, 'kubeWindows.kubeconfig')) return;
       for (const s of subs) s.dispose();
       tree.dispose();
       tree = makeTree();

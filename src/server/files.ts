@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { uriPath } from './uri';
 import type { Settings } from './settings';
-import { NOT_KUBERNETES } from './protocol';
+import { NOT_KUBERNETES } from '../shared/protocol';
 
 /**
  * Which documents the server analyses: YAML that holds Kubernetes objects, recognised by content
