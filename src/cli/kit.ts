@@ -135,7 +135,7 @@ export const SSH_OPTIONS = {
   'known-hosts': { type: 'string' },
   'accept-new-host-key': { type: 'boolean', default: false },
 } as const;
-export const DEFAULT_USER = 'Administrator';
+const DEFAULT_USER = 'Administrator';
 export const SSH_HELP = `  --user U                  the Windows account (default ${DEFAULT_USER})
   --key FILE                private key (else the keys of ssh-agent, SSH_AUTH_SOCK)
   --port N                  SSH port (default 22)
@@ -284,7 +284,7 @@ export function hostFor(address: string, ssh: Ssh): WindowsHost {
 // Questions
 
 /** Asks a question on the terminal (undefined without one, or on Ctrl-C); `hidden` does not echo what is typed (passphrases). */
-export function ask(question: string, hidden: boolean): Promise<string | undefined> {
+function ask(question: string, hidden: boolean): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);
   let muted = false;
   const output = new Writable({

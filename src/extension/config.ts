@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { SECTION, type KubeWindowsSettings } from '../shared/protocol';
 import { settingValue, type SettingKey } from '../shared/settings';
 
-export interface PayloadUrl {
+interface PayloadUrl {
   url: string;
   sha256: string;
 }

@@ -1,4 +1,4 @@
-// Node operations on a Windows node item (issue 7): "Open SSH terminal", "Reboot gracefully",
+// Node operations on a Windows node item: "Open SSH terminal", "Reboot gracefully",
 // "Collect logs", and the node's Services group with "Restart service". VS Code glue only: the
 // reboot plan, the log collection, the service ops, the SSH shell and the HostProcess pod live in the
 // engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands.

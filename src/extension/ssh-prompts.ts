@@ -9,7 +9,7 @@ import { join as joinPath } from 'node:path';
 import { userProblem } from '../core/windows/join-input';
 import type { SshConnectorOptions } from '../remote/ssh';
 
-export const KEY_PATHS = 'kubeWindows.join.keyPaths';
+const KEY_PATHS = 'kubeWindows.join.keyPaths';
 export const passphraseKey = (keyPath: string) => `kubeWindows.ssh.passphrase:${keyPath}`;
 const TRUST = 'Trust and continue';
 
@@ -75,7 +75,7 @@ export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: st
 }
 
 /** The key files offered before the dialog: the last used for the context, then the setting's (once each). */
-export function keyOffers(last: string | undefined, configured: string): { path: string; why: string }[] {
+function keyOffers(last: string | undefined, configured: string): { path: string; why: string }[] {
   const out: { path: string; why: string }[] = [];
   if (last) out.push({ path: last, why: 'last used for this cluster' });
   if (configured && configured !== last) out.push({ path: configured, why: 'kubeWindows.ssh.privateKeyPath' });

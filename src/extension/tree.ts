@@ -7,8 +7,8 @@ import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/
 import { sendClusterSnapshot } from './client';
 import { toTreeItem } from './tree-item';
 
-export const VIEW_ID = 'kubeWindows.clusters';
-export const YAML_SCHEME = 'kube-windows';
+const VIEW_ID = 'kubeWindows.clusters';
+const YAML_SCHEME = 'kube-windows';
 const NO_KUBECONFIG = 'kubeWindows.noKubeconfig';
 
 class Provider implements vscode.TreeDataProvider<TreeNode> {

@@ -34,7 +34,7 @@ const API_VERSION = /^[ \t-]*apiVersion:[ \t]*\S/m;
 const KIND = /^[ \t-]*kind:[ \t]*\S/m;
 const PLATFORM = /^platform:/m;
 
-export function looksLikeKubernetes(text: string): boolean {
+function looksLikeKubernetes(text: string): boolean {
   return API_VERSION.test(text) && (KIND.test(text) || PLATFORM.test(text));
 }
 

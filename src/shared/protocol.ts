@@ -28,7 +28,7 @@ export interface StatusParams {
 /** The `skipped` reason for a YAML document that holds no Kubernetes objects. */
 export const NOT_KUBERNETES = 'not a Kubernetes file';
 
-export type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
+type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
 
 /**
  * The `kubeWindows` settings section as `workspace.getConfiguration('kubeWindows')` nests it, which is

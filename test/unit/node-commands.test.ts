@@ -1,4 +1,4 @@
-// The node operation commands (issue 7, VS Code side) against the fake vscode module: reboot with
+// The node operation commands of the VS Code extension against the fake vscode module: reboot with
 // its consent questions (emptyDir data, the PDB bypass only after a modal confirmation), logs with
 // the folder revealed, the terminal (SSH, the HostProcess fallback, pass-through, close), and the
 // Services group's source and restart. The engine is replaced through the registerNodeCommands seam.
