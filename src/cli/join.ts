@@ -10,29 +10,24 @@ import { renderPlan } from '../bootstrap/render';
 import type { RunResult } from '../bootstrap/runner';
 import {
   CLUSTER_HELP,
-  CLUSTER_OPTIONS,
   clusterFor,
   DRY_RUN_HELP,
-  DRY_RUN_OPTION,
   EXIT,
   EXIT_CODES_HELP,
-  HELP_OPTION,
   hostFor,
   oneOf,
   out,
   parse,
-  POLL_OPTION,
+  PLAN_COMMAND_OPTIONS,
   positiveInteger,
   progressLine,
   SSH_HELP,
-  SSH_OPTIONS,
   sshOptions,
   UsageError,
   userMessage,
   warn,
   withCancel,
   YES_HELP,
-  YES_OPTION,
 } from './kit';
 
 const VIA = ['byoh', 'kubeadm'] as const;
@@ -66,12 +61,7 @@ ${EXIT_CODES_HELP}`;
 
 export async function runJoin(args: string[]): Promise<number> {
   const { values } = parse(args, {
-    ...CLUSTER_OPTIONS,
-    ...SSH_OPTIONS,
-    ...DRY_RUN_OPTION,
-    ...YES_OPTION,
-    ...POLL_OPTION,
-    ...HELP_OPTION,
+    ...PLAN_COMMAND_OPTIONS,
     address: { type: 'string', multiple: true },
     via: { type: 'string' },
     concurrency: { type: 'string' },
@@ -209,12 +199,7 @@ function preflightOf(r: RunResult): string | undefined {
 
 export async function runRemove(args: string[]): Promise<number> {
   const { values } = parse(args, {
-    ...CLUSTER_OPTIONS,
-    ...SSH_OPTIONS,
-    ...DRY_RUN_OPTION,
-    ...YES_OPTION,
-    ...POLL_OPTION,
-    ...HELP_OPTION,
+    ...PLAN_COMMAND_OPTIONS,
     address: { type: 'string' },
     node: { type: 'string' },
     via: { type: 'string' },

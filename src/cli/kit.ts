@@ -154,6 +154,9 @@ export const DRY_RUN_HELP = `  --dry-run                 print the plan (steps, 
 /** How often plans poll the cluster, in milliseconds: for tests, not in the help. */
 export const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
 
+/** The shared options of the commands that run plans on a cluster and its Windows hosts: join, remove, nodes. */
+export const PLAN_COMMAND_OPTIONS = { ...CLUSTER_OPTIONS, ...SSH_OPTIONS, ...DRY_RUN_OPTION, ...YES_OPTION, ...POLL_OPTION, ...HELP_OPTION } as const;
+
 /** The value when it is one of `allowed` (undefined when absent), else a usage error naming them. */
 export function oneOf<const T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
   if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;

@@ -12,31 +12,26 @@ import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import {
   CLUSTER_HELP,
-  CLUSTER_OPTIONS,
   clusterFor,
   confirm,
   DRY_RUN_HELP,
-  DRY_RUN_OPTION,
   EXIT,
   EXIT_CODES_HELP,
-  HELP_OPTION,
   hostFor,
   out,
   parse,
-  POLL_OPTION,
+  PLAN_COMMAND_OPTIONS,
   positiveInteger,
   positiveNumber,
   progressLine,
   refuse,
   SSH_HELP,
-  SSH_OPTIONS,
   sshOptions,
   UsageError,
   userMessage,
   warn,
   withCancel,
   YES_HELP,
-  YES_OPTION,
 } from './kit';
 
 const NODES_HELP = `Usage:
@@ -70,12 +65,7 @@ export async function runNodes(args: string[]): Promise<number> {
   const { values, positionals } = parse(
     args,
     {
-      ...CLUSTER_OPTIONS,
-      ...SSH_OPTIONS,
-      ...DRY_RUN_OPTION,
-      ...YES_OPTION,
-      ...POLL_OPTION,
-      ...HELP_OPTION,
+      ...PLAN_COMMAND_OPTIONS,
       address: { type: 'string' },
       'delete-emptydir-data': { type: 'boolean', default: false },
       'disable-eviction': { type: 'boolean', default: false },

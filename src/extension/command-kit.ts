@@ -84,7 +84,7 @@ export function loadEngine(): Promise<typeof import('./engine')> {
 export async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
   if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinInputError'].includes(err.name)) return err.message;
   if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
   return classifyError(err, { context }).message;
 }
@@ -103,6 +103,31 @@ export function parseItem(arg: unknown): { context?: string; node?: string; open
   return out;
 }
 
+/**
+ * The cluster a command works on: the tree item's, else the user's pick among the kubeconfig's
+ * contexts (the current one first). Undefined when the user cancelled or there is nothing to pick
+ * (then an error message said why).
+ */
+export async function pickContext(contexts: () => Promise<ContextList>, arg: unknown): Promise<string | undefined> {
+  const fromItem = parseItem(arg).context;
+  if (fromItem) return fromItem;
+  const list = await contexts();
+  if (!list.ok) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
+    return undefined;
+  }
+  if (list.names.length === 0) {
+    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
+    return undefined;
+  }
+  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
+  const picked = await vscode.window.showQuickPick(
+    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
+    { title: 'kube-windows: which cluster?', placeHolder: 'A context of your kubeconfig', ignoreFocusOut: true },
+  );
+  return picked?.label;
+}
+
 /** One output channel per operation (name), in the plan/log language. */
 export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, name: string): vscode.OutputChannel {
   let channel = rt.channels.get(name);
@@ -111,6 +136,21 @@ export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, 
     rt.channels.set(name, channel);
   }
   return channel;
+}
+
+/**
+ * Runs work (a plan) on a host: whatever happens, the host is closed and the offer to remember the
+ * key's passphrase is settled. What the work returned, or what it threw.
+ */
+export async function onHost<T>(host: { close(): void } | undefined, prompts: { settled(): Promise<void> } | undefined, work: () => Promise<T>): Promise<{ result?: T; thrown?: unknown }> {
+  try {
+    return { result: await work() };
+  } catch (err) {
+    return { thrown: err };
+  } finally {
+    host?.close();
+    await prompts?.settled();
+  }
 }
 
 export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;

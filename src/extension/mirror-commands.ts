@@ -9,7 +9,7 @@ import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type * as Engine from './engine';
-import { channelFor, loadEngine, parseItem, userMessage } from './command-kit';
+import { channelFor, loadEngine, pickContext as pickContextOf, userMessage } from './command-kit';
 import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 
 const APPLY = 'Apply';
@@ -83,23 +83,7 @@ export function registerMirrorCommands(context: vscode.ExtensionContext, log: vs
 }
 
 async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
-  const fromItem = parseItem(arg).context;
-  if (fromItem) return fromItem;
-  const list = await (await rt.deps()).contexts();
-  if (!list.ok) {
-    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
-    return undefined;
-  }
-  if (list.names.length === 0) {
-    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
-    return undefined;
-  }
-  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
-  const picked = await vscode.window.showQuickPick(
-    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
-    { title: 'kube-windows: which cluster?', ignoreFocusOut: true },
-  );
-  return picked?.label;
+  return pickContextOf(async () => (await rt.deps()).contexts(), arg);
 }
 
 /** Mirror sets of the active YAML editor, if it has any (else the cluster's are used). */

@@ -17,13 +17,12 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { NodeServicesAnswer, NodeServicesSource, TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
 import type { NodeObject } from '../bootstrap/cluster-api';
-import type { RunResult } from '../bootstrap/runner';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine';
 import type { ClusterHandle } from './join-commands';
-import { channelFor, loadEngine, parseItem, runWithProgress, userMessage } from './command-kit';
+import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
 import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 import { SessionPty } from './terminal';
 
@@ -324,19 +323,13 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
   for (;;) {
     const prompts = promptsFor(rt, deps);
     const host = deps.host(sshOptions(address, access, prompts));
-    let result: RunResult | undefined;
-    let thrown: unknown;
-    let blocked: { pod: string; pdb?: string }[] | undefined;
-    try {
+    let blocked = undefined as { pod: string; pdb?: string }[] | undefined;
+    const { result, thrown } = await onHost(host, prompts, async () => {
       const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
-      result = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
+      const r = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
       blocked = ctx.state.blockedBy;
-    } catch (err) {
-      thrown = err;
-    } finally {
-      host.close();
-    }
-    await prompts.settled();
+      return r;
+    });
     if (result?.outcome === 'done') {
       rt.log.info(`reboot ${t.name}: done`);
       void vscode.window.showInformationMessage(`kube-windows: ${deps.rebootSummary(result, t.name)}`);
@@ -485,23 +478,9 @@ async function connectServices(rt: Runtime, arg: unknown): Promise<void> {
   const nodeId = nodeIdOf(arg);
   const t = await target(rt, nodeId, 'Connect to show services');
   if (!t || !nodeId || noAddress(t)) return;
-  const access = await chooseAccess(rt, t, false);
-  if (!access || access === 'pod') return;
-  const deps = await rt.deps();
-  const prompts = promptsFor(rt, deps);
-  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
-  try {
-    const services = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the services of ${t.name}…` }, () => deps.nodeServices(host));
-    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
-  } catch (err) {
-    await prompts.settled();
-    if (prompts.declinedByUser()) return;
-    void vscode.window.showErrorMessage(`kube-windows: reading the services of ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
-    return;
-  } finally {
-    host.close();
-  }
-  await prompts.settled();
+  const services = await overSsh(rt, t, `reading the services of ${t.name}`, (host, deps) => deps.nodeServices(host));
+  if (!services) return;
+  rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
   refreshServices(nodeId);
 }
 
@@ -529,27 +508,37 @@ async function restartService(rt: Runtime, arg: unknown): Promise<void> {
   if (ok !== RESTART) return;
   const t = await target(rt, nodeId, 'Restart service');
   if (!t || noAddress(t)) return;
+  const r = await overSsh(rt, t, `restarting ${service} on ${t.name}`, async (host, deps) => {
+    const restarted = await deps.restartNodeService(host, service);
+    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
+    return restarted;
+  });
+  if (!r) return;
+  rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
+  void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
+  refreshServices(nodeId);
+}
+
+/**
+ * Does `what` on the node over SSH (asking how to connect) under a progress notification. Undefined
+ * when the user cancelled or declined a question, or when it failed (one error message said so).
+ */
+async function overSsh<T>(rt: Runtime, t: Target, what: string, work: (host: WindowsHost, deps: NodeDeps) => Promise<T>): Promise<T | undefined> {
   const access = await chooseAccess(rt, t, false);
-  if (!access || access === 'pod') return;
+  if (!access || access === 'pod') return undefined;
   const deps = await rt.deps();
   const prompts = promptsFor(rt, deps);
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
+  let result: T;
   try {
-    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: restarting ${service} on ${t.name}…` }, async () => {
-      const restarted = await deps.restartNodeService(host, service);
-      rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
-      return restarted;
-    });
-    rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
-    void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
+    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: ${what}…` }, () => work(host, deps));
   } catch (err) {
     await prompts.settled();
-    if (prompts.declinedByUser()) return;
-    void vscode.window.showErrorMessage(`kube-windows: restarting ${service} on ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
-    return;
+    if (!prompts.declinedByUser()) void vscode.window.showErrorMessage(`kube-windows: ${what} failed: ${firstLine(await userMessage(err, t.context))}`);
+    return undefined;
   } finally {
     host.close();
   }
   await prompts.settled();
-  refreshServices(nodeId);
+  return result;
 }
