@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { EXIT, EXIT_CODES_HELP, progressLine, withCancel } from '../../src/cli/kit';
@@ -62,6 +62,18 @@ test('every --help ends with the same exit codes, and exits 0', async () => {
   // check --help used to print the whole top-level help, and rules --help was an unknown option (exit 2).
   assert.match((await cli(['check', '--help'])).stdout, /^Usage:\n {2}kube-windows check/);
   assert.doesNotMatch((await cli(['check', '--help'])).stdout, /kube-windows join/);
+});
+
+test('the README documents the same exit codes as --help', () => {
+  const readme = readFileSync(resolve(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Options and exit codes every command shares'), readme.indexOf('## In the editor'));
+  const rows = [...section.matchAll(/^\| `(\d)` \| (.*) \|$/gm)].map((m) => [Number(m[1]), m[2]!.replace(/`/g, '')] as const);
+  assert.deepEqual(
+    rows.map(([code]) => code),
+    [EXIT.OK, EXIT.FAILED, EXIT.USAGE],
+  );
+  const help = EXIT_CODES_HELP.replace(/\n {5}/g, ' ');
+  for (const [code, meaning] of rows) assert.ok(help.includes(`  ${code}  ${meaning.split(':')[0]}:`), `README's meaning of ${code} is not --help's`);
 });
 
 test('--context is required, with the same message, by every command that reaches a cluster', async () => {
