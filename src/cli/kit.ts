@@ -148,11 +148,11 @@ export const YES_HELP = `  -y, --yes                 answer yes to the command's
                             host keys are trusted only with --accept-new-host-key`;
 
 /** Every command that runs a plan: prints it and changes nothing. */
-export const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false } } as const;
+const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false } } as const;
 export const DRY_RUN_HELP = `  --dry-run                 print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing`;
 
 /** How often plans poll the cluster, in milliseconds: for tests, not in the help. */
-export const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
+const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
 
 /** The shared options of the commands that run plans on a cluster and its Windows hosts: join, remove, nodes. */
 export const PLAN_COMMAND_OPTIONS = { ...CLUSTER_OPTIONS, ...SSH_OPTIONS, ...DRY_RUN_OPTION, ...YES_OPTION, ...POLL_OPTION, ...HELP_OPTION } as const;
