@@ -1,5 +1,6 @@
-// ESLint flat config: typescript-eslint's recommended type-aware-free rules, plus the house rule
-// that core/ stays pure (no vscode, ssh2, client-node, fs, child_process, net).
+// ESLint flat config: typescript-eslint's recommended type-aware-free rules, plus the house rules
+// that core/ stays pure (no vscode, ssh2, client-node, fs, child_process, net) and that shared/ (the
+// client-server contract and the settings' defaults) stays plain enough for both sides.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -24,6 +25,20 @@ export default tseslint.config(
               message: 'src/core is pure: it receives text and returns plain results.',
             },
             { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'core must not depend on outer layers.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'], message: 'src/shared is read by the extension and the language server alike: plain types, names and defaults.' },
+            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'shared must not depend on either side.' },
           ],
         },
       ],

@@ -1,6 +1,9 @@
-import { readdirSync, statSync, readFileSync, readSync } from 'node:fs';
-import { join, relative, isAbsolute } from 'node:path';
+// The files a command reads and writes: inputs (paths, directories, globs, "-" for standard input),
+// the objects of their YAML documents, and writes that never leave a half-written file.
+import { chmodSync, mkdirSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
+import { DEFAULT_MAX_BYTES, loadManifest } from '../core/manifest/document';
 
 export interface InputFile {
   /** Path as shown to the user (relative to the working directory when possible). */
@@ -109,4 +112,67 @@ function readStdin(): string {
     chunks.push(Buffer.from(buf.subarray(0, n)));
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The objects of every YAML document in `inputs`, and every problem met (a missing path, an
+ * unreadable or oversized file, a document that does not parse), each as one line naming the file.
+ * A command that acts on the objects stops on any problem: half an input set would mislead.
+ */
+export function readObjects(inputs: string[], maxBytes = DEFAULT_MAX_BYTES): { objects: unknown[]; errors: string[] } {
+  const { files, errors } = expandInputs(inputs);
+  const objects: unknown[] = [];
+  if (errors.length > 0) return { objects, errors };
+  for (const input of files) {
+    const r = readText(input, maxBytes);
+    if (r.text === undefined) {
+      errors.push(`${input.path}: ${r.error ?? 'file too large'}`);
+      continue;
+    }
+    const manifest = loadManifest(r.text);
+    if (manifest.skipped) {
+      errors.push(`${input.path}: ${manifest.skipped}`);
+      continue;
+    }
+    for (const doc of manifest.documents) {
+      if (doc.status === 'ok') objects.push(doc.value);
+      else if (doc.status !== 'empty') errors.push(`${input.path}: document ${doc.index + 1} not read: ${doc.reason ?? doc.status}`);
+    }
+  }
+  return { objects, errors };
+}
+
+/**
+ * Writes `text` next to `path` and renames it over `path`: readers see the old file or the new
+ * one, never half. `mode` for a new file (the umask applies); without it an existing file keeps
+ * its mode. Returns why it failed, in words, or undefined.
+ */
+export function writeFileAtomic(path: string, text: string, mode?: number): string | undefined {
+  const tmp = join(dirname(path), `.${basename(path)}.kube-windows-${process.pid}.tmp`);
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(tmp, text, { encoding: 'utf8', flag: 'wx', ...(mode !== undefined ? { mode } : {}) });
+    if (mode === undefined) {
+      const existing = existingMode(path);
+      if (existing !== undefined) chmodSync(tmp, existing);
+    }
+    renameSync(tmp, path);
+    return undefined;
+  } catch (err) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // nothing to clean up
+    }
+    const code = (err as NodeJS.ErrnoException).code;
+    return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'disk full' : `write failed (${code ?? 'error'})`;
+  }
+}
+
+function existingMode(path: string): number | undefined {
+  try {
+    return statSync(path).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
 }

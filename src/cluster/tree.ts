@@ -120,6 +120,8 @@ export type NodeServicesAnswer = { services: ServiceRow[] } | { connect: string 
 export type NodeServicesSource = (context: string, node: WindowsNodeView) => Promise<NodeServicesAnswer>;
 
 export const CONNECT_SERVICES_COMMAND = 'kubeWindows.connectServices';
+/** Internal: asks a node's Services group again, with (context, node name). */
+export const REFRESH_SERVICES_COMMAND = 'kubeWindows.refreshServices';
 
 type Listener<T> = (e: T) => void;
 
@@ -556,10 +558,7 @@ export class ClusterTree {
     if (services) {
       const sid = `${id}/services`;
       this.serviceGroups.set(`${session.context}\u0000${name}`, sid);
-      const serviceRef = (service: string): TreeRef => ({ kind: 'service', context: session.context, node: name, service });
-      this.resolvers.set(sid, async () =>
-        serviceItems(sid, id, await services(session.context, model)).map((item) => (item.contextValue.startsWith('windowsService') ? { ...item, ref: serviceRef(item.label) } : item)),
-      );
+      this.resolvers.set(sid, async () => serviceItems(sid, { context: session.context, node: name }, await services(session.context, model)));
       out.push({
         id: sid,
         label: 'Services',
@@ -730,8 +729,10 @@ function shortReason(e: ClusterErrorItem): string {
 }
 
 /** The children of a node's Services group (pure). The error item's retry asks the group again. */
-export function serviceItems(sid: string, nodeId: string, answer: NodeServicesAnswer): TreeNode[] {
+export function serviceItems(sid: string, node: { context: string; node: string }, answer: NodeServicesAnswer): TreeNode[] {
   if ('connect' in answer) {
+    // The command gets the node as an item with its reference, as if run on the node itself.
+    const nodeItem: Pick<TreeNode, 'ref'> = { ref: { kind: 'node', ...node } };
     return [
       {
         id: `${sid}/connect`,
@@ -740,7 +741,8 @@ export function serviceItems(sid: string, nodeId: string, answer: NodeServicesAn
         icon: { id: 'plug' },
         contextValue: 'info',
         collapsible: 'none',
-        command: { id: CONNECT_SERVICES_COMMAND, title: 'Connect', args: [nodeId] },
+        command: { id: CONNECT_SERVICES_COMMAND, title: 'Connect', args: [nodeItem] },
+        ref: { kind: 'detail', ...node },
       },
     ];
   }
@@ -756,6 +758,7 @@ export function serviceItems(sid: string, nodeId: string, answer: NodeServicesAn
       icon: !s.exists ? { id: 'circle-slash' } : running ? { id: 'pass', color: COLORS.ok } : { id: 'circle-outline', color: COLORS.warning },
       contextValue: !s.exists ? 'info' : running ? 'windowsService' : 'windowsService.stopped',
       collapsible: 'none',
+      ref: s.exists ? { kind: 'service', ...node, service: s.name } : { kind: 'detail', ...node },
     };
   });
 }

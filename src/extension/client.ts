@@ -14,37 +14,14 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import {
-  CLUSTER_SNAPSHOT_NOTIFICATION,
-  DEFAULT_SETTINGS,
-  DOCUMENT_SELECTOR,
-  SECTION,
-  STATUS_NOTIFICATION,
-  isStatusParams,
-  type ClusterSnapshot,
-  type KubeWindowsSettings,
-  type StatusParams,
-} from '../server/protocol';
+import { CLUSTER_SNAPSHOT_NOTIFICATION, DOCUMENT_SELECTOR, SECTION, STATUS_NOTIFICATION, isStatusParams, type ClusterSnapshot, type StatusParams } from '../shared/protocol';
+import { serverSettings } from './config';
 import type { ServerState } from './status-text';
 
 const START_TIMEOUT_MS = 30_000;
 /** After a crash the server restarts on its own, at most this many times in RESTART_WINDOW_MS. */
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
-
-/** Reads the `kubeWindows` section as plain JSON (what the server receives as initializationOptions). */
-export function readSettings(): KubeWindowsSettings {
-  const c = vscode.workspace.getConfiguration(SECTION);
-  const d = DEFAULT_SETTINGS;
-  return {
-    enable: c.get('enable', d.enable),
-    debounceMs: c.get('debounceMs', d.debounceMs),
-    rules: { ...c.get('rules', d.rules) },
-    flavour: c.get('flavour', d.flavour),
-    files: { include: [...c.get('files.include', d.files.include)], exclude: [...c.get('files.exclude', d.files.exclude)] },
-    trace: { server: c.get('trace.server', d.trace.server) },
-  };
-}
 
 /** The first line of an error's message: what a user sees. Stacks go to the log only. */
 function reason(error: unknown): string {
@@ -254,11 +231,11 @@ export class ServerController implements vscode.Disposable {
       run: { module: this.serverModule, transport: TransportKind.ipc },
       debug: { module: this.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
     };
-    const settings = readSettings();
+    const settings = serverSettings();
     this.log.info(`Starting the language server with settings ${JSON.stringify(settings)}`);
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
-      initializationOptions: () => readSettings(),
+      initializationOptions: () => serverSettings(),
       synchronize: { configurationSection: SECTION },
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,

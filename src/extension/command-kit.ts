@@ -1,6 +1,7 @@
 // What the join, mirror and node commands share: the guard that turns a failure into one line for
 // the user (details in the log), and kubeconfig access through the lazily loaded engine.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import type * as Engine from './engine';
 import type { TreeNode } from '../cluster/tree';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
@@ -42,7 +43,7 @@ export type ContextList = { ok: true; names: string[]; current?: string } | { ok
 
 /** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules). */
 export function kubeconfigAccess(e: typeof Engine) {
-  const locate = () => ({ explicit: vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '' });
+  const locate = () => ({ explicit: readConfig().kubeconfig });
   const configFor = (context: string) => {
     const loaded = e.loadKubeconfig(locate());
     if (!loaded.ok) throw new Error(loaded.message);
@@ -83,7 +84,7 @@ export function loadEngine(): Promise<typeof import('./engine')> {
 export async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
   if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinUsageError', 'JoinInputError'].includes(err.name)) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinInputError'].includes(err.name)) return err.message;
   if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
   return classifyError(err, { context }).message;
 }
@@ -92,14 +93,36 @@ export async function userMessage(err: unknown, context: string): Promise<string
 export function parseItem(arg: unknown): { context?: string; node?: string; openshift?: boolean } {
   if (typeof arg === 'string') return { context: arg };
   const item = arg as Partial<TreeNode> | undefined;
-  if (!item || typeof item.id !== 'string') return {};
-  const m = /^ctx\/([^/]+)(?:\/node\/([^/]+))?$/.exec(item.id);
-  if (!m?.[1]) return {};
-  const out: { context?: string; node?: string; openshift?: boolean } = { context: decodeURIComponent(m[1]) };
-  if (m[2]) out.node = decodeURIComponent(m[2]);
-  if (item.contextValue === 'cluster.openshift') out.openshift = true;
-  else if (item.contextValue === 'cluster') out.openshift = false;
-  return out;
+  const ref = item?.ref;
+  if (!ref || ref.kind === 'kubeconfig') return {};
+  if (ref.kind === 'cluster') return { context: ref.context, openshift: item.contextValue === 'cluster.openshift' };
+  // A command on a Windows node item acts on that node; other items only name their cluster.
+  return ref.kind === 'node' ? { context: ref.context, node: ref.node } : { context: ref.context };
+}
+
+/**
+ * The cluster a command works on: the tree item's, else the user's pick among the kubeconfig's
+ * contexts (the current one first). Undefined when the user cancelled or there is nothing to pick
+ * (then an error message said why).
+ */
+export async function pickContext(contexts: () => Promise<ContextList>, arg: unknown): Promise<string | undefined> {
+  const fromItem = parseItem(arg).context;
+  if (fromItem) return fromItem;
+  const list = await contexts();
+  if (!list.ok) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
+    return undefined;
+  }
+  if (list.names.length === 0) {
+    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
+    return undefined;
+  }
+  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
+  const picked = await vscode.window.showQuickPick(
+    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
+    { title: 'kube-windows: which cluster?', placeHolder: 'A context of your kubeconfig', ignoreFocusOut: true },
+  );
+  return picked?.label;
 }
 
 /** One output channel per operation (name), in the plan/log language. */
@@ -110,6 +133,21 @@ export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, 
     rt.channels.set(name, channel);
   }
   return channel;
+}
+
+/**
+ * Runs work (a plan) on a host: whatever happens, the host is closed and the offer to remember the
+ * key's passphrase is settled. What the work returned, or what it threw.
+ */
+export async function onHost<T>(host: { close(): void } | undefined, prompts: { settled(): Promise<void> } | undefined, work: () => Promise<T>): Promise<{ result?: T; thrown?: unknown }> {
+  try {
+    return { result: await work() };
+  } catch (err) {
+    return { thrown: err };
+  } finally {
+    host?.close();
+    await prompts?.settled();
+  }
 }
 
 export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => void }) => Promise<RunResult>;

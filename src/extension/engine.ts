@@ -13,7 +13,7 @@ export { getNode } from '../cluster/nodes';
 export { windowsInstances } from '../cluster/wmco';
 export { Secret } from '../bootstrap/plan';
 export { renderLog, renderPlan } from '../bootstrap/render';
-// Node operations (issue 7): reboot plan, logs, services; runPlan runs the reboot plan.
+// Node operations: the graceful reboot plan (run by runPlan), log collection, the node services.
 export {
   buildRebootPlan,
   rebootPlanFor,
@@ -28,11 +28,11 @@ export {
 export { collectNodeLogs, DEFAULT_LOG_CAP_BYTES, type CollectLogsOptions, type CollectLogsResult } from '../bootstrap/node-logs';
 export { nodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
 export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
-// The SSH terminal (issue 7): an interactive shell over SSH, or through a HostProcess pod.
+// The node terminal: an interactive PowerShell over SSH, or through a HostProcess pod when SSH fails.
 export { openSshSession, type InteractiveSession } from '../remote/interactive';
 export { openPodShell } from '../cluster/pod-shell';
 export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
-// Registry mirrors (issue 6): diff, apply and preview over the Windows nodes.
+// Registry mirrors: diff, apply and preview of the nodes' containerd hosts.toml trees.
 export {
   mirrorsApply,
   mirrorsDiff,

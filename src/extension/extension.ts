@@ -2,7 +2,8 @@
 // and the settings together. VS Code glue only; the checks live in core/ and run in the server.
 import * as vscode from 'vscode';
 import { ServerController, sendClusterSnapshot } from './client';
-import { SECTION } from '../server/protocol';
+import { SECTION } from '../shared/protocol';
+import { affects, readConfig } from './config';
 import { StatusPresenter } from './status';
 import { registerClusterView } from './tree';
 import { registerJoinCommands } from './join-commands';
@@ -28,9 +29,9 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.workspace.onDidChangeConfiguration((e) => {
       // The other kubeWindows settings reach the server through configuration sync; only
       // `enable` changes the client's own lifecycle.
-      if (e.affectsConfiguration(`${SECTION}.enable`)) {
-        void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));
-      } else if (e.affectsConfiguration(SECTION)) {
+      if (affects(e, 'kubeWindows.enable')) {
+        void server.setEnabled(readConfig().enable);
+      } else if (affects(e, SECTION)) {
         log.info('kubeWindows settings changed; the language server re-reads them.');
       }
     }),
@@ -46,7 +47,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMirrorCommands(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
-  void server.setEnabled(vscode.workspace.getConfiguration(SECTION).get('enable', true));
+  void server.setEnabled(readConfig().enable);
   log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms`);
 }
 

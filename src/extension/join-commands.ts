@@ -7,7 +7,21 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
-import { channelFor, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, PLAN_LANGUAGE, runWithProgress, sshAccess, userMessage } from './command-kit';
+import { readConfig } from './config';
+import {
+  channelFor,
+  firstLine,
+  guarded as guard,
+  kubeconfigAccess,
+  loadEngine,
+  onHost,
+  parseItem,
+  pickContext as pickContextOf,
+  PLAN_LANGUAGE,
+  runWithProgress,
+  sshAccess,
+  userMessage,
+} from './command-kit';
 import { homedir } from 'node:os';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import { join as joinPath } from 'node:path';
@@ -136,24 +150,7 @@ export function registerJoinCommands(context: vscode.ExtensionContext, log: vsco
 // Questions (undefined = the user cancelled: the command ends quietly)
 
 async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
-  const fromItem = parseItem(arg).context;
-  if (fromItem) return fromItem;
-  const deps = await rt.deps();
-  const list = await deps.contexts();
-  if (!list.ok) {
-    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
-    return undefined;
-  }
-  if (list.names.length === 0) {
-    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
-    return undefined;
-  }
-  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
-  const picked = await vscode.window.showQuickPick(
-    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
-    { title: 'kube-windows: which cluster?', placeHolder: 'A context of your kubeconfig', ignoreFocusOut: true },
-  );
-  return picked?.label;
+  return pickContextOf(async () => (await rt.deps()).contexts(), arg);
 }
 
 async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hint: boolean | undefined): Promise<JoinVia | undefined> {
@@ -205,10 +202,9 @@ async function askAddress(via: JoinVia, value?: string): Promise<string | undefi
 }
 
 async function askPayload(rt: Runtime): Promise<Payload | undefined> {
-  const setting = (vscode.workspace.getConfiguration('kubeWindows').get<string>('join.payloadFolder', '') ?? '').trim();
-  let folder = setting ? (setting.startsWith('~') ? joinPath(homedir(), setting.slice(1)) : setting) : undefined;
+  const { payloadFolder, payloadUrls: urls } = readConfig().join;
+  let folder = payloadFolder || undefined;
   // URLs with SHA-256 checksums: the host downloads those files itself (a folder's files win).
-  const urls = vscode.workspace.getConfiguration('kubeWindows').get<Record<string, { url: string; sha256: string }>>('join.payloadUrls', {}) ?? {};
   const urlsComplete = ['containerd', 'kubelet', 'kubeadm'].every((k) => urls[k]?.url && urls[k]?.sha256);
   if (!folder && !urlsComplete) {
     const picked = await vscode.window.showOpenDialog({
@@ -313,19 +309,12 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       ...(a.taint ? { taint: true } : {}),
       ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
     };
-    let plan: AnyPlan | undefined;
-    let result: RunResult | undefined;
-    let thrown: unknown;
-    try {
+    let plan = undefined as AnyPlan | undefined;
+    const { result, thrown } = await onHost(host, prompts, async () => {
       const p = deps.joinPlan(request);
       plan = p;
-      result = await runWithProgress(`kube-windows: joining ${a.address} to ${a.context}`, channel, (o) => deps.runAnyPlan(p, o));
-    } catch (err) {
-      thrown = err;
-    } finally {
-      host.close();
-    }
-    await prompts.settled();
+      return runWithProgress(`kube-windows: joining ${a.address} to ${a.context}`, channel, (o) => deps.runAnyPlan(p, o));
+    });
 
     if (result?.outcome === 'done') {
       rt.log.info(`join ${a.address}: done`);
@@ -526,18 +515,11 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   const channel = channelFor(rt, `kube-windows: remove ${name}`);
   rt.log.info(`remove ${name} (${via}, ${address}) from ${context}: started`);
   for (;;) {
-    let result: RunResult | undefined;
-    let thrown: unknown;
     const host = makeHost?.();
-    try {
+    const { result, thrown } = await onHost(host, prompts, async () => {
       const r = await deps.removePlanFor({ kube: cluster.kube, via, address, nodeName: name, ...(host ? { host } : {}) });
-      result = await runWithProgress(`kube-windows: removing ${name} from ${context}`, channel, (o) => r.run(o));
-    } catch (err) {
-      thrown = err;
-    } finally {
-      host?.close();
-    }
-    await prompts?.settled();
+      return runWithProgress(`kube-windows: removing ${name} from ${context}`, channel, (o) => r.run(o));
+    });
     if (result?.outcome === 'done') {
       void vscode.window.showInformationMessage(`kube-windows: ${name} was removed from ${context}.`);
       return;

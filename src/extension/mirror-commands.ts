@@ -3,12 +3,13 @@
 // IDMS/ITMS objects, else from the cluster. The engine loads on first use (./join-commands'
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type * as Engine from './engine';
-import { channelFor, loadEngine, parseItem, userMessage } from './command-kit';
+import { channelFor, loadEngine, pickContext as pickContextOf, userMessage } from './command-kit';
 import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 
 const APPLY = 'Apply';
@@ -82,23 +83,7 @@ export function registerMirrorCommands(context: vscode.ExtensionContext, log: vs
 }
 
 async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
-  const fromItem = parseItem(arg).context;
-  if (fromItem) return fromItem;
-  const list = await (await rt.deps()).contexts();
-  if (!list.ok) {
-    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(list.message)}`);
-    return undefined;
-  }
-  if (list.names.length === 0) {
-    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
-    return undefined;
-  }
-  const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
-  const picked = await vscode.window.showQuickPick(
-    names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
-    { title: 'kube-windows: which cluster?', ignoreFocusOut: true },
-  );
-  return picked?.label;
+  return pickContextOf(async () => (await rt.deps()).contexts(), arg);
 }
 
 /** Mirror sets of the active YAML editor, if it has any (else the cluster's are used). */
@@ -148,7 +133,12 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
   try {
     const cluster = await deps.cluster(context);
     out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the mirror configuration of ${context}…` }, () =>
-      deps.mirrorsDiff({ kube: cluster.kube, ...(fromEditor ? { objects: fromEditor.objects } : {}), ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}), concurrency: concurrency() }),
+      deps.mirrorsDiff({
+        kube: cluster.kube,
+        ...(fromEditor ? { objects: fromEditor.objects } : {}),
+        ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
+        concurrency: readConfig().mirrors.concurrency,
+      }),
     );
   } catch (err) {
     const message = firstLine(await userMessage(err, context));
@@ -173,11 +163,6 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
 }
 
 const PREVIEW_SCHEME = 'kube-windows-mirrors';
-
-function concurrency(): number {
-  const n = vscode.workspace.getConfiguration('kubeWindows').get<number>('mirrors.concurrency', 8) ?? 8;
-  return Number.isInteger(n) && n >= 1 ? n : 8;
-}
 
 async function apply(rt: Runtime, arg: unknown): Promise<void> {
   const context = await pickContext(rt, arg);
@@ -210,7 +195,7 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
             kube: cluster.kube,
             ...(fromEditor ? { objects: fromEditor.objects } : {}),
             ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
-            concurrency: concurrency(),
+            concurrency: readConfig().mirrors.concurrency,
             signal: ctl.signal,
             onLog: (line) => channel.appendLine(line),
             onEvent: (t, e) => {

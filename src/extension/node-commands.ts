@@ -1,4 +1,4 @@
-// Node operations on a Windows node item (issue 7): "Open SSH terminal", "Reboot gracefully",
+// Node operations on a Windows node item: "Open SSH terminal", "Reboot gracefully",
 // "Collect logs", and the node's Services group with "Restart service". VS Code glue only: the
 // reboot plan, the log collection, the service ops, the SSH shell and the HostProcess pod live in the
 // engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands.
@@ -8,21 +8,21 @@
 // need an explicit trust. The Services group never asks anything while the tree expands: without
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { NodeServicesAnswer, NodeServicesSource, TreeNode } from '../cluster/tree';
+import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
 import type { NodeObject } from '../cluster/nodes';
-import type { RunResult } from '../bootstrap/runner';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine';
 import type { ClusterHandle } from './join-commands';
-import { channelFor, loadEngine, parseItem, runWithProgress, userMessage } from './command-kit';
+import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
 import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 import { SessionPty } from './terminal';
 
@@ -158,7 +158,7 @@ interface Target {
 
 /** The node an item stands for, read from the API (its addresses and labels are needed). */
 async function target(rt: Runtime, arg: unknown, what: string): Promise<Target | undefined> {
-  const { context, node: name } = parseItem(typeof arg === 'object' && arg !== null && 'id' in arg ? arg : typeof arg === 'string' ? { id: arg } : arg);
+  const { context, node: name } = parseItem(arg);
   if (!context || !name) {
     void vscode.window.showInformationMessage(`kube-windows: run "${what}" on a Windows node in the Clusters view.`);
     return undefined;
@@ -315,7 +315,7 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     return;
   }
 
-  const minutes = vscode.workspace.getConfiguration('kubeWindows').get<number>('reboot.timeoutMinutes', 15) ?? 15;
+  const minutes = readConfig().reboot.timeoutMinutes;
   const channel = channelFor(rt, `kube-windows: reboot ${t.name}`);
   const address = t.address ?? t.name;
   let disableEviction = false;
@@ -323,19 +323,13 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
   for (;;) {
     const prompts = promptsFor(rt, deps);
     const host = deps.host(sshOptions(address, access, prompts));
-    let result: RunResult | undefined;
-    let thrown: unknown;
-    let blocked: { pod: string; pdb?: string }[] | undefined;
-    try {
-      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: Math.max(1, minutes) * 60_000 });
-      result = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
+    let blocked = undefined as { pod: string; pdb?: string }[] | undefined;
+    const { result, thrown } = await onHost(host, prompts, async () => {
+      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
+      const r = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
       blocked = ctx.state.blockedBy;
-    } catch (err) {
-      thrown = err;
-    } finally {
-      host.close();
-    }
-    await prompts.settled();
+      return r;
+    });
     if (result?.outcome === 'done') {
       rt.log.info(`reboot ${t.name}: done`);
       void vscode.window.showInformationMessage(`kube-windows: ${deps.rebootSummary(result, t.name)}`);
@@ -376,7 +370,7 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   const access = await chooseAccess(rt, t, false);
   if (!access || access === 'pod') return;
   const deps = await rt.deps();
-  const megabytes = vscode.workspace.getConfiguration('kubeWindows').get<number>('logs.maxMegabytes', 200) ?? 200;
+  const megabytes = readConfig().logs.maxMegabytes;
   const prompts = promptsFor(rt, deps);
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
   let result: Awaited<ReturnType<NodeDeps['collectNodeLogs']>>;
@@ -392,7 +386,7 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
             host,
             nodeName: t.name,
             dir: deps.logsDir(),
-            maxBytes: Math.max(1, megabytes) * 1024 * 1024,
+            maxBytes: megabytes * 1024 * 1024,
             signal: ctl.signal,
             onProgress: (message, fraction) => {
               const now = fraction === undefined ? last : Math.round(fraction * 100);
@@ -469,51 +463,41 @@ async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView):
   }
 }
 
-/** The services group of a node item id, for a refresh through the tree's retry (it asks the group again). */
-function refreshServices(nodeId: string): void {
-  void vscode.commands.executeCommand('kubeWindows.retry', `${nodeId}/services/error`);
+/** Asks the node's Services group again (the tree reads rt.services, just filled). */
+function refreshServices(node: NodeRef): void {
+  void vscode.commands.executeCommand(REFRESH_SERVICES_COMMAND, node.context, node.node);
 }
 
-/** The item `ctx/<c>/node/<n>` a services command came from (the connect item passes that id). */
-function nodeIdOf(arg: unknown): string | undefined {
-  const id = typeof arg === 'string' ? arg : (arg as Partial<TreeNode> | undefined)?.id;
-  return typeof id === 'string' ? /^(ctx\/[^/]+\/node\/[^/]+)/.exec(id)?.[1] : undefined;
+type NodeRef = { context: string; node: string };
+
+/** The node a services item (the group, its connect row, a service) belongs to, from its typed reference. */
+function nodeOf(arg: unknown): NodeRef | undefined {
+  const ref = (arg as Partial<TreeNode> | undefined)?.ref;
+  if (!ref || !('node' in ref) || ref.node === undefined) return undefined;
+  return { context: ref.context, node: ref.node };
 }
+
+/** An item standing for the node itself (what target() takes). */
+const nodeItem = (n: NodeRef): Pick<TreeNode, 'ref'> => ({ ref: { kind: 'node', context: n.context, node: n.node } });
 
 async function connectServices(rt: Runtime, arg: unknown): Promise<void> {
-  const nodeId = nodeIdOf(arg);
-  const t = await target(rt, nodeId, 'Connect to show services');
-  if (!t || !nodeId || noAddress(t)) return;
-  const access = await chooseAccess(rt, t, false);
-  if (!access || access === 'pod') return;
-  const deps = await rt.deps();
-  const prompts = promptsFor(rt, deps);
-  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
-  try {
-    const services = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the services of ${t.name}…` }, () => deps.nodeServices(host));
-    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
-  } catch (err) {
-    await prompts.settled();
-    if (prompts.declinedByUser()) return;
-    void vscode.window.showErrorMessage(`kube-windows: reading the services of ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
-    return;
-  } finally {
-    host.close();
-  }
-  await prompts.settled();
-  refreshServices(nodeId);
+  const node = nodeOf(arg);
+  const t = await target(rt, node && nodeItem(node), 'Connect to show services');
+  if (!t || !node || noAddress(t)) return;
+  const services = await overSsh(rt, t, `reading the services of ${t.name}`, (host, deps) => deps.nodeServices(host));
+  if (!services) return;
+  rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
+  refreshServices(node);
 }
 
 async function restartService(rt: Runtime, arg: unknown): Promise<void> {
-  const item = arg as Partial<TreeNode> | undefined;
-  const nodeId = nodeIdOf(arg);
-  const m = typeof item?.id === 'string' ? /\/services\/([^/]+)$/.exec(item.id) : null;
-  if (!nodeId || !m?.[1]) {
+  const ref = (arg as Partial<TreeNode> | undefined)?.ref;
+  if (ref?.kind !== 'service') {
     void vscode.window.showInformationMessage('kube-windows: run "Restart service" on a service under a Windows node in the Clusters view.');
     return;
   }
-  const service = decodeURIComponent(m[1]);
-  const { node: nodeName } = parseItem({ id: nodeId });
+  const { service, node: nodeName } = ref;
+  const node = { context: ref.context, node: nodeName };
   const ok = await vscode.window.showWarningMessage(
     `Restart ${service} on ${nodeName ?? 'the node'}?`,
     {
@@ -526,29 +510,39 @@ async function restartService(rt: Runtime, arg: unknown): Promise<void> {
     RESTART,
   );
   if (ok !== RESTART) return;
-  const t = await target(rt, nodeId, 'Restart service');
+  const t = await target(rt, nodeItem(node), 'Restart service');
   if (!t || noAddress(t)) return;
+  const r = await overSsh(rt, t, `restarting ${service} on ${t.name}`, async (host, deps) => {
+    const restarted = await deps.restartNodeService(host, service);
+    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
+    return restarted;
+  });
+  if (!r) return;
+  rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
+  void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
+  refreshServices(node);
+}
+
+/**
+ * Does `what` on the node over SSH (asking how to connect) under a progress notification. Undefined
+ * when the user cancelled or declined a question, or when it failed (one error message said so).
+ */
+async function overSsh<T>(rt: Runtime, t: Target, what: string, work: (host: WindowsHost, deps: NodeDeps) => Promise<T>): Promise<T | undefined> {
   const access = await chooseAccess(rt, t, false);
-  if (!access || access === 'pod') return;
+  if (!access || access === 'pod') return undefined;
   const deps = await rt.deps();
   const prompts = promptsFor(rt, deps);
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
+  let result: T;
   try {
-    const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: restarting ${service} on ${t.name}…` }, async () => {
-      const restarted = await deps.restartNodeService(host, service);
-      rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
-      return restarted;
-    });
-    rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
-    void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
+    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: ${what}…` }, () => work(host, deps));
   } catch (err) {
     await prompts.settled();
-    if (prompts.declinedByUser()) return;
-    void vscode.window.showErrorMessage(`kube-windows: restarting ${service} on ${t.name} failed: ${firstLine(await userMessage(err, t.context))}`);
-    return;
+    if (!prompts.declinedByUser()) void vscode.window.showErrorMessage(`kube-windows: ${what} failed: ${firstLine(await userMessage(err, t.context))}`);
+    return undefined;
   } finally {
     host.close();
   }
   await prompts.settled();
-  refreshServices(nodeId);
+  return result;
 }

@@ -3,12 +3,13 @@
 // globalState), the key passphrase (SecretStorage only when the user says so) and trust on first
 // use of a host key. Moved out of join-commands.ts unchanged so that all commands ask the same way.
 import * as vscode from 'vscode';
+import { readConfig } from './config';
 import { homedir } from 'node:os';
 import { join as joinPath } from 'node:path';
 import { userProblem } from '../core/windows/join-input';
 import type { SshConnectorOptions } from '../remote/ssh';
 
-export const KEY_PATHS = 'kubeWindows.join.keyPaths';
+const KEY_PATHS = 'kubeWindows.join.keyPaths';
 export const passphraseKey = (keyPath: string) => `kubeWindows.ssh.passphrase:${keyPath}`;
 const TRUST = 'Trust and continue';
 
@@ -47,7 +48,7 @@ const BROWSE = 'Browse…';
 export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: string): Promise<string | undefined> {
   const remembered = rt.context.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
   const last = remembered[context];
-  const configured = (vscode.workspace.getConfiguration('kubeWindows').get<string>('ssh.privateKeyPath', '') ?? '').trim();
+  const configured = readConfig().ssh.privateKeyPath;
   const offers = keyOffers(last, configured);
   let path: string | undefined;
   if (offers.length) {
@@ -74,7 +75,7 @@ export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: st
 }
 
 /** The key files offered before the dialog: the last used for the context, then the setting's (once each). */
-export function keyOffers(last: string | undefined, configured: string): { path: string; why: string }[] {
+function keyOffers(last: string | undefined, configured: string): { path: string; why: string }[] {
   const out: { path: string; why: string }[] = [];
   if (last) out.push({ path: last, why: 'last used for this cluster' });
   if (configured && configured !== last) out.push({ path: configured, why: 'kubeWindows.ssh.privateKeyPath' });

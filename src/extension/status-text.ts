@@ -1,6 +1,6 @@
 // What the language status item says, as a pure function of the server state and the last
 // `kubeWindows/status` of the active document (no `vscode` import: unit-tested directly).
-import { NOT_KUBERNETES, type StatusParams } from '../server/protocol';
+import { NOT_KUBERNETES, type StatusParams } from '../shared/protocol';
 
 export type ServerState = 'disabled' | 'starting' | 'running' | 'stopped' | 'failed';
 

@@ -2,7 +2,7 @@
 // (from `kubeWindows/status`), or the server's state when it is not running. Clicking opens the log.
 import * as vscode from 'vscode';
 import type { ServerController } from './client';
-import { DOCUMENT_SELECTOR, type StatusParams } from '../server/protocol';
+import { DOCUMENT_SELECTOR, type StatusParams } from '../shared/protocol';
 import { describeStatus, type StatusView } from './status-text';
 
 const SEVERITY: Record<StatusView['severity'], vscode.LanguageStatusSeverity> = {

@@ -1,13 +1,14 @@
 // The cluster explorer view: a TreeDataProvider over ClusterTree (src/cluster/tree.ts, where the logic
 // lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
 import * as vscode from 'vscode';
+import { affects, readConfig } from './config';
 import { dump } from 'js-yaml';
 import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import { sendClusterSnapshot } from './client';
 import { toTreeItem } from './tree-item';
 
-export const VIEW_ID = 'kubeWindows.clusters';
-export const YAML_SCHEME = 'kube-windows';
+const VIEW_ID = 'kubeWindows.clusters';
+const YAML_SCHEME = 'kube-windows';
 const NO_KUBECONFIG = 'kubeWindows.noKubeconfig';
 
 class Provider implements vscode.TreeDataProvider<TreeNode> {
@@ -78,8 +79,7 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
 
 /** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
 export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): void {
-  const config = () => vscode.workspace.getConfiguration('kubeWindows').get<string>('kubeconfig', '') ?? '';
-  const makeTree = () => new ClusterTree({ locate: { explicit: config() }, ...(services ? { services } : {}) });
+  const makeTree = () => new ClusterTree({ locate: { explicit: readConfig().kubeconfig }, ...(services ? { services } : {}) });
   let tree = makeTree();
   const provider = new Provider(tree, log);
   let subs: vscode.Disposable[] = [];
@@ -98,6 +98,7 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       const id = typeof arg === 'string' ? arg : arg?.id;
       if (id) tree.retry(id);
     }),
+    vscode.commands.registerCommand('kubeWindows.refreshServices', (context: string, node: string) => tree.refreshServices(context, node)),
     vscode.commands.registerCommand('kubeWindows.copyName', async (node: TreeNode | undefined) => {
       if (node) await vscode.env.clipboard.writeText(node.label);
     }),
@@ -112,7 +113,7 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!e.affectsConfiguration('kubeWindows.kubeconfig')) return;
+      if (!affects(e, 'kubeWindows.kubeconfig')) return;
       for (const s of subs) s.dispose();
       tree.dispose();
       tree = makeTree();

@@ -23,7 +23,7 @@ export interface InteractiveSession {
 }
 
 /** An InteractiveSession over an ssh2 shell channel; `release` runs once at the end (closes the connection). */
-export function sshSession(label: string, stream: ShellStream, release: () => void): InteractiveSession {
+function sshSession(label: string, stream: ShellStream, release: () => void): InteractiveSession {
   let exitCode: number | undefined;
   let closedByUs = false;
   let ended: SessionEnd | undefined;

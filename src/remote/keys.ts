@@ -8,7 +8,7 @@ import { AuthenticationError } from './types';
 /** Asks the user for the passphrase of an encrypted key; undefined means the user cancelled. */
 export type PassphrasePrompt = (keyPath: string, attempt: number) => Promise<string | undefined>;
 
-export const MAX_PASSPHRASE_ATTEMPTS = 3;
+const MAX_PASSPHRASE_ATTEMPTS = 3;
 
 export interface LoadedKey {
   path: string;

@@ -5,39 +5,20 @@ import { randomBytes } from 'node:crypto';
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
-import type { LossWatcher } from './sftp-put';
-import { RemoteError, TransferTimeoutError, type GetOptions } from './types';
+import { TransferStop, type LossWatcher } from './sftp-put';
+import type { GetOptions } from './types';
 
 const CHUNK = 64 * 1024;
 const WINDOW = 8;
 
 export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: string, remotePath: string, localPath: string, options: GetOptions = {}): Promise<{ bytes: number }> {
-  const { signal, onProgress, timeoutMs } = options;
-  let stopError: unknown;
-  let wake: () => void = () => undefined;
-  const stopped = new Promise<void>((resolve) => (wake = resolve));
-  const stop = (err: unknown): void => {
-    if (stopError !== undefined) return;
-    stopError = err;
-    wake();
-  };
-  const onAbort = (): void => stop(signal?.reason);
-  signal?.addEventListener('abort', onAbort, { once: true });
-  if (signal?.aborted) stop(signal.reason);
-  const unwatch = conn.watch((err) => stop(err));
-  const timer = timeoutMs !== undefined ? setTimeout(() => stop(new TransferTimeoutError(label, timeoutMs)), timeoutMs) : undefined;
+  const { signal, onProgress } = options;
+  const t = new TransferStop(conn, label, options);
+  if (signal?.aborted) t.stop(signal.reason);
   const temp = `${localPath}.kw-${randomBytes(6).toString('hex')}.part`;
   let local: FileHandle | undefined;
   let handle: Buffer | undefined;
-  /** One SFTP request, abandoned as soon as the download is stopped. */
-  const call = <T>(start: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> =>
-    new Promise<T>((resolve, reject) => {
-      void stopped.then(() => reject(stopError));
-      start((err, value) => {
-        if (err) reject(new RemoteError(`SFTP on ${label} failed for ${remotePath}: ${err.message}`, { cause: err }));
-        else resolve(value);
-      });
-    });
+  const call = <T>(start: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> => t.call(remotePath, start);
   try {
     handle = await call<Buffer>((cb) => sftp.open(remotePath, 'r', cb));
     const h = handle;
@@ -49,7 +30,7 @@ export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: 
     const readRange = async (start: number, length: number): Promise<void> => {
       let at = start;
       const end = start + length;
-      while (at < end && stopError === undefined) {
+      while (at < end && t.error === undefined) {
         const buf = Buffer.allocUnsafe(end - at);
         const n = await call<number>((cb) => sftp.read(h, buf, 0, end - at, at, (err, bytesRead) => cb(err, bytesRead)));
         if (n <= 0) break; // EOF: the file shrank while we read it (a rotated log); keep what we have
@@ -63,13 +44,13 @@ export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: 
     for (let off = 0; off < total; off += CHUNK) ranges.push([off, Math.min(CHUNK, total - off)]);
     let next = 0;
     const worker = async (): Promise<void> => {
-      while (next < ranges.length && stopError === undefined) {
+      while (next < ranges.length && t.error === undefined) {
         const [s, l] = ranges[next++] as [number, number];
         await readRange(s, l);
       }
     };
-    await Promise.race([Promise.all(Array.from({ length: Math.min(WINDOW, Math.max(1, ranges.length)) }, worker)), stopped]);
-    if (stopError !== undefined) throw stopError;
+    await Promise.race([Promise.all(Array.from({ length: Math.min(WINDOW, Math.max(1, ranges.length)) }, worker)), t.stopped]);
+    if (t.error !== undefined) throw t.error;
     handle = undefined;
     await call<void>((cb) => sftp.close(h, cb));
     await file.close();
@@ -77,11 +58,9 @@ export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: 
     await fsp.rename(temp, localPath);
     return { bytes: received };
   } catch (err) {
-    throw stopError ?? err;
+    throw t.error ?? err;
   } finally {
-    clearTimeout(timer);
-    unwatch();
-    signal?.removeEventListener('abort', onAbort);
+    t.end();
     if (local) {
       await local.close().catch(() => undefined);
     }

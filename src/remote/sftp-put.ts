@@ -18,6 +18,56 @@ export interface LossWatcher {
   watch(onLost: (err: ConnectionLostError) => void): () => void;
 }
 
+/**
+ * Ends an SFTP transfer (upload or download) at the first of: the signal aborting, the connection
+ * being lost, the time limit passing. `stopped` resolves then and `error` says why; `call` makes one
+ * SFTP request that is abandoned at that moment rather than waited for. `end()` when done.
+ */
+export class TransferStop {
+  error: unknown;
+  readonly stopped: Promise<void>;
+  private wake: () => void = () => undefined;
+  private readonly release: () => void;
+
+  constructor(
+    conn: LossWatcher,
+    private readonly label: string,
+    { signal, timeoutMs }: { signal?: AbortSignal | undefined; timeoutMs?: number | undefined },
+  ) {
+    this.stopped = new Promise<void>((resolve) => (this.wake = resolve));
+    const onAbort = (): void => this.stop(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const unwatch = conn.watch((err) => this.stop(err));
+    const timer = timeoutMs !== undefined ? setTimeout(() => this.stop(new TransferTimeoutError(label, timeoutMs)), timeoutMs) : undefined;
+    this.release = () => {
+      clearTimeout(timer);
+      unwatch();
+      signal?.removeEventListener('abort', onAbort);
+    };
+  }
+
+  stop(err: unknown): void {
+    if (this.error !== undefined) return;
+    this.error = err;
+    this.wake();
+  }
+
+  /** One SFTP request, abandoned as soon as the transfer is stopped. */
+  call<T>(remotePath: string, start: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      void this.stopped.then(() => reject(this.error));
+      start((err, value) => {
+        if (err) reject(new RemoteError(`SFTP on ${this.label} failed for ${remotePath}: ${err.message}`, { cause: err }));
+        else resolve(value);
+      });
+    });
+  }
+
+  end(): void {
+    this.release();
+  }
+}
+
 export class SftpUploader {
   constructor(
     private readonly conn: LossWatcher,
@@ -26,37 +76,21 @@ export class SftpUploader {
   ) {}
 
   async put(source: UploadSource, remotePath: string, options: PutOptions): Promise<void> {
-    const { signal, onProgress, timeoutMs } = options;
-    let stopError: unknown;
-    let wake: () => void = () => undefined;
-    const stopped = new Promise<void>((resolve) => (wake = resolve));
-    const stop = (err: unknown): void => {
-      if (stopError !== undefined) return;
-      stopError = err;
-      wake();
-    };
-    const onAbort = (): void => stop(signal?.reason);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const unwatch = this.conn.watch((err) => stop(err));
-    const timer = timeoutMs !== undefined ? setTimeout(() => stop(new TransferTimeoutError(this.label, timeoutMs)), timeoutMs) : undefined;
+    const { signal, onProgress } = options;
+    const t = new TransferStop(this.conn, this.label, options);
     let local: FileHandle | undefined;
     let handle: Buffer | undefined;
     try {
       if ('path' in source) local = await fsp.open(source.path, 'r');
-      if (signal?.aborted) stop(signal.reason);
+      if (signal?.aborted) t.stop(signal.reason);
       const total = local ? (await local.stat()).size : (source as { data: Uint8Array }).data.byteLength;
       const data = 'data' in source ? Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength) : undefined;
-      handle = await this.call<Buffer>(
-        stopped,
-        () => stopError,
-        (cb) => this.sftp.open(remotePath, 'w', cb),
-        remotePath,
-      );
+      handle = await t.call<Buffer>(remotePath, (cb) => this.sftp.open(remotePath, 'w', cb));
       let offset = 0;
       let sent = 0;
       const pending = new Set<Promise<void>>();
       const fileHandle = handle;
-      while (offset < total && stopError === undefined) {
+      while (offset < total && t.error === undefined) {
         const n = Math.min(CHUNK, total - offset);
         let chunk: Buffer;
         if (local) {
@@ -67,7 +101,7 @@ export class SftpUploader {
         const at = offset;
         const p: Promise<void> = new Promise<void>((resolve) => {
           this.sftp.write(fileHandle, chunk, 0, n, at, (err) => {
-            if (err) stop(new RemoteError(`Writing ${remotePath} on ${this.label} failed: ${err.message}`, { cause: err }));
+            if (err) t.stop(new RemoteError(`Writing ${remotePath} on ${this.label} failed: ${err.message}`, { cause: err }));
             else {
               sent += n;
               onProgress?.(sent, total);
@@ -77,25 +111,18 @@ export class SftpUploader {
         }).finally(() => pending.delete(p));
         pending.add(p);
         offset += n;
-        if (pending.size >= WINDOW) await Promise.race([...pending, stopped]);
+        if (pending.size >= WINDOW) await Promise.race([...pending, t.stopped]);
       }
-      await Promise.race([Promise.all(pending), stopped]);
-      if (stopError !== undefined) throw stopError;
+      await Promise.race([Promise.all(pending), t.stopped]);
+      if (t.error !== undefined) throw t.error;
       if (total === 0) onProgress?.(0, 0);
       const h = handle;
       handle = undefined;
-      await this.call<void>(
-        stopped,
-        () => stopError,
-        (cb) => this.sftp.close(h, cb),
-        remotePath,
-      );
+      await t.call<void>(remotePath, (cb) => this.sftp.close(h, cb));
     } catch (err) {
-      throw stopError ?? err;
+      throw t.error ?? err;
     } finally {
-      clearTimeout(timer);
-      unwatch();
-      signal?.removeEventListener('abort', onAbort);
+      t.end();
       await local?.close();
       // Stopped midway: release the remote handle so the server does not keep the file open.
       if (handle) {
@@ -106,16 +133,5 @@ export class SftpUploader {
         }
       }
     }
-  }
-
-  /** One SFTP request, abandoned as soon as the upload is stopped. */
-  private call<T>(stopped: Promise<void>, stopError: () => unknown, start: (cb: (err: Error | null | undefined, value: T) => void) => void, remotePath: string): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      void stopped.then(() => reject(stopError()));
-      start((err, value) => {
-        if (err) reject(new RemoteError(`SFTP on ${this.label} failed for ${remotePath}: ${err.message}`, { cause: err }));
-        else resolve(value);
-      });
-    });
   }
 }

@@ -30,7 +30,7 @@ export function sftpPathOf(path: string): string {
 }
 
 /** The temporary sibling an upload is written to before it is moved over `finalPath`. */
-export function tempSiblingOf(finalPath: string): string {
+function tempSiblingOf(finalPath: string): string {
   return `${finalPath}.kw-${randomBytes(6).toString('hex')}.tmp`;
 }
 

@@ -5,7 +5,7 @@
 
 import { commitUpload, ensureDirectories, fileHash, type HostOp } from '../core/windows/host-ops';
 import { powershellCommand } from '../core/windows/powershell';
-import { ConnectionLostError, RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
+import { RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
 import { sftpPathOf, sha256OfSource, uploadAtomically } from './upload';
 import { delay } from '../core/delay';
 
@@ -156,11 +156,6 @@ export class WindowsHost {
     this.connection?.close();
     this.connection = undefined;
   }
-}
-
-/** A lost connection, as the runner should see it (transient). */
-export function isConnectionLost(err: unknown): boolean {
-  return err instanceof ConnectionLostError;
 }
 
 function parentOf(path: string): string {

@@ -1,7 +1,7 @@
 import picomatch from 'picomatch';
 import { uriPath } from './uri';
 import type { Settings } from './settings';
-import { NOT_KUBERNETES } from './protocol';
+import { NOT_KUBERNETES } from '../shared/protocol';
 
 /**
  * Which documents the server analyses: YAML that holds Kubernetes objects, recognised by content
@@ -34,7 +34,7 @@ const API_VERSION = /^[ \t-]*apiVersion:[ \t]*\S/m;
 const KIND = /^[ \t-]*kind:[ \t]*\S/m;
 const PLATFORM = /^platform:/m;
 
-export function looksLikeKubernetes(text: string): boolean {
+function looksLikeKubernetes(text: string): boolean {
   return API_VERSION.test(text) && (KIND.test(text) || PLATFORM.test(text));
 }
 

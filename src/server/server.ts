@@ -20,7 +20,7 @@ import { ruleTitle, toDiagnostic } from './convert';
 import { completions } from './completion';
 import { FileFilter } from './files';
 import { hover } from './hover';
-import { CLUSTER_SNAPSHOT_NOTIFICATION, STATUS_NOTIFICATION, type StatusParams } from './protocol';
+import { CLUSTER_SNAPSHOT_NOTIFICATION, SECTION, STATUS_NOTIFICATION, type StatusParams } from '../shared/protocol';
 import { DEFAULT_SETTINGS, normalizeSettings, type Settings } from './settings';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
@@ -78,7 +78,7 @@ export function startServer(connection: Connection): void {
     let raw = pushed;
     if (configurationPull) {
       try {
-        raw = await connection.workspace.getConfiguration('kubeWindows');
+        raw = await connection.workspace.getConfiguration(SECTION);
       } catch {
         raw = pushed;
       }

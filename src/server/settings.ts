@@ -1,6 +1,7 @@
 import type { Severity } from '../core/rules/types';
 import type { Flavour } from '../core/rules/facts';
-import { DEFAULT_SETTINGS as CONTRACT_DEFAULTS } from './protocol';
+import { DEFAULT_SETTINGS as CONTRACT_DEFAULTS } from '../shared/protocol';
+import { settingRange } from '../shared/settings';
 
 /** The `kubeWindows` settings section, as the server uses it. */
 export interface Settings {
@@ -12,17 +13,18 @@ export interface Settings {
   exclude: string[];
 }
 
-/** The contract's defaults (the same ones package.json contributes), flattened for the server. */
+/** The contract's defaults (package.json's, through shared/settings.ts), flattened for the server. */
 export const DEFAULT_SETTINGS: Settings = {
   enable: CONTRACT_DEFAULTS.enable,
   debounceMs: CONTRACT_DEFAULTS.debounceMs,
-  rules: {},
+  rules: CONTRACT_DEFAULTS.rules,
   flavour: CONTRACT_DEFAULTS.flavour,
   include: CONTRACT_DEFAULTS.files.include,
   exclude: CONTRACT_DEFAULTS.files.exclude,
 };
 
 const SEVERITIES = new Set(['error', 'warning', 'info', 'off']);
+const DEBOUNCE = settingRange('kubeWindows.debounceMs');
 
 /** Reads a settings object from a client (initializationOptions or workspace/configuration), tolerating junk. */
 export function normalizeSettings(raw: unknown): Settings {
@@ -30,7 +32,7 @@ export function normalizeSettings(raw: unknown): Settings {
   if (!raw || typeof raw !== 'object') return s;
   const r = raw as Record<string, unknown>;
   if (typeof r.enable === 'boolean') s.enable = r.enable;
-  if (typeof r.debounceMs === 'number' && Number.isFinite(r.debounceMs)) s.debounceMs = Math.max(0, Math.min(2000, r.debounceMs));
+  if (typeof r.debounceMs === 'number' && Number.isFinite(r.debounceMs)) s.debounceMs = Math.max(DEBOUNCE.minimum, Math.min(DEBOUNCE.maximum, r.debounceMs));
   if (r.rules && typeof r.rules === 'object') {
     for (const [id, level] of Object.entries(r.rules as Record<string, unknown>)) {
       if (typeof level === 'string' && SEVERITIES.has(level)) s.rules[id.toUpperCase()] = level as Severity | 'off';

@@ -158,7 +158,7 @@ test('usage and input errors exit 2 without writing; diff/apply are dispatched',
   assert.ok(!existsSync(join(dir, 'o')));
   assert.equal(run(['mirrors', 'frob'], { cwd: dir }).code, 2);
   assert.equal(run(['mirrors', '--help'], { cwd: dir }).code, 0);
-  // diff and apply reach ./mirrors-apply (a stub until that lands, then real usage errors).
+  // diff and apply are dispatched to ./mirrors-apply: a usage error of theirs, not an unknown subcommand.
   const diff = run(['mirrors', 'diff'], { cwd: dir });
   assert.notEqual(diff.code, 0);
   assert.doesNotMatch(diff.stderr, /unknown subcommand/);

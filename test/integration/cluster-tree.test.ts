@@ -270,7 +270,7 @@ test('with a services source each Windows node gets a Services group fed by it (
   answer = { connect: 'No SSH key is known for mixed yet.' };
   const connect = await ask(t, group);
   assert.equal(connect[0]?.label, 'Connect to show services…');
-  assert.deepEqual(connect[0]?.command, { id: 'kubeWindows.connectServices', title: 'Connect', args: ['ctx/mixed/node/winworker-2022-b'] });
+  assert.deepEqual(connect[0]?.command, { id: 'kubeWindows.connectServices', title: 'Connect', args: [{ ref: { kind: 'node', context: 'mixed', node: 'winworker-2022-b' } }] });
   answer = { error: 'Could not connect: connection refused.' };
   const failed = await ask(t, group);
   assert.equal(failed[0]?.contextValue, 'error');

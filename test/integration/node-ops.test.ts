@@ -1,4 +1,4 @@
-// The node operations (issue 7) end to end: the reboot plan against the API emulator (with
+// The node operations (reboot, logs, services) end to end: the reboot plan against the API emulator (with
 // PodDisruptionBudgets and the Eviction API) and a simulated Windows host that really restarts, with
 // a stand-in kubelet that turns the Node NotReady while the host is down and Ready when it is back
 // (on AWS only once the metadata route exists, as on a real EC2 node). Logs, services and the CLI.

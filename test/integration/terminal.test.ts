@@ -136,7 +136,7 @@ test('"Open SSH terminal" on a node item: the host key is asked (join rules) and
   });
   fake.replies.push('SSH as Administrator');
   fake.answers.push('Trust and continue');
-  await fake.commands.get('kubeWindows.openTerminal')?.({ id: 'ctx/kind/node/win-7', contextValue: 'windowsNode' });
+  await fake.commands.get('kubeWindows.openTerminal')?.({ id: 'ctx/kind/node/win-7', contextValue: 'windowsNode', ref: { kind: 'node', context: 'kind', node: 'win-7' } });
   const t = fake.terminals[0]!;
   await until('the prompt', () => t.output.includes('PS C:\\Users\\Administrator> '));
   const trust = fake.shown.find((s) => s.items.includes('Trust and continue'));

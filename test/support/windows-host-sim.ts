@@ -8,7 +8,7 @@ export type { KubeadmExpectation, SimOp, OpContext, OpResult } from './windows-h
 export { registerSimOp, OpError } from './windows-host-sim/ops';
 /** The same as startWindowsHostSim. */
 export { startWindowsHostSim as start } from './windows-host-sim/server';
-// The node operations' simulated ops register themselves on import (issue 7).
+// The simulations of the node-operation ops (services, reboot, logs) register themselves on import.
 export { simNode, type SimNodeState } from './windows-host-sim/node-ops';
-// The registry mirror ops' simulations register themselves on import (issue 6).
+// The simulations of the registry mirror ops (hosts.toml trees, containerd config_path) register themselves on import.
 export { simTree, moveDirectory } from './windows-host-sim/mirror-ops';

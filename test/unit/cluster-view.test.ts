@@ -112,6 +112,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.rebootNode',
+    'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartService',
     'kubeWindows.retry',

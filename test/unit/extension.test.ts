@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import { describeStatus } from '../../src/extension/status-text';
-import { NOT_KUBERNETES, isStatusParams, type StatusParams } from '../../src/server/protocol';
+import { NOT_KUBERNETES, isStatusParams, type StatusParams } from '../../src/shared/protocol';
 import { createFakeVscode, loadWithFakeVscode, type FakeVscode } from '../support/fake-vscode';
 
 const BUNDLE = resolve(__dirname, '..', '..', '..', 'dist', 'extension.js');
@@ -89,6 +89,7 @@ test('activation: commands, log channel and a YAML language status item; a missi
     'kubeWindows.previewMirrors',
     'kubeWindows.rebootNode',
     'kubeWindows.refresh',
+    'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartServer',
     'kubeWindows.restartService',

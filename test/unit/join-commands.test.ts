@@ -250,13 +250,14 @@ test('the key: a quick pick of the key last used for the cluster and kubeWindows
   assert.deepEqual(keyQuestions[0]?.items, [configured, 'Browse…'], 'the same path once, not twice');
   assert.equal(h.hosts.at(-1)?.privateKeyPath, KEY);
   assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { prod: KEY });
+  fake.setSettings({ 'kubeWindows.ssh.privateKeyPath': '' });
   h.dispose();
 });
 
 test('passphrase: stored in SecretStorage only on "Remember", then reused; a stale one is deleted and asked again', async () => {
   const h = await harness();
   // From a cluster item: no context question; the item says OpenShift.
-  const item = { id: `ctx/${encodeURIComponent('prod')}`, contextValue: 'cluster.openshift', label: 'prod' };
+  const item = { id: `ctx/${encodeURIComponent('prod')}`, contextValue: 'cluster.openshift', label: 'prod', ref: { kind: 'cluster', context: 'prod' } };
   fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
   fake.answers.push('Trust and continue', 'Remember', undefined);
   await h.run('kubeWindows.joinNode', item);
@@ -396,8 +397,12 @@ test('address validation and the windows-instances key of a node', async () => {
   assert.equal(instanceKeyFor(node, 'win-1', ['10.0.0.9', '10.0.0.5']), '10.0.0.5');
   assert.equal(instanceKeyFor({ metadata: { name: 'win-1' } }, 'win-1', ['10.0.0.9', 'WIN-1.example.com']), 'WIN-1.example.com');
   assert.equal(instanceKeyFor(undefined, 'win-1', ['win-10.example.com']), undefined);
-  assert.deepEqual(parseItem({ id: 'ctx/a%2Fb/node/win-1', contextValue: 'windowsNode' }), { context: 'a/b', node: 'win-1' });
-  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster' }), { context: 'dev', openshift: false });
+  // From the item's typed reference, never its id (a context name may hold "/" or "%").
+  assert.deepEqual(parseItem({ id: 'ctx/a%2Fb/node/win-1', contextValue: 'windowsNode', ref: { kind: 'node', context: 'a/b', node: 'win-1' } }), { context: 'a/b', node: 'win-1' });
+  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster', ref: { kind: 'cluster', context: 'dev' } }), { context: 'dev', openshift: false });
+  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster.openshift', ref: { kind: 'cluster', context: 'dev' } }), { context: 'dev', openshift: true });
+  assert.deepEqual(parseItem({ id: 'x', ref: { kind: 'pod', context: 'dev', node: 'win-1', namespace: 'a', name: 'p' } }), { context: 'dev' });
+  assert.deepEqual(parseItem({ id: 'ctx/dev/node/win-1' }), {}, 'an id alone is not parsed');
 });
 
 test('one address check: the VS Code prompt, the engine and the windows-instances rule agree on every input', async () => {

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { DEFAULT_SETTINGS } from '../../src/server/protocol';
+import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { RULES } from '../../src/core/rules/registry';
 import { createFakeVscode, loadWithFakeVscode } from '../support/fake-vscode';
 
@@ -106,6 +106,7 @@ test('every contributed command is registered by the extension, and every regist
     'kubeWindows.previewMirrors',
     'kubeWindows.rebootNode',
     'kubeWindows.refresh',
+    'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartServer',
     'kubeWindows.restartService',

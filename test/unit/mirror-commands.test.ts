@@ -93,7 +93,7 @@ test('preview from a cluster item: remembered key, tree and files (credentials m
     return { ...r, nodes: [{ node: 'win-1', address: '10.0.0.5', status: 'changed', diff: diffTree(current, desired), durationMs: 3 }] };
   });
   fake.replies.push('SSH as Administrator');
-  await h.run('kubeWindows.previewMirrors', { id: 'ctx/prod', contextValue: 'cluster' });
+  await h.run('kubeWindows.previewMirrors', { id: 'ctx/prod', contextValue: 'cluster', ref: { kind: 'cluster', context: 'prod' } });
   assert.equal(h.requests.length, 1);
   assert.equal(h.requests[0]!.objects, undefined, "the cluster's own mirror sets");
   assert.equal(h.requests[0]!.concurrency, 8);
@@ -154,7 +154,7 @@ test('apply: modal confirmation, progress, per-node lines and the final table in
   fake.answers.push('Apply');
   fake.replies.push('SSH as Administrator');
   fake.answers.push('Show log');
-  await h.run('kubeWindows.applyMirrors', { id: 'ctx/prod', contextValue: 'cluster' });
+  await h.run('kubeWindows.applyMirrors', { id: 'ctx/prod', contextValue: 'cluster', ref: { kind: 'cluster', context: 'prod' } });
   const confirm = fake.shown[0]!;
   assert.equal(confirm.kind, 'warning');
   assert.equal(confirm.options?.modal, true);

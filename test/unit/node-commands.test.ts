@@ -1,4 +1,4 @@
-// The node operation commands (issue 7, VS Code side) against the fake vscode module: reboot with
+// The node operation commands of the VS Code extension against the fake vscode module: reboot with
 // its consent questions (emptyDir data, the PDB bypass only after a modal confirmation), logs with
 // the folder revealed, the terminal (SSH, the HostProcess fallback, pass-through, close), and the
 // Services group's source and restart. The engine is replaced through the registerNodeCommands seam.
@@ -24,7 +24,7 @@ test.after(() => unhook());
 const load = () => import('../../src/extension/node-commands');
 
 const KEY = '/home/u/.ssh/id_ed25519';
-const NODE_ITEM = { id: 'ctx/kind/node/win-1', contextValue: 'windowsNode' };
+const NODE_ITEM = { id: 'ctx/kind/node/win-1', contextValue: 'windowsNode', ref: { kind: 'node', context: 'kind', node: 'win-1' } };
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 const NODE: NodeObject = {
@@ -417,10 +417,11 @@ test('connectServices asks, reads the services and refreshes the group; restartS
     },
   });
   fake.replies.push('SSH as Administrator');
-  await h.run('kubeWindows.connectServices', 'ctx/kind/node/win-1');
-  assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.retry' && e[1] === 'ctx/kind/node/win-1/services/error'));
+  // What the connect row's command passes: the node, by its typed reference.
+  await h.run('kubeWindows.connectServices', { ref: { kind: 'node', context: 'kind', node: 'win-1' } });
+  assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.refreshServices' && e[1] === 'kind' && e[2] === 'win-1'));
 
-  const item = { id: 'ctx/kind/node/win-1/services/kubelet', contextValue: 'windowsService' };
+  const item = { id: 'ctx/kind/node/win-1/services/kubelet', contextValue: 'windowsService', ref: { kind: 'service', context: 'kind', node: 'win-1', service: 'kubelet' } };
   fake.answers.push(undefined);
   await h.run('kubeWindows.restartService', item);
   assert.deepEqual(restarted, []);

@@ -1,6 +1,7 @@
 // The wire contract between the extension (client) and the language server, as plain types and
 // names. No `vscode` import here, so the server, the tests and the CLI can share it.
 import type { ClusterSnapshot } from '../core/rules/facts';
+import { settingDefault } from './settings';
 
 export type { ClusterSnapshot };
 
@@ -27,7 +28,7 @@ export interface StatusParams {
 /** The `skipped` reason for a YAML document that holds no Kubernetes objects. */
 export const NOT_KUBERNETES = 'not a Kubernetes file';
 
-export type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
+type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
 
 /**
  * The `kubeWindows` settings section as `workspace.getConfiguration('kubeWindows')` nests it, which is
@@ -43,14 +44,14 @@ export interface KubeWindowsSettings {
   trace: { server: 'off' | 'messages' | 'verbose' };
 }
 
-/** The defaults, identical to those contributed in package.json (a unit test keeps them in step). */
+/** The defaults: those package.json contributes (read through shared/settings.ts, never repeated here). */
 export const DEFAULT_SETTINGS: KubeWindowsSettings = {
-  enable: true,
-  debounceMs: 100,
-  rules: {},
-  flavour: 'auto',
-  files: { include: ['**/*.yaml', '**/*.yml'], exclude: ['**/node_modules/**', '**/.git/**'] },
-  trace: { server: 'off' },
+  enable: settingDefault('kubeWindows.enable'),
+  debounceMs: settingDefault('kubeWindows.debounceMs'),
+  rules: settingDefault('kubeWindows.rules'),
+  flavour: settingDefault('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
+  files: { include: settingDefault('kubeWindows.files.include'), exclude: settingDefault('kubeWindows.files.exclude') },
+  trace: { server: settingDefault('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },
 };
 
 /** The documents the client syncs to the server; the server decides by content whether they hold Kubernetes objects. */

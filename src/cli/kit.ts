@@ -1,0 +1,350 @@
+// The plumbing every kube-windows subcommand shares, so that an option or an exit code means the same
+// in check, rules, join, remove, nodes and mirrors: parsing (a bad option is a usage error), the exit
+// codes, the cluster options (--context, --kubeconfig), the SSH options (--user, --key, --port,
+// --known-hosts, --accept-new-host-key), --yes and --dry-run, questions on the terminal, Ctrl-C,
+// progress lines and error messages. A subcommand's module keeps only what is its own: its options,
+// its help and its output. A new option that two subcommands would share belongs here.
+
+import { parseArgs } from 'node:util';
+import { accessSync, constants, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
+import { KubeClient } from '../cluster/client';
+import { classifyError } from '../cluster/errors';
+import { configForContext, loadKubeconfig } from '../cluster/kubeconfig';
+import { userProblem } from '../core/windows/join-input';
+import { PreflightError } from '../bootstrap/preflight';
+import type { RunEvent } from '../bootstrap/runner';
+import { SshConnector } from '../remote/ssh';
+import { RemoteError } from '../remote/types';
+import { WindowsHost } from '../remote/windows-host';
+
+// ---------------------------------------------------------------------------------------------
+// Exit codes
+
+/** The exit codes of every subcommand; EXIT_CODES_HELP says the same for people. */
+export const EXIT = {
+  /** Done: no findings, every host or node done, nothing to change. */
+  OK: 0,
+  /** The command ran and the answer is no: findings, refused sources, changes to make, a host or node failed (SSH included), Ctrl-C, a "no". */
+  FAILED: 1,
+  /** Usage or environment error: a bad option, a file that cannot be read or written, the kubeconfig, context or cluster, no terminal for a confirmation, an internal error. */
+  USAGE: 2,
+} as const;
+
+export const EXIT_CODES_HELP = `Exit codes (the same for every command):
+  0  done: no findings, every host or node done, nothing to change
+  1  the command ran and the answer is no: findings (check), sources refused (mirrors render),
+     changes to make (mirrors diff), a host or node failed, SSH connection, host key and
+     authentication failures included (join, remove, nodes, mirrors apply), cancelled with
+     Ctrl-C, or "no" to a confirmation
+  2  usage or environment error: a bad option, a file that cannot be read or written (--key
+     included), a kubeconfig, context or cluster that cannot be used, a confirmation with no
+     terminal to ask it on (pass --yes), an internal error
+`;
+
+/** A mistake in the command line or its inputs: one line on stderr, exit code 2. */
+export class UsageError extends Error {}
+
+/** The exit code and the one line on stderr for an error that reached the top of a subcommand. */
+export function failure(err: unknown): number {
+  if (err instanceof UsageError || isParseArgsError(err)) {
+    warn((err as Error).message);
+    return EXIT.USAGE;
+  }
+  // An unexpected failure: one line, no stack; the stack only with KUBE_WINDOWS_DEBUG set.
+  warn(`internal error: ${(err as Error)?.message ?? String(err)}`);
+  if (process.env.KUBE_WINDOWS_DEBUG) process.stderr.write(`${(err as Error)?.stack ?? ''}\n`);
+  return EXIT.USAGE;
+}
+
+function isParseArgsError(err: unknown): boolean {
+  return Boolean((err as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS'));
+}
+
+/** What to tell the user about an error met while working on a cluster or a host: the error's own words when it has them. */
+export function userMessage(err: unknown, context: string): string {
+  if (err instanceof UsageError || err instanceof RemoteError || err instanceof PreflightError) return err.message;
+  if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError')) return err.message;
+  return classifyError(err, { context }).message;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Output
+
+/** A line on stdout: results and progress. */
+export function out(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+/** A line on stderr, prefixed `kube-windows:`: errors, warnings, notes. */
+export function warn(message: string): void {
+  process.stderr.write(`kube-windows: ${message}\n`);
+}
+
+/** One line per meaningful plan event, prefixed with the host when several run at once; `done` names a finished plan ("joined", "removed"). */
+export function progressLine(prefix: string, e: RunEvent, done = 'done'): string | undefined {
+  const p = prefix ? `[${prefix}] ` : '';
+  switch (e.type) {
+    case 'plan-start':
+      return `${p}${e.title} (${e.steps.length} steps)`;
+    case 'step-start':
+      return `${p}${e.index}/${e.total} ${e.title}`;
+    case 'step-end':
+      return `${p}  ${e.outcome === 'skipped' ? '= already done' : e.outcome === 'applied' ? `✓ done in ${seconds(e.durationMs)}` : `✗ ${e.outcome}${e.message ? `: ${e.message}` : ''}`}`;
+    case 'log':
+      return e.stepId ? `${p}    ${e.message}` : `${p}${e.message}`;
+    case 'plan-end':
+      return `${p}${e.outcome === 'done' ? done : e.outcome}${e.outcome !== 'done' && e.message ? `: ${e.message.split('\n')[0]}` : ''} (${seconds(e.durationMs)})`;
+    default:
+      return undefined;
+  }
+}
+
+export function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
+
+/** parseArgs with a usage error (exit code 2) for an unknown option or a missing value. */
+export function parse<const O extends Options>(args: string[], options: O, allowPositionals = false) {
+  try {
+    return parseArgs({ args, options, allowPositionals, strict: true });
+  } catch (err) {
+    if (isParseArgsError(err)) throw new UsageError((err as Error).message);
+    throw err;
+  }
+}
+
+export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
+
+/** Every command that talks to a cluster. */
+export const CLUSTER_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' } } as const;
+export const CLUSTER_HELP = `  --context C               the context of the kubeconfig to use (required)
+  --kubeconfig FILE         default: KUBECONFIG (its files merged as kubectl does), then ~/.kube/config`;
+
+/** Every command that connects to Windows hosts over SSH. */
+export const SSH_OPTIONS = {
+  user: { type: 'string' },
+  key: { type: 'string' },
+  port: { type: 'string' },
+  'known-hosts': { type: 'string' },
+  'accept-new-host-key': { type: 'boolean', default: false },
+} as const;
+const DEFAULT_USER = 'Administrator';
+export const SSH_HELP = `  --user U                  the Windows account (default ${DEFAULT_USER})
+  --key FILE                private key (else the keys of ssh-agent, SSH_AUTH_SOCK)
+  --port N                  SSH port (default 22)
+  --known-hosts FILE        default ~/.ssh/known_hosts
+  --accept-new-host-key     trust an unknown host key on first use (a changed key is always refused)`;
+
+/** Every command that changes a cluster or a host, whether or not it asks anything today, so scripts can pass it alike. */
+export const YES_OPTION = { yes: { type: 'boolean', short: 'y', default: false } } as const;
+export const YES_HELP = `  -y, --yes                 answer yes to the command's confirmations (without a terminal, a confirmation needs it);
+                            host keys are trusted only with --accept-new-host-key`;
+
+/** Every command that runs a plan: prints it and changes nothing. */
+const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false } } as const;
+export const DRY_RUN_HELP = `  --dry-run                 print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing`;
+
+/** How often plans poll the cluster, in milliseconds: for tests, not in the help. */
+const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
+
+/** The shared options of the commands that run plans on a cluster and its Windows hosts: join, remove, nodes. */
+export const PLAN_COMMAND_OPTIONS = { ...CLUSTER_OPTIONS, ...SSH_OPTIONS, ...DRY_RUN_OPTION, ...YES_OPTION, ...POLL_OPTION, ...HELP_OPTION } as const;
+
+/** The value when it is one of `allowed` (undefined when absent), else a usage error naming them. */
+export function oneOf<const T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+  if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
+  const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
+  throw new UsageError(`--${name} must be ${list}, not "${value}"`);
+}
+
+/** A whole number of at least 1, or undefined when absent. */
+export function positiveInteger(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new UsageError(`--${name} must be a positive whole number`);
+  return n;
+}
+
+/** A number above 0 (or at least 0 with `zero`), or undefined when absent. */
+export function positiveNumber(name: string, value: string | undefined, zero = false): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zero)) throw new UsageError(`--${name} must be a ${zero ? 'non-negative' : 'positive'} number`);
+  return n;
+}
+
+/** Refuses an option given to a command it does nothing for (rather than ignoring it). */
+export function refuse(given: unknown, message: string): void {
+  if (given !== undefined && given !== false) throw new UsageError(message);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cluster
+
+export interface Cluster {
+  context: string;
+  kube: KubeClient;
+  /** The cluster's CA from the kubeconfig (kubeadm discovery). */
+  caPem?: string;
+}
+
+/** The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be used. */
+export function clusterFor(values: { context?: string | undefined; kubeconfig?: string | undefined }): Cluster {
+  if (!values.context) throw new UsageError('--context is required (a context of your kubeconfig)');
+  const loaded = loadKubeconfig(values.kubeconfig ? { explicit: values.kubeconfig } : {});
+  if (!loaded.ok) throw new UsageError(loaded.message);
+  if (!loaded.contexts.some((c) => c.name === values.context))
+    throw new UsageError(`the kubeconfig has no context "${values.context}" (it has: ${loaded.contexts.map((c) => c.name).join(', ') || 'none'})`);
+  const config = configForContext(loaded.config, values.context);
+  const cluster = config.getCurrentCluster();
+  let caPem: string | undefined;
+  if (cluster?.caData) caPem = Buffer.from(cluster.caData, 'base64').toString('utf8');
+  else if (cluster?.caFile) {
+    try {
+      caPem = readFileSync(cluster.caFile, 'utf8');
+    } catch (err) {
+      throw new UsageError(`cannot read the certificate-authority file ${cluster.caFile} of context "${values.context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return { context: values.context, kube: new KubeClient(config), ...(caPem ? { caPem } : {}) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// SSH
+
+/** The SSH options, checked before anything connects. */
+export interface Ssh {
+  user: string;
+  keyPath?: string;
+  port: number;
+  knownHostsPath?: string;
+  acceptNewHostKey: boolean;
+  /** Whether --user or --key was given (remove reaches the host only then). */
+  given: boolean;
+}
+
+type SshValues = { user?: string | undefined; key?: string | undefined; port?: string | undefined; 'known-hosts'?: string | undefined; 'accept-new-host-key'?: boolean | undefined };
+
+/** Reads the SSH options: the port a TCP port, the key file readable, the user a Windows user name. */
+export function sshOptions(values: SshValues): Ssh {
+  const port = values.port === undefined ? 22 : Number(values.port);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError('--port must be a TCP port number');
+  const user = values.user ?? DEFAULT_USER;
+  const problem = userProblem(user);
+  if (problem) throw new UsageError(`--user ${problem}`);
+  if (values.key !== undefined) {
+    try {
+      accessSync(values.key, constants.R_OK);
+    } catch (err) {
+      throw new UsageError(`--key ${values.key}: cannot read the key file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  return {
+    user,
+    port,
+    acceptNewHostKey: Boolean(values['accept-new-host-key']),
+    given: values.user !== undefined || values.key !== undefined,
+    ...(values.key !== undefined ? { keyPath: values.key } : {}),
+    ...(values['known-hosts'] !== undefined ? { knownHostsPath: values['known-hosts'] } : {}),
+  };
+}
+
+/** Whether a connection can authenticate at all: a key file or ssh-agent. */
+export function canSsh(ssh: Ssh): boolean {
+  return Boolean(ssh.keyPath || process.env.SSH_AUTH_SOCK);
+}
+
+/** A Windows host over SSH with the terminal's questions: the key's passphrase, an unknown host key. */
+export function hostFor(address: string, ssh: Ssh): WindowsHost {
+  const connector = new SshConnector({
+    host: address,
+    port: ssh.port,
+    username: ssh.user,
+    ...(ssh.keyPath ? { privateKeyPath: ssh.keyPath } : {}),
+    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+    ...(ssh.knownHostsPath ? { knownHostsPath: ssh.knownHostsPath } : {}),
+    askPassphrase: (keyPath, attempt) => ask(`Passphrase for ${keyPath}${attempt > 1 ? ' (again)' : ''}: `, true),
+    confirmUnknownHost: async (host, p, fingerprint, keyType) => {
+      if (ssh.acceptNewHostKey) {
+        warn(`trusting the new ${keyType} host key of ${host}:${p} (${fingerprint}) and adding it to known_hosts`);
+        return true;
+      }
+      const answer = await ask(`The ${keyType} host key of ${host}:${p} is not known.\nFingerprint: ${fingerprint}\nTrust it and continue? [y/N] `, false);
+      return answer !== undefined && isYes(answer);
+    },
+  });
+  return new WindowsHost(connector);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Questions
+
+/** Asks a question on the terminal (undefined without one, or on Ctrl-C); `hidden` does not echo what is typed (passphrases). */
+function ask(question: string, hidden: boolean): Promise<string | undefined> {
+  if (!process.stdin.isTTY) return Promise.resolve(undefined);
+  let muted = false;
+  const output = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      if (!muted) process.stderr.write(chunk);
+      cb();
+    },
+  });
+  const rl = createInterface({ input: process.stdin, output, terminal: true });
+  return new Promise((resolveP) => {
+    rl.question(question, (answer) => {
+      rl.close();
+      if (hidden) process.stderr.write('\n');
+      resolveP(answer);
+    });
+    muted = hidden;
+    rl.on('SIGINT', () => {
+      rl.close();
+      resolveP(undefined);
+    });
+  });
+}
+
+/** A y/N confirmation: yes with --yes; without --yes and without a terminal, a usage error that says to pass --yes. */
+export async function confirm(question: string, yes: boolean): Promise<boolean> {
+  if (yes) return true;
+  const answer = await ask(`${question} [y/N] `, false);
+  if (answer === undefined) throw new UsageError(`${question.split('\n')[0]}: no terminal to ask on; pass --yes to confirm`);
+  return isYes(answer);
+}
+
+function isYes(answer: string): boolean {
+  return /^y(es)?$/i.test(answer.trim());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ctrl-C
+
+/**
+ * Runs a command that can be cancelled: the first Ctrl-C aborts the signal (plans stop after the
+ * current command, `note` says what that means) instead of killing the process. A failure after
+ * the abort is the cancellation: "cancelled", exit code 1.
+ */
+export async function withCancel(note: string, run: (signal: AbortSignal) => Promise<number>): Promise<number> {
+  const ctl = new AbortController();
+  const onSigint = (): void => {
+    warn(`cancelling (${note})`);
+    ctl.abort(new Error('cancelled by the user'));
+  };
+  process.once('SIGINT', onSigint);
+  try {
+    return await run(ctl.signal);
+  } catch (err) {
+    if (!ctl.signal.aborted || err instanceof UsageError) throw err;
+    warn('cancelled');
+    return EXIT.FAILED;
+  } finally {
+    process.removeListener('SIGINT', onSigint);
+  }
+}
