@@ -8,7 +8,8 @@
 //   ...
 //   await api.stop();
 //
-// Run directly (`node scripts/apiserver.mjs [--dir DIR]`), it starts one in out/apiserver, prints
+// Run directly (`npm run apiserver`, or `node scripts/apiserver.mjs [--dir DIR]`), it starts one in
+// out/apiserver, installs the OpenShift and OLM CRDs (scripts/apiserver-crds.mjs), prints
 // `KUBECONFIG=<path>` on a line of its own and runs until SIGINT or SIGTERM.
 //
 // Environment: KW_APISERVER_CACHE overrides the cache directory (default
@@ -454,6 +455,13 @@ async function main() {
   const i = process.argv.indexOf('--dir');
   const dir = i > 0 ? process.argv[i + 1] : join(root, 'out', 'apiserver');
   const api = await startApiServer({ dir });
+  try {
+    const { installCrds } = await import('./apiserver-crds.mjs');
+    await installCrds(api, { log: (line) => console.error(line) });
+  } catch (e) {
+    await api.stop();
+    throw e;
+  }
   console.log(`KUBECONFIG=${api.kubeconfigPath}`);
   console.error(`contexts: ${CONTEXT_ADMIN} (admin, current), ${CONTEXT_RESTRICTED}; server ${api.server}; Ctrl-C stops it`);
   let done = false;
