@@ -226,11 +226,16 @@ interface DiscoveredResource {
 }
 const discovery = new WeakMap<RealApiServer, Map<string, Promise<DiscoveredResource[] | undefined>>>();
 
-/**
- * The collection path for objects of `apiVersion`/`kind` (from the server's own discovery), or
- * undefined when the server does not serve that version: `/api/v1/namespaces/ns/pods`.
- */
-export async function collectionPath(api: RealApiServer, apiVersion: string, kind: string, namespace = 'default'): Promise<string | undefined> {
+export interface ResourceInfo {
+  /** The collection: `/api/v1/namespaces/ns/pods`, `/api/v1/nodes`. */
+  path: string;
+  namespaced: boolean;
+  /** The resource has a status subresource (`nodes/status`). */
+  status: boolean;
+}
+
+/** Where objects of `apiVersion`/`kind` live (from the server's own discovery), or undefined when that version is not served. */
+export async function resourceInfo(api: RealApiServer, apiVersion: string, kind: string, namespace = 'default'): Promise<ResourceInfo | undefined> {
   let cache = discovery.get(api);
   if (!cache) discovery.set(api, (cache = new Map()));
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
@@ -242,5 +247,67 @@ export async function collectionPath(api: RealApiServer, apiVersion: string, kin
   const resources = await list;
   const res = resources?.find((r) => r.kind === kind && !r.name.includes('/'));
   if (!resources || !res) return undefined;
-  return res.namespaced ? `${base}/namespaces/${encodeURIComponent(namespace)}/${res.name}` : `${base}/${res.name}`;
+  return {
+    path: res.namespaced ? `${base}/namespaces/${encodeURIComponent(namespace)}/${res.name}` : `${base}/${res.name}`,
+    namespaced: res.namespaced,
+    status: resources.some((r) => r.name === `${res.name}/status`),
+  };
+}
+
+/** The collection path for objects of `apiVersion`/`kind`, or undefined when the server does not serve that version. */
+export async function collectionPath(api: RealApiServer, apiVersion: string, kind: string, namespace = 'default'): Promise<string | undefined> {
+  return (await resourceInfo(api, apiVersion, kind, namespace))?.path;
+}
+
+/** An object to create, in the shape of the emulator's seed objects (test/support/kube-seed.ts). */
+export interface SeedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: unknown };
+  status?: unknown;
+  [k: string]: unknown;
+}
+
+/**
+ * Creates objects on the real server as a cluster would hold them: namespaces (with their default
+ * ServiceAccount) first, then each object, then its status through the status subresource (Nodes,
+ * Pods, custom resources whose CRD has one), since a create ignores status. Fields only the server
+ * may set (uid, creationTimestamp, resourceVersion, generation) are dropped. Returns the objects as
+ * the server holds them.
+ */
+export async function seed(api: RealApiServer, objects: SeedObject[]): Promise<Record<string, unknown>[]> {
+  const out: Record<string, unknown>[] = [];
+  for (const obj of objects) {
+    const o = structuredClone(obj);
+    for (const k of ['uid', 'creationTimestamp', 'resourceVersion', 'generation']) delete o.metadata[k];
+    if (o.kind === 'Namespace') {
+      await ensureNamespace(api, o.metadata.name, o.metadata.labels ?? {});
+      continue;
+    }
+    const ns = o.metadata.namespace;
+    if (ns) await ensureNamespace(api, ns);
+    const info = await resourceInfo(api, o.apiVersion, o.kind, ns);
+    if (!info) throw new Error(`the API server does not serve ${o.apiVersion} ${o.kind}`);
+    const status = o.status;
+    delete o.status;
+    let created = expectStatus(await api.request<Record<string, unknown>>(info.path, { body: o }), [201], `creating ${o.kind} ${ns ? `${ns}/` : ''}${o.metadata.name}`);
+    if (status !== undefined && info.status) {
+      created = expectStatus(
+        await api.request<Record<string, unknown>>(`${info.path}/${encodeURIComponent(o.metadata.name)}/status`, { method: 'PUT', body: { ...created, status } }),
+        [200],
+        `setting the status of ${o.kind} ${o.metadata.name}`,
+      );
+    }
+    out.push(created);
+  }
+  return out;
+}
+
+/** A merge patch of an object's status (the status subresource), e.g. a node's conditions. */
+export async function patchStatus(api: RealApiServer, collection: string, name: string, status: unknown): Promise<void> {
+  expectStatus(
+    await api.request(`${collection}/${encodeURIComponent(name)}/status`, { method: 'PATCH', body: { status }, contentType: 'application/merge-patch+json' }),
+    [200],
+    `patching the status of ${name}`,
+  );
 }
