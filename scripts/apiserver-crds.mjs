@@ -93,12 +93,27 @@ export async function installCrds(api, { log = () => {}, timeoutMs = 60_000 } = 
     if (r.status !== 201 && r.status !== 409) throw new Error(`Installing the CRD ${m.name} (${m.module}/${m.path}) failed: HTTP ${r.status} ${r.body?.message ?? r.body}`);
   }
   for (const m of manifests) {
+    let crd;
     for (;;) {
       const r = await apiRequest(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${m.name}`);
       const established = r.status === 200 && (r.body?.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
-      if (established) break;
+      if (established) {
+        crd = r.body;
+        break;
+      }
       if (Date.now() - started > timeoutMs) throw new Error(`The CRD ${m.name} was not Established within ${timeoutMs / 1000}s (HTTP ${r.status}).`);
       await sleep(100);
+    }
+    // Established is not yet served: right after it, requests may get "429 storage is
+    // (re)initializing". Wait until every served version lists.
+    for (const v of crd.spec.versions.filter((x) => x.served)) {
+      for (;;) {
+        const r = await apiRequest(api, `/apis/${crd.spec.group}/${v.name}/${crd.spec.names.plural}?limit=1`);
+        if (r.status === 200) break;
+        if (Date.now() - started > timeoutMs)
+          throw new Error(`The CRD ${m.name} is Established but ${crd.spec.group}/${v.name} ${crd.spec.names.plural} did not list within ${timeoutMs / 1000}s (HTTP ${r.status}).`);
+        await sleep(100);
+      }
     }
   }
   const ms = Date.now() - started;

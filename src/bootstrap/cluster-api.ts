@@ -194,8 +194,9 @@ export interface ClusterProxy {
 export const operatorNetwork = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<OperatorNetwork>(kube, '/apis/operator.openshift.io/v1/networks/cluster', signal);
 export const configNetwork = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ConfigNetwork>(kube, '/apis/config.openshift.io/v1/networks/cluster', signal);
 export const clusterProxy = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ClusterProxy>(kube, '/apis/config.openshift.io/v1/proxies/cluster', signal);
+/** The Infrastructure's status: note the internal API URL's field is `apiServerInternalURI` (sic), beside `apiServerURL`. */
 export const infrastructure = (kube: KubeClient, signal?: AbortSignal) =>
-  getOrUndefined<{ status?: { apiServerInternalURL?: string; apiServerURL?: string; platform?: string } }>(kube, '/apis/config.openshift.io/v1/infrastructures/cluster', signal);
+  getOrUndefined<{ status?: { apiServerInternalURI?: string; apiServerURL?: string; platform?: string } }>(kube, '/apis/config.openshift.io/v1/infrastructures/cluster', signal);
 
 /** Whether the cluster serves OpenShift's config API (then BYOH is the way to join). */
 export async function isOpenShift(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {

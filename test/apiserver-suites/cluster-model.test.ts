@@ -21,41 +21,14 @@ import { snapshotOf } from '../../src/cluster/snapshot';
 import { configForContext } from '../../src/cluster/kubeconfig';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
 import { mixedCluster, windowsNode, linuxNode } from '../support/kube-seed';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, expectStatus, patchStatus, seed, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, expectStatus, fromEmulatorSeed, patchStatus, seed, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
 let api: RealApiServer;
 const sessions: ClusterSession[] = [];
 
-/**
- * The emulator's seed, changed where the real server refuses it: kube-seed labels WMCO's
- * Subscription and CSV with `operators.coreos.com/<package>.<namespace>`, whose name part (72 bytes)
- * is longer than a label key may be (63), and gives the Subscription a status without
- * `lastUpdated` and a CSV whose install deployment has no `spec`, both of which the OLM CRDs' schemas
- * require. The emulator validates none of it.
- */
-function realistic(objects: SeedObject[]): SeedObject[] {
-  for (const o of objects) {
-    for (const key of Object.keys(o.metadata.labels ?? {})) if ((key.split('/').pop() ?? '').length > 63) delete o.metadata.labels?.[key];
-    if (o.kind === 'Subscription' && o.status && typeof o.status === 'object') o.status = { lastUpdated: '2026-10-02T07:40:00Z', ...o.status };
-    if (o.kind === 'ClusterServiceVersion') {
-      const deployments = (o.spec as { install?: { spec?: { deployments?: Record<string, unknown>[] } } }).install?.spec?.deployments ?? [];
-      for (const d of deployments) {
-        d.spec ??= {
-          selector: { matchLabels: { name: 'windows-machine-config-operator' } },
-          template: {
-            metadata: { labels: { name: 'windows-machine-config-operator' } },
-            spec: { containers: [{ name: 'manager', image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator:v10.18.0' }] },
-          },
-        };
-      }
-    }
-  }
-  return objects;
-}
-
 before(async () => {
   api = await useApiServer({ own: true, compactionInterval: '1s', extraArgs: ['--watch-cache=false'] });
-  await seed(api, realistic(mixedCluster() as SeedObject[]));
+  await seed(api, fromEmulatorSeed(mixedCluster() as SeedObject[]));
 });
 
 after(async () => {

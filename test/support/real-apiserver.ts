@@ -303,6 +303,39 @@ export async function seed(api: RealApiServer, objects: SeedObject[]): Promise<R
   return out;
 }
 
+/**
+ * The emulator's seed objects (test/support/kube-seed.ts), changed where the real server refuses
+ * them; the emulator validates none of this, the real server and the published CRD schemas do:
+ * - WMCO's Subscription and CSV carry the label `operators.coreos.com/<package>.<namespace>`, whose
+ *   name part (72 bytes) is longer than a label key may be (63): dropped.
+ * - The Subscription's status lacks `lastUpdated`, which the OLM schema requires.
+ * - The CSV's install deployment has no `spec` (a DeploymentSpec), which the OLM schema requires.
+ * - The ClusterVersion's status lacks `observedGeneration` and `versionHash`, which the
+ *   config.openshift.io schema requires.
+ */
+export function fromEmulatorSeed(objects: SeedObject[]): SeedObject[] {
+  return objects.map((obj) => {
+    const o = structuredClone(obj);
+    for (const key of Object.keys(o.metadata.labels ?? {})) if ((key.split('/').pop() ?? '').length > 63) delete o.metadata.labels?.[key];
+    const status = o.status && typeof o.status === 'object' ? (o.status as Record<string, unknown>) : undefined;
+    if (o.kind === 'Subscription' && status) o.status = { lastUpdated: '2026-10-02T07:40:00Z', ...status };
+    if (o.kind === 'ClusterVersion' && status) o.status = { observedGeneration: 1, versionHash: 'Zm9yLXRlc3Rz', ...status };
+    if (o.kind === 'ClusterServiceVersion') {
+      const deployments = (o.spec as { install?: { spec?: { deployments?: Record<string, unknown>[] } } } | undefined)?.install?.spec?.deployments ?? [];
+      for (const d of deployments) {
+        d.spec ??= {
+          selector: { matchLabels: { name: String(d.name) } },
+          template: {
+            metadata: { labels: { name: String(d.name) } },
+            spec: { containers: [{ name: 'manager', image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator:v10.18.0' }] },
+          },
+        };
+      }
+    }
+    return o;
+  });
+}
+
 /** A merge patch of an object's status (the status subresource), e.g. a node's conditions. */
 export async function patchStatus(api: RealApiServer, collection: string, name: string, status: unknown): Promise<void> {
   expectStatus(
