@@ -370,7 +370,10 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
       apply: async (ctx, signal) => {
         const n = await node(ctx, signal);
         if (!n) throw new Error('The node is gone.');
-        await ctx.opts.kube.patch(`/api/v1/nodes/${encodeURIComponent(n.metadata.name)}`, { spec: { taints: [...(n.spec?.taints ?? []), TAINT] } }, 'merge', signal);
+        // Taints are unique by key and effect (the API server refuses a second os:NoSchedule): one
+        // with another value is replaced, as `kubectl taint --overwrite` does.
+        const others = (n.spec?.taints ?? []).filter((x) => !(x.key === TAINT.key && x.effect === TAINT.effect));
+        await ctx.opts.kube.patch(`/api/v1/nodes/${encodeURIComponent(n.metadata.name)}`, { spec: { taints: [...others, TAINT] } }, 'merge', signal);
       },
       verify: async (ctx, signal) => (hasTaint(await node(ctx, signal)) ? true : 'the taint is missing'),
       retries: 2,
