@@ -41,7 +41,7 @@ export function kubernetesVersion() {
   return m[1];
 }
 
-function cacheRoot() {
+export function cacheRoot() {
   if (process.env.KW_APISERVER_CACHE) return resolve(process.env.KW_APISERVER_CACHE);
   const base = process.env.XDG_CACHE_HOME || join(homedir(), '.cache');
   return join(base, 'kube-windows', 'apiserver');
@@ -74,14 +74,23 @@ function alive(pid) {
 export async function ensureApiServer({ log = (line) => console.error(line) } = {}) {
   const binary = apiServerBinaryPath();
   const version = kubernetesVersion();
-  if (existsSync(binary)) return { binary, kubernetesVersion: version, built: false, seconds: 0 };
+  const r = await buildOnce(binary, `kube-apiserver ${version}`, log, () => build(binary, version, log));
+  return { binary, kubernetesVersion: version, ...r };
+}
+
+/**
+ * Runs `buildFn` (which must leave `binary` in place) unless `binary` exists; several processes
+ * may ask at once: one builds under a lock file, the others wait for it. Resolves to { built, seconds }.
+ */
+export async function buildOnce(binary, what, log, buildFn) {
+  if (existsSync(binary)) return { built: false, seconds: 0 };
   const dir = dirname(binary);
   mkdirSync(dir, { recursive: true });
   const lock = `${dir}.lock`;
   const waitStarted = Date.now();
   let told = false;
   for (;;) {
-    if (existsSync(binary)) return { binary, kubernetesVersion: version, built: false, seconds: 0 };
+    if (existsSync(binary)) return { built: false, seconds: 0 };
     let fd;
     try {
       fd = openSync(lock, 'wx');
@@ -92,18 +101,18 @@ export async function ensureApiServer({ log = (line) => console.error(line) } = 
         rmSync(lock, { force: true }); // left by a build that died
         continue;
       }
-      if (!told) log(`kube-apiserver ${version}: waiting for another process (pid ${holder || '?'}) that is building it ...`);
+      if (!told) log(`${what}: waiting for another process (pid ${holder || '?'}) that is building it ...`);
       told = true;
-      if (Date.now() - waitStarted > 60 * 60_000) throw new Error(`Gave up waiting for the kube-apiserver build held by ${lock}; remove that file if no build is running.`);
+      if (Date.now() - waitStarted > 60 * 60_000) throw new Error(`Gave up waiting for the ${what} build held by ${lock}; remove that file if no build is running.`);
       await sleep(1000);
       continue;
     }
     try {
       writeFileSync(fd, String(process.pid));
       closeSync(fd);
-      if (existsSync(binary)) return { binary, kubernetesVersion: version, built: false, seconds: 0 };
-      const seconds = await build(binary, version, log);
-      return { binary, kubernetesVersion: version, built: true, seconds };
+      if (existsSync(binary)) return { built: false, seconds: 0 };
+      const seconds = await buildFn();
+      return { built: true, seconds };
     } finally {
       rmSync(lock, { force: true });
     }

@@ -1,7 +1,8 @@
 // Runs a command (the test runner) with one real Kubernetes API server for its whole duration:
-// builds the test/apiserver harness or reuses the cached binary, starts one kube-apiserver with
-// embedded etcd on loopback, installs the OpenShift CRDs, hands its kubeconfig to the command in
-// KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails, or is interrupted.
+// builds the test/apiserver harness (and KWOK, scripts/kwok.mjs) or reuses the cached binaries,
+// starts one kube-apiserver with embedded etcd on loopback, installs the OpenShift CRDs, hands its
+// kubeconfig to the command in KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails,
+// or is interrupted.
 //
 //   node scripts/with-apiserver.mjs node --test --test-force-exit out/test out/e2e
 //
@@ -14,6 +15,7 @@ import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { startApiServer } from './apiserver.mjs';
 import { installCrds } from './apiserver-crds.mjs';
+import { ensureKwok } from './kwok.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -43,6 +45,9 @@ process.on('SIGTERM', () => onSignal('SIGTERM'));
 process.on('SIGHUP', () => onSignal('SIGHUP'));
 
 try {
+  // KWOK (test/apiserver-suites/kwok.test.ts) is built up front too, so that a first run's builds
+  // show here rather than inside a test; a failure is that suite's to report.
+  await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
   api = await startApiServer({ log });
   if (interrupted) {
     await stop();
