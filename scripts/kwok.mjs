@@ -8,7 +8,8 @@
 // the Go module cache. Test-only: nothing here ships.
 import { spawn, spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { buildOnce, cacheRoot } from './apiserver.mjs';
 import { moduleDir } from './apiserver-crds.mjs';
 
@@ -128,7 +129,7 @@ export async function startKwok({ kubeconfigPath, dir, log = () => {} }) {
 }
 
 // `node scripts/kwok.mjs --check`: builds (or finds) kwok and prints its version.
-if (process.argv[1] && import.meta.url.endsWith('/scripts/kwok.mjs') && process.argv.includes('--check')) {
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href && process.argv.includes('--check')) {
   const { binary } = await ensureKwok();
   console.log(spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim());
 }
