@@ -5,7 +5,6 @@
 // run time, so the harness never enters a bundle). Test-only.
 import { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -212,11 +211,6 @@ export function expectStatus<T>(r: ApiResponse<T>, ok: number[], what: string): 
     throw new Error(`${what}: HTTP ${r.status} ${typeof body === 'string' ? body.slice(0, 500) : (body.message ?? JSON.stringify(body).slice(0, 500))}`);
   }
   return r.body;
-}
-
-/** The kubeconfig text of the harness, for code that wants a file of its own. */
-export function kubeconfigText(api: RealApiServer): string {
-  return readFileSync(api.kubeconfigPath, 'utf8');
 }
 
 interface DiscoveredResource {
