@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import type { V1NodeList } from '@kubernetes/client-node';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession } from '../../src/cluster/session';
+import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
 import { KubeClient } from '../../src/cluster/client';
 import { ApiError } from '../../src/cluster/errors';
 import { isErrorItem, WMCO_NAMESPACE } from '../../src/cluster/extras';
@@ -136,6 +137,78 @@ test('a mixed OpenShift cluster on the real API server: version, flavour, counts
       ['windows2022', '10.0.20348'],
     ],
   );
+});
+
+/** Children as the view ends up showing them (no loading rows: answers are waited for in full). */
+async function children(t: ClusterTree, parent?: TreeNode): Promise<TreeNode[]> {
+  return t.children(parent);
+}
+const byLabel = (nodes: TreeNode[], label: string): TreeNode => {
+  const n = nodes.find((x) => x.label === label);
+  assert.ok(n, `no item "${label}" in ${nodes.map((x) => x.label).join(', ')}`);
+  return n;
+};
+
+test('the cluster tree on the real API server: info line, Windows nodes, node details, pods, BYOH, mirrors, RuntimeClasses; error items for the restricted user', async () => {
+  const t = new ClusterTree({ locate: { explicit: api.kubeconfigPath }, watchKubeconfig: false, session: { timeoutMs: 10_000, retryMs: 100 }, loadingAfterMs: 60_000 });
+  try {
+    const roots = await children(t);
+    assert.deepEqual(
+      roots.map((r) => r.id),
+      [`ctx/${CONTEXT_ADMIN}`, `ctx/${CONTEXT_RESTRICTED}`],
+    );
+    const kids = await children(t, roots[0]);
+    assert.equal(kids[0].label, 'v1.35.4 · OpenShift · WMCO 10.18.0 Succeeded · 3 Linux / 3 Windows nodes');
+    const nodes = await children(t, byLabel(kids, 'Windows nodes'));
+    assert.deepEqual(
+      nodes.map((n) => [n.label, n.description]),
+      [
+        ['byoh-win2022-1', 'Windows Server 2022 · Ready · BYOH'],
+        ['winworker-2019-a', 'Windows Server 2019 · Ready'],
+        ['winworker-2022-b', 'Windows Server 2022 · Ready'],
+      ],
+    );
+    const yaml = (await nodes[2].yaml?.()) as { kind?: string; metadata?: { name?: string; managedFields?: unknown } };
+    assert.equal(yaml.kind, 'Node');
+    assert.equal(yaml.metadata?.managedFields, undefined);
+    const details = await children(t, nodes[2]);
+    assert.ok(details.some((d) => d.label === 'Ready: True'));
+    assert.ok(details.some((d) => d.label === 'os=Windows:NoSchedule'));
+    const pods = await children(t, byLabel(details, 'Pods'));
+    assert.deepEqual(
+      pods.map((p) => p.id),
+      [`ctx/${CONTEXT_ADMIN}/node/winworker-2022-b/pods/win-apps/iis-7c9d5f8b6-abcde`],
+    );
+    const byoh = await children(t, byLabel(kids, 'BYOH instances'));
+    assert.deepEqual(
+      byoh.map((b) => [b.label, b.description]),
+      [
+        ['10.0.140.12', 'joined as byoh-win2022-1'],
+        ['10.0.140.25', 'not joined'],
+      ],
+    );
+    const mirrors = await children(t, byLabel(kids, 'Mirror sets'));
+    assert.deepEqual(
+      mirrors.map((m) => [m.label, m.description]),
+      [['windows-mirrors', 'ImageDigestMirrorSet']],
+    );
+    const rcs = await children(t, byLabel(kids, 'Windows RuntimeClasses'));
+    assert.deepEqual(
+      rcs.map((r) => r.label),
+      ['windows2019', 'windows2022'],
+    );
+
+    // The user with no rights: the cluster answers, the parts it may not read are error items.
+    const limited = await children(t, roots[1]);
+    const errors = limited.filter((k) => k.contextValue === 'error');
+    assert.ok(errors.length > 0, limited.map((k) => `${k.label}: ${k.description ?? ''}`).join(' | '));
+    assert.ok(
+      errors.some((e) => /not allowed to list nodes cluster-wide/.test(`${e.label} ${e.description ?? ''} ${e.tooltip}`)),
+      errors.map((e) => `${e.label} ${e.description ?? ''}`).join(' | '),
+    );
+  } finally {
+    t.dispose();
+  }
 });
 
 test('label and field selectors, and pagination with limit and continue, as the model relies on them', async () => {
