@@ -101,7 +101,7 @@ export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Pro
   if (pem) Object.assign(secretFacts, keyInfo(pem));
 
   let apiInt: Parameters<typeof evaluateByoh>[0]['apiInt'];
-  const apiUrl = infra?.status?.apiServerInternalURL;
+  const apiUrl = infra?.status?.apiServerInternalURI;
   if (apiUrl) {
     const apiHost = new URL(apiUrl).hostname;
     const resolved = await host.run(resolveName(apiHost), signal);

@@ -84,10 +84,15 @@ export function hasTaint(node: NodeObject, taint: NodeTaint): boolean {
   return (node.spec?.taints ?? []).some((t) => t.key === taint.key && (t.value ?? '') === (taint.value ?? '') && t.effect === taint.effect);
 }
 
-/** Adds a taint, keeping the node's others (taints is a list: a merge patch replaces it whole). */
+/**
+ * Sets a taint, keeping the node's others (taints is a list: a merge patch replaces it whole). Taints
+ * are unique by key and effect (the API server refuses a second os:NoSchedule): one with another
+ * value is replaced, as `kubectl taint --overwrite` does.
+ */
 export async function addTaint(kube: KubeClient, node: NodeObject, taint: NodeTaint, signal?: AbortSignal): Promise<void> {
   if (hasTaint(node, taint)) return;
-  await kube.patch(nodePath(node.metadata.name), { spec: { taints: [...(node.spec?.taints ?? []), taint] } }, 'merge', signal);
+  const others = (node.spec?.taints ?? []).filter((t) => !(t.key === taint.key && t.effect === taint.effect));
+  await kube.patch(nodePath(node.metadata.name), { spec: { taints: [...others, taint] } }, 'merge', signal);
 }
 
 export async function deleteNode(kube: KubeClient, name: string, signal?: AbortSignal): Promise<void> {

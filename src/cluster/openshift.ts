@@ -18,8 +18,9 @@ export interface ClusterProxy {
   status?: { httpProxy?: string; httpsProxy?: string };
 }
 
+/** The Infrastructure's status: the internal API URL's field is `apiServerInternalURI` (sic), beside `apiServerURL`. */
 export interface Infrastructure {
-  status?: { apiServerInternalURL?: string; apiServerURL?: string; platform?: string };
+  status?: { apiServerInternalURI?: string; apiServerURL?: string; platform?: string };
 }
 
 const PATHS = {

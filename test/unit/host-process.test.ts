@@ -218,7 +218,13 @@ test('WIN015 flags HostProcess pods in a baseline or restricted namespace with t
     const f = only(text, 'WIN015');
     assert.equal(f.length, 1, level);
     assert.equal(f[0].severity, 'warning');
-    assert.match(f[0].message, new RegExp(`violates PodSecurity "${level}:latest": hostProcess \\(pod must not set securityContext\\.windowsOptions\\.hostProcess=true\\)`));
+    // As the API server words it (checked against a real one in test/apiserver-suites): hostNetwork comes first, as a host namespace.
+    assert.match(
+      f[0].message,
+      new RegExp(
+        `violates PodSecurity "${level}:latest": host namespaces \\(hostNetwork=true\\), hostProcess \\(pod must not set securityContext\\.windowsOptions\\.hostProcess=true\\)${level === 'restricted' ? ', and whatever else' : '\\. '}`,
+      ),
+    );
     assert.match(f[0].message, /pod-security\.kubernetes\.io\/enforce: privileged/);
     assert.equal(covered(text, f[0]), 'hostProcess');
     assert.equal(f[0].fixes.length, 0);
@@ -242,7 +248,35 @@ containers:
     );
   const f = only(text, 'WIN015');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /hostProcess \(containers "a", "b" must not set securityContext\.windowsOptions\.hostProcess=true\)/);
+  assert.match(f[0].message, /: host namespaces \(hostNetwork=true\), hostProcess \(containers "a", "b" must not set securityContext\.windowsOptions\.hostProcess=true\)\. /);
+});
+
+test('WIN015 words hostPath volumes, hostPorts and privileged containers as PodSecurity does, in its order', () => {
+  const spec = (level: string) =>
+    namespace(level) +
+    daemonSet(
+      `hostNetwork: true
+securityContext: {windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\SYSTEM"}}
+volumes:
+  - {name: logs, hostPath: {path: 'C:\\var\\log'}}
+  - {name: scratch, emptyDir: {}}
+  - {name: k, hostPath: {path: 'C:\\k'}}
+initContainers:
+  - {name: init, image: base, securityContext: {privileged: true}}
+containers:
+  - {name: a, image: base, ports: [{containerPort: 9182, hostPort: 9182}, {containerPort: 10250, hostPort: 10250}]}
+`,
+      'agents',
+    );
+  const baseline = only(spec('baseline'), 'WIN015');
+  assert.equal(baseline.length, 1);
+  assert.match(
+    baseline[0].message,
+    /violates PodSecurity "baseline:latest": host namespaces \(hostNetwork=true\), hostPath volumes \(volumes "logs", "k"\), hostPort \(container "a" uses hostPorts 10250, 9182\), privileged \(container "init" must not set securityContext\.privileged=true\), hostProcess \(pod must not set securityContext\.windowsOptions\.hostProcess=true\)\. /,
+  );
+  // restricted reports hostPath volumes later, as restricted volume types
+  const restricted = only(spec('restricted'), 'WIN015');
+  assert.match(restricted[0].message, /"restricted:latest": host namespaces \(hostNetwork=true\), hostPort \(container "a" uses hostPorts 10250, 9182\), privileged/);
 });
 
 test('WIN015 stays quiet for privileged, unlabelled or unknown namespaces', () => {

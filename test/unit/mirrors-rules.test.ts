@@ -131,6 +131,8 @@ test('MIR005 duplicate mirror is an error with a fix; duplicate source is a warn
   assert.equal(f[0].severity, 'error');
   assert.equal(f[0].range.start.line, 10);
   assert.equal(f[0].related?.length, 1);
+  // The API server's words (the CRD makes mirrors a set; checked against a real one in test/apiserver-suites).
+  assert.match(f[0].message, /^spec\.imageDigestMirrors\[0\]\.mirrors\[2\]: Duplicate value: "a\.io\/ubi9"\. /);
   const { fixed } = fixAndRecheck(text, 'MIR005');
   assert.equal(fixed.match(/a\.io\/ubi9/g)?.length, 1);
   assert.match(fixed, /- a\.io\/ubi9\n\s+- b\.io\/ubi9\n$/);

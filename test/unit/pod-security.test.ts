@@ -88,4 +88,7 @@ containers:
   assert.match(f[0].message, /spec\.template\.spec\.os: Unsupported value: "Windows"/);
   const { fixed } = fixAndRecheck(bad, 'WIN004');
   assert.match(fixed, /name: windows/);
+  // kube-apiserver 1.35 says only "Required value" (older ones added ": cannot be empty").
+  const empty = only(bad.replace('name: Windows', 'name: ""'), 'WIN004');
+  assert.match(empty[0].message, /^spec\.template\.spec\.os\.name: Required value\. Set it to windows or linux\.$/);
 });

@@ -470,11 +470,19 @@ containers:
   const f = only(text, 'WIN058');
   assert.equal(f.length, 1);
   assert.equal(covered(text, f[0]), 'resources');
-  assert.match(f[0].message, /^spec\.template\.spec\.resources: pod-level resources are not supported on Windows/);
+  assert.equal(f[0].severity, 'error');
+  // The API server's own message (kube-apiserver 1.34+; checked against a real one in test/apiserver-suites).
+  assert.match(f[0].message, /^spec\.template\.spec\.resources: Forbidden: may not be set for a windows pod\. Pod-level resources are not supported on Windows/);
   const { fixed } = fixAndRecheck(text, 'WIN058');
   assert.ok(!fixed.includes('memory: 4Gi'), fixed);
   assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: app, image: ${SERVERCORE}, resources: {limits: {cpu: "1"}}}\n`), 'WIN058'), []);
   assert.deepEqual(only(deploy(`${linux}resources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: nginx}\n`), 'WIN058'), []);
+  // Windows only inferred: a warning that says what happens once spec.os.name is set.
+  const inferredPod = deploy(`nodeSelector: {kubernetes.io/os: windows}\nresources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`);
+  const g = only(inferredPod, 'WIN058');
+  assert.equal(g.length, 1);
+  assert.equal(g[0].severity, 'warning');
+  assert.match(g[0].message, /rejects them once spec\.os\.name: windows is set \("Forbidden: may not be set for a windows pod"\)/);
 });
 
 // ---------------------------------------------------------------------------------------------

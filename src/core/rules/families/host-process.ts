@@ -1,5 +1,5 @@
 import type { EditOp } from '../../manifest/edits';
-import type { Path } from '../../manifest/path';
+import { isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { apiField, containerField, deleteFix, objAt } from '../helpers';
@@ -229,16 +229,56 @@ const WIN015: PodRule = {
     if (info.pod !== true && setters.length === 0) return;
     const parts: string[] = [];
     if (info.pod === true) parts.push('pod');
-    if (setters.length > 0) parts.push(`${setters.length === 1 ? 'container' : 'containers'} ${setters.map((n) => preview(n, 40)).join(', ')}`);
+    if (setters.length > 0) parts.push(`${setters.length === 1 ? 'container' : 'containers'} ${joinQuote(setters)}`);
     const version = labels?.[`${PSA_ENFORCE}-version`] || 'latest';
-    const hostNet = pod.spec.hostNetwork === true ? ' (hostNetwork: true is refused too, as "host namespaces")' : '';
     report({
       path: firstHostProcessPath(pod, info),
       message:
-        `Namespace ${preview(ns, 60)} enforces Pod Security ${level}, so its pods are rejected: violates PodSecurity "${level}:${version}": hostProcess (${parts.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true)${hostNet}. ` +
+        `Namespace ${preview(ns, 60)} enforces Pod Security ${level}, so its pods are rejected: violates PodSecurity "${level}:${version}": ${psaReasons(pod, level, parts).join(', ')}${level === 'restricted' ? ', and whatever else the restricted level forbids' : ''}. ` +
         `Run HostProcess workloads in a namespace labelled ${PSA_ENFORCE}: privileged.`,
     });
   },
 };
+
+/** PodSecurity's `"a", "b"` (names are DNS labels, 63 characters at most: never shortened). */
+function joinQuote(items: string[]): string {
+  return items.map((n) => preview(n, 80)).join(', ');
+}
+
+function containerNames(pod: PodSpecView, has: (c: ContainerView) => boolean): string[] {
+  return pod.containers.filter(has).map((c) => c.name);
+}
+
+/**
+ * PodSecurity's reasons for a HostProcess pod, as the API server words and orders them (its
+ * baseline checks by id, hostProcess last): host namespaces, hostPath volumes (baseline only: the
+ * restricted level reports them later, as restricted volume types), hostPort, privileged.
+ */
+function psaReasons(pod: PodSpecView, level: 'baseline' | 'restricted', setters: string[]): string[] {
+  const reasons: string[] = [];
+  const hostNs = ['hostNetwork', 'hostPID', 'hostIPC'].filter((k) => pod.spec[k] === true).map((k) => `${k}=true`);
+  if (hostNs.length > 0) reasons.push(`host namespaces (${hostNs.join(', ')})`);
+  if (level === 'baseline' && Array.isArray(pod.spec.volumes)) {
+    const hostPaths = pod.spec.volumes.filter((v) => isObj(v) && isObj(v.hostPath)).map((v) => String((v as Obj).name ?? ''));
+    if (hostPaths.length > 0) reasons.push(`hostPath volumes (${hostPaths.length === 1 ? 'volume' : 'volumes'} ${joinQuote(hostPaths)})`);
+  }
+  const ports = new Set<string>();
+  const withPorts = containerNames(pod, (c) => {
+    const list = Array.isArray(c.value.ports) ? c.value.ports : [];
+    const own = list.filter((p) => isObj(p) && typeof p.hostPort === 'number' && p.hostPort !== 0).map((p) => String((p as Obj).hostPort));
+    own.forEach((p) => ports.add(p));
+    return own.length > 0;
+  });
+  if (withPorts.length > 0) {
+    const sorted = [...ports].sort(); // a Go string set: sorted as strings
+    reasons.push(
+      `hostPort (${withPorts.length === 1 ? 'container' : 'containers'} ${joinQuote(withPorts)} ${withPorts.length === 1 ? 'uses' : 'use'} ${sorted.length === 1 ? 'hostPort' : 'hostPorts'} ${sorted.join(', ')})`,
+    );
+  }
+  const privileged = containerNames(pod, (c) => objAt(c.value, ['securityContext'])?.privileged === true);
+  if (privileged.length > 0) reasons.push(`privileged (${privileged.length === 1 ? 'container' : 'containers'} ${joinQuote(privileged)} must not set securityContext.privileged=true)`);
+  reasons.push(`hostProcess (${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true)`);
+  return reasons;
+}
 
 export const hostProcessRules: PodRule[] = [WIN010, WIN011, WIN012, WIN013, WIN014, WIN015];

@@ -1,4 +1,4 @@
-import { getAt, type Path } from '../../manifest/path';
+import { getAt, pathString, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { containerdHostDir, hostPort, isWildcard, keepsSourcePath, registryHost, repositoryPath, windowsPullPath, wmcoMirrorHost, wmcoMirrorOrder } from '../../mirrors/paths';
 import type { ObjectContext, ObjectRule, Reporter, Rule } from '../types';
@@ -118,7 +118,7 @@ const MIR005 = objectRule(
   'MIR005',
   'error',
   'Duplicate mirror in one entry (rejected: mirrors is a set) or duplicate source across entries (merged, order and policy unclear).',
-  (entries, _ctx, report) => {
+  (entries, ctx, report) => {
     const sources = new Map<string, Entry>();
     for (const e of entries) {
       const seen = new Map<string, Path>();
@@ -128,10 +128,12 @@ const MIR005 = objectRule(
           seen.set(m.value, m.path);
           continue;
         }
+        // The API server's own words (the CRD declares mirrors a set), with the field path it prints.
+        const field = pathString(m.path.slice(ctx.object.path.length));
         report({
           path: m.path,
           target: 'value',
-          message: `Duplicate value ${ref(m.value)}: mirrors is a set, so the API server rejects the object. Remove the repeated mirror.`,
+          message: `${field}: Duplicate value: ${ref(m.value)}. mirrors is a set, so the API server rejects the ${ctx.object.kind}; remove the repeated mirror.`,
           fixes: [{ title: 'Remove the duplicate mirror', ops: [{ op: 'delete', path: m.path, keep: e.path.length + 1 }] }],
           related: [{ path: first, target: 'value', message: 'first listed here' }],
         });

@@ -151,7 +151,7 @@ const WIN004: PodRule = {
     if (name === undefined || name === null || name === '') {
       report({
         path: isObj(os) && 'name' in os ? [...pod.path, 'os', 'name'] : [...pod.path, 'os'],
-        message: `${apiField(pod, ['os', 'name'])}: Required value: cannot be empty. Set it to windows or linux.`,
+        message: `${apiField(pod, ['os', 'name'])}: Required value. Set it to windows or linux.`,
         fixes: [{ title: 'Set spec.os.name: windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] }],
       });
       return;

@@ -405,15 +405,19 @@ const WIN058: PodRule = {
   id: 'WIN058',
   scope: 'pod',
   family: 'runtime',
-  severity: 'warning',
-  title: 'Pod-level spec.resources on a Windows pod: not supported on Windows; set resources per container.',
+  severity: 'error',
+  title: 'Pod-level spec.resources on a Windows pod: rejected by the API server (Kubernetes 1.34 and later) and not supported on Windows nodes; set resources per container.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     if (!isSet(pod.spec, 'resources')) return;
     const path = [...pod.path, 'resources'];
+    const field = apiField(pod, ['resources']);
     report({
       path,
-      message: `${apiField(pod, ['resources'])}: pod-level resources are not supported on Windows nodes, and newer API servers reject them for windows pods. Set requests and limits on each container instead.`,
+      severity: apiSeverity(target),
+      message: target.declared
+        ? `${field}: Forbidden: may not be set for a windows pod. Pod-level resources are not supported on Windows nodes (API servers before Kubernetes 1.34, where they are off by default, drop the field); set requests and limits on each container instead.`
+        : `${field}: pod-level resources are not supported on Windows nodes${inferredNote(target)}, and the API server rejects them once spec.os.name: windows is set ("Forbidden: may not be set for a windows pod"). Set requests and limits on each container instead.`,
       fixes: [deleteFix('Remove pod-level resources', path, pod.path.length)],
     });
   },

@@ -396,12 +396,13 @@ const WIN074: PodRule = {
         if (TOLERATION_FIELDS.includes(k)) continue;
         const path = [...pod.path, 'tolerations', i, k];
         const right = BY_LOWER.get(k.toLowerCase());
-        const where = apiField(pod, ['tolerations', i]);
+        // The API server's words: a warning when it drops the field, the error of strict field validation.
+        const unknown = `unknown field ${preview(`${apiField(pod, ['tolerations', i])}.${k}`, 240)}`;
         const r: Report = {
           path,
           message: right
-            ? `${where}: unknown field ${preview(k)}; field names are case-sensitive, so the API server drops it (kubectl's strict validation rejects it) and ${DROPPED[right]}. Rename it to ${right}.`
-            : `${where}: unknown field ${preview(k)}; the API server drops it (kubectl's strict validation rejects it). Tolerations have only ${TOLERATION_FIELDS.join(', ')}.`,
+            ? `${unknown}: field names are case-sensitive, so the API server drops it (with kubectl's strict field validation it rejects the object instead) and ${DROPPED[right]}. Rename it to ${right}.`
+            : `${unknown}: the API server drops it (with kubectl's strict field validation it rejects the object instead). Tolerations have only ${TOLERATION_FIELDS.join(', ')}.`,
           fixes: right
             ? [
                 isSet(t, right)

@@ -1,0 +1,77 @@
+// Runs a command (the test runner) with one real Kubernetes API server for its whole duration:
+// builds the test/apiserver harness (and KWOK, scripts/kwok.mjs) or reuses the cached binaries,
+// starts one kube-apiserver with embedded etcd on loopback, installs the OpenShift CRDs, hands its
+// kubeconfig to the command in KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails,
+// or is interrupted.
+//
+//   node scripts/with-apiserver.mjs node --test --test-force-exit out/test out/e2e
+//
+// The test files under test/apiserver-suites read KW_APISERVER_KUBECONFIG; run on their own, they
+// start a server of their own instead. When the server cannot be built or started (no Go
+// toolchain, say), the command still runs with KW_APISERVER_UNAVAILABLE set to the reason, so the
+// rest of the suite runs and the real-API-server suites fail with that reason (they never skip).
+// Test-only: nothing here ships.
+import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
+import { startApiServer } from './apiserver.mjs';
+import { installCrds } from './apiserver-crds.mjs';
+import { ensureKwok } from './kwok.mjs';
+
+const argv = process.argv.slice(2);
+if (argv[0] === '--') argv.shift();
+if (argv.length === 0) {
+  console.error('usage: node scripts/with-apiserver.mjs <command> [args...]');
+  process.exit(2);
+}
+
+const log = (line) => console.error(`apiserver: ${line}`);
+const env = { ...process.env };
+delete env.KW_APISERVER_UNAVAILABLE;
+let api;
+let stopping;
+const stop = () => (stopping ??= api ? api.stop().catch((e) => log(`stopping the API server failed: ${e.message}`)) : Promise.resolve());
+
+let interrupted;
+let child;
+const onSignal = (sig) => {
+  interrupted ??= sig;
+  // Ctrl-C reaches the whole foreground process group, the child included; a SIGTERM sent to us
+  // alone must reach it too. Either way the child ends and we stop the server after it.
+  if (child && child.exitCode === null && child.signalCode === null) child.kill(sig);
+  else void stop().then(() => process.exit(128 + (constants.signals[sig] ?? 1)));
+};
+process.on('SIGINT', () => onSignal('SIGINT'));
+process.on('SIGTERM', () => onSignal('SIGTERM'));
+process.on('SIGHUP', () => onSignal('SIGHUP'));
+
+try {
+  // KWOK (test/apiserver-suites/kwok.test.ts) is built up front too, so that a first run's builds
+  // show here rather than inside a test; a failure is that suite's to report.
+  await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
+  api = await startApiServer({ log });
+  if (interrupted) {
+    await stop();
+    process.exit(130);
+  }
+  const crds = await installCrds(api);
+  log(`${crds.count} CRDs installed in ${(crds.ms / 1000).toFixed(1)}s; KW_APISERVER_KUBECONFIG=${api.kubeconfigPath}`);
+  env.KW_APISERVER_KUBECONFIG = api.kubeconfigPath;
+} catch (e) {
+  await stop();
+  if (interrupted) process.exit(130);
+  api = undefined;
+  env.KW_APISERVER_UNAVAILABLE = e instanceof Error ? e.message : String(e);
+  log(`not available; the real API server suites will fail: ${env.KW_APISERVER_UNAVAILABLE}`);
+}
+
+child = spawn(argv[0], argv.slice(1), { stdio: 'inherit', env });
+const result = await new Promise((res) => {
+  child.on('error', (e) => res({ code: 127, error: e }));
+  child.on('exit', (code, signal) => res({ code, signal }));
+});
+await stop();
+if (result.error) {
+  console.error(`with-apiserver: could not run ${argv[0]}: ${result.error.message}`);
+  process.exit(127);
+}
+process.exit(result.code ?? 128 + (constants.signals[result.signal] ?? 1));
