@@ -2,41 +2,11 @@
 // containerd config with a registry config_path, the kubelet service command line, the host layout.
 
 import { createHash, randomInt, X509Certificate } from 'node:crypto';
+import { CRI_ENDPOINT, LAYOUT, PAUSE_IMAGE } from '../core/windows/layout';
 
-/** Where things go on the host (sig-windows-tools layout, reference §5). */
-export const LAYOUT = {
-  k: 'C:\\k',
-  payload: 'C:\\k\\payload',
-  kubelet: 'C:\\k\\kubelet.exe',
-  kubeadm: 'C:\\k\\kubeadm.exe',
-  containerdDir: 'C:\\Program Files\\containerd',
-  containerdExe: 'C:\\Program Files\\containerd\\containerd.exe',
-  containerdConfig: 'C:\\Program Files\\containerd\\config.toml',
-  /** containerd's hosts.toml tree (registry config_path), also used by "Apply mirror config". */
-  registryHosts: 'C:\\Program Files\\containerd\\certs.d',
-  cniBin: 'C:\\opt\\cni\\bin',
-  cniConf: 'C:\\etc\\cni\\net.d',
-  kubeletConfig: 'C:\\var\\lib\\kubelet\\config.yaml',
-  kubeletKubeconfig: 'C:\\etc\\kubernetes\\kubelet.conf',
-  bootstrapKubeconfig: 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf',
-  directories: [
-    'C:\\k',
-    'C:\\k\\payload',
-    'C:\\opt\\cni\\bin',
-    'C:\\etc\\cni\\net.d',
-    'C:\\Program Files\\containerd',
-    'C:\\Program Files\\containerd\\certs.d',
-    'C:\\var\\log\\kubelet',
-    'C:\\var\\lib\\kubelet\\etc\\kubernetes',
-    'C:\\var\\lib\\kubelet\\pki',
-    'C:\\etc\\kubernetes\\pki',
-    'C:\\etc\\kubernetes\\manifests',
-  ],
-} as const;
+export { LAYOUT };
 
 export const NODE_PLACEHOLDER = '<node>';
-export const CRI_ENDPOINT = 'npipe:////./pipe/containerd-containerd';
-export const PAUSE_IMAGE = 'mcr.microsoft.com/oss/kubernetes/pause:3.9';
 
 const TOKEN_CHARS = 'abcdefghijklmnopqrstuvwxyz0123456789';
 

@@ -22,13 +22,13 @@ import { reachableAddress, windowsNodes } from '../cluster/nodes';
 import { createMirrorSet, getMirrorSet, isMirrorSetKind, isOpenShift, mirrorSetObjects, pullSecretJson, replaceMirrorSet } from '../cluster/openshift';
 import { wmcoCsv } from '../cluster/wmco';
 import { runBounded } from './runner';
-import { LAYOUT } from './kubeadm-files';
+import { LAYOUT, WMCO_REGISTRY_DIR } from '../core/windows/layout';
+
+export { WMCO_REGISTRY_DIR };
 import type { Plan } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
 import { delay } from '../core/delay';
 
-/** Where WMCO writes the tree on its nodes (reference §3.5). */
-export const WMCO_REGISTRY_DIR = 'C:\\k\\containerd\\registries';
 export const DEFAULT_MIRROR_CONCURRENCY = 8;
 
 /** A request that cannot be carried out as given (words for the user, no cluster error). */

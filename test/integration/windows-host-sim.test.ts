@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { Client, utils, type SFTPWrapper } from 'ssh2';
 import { powershellCommand, encodeCommand } from '../../src/core/windows/powershell';
 import * as ops from '../../src/core/windows/host-ops';
+import { sampleOps } from '../support/sample-ops';
 import type { HostOp } from '../../src/core/windows/host-ops';
 import { startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import { HOSTILE } from '../support/hostile-strings';
@@ -332,7 +333,7 @@ describe('simulated Windows host', () => {
   });
 
   test('every sample op parses and is recognised by the host', async () => {
-    for (const op of ops.sampleOps('C:\\sample')) {
+    for (const op of sampleOps('C:\\sample')) {
       if (op.name === 'restart-computer') continue;
       const r = await run(c, op);
       assert.doesNotMatch(r.stderr, /unknown op|does not parse|simulator error|not recognized as an internal/, `${op.name}: ${r.stderr}`);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readResult, sampleOps, kubeadmJoin, commitUpload } from '../../src/core/windows/host-ops';
-import { sampleMirrorOps } from '../../src/core/windows/mirror-ops';
+import { readResult, kubeadmJoin, commitUpload } from '../../src/core/windows/host-ops';
+import { sampleMirrorOps, sampleOps } from '../support/sample-ops';
 import { decodeCommand, powershellCommand, psString, wrapScript } from '../../src/core/windows/powershell';
 import { allNodes, parsePowerShell, parseTree } from '../support/powershell-parser';
 import { HOSTILE } from '../support/hostile-strings';

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';
-import { sampleNodeOps, nodeServicesState, NODE_SERVICES, restartService } from '../../src/core/windows/node-ops';
+import { nodeServicesState, NODE_SERVICES, restartService } from '../../src/core/windows/node-ops';
+import { sampleNodeOps } from '../support/sample-ops';
 import { decodeCommand, powershellCommand, psString, wrapScript } from '../../src/core/windows/powershell';
 import { localPathFor, planDownloads, stamp } from '../../src/bootstrap/node-logs';
 import { servicesTable } from '../../src/bootstrap/node-services';

@@ -534,28 +534,3 @@ ${EMIT}
     { timeoutMs: 300_000 },
   );
 }
-
-/** Every op the engine can build, with sample parameters: for parse checks and the simulator's tests. */
-export function sampleOps(sample: string): HostOp<unknown>[] {
-  return [
-    hostFacts(),
-    authorizedKeys(),
-    resolveName(sample),
-    fileHash(sample),
-    readTextFile(sample),
-    commitUpload(sample + '.kw-1.tmp', sample, 'ab'.repeat(32)),
-    ensureDirectories([sample, sample + '\\x']),
-    removePath(sample),
-    expandArchive(sample, sample, 'cd'.repeat(32), 1),
-    downloadFile(sample, sample, 'ef'.repeat(32)),
-    enableContainersFeature(),
-    restartComputer(),
-    serviceState(sample),
-    ensureService({ name: sample, binaryPathName: sample, displayName: sample, description: sample, dependsOn: [sample] }),
-    startService(sample),
-    removeService(sample),
-    ensureFirewallRule(sample, 10250),
-    kubeadmJoin({ kubeadmPath: sample, apiServerEndpoint: sample, token: 'abcdef.0123456789abcdef', caCertHash: 'sha256:' + '0'.repeat(64), nodeName: sample, criSocket: sample }),
-    kubeadmReset(sample),
-  ];
-}

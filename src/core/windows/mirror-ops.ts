@@ -251,20 +251,3 @@ ${EMIT}
     },
   );
 }
-
-/** Every mirror op with sample parameters: for parse checks and the simulator's tests. */
-export function sampleMirrorOps(sample: string): HostOp<unknown>[] {
-  const manifest = [
-    { path: sample, sha256: 'ab'.repeat(32) },
-    { path: `${sample}\\hosts.toml`, sha256: 'cd'.repeat(32) },
-  ];
-  return [
-    readHostsTree(sample),
-    swapHostsTree(sample, sample, manifest),
-    swapHostsTree(sample, 'abc', manifest.slice(0, 1)),
-    swapHostsTree(sample, 'abc', []),
-    rollbackHostsTree(sample, sample),
-    clearStaging(sample),
-    ensureConfigPath(sample, sample, sample),
-  ];
-}

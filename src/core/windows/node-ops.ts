@@ -1,5 +1,5 @@
 /**
- * PowerShell ops for operating a joined Windows node (issue 7): the state of the node services and
+ * PowerShell ops for operating a joined Windows node: the state of the node services and
  * restarting one, the boot time (to know whether a reboot happened), the AWS instance-metadata
  * route, the log files and the System event log errors. Built with defineOp, so every script has the
  * shape the simulator and the parse tests expect; values are literals, never script text. Pure.
@@ -175,9 +175,4 @@ ${EMIT}
 `,
     { timeoutMs: 120_000 },
   );
-}
-
-/** The node ops with sample parameters, for the parse checks (see sampleOps in host-ops.ts). */
-export function sampleNodeOps(sample: string): HostOp<unknown>[] {
-  return [nodeServicesState([sample, sample]), restartService(sample), lastBootTime(), metadataRouteState(), addMetadataRoute(sample, 3), listLogFiles([sample]), systemEventErrors(200)];
 }
