@@ -27,6 +27,9 @@ import {
   userMessage,
   warn,
   withCancel,
+  WMCO_HELP,
+  WMCO_OPTIONS,
+  wmcoOptions,
   YES_HELP,
 } from './kit';
 
@@ -43,6 +46,8 @@ join options:
   --concurrency N           hosts joined at once (default ${DEFAULT_CONCURRENCY})
   BYOH:    --install-wmco Automatic|Manual   install WMCO first when it is missing
            --create-key-secret FILE          create cloud-private-key from FILE when it is missing
+WMCO options (join and remove, BYOH):
+${WMCO_HELP}
   kubeadm: --payload DIR     folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe
            --payload-url NAME=URL#sha256=HEX
                              the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
@@ -70,6 +75,7 @@ export async function runJoin(args: string[]): Promise<number> {
     payload: { type: 'string' },
     'payload-url': { type: 'string', multiple: true },
     taint: { type: 'boolean', default: false },
+    ...WMCO_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(JOIN_HELP);
@@ -81,6 +87,7 @@ export async function runJoin(args: string[]): Promise<number> {
   const chosenVia = oneOf('via', values.via, VIA);
   const concurrency = positiveInteger('concurrency', values.concurrency) ?? DEFAULT_CONCURRENCY;
   const install = oneOf('install-wmco', values['install-wmco'], ['Automatic', 'Manual']);
+  const wmco = wmcoOptions(values);
   for (const a of addresses) {
     const problem = addressProblem(a, chosenVia ?? 'kubeadm');
     if (problem) throw new UsageError(`--address ${problem}`);
@@ -122,6 +129,7 @@ export async function runJoin(args: string[]): Promise<number> {
       address,
       user: ssh.user,
       via,
+      wmco,
       ...(install ? { installWmco: { approval: install } } : {}),
       ...(privateKey ? { privateKey } : {}),
       ...(payload ? { payload } : {}),
@@ -203,6 +211,7 @@ export async function runRemove(args: string[]): Promise<number> {
     address: { type: 'string' },
     node: { type: 'string' },
     via: { type: 'string' },
+    ...WMCO_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(JOIN_HELP);
@@ -210,6 +219,7 @@ export async function runRemove(args: string[]): Promise<number> {
   }
   if (!values.address) throw new UsageError('--address is required');
   const chosenVia = oneOf('via', values.via, VIA);
+  const wmco = wmcoOptions(values);
   const ssh = sshOptions(values);
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);
   const cluster = clusterFor(values);
@@ -220,7 +230,7 @@ export async function runRemove(args: string[]): Promise<number> {
       const via = chosenVia ?? (await detectVia(cluster.kube, signal));
       // kubeadm: with SSH options, `kubeadm reset` runs on the host before the Node is deleted.
       host = via === 'kubeadm' && ssh.given ? hostFor(address, ssh) : undefined;
-      const r = await removePlanFor({ kube: cluster.kube, via, address, ...(values.node ? { nodeName: values.node } : {}), ...(host ? { host } : {}), ...(pollMs ? { pollMs } : {}) }, signal);
+      const r = await removePlanFor({ kube: cluster.kube, via, address, wmco, ...(values.node ? { nodeName: values.node } : {}), ...(host ? { host } : {}), ...(pollMs ? { pollMs } : {}) }, signal);
       if (values['dry-run']) {
         out(renderPlan(r.plan));
         return EXIT.OK;

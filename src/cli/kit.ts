@@ -144,6 +144,31 @@ export const SSH_HELP = `  --user U                  the Windows account (defaul
 
 /** Every command that changes a cluster or a host, whether or not it asks anything today, so scripts can pass it alike. */
 export const YES_OPTION = { yes: { type: 'boolean', short: 'y', default: false } } as const;
+
+/** Where WMCO lives and which OLM catalog and channel install it (join and remove; VS Code: kubeWindows.wmco.*). */
+export const WMCO_OPTIONS = { 'wmco-namespace': { type: 'string' }, 'olm-source': { type: 'string' }, 'olm-channel': { type: 'string' } } as const;
+export const WMCO_HELP = `  --wmco-namespace NS        the namespace WMCO is installed in (default openshift-windows-machine-config-operator)
+  --olm-source NAME          the CatalogSource --install-wmco subscribes to (default redhat-operators, community-operators on OKD)
+  --olm-channel NAME         the channel --install-wmco subscribes to (default stable)`;
+
+/** The WMCO options as the engine takes them; an empty or blank value is a usage error. */
+export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: string; 'olm-channel'?: string }): { namespace?: string; source?: string; channel?: string } {
+  const out: { namespace?: string; source?: string; channel?: string } = {};
+  for (const [option, key] of [
+    ['wmco-namespace', 'namespace'],
+    ['olm-source', 'source'],
+    ['olm-channel', 'channel'],
+  ] as const) {
+    const v = values[option];
+    if (v === undefined) continue;
+    // Kubernetes object names: lowercase letters, digits, '-' and '.' (a namespace has no '.').
+    if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(v) || (option === 'wmco-namespace' && (v.includes('.') || v.length > 63))) {
+      throw new UsageError(`--${option} ${JSON.stringify(v)} is not a valid ${option === 'wmco-namespace' ? 'namespace' : 'name'}`);
+    }
+    out[key] = v;
+  }
+  return out;
+}
 export const YES_HELP = `  -y, --yes                 answer yes to the command's confirmations (without a terminal, a confirmation needs it);
                             host keys are trusted only with --accept-new-host-key`;
 

@@ -21,6 +21,8 @@ export interface KubeWindowsConfig extends KubeWindowsSettings {
   reboot: { timeoutMinutes: number };
   logs: { maxMegabytes: number };
   mirrors: { concurrency: number };
+  /** Where WMCO lives and which OLM catalog and channel install it ('' for the documented defaults). */
+  wmco: { namespace: string; catalogSource: string; channel: string };
 }
 
 /** Reads the whole section now (cheap: VS Code keeps it in memory), so callers see a change at their next read. */
@@ -41,7 +43,14 @@ export function readConfig(): KubeWindowsConfig {
     reboot: { timeoutMinutes: get('kubeWindows.reboot.timeoutMinutes') },
     logs: { maxMegabytes: get('kubeWindows.logs.maxMegabytes') },
     mirrors: { concurrency: get('kubeWindows.mirrors.concurrency') },
+    wmco: { namespace: get('kubeWindows.wmco.namespace').trim(), catalogSource: get('kubeWindows.wmco.catalogSource').trim(), channel: get('kubeWindows.wmco.channel').trim() },
   };
+}
+
+/** The WMCO settings as the engine takes them (empty ones left to its defaults). */
+export function wmcoSettings(config: KubeWindowsConfig = readConfig()): { namespace?: string; source?: string; channel?: string } {
+  const w = config.wmco;
+  return { ...(w.namespace ? { namespace: w.namespace } : {}), ...(w.catalogSource ? { source: w.catalogSource } : {}), ...(w.channel ? { channel: w.channel } : {}) };
 }
 
 /** The part of the section the language server receives (initializationOptions, workspace/configuration). */

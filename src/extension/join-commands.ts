@@ -7,7 +7,7 @@
 // holds the key file PATH per context and nothing else. Nothing secret reaches settings, logs or
 // messages (the engine redacts its events; we only ever show err.message first lines).
 import * as vscode from 'vscode';
-import { readConfig } from './config';
+import { readConfig, wmcoSettings } from './config';
 import {
   channelFor,
   firstLine,
@@ -304,6 +304,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       address: a.address,
       user: a.user,
       via: a.via,
+      wmco: wmcoSettings(),
       ...extra,
       ...(a.payload ? { payload: a.payload } : {}),
       ...(a.taint ? { taint: true } : {}),
@@ -412,6 +413,7 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
       address: a.address,
       user: a.user,
       via: a.via,
+      wmco: wmcoSettings(),
       ...(a.payload ? { payload: a.payload } : {}),
       ...(a.taint ? { taint: true } : {}),
       ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
@@ -517,7 +519,7 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   for (;;) {
     const host = makeHost?.();
     const { result, thrown } = await onHost(host, prompts, async () => {
-      const r = await deps.removePlanFor({ kube: cluster.kube, via, address, nodeName: name, ...(host ? { host } : {}) });
+      const r = await deps.removePlanFor({ kube: cluster.kube, via, address, nodeName: name, wmco: wmcoSettings(), ...(host ? { host } : {}) });
       return runWithProgress(`kube-windows: removing ${name} from ${context}`, channel, (o) => r.run(o));
     });
     if (result?.outcome === 'done') {

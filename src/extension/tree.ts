@@ -79,7 +79,10 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
 
 /** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
 export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): void {
-  const makeTree = () => new ClusterTree({ locate: { explicit: readConfig().kubeconfig }, ...(services ? { services } : {}) });
+  const makeTree = () => {
+    const config = readConfig();
+    return new ClusterTree({ locate: { explicit: config.kubeconfig }, ...(config.wmco.namespace ? { session: { wmcoNamespace: config.wmco.namespace } } : {}), ...(services ? { services } : {}) });
+  };
   let tree = makeTree();
   const provider = new Provider(tree, log);
   let subs: vscode.Disposable[] = [];
@@ -113,7 +116,7 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       }
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
-      if (!affects(e, 'kubeWindows.kubeconfig')) return;
+      if (!affects(e, 'kubeWindows.kubeconfig') && !affects(e, 'kubeWindows.wmco.namespace')) return;
       for (const s of subs) s.dispose();
       tree.dispose();
       tree = makeTree();

@@ -217,3 +217,34 @@ test('nodes: an SSH failure on the node is the operation failing (1), as for joi
   // The cluster side is still an environment error: no such node.
   assert.equal((await cli(['nodes', 'services', 'nope', ...ssh])).code, EXIT.USAGE);
 });
+
+test('--wmco-namespace, --olm-source and --olm-channel reach the BYOH plan; a malformed one is a usage error', async () => {
+  const r = await cli([
+    'join',
+    ...NOWHERE,
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--dry-run',
+    '--wmco-namespace',
+    'windows-ops',
+    '--install-wmco',
+    'Manual',
+    '--olm-source',
+    'my-catalog',
+    '--olm-channel',
+    'preview',
+  ]);
+  assert.equal(r.code, EXIT.OK, r.stderr);
+  assert.match(r.stdout, /\/api\/v1\/namespaces\/windows-ops\/configmaps\/windows-instances/);
+  assert.doesNotMatch(r.stdout, /openshift-windows-machine-config-operator/);
+  assert.match(r.stdout, /"source": ?"my-catalog"/);
+  assert.match(r.stdout, /"channel": ?"preview"/);
+  const remove = await cli(['remove', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '--wmco-namespace', 'windows-ops']);
+  assert.equal(remove.code, EXIT.OK, remove.stderr);
+  assert.match(remove.stdout, /namespaces\/windows-ops\/configmaps\/windows-instances/);
+  const bad = await cli(['join', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '--wmco-namespace', 'Windows_Ops']);
+  assert.equal(bad.code, EXIT.USAGE);
+  assert.equal(bad.stderr, 'kube-windows: --wmco-namespace "Windows_Ops" is not a valid namespace\n');
+});
