@@ -31,6 +31,14 @@ export default tseslint.config(
     },
   },
   {
+    // The Kubernetes client library, and with it every API path, belongs to src/cluster: plans, the
+    // CLI and the extension call cluster/ (the extension's activation reads nothing of it either).
+    files: ['src/bootstrap/**/*.ts', 'src/cli/**/*.ts', 'src/extension/**/*.ts', 'src/remote/**/*.ts', 'src/server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' }] }],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': [

@@ -6,6 +6,9 @@ import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, delimiter, dirname, resolve } from 'node:path';
 
+/** The parsed kubeconfig type, for modules outside cluster/ (only cluster/ imports the client library). */
+export type { KubeConfig };
+
 export type KubeconfigOrigin = 'setting' | 'KUBECONFIG' | 'default';
 
 export interface KubeconfigLocation {

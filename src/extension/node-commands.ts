@@ -13,7 +13,7 @@ import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './comm
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '../cluster/kubeconfig';
 import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
 import type { NodeObject } from '../cluster/nodes';
