@@ -31,7 +31,7 @@ import { runPlan } from '../../src/bootstrap/runner';
 import type { Plan } from '../../src/bootstrap/plan';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { HostOp } from '../../src/core/windows/host-ops';
-import { windowsNode } from '../support/kube-seed';
+import { clusterInfoKubeconfig, windowsNode } from '../support/kube-seed';
 import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
 
 let api: RealApiServer;
@@ -65,20 +65,7 @@ function openssl(args: string[], input?: string): string {
 
 /** What `kubeadm init` leaves for joining nodes: cluster-info, its anonymous reader, the bootstrappers' right to file CSRs. */
 async function kubeadmInit(): Promise<void> {
-  const kubeconfig = [
-    'apiVersion: v1',
-    'clusters:',
-    '- cluster:',
-    `    certificate-authority-data: ${api.ca.toString('base64')}`,
-    `    server: ${api.server}`,
-    '  name: ""',
-    'contexts: null',
-    'current-context: ""',
-    'kind: Config',
-    'preferences: {}',
-    'users: null',
-    '',
-  ].join('\n');
+  const kubeconfig = clusterInfoKubeconfig(api.server, api.ca);
   await ensureNamespace(api, 'kube-public');
   const rbac = '/apis/rbac.authorization.k8s.io/v1';
   for (const [path, body] of [

@@ -542,19 +542,14 @@ export interface KubeadmClusterOptions {
   kubernetesVersion?: string;
 }
 
-/**
- * What `kubeadm init` leaves for joining nodes: kube-public/cluster-info (a kubeconfig with the CA and
- * server, plus a JWS signature per bootstrap token), the bootstrap-token Secret, kubeadm-config.
- */
-export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
-  const token = opts.token ?? 'abcdef.0123456789abcdef';
-  const [id, secret] = token.split('.') as [string, string];
-  const kubeconfig = [
+/** The kubeconfig text `kubeadm init` publishes in kube-public/cluster-info: the server and its CA, no user. */
+export function clusterInfoKubeconfig(server: string, caPem: string | Buffer): string {
+  return [
     'apiVersion: v1',
     'clusters:',
     '- cluster:',
-    `    certificate-authority-data: ${Buffer.from(opts.caPem).toString('base64')}`,
-    `    server: ${opts.server}`,
+    `    certificate-authority-data: ${Buffer.from(caPem).toString('base64')}`,
+    `    server: ${server}`,
     '  name: ""',
     'contexts: null',
     'current-context: ""',
@@ -563,6 +558,16 @@ export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
     'users: null',
     '',
   ].join('\n');
+}
+
+/**
+ * What `kubeadm init` leaves for joining nodes: kube-public/cluster-info (a kubeconfig with the CA and
+ * server, plus a JWS signature per bootstrap token), the bootstrap-token Secret, kubeadm-config.
+ */
+export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
+  const token = opts.token ?? 'abcdef.0123456789abcdef';
+  const [id, secret] = token.split('.') as [string, string];
+  const kubeconfig = clusterInfoKubeconfig(opts.server, opts.caPem);
   const version = opts.kubernetesVersion ?? 'v1.31.3';
   return [
     namespace('kube-public'),
