@@ -5,6 +5,8 @@
 import { isNodeService, NODE_SERVICES, nodeServicesState, restartService, type NodeServiceState } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import type { NodeObject } from '../cluster/nodes';
+import type { NodeServicesAnswer } from '../cluster/tree';
+import type { SshConnectorOptions } from '../remote/ssh';
 
 export { NODE_SERVICES, isNodeService, type NodeServiceState };
 
@@ -37,4 +39,51 @@ export function servicesTable(services: readonly NodeServiceState[]): string {
 export function nodeAddress(node: NodeObject): string | undefined {
   const addrs = node.status?.addresses ?? [];
   return addrs.find((a) => a.type === 'InternalIP')?.address ?? addrs.find((a) => a.type === 'ExternalIP')?.address;
+}
+
+/** What a read of the services that must not ask anything needs (the explorer's Services group). */
+export interface QuietServicesRead {
+  address: string;
+  user: string;
+  keyPath: string;
+  /** A passphrase kept earlier, or undefined: then the user must connect once. */
+  storedPassphrase(keyPath: string): Promise<string | undefined>;
+  host(options: SshConnectorOptions): WindowsHost;
+  read(host: WindowsHost): Promise<NodeServiceState[]>;
+  /** A failure in the user's words (the cluster's error classification). */
+  describe(err: unknown): Promise<string>;
+}
+
+/**
+ * The services of a node read without a question: only a stored passphrase, only a known host key.
+ * Whatever would need the user (a passphrase, an unknown host key, another user) becomes "connect".
+ */
+export async function quietNodeServices(q: QuietServicesRead): Promise<NodeServicesAnswer> {
+  let needsUser = false;
+  const host = q.host({
+    host: q.address,
+    username: q.user,
+    privateKeyPath: q.keyPath,
+    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+    askPassphrase: async (path, attempt) => {
+      const stored = attempt === 1 ? await q.storedPassphrase(path) : undefined;
+      if (stored === undefined) needsUser = true;
+      return stored;
+    },
+    confirmUnknownHost: async () => {
+      needsUser = true;
+      return false;
+    },
+    connectTimeoutMs: 10_000,
+  });
+  try {
+    return { services: await q.read(host) };
+  } catch (err) {
+    const first = (text: string): string => text.split('\n')[0]?.trim() ?? '';
+    if (needsUser || (err instanceof Error && err.name === 'AuthenticationError'))
+      return { connect: `Connecting to ${q.address} needs your answer (key passphrase, host key or another user): ${first(err instanceof Error ? err.message : String(err))}` };
+    return { error: first(await q.describe(err)) };
+  } finally {
+    host.close();
+  }
 }

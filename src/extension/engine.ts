@@ -26,7 +26,7 @@ export {
   type BlockedEviction,
 } from '../bootstrap/reboot';
 export { collectNodeLogs, DEFAULT_LOG_CAP_BYTES, type CollectLogsOptions, type CollectLogsResult } from '../bootstrap/node-logs';
-export { nodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
+export { nodeServices, quietNodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
 export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
 // The node terminal: an interactive PowerShell over SSH, or through a HostProcess pod when SSH fails.
 export { openSshSession, type InteractiveSession } from '../remote/interactive';

@@ -57,6 +57,7 @@ export interface NodeDeps {
   }): Promise<InteractiveSession>;
   nodeServices: typeof Engine.nodeServices;
   restartNodeService: typeof Engine.restartNodeService;
+  quietNodeServices: typeof Engine.quietNodeServices;
   rebootPlanFor: typeof Engine.rebootPlanFor;
   runPlan: typeof Engine.runPlan;
   rebootSummary: typeof Engine.rebootSummary;
@@ -84,6 +85,7 @@ async function defaultDeps(): Promise<NodeDeps> {
     },
     nodeServices: e.nodeServices,
     restartNodeService: e.restartNodeService,
+    quietNodeServices: e.quietNodeServices,
     rebootPlanFor: e.rebootPlanFor,
     runPlan: e.runPlan,
     rebootSummary: e.rebootSummary,
@@ -433,34 +435,15 @@ async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView):
   const deps = await rt.deps();
   const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
   if (!address) return { error: `${view.name} reports no InternalIP or ExternalIP address.` };
-  let needsUser = false;
-  const host = deps.host({
-    host: address,
-    username: rememberedUser(rt, context) ?? 'Administrator',
-    privateKeyPath: keyPath,
-    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
-    askPassphrase: async (path, attempt) => {
-      const stored = attempt === 1 ? await rt.context.secrets.get(passphraseKey(path)) : undefined;
-      if (stored === undefined) needsUser = true;
-      return stored;
-    },
-    confirmUnknownHost: async () => {
-      needsUser = true;
-      return false;
-    },
-    connectTimeoutMs: 10_000,
+  return deps.quietNodeServices({
+    address,
+    user: rememberedUser(rt, context) ?? 'Administrator',
+    keyPath,
+    storedPassphrase: (path) => Promise.resolve(rt.context.secrets.get(passphraseKey(path))),
+    host: deps.host,
+    read: deps.nodeServices,
+    describe: (err) => userMessage(err, context),
   });
-  try {
-    const services = await deps.nodeServices(host);
-    return { services };
-  } catch (err) {
-    const name = err instanceof Error ? err.name : '';
-    if (needsUser || name === 'AuthenticationError')
-      return { connect: `Connecting to ${address} needs your answer (key passphrase, host key or another user): ${firstLine(err instanceof Error ? err.message : String(err))}` };
-    return { error: firstLine(await userMessage(err, context)) };
-  } finally {
-    host.close();
-  }
 }
 
 /** Asks the node's Services group again (the tree reads rt.services, just filled). */
