@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { utils } from 'ssh2';
+import { sshKeyPair } from '../support/ssh-keys';
 import type * as vscode from 'vscode';
 import { startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import { createFakeVscode, hookVscodeModule, type FakeTerminal, type FakeVscode } from '../support/fake-vscode';
@@ -21,7 +21,7 @@ const unhook = hookVscodeModule(() => fake);
 const loadTerminal = () => import('../../src/extension/terminal');
 const loadCommands = () => import('../../src/extension/node-commands');
 
-const admin = utils.generateKeyPairSync('ed25519');
+const admin = sshKeyPair();
 let sim: SimHost;
 let dir: string;
 let keyPath: string;

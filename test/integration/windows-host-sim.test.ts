@@ -10,10 +10,11 @@ import { sampleOps } from '../support/sample-ops';
 import type { HostOp } from '../../src/core/windows/host-ops';
 import { startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import { HOSTILE } from '../support/hostile-strings';
+import { sshKeyPair } from '../support/ssh-keys';
 
-const admin = utils.generateKeyPairSync('ed25519');
-const other = utils.generateKeyPairSync('ed25519');
-const intruder = utils.generateKeyPairSync('ed25519');
+const admin = sshKeyPair();
+const other = sshKeyPair();
+const intruder = sshKeyPair();
 const sha = (b: Buffer | string): string => createHash('sha256').update(b).digest('hex');
 
 function connect(sim: SimHost, username = 'Administrator', privateKey = admin.private): Promise<Client> {

@@ -3,6 +3,7 @@
 // Windows OpenSSH does, exec of kube-windows ops only, an in-memory SFTP subsystem, and fault injection.
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import { Server, utils, type Connection, type ServerChannel, type SFTPWrapper, type Attributes } from 'ssh2';
+import { sshKeyPair } from '../ssh-keys';
 import { runOp, OpError, type KubeadmExpectation, type OpContext } from './ops';
 import { CommandRejected, readCommand } from './script';
 import { attachShell } from './shell';
@@ -93,17 +94,6 @@ function take<T extends Counted>(faults: Map<string, T>, name: string): T | unde
   return f;
 }
 
-/**
- * An ed25519 host key in OpenSSH format. ssh2's generator now and then writes a key its own parser
- * rejects ("Malformed OpenSSH private key", seen about once in a few hundred): draw again then.
- */
-function generateHostKey(): string {
-  for (let i = 0; ; i++) {
-    const key = utils.generateKeyPairSync('ed25519').private;
-    if (!(utils.parseKey(key) instanceof Error) || i >= 20) return key;
-  }
-}
-
 export async function startWindowsHostSim(options: SimHostOptions): Promise<SimHost> {
   const users = Object.keys(options.users);
   const admins = new Set((options.administrators ?? users).map((u) => u.toLowerCase()));
@@ -127,7 +117,7 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   };
   writeKeyFiles();
 
-  const hostKeyPrivate = options.hostKeyPrivate ?? generateHostKey();
+  const hostKeyPrivate = options.hostKeyPrivate ?? sshKeyPair().private;
   const parsedHostKey = utils.parseKey(hostKeyPrivate);
   if (parsedHostKey instanceof Error) throw parsedHostKey;
   const hostKeyPublic = `${parsedHostKey.type} ${parsedHostKey.getPublicSSH().toString('base64')}`;
