@@ -19,6 +19,27 @@ export interface Taint {
   effect: string;
 }
 
+/**
+ * What an OpenShift cluster says about itself (ClusterVersion, Infrastructure, the Network operator,
+ * WMCO's namespace). Every field is optional: a reader without the right to see an object leaves it out.
+ */
+export interface OpenShiftFacts {
+  /** ClusterVersion `status.desired.version`, e.g. `4.16.3`. */
+  version?: string;
+  /** Infrastructure `status.platformStatus.type`: AWS, Azure, GCP, VSphere, Nutanix, BareMetal, None ... */
+  platform?: string;
+  /** Infrastructure `status.infrastructureName`, the `<infrastructureID>` of the MachineSet templates. */
+  infrastructureName?: string;
+  /** Network operator `spec.defaultNetwork.type`: OVNKubernetes or OpenShiftSDN. */
+  networkType?: string;
+  /** The Network operator configures a hybrid overlay (Windows nodes need it). */
+  hybridOverlay?: boolean;
+  /** WMCO is installed (its ClusterServiceVersion or Deployment in the WMCO namespace). */
+  wmcoInstalled?: boolean;
+  /** The secret `cloud-private-key` exists in the WMCO namespace. */
+  cloudPrivateKey?: boolean;
+}
+
 /** What the extension knows about the live cluster; rules get sharper with it, never need it. */
 export interface ClusterSnapshot {
   name: string;
@@ -26,6 +47,8 @@ export interface ClusterSnapshot {
   /** One entry per Windows node. */
   windowsNodes: { name: string; build: string; taints: Taint[] }[];
   runtimeClasses: Omit<RuntimeClassFacts, 'source' | 'windows'>[];
+  /** On OpenShift: version, platform, network and WMCO facts. */
+  openshift?: OpenShiftFacts;
 }
 
 export type Flavour = 'auto' | 'openshift' | 'kubernetes';
