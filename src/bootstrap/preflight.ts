@@ -148,6 +148,11 @@ export interface ByohInputs {
   existingEntry?: string;
 }
 
+/** A missing prerequisite: an info line when the plan provides it, else the blocking finding. */
+function missing(planned: boolean | undefined, id: string, plannedTitle: string, problem: Omit<Finding, 'id' | 'severity'>): Finding {
+  return planned ? { id, severity: 'info', title: plannedTitle } : { id, severity: 'error', ...problem };
+}
+
 export function evaluateByoh(i: ByohInputs): Finding[] {
   const out: Finding[] = [];
   const f = i.facts;
@@ -155,15 +160,11 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
   // WMCO
   if (!i.csv) {
     out.push(
-      i.installsWmco
-        ? { id: 'wmco', severity: 'info', title: 'WMCO is not installed; the plan installs it first' }
-        : {
-            id: 'wmco',
-            severity: 'error',
-            title: 'The Windows Machine Config Operator is not installed',
-            fix: 'Install WMCO from OperatorHub (the join can do it: namespace, OperatorGroup, Subscription on channel stable).',
-            offer: 'install-wmco',
-          },
+      missing(i.installsWmco, 'wmco', 'WMCO is not installed; the plan installs it first', {
+        title: 'The Windows Machine Config Operator is not installed',
+        fix: 'Install WMCO from OperatorHub (the join can do it: namespace, OperatorGroup, Subscription on channel stable).',
+        offer: 'install-wmco',
+      }),
     );
   } else if (i.csv.phase !== 'Succeeded') {
     out.push({
@@ -180,15 +181,11 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
   const k = i.keySecret;
   if (!k.present) {
     out.push(
-      i.createsKeySecret
-        ? { id: 'key-secret', severity: 'info', title: 'The cloud-private-key secret is missing; the plan creates it from the chosen key' }
-        : {
-            id: 'key-secret',
-            severity: 'error',
-            title: 'The cloud-private-key secret is missing',
-            fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).',
-            offer: 'create-key-secret',
-          },
+      missing(i.createsKeySecret, 'key-secret', 'The cloud-private-key secret is missing; the plan creates it from the chosen key', {
+        title: 'The cloud-private-key secret is missing',
+        fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).',
+        offer: 'create-key-secret',
+      }),
     );
   } else if (!k.hasKey) {
     out.push({

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import type { KubeClient } from './client';
 import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
-import type { InteractiveSession, SessionEnd } from '../remote/interactive';
+import { sessionHub, type InteractiveSession } from '../core/interactive-session';
 import { delay } from '../core/delay';
 
 export interface PodShellOptions {
@@ -97,51 +97,28 @@ export async function openPodShell(o: PodShellOptions): Promise<InteractiveSessi
 
   o.onStatus?.(`creating pod ${namespace}/${pod.metadata.name} (${built.image.image})`);
   await o.kube.create(`/api/v1/namespaces/${encodeURIComponent(namespace)}/pods`, pod, o.signal);
-  const dataListeners: ((t: string) => void)[] = [];
-  const endListeners: ((e: SessionEnd) => void)[] = [];
-  let ended: SessionEnd | undefined;
-  const finish = (end: SessionEnd) => {
-    if (ended) return;
-    ended = end;
-    void remove();
-    for (const l of endListeners.splice(0)) l(end);
-  };
+  const hub = sessionHub(`pod ${namespace}/${pod.metadata.name}`, () => void remove());
   try {
     await waitForPodRunning(o.kube, path, o.startTimeoutMs ?? 300_000, o.signal, o.onStatus);
-    const decoder = new TextDecoder('utf-8');
-    const stdout = new TtyOut(o.cols, o.rows, (chunk) => {
-      const text = decoder.decode(chunk, { stream: true });
-      if (text) for (const l of dataListeners) l(text);
-    });
+    const stdout = new TtyOut(o.cols, o.rows, hub.output);
     const stdin = new PassThrough();
     let exitCode: number | undefined;
-    let closedByUs = false;
     const ws = await (o.exec ?? new Exec(o.config)).exec(namespace, pod.metadata.name, SHELL_CONTAINER, [...SHELL_COMMAND], stdout, null, stdin, true, (status: V1Status) => {
       exitCode = status.status === 'Success' ? 0 : 1;
     });
-    ws.on('close', () => finish(exitCode !== undefined ? { exitCode } : closedByUs ? {} : { lost: `the exec session in pod ${pod.metadata.name} ended` }));
+    ws.on('close', () => hub.end(exitCode, `the exec session in pod ${pod.metadata.name} ended`));
     ws.on('error', () => undefined);
-    return {
-      label: `pod ${namespace}/${pod.metadata.name}`,
-      pod,
-      write: (data) => {
-        if (!ended) stdin.write(data);
-      },
+    const session = hub.session({
+      write: (data) => stdin.write(data),
       resize: (cols, rows) => stdout.resize(cols, rows),
-      onData: (l) => void dataListeners.push(l),
-      onEnd: (l) => {
-        if (ended) l(ended);
-        else endListeners.push(l);
-      },
       close: () => {
-        if (ended) return;
-        closedByUs = true;
         stdin.end();
         ws.close();
         // A socket that never answers the close still must not keep the pod.
-        finish({});
+        hub.finish({});
       },
-    };
+    });
+    return { ...session, pod };
   } catch (err) {
     await remove();
     throw err;

@@ -24,6 +24,25 @@ export function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: un
   };
 }
 
+/** What each command family keeps for the window's lifetime. */
+export interface CommandRuntime<D> {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  /** The engine-backed dependencies, loaded on the first command, once; overrides (tests) win. */
+  deps: () => Promise<D>;
+  /** Output channels by name, disposed with the extension. */
+  channels: Map<string, vscode.OutputChannel>;
+  /** Key paths whose passphrase the user declined to remember in this session: asked once. */
+  declined: Set<string>;
+}
+
+export function commandRuntime<D>(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, load: () => Promise<D>, overrides?: Partial<D>): CommandRuntime<D> {
+  let loaded: Promise<D> | undefined;
+  const channels = new Map<string, vscode.OutputChannel>();
+  context.subscriptions.push({ dispose: () => channels.forEach((c) => c.dispose()) });
+  return { context, log, deps: () => (loaded ??= load().then((d) => ({ ...d, ...overrides }))), channels, declined: new Set() };
+}
+
 /** SSH to a host through the engine, and a check of a key's passphrase (before offering to remember it). */
 export function sshAccess(e: typeof Engine) {
   return {

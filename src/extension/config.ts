@@ -4,7 +4,7 @@
 // reads its part of the same section itself (server/settings.ts), with the same defaults.
 import * as vscode from 'vscode';
 import { homedir } from 'node:os';
-import { SECTION, type KubeWindowsSettings } from '../shared/protocol';
+import { lspSettings, SECTION, type KubeWindowsSettings } from '../shared/protocol';
 import { settingValue, type SettingKey } from '../shared/settings';
 
 interface PayloadUrl {
@@ -30,12 +30,7 @@ export function readConfig(): KubeWindowsConfig {
   const section = vscode.workspace.getConfiguration(SECTION);
   const get = <K extends SettingKey>(key: K) => settingValue(key, section.get(key.slice(SECTION.length + 1)));
   return {
-    enable: get('kubeWindows.enable'),
-    debounceMs: get('kubeWindows.debounceMs'),
-    rules: get('kubeWindows.rules'),
-    flavour: get('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
-    files: { include: get('kubeWindows.files.include'), exclude: get('kubeWindows.files.exclude') },
-    trace: { server: get('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },
+    ...lspSettings(get),
     kubeconfig: get('kubeWindows.kubeconfig'),
     ssh: { privateKeyPath: localPath(get('kubeWindows.ssh.privateKeyPath')) },
     // The payload reader checks each URL entry (https, a SHA-256): a malformed one is reported there.

@@ -21,6 +21,8 @@ import {
   runWithProgress,
   sshAccess,
   userMessage,
+  commandRuntime,
+  type CommandRuntime,
 } from './command-kit';
 import { homedir } from 'node:os';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
@@ -107,25 +109,10 @@ interface Answers {
   taint?: boolean;
 }
 
-interface Runtime {
-  context: vscode.ExtensionContext;
-  log: vscode.LogOutputChannel;
-  deps: () => Promise<JoinDeps>;
-  channels: Map<string, vscode.OutputChannel>;
-  /** Key paths whose passphrase the user declined to remember in this session: asked once. */
-  declined: Set<string>;
-}
+type Runtime = CommandRuntime<JoinDeps>;
 
 export function registerJoinCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<JoinDeps>): void {
-  let loaded: Promise<JoinDeps> | undefined;
-  const rt: Runtime = {
-    context,
-    log,
-    // Loaded on the first command, once; the overrides win over the real modules.
-    deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))),
-    channels: new Map(),
-    declined: new Set(),
-  };
+  const rt: Runtime = commandRuntime(context, log, defaultDeps, deps);
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand(
@@ -142,7 +129,6 @@ export function registerJoinCommands(context: vscode.ExtensionContext, log: vsco
     ),
     // Dry-run plans are read-only virtual documents: nothing to save, nothing to edit by mistake.
     vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, { provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n' }),
-    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
   );
 }
 
@@ -281,6 +267,21 @@ function failureText(result: RunResult | undefined, thrown: string | undefined, 
   return firstLine(thrown ?? result?.error?.message ?? result?.outcome ?? 'failed');
 }
 
+/** The engine's request for what the user answered: the same for running the join and for showing its plan. */
+function joinRequest(a: Answers, host: JoinRequest['host']): JoinRequest {
+  return {
+    kube: a.cluster.kube,
+    host,
+    address: a.address,
+    user: a.user,
+    via: a.via,
+    wmco: wmcoSettings(),
+    ...(a.payload ? { payload: a.payload } : {}),
+    ...(a.taint ? { taint: true } : {}),
+    ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
+  };
+}
+
 async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
   const a = await askJoin(rt, arg, true);
   if (!a) return;
@@ -298,18 +299,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
       ...prompts.options,
     });
-    const request: JoinRequest = {
-      kube: a.cluster.kube,
-      host,
-      address: a.address,
-      user: a.user,
-      via: a.via,
-      wmco: wmcoSettings(),
-      ...extra,
-      ...(a.payload ? { payload: a.payload } : {}),
-      ...(a.taint ? { taint: true } : {}),
-      ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
-    };
+    const request: JoinRequest = { ...joinRequest(a, host), ...extra };
     let plan = undefined as AnyPlan | undefined;
     const { result, thrown } = await onHost(host, prompts, async () => {
       const p = deps.joinPlan(request);
@@ -407,17 +397,7 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
   const host = deps.host({ host: a.address, username: a.user });
   let text: string;
   try {
-    const p = deps.joinPlan({
-      kube: a.cluster.kube,
-      host,
-      address: a.address,
-      user: a.user,
-      via: a.via,
-      wmco: wmcoSettings(),
-      ...(a.payload ? { payload: a.payload } : {}),
-      ...(a.taint ? { taint: true } : {}),
-      ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
-    });
+    const p = deps.joinPlan(joinRequest(a, host));
     text = p.kind === 'byoh' ? renderPlan(p.plan) : renderPlan(p.plan);
   } finally {
     host.close();

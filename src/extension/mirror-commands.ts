@@ -4,7 +4,7 @@
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
+import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
@@ -47,22 +47,16 @@ async function defaultDeps(): Promise<MirrorDeps> {
   };
 }
 
-interface Runtime {
-  context: vscode.ExtensionContext;
-  log: vscode.LogOutputChannel;
-  deps: () => Promise<MirrorDeps>;
-  channels: Map<string, vscode.OutputChannel>;
-  declined: Set<string>;
+interface Runtime extends CommandRuntime<MirrorDeps> {
   /** Preview texts by URI, served read-only by the content provider. */
   previews: Map<string, string>;
   previewChanged: vscode.EventEmitter<vscode.Uri>;
 }
 
 export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
-  let loaded: Promise<MirrorDeps> | undefined;
   const previews = new Map<string, string>();
   const previewChanged = new vscode.EventEmitter<vscode.Uri>();
-  const rt: Runtime = { context, log, deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))), channels: new Map(), declined: new Set(), previews, previewChanged };
+  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), previews, previewChanged };
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand(
@@ -78,7 +72,6 @@ export function registerMirrorCommands(context: vscode.ExtensionContext, log: vs
       provideTextDocumentContent: (uri: vscode.Uri) => previews.get(uri.toString()) ?? '# no longer available\n',
     }),
     previewChanged,
-    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
   );
 }
 

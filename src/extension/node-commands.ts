@@ -9,7 +9,7 @@
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { firstLine, guarded as guard, kubeconfigAccess, sshAccess } from './command-kit';
+import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
@@ -95,12 +95,7 @@ async function defaultDeps(): Promise<NodeDeps> {
   };
 }
 
-interface Runtime {
-  context: vscode.ExtensionContext;
-  log: vscode.LogOutputChannel;
-  deps: () => Promise<NodeDeps>;
-  channels: Map<string, vscode.OutputChannel>;
-  declined: Set<string>;
+interface Runtime extends CommandRuntime<NodeDeps> {
   /** Services last read per `context\0node`, so a connect or restart shows at once. */
   services: Map<string, { at: number; answer: NodeServicesAnswer }>;
 }
@@ -111,15 +106,7 @@ export interface NodeCommands {
 }
 
 export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
-  let loaded: Promise<NodeDeps> | undefined;
-  const rt: Runtime = {
-    context,
-    log,
-    deps: () => (loaded ??= defaultDeps().then((d) => ({ ...d, ...deps }))),
-    channels: new Map(),
-    declined: new Set(),
-    services: new Map(),
-  };
+  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map() };
   const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
   context.subscriptions.push(
     vscode.commands.registerCommand(
@@ -142,7 +129,6 @@ export function registerNodeCommands(context: vscode.ExtensionContext, log: vsco
       'kubeWindows.connectServices',
       guarded('connectServices', (arg) => connectServices(rt, arg)),
     ),
-    { dispose: () => rt.channels.forEach((c) => c.dispose()) },
   );
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
 }

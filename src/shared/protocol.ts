@@ -1,7 +1,7 @@
 // The wire contract between the extension (client) and the language server, as plain types and
 // names. No `vscode` import here, so the server, the tests and the CLI can share it.
 import type { ClusterSnapshot } from '../core/rules/facts';
-import { settingDefault } from './settings';
+import { settingDefault, type SettingKey } from './settings';
 
 export type { ClusterSnapshot };
 
@@ -44,15 +44,20 @@ export interface KubeWindowsSettings {
   trace: { server: 'off' | 'messages' | 'verbose' };
 }
 
+/** The language server's settings, each read by `get` under its full name (a default, or a checked value from a settings file). */
+export function lspSettings(get: <K extends SettingKey>(key: K) => ReturnType<typeof settingDefault<K>>): KubeWindowsSettings {
+  return {
+    enable: get('kubeWindows.enable'),
+    debounceMs: get('kubeWindows.debounceMs'),
+    rules: get('kubeWindows.rules'),
+    flavour: get('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
+    files: { include: get('kubeWindows.files.include'), exclude: get('kubeWindows.files.exclude') },
+    trace: { server: get('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },
+  };
+}
+
 /** The defaults: those package.json contributes (read through shared/settings.ts, never repeated here). */
-export const DEFAULT_SETTINGS: KubeWindowsSettings = {
-  enable: settingDefault('kubeWindows.enable'),
-  debounceMs: settingDefault('kubeWindows.debounceMs'),
-  rules: settingDefault('kubeWindows.rules'),
-  flavour: settingDefault('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
-  files: { include: settingDefault('kubeWindows.files.include'), exclude: settingDefault('kubeWindows.files.exclude') },
-  trace: { server: settingDefault('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },
-};
+export const DEFAULT_SETTINGS: KubeWindowsSettings = lspSettings(settingDefault);
 
 /** The documents the client syncs to the server; the server decides by content whether they hold Kubernetes objects. */
 export const DOCUMENT_SELECTOR = [
