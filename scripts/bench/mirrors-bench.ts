@@ -6,7 +6,8 @@
 // temporaries and staging leftovers count as partial files. The last line printed is the summary:
 //   mirrors: hosts=… sequential_ms=… concurrent_ms=… ratio=… partial_files=…
 import { DEFAULT_MIRROR_CONCURRENCY, desiredTree, mirrorsApply, type MirrorTarget } from '../../src/bootstrap/mirrors-apply';
-import { containerdConfig, LAYOUT } from '../../src/bootstrap/kubeadm-files';
+import { containerdConfig } from '../../src/core/windows/kubeadm';
+import { LAYOUT } from '../../src/core/windows/layout';
 import { mirrorEntriesOf, renderHostsToml } from '../../src/core/mirrors/render';
 import { hostAddress, startRig } from '../../test/support/join-rig';
 import { idms, itms, windowsNode } from '../../test/support/kube-seed';

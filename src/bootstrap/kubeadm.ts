@@ -5,7 +5,6 @@
 // so a second run changes nothing. Removal: cordon and delete the Node, `kubeadm reset` on the host.
 
 import { createHash } from 'node:crypto';
-import { load } from 'js-yaml';
 import type { KubeClient } from '../cluster/client';
 import {
   downloadFile,
@@ -31,7 +30,24 @@ import { addTaint, cordonCall, deleteNode, getNode, hasTaint, nodeCall, nodePath
 import { DISCOVERY_CALL, isOpenShift } from '../cluster/openshift';
 import { readyStep } from './byoh';
 import { waitFor } from './follow';
-import { bootstrapTokenSecret, caCertHash, containerdConfig, containerdMajor, containerdServiceCommand, kubeletServiceCommand, LAYOUT, newBootstrapToken } from './kubeadm-files';
+import {
+  bootstrapTokenSecret,
+  clusterInfoEndpoint,
+  containerdConfig,
+  containerdMajor,
+  containerdService,
+  CONTAINERD_ARCHIVE,
+  CONTAINERD_MARKER,
+  containersFeatureOn,
+  kubeadmJoinFailure,
+  kubeletService,
+  newBootstrapToken,
+  NODE_PLACEHOLDER,
+  restartNeed,
+  serviceInPlace,
+  WINDOWS_TAINT,
+} from '../core/windows/kubeadm';
+import { LAYOUT } from '../core/windows/layout';
 import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
 import { blocking, checkBuild, checkConflictingRuntime, checkContainersFeature, checkHostname, nodeNameOf, ok, PreflightError, type Finding } from './preflight';
@@ -67,27 +83,12 @@ export interface KubeadmContext {
   state: KubeadmState;
 }
 
-const TAINT: NodeTaint = { key: 'os', value: 'windows', effect: 'NoSchedule' };
-const ARCHIVE_PATH = `${LAYOUT.payload}\\containerd.tar.gz`;
-const MARKER = `${LAYOUT.containerdDir}\\.kube-windows-archive.sha256`;
+type KubeadmStep = Step<KubeadmContext>;
+type Timeouts = Record<'restart' | 'join' | 'ready', number>;
 
 /** Reads kube-public/cluster-info (what `kubeadm join` discovers): API endpoint and CA hash. */
 export async function discovery(kube: KubeClient, caPem: string | undefined, signal?: AbortSignal): Promise<{ endpoint: string; caHash: string }> {
-  const published = await clusterInfoKubeconfig(kube, signal);
-  let server = kube.server;
-  let ca = caPem;
-  if (published) {
-    const doc = load(published) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
-    const cluster = doc?.clusters?.[0]?.cluster;
-    if (cluster?.server) server = cluster.server;
-    if (cluster?.['certificate-authority-data']) ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
-  }
-  if (!ca)
-    throw new Error(
-      'The cluster CA is unknown: kube-public/cluster-info is missing and the kubeconfig has no certificate-authority-data. Create cluster-info (kubeadm init phase bootstrap-token) or use a kubeconfig with the CA.',
-    );
-  const url = new URL(server);
-  return { endpoint: `${url.hostname}:${url.port || '443'}`, caHash: caCertHash(ca) };
+  return clusterInfoEndpoint(await clusterInfoKubeconfig(kube, signal), kube.server, caPem);
 }
 
 export async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Promise<Finding[]> {
@@ -115,7 +116,7 @@ export async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal
   return out;
 }
 
-function hostStep(s: Step<KubeadmContext>): Step<KubeadmContext> {
+function hostStep(s: KubeadmStep): KubeadmStep {
   // Host steps survive a lost connection: WindowsHost reconnects, and the runner retries once more.
   return { retries: 1, timeoutMs: 600_000, ...s };
 }
@@ -135,253 +136,257 @@ function previewOfPut(source: PayloadSource, path: string): { powershell: string
   };
 }
 
-export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext> {
-  const poll = opts.pollMs ?? 5000;
-  const t = { restart: 20 * 60_000, join: 10 * 60_000, ready: 10 * 60_000, ...opts.timeouts };
-  const p = opts.payload;
-  const major = containerdMajor(p.containerd.name);
-  const config = containerdConfig(major);
-  const configBytes = new TextEncoder().encode(config);
-  const node = (ctx: KubeadmContext, signal: AbortSignal): Promise<NodeObject | undefined> => (ctx.state.nodeName ? getNode(ctx.opts.kube, ctx.state.nodeName, signal) : Promise.resolve(undefined));
-  const containerdSvc = {
-    name: 'containerd',
-    binaryPathName: containerdServiceCommand(),
-    displayName: 'containerd',
-    description: 'containerd container runtime (kube-windows)',
-    dependsOn: [] as string[],
-  };
+const nodeOf = (ctx: KubeadmContext, signal: AbortSignal): Promise<NodeObject | undefined> => (ctx.state.nodeName ? getNode(ctx.opts.kube, ctx.state.nodeName, signal) : Promise.resolve(undefined));
 
-  const steps: Step<KubeadmContext>[] = [
-    {
-      id: 'preflight',
-      title: 'Check the cluster and the host',
-      preview: {
-        check: 'always runs',
-        powershell: [hostFacts().script],
-        api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, nodeCall('GET', '<node>')],
-      },
-      check: async () => 'todo',
-      apply: async (ctx, signal, report) => {
-        const findings = await kubeadmPreflight(ctx, signal);
-        for (const f of findings) report(`${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`);
-        if (blocking(findings).length > 0) throw new PreflightError(findings);
-      },
-      verify: async () => true,
-      timeoutMs: 180_000,
-    },
-    hostStep({
-      id: 'containers-feature',
-      title: 'Enable the Containers feature',
-      preview: { check: 'the Containers feature is Enabled (or enabled and waiting for a restart)', powershell: [enableContainersFeature().script] },
-      check: async (ctx, signal) => {
-        const f = await ctx.opts.host.run(hostFacts(), signal);
-        ctx.state.facts = f;
-        return f.containersFeature === 'Enabled' || f.containersFeature === 'EnablePending' ? 'done' : 'todo';
-      },
-      apply: async (ctx, signal, report) => {
-        const r = await ctx.opts.host.run(enableContainersFeature(), signal);
-        if (r.restartNeeded) report('the host must restart to finish enabling Containers');
-      },
-      verify: async (ctx, signal) => {
-        const f = await ctx.opts.host.run(hostFacts(), signal);
-        ctx.state.facts = f;
-        return f.containersFeature === 'Enabled' || f.containersFeature === 'EnablePending' ? true : `the feature is ${f.containersFeature}`;
-      },
-    }),
-    {
-      id: 'restart',
-      title: 'Restart the host if Windows asks for it, and wait for it to come back',
-      description: 'The plan continues after the restart; if it is interrupted, running it again resumes here.',
-      preview: { check: 'no restart is pending and Containers is Enabled', powershell: [restartComputer().script] },
-      check: async (ctx, signal) => {
-        const f = await ctx.opts.host.run(hostFacts(), signal);
-        ctx.state.facts = f;
-        return !f.rebootPending && f.containersFeature === 'Enabled' ? 'done' : { todo: f.rebootPending ? 'a restart is pending' : `Containers is ${f.containersFeature}` };
-      },
-      apply: async (ctx, signal, report) => {
-        await ctx.opts.host.run(restartComputer(), signal);
-        report('restarting the host');
-        await ctx.opts.host.waitForRestart(signal, t.restart, Math.min(2000, poll));
-        report('the host is back');
-      },
-      verify: async (ctx, signal) => {
-        const f = await ctx.opts.host.run(hostFacts(), signal);
-        ctx.state.facts = f;
-        return f.containersFeature === 'Enabled' ? true : `after the restart Containers is ${f.containersFeature}`;
-      },
-      timeoutMs: t.restart + 120_000,
-    },
-    hostStep({
-      id: 'directories',
-      title: 'Create the node directories',
-      preview: { check: 'ensure-directories creates only what is missing', powershell: [ensureDirectories(LAYOUT.directories).script] },
-      check: async () => 'todo',
-      apply: async (ctx, signal, report) => {
-        const r = await ctx.opts.host.run(ensureDirectories(LAYOUT.directories), signal);
-        report(r.created.length ? `created ${r.created.join(', ')}` : 'all present');
-      },
-      verify: async () => true,
-    }),
-    hostStep({
-      id: 'containerd-archive',
-      title: `Put ${p.containerd.name} on the host`,
-      preview: { check: `${ARCHIVE_PATH} has SHA-256 ${p.containerd.sha256}`, ...previewOfPut(p.containerd, ARCHIVE_PATH) },
-      check: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(ARCHIVE_PATH), signal)).sha256 === p.containerd.sha256 ? 'done' : 'todo'),
-      apply: (ctx, signal, report) => putOrDownload(ctx, p.containerd, ARCHIVE_PATH, signal, report).then(() => undefined),
-      verify: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(ARCHIVE_PATH), signal)).sha256 === p.containerd.sha256 ? true : 'hash differs'),
-    }),
-    hostStep({
-      id: 'containerd-unpack',
-      title: `Unpack containerd into ${LAYOUT.containerdDir}`,
-      preview: { check: `${MARKER} records SHA-256 ${p.containerd.sha256}`, powershell: [expandArchive(ARCHIVE_PATH, LAYOUT.containerdDir, p.containerd.sha256, 1).script] },
-      check: async (ctx, signal) => ((await ctx.opts.host.run(readTextFile(MARKER), signal)).text.trim() === p.containerd.sha256 ? 'done' : 'todo'),
-      apply: async (ctx, signal) => void (await ctx.opts.host.run(expandArchive(ARCHIVE_PATH, LAYOUT.containerdDir, p.containerd.sha256, 1), signal)),
-      verify: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdExe), signal)).exists ? true : `${LAYOUT.containerdExe} is missing after unpacking`),
-    }),
-    hostStep({
-      id: 'containerd-config',
-      title: `Write containerd's config (registry config_path ${LAYOUT.registryHosts})`,
-      description: `containerd ${major}.x layout; registry mirrors go in ${LAYOUT.registryHosts}\\<registry>\\hosts.toml.`,
-      preview: { check: `${LAYOUT.containerdConfig} has the expected content`, powershell: [fileHash(LAYOUT.containerdConfig).script], notes: [`content:\n${config}`] },
-      check: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdConfig), signal)).sha256 === sha256(configBytes) ? 'done' : 'todo'),
-      apply: async (ctx, signal) => void (await ctx.opts.host.put({ data: configBytes }, LAYOUT.containerdConfig, signal)),
-      verify: async () => true,
-    }),
-    hostStep({
-      id: 'containerd-service',
-      title: 'Register and start the containerd service',
-      preview: { check: 'service containerd exists with this command line and is Running', powershell: [ensureService(containerdSvc).script, startService('containerd').script] },
-      check: async (ctx, signal) => {
-        const s = await ctx.opts.host.run(serviceState('containerd'), signal);
-        return s.exists && s.binaryPathName === containerdSvc.binaryPathName && s.status === 'Running' ? 'done' : 'todo';
-      },
-      apply: async (ctx, signal) => {
-        await ctx.opts.host.run(ensureService(containerdSvc), signal);
-        await ctx.opts.host.run(startService('containerd'), signal);
-      },
-      verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('containerd'), signal)).status === 'Running' ? true : 'containerd is not running'),
-    }),
-    hostStep({
-      id: 'kube-binaries',
-      title: 'Put kubelet.exe and kubeadm.exe in C:\\k',
-      preview: {
-        check: 'both files have the expected SHA-256',
-        powershell: [...previewOfPut(p.kubelet, LAYOUT.kubelet).powershell, ...previewOfPut(p.kubeadm, LAYOUT.kubeadm).powershell],
-        notes: [...previewOfPut(p.kubelet, LAYOUT.kubelet).notes, ...previewOfPut(p.kubeadm, LAYOUT.kubeadm).notes],
-      },
-      check: async (ctx, signal) => {
-        const [a, b] = [await ctx.opts.host.run(fileHash(LAYOUT.kubelet), signal), await ctx.opts.host.run(fileHash(LAYOUT.kubeadm), signal)];
-        return a.sha256 === p.kubelet.sha256 && b.sha256 === p.kubeadm.sha256 ? 'done' : 'todo';
-      },
-      apply: async (ctx, signal, report) => {
-        await putOrDownload(ctx, p.kubelet, LAYOUT.kubelet, signal, report);
-        await putOrDownload(ctx, p.kubeadm, LAYOUT.kubeadm, signal, report);
-      },
-      verify: async () => true,
-    }),
-    hostStep({
-      id: 'kubelet-service',
-      title: 'Register the kubelet service (started by kubeadm join) and open port 10250',
-      preview: {
-        check: 'service kubelet exists with the expected command line',
-        powershell: [
-          ensureService({ name: 'kubelet', binaryPathName: kubeletServiceCommand('<node>'), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] })
-            .script,
-          ensureFirewallRule('kubelet', 10250).script,
-        ],
-      },
-      check: async (ctx, signal) => {
-        const s = await ctx.opts.host.run(serviceState('kubelet'), signal);
-        return s.exists && s.binaryPathName === kubeletServiceCommand(ctx.state.nodeName as string) ? 'done' : 'todo';
-      },
-      apply: async (ctx, signal) => {
-        await ctx.opts.host.run(
-          ensureService({
-            name: 'kubelet',
-            binaryPathName: kubeletServiceCommand(ctx.state.nodeName as string),
-            displayName: 'kubelet',
-            description: 'Kubernetes node agent (kube-windows)',
-            dependsOn: ['containerd'],
-          }),
-          signal,
-        );
-        await ctx.opts.host.run(ensureFirewallRule('kubelet', 10250), signal);
-      },
-      verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing'),
-    }),
-    {
-      id: 'join',
-      title: 'Create a bootstrap token and run kubeadm join',
-      description: 'The token Secret (kube-system/bootstrap-token-<id>) expires by itself and is deleted once the node has registered.',
-      preview: {
-        check: 'a Node with this name is registered',
-        api: [bootstrapTokenCall(bootstrapTokenSecret('<id>', '<secret>', new Date(0), 'kube-windows join'))],
-        powershell: [kubeadmJoin({ kubeadmPath: LAYOUT.kubeadm, apiServerEndpoint: '<endpoint>', token: '<token>', caCertHash: 'sha256:<ca hash>', nodeName: '<node>' }).script],
-      },
-      check: async (ctx, signal) => ((await node(ctx, signal)) ? 'done' : 'todo'),
-      apply: async (ctx, signal, report) => {
-        const { kube, host } = ctx.opts;
-        if (!ctx.state.endpoint || !ctx.state.caHash) Object.assign(ctx.state, await discovery(kube, ctx.opts.caPem, signal));
-        const tok = newBootstrapToken();
-        const expires = new Date(Date.now() + (ctx.opts.tokenTtlMs ?? 3_600_000));
-        await createBootstrapToken(kube, bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`), signal);
-        ctx.state.token = new Secret(tok.token);
-        ctx.state.tokenId = tok.id;
-        report(`bootstrap token ${tok.id}.••• valid until ${expires.toISOString()}`);
-        try {
-          const op = kubeadmJoin({
-            kubeadmPath: LAYOUT.kubeadm,
-            apiServerEndpoint: ctx.state.endpoint as string,
-            token: tok.token,
-            caCertHash: ctx.state.caHash as string,
-            nodeName: ctx.state.nodeName as string,
-          });
-          const r = await host.run(op, signal);
-          if (r.exitCode !== 0) {
-            const output = r.output.split(tok.token).join('•••').trim().split(/\r?\n/).slice(-8).join('\n');
-            const hint = /already exists/.test(output) ? ' The host has been joined before (maybe to another cluster): remove the node (kubeadm reset) and run the join again.' : '';
-            throw new Error(`kubeadm join failed (exit code ${r.exitCode}):\n${output}${hint}`);
-          }
-          await waitFor(async () => ((await node(ctx, signal)) ? true : { waiting: 'the Node has not registered yet' }), {
-            signal,
-            intervalMs: Math.min(poll, 2000),
-            timeoutMs: t.join,
-            report,
-            timeoutMessage: () => `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(t.join / 60_000)} min: look at the kubelet service on the host.`,
-          });
-        } finally {
-          await deleteBootstrapToken(kube, tok.id);
-        }
-      },
-      verify: async (ctx, signal) => ((await node(ctx, signal)) ? true : 'no Node'),
-      timeoutMs: t.join + 120_000,
-    },
-    readyStep<KubeadmContext>(node, t.ready, poll),
-  ];
-
-  if (opts.taint) {
-    steps.push({
-      id: 'taint',
-      title: 'Taint the node os=windows:NoSchedule',
-      preview: { check: 'the node has the taint', api: [nodeCall('PATCH', '<node>', { spec: { taints: [TAINT] } })] },
-      check: async (ctx, signal) => (tainted(await node(ctx, signal)) ? 'done' : 'todo'),
-      apply: async (ctx, signal) => {
-        const n = await node(ctx, signal);
-        if (!n) throw new Error('The node is gone.');
-        await addTaint(ctx.opts.kube, n, TAINT, signal);
-      },
-      verify: async (ctx, signal) => (tainted(await node(ctx, signal)) ? true : 'the taint is missing'),
-      retries: 2,
-      timeoutMs: 60_000,
-    });
-  }
-  return { id: 'kubeadm-join', title: `Join ${opts.address} with kubeadm`, target: opts.address, steps };
+/** Reads the host's facts and keeps them for the steps after. */
+async function freshFacts(ctx: KubeadmContext, signal: AbortSignal): Promise<HostFacts> {
+  const f = await ctx.opts.host.run(hostFacts(), signal);
+  ctx.state.facts = f;
+  return f;
 }
 
-const tainted = (n: NodeObject | undefined): boolean => n !== undefined && hasTaint(n, TAINT);
+function preflightStep(): KubeadmStep {
+  return {
+    id: 'preflight',
+    title: 'Check the cluster and the host',
+    preview: { check: 'always runs', powershell: [hostFacts().script], api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, nodeCall('GET', '<node>')] },
+    check: async () => 'todo',
+    apply: async (ctx, signal, report) => {
+      const findings = await kubeadmPreflight(ctx, signal);
+      for (const f of findings) report(`${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`);
+      if (blocking(findings).length > 0) throw new PreflightError(findings);
+    },
+    verify: async () => true,
+    timeoutMs: 180_000,
+  };
+}
 
-function sha256(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
+function containersFeatureStep(): KubeadmStep {
+  return hostStep({
+    id: 'containers-feature',
+    title: 'Enable the Containers feature',
+    preview: { check: 'the Containers feature is Enabled (or enabled and waiting for a restart)', powershell: [enableContainersFeature().script] },
+    check: async (ctx, signal) => (containersFeatureOn(await freshFacts(ctx, signal)) ? 'done' : 'todo'),
+    apply: async (ctx, signal, report) => {
+      const r = await ctx.opts.host.run(enableContainersFeature(), signal);
+      if (r.restartNeeded) report('the host must restart to finish enabling Containers');
+    },
+    verify: async (ctx, signal) => {
+      const f = await freshFacts(ctx, signal);
+      return containersFeatureOn(f) ? true : `the feature is ${f.containersFeature}`;
+    },
+  });
+}
+
+function restartStep(restartMs: number, poll: number): KubeadmStep {
+  return {
+    id: 'restart',
+    title: 'Restart the host if Windows asks for it, and wait for it to come back',
+    description: 'The plan continues after the restart; if it is interrupted, running it again resumes here.',
+    preview: { check: 'no restart is pending and Containers is Enabled', powershell: [restartComputer().script] },
+    check: async (ctx, signal) => restartNeed(await freshFacts(ctx, signal)),
+    apply: async (ctx, signal, report) => {
+      await ctx.opts.host.run(restartComputer(), signal);
+      report('restarting the host');
+      await ctx.opts.host.waitForRestart(signal, restartMs, Math.min(2000, poll));
+      report('the host is back');
+    },
+    verify: async (ctx, signal) => {
+      const f = await freshFacts(ctx, signal);
+      return f.containersFeature === 'Enabled' ? true : `after the restart Containers is ${f.containersFeature}`;
+    },
+    timeoutMs: restartMs + 120_000,
+  };
+}
+
+function directoriesStep(): KubeadmStep {
+  return hostStep({
+    id: 'directories',
+    title: 'Create the node directories',
+    preview: { check: 'ensure-directories creates only what is missing', powershell: [ensureDirectories(LAYOUT.directories).script] },
+    check: async () => 'todo',
+    apply: async (ctx, signal, report) => {
+      const r = await ctx.opts.host.run(ensureDirectories(LAYOUT.directories), signal);
+      report(r.created.length ? `created ${r.created.join(', ')}` : 'all present');
+    },
+    verify: async () => true,
+  });
+}
+
+function containerdArchiveStep(source: PayloadSource): KubeadmStep {
+  const hashOk = async (ctx: KubeadmContext, signal: AbortSignal) => (await ctx.opts.host.run(fileHash(CONTAINERD_ARCHIVE), signal)).sha256 === source.sha256;
+  return hostStep({
+    id: 'containerd-archive',
+    title: `Put ${source.name} on the host`,
+    preview: { check: `${CONTAINERD_ARCHIVE} has SHA-256 ${source.sha256}`, ...previewOfPut(source, CONTAINERD_ARCHIVE) },
+    check: async (ctx, signal) => ((await hashOk(ctx, signal)) ? 'done' : 'todo'),
+    apply: (ctx, signal, report) => putOrDownload(ctx, source, CONTAINERD_ARCHIVE, signal, report).then(() => undefined),
+    verify: async (ctx, signal) => ((await hashOk(ctx, signal)) ? true : 'hash differs'),
+  });
+}
+
+function containerdUnpackStep(sha256: string): KubeadmStep {
+  const unpack = expandArchive(CONTAINERD_ARCHIVE, LAYOUT.containerdDir, sha256, 1);
+  return hostStep({
+    id: 'containerd-unpack',
+    title: `Unpack containerd into ${LAYOUT.containerdDir}`,
+    preview: { check: `${CONTAINERD_MARKER} records SHA-256 ${sha256}`, powershell: [unpack.script] },
+    check: async (ctx, signal) => ((await ctx.opts.host.run(readTextFile(CONTAINERD_MARKER), signal)).text.trim() === sha256 ? 'done' : 'todo'),
+    apply: async (ctx, signal) => void (await ctx.opts.host.run(unpack, signal)),
+    verify: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdExe), signal)).exists ? true : `${LAYOUT.containerdExe} is missing after unpacking`),
+  });
+}
+
+function containerdConfigStep(major: number): KubeadmStep {
+  const config = containerdConfig(major);
+  const bytes = new TextEncoder().encode(config);
+  const digest = createHash('sha256').update(bytes).digest('hex');
+  return hostStep({
+    id: 'containerd-config',
+    title: `Write containerd's config (registry config_path ${LAYOUT.registryHosts})`,
+    description: `containerd ${major}.x layout; registry mirrors go in ${LAYOUT.registryHosts}\\<registry>\\hosts.toml.`,
+    preview: { check: `${LAYOUT.containerdConfig} has the expected content`, powershell: [fileHash(LAYOUT.containerdConfig).script], notes: [`content:\n${config}`] },
+    check: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdConfig), signal)).sha256 === digest ? 'done' : 'todo'),
+    apply: async (ctx, signal) => void (await ctx.opts.host.put({ data: bytes }, LAYOUT.containerdConfig, signal)),
+    verify: async () => true,
+  });
+}
+
+function containerdServiceStep(): KubeadmStep {
+  const spec = containerdService();
+  return hostStep({
+    id: 'containerd-service',
+    title: 'Register and start the containerd service',
+    preview: { check: 'service containerd exists with this command line and is Running', powershell: [ensureService(spec).script, startService(spec.name).script] },
+    check: async (ctx, signal) => (serviceInPlace(await ctx.opts.host.run(serviceState(spec.name), signal), spec, true) ? 'done' : 'todo'),
+    apply: async (ctx, signal) => {
+      await ctx.opts.host.run(ensureService(spec), signal);
+      await ctx.opts.host.run(startService(spec.name), signal);
+    },
+    verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState(spec.name), signal)).status === 'Running' ? true : 'containerd is not running'),
+  });
+}
+
+function kubeBinariesStep(p: Payload): KubeadmStep {
+  const kubelet = previewOfPut(p.kubelet, LAYOUT.kubelet);
+  const kubeadm = previewOfPut(p.kubeadm, LAYOUT.kubeadm);
+  return hostStep({
+    id: 'kube-binaries',
+    title: 'Put kubelet.exe and kubeadm.exe in C:\\k',
+    preview: { check: 'both files have the expected SHA-256', powershell: [...kubelet.powershell, ...kubeadm.powershell], notes: [...kubelet.notes, ...kubeadm.notes] },
+    check: async (ctx, signal) => {
+      const [a, b] = [await ctx.opts.host.run(fileHash(LAYOUT.kubelet), signal), await ctx.opts.host.run(fileHash(LAYOUT.kubeadm), signal)];
+      return a.sha256 === p.kubelet.sha256 && b.sha256 === p.kubeadm.sha256 ? 'done' : 'todo';
+    },
+    apply: async (ctx, signal, report) => {
+      await putOrDownload(ctx, p.kubelet, LAYOUT.kubelet, signal, report);
+      await putOrDownload(ctx, p.kubeadm, LAYOUT.kubeadm, signal, report);
+    },
+    verify: async () => true,
+  });
+}
+
+function kubeletServiceStep(): KubeadmStep {
+  const spec = (ctx: KubeadmContext) => kubeletService(ctx.state.nodeName as string);
+  return hostStep({
+    id: 'kubelet-service',
+    title: 'Register the kubelet service (started by kubeadm join) and open port 10250',
+    preview: { check: 'service kubelet exists with the expected command line', powershell: [ensureService(kubeletService(NODE_PLACEHOLDER)).script, ensureFirewallRule('kubelet', 10250).script] },
+    check: async (ctx, signal) => (serviceInPlace(await ctx.opts.host.run(serviceState('kubelet'), signal), spec(ctx), false) ? 'done' : 'todo'),
+    apply: async (ctx, signal) => {
+      await ctx.opts.host.run(ensureService(spec(ctx)), signal);
+      await ctx.opts.host.run(ensureFirewallRule('kubelet', 10250), signal);
+    },
+    verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing'),
+  });
+}
+
+function joinStep(joinMs: number, poll: number): KubeadmStep {
+  return {
+    id: 'join',
+    title: 'Create a bootstrap token and run kubeadm join',
+    description: 'The token Secret (kube-system/bootstrap-token-<id>) expires by itself and is deleted once the node has registered.',
+    preview: {
+      check: 'a Node with this name is registered',
+      api: [bootstrapTokenCall(bootstrapTokenSecret('<id>', '<secret>', new Date(0), 'kube-windows join'))],
+      powershell: [kubeadmJoin({ kubeadmPath: LAYOUT.kubeadm, apiServerEndpoint: '<endpoint>', token: '<token>', caCertHash: 'sha256:<ca hash>', nodeName: NODE_PLACEHOLDER }).script],
+    },
+    check: async (ctx, signal) => ((await nodeOf(ctx, signal)) ? 'done' : 'todo'),
+    apply: async (ctx, signal, report) => {
+      const { kube, host } = ctx.opts;
+      if (!ctx.state.endpoint || !ctx.state.caHash) Object.assign(ctx.state, await discovery(kube, ctx.opts.caPem, signal));
+      const tok = newBootstrapToken();
+      const expires = new Date(Date.now() + (ctx.opts.tokenTtlMs ?? 3_600_000));
+      await createBootstrapToken(kube, bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`), signal);
+      ctx.state.token = new Secret(tok.token);
+      ctx.state.tokenId = tok.id;
+      report(`bootstrap token ${tok.id}.••• valid until ${expires.toISOString()}`);
+      try {
+        const op = kubeadmJoin({
+          kubeadmPath: LAYOUT.kubeadm,
+          apiServerEndpoint: ctx.state.endpoint as string,
+          token: tok.token,
+          caCertHash: ctx.state.caHash as string,
+          nodeName: ctx.state.nodeName as string,
+        });
+        const r = await host.run(op, signal);
+        if (r.exitCode !== 0) throw new Error(kubeadmJoinFailure(r.exitCode, r.output, tok.token));
+        await waitFor(async () => ((await nodeOf(ctx, signal)) ? true : { waiting: 'the Node has not registered yet' }), {
+          signal,
+          intervalMs: Math.min(poll, 2000),
+          timeoutMs: joinMs,
+          report,
+          timeoutMessage: () => `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(joinMs / 60_000)} min: look at the kubelet service on the host.`,
+        });
+      } finally {
+        await deleteBootstrapToken(kube, tok.id);
+      }
+    },
+    verify: async (ctx, signal) => ((await nodeOf(ctx, signal)) ? true : 'no Node'),
+    timeoutMs: joinMs + 120_000,
+  };
+}
+
+function taintStep(): KubeadmStep {
+  const taint: NodeTaint = { ...WINDOWS_TAINT };
+  const tainted = (n: NodeObject | undefined): boolean => n !== undefined && hasTaint(n, taint);
+  return {
+    id: 'taint',
+    title: 'Taint the node os=windows:NoSchedule',
+    preview: { check: 'the node has the taint', api: [nodeCall('PATCH', '<node>', { spec: { taints: [taint] } })] },
+    check: async (ctx, signal) => (tainted(await nodeOf(ctx, signal)) ? 'done' : 'todo'),
+    apply: async (ctx, signal) => {
+      const n = await nodeOf(ctx, signal);
+      if (!n) throw new Error('The node is gone.');
+      await addTaint(ctx.opts.kube, n, taint, signal);
+    },
+    verify: async (ctx, signal) => (tainted(await nodeOf(ctx, signal)) ? true : 'the taint is missing'),
+    retries: 2,
+    timeoutMs: 60_000,
+  };
+}
+
+/** The join as named steps, in order; each checks before it acts, so a second run changes nothing. */
+export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext> {
+  const poll = opts.pollMs ?? 5000;
+  const t: Timeouts = { restart: 20 * 60_000, join: 10 * 60_000, ready: 10 * 60_000, ...opts.timeouts };
+  const p = opts.payload;
+  const steps: KubeadmStep[] = [
+    preflightStep(),
+    containersFeatureStep(),
+    restartStep(t.restart, poll),
+    directoriesStep(),
+    containerdArchiveStep(p.containerd),
+    containerdUnpackStep(p.containerd.sha256),
+    containerdConfigStep(containerdMajor(p.containerd.name)),
+    containerdServiceStep(),
+    kubeBinariesStep(p),
+    kubeletServiceStep(),
+    joinStep(t.join, poll),
+    readyStep<KubeadmContext>(nodeOf, t.ready, poll),
+    ...(opts.taint ? [taintStep()] : []),
+  ];
+  return { id: 'kubeadm-join', title: `Join ${opts.address} with kubeadm`, target: opts.address, steps };
 }
 
 export interface KubeadmRemoveOptions {

@@ -25,7 +25,7 @@ import { KubeClient } from '../../src/cluster/client';
 import { csrCommonName, csrsForNode } from '../../src/cluster/csr';
 import { isOpenShift } from '../../src/cluster/openshift';
 import { buildKubeadmJoinPlan, discovery, type KubeadmContext } from '../../src/bootstrap/kubeadm';
-import { bootstrapTokenSecret, caCertHash, newBootstrapToken } from '../../src/bootstrap/kubeadm-files';
+import { bootstrapTokenSecret, caCertHash, newBootstrapToken } from '../../src/core/windows/kubeadm';
 import { buildRebootPlan, type RebootContext, type RebootNode } from '../../src/bootstrap/reboot';
 import { runPlan } from '../../src/bootstrap/runner';
 import type { Plan } from '../../src/bootstrap/plan';

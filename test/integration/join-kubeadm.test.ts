@@ -11,7 +11,7 @@ import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } fro
 import { resolvePayload, type Payload } from '../../src/bootstrap/payload';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
 import { renderPlan } from '../../src/bootstrap/render';
-import { caCertHash } from '../../src/bootstrap/kubeadm-files';
+import { caCertHash } from '../../src/core/windows/kubeadm';
 import { kubeadmCluster, windowsNode } from '../support/kube-seed';
 import { startRig, type Rig } from '../support/join-rig';
 import type { KubeObject } from '../support/kube-api-emulator';

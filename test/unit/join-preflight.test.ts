@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { evaluateByoh, blocking, firstOffer, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
-import { bootstrapTokenSecret, caCertHash, containerdConfig, kubeletServiceCommand, newBootstrapToken } from '../../src/bootstrap/kubeadm-files';
+import { bootstrapTokenSecret, caCertHash, containerdConfig, kubeletServiceCommand, newBootstrapToken } from '../../src/core/windows/kubeadm';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from '../../src/bootstrap/ssh-key-info';
 import { runBounded } from '../../src/bootstrap/join';
 import { csrCommonName } from '../../src/cluster/csr';

@@ -1,10 +1,11 @@
-// Pure pieces of the kubeadm join: the bootstrap token and its Secret, the discovery CA hash, the
-// containerd config with a registry config_path, the kubelet service command line, the host layout.
+// The pure parts of the kubeadm join (src/bootstrap/kubeadm.ts runs them as steps): the bootstrap
+// token and its Secret, discovery from cluster-info and the CA hash, the containerd config with a
+// registry config_path, the service definitions, and what each step checks. Unit-tested without SSH.
 
 import { createHash, randomInt, X509Certificate } from 'node:crypto';
-import { CRI_ENDPOINT, LAYOUT, PAUSE_IMAGE } from '../core/windows/layout';
-
-export { LAYOUT };
+import { load } from 'js-yaml';
+import { CRI_ENDPOINT, LAYOUT, PAUSE_IMAGE } from './layout';
+import type { HostFacts, ServiceSpec, ServiceState } from './host-ops';
 
 export const NODE_PLACEHOLDER = '<node>';
 
@@ -135,4 +136,58 @@ export function kubeletServiceCommand(nodeName: string): string {
     '--enforce-node-allocatable=""',
     '--resolv-conf=""',
   ].join(' ');
+}
+
+/** Where the containerd release archive is put, and the file recording which archive was unpacked. */
+export const CONTAINERD_ARCHIVE = `${LAYOUT.payload}\\containerd.tar.gz`;
+export const CONTAINERD_MARKER = `${LAYOUT.containerdDir}\\.kube-windows-archive.sha256`;
+
+/** The taint a kubeadm join adds when asked, so that only pods tolerating Windows land there. */
+export const WINDOWS_TAINT = { key: 'os', value: 'windows', effect: 'NoSchedule' } as const;
+
+export function containerdService(): ServiceSpec {
+  return { name: 'containerd', binaryPathName: containerdServiceCommand(), displayName: 'containerd', description: 'containerd container runtime (kube-windows)', dependsOn: [] };
+}
+
+export function kubeletService(nodeName: string): ServiceSpec {
+  return { name: 'kubelet', binaryPathName: kubeletServiceCommand(nodeName), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] };
+}
+
+/** The service exists with exactly our command line (and, when asked, is running). */
+export function serviceInPlace(s: Pick<ServiceState, 'exists' | 'binaryPathName' | 'status'>, spec: ServiceSpec, running: boolean): boolean {
+  return s.exists && s.binaryPathName === spec.binaryPathName && (!running || s.status === 'Running');
+}
+
+/** Containers is enabled, or enabled and waiting for the restart (the restart step finishes it). */
+export const containersFeatureOn = (f: Pick<HostFacts, 'containersFeature'>): boolean => f.containersFeature === 'Enabled' || f.containersFeature === 'EnablePending';
+
+/** The restart step is done when nothing is pending and Containers is fully enabled; else why it must run. */
+export function restartNeed(f: Pick<HostFacts, 'containersFeature' | 'rebootPending'>): 'done' | { todo: string } {
+  if (!f.rebootPending && f.containersFeature === 'Enabled') return 'done';
+  return { todo: f.rebootPending ? 'a restart is pending' : `Containers is ${f.containersFeature}` };
+}
+
+/** The API server endpoint and the CA that `kubeadm join` discovers, from kube-public/cluster-info's kubeconfig text. */
+export function clusterInfoEndpoint(published: string | undefined, fallbackServer: string, fallbackCaPem: string | undefined): { endpoint: string; caHash: string } {
+  let server = fallbackServer;
+  let ca = fallbackCaPem;
+  if (published) {
+    const doc = load(published) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
+    const cluster = doc?.clusters?.[0]?.cluster;
+    if (cluster?.server) server = cluster.server;
+    if (cluster?.['certificate-authority-data']) ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
+  }
+  if (!ca)
+    throw new Error(
+      'The cluster CA is unknown: kube-public/cluster-info is missing and the kubeconfig has no certificate-authority-data. Create cluster-info (kubeadm init phase bootstrap-token) or use a kubeconfig with the CA.',
+    );
+  const url = new URL(server);
+  return { endpoint: `${url.hostname}:${url.port || '443'}`, caHash: caCertHash(ca) };
+}
+
+/** Why `kubeadm join` failed, from its output's last lines, with the token blanked out. */
+export function kubeadmJoinFailure(exitCode: number, output: string, token: string): string {
+  const tail = output.split(token).join('•••').trim().split(/\r?\n/).slice(-8).join('\n');
+  const hint = /already exists/.test(tail) ? ' The host has been joined before (maybe to another cluster): remove the node (kubeadm reset) and run the join again.' : '';
+  return `kubeadm join failed (exit code ${exitCode}):\n${tail}${hint}`;
 }
