@@ -25,7 +25,7 @@ export interface Resolver {
   reverse(ip: string): Promise<string[]>;
 }
 
-export const systemResolver: Resolver = {
+const systemResolver: Resolver = {
   async lookup4(name) {
     if (isIPv4(name)) return [name];
     try {
@@ -76,7 +76,7 @@ export interface ByohContext {
 const DEFAULT_TIMEOUTS = { node: 20 * 60_000, csr: 10 * 60_000, version: 15 * 60_000, ready: 10 * 60_000, remove: 15 * 60_000 };
 
 /** Reads everything the BYOH preflight needs and evaluates it. Never throws for a failed check. */
-export async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Finding[]> {
+async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Finding[]> {
   const { kube, host, address } = ctx.opts;
   const ns = ctx.opts.namespace ?? WMCO_NAMESPACE;
   const resolver = ctx.opts.resolver ?? systemResolver;

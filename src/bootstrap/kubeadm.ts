@@ -91,7 +91,7 @@ export async function discovery(kube: KubeClient, caPem: string | undefined, sig
   return clusterInfoEndpoint(await clusterInfoKubeconfig(kube, signal), kube.server, caPem);
 }
 
-export async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Promise<Finding[]> {
+async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Promise<Finding[]> {
   const { kube, host } = ctx.opts;
   const out: Finding[] = [];
   if (await isOpenShift(kube, signal)) {

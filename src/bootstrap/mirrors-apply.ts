@@ -41,7 +41,7 @@ export interface MirrorTarget {
 }
 
 /** The Windows nodes and the address to reach each (InternalIP, else the first address). */
-export async function windowsNodeTargets(kube: KubeClient, signal?: AbortSignal): Promise<MirrorTarget[]> {
+async function windowsNodeTargets(kube: KubeClient, signal?: AbortSignal): Promise<MirrorTarget[]> {
   return (await windowsNodes(kube, signal)).map((n) => ({ node: n.metadata.name, address: reachableAddress(n) })).sort((a, b) => a.node.localeCompare(b.node));
 }
 
@@ -57,7 +57,7 @@ export async function clusterMirrorObjects(kube: KubeClient, signal?: AbortSigna
 }
 
 /** The pull secret WMCO reads headers from (openshift-config/pull-secret), as renderer credentials. */
-export async function clusterCredentials(kube: KubeClient, signal?: AbortSignal): Promise<ReturnType<typeof credentialsFromPullSecret> | undefined> {
+async function clusterCredentials(kube: KubeClient, signal?: AbortSignal): Promise<ReturnType<typeof credentialsFromPullSecret> | undefined> {
   const json = await pullSecretJson(kube, signal);
   return json === undefined ? undefined : credentialsFromPullSecret(json);
 }
@@ -143,7 +143,7 @@ interface PushContext {
 }
 
 /** The per-node plan: read → stage → swap (hashes verified first, backup kept) → config_path → verify. */
-export function buildPushPlan(target: MirrorTarget, desired: DesiredTree, options: PushOptions = {}): { plan: Plan<PushContext>; swapId: string; root: string } {
+function buildPushPlan(target: MirrorTarget, desired: DesiredTree, options: PushOptions = {}): { plan: Plan<PushContext>; swapId: string; root: string } {
   const root = options.root ?? LAYOUT.registryHosts;
   const configFile = options.configFile ?? LAYOUT.containerdConfig;
   const id = options.id ?? randomBytes(4).toString('hex');
@@ -246,7 +246,7 @@ export interface PushRunOptions extends PushOptions {
 }
 
 /** Runs the push plan on one node; on a failure after the swap started, rolls the node back. */
-export async function pushToNode(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushRunOptions = {}): Promise<NodeResult> {
+async function pushToNode(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushRunOptions = {}): Promise<NodeResult> {
   const started = Date.now();
   const { plan, swapId, root } = buildPushPlan(target, desired, options);
   const ctx: PushContext = { host, state: {} };
@@ -321,7 +321,7 @@ export interface MirrorsOutcome {
 }
 
 /** Creates or updates IDMS / ITMS objects (spec replaced, metadata kept); other kinds are skipped. */
-export async function applyMirrorObjects(kube: KubeClient, objects: readonly unknown[], signal?: AbortSignal): Promise<ObjectResult[]> {
+async function applyMirrorObjects(kube: KubeClient, objects: readonly unknown[], signal?: AbortSignal): Promise<ObjectResult[]> {
   const out: ObjectResult[] = [];
   for (const o of objects) {
     const obj = o as { kind?: string; apiVersion?: string; metadata?: { name?: string }; spec?: unknown };

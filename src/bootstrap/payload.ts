@@ -23,7 +23,7 @@ export interface PayloadSettings {
 
 const CONTAINERD_ARCHIVE = /^containerd-\d+\.\d+\.\d+.*windows-amd64\.tar\.gz$/;
 
-export class PayloadError extends Error {
+class PayloadError extends Error {
   override name = 'PayloadError';
 }
 

@@ -22,20 +22,20 @@ export interface Finding {
 }
 
 /** Windows Server builds WMCO and upstream Kubernetes support (reference §6). */
-export const SUPPORTED_BUILDS: Record<number, string> = {
+const SUPPORTED_BUILDS: Record<number, string> = {
   17763: 'Windows Server 2019',
   20348: 'Windows Server 2022',
   26100: 'Windows Server 2025',
 };
 
 /** WS2022 needs KB5012637 (20348.681 or later) for WMCO (reference §6). */
-export const WS2022_MIN_UBR = 681;
+const WS2022_MIN_UBR = 681;
 
 /**
  * First WMCO version that supports a cluster-wide egress proxy on Windows nodes: the limitation was
  * dropped from the OpenShift docs with WMCO 9.0.0 (OCP 4.14; openshift-docs PR #69216, OSDOCS-5872).
  */
-export const WMCO_PROXY_MIN_VERSION = '9.0.0';
+const WMCO_PROXY_MIN_VERSION = '9.0.0';
 
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const RFC1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -392,7 +392,7 @@ export function firstOffer(findings: readonly Finding[] | undefined): Finding | 
   return blocking(findings ?? []).find((f) => f.offer !== undefined);
 }
 
-export function formatFindings(findings: readonly Finding[]): string {
+function formatFindings(findings: readonly Finding[]): string {
   return findings.map((f) => `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
 }
 

@@ -37,8 +37,6 @@ import type { RunResult } from './runner';
 
 /** The setting kubeWindows.reboot.timeoutMinutes defaults to this. */
 export const DEFAULT_REBOOT_TIMEOUT_MINUTES = 15;
-/** On the Node while a reboot is under way: the host's LastBootUpTime before the restart. */
-export { BOOT_ANNOTATION };
 export { drainTargets, podsWithEmptyDir } from '../cluster/pods';
 
 export type RebootNode = NodeObject;

@@ -77,7 +77,7 @@ export class TransientError extends Error {
 }
 
 /** The reason a step's signal is aborted with when the step runs out of time. */
-export class StepTimeoutError extends Error {
+class StepTimeoutError extends Error {
   override readonly name = 'StepTimeoutError';
 
   constructor(

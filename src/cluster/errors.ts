@@ -146,7 +146,7 @@ export function parseForbidden(message: string | undefined): Permission | undefi
   return p;
 }
 
-export function describePermission(p: Permission): string {
+function describePermission(p: Permission): string {
   const resource = p.group ? `${p.resource}.${p.group}` : p.resource;
   return `${p.verb} ${resource} ${p.namespace ? `in namespace "${p.namespace}"` : 'cluster-wide'}`;
 }

@@ -97,7 +97,7 @@ export function loadKubeconfig(options: LocateOptions = {}): KubeconfigLoad {
   return { ok: true, config, location, contexts: infos, currentContext: current || undefined, warnings };
 }
 
-export function listContexts(config: KubeConfig): ContextInfo[] {
+function listContexts(config: KubeConfig): ContextInfo[] {
   return config.getContexts().map((c) => {
     const info: ContextInfo = { name: c.name, cluster: c.cluster, user: c.user };
     if (c.namespace) info.namespace = c.namespace;

@@ -63,7 +63,7 @@ class TtyOut extends Writable {
   }
 }
 
-export async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: number, signal?: AbortSignal, onStatus?: (t: string) => void): Promise<void> {
+async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: number, signal?: AbortSignal, onStatus?: (t: string) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {

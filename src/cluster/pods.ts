@@ -4,7 +4,7 @@ import { budgetsSelecting, drainPlan, emptyDirLosses, type DrainPdb, type DrainP
 import { enc, type ApiCall } from './api';
 import type { KubeClient } from './client';
 
-export const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
+const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
 
 /** The calls a drain makes, for previews. */
 export function drainCalls(nodeName: string, disableEviction: boolean): ApiCall[] {
@@ -17,7 +17,7 @@ export function drainCalls(nodeName: string, disableEviction: boolean): ApiCall[
 }
 
 /** The pods scheduled on a node: a server-side field selector, never a cluster-wide list. */
-export async function podsOnNode(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<DrainPod[]> {
+async function podsOnNode(kube: KubeClient, nodeName: string, signal?: AbortSignal): Promise<DrainPod[]> {
   const list = await kube.get<{ items?: DrainPod[] }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` }, signal);
   return list.items ?? [];
 }

@@ -79,9 +79,9 @@ export interface TreeNode {
   yaml?: () => Promise<object>;
 }
 
-export const RETRY_COMMAND = 'kubeWindows.retry';
+const RETRY_COMMAND = 'kubeWindows.retry';
 
-export const COLORS = {
+const COLORS = {
   ok: 'testing.iconPassed',
   error: 'problemsErrorIcon.foreground',
   warning: 'problemsWarningIcon.foreground',
@@ -119,7 +119,7 @@ export interface ServiceRow {
 export type NodeServicesAnswer = { services: ServiceRow[] } | { connect: string } | { error: string };
 export type NodeServicesSource = (context: string, node: WindowsNodeView) => Promise<NodeServicesAnswer>;
 
-export const CONNECT_SERVICES_COMMAND = 'kubeWindows.connectServices';
+const CONNECT_SERVICES_COMMAND = 'kubeWindows.connectServices';
 /** Internal: asks a node's Services group again, with (context, node name). */
 export const REFRESH_SERVICES_COMMAND = 'kubeWindows.refreshServices';
 
@@ -140,7 +140,7 @@ class Emitter<T> {
 }
 
 /** Markdown-escapes a text from the cluster. */
-export function md(text: string): string {
+function md(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
 
@@ -684,7 +684,7 @@ function detailRef(parent: TreeRef | undefined): TreeRef {
 }
 
 /** Stands in for children still being read; the parent's change event replaces it. */
-export function loadingNode(id: string, parent: Pick<TreeNode, 'contextValue' | 'label' | 'description'>): TreeNode {
+function loadingNode(id: string, parent: Pick<TreeNode, 'contextValue' | 'label' | 'description'>): TreeNode {
   const connecting = parent.contextValue.startsWith('cluster');
   const label = connecting ? 'Connecting…' : 'Loading…';
   return { id, label, tooltip: connecting ? `Connecting to ${md(parent.label)}…` : `Reading ${md(parent.label)}…`, icon: { id: 'loading~spin' }, contextValue: 'info', collapsible: 'none' };
@@ -729,7 +729,7 @@ function shortReason(e: ClusterErrorItem): string {
 }
 
 /** The children of a node's Services group (pure). The error item's retry asks the group again. */
-export function serviceItems(sid: string, node: { context: string; node: string }, answer: NodeServicesAnswer): TreeNode[] {
+function serviceItems(sid: string, node: { context: string; node: string }, answer: NodeServicesAnswer): TreeNode[] {
   if ('connect' in answer) {
     // The command gets the node as an item with its reference, as if run on the node itself.
     const nodeItem: Pick<TreeNode, 'ref'> = { ref: { kind: 'node', ...node } };
@@ -767,7 +767,7 @@ function placeholder(id: string, label: string, tooltip: string): TreeNode {
   return { id, label, tooltip, icon: { id: 'info' }, contextValue: 'info', collapsible: 'none' };
 }
 
-export function infoLine(info: SessionInfo): string {
+function infoLine(info: SessionInfo): string {
   const parts = [info.version ?? 'version unknown', info.flavour === 'openshift' ? 'OpenShift' : 'Kubernetes'];
   if (info.wmco.present) parts.push(['WMCO', info.wmco.version, info.wmco.phase].filter(Boolean).join(' '));
   else if (!info.wmco.error) parts.push('no WMCO');

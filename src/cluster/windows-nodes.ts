@@ -91,7 +91,7 @@ export function windowsNodeView(node: V1Node): WindowsNodeView {
 }
 
 /** "Windows Server 2022" for 20348 (the marketing name without the release id). */
-export function windowsVersionName(build: number): string {
+function windowsVersionName(build: number): string {
   const known = buildByNumber(build);
   return known ? known.name.replace(/\s*\((\d{4}|SAC)\)$/, '') : `Windows build 10.0.${build}`;
 }

@@ -190,7 +190,7 @@ export async function approveWmcoInstallPlan(kube: KubeClient, ns: string, signa
 }
 
 /** OKD announces itself in the ClusterVersion (its release image and version carry "okd"). */
-export async function isOkd(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
+async function isOkd(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
   const cv = await getOrUndefined<{ status?: { desired?: { image?: string; version?: string } } }>(kube, CLUSTER_VERSION_PATH, signal);
   const d = cv?.status?.desired;
   return /okd|origin/i.test(`${d?.image ?? ''} ${d?.version ?? ''}`);

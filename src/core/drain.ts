@@ -34,7 +34,7 @@ export function drainSkipReason(p: DrainPod): string | undefined {
   return undefined;
 }
 
-export const usesEmptyDir = (p: DrainPod): boolean => (p.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined);
+const usesEmptyDir = (p: DrainPod): boolean => (p.spec?.volumes ?? []).some((v) => v.emptyDir !== undefined);
 
 /** The pods a drain must remove, and the ones it leaves (namespace/name (why)). */
 export function drainPlan(pods: readonly DrainPod[]): { evict: DrainPod[]; skipped: string[] } {
@@ -54,7 +54,7 @@ export function emptyDirLosses(evict: readonly DrainPod[]): string[] {
 }
 
 /** A LabelSelector against labels; a missing selector matches nothing, an empty one every pod (policy/v1). */
-export function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
+function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
   if (!sel) return false;
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {

@@ -40,7 +40,7 @@ export const REBOOT_REQUIRED_ANNOTATION = 'windowsmachineconfig.openshift.io/reb
 // ---- OpenShift ---------------------------------------------------------------------------------
 
 /** The API group whose presence makes a cluster OpenShift or OKD (served by both, by nothing else). */
-export const OPENSHIFT_CONFIG_GROUP = 'config.openshift.io';
+const OPENSHIFT_CONFIG_GROUP = 'config.openshift.io';
 /** The cluster-wide pull secret. */
 export const PULL_SECRET_NAMESPACE = 'openshift-config';
 export const PULL_SECRET = 'pull-secret';

@@ -53,7 +53,7 @@ const OS_VALUES: Choice[] = [
 ];
 
 /** LTSC builds, newest first; end-of-life ones last. */
-export const BUILD_CHOICES: Choice[] = WINDOWS_BUILDS.filter((b) => b.ltsc)
+const BUILD_CHOICES: Choice[] = WINDOWS_BUILDS.filter((b) => b.ltsc)
   .sort((a, b) => Number(a.eol) - Number(b.eol) || b.build - a.build)
   .map((b) => ({
     label: b.label,
@@ -63,7 +63,7 @@ export const BUILD_CHOICES: Choice[] = WINDOWS_BUILDS.filter((b) => b.ltsc)
   }));
 
 /** Accounts for `runAsUserName`; the `NT AUTHORITY` ones single-quoted, so that YAML keeps their one backslash. */
-export const ACCOUNT_CHOICES: Choice[] = [
+const ACCOUNT_CHOICES: Choice[] = [
   { label: 'ContainerUser', yaml: 'ContainerUser', detail: 'Unprivileged container account (Nano Server default)' },
   { label: 'ContainerAdministrator', yaml: 'ContainerAdministrator', detail: 'Container administrator (Server Core default); refused by runAsNonRoot' },
   { label: 'NT AUTHORITY\\SYSTEM', yaml: "'NT AUTHORITY\\SYSTEM'", detail: 'HostProcess: LocalSystem, full control of the host' },
@@ -116,7 +116,7 @@ function choiceItems(ctx: PositionContext, choices: Choice[]): CompletionItem[] 
 // Keys and snippets
 
 /** True when the key context is directly in a pod spec (a Pod's `spec`, a workload's `template.spec`). */
-export function isPodSpecContext(ctx: PositionContext): boolean {
+function isPodSpecContext(ctx: PositionContext): boolean {
   if (ctx.kind !== 'key' || !ctx.object) return false;
   const rel = POD_SPEC_PATHS[ctx.object.kind];
   if (!rel) return false;

@@ -214,7 +214,7 @@ function closingQuote(s: string, from: number): number {
 }
 
 /** The string a scalar's raw text stands for, as far as the context needs it (quotes removed, escapes read). */
-export function unquote(raw: string): string {
+function unquote(raw: string): string {
   const t = raw.trim();
   if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
   if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {

@@ -359,7 +359,7 @@ function hasHostProcess(spec: Obj): boolean {
 }
 
 /** The pod declares or selects Windows, or sets Windows-only options, or runs a Windows image. */
-export function windowsPod(spec: Obj): boolean {
+function windowsPod(spec: Obj): boolean {
   if (isObj(spec.os) && spec.os.name === 'windows') return true;
   if (isObj(spec.nodeSelector) && (spec.nodeSelector[OS_LABEL] === 'windows' || spec.nodeSelector[BETA_OS_LABEL] === 'windows' || spec.nodeSelector[BUILD_LABEL] !== undefined)) return true;
   if (windowsOptionsOf(spec.securityContext)) return true;

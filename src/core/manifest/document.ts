@@ -47,8 +47,8 @@ export interface LoadOptions {
 }
 
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
-export const DEFAULT_MAX_ALIAS_EXPANSION = 100_000;
-export const DEFAULT_MAX_DEPTH = 256;
+const DEFAULT_MAX_ALIAS_EXPANSION = 100_000;
+const DEFAULT_MAX_DEPTH = 256;
 
 export function loadManifest(text: string, options: LoadOptions = {}): ManifestFile {
   const file = openManifest(text, options);
@@ -295,7 +295,7 @@ function hasContent(text: string): boolean {
 const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
 
 /** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
-export function templateReason(text: string): { reason: string; offset: number; length: number } | undefined {
+function templateReason(text: string): { reason: string; offset: number; length: number } | undefined {
   const braces = text.indexOf('{{');
   const dollar = text.indexOf('${');
   if (braces === -1 && dollar === -1) return undefined;

@@ -439,7 +439,7 @@ const SAFE_PLAIN = /^[A-Za-z_][A-Za-z0-9_./-]*$/;
 const YAML11_WORDS = /^(?:y|n|yes|no|on|off|true|false|null)$/i;
 
 /** A scalar on one line, in the form the loader reads back as the same value. */
-export function renderScalar(v: unknown): string {
+function renderScalar(v: unknown): string {
   if (typeof v === 'string') {
     if (SAFE_PLAIN.test(v) && !YAML11_WORDS.test(v)) return v;
     // A line break would need a block scalar: use a double-quoted string, valid anywhere.

@@ -76,7 +76,7 @@ export interface PAlias extends PBase {
   target?: PNode;
 }
 
-export const STYLE_PLAIN = 1;
+const STYLE_PLAIN = 1;
 const STYLE_SINGLE = 2;
 const STYLE_DOUBLE = 3;
 const STYLE_LITERAL = 4;
@@ -306,10 +306,6 @@ export function deref(node: PNode | undefined): PNode | undefined {
   let n = node;
   for (let i = 0; i < 64 && n?.kind === 'alias'; i++) n = n.target;
   return n;
-}
-
-export function keyText(node: PNode): string | undefined {
-  return node.kind === 'scalar' ? node.text : undefined;
 }
 
 // Plain words that stay strings under YAML 1.1 (the quick answer for almost every Kubernetes key).

@@ -108,17 +108,6 @@ function activeRules(options: CheckOptions): ActiveRules {
   };
 }
 
-/** Checks an already loaded file (the language server keeps its documents between edits). */
-export function checkManifest(file: ManifestFile, options: CheckOptions = {}): CheckResult {
-  const facts = withFileFlavour(options.facts ?? emptyFacts(options.flavour, options.cluster), file.text);
-  const rules = activeRules(options);
-  const result = newResult(file);
-  if (file.skipped) return result;
-  result.documents = file.documents.length;
-  for (const doc of file.documents) checkDocument(file, doc, facts, rules, options, result);
-  return finish(file, file.documents, result);
-}
-
 /**
  * Incremental checking, for the language server: checks one document of a file (already loaded)
  * with facts gathered beforehand. Positions are those of the document's place in `file`; the
@@ -316,5 +305,3 @@ function applySuppressions(file: ManifestFile, documents: DocumentPlace[], findi
     return !fromLine.some((s) => (s.doc === f.document || s.doc === -1) && f.range.start.line > s.line && covers(s.ids, f.ruleId));
   });
 }
-
-export { RULES, RULES_BY_ID };

@@ -36,10 +36,6 @@ export function inferredNote(target: Targeting): string {
   return target.declared ? '' : ` (Windows inferred from ${windowsReason(target)})`;
 }
 
-export function kindName(pod: PodSpecView): string {
-  return `${pod.object.kind}${pod.object.name ? ` "${pod.object.name}"` : ''}`;
-}
-
 /** Fix that adds `os: {name: windows}` to the pod spec, at the top where readers see it first. */
 export function addOsWindowsFix(pod: PodSpecView): FixSpec {
   return { title: 'Add spec.os.name: windows', ops: [{ op: 'set', path: [...pod.path, 'os'], value: { name: 'windows' }, first: true }] };

@@ -33,7 +33,7 @@ export const RULES: Rule[] = [
 export const RULES_BY_ID = new Map(RULES.map((r) => [r.id, r]));
 
 /** Where a rule's documentation lives (the README's rule table, one anchor per rule). */
-export const DOCS_BASE = 'https://github.com/kube-windows/kube-windows/blob/main/docs/rules.md';
+const DOCS_BASE = 'https://github.com/kube-windows/kube-windows/blob/main/docs/rules.md';
 export function docsUrl(id: string): string {
   return `${DOCS_BASE}#${id.toLowerCase()}`;
 }

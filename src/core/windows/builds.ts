@@ -45,7 +45,7 @@ export function parseBuildLabel(value: unknown): { major: number; minor: number;
 }
 
 /** The LTSC tag a node build runs, for retargeting an image (`ltsc2022` for 20348). */
-export function tagTokenFor(build: number, preferNumeric = false): string | undefined {
+function tagTokenFor(build: number, preferNumeric = false): string | undefined {
   const b = BY_BUILD.get(build);
   if (!b) return undefined;
   if (preferNumeric) return b.tokens.find((t) => /^\d/.test(t)) ?? b.tokens[0];
@@ -153,7 +153,7 @@ const WINDOWS_REPOS = new Map<string, RegExp>([
   ['docker.io', /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/],
 ]);
 
-export function isWindowsBaseRepository(image: ImageRef): boolean {
+function isWindowsBaseRepository(image: ImageRef): boolean {
   return WINDOWS_REPOS.get(image.registry)?.test(image.repository) ?? false;
 }
 

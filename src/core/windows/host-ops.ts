@@ -15,7 +15,7 @@
  */
 import { psScript, type PsValue } from './powershell';
 
-export const RESULT_MARKER = 'KWRESULT ';
+const RESULT_MARKER = 'KWRESULT ';
 
 /** One operation: its name, parameters (for the dry-run and the simulator), script and result parser. */
 export interface HostOp<R> {

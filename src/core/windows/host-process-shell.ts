@@ -6,13 +6,13 @@
 import { buildByNumber, parseBuildLabel } from './builds';
 import { BUILD_LABEL } from '../well-known';
 
-export const SHELL_POD_COMPONENT = 'node-shell';
+const SHELL_POD_COMPONENT = 'node-shell';
 /** The container the terminal execs into. */
 export const SHELL_CONTAINER = 'shell';
 /** The interactive shell exec'd into the pod: the host's Windows PowerShell (a HostProcess container runs on the host). */
 export const SHELL_COMMAND = ['powershell.exe', '-NoLogo'] as const;
 /** A pod left behind (VS Code killed) ends by itself after this long. */
-export const SHELL_POD_DEADLINE_SECONDS = 8 * 3600;
+const SHELL_POD_DEADLINE_SECONDS = 8 * 3600;
 
 export interface PowerShellImage {
   image: string;

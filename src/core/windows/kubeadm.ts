@@ -109,7 +109,7 @@ export function containerdConfig(major: number): string {
 }
 
 /** The containerd service command line. */
-export function containerdServiceCommand(): string {
+function containerdServiceCommand(): string {
   return `"${LAYOUT.containerdExe}" --config "${LAYOUT.containerdConfig}" --run-service --log-file C:\\var\\log\\containerd.log`;
 }
 

@@ -28,7 +28,7 @@ function isStringMap(v: unknown): v is Record<string, string> {
  * Edits that turn a DeploymentConfig into an equivalent apps/v1 Deployment, or a reason why that
  * is not safe (hooks, image-stream triggers, custom strategies: behaviour a Deployment lacks).
  */
-export function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | { unsafe: string } {
+function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | { unsafe: string } {
   const base = object.path;
   const spec = getAt(object.value, ['spec']);
   if (!isObj(spec)) return { unsafe: 'it has no spec' };
