@@ -63,34 +63,29 @@ const SRC = {
   privateRegistries: `${WMCO_REPO}/commit/d2e5766c9`,
 };
 
+/** AWS and Azure share their history: 4.6 with Windows Server 2019 (through 4.21), 2022 from 4.11, 2025 from 5.0. */
+function firstClouds(label: string): PlatformSupport {
+  return {
+    label,
+    windows: { since: '4.6', source: SRC.ocp46 },
+    servers: {
+      '2019': { since: '4.6', until: '4.21', source: `${SRC.ocp46} ; ${SRC.ws2019end}` },
+      '2022': { since: '4.11', source: SRC.wmco6 },
+      '2025': { since: '5.0', source: SRC.ws2025 },
+    },
+    provisioning: 'MachineSet',
+    note: 'before 4.11 (WMCO 5 and older) the Windows Server 2019 image had to have Docker installed',
+  };
+}
+
 /**
  * Platforms by Infrastructure platform type. AWS and Azure: 4.6 (WMCO 1.0); WMCO's own table now
  * starts them at 4.11 because WMCO before 6.0 needed Windows Server 2019 images with Docker, which
  * Microsoft and AWS stopped publishing.
  */
 export const PLATFORM_SUPPORT: Record<WindowsPlatform, PlatformSupport> = {
-  AWS: {
-    label: 'AWS',
-    windows: { since: '4.6', source: SRC.ocp46 },
-    servers: {
-      '2019': { since: '4.6', until: '4.21', source: `${SRC.ocp46} ; ${SRC.ws2019end}` },
-      '2022': { since: '4.11', source: SRC.wmco6 },
-      '2025': { since: '5.0', source: SRC.ws2025 },
-    },
-    provisioning: 'MachineSet',
-    note: 'before 4.11 (WMCO 5 and older) the Windows Server 2019 image had to have Docker installed',
-  },
-  Azure: {
-    label: 'Azure',
-    windows: { since: '4.6', source: SRC.ocp46 },
-    servers: {
-      '2019': { since: '4.6', until: '4.21', source: `${SRC.ocp46} ; ${SRC.ws2019end}` },
-      '2022': { since: '4.11', source: SRC.wmco6 },
-      '2025': { since: '5.0', source: SRC.ws2025 },
-    },
-    provisioning: 'MachineSet',
-    note: 'before 4.11 (WMCO 5 and older) the Windows Server 2019 image had to have Docker installed',
-  },
+  AWS: firstClouds('AWS'),
+  Azure: firstClouds('Azure'),
   VSphere: {
     label: 'vSphere',
     windows: { since: '4.7', source: SRC.ocp47 },
