@@ -6,7 +6,8 @@ import { fixText } from '../core/rules/fix';
 import { RULES } from '../core/rules/registry';
 import { DEFAULT_MAX_BYTES } from '../core/manifest/document';
 import { SEVERITY_RANK, type Severity } from '../core/rules/types';
-import type { Flavour } from '../core/rules/facts';
+import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
+import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
 import { EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveNumber, UsageError, warn } from './kit';
 import { formatJson, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
@@ -21,6 +22,8 @@ export const CHECK_OPTIONS_HELP = `check options:
   --disable RULE[,RULE]      do not run these rules (repeatable)
   --flavour auto|openshift|kubernetes
                              cluster flavour for OpenShift-only rules (default auto)
+  --openshift-version 4.N    check against this OpenShift release's Windows support (platforms,
+                             Windows Server versions); implies --flavour openshift
   --fix                      apply safe fixes in place (atomically), then report what is left
   --max-file-size MIB        skip files larger than this (default ${DEFAULT_MAX_BYTES / 1048576})
   --no-color                 plain text output
@@ -46,6 +49,19 @@ function listOption(values: string[] | undefined): string[] {
   return out;
 }
 
+/**
+ * `--openshift-version 4.N`: the release the Windows support table is read for, offline. It names an
+ * OpenShift cluster, so it cannot go with --flavour kubernetes. (A future live snapshot keeps its
+ * other facts; the release given here wins over the one it reports: see withOpenShiftRelease.)
+ */
+function openshiftRelease(value: string | undefined, flavour: Flavour): ClusterSnapshot | undefined {
+  if (value === undefined) return undefined;
+  const release = parseOpenShiftRelease(value);
+  if (!release || release.major < 4) throw new UsageError(`--openshift-version must be an OpenShift 4 (or later) release such as 4.16, not "${value}"`);
+  if (flavour === 'kubernetes') throw new UsageError('--openshift-version names an OpenShift release; it cannot be used with --flavour kubernetes');
+  return withOpenShiftRelease(undefined, release);
+}
+
 export function runCheck(args: string[]): number {
   const { values, positionals } = parse(
     args,
@@ -56,6 +72,7 @@ export function runCheck(args: string[]): number {
       enable: { type: 'string', multiple: true },
       disable: { type: 'string', multiple: true },
       flavour: { type: 'string' },
+      'openshift-version': { type: 'string' },
       fix: { type: 'boolean', default: false },
       'max-file-size': { type: 'string' },
       color: { type: 'boolean' },
@@ -70,6 +87,7 @@ export function runCheck(args: string[]): number {
   const format = oneOf('format', values.format, FORMATS) ?? 'text';
   const minSeverity: Severity = oneOf('min-severity', values['min-severity'], ['info', 'warning', 'error']) ?? 'info';
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
+  const cluster = openshiftRelease(values['openshift-version'], flavour);
   const mib = positiveNumber('max-file-size', values['max-file-size']);
   const maxBytes = mib === undefined ? DEFAULT_MAX_BYTES : Math.floor(mib * 1048576);
   const inputs = positionals.length > 0 ? positionals : ['.'];
@@ -97,11 +115,13 @@ export function runCheck(args: string[]): number {
   const facts = gatherFacts(
     texts.flatMap((t) => (t.text !== undefined ? [t.text] : [])),
     flavour,
+    cluster,
   );
   const options: CheckOptions = {
     only: listOption(values.enable as string[] | undefined),
     disable: listOption(values.disable as string[] | undefined),
     flavour,
+    cluster,
     facts,
     load: { maxBytes },
   };

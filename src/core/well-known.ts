@@ -37,6 +37,21 @@ export const WMCO_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/versio
 export const WMCO_DESIRED_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/desired-version';
 export const REBOOT_REQUIRED_ANNOTATION = 'windowsmachineconfig.openshift.io/reboot-required';
 
+/** Windows Machines: the label WMCO selects Machines by (value exactly `Windows`). */
+export const MACHINE_OS_ID_LABEL = 'machine.openshift.io/os-id';
+export const MACHINE_OS_ID_WINDOWS = 'Windows';
+/** The user-data Secret WMCO creates in openshift-machine-api for Windows Machines (Linux ones use worker-user-data). */
+export const WINDOWS_USER_DATA_SECRET = 'windows-user-data';
+export const LINUX_USER_DATA_SECRET = 'worker-user-data';
+/** The namespace of MachineSets, Machines and their user-data Secrets. */
+export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
+/** The labels that make a Machine's node a worker (WMCO README, "Configuring Windows instances provisioned through MachineSets"). */
+export const MACHINE_ROLE_LABEL = 'machine.openshift.io/cluster-api-machine-role';
+export const MACHINE_TYPE_LABEL = 'machine.openshift.io/cluster-api-machine-type';
+export const MACHINESET_LABEL = 'machine.openshift.io/cluster-api-machineset';
+export const MACHINE_CLUSTER_LABEL = 'machine.openshift.io/cluster-api-cluster';
+export const WORKER_NODE_ROLE_LABEL = 'node-role.kubernetes.io/worker';
+
 // ---- OpenShift ---------------------------------------------------------------------------------
 
 /** The API group whose presence makes a cluster OpenShift or OKD (served by both, by nothing else). */

@@ -11,6 +11,7 @@ import { runtimeClassRules } from './families/runtime-class';
 import { mirrorRules } from './families/mirrors';
 import { byohRules } from './families/byoh';
 import { networkRules } from './families/network';
+import { machineSetRules } from './families/machinesets';
 import { linterRules } from './families/linters';
 
 /** The one rule registry: every rule the engine, the CLI, the server and the README know. */
@@ -27,6 +28,7 @@ export const RULES: Rule[] = [
   ...mirrorRules,
   ...byohRules,
   ...networkRules,
+  ...machineSetRules,
   ...linterRules,
 ].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 

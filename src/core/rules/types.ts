@@ -36,7 +36,8 @@ export interface RuleMeta {
   severity: Severity;
   /** One line: what the rule catches and why (the README table). */
   title: string;
-  family: 'pod-security' | 'host-process' | 'windows-options' | 'runtime' | 'scheduling' | 'images' | 'openshift' | 'runtime-class' | 'mirrors' | 'byoh' | 'network' | 'linters' | 'yaml';
+  family:
+    'pod-security' | 'host-process' | 'windows-options' | 'runtime' | 'scheduling' | 'images' | 'openshift' | 'runtime-class' | 'mirrors' | 'byoh' | 'network' | 'machinesets' | 'linters' | 'yaml';
 }
 
 export interface PodContext {
