@@ -158,7 +158,9 @@ const eventLine = (e: EventFacts): string => `${e.reason ?? 'Event'}: ${(e.messa
 
 /** The user-data secret the Machine's provider spec names. */
 export function machineUserDataSecret(m: MachineApiObject): string | undefined {
-  const value = providerSpecValue(m);
+  // A Machine's provider spec is spec.providerSpec (a MachineSet's, spec.template.spec.providerSpec).
+  const own = isObj(m.spec?.providerSpec) ? m.spec.providerSpec.value : undefined;
+  const value = isObj(own) ? own : providerSpecValue(m);
   const secret = value && isObj(value.userDataSecret) ? value.userDataSecret.name : undefined;
   return typeof secret === 'string' ? secret : undefined;
 }
