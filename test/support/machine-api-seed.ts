@@ -86,6 +86,17 @@ export function wmcoDocMachineSet(platform: Platform): KubeObject {
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
+/**
+ * WMCO's example as the comparison reference for what kube-windows writes: the provider spec's
+ * empty ObjectMeta (`metadata: {creationTimestamp: null}`, in the vSphere example) carries nothing
+ * and is not written.
+ */
+export function wmcoReference(platform: Platform): KubeObject {
+  const doc = wmcoDocMachineSet(platform) as Obj;
+  delete doc.spec.template.spec.providerSpec.value.metadata;
+  return doc as KubeObject;
+}
+
 /** The Linux image the installer puts in the platform's place. */
 function linuxImage(platform: Platform, value: Obj): void {
   switch (platform) {

@@ -15,14 +15,7 @@ import {
   parseImage,
   type MachineApiObject,
 } from '../../src/core/openshift/machineset';
-import { CLUSTER, INFRA, linuxWorkerMachineSet, PLATFORMS, wmcoDocMachineSet } from '../support/machine-api-seed';
-
-/** WMCO's example as the comparison reference: the provider spec's empty ObjectMeta (`metadata: {creationTimestamp: null}`, vSphere's example) carries nothing and is not written. */
-function reference(platform: (typeof PLATFORMS)[number]): unknown {
-  const doc = wmcoDocMachineSet(platform) as { spec: { template: { spec: { providerSpec: { value: Record<string, unknown> } } } } };
-  delete doc.spec.template.spec.providerSpec.value.metadata;
-  return doc;
-}
+import { CLUSTER, INFRA, linuxWorkerMachineSet, PLATFORMS, wmcoReference } from '../support/machine-api-seed';
 
 for (const platform of PLATFORMS) {
   test(`${platform}: made from the installer's Linux worker MachineSet, the YAML parses to WMCO's documented Windows MachineSet`, () => {
@@ -32,8 +25,8 @@ for (const platform of PLATFORMS) {
     const built = buildWindowsMachineSet({ platform, infrastructureName: INFRA, from, image: CLUSTER[platform].windowsImage, taken: [from.metadata.name] });
     assert.equal(built.name, CLUSTER[platform].windowsName);
     const yaml = machineSetYaml(built);
-    assert.deepEqual(parseYaml(yaml), reference(platform));
-    assert.deepEqual(built.object, reference(platform), 'the object sent is the YAML shown');
+    assert.deepEqual(parseYaml(yaml), wmcoReference(platform));
+    assert.deepEqual(built.object, wmcoReference(platform), 'the object sent is the YAML shown');
     assert.equal(isWindowsMachineSet(built.object), true);
     // Nothing of the old object: no uid, resourceVersion, status, annotations, owner, managed fields.
     assert.doesNotMatch(yaml, /\buid:|resourceVersion|generation|creationTimestamp|managedFields|ownerReferences|annotations|last-applied|autoscaler|worker-user-data\n|status:/);
