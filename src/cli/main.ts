@@ -1,11 +1,13 @@
 // The `kube-windows` command line: dispatches to the subcommands. The plumbing they share (options,
 // exit codes, cluster and SSH access, questions, progress) is in ./kit; each subcommand's own
 // options and help are in its module: check.ts (check, rules), join.ts (join, remove), nodes.ts,
-// mirrors.ts (render) and mirrors-apply.ts (diff, apply).
+// mirrors.ts (render), mirrors-apply.ts (diff, apply) and machineset.ts (create, follow, scale,
+// delete-machine).
 import { version } from '../../package.json';
 import { CHECK_OPTIONS_HELP, runCheck, runRules } from './check';
 import { runJoin, runRemove } from './join';
 import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
+import { runMachineSet } from './machineset';
 import { runMirrors } from './mirrors';
 import { runNodes } from './nodes';
 
@@ -19,6 +21,11 @@ Usage:
   kube-windows nodes reboot|logs|services NODE --context C [--user U --key FILE]
   kube-windows mirrors render [--mode ordered|wmco] [--pull-secret FILE] --out DIR FILES...
   kube-windows mirrors diff|apply --context C ...
+  kube-windows machineset create --context C --image IMAGE [--from LINUX_MACHINESET] [--name N]
+                                 [--replicas N] [--dry-run] [--yes]
+  kube-windows machineset follow NAME --context C
+  kube-windows machineset scale NAME --replicas N --context C [--yes]
+  kube-windows machineset delete-machine NAME --context C [--yes]
 
 ${CHECK_OPTIONS_HELP}
 
@@ -48,6 +55,8 @@ export function main(argv: string[]): number | Promise<number> {
         return runNodes(rest).catch(failure);
       case 'mirrors':
         return runMirrors(rest).catch(failure);
+      case 'machineset':
+        return runMachineSet(rest).catch(failure);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);

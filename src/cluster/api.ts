@@ -1,7 +1,7 @@
 // Small verbs over KubeClient that every caller of the API needs: read-or-undefined (404), create
 // idempotently (409), and the path pieces. Each concern's calls live beside it (nodes.ts, pods.ts,
 // csr.ts, wmco.ts, openshift.ts, kubeadm.ts); plans in bootstrap/ call those, never paths of their own.
-import type { KubeClient } from './client';
+import type { KubeClient, Query } from './client';
 import { ApiError } from './errors';
 
 export const enc = encodeURIComponent;
@@ -41,4 +41,26 @@ export interface ApiCall {
   verb: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   body?: unknown;
+}
+
+/**
+ * Every item of a list, page by page (`limit` and `continue`): a cluster with many objects never
+ * answers one huge list. A continue token that expired (410) starts the list over once.
+ */
+export async function listAll<T>(kube: KubeClient, path: string, query: Query = {}, signal?: AbortSignal, pageSize = 250): Promise<T[]> {
+  for (let attempt = 0; ; attempt++) {
+    const items: T[] = [];
+    let token: string | undefined;
+    try {
+      do {
+        const page = await kube.get<{ items?: T[]; metadata?: { continue?: string } }>(path, { ...query, limit: pageSize, ...(token ? { continue: token } : {}) }, signal);
+        items.push(...(page.items ?? []));
+        token = page.metadata?.continue || undefined;
+      } while (token);
+      return items;
+    } catch (err) {
+      if (attempt === 0 && token && err instanceof ApiError && err.status === 410) continue;
+      throw err;
+    }
+  }
 }

@@ -20,8 +20,24 @@ export interface ClusterProxy {
 
 /** The Infrastructure's status: the internal API URL's field is `apiServerInternalURI` (sic), beside `apiServerURL`. */
 export interface Infrastructure {
-  status?: { apiServerInternalURI?: string; apiServerURL?: string; platform?: string };
+  status?: {
+    apiServerInternalURI?: string;
+    apiServerURL?: string;
+    /** Deprecated in favour of platformStatus.type, still set. */
+    platform?: string;
+    /** The `<infrastructureID>` of names and labels (MachineSets, cloud resources). */
+    infrastructureName?: string;
+    platformStatus?: { type?: string; aws?: { region?: string }; azure?: { resourceGroupName?: string; networkResourceGroupName?: string }; gcp?: { projectID?: string; region?: string } };
+  };
 }
+
+/** The ClusterVersion's status: the version being rolled out (or reached) is status.desired. */
+export interface ClusterVersion {
+  status?: { desired?: { version?: string; image?: string }; history?: { state?: string; version?: string }[] };
+}
+
+/** The platform type of an Infrastructure: platformStatus.type, else the deprecated status.platform. */
+export const infrastructurePlatform = (infra: Infrastructure | undefined): string | undefined => infra?.status?.platformStatus?.type || infra?.status?.platform || undefined;
 
 const PATHS = {
   operatorNetwork: '/apis/operator.openshift.io/v1/networks/cluster',
@@ -29,7 +45,10 @@ const PATHS = {
   proxy: '/apis/config.openshift.io/v1/proxies/cluster',
   infrastructure: '/apis/config.openshift.io/v1/infrastructures/cluster',
   workerSsh: '/apis/machineconfiguration.openshift.io/v1/machineconfigs/99-worker-ssh',
+  clusterVersion: '/apis/config.openshift.io/v1/clusterversions/version',
 } as const;
+
+export const CLUSTER_VERSION_PATH = PATHS.clusterVersion;
 
 /** The reads of the cluster configuration, for previews (in the order of the functions below). */
 export const CLUSTER_CONFIG_CALLS: ApiCall[] = [PATHS.operatorNetwork, PATHS.configNetwork, PATHS.proxy, PATHS.infrastructure].map((path) => ({ verb: 'GET', path }));
@@ -50,6 +69,7 @@ export const operatorNetwork = (kube: KubeClient, signal?: AbortSignal) => getOr
 export const configNetwork = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ConfigNetwork>(kube, PATHS.configNetwork, signal);
 export const clusterProxy = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ClusterProxy>(kube, PATHS.proxy, signal);
 export const infrastructure = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<Infrastructure>(kube, PATHS.infrastructure, signal);
+export const clusterVersion = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ClusterVersion>(kube, PATHS.clusterVersion, signal);
 
 /** Hashes of the SSH public keys in MachineConfig 99-worker-ssh: the keys the cluster was installed with. */
 export async function installKeyHashes(kube: KubeClient, hash: (line: string) => string, signal?: AbortSignal): Promise<string[]> {

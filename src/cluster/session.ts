@@ -8,6 +8,8 @@ import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type Byoh
 import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv } from './wmco';
 import { configForContext } from './kubeconfig';
+import { readOpenShiftFacts } from './snapshot';
+import type { OpenShiftFacts } from '../core/rules/facts';
 import { WindowsNodeModel, type PodView } from './windows-nodes';
 
 export interface WmcoState {
@@ -52,6 +54,7 @@ export class ClusterSession {
   readonly errorContext: ErrorContext;
   private connecting: Promise<SessionState> | undefined;
   private model: WindowsNodeModel | undefined;
+  private facts: Promise<OpenShiftFacts> | undefined;
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
 
@@ -74,6 +77,7 @@ export class ClusterSession {
     this.model?.stop();
     this.model = undefined;
     this.connecting = undefined;
+    this.facts = undefined;
     return this.connect();
   }
 
@@ -101,6 +105,12 @@ export class ClusterSession {
 
   runtimeClasses(): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
     return readWindowsRuntimeClasses(this.client, this.errorContext);
+  }
+
+  /** OpenShift's version, platform, network and WMCO facts, read once per session (again after reconnect()). */
+  openshiftFacts(): Promise<OpenShiftFacts> {
+    this.facts ??= readOpenShiftFacts(this.client, this.options.wmcoNamespace);
+    return this.facts;
   }
 
   dispose(): void {

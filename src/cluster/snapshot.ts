@@ -1,16 +1,57 @@
-// The small, plain ClusterSnapshot the language server takes: Windows node builds and taints, and the
-// RuntimeClasses that schedule onto Windows. No client objects cross this line.
-import type { ClusterSnapshot } from '../core/rules/facts';
+// The small, plain ClusterSnapshot the language server takes: Windows node builds and taints, the
+// RuntimeClasses that schedule onto Windows, and on OpenShift what the cluster says about itself
+// (version, platform, network, WMCO). No client objects cross this line.
+import type { ClusterSnapshot, OpenShiftFacts } from '../core/rules/facts';
+import { KEY_SECRET, WMCO_NAMESPACE } from '../core/well-known';
+import { enc, getOrUndefined } from './api';
+import type { KubeClient } from './client';
 import type { ClusterRuntimeClass } from './extras';
+import { clusterVersion, infrastructure, infrastructurePlatform, operatorNetwork } from './openshift';
 import type { WindowsNodeView } from './windows-nodes';
+import { wmcoCsv } from './wmco';
 
-export function buildSnapshot(input: { name: string; flavour?: 'openshift' | 'kubernetes'; nodes: WindowsNodeView[]; runtimeClasses: ClusterRuntimeClass[] }): ClusterSnapshot {
+/**
+ * Reads the OpenShift facts: ClusterVersion, Infrastructure, the operator Network, WMCO's CSV and the
+ * cloud-private-key secret (its presence only). Each read on its own: one that is forbidden (403),
+ * absent or failing leaves its fields out and never fails the others.
+ */
+export async function readOpenShiftFacts(kube: KubeClient, wmcoNamespace = WMCO_NAMESPACE, signal?: AbortSignal): Promise<OpenShiftFacts> {
+  const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
+  const [cv, infra, net, csv, key] = await Promise.all([
+    quiet(clusterVersion(kube, signal)),
+    quiet(infrastructure(kube, signal)),
+    quiet(operatorNetwork(kube, signal)),
+    quiet(wmcoCsv(kube, signal, wmcoNamespace).then((c) => ({ found: c !== undefined }))),
+    quiet(getOrUndefined<unknown>(kube, `/api/v1/namespaces/${enc(wmcoNamespace)}/secrets/${KEY_SECRET}`, signal).then((s) => ({ found: s !== undefined }))),
+  ]);
+  const facts: OpenShiftFacts = {};
+  const version = cv?.status?.desired?.version;
+  if (version) facts.version = version;
+  const platform = infrastructurePlatform(infra);
+  if (platform) facts.platform = platform;
+  if (infra?.status?.infrastructureName) facts.infrastructureName = infra.status.infrastructureName;
+  const network = net?.spec?.defaultNetwork;
+  if (network?.type) facts.networkType = network.type;
+  if (net) facts.hybridOverlay = Boolean(network?.ovnKubernetesConfig?.hybridOverlayConfig);
+  if (csv) facts.wmcoInstalled = csv.found;
+  if (key) facts.cloudPrivateKey = key.found;
+  return facts;
+}
+
+export function buildSnapshot(input: {
+  name: string;
+  flavour?: 'openshift' | 'kubernetes';
+  nodes: WindowsNodeView[];
+  runtimeClasses: ClusterRuntimeClass[];
+  openshift?: OpenShiftFacts;
+}): ClusterSnapshot {
   const snapshot: ClusterSnapshot = {
     name: input.name,
     windowsNodes: input.nodes.filter((n) => n.build).map((n) => ({ name: n.name, build: n.build ?? '', taints: n.taints.map((t) => ({ ...t })) })),
     runtimeClasses: input.runtimeClasses.map((rc) => ({ ...rc, nodeSelector: { ...rc.nodeSelector }, tolerations: rc.tolerations.map((t) => ({ ...t })) })),
   };
   if (input.flavour) snapshot.flavour = input.flavour;
+  if (input.openshift) snapshot.openshift = { ...input.openshift };
   return snapshot;
 }
 
@@ -20,14 +61,18 @@ export async function snapshotOf(session: {
   connect(): Promise<{ status: 'connected'; info: { flavour: 'openshift' | 'kubernetes' } } | { status: 'error' }>;
   windowsNodes(): Promise<{ nodes(): WindowsNodeView[] }>;
   runtimeClasses(): Promise<ClusterRuntimeClass[] | { kind: 'error' }>;
+  /** Read once per cluster (the session keeps them). */
+  openshiftFacts?(): Promise<OpenShiftFacts>;
 }): Promise<ClusterSnapshot | undefined> {
   const state = await session.connect();
   if (state.status !== 'connected') return undefined;
-  const [model, rcs] = await Promise.all([session.windowsNodes(), session.runtimeClasses()]);
+  const openshift = state.info.flavour === 'openshift' && session.openshiftFacts ? session.openshiftFacts().catch(() => undefined) : Promise.resolve(undefined);
+  const [model, rcs, facts] = await Promise.all([session.windowsNodes(), session.runtimeClasses(), openshift]);
   return buildSnapshot({
     name: session.context,
     flavour: state.info.flavour,
     nodes: model.nodes(),
     runtimeClasses: Array.isArray(rcs) ? rcs : [],
+    ...(facts ? { openshift: facts } : {}),
   });
 }

@@ -15,6 +15,7 @@ import {
 } from '../core/well-known';
 import { createIfMissing, enc, getOrUndefined, type ApiCall, type Meta } from './api';
 import type { KubeClient } from './client';
+import { clusterVersion, CLUSTER_VERSION_PATH } from './openshift';
 
 export interface CsvObject {
   metadata: Meta;
@@ -128,8 +129,6 @@ export async function createKeySecret(kube: KubeClient, pem: string, signal?: Ab
 
 // ---- installing through OLM ----------------------------------------------------------------------
 
-const CLUSTER_VERSION_PATH = '/apis/config.openshift.io/v1/clusterversions/version';
-
 function namespaceBody(ns: string): object {
   return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { [CLUSTER_MONITORING_LABEL]: 'true' } } };
 }
@@ -191,7 +190,7 @@ export async function approveWmcoInstallPlan(kube: KubeClient, ns: string, signa
 
 /** OKD announces itself in the ClusterVersion (its release image and version carry "okd"). */
 async function isOkd(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
-  const cv = await getOrUndefined<{ status?: { desired?: { image?: string; version?: string } } }>(kube, CLUSTER_VERSION_PATH, signal);
+  const cv = await clusterVersion(kube, signal);
   const d = cv?.status?.desired;
   return /okd|origin/i.test(`${d?.image ?? ''} ${d?.version ?? ''}`);
 }

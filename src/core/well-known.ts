@@ -37,21 +37,6 @@ export const WMCO_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/versio
 export const WMCO_DESIRED_VERSION_ANNOTATION = 'windowsmachineconfig.openshift.io/desired-version';
 export const REBOOT_REQUIRED_ANNOTATION = 'windowsmachineconfig.openshift.io/reboot-required';
 
-/** Windows Machines: the label WMCO selects Machines by (value exactly `Windows`). */
-export const MACHINE_OS_ID_LABEL = 'machine.openshift.io/os-id';
-export const MACHINE_OS_ID_WINDOWS = 'Windows';
-/** The user-data Secret WMCO creates in openshift-machine-api for Windows Machines (Linux ones use worker-user-data). */
-export const WINDOWS_USER_DATA_SECRET = 'windows-user-data';
-export const LINUX_USER_DATA_SECRET = 'worker-user-data';
-/** The namespace of MachineSets, Machines and their user-data Secrets. */
-export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
-/** The labels that make a Machine's node a worker (WMCO README, "Configuring Windows instances provisioned through MachineSets"). */
-export const MACHINE_ROLE_LABEL = 'machine.openshift.io/cluster-api-machine-role';
-export const MACHINE_TYPE_LABEL = 'machine.openshift.io/cluster-api-machine-type';
-export const MACHINESET_LABEL = 'machine.openshift.io/cluster-api-machineset';
-export const MACHINE_CLUSTER_LABEL = 'machine.openshift.io/cluster-api-cluster';
-export const WORKER_NODE_ROLE_LABEL = 'node-role.kubernetes.io/worker';
-
 // ---- OpenShift ---------------------------------------------------------------------------------
 
 /** The API group whose presence makes a cluster OpenShift or OKD (served by both, by nothing else). */
@@ -61,6 +46,30 @@ export const PULL_SECRET_NAMESPACE = 'openshift-config';
 export const PULL_SECRET = 'pull-secret';
 /** The namespace label that lets cluster monitoring scrape an operator's namespace. */
 export const CLUSTER_MONITORING_LABEL = 'openshift.io/cluster-monitoring';
+
+// ---- OpenShift Machine API (Windows MachineSets) ----------------------------------------------
+
+/** The namespace of MachineSets, Machines and their user-data secrets. */
+export const MACHINE_API_NAMESPACE = 'openshift-machine-api';
+/** The API group and version MachineSets and Machines are served at. */
+export const MACHINE_API_VERSION = 'machine.openshift.io/v1beta1';
+/** On a MachineSet, its selector and its Machines: the cluster's infrastructure name. */
+export const MACHINE_CLUSTER_LABEL = 'machine.openshift.io/cluster-api-cluster';
+/** On a MachineSet's selector and its Machines: the MachineSet's name. */
+export const MACHINESET_LABEL = 'machine.openshift.io/cluster-api-machineset';
+/** On a Machine template: the role and type (`worker`, `infra`, `master`). */
+export const MACHINE_ROLE_LABEL = 'machine.openshift.io/cluster-api-machine-role';
+export const MACHINE_TYPE_LABEL = 'machine.openshift.io/cluster-api-machine-type';
+/** On a Machine template: `Windows` (exactly) makes WMCO configure the Machines. */
+export const MACHINE_OS_ID_LABEL = 'machine.openshift.io/os-id';
+export const MACHINE_OS_ID_WINDOWS = 'Windows';
+/** The node role label a worker Machine's spec.metadata.labels gives its Node. */
+export const WORKER_ROLE_LABEL = 'node-role.kubernetes.io/worker';
+/** The user-data secret WMCO writes for Windows Machines, and the Linux workers' one (the classic copy mistake). */
+export const WINDOWS_USER_DATA_SECRET = 'windows-user-data';
+export const WORKER_USER_DATA_SECRET = 'worker-user-data';
+/** On a Node created from a Machine: `<namespace>/<machine name>`. */
+export const NODE_MACHINE_ANNOTATION = 'machine.openshift.io/machine';
 
 // ---- kubeadm -----------------------------------------------------------------------------------
 

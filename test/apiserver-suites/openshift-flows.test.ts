@@ -2,8 +2,11 @@
 // published OpenShift and OLM CRDs (scripts/apiserver-crds.mjs): the cluster configuration the BYOH
 // join reads (Network, Infrastructure, Proxy, ClusterVersion), WMCO's install (Namespace,
 // OperatorGroup, Subscription, InstallPlan approval, CSV) with an OLM double doing OLM's part,
-// the windows-instances ConfigMap, mirror sets read back and rendered for Windows nodes, and a
-// Windows MachineSet created with server-side dry run against the real machine.openshift.io schema.
+// the windows-instances ConfigMap, mirror sets read back and rendered for Windows nodes, a Windows
+// MachineSet created with server-side dry run against the real machine.openshift.io schema, and
+// `kube-windows machineset` with src/cluster/machinesets.ts: the dry-run YAML per platform from an
+// Infrastructure and a Linux MachineSet the server serves, create with dryRun=All, the scale
+// subresource, Machines by label and their events by field selector.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
@@ -17,7 +20,27 @@ import { clusterMirrorObjects } from '../../src/bootstrap/mirrors-apply';
 import { mirrorEntriesOf, renderHostsToml } from '../../src/core/mirrors/render';
 import { checkText } from '../../src/core/rules/engine';
 import { idms, itms, openshiftClusterConfig } from '../support/kube-seed';
-import { CONTEXT_ADMIN, expectStatus, fromEmulatorSeed, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
+import { CONTEXT_ADMIN, expectStatus, fromEmulatorSeed, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
+import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { ApiError } from '../../src/cluster/errors';
+import { listAll } from '../../src/cluster/api';
+import {
+  createMachineSet,
+  deleteMachine,
+  getMachine,
+  getMachineSet,
+  getScale,
+  listMachines,
+  machineEvents,
+  machineSetsByKind,
+  readInfrastructure,
+  scaleMachineSet,
+} from '../../src/cluster/machinesets';
+import { createWindowsMachineSet } from '../../src/bootstrap/machineset-create';
+import { buildWindowsMachineSet, type MachineApiObject } from '../../src/core/openshift/machineset';
+import { CLUSTER as MACHINE_CLUSTER, infrastructure as machineInfrastructure, linuxWorkerMachineSet, PLATFORMS, wmcoReference, type Platform } from '../support/machine-api-seed';
 
 let api: RealApiServer;
 let kube: KubeClient;
@@ -304,4 +327,186 @@ test('a Windows MachineSet created with server-side dry run against the real mac
   const strict = await api.request<Status>(path, { body: unknown, query: { dryRun: 'All', fieldValidation: 'Strict' } });
   assert.equal(strict.status, 400);
   assert.match(strict.body.message ?? '', /unknown field "spec\.replica"/);
+});
+
+// ---- Windows MachineSets from the cluster's Linux ones (kube-windows machineset) -------------------
+
+const CLI = resolve(ROOT, 'dist', 'cli.js');
+const MS_PATH = '/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets';
+const INFRA_PATH = '/apis/config.openshift.io/v1/infrastructures';
+
+function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolveP) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    child.on('close', (code) => resolveP({ code, stdout, stderr }));
+  });
+}
+
+/** Makes the cluster's Infrastructure the one of `platform` (created, or replaced with its status through the subresource). */
+async function useInfrastructure(platform: Platform): Promise<void> {
+  const want = machineInfrastructure(platform) as SeedObject;
+  const live = await api.request<{ metadata: { resourceVersion: string } }>(`${INFRA_PATH}/cluster`);
+  if (live.status === 404) {
+    await seed(api, [want]);
+    return;
+  }
+  const { status, ...rest } = want;
+  const replaced = expectStatus(
+    await api.request<Record<string, unknown>>(`${INFRA_PATH}/cluster`, { method: 'PUT', body: { ...rest, metadata: { name: 'cluster', resourceVersion: live.body.metadata.resourceVersion } } }),
+    [200],
+    'replacing the Infrastructure',
+  );
+  expectStatus(await api.request(`${INFRA_PATH}/cluster/status`, { method: 'PUT', body: { ...replaced, status } }), [200], 'the Infrastructure status');
+}
+
+/** The installer's Linux worker MachineSet, as a client may create it (what the server and controllers own left out). */
+function linuxSeed(platform: Platform): SeedObject {
+  const ms = linuxWorkerMachineSet(platform) as SeedObject;
+  delete ms.metadata.managedFields;
+  delete ms.metadata.ownerReferences;
+  return ms;
+}
+
+for (const platform of PLATFORMS) {
+  test(`${platform}: machineset create --dry-run against the real API server with the machine.openshift.io CRDs prints WMCO's documented MachineSet, which the server accepts (dryRun=All, strict)`, async () => {
+    expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } } }), [201, 409], 'namespace');
+    await useInfrastructure(platform);
+    const linux = linuxSeed(platform);
+    await seed(api, [linux]);
+    try {
+      const r = await runCli([
+        'machineset',
+        'create',
+        '--context',
+        CONTEXT_ADMIN,
+        '--kubeconfig',
+        api.kubeconfigPath,
+        '--image',
+        MACHINE_CLUSTER[platform].windowsImage,
+        '--from',
+        linux.metadata.name,
+        '--dry-run',
+      ]);
+      assert.equal(r.code, 0, r.stderr);
+      const printed = parseYaml(r.stdout) as Record<string, unknown> & { metadata: { name: string } };
+      assert.deepEqual(printed, wmcoReference(platform));
+      // The server's own check of what was printed: strict field validation, nothing unknown, nothing stored.
+      const dry = await api.request<Record<string, unknown>>(MS_PATH, { body: printed, query: { dryRun: 'All', fieldValidation: 'Strict' } });
+      assert.equal(dry.status, 201, JSON.stringify(dry.body));
+      assert.deepEqual(dry.warnings, []);
+      assert.equal((await api.request(`${MS_PATH}/${printed.metadata.name}`)).status, 404, 'nothing stored');
+    } finally {
+      expectStatus(await api.request(`${MS_PATH}/${linux.metadata.name}`, { method: 'DELETE' }), [200], 'deleting the Linux MachineSet');
+    }
+  });
+}
+
+test('src/cluster/machinesets.ts against the real server: pages, Linux vs Windows, create with dryRun=All then for real, the scale subresource, Machines by label, events by field selector, delete', async () => {
+  expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } } }), [201, 409], 'namespace');
+  await useInfrastructure('AWS');
+  const linux = [
+    linuxSeed('AWS'),
+    linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-worker-us-east-2b' }) as SeedObject,
+    linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-worker-us-east-2c' }) as SeedObject,
+  ];
+  for (const l of linux.slice(1)) {
+    delete l.metadata.managedFields;
+    delete l.metadata.ownerReferences;
+  }
+  await seed(api, linux);
+  const cleanup: string[] = linux.map((l) => `${MS_PATH}/${l.metadata.name}`);
+  try {
+    // Page by page: limit and continue as the server answers them.
+    const paged = await listAll<MachineApiObject>(kube, MS_PATH, {}, undefined, 2);
+    assert.deepEqual(paged.map((m) => m.metadata.name).sort(), linux.map((l) => l.metadata.name).sort());
+    const infra = await readInfrastructure(kube);
+    assert.deepEqual(infra, { platform: 'AWS', infrastructureName: 'test-x7k2p' });
+
+    const built = buildWindowsMachineSet({
+      platform: infra?.platform,
+      infrastructureName: infra?.infrastructureName,
+      from: paged[0] as MachineApiObject,
+      image: 'ami-0e2a1f3b5c7d9e0f1',
+      name: 'kw-win-aws',
+      replicas: 1,
+    });
+    const dry = await createMachineSet(kube, built.object, { dryRun: true });
+    assert.equal(dry.metadata.name, 'kw-win-aws');
+    assert.equal(await getMachineSet(kube, 'kw-win-aws'), undefined, 'the dry run stored nothing');
+    const created = await createWindowsMachineSet(kube, built);
+    cleanup.push(`${MS_PATH}/kw-win-aws`);
+    assert.equal(created.metadata.name, 'kw-win-aws');
+    const sorted = await machineSetsByKind(kube);
+    assert.deepEqual(
+      sorted.windows.map((m) => m.metadata.name),
+      ['kw-win-aws'],
+    );
+    assert.deepEqual(
+      sorted.linuxWorkers.map((m) => m.metadata.name),
+      linux.map((l) => l.metadata.name).sort(),
+    );
+
+    // The scale subresource (autoscaling/v1 Scale), by the module and by the CLI.
+    const scaled = await scaleMachineSet(kube, 'kw-win-aws', 3);
+    assert.equal(scaled.spec?.replicas, 3);
+    assert.equal((await getMachineSet(kube, 'kw-win-aws'))?.spec?.replicas, 3);
+    assert.equal((await getScale(kube, 'kw-win-aws'))?.spec?.replicas, 3);
+    const r = await runCli(['machineset', 'scale', 'kw-win-aws', '--replicas', '0', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '--yes']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /MachineSet kw-win-aws scaled from 3 to 0 replica\(s\)\./);
+    assert.equal((await getMachineSet(kube, 'kw-win-aws'))?.spec?.replicas, 0);
+    await assert.rejects(scaleMachineSet(kube, 'kw-win-aws', -1), (e: unknown) => e instanceof ApiError && e.status === 422);
+
+    // A Machine of the MachineSet (what the MachineSet controller would make), found by its label; its events by field selector.
+    const template = (created.spec as { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } }).template;
+    await seed(api, [
+      {
+        apiVersion: 'machine.openshift.io/v1beta1',
+        kind: 'Machine',
+        metadata: { name: 'kw-win-aws-x7k2p', namespace: 'openshift-machine-api', labels: template.metadata.labels },
+        spec: template.spec,
+      },
+    ]);
+    const otherNs = 'openshift-machine-api';
+    for (const [name, machine, type] of [
+      ['kw-win-aws-x7k2p.1', 'kw-win-aws-x7k2p', 'Warning'],
+      ['kw-win-aws-other.1', 'kw-win-aws-other', 'Normal'],
+    ] as const) {
+      expectStatus(
+        await api.request(`/api/v1/namespaces/${otherNs}/events`, {
+          body: {
+            apiVersion: 'v1',
+            kind: 'Event',
+            metadata: { name, namespace: otherNs },
+            involvedObject: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', name: machine, namespace: otherNs },
+            reason: 'MachineSetupFailure',
+            message: `failed to configure instance ${machine}`,
+            type,
+            count: 1,
+            firstTimestamp: '2026-11-20T08:20:00Z',
+            lastTimestamp: '2026-11-20T08:20:00Z',
+            source: { component: 'windows-machine-config-operator' },
+          },
+        }),
+        [201],
+        'event',
+      );
+    }
+    assert.deepEqual(
+      (await listMachines(kube, 'kw-win-aws')).map((m) => m.metadata.name),
+      ['kw-win-aws-x7k2p'],
+    );
+    assert.deepEqual(
+      (await machineEvents(kube, 'kw-win-aws-x7k2p')).map((e) => [e.reason, e.type]),
+      [['MachineSetupFailure', 'Warning']],
+    );
+    await deleteMachine(kube, 'kw-win-aws-x7k2p');
+    assert.equal(await getMachine(kube, 'kw-win-aws-x7k2p'), undefined);
+  } finally {
+    for (const p of cleanup) await api.request(p, { method: 'DELETE' });
+  }
 });

@@ -23,6 +23,7 @@ export const RESOURCES: ResourceInfo[] = [
   { kind: 'Pod', plural: 'pods', singular: 'pod', group: '', version: 'v1', namespaced: true, shortNames: ['po'], subresources: ['status', 'eviction'] },
   { kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', group: '', version: 'v1', namespaced: true, shortNames: ['cm'], subresources: [] },
   { kind: 'Secret', plural: 'secrets', singular: 'secret', group: '', version: 'v1', namespaced: true, subresources: [] },
+  { kind: 'Event', plural: 'events', singular: 'event', group: '', version: 'v1', namespaced: true, shortNames: ['ev'], subresources: [] },
   {
     kind: 'CertificateSigningRequest',
     plural: 'certificatesigningrequests',
@@ -134,6 +135,20 @@ export const RESOURCES: ResourceInfo[] = [
     crd: true,
   },
   { kind: 'Network', plural: 'networks', singular: 'network', group: 'operator.openshift.io', version: 'v1', namespaced: false, subresources: ['status'], openshift: true, crd: true },
+  // The Machine API (machine-api-operator's CRDs): MachineSets have the scale subresource
+  // (spec.replicas, status.replicas, status.labelSelector), Machines a status subresource.
+  {
+    kind: 'MachineSet',
+    plural: 'machinesets',
+    singular: 'machineset',
+    group: 'machine.openshift.io',
+    version: 'v1beta1',
+    namespaced: true,
+    subresources: ['status', 'scale'],
+    openshift: true,
+    crd: true,
+  },
+  { kind: 'Machine', plural: 'machines', singular: 'machine', group: 'machine.openshift.io', version: 'v1beta1', namespaced: true, subresources: ['status'], openshift: true, crd: true },
 ];
 
 export const apiVersionOf = (r: ResourceInfo): string => (r.group ? `${r.group}/${r.version}` : r.version);
@@ -176,6 +191,8 @@ function apiResource(r: ResourceInfo): Record<string, unknown>[] {
     if (sub === 'eviction') out.push({ name: `${r.plural}/eviction`, singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
     else if (sub === 'approval') out.push({ name: `${r.plural}/approval`, singularName: '', namespaced: false, kind: r.kind, verbs: ['get', 'patch', 'update'] });
     else if (sub === 'finalize') out.push({ name: `${r.plural}/finalize`, singularName: '', namespaced: false, kind: r.kind, verbs: ['update'] });
+    else if (sub === 'scale')
+      out.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
     else out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
   }
   return out;

@@ -1,7 +1,7 @@
 // The HTTPS front of the emulator: auth, discovery, REST verbs, watch streams, latency and fault injection.
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -336,6 +336,26 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     store.update({ ...pdb, status: { ...st, disruptionsAllowed: st.disruptionsAllowed - 1 } });
   }
 
+  /** An object's scale subresource as an autoscaling/v1 Scale (the CRD's scale paths: spec.replicas, status.replicas, status.labelSelector). */
+  function scaleOf(o: KubeObject): Record<string, unknown> {
+    const spec = (o.spec ?? {}) as { replicas?: number };
+    const status = (o.status ?? {}) as { replicas?: number; labelSelector?: string };
+    return {
+      kind: 'Scale',
+      apiVersion: 'autoscaling/v1',
+      metadata: { name: o.metadata.name, namespace: o.metadata.namespace, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion, creationTimestamp: o.metadata.creationTimestamp },
+      spec: { replicas: spec.replicas ?? 0 },
+      status: { replicas: status.replicas ?? 0, ...(status.labelSelector ? { selector: status.labelSelector } : {}) },
+    };
+  }
+
+  /** `?dryRun=All`: the request is checked as usual and answered, and nothing is stored. */
+  function isDryRun(ctx: Ctx): boolean {
+    const v = ctx.query.getAll('dryRun');
+    if (v.some((x) => x !== 'All')) throw new HttpError(400, `Invalid dry run value: ${v.join(', ')}. Only "All" is supported.`);
+    return v.length > 0;
+  }
+
   async function resource(ctx: Ctx, path: string): Promise<void> {
     const m = path.match(/^\/api\/v1(?:\/(.*))?$/) ?? path.match(/^\/apis\/([^/]+)\/([^/]+)(?:\/(.*))?$/);
     if (!m) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
@@ -385,7 +405,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (verb === 'get') {
       const o = store.get(r, namespace, name!);
       if (!o) throw notFound(r, name!);
-      return send(ctx, 200, o);
+      return send(ctx, 200, sub === 'scale' ? scaleOf(o) : o);
     }
     if (verb === 'create') {
       const body = (await readBody(ctx.req)) as KubeObject | undefined;
@@ -418,6 +438,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       delete body.metadata.uid;
       body.kind = r.kind;
       body.apiVersion = apiVersionOf(r);
+      if (isDryRun(ctx)) {
+        if (store.get(r, namespace, body.metadata.name)) throw new HttpError(409, `${r.plural}${r.group ? '.' + r.group : ''} "${body.metadata.name}" already exists`, 'AlreadyExists');
+        return send(ctx, 201, { ...body, metadata: { ...body.metadata, uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } });
+      }
       return send(ctx, 201, store.create(body));
     }
     if (verb === 'deletecollection') {
@@ -435,8 +459,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     const old = store.get(r, namespace, name!);
     if (!old) throw notFound(r, name!);
-    if (verb === 'delete') return send(ctx, 200, store.delete(r, namespace, name!));
+    if (verb === 'delete') return send(ctx, 200, isDryRun(ctx) ? old : store.delete(r, namespace, name!));
     const body = await readBody(ctx.req);
+    if (sub === 'scale') {
+      const current = scaleOf(old);
+      let wanted: { spec?: { replicas?: unknown }; metadata?: { resourceVersion?: string } } | undefined;
+      const type = (ctx.req.headers['content-type'] ?? '').split(';')[0].trim();
+      if (verb === 'update') wanted = body as typeof wanted;
+      else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') wanted = mergePatch(current, body) as typeof wanted;
+      else if (type === 'application/json-patch+json') wanted = jsonPatch(current, body) as typeof wanted;
+      else throw new HttpError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`);
+      const replicas = wanted?.spec?.replicas;
+      if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
+        throw new HttpError(422, `Scale.autoscaling "${old.metadata.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
+      if (verb === 'update' && wanted?.metadata?.resourceVersion && wanted.metadata.resourceVersion !== old.metadata.resourceVersion) {
+        throw new HttpError(
+          409,
+          `Operation cannot be fulfilled on ${r.plural}.${r.group} "${old.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
+          'Conflict',
+        );
+      }
+      if (isDryRun(ctx)) return send(ctx, 200, { ...current, spec: { replicas } });
+      const next = structuredClone(old);
+      next.spec = { ...((next.spec as Record<string, unknown> | undefined) ?? {}), replicas };
+      return send(ctx, 200, scaleOf(store.update(next)));
+    }
     let next: KubeObject;
     if (verb === 'update') {
       const b = body as KubeObject | undefined;
@@ -464,6 +511,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     next.apiVersion = apiVersionOf(r);
     next.metadata.name = old.metadata.name;
     next.metadata.namespace = old.metadata.namespace;
+    if (isDryRun(ctx)) return send(ctx, 200, next);
     return send(ctx, 200, store.update(next, { checkRv: true }));
   }
 

@@ -9,14 +9,14 @@ import { isWindowsMachine, machineView, placeholdersIn, type MachinePlatform, ty
 import { PLATFORM_SUPPORT, parseOpenShiftRelease, platformVerdict, serverVerdict, windowsPlatform } from '../../openshift/windows-support';
 import {
   KEY_SECRET,
-  LINUX_USER_DATA_SECRET,
+  WORKER_USER_DATA_SECRET,
   MACHINE_OS_ID_LABEL,
   MACHINE_OS_ID_WINDOWS,
   MACHINE_ROLE_LABEL,
   MACHINE_TYPE_LABEL,
   WINDOWS_USER_DATA_SECRET,
   WMCO_NAMESPACE,
-  WORKER_NODE_ROLE_LABEL,
+  WORKER_ROLE_LABEL,
 } from '../../well-known';
 import type { ObjectContext, ObjectRule, Reporter, Rule, Severity } from '../types';
 
@@ -118,13 +118,13 @@ const WIN087 = rule(
       });
       return;
     }
-    const linux = name === LINUX_USER_DATA_SECRET;
+    const linux = name === WORKER_USER_DATA_SECRET;
     report({
       path: namePath,
       target: 'value',
       severity: linux ? 'error' : 'warning',
       message: linux
-        ? `${LINUX_USER_DATA_SECRET} is the Linux workers' Ignition user data: a Windows VM ignores it, never gets the SSH key WMCO connects with, and never becomes a node. Use ${WINDOWS_USER_DATA_SECRET}, which WMCO creates in openshift-machine-api.`
+        ? `${WORKER_USER_DATA_SECRET} is the Linux workers' Ignition user data: a Windows VM ignores it, never gets the SSH key WMCO connects with, and never becomes a node. Use ${WINDOWS_USER_DATA_SECRET}, which WMCO creates in openshift-machine-api.`
         : `WMCO creates and keeps up to date only ${WINDOWS_USER_DATA_SECRET} (it holds the public key of ${KEY_SECRET}); machines that boot with ${preview(name, 80)} miss WMCO's setup, or go stale when the key changes, and do not become nodes. Use ${WINDOWS_USER_DATA_SECRET}.`,
       fixes: [fix],
     });
@@ -154,8 +154,8 @@ const WIN088 = rule(
     const field = v.kind === 'MachineSet' ? 'spec.template.spec.metadata.labels' : 'spec.metadata.labels';
     report({
       path: isObj(nodeLabels) ? nodeLabelsPath : v.specPath,
-      message: `${field} of ${what(v)} has no ${WORKER_NODE_ROLE_LABEL}: "" (the label the machine gives its node), so the Windows node is not marked as a worker. Add it.`,
-      fixes: [{ title: `Add ${WORKER_NODE_ROLE_LABEL}: ""`, ops: [{ op: 'set', path: [...nodeLabelsPath, WORKER_NODE_ROLE_LABEL], value: '' }] }],
+      message: `${field} of ${what(v)} has no ${WORKER_ROLE_LABEL}: "" (the label the machine gives its node), so the Windows node is not marked as a worker. Add it.`,
+      fixes: [{ title: `Add ${WORKER_ROLE_LABEL}: ""`, ops: [{ op: 'set', path: [...nodeLabelsPath, WORKER_ROLE_LABEL], value: '' }] }],
     });
   },
 );

@@ -1,0 +1,96 @@
+// Making a Windows MachineSet on an OpenShift cluster from its own Linux worker MachineSet, for the
+// CLI (`kube-windows machineset create`) and VS Code alike: read the Infrastructure and the
+// MachineSets, refuse when the platform is not one WMCO supports for MachineSets, when WMCO is not
+// installed or when cloud-private-key is missing, build the MachineSet (core/openshift/machineset),
+// then create it with a server-side dry run first.
+import { buildWindowsMachineSet, machineSetYaml, MachineSetInputError, type MachineApiObject, type WindowsMachineSet } from '../core/openshift/machineset';
+import { KEY_SECRET, KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
+import type { KubeClient } from '../cluster/client';
+import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure } from '../cluster/machinesets';
+import { keySecret, wmcoCsv } from '../cluster/wmco';
+
+export { MachineSetInputError } from '../core/openshift/machineset';
+
+export interface PrepareOptions {
+  kube: KubeClient;
+  /** The Windows image in the platform's own form. */
+  image: string;
+  /** The Linux worker MachineSet to start from (default: the first worker one by name). */
+  from?: string;
+  name?: string;
+  replicas?: number;
+  wmcoNamespace?: string;
+  signal?: AbortSignal;
+}
+
+export interface PreparedMachineSet {
+  built: WindowsMachineSet;
+  /** The MachineSet as YAML with review comments. */
+  yaml: string;
+  /** Why creating it now would be refused (WMCO not installed, cloud-private-key missing); empty when it can be created. */
+  refusals: string[];
+}
+
+/** The refusal when secret cloud-private-key is missing: what it is for and how to create it. */
+export function missingKeyMessage(ns: string): string {
+  return (
+    `Secret ${KEY_SECRET} is missing in namespace ${ns}: WMCO needs that private key to reach the Windows VMs over SSH, and writes the user data of Windows Machines from it. ` +
+    `Create it with the join command's WMCO setup (kube-windows join --context C --address A --key FILE creates it from FILE), or: ` +
+    `oc create secret generic ${KEY_SECRET} --from-file=${KEY_SECRET_KEY}=<private key file> -n ${ns}`
+  );
+}
+
+/**
+ * Reads what the MachineSet is made from and builds it. Throws MachineSetInputError: `refused`
+ * (platform, no Linux worker MachineSet) or `usage` (image, name, --from); what would refuse the
+ * creation itself (WMCO, cloud-private-key) comes back in `refusals`, so that a preview can still be
+ * shown. API failures are thrown as they come (ApiError ...).
+ */
+export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<PreparedMachineSet> {
+  const ns = o.wmcoNamespace ?? WMCO_NAMESPACE;
+  const infra = await readInfrastructure(o.kube, o.signal);
+  if (!infra)
+    throw new MachineSetInputError('the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only', 'refused');
+  // The platform first: on a platform without MachineSets, WMCO and the key are beside the point.
+  const sets = await machineSetsByKind(o.kube, o.signal);
+  let from: MachineApiObject | undefined;
+  if (o.from) {
+    from = await getMachineSet(o.kube, o.from, o.signal);
+    if (!from) throw new MachineSetInputError(`--from ${o.from}: there is no MachineSet of that name in openshift-machine-api (Linux workers: ${names(sets.linuxWorkers)})`, 'usage');
+  } else from = sets.linuxWorkers[0];
+  const taken = [...sets.windows, ...sets.linuxWorkers, ...sets.other].map((m) => m.metadata.name);
+  const check = (): WindowsMachineSet => {
+    if (!from) throw new MachineSetInputError(`the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.linuxWorkers, ...sets.windows, ...sets.other])})`, 'refused');
+    return buildWindowsMachineSet({
+      platform: infra.platform,
+      infrastructureName: infra.infrastructureName,
+      from,
+      image: o.image,
+      taken,
+      ...(o.name !== undefined ? { name: o.name } : {}),
+      ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
+    });
+  };
+  // Platform and inputs are checked (and refused) before WMCO: the first thing to fix comes first.
+  const built = check();
+  const refusals: string[] = [];
+  if (!(await wmcoCsv(o.kube, o.signal, ns))) {
+    refusals.push(
+      `WMCO is not installed in namespace ${ns} (no windows-machine-config-operator ClusterServiceVersion): nothing would configure the Windows Machines. Install it from OperatorHub, or with kube-windows join --install-wmco Automatic.`,
+    );
+  } else if (!(await keySecret(o.kube, o.signal, ns)).present) refusals.push(missingKeyMessage(ns));
+  return { built, yaml: machineSetYaml(built), refusals };
+}
+
+function names(list: MachineApiObject[]): string {
+  return list.map((m) => m.metadata.name).join(', ') || 'none';
+}
+
+/** Creates the MachineSet: a server-side dry run first (schema, defaults, admission), then for real. Returns the stored object. */
+export async function createWindowsMachineSet(kube: KubeClient, built: WindowsMachineSet, signal?: AbortSignal, onStep?: (message: string) => void): Promise<MachineApiObject> {
+  await createMachineSet(kube, built.object, { dryRun: true }, signal);
+  onStep?.(`The API server accepted MachineSet ${built.name} in a dry run.`);
+  const created = await createMachineSet(kube, built.object, {}, signal);
+  onStep?.(`MachineSet ${built.name} created.`);
+  return created;
+}

@@ -1,0 +1,254 @@
+// `kube-windows machineset create|follow|scale|delete-machine`: Windows MachineSets on OpenShift from
+// a terminal. create builds one from the cluster's own Linux worker MachineSet (bootstrap/machineset-create),
+// shows it, asks, creates it (server-side dry run first) and follows its Machines to Ready nodes
+// (bootstrap/machineset-follow); scale goes through the scale subresource; delete-machine deletes one
+// Machine, which its MachineSet replaces.
+
+import { ApiError } from '../cluster/errors';
+import { deleteMachine, getMachine, getMachineSet, getScale, scaleMachineSet } from '../cluster/machinesets';
+import { createWindowsMachineSet, MachineSetInputError, prepareWindowsMachineSet } from '../bootstrap/machineset-create';
+import { followMachineSet } from '../bootstrap/machineset-follow';
+import type { RunEvent } from '../bootstrap/runner';
+import { machineView } from '../core/openshift/machine-state';
+import { isWindowsMachineSet } from '../core/openshift/machineset';
+import {
+  CLUSTER_HELP,
+  CLUSTER_OPTIONS,
+  clusterFor,
+  confirm,
+  EXIT,
+  EXIT_CODES_HELP,
+  HELP_OPTION,
+  out,
+  parse,
+  positiveInteger,
+  positiveNumber,
+  progressLine,
+  refuse,
+  UsageError,
+  userMessage,
+  warn,
+  withCancel,
+  YES_HELP,
+  YES_OPTION,
+  type Cluster,
+} from './kit';
+
+const MACHINESET_HELP = `Usage:
+  kube-windows machineset create --context C [--kubeconfig F] --image IMAGE [--from LINUX_MACHINESET]
+                                 [--name N] [--replicas N] [--dry-run] [--yes] [--timeout MIN]
+  kube-windows machineset follow NAME --context C [--kubeconfig F] [--timeout MIN]
+  kube-windows machineset scale NAME --replicas N --context C [--kubeconfig F] [--yes]
+  kube-windows machineset delete-machine NAME --context C [--kubeconfig F] [--yes]
+
+create          a Windows MachineSet (OpenShift on AWS, Azure, GCP, vSphere or Nutanix) made from the
+                cluster's Linux worker MachineSet: its network, credentials, zone and size, with the
+                Windows image, the os-id and worker labels and WMCO's windows-user-data secret. Prints
+                it as YAML, asks, creates it (server-side dry run first) and follows its Machines:
+                Provisioning, Provisioned, Running, node registered, WMCO configured, node Ready.
+                Refused when WMCO is not installed or secret cloud-private-key is missing.
+  --image IMAGE         the Windows Server image in the platform's own form: an AMI id (AWS), a URN
+                        publisher:offer:sku:version (Azure, as az vm image list writes it), an image
+                        path (GCP, e.g. projects/windows-cloud/global/images/family/windows-2022-core),
+                        a VM template name (vSphere), an image name (Nutanix)
+  --from NAME           the Linux worker MachineSet to start from (default: the first one by name)
+  --name N              default <infrastructure>-windows-worker-<zone>, on Azure and vSphere
+                        winworker (Windows machine names have 15 characters at most there, so
+                        MachineSet names 9)
+  --replicas N          default 1
+  --dry-run             print only the MachineSet YAML on standard output and change nothing
+                        (what would refuse the creation is said on standard error)
+  --timeout MIN         follow: how long each stage may take before saying why it stalled
+                        (default: 5 to 30 minutes by stage)
+follow          follow the Machines of a MachineSet to Ready nodes (again, after Ctrl-C)
+scale           set a MachineSet's replicas through its scale subresource (asks first)
+  --replicas N          0 or more
+delete-machine  delete one Machine: the machine controller drains its node and deletes the VM, and
+                the MachineSet makes a new Machine while its replicas stay (asks first)
+${YES_HELP}
+
+Cluster options:
+${CLUSTER_HELP}
+${EXIT_CODES_HELP}`;
+
+const OPTIONS = {
+  ...CLUSTER_OPTIONS,
+  ...YES_OPTION,
+  ...HELP_OPTION,
+  image: { type: 'string' },
+  from: { type: 'string' },
+  name: { type: 'string' },
+  replicas: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  timeout: { type: 'string' },
+  'wmco-namespace': { type: 'string' },
+  // For tests, not in the help: how often the follow polls, in milliseconds.
+  'poll-interval': { type: 'string' },
+} as const;
+
+type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+
+/** 0 or more, or undefined when absent. */
+function replicasOf(value: string | undefined): number | undefined {
+  const n = positiveNumber('replicas', value, true);
+  if (n !== undefined && !Number.isInteger(n)) throw new UsageError('--replicas must be a whole number, 0 or more');
+  return n;
+}
+
+export async function runMachineSet(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, OPTIONS, true);
+  const [action, name, ...extra] = positionals;
+  if (values.help || action === 'help') {
+    process.stdout.write(MACHINESET_HELP);
+    return EXIT.OK;
+  }
+  if (action !== 'create' && action !== 'follow' && action !== 'scale' && action !== 'delete-machine')
+    throw new UsageError(`machineset takes create, follow, scale or delete-machine${action ? `, not "${action}"` : ''}; try "kube-windows machineset --help"`);
+  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  if (action === 'create') {
+    if (name !== undefined) throw new UsageError(`machineset create takes no NAME argument (use --name), not "${name}"`);
+    if (values.image === undefined) throw new UsageError("machineset create needs --image, the Windows Server image in the platform's own form (see --help)");
+  } else {
+    if (!name) throw new UsageError(`machineset ${action} needs the ${action === 'delete-machine' ? 'Machine' : 'MachineSet'} name`);
+    for (const opt of ['image', 'from', 'name'] as const) refuse(values[opt], `--${opt} goes with machineset create`);
+    refuse(values['dry-run'], `--dry-run goes with machineset create`);
+  }
+  if (action === 'scale' && values.replicas === undefined) throw new UsageError('machineset scale needs --replicas N');
+  if (action === 'delete-machine' || action === 'follow') refuse(values.replicas, `--replicas goes with machineset create and scale`);
+  const replicas = replicasOf(values.replicas);
+  const timeoutMin = positiveNumber('timeout', values.timeout);
+  const pollMs = positiveInteger('poll-interval', values['poll-interval']);
+  const cluster = clusterFor(values);
+
+  return withCancel('the cluster keeps what was created; "kube-windows machineset follow NAME" follows again', async (signal) => {
+    try {
+      switch (action) {
+        case 'create':
+          return await create(cluster, values, replicas, { timeoutMin, pollMs }, signal);
+        case 'follow':
+          return await follow(cluster, name as string, values, { timeoutMin, pollMs }, signal);
+        case 'scale':
+          return await scale(cluster, name as string, replicas as number, values.yes, signal);
+        case 'delete-machine':
+          return await removeMachine(cluster, name as string, values.yes, signal);
+      }
+    } catch (err) {
+      if (signal.aborted || err instanceof UsageError) throw err;
+      if (err instanceof MachineSetInputError) {
+        warn(err.message);
+        return err.kind === 'usage' ? EXIT.USAGE : EXIT.FAILED;
+      }
+      warn(userMessage(err, cluster.context));
+      // The server refusing a change (422 invalid, 409 exists, 403 forbidden) is the answer "no"; the rest is the cluster being unusable.
+      return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 404 ? EXIT.FAILED : EXIT.USAGE;
+    }
+  });
+}
+
+interface FollowSettings {
+  timeoutMin: number | undefined;
+  pollMs: number | undefined;
+}
+
+async function create(cluster: Cluster, values: Values, replicas: number | undefined, f: FollowSettings, signal: AbortSignal): Promise<number> {
+  const prepared = await prepareWindowsMachineSet({
+    kube: cluster.kube,
+    image: values.image as string,
+    ...(values.from !== undefined ? { from: values.from } : {}),
+    ...(values.name !== undefined ? { name: values.name } : {}),
+    ...(replicas !== undefined ? { replicas } : {}),
+    ...(values['wmco-namespace'] ? { wmcoNamespace: values['wmco-namespace'] } : {}),
+    signal,
+  });
+  const { built } = prepared;
+  if (values['dry-run']) {
+    // Standard output carries the YAML alone, so that it can be piped or saved.
+    process.stdout.write(prepared.yaml);
+    warn(`MachineSet ${built.name} (${built.platform}, from ${built.from}) not created (--dry-run).`);
+    for (const r of prepared.refusals) warn(`creating it would be refused now: ${r}`);
+    return EXIT.OK;
+  }
+  for (const r of prepared.refusals) warn(r);
+  if (prepared.refusals.length > 0) return EXIT.FAILED;
+  process.stdout.write(prepared.yaml);
+  if (!(await confirm(`\nCreate the Windows MachineSet ${built.name} with ${String(built.object.spec?.replicas)} replica(s) in context ${cluster.context}?`, values.yes))) {
+    out('Not created.');
+    return EXIT.FAILED;
+  }
+  await createWindowsMachineSet(cluster.kube, built, signal, (m) => out(m));
+  return follow(cluster, built.name, values, f, signal, (built.object.spec?.replicas as number | undefined) ?? 1);
+}
+
+async function follow(cluster: Cluster, name: string, values: Values, f: FollowSettings, signal: AbortSignal, expected?: number): Promise<number> {
+  if (expected === undefined) {
+    const ms = await getMachineSet(cluster.kube, name, signal);
+    if (!ms) {
+      warn(`there is no MachineSet "${name}" in openshift-machine-api (context ${cluster.context})`);
+      return EXIT.USAGE;
+    }
+    if (!isWindowsMachineSet(ms)) warn(`MachineSet ${name} is not a Windows one (no machine.openshift.io/os-id: Windows on its template); following it anyway`);
+  }
+  if (expected === 0) {
+    out(`MachineSet ${name} has 0 replicas: no Machine to follow.`);
+    return EXIT.OK;
+  }
+  const { result, nodes } = await followMachineSet({
+    kube: cluster.kube,
+    machineSet: name,
+    ...(expected !== undefined ? { expected } : {}),
+    ...(values['wmco-namespace'] ? { wmcoNamespace: values['wmco-namespace'] } : {}),
+    ...(f.pollMs ? { pollMs: f.pollMs } : {}),
+    ...(f.timeoutMin ? { stageTimeoutMs: Math.round(f.timeoutMin * 60_000) } : {}),
+    signal,
+    onEvent: (e: RunEvent) => {
+      const line = progressLine('', e, 'every Machine is a Ready node');
+      if (line) out(line);
+    },
+  });
+  const list = Object.entries(nodes);
+  if (result.outcome === 'done' && list.length > 0) out(list.map(([m, n]) => `${m} → node ${n}`).join('\n'));
+  return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
+}
+
+async function scale(cluster: Cluster, name: string, replicas: number, yes: boolean, signal: AbortSignal): Promise<number> {
+  const current = await getScale(cluster.kube, name, signal);
+  if (!current) {
+    warn(`there is no MachineSet "${name}" in openshift-machine-api (context ${cluster.context})`);
+    return EXIT.USAGE;
+  }
+  const from = current.spec?.replicas ?? 0;
+  if (from === replicas) {
+    out(`MachineSet ${name} already has ${replicas} replica(s).`);
+    return EXIT.OK;
+  }
+  const down = replicas < from ? ` The machine controller deletes ${from - replicas} Machine(s) and their nodes (drained first).` : '';
+  if (!(await confirm(`Scale MachineSet ${name} from ${from} to ${replicas} replica(s) in context ${cluster.context}?${down}`, yes))) {
+    out('Not scaled.');
+    return EXIT.FAILED;
+  }
+  const scaled = await scaleMachineSet(cluster.kube, name, replicas, signal);
+  out(
+    `MachineSet ${name} scaled from ${from} to ${scaled.spec?.replicas ?? replicas} replica(s).${replicas > from ? ` Follow the new Machines: kube-windows machineset follow ${name} --context ${cluster.context}` : ''}`,
+  );
+  return EXIT.OK;
+}
+
+async function removeMachine(cluster: Cluster, name: string, yes: boolean, signal: AbortSignal): Promise<number> {
+  const machine = await getMachine(cluster.kube, name, signal);
+  if (!machine) {
+    warn(`there is no Machine "${name}" in openshift-machine-api (context ${cluster.context})`);
+    return EXIT.USAGE;
+  }
+  const view = machineView(machine);
+  const what = `Machine ${name}${view.node ? ` (node ${view.node})` : ''}${view.machineSet ? ` of MachineSet ${view.machineSet}` : ''}`;
+  const consequence = view.machineSet
+    ? ' The machine controller drains the node and deletes the VM; the MachineSet then makes a new Machine.'
+    : ' The machine controller drains the node and deletes the VM.';
+  if (!(await confirm(`Delete ${what} in context ${cluster.context}?${consequence}`, yes))) {
+    out('Not deleted.');
+    return EXIT.FAILED;
+  }
+  await deleteMachine(cluster.kube, name, signal);
+  out(`${what} deleted.`);
+  return EXIT.OK;
+}
