@@ -16,6 +16,7 @@ import {
   type MachineApiObject,
 } from '../../src/core/openshift/machineset';
 import { CLUSTER, INFRA, linuxWorkerMachineSet, PLATFORMS, wmcoReference } from '../support/machine-api-seed';
+import { checkText } from '../../src/core/rules/engine';
 
 for (const platform of PLATFORMS) {
   test(`${platform}: made from the installer's Linux worker MachineSet, the YAML parses to WMCO's documented Windows MachineSet`, () => {
@@ -130,3 +131,22 @@ test('which MachineSets are Windows ones and which are Linux workers', () => {
   assert.equal(isLinuxWorkerMachineSet(ms({ 'machine.openshift.io/cluster-api-machine-role': 'infra', 'machine.openshift.io/cluster-api-machine-type': 'infra' })), false);
   assert.equal(isLinuxWorkerMachineSet(ms({ 'machine.openshift.io/cluster-api-machine-role': 'worker', 'machine.openshift.io/cluster-api-machine-type': 'worker' })), true);
 });
+
+// The create command and the rules are one product: what the builder writes passes `check`.
+for (const platform of PLATFORMS) {
+  test(`${platform}: the built Windows MachineSet gets no error or warning from the MachineSet rules, offline and against a healthy 4.16 cluster`, () => {
+    const from = linuxWorkerMachineSet(platform) as MachineApiObject;
+    const yaml = machineSetYaml(buildWindowsMachineSet({ platform, infrastructureName: INFRA, from, image: CLUSTER[platform].windowsImage, taken: [from.metadata.name] }));
+    const openshift = { version: '4.16.3', platform, infrastructureName: INFRA, wmcoInstalled: true, cloudPrivateKey: true, networkType: 'OVNKubernetes', hybridOverlay: true };
+    for (const options of [{}, { cluster: { name: 'c', flavour: 'openshift' as const, windowsNodes: [], runtimeClasses: [], openshift } }]) {
+      const loud = checkText(yaml, options).findings.filter((f) => f.severity !== 'info');
+      assert.deepEqual(
+        loud.map((f) => `${f.ruleId}: ${f.message}`),
+        [],
+      );
+    }
+    // And the rules do see it as a Windows MachineSet: without the user-data secret it is an error.
+    const broken = yaml.replace('windows-user-data', 'worker-user-data');
+    assert.ok(checkText(broken).findings.some((f) => f.ruleId === 'WIN087' && f.severity === 'error'));
+  });
+}

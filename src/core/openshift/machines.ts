@@ -10,6 +10,18 @@ import type { WindowsPlatform, WindowsServerRelease } from './windows-support';
 /** A platform with Windows MachineSets (platform none has no machines). */
 export type MachinePlatform = Exclude<WindowsPlatform, 'None'>;
 
+/** The platforms (Infrastructure `status.platformStatus.type`) WMCO configures MachineSet instances on. */
+export const MACHINE_PLATFORMS: readonly MachinePlatform[] = ['AWS', 'Azure', 'GCP', 'VSphere', 'Nutanix'];
+
+/**
+ * On these platforms a Windows machine's name is its computer name, at most 15 characters, and a
+ * MachineSet's Machines are named `<MachineSet>-<5 characters>`: so a MachineSet name of at most 9.
+ */
+export const SHORT_NAME_PLATFORMS: readonly MachinePlatform[] = ['Azure', 'VSphere'];
+export const MAX_MACHINE_NAME = 15;
+export const MACHINE_NAME_SUFFIX = 6;
+export const SHORT_MACHINESET_NAME = MAX_MACHINE_NAME - MACHINE_NAME_SUFFIX;
+
 /** What an image reference says about the operating system it boots. */
 export interface ImageFacts {
   /** Where the image is named. */
@@ -197,9 +209,26 @@ function classifyAzureResource(id: string): Classified {
  * value), or its image is a Windows one.
  */
 export function isWindowsMachine(view: MachineView): boolean {
-  if (view.osId !== undefined && !LINUX_NAME.test(view.osId)) return true;
-  return view.image?.os === 'windows';
+  return meantAsWindows(view.osId, view.image);
 }
+
+function meantAsWindows(osId: string | undefined, image: ImageFacts | undefined): boolean {
+  if (osId !== undefined && !LINUX_NAME.test(osId)) return true;
+  return image?.os === 'windows';
+}
+
+/** The same decision on a MachineSet as the API serves it (no source positions): the tree, the CLI and the builder use it. */
+export function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
+  const template = getAt(ms.spec, ['template']);
+  const osId = getAt(template, ['metadata', 'labels', MACHINE_OS_ID_LABEL]);
+  const provider = getAt(template, ['spec', 'providerSpec', 'value']);
+  const platform = isObj(provider) ? providerPlatform(provider) : undefined;
+  const image = platform && isObj(provider) ? imageOf(platform, provider, []) : undefined;
+  return meantAsWindows(typeof osId === 'string' ? osId : undefined, image);
+}
+
+/** A Linux (RHCOS and other) image name. */
+export const isLinuxImageName = (name: string): boolean => LINUX_NAME.test(name);
 
 /** Placeholders the documentation templates use: `<infrastructureID>`, `<windows_server_ami>`, `<VM Network Name>` ... */
 export const PLACEHOLDER = /<[A-Za-z_][A-Za-z0-9_ ./-]{0,60}>/g;

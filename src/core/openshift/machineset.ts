@@ -22,15 +22,12 @@ import {
   WORKER_USER_DATA_SECRET,
 } from '../well-known';
 
-/** The platforms (Infrastructure `status.platformStatus.type`) WMCO configures MachineSet instances on. */
-export const MACHINESET_PLATFORMS = ['AWS', 'Azure', 'GCP', 'VSphere', 'Nutanix'] as const;
-export type MachineSetPlatform = (typeof MACHINESET_PLATFORMS)[number];
+import { isLinuxImageName, isWindowsMachineSetObject, MACHINE_PLATFORMS, MAX_MACHINE_NAME, SHORT_MACHINESET_NAME, SHORT_NAME_PLATFORMS, type MachinePlatform } from './machines';
+export const MACHINESET_PLATFORMS = MACHINE_PLATFORMS;
+export type MachineSetPlatform = MachinePlatform;
 
-export const isMachineSetPlatform = (p: string | undefined): p is MachineSetPlatform => (MACHINESET_PLATFORMS as readonly string[]).includes(p ?? '');
+export const isMachineSetPlatform = (p: string | undefined): p is MachineSetPlatform => (MACHINE_PLATFORMS as readonly string[]).includes(p ?? '');
 
-/** Windows machine names are limited to 15 characters on these platforms, and Machines are named `<MachineSet>-<5 characters>`. */
-export const SHORT_NAME_PLATFORMS: readonly MachineSetPlatform[] = ['Azure', 'VSphere'];
-export const SHORT_NAME_LIMIT = 9;
 /** A MachineSet's name is also a label value (cluster-api-machineset): 63 characters at most. */
 export const NAME_LIMIT = 63;
 
@@ -74,10 +71,8 @@ export function providerSpecValue(ms: MachineApiObject): Obj | undefined {
   return isObj(ps) && isObj(ps.value) ? ps.value : undefined;
 }
 
-/** A Windows MachineSet: its template carries the os-id label (any spelling: a misspelt one is still meant as Windows). */
-export function isWindowsMachineSet(ms: MachineApiObject): boolean {
-  return Object.entries(templateLabels(ms)).some(([k, v]) => k === MACHINE_OS_ID_LABEL && String(v).toLowerCase() === 'windows');
-}
+/** A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide the same way. */
+export const isWindowsMachineSet = (ms: MachineApiObject): boolean => isWindowsMachineSetObject(ms);
 
 /** A Linux worker MachineSet: not Windows, and its Machines are workers (not infra, not control plane). */
 export function isLinuxWorkerMachineSet(ms: MachineApiObject): boolean {
@@ -88,7 +83,6 @@ export function isLinuxWorkerMachineSet(ms: MachineApiObject): boolean {
 // ---- the image, in each platform's own form ------------------------------------------------------
 
 const AMI = /^ami-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
-const LINUX_IMAGE = /rhcos|coreos|rhel|fedora/i;
 
 /** How to find a Windows Server image for the platform, as one shell command or one sentence. */
 export function imageHelp(platform: MachineSetPlatform, where: { region?: string } = {}): string {
@@ -113,7 +107,7 @@ export function parseImage(platform: MachineSetPlatform, image: string, where: {
   const value = image.trim();
   const bad = (why: string): MachineSetInputError => new MachineSetInputError(`--image ${JSON.stringify(image)}: ${why}. ${imageHelp(platform, where)}`, 'usage');
   if (!value || /[\s\u0000-\u001f"'`$]/.test(value)) throw bad('not an image of this platform (empty, or spaces, quotes or control characters)');
-  if (LINUX_IMAGE.test(value)) throw bad('this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image');
+  if (isLinuxImageName(value)) throw bad('this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image');
   switch (platform) {
     case 'AWS':
       if (!AMI.test(value)) throw bad('on AWS the image is an AMI id: ami- and 8 or 17 hexadecimal digits');
@@ -143,8 +137,8 @@ const LABEL_VALUE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export function nameProblem(platform: MachineSetPlatform, name: string): string | undefined {
   if (!LABEL_VALUE.test(name)) return 'a MachineSet name is lowercase letters, digits and "-", starting and ending with a letter or digit';
   if (name.length > NAME_LIMIT) return `at most ${NAME_LIMIT} characters (it is also the value of the ${MACHINESET_LABEL} label)`;
-  if (SHORT_NAME_PLATFORMS.includes(platform) && name.length > SHORT_NAME_LIMIT) {
-    return `on ${platformTitle(platform)} Windows machine names are limited to 15 characters and Machines are named <MachineSet>-<5 characters>, so a Windows MachineSet name has at most ${SHORT_NAME_LIMIT} characters`;
+  if (SHORT_NAME_PLATFORMS.includes(platform) && name.length > SHORT_MACHINESET_NAME) {
+    return `on ${platformTitle(platform)} Windows machine names are limited to ${MAX_MACHINE_NAME} characters and Machines are named <MachineSet>-<5 characters>, so a Windows MachineSet name has at most ${SHORT_MACHINESET_NAME} characters`;
   }
   return undefined;
 }
@@ -310,7 +304,7 @@ export function machineSetYaml(ms: WindowsMachineSet): string {
     ' WMCO configures its Machines and writes the user-data secret; the first node takes about 10 to 15 minutes.',
   ].join('\n');
   if (SHORT_NAME_PLATFORMS.includes(p)) {
-    commentKey(doc, ['metadata', 'name'], `On ${platformTitle(p)} Windows machine names have at most 15 characters: this name at most ${SHORT_NAME_LIMIT}.`);
+    commentKey(doc, ['metadata', 'name'], `On ${platformTitle(p)} Windows machine names have at most ${MAX_MACHINE_NAME} characters: this name at most ${SHORT_MACHINESET_NAME}.`);
   }
   commentKey(doc, ['spec', 'selector'], 'Must match the template labels below (the API server refuses a MachineSet whose selector does not).');
   commentKey(doc, ['spec', 'template', 'metadata', 'labels', MACHINE_OS_ID_LABEL], 'WMCO configures only Machines labelled exactly "Windows".');

@@ -5,7 +5,7 @@
 
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
-import { isWindowsMachine, machineView, placeholdersIn, type MachinePlatform, type MachineView } from '../../openshift/machines';
+import { isWindowsMachine, MACHINE_NAME_SUFFIX, machineView, MAX_MACHINE_NAME, placeholdersIn, SHORT_NAME_PLATFORMS, type MachinePlatform, type MachineView } from '../../openshift/machines';
 import { PLATFORM_SUPPORT, parseOpenShiftRelease, platformVerdict, serverVerdict, windowsPlatform } from '../../openshift/windows-support';
 import {
   KEY_SECRET,
@@ -163,24 +163,20 @@ const WIN088 = rule(
 // ---------------------------------------------------------------------------------------------
 // WIN089: Windows machine names of at most 15 characters on Azure and vSphere
 
-/** Windows computer names are at most 15 characters; a MachineSet's machines add "-" and 5 random characters. */
-const MAX_MACHINE_NAME = 15;
-const MACHINE_SUFFIX = 6;
-
 const WIN089 = rule(
   'WIN089',
   'error',
   'Windows MachineSet name longer than 9 characters (Machine name longer than 15) on Azure or vSphere: Windows machine names are limited to 15 characters there.',
   (v, _ctx, report) => {
-    if (v.platform !== 'Azure' && v.platform !== 'VSphere') return;
+    if (!v.platform || !SHORT_NAME_PLATFORMS.includes(v.platform)) return;
     const name = v.object.name;
     if (!name || /[<>]/.test(name)) return;
     const machineName = v.kind === 'MachineSet' ? `${name}-xxxxx` : name;
-    const length = v.kind === 'MachineSet' ? name.length + MACHINE_SUFFIX : name.length;
+    const length = v.kind === 'MachineSet' ? name.length + MACHINE_NAME_SUFFIX : name.length;
     if (length <= MAX_MACHINE_NAME) return;
     const limit =
       v.kind === 'MachineSet'
-        ? `a MachineSet name of at most ${MAX_MACHINE_NAME - MACHINE_SUFFIX} characters (WMCO's examples use winworker)`
+        ? `a MachineSet name of at most ${MAX_MACHINE_NAME - MACHINE_NAME_SUFFIX} characters (WMCO's examples use winworker)`
         : `a Machine name of at most ${MAX_MACHINE_NAME} characters`;
     const consequence =
       v.platform === 'Azure' ? 'Azure refuses to create such a Windows VM, so the machines fail to provision' : 'the Windows guest cannot take that name, so the machines do not become nodes';
