@@ -141,10 +141,7 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
       }
       const applied = await mirrorsApply(request);
       for (const r of applied.render.refused) warn(`refused ${r.source}: ${r.message}`);
-      if (applied.objects.length > 0) {
-        process.stdout.write('\n');
-        for (const o of applied.objects) out(`${o.kind}/${o.name}: ${o.action}${o.reason ? ` (${o.reason})` : ''}`);
-      }
+      // Each object's outcome was printed as it happened (onLog): not again here.
       if (applied.nodes.length === 0) out('The cluster has no Windows nodes.');
       else process.stdout.write(`\n${resultTable(applied.nodes)}`);
       const bad = applied.nodes.filter((n) => n.status === 'failed' || n.status === 'drift' || (n.status === 'skipped' && !applied.wmco));

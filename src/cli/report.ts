@@ -79,9 +79,9 @@ export function formatText(reports: FileReport[], summary: Summary, color: boole
 }
 
 function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => string): string {
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const plural = (n: number, w: string, many = `${w}s`) => `${n} ${n === 1 ? w : many}`;
   const scope = `${plural(s.files, 'file')} (${plural(s.workloads, 'workload')}, ${s.windowsWorkloads} for Windows)`;
-  const fixed = s.fixesApplied ? `; ${plural(s.fixesApplied, 'fix')} applied` : '';
+  const fixed = s.fixesApplied ? `; ${plural(s.fixesApplied, 'fix', 'fixes')} applied` : '';
   const skipped = s.filesSkipped ? `; ${plural(s.filesSkipped, 'file')} not analysed` : '';
   if (s.findings === 0) return paint('green', `✔ no findings in ${scope}${fixed}${skipped}`);
   const parts = [plural(s.errors, 'error'), plural(s.warnings, 'warning'), `${s.infos} info`];

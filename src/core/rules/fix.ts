@@ -1,5 +1,8 @@
 import { LineIndex } from '../manifest/text';
-import { applyTextEdits, type TextEdit } from '../manifest/edits';
+import { applyTextEdits, EditError, opToEdits, type TextEdit } from '../manifest/edits';
+import { loadManifest } from '../manifest/document';
+import type { Path } from '../manifest/path';
+import type { PNode } from '../manifest/tree';
 import { checkText, type CheckOptions, type CheckResult } from './engine';
 import type { Finding } from './types';
 
@@ -25,7 +28,7 @@ export function fixText(text: string, options: CheckOptions = {}, maxPasses = 10
   while (passes < maxPasses) {
     const edits = chooseEdits(current, result.findings);
     if (edits.count === 0) break;
-    const next = applyTextEdits(current, edits.edits);
+    const next = pruneEmptied(current, applyTextEdits(current, edits.edits));
     if (next === current) break;
     current = next;
     applied += edits.count;
@@ -54,4 +57,53 @@ function chooseEdits(text: string, findings: Finding[]): { edits: TextEdit[]; co
     count++;
   }
   return { edits, count };
+}
+
+/**
+ * Two fixes of one pass may each delete a key of the same map (`privileged` and
+ * `allowPrivilegeEscalation` of one securityContext): each alone leaves the map non-empty, together
+ * they leave `securityContext:` with a null value. Maps that had entries before the pass and have
+ * none after it are removed, with their own emptied parents (the delete op climbs).
+ */
+function pruneEmptied(before: string, after: string): string {
+  const old = loadManifest(before);
+  const now = loadManifest(after);
+  if (old.documents.length !== now.documents.length) return after;
+  const edits: TextEdit[] = [];
+  now.documents.forEach((doc, i) => {
+    const root = doc.tree();
+    const emptied: Path[] = [];
+    collectEmptied(old.documents[i]?.tree(), root, [], emptied);
+    for (const path of emptied) {
+      try {
+        for (const e of opToEdits({ text: doc.text, root, newline: now.newline }, { op: 'delete', path }))
+          edits.push({ span: { start: e.span.start + doc.span.start, end: e.span.end + doc.span.start }, newText: e.newText });
+      } catch (err) {
+        if (!(err instanceof EditError)) throw err;
+      }
+    }
+  });
+  if (edits.length === 0) return after;
+  try {
+    return applyTextEdits(after, edits);
+  } catch (err) {
+    if (err instanceof EditError) return after; // overlapping (nested emptied maps): the next pass finishes it
+    throw err;
+  }
+}
+
+const isEmpty = (n: PNode | undefined): boolean => n === undefined || (n.kind === 'scalar' && n.empty === true) || (n.kind === 'map' && n.pairs.length === 0);
+
+function collectEmptied(old: PNode | undefined, now: PNode | undefined, path: Path, out: Path[]): void {
+  if (old?.kind === 'map' && now?.kind === 'map') {
+    for (const pair of now.pairs) {
+      if (pair.key.kind !== 'scalar') continue;
+      const key = pair.key.text;
+      const was = old.pairs.find((p) => p.key.kind === 'scalar' && p.key.text === key)?.value;
+      if (was?.kind === 'map' && was.pairs.length > 0 && isEmpty(pair.value)) out.push([...path, key]);
+      else collectEmptied(was, pair.value, [...path, key], out);
+    }
+  } else if (old?.kind === 'seq' && now?.kind === 'seq' && old.items.length === now.items.length) {
+    now.items.forEach((item, i) => collectEmptied(old.items[i], item, [...path, i], out));
+  }
 }
