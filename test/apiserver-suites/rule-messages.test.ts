@@ -712,6 +712,29 @@ spec:
   });
 }
 
+// MIR009: sources and mirrors the CRDs' patterns refuse (real CRD schemas), in the server's words.
+for (const [kind, field] of [
+  ['ImageDigestMirrorSet', 'imageDigestMirrors'],
+  ['ImageTagMirrorSet', 'imageTagMirrors'],
+]) {
+  const name = uniqueName(`mir009-${kind.toLowerCase()}`);
+  const yaml = (source: string, mirror: string) => `apiVersion: config.openshift.io/v1
+kind: ${kind}
+metadata:
+  name: ${name}
+spec:
+  ${field}:
+  - source: ${source}
+    mirrors: [${mirror}]
+`;
+  cases.push({
+    title: `MIR009 invalid source and mirror in an ${kind}`,
+    rules: ['MIR009'],
+    yaml: yaml('registry..example.com/team/app', '"mirror.example.com/Team/App $(id)"'),
+    fixed: yaml('registry.example.com/team/app', 'mirror.example.com/team/app'),
+  });
+}
+
 // RTC003: RuntimeClass versions the server no longer serves.
 cases.push({
   title: 'RTC003 node.k8s.io/v1beta1 RuntimeClass',
@@ -753,6 +776,7 @@ const API_CLAIMS = [
   'WIN058',
   'WIN074',
   'MIR005',
+  'MIR009',
   'RTC003',
 ];
 

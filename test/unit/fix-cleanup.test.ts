@@ -37,7 +37,7 @@ spec:
 `;
 
 test('fixes that together empty a securityContext remove it, at pod and container level, and keep the rest', () => {
-  const r = fixText(DEPLOYMENT, { rules: { WIN073: 'off' } });
+  const r = fixText(DEPLOYMENT, { disable: ['WIN073'] });
   assert.ok(r.applied >= 5, `${r.applied} fixes`);
   assert.doesNotMatch(r.text, /securityContext/);
   assert.equal(r.result.findings.filter((f) => f.severity === 'error').length, 0);
@@ -49,8 +49,8 @@ test('fixes that together empty a securityContext remove it, at pod and containe
 
 test('a map that keeps a key is left alone; a map that was already empty is not the fix’s to remove', () => {
   const keep = DEPLOYMENT.replace('          privileged: true\n', '          privileged: true\n          windowsOptions: {runAsUserName: ContainerUser}\n');
-  const r = fixText(keep, { rules: { WIN073: 'off' } });
+  const r = fixText(keep, { disable: ['WIN073'] });
   assert.match(r.text, / {8}securityContext:\n {10}windowsOptions: \{runAsUserName: ContainerUser\}\n {8}ports:/);
   const emptyBefore = DEPLOYMENT.replace('      os: {name: windows}\n', '      os: {name: windows}\n      hostAliases: []\n      dnsConfig: {}\n');
-  assert.match(fixText(emptyBefore, { rules: { WIN073: 'off' } }).text, /dnsConfig: \{\}/);
+  assert.match(fixText(emptyBefore, { disable: ['WIN073'] }).text, /dnsConfig: \{\}/);
 });

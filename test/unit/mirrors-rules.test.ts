@@ -247,3 +247,29 @@ test('MIR008 stays quiet for one policy per registry, one repository, or differe
   assert.equal(only(neverFirst, 'MIR008').length, 1);
   assert.equal(covered(neverFirst, only(neverFirst, 'MIR008')[0]), 'quay.io/b');
 });
+
+test('MIR009: sources and mirrors the CRD pattern refuses are errors in the API server’s words, and no other rule reasons about them', () => {
+  const text = idms(`- source: registry..example.com/team/app
+  mirrors: [mirror.example.com/other/app]
+- source: mcr.microsoft.com/windows/servercore
+  mirrors:
+  - "mirror.example.com/windows/servercore $(whoami)"
+  - mirror.example.com/Windows/ServerCore
+  mirrorSourcePolicy: NeverContactSource
+- source: registry.example.com:5000/ok
+  mirrors: [mirror.example.com/ok]
+`);
+  const f = only(text, 'MIR009');
+  assert.equal(f.length, 3);
+  assert.ok(f.every((x) => x.severity === 'error'));
+  assert.match(f[0]!.message, /^spec\.imageDigestMirrors\[0\]\.source: Invalid value: "registry\.\.example\.com\/team\/app": spec\.imageDigestMirrors\[0\]\.source in body should match '\^\\\*/);
+  assert.equal(covered(text, f[0]!), 'registry..example.com/team/app');
+  assert.match(f[1]!.message, /^spec\.imageDigestMirrors\[1\]\.mirrors\[0\]: Invalid value: "mirror\.example\.com\/windows\/servercore \$\(whoami\)"/);
+  assert.match(f[2]!.message, /^spec\.imageDigestMirrors\[1\]\.mirrors\[1\]: Invalid value: "mirror\.example\.com\/Windows\/ServerCore"/);
+  // Without MIR009 the first entry would get MIR001 (the mirror does not keep the path): not now.
+  const others = mirIds(text).filter((id) => id !== 'MIR009');
+  assert.deepEqual(others, ['MIR003'], 'only the valid third entry (a port) is reasoned about');
+  // A wildcard is a valid source but never a valid mirror; ITMS has the same patterns.
+  assert.deepEqual(only(itms(`- source: "*.example.com"\n  mirrors: [mirror.example.com/x]\n`), 'MIR009'), []);
+  assert.equal(only(itms(`- source: example.com/x\n  mirrors: ["*.example.com"]\n`), 'MIR009').length, 1);
+});

@@ -22,7 +22,25 @@ export interface SpecEntry {
   mirrors: { value: string; index: number }[];
   /** spec...mirrorSourcePolicy exactly as written (validated by the callers that care). */
   policy: unknown;
+  /** The source or a mirror, as written, fails the CRD's pattern (IDMS / ITMS only): the API server rejects the object. */
+  invalid: boolean;
 }
+
+// The patterns the ImageDigestMirrorSet and ImageTagMirrorSet CRDs put on a mirror and a source
+// (github.com/openshift/api config/v1, zz_generated.crd-manifests, as served by OpenShift 4.21):
+// a host with an optional port, then a lowercase repository path; a source may also be a wildcard
+// `*.domain`. Spaces, `..`, quotes, `$(` and uppercase paths fail them.
+const LABEL = '(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])';
+const REFERENCE = `^(${LABEL}(?:(?:\\.${LABEL})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(?:(?:(?:[._]|__|[-]*)[a-z0-9]+)+)?)+)?$`;
+/** The CRD's pattern on `mirrors[]`, as the API server prints it. */
+export const MIRROR_PATTERN = REFERENCE;
+/** The CRD's pattern on `source`, as the API server prints it. */
+export const SOURCE_PATTERN = `^\\*(?:\\.${LABEL})+$|${REFERENCE}`;
+const MIRROR_RE = new RegExp(MIRROR_PATTERN);
+const SOURCE_RE = new RegExp(SOURCE_PATTERN);
+
+/** Whether the API server's schema accepts the value (untrimmed: a space is refused too). */
+export const acceptedReference = (value: string, field: 'source' | 'mirror'): boolean => (field === 'source' ? SOURCE_RE : MIRROR_RE).test(value);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -34,12 +52,17 @@ export function specEntries(kind: MirrorKind, spec: unknown): SpecEntry[] {
   list.forEach((item, index) => {
     if (!isRecord(item)) return;
     const mirrors: SpecEntry['mirrors'] = [];
+    const checked = kind !== 'ImageContentSourcePolicy';
+    const invalid =
+      checked &&
+      ((typeof item.source === 'string' && !acceptedReference(item.source, 'source')) ||
+        (Array.isArray(item.mirrors) && item.mirrors.some((m) => typeof m === 'string' && !acceptedReference(m, 'mirror'))));
     if (Array.isArray(item.mirrors)) {
       item.mirrors.forEach((m, j) => {
         if (typeof m === 'string' && m.trim()) mirrors.push({ value: m.trim(), index: j });
       });
     }
-    out.push({ index, source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined, mirrors, policy: item.mirrorSourcePolicy });
+    out.push({ index, source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined, mirrors, policy: item.mirrorSourcePolicy, invalid });
   });
   return out;
 }

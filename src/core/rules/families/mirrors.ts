@@ -2,7 +2,7 @@ import { getAt, pathString, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { containerdHostDir, hostPort, isWildcard, keepsSourcePath, registryHost, repositoryPath, windowsPullPath, wmcoMirrorHost, wmcoMirrorOrder } from '../../mirrors/paths';
 import type { ObjectContext, ObjectRule, Reporter, Rule } from '../types';
-import { MIRROR_LIST_KEY, specEntries } from '../../mirrors/spec';
+import { acceptedReference, MIRROR_LIST_KEY, MIRROR_PATTERN, SOURCE_PATTERN, specEntries } from '../../mirrors/spec';
 
 const KINDS = ['ImageDigestMirrorSet', 'ImageTagMirrorSet'];
 
@@ -26,10 +26,13 @@ function entriesOf(ctx: ObjectContext): Entry[] {
   if (!object.apiVersion.startsWith('config.openshift.io/')) return [];
   const kind = object.kind === 'ImageDigestMirrorSet' ? 'ImageDigestMirrorSet' : 'ImageTagMirrorSet';
   const listKey = MIRROR_LIST_KEY[kind];
-  return specEntries(kind, getAt(object.value, ['spec'])).map((e) => {
-    const path = [...object.path, 'spec', listKey, e.index];
-    return { path, source: e.source, mirrors: e.mirrors.map((m) => ({ value: m.value, path: [...path, 'mirrors', m.index] })), mirrorsPath: [...path, 'mirrors'], policy: e.policy };
-  });
+  // An entry the API server would reject (MIR009) is not reasoned about by the other rules.
+  return specEntries(kind, getAt(object.value, ['spec']))
+    .filter((e) => !e.invalid)
+    .map((e) => {
+      const path = [...object.path, 'spec', listKey, e.index];
+      return { path, source: e.source, mirrors: e.mirrors.map((m) => ({ value: m.value, path: [...path, 'mirrors', m.index] })), mirrorsPath: [...path, 'mirrors'], policy: e.policy };
+    });
 }
 
 function objectRule(id: string, severity: ObjectRule['severity'], title: string, check: (e: Entry[], ctx: ObjectContext, report: Reporter) => void): ObjectRule {
@@ -242,4 +245,37 @@ const MIR008 = objectRule(
   },
 );
 
-export const mirrorRules: Rule[] = [MIR001, MIR002, MIR003, MIR004, MIR005, MIR006, MIR007, MIR008];
+const MIR009: ObjectRule = {
+  id: 'MIR009',
+  scope: 'object',
+  family: 'mirrors',
+  severity: 'error',
+  title: 'Mirror source or mirror that the API server rejects (not a registry host with an optional port and a lowercase repository path).',
+  kinds: KINDS,
+  check(ctx, report) {
+    const { object } = ctx;
+    if (!object.apiVersion.startsWith('config.openshift.io/')) return;
+    const listKey = MIRROR_LIST_KEY[object.kind === 'ImageDigestMirrorSet' ? 'ImageDigestMirrorSet' : 'ImageTagMirrorSet'];
+    const list = getAt(object.value, ['spec', listKey]);
+    if (!Array.isArray(list)) return;
+    const invalid = (path: Path, value: unknown, field: 'source' | 'mirror') => {
+      if (typeof value !== 'string' || acceptedReference(value, field)) return;
+      // The API server's own words (the CRD's pattern), with the field path it prints.
+      const where = pathString(path.slice(object.path.length));
+      const pattern = field === 'source' ? SOURCE_PATTERN : MIRROR_PATTERN;
+      report({
+        path,
+        target: 'value',
+        message: `${where}: Invalid value: ${JSON.stringify(value)}: ${where} in body should match '${pattern}'. The API server rejects the ${object.kind}: a ${field} is a registry host with an optional :port, then a lowercase repository path${field === 'source' ? ' (or a *.domain wildcard)' : ''}; spaces, "..", quotes and "$(" are refused. Until it is fixed no other mirror rule reads this entry.`,
+      });
+    };
+    list.forEach((item, i) => {
+      const base = [...object.path, 'spec', listKey, i];
+      invalid([...base, 'source'], getAt(item, ['source']), 'source');
+      const mirrors = getAt(item, ['mirrors']);
+      if (Array.isArray(mirrors)) mirrors.forEach((m, j) => invalid([...base, 'mirrors', j], m, 'mirror'));
+    });
+  },
+};
+
+export const mirrorRules: Rule[] = [MIR001, MIR002, MIR003, MIR004, MIR005, MIR006, MIR007, MIR008, MIR009];
