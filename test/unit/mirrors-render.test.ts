@@ -451,3 +451,13 @@ test('property: every rendering of generated entries is TOML with the promised s
     }
   }
 });
+
+test('a source that would name a folder outside the registries tree is refused in both modes, never written', () => {
+  for (const mode of ['wmco', 'ordered'] as const) {
+    for (const source of ['../../../Windows/System32', '..', './x', 'a\\..\\b']) {
+      const r = renderHostsToml([{ source, mirrors: ['mirror.example.com/x'], kind: 'IDMS' }], { mode });
+      assert.deepEqual(r.files, [], `${mode} ${source}`);
+      assert.equal(r.refused.length, 1, `${mode} ${source}`);
+    }
+  }
+});

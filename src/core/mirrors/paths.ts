@@ -54,6 +54,9 @@ export function containerdHostDir(host: string): string {
 const NTFS_ILLEGAL = /[<>:"/\\|?*\x00-\x1f]/;
 
 /** Whether `name` can be a directory name on NTFS (no reserved characters, no trailing dot or space). */
+/** One folder name that stays inside its parent: not empty, `.` or `..`, no separator or NUL. */
+export const isOneSegment = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !/[\\/\0]/.test(name);
+
 export function isNtfsSafeName(name: string): boolean {
   return name.length > 0 && !NTFS_ILLEGAL.test(name) && !/[. ]$/.test(name);
 }

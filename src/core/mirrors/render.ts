@@ -10,7 +10,7 @@
  *
  * Pure: no I/O. Credentials only ever appear in the rendered file contents.
  */
-import { containerdHostDir, goStringCompare, isNtfsSafeName, isWildcard, registryHost, repositoryPath, stripScheme, wmcoMirrorHost } from './paths';
+import { containerdHostDir, goStringCompare, isNtfsSafeName, isOneSegment, isWildcard, registryHost, repositoryPath, stripScheme, wmcoMirrorHost } from './paths';
 import { isMirrorKind, knownPolicy, specEntries } from './spec';
 
 export type MirrorMode = 'wmco' | 'ordered';
@@ -266,8 +266,13 @@ function orderedSets(entries: MirrorEntry[]): { sets: MirrorSet[]; refused: Refu
 export function renderHostsToml(entries: MirrorEntry[], options: RenderOptions): RenderResult {
   const usable = entries.filter((e) => typeof e.source === 'string' && stripScheme(e.source) !== '');
   if (options.mode === 'wmco') {
-    const files = wmcoSets(usable).map((s) => file(s.source, s.source, generateConfig(s, options)));
-    return { files, refused: [] };
+    // WMCO's own naming is reproduced (even names NTFS refuses), but never a folder outside the tree.
+    const sets = wmcoSets(usable);
+    const files = sets.filter((s) => isOneSegment(s.source)).map((s) => file(s.source, s.source, generateConfig(s, options)));
+    const refused = sets
+      .filter((s) => !isOneSegment(s.source))
+      .map((s) => ({ source: s.source, message: `source registry ${JSON.stringify(s.source)} is not a folder name (it would leave the registries folder); the API server rejects such a source.` }));
+    return { files, refused };
   }
   const { sets, refused } = orderedSets(usable);
   return { files: sets.map((s) => file(containerdHostDir(s.source), s.source, generateConfig(s, options))), refused };
