@@ -34,6 +34,16 @@ export class KubeClient {
     this.timeoutMs = options.timeoutMs ?? 15_000;
   }
 
+  /** The kubeconfig (context, user, cluster) this client speaks with: for pods/exec over WebSocket. */
+  get kubeConfig(): KubeConfig {
+    return this.config;
+  }
+
+  /** The namespace the context names, if any (kubectl's default for namespaced commands). */
+  get contextNamespace(): string | undefined {
+    return this.config.getContextObject(this.config.getCurrentContext())?.namespace || undefined;
+  }
+
   /** GET a path and parse the JSON answer. */
   get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
     return this.request<T>('GET', path, { query, signal });
@@ -111,6 +121,36 @@ export class KubeClient {
       const release = (): void => signal?.removeEventListener('abort', onAbort);
       req.on('close', release);
       req.end(payload);
+    });
+  }
+
+  /**
+   * GET a path whose answer is not JSON (logs, node proxy): resolves once the headers are in, with
+   * the status and the body as a stream (any status: the caller reads refusals itself). The timeout
+   * covers the wait for the headers; `signal` ends the request at any time.
+   */
+  async stream(path: string, query?: Query, signal?: AbortSignal, method: 'GET' | 'HEAD' = 'GET'): Promise<http.IncomingMessage> {
+    const url = this.url(path, query);
+    const opts = await this.requestOptions();
+    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: '*/*' };
+    return new Promise<http.IncomingMessage>((resolveP, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
+        clearTimeout(timer);
+        resolveP(res);
+      });
+      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+      req.on('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
+      req.on('close', () => signal?.removeEventListener('abort', onAbort));
+      req.end();
     });
   }
 
