@@ -165,10 +165,7 @@ export async function resolveShellTarget(kube: KubeClient, o: { namespace: strin
   const name = o.container ?? pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION] ?? containers[0]?.name;
   const spec = containers.find((c) => c.name === name);
   if (!name || !spec)
-    throw new ContainerShellError(
-      'no-container',
-      `The pod ${o.namespace}/${o.pod} has no container "${name ?? ''}" (it has: ${containers.map((c) => c.name).join(', ') || 'none'}; init and ephemeral containers are not shells to open).`,
-    );
+    throw new ContainerShellError('no-container', `The pod ${o.namespace}/${o.pod} has no container "${name ?? ''}" (it has: ${containers.map((c) => c.name).join(', ') || 'none'}).`);
   const state = pod.status?.containerStatuses?.find((c) => c.name === name)?.state;
   if (!state?.running) {
     const why = state?.waiting
