@@ -106,6 +106,11 @@ test('nodes logs through the real API server: the kubelet refusing and a caller 
 
 test('nodes cordon, drain (the real eviction API refusing for a PodDisruptionBudget) and uncordon', async () => {
   const web = pod('web-1', NS, NODE, { labels: { app: 'web' } }) as SeedObject;
+  // Ready: the server evicts a pod that is not Ready in spite of the budget (unhealthyPodEvictionPolicy IfHealthyBudget).
+  (web.status as Record<string, unknown>).conditions = [
+    { type: 'Ready', status: 'True', lastTransitionTime: '2026-05-01T10:00:00Z' },
+    { type: 'ContainersReady', status: 'True', lastTransitionTime: '2026-05-01T10:00:00Z' },
+  ];
   await seed(api, [
     web,
     {
@@ -121,7 +126,7 @@ test('nodes cordon, drain (the real eviction API refusing for a PodDisruptionBud
   const n = expectStatus(await api.request<{ spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${NODE}`), [200], 'node');
   assert.equal(n.spec?.unschedulable, true);
 
-  const drain = await run(['nodes', 'drain', NODE, '--context', CONTEXT_ADMIN, '--yes', '--eviction-retry', '0', '--poll-interval', '50']);
+  const drain = await run(['nodes', 'drain', NODE, '--context', CONTEXT_ADMIN, '--yes', '--timeout', '1', '--eviction-retry', '0', '--poll-interval', '50']);
   assert.equal(drain.code, 1, drain.stdout + drain.stderr);
   assert.match(drain.stdout, new RegExp(`blocked by the PodDisruptionBudget ${NS}/web-pdb: ${NS}/web-1 \\(The disruption budget web-pdb needs 1 healthy pods and has 1 currently\\)`));
   assert.match(drain.stdout, /stays cordoned.*run the drain again/);
