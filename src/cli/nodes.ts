@@ -132,17 +132,8 @@ export async function runNodes(args: string[]): Promise<number> {
   if (action === 'logs' && (values.path !== undefined || values.query !== undefined)) return await logsOverApi(nodeName, values);
   const cluster = clusterFor(values);
   if (scheduling) return await schedule(action, nodeName, cluster, values, { timeoutMin, evictionRetry, pollMs });
-  let node: NodeObject | undefined;
-  try {
-    node = await getNode(cluster.kube, nodeName);
-  } catch (err) {
-    warn(userMessage(err, cluster.context));
-    return EXIT.USAGE;
-  }
-  if (!node) {
-    warn(`there is no node "${nodeName}" in context ${cluster.context}`);
-    return EXIT.USAGE;
-  }
+  const node = await readNode(cluster, nodeName);
+  if (typeof node === 'number') return node;
   if (action === 'logs') {
     const viaApi = await logsFolderOverApi(nodeName, cluster, values.out ?? '.', maxSize, ssh);
     if (viaApi !== undefined) return viaApi;
@@ -215,6 +206,18 @@ export async function runNodes(args: string[]): Promise<number> {
   } finally {
     host.close();
   }
+}
+
+/** The Node, or the exit code after saying why it cannot be read (no such node: a usage error, as a bad argument). */
+async function readNode(cluster: Cluster, nodeName: string): Promise<NodeObject | number> {
+  try {
+    const node = await getNode(cluster.kube, nodeName);
+    if (node) return node;
+    warn(`there is no node "${nodeName}" in context ${cluster.context}`);
+  } catch (err) {
+    warn(userMessage(err, cluster.context));
+  }
+  return EXIT.USAGE;
 }
 
 const ACTIONS = ['reboot', 'logs', 'services', 'cordon', 'uncordon', 'drain'] as const;
@@ -316,17 +319,8 @@ async function schedule(
   t: { timeoutMin: number | undefined; evictionRetry: number | undefined; pollMs: number | undefined },
 ): Promise<number> {
   refuse(values['dry-run'], `--dry-run goes with nodes reboot`);
-  let node: NodeObject | undefined;
-  try {
-    node = await getNode(cluster.kube, nodeName);
-  } catch (err) {
-    warn(userMessage(err, cluster.context));
-    return EXIT.USAGE;
-  }
-  if (!node) {
-    warn(`there is no node "${nodeName}" in context ${cluster.context}`);
-    return EXIT.USAGE;
-  }
+  const node = await readNode(cluster, nodeName);
+  if (typeof node === 'number') return node;
   const timeoutMs = t.timeoutMin ? Math.round(t.timeoutMin * 60_000) : undefined;
   const opts = {
     kube: cluster.kube,

@@ -110,16 +110,7 @@ export class KubeClient {
           }
         });
       });
-      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      // Removed when the request settles: a plan polls many times under one signal, and listeners left behind would pile up.
-      const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const release = (): void => signal?.removeEventListener('abort', onAbort);
-      req.on('close', release);
+      const timer = this.guard(req, reject, signal);
       req.end(payload);
     });
   }
@@ -142,14 +133,7 @@ export class KubeClient {
         clearTimeout(timer);
         resolveP(res);
       });
-      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      req.on('close', () => signal?.removeEventListener('abort', onAbort));
+      const timer = this.guard(req, reject, signal);
       req.end();
     });
   }
@@ -215,6 +199,23 @@ export class KubeClient {
         req?.destroy();
       },
     };
+  }
+
+  /**
+   * The timeout (until the answer's headers; the caller clears the returned timer then), errors to
+   * `reject`, and `signal` ending the request; the abort listener is removed when the request
+   * settles: a plan polls many times under one signal, and listeners left behind would pile up.
+   */
+  private guard(req: http.ClientRequest, reject: (err: unknown) => void, signal: AbortSignal | undefined): NodeJS.Timeout {
+    const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', onAbort));
+    return timer;
   }
 
   private url(path: string, query?: Query): URL {

@@ -11,14 +11,12 @@
 // InternalIP, the Node having no other address.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { networkInterfaces } from 'node:os';
-import { join } from 'node:path';
 import { linuxNode, pod } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { runCli } from '../support/run-cli';
+import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
-const CLI = join(ROOT, 'dist', 'cli.js');
 const NODE = uniqueName('kw-logs-node');
 const NS = uniqueName('kw-drain');
 const KUBELET_LOG = 'I0501 10:00:00.000000    4242 server.go:484] "Kubelet version" kubeletVersion="v1.35.4"\nE0501 10:00:05.000000    4242 kubelet.go:2046] "Skipping pod synchronization"\n';
@@ -27,16 +25,7 @@ const CONTAINERD = 'time="2026-05-01T10:00:01Z" level=info msg="starting contain
 let api: RealApiServer;
 let kubelet: KubeletDouble;
 
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args, '--kubeconfig', api.kubeconfigPath], { env: { ...process.env, NO_COLOR: '1', SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolveP({ code, stdout, stderr }));
-  });
-}
+const run = (args: string[]) => runCli([...args, '--kubeconfig', api.kubeconfigPath], { env: { SSH_AUTH_SOCK: '' } });
 
 /** An IPv4 address of this machine the API server will proxy to (global unicast, not loopback). */
 function proxyableAddress(): string {

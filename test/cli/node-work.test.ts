@@ -5,34 +5,18 @@
 // with a tty: resize on channel 4.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { linuxNode, namespace, pod, windowsNode } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
 import { KubeClient } from '../../src/cluster/client';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
 import { openContainerShell } from '../../src/cluster/pod-exec';
+import { runCli } from '../support/run-cli';
 
-const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-function run(args: string[], input?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', SSH_AUTH_SOCK: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveP({ code, stdout, stderr });
-    });
-    child.stdin.end(input ?? '');
-  });
-}
+const run = (args: string[], input?: string) => runCli(args, { input: input ?? '', env: { SSH_AUTH_SOCK: '' } });
 
 const running = (p: KubeObject, container?: string): KubeObject => {
   const spec = p.spec as { containers: { name: string; image: string }[] };
