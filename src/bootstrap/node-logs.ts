@@ -3,8 +3,10 @@
 // over SFTP, the state of the node services and the recent System event log errors. The size cap is
 // checked on the host's listing BEFORE anything is downloaded; what does not fit is named.
 
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
+import type { KubeClient } from '../cluster/client';
+import { listNodeLogFolder, openNodeLogFile } from '../cluster/node-logs';
 import { listLogFiles, NODE_LOG_DIRS, systemEventErrors, type LogFileEntry } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { nodeServices, servicesTable } from './node-services';
@@ -86,10 +88,30 @@ export function planDownloads(files: readonly LogFileEntry[], maxBytes: number):
   return { take, skip };
 }
 
+/** The local folder of one collection: DIR/<node>-<yyyymmdd-hhmmss>. */
+function collectionFolder(dir: string, nodeName: string, now: Date | undefined): string {
+  return join(dir, `${nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}-${stamp(now ?? new Date())}`);
+}
+
+/** What was collected and, when something was skipped, what and why (also written to SKIPPED.txt). */
+function collectionMessage(folder: string, files: CollectedFile[], skipped: SkippedFile[], cap: number, extra: string): string {
+  const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
+  let message = `Collected ${files.length} log file(s) (${mb(totalBytes)})${extra} into ${folder}.`;
+  if (skipped.length > 0) {
+    const over = skipped.filter((s) => s.reason.startsWith('over'));
+    const other = skipped.filter((s) => !s.reason.startsWith('over'));
+    if (over.length > 0)
+      message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
+    if (other.length > 0) message += ` Not collected: ${other.map((s) => `${s.remote} (${s.reason})`).join(', ')}.`;
+    writeFileSync(join(folder, 'SKIPPED.txt'), skipped.map((s) => `${s.remote}\t${s.size}\t${s.reason}`).join('\n') + '\n');
+  }
+  return message;
+}
+
 export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLogsResult> {
   const cap = o.maxBytes ?? DEFAULT_LOG_CAP_BYTES;
   const report = o.onProgress ?? (() => undefined);
-  const folder = join(o.dir, `${o.nodeName.replace(/[^A-Za-z0-9._-]/g, '_')}-${stamp(o.now ?? new Date())}`);
+  const folder = collectionFolder(o.dir, o.nodeName, o.now);
   mkdirSync(folder, { recursive: true });
 
   report('listing the log files');
@@ -129,14 +151,121 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
     }
   }
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
-  let message = `Collected ${files.length} log file(s) (${mb(totalBytes)}), the service states and ${events.length} System event log error(s) into ${folder}.`;
-  if (skipped.length > 0) {
-    const over = skipped.filter((s) => s.reason.startsWith('over'));
-    const other = skipped.filter((s) => !s.reason.startsWith('over'));
-    if (over.length > 0)
-      message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
-    if (other.length > 0) message += ` Not collected: ${other.map((s) => `${s.remote} (${s.reason})`).join(', ')}.`;
-    writeFileSync(join(folder, 'SKIPPED.txt'), skipped.map((s) => `${s.remote}\t${s.size}\t${s.reason}`).join('\n') + '\n');
-  }
+  const message = collectionMessage(folder, files, skipped, cap, `, the service states and ${events.length} System event log error(s)`);
   return { folder, files, skipped, totalBytes, message };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The same folder over the API: the kubelet's log folder through the node proxy, no SSH
+
+export interface CollectApiLogsOptions {
+  kube: KubeClient;
+  nodeName: string;
+  dir: string;
+  /** Total bytes of log files to download (default 200 MB); a file that does not fit is skipped. */
+  maxBytes?: number;
+  signal?: AbortSignal;
+  onProgress?: (message: string, fraction?: number) => void;
+  now?: Date;
+  /** How deep into sub-folders (default 4) and how many entries in all (default 2000). */
+  maxDepth?: number;
+  maxEntries?: number;
+}
+
+/**
+ * Collects the files of the node's log folder as the kubelet serves it (`/logs/`, the folder
+ * listing, then each file), keeping the folder's shape. Names come from the node, so each is
+ * confined to the folder (localPathFor); every file is written to a temporary name and renamed
+ * when complete; a file whose size (or what arrived of it) passes the cap is skipped and named.
+ * The first listing failing is thrown as NodeLogRefusedError (the caller may fall back to SSH).
+ */
+export async function collectNodeLogsOverApi(o: CollectApiLogsOptions): Promise<CollectLogsResult> {
+  const cap = o.maxBytes ?? DEFAULT_LOG_CAP_BYTES;
+  const report = o.onProgress ?? (() => undefined);
+  const maxDepth = o.maxDepth ?? 4;
+  let budget = o.maxEntries ?? 2000;
+  report('listing the log folder through the API (node proxy)');
+  const top = await listNodeLogFolder(o.kube, o.nodeName, '', o.signal);
+  const folder = collectionFolder(o.dir, o.nodeName, o.now);
+  mkdirSync(folder, { recursive: true });
+  const files: CollectedFile[] = [];
+  const skipped: SkippedFile[] = [];
+  let used = 0;
+
+  const walk = async (prefix: string, names: string[], depth: number): Promise<void> => {
+    for (const name of names) {
+      o.signal?.throwIfAborted();
+      if (budget-- <= 0) {
+        skipped.push({ remote: prefix + name, size: 0, reason: 'the folder has more entries than are collected' });
+        return;
+      }
+      const remote = prefix + name;
+      if (name.endsWith('/')) {
+        if (depth >= maxDepth) skipped.push({ remote, size: 0, reason: 'too deep' });
+        else {
+          try {
+            await walk(remote, await listNodeLogFolder(o.kube, o.nodeName, remote, o.signal), depth + 1);
+          } catch (err) {
+            if (o.signal?.aborted) throw err;
+            skipped.push({ remote, size: 0, reason: `could not be listed: ${(err as Error).message}` });
+          }
+        }
+        continue;
+      }
+      const local = localPathFor(folder, remote);
+      if (!local) {
+        skipped.push({ remote, size: 0, reason: 'its path cannot be stored safely' });
+        continue;
+      }
+      report(remote);
+      try {
+        const bytes = await download(o, remote, local, cap - used);
+        if (typeof bytes === 'number') {
+          files.push({ remote, local, bytes });
+          used += bytes;
+        } else skipped.push({ remote, size: bytes.over, reason: `over the ${mb(cap)} cap` });
+      } catch (err) {
+        if (o.signal?.aborted) throw err;
+        skipped.push({ remote, size: 0, reason: `could not be read: ${(err as Error).message}` });
+      }
+    }
+  };
+  await walk('', top, 0);
+  const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
+  const message = collectionMessage(folder, files, skipped, cap, ' through the API (node proxy, no SSH)');
+  return { folder, files, skipped, totalBytes, message };
+}
+
+/** One file to `local` (through a temporary name); `{ over }` when it does not fit in `room` bytes. */
+async function download(o: CollectApiLogsOptions, remote: string, local: string, room: number): Promise<number | { over: number }> {
+  const { size, body } = await openNodeLogFile(o.kube, o.nodeName, remote, o.signal);
+  if (size !== undefined && size > room) {
+    body.destroy();
+    return { over: size };
+  }
+  mkdirSync(join(local, '..'), { recursive: true });
+  const tmp = `${local}.part`;
+  const outStream = createWriteStream(tmp);
+  let got = 0;
+  try {
+    for await (const chunk of body) {
+      got += (chunk as Buffer).length;
+      if (got > room) {
+        body.destroy();
+        break;
+      }
+      if (!outStream.write(chunk)) await new Promise<void>((r) => outStream.once('drain', () => r()));
+    }
+    await new Promise<void>((res, rej) => outStream.end((err?: Error | null) => (err ? rej(err) : res())));
+  } catch (err) {
+    outStream.destroy();
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  if (got > room) {
+    rmSync(tmp, { force: true });
+    return { over: got };
+  }
+  renameSync(tmp, local);
+  return got;
 }

@@ -27,6 +27,7 @@ import {
   notReadyObserved,
   REBOOT_REASON,
   restartProgress,
+  type NodeOperation,
   severalBudgets,
   type BlockedEviction,
 } from '../core/windows/reboot';
@@ -41,10 +42,10 @@ export { drainTargets, podsWithEmptyDir } from '../cluster/pods';
 
 export type RebootNode = NodeObject;
 
-export interface RebootOptions {
+/** What the cordon, drain and uncordon steps read: the reboot's options are these and more. */
+export interface NodeDrainOptions {
   kube: KubeClient;
-  host: WindowsHost;
-  /** The Node as read when the plan is built: its providerID decides the AWS route step. */
+  /** The Node as read when the plan is built. */
   node: RebootNode;
   /** Evict pods that use emptyDir volumes (their data is lost). Ask the user first. */
   deleteEmptyDirData?: boolean;
@@ -53,8 +54,6 @@ export interface RebootOptions {
    * `--disable-eviction` path). Set only after the user explicitly confirmed it.
    */
   disableEviction?: boolean;
-  /** Waiting for NotReady, for the host to come back and for Ready (default 15 min each). */
-  timeoutMs?: number;
   /** Waiting for the evicted pods to be gone (default 10 min). */
   drainTimeoutMs?: number;
   /** How long an eviction refused by a PodDisruptionBudget is retried before the step fails (default 60 s). */
@@ -63,26 +62,43 @@ export interface RebootOptions {
   pollMs?: number;
 }
 
+export interface RebootOptions extends NodeDrainOptions {
+  host: WindowsHost;
+  /** Waiting for NotReady, for the host to come back and for Ready (default 15 min each). */
+  timeoutMs?: number;
+}
+
 export type { BlockedEviction };
 
-export interface RebootState {
+/** What the drain step leaves for the caller. */
+export interface DrainState {
   /** Set when the drain was stopped by PodDisruptionBudgets: the caller may offer disableEviction. */
   blockedBy?: BlockedEviction[];
   /** Pods skipped by the drain (DaemonSet and mirror pods), namespace/name. */
   skipped?: string[];
+}
+
+export interface RebootState extends DrainState {
   /** The host's LastBootUpTime after the restart. */
   bootAfter?: string;
   notReadySeen?: boolean;
 }
 
-export interface RebootContext {
+/** The context of the steps a drain shares with the reboot. */
+export interface DrainContext {
+  opts: NodeDrainOptions;
+  state: DrainState;
+}
+
+export interface RebootContext extends DrainContext {
   opts: RebootOptions;
   state: RebootState;
 }
 
 /** Adds "the node stays cordoned" to every failure of a step that runs after the cordon. */
-function cordoned<C extends RebootContext>(node: string, step: Step<C>): Step<C> {
-  const note = (err: unknown, signal: AbortSignal): unknown => (signal.aborted || !(err instanceof Error) ? err : Object.assign(new Error(`${err.message} ${cordonedNote(node)}`), { cause: err }));
+export function cordoned<C extends DrainContext>(node: string, step: Step<C>, operation: NodeOperation = 'reboot'): Step<C> {
+  const note = (err: unknown, signal: AbortSignal): unknown =>
+    signal.aborted || !(err instanceof Error) ? err : Object.assign(new Error(`${err.message} ${cordonedNote(node, operation)}`), { cause: err });
   return {
     ...step,
     apply: async (ctx, signal, report) => {
@@ -94,7 +110,7 @@ function cordoned<C extends RebootContext>(node: string, step: Step<C>): Step<C>
     },
     verify: async (ctx, signal) => {
       const v = await step.verify(ctx, signal);
-      return v === true ? true : `${v} ${cordonedNote(node)}`;
+      return v === true ? true : `${v} ${cordonedNote(node, operation)}`;
     },
   };
 }
@@ -102,9 +118,10 @@ function cordoned<C extends RebootContext>(node: string, step: Step<C>): Step<C>
 export const isAwsNode = (node: RebootNode): boolean => isAwsProvider(node.spec?.providerID);
 
 type RebootStep = Step<RebootContext>;
+type DrainStep = Step<DrainContext>;
 
 /** The timings every step reads, from the options with their defaults. */
-interface Timing {
+export interface Timing {
   poll: number;
   timeout: number;
   drainTimeout: number;
@@ -112,7 +129,7 @@ interface Timing {
 }
 
 /** The Node, which must still exist. */
-async function mustNode(ctx: RebootContext, signal: AbortSignal): Promise<NodeObject> {
+async function mustNode(ctx: DrainContext, signal: AbortSignal): Promise<NodeObject> {
   const n = await getNode(ctx.opts.kube, ctx.opts.node.metadata.name, signal);
   if (!n) throw new Error(`The Node ${ctx.opts.node.metadata.name} no longer exists.`);
   return n;
@@ -138,7 +155,7 @@ async function waitForNode(
   );
 }
 
-function cordonStep(nodeName: string): RebootStep {
+export function cordonStep(nodeName: string): DrainStep {
   return {
     id: 'cordon',
     title: `Cordon ${nodeName} (mark it unschedulable)`,
@@ -152,7 +169,7 @@ function cordonStep(nodeName: string): RebootStep {
 }
 
 /** Evicts (or deletes) one round of pods; returns those a PodDisruptionBudget protects, and who protects them. */
-async function evictRound(ctx: RebootContext, pods: DrainPod[], signal: AbortSignal, report: (m: string) => void): Promise<{ still: DrainPod[]; blocked: BlockedEviction[] }> {
+async function evictRound(ctx: DrainContext, pods: DrainPod[], signal: AbortSignal, report: (m: string) => void): Promise<{ still: DrainPod[]; blocked: BlockedEviction[] }> {
   const { kube } = ctx.opts;
   const still: DrainPod[] = [];
   const blocked: BlockedEviction[] = [];
@@ -182,7 +199,7 @@ async function evictRound(ctx: RebootContext, pods: DrainPod[], signal: AbortSig
   return { still, blocked };
 }
 
-function drainStep(nodeName: string, opts: RebootOptions, t: Timing): RebootStep {
+export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, operation: NodeOperation = 'reboot'): DrainStep {
   return {
     id: 'drain',
     title: opts.disableEviction
@@ -210,7 +227,7 @@ function drainStep(nodeName: string, opts: RebootOptions, t: Timing): RebootStep
       ctx.state.skipped = targets.skipped;
       for (const s of targets.skipped) report(`leaving ${s}`);
       const withData = emptyDirLosses(targets.evict);
-      if (withData.length > 0 && !ctx.opts.deleteEmptyDirData) throw new Error(emptyDirRefusal(nodeName, withData));
+      if (withData.length > 0 && !ctx.opts.deleteEmptyDirData) throw new Error(emptyDirRefusal(nodeName, withData, operation));
       let pending = targets.evict.filter((p) => !p.metadata.deletionTimestamp);
       const deadline = Date.now() + t.evictionRetry;
       let blocked: BlockedEviction[] = [];
@@ -222,7 +239,7 @@ function drainStep(nodeName: string, opts: RebootOptions, t: Timing): RebootStep
       }
       if (blocked.length > 0) {
         ctx.state.blockedBy = blocked;
-        throw new Error(drainBlocked(nodeName, blocked));
+        throw new Error(drainBlocked(nodeName, blocked, operation));
       }
       ctx.state.blockedBy = undefined;
       // Evicted pods terminate with their grace period: the drain is over when they are gone.
@@ -362,19 +379,21 @@ function waitReadyStep(nodeName: string, t: Timing): RebootStep {
   };
 }
 
-function uncordonStep(nodeName: string): RebootStep {
+/** Uncordons the node; `clearAnnotations` (the reboot's boot-time annotation) go in the same patch. */
+export function uncordonStep(nodeName: string, clearAnnotations: readonly string[] = []): DrainStep {
+  const cleared = Object.fromEntries(clearAnnotations.map((a) => [a, null]));
   return {
     id: 'uncordon',
     title: `Uncordon ${nodeName}`,
     preview: {
       check: 'spec.unschedulable is not set',
-      api: [{ verb: 'PATCH', path: nodePath(nodeName), body: { spec: { unschedulable: null }, metadata: { annotations: { [BOOT_ANNOTATION]: null } } } }],
+      api: [clearAnnotations.length > 0 ? { verb: 'PATCH', path: nodePath(nodeName), body: { spec: { unschedulable: null }, metadata: { annotations: cleared } } } : cordonCall(nodeName, false)],
     },
     check: async (ctx, signal) => {
       const n = await mustNode(ctx, signal);
-      return !n.spec?.unschedulable && bootAnnotation(n) === undefined ? 'done' : 'todo';
+      return !n.spec?.unschedulable && clearAnnotations.every((a) => n.metadata.annotations?.[a] === undefined) ? 'done' : 'todo';
     },
-    apply: async (ctx, signal) => uncordonAndAnnotate(ctx.opts.kube, nodeName, { [BOOT_ANNOTATION]: null }, signal),
+    apply: async (ctx, signal) => (clearAnnotations.length > 0 ? uncordonAndAnnotate(ctx.opts.kube, nodeName, cleared, signal) : setCordoned(ctx.opts.kube, nodeName, false, signal)),
     verify: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? 'the node is still unschedulable' : true),
     retries: 2,
     timeoutMs: 60_000,
@@ -397,17 +416,17 @@ function verifyStep(nodeName: string): RebootStep {
   };
 }
 
+/** The timings with their defaults (`timeout`: the reboot's waits; a drain has none of its own). */
+export function timing(opts: NodeDrainOptions, timeout: number): Timing {
+  return { poll: opts.pollMs ?? 5000, timeout, drainTimeout: opts.drainTimeoutMs ?? 10 * 60_000, evictionRetry: opts.evictionRetryMs ?? 60_000 };
+}
+
 /** Builds the plan for one node as named steps, in the documented order; read the Node first (getNode) and pass it in. */
 export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
   const nodeName = opts.node.metadata.name;
-  const t: Timing = {
-    poll: opts.pollMs ?? 5000,
-    timeout: opts.timeoutMs ?? DEFAULT_REBOOT_TIMEOUT_MINUTES * 60_000,
-    drainTimeout: opts.drainTimeoutMs ?? 10 * 60_000,
-    evictionRetry: opts.evictionRetryMs ?? 60_000,
-  };
+  const t = timing(opts, opts.timeoutMs ?? DEFAULT_REBOOT_TIMEOUT_MINUTES * 60_000);
   const afterCordon = [drainStep(nodeName, opts, t), restartStep(nodeName, t), waitNotReadyStep(nodeName, t), ...(isAwsNode(opts.node) ? [awsRouteStep()] : []), waitReadyStep(nodeName, t)];
-  const steps: RebootStep[] = [cordonStep(nodeName), ...afterCordon.map((s) => cordoned(nodeName, s)), uncordonStep(nodeName), verifyStep(nodeName)];
+  const steps: RebootStep[] = [cordonStep(nodeName), ...afterCordon.map((s) => cordoned(nodeName, s)), uncordonStep(nodeName, [BOOT_ANNOTATION]), verifyStep(nodeName)];
   return { id: 'node-reboot', title: `Reboot ${nodeName} gracefully`, target: nodeName, steps };
 }
 
@@ -432,5 +451,5 @@ export function rebootSummary(result: RunResult, nodeName: string): string {
     result.outcome === 'cancelled'
       ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.`
       : `The reboot of ${nodeName} failed at step ${result.error?.stepId ?? '?'}: ${result.error?.message ?? ''}`;
-  return cordonedNow && !what.includes('stays cordoned') ? `${what} ${cordonedNote(nodeName)}` : what;
+  return cordonedNow && !what.includes('stays cordoned') ? `${what} ${cordonedNote(nodeName, 'reboot')}` : what;
 }

@@ -1,6 +1,6 @@
 // The `kube-windows` command line: dispatches to the subcommands. The plumbing they share (options,
 // exit codes, cluster and SSH access, questions, progress) is in ./kit; each subcommand's own
-// options and help are in its module: check.ts (check, rules), join.ts (join, remove), nodes.ts,
+// options and help are in its module: check.ts (check, rules), join.ts (join, remove), nodes.ts, shell.ts,
 // mirrors.ts (render), mirrors-apply.ts (diff, apply) and machineset.ts (create, follow, scale,
 // delete-machine).
 import { version } from '../../package.json';
@@ -10,6 +10,7 @@ import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
 import { runMachineSet } from './machineset';
 import { runMirrors } from './mirrors';
 import { runNodes } from './nodes';
+import { runShell } from './shell';
 
 const HELP = `kube-windows ${version}: Windows compatibility checks for Kubernetes and OpenShift manifests
 
@@ -19,6 +20,9 @@ Usage:
   kube-windows join --context C --address A [--user U] [--key FILE] [--via byoh|kubeadm] [--dry-run]
   kube-windows remove --context C --address A [--node NAME]
   kube-windows nodes reboot|logs|services NODE --context C [--user U --key FILE]
+  kube-windows nodes logs NODE --context C --path kubelet/kubelet.log | --query kubelet [--tail N] [--since 1h] [--pattern RE]
+  kube-windows nodes cordon|uncordon|drain NODE --context C [--delete-emptydir-data] [--timeout MIN] [--yes]
+  kube-windows shell POD [-n NS] [-c CONTAINER] --context C [--shell cmd|powershell|pwsh|sh]
   kube-windows mirrors render [--mode ordered|wmco] [--pull-secret FILE] --out DIR FILES...
   kube-windows mirrors diff|apply --context C ...
   kube-windows machineset create --context C --image IMAGE [--from LINUX_MACHINESET] [--name N]
@@ -53,6 +57,8 @@ export function main(argv: string[]): number | Promise<number> {
         return runRemove(rest).catch(failure);
       case 'nodes':
         return runNodes(rest).catch(failure);
+      case 'shell':
+        return runShell(rest).catch(failure);
       case 'mirrors':
         return runMirrors(rest).catch(failure);
       case 'machineset':

@@ -34,6 +34,16 @@ export class KubeClient {
     this.timeoutMs = options.timeoutMs ?? 15_000;
   }
 
+  /** The kubeconfig (context, user, cluster) this client speaks with: for pods/exec over WebSocket. */
+  get kubeConfig(): KubeConfig {
+    return this.config;
+  }
+
+  /** The namespace the context names, if any (kubectl's default for namespaced commands). */
+  get contextNamespace(): string | undefined {
+    return this.config.getContextObject(this.config.getCurrentContext())?.namespace || undefined;
+  }
+
   /** GET a path and parse the JSON answer. */
   get<T>(path: string, query?: Query, signal?: AbortSignal): Promise<T> {
     return this.request<T>('GET', path, { query, signal });
@@ -100,17 +110,31 @@ export class KubeClient {
           }
         });
       });
-      const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
-      req.on('error', (err) => {
-        clearTimeout(timer);
-        reject(err);
-      });
-      // Removed when the request settles: a plan polls many times under one signal, and listeners left behind would pile up.
-      const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
-      signal?.addEventListener('abort', onAbort, { once: true });
-      const release = (): void => signal?.removeEventListener('abort', onAbort);
-      req.on('close', release);
+      const timer = this.guard(req, reject, signal);
       req.end(payload);
+    });
+  }
+
+  /**
+   * GET a path whose answer is not JSON (logs, node proxy): resolves once the headers are in, with
+   * the status and the body as a stream (any status: the caller reads refusals itself). The timeout
+   * covers the wait for the headers; `signal` ends the request at any time.
+   */
+  async stream(path: string, query?: Query, signal?: AbortSignal, method: 'GET' | 'HEAD' = 'GET'): Promise<http.IncomingMessage> {
+    const url = this.url(path, query);
+    const opts = await this.requestOptions();
+    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: '*/*' };
+    return new Promise<http.IncomingMessage>((resolveP, reject) => {
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
+        clearTimeout(timer);
+        resolveP(res);
+      });
+      const timer = this.guard(req, reject, signal);
+      req.end();
     });
   }
 
@@ -175,6 +199,23 @@ export class KubeClient {
         req?.destroy();
       },
     };
+  }
+
+  /**
+   * The timeout (until the answer's headers; the caller clears the returned timer then), errors to
+   * `reject`, and `signal` ending the request; the abort listener is removed when the request
+   * settles: a plan polls many times under one signal, and listeners left behind would pile up.
+   */
+  private guard(req: http.ClientRequest, reject: (err: unknown) => void, signal: AbortSignal | undefined): NodeJS.Timeout {
+    const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+    req.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('close', () => signal?.removeEventListener('abort', onAbort));
+    return timer;
   }
 
   private url(path: string, query?: Query): URL {

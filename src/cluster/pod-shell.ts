@@ -2,13 +2,13 @@
 // (src/core/windows/host-process-shell.ts), an interactive PowerShell exec'd into it over the API
 // (pods/exec, WebSocket, @kubernetes/client-node's Exec), and the pod deleted when the session ends
 // or when starting it fails. No vscode: it lives in the engine bundle.
-import { Writable, PassThrough } from 'node:stream';
 import { randomBytes } from 'node:crypto';
-import { Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
+import type { Exec, KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from './client';
 import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
 import { sessionHub, type InteractiveSession } from '../core/interactive-session';
 import { delay } from '../core/delay';
+import { execOnHub } from './pod-exec';
 
 export interface PodShellOptions {
   kube: KubeClient;
@@ -38,30 +38,6 @@ interface PodStatus {
 }
 
 const FATAL_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
-
-/** A stdout the Exec treats as a terminal: it reads columns/rows and listens to 'resize'. */
-class TtyOut extends Writable {
-  columns: number;
-  rows: number;
-  constructor(
-    cols: number,
-    rows: number,
-    private readonly sink: (chunk: Buffer) => void,
-  ) {
-    super();
-    this.columns = cols;
-    this.rows = rows;
-  }
-  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
-    this.sink(chunk);
-    done();
-  }
-  resize(cols: number, rows: number): void {
-    this.columns = cols;
-    this.rows = rows;
-    this.emit('resize');
-  }
-}
 
 async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: number, signal?: AbortSignal, onStatus?: (t: string) => void): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -100,24 +76,12 @@ export async function openPodShell(o: PodShellOptions): Promise<InteractiveSessi
   const hub = sessionHub(`pod ${namespace}/${pod.metadata.name}`, () => void remove());
   try {
     await waitForPodRunning(o.kube, path, o.startTimeoutMs ?? 300_000, o.signal, o.onStatus);
-    const stdout = new TtyOut(o.cols, o.rows, hub.output);
-    const stdin = new PassThrough();
-    let exitCode: number | undefined;
-    const ws = await (o.exec ?? new Exec(o.config)).exec(namespace, pod.metadata.name, SHELL_CONTAINER, [...SHELL_COMMAND], stdout, null, stdin, true, (status: V1Status) => {
-      exitCode = status.status === 'Success' ? 0 : 1;
-    });
-    ws.on('close', () => hub.end(exitCode, `the exec session in pod ${pod.metadata.name} ended`));
-    ws.on('error', () => undefined);
-    const session = hub.session({
-      write: (data) => stdin.write(data),
-      resize: (cols, rows) => stdout.resize(cols, rows),
-      close: () => {
-        stdin.end();
-        ws.close();
-        // A socket that never answers the close still must not keep the pod.
-        hub.finish({});
-      },
-    });
+    const session = await execOnHub(
+      o.config,
+      { namespace, pod: pod.metadata.name, container: SHELL_CONTAINER, command: [...SHELL_COMMAND] },
+      { tty: true, cols: o.cols, rows: o.rows, ...(o.exec ? { exec: o.exec } : {}) },
+      hub,
+    );
     return { ...session, pod };
   } catch (err) {
     await remove();

@@ -13,6 +13,8 @@ export interface InteractiveSession {
   /** user@host:port or pod name, for messages. */
   readonly label: string;
   write(data: string): void;
+  /** Ends the input (stdin closed; a shell reading a script then runs it and exits), where the carrier can. */
+  endInput?(): void;
   resize(cols: number, rows: number): void;
   onData(listener: (text: string) => void): void;
   /** Called once, when the session ends for any reason (including close()). */
@@ -24,6 +26,7 @@ export interface InteractiveSession {
 /** What a carrier does with the session's input and how it closes its channel. */
 export interface SessionCarrier {
   write(data: string): void;
+  endInput?(): void;
   resize(cols: number, rows: number): void;
   close(): void;
 }
@@ -66,6 +69,13 @@ export function sessionHub(label: string, cleanup: () => void): SessionHub {
       write: (data) => {
         if (!ended) carrier.write(data);
       },
+      ...(carrier.endInput
+        ? {
+            endInput: () => {
+              if (!ended) carrier.endInput?.();
+            },
+          }
+        : {}),
       resize: (cols, rows) => {
         if (!ended) carrier.resize(cols, rows);
       },

@@ -33,7 +33,7 @@ test('reboot: the words for each way the drain stops name the node, the pods and
   assert.equal(isAwsProvider('aws:///us-east-1a/i-0abc'), true);
   assert.equal(isAwsProvider('azure:///subscriptions/x'), false);
   assert.equal(isAwsProvider(undefined), false);
-  assert.match(cordonedNote('win-1'), /win-1 stays cordoned.*kubectl uncordon win-1/);
+  assert.match(cordonedNote('win-1'), /win-1 stays cordoned.*kube-windows nodes uncordon win-1/);
   assert.match(emptyDirRefusal('win-1', ['web/cache-0']), /^Cannot drain win-1: web\/cache-0 use emptyDir volumes.*--delete-emptydir-data/);
   assert.match(severalBudgets('web/iis-0', ['web/a', 'web/b']), /several PodDisruptionBudgets \(web\/a, web\/b\)/);
   assert.match(severalBudgets('web/iis-0', []), /see kubectl get pdb/);

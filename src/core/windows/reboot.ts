@@ -11,9 +11,12 @@ export const durationText = (ms: number): string => (ms >= 60_000 ? `${Math.roun
 /** The AWS steps apply to nodes whose providerID says AWS. */
 export const isAwsProvider = (providerID: string | undefined): boolean => (providerID ?? '').startsWith('aws://');
 
+/** What runs the cordon and drain steps: a reboot, or a drain on its own (`nodes drain`). */
+export type NodeOperation = 'reboot' | 'drain';
+
 /** Said after every failure once the node is cordoned. */
-export const cordonedNote = (node: string): string =>
-  `The node ${node} stays cordoned (unschedulable): run the reboot again to resume where it stopped, or uncordon it yourself (kubectl uncordon ${node}) once it is healthy.`;
+export const cordonedNote = (node: string, operation: NodeOperation = 'reboot'): string =>
+  `The node ${node} stays cordoned (unschedulable): run the ${operation} again to resume where it stopped, or uncordon it yourself (kube-windows nodes uncordon ${node}) once it is healthy.`;
 
 /**
  * Whether the restart already happened: `before` is the boot time kept on the Node before asking for
@@ -43,9 +46,9 @@ export interface BlockedEviction {
   message: string;
 }
 
-export const emptyDirRefusal = (node: string, pods: readonly string[]): string =>
+export const emptyDirRefusal = (node: string, pods: readonly string[], operation: NodeOperation = 'reboot'): string =>
   `Cannot drain ${node}: ${pods.join(', ')} use emptyDir volumes, whose data is deleted with the pod. ` +
-  'Run the reboot again allowing it (deleteEmptyDirData; CLI --delete-emptydir-data) if that data may be lost.';
+  `Run the ${operation} again allowing it (deleteEmptyDirData; CLI --delete-emptydir-data) if that data may be lost.`;
 
 export const severalBudgets = (pod: string, budgets: readonly string[]): string =>
   `Cannot evict ${pod}: it is selected by several PodDisruptionBudgets (${budgets.join(', ') || 'see kubectl get pdb'}), which the Eviction API refuses. Fix the budgets so that one selects it, then run the reboot again.`;
@@ -54,11 +57,11 @@ export const severalBudgets = (pod: string, budgets: readonly string[]): string 
 export const blockedWaiting = (blocked: readonly BlockedEviction[]): string => `waiting: ${blocked.map((b) => `${b.pod} is protected by ${b.pdb ?? 'a PodDisruptionBudget'}`).join('; ')}`;
 
 /** The drain gave up on budgets: which ones, what to do, and the documented way around them. */
-export function drainBlocked(node: string, blocked: readonly BlockedEviction[]): string {
+export function drainBlocked(node: string, blocked: readonly BlockedEviction[], operation: NodeOperation = 'reboot'): string {
   const pdbs = [...new Set(blocked.map((b) => b.pdb ?? 'a PodDisruptionBudget'))];
   return (
     `The drain of ${node} is blocked by the PodDisruptionBudget${pdbs.length > 1 ? 's' : ''} ${pdbs.join(', ')}: ${blocked.map((b) => `${b.pod} (${b.message})`).join('; ')}. ` +
-    `Wait until the budget allows a disruption (more replicas Ready elsewhere), scale the workload up or relax the budget, then run the reboot again; ` +
+    `Wait until the budget allows a disruption (more replicas Ready elsewhere), scale the workload up or relax the budget, then run the ${operation} again; ` +
     'or, if downtime is acceptable, confirm the documented disable-eviction path, which deletes the pods directly and bypasses the budget.'
   );
 }

@@ -20,7 +20,7 @@ const STD_VERBS = ['create', 'delete', 'deletecollection', 'get', 'list', 'patch
 export const RESOURCES: ResourceInfo[] = [
   { kind: 'Namespace', plural: 'namespaces', singular: 'namespace', group: '', version: 'v1', namespaced: false, shortNames: ['ns'], subresources: ['status', 'finalize'] },
   { kind: 'Node', plural: 'nodes', singular: 'node', group: '', version: 'v1', namespaced: false, shortNames: ['no'], subresources: ['status'] },
-  { kind: 'Pod', plural: 'pods', singular: 'pod', group: '', version: 'v1', namespaced: true, shortNames: ['po'], subresources: ['status', 'eviction'] },
+  { kind: 'Pod', plural: 'pods', singular: 'pod', group: '', version: 'v1', namespaced: true, shortNames: ['po'], subresources: ['status', 'eviction', 'log', 'exec'] },
   { kind: 'ConfigMap', plural: 'configmaps', singular: 'configmap', group: '', version: 'v1', namespaced: true, shortNames: ['cm'], subresources: [] },
   { kind: 'Secret', plural: 'secrets', singular: 'secret', group: '', version: 'v1', namespaced: true, subresources: [] },
   { kind: 'Event', plural: 'events', singular: 'event', group: '', version: 'v1', namespaced: true, shortNames: ['ev'], subresources: [] },

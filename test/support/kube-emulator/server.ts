@@ -1,5 +1,6 @@
 // The HTTPS front of the emulator: auth, discovery, REST verbs, watch streams, latency and fault injection.
-import { createServer, type Server } from 'node:https';
+import { createServer, request as httpsRequest, type Server } from 'node:https';
+import type { Duplex } from 'node:stream';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,7 +11,17 @@ import { jsonPatch, mergePatch, PatchError } from './patch';
 import { apiGroups, apiResourceList, apiVersionOf, resourceByKind, resourceByPath, RESOURCES, type ResourceInfo } from './resources';
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
 import { notFound, Store, StoreError, type StoreEvent } from './store';
-import type { DenyRule, Emulator, EmulatorEvent, EmulatorOptions, Fault, KubeObject, RequestLogEntry } from './types';
+import type { DenyRule, Emulator, EmulatorEvent, EmulatorOptions, ExecRecord, ExecSession, Fault, KubeObject, RequestLogEntry } from './types';
+import { scriptedShell } from './node-io';
+import { acceptUpgrade, refuseUpgrade } from './websocket';
+
+/** The exec subprotocols the API server speaks, in its order of preference (remotecommand). */
+const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
+
+type PodLike = {
+  spec?: { nodeName?: string; containers?: { name: string; image?: string }[] };
+  status?: { phase?: string; containerStatuses?: { name: string; state?: { running?: object } }[] };
+};
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
@@ -115,6 +126,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let fault: Fault | undefined;
   const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 5000;
   const requests: RequestLogEntry[] = [];
+  const execs: ExecRecord[] = [];
+  const podLogs = new Map<string, string>();
   const streams = new Set<() => void>();
   let tmpDir: string | undefined;
 
@@ -395,6 +408,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
                   ? 'delete'
                   : 'deletecollection'
                 : '';
+    if (sub === 'exec') {
+      authorize(ctx.caller, 'create', r, sub, namespace, name);
+      throw new HttpError(400, 'Upgrade request required', 'BadRequest');
+    }
+    if (sub === 'log' && verb === 'get') {
+      authorize(ctx.caller, 'get', r, sub, namespace, name);
+      return podLog(ctx, namespace!, name!);
+    }
     if (!verb || (verb === 'create' && name && sub !== 'eviction') || (verb !== 'create' && sub === 'eviction') || ((verb === 'update' || verb === 'patch') && !name)) {
       throw new HttpError(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed', {});
     }
@@ -515,6 +536,190 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return send(ctx, 200, store.update(next, { checkRv: true }));
   }
 
+  /** pods/log: the container's log text (setPodLog), with container, tailLines and previous checked as the API server does. */
+  function podLog(ctx: Ctx, namespace: string, name: string): void {
+    const pod = store.get('Pod', namespace, name) as (KubeObject & PodLike) | undefined;
+    if (!pod) throw notFound(resourceByKind('Pod'), name);
+    const containers = pod.spec?.containers ?? [];
+    const container = ctx.query.get('container') ?? (containers.length === 1 ? containers[0]!.name : undefined);
+    if (!container) throw new HttpError(400, `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`, 'BadRequest');
+    if (!containers.some((c) => c.name === container)) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
+    let lines = (podLogs.get(`${namespace}/${name}/${container}`) ?? '').split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    const tail = ctx.query.get('tailLines');
+    if (tail !== null) lines = Number(tail) === 0 ? [] : lines.slice(-Number(tail));
+    send(ctx, 200, lines.map((l) => `${l}\n`).join(''));
+  }
+
+  /**
+   * The node proxy (pkg/registry/core/node/rest/proxy.go): authorised as `get` (any verb) on
+   * nodes/proxy, then the request goes to the kubelet at the node's InternalIP and
+   * daemonEndpoints.kubeletEndpoint.Port over HTTPS (its certificate not checked, as without
+   * --kubelet-certificate-authority), status, headers and body passed back as they come. A
+   * kubelet that cannot be reached is 503 "error trying to reach service". Unlike the real
+   * server, a loopback address is allowed (the tests' kubelet double listens there).
+   */
+  async function nodeProxy(ctx: Ctx, node: string, rest: string, search: string): Promise<void> {
+    const verb = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[ctx.req.method ?? 'GET'] ?? 'get';
+    authorize(ctx.caller, verb, resourceByKind('Node'), 'proxy', undefined, node);
+    const n = store.get('Node', undefined, node) as
+      (KubeObject & { status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }) | undefined;
+    if (!n) throw notFound(resourceByKind('Node'), node);
+    const addresses = n.status?.addresses ?? [];
+    const host = (addresses.find((a) => a.type === 'InternalIP') ?? addresses.find((a) => a.type === 'ExternalIP'))?.address;
+    if (!host) throw new HttpError(500, `no preferred addresses found; known addresses: [${addresses.map((a) => `{${a.type} ${a.address}}`).join(' ')}]`);
+    const port = n.status?.daemonEndpoints?.kubeletEndpoint?.Port || 10250;
+    await new Promise<void>((resolveP) => {
+      const out = httpsRequest({ host, port, path: rest + search, method: ctx.req.method, rejectUnauthorized: false, timeout: 2000, headers: { accept: ctx.req.headers.accept ?? '*/*' } }, (kres) => {
+        ctx.log.status = kres.statusCode ?? 502;
+        const headers: Record<string, string> = {};
+        for (const h of ['content-type', 'content-length', 'content-encoding', 'location', 'last-modified', 'x-content-type-options'])
+          if (kres.headers[h] !== undefined) headers[h] = String(kres.headers[h]);
+        ctx.res.writeHead(kres.statusCode ?? 502, headers);
+        kres.on('data', (c: Buffer) => (ctx.log.bytes += c.length));
+        kres.pipe(ctx.res);
+        kres.on('end', () => resolveP());
+        kres.on('error', () => resolveP());
+      });
+      const fail = (why: string): void => {
+        sendStatus(ctx, new HttpError(503, `error trying to reach service: dial tcp ${host}:${port}: ${why}`, 'ServiceUnavailable'));
+        resolveP();
+      };
+      out.on('timeout', () => out.destroy(new Error('i/o timeout')));
+      out.on('error', (e: NodeJS.ErrnoException) => fail(e.code === 'ECONNREFUSED' ? 'connect: connection refused' : e.message));
+      ctx.req.pipe(out);
+    });
+  }
+
+  /**
+   * pods/exec (pkg/registry/core/pod/rest/subresources.go, then the kubelet): authorised as
+   * `create` on pods/exec; the pod must exist, be on a node, have the container and the container
+   * must run; then the WebSocket handshake (the first of v5/v4.channel.k8s.io the client offers)
+   * and the command runs (EmulatorOptions.exec, else the scripted shell), channels 0-4 (and 255,
+   * v5's close) as remotecommand speaks them.
+   */
+  function execUpgrade(req: IncomingMessage, socket: Duplex): void {
+    const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+    const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec$/.exec(url.pathname);
+    const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
+    requests.push(log);
+    const refuse = (e: HttpError): void => {
+      log.status = e.code;
+      refuseUpgrade(socket, e.code, REASONS[e.code] ?? 'Error', statusObject(e.code, e.message, e.reason, e.details));
+    };
+    try {
+      if (!m) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
+      const auth = req.headers.authorization ?? '';
+      const caller = auth.startsWith('Bearer ') ? tokens.get(auth.slice(7).trim()) : undefined;
+      if (!caller) throw new HttpError(401, 'Unauthorized', 'Unauthorized');
+      log.user = caller.user;
+      const [namespace, name] = [decodeURIComponent(m[1]!), decodeURIComponent(m[2]!)];
+      const r = resourceByKind('Pod');
+      authorize(caller, 'create', r, 'exec', namespace, name);
+      const pod = store.get('Pod', namespace, name) as (KubeObject & PodLike) | undefined;
+      if (!pod) throw notFound(r, name);
+      const q = url.searchParams;
+      const containers = pod.spec?.containers ?? [];
+      const container = q.get('container') ?? (containers.length === 1 ? containers[0]!.name : '');
+      if (!container) throw new HttpError(400, `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`, 'BadRequest');
+      const spec = containers.find((c) => c.name === container);
+      if (!spec) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
+      if (!pod.spec?.nodeName) throw new HttpError(400, `pod ${name} does not have a host assigned`, 'BadRequest');
+      if (!pod.status?.containerStatuses?.find((c) => c.name === container)?.state?.running)
+        throw new HttpError(400, `unable to upgrade connection: container not found ("${container}")`, 'BadRequest');
+      const command = q.getAll('command');
+      if (command.length === 0) throw new HttpError(400, 'you must specify at least 1 command', 'BadRequest');
+      const flag = (k: string): boolean => q.get(k) === 'true' || q.get(k) === '1';
+      const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      const ws = acceptUpgrade(req, socket, EXEC_PROTOCOLS);
+      if (!ws) {
+        log.status = 400;
+        return;
+      }
+      log.status = 101;
+      const record: ExecRecord = {
+        path: url.pathname,
+        query: log.query,
+        protocol: ws.protocol,
+        offered,
+        namespace,
+        pod: name,
+        container,
+        command,
+        tty: flag('tty'),
+        stdin: flag('stdin'),
+        stdout: flag('stdout'),
+        stderr: flag('stderr'),
+        input: '',
+        resizes: [],
+        stdinClosed: false,
+      };
+      execs.push(record);
+      const inputListeners: ((t: string) => void)[] = [];
+      const closedListeners: (() => void)[] = [];
+      let ended = false;
+      const channel = (n: number, text: string): void => ws.send(Buffer.concat([Buffer.from([n]), Buffer.from(text, 'utf8')]));
+      const end = (status: Record<string, unknown>): void => {
+        if (ended) return;
+        ended = true;
+        channel(3, JSON.stringify(status));
+        setTimeout(() => ws.close(), 10);
+      };
+      const decoder = new TextDecoder();
+      ws.onMessage((data) => {
+        const ch = data[0];
+        const body = data.subarray(1);
+        if (ch === 0) {
+          const text = decoder.decode(body, { stream: true });
+          record.input += text;
+          for (const l of inputListeners) l(text);
+        } else if (ch === 4) {
+          // TerminalSize, decoded as Go's encoding/json does: field names match whatever their case.
+          const size = JSON.parse(body.toString('utf8')) as Record<string, number>;
+          const field = (n: string): number => Object.entries(size).find(([k]) => k.toLowerCase() === n)?.[1] ?? 0;
+          record.resizes.push({ Width: field('width'), Height: field('height') });
+        } else if (ch === 255 && body[0] === 0 && ws.protocol === 'v5.channel.k8s.io') {
+          record.stdinClosed = true;
+          for (const l of closedListeners) l();
+        }
+      });
+      ws.onClose(() => {
+        if (!record.stdinClosed) for (const l of closedListeners) l();
+      });
+      const session: ExecSession = {
+        record,
+        image: spec.image ?? '',
+        stdout: (t) => channel(1, t),
+        stderr: (t) => channel(record.tty ? 1 : 2, t),
+        exit: (code) => {
+          record.exitCode = code;
+          end(
+            code === 0
+              ? { metadata: {}, status: 'Success' }
+              : {
+                  metadata: {},
+                  status: 'Failure',
+                  message: `command terminated with non-zero exit code: error executing command [${command.join(' ')}], exit code ${code}`,
+                  reason: 'NonZeroExitCode',
+                  details: { causes: [{ reason: 'ExitCode', message: String(code) }] },
+                },
+          );
+        },
+        fail: (message) => end({ metadata: {}, status: 'Failure', message, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 }),
+        onInput: (l) => void inputListeners.push(l),
+        onStdinClosed: (l) => void closedListeners.push(l),
+      };
+      (options.exec ?? scriptedShell)(session);
+    } catch (e) {
+      if (e instanceof HttpError) return refuse(e);
+      if (e instanceof StoreError) return refuse(new HttpError(e.code, e.message, e.reason, e.details));
+      refuse(new HttpError(500, `Internal error occurred: ${(e as Error).message}`));
+    }
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
     const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
@@ -537,15 +742,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       ctx.caller = caller;
       log.user = caller.user;
       if (discovery(ctx, url.pathname)) return;
+      const proxy = /^\/api\/v1\/nodes\/([^/]+)\/proxy(\/.*)?$/.exec(url.pathname);
+      if (proxy) return await nodeProxy(ctx, decodeURIComponent(proxy[1]!), proxy[2] ?? '/', url.search);
       await resource(ctx, url.pathname);
     } catch (e) {
       if (e instanceof HttpError) return sendStatus(ctx, e);
-      if (e instanceof StoreError) return sendStatus(ctx, new HttpError(e.code, e.message, e.reason));
+      if (e instanceof StoreError) return sendStatus(ctx, new HttpError(e.code, e.message, e.reason, e.details));
       sendStatus(ctx, new HttpError(500, `Internal error occurred: ${(e as Error).message}`));
     }
   }
 
   const server: Server = createServer({ key: certs.keyPem, cert: certs.certPem }, (req, res) => void handle(req, res));
+  server.on('upgrade', (req: IncomingMessage, socket: Duplex) => execUpgrade(req, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
@@ -558,6 +766,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     caPem: certs.caPem,
     token: adminToken,
     requests,
+    execs,
+    setPodLog: (namespace, pod, container, text) => void podLogs.set(`${namespace}/${pod}/${container}`, text),
     kubeconfig(opts = {}) {
       const context = opts.context ?? 'emulator';
       const yaml = [

@@ -21,6 +21,8 @@ export class StoreError extends Error {
     readonly code: number,
     readonly reason: string,
     message: string,
+    /** The Status details the API server sends with it (name, group, kind). */
+    readonly details?: Record<string, unknown>,
   ) {
     super(message);
   }
@@ -144,5 +146,5 @@ export class Store {
 }
 
 export function notFound(r: ResourceInfo, name: string): StoreError {
-  return new StoreError(404, 'NotFound', `${r.plural}${r.group ? '.' + r.group : ''} "${name}" not found`);
+  return new StoreError(404, 'NotFound', `${r.plural}${r.group ? '.' + r.group : ''} "${name}" not found`, { name, ...(r.group ? { group: r.group } : {}), kind: r.plural });
 }

@@ -32,6 +32,50 @@ export interface EmulatorOptions {
   openshift?: boolean;
   /** Interval between BOOKMARK events on watches that asked for them (default 5000 ms; the real server uses about a minute). */
   bookmarkIntervalMs?: number;
+  /** What runs in a container for pods/exec (the kubelet and the runtime); default: a small scripted shell (see server.ts). */
+  exec?: (session: ExecSession) => void;
+}
+
+/** One pods/exec session as the emulator saw it (the upgrade request and what went over the channels). */
+export interface ExecRecord {
+  path: string;
+  /** The raw query string: command=...&container=...&stdin=true&stdout=true&tty=true */
+  query: string;
+  /** The subprotocol agreed (v5.channel.k8s.io ...). */
+  protocol: string;
+  /** The subprotocols the client offered, in its order. */
+  offered: string[];
+  namespace: string;
+  pod: string;
+  container: string;
+  command: string[];
+  tty: boolean;
+  stdin: boolean;
+  stdout: boolean;
+  stderr: boolean;
+  /** Everything received on channel 0. */
+  input: string;
+  /** Channel 4 messages. */
+  resizes: { Width: number; Height: number }[];
+  /** The client closed stdin (v5 close signal on channel 255). */
+  stdinClosed: boolean;
+  /** The exit code sent on channel 3, once the command ended. */
+  exitCode?: number;
+}
+
+/** What a container's command sees of an exec session. */
+export interface ExecSession {
+  record: ExecRecord;
+  /** The container's image (from the pod spec). */
+  image: string;
+  stdout(text: string): void;
+  stderr(text: string): void;
+  /** Ends the command with this exit code (status on channel 3, then the socket closes). */
+  exit(code: number): void;
+  /** Ends the exec with a failure status that is not an exit code (the runtime could not start the command). */
+  fail(message: string): void;
+  onInput(listener: (text: string) => void): void;
+  onStdinClosed(listener: () => void): void;
 }
 
 export interface Fault {
@@ -64,6 +108,10 @@ export interface Emulator {
   token: string;
   kubeconfig(opts?: { token?: string; context?: string; file?: string }): string;
   requests: RequestLogEntry[];
+  /** Every pods/exec session, in order. */
+  execs: ExecRecord[];
+  /** The text pods/log serves for a container (default: none, an empty log). */
+  setPodLog(namespace: string, pod: string, container: string, text: string): void;
   apply(obj: KubeObject): KubeObject;
   /** One object (kind as for resourceByKind: 'Network.operator.openshift.io' for the operator's Network). */
   get(kind: string, name: string, namespace?: string): KubeObject | undefined;
