@@ -91,7 +91,7 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.match(kids[0].label, /^v1\.\d+\.\d+.* · OpenShift · WMCO 10\.18\.0 Succeeded · 3 Linux \/ 3 Windows nodes$/);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
   assert.equal(t.item('ctx/mixed')?.contextValue, 'cluster.openshift');
 
@@ -316,7 +316,7 @@ test('a slow cluster answers with a loading row at once; its change event brings
   const kids = await ask(t, root);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
   assert.equal(emu.requests.filter((r) => r.path === '/version').length, versions, 'the children that arrived were used, not asked again');
 });
@@ -357,7 +357,7 @@ test('an answer overtaken by a newer ask of the same part of the tree ends empty
     const second = t.children(again);
     assert.deepEqual(await first, []);
     const kids = await second;
-    assert.equal(kids.length, 5);
+    assert.equal(kids.length, 6);
     assert.ok(kids.every((k) => t.item(k.id) === k));
   });
 });

@@ -98,7 +98,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
   const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
-  for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass']) assert.match(v, re);
+  for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass', 'machineSet', 'machine']) assert.match(v, re);
   for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
   assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
   const hidden = c.menus.commandPalette
@@ -109,13 +109,17 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',
     'kubeWindows.copyName',
+    'kubeWindows.deleteMachine',
+    'kubeWindows.followMachineSet',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.rebootNode',
+    'kubeWindows.refreshMachineSets',
     'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartService',
     'kubeWindows.retry',
+    'kubeWindows.scaleMachineSet',
   ]);
   // Node operations on Windows node items (cordoned too), restart on service items only.
   const on = (command: string) => ctx.filter((m) => m.command === command);
@@ -133,4 +137,23 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     assert.doesNotMatch('windowsNode', r);
   }
   assert.equal(icons['kubeWindows.openTerminal'], '$(terminal-powershell)');
+  // MachineSets: create on clusters (OpenShift or not yet known: the flavour is learnt on connect and
+  // refused with a reason elsewhere), follow and scale on MachineSets, delete on Machines only.
+  const only = (command: string, yes: string[], no: string[]) => {
+    assert.ok(on(command).length > 0, command);
+    for (const m of on(command)) {
+      const when = m.when.replace(/^view == kubeWindows\.clusters && /, '');
+      const eq = /^viewItem == (\w+)$/.exec(when)?.[1];
+      const r = eq ? new RegExp(`^${eq}$`) : new RegExp(/viewItem =~ \/(.*)\//.exec(when)?.[1] ?? '$^');
+      for (const v of yes) assert.match(v, r, `${command} on ${v}`);
+      for (const v of no) assert.doesNotMatch(v, r, `${command} not on ${v}`);
+    }
+  };
+  only('kubeWindows.createMachineSet', ['cluster', 'cluster.openshift'], ['machineSet', 'windowsNode', 'group']);
+  only('kubeWindows.followMachineSet', ['machineSet'], ['machine', 'cluster', 'windowsNode']);
+  only('kubeWindows.scaleMachineSet', ['machineSet'], ['machine', 'cluster']);
+  only('kubeWindows.deleteMachine', ['machine'], ['machineSet', 'windowsNode', 'cluster']);
+  const palette = (command: string) => c.menus.commandPalette.find((m: { command: string }) => m.command === command)?.when;
+  assert.equal(palette('kubeWindows.createMachineSet'), undefined, 'Create Windows MachineSet… is in the palette (it asks the cluster)');
+  assert.equal(palette('kubeWindows.applyMachineSet'), 'editorLangId == yaml');
 });
