@@ -13,7 +13,17 @@ import type * as vscode from 'vscode';
 import type { KubeClient } from '../../src/cluster/client';
 import type { MachineSetDeps } from '../../src/extension/machineset-commands';
 import type { RunEvent, RunResult } from '../../src/bootstrap/runner';
-import { buildWindowsMachineSet, imageHelp, imageProblem, machineSetFromText, machineSetYaml, MachineSetInputError, nameProblem, platformTitle, type MachineApiObject } from '../../src/core/openshift/machineset';
+import {
+  buildWindowsMachineSet,
+  imageHelp,
+  imageProblem,
+  machineSetFromText,
+  machineSetYaml,
+  MachineSetInputError,
+  nameProblem,
+  platformTitle,
+  type MachineApiObject,
+} from '../../src/core/openshift/machineset';
 import { machineView } from '../../src/core/openshift/machine-state';
 import { Secret } from '../../src/bootstrap/plan';
 import { CLUSTER, INFRA, linuxWorkerMachineSet } from '../support/machine-api-seed';
@@ -187,7 +197,10 @@ test('createMachineSet from the palette asks the cluster first; "Create in <cont
 test('createMachineSet refusals: a platform none of the five, or not OpenShift, is one message and no question', async () => {
   const h = await harness({
     machineSetSources: async () => {
-      throw new MachineSetInputError('Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster\'s platform is "BareMetal". Add Windows nodes with Bring-Your-Own-Host instead.', 'refused');
+      throw new MachineSetInputError(
+        'Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster\'s platform is "BareMetal". Add Windows nodes with Bring-Your-Own-Host instead.',
+        'refused',
+      );
     },
   });
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
@@ -198,7 +211,7 @@ test('createMachineSet refusals: a platform none of the five, or not OpenShift, 
   assert.equal(h.of('creationRefusals').length, 0);
 });
 
-test('createMachineSet: WMCO missing offers the join command\'s WMCO install; declined, nothing else is asked', async () => {
+test("createMachineSet: WMCO missing offers the join command's WMCO install; declined, nothing else is asked", async () => {
   const h = await harness({ creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed in namespace openshift-windows-machine-config-operator' }] });
   fake.answers.push(undefined);
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
@@ -258,7 +271,11 @@ test('createMachineSet: a failed WMCO setup is one error with "Show log", and no
 });
 
 test('createMachineSet: Escape at the image, the name or the replicas ends quietly without a draft', async () => {
-  for (const replies of [[CLUSTER.AWS.linuxName, undefined], [CLUSTER.AWS.linuxName, AMI, undefined], [CLUSTER.AWS.linuxName, AMI, '', undefined]]) {
+  for (const replies of [
+    [CLUSTER.AWS.linuxName, undefined],
+    [CLUSTER.AWS.linuxName, AMI, undefined],
+    [CLUSTER.AWS.linuxName, AMI, '', undefined],
+  ]) {
     const h = await harness();
     fake.replies.push(...replies);
     await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
@@ -307,7 +324,10 @@ test('applyMachineSet: errors in the editor are asked about in a modal first; de
   const h = await harness();
   const doc = await openDraft(h);
   doc.content = doc.content.replace('windows-user-data', 'worker-user-data');
-  fake.diagnostics.set(String(doc.uri), [{ message: 'The Linux user data worker-user-data boots a VM that never becomes a node.', severity: 0, code: 'WIN087' }, { message: 'warn', severity: 1 }]);
+  fake.diagnostics.set(String(doc.uri), [
+    { message: 'The Linux user data worker-user-data boots a VM that never becomes a node.', severity: 0, code: 'WIN087' },
+    { message: 'warn', severity: 1 },
+  ]);
   fake.answers.push(undefined);
   await h.run('kubeWindows.applyMachineSet', doc.uri);
   const modal = fake.shown.at(-1);
@@ -409,7 +429,10 @@ test('followMachineSet: a failed Machine is an error with the reasons the follow
   await h.run('kubeWindows.followMachineSet', MS_ITEM);
   assert.equal(fake.shown.at(-1)?.kind, 'error');
   assert.match(fake.shown.at(-1)?.message ?? '', new RegExp(`${MS}: Machine ${MS}-ab12c failed\\.$`));
-  assert.ok(fake.logs[0]?.lines.some((l) => l.level === 'error' && /InvalidAMIID/.test(l.text)), 'the reasons are in the log');
+  assert.ok(
+    fake.logs[0]?.lines.some((l) => l.level === 'error' && /InvalidAMIID/.test(l.text)),
+    'the reasons are in the log',
+  );
 });
 
 test('followMachineSet, scaleMachineSet and deleteMachine need their tree item', async () => {
