@@ -20,7 +20,8 @@ import { loadKubeconfig, watchKubeconfig, type ContextInfo, type KubeconfigLoad,
 import { SessionManager, type ClusterSession, type SessionInfo, type SessionOptions } from './session';
 import { snapshotOf } from './snapshot';
 import { age, machineSetView, machineView, type MachineSetView, type MachineView } from '../core/openshift/machine-state';
-import { platformTitle, type MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/machineset';
+import { platformTitle } from '../core/openshift/machines';
 import { MACHINES_PATH, MACHINESETS_PATH } from './machinesets';
 import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
 

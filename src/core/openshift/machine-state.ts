@@ -6,8 +6,8 @@
 // Pure: plain objects in, plain results out.
 
 import { MACHINE_API_NAMESPACE, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_NAMESPACE, WMCO_VERSION_ANNOTATION, WORKER_USER_DATA_SECRET } from '../well-known';
-import { providerSpecValue, type MachineApiObject } from './machineset';
-import { providerPlatform, type MachinePlatform } from './machines';
+import type { MachineApiObject } from './machineset';
+import { providerPlatform, providerSpecValue, type MachinePlatform } from './machines';
 
 /** The parts of a Node read here. */
 export interface NodeFacts {

@@ -23,7 +23,20 @@ import {
   WORKER_USER_DATA_SECRET,
 } from '../well-known';
 
-import { isLinuxImageName, isWindowsMachineSetObject, MACHINE_PLATFORMS, MAX_MACHINE_NAME, SHORT_MACHINESET_NAME, SHORT_NAME_PLATFORMS, type MachinePlatform } from './machines';
+import {
+  isLinuxImageName,
+  isLinuxWorkerMachineSet,
+  isWindowsMachineSet,
+  MACHINE_PLATFORMS,
+  MAX_MACHINE_NAME,
+  platformTitle,
+  providerSpecValue,
+  SHORT_MACHINESET_NAME,
+  SHORT_NAME_PLATFORMS,
+  type MachinePlatform,
+} from './machines';
+// Also here for the modules that build and read MachineSets (the extension's activation bundle takes them from ./machines, without the YAML writer).
+export { isLinuxWorkerMachineSet, isWindowsMachineSet, platformTitle, providerSpecValue };
 export const MACHINESET_PLATFORMS = MACHINE_PLATFORMS;
 export type MachineSetPlatform = MachinePlatform;
 
@@ -56,30 +69,6 @@ export class MachineSetInputError extends Error {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
-
-/** The template labels of a MachineSet (spec.template.metadata.labels). */
-export function templateLabels(ms: MachineApiObject): Record<string, string> {
-  const t = ms.spec?.template;
-  const labels = isObj(t) && isObj(t.metadata) ? t.metadata.labels : undefined;
-  return isObj(labels) ? (labels as Record<string, string>) : {};
-}
-
-/** spec.template.spec.providerSpec.value, or undefined. */
-export function providerSpecValue(ms: MachineApiObject): Obj | undefined {
-  const t = ms.spec?.template;
-  const spec = isObj(t) ? t.spec : undefined;
-  const ps = isObj(spec) ? spec.providerSpec : undefined;
-  return isObj(ps) && isObj(ps.value) ? ps.value : undefined;
-}
-
-/** A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide the same way. */
-export const isWindowsMachineSet = (ms: MachineApiObject): boolean => isWindowsMachineSetObject(ms);
-
-/** A Linux worker MachineSet: not Windows, and its Machines are workers (not infra, not control plane). */
-export function isLinuxWorkerMachineSet(ms: MachineApiObject): boolean {
-  const labels = templateLabels(ms);
-  return !isWindowsMachineSet(ms) && (labels[MACHINE_ROLE_LABEL] ?? 'worker') === 'worker' && (labels[MACHINE_TYPE_LABEL] ?? 'worker') === 'worker';
-}
 
 // ---- the image, in each platform's own form ------------------------------------------------------
 
@@ -181,8 +170,6 @@ export function defaultMachineSetName(platform: MachineSetPlatform, infra: strin
   for (let i = 2; i < 100; i++) if (free(`${base}-${i}`)) return `${base}-${i}`;
   return base;
 }
-
-export const platformTitle = (p: MachineSetPlatform): string => (p === 'VSphere' ? 'vSphere' : p);
 
 // ---- the builder -----------------------------------------------------------------------------------
 
