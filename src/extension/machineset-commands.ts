@@ -189,11 +189,11 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   try {
     cluster = await deps.cluster(context);
     sources = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading the MachineSets of ${context}…` }, () => deps.machineSetSources(cluster.kube));
+    if (!(await creationAllowed(rt, deps, context, cluster))) return;
   } catch (err) {
     await fail(err, context, `cannot create a Windows MachineSet in ${context}`);
     return;
   }
-  if (!(await creationAllowed(rt, deps, context, cluster))) return;
 
   const platform = sources.platform;
   const title = deps.platformTitle(platform);

@@ -514,3 +514,15 @@ test('deleteMachine: a Machine already gone is an error, not a question', async 
   assert.match(fake.shown[0]?.message ?? '', /no Machine gone-xyz12 in ocp any more/);
   assert.equal(h.of('deleteMachine').length, 0);
 });
+
+test('createMachineSet: a read that fails (the refusal check included) is one error line, never a stack', async () => {
+  const h = await harness({
+    creationRefusals: async () => {
+      throw new Error('secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"\n    at KubeClient.request (client.ts:1:1)');
+    },
+  });
+  await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
+  assert.equal(fake.shown.length, 1);
+  assert.equal(fake.shown[0]?.message, 'kube-windows: cannot create a Windows MachineSet in ocp: secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"');
+  assert.equal(fake.questions.length, 0);
+});
