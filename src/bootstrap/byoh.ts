@@ -11,13 +11,13 @@ import type { WindowsHost } from '../remote/windows-host';
 import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';
 import { findNode, isReady, nodeCall, readyMessage, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
 import { CLUSTER_CONFIG_CALLS, clusterProxy, configNetwork, infrastructure, installKeyHashes, operatorNetwork } from '../cluster/openshift';
-import { addInstance, createKeySecret, csvVersion, keySecret, removeInstance, windowsInstances, wmcoCalls, wmcoCsv } from '../cluster/wmco';
-import { KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
+import { addInstance, csvVersion, keySecret, removeInstance, windowsInstances, wmcoCalls, wmcoCsv } from '../cluster/wmco';
+import { WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
 import type { Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, nodeNameOf, PreflightError, type Finding } from './preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
-import { wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
+import { keySecretStep, wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
 
 export interface Resolver {
   lookup4(name: string): Promise<string[]>;
@@ -154,7 +154,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   const poll = opts.pollMs ?? 5000;
   const steps: Step<ByohContext>[] = [];
   if (opts.installWmco) steps.push(...wmcoInstallSteps<ByohContext>(ns, opts.installWmco, (c) => c.opts.kube, poll));
-  if (opts.privateKey) steps.push(keySecretStep(ns, opts.privateKey));
+  if (opts.privateKey) steps.push(keySecretStep<ByohContext>(ns, opts.privateKey, (c) => c.opts.kube));
 
   steps.push({
     id: 'preflight',
@@ -314,31 +314,6 @@ export function readyStep<Ctx>(getNode: (ctx: Ctx, signal: AbortSignal) => Promi
       return node && isReady(node) ? true : 'not Ready';
     },
     timeoutMs: timeoutMs + 60_000,
-  };
-}
-
-function keySecretStep(ns: string, key: { pem: Secret; source: string }): Step<ByohContext> {
-  return {
-    id: 'cloud-private-key',
-    title: `Create the cloud-private-key secret from ${key.source}`,
-    description: 'WMCO uses this key to reach every BYOH host over SSH; it must not have a passphrase.',
-    preview: {
-      check: `the secret exists with a ${KEY_SECRET_KEY} entry (an existing secret is never overwritten)`,
-      api: [wmcoCalls.createKeySecret(ns, key.pem)],
-    },
-    check: async (ctx, signal) => ((await keySecret(ctx.opts.kube, signal, ns)).pem !== undefined ? 'done' : 'todo'),
-    apply: async (ctx, signal, report) => {
-      const info = keyInfo(key.pem.reveal());
-      if (info.encrypted) throw new Error(`${key.source} has a passphrase; WMCO needs a key without one.`);
-      if (info.invalid) throw new Error(`${key.source}: ${info.invalid}.`);
-      if (info.hash && (await installKeyHashes(ctx.opts.kube, pubKeyHash, signal)).includes(info.hash)) {
-        report(`warning: ${key.source} is the key the cluster was installed with (MachineConfig 99-worker-ssh); WMCO recommends a different key for Windows hosts`);
-      }
-      await createKeySecret(ctx.opts.kube, key.pem.reveal(), signal, ns);
-    },
-    verify: async (ctx, signal) => ((await keySecret(ctx.opts.kube, signal, ns)).pem !== undefined ? true : 'the secret is missing'),
-    retries: 2,
-    timeoutMs: 60_000,
   };
 }
 

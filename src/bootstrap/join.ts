@@ -14,25 +14,14 @@ import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
 
 export { runBounded } from './runner';
-import type { WmcoInstallOptions } from './wmco-install';
+import { withCatalog, type WmcoInstallOptions, type WmcoSettings } from './wmco-install';
+
+export type { WmcoSettings };
 import { addressProblem, JoinInputError, userProblem } from '../core/windows/join-input';
 
 export { addressProblem, JoinInputError, userProblem };
 
 export type JoinVia = 'byoh' | 'kubeadm';
-
-/** The kubeWindows.wmco.* settings and the CLI's --wmco-namespace, --olm-source, --olm-channel. */
-export interface WmcoSettings {
-  namespace?: string;
-  source?: string;
-  channel?: string;
-}
-
-/** An explicit install choice keeps its catalog and channel; otherwise the settings' apply. */
-function withCatalog(install: WmcoInstallOptions, s: WmcoSettings | undefined): WmcoInstallOptions {
-  const where = wmcoLocation(s);
-  return { ...install, ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}), channel: install.channel ?? where.channel };
-}
 
 export interface JoinRequest {
   kube: KubeClient;

@@ -3,13 +3,24 @@
 // MachineSets, refuse when the platform is not one WMCO supports for MachineSets, when WMCO is not
 // installed or when cloud-private-key is missing, build the MachineSet (core/openshift/machineset),
 // then create it with a server-side dry run first.
-import { buildWindowsMachineSet, machineSetYaml, MachineSetInputError, type MachineApiObject, type WindowsMachineSet } from '../core/openshift/machineset';
+import {
+  buildWindowsMachineSet,
+  isMachineSetPlatform,
+  machineSetYaml,
+  MachineSetInputError,
+  platformRefusal,
+  providerSpecValue,
+  regionOf,
+  type MachineApiObject,
+  type MachineSetPlatform,
+  type WindowsMachineSet,
+} from '../core/openshift/machineset';
 import { KEY_SECRET, KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
 import type { KubeClient } from '../cluster/client';
 import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure } from '../cluster/machinesets';
 import { keySecret, wmcoCsv } from '../cluster/wmco';
 
-export { MachineSetInputError } from '../core/openshift/machineset';
+export { MachineSetInputError, machineSetFromText } from '../core/openshift/machineset';
 
 export interface PrepareOptions {
   kube: KubeClient;
@@ -49,8 +60,7 @@ export function missingKeyMessage(ns: string): string {
 export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<PreparedMachineSet> {
   const ns = o.wmcoNamespace ?? WMCO_NAMESPACE;
   const infra = await readInfrastructure(o.kube, o.signal);
-  if (!infra)
-    throw new MachineSetInputError('the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only', 'refused');
+  if (!infra) throw new MachineSetInputError(NO_INFRASTRUCTURE, 'refused');
   // The platform first: on a platform without MachineSets, WMCO and the key are beside the point.
   const sets = await machineSetsByKind(o.kube, o.signal);
   let from: MachineApiObject | undefined;
@@ -73,21 +83,67 @@ export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<Prepa
   };
   // Platform and inputs are checked (and refused) before WMCO: the first thing to fix comes first.
   const built = check();
-  const refusals: string[] = [];
-  if (!(await wmcoCsv(o.kube, o.signal, ns))) {
-    refusals.push(
-      `WMCO is not installed in namespace ${ns} (no windows-machine-config-operator ClusterServiceVersion): nothing would configure the Windows Machines. Install it from OperatorHub, or with kube-windows join --install-wmco Automatic.`,
-    );
-  } else if (!(await keySecret(o.kube, o.signal, ns)).present) refusals.push(missingKeyMessage(ns));
+  const refusals = (await creationRefusals(o.kube, ns, o.signal)).map((r) => r.message);
   return { built, yaml: machineSetYaml(built), refusals };
 }
+
+/** What would refuse creating a Windows MachineSet now, with what would set it up (the join command's WMCO setup). */
+export interface CreationRefusal {
+  offer: 'install-wmco' | 'create-key-secret';
+  message: string;
+}
+
+/** WMCO not installed, or secret cloud-private-key missing (empty: a Windows MachineSet can be created). */
+export async function creationRefusals(kube: KubeClient, wmcoNamespace = WMCO_NAMESPACE, signal?: AbortSignal): Promise<CreationRefusal[]> {
+  const ns = wmcoNamespace;
+  if (!(await wmcoCsv(kube, signal, ns))) {
+    return [
+      {
+        offer: 'install-wmco',
+        message: `WMCO is not installed in namespace ${ns} (no windows-machine-config-operator ClusterServiceVersion): nothing would configure the Windows Machines. Install it from OperatorHub, or with kube-windows join --install-wmco Automatic.`,
+      },
+    ];
+  }
+  if (!(await keySecret(kube, signal, ns)).present) return [{ offer: 'create-key-secret', message: missingKeyMessage(ns) }];
+  return [];
+}
+
+/** What a Windows MachineSet can be made from on this cluster: its platform and its Linux worker MachineSets (names, first the default). */
+export interface MachineSetSources {
+  platform: MachineSetPlatform;
+  region?: string;
+  linuxWorkers: string[];
+}
+
+/**
+ * Reads the platform and the Linux worker MachineSets, for the questions asked before building one
+ * (VS Code asks the image in the platform's own form). Throws MachineSetInputError (`refused`) when
+ * the cluster is not OpenShift, the platform is none of the five, or there is no Linux worker MachineSet.
+ */
+export async function machineSetSources(kube: KubeClient, signal?: AbortSignal): Promise<MachineSetSources> {
+  const infra = await readInfrastructure(kube, signal);
+  if (!infra) throw new MachineSetInputError(NO_INFRASTRUCTURE, 'refused');
+  if (!isMachineSetPlatform(infra.platform)) throw platformRefusal(infra.platform);
+  const sets = await machineSetsByKind(kube, signal);
+  if (!sets.linuxWorkers.length) throw new MachineSetInputError(`the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.windows, ...sets.other])})`, 'refused');
+  const first = providerSpecValue(sets.linuxWorkers[0] as MachineApiObject);
+  const region = first ? regionOf(infra.platform, first) : undefined;
+  return { platform: infra.platform, ...(region ? { region } : {}), linuxWorkers: sets.linuxWorkers.map((m) => m.metadata.name) };
+}
+
+const NO_INFRASTRUCTURE = 'the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only';
 
 function names(list: MachineApiObject[]): string {
   return list.map((m) => m.metadata.name).join(', ') || 'none';
 }
 
-/** Creates the MachineSet: a server-side dry run first (schema, defaults, admission), then for real. Returns the stored object. */
-export async function createWindowsMachineSet(kube: KubeClient, built: WindowsMachineSet, signal?: AbortSignal, onStep?: (message: string) => void): Promise<MachineApiObject> {
+/** Creates the MachineSet (built, or read from an edited text): a server-side dry run first (schema, defaults, admission), then for real. Returns the stored object. */
+export async function createWindowsMachineSet(
+  kube: KubeClient,
+  built: Pick<WindowsMachineSet, 'name' | 'object'>,
+  signal?: AbortSignal,
+  onStep?: (message: string) => void,
+): Promise<MachineApiObject> {
   await createMachineSet(kube, built.object, { dryRun: true }, signal);
   onStep?.(`The API server accepted MachineSet ${built.name} in a dry run.`);
   const created = await createMachineSet(kube, built.object, {}, signal);

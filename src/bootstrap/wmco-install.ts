@@ -1,24 +1,43 @@
 // Installing WMCO as the OKD/OpenShift documentation describes: the namespace with the
 // cluster-monitoring label, an OperatorGroup targeting it, a Subscription on the channel (default
 // "stable") with the approval strategy the user picked, then following the ClusterServiceVersion to
-// Succeeded. The API calls are in cluster/wmco.ts.
+// Succeeded; and creating secret cloud-private-key from a key file. The same steps start a BYOH join
+// plan (byoh.ts) and make the WMCO setup plan of their own (wmcoSetupPlan). The API calls are in
+// cluster/wmco.ts.
 
 import type { KubeClient } from '../cluster/client';
 import {
   approveWmcoInstallPlan,
+  createKeySecret,
   createOperatorGroup,
   createSubscription,
   ensureOperatorNamespace,
   hasOperatorGroup,
   hasSubscription,
+  keySecret,
   operatorNamespaceState,
   wmcoCalls,
   wmcoCsv,
   wmcoLocation,
 } from '../cluster/wmco';
-import { CLUSTER_MONITORING_LABEL, WMCO_CATALOG_SOURCE, WMCO_OKD_CATALOG_SOURCE, WMCO_PACKAGE } from '../core/well-known';
+import { installKeyHashes } from '../cluster/openshift';
+import { CLUSTER_MONITORING_LABEL, KEY_SECRET_KEY, WMCO_CATALOG_SOURCE, WMCO_NAMESPACE, WMCO_OKD_CATALOG_SOURCE, WMCO_PACKAGE } from '../core/well-known';
 import { waitFor } from './follow';
-import type { Step } from './plan';
+import type { Plan, Secret, Step } from './plan';
+import { keyInfo, pubKeyHash } from './ssh-key-info';
+
+/** The kubeWindows.wmco.* settings and the CLI's --wmco-namespace, --olm-source, --olm-channel. */
+export interface WmcoSettings {
+  namespace?: string;
+  source?: string;
+  channel?: string;
+}
+
+/** An explicit install choice keeps its catalog and channel; otherwise the settings' apply. */
+export function withCatalog(install: WmcoInstallOptions, s: WmcoSettings | undefined): WmcoInstallOptions {
+  const where = wmcoLocation(s);
+  return { ...install, ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}), channel: install.channel ?? where.channel };
+}
 
 export interface WmcoInstallOptions {
   approval: 'Automatic' | 'Manual';
@@ -109,4 +128,52 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
       timeoutMs: timeoutMs + 60_000,
     },
   ];
+}
+
+/** Creates secret cloud-private-key from a private key file's PEM (never overwriting one). */
+export function keySecretStep<Ctx>(ns: string, key: { pem: Secret; source: string }, kube: (ctx: Ctx) => KubeClient): Step<Ctx> {
+  return {
+    id: 'cloud-private-key',
+    title: `Create the cloud-private-key secret from ${key.source}`,
+    description: 'WMCO uses this key to reach every BYOH host over SSH; it must not have a passphrase.',
+    preview: {
+      check: `the secret exists with a ${KEY_SECRET_KEY} entry (an existing secret is never overwritten)`,
+      api: [wmcoCalls.createKeySecret(ns, key.pem)],
+    },
+    check: async (ctx, signal) => ((await keySecret(kube(ctx), signal, ns)).pem !== undefined ? 'done' : 'todo'),
+    apply: async (ctx, signal, report) => {
+      const info = keyInfo(key.pem.reveal());
+      if (info.encrypted) throw new Error(`${key.source} has a passphrase; WMCO needs a key without one.`);
+      if (info.invalid) throw new Error(`${key.source}: ${info.invalid}.`);
+      if (info.hash && (await installKeyHashes(kube(ctx), pubKeyHash, signal)).includes(info.hash)) {
+        report(`warning: ${key.source} is the key the cluster was installed with (MachineConfig 99-worker-ssh); WMCO recommends a different key for Windows hosts`);
+      }
+      await createKeySecret(kube(ctx), key.pem.reveal(), signal, ns);
+    },
+    verify: async (ctx, signal) => ((await keySecret(kube(ctx), signal, ns)).pem !== undefined ? true : 'the secret is missing'),
+    retries: 2,
+    timeoutMs: 60_000,
+  };
+}
+
+/** What the WMCO setup does on its own (outside a join): install WMCO, create cloud-private-key, or both. */
+export interface WmcoSetupOptions {
+  kube: KubeClient;
+  /** Where WMCO lives and which catalog and channel install it (the kubeWindows.wmco.* settings). */
+  wmco?: WmcoSettings;
+  installWmco?: WmcoInstallOptions;
+  privateKey?: { pem: Secret; source: string };
+  pollMs?: number;
+}
+
+/**
+ * The join command's WMCO setup as a plan of its own, for what needs WMCO without joining a host
+ * (creating a Windows MachineSet): the same steps the BYOH join plan starts with.
+ */
+export function wmcoSetupPlan(o: WmcoSetupOptions): { plan: Plan<WmcoSetupOptions>; ctx: WmcoSetupOptions } {
+  const ns = o.wmco?.namespace ?? WMCO_NAMESPACE;
+  const steps: Step<WmcoSetupOptions>[] = [];
+  if (o.installWmco) steps.push(...wmcoInstallSteps<WmcoSetupOptions>(ns, withCatalog(o.installWmco, o.wmco), (c) => c.kube, o.pollMs ?? 5000));
+  if (o.privateKey) steps.push(keySecretStep<WmcoSetupOptions>(ns, o.privateKey, (c) => c.kube));
+  return { plan: { id: 'wmco-setup', title: `Set up WMCO in ${ns}`, target: ns, steps }, ctx: o };
 }

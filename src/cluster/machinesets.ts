@@ -3,11 +3,13 @@
 // MachineSet (by its label), create one (server-side dry run first), scale through the scale
 // subresource, delete one Machine, the events about a Machine, the user-data secret, and the
 // Infrastructure facts a Windows MachineSet is made from. Lists are read page by page.
-import { isLinuxWorkerMachineSet, isWindowsMachineSet, type MachineApiObject } from '../core/openshift/machineset';
+import { isLinuxWorkerMachineSet, isWindowsMachineSet } from '../core/openshift/machines';
+import type { MachineApiObject } from '../core/openshift/machineset';
 import type { EventFacts } from '../core/openshift/machine-state';
 import { MACHINE_API_NAMESPACE, MACHINE_API_VERSION, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined, listAll, type ApiCall } from './api';
 import type { KubeClient } from './client';
+import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { infrastructure, infrastructurePlatform } from './openshift';
 
 const NS = MACHINE_API_NAMESPACE;
@@ -111,4 +113,27 @@ export async function readInfrastructure(kube: KubeClient, signal?: AbortSignal)
   const platform = infrastructurePlatform(infra);
   const name = infra.status?.infrastructureName;
   return { ...(platform ? { platform } : {}), ...(name ? { infrastructureName: name } : {}) };
+}
+
+// ---- for the cluster view: data or an error item, never thrown -----------------------------------
+
+export type WindowsMachineSets = { available: boolean; sets: MachineApiObject[] };
+
+/** The Windows MachineSets, by name; `available: false` when the cluster serves no Machine API (404). */
+export async function readWindowsMachineSets(kube: KubeClient, ctx: ErrorContext = {}): Promise<WindowsMachineSets | ClusterErrorItem> {
+  try {
+    return { available: true, sets: (await machineSetsByKind(kube)).windows };
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return { available: false, sets: [] };
+    return classifyError(err, { ...ctx, what: 'Windows MachineSets' });
+  }
+}
+
+/** The Machines of a MachineSet, by name, or the error item of the read. */
+export async function readMachines(kube: KubeClient, machineSet: string, ctx: ErrorContext = {}): Promise<MachineApiObject[] | ClusterErrorItem> {
+  try {
+    return await listMachines(kube, machineSet);
+  } catch (err) {
+    return classifyError(err, { ...ctx, what: `Machines of ${machineSet}` });
+  }
 }

@@ -5,6 +5,8 @@ import { KubeClient } from './client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
 import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
+import { readMachines, readWindowsMachineSets, type WindowsMachineSets } from './machinesets';
+import type { MachineApiObject } from '../core/openshift/machineset';
 import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv } from './wmco';
 import { configForContext } from './kubeconfig';
@@ -105,6 +107,15 @@ export class ClusterSession {
 
   runtimeClasses(): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
     return readWindowsRuntimeClasses(this.client, this.errorContext);
+  }
+
+  /** The Windows MachineSets of an OpenShift cluster (openshift-machine-api). */
+  windowsMachineSets(): Promise<WindowsMachineSets | ClusterErrorItem> {
+    return readWindowsMachineSets(this.client, this.errorContext);
+  }
+
+  machines(machineSet: string): Promise<MachineApiObject[] | ClusterErrorItem> {
+    return readMachines(this.client, machineSet, this.errorContext);
   }
 
   /** OpenShift's version, platform, network and WMCO facts, read once per session (again after reconnect()). */

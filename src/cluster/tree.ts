@@ -19,6 +19,10 @@ import { isErrorItem, type ByohInstance, type ClusterRuntimeClass, type MirrorSe
 import { loadKubeconfig, watchKubeconfig, type ContextInfo, type KubeconfigLoad, type KubeconfigWatcher, type LocateOptions } from './kubeconfig';
 import { SessionManager, type ClusterSession, type SessionInfo, type SessionOptions } from './session';
 import { snapshotOf } from './snapshot';
+import { age, machineSetView, machineView, type MachineSetView, type MachineView } from '../core/openshift/machine-state';
+import type { MachineApiObject } from '../core/openshift/machineset';
+import { platformTitle } from '../core/openshift/machines';
+import { MACHINES_PATH, MACHINESETS_PATH } from './machinesets';
 import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
 
 export type ContextValue =
@@ -32,6 +36,8 @@ export type ContextValue =
   | 'pod'
   | 'mirrorSet'
   | 'runtimeClass'
+  | 'machineSet'
+  | 'machine'
   | 'error'
   | 'group'
   | 'info';
@@ -44,7 +50,7 @@ export interface TreeIcon {
 }
 
 /** The groups a cluster or a node shows. */
-export type GroupKey = 'nodes' | 'byoh' | 'mirrors' | 'runtimeClasses' | 'pods' | 'services';
+export type GroupKey = 'nodes' | 'machineSets' | 'byoh' | 'mirrors' | 'runtimeClasses' | 'pods' | 'services';
 
 /**
  * What an item stands for, typed: commands read this, never the id (the id is only VS Code's handle).
@@ -60,6 +66,8 @@ export type TreeRef =
   | { kind: 'byohInstance'; context: string; address: string }
   | { kind: 'mirrorSet'; context: string; setKind: string; name: string }
   | { kind: 'runtimeClass'; context: string; name: string }
+  | { kind: 'machineSet'; context: string; machineSet: string }
+  | { kind: 'machine'; context: string; machineSet: string; machine: string }
   | { kind: 'detail'; context: string; node?: string };
 
 export interface TreeNode {
@@ -295,6 +303,27 @@ export class ClusterTree {
     if (id !== undefined) this.notify(id);
   }
 
+  /**
+   * Reads the Windows MachineSets of a context again after a command changed them (created, scaled,
+   * a Machine deleted, a follow's progress): the MachineSet's item is refilled and its change fired
+   * (its Machines are asked again); a MachineSet the view does not show yet, or no longer exists,
+   * changes the group instead.
+   */
+  async refreshMachineSet(context: string, name?: string): Promise<void> {
+    const ctxId = `ctx/${enc(context)}`;
+    const gid = `${ctxId}/group/machineSets`;
+    if (!this.items.has(gid)) return;
+    const session = this.session(context);
+    const id = name === undefined ? undefined : machineSetId(ctxId, name);
+    if (!session || id === undefined || !this.items.has(id)) return this.notify(gid);
+    const read = await session.windowsMachineSets();
+    const ms = isErrorItem(read) ? undefined : read.sets.find((m) => m.metadata.name === name);
+    if (this.disposed) return;
+    if (!ms) return this.notify(gid);
+    this.remember([this.machineSetItem(ctxId, ms, session)], gid);
+    this.notify(id);
+  }
+
   /** The Services group id of each node item handed out, by context and node name. */
   private readonly serviceGroups = new Map<string, string>();
 
@@ -479,6 +508,18 @@ export class ClusterTree {
       return { id: gid, label, tooltip, icon: { id: icon }, contextValue: 'group', collapsible: key === 'nodes' ? 'expanded' : 'collapsed', ref: { kind: 'group', context, group: key } };
     };
     out.push(group('nodes', 'Windows nodes', 'vm', (gid) => this.nodeItems(gid, id, session), 'Nodes labelled `kubernetes.io/os=windows`, kept up to date by a watch.'));
+    // Only OpenShift has the Machine API: elsewhere the group is not shown at all.
+    if (state.info.flavour === 'openshift') {
+      out.push(
+        group(
+          'machineSets',
+          'Windows MachineSets',
+          'server-process',
+          (gid) => this.machineSetItems(gid, id, session),
+          'MachineSets in `openshift-machine-api` whose Machines are Windows ones (label `machine.openshift.io/os-id` or a Windows image), with their Machines.',
+        ),
+      );
+    }
     out.push(group('byoh', 'BYOH instances', 'remote', (gid) => this.byohItems(gid, id, session), 'Entries of the `windows-instances` ConfigMap (bring-your-own-host Windows instances).'));
     out.push(group('mirrors', 'Mirror sets', 'mirror', (gid) => this.mirrorItems(gid, id, session), 'ImageDigestMirrorSets and ImageTagMirrorSets.'));
     out.push(group('runtimeClasses', 'Windows RuntimeClasses', 'symbol-class', (gid) => this.runtimeClassItems(gid, id, session), 'RuntimeClasses that schedule onto Windows nodes.'));
@@ -590,6 +631,36 @@ export class ClusterTree {
     );
   }
 
+  private async machineSetItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
+    const read = await session.windowsMachineSets();
+    if (isErrorItem(read)) return [errorNode(`${gid}/error`, read)];
+    if (!read.available) return [placeholder(`${gid}/none`, 'Not available', 'This cluster serves no Machine API (`machine.openshift.io`): its Windows nodes are not made from MachineSets.')];
+    if (!read.sets.length) {
+      return [placeholder(`${gid}/none`, 'No Windows MachineSets', 'No MachineSet in `openshift-machine-api` makes Windows Machines. Right-click the cluster: **Create Windows MachineSet…**')];
+    }
+    return read.sets.map((ms) => this.machineSetItem(ctxId, ms, session));
+  }
+
+  private machineSetItem(ctxId: string, ms: MachineApiObject, session: ClusterSession): TreeNode {
+    const name = ms.metadata.name;
+    const id = machineSetId(ctxId, name);
+    this.resolvers.set(id, () => this.machineItems(id, name, session));
+    const yaml = () => session.client.get(`${MACHINESETS_PATH}/${enc(name)}`).then(forDisplay);
+    return withRef({ kind: 'machineSet', context: session.context, machineSet: name }, machineSetNode(id, machineSetView(ms), yaml));
+  }
+
+  private async machineItems(msId: string, machineSet: string, session: ClusterSession): Promise<TreeNode[]> {
+    const machines = await session.machines(machineSet);
+    if (isErrorItem(machines)) return [errorNode(`${msId}/error`, machines)];
+    if (!machines.length) return [placeholder(`${msId}/none`, 'No Machines', `MachineSet ${md(machineSet)} has no Machines (0 replicas, or the machine controller has not made them yet).`)];
+    const now = Date.now();
+    return machines.map((m) => {
+      const name = m.metadata.name;
+      const yaml = () => session.client.get(`${MACHINES_PATH}/${enc(name)}`).then(forDisplay);
+      return withRef({ kind: 'machine', context: session.context, machineSet, machine: name }, machineNode(`${msId}/machine/${enc(name)}`, machineView(m), now, yaml));
+    });
+  }
+
   private async byohItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
     const byoh = await session.byohInstances();
     if (isErrorItem(byoh)) return [errorNode(`${gid}/error`, byoh)];
@@ -640,6 +711,9 @@ export class ClusterTree {
     this.snapshotTimer.unref?.();
   }
 }
+
+/** A MachineSet's item id: under its context (MachineSets live in one namespace, openshift-machine-api). */
+const machineSetId = (ctxId: string, name: string): string => `${ctxId}/machineSet/${enc(name)}`;
 
 /** One answer under way; superseded when the view asked again at or above it meanwhile. */
 interface Ask {
@@ -865,4 +939,49 @@ function runtimeClassNode(id: string, rc: ClusterRuntimeClass, yaml: () => Promi
   const selector = Object.entries(rc.nodeSelector).map(([k, v]) => `\`${k}=${v}\``);
   const lines = [`**${md(rc.name)}**`, '', `- Handler: ${md(rc.handler)}`, `- Node selector: ${selector.join(', ') || 'none'}`, `- Tolerations: ${rc.tolerations.length}`];
   return { id, label: rc.name, description, tooltip: lines.join('\n'), icon: { id: 'symbol-class' }, contextValue: 'runtimeClass', collapsible: 'none', yaml };
+}
+
+export function machineSetNode(id: string, v: MachineSetView, yaml?: () => Promise<object>): TreeNode {
+  const complete = v.ready >= v.desired;
+  const description = [`${v.ready}/${v.desired} ready`, v.platform ? platformTitle(v.platform) : '', v.deleting ? 'deleting' : ''].filter(Boolean).join(' · ');
+  const lines = [
+    `**${md(v.name)}** · Windows MachineSet`,
+    '',
+    `- Replicas: ${v.desired} desired, ${v.ready} ready, ${v.available} available`,
+    `- Platform: ${v.platform ? platformTitle(v.platform) : 'unknown'}`,
+  ];
+  if (v.deleting) lines.push('- Being deleted');
+  const node: TreeNode = {
+    id,
+    label: v.name,
+    description,
+    tooltip: lines.join('\n'),
+    icon: complete ? { id: 'server-process', color: COLORS.ok } : { id: 'server-process', color: COLORS.warning },
+    contextValue: 'machineSet',
+    collapsible: 'expanded',
+  };
+  if (yaml) node.yaml = yaml;
+  return node;
+}
+
+export function machineNode(id: string, m: MachineView, nowMs: number, yaml?: () => Promise<object>): TreeNode {
+  const since = age(m.created, nowMs);
+  const description = [m.deleting ? 'Deleting' : m.phase, m.node ? `node ${m.node}` : '', since, m.error ?? ''].filter(Boolean).join(' · ');
+  const lines = [`**${md(m.name)}** · ${md(m.phase)}`, ''];
+  if (m.machineSet) lines.push(`- MachineSet: ${md(m.machineSet)}`);
+  lines.push(`- Node: ${m.node ? md(m.node) : 'none yet'}`);
+  if (since) lines.push(`- Age: ${since}`);
+  if (m.error) lines.push(`- Error: ${md(m.error)}`);
+  if (m.deleting) lines.push('- Being deleted: the machine controller drains the node and deletes the VM');
+  const icon: TreeIcon =
+    m.error || m.phase === 'Failed'
+      ? { id: 'error', color: COLORS.error }
+      : m.deleting
+        ? { id: 'trash', color: COLORS.warning }
+        : m.phase === 'Running'
+          ? { id: 'vm-running', color: COLORS.ok }
+          : { id: 'vm-outline', color: COLORS.warning };
+  const node: TreeNode = { id, label: m.name, description, tooltip: lines.join('\n'), icon, contextValue: 'machine', collapsible: 'none' };
+  if (yaml) node.yaml = yaml;
+  return node;
 }

@@ -51,3 +51,18 @@ export {
   type MirrorTarget,
   type MirrorsRequest,
 } from '../bootstrap/mirrors-apply';
+// Windows MachineSets on OpenShift: create from a Linux worker MachineSet (or an edited draft), follow, scale, delete a Machine.
+export {
+  createWindowsMachineSet,
+  creationRefusals,
+  machineSetFromText,
+  machineSetSources,
+  prepareWindowsMachineSet,
+  type CreationRefusal,
+  type MachineSetSources,
+} from '../bootstrap/machineset-create';
+export { followMachineSet } from '../bootstrap/machineset-follow';
+export { wmcoSetupPlan } from '../bootstrap/wmco-install';
+export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster/machinesets';
+export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/machineset';
+export { machineView } from '../core/openshift/machine-state';

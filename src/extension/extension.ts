@@ -9,6 +9,7 @@ import { registerClusterView } from './tree';
 import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
+import { registerMachineSetCommands } from './machineset-commands';
 
 export { sendClusterSnapshot };
 
@@ -45,6 +46,8 @@ export function activate(context: vscode.ExtensionContext): void {
   registerJoinCommands(context, log);
   // Preview / apply registry mirror config: the engine loads on the first command.
   registerMirrorCommands(context, log);
+  // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
+  registerMachineSetCommands(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);

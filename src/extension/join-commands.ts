@@ -330,33 +330,13 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     const text = failureText(result, why, findings);
     rt.log.error(`join ${a.address}: ${text}`);
     const fix = firstOffer(findings);
-    if (fix?.offer === 'install-wmco' && !extra.installWmco) {
-      const choice = await vscode.window.showErrorMessage(
-        `kube-windows: ${a.address}: ${text}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`,
-        WMCO_AUTOMATIC,
-        WMCO_MANUAL,
-        SHOW_LOG,
-      );
-      if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) {
-        extra = { ...extra, installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
+    if ((fix?.offer === 'install-wmco' && !extra.installWmco) || (fix?.offer === 'create-key-secret' && !extra.privateKey)) {
+      const setup = await offerWmcoSetup(rt, deps.secret, fix.offer, `${a.address}: ${text}`, [SHOW_LOG], a.keyPath);
+      if (typeof setup === 'object') {
+        extra = { ...extra, ...setup };
         continue;
       }
-      if (choice === SHOW_LOG) channel.show(true);
-      return;
-    }
-    if (fix?.offer === 'create-key-secret' && !extra.privateKey) {
-      const choice = await vscode.window.showErrorMessage(
-        `kube-windows: ${a.address}: ${text}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`,
-        CREATE_KEY,
-        SHOW_LOG,
-      );
-      if (choice === CREATE_KEY) {
-        const key = await readPrivateKeyFile(rt, deps, a.keyPath);
-        if (!key) return;
-        extra = { ...extra, privateKey: key };
-        continue;
-      }
-      if (choice === SHOW_LOG) channel.show(true);
+      if (setup === SHOW_LOG) channel.show(true);
       return;
     }
     const choice = await vscode.window.showErrorMessage(`kube-windows: joining ${a.address} failed: ${text}`, SHOW_LOG, RUN_AGAIN);
@@ -366,7 +346,42 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
   }
 }
 
-async function readPrivateKeyFile(rt: Runtime, deps: JoinDeps, near: string | undefined): Promise<{ pem: Secret; source: string } | undefined> {
+/** What the WMCO setup of a join adds: WMCO installed, cloud-private-key created. */
+export interface WmcoSetup {
+  installWmco?: WmcoInstallOptions;
+  privateKey?: { pem: Secret; source: string };
+}
+
+/**
+ * The join command's WMCO setup, offered for what is missing (`what`: what happened, for the message):
+ * WMCO installed with the approval the user picks, or cloud-private-key created from a key file. The
+ * setup chosen, the label of one of `more` when that was clicked, or undefined (dismissed).
+ */
+export async function offerWmcoSetup(
+  rt: Pick<CommandRuntime<unknown>, 'log'>,
+  secret: (value: string) => Secret,
+  offer: 'install-wmco' | 'create-key-secret',
+  what: string,
+  more: string[],
+  nearKey?: string,
+): Promise<WmcoSetup | string | undefined> {
+  if (offer === 'install-wmco') {
+    const choice = await vscode.window.showErrorMessage(
+      `kube-windows: ${what}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`,
+      WMCO_AUTOMATIC,
+      WMCO_MANUAL,
+      ...more,
+    );
+    if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) return { installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
+    return choice;
+  }
+  const choice = await vscode.window.showErrorMessage(`kube-windows: ${what}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`, CREATE_KEY, ...more);
+  if (choice !== CREATE_KEY) return choice;
+  const key = await readPrivateKeyFile(rt, secret, nearKey);
+  return key ? { privateKey: key } : undefined;
+}
+
+async function readPrivateKeyFile(rt: Pick<CommandRuntime<unknown>, 'log'>, secret: (value: string) => Secret, near: string | undefined): Promise<{ pem: Secret; source: string } | undefined> {
   const picked = await vscode.window.showOpenDialog({
     title: 'kube-windows: private key for cloud-private-key (the key WMCO uses to reach Windows hosts)',
     openLabel: 'Create the secret from this key',
@@ -379,7 +394,7 @@ async function readPrivateKeyFile(rt: Runtime, deps: JoinDeps, near: string | un
   if (!path) return undefined;
   try {
     const { promises: fsp } = await import('node:fs');
-    return { pem: deps.secret(await fsp.readFile(path, 'utf8')), source: path };
+    return { pem: secret(await fsp.readFile(path, 'utf8')), source: path };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     rt.log.error(`reading ${path}: ${code}`);

@@ -102,6 +102,8 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       if (id) tree.retry(id);
     }),
     vscode.commands.registerCommand('kubeWindows.refreshServices', (context: string, node: string) => tree.refreshServices(context, node)),
+    // Internal (machineset-commands.ts): a command changed a context's Windows MachineSets.
+    vscode.commands.registerCommand('kubeWindows.refreshMachineSets', (context: string, machineSet?: string) => tree.refreshMachineSet(context, machineSet)),
     vscode.commands.registerCommand('kubeWindows.copyName', async (node: TreeNode | undefined) => {
       if (node) await vscode.env.clipboard.writeText(node.label);
     }),

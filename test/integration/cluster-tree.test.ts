@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../support/kube-api-emulator';
 import { mixedCluster, windowsNode, WMCO_NAMESPACE } from '../support/kube-seed';
-import { ClusterTree, type NodeServicesAnswer, type ClusterTreeOptions, type TreeNode } from '../../src/cluster/tree';
+import { ClusterTree, type NodeServicesAnswer, type ClusterTreeOptions } from '../../src/cluster/tree';
+import { ask, byLabel, waitFor } from '../support/tree-view';
 
 let emu: Emulator;
 let tmp: string;
@@ -28,40 +29,6 @@ function tree(kubeconfig: string, options: Omit<ClusterTreeOptions, 'locate'> = 
   const t = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, session: { timeoutMs: 5000, retryMs: 100 }, loadingAfterMs: 60_000, ...options });
   trees.push(t);
   return t;
-}
-
-const byLabel = (nodes: TreeNode[], label: string): TreeNode => {
-  const n = nodes.find((x) => x.label === label);
-  assert.ok(n, `no item "${label}" in ${nodes.map((x) => x.label).join(', ')}`);
-  return n;
-};
-
-async function waitFor(what: string, cond: () => boolean, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const isLoading = (nodes: TreeNode[]) => nodes.length === 1 && nodes[0].id.endsWith('/loading');
-
-/** Children as the view ends up showing them: a loading row is asked again once its parent changed. */
-async function ask(t: ClusterTree, parent?: TreeNode): Promise<TreeNode[]> {
-  for (let i = 0; ; i++) {
-    let changed = false;
-    const sub = t.onDidChange((id) => (changed ||= id === undefined || id === parent?.id));
-    try {
-      const nodes = await t.children(parent);
-      // As the view does: it registers the answer, and only then can a change held for it arrive.
-      await new Promise((r) => setTimeout(r, 1));
-      if (!isLoading(nodes)) return nodes;
-      assert.ok(i < 20, `still loading: ${parent?.id}`);
-      await waitFor(`the change of ${parent?.id}`, () => changed, 10_000);
-    } finally {
-      sub.dispose();
-    }
-  }
 }
 
 const windowsNodeLists = () =>
@@ -91,7 +58,7 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.match(kids[0].label, /^v1\.\d+\.\d+.* · OpenShift · WMCO 10\.18\.0 Succeeded · 3 Linux \/ 3 Windows nodes$/);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
   assert.equal(t.item('ctx/mixed')?.contextValue, 'cluster.openshift');
 
@@ -316,7 +283,7 @@ test('a slow cluster answers with a loading row at once; its change event brings
   const kids = await ask(t, root);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
   assert.equal(emu.requests.filter((r) => r.path === '/version').length, versions, 'the children that arrived were used, not asked again');
 });
@@ -357,7 +324,7 @@ test('an answer overtaken by a newer ask of the same part of the tree ends empty
     const second = t.children(again);
     assert.deepEqual(await first, []);
     const kids = await second;
-    assert.equal(kids.length, 5);
+    assert.equal(kids.length, 6);
     assert.ok(kids.every((k) => t.item(k.id) === k));
   });
 });

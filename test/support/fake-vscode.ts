@@ -53,7 +53,7 @@ export interface FakeDocument {
   content: string;
   shown: number;
   getText(): string;
-  /** Set for documents opened from a URI (content providers). */
+  /** Set for documents opened from a URI (content providers), and `untitled:Untitled-N` for new ones with content. */
   uri?: FakeUri;
 }
 
@@ -158,6 +158,34 @@ export class FakeMarkdownString {
   constructor(readonly value = '') {}
 }
 
+export class FakeRange {
+  constructor(
+    readonly startLine: number,
+    readonly startCharacter: number,
+    readonly endLine: number,
+    readonly endCharacter: number,
+  ) {}
+}
+
+export class FakeCodeLens {
+  constructor(
+    readonly range: FakeRange,
+    readonly command?: { title: string; command: string; arguments?: unknown[] },
+  ) {}
+}
+
+/** A diagnostic as languages.getDiagnostics returns it (severity: 0 Error, 1 Warning, 2 Information, 3 Hint). */
+export interface FakeDiagnostic {
+  message: string;
+  severity: number;
+  code?: string | { value: string };
+}
+
+export interface FakeCodeLensProvider {
+  selector: unknown;
+  provider: { provideCodeLenses(doc: { uri: FakeUri }): FakeCodeLens[] | undefined; onDidChangeCodeLenses?: (l: () => void) => unknown };
+}
+
 export class FakeTreeItem {
   id?: string;
   description?: string;
@@ -196,6 +224,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const documents: FakeDocument[] = [];
   const progressRuns: FakeProgress[] = [];
   const terminals: FakeTerminal[] = [];
+  const codeLensProviders: FakeCodeLensProvider[] = [];
+  /** What languages.getDiagnostics answers, by document URI. */
+  const diagnostics = new Map<string, FakeDiagnostic[]>();
+  let untitled = 0;
 
   const show =
     (kind: Shown['kind']) =>
@@ -215,6 +247,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   };
 
   const activeEditorChanged = new FakeEventEmitter<unknown>();
+  const closedDocument = new FakeEventEmitter<unknown>();
 
   const api = {
     version: '1.100.0',
@@ -227,6 +260,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     Uri: { parse: fakeUri, file: (path: string) => fakeUri(`file://${path}`) },
     LanguageStatusSeverity: { Information: 0, Warning: 1, Error: 2 },
     ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
+    DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
+    CodeLens: FakeCodeLens,
+    Range: FakeRange,
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     window: {
       activeTextEditor: undefined as { document: { uri: FakeUri; languageId: string } } | undefined,
@@ -334,6 +370,12 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         doc.languageId = languageId;
         return doc;
       },
+      registerCodeLensProvider: (selector: unknown, provider: FakeCodeLensProvider['provider']) => {
+        const entry = { selector, provider };
+        codeLensProviders.push(entry);
+        return { dispose: () => codeLensProviders.splice(codeLensProviders.indexOf(entry), 1) };
+      },
+      getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
     },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
@@ -364,13 +406,14 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         const uri = typeof arg === 'object' && arg !== null && 'scheme' in arg ? (arg as FakeUri) : undefined;
         const provider = uri ? (contentProviders.get(uri.scheme) as { provideTextDocumentContent?: (u: FakeUri) => string } | undefined) : undefined;
         const content = provider?.provideTextDocumentContent ? provider.provideTextDocumentContent(uri as FakeUri) : (o.content ?? '');
-        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content, shown: 0, getText: () => doc.content, ...(uri ? { uri } : {}) };
+        const own = uri ?? (o.content !== undefined ? fakeUri(`untitled:Untitled-${++untitled}`) : undefined);
+        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content, shown: 0, getText: () => doc.content, ...(own ? { uri: own } : {}) };
         documents.push(doc);
         return doc;
       },
-      onDidCloseTextDocument: new FakeEventEmitter<unknown>().event,
+      onDidCloseTextDocument: closedDocument.event,
       onDidOpenTextDocument: new FakeEventEmitter<unknown>().event,
-      textDocuments: [],
+      textDocuments: documents,
     },
   };
 
@@ -396,6 +439,13 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     documents,
     progressRuns,
     terminals,
+    codeLensProviders,
+    diagnostics,
+    /** Closes a document, as the user closing its editor (onDidCloseTextDocument fires). */
+    closeDocument(doc: FakeDocument) {
+      documents.splice(documents.indexOf(doc), 1);
+      closedDocument.fire(doc);
+    },
     /** Makes a YAML document with this URI the active editor's, as when the user switches tabs. */
     setActiveDocument(uri: string | undefined) {
       api.window.activeTextEditor = uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };

@@ -5,7 +5,7 @@
 // the Linux worker it would be made from: the installer's name and labels, no os-id, the Linux user
 // data, the RHCOS image, and what the server and controllers add (uid, resourceVersion, generation,
 // annotations of the autoscaler and kubectl, status, managedFields). Test-only.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { load } from 'js-yaml';
 import type { KubeObject } from './kube-emulator/types';
@@ -14,7 +14,8 @@ export type Platform = 'AWS' | 'Azure' | 'GCP' | 'VSphere' | 'Nutanix';
 export const PLATFORMS: Platform[] = ['AWS', 'Azure', 'GCP', 'VSphere', 'Nutanix'];
 export const INFRA = 'test-x7k2p';
 
-const ROOT = resolve(__dirname, '..', '..', '..');
+/** The repository: out/test/support/ in the unit bundles, out/e2e/ in the real-VS-Code ones. */
+const ROOT = [resolve(__dirname, '..', '..', '..'), resolve(__dirname, '..', '..')].find((d) => existsSync(resolve(d, 'test', 'fixtures', 'wmco-machinesets'))) ?? resolve(__dirname, '..', '..', '..');
 
 /** One cluster's values for the docs' placeholders, per platform, and the Windows image the tests pass. */
 export const CLUSTER: Record<Platform, { placeholders: Record<string, string>; windowsImage: string; linuxName: string; windowsName: string; region?: string }> = {

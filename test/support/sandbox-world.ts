@@ -1,13 +1,16 @@
 // The world the real-VS-Code tests and `npm run sandbox` run against: the Kubernetes API emulator
 // seeded with a small mixed OpenShift cluster (mixedCluster() plus the cluster config BYOH needs),
 // the OLM and WMCO stand-ins, and simulated Windows hosts over SSH on loopback addresses
-// 127.0.0.2.. that "Join Windows node" can join. Test doubles only: bundled into out/e2e and
+// 127.0.0.2.. that "Join Windows node" can join; with `machineApi`, an installer-provisioned AWS cluster
+// with a Linux worker MachineSet and the machine-controller double (Windows MachineSets). Test doubles only: bundled into out/e2e and
 // out/sandbox, never into dist/ or the .vsix.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from './kube-api-emulator';
-import { mixedCluster, openshiftClusterConfig, WMCO_NAMESPACE } from './kube-seed';
+import { mixedCluster, namespace, openshiftClusterConfig, WMCO_NAMESPACE } from './kube-seed';
+import { infrastructure, linuxWorkerMachineSet } from './machine-api-seed';
+import { startMachineControllerDouble } from './machine-controller-double';
 import { attachOlmStandin } from './olm-standin';
 import { attachWmcoStandin, type WmcoHost } from './wmco-standin';
 import { startWindowsHostSim, type SimHost } from './windows-host-sim';
@@ -23,6 +26,12 @@ export interface WorldOptions {
   sshPort?: number;
   user?: string;
   cleanup?: boolean;
+  /**
+   * OpenShift on AWS with the Machine API: the Infrastructure says AWS, a Linux worker MachineSet and
+   * WMCO's windows-user-data secret exist, and the machine-controller double makes and moves Machines
+   * (one step per `machineApi.tickMs`).
+   */
+  machineApi?: { tickMs: number };
 }
 
 export interface World {
@@ -57,7 +66,24 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kube-windows-sandbox', '-f', keyPath]);
   const publicKeyLine = readFileSync(`${keyPath}.pub`, 'utf8').trim();
   const user = o.user ?? 'Administrator';
-  const emu = await startEmulator({ objects: [...mixedCluster(), ...openshiftClusterConfig({ hybridOverlay: true }), keySecret(readFileSync(keyPath, 'utf8'))] });
+  const config = openshiftClusterConfig({ hybridOverlay: true });
+  const machineApi: KubeObject[] = o.machineApi
+    ? [
+        namespace('openshift-machine-api'),
+        linuxWorkerMachineSet('AWS'),
+        {
+          apiVersion: 'v1',
+          kind: 'Secret',
+          metadata: { name: 'windows-user-data', namespace: 'openshift-machine-api' },
+          type: 'Opaque',
+          data: { userData: Buffer.from('<powershell></powershell>').toString('base64') },
+        } as KubeObject,
+      ]
+    : [];
+  // The Machine API cluster is an AWS one; the plain world is platform None (BYOH).
+  const objects = o.machineApi ? [...config.filter((x) => x.kind !== 'Infrastructure'), infrastructure('AWS'), ...machineApi] : config;
+  const emu = await startEmulator({ objects: [...mixedCluster(), ...objects, keySecret(readFileSync(keyPath, 'utf8'))] });
+  const machines = o.machineApi ? startMachineControllerDouble(emu, { tickMs: o.machineApi.tickMs }) : undefined;
   const kubeconfigPath = emu.kubeconfig({ file: join(o.dir, 'kubeconfig'), context: o.context });
 
   const sims: SimHost[] = [];
@@ -86,6 +112,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       wmcoHosts.set(address, { hostname, build: SIM_HOST_BUILD });
     }
   } catch (err) {
+    machines?.stop();
     await Promise.all(sims.map((s) => s.stop()));
     await emu.stop();
     throw err;
@@ -104,6 +131,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     async stop() {
       olm.stop();
       wmco.stop();
+      machines?.stop();
       await Promise.all(sims.map((s) => s.stop()));
       await emu.stop();
       if (o.cleanup) rmSync(o.dir, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import type * as vscode from 'vscode';
 import { toTreeItem } from '../../src/extension/tree-item';
-import { errorNode, windowsNodeNode, forDisplay } from '../../src/cluster/tree';
+import { errorNode, machineNode, machineSetNode, windowsNodeNode, forDisplay } from '../../src/cluster/tree';
 import { windowsNodeView } from '../../src/cluster/windows-nodes';
 import { createFakeVscode, loadWithFakeVscode, FakeMarkdownString, FakeThemeIcon, type FakeTreeItem } from '../support/fake-vscode';
 
@@ -44,6 +44,31 @@ test('an error descriptor maps to an error icon and the retry command with its i
   assert.equal(item.collapsibleState, 0);
   assert.equal((item.iconPath as FakeThemeIcon).color?.id, 'problemsErrorIcon.foreground');
   assert.deepEqual(item.command, { command: 'kubeWindows.retry', title: 'Retry', arguments: ['ctx/c/group/byoh/error'] });
+});
+
+test('MachineSet and Machine descriptors: ready/desired and platform; phase, node, age and error, with icons that say it', () => {
+  const ms = toTreeItem(
+    machineSetNode('ctx/c/machineSet/winworker', { name: 'winworker', desired: 2, ready: 1, available: 1, platform: 'VSphere', deleting: false }),
+    api(),
+  ) as unknown as FakeTreeItem;
+  assert.deepEqual([ms.id, ms.label, ms.description, ms.contextValue, ms.collapsibleState], ['ctx/c/machineSet/winworker', 'winworker', '1/2 ready · vSphere', 'machineSet', 2]);
+  assert.equal((ms.iconPath as FakeThemeIcon).color?.id, 'problemsWarningIcon.foreground', 'not all ready');
+  const now = Date.parse('2026-11-20T08:10:00Z');
+  const created = '2026-11-20T08:00:00Z';
+  const running = machineNode(
+    'ctx/c/machineSet/winworker/machine/winworker-ab12c',
+    { name: 'winworker-ab12c', machineSet: 'winworker', phase: 'Running', node: 'winworker-ab12c', created, deleting: false },
+    now,
+  );
+  assert.equal(running.description, 'Running · node winworker-ab12c · 10m');
+  assert.deepEqual([running.icon.id, running.contextValue, running.collapsible], ['vm-running', 'machine', 'none']);
+  const failed = machineNode('x', { name: 'w-1', phase: 'Failed', error: 'InvalidConfiguration: InvalidAMIID.NotFound', created, deleting: false }, now);
+  assert.equal(failed.description, 'Failed · 10m · InvalidConfiguration: InvalidAMIID.NotFound');
+  assert.deepEqual([failed.icon.id, failed.icon.color], ['error', 'problemsErrorIcon.foreground']);
+  assert.match(failed.tooltip, /Error: InvalidConfiguration: InvalidAMIID\\.NotFound/);
+  const going = machineNode('y', { name: 'w-2', phase: 'Running', deleting: true }, now);
+  assert.equal(going.description, 'Deleting');
+  assert.equal(going.icon.id, 'trash');
 });
 
 test('the YAML view drops managedFields and never shows a Secret', () => {
@@ -98,7 +123,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
   const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
-  for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass']) assert.match(v, re);
+  for (const v of ['windowsNode', 'windowsNode.cordoned', 'byohInstance', 'pod', 'mirrorSet', 'runtimeClass', 'machineSet', 'machine']) assert.match(v, re);
   for (const v of ['cluster', 'error', 'group']) assert.doesNotMatch(v, re);
   assert.equal(c.menus['view/title'][0].command, 'kubeWindows.refresh');
   const hidden = c.menus.commandPalette
@@ -109,13 +134,17 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',
     'kubeWindows.copyName',
+    'kubeWindows.deleteMachine',
+    'kubeWindows.followMachineSet',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.rebootNode',
+    'kubeWindows.refreshMachineSets',
     'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartService',
     'kubeWindows.retry',
+    'kubeWindows.scaleMachineSet',
   ]);
   // Node operations on Windows node items (cordoned too), restart on service items only.
   const on = (command: string) => ctx.filter((m) => m.command === command);
@@ -133,4 +162,23 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     assert.doesNotMatch('windowsNode', r);
   }
   assert.equal(icons['kubeWindows.openTerminal'], '$(terminal-powershell)');
+  // MachineSets: create on clusters (OpenShift or not yet known: the flavour is learnt on connect and
+  // refused with a reason elsewhere), follow and scale on MachineSets, delete on Machines only.
+  const only = (command: string, yes: string[], no: string[]) => {
+    assert.ok(on(command).length > 0, command);
+    for (const m of on(command)) {
+      const when = m.when.replace(/^view == kubeWindows\.clusters && /, '');
+      const eq = /^viewItem == (\w+)$/.exec(when)?.[1];
+      const r = eq ? new RegExp(`^${eq}$`) : new RegExp(/viewItem =~ \/(.*)\//.exec(when)?.[1] ?? '$^');
+      for (const v of yes) assert.match(v, r, `${command} on ${v}`);
+      for (const v of no) assert.doesNotMatch(v, r, `${command} not on ${v}`);
+    }
+  };
+  only('kubeWindows.createMachineSet', ['cluster', 'cluster.openshift'], ['machineSet', 'windowsNode', 'group']);
+  only('kubeWindows.followMachineSet', ['machineSet'], ['machine', 'cluster', 'windowsNode']);
+  only('kubeWindows.scaleMachineSet', ['machineSet'], ['machine', 'cluster']);
+  only('kubeWindows.deleteMachine', ['machine'], ['machineSet', 'windowsNode', 'cluster']);
+  const palette = (command: string) => c.menus.commandPalette.find((m: { command: string }) => m.command === command)?.when;
+  assert.equal(palette('kubeWindows.createMachineSet'), undefined, 'Create Windows MachineSet… is in the palette (it asks the cluster)');
+  assert.equal(palette('kubeWindows.applyMachineSet'), 'editorLangId == yaml');
 });

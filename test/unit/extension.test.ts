@@ -79,21 +79,27 @@ test('activation: commands, log channel and a YAML language status item; a missi
   await settle();
 
   assert.deepEqual([...fake.commands.keys()].sort(), [
+    'kubeWindows.applyMachineSet',
     'kubeWindows.applyMirrors',
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',
     'kubeWindows.copyName',
+    'kubeWindows.createMachineSet',
+    'kubeWindows.deleteMachine',
+    'kubeWindows.followMachineSet',
     'kubeWindows.joinNode',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.previewMirrors',
     'kubeWindows.rebootNode',
     'kubeWindows.refresh',
+    'kubeWindows.refreshMachineSets',
     'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartServer',
     'kubeWindows.restartService',
     'kubeWindows.retry',
+    'kubeWindows.scaleMachineSet',
     'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
   ]);

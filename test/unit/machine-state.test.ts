@@ -1,7 +1,7 @@
 // What a Windows Machine's state means and why it stalls (core/openshift/machine-state), without a network.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { age, machineFailed, machineView, nextStage, stageReached, stallReasons, type EventFacts, type NodeFacts } from '../../src/core/openshift/machine-state';
+import { age, machineFailed, machineSetView, machineView, nextStage, stageReached, stallReasons, type EventFacts, type NodeFacts } from '../../src/core/openshift/machine-state';
 import type { MachineApiObject } from '../../src/core/openshift/machineset';
 
 const machine = (status: Record<string, unknown>, userData = 'windows-user-data'): MachineApiObject => ({
@@ -94,4 +94,25 @@ test('age as kubectl shows it', () => {
   assert.equal(age('2026-11-20T08:00:00Z', t0 + 5 * 3600_000), '5h');
   assert.equal(age('2026-11-20T08:00:00Z', t0 + 3 * 86400_000), '3d');
   assert.equal(age(undefined, t0), '');
+});
+
+test('machineSetView: desired (1 when unset), ready and available (0 when unset), the platform from the provider spec, deleting', () => {
+  const ms = (spec: Record<string, unknown>, status?: Record<string, unknown>, deleting = false): MachineApiObject => ({
+    apiVersion: 'machine.openshift.io/v1beta1',
+    kind: 'MachineSet',
+    metadata: { name: 'winworker', ...(deleting ? { deletionTimestamp: '2026-11-20T08:00:00Z' } : {}) },
+    spec,
+    ...(status ? { status } : {}),
+  });
+  const azure = { template: { spec: { providerSpec: { value: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'AzureMachineProviderSpec' } } } } };
+  assert.deepEqual(machineSetView(ms({ replicas: 3, ...azure }, { readyReplicas: 2, availableReplicas: 1 })), {
+    name: 'winworker',
+    desired: 3,
+    ready: 2,
+    available: 1,
+    platform: 'Azure',
+    deleting: false,
+  });
+  assert.deepEqual(machineSetView(ms({}, undefined, true)), { name: 'winworker', desired: 1, ready: 0, available: 0, deleting: true });
+  assert.equal(machineSetView(ms({ replicas: 0 })).desired, 0);
 });

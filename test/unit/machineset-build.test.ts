@@ -7,10 +7,13 @@ import { parse as parseYaml } from 'yaml';
 import {
   buildWindowsMachineSet,
   defaultMachineSetName,
+  imageProblem,
   isLinuxWorkerMachineSet,
   isWindowsMachineSet,
+  machineSetFromText,
   machineSetYaml,
   MachineSetInputError,
+  platformRefusal,
   nameProblem,
   parseImage,
   type MachineApiObject,
@@ -150,3 +153,40 @@ for (const platform of PLATFORMS) {
     assert.ok(checkText(broken).findings.some((f) => f.ruleId === 'WIN087' && f.severity === 'error'));
   });
 }
+
+test('imageProblem: one sentence for a prompt (no --image, no help), undefined for an image in the platform form', () => {
+  assert.equal(imageProblem('AWS', CLUSTER.AWS.windowsImage), undefined);
+  assert.equal(imageProblem('AWS', 'ami-12'), 'On AWS the image is an AMI id: ami- and 8 or 17 hexadecimal digits.');
+  assert.match(imageProblem('GCP', 'projects/rhcos-cloud/global/images/rhcos-418') ?? '', /^This looks like a Linux \(RHCOS\) image/);
+  assert.match(imageProblem('Azure', 'WindowsServer:2022') ?? '', /^On Azure the image is a URN/);
+  assert.match(imageProblem('VSphere', '') ?? '', /^Not an image of this platform/);
+  // The CLI's error carries the same reason, with the option and how to find one.
+  assert.throws(() => parseImage('AWS', 'ami-12'), /^MachineSetInputError: --image "ami-12": on AWS the image is an AMI id.*aws ec2 describe-images/);
+});
+
+test('platformRefusal: the five platforms and BYOH instead, for a platform or none', () => {
+  assert.match(platformRefusal('BareMetal').message, /AWS, Azure, GCP, vSphere and Nutanix; this cluster's platform is "BareMetal"\. .*kube-windows join/);
+  assert.match(platformRefusal(undefined).message, /platform is unknown \(the Infrastructure object has no platform\)/);
+  assert.equal(platformRefusal('None').kind, 'refused');
+});
+
+test('machineSetFromText: the YAML of the builder reads back to its object; the namespace defaults; what is not one MachineSet is a usage error', () => {
+  const built = buildWindowsMachineSet({ platform: 'AWS', infrastructureName: INFRA, from: linuxWorkerMachineSet('AWS') as unknown as MachineApiObject, image: CLUSTER.AWS.windowsImage });
+  const read = machineSetFromText(machineSetYaml(built));
+  assert.equal(read.name, built.name);
+  assert.deepEqual(read.object, built.object);
+  const bare = machineSetFromText('apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: w\nspec:\n  replicas: 1\n');
+  assert.equal(bare.object.metadata.namespace, 'openshift-machine-api');
+  for (const [text, why] of [
+    ['', /0 YAML documents/],
+    ['kind: MachineSet\nmetadata: {name: w}\n', /it is no apiVersion MachineSet/],
+    ['apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata: {}\n', /no metadata\.name/],
+    ['- a\n', /not a mapping/],
+  ] as const) {
+    assert.throws(
+      () => machineSetFromText(text),
+      (err: unknown) => err instanceof MachineSetInputError && err.kind === 'usage' && why.test(err.message),
+      text,
+    );
+  }
+});

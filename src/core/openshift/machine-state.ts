@@ -6,7 +6,8 @@
 // Pure: plain objects in, plain results out.
 
 import { MACHINE_API_NAMESPACE, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_NAMESPACE, WMCO_VERSION_ANNOTATION, WORKER_USER_DATA_SECRET } from '../well-known';
-import { providerSpecValue, type MachineApiObject } from './machineset';
+import type { MachineApiObject } from './machineset';
+import { providerPlatform, providerSpecValue, type MachinePlatform } from './machines';
 
 /** The parts of a Node read here. */
 export interface NodeFacts {
@@ -123,6 +124,33 @@ export function machineView(m: MachineApiObject): MachineView {
     ...(created ? { created } : {}),
     ...(err.reason || err.message ? { error: [err.reason, err.message].filter(Boolean).join(': ') } : {}),
     deleting: Boolean(m.metadata.deletionTimestamp),
+  };
+}
+
+export interface MachineSetView {
+  name: string;
+  /** spec.replicas (1 when unset, as the API defaults it). */
+  desired: number;
+  /** status.readyReplicas (0 when unset). */
+  ready: number;
+  /** status.availableReplicas (0 when unset). */
+  available: number;
+  platform?: MachinePlatform;
+  deleting: boolean;
+}
+
+export function machineSetView(ms: MachineApiObject): MachineSetView {
+  const count = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
+  const replicas = ms.spec?.replicas;
+  const value = providerSpecValue(ms);
+  const platform = value ? providerPlatform(value) : undefined;
+  return {
+    name: ms.metadata.name,
+    desired: typeof replicas === 'number' ? replicas : 1,
+    ready: count(ms.status?.readyReplicas),
+    available: count(ms.status?.availableReplicas),
+    ...(platform ? { platform } : {}),
+    deleting: Boolean(ms.metadata.deletionTimestamp),
   };
 }
 

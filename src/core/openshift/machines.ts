@@ -4,7 +4,7 @@
 
 import { getAt, isObj, type Obj, type Path } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
-import { MACHINE_OS_ID_LABEL } from '../well-known';
+import { MACHINE_OS_ID_LABEL, MACHINE_ROLE_LABEL, MACHINE_TYPE_LABEL } from '../well-known';
 import type { WindowsPlatform, WindowsServerRelease } from './windows-support';
 
 /** A platform with Windows MachineSets (platform none has no machines). */
@@ -249,4 +249,33 @@ export function placeholdersIn(value: unknown, path: Path, limit = 50): { path: 
   };
   walk(value, path, 0);
   return out;
+}
+
+/** A MachineSet as read here (machineset.ts's MachineApiObject, or any object the API served). */
+type MachineSetLike = { spec?: Record<string, unknown>; [k: string]: unknown };
+
+/** spec.template.spec.providerSpec.value of a MachineSet, or undefined. */
+export function providerSpecValue(ms: MachineSetLike): Obj | undefined {
+  const t = ms.spec?.template;
+  const spec = isObj(t) ? t.spec : undefined;
+  const ps = isObj(spec) ? spec.providerSpec : undefined;
+  return isObj(ps) && isObj(ps.value) ? ps.value : undefined;
+}
+
+export const platformTitle = (p: MachinePlatform): string => (p === 'VSphere' ? 'vSphere' : p);
+
+/** The template labels of a MachineSet (spec.template.metadata.labels). */
+export function templateLabels(ms: MachineSetLike): Record<string, string> {
+  const t = ms.spec?.template;
+  const labels = isObj(t) && isObj(t.metadata) ? t.metadata.labels : undefined;
+  return isObj(labels) ? (labels as Record<string, string>) : {};
+}
+
+/** A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide the same way. */
+export const isWindowsMachineSet = (ms: MachineSetLike): boolean => isWindowsMachineSetObject(ms);
+
+/** A Linux worker MachineSet: not Windows, and its Machines are workers (not infra, not control plane). */
+export function isLinuxWorkerMachineSet(ms: MachineSetLike): boolean {
+  const labels = templateLabels(ms);
+  return !isWindowsMachineSet(ms) && (labels[MACHINE_ROLE_LABEL] ?? 'worker') === 'worker' && (labels[MACHINE_TYPE_LABEL] ?? 'worker') === 'worker';
 }

@@ -7,6 +7,7 @@
 // Facts from WMCO's README, docs/machineset-{aws,azure,gcp,nutanix}.md and hack/machineset.sh.
 // Pure: plain objects in, a plain object and YAML text out.
 
+import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { Document, isMap, isScalar, type YAMLMap } from 'yaml';
 import {
   MACHINE_API_NAMESPACE,
@@ -22,7 +23,20 @@ import {
   WORKER_USER_DATA_SECRET,
 } from '../well-known';
 
-import { isLinuxImageName, isWindowsMachineSetObject, MACHINE_PLATFORMS, MAX_MACHINE_NAME, SHORT_MACHINESET_NAME, SHORT_NAME_PLATFORMS, type MachinePlatform } from './machines';
+import {
+  isLinuxImageName,
+  isLinuxWorkerMachineSet,
+  isWindowsMachineSet,
+  MACHINE_PLATFORMS,
+  MAX_MACHINE_NAME,
+  platformTitle,
+  providerSpecValue,
+  SHORT_MACHINESET_NAME,
+  SHORT_NAME_PLATFORMS,
+  type MachinePlatform,
+} from './machines';
+// Also here for the modules that build and read MachineSets (the extension's activation bundle takes them from ./machines, without the YAML writer).
+export { isLinuxWorkerMachineSet, isWindowsMachineSet, platformTitle, providerSpecValue };
 export const MACHINESET_PLATFORMS = MACHINE_PLATFORMS;
 export type MachineSetPlatform = MachinePlatform;
 
@@ -56,30 +70,6 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 
-/** The template labels of a MachineSet (spec.template.metadata.labels). */
-export function templateLabels(ms: MachineApiObject): Record<string, string> {
-  const t = ms.spec?.template;
-  const labels = isObj(t) && isObj(t.metadata) ? t.metadata.labels : undefined;
-  return isObj(labels) ? (labels as Record<string, string>) : {};
-}
-
-/** spec.template.spec.providerSpec.value, or undefined. */
-export function providerSpecValue(ms: MachineApiObject): Obj | undefined {
-  const t = ms.spec?.template;
-  const spec = isObj(t) ? t.spec : undefined;
-  const ps = isObj(spec) ? spec.providerSpec : undefined;
-  return isObj(ps) && isObj(ps.value) ? ps.value : undefined;
-}
-
-/** A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide the same way. */
-export const isWindowsMachineSet = (ms: MachineApiObject): boolean => isWindowsMachineSetObject(ms);
-
-/** A Linux worker MachineSet: not Windows, and its Machines are workers (not infra, not control plane). */
-export function isLinuxWorkerMachineSet(ms: MachineApiObject): boolean {
-  const labels = templateLabels(ms);
-  return !isWindowsMachineSet(ms) && (labels[MACHINE_ROLE_LABEL] ?? 'worker') === 'worker' && (labels[MACHINE_TYPE_LABEL] ?? 'worker') === 'worker';
-}
-
 // ---- the image, in each platform's own form ------------------------------------------------------
 
 const AMI = /^ami-(?:[0-9a-f]{8}|[0-9a-f]{17})$/;
@@ -102,31 +92,43 @@ export function imageHelp(platform: MachineSetPlatform, where: { region?: string
   }
 }
 
-/** The image part of the provider spec for `image`, or a usage error saying what the platform expects. */
-export function parseImage(platform: MachineSetPlatform, image: string, where: { region?: string } = {}): Obj {
+/** The image part of the provider spec for `image`, or why it is not an image of the platform's form. */
+function readImage(platform: MachineSetPlatform, image: string): { value: Obj } | { why: string } {
   const value = image.trim();
-  const bad = (why: string): MachineSetInputError => new MachineSetInputError(`--image ${JSON.stringify(image)}: ${why}. ${imageHelp(platform, where)}`, 'usage');
-  if (!value || /[\s\u0000-\u001f"'`$]/.test(value)) throw bad('not an image of this platform (empty, or spaces, quotes or control characters)');
-  if (isLinuxImageName(value)) throw bad('this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image');
+  if (!value || /[\s\u0000-\u001f"'`$]/.test(value)) return { why: 'not an image of this platform (empty, or spaces, quotes or control characters)' };
+  if (isLinuxImageName(value)) return { why: 'this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image' };
   switch (platform) {
     case 'AWS':
-      if (!AMI.test(value)) throw bad('on AWS the image is an AMI id: ami- and 8 or 17 hexadecimal digits');
-      return { ami: { id: value } };
+      if (!AMI.test(value)) return { why: 'on AWS the image is an AMI id: ami- and 8 or 17 hexadecimal digits' };
+      return { value: { ami: { id: value } } };
     case 'Azure': {
-      if (value.startsWith('/subscriptions/') || value.startsWith('/resourceGroups/')) return { image: { offer: '', publisher: '', resourceID: value, sku: '', version: '' } };
+      if (value.startsWith('/subscriptions/') || value.startsWith('/resourceGroups/')) return { value: { image: { offer: '', publisher: '', resourceID: value, sku: '', version: '' } } };
       const parts = value.split(':');
-      if (parts.length !== 4 || parts.some((p) => p === '')) throw bad('on Azure the image is a URN, publisher:offer:sku:version as az vm image list writes it, or an image resource ID');
+      if (parts.length !== 4 || parts.some((p) => p === '')) return { why: 'on Azure the image is a URN, publisher:offer:sku:version as az vm image list writes it, or an image resource ID' };
       const [publisher, offer, sku, version] = parts as [string, string, string, string];
-      return { image: { offer, publisher, resourceID: '', sku, version } };
+      return { value: { image: { offer, publisher, resourceID: '', sku, version } } };
     }
     case 'GCP':
-      if (!/^[A-Za-z0-9._/:-]+$/.test(value)) throw bad('on GCP the image is an image path such as projects/windows-cloud/global/images/family/windows-2022-core');
-      return { image: value };
+      if (!/^[A-Za-z0-9._/:-]+$/.test(value)) return { why: 'on GCP the image is an image path such as projects/windows-cloud/global/images/family/windows-2022-core' };
+      return { value: { image: value } };
     case 'VSphere':
-      return { template: value };
+      return { value: { template: value } };
     case 'Nutanix':
-      return { image: { type: 'name', name: value } };
+      return { value: { image: { type: 'name', name: value } } };
   }
+}
+
+/** The image part of the provider spec for `image`, or a usage error saying what the platform expects. */
+export function parseImage(platform: MachineSetPlatform, image: string, where: { region?: string } = {}): Obj {
+  const read = readImage(platform, image);
+  if ('why' in read) throw new MachineSetInputError(`--image ${JSON.stringify(image)}: ${read.why}. ${imageHelp(platform, where)}`, 'usage');
+  return read.value;
+}
+
+/** Why `image` is not a Windows image in the platform's own form (one sentence), or undefined: for a prompt that shows imageHelp already. */
+export function imageProblem(platform: MachineSetPlatform, image: string): string | undefined {
+  const read = readImage(platform, image);
+  return 'why' in read ? `${read.why.charAt(0).toUpperCase()}${read.why.slice(1)}.` : undefined;
 }
 
 // ---- the name ------------------------------------------------------------------------------------
@@ -169,8 +171,6 @@ export function defaultMachineSetName(platform: MachineSetPlatform, infra: strin
   return base;
 }
 
-export const platformTitle = (p: MachineSetPlatform): string => (p === 'VSphere' ? 'vSphere' : p);
-
 // ---- the builder -----------------------------------------------------------------------------------
 
 export interface WindowsMachineSetInput {
@@ -199,7 +199,8 @@ export interface WindowsMachineSet {
   region?: string;
 }
 
-function regionOf(platform: MachineSetPlatform, value: Obj): string | undefined {
+/** The region (AWS, GCP) or location (Azure) a provider spec places its Machines in. */
+export function regionOf(platform: MachineSetPlatform, value: Obj): string | undefined {
   if (platform === 'AWS') return str(isObj(value.placement) ? value.placement.region : undefined);
   if (platform === 'GCP') return str(value.region);
   if (platform === 'Azure') return str(value.location);
@@ -237,15 +238,18 @@ function windowsProviderSpec(platform: MachineSetPlatform, linux: Obj, image: Ob
   return value;
 }
 
+/** Why a Windows MachineSet cannot be made on a platform that is none of the five. */
+export function platformRefusal(platform: string | undefined): MachineSetInputError {
+  return new MachineSetInputError(
+    `Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster's platform is ${platform ? `"${platform}"` : 'unknown (the Infrastructure object has no platform)'}. Add Windows nodes with Bring-Your-Own-Host instead: kube-windows join --context C --address A.`,
+    'refused',
+  );
+}
+
 /** Builds the Windows MachineSet; MachineSetInputError for a platform, image or name it cannot be made with. */
 export function buildWindowsMachineSet(input: WindowsMachineSetInput): WindowsMachineSet {
   const platform = input.platform;
-  if (!isMachineSetPlatform(platform)) {
-    throw new MachineSetInputError(
-      `Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster's platform is ${platform ? `"${platform}"` : 'unknown (the Infrastructure object has no platform)'}. Add Windows nodes with Bring-Your-Own-Host instead: kube-windows join --context C --address A.`,
-      'refused',
-    );
-  }
+  if (!isMachineSetPlatform(platform)) throw platformRefusal(platform);
   const infra = input.infrastructureName;
   if (!infra) throw new MachineSetInputError('the Infrastructure object has no status.infrastructureName: the MachineSet labels cannot be written without it', 'refused');
   const linux = providerSpecValue(input.from);
@@ -313,4 +317,34 @@ export function machineSetYaml(ms: WindowsMachineSet): string {
   if (p === 'Azure') commentKey(doc, [...value, 'osDisk'], 'osType Windows: Azure boots the image as Windows.');
   commentKey(doc, [...value, SIZE_KEYS[p]], `Copied from ${ms.from}; Windows nodes want at least 2 vCPUs and 8 GiB of memory.`);
   return doc.toString({ lineWidth: 0 });
+}
+
+// ---- a MachineSet edited as text ------------------------------------------------------------------
+
+/**
+ * The MachineSet a YAML text holds (one document, kind MachineSet of machine.openshift.io/v1beta1,
+ * a name, in openshift-machine-api), ready to be sent: what an edited draft is created from.
+ * MachineSetInputError (`usage`) saying what is wrong otherwise. Read with the YAML 1.1 schema, as
+ * the API server's decoder reads manifests.
+ */
+export function machineSetFromText(text: string): { name: string; object: MachineApiObject } {
+  let docs: unknown[];
+  try {
+    docs = loadAll(text, { schema: YAML11_SCHEMA }).filter((d) => d !== null && d !== undefined);
+  } catch (err) {
+    throw new MachineSetInputError(`the MachineSet is not valid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`, 'usage');
+  }
+  if (docs.length !== 1) throw new MachineSetInputError(`the text holds ${docs.length} YAML documents; it must hold exactly one MachineSet`, 'usage');
+  const doc = docs[0];
+  if (!isObj(doc) || doc.kind !== 'MachineSet' || doc.apiVersion !== MACHINE_API_VERSION) {
+    const what = isObj(doc) ? `${String(doc.apiVersion ?? 'no apiVersion')} ${String(doc.kind ?? 'no kind')}` : 'not a mapping';
+    throw new MachineSetInputError(`the text is not a MachineSet (apiVersion ${MACHINE_API_VERSION}, kind MachineSet): it is ${what}`, 'usage');
+  }
+  const metadata = isObj(doc.metadata) ? doc.metadata : {};
+  const name = str(metadata.name);
+  if (!name) throw new MachineSetInputError('the MachineSet has no metadata.name', 'usage');
+  const ns = metadata.namespace;
+  if (ns !== undefined && ns !== MACHINE_API_NAMESPACE) throw new MachineSetInputError(`MachineSets live in namespace ${MACHINE_API_NAMESPACE}, not ${String(ns)}`, 'usage');
+  const object = { ...doc, metadata: { ...metadata, name, namespace: MACHINE_API_NAMESPACE } } as MachineApiObject;
+  return { name, object };
 }

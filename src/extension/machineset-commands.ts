@@ -1,0 +1,493 @@
+// Windows MachineSets on OpenShift in VS Code: "Create Windows MachineSet…" on a cluster (questions,
+// then the MachineSet opens as an untitled YAML editor where the language server's MachineSet rules
+// show inline, and "Create in <context>" creates it from the editor's text and follows its Machines),
+// "Follow" and "Scale…" on a MachineSet item, "Delete Machine" on a Machine item. VS Code glue only:
+// what a Windows MachineSet is, how it is built, created and followed lives in the engine
+// (src/bootstrap/machineset-*.ts, src/cluster/machinesets.ts, src/core/openshift), loaded on first use.
+import * as vscode from 'vscode';
+import { readConfig, wmcoSettings } from './config';
+import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, pickContext, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
+import { offerWmcoSetup, type ClusterHandle } from './join-commands';
+import type * as Engine from './engine';
+import type { TreeNode, TreeRef } from '../cluster/tree';
+import type { Secret } from '../bootstrap/plan';
+import type { MachineApiObject } from '../core/openshift/machineset';
+import type { RunEvent, RunResult } from '../bootstrap/runner';
+
+const SHOW_LOG = 'Show log';
+export const FOLLOW_AGAIN = 'Follow again';
+export const CREATE_ANYWAY = 'Create anyway';
+export const SCALE = 'Scale';
+export const DELETE_MACHINE = 'Delete Machine';
+/** Internal: reads a context's Windows MachineSets again, with (context, MachineSet name?); registered by the cluster view. */
+export const REFRESH_MACHINESETS_COMMAND = 'kubeWindows.refreshMachineSets';
+const APPLY_COMMAND = 'kubeWindows.applyMachineSet';
+
+/** The seam to the engine (tests pass replacements). */
+export interface MachineSetDeps {
+  contexts: ReturnType<typeof kubeconfigAccess>['contexts'];
+  cluster(context: string): Promise<ClusterHandle>;
+  machineSetSources: typeof Engine.machineSetSources;
+  creationRefusals: typeof Engine.creationRefusals;
+  prepareWindowsMachineSet: typeof Engine.prepareWindowsMachineSet;
+  machineSetFromText: typeof Engine.machineSetFromText;
+  createWindowsMachineSet: typeof Engine.createWindowsMachineSet;
+  followMachineSet: typeof Engine.followMachineSet;
+  wmcoSetupPlan: typeof Engine.wmcoSetupPlan;
+  runPlan: typeof Engine.runPlan;
+  getScale: typeof Engine.getScale;
+  scaleMachineSet: typeof Engine.scaleMachineSet;
+  getMachine: typeof Engine.getMachine;
+  deleteMachine: typeof Engine.deleteMachine;
+  imageHelp: typeof Engine.imageHelp;
+  imageProblem: typeof Engine.imageProblem;
+  nameProblem: typeof Engine.nameProblem;
+  platformTitle: typeof Engine.platformTitle;
+  machineView: typeof Engine.machineView;
+  secret(value: string): Secret;
+  /** How often a follow polls the Machines (ms); the engine's default when unset. */
+  followPollMs?: number;
+}
+
+async function defaultDeps(): Promise<MachineSetDeps> {
+  const e = await loadEngine();
+  const kc = kubeconfigAccess(e);
+  return {
+    contexts: kc.contexts,
+    cluster: kc.cluster,
+    machineSetSources: e.machineSetSources,
+    creationRefusals: e.creationRefusals,
+    prepareWindowsMachineSet: e.prepareWindowsMachineSet,
+    machineSetFromText: e.machineSetFromText,
+    createWindowsMachineSet: e.createWindowsMachineSet,
+    followMachineSet: e.followMachineSet,
+    wmcoSetupPlan: e.wmcoSetupPlan,
+    runPlan: e.runPlan,
+    getScale: e.getScale,
+    scaleMachineSet: e.scaleMachineSet,
+    getMachine: e.getMachine,
+    deleteMachine: e.deleteMachine,
+    imageHelp: e.imageHelp,
+    imageProblem: e.imageProblem,
+    nameProblem: e.nameProblem,
+    platformTitle: e.platformTitle,
+    machineView: e.machineView,
+    secret: (value) => new e.Secret(value),
+  };
+}
+
+/** An untitled MachineSet editor made by "Create Windows MachineSet…": the cluster it is for. */
+interface Draft {
+  context: string;
+  name: string;
+}
+
+interface Runtime extends CommandRuntime<MachineSetDeps> {
+  /** Drafts by document URI. */
+  drafts: Map<string, Draft>;
+  lensesChanged: vscode.EventEmitter<void>;
+}
+
+export function registerMachineSetCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MachineSetDeps>): void {
+  const lensesChanged = new vscode.EventEmitter<void>();
+  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), drafts: new Map(), lensesChanged };
+  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
+  context.subscriptions.push(
+    lensesChanged,
+    vscode.commands.registerCommand(
+      'kubeWindows.createMachineSet',
+      guarded('createMachineSet', (arg) => createMachineSet(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.applyMachineSet',
+      guarded('applyMachineSet', (arg) => applyMachineSet(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.followMachineSet',
+      guarded('followMachineSet', (arg) => followFromItem(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.scaleMachineSet',
+      guarded('scaleMachineSet', (arg) => scaleFromItem(rt, arg)),
+    ),
+    vscode.commands.registerCommand(
+      'kubeWindows.deleteMachine',
+      guarded('deleteMachine', (arg) => deleteFromItem(rt, arg)),
+    ),
+    // "Create in <context>" above the first line of each draft.
+    vscode.languages.registerCodeLensProvider(
+      { language: 'yaml' },
+      {
+        onDidChangeCodeLenses: lensesChanged.event,
+        provideCodeLenses: (doc) => {
+          const draft = rt.drafts.get(doc.uri.toString());
+          if (!draft) return [];
+          const title = `$(cloud-upload) Create in ${draft.context}`;
+          return [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title, command: APPLY_COMMAND, arguments: [doc.uri] })];
+        },
+      },
+    ),
+    vscode.workspace.onDidCloseTextDocument((doc) => {
+      if (rt.drafts.delete(doc.uri.toString())) lensesChanged.fire();
+    }),
+  );
+}
+
+const wmcoNamespace = (): string | undefined => readConfig().wmco.namespace || undefined;
+
+/** The tree item's reference (commands on MachineSet and Machine items). */
+function refOf(arg: unknown): TreeRef | undefined {
+  return (arg as Partial<TreeNode> | undefined)?.ref;
+}
+
+function isInputError(err: unknown): err is Error & { kind: 'usage' | 'refused' } {
+  return err instanceof Error && err.name === 'MachineSetInputError';
+}
+
+async function fail(err: unknown, context: string, what: string): Promise<void> {
+  const text = isInputError(err) ? err.message : await userMessage(err, context);
+  void vscode.window.showErrorMessage(`kube-windows: ${what}: ${firstLine(text)}`);
+}
+
+const refreshTree = (context: string, name?: string): Thenable<unknown> => vscode.commands.executeCommand(REFRESH_MACHINESETS_COMMAND, context, name);
+
+/**
+ * Nothing refuses creating a Windows MachineSet any more (WMCO installed, cloud-private-key present),
+ * after the join command's WMCO setup when what is missing was offered and accepted. False: refused
+ * (the message said why) or the user declined.
+ */
+async function creationAllowed(rt: Runtime, deps: MachineSetDeps, context: string, cluster: ClusterHandle): Promise<boolean> {
+  for (let round = 0; round < 3; round++) {
+    const [refusal] = await deps.creationRefusals(cluster.kube, wmcoNamespace());
+    if (!refusal) return true;
+    const setup = await offerWmcoSetup(rt, deps.secret, refusal.offer, `a Windows MachineSet cannot be created in ${context}: ${refusal.message}`, []);
+    if (typeof setup !== 'object') return false;
+    const channel = channelFor(rt, `kube-windows: WMCO setup ${context}`);
+    const { plan, ctx } = deps.wmcoSetupPlan({ kube: cluster.kube, wmco: wmcoSettings(), ...setup });
+    const result = await runWithProgress(`kube-windows: setting up WMCO in ${context}`, channel, (o) => deps.runPlan(plan, ctx, o));
+    if (result.outcome !== 'done') {
+      const choice = await vscode.window.showErrorMessage(
+        `kube-windows: the WMCO setup of ${context} ${result.outcome === 'cancelled' ? 'was cancelled' : `failed: ${firstLine(result.error?.message ?? 'unknown error')}`}`,
+        SHOW_LOG,
+      );
+      if (choice === SHOW_LOG) channel.show(true);
+      return false;
+    }
+  }
+  return false;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Create: questions, then a draft editor
+
+async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
+  const context = await pickContext(async () => (await rt.deps()).contexts(), arg);
+  if (!context) return;
+  const deps = await rt.deps();
+  let cluster: ClusterHandle;
+  let sources: Engine.MachineSetSources;
+  try {
+    cluster = await deps.cluster(context);
+    sources = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading the MachineSets of ${context}…` }, () => deps.machineSetSources(cluster.kube));
+    if (!(await creationAllowed(rt, deps, context, cluster))) return;
+  } catch (err) {
+    await fail(err, context, `cannot create a Windows MachineSet in ${context}`);
+    return;
+  }
+
+  const platform = sources.platform;
+  const title = deps.platformTitle(platform);
+  const from = await vscode.window.showQuickPick(
+    sources.linuxWorkers.map((name, i) => ({ label: name, ...(i === 0 ? { description: 'default' } : {}) })),
+    {
+      title: `kube-windows: the Linux worker MachineSet to start from (${context})`,
+      placeHolder: 'Its network, credentials, zone and size are copied; the image, labels and user data become Windows ones',
+      ignoreFocusOut: true,
+    },
+  );
+  if (!from) return;
+  const where = sources.region ? { region: sources.region } : {};
+  const image = await vscode.window.showInputBox({
+    title: `kube-windows: Windows Server image on ${title}`,
+    prompt: deps.imageHelp(platform, where),
+    placeHolder: IMAGE_EXAMPLES[platform] ?? '',
+    ignoreFocusOut: true,
+    validateInput: (v) => deps.imageProblem(platform, v),
+  });
+  if (image === undefined) return;
+  const name = await vscode.window.showInputBox({
+    title: 'kube-windows: name of the Windows MachineSet (empty: the default)',
+    prompt:
+      platform === 'Azure' || platform === 'VSphere'
+        ? `Default winworker. On ${title} Windows machine names have at most 15 characters, so the MachineSet name at most 9.`
+        : 'Default <infrastructure>-windows-worker-<zone>, after the Linux one.',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() === '' ? undefined : deps.nameProblem(platform, v.trim())),
+  });
+  if (name === undefined) return;
+  const replicas = await vscode.window.showInputBox({
+    title: 'kube-windows: replicas (Windows Machines to make)',
+    value: '1',
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^\d{1,3}$/.test(v.trim()) ? undefined : 'A whole number, 0 or more.'),
+  });
+  if (replicas === undefined) return;
+
+  let prepared: Awaited<ReturnType<MachineSetDeps['prepareWindowsMachineSet']>>;
+  try {
+    const ns = wmcoNamespace();
+    prepared = await deps.prepareWindowsMachineSet({
+      kube: cluster.kube,
+      image: image.trim(),
+      from: from.label,
+      ...(name.trim() ? { name: name.trim() } : {}),
+      replicas: Number(replicas.trim()),
+      ...(ns ? { wmcoNamespace: ns } : {}),
+    });
+  } catch (err) {
+    await fail(err, context, `cannot create a Windows MachineSet in ${context}`);
+    return;
+  }
+  const { built } = prepared;
+  // Untitled YAML: the language server's MachineSet rules show inline as it is edited.
+  const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: prepared.yaml });
+  rt.drafts.set(doc.uri.toString(), { context, name: built.name });
+  rt.lensesChanged.fire();
+  await vscode.window.showTextDocument(doc, { preview: false });
+  rt.log.info(`machineset draft ${built.name} (${built.platform}, from ${built.from}) for ${context}`);
+  const create = `Create in ${context}`;
+  const choice = await vscode.window.showInformationMessage(
+    `kube-windows: review the Windows MachineSet ${built.name} (from ${built.from}); edit it if needed, then create it with "${create}" above its first line or here.`,
+    create,
+  );
+  if (choice === create) await applyMachineSet(rt, doc.uri);
+}
+
+const IMAGE_EXAMPLES: Record<string, string> = {
+  AWS: 'ami-0123456789abcdef0',
+  Azure: 'MicrosoftWindowsServer:WindowsServer:2022-datacenter:latest',
+  GCP: 'projects/windows-cloud/global/images/family/windows-2022-core',
+  VSphere: 'windows-golden-images/windows-server-2022-template',
+  Nutanix: 'nutanix-windows-server-2022',
+};
+
+// ---------------------------------------------------------------------------------------------
+// Apply: the draft editor's text, created and followed
+
+async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
+  const uri = arg instanceof Object && 'scheme' in arg ? (arg as vscode.Uri) : vscode.window.activeTextEditor?.document.uri;
+  const doc = uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
+  if (!uri || !doc) {
+    void vscode.window.showInformationMessage('kube-windows: open a Windows MachineSet in the editor first (right-click a cluster: Create Windows MachineSet…).');
+    return;
+  }
+  const draft = rt.drafts.get(uri.toString());
+  const context = draft?.context ?? (await pickContext(async () => (await rt.deps()).contexts(), undefined));
+  if (!context) return;
+  const deps = await rt.deps();
+  let parsed: { name: string; object: MachineApiObject };
+  try {
+    parsed = deps.machineSetFromText(doc.getText());
+  } catch (err) {
+    await fail(err, context, 'cannot create this MachineSet');
+    return;
+  }
+  const errors = vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
+  if (errors.length > 0) {
+    const codes = [...new Set(errors.map((d) => String(typeof d.code === 'object' ? d.code.value : (d.code ?? ''))).filter(Boolean))].join(', ');
+    const choice = await vscode.window.showWarningMessage(
+      `MachineSet ${parsed.name} has ${errors.length} error${errors.length === 1 ? '' : 's'}${codes ? ` (${codes})` : ''}. Create it in ${context} anyway?`,
+      { modal: true, detail: firstLine(errors[0]?.message ?? '') },
+      CREATE_ANYWAY,
+    );
+    if (choice !== CREATE_ANYWAY) return;
+  }
+  let cluster: ClusterHandle;
+  try {
+    cluster = await deps.cluster(context);
+    if (!(await creationAllowed(rt, deps, context, cluster))) return;
+  } catch (err) {
+    await fail(err, context, `cannot create MachineSet ${parsed.name} in ${context}`);
+    return;
+  }
+  const channel = channelFor(rt, `kube-windows: machineset ${parsed.name}`);
+  try {
+    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: creating MachineSet ${parsed.name} in ${context}`, cancellable: false }, (progress) =>
+      deps.createWindowsMachineSet(cluster.kube, parsed, undefined, (m) => {
+        channel.appendLine(m);
+        progress.report({ message: m });
+      }),
+    );
+  } catch (err) {
+    const text = await userMessage(err, context);
+    rt.log.error(`create machineset ${parsed.name} in ${context}: ${text}`);
+    const choice = await vscode.window.showErrorMessage(`kube-windows: the API server did not create MachineSet ${parsed.name} in ${context}: ${firstLine(text)}`, SHOW_LOG);
+    if (choice === SHOW_LOG) channel.show(true);
+    return;
+  }
+  rt.log.info(`machineset ${parsed.name} created in ${context}`);
+  if (rt.drafts.delete(uri.toString())) rt.lensesChanged.fire();
+  await refreshTree(context, parsed.name);
+  const replicas = parsed.object.spec?.replicas;
+  await follow(rt, deps, context, cluster, parsed.name, typeof replicas === 'number' ? replicas : 1);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Follow, scale, delete
+
+/** Follows the Machines under a cancellable notification; the tree shows each change. */
+async function follow(rt: Runtime, deps: MachineSetDeps, context: string, cluster: ClusterHandle, name: string, expected?: number): Promise<void> {
+  if (expected === 0) {
+    void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} has 0 replicas: no Machine to follow.`);
+    return;
+  }
+  const channel = channelFor(rt, `kube-windows: machineset ${name}`);
+  const ns = wmcoNamespace();
+  let result: RunResult;
+  let nodes: Record<string, string> = {};
+  try {
+    result = await runWithProgress(`kube-windows: following the Machines of ${name}`, channel, async (o) => {
+      const onEvent = (e: RunEvent) => {
+        o.onEvent(e);
+        // Each step and each Machine's progress changes what the MachineSet's item shows.
+        if (e.type === 'log' || e.type === 'step-end') void refreshTree(context, name);
+      };
+      const r = await deps.followMachineSet({
+        kube: cluster.kube,
+        machineSet: name,
+        ...(expected !== undefined ? { expected } : {}),
+        ...(ns ? { wmcoNamespace: ns } : {}),
+        ...(deps.followPollMs ? { pollMs: deps.followPollMs } : {}),
+        signal: o.signal,
+        onEvent,
+      });
+      nodes = r.nodes;
+      return r.result;
+    });
+  } catch (err) {
+    await fail(err, context, `following ${name} failed`);
+    return;
+  }
+  await refreshTree(context, name);
+  if (result.outcome === 'done') {
+    const list = Object.entries(nodes).map(([m, n]) => `${m} → ${n}`);
+    void vscode.window.showInformationMessage(`kube-windows: every Machine of ${name} is a Ready Windows node${list.length ? ` (${list.join(', ')})` : ''}.`);
+    return;
+  }
+  const text = result.outcome === 'cancelled' ? `stopped following ${name}; the MachineSet stays and its Machines go on.` : `${name}: ${result.error?.message ?? 'the follow failed'}`;
+  rt.log[result.outcome === 'cancelled' ? 'info' : 'error'](`follow ${name} in ${context}: ${text}`);
+  const message = `kube-windows: ${firstLine(text)}`;
+  const choice = await (result.outcome === 'cancelled' ? vscode.window.showInformationMessage(message, SHOW_LOG, FOLLOW_AGAIN) : vscode.window.showErrorMessage(message, SHOW_LOG, FOLLOW_AGAIN));
+  if (choice === SHOW_LOG) channel.show(true);
+  if (choice === FOLLOW_AGAIN) await follow(rt, deps, context, cluster, name);
+}
+
+async function machineSetTarget(rt: Runtime, arg: unknown, what: string): Promise<{ context: string; name: string; deps: MachineSetDeps; cluster: ClusterHandle } | undefined> {
+  const ref = refOf(arg);
+  if (ref?.kind !== 'machineSet') {
+    void vscode.window.showInformationMessage(`kube-windows: run "${what}" on a Windows MachineSet in the Clusters view.`);
+    return undefined;
+  }
+  const deps = await rt.deps();
+  try {
+    return { context: ref.context, name: ref.machineSet, deps, cluster: await deps.cluster(ref.context) };
+  } catch (err) {
+    await fail(err, ref.context, `${what} ${ref.machineSet}`);
+    return undefined;
+  }
+}
+
+async function followFromItem(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await machineSetTarget(rt, arg, 'Follow');
+  if (t) await follow(rt, t.deps, t.context, t.cluster, t.name);
+}
+
+async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await machineSetTarget(rt, arg, 'Scale');
+  if (!t) return;
+  const { context, name, deps, cluster } = t;
+  let from: number;
+  try {
+    const scale = await deps.getScale(cluster.kube, name);
+    if (!scale) {
+      void vscode.window.showErrorMessage(`kube-windows: there is no MachineSet ${name} in ${context} any more.`);
+      void refreshTree(context);
+      return;
+    }
+    from = scale.spec?.replicas ?? 0;
+  } catch (err) {
+    await fail(err, context, `cannot read the replicas of ${name}`);
+    return;
+  }
+  const typed = await vscode.window.showInputBox({
+    title: `kube-windows: replicas of ${name} (now ${from})`,
+    value: String(from),
+    ignoreFocusOut: true,
+    validateInput: (v) => (/^\d{1,3}$/.test(v.trim()) ? undefined : 'A whole number, 0 or more.'),
+  });
+  if (typed === undefined) return;
+  const to = Number(typed.trim());
+  if (to === from) {
+    void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} already has ${to} replica(s).`);
+    return;
+  }
+  const down = to < from ? `The machine controller deletes ${from - to} Machine(s) and their nodes (drained first).` : `The machine controller makes ${to - from} Machine(s); WMCO configures them.`;
+  const confirm = await vscode.window.showWarningMessage(`Scale MachineSet ${name} from ${from} to ${to} replica(s) in ${context}?`, { modal: true, detail: down }, SCALE);
+  if (confirm !== SCALE) return;
+  try {
+    await deps.scaleMachineSet(cluster.kube, name, to);
+  } catch (err) {
+    await fail(err, context, `scaling ${name} failed`);
+    return;
+  }
+  rt.log.info(`machineset ${name} in ${context} scaled from ${from} to ${to}`);
+  await refreshTree(context, name);
+  if (to > from) {
+    const choice = await vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`, 'Follow');
+    if (choice === 'Follow') await follow(rt, deps, context, cluster, name, to);
+  } else void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`);
+}
+
+async function deleteFromItem(rt: Runtime, arg: unknown): Promise<void> {
+  const ref = refOf(arg);
+  if (ref?.kind !== 'machine') {
+    void vscode.window.showInformationMessage('kube-windows: run "Delete Machine" on a Machine of a Windows MachineSet in the Clusters view.');
+    return;
+  }
+  const { context, machine: name } = ref;
+  const deps = await rt.deps();
+  let cluster: ClusterHandle;
+  let view: ReturnType<MachineSetDeps['machineView']>;
+  try {
+    cluster = await deps.cluster(context);
+    const machine = await deps.getMachine(cluster.kube, name);
+    if (!machine) {
+      void vscode.window.showErrorMessage(`kube-windows: there is no Machine ${name} in ${context} any more.`);
+      void refreshTree(context, ref.machineSet);
+      return;
+    }
+    view = deps.machineView(machine);
+  } catch (err) {
+    await fail(err, context, `cannot read Machine ${name}`);
+    return;
+  }
+  const what = `Machine ${name}${view.node ? ` (node ${view.node})` : ''}`;
+  const confirm = await vscode.window.showWarningMessage(
+    `Delete ${what} in ${context}?`,
+    {
+      modal: true,
+      detail: `The machine controller drains the node and deletes the VM${view.machineSet ? `; MachineSet ${view.machineSet} then makes a new Machine` : ''}.`,
+    },
+    DELETE_MACHINE,
+  );
+  if (confirm !== DELETE_MACHINE) return;
+  try {
+    await deps.deleteMachine(cluster.kube, name);
+  } catch (err) {
+    await fail(err, context, `deleting ${name} failed`);
+    return;
+  }
+  rt.log.info(`machine ${name} in ${context} deleted`);
+  await refreshTree(context, ref.machineSet);
+  void vscode.window.showInformationMessage(`kube-windows: ${what} deleted.`);
+}
