@@ -19,6 +19,8 @@ import { KEY_SECRET, KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
 import type { KubeClient } from '../cluster/client';
 import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure } from '../cluster/machinesets';
 import { keySecret, wmcoCsv } from '../cluster/wmco';
+import { clusterVersion } from '../cluster/openshift';
+import { parseOpenShiftRelease, platformVerdict, windowsPlatform } from '../core/openshift/windows-support';
 
 export { MachineSetInputError, machineSetFromText } from '../core/openshift/machineset';
 
@@ -61,6 +63,7 @@ export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<Prepa
   const ns = o.wmcoNamespace ?? WMCO_NAMESPACE;
   const infra = await readInfrastructure(o.kube, o.signal);
   if (!infra) throw new MachineSetInputError(NO_INFRASTRUCTURE, 'refused');
+  await refuseUnsupportedRelease(o.kube, infra.platform, o.signal);
   // The platform first: on a platform without MachineSets, WMCO and the key are beside the point.
   const sets = await machineSetsByKind(o.kube, o.signal);
   let from: MachineApiObject | undefined;
@@ -124,11 +127,27 @@ export async function machineSetSources(kube: KubeClient, signal?: AbortSignal):
   const infra = await readInfrastructure(kube, signal);
   if (!infra) throw new MachineSetInputError(NO_INFRASTRUCTURE, 'refused');
   if (!isMachineSetPlatform(infra.platform)) throw platformRefusal(infra.platform);
+  await refuseUnsupportedRelease(kube, infra.platform, signal);
   const sets = await machineSetsByKind(kube, signal);
   if (!sets.linuxWorkers.length) throw new MachineSetInputError(`the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.windows, ...sets.other])})`, 'refused');
   const first = providerSpecValue(sets.linuxWorkers[0] as MachineApiObject);
   const region = first ? regionOf(infra.platform, first) : undefined;
   return { platform: infra.platform, ...(region ? { region } : {}), linuxWorkers: sets.linuxWorkers.map((m) => m.metadata.name) };
+}
+
+/**
+ * The support table's row for the cluster's release (ClusterVersion): Windows nodes on a platform
+ * that release does not support are refused with the release named ("not supported on OpenShift
+ * 4.6 (supported from 4.12)"). An unreadable ClusterVersion leaves the decision to the platform check.
+ */
+async function refuseUnsupportedRelease(kube: KubeClient, platformType: string | undefined, signal?: AbortSignal): Promise<void> {
+  const platform = windowsPlatform(platformType);
+  if (!platform || platform === 'None') return;
+  const version = (await clusterVersion(kube, signal).catch(() => undefined))?.status?.desired?.version;
+  const release = version ? parseOpenShiftRelease(version) : undefined;
+  if (!release) return;
+  const verdict = platformVerdict(platform, release);
+  if (!verdict.supported) throw new MachineSetInputError(`${verdict.reason}; see ${verdict.source}`, 'refused');
 }
 
 const NO_INFRASTRUCTURE = 'the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only';

@@ -31,13 +31,22 @@ interface Cluster {
   stop(): Promise<void>;
 }
 
-async function cluster(platform: Platform | 'BareMetal', opts: { wmco?: boolean; key?: boolean; userData?: boolean; double?: boolean } = {}): Promise<Cluster> {
+async function cluster(platform: Platform | 'BareMetal', opts: { wmco?: boolean; key?: boolean; userData?: boolean; double?: boolean; version?: string } = {}): Promise<Cluster> {
   const objects: KubeObject[] = [
     namespace(NS),
     namespace(WMCO_NS, { 'openshift.io/cluster-monitoring': 'true' }),
     infrastructure(platform),
     linuxWorkerMachineSet(platform === 'BareMetal' ? 'AWS' : platform),
   ];
+  // The ClusterVersion as the cluster-version operator keeps it (status.desired.version).
+  if (opts.version)
+    objects.push({
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      metadata: { name: 'version' },
+      spec: { clusterID: '1b2c3d4e' },
+      status: { desired: { version: opts.version } },
+    } as KubeObject);
   if (opts.wmco !== false) objects.push(wmcoCsv());
   if (opts.key !== false) objects.push(KEY);
   if (opts.userData !== false) objects.push(USER_DATA);
@@ -144,6 +153,27 @@ test('refused (exit 1): a platform without Windows MachineSets, WMCO not install
     assert.deepEqual(writes(noKey.emu), []);
   } finally {
     await noKey.stop();
+  }
+});
+
+test("refused (exit 1) by the release's row of the support table: GCP on OpenShift 4.6; the same platform on 4.16 goes on", async () => {
+  const old = await cluster('GCP', { version: '4.6.8' });
+  try {
+    const r = await run(['machineset', 'create', ...old.base, '--image', CLUSTER.GCP.windowsImage, '--dry-run']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /Windows nodes on GCP are not supported on OpenShift 4\.6 \(supported from 4\.12\)/);
+    assert.deepEqual(writes(old.emu), []);
+  } finally {
+    await old.stop();
+  }
+  const current = await cluster('GCP', { version: '4.16.3' });
+  try {
+    const r = await run(['machineset', 'create', ...current.base, '--image', CLUSTER.GCP.windowsImage, '--dry-run']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((parseYaml(r.stdout) as { kind: string }).kind, 'MachineSet');
+  } finally {
+    await current.stop();
   }
 });
 
