@@ -8,7 +8,9 @@ import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOpti
 import { findNode } from '../cluster/nodes';
 import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
-import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } from './kubeadm';
+import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmClusterPreflight, type KubeadmContext } from './kubeadm';
+import type { Finding } from '../core/windows/findings';
+import type { CniChoice } from '../core/windows/kubeadm-cluster';
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
@@ -48,6 +50,9 @@ export interface JoinRequest {
   /** kubeadm: the files to install, the taint, the CA from the kubeconfig. */
   payload?: Payload;
   taint?: boolean;
+  /** kubeadm: the CNI Windows nodes use (default auto) and the Kubernetes version to install (default: the API server's). */
+  cni?: CniChoice;
+  kubernetesVersion?: string;
   caPem?: string;
   resolver?: Resolver;
   pollMs?: number;
@@ -87,11 +92,21 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     user: r.user,
     payload: r.payload,
     ...(r.taint ? { taint: true } : {}),
+    ...(r.cni ? { cni: r.cni } : {}),
+    ...(r.kubernetesVersion ? { kubernetesVersion: r.kubernetesVersion } : {}),
     ...(r.caPem ? { caPem: r.caPem } : {}),
     ...(r.pollMs ? { pollMs: r.pollMs } : {}),
     ...(r.timeouts ? { timeouts: r.timeouts } : {}),
   };
   return { kind: 'kubeadm', plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } };
+}
+
+/**
+ * What a dry run reads before showing the plan: for kubeadm, the cluster part of the preflight (it
+ * only reads; its decisions, such as the CNI, shape the plan's later steps); BYOH reads nothing.
+ */
+export async function dryRunFindings(p: AnyPlan, signal?: AbortSignal): Promise<Finding[]> {
+  return p.kind === 'kubeadm' ? kubeadmClusterPreflight(p.ctx.opts, p.ctx.state, signal) : [];
 }
 
 export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; startAt?: string }): Promise<RunResult> {

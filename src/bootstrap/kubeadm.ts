@@ -9,6 +9,7 @@ import type { KubeClient } from '../cluster/client';
 import {
   downloadFile,
   enableContainersFeature,
+  executableVersion,
   ensureDirectories,
   ensureFirewallRule,
   ensureService,
@@ -47,7 +48,9 @@ import {
   serviceInPlace,
   WINDOWS_TAINT,
 } from '../core/windows/kubeadm';
+import { binaryVersionProblem, checkBuildForKubernetes, evaluateCluster, type ClusterEvaluation, type CniChoice } from '../core/windows/kubeadm-cluster';
 import { LAYOUT } from '../core/windows/layout';
+import { CLUSTER_FACTS_CALLS, readClusterFacts } from '../cluster/networking';
 import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
 import { blocking, checkBuild, checkConflictingRuntime, checkContainersFeature, checkHostname, nodeNameOf, ok, PreflightError, type Finding } from './preflight';
@@ -60,6 +63,10 @@ export interface KubeadmOptions {
   payload: Payload;
   /** Add the os=windows:NoSchedule taint to the node. */
   taint?: boolean;
+  /** The CNI Windows nodes use (default auto: the one the cluster runs). */
+  cni?: CniChoice;
+  /** The kubelet/kubeadm version installed (vX.Y.Z); default: the API server's own version. */
+  kubernetesVersion?: string;
   /** Lifetime of the bootstrap token (default 1 h); it is deleted once the node has joined. */
   tokenTtlMs?: number;
   /** The cluster CA (PEM) when kube-public/cluster-info is not readable; from the kubeconfig. */
@@ -76,6 +83,8 @@ export interface KubeadmState {
   token?: Secret;
   tokenId?: string;
   findings?: Finding[];
+  /** What the cluster preflight decided: the CNI, the Kubernetes version to install. */
+  cluster?: ClusterEvaluation;
 }
 
 export interface KubeadmContext {
@@ -91,24 +100,46 @@ export async function discovery(kube: KubeClient, caPem: string | undefined, sig
   return clusterInfoEndpoint(await clusterInfoKubeconfig(kube, signal), kube.server, caPem);
 }
 
-async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Promise<Finding[]> {
-  const { kube, host } = ctx.opts;
+/** The options the cluster part of the preflight reads. */
+export type ClusterPreflightOptions = Pick<KubeadmOptions, 'kube' | 'caPem' | 'cni' | 'kubernetesVersion' | 'payload'>;
+
+/**
+ * The cluster part of the preflight: OpenShift or not, discovery, the control plane, the CNI and its
+ * backend, the version skew and containerd's HostProcess support. It only reads, so the dry run runs
+ * it too; the decisions (CNI, Kubernetes version) are kept in `state.cluster`.
+ */
+export async function kubeadmClusterPreflight(opts: ClusterPreflightOptions, state: KubeadmState, signal?: AbortSignal): Promise<Finding[]> {
+  const { kube } = opts;
   const out: Finding[] = [];
   if (await isOpenShift(kube, signal)) {
     out.push({ id: 'cluster-kind', severity: 'error', title: 'This is an OpenShift/OKD cluster: Windows nodes join it through WMCO', fix: 'Use the BYOH path (--via byoh).' });
   }
   try {
-    const d = await discovery(kube, ctx.opts.caPem, signal);
-    ctx.state.endpoint = d.endpoint;
-    ctx.state.caHash = d.caHash;
+    const d = await discovery(kube, opts.caPem, signal);
+    state.endpoint = d.endpoint;
+    state.caHash = d.caHash;
     out.push(ok('discovery', `API endpoint ${d.endpoint}, CA ${d.caHash.slice(0, 19)}…`));
   } catch (err) {
     out.push({ id: 'discovery', severity: 'error', title: (err as Error).message });
   }
+  const evaluation = evaluateCluster(await readClusterFacts(kube, signal), {
+    cni: opts.cni ?? 'auto',
+    ...(opts.kubernetesVersion ? { kubernetesVersion: opts.kubernetesVersion } : {}),
+    containerdArchive: opts.payload.containerd.name,
+  });
+  state.cluster = evaluation;
+  out.push(...evaluation.findings);
+  return out;
+}
+
+async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Promise<Finding[]> {
+  const { kube, host } = ctx.opts;
+  const out = await kubeadmClusterPreflight(ctx.opts, ctx.state, signal);
   const facts = await host.run(hostFacts(), signal);
   ctx.state.facts = facts;
   ctx.state.nodeName = nodeNameOf(facts.hostname);
   out.push(checkBuild(facts, false), checkHostname(facts), checkContainersFeature(facts, 'kubeadm'), ...checkConflictingRuntime(facts, 'kubeadm'));
+  if (ctx.state.cluster) out.push(checkBuildForKubernetes(facts.build, ctx.state.cluster.kubernetesVersion));
   if (!facts.isAdministrator) out.push({ id: 'admin', severity: 'error', title: 'The SSH user is not an administrator on the host', fix: 'Installing services needs an administrator account.' });
   const existing = await getNode(kube, ctx.state.nodeName, signal);
   if (existing) out.push({ id: 'existing-node', severity: 'info', title: `A Node named ${ctx.state.nodeName} already exists; the join steps will be skipped if it is this host` });
@@ -149,7 +180,7 @@ function preflightStep(): KubeadmStep {
   return {
     id: 'preflight',
     title: 'Check the cluster and the host',
-    preview: { check: 'always runs', powershell: [hostFacts().script], api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, nodeCall('GET', '<node>')] },
+    preview: { check: 'always runs', powershell: [hostFacts().script], api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, ...CLUSTER_FACTS_CALLS, nodeCall('GET', '<node>')] },
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const findings = await kubeadmPreflight(ctx, signal);
@@ -267,22 +298,43 @@ function containerdServiceStep(): KubeadmStep {
   });
 }
 
+/** Why the installed kubelet.exe or kubeadm.exe is not the planned version (undefined: both are). */
+async function binariesVersionProblem(ctx: KubeadmContext, signal: AbortSignal): Promise<string | undefined> {
+  const target = ctx.state.cluster?.kubernetesVersion;
+  if (!target) return undefined;
+  for (const [name, path, args] of [
+    ['kubelet.exe', LAYOUT.kubelet, ['--version']],
+    ['kubeadm.exe', LAYOUT.kubeadm, ['version', '-o', 'short']],
+  ] as const) {
+    const r = await ctx.opts.host.run(executableVersion(path, args), signal);
+    const problem = binaryVersionProblem(name, r.output, target);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
 function kubeBinariesStep(p: Payload): KubeadmStep {
   const kubelet = previewOfPut(p.kubelet, LAYOUT.kubelet);
   const kubeadm = previewOfPut(p.kubeadm, LAYOUT.kubeadm);
   return hostStep({
     id: 'kube-binaries',
-    title: 'Put kubelet.exe and kubeadm.exe in C:\\k',
-    preview: { check: 'both files have the expected SHA-256', powershell: [...kubelet.powershell, ...kubeadm.powershell], notes: [...kubelet.notes, ...kubeadm.notes] },
+    title: 'Put kubelet.exe and kubeadm.exe in C:\\k and check they are the planned Kubernetes version',
+    preview: {
+      check: 'both files have the expected SHA-256 and report the Kubernetes version of the join',
+      powershell: [...kubelet.powershell, ...kubeadm.powershell, executableVersion(LAYOUT.kubelet, ['--version']).script, executableVersion(LAYOUT.kubeadm, ['version', '-o', 'short']).script],
+      notes: [...kubelet.notes, ...kubeadm.notes],
+    },
     check: async (ctx, signal) => {
       const [a, b] = [await ctx.opts.host.run(fileHash(LAYOUT.kubelet), signal), await ctx.opts.host.run(fileHash(LAYOUT.kubeadm), signal)];
-      return a.sha256 === p.kubelet.sha256 && b.sha256 === p.kubeadm.sha256 ? 'done' : 'todo';
+      if (a.sha256 !== p.kubelet.sha256 || b.sha256 !== p.kubeadm.sha256) return 'todo';
+      const problem = await binariesVersionProblem(ctx, signal);
+      return problem ? { todo: problem } : 'done';
     },
     apply: async (ctx, signal, report) => {
       await putOrDownload(ctx, p.kubelet, LAYOUT.kubelet, signal, report);
       await putOrDownload(ctx, p.kubeadm, LAYOUT.kubeadm, signal, report);
     },
-    verify: async () => true,
+    verify: async (ctx, signal) => (await binariesVersionProblem(ctx, signal)) ?? true,
   });
 }
 

@@ -3,7 +3,9 @@
 // The options they share with the other commands (cluster, SSH, --yes, --dry-run) come from ./kit.
 
 import { readFileSync } from 'node:fs';
-import { addressProblem, detectVia, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { blocking, formatFindings } from '../core/windows/findings';
+import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
 import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
@@ -51,7 +53,13 @@ ${WMCO_HELP}
   kubeadm: --payload DIR     folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe
            --payload-url NAME=URL#sha256=HEX
                              the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
-           --taint           taint the node os=windows:NoSchedule
+           --taint           taint the node os=windows:NoSchedule (the kubelet registers with it)
+           --cni calico|flannel|auto
+                             the CNI Windows nodes use (default auto: the one the cluster runs)
+           --kubernetes-version vX.Y.Z
+                             the kubelet/kubeadm version to install (default: the API server's);
+                             the version skew policy applies, and binaries that report
+                             another version are refused
 remove options:
   --address A               the host's address (its windows-instances entry for BYOH)
   --node NAME               the node's name, when it cannot be found by its address
@@ -75,11 +83,19 @@ export async function runJoin(args: string[]): Promise<number> {
     payload: { type: 'string' },
     'payload-url': { type: 'string', multiple: true },
     taint: { type: 'boolean', default: false },
+    cni: { type: 'string' },
+    'kubernetes-version': { type: 'string' },
     ...WMCO_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(JOIN_HELP);
     return EXIT.OK;
+  }
+  const cni = oneOf('cni', values.cni, CNI_CHOICES);
+  const kubernetesVersion = values['kubernetes-version'];
+  if (kubernetesVersion !== undefined) {
+    const problem = kubernetesVersionProblem(kubernetesVersion);
+    if (problem) throw new UsageError(`--kubernetes-version ${problem}`);
   }
   const addresses = values.address ?? [];
   if (addresses.length === 0) throw new UsageError('--address is required (repeat it to join several hosts)');
@@ -134,17 +150,36 @@ export async function runJoin(args: string[]): Promise<number> {
       ...(privateKey ? { privateKey } : {}),
       ...(payload ? { payload } : {}),
       ...(values.taint ? { taint: true } : {}),
+      ...(cni ? { cni } : {}),
+      ...(kubernetesVersion ? { kubernetesVersion } : {}),
       ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
       ...(pollMs ? { pollMs } : {}),
     });
 
   if (values['dry-run']) {
-    for (const address of addresses) {
+    // The cluster part of the preflight only reads: it runs once, and its findings come above the plans.
+    let failed = false;
+    for (const [i, address] of addresses.entries()) {
       const p = build(address);
-      out(renderPlan(p.plan as never));
-      p.ctx.opts.host.close();
+      try {
+        if (i === 0) {
+          let findings;
+          try {
+            findings = await dryRunFindings(p);
+          } catch (err) {
+            warn(userMessage(err, cluster.context));
+            return EXIT.USAGE;
+          }
+          if (findings.length > 0) out(`Cluster preflight (read only):\n${formatFindings(findings)}\n`);
+          failed = blocking(findings).length > 0;
+        }
+        out(renderPlan(p.plan as never));
+      } finally {
+        p.ctx.opts.host.close();
+      }
     }
-    return EXIT.OK;
+    if (failed) warn('the cluster preflight found problems (✗ above): the join would stop at its preflight step');
+    return failed ? EXIT.FAILED : EXIT.OK;
   }
 
   const prefix = addresses.length > 1;

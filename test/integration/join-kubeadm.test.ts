@@ -13,6 +13,7 @@ import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
 import { renderPlan } from '../../src/bootstrap/render';
 import { caCertHash } from '../../src/core/windows/kubeadm';
 import { kubeadmCluster, windowsNode } from '../support/kube-seed';
+import { calicoManifest, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { startRig, type Rig } from '../support/join-rig';
 import type { KubeObject } from '../support/kube-api-emulator';
 
@@ -45,17 +46,20 @@ function wireKubeadm(rig: Rig, index: number): void {
   };
 }
 
-async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}): Promise<Rig> {
+/** A kubeadm binary as the simulated host reads its version: the string Go's linker put in. */
+const exe = (version: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`MZ\0-X k8s.io/component-base/version.gitVersion=${version}\0`, 'latin1'), randomBytes(bytes)]);
+
+async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}, network = calicoManifest()): Promise<Rig> {
   const rig = await startRig({
     hosts,
     host: (i) => ({ hostname: `WIN-K${i}`, containersFeature: 'Disabled', ...init }),
   });
-  for (const o of kubeadmCluster({ server: rig.emu.url, caPem: rig.caPem })) rig.emu.apply(o);
+  for (const o of [...kubeadmCluster({ server: rig.emu.url, caPem: rig.caPem }), controlPlaneNode(), ...kubeadmKubeProxy(rig.emu.url), ...network]) rig.emu.apply(o);
   for (let i = 0; i < hosts; i++) wireKubeadm(rig, i);
   return rig;
 }
 
-function planFor(rig: Rig, index: number, extra: { taint?: boolean } = {}) {
+function planFor(rig: Rig, index: number, extra: { taint?: boolean; kubernetesVersion?: string; cni?: 'calico' | 'flannel' | 'auto'; payload?: Payload } = {}) {
   const host = rig.hostFor(index);
   const opts = { kube: rig.kube, host, address: rig.addresses[index] as string, user: rig.user, payload, pollMs: 50, caPem: rig.caPem, ...extra };
   return { plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } as KubeadmContext, host };
@@ -67,8 +71,8 @@ before(async () => {
   payloadDir = mkdtempSync(join(tmpdir(), 'kw-payload-'));
   mkdirSync(payloadDir, { recursive: true });
   writeFileSync(join(payloadDir, 'containerd-1.7.27-windows-amd64.tar.gz'), randomBytes(300_000));
-  writeFileSync(join(payloadDir, 'kubelet.exe'), randomBytes(200_000));
-  writeFileSync(join(payloadDir, 'kubeadm.exe'), randomBytes(100_000));
+  writeFileSync(join(payloadDir, 'kubelet.exe'), exe('v1.31.3', 200_000));
+  writeFileSync(join(payloadDir, 'kubeadm.exe'), exe('v1.31.3', 100_000));
   payload = await resolvePayload({ folder: payloadDir });
 });
 
@@ -133,6 +137,7 @@ test('kubeadm: the connection killed at each host op, then a re-run, ends joined
     'ensure-service',
     'start-service',
     'ensure-firewall-rule',
+    'executable-version',
     'kubeadm-join',
   ];
   for (const op of ops) {
@@ -153,7 +158,7 @@ test('kubeadm: the connection killed at each host op, then a re-run, ends joined
       second.host.close();
       assert.equal(r2.outcome, 'done', `${op}: the re-run joins (${JSON.stringify(r2.error)})`);
       assert.ok(rig.emu.get('Node', 'win-k0'), `${op}: node registered`);
-      assert.equal(rig.emu.list('Node').length, 1, `${op}: one Node`);
+      assert.equal(rig.emu.list('Node').filter((n) => n.metadata.labels?.['kubernetes.io/os'] === 'windows').length, 1, `${op}: one Windows Node`);
       const services = [...sim.state.services.keys()].map((n) => n.toLowerCase()).filter((n) => n === 'containerd' || n === 'kubelet');
       assert.deepEqual(services.sort(), ['containerd', 'kubelet'], `${op}: each service once`);
       const temps = [...sim.state.files.values()].filter((f) => /\.kw-[0-9a-f]+\.tmp$/.test(f.path));
@@ -199,8 +204,8 @@ test('kubeadm: a dropped upload restarts on a new connection and never leaves a 
 });
 
 test('kubeadm: kubelet and kubeadm downloaded by the host from URLs, checked against their SHA-256', async () => {
-  const kubelet = randomBytes(50_000);
-  const kubeadm = randomBytes(40_000);
+  const kubelet = exe('v1.31.3', 50_000);
+  const kubeadm = exe('v1.31.3', 40_000);
   const { createHash } = await import('node:crypto');
   const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
   const rig = await kubeadmRig(1, { containersFeature: 'Enabled', urls: { 'https://dl.example/kubelet.exe': kubelet, 'https://dl.example/kubeadm.exe': kubeadm } });
@@ -239,6 +244,59 @@ test("kubeadm: a wrong discovery hash fails the join with kubeadm's message, and
     assert.equal(result.error?.stepId, 'join');
     assert.match(result.error?.message ?? '', /kubeadm join failed \(exit code 1\)[\s\S]*none of the public keys/);
     assert.equal(rig.emu.list('Secret').filter((s) => s.metadata.name.startsWith('bootstrap-token-') && s.metadata.name !== 'bootstrap-token-abcdef').length, 0);
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm cluster preflight: an unsupported CNI, a wrong flannel backend, version skew and an old containerd are refused before the host is touched', async () => {
+  const { copyFileSync, mkdtempSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const oldDir = mkdtempSync(join(tmpdir(), 'kw-payload-'));
+  writeFileSync(join(oldDir, 'containerd-1.5.18-windows-amd64.tar.gz'), randomBytes(1000));
+  for (const f of ['kubelet.exe', 'kubeadm.exe']) copyFileSync(join(payloadDir, f), join(oldDir, f));
+  const oldContainerd = await resolvePayload({ folder: oldDir });
+  const cases: { name: string; network: ReturnType<typeof calicoManifest>; extra?: Parameters<typeof planFor>[2]; expect: RegExp }[] = [
+    { name: 'cilium', network: cilium(), expect: /No CNI that supports Windows nodes was found \(DaemonSets: kube-system\/cilium\): this network plugin is not supported for Windows/ },
+    {
+      name: 'flannel host-gw',
+      network: flannel({ Type: 'host-gw' }),
+      expect: /flannel's backend does not work with Windows nodes: Type is "host-gw" \(must be "vxlan"\)[\s\S]*fix: Set "Backend": \{"Type": "vxlan", "VNI": 4096, "Port": 4789\}/,
+    },
+    { name: 'flannel default vxlan', network: flannel({ Type: 'vxlan' }), expect: /VNI is unset \(flannel defaults to 1\) \(must be 4096\), Port is unset/ },
+    { name: 'newer kubelet', network: calicoManifest(), extra: { kubernetesVersion: 'v1.32.0' }, expect: /kubelet v1\.32\.0 would be newer than the API server \(v1\.31\.3\)/ },
+    { name: 'kubelet too old', network: calicoManifest(), extra: { kubernetesVersion: 'v1.27.4' }, expect: /4 minor versions older than the API server/ },
+    { name: 'old containerd', network: calicoManifest(), extra: { payload: oldContainerd }, expect: /containerd 1\.5\.18 cannot run HostProcess containers/ },
+    { name: '--cni flannel on calico', network: calicoManifest(), extra: { cni: 'flannel' }, expect: /--cni flannel was asked, but the cluster runs calico/ },
+  ];
+  for (const c of cases) {
+    const rig = await kubeadmRig(1, {}, c.network);
+    try {
+      const { plan, ctx, host } = planFor(rig, 0, c.extra);
+      const result = await runPlan(plan, ctx, {});
+      host.close();
+      assert.equal(result.outcome, 'failed', c.name);
+      assert.equal(result.error?.stepId, 'preflight', c.name);
+      assert.match(result.error?.message ?? '', c.expect, c.name);
+      assert.deepEqual([...new Set(rig.sims[0]!.state.opLog.map((o) => o.name))], ['host-facts'], `${c.name}: only read the host`);
+      assert.equal(rig.emu.requests.filter((r) => r.method !== 'GET').length, 0, `${c.name}: no API write`);
+    } finally {
+      await rig.stop();
+    }
+  }
+});
+
+test('kubeadm: binaries that report another version than the planned one are refused', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    rig.emu.setVersion('v1.31.5'); // the default version is the API server's: the payload's v1.31.3 binaries are not it
+    const { plan, ctx, host } = planFor(rig, 0);
+    const result = await runPlan(plan, ctx, {});
+    host.close();
+    assert.equal(result.outcome, 'failed');
+    assert.equal(result.error?.stepId, 'kube-binaries');
+    assert.match(result.error?.message ?? '', /kubelet\.exe reports v1\.31\.3, but the join is for v1\.31\.5/);
+    assert.ok(!rig.sims[0]!.state.opLog.some((o) => o.name === 'kubeadm-join'), 'kubeadm join did not run');
   } finally {
     await rig.stop();
   }
@@ -288,6 +346,41 @@ test('kubeadm dry run: every step with its PowerShell and API calls, the payload
     assert.equal(rig.sims[0]!.state.opLog.length, 0, 'a dry run touches no host');
   } finally {
     await rig.stop();
+  }
+});
+
+test('kube-windows join --via kubeadm --dry-run: the cluster preflight (read only) above the plan; exit 1 when it blocks, 0 when not', async () => {
+  const { spawn } = await import('node:child_process');
+  // Asynchronous: the emulator answers from this process.
+  const cli = (args: string[]) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1' } });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+      child.on('close', (status) => done({ status, stdout, stderr }));
+    });
+  const { resolve } = await import('node:path');
+  const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+  for (const [network, code, expect] of [
+    [calicoManifest(), 0, /✓ CNI: calico v3\.28\.2 \(DaemonSet kube-system\/calico-node\)/],
+    [flannel({ Type: 'vxlan', VNI: 1, Port: 8472 }), 1, /✗ flannel's backend does not work with Windows nodes: VNI is 1 \(must be 4096\), Port is 8472 \(must be 4789\)/],
+  ] as const) {
+    const rig = await kubeadmRig(1, {}, network);
+    try {
+      const writesBefore = rig.emu.requests.filter((r) => r.method !== 'GET').length;
+      const r = await cli(['join', '--via', 'kubeadm', '--dry-run', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--address', '10.1.2.3', '--payload', payloadDir]);
+      assert.equal(r.status, code, r.stderr + r.stdout);
+      assert.match(r.stdout, expect);
+      const pre = r.stdout.indexOf('Cluster preflight (read only):');
+      assert.ok(pre >= 0 && pre < r.stdout.indexOf('STEP 1/'), 'the findings come above the plan');
+      assert.match(r.stdout, /✓ kubelet v1\.31\.3 is within the version skew policy/);
+      assert.equal(rig.emu.requests.filter((x) => x.method !== 'GET').length, writesBefore, 'the dry run wrote nothing');
+      assert.equal(rig.sims[0]!.state.opLog.length, 0, 'nor touched a host');
+    } finally {
+      await rig.stop();
+    }
   }
 });
 

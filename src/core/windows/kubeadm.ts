@@ -5,6 +5,7 @@
 import { createHash, randomInt, X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { CRI_ENDPOINT, LAYOUT, PAUSE_IMAGE } from './layout';
+import { containerdVersion } from './kubeadm-cluster';
 import type { HostFacts, ServiceSpec, ServiceState } from './host-ops';
 
 export const NODE_PLACEHOLDER = '<node>';
@@ -48,8 +49,7 @@ export function caCertHash(caPem: string): string {
 
 /** containerd's major version from a release archive name (containerd-1.7.27-windows-amd64.tar.gz). */
 export function containerdMajor(archiveName: string): number {
-  const m = /containerd-(\d+)\.(\d+)/.exec(archiveName);
-  return m ? Number(m[1]) : 1;
+  return containerdVersion(archiveName)?.major ?? 1;
 }
 
 const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON's escapes for our values
