@@ -17,7 +17,7 @@ import { runPlan, type RunEvent, type RunResult } from './runner';
 
 export { runBounded } from './runner';
 import type { WmcoInstallOptions } from './wmco-install';
-import { addressProblem, JoinInputError, userProblem } from '../core/windows/join-input';
+import { addressProblem, JoinInputError, reservationProblem, userProblem } from '../core/windows/join-input';
 
 export { addressProblem, JoinInputError, userProblem };
 
@@ -53,6 +53,9 @@ export interface JoinRequest {
   /** kubeadm: the CNI Windows nodes use (default auto) and the Kubernetes version to install (default: the API server's). */
   cni?: CniChoice;
   kubernetesVersion?: string;
+  /** kubeadm: kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi). */
+  kubeReserved?: string;
+  systemReserved?: string;
   caPem?: string;
   resolver?: Resolver;
   pollMs?: number;
@@ -69,6 +72,13 @@ export async function detectVia(kube: KubeClient, signal?: AbortSignal): Promise
 export function joinPlan(r: JoinRequest): AnyPlan {
   const problem = addressProblem(r.address, r.via) ?? userProblem(r.user);
   if (problem) throw new JoinInputError(problem);
+  for (const [name, value] of [
+    ['kube-reserved', r.kubeReserved],
+    ['system-reserved', r.systemReserved],
+  ] as const) {
+    const bad = value === undefined ? undefined : reservationProblem(value);
+    if (bad) throw new JoinInputError(`${name} ${bad}`);
+  }
   if (r.via === 'byoh') {
     const opts: ByohOptions = {
       kube: r.kube,
@@ -94,6 +104,8 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     ...(r.taint ? { taint: true } : {}),
     ...(r.cni ? { cni: r.cni } : {}),
     ...(r.kubernetesVersion ? { kubernetesVersion: r.kubernetesVersion } : {}),
+    ...(r.kubeReserved ? { kubeReserved: r.kubeReserved } : {}),
+    ...(r.systemReserved ? { systemReserved: r.systemReserved } : {}),
     ...(r.caPem ? { caPem: r.caPem } : {}),
     ...(r.pollMs ? { pollMs: r.pollMs } : {}),
     ...(r.timeouts ? { timeouts: r.timeouts } : {}),

@@ -25,6 +25,7 @@ import {
   startService,
   type HostFacts,
 } from '../core/windows/host-ops';
+import { restartService } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { bootstrapTokenCall, CLUSTER_INFO_CALL, clusterInfoKubeconfig, createBootstrapToken, deleteBootstrapToken } from '../cluster/kubeadm';
 import { addTaint, cordonCall, deleteNode, getNode, hasTaint, nodeCall, nodePath, setCordoned, type NodeObject, type NodeTaint } from '../cluster/nodes';
@@ -43,7 +44,10 @@ import {
   kubeadmJoinFailure,
   kubeletService,
   newBootstrapToken,
+  NODE_IP_PLACEHOLDER,
   NODE_PLACEHOLDER,
+  nodeIpOf,
+  type KubeletFlags,
   restartNeed,
   serviceInPlace,
   WINDOWS_TAINT,
@@ -67,6 +71,9 @@ export interface KubeadmOptions {
   cni?: CniChoice;
   /** The kubelet/kubeadm version installed (vX.Y.Z); default: the API server's own version. */
   kubernetesVersion?: string;
+  /** kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi); system-reserved defaults to memory=2Gi. */
+  kubeReserved?: string;
+  systemReserved?: string;
   /** Lifetime of the bootstrap token (default 1 h); it is deleted once the node has joined. */
   tokenTtlMs?: number;
   /** The cluster CA (PEM) when kube-public/cluster-info is not readable; from the kubeconfig. */
@@ -338,16 +345,42 @@ function kubeBinariesStep(p: Payload): KubeadmStep {
   });
 }
 
-function kubeletServiceStep(): KubeadmStep {
-  const spec = (ctx: KubeadmContext) => kubeletService(ctx.state.nodeName as string);
+/** The kubelet flags of this join: node IP from the host's facts, the taint at registration, the reservations. */
+function kubeletFlags(ctx: KubeadmContext): KubeletFlags {
+  const nodeIp = ctx.state.facts ? nodeIpOf(ctx.state.facts, ctx.opts.address) : undefined;
+  return {
+    ...(nodeIp ? { nodeIp } : {}),
+    ...(ctx.opts.taint ? { registerTaint: true } : {}),
+    ...(ctx.opts.kubeReserved ? { kubeReserved: ctx.opts.kubeReserved } : {}),
+    ...(ctx.opts.systemReserved ? { systemReserved: ctx.opts.systemReserved } : {}),
+  };
+}
+
+function kubeletServiceStep(o: Pick<KubeadmOptions, 'taint' | 'kubeReserved' | 'systemReserved'>): KubeadmStep {
+  const spec = (ctx: KubeadmContext) => kubeletService(ctx.state.nodeName as string, kubeletFlags(ctx));
+  const previewSpec = kubeletService(NODE_PLACEHOLDER, {
+    nodeIp: NODE_IP_PLACEHOLDER,
+    ...(o.taint ? { registerTaint: true } : {}),
+    ...(o.kubeReserved ? { kubeReserved: o.kubeReserved } : {}),
+    ...(o.systemReserved ? { systemReserved: o.systemReserved } : {}),
+  });
   return hostStep({
     id: 'kubelet-service',
-    title: 'Register the kubelet service (started by kubeadm join) and open port 10250',
-    preview: { check: 'service kubelet exists with the expected command line', powershell: [ensureService(kubeletService(NODE_PLACEHOLDER)).script, ensureFirewallRule('kubelet', 10250).script] },
+    title: 'Register the kubelet service (started by kubeadm join) with the node IP, reservations, eviction thresholds and taints, and open port 10250',
+    description: 'A kubelet already running with other flags (a node joined before) is restarted to take the new ones.',
+    preview: {
+      check: 'service kubelet exists with the expected command line',
+      powershell: [ensureService(previewSpec).script, ensureFirewallRule('kubelet', 10250).script, restartService('kubelet').script],
+    },
     check: async (ctx, signal) => (serviceInPlace(await ctx.opts.host.run(serviceState('kubelet'), signal), spec(ctx), false) ? 'done' : 'todo'),
-    apply: async (ctx, signal) => {
-      await ctx.opts.host.run(ensureService(spec(ctx)), signal);
+    apply: async (ctx, signal, report) => {
+      const before = await ctx.opts.host.run(serviceState('kubelet'), signal);
+      const r = await ctx.opts.host.run(ensureService(spec(ctx)), signal);
       await ctx.opts.host.run(ensureFirewallRule('kubelet', 10250), signal);
+      if (r.changed && before.status === 'Running') {
+        report('the kubelet runs with other flags: restarting it');
+        await ctx.opts.host.run(restartService('kubelet'), signal);
+      }
     },
     verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing'),
   });
@@ -399,13 +432,18 @@ function joinStep(joinMs: number, poll: number): KubeadmStep {
   };
 }
 
+/**
+ * The kubelet registers the node with os=windows:NoSchedule (--register-with-taints), so no pod
+ * without the toleration lands there first; this step only checks it, and adds the taint to a node
+ * that registered before (joined by an earlier version, or without --taint then).
+ */
 function taintStep(): KubeadmStep {
   const taint: NodeTaint = { ...WINDOWS_TAINT };
   const tainted = (n: NodeObject | undefined): boolean => n !== undefined && hasTaint(n, taint);
   return {
     id: 'taint',
-    title: 'Taint the node os=windows:NoSchedule',
-    preview: { check: 'the node has the taint', api: [nodeCall('PATCH', '<node>', { spec: { taints: [taint] } })] },
+    title: 'Check the node carries os=windows:NoSchedule (set at registration; added to a node registered before)',
+    preview: { check: 'the node has the taint (the kubelet registered it with --register-with-taints)', api: [nodeCall('PATCH', '<node>', { spec: { taints: [taint] } })] },
     check: async (ctx, signal) => (tainted(await nodeOf(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal) => {
       const n = await nodeOf(ctx, signal);
@@ -433,7 +471,7 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
     containerdConfigStep(containerdMajor(p.containerd.name)),
     containerdServiceStep(),
     kubeBinariesStep(p),
-    kubeletServiceStep(),
+    kubeletServiceStep(opts),
     joinStep(t.join, poll),
     readyStep<KubeadmContext>(nodeOf, t.ready, poll),
     ...(opts.taint ? [taintStep()] : []),

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
 import { blocking, formatFindings } from '../core/windows/findings';
 import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
+import { reservationProblem } from '../core/windows/join-input';
 import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
@@ -56,6 +57,9 @@ ${WMCO_HELP}
            --taint           taint the node os=windows:NoSchedule (the kubelet registers with it)
            --cni calico|flannel|auto
                              the CNI Windows nodes use (default auto: the one the cluster runs)
+           --kube-reserved R, --system-reserved R
+                             kubelet reservations such as cpu=500m,memory=1Gi
+                             (default: system memory=2Gi; eviction at memory.available<500Mi)
            --kubernetes-version vX.Y.Z
                              the kubelet/kubeadm version to install (default: the API server's);
                              the version skew policy applies, and binaries that report
@@ -85,6 +89,8 @@ export async function runJoin(args: string[]): Promise<number> {
     taint: { type: 'boolean', default: false },
     cni: { type: 'string' },
     'kubernetes-version': { type: 'string' },
+    'kube-reserved': { type: 'string' },
+    'system-reserved': { type: 'string' },
     ...WMCO_OPTIONS,
   });
   if (values.help) {
@@ -96,6 +102,17 @@ export async function runJoin(args: string[]): Promise<number> {
   if (kubernetesVersion !== undefined) {
     const problem = kubernetesVersionProblem(kubernetesVersion);
     if (problem) throw new UsageError(`--kubernetes-version ${problem}`);
+  }
+  const reserved: { kubeReserved?: string; systemReserved?: string } = {};
+  for (const [option, key] of [
+    ['kube-reserved', 'kubeReserved'],
+    ['system-reserved', 'systemReserved'],
+  ] as const) {
+    const value = values[option];
+    if (value === undefined) continue;
+    const problem = reservationProblem(value);
+    if (problem) throw new UsageError(`--${option} ${problem}`);
+    reserved[key] = value;
   }
   const addresses = values.address ?? [];
   if (addresses.length === 0) throw new UsageError('--address is required (repeat it to join several hosts)');
@@ -152,6 +169,7 @@ export async function runJoin(args: string[]): Promise<number> {
       ...(values.taint ? { taint: true } : {}),
       ...(cni ? { cni } : {}),
       ...(kubernetesVersion ? { kubernetesVersion } : {}),
+      ...reserved,
       ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
       ...(pollMs ? { pollMs } : {}),
     });

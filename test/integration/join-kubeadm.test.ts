@@ -36,7 +36,13 @@ function wireKubeadm(rig: Rig, index: number): void {
   };
   sim.onKubeadmJoin = ({ nodeName, build }) => {
     const node = windowsNode(nodeName, { build: build as '10.0.20348', unmanaged: true, ready: false, address: rig.addresses[index] as string });
-    (node as unknown as { spec: { taints?: unknown[] } }).spec.taints = [];
+    // The kubelet registers with the taints of its --register-with-taints flag (key=value:Effect,...).
+    const flag = /--register-with-taints=(\S+)/.exec([...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')?.[1].binaryPathName ?? '')?.[1];
+    (node as unknown as { spec: { taints?: unknown[] } }).spec.taints = (flag ? flag.split(',') : []).map((t) => {
+      const [kv, effect] = t.split(':');
+      const [key, value] = (kv ?? '').split('=');
+      return { key, ...(value ? { value } : {}), effect };
+    });
     rig.emu.apply(node);
     setTimeout(() => {
       const current = rig.emu.get('Node', nodeName);
@@ -59,7 +65,7 @@ async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}, network
   return rig;
 }
 
-function planFor(rig: Rig, index: number, extra: { taint?: boolean; kubernetesVersion?: string; cni?: 'calico' | 'flannel' | 'auto'; payload?: Payload } = {}) {
+function planFor(rig: Rig, index: number, extra: { taint?: boolean; kubernetesVersion?: string; cni?: 'calico' | 'flannel' | 'auto'; payload?: Payload; kubeReserved?: string } = {}) {
   const host = rig.hostFor(index);
   const opts = { kube: rig.kube, host, address: rig.addresses[index] as string, user: rig.user, payload, pollMs: 50, caPem: rig.caPem, ...extra };
   return { plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } as KubeadmContext, host };
@@ -93,6 +99,10 @@ test('kubeadm join: Containers enabled with a restart, containerd, kubelet, join
     const node = rig.emu.get('Node', 'win-k0') as KubeObject & { spec: { taints: { key: string; value: string; effect: string }[] } };
     assert.ok(node, 'the Node registered under the lowercased host name');
     assert.deepEqual(node.spec.taints, [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]);
+    assert.equal(outcome['taint'], 'skipped', 'the kubelet registered the node with the taint: no pod without the toleration could land first');
+    const kubelet = [...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')![1].binaryPathName;
+    for (const flag of ['--register-with-taints=os=windows:NoSchedule', `--node-ip=${rig.addresses[0]}`, '--system-reserved=memory=2Gi', '--eviction-hard=memory.available<500Mi,nodefs.available<10%'])
+      assert.ok(kubelet.includes(` ${flag} `), `${flag} in ${kubelet}`);
     // containerd's config points the registry at the hosts.toml tree.
     const config = sim.state.files.get('c:\\program files\\containerd\\config.toml');
     assert.match(config?.data.toString() ?? '', /config_path = "C:\\\\Program Files\\\\containerd\\\\certs\.d"/);
@@ -118,6 +128,41 @@ test('kubeadm join: Containers enabled with a restart, containerd, kubelet, join
     }
     assert.equal(rig.emu.requests.filter((r) => r.method !== 'GET').length, writesBefore, 'no API write on the second run');
     host.close();
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm: a node joined before without the taint: the kubelet gets the new flags (restarted) and the taint is added, once', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    const sim = rig.sims[0]!;
+    const first = planFor(rig, 0);
+    assert.equal((await runPlan(first.plan, first.ctx, {})).outcome, 'done');
+    first.host.close();
+    const untainted = rig.emu.get('Node', 'win-k0') as KubeObject & { spec: { taints: unknown[] } };
+    assert.deepEqual(untainted.spec.taints, []);
+    const second = planFor(rig, 0, { taint: true, kubeReserved: 'cpu=500m,memory=1Gi' });
+    const r = await runPlan(second.plan, second.ctx, {});
+    second.host.close();
+    assert.equal(r.outcome, 'done', JSON.stringify(r.error));
+    const outcome = Object.fromEntries(r.steps.map((x) => [x.id, x.outcome]));
+    assert.equal(outcome['kubelet-service'], 'applied');
+    assert.equal(outcome['join'], 'skipped', 'not joined again');
+    assert.equal(outcome['taint'], 'applied', 'the taint added to the node registered before');
+    assert.ok(
+      sim.state.opLog.some((o) => o.name === 'restart-node-service' && o.params['Name'] === 'kubelet'),
+      'the kubelet restarted to take its new flags',
+    );
+    assert.match([...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')![1].binaryPathName, / --kube-reserved=cpu=500m,memory=1Gi /);
+    assert.deepEqual((rig.emu.get('Node', 'win-k0') as KubeObject & { spec: { taints: unknown[] } }).spec.taints, [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]);
+    const third = planFor(rig, 0, { taint: true, kubeReserved: 'cpu=500m,memory=1Gi' });
+    const again = await runPlan(third.plan, third.ctx, {});
+    third.host.close();
+    assert.deepEqual(
+      again.steps.filter((x) => x.outcome !== 'skipped').map((x) => x.id),
+      ['preflight', 'directories'],
+    );
   } finally {
     await rig.stop();
   }

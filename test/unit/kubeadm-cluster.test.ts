@@ -15,6 +15,8 @@ import {
   parseKubeVersion,
   type ClusterFacts,
 } from '../../src/core/windows/kubeadm-cluster';
+import { reservationProblem } from '../../src/core/windows/join-input';
+import { kubeletServiceCommand, nodeIpOf } from '../../src/core/windows/kubeadm';
 
 const BASE: ClusterFacts = {
   serverVersion: 'v1.31.3',
@@ -153,4 +155,27 @@ test('evaluateCluster: the decisions (CNI, version: the API server’s by defaul
   assert.deepEqual(errors(skew.findings), ['kubelet-skew']);
   const old = evaluateCluster({ ...BASE, daemonSets: [CALICO] }, { ...choices, containerdArchive: 'containerd-1.5.18-windows-amd64.tar.gz' });
   assert.deepEqual(errors(old.findings), ['containerd-version']);
+});
+
+test('kubelet flags: reservations validated like cpu=500m,memory=1Gi; taints at registration, node IP, defaults for system-reserved and eviction', () => {
+  for (const good of ['cpu=500m,memory=1Gi', 'memory=2Gi', 'cpu=1,memory=512Mi,ephemeral-storage=10Gi,pid=1000', 'cpu=0.5']) assert.equal(reservationProblem(good), undefined, good);
+  assert.match(reservationProblem('cpu') ?? '', /resource=quantity pairs/);
+  assert.match(reservationProblem('gpu=1') ?? '', /cannot reserve "gpu"/);
+  assert.match(reservationProblem('cpu=1,cpu=2') ?? '', /names cpu twice/);
+  assert.match(reservationProblem('memory=1GB') ?? '', /"1GB" is not a quantity/);
+  assert.match(reservationProblem('memory=1Gi;rm') ?? '', /not a quantity/);
+  const cmd = kubeletServiceCommand('win-a', { nodeIp: '10.0.0.5', registerTaint: true, kubeReserved: 'cpu=500m,memory=1Gi' });
+  for (const flag of [
+    '--node-ip=10.0.0.5',
+    '--register-with-taints=os=windows:NoSchedule',
+    '--kube-reserved=cpu=500m,memory=1Gi',
+    '--system-reserved=memory=2Gi',
+    '--eviction-hard=memory.available<500Mi,nodefs.available<10%',
+  ])
+    assert.ok(cmd.includes(` ${flag} `), flag);
+  assert.ok(!kubeletServiceCommand('win-a').includes('--register-with-taints'), 'no taint unless chosen');
+  assert.throws(() => kubeletServiceCommand('win-a', { kubeReserved: 'cpu=1 --evil' }), /invalid reservation/);
+  assert.throws(() => kubeletServiceCommand('win-a', { nodeIp: '1.2.3.4 --x' }), /invalid node IP/);
+  assert.equal(nodeIpOf({ adapters: [{ name: 'e', ipv4: ['10.0.0.5'] }], defaultRouteIPv4: '10.0.0.9' }, '10.0.0.5'), '10.0.0.5');
+  assert.equal(nodeIpOf({ adapters: [{ name: 'e', ipv4: ['10.0.0.5'] }], defaultRouteIPv4: '10.0.0.9' }, 'win-a.example.com'), '10.0.0.9');
 });
