@@ -10,7 +10,7 @@ import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
 import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmClusterPreflight, type KubeadmContext } from './kubeadm';
 import type { Finding } from '../core/windows/findings';
-import type { CniChoice } from '../core/windows/kubeadm-cluster';
+import type { ClusterEvaluation, CniChoice } from '../core/windows/kubeadm-cluster';
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
@@ -53,6 +53,10 @@ export interface JoinRequest {
   /** kubeadm: the CNI Windows nodes use (default auto) and the Kubernetes version to install (default: the API server's). */
   cni?: CniChoice;
   kubernetesVersion?: string;
+  /** kubeadm: create the RuntimeClass of the node's build (windows-2019/2022/2025). */
+  runtimeClass?: boolean;
+  /** kubeadm, dry run: what the cluster preflight decided, so the plan shows the objects it would create. */
+  planned?: { cluster: ClusterEvaluation; endpoint?: string };
   /** kubeadm: kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi). */
   kubeReserved?: string;
   systemReserved?: string;
@@ -104,6 +108,8 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     ...(r.taint ? { taint: true } : {}),
     ...(r.cni ? { cni: r.cni } : {}),
     ...(r.kubernetesVersion ? { kubernetesVersion: r.kubernetesVersion } : {}),
+    ...(r.planned ? { planned: r.planned } : {}),
+    ...(r.runtimeClass ? { runtimeClass: true } : {}),
     ...(r.kubeReserved ? { kubeReserved: r.kubeReserved } : {}),
     ...(r.systemReserved ? { systemReserved: r.systemReserved } : {}),
     ...(r.caPem ? { caPem: r.caPem } : {}),
@@ -117,8 +123,11 @@ export function joinPlan(r: JoinRequest): AnyPlan {
  * What a dry run reads before showing the plan: for kubeadm, the cluster part of the preflight (it
  * only reads; its decisions, such as the CNI, shape the plan's later steps); BYOH reads nothing.
  */
-export async function dryRunFindings(p: AnyPlan, signal?: AbortSignal): Promise<Finding[]> {
-  return p.kind === 'kubeadm' ? kubeadmClusterPreflight(p.ctx.opts, p.ctx.state, signal) : [];
+export async function dryRunFindings(p: AnyPlan, signal?: AbortSignal): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
+  if (p.kind !== 'kubeadm') return { findings: [] };
+  const findings = await kubeadmClusterPreflight(p.ctx.opts, p.ctx.state, signal);
+  const { cluster, endpoint } = p.ctx.state;
+  return { findings, ...(cluster ? { planned: { cluster, ...(endpoint ? { endpoint } : {}) } } : {}) };
 }
 
 export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; startAt?: string }): Promise<RunResult> {

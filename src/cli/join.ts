@@ -55,6 +55,8 @@ ${WMCO_HELP}
            --payload-url NAME=URL#sha256=HEX
                              the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
            --taint           taint the node os=windows:NoSchedule (the kubelet registers with it)
+           --runtime-class   create the RuntimeClass of the node's build (windows-2019,
+                             windows-2022 or windows-2025) when it is missing
            --cni calico|flannel|auto
                              the CNI Windows nodes use (default auto: the one the cluster runs)
            --kube-reserved R, --system-reserved R
@@ -88,6 +90,7 @@ export async function runJoin(args: string[]): Promise<number> {
     'payload-url': { type: 'string', multiple: true },
     taint: { type: 'boolean', default: false },
     cni: { type: 'string' },
+    'runtime-class': { type: 'boolean', default: false },
     'kubernetes-version': { type: 'string' },
     'kube-reserved': { type: 'string' },
     'system-reserved': { type: 'string' },
@@ -155,7 +158,7 @@ export async function runJoin(args: string[]): Promise<number> {
     }
   }
 
-  const build = (address: string) =>
+  const build = (address: string, planned?: Parameters<typeof joinPlan>[0]['planned']) =>
     joinPlan({
       kube: cluster.kube,
       host: hostFor(address, ssh),
@@ -168,33 +171,32 @@ export async function runJoin(args: string[]): Promise<number> {
       ...(payload ? { payload } : {}),
       ...(values.taint ? { taint: true } : {}),
       ...(cni ? { cni } : {}),
+      ...(values['runtime-class'] ? { runtimeClass: true } : {}),
       ...(kubernetesVersion ? { kubernetesVersion } : {}),
       ...reserved,
+      ...(planned ? { planned } : {}),
       ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
       ...(pollMs ? { pollMs } : {}),
     });
 
   if (values['dry-run']) {
     // The cluster part of the preflight only reads: it runs once, and its findings come above the plans.
-    let failed = false;
-    for (const [i, address] of addresses.entries()) {
-      const p = build(address);
-      try {
-        if (i === 0) {
-          let findings;
-          try {
-            findings = await dryRunFindings(p);
-          } catch (err) {
-            warn(userMessage(err, cluster.context));
-            return EXIT.USAGE;
-          }
-          if (findings.length > 0) out(`Cluster preflight (read only):\n${formatFindings(findings)}\n`);
-          failed = blocking(findings).length > 0;
-        }
-        out(renderPlan(p.plan as never));
-      } finally {
-        p.ctx.opts.host.close();
-      }
+    const first = build(addresses[0] as string);
+    let read: Awaited<ReturnType<typeof dryRunFindings>>;
+    try {
+      read = await dryRunFindings(first);
+    } catch (err) {
+      warn(userMessage(err, cluster.context));
+      return EXIT.USAGE;
+    } finally {
+      first.ctx.opts.host.close();
+    }
+    if (read.findings.length > 0) out(`Cluster preflight (read only):\n${formatFindings(read.findings)}\n`);
+    const failed = blocking(read.findings).length > 0;
+    for (const address of addresses) {
+      const p = build(address, read.planned);
+      out(renderPlan(p.plan as never));
+      p.ctx.opts.host.close();
     }
     if (failed) warn('the cluster preflight found problems (✗ above): the join would stop at its preflight step');
     return failed ? EXIT.FAILED : EXIT.OK;

@@ -4,7 +4,17 @@
 // networking objects (DaemonSets, ConfigMaps, ServiceAccounts, RBAC), the RuntimeClass and the
 // probe pod. What they mean is decided in core/windows/kubeadm-cluster.ts and windows-networking.ts.
 import type { ClusterFacts, DaemonSetFacts } from '../core/windows/kubeadm-cluster';
-import { CALICO_INSTALLATIONS_PATH, CALICO_NAMESPACES, CONTROL_PLANE_LABEL, FLANNEL_CONFIGMAP, FLANNEL_NAMESPACES, FLANNEL_NET_CONF_KEY } from '../core/well-known';
+import type { Manifest } from '../core/windows/kubeadm-networking';
+import {
+  CALICO_INSTALLATIONS_PATH,
+  CALICO_NAMESPACES,
+  CONTROL_PLANE_LABEL,
+  FLANNEL_CONFIGMAP,
+  FLANNEL_NAMESPACES,
+  FLANNEL_NET_CONF_KEY,
+  KUBEADM_CONFIG_NAMESPACE,
+  KUBEADM_CONFIGMAP,
+} from '../core/well-known';
 import { createIfMissing, enc, getOrUndefined, listAll, type ApiCall, type Meta } from './api';
 import type { KubeClient } from './client';
 import { ApiError } from './errors';
@@ -22,6 +32,7 @@ export const CLUSTER_FACTS_CALLS: ApiCall[] = [
   { verb: 'GET', path: CALICO_INSTALLATIONS_PATH },
   ...CNI_NAMESPACES.map((ns): ApiCall => ({ verb: 'GET', path: dsPath(ns) })),
   ...FLANNEL_NAMESPACES.map((ns): ApiCall => ({ verb: 'GET', path: cmPath(ns, FLANNEL_CONFIGMAP) })),
+  { verb: 'GET', path: cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP) },
 ];
 
 /** The API server's version (gitVersion of GET /version). */
@@ -33,7 +44,10 @@ export interface DaemonSetObject {
   metadata: Meta & { uid?: string };
   spec?: {
     selector?: { matchLabels?: Record<string, string> };
-    template?: { metadata?: { labels?: Record<string, string> }; spec?: { containers?: { name: string; image?: string }[]; initContainers?: { name: string; image?: string }[] } };
+    template?: {
+      metadata?: { labels?: Record<string, string> };
+      spec?: { nodeSelector?: Record<string, string>; containers?: { name: string; image?: string }[]; initContainers?: { name: string; image?: string }[] };
+    };
   };
   status?: { desiredNumberScheduled?: number; numberReady?: number };
 }
@@ -50,9 +64,23 @@ async function listOrEmpty<T>(kube: KubeClient, path: string, query: Record<stri
 
 export const daemonSetImages = (d: DaemonSetObject): string[] => [...(d.spec?.template?.spec?.initContainers ?? []), ...(d.spec?.template?.spec?.containers ?? [])].map((c) => c.image ?? '');
 
+export const daemonSetFacts = (d: DaemonSetObject, namespace: string): DaemonSetFacts => ({
+  namespace,
+  name: d.metadata.name,
+  images: daemonSetImages(d),
+  ...(d.spec?.template?.spec?.nodeSelector ? { nodeSelector: d.spec.template.spec.nodeSelector } : {}),
+});
+
 /** The DaemonSets of a namespace ([] when the namespace does not exist). */
 export async function daemonSetsIn(kube: KubeClient, namespace: string, signal?: AbortSignal): Promise<DaemonSetObject[]> {
   return listOrEmpty<DaemonSetObject>(kube, dsPath(namespace), {}, signal);
+}
+
+/** The DaemonSets of every namespace a CNI or kube-proxy runs in (to reuse what exists). */
+export async function networkingDaemonSets(kube: KubeClient, signal?: AbortSignal): Promise<DaemonSetFacts[]> {
+  const out: DaemonSetFacts[] = [];
+  for (const ns of CNI_NAMESPACES) for (const d of await daemonSetsIn(kube, ns, signal)) out.push(daemonSetFacts(d, ns));
+  return out;
 }
 
 /** Everything the cluster preflight evaluates; only reads. */
@@ -60,15 +88,16 @@ export async function readClusterFacts(kube: KubeClient, signal?: AbortSignal): 
   const version = await serverVersion(kube, signal);
   const cp = await listOrEmpty<{ metadata: Meta }>(kube, '/api/v1/nodes', { labelSelector: CONTROL_PLANE_LABEL }, signal);
   const installations = await listOrEmpty<{ metadata: Meta; spec?: { variant?: string; calicoNetwork?: { windowsDataplane?: string } } }>(kube, CALICO_INSTALLATIONS_PATH, {}, signal);
-  const daemonSets: DaemonSetFacts[] = [];
-  for (const ns of CNI_NAMESPACES) for (const d of await daemonSetsIn(kube, ns, signal)) daemonSets.push({ namespace: ns, name: d.metadata.name, images: daemonSetImages(d) });
+  const daemonSets = await networkingDaemonSets(kube, signal);
   const flannelNetConf: ClusterFacts['flannelNetConf'] = [];
   for (const ns of FLANNEL_NAMESPACES) {
     const cm = await getOrUndefined<{ data?: Record<string, string> }>(kube, cmPath(ns, FLANNEL_CONFIGMAP), signal);
     if (cm) flannelNetConf.push({ namespace: ns, ...(cm.data?.[FLANNEL_NET_CONF_KEY] !== undefined ? { text: cm.data[FLANNEL_NET_CONF_KEY] } : {}) });
   }
+  const kubeadmConfig = await getOrUndefined<{ data?: { ClusterConfiguration?: string } }>(kube, cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP), signal).catch(() => undefined);
   return {
     serverVersion: version,
+    ...(kubeadmConfig?.data?.ClusterConfiguration ? { clusterConfiguration: kubeadmConfig.data.ClusterConfiguration } : {}),
     controlPlane: cp.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} })),
     calicoInstallations: installations.map((i) => ({
       name: i.metadata.name,
@@ -100,8 +129,6 @@ export function objectPaths(o: { apiVersion: string; kind: string; metadata: { n
   const collection = `${base}${o.metadata.namespace ? `/namespaces/${enc(o.metadata.namespace)}` : ''}/${p}`;
   return { collection, object: `${collection}/${enc(o.metadata.name)}` };
 }
-
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
 
 /** The call that creates a manifest, for previews. */
 export const createCall = (o: Manifest): ApiCall => ({ verb: 'POST', path: objectPaths(o).collection, body: o });

@@ -78,6 +78,9 @@ export const CLUSTER_INFO_NAMESPACE = 'kube-public';
 export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
 /** Bootstrap token Secrets live in kube-system as bootstrap-token-<id>. */
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
+/** kubeadm's ClusterConfiguration (networking.serviceSubnet …): kube-system/kubeadm-config. */
+export const KUBEADM_CONFIG_NAMESPACE = 'kube-system';
+export const KUBEADM_CONFIGMAP = 'kubeadm-config';
 /** kubeadm labels control-plane nodes with this (empty value). */
 export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
 /** kubeadm's kube-proxy ConfigMap (config.conf, kubeconfig.conf) and ServiceAccount, in kube-system. */
@@ -106,6 +109,8 @@ export const WINDOWS_RUNTIME_HANDLER = 'runhcs-wcow-process';
 
 // ---- kube-windows' own -------------------------------------------------------------------------
 
+/** On a Node joined by kube-windows with kubeadm: when its probe pod succeeded (the node runs Windows pods). */
+export const PROBED_ANNOTATION = 'kube-windows.io/probe-succeeded';
 /** On a Node being rebooted by kube-windows: the boot time before the restart. */
 export const BOOT_ANNOTATION = 'kube-windows.io/reboot-from-boot';
 

@@ -12,9 +12,10 @@ import { resolvePayload, type Payload } from '../../src/bootstrap/payload';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
 import { renderPlan } from '../../src/bootstrap/render';
 import { caCertHash } from '../../src/core/windows/kubeadm';
-import { kubeadmCluster, windowsNode } from '../support/kube-seed';
-import { calicoManifest, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
+import { kubeadmCluster, runtimeClass, windowsNode } from '../support/kube-seed';
+import { calicoManifest, calicoOperator, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { startRig, type Rig } from '../support/join-rig';
+import { startNodeDoubles, type NodeDoublesOptions } from '../support/node-doubles';
 import type { KubeObject } from '../support/kube-api-emulator';
 
 let payloadDir: string;
@@ -55,17 +56,28 @@ function wireKubeadm(rig: Rig, index: number): void {
 /** A kubeadm binary as the simulated host reads its version: the string Go's linker put in. */
 const exe = (version: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`MZ\0-X k8s.io/component-base/version.gitVersion=${version}\0`, 'latin1'), randomBytes(bytes)]);
 
-async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}, network = calicoManifest()): Promise<Rig> {
+async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}, network = calicoManifest(), doubleOptions: NodeDoublesOptions = {}): Promise<Rig> {
   const rig = await startRig({
     hosts,
     host: (i) => ({ hostname: `WIN-K${i}`, containersFeature: 'Disabled', ...init }),
   });
   for (const o of [...kubeadmCluster({ server: rig.emu.url, caPem: rig.caPem }), controlPlaneNode(), ...kubeadmKubeProxy(rig.emu.url), ...network]) rig.emu.apply(o);
   for (let i = 0; i < hosts; i++) wireKubeadm(rig, i);
+  // The DaemonSet controller's and the Windows kubelet's parts (doubles): pods on the node run.
+  const doubles = startNodeDoubles(rig.emu, doubleOptions);
+  const stop = rig.stop.bind(rig);
+  rig.stop = async () => {
+    doubles.stop();
+    await stop();
+  };
   return rig;
 }
 
-function planFor(rig: Rig, index: number, extra: { taint?: boolean; kubernetesVersion?: string; cni?: 'calico' | 'flannel' | 'auto'; payload?: Payload; kubeReserved?: string } = {}) {
+function planFor(
+  rig: Rig,
+  index: number,
+  extra: { taint?: boolean; kubernetesVersion?: string; cni?: 'calico' | 'flannel' | 'auto'; payload?: Payload; kubeReserved?: string; runtimeClass?: boolean } = {},
+) {
   const host = rig.hostFor(index);
   const opts = { kube: rig.kube, host, address: rig.addresses[index] as string, user: rig.user, payload, pollMs: 50, caPem: rig.caPem, ...extra };
   return { plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } as KubeadmContext, host };
@@ -114,6 +126,20 @@ test('kubeadm join: Containers enabled with a restart, containerd, kubelet, join
     assert.match(token, /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
     assert.ok(!JSON.stringify(events).includes(token.split('.')[1]!), 'the token secret is not in any event');
     assert.ok(!JSON.stringify(result).includes(token.split('.')[1]!), 'nor in the result');
+
+    // The cluster side: Calico for Windows and HostProcess kube-proxy created, their pods ran, the probe pod succeeded and is gone.
+    assert.ok(rig.emu.get('ConfigMap', 'calico-windows-config', 'kube-system'));
+    assert.ok(rig.emu.get('DaemonSet', 'calico-node-windows', 'kube-system'));
+    const kp = rig.emu.get('DaemonSet', 'kube-proxy-windows', 'kube-system') as KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
+    assert.equal(kp.spec.template.spec.containers[0]!.image, 'sigwindowstools/kube-proxy:v1.31.3-calico-hostprocess');
+    assert.ok(['applied', 'skipped'].includes(outcome['networking-pods'] as string), 'the networking pods ran (the doubles may be quicker than the check)');
+    assert.equal(outcome['probe'], 'applied');
+    assert.equal(rig.emu.get('Pod', 'kube-windows-probe-win-k0', 'default'), undefined, 'the probe pod is deleted');
+    assert.ok((rig.emu.get('Node', 'win-k0')!.metadata.annotations ?? {})['kube-windows.io/probe-succeeded']);
+    assert.ok(
+      rig.emu.requests.some((r) => r.method === 'POST' && r.path === '/api/v1/namespaces/default/pods'),
+      'the probe pod was created through the API',
+    );
 
     // Second run: every step is already done, nothing is written on the host or in the API.
     const opsBefore = sim.state.opLog.length;
@@ -165,6 +191,133 @@ test('kubeadm: a node joined before without the taint: the kubelet gets the new 
     );
   } finally {
     await rig.stop();
+  }
+});
+
+/** Runs a join to the end on a fresh rig with the given network and doubles; returns the rig (stopped by the caller) and the result. */
+async function joinWith(network: ReturnType<typeof calicoManifest>, extra: Parameters<typeof planFor>[2] = {}, doubles: NodeDoublesOptions = {}, timeouts?: Record<string, number>) {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' }, network, doubles);
+  const p = planFor(rig, 0, extra);
+  if (timeouts) Object.assign(p.ctx.opts, { timeouts });
+  const plan = timeouts ? buildKubeadmJoinPlan(p.ctx.opts) : p.plan;
+  const result = await runPlan(plan, p.ctx, {});
+  p.host.close();
+  return { rig, result };
+}
+
+test('kubeadm networking per CNI: Flannel gets its Windows DaemonSet and CNI config; Calico operator only kube-proxy (the operator runs calico-node-windows); what exists is reused, never duplicated', async () => {
+  {
+    const { rig, result } = await joinWith(flannel());
+    try {
+      assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+      assert.ok(rig.emu.get('ConfigMap', 'kube-flannel-windows-cfg', 'kube-flannel'));
+      const ds = rig.emu.get('DaemonSet', 'kube-flannel-ds-windows-amd64', 'kube-flannel') as KubeObject & { spec: { template: { spec: { containers: { image: string }[] } } } };
+      assert.equal(ds.spec.template.spec.containers[0]!.image, 'sigwindowstools/flannel:v0.25.6-hostprocess');
+      assert.match(JSON.stringify(rig.emu.get('DaemonSet', 'kube-proxy-windows', 'kube-system')), /kube-proxy:v1\.31\.3-flannel-hostprocess/);
+      assert.equal(rig.emu.get('DaemonSet', 'calico-node-windows', 'kube-system'), undefined);
+    } finally {
+      await rig.stop();
+    }
+  }
+  {
+    const { rig, result } = await joinWith(calicoOperator('HNS'));
+    try {
+      assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+      const created = rig.emu.requests.filter((r) => r.method === 'POST' && /daemonsets|configmaps/.test(r.path)).map((r) => r.path);
+      assert.deepEqual(created, ['/apis/apps/v1/namespaces/kube-system/daemonsets'], 'only kube-proxy-windows: the operator owns calico-node-windows');
+      assert.ok(rig.emu.list('Pod').some((p) => p.metadata.name.startsWith('calico-node-windows-') && (p as { spec?: { nodeName?: string } }).spec?.nodeName === 'win-k0'));
+    } finally {
+      await rig.stop();
+    }
+  }
+  {
+    // A kube-proxy for Windows installed by hand under another name, and calico-node-windows already there.
+    const own = calicoManifest();
+    const handmade = {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'kube-proxy-win', namespace: 'kube-system' },
+      spec: {
+        selector: { matchLabels: { app: 'kpw' } },
+        template: {
+          metadata: { labels: { app: 'kpw' } },
+          spec: { nodeSelector: { 'kubernetes.io/os': 'windows' }, containers: [{ name: 'kube-proxy', image: 'sigwindowstools/kube-proxy:v1.31.3-calico-hostprocess' }] },
+        },
+      },
+    };
+    const { rig, result } = await joinWith([...own, handmade as KubeObject]);
+    try {
+      assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+      assert.equal(rig.emu.get('DaemonSet', 'kube-proxy-windows', 'kube-system'), undefined, 'not duplicated');
+      assert.ok(
+        rig.emu.list('Pod').some((p) => p.metadata.name.startsWith('kube-proxy-win-')),
+        'its pod is the one waited for',
+      );
+    } finally {
+      await rig.stop();
+    }
+  }
+});
+
+test("kubeadm waits say why: calico-node-windows in CrashLoopBackOff with the container's last words; an image that cannot be pulled", async () => {
+  {
+    const { rig, result } = await joinWith(
+      calicoManifest(),
+      {},
+      { crash: { 'calico-node-windows': { container: 'felix', message: 'Calico network not found: HNS network "Calico" does not exist' } } },
+      { pods: 1500 },
+    );
+    try {
+      assert.equal(result.outcome, 'failed');
+      assert.equal(result.error?.stepId, 'networking-pods');
+      assert.match(result.error?.message ?? '', /calico-node-windows on win-k0 is in CrashLoopBackOff: felix: Calico network not found: HNS network "Calico" does not exist/);
+    } finally {
+      await rig.stop();
+    }
+  }
+  {
+    const { rig, result } = await joinWith(calicoManifest(), {}, { unpullable: /nanoserver/ }, { pods: 1500 });
+    try {
+      assert.equal(result.outcome, 'failed');
+      assert.equal(result.error?.stepId, 'probe');
+      assert.match(result.error?.message ?? '', /the probe pod on win-k0 is in ImagePullBackOff: probe: Back-off pulling image "mcr\.microsoft\.com\/windows\/nanoserver:ltsc2022"/);
+      assert.equal(rig.emu.get('Pod', 'kube-windows-probe-win-k0', 'default'), undefined, 'the probe pod is deleted after a failure too');
+    } finally {
+      await rig.stop();
+    }
+  }
+});
+
+test('kubeadm --runtime-class: windows-2022 for the node (handler, build, toleration), created once; one of that name with another build is kept and reported', async () => {
+  const { rig, result } = await joinWith(calicoManifest(), { runtimeClass: true });
+  try {
+    assert.equal(result.outcome, 'done', JSON.stringify(result.error));
+    const rc = rig.emu.get('RuntimeClass', 'windows-2022') as KubeObject & { handler: string; scheduling: { nodeSelector: Record<string, string> } };
+    assert.equal(rc.handler, 'runhcs-wcow-process');
+    assert.equal(rc.scheduling.nodeSelector['node.kubernetes.io/windows-build'], '10.0.20348');
+    const again = planFor(rig, 0, { runtimeClass: true });
+    const r2 = await runPlan(again.plan, again.ctx, {});
+    again.host.close();
+    assert.equal(r2.steps.find((x) => x.id === 'runtime-class')?.outcome, 'skipped');
+  } finally {
+    await rig.stop();
+  }
+  const other = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    other.emu.apply(runtimeClass('windows-2022', '10.0.17763'));
+    const p = planFor(other, 0, { runtimeClass: true });
+    const events: RunEvent[] = [];
+    const r = await runPlan(p.plan, p.ctx, { onEvent: (e) => events.push(e) });
+    p.host.close();
+    assert.equal(r.outcome, 'done', JSON.stringify(r.error));
+    assert.match(JSON.stringify(events), /kept the existing RuntimeClass windows-2022: it selects build 10\.0\.17763 with handler runhcs-wcow-process, not 10\.0\.20348/);
+    assert.equal(
+      (other.emu.get('RuntimeClass', 'windows-2022') as KubeObject & { scheduling: { nodeSelector: Record<string, string> } }).scheduling.nodeSelector['node.kubernetes.io/windows-build'],
+      '10.0.17763',
+      'never replaced',
+    );
+  } finally {
+    await other.stop();
   }
 });
 
@@ -365,10 +518,10 @@ test('kubeadm preflight: OpenShift, Docker and an unsupported build are refused 
 test('kubeadm dry run: every step with its PowerShell and API calls, the payload hashes, no secret', async () => {
   const rig = await kubeadmRig();
   try {
-    const { plan, host } = planFor(rig, 0, { taint: true });
+    const { plan, host } = planFor(rig, 0, { taint: true, runtimeClass: true });
     const text = renderPlan(plan);
     host.close();
-    for (const id of [
+    const ids = [
       'preflight',
       'containers-feature',
       'restart',
@@ -380,11 +533,14 @@ test('kubeadm dry run: every step with its PowerShell and API calls, the payload
       'kube-binaries',
       'kubelet-service',
       'join',
-      'node-ready',
       'taint',
-    ]) {
-      assert.match(text, new RegExp(`STEP \\d+/13  ${id} `), id);
-    }
+      'windows-networking',
+      'node-ready',
+      'networking-pods',
+      'runtime-class',
+      'probe',
+    ];
+    for (const id of ids) assert.match(text, new RegExp(`STEP \\d+/${ids.length}  ${id} `), id);
     assert.ok(text.includes(payload.containerd.sha256));
     assert.match(text, /# kube-windows op: kubeadm-join/);
     assert.match(text, /POST \/api\/v1\/namespaces\/kube-system\/secrets/);

@@ -4,6 +4,7 @@
 // version) come out. Each refusal says exactly what to change. Sources are named beside each rule.
 
 import { CALICO_NAMESPACES, CONTROL_PLANE_LABEL, FLANNEL_CONFIGMAP, FLANNEL_NAMESPACES, OS_LABEL } from '../well-known';
+import { load } from 'js-yaml';
 import { buildByNumber } from './builds';
 import { blocking, ok, type Finding } from './findings';
 
@@ -176,6 +177,8 @@ export interface DaemonSetFacts {
   namespace: string;
   name: string;
   images: string[];
+  /** The pod template's nodeSelector (a Windows DaemonSet selects kubernetes.io/os=windows). */
+  nodeSelector?: Record<string, string>;
 }
 
 export interface ClusterFacts {
@@ -189,6 +192,20 @@ export interface ClusterFacts {
   daemonSets: DaemonSetFacts[];
   /** kube-flannel-cfg's net-conf.json per namespace where the ConfigMap exists. */
   flannelNetConf: { namespace: string; text?: string }[];
+  /** kubeadm-config's ClusterConfiguration text, when readable. */
+  clusterConfiguration?: string;
+}
+
+/** kubeadm's service subnet from its ClusterConfiguration (networking.serviceSubnet; kubeadm's default 10.96.0.0/12). */
+export function serviceSubnetOf(clusterConfiguration: string | undefined): string {
+  try {
+    const doc = load(clusterConfiguration ?? '') as { networking?: { serviceSubnet?: unknown } } | undefined;
+    const v = doc?.networking?.serviceSubnet;
+    if (typeof v === 'string' && v.trim()) return v.split(',')[0]!.trim();
+  } catch {
+    // unreadable: kubeadm's default
+  }
+  return '10.96.0.0/12';
 }
 
 export interface DetectedCni {
@@ -308,6 +325,8 @@ export interface ClusterEvaluation {
   /** The Kubernetes version the join installs: --kubernetes-version, else the API server's. */
   kubernetesVersion: string;
   serverVersion: string;
+  /** The cluster's service subnet (for the CNI's Windows settings). */
+  serviceSubnet: string;
 }
 
 export interface ClusterChoices {
@@ -357,7 +376,7 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
     } else if (cni.operator && f.calicoInstallations[0]) findings.push(checkCalicoOperator(f.calicoInstallations[0]));
   }
   findings.push(...checkVersionSkew(kubernetesVersion, f.serverVersion), checkContainerdForHostProcess(c.containerdArchive));
-  return { findings, ...(cni ? { cni } : {}), kubernetesVersion, serverVersion: f.serverVersion };
+  return { findings, ...(cni ? { cni } : {}), kubernetesVersion, serverVersion: f.serverVersion, serviceSubnet: serviceSubnetOf(f.clusterConfiguration) };
 }
 
 export const hasBlocking = (findings: readonly Finding[]): boolean => blocking(findings).length > 0;
