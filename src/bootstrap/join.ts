@@ -8,9 +8,8 @@ import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOpti
 import { findNode } from '../cluster/nodes';
 import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
-import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmClusterPreflight, type KubeadmContext } from './kubeadm';
+import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmChoicesOf, kubeadmClusterPreflight, type KubeadmChoices, type KubeadmContext, type KubeadmOptions } from './kubeadm';
 import type { Finding } from '../core/windows/findings';
-import type { ClusterEvaluation, CniChoice } from '../core/windows/kubeadm-cluster';
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
@@ -36,7 +35,7 @@ function withCatalog(install: WmcoInstallOptions, s: WmcoSettings | undefined): 
   return { ...install, ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}), channel: install.channel ?? where.channel };
 }
 
-export interface JoinRequest {
+export interface JoinRequest extends KubeadmChoices {
   kube: KubeClient;
   host: WindowsHost;
   address: string;
@@ -47,19 +46,8 @@ export interface JoinRequest {
   /** BYOH: where WMCO lives and which OLM catalog and channel install it (defaults: the documented ones). */
   wmco?: WmcoSettings;
   privateKey?: { pem: Secret; source: string };
-  /** kubeadm: the files to install, the taint, the CA from the kubeconfig. */
+  /** kubeadm: the files to install and the CA from the kubeconfig; the choices (taint, CNI, version …) are KubeadmChoices. */
   payload?: Payload;
-  taint?: boolean;
-  /** kubeadm: the CNI Windows nodes use (default auto) and the Kubernetes version to install (default: the API server's). */
-  cni?: CniChoice;
-  kubernetesVersion?: string;
-  /** kubeadm: create the RuntimeClass of the node's build (windows-2019/2022/2025). */
-  runtimeClass?: boolean;
-  /** kubeadm, dry run: what the cluster preflight decided, so the plan shows the objects it would create. */
-  planned?: { cluster: ClusterEvaluation; endpoint?: string };
-  /** kubeadm: kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi). */
-  kubeReserved?: string;
-  systemReserved?: string;
   caPem?: string;
   resolver?: Resolver;
   pollMs?: number;
@@ -99,19 +87,13 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     return { kind: 'byoh', plan: buildByohJoinPlan(opts), ctx: { opts, state: {} } };
   }
   if (!r.payload) throw new Error('A kubeadm join needs the payload (containerd, kubelet, kubeadm).');
-  const opts = {
+  const opts: KubeadmOptions = {
     kube: r.kube,
     host: r.host,
     address: r.address,
     user: r.user,
     payload: r.payload,
-    ...(r.taint ? { taint: true } : {}),
-    ...(r.cni ? { cni: r.cni } : {}),
-    ...(r.kubernetesVersion ? { kubernetesVersion: r.kubernetesVersion } : {}),
-    ...(r.planned ? { planned: r.planned } : {}),
-    ...(r.runtimeClass ? { runtimeClass: true } : {}),
-    ...(r.kubeReserved ? { kubeReserved: r.kubeReserved } : {}),
-    ...(r.systemReserved ? { systemReserved: r.systemReserved } : {}),
+    ...kubeadmChoicesOf(r),
     ...(r.caPem ? { caPem: r.caPem } : {}),
     ...(r.pollMs ? { pollMs: r.pollMs } : {}),
     ...(r.timeouts ? { timeouts: r.timeouts } : {}),

@@ -78,13 +78,9 @@ import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
 import { blocking, checkBuild, checkConflictingRuntime, checkContainersFeature, checkHostname, nodeNameOf, ok, PreflightError, type Finding } from './preflight';
 
-export interface KubeadmOptions {
-  kube: KubeClient;
-  host: WindowsHost;
-  address: string;
-  user: string;
-  payload: Payload;
-  /** Add the os=windows:NoSchedule taint to the node. */
+/** What the user chooses for a kubeadm join (CLI options, VS Code answers); JoinRequest carries the same. */
+export interface KubeadmChoices {
+  /** Add the os=windows:NoSchedule taint to the node (at registration). */
   taint?: boolean;
   /** The CNI Windows nodes use (default auto: the one the cluster runs). */
   cni?: CniChoice;
@@ -97,6 +93,23 @@ export interface KubeadmOptions {
   /** kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi); system-reserved defaults to memory=2Gi. */
   kubeReserved?: string;
   systemReserved?: string;
+}
+
+const KUBEADM_CHOICES = ['taint', 'cni', 'kubernetesVersion', 'runtimeClass', 'planned', 'kubeReserved', 'systemReserved'] as const satisfies readonly (keyof KubeadmChoices)[];
+
+/** The choices a request carries (unset and false ones left out), for the plan's options. */
+export function kubeadmChoicesOf(r: KubeadmChoices): KubeadmChoices {
+  const out: Record<string, unknown> = {};
+  for (const k of KUBEADM_CHOICES) if (r[k] !== undefined && r[k] !== false) out[k] = r[k];
+  return out as KubeadmChoices;
+}
+
+export interface KubeadmOptions extends KubeadmChoices {
+  kube: KubeClient;
+  host: WindowsHost;
+  address: string;
+  user: string;
+  payload: Payload;
   /** Lifetime of the bootstrap token (default 1 h); it is deleted once the node has joined. */
   tokenTtlMs?: number;
   /** The cluster CA (PEM) when kube-public/cluster-info is not readable; from the kubeconfig. */
@@ -537,7 +550,7 @@ async function daemonSetsToWatch(ctx: KubeadmContext, signal: AbortSignal): Prom
 async function networkingPodsState(ctx: KubeadmContext, signal: AbortSignal): Promise<true | string> {
   const node = ctx.state.nodeName as string;
   for (const ds of await daemonSetsToWatch(ctx, signal)) {
-    const state = daemonSetPodState(ds.name, node, (await podsOfNodeIn(ctx.opts.kube, ds.namespace, node, signal)) as PodView[]);
+    const state = daemonSetPodState(ds.name, node, await podsOfNodeIn(ctx.opts.kube, ds.namespace, node, signal));
     if (state !== true) return state;
   }
   return true;

@@ -1,7 +1,8 @@
 // Pods of a node, their PodDisruptionBudgets, eviction (policy/v1 Eviction subresource) and delete.
 // What a drain decides about those pods is pure and lives in core/drain.ts.
 import { budgetsSelecting, drainPlan, emptyDirLosses, type DrainPdb, type DrainPod } from '../core/drain';
-import { enc, listAll, type ApiCall, type Meta } from './api';
+import type { PodView } from '../core/windows/kubeadm-networking';
+import { enc, listAll, type ApiCall } from './api';
 import type { KubeClient } from './client';
 
 const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
@@ -56,23 +57,7 @@ export async function deletePod(kube: KubeClient, pod: DrainPod, signal?: AbortS
   await kube.delete(podPath(pod.metadata.namespace ?? 'default', pod.metadata.name), signal);
 }
 
-export interface PodObject {
-  metadata: Meta & { ownerReferences?: { kind: string; name: string }[] };
-  spec?: { nodeName?: string };
-  status?: {
-    phase?: string;
-    reason?: string;
-    message?: string;
-    containerStatuses?: {
-      name: string;
-      ready?: boolean;
-      restartCount?: number;
-      state?: { waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number; message?: string } };
-    }[];
-  };
-}
-
 /** The pods of a namespace on one node (server-side field selector). */
-export async function podsOfNodeIn(kube: KubeClient, namespace: string, nodeName: string, signal?: AbortSignal): Promise<PodObject[]> {
-  return listAll<PodObject>(kube, `/api/v1/namespaces/${enc(namespace)}/pods`, { fieldSelector: `spec.nodeName=${nodeName}` }, signal);
+export async function podsOfNodeIn(kube: KubeClient, namespace: string, nodeName: string, signal?: AbortSignal): Promise<PodView[]> {
+  return listAll<PodView>(kube, `/api/v1/namespaces/${enc(namespace)}/pods`, { fieldSelector: `spec.nodeName=${nodeName}` }, signal);
 }

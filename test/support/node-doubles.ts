@@ -31,6 +31,18 @@ function selects(selector: Record<string, string> | undefined, labels: Record<st
   return Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
 }
 
+/** A container's status as the kubelet reports it: not ready unless running. */
+const containerStatus = (c: Obj, state: Obj, extra: Obj = {}): Obj => ({
+  name: c.name,
+  image: c.image,
+  imageID: '',
+  ready: 'running' in state,
+  restartCount: 0,
+  started: 'running' in state,
+  state,
+  ...extra,
+});
+
 export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): NodeDoubles {
   const log: string[] = [];
   const tick = (): void => {
@@ -77,7 +89,7 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
       if (phase === undefined || (phase === 'Pending' && !pod.status?.containerStatuses)) {
         status({
           phase: 'Pending',
-          containerStatuses: containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: false, restartCount: 0, started: false, state: { waiting: { reason: 'ContainerCreating' } } })),
+          containerStatuses: containers.map((c) => containerStatus(c, { waiting: { reason: 'ContainerCreating' } })),
         });
         log.push(`${pod.metadata.name}: ContainerCreating`);
         continue;
@@ -88,15 +100,9 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
       if (unpullable) {
         status({
           phase: 'Pending',
-          containerStatuses: containers.map((c) => ({
-            name: c.name,
-            image: c.image,
-            imageID: '',
-            ready: false,
-            restartCount: 0,
-            started: false,
-            state: c === unpullable ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` } } : { waiting: { reason: 'PodInitializing' } },
-          })),
+          containerStatuses: containers.map((c) =>
+            containerStatus(c, c === unpullable ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` } } : { waiting: { reason: 'PodInitializing' } }),
+          ),
         });
         continue;
       }
@@ -107,17 +113,12 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
           conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${crash.container}]` }],
           containerStatuses: containers.map((c) =>
             c.name === crash.container
-              ? {
-                  name: c.name,
-                  image: c.image,
-                  imageID: '',
-                  ready: false,
-                  restartCount: 5,
-                  started: false,
-                  state: { waiting: { reason: 'CrashLoopBackOff', message: `back-off 2m40s restarting failed container=${c.name} pod=${pod.metadata.name}_${ns}(${pod.metadata.uid ?? ''})` } },
-                  lastState: { terminated: { exitCode: 1, reason: 'Error', message: crash.message, finishedAt: now() } },
-                }
-              : { name: c.name, image: c.image, imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: now() } } },
+              ? containerStatus(
+                  c,
+                  { waiting: { reason: 'CrashLoopBackOff', message: `back-off 2m40s restarting failed container=${c.name} pod=${pod.metadata.name}_${ns}(${pod.metadata.uid ?? ''})` } },
+                  { restartCount: 5, lastState: { terminated: { exitCode: 1, reason: 'Error', message: crash.message, finishedAt: now() } } },
+                )
+              : containerStatus(c, { running: { startedAt: now() } }),
           ),
         });
         log.push(`${pod.metadata.name}: CrashLoopBackOff`);
@@ -126,15 +127,7 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
       if (pod.spec?.restartPolicy === 'Never' && !owner) {
         status({
           phase: 'Succeeded',
-          containerStatuses: containers.map((c) => ({
-            name: c.name,
-            image: c.image,
-            imageID: '',
-            ready: false,
-            restartCount: 0,
-            started: false,
-            state: { terminated: { exitCode: 0, reason: 'Completed', finishedAt: now() } },
-          })),
+          containerStatuses: containers.map((c) => containerStatus(c, { terminated: { exitCode: 0, reason: 'Completed', finishedAt: now() } })),
         });
         log.push(`${pod.metadata.name}: Succeeded`);
         continue;
@@ -143,7 +136,7 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
         phase: 'Running',
         podIP: '10.244.5.10',
         conditions: [{ type: 'Ready', status: 'True' }],
-        containerStatuses: containers.map((c) => ({ name: c.name, image: c.image, imageID: '', ready: true, restartCount: 0, started: true, state: { running: { startedAt: now() } } })),
+        containerStatuses: containers.map((c) => containerStatus(c, { running: { startedAt: now() } })),
       });
       log.push(`${pod.metadata.name}: Running`);
     }
