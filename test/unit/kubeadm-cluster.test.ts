@@ -153,6 +153,9 @@ test('evaluateCluster: the decisions (CNI, version: the API server’s by defaul
 
   const skew = evaluateCluster({ ...BASE, daemonSets: [CALICO] }, { ...choices, kubernetesVersion: 'v1.32.0' });
   assert.deepEqual(errors(skew.findings), ['kubelet-skew']);
+  const digest = evaluateCluster({ ...BASE, daemonSets: [{ ...CALICO, images: ['docker.io/calico/node@sha256:' + 'a'.repeat(64)] }] }, choices);
+  assert.deepEqual(errors(digest.findings), []);
+  assert.match(digest.findings.find((f) => f.id === 'cni-version')?.title ?? '', /cannot be read from its image \(no tag\): its Windows part will use calico v3\.28\.2/);
   const old = evaluateCluster({ ...BASE, daemonSets: [CALICO] }, { ...choices, containerdArchive: 'containerd-1.5.18-windows-amd64.tar.gz' });
   assert.deepEqual(errors(old.findings), ['containerd-version']);
 });

@@ -319,6 +319,12 @@ function checkCalicoOperator(inst: ClusterFacts['calicoInstallations'][number]):
   };
 }
 
+/**
+ * The releases the Windows parts use when the Linux part's image carries no tag (a digest only):
+ * Calico v3.28.2 and flannel v0.25.6, the releases the tests' clusters run. Said as a warning.
+ */
+export const FALLBACK_CNI_VERSION = { calico: 'v3.28.2', flannel: 'v0.25.6' } as const;
+
 export interface ClusterEvaluation {
   findings: Finding[];
   cni?: DetectedCni;
@@ -370,6 +376,14 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
   } else {
     cni = wanted[0] as DetectedCni;
     findings.push(ok('cni', `CNI: ${cni.kind}${cni.version ? ` ${cni.version}` : ''} (${cni.via})`));
+    if (!cni.version && !cni.operator) {
+      findings.push({
+        id: 'cni-version',
+        severity: 'warning',
+        title: `The release of ${cni.via} cannot be read from its image (no tag): its Windows part will use ${cni.kind} ${FALLBACK_CNI_VERSION[cni.kind]}`,
+        fix: `Tag the image with its release, or check that ${cni.kind} ${FALLBACK_CNI_VERSION[cni.kind]} works with the cluster's.`,
+      });
+    }
     if (cni.kind === 'flannel') {
       const conf = f.flannelNetConf.find((x) => x.namespace === cni?.namespace);
       findings.push(checkFlannelNetConf(cni.namespace, conf?.text));

@@ -28,7 +28,7 @@ import {
 } from '../well-known';
 import { buildByNumber } from './builds';
 import { LAYOUT } from './layout';
-import { parseKubeVersion, versionTag, type DaemonSetFacts, type DetectedCni } from './kubeadm-cluster';
+import { FALLBACK_CNI_VERSION, parseKubeVersion, versionTag, type DaemonSetFacts, type DetectedCni } from './kubeadm-cluster';
 
 export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
 
@@ -119,7 +119,7 @@ function splitEndpoint(endpoint: string): { host: string; port: string } {
 /** Calico for Windows (manifest install, VXLAN): its ConfigMap and DaemonSet, pinned to the Linux calico-node's release. */
 function calicoWindows(i: NetworkingInput): Manifest[] {
   const ns = i.cni.namespace;
-  const version = i.cni.version ?? 'v3.28.2';
+  const version = i.cni.version ?? FALLBACK_CNI_VERSION.calico;
   const api = splitEndpoint(i.endpoint);
   const config: Manifest = {
     apiVersion: 'v1',
@@ -161,7 +161,7 @@ function calicoWindows(i: NetworkingInput): Manifest[] {
 /** Flannel for Windows (vxlan, VNI 4096 through HNS's sdnoverlay), pinned to the Linux flannel's release. */
 function flannelWindows(i: NetworkingInput): Manifest[] {
   const ns = i.cni.namespace;
-  const version = i.cni.version ?? 'v0.25.6';
+  const version = i.cni.version ?? FALLBACK_CNI_VERSION.flannel;
   const api = splitEndpoint(i.endpoint);
   const policy = (type: string, settings: Record<string, unknown>) => ({ Name: 'EndpointPolicy', Value: { Type: type, Settings: settings } });
   const cniConf = {
