@@ -66,6 +66,8 @@ ${WMCO_HELP}
                              the kubelet/kubeadm version to install (default: the API server's);
                              the version skew policy applies, and binaries that report
                              another version are refused
+           With --dry-run, a kubeadm join first runs its cluster preflight (it only reads) and
+           prints the findings above the plan; exit code 1 when one of them blocks.
 remove options:
   --address A               the host's address (its windows-instances entry for BYOH)
   --node NAME               the node's name, when it cannot be found by its address
