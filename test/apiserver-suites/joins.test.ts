@@ -12,7 +12,7 @@
 // where a step waits for them, and says so where it does.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
@@ -33,6 +33,7 @@ import type { WindowsHost } from '../../src/remote/windows-host';
 import type { HostOp } from '../../src/core/windows/host-ops';
 import { clusterInfoKubeconfig, windowsNode } from '../support/kube-seed';
 import { calicoManifest, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
+import { runCli } from '../support/run-cli';
 import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
 
 let api: RealApiServer;
@@ -508,19 +509,6 @@ test('drain: a pod selected by two PodDisruptionBudgets, which the Eviction API 
 // cni-seed.ts): a Linux control-plane Node, kubeadm's kube-proxy, and Calico (calico-node DaemonSet,
 // the manifest install) or Flannel (kube-flannel-ds and kube-flannel-cfg). The generated Windows
 // networking objects are sent to the server with dryRun=All: it accepts them as valid objects.
-
-const CLI = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => done({ code, stdout, stderr }));
-  });
-}
 
 function payloadDir(containerd = 'containerd-1.7.27-windows-amd64.tar.gz'): string {
   const dir = mkdtempSync(join(tmp, 'payload-'));

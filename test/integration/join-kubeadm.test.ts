@@ -16,6 +16,7 @@ import { kubeadmCluster, runtimeClass, windowsNode } from '../support/kube-seed'
 import { calicoManifest, calicoOperator, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { startRig, type Rig } from '../support/join-rig';
 import { startNodeDoubles, type NodeDoublesOptions } from '../support/node-doubles';
+import { runCli } from '../support/run-cli';
 import type { KubeObject } from '../support/kube-api-emulator';
 
 let payloadDir: string;
@@ -551,19 +552,6 @@ test('kubeadm dry run: every step with its PowerShell and API calls, the payload
 });
 
 test('kube-windows join --via kubeadm --dry-run: the cluster preflight (read only) above the plan; exit 1 when it blocks, 0 when not', async () => {
-  const { spawn } = await import('node:child_process');
-  // Asynchronous: the emulator answers from this process.
-  const cli = (args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
-      const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1' } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-      child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-      child.on('close', (status) => done({ status, stdout, stderr }));
-    });
-  const { resolve } = await import('node:path');
-  const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
   for (const [network, code, expect] of [
     [calicoManifest(), 0, /✓ CNI: calico v3\.28\.2 \(DaemonSet kube-system\/calico-node\)/],
     [flannel({ Type: 'vxlan', VNI: 1, Port: 8472 }), 1, /✗ flannel's backend does not work with Windows nodes: VNI is 1 \(must be 4096\), Port is 8472 \(must be 4789\)/],
@@ -571,8 +559,8 @@ test('kube-windows join --via kubeadm --dry-run: the cluster preflight (read onl
     const rig = await kubeadmRig(1, {}, network);
     try {
       const writesBefore = rig.emu.requests.filter((r) => r.method !== 'GET').length;
-      const r = await cli(['join', '--via', 'kubeadm', '--dry-run', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--address', '10.1.2.3', '--payload', payloadDir]);
-      assert.equal(r.status, code, r.stderr + r.stdout);
+      const r = await runCli(['join', '--via', 'kubeadm', '--dry-run', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--address', '10.1.2.3', '--payload', payloadDir]);
+      assert.equal(r.code, code, r.stderr + r.stdout);
       assert.match(r.stdout, expect);
       const pre = r.stdout.indexOf('Cluster preflight (read only):');
       assert.ok(pre >= 0 && pre < r.stdout.indexOf('STEP 1/'), 'the findings come above the plan');
