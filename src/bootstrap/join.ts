@@ -8,7 +8,8 @@ import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOpti
 import { findNode } from '../cluster/nodes';
 import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
-import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } from './kubeadm';
+import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmChoicesOf, kubeadmClusterPreflight, type KubeadmChoices, type KubeadmContext, type KubeadmOptions } from './kubeadm';
+import type { Finding } from '../core/windows/findings';
 import type { Payload } from './payload';
 import type { Plan, Secret } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
@@ -17,13 +18,13 @@ export { runBounded } from './runner';
 import { withCatalog, type WmcoInstallOptions, type WmcoSettings } from './wmco-install';
 
 export type { WmcoSettings };
-import { addressProblem, JoinInputError, userProblem } from '../core/windows/join-input';
+import { addressProblem, JoinInputError, reservationProblem, userProblem } from '../core/windows/join-input';
 
 export { addressProblem, JoinInputError, userProblem };
 
 export type JoinVia = 'byoh' | 'kubeadm';
 
-export interface JoinRequest {
+export interface JoinRequest extends KubeadmChoices {
   kube: KubeClient;
   host: WindowsHost;
   address: string;
@@ -34,9 +35,8 @@ export interface JoinRequest {
   /** BYOH: where WMCO lives and which OLM catalog and channel install it (defaults: the documented ones). */
   wmco?: WmcoSettings;
   privateKey?: { pem: Secret; source: string };
-  /** kubeadm: the files to install, the taint, the CA from the kubeconfig. */
+  /** kubeadm: the files to install and the CA from the kubeconfig; the choices (taint, CNI, version …) are KubeadmChoices. */
   payload?: Payload;
-  taint?: boolean;
   caPem?: string;
   resolver?: Resolver;
   pollMs?: number;
@@ -53,6 +53,13 @@ export async function detectVia(kube: KubeClient, signal?: AbortSignal): Promise
 export function joinPlan(r: JoinRequest): AnyPlan {
   const problem = addressProblem(r.address, r.via) ?? userProblem(r.user);
   if (problem) throw new JoinInputError(problem);
+  for (const [name, value] of [
+    ['kube-reserved', r.kubeReserved],
+    ['system-reserved', r.systemReserved],
+  ] as const) {
+    const bad = value === undefined ? undefined : reservationProblem(value);
+    if (bad) throw new JoinInputError(`${name} ${bad}`);
+  }
   if (r.via === 'byoh') {
     const opts: ByohOptions = {
       kube: r.kube,
@@ -69,18 +76,29 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     return { kind: 'byoh', plan: buildByohJoinPlan(opts), ctx: { opts, state: {} } };
   }
   if (!r.payload) throw new Error('A kubeadm join needs the payload (containerd, kubelet, kubeadm).');
-  const opts = {
+  const opts: KubeadmOptions = {
     kube: r.kube,
     host: r.host,
     address: r.address,
     user: r.user,
     payload: r.payload,
-    ...(r.taint ? { taint: true } : {}),
+    ...kubeadmChoicesOf(r),
     ...(r.caPem ? { caPem: r.caPem } : {}),
     ...(r.pollMs ? { pollMs: r.pollMs } : {}),
     ...(r.timeouts ? { timeouts: r.timeouts } : {}),
   };
   return { kind: 'kubeadm', plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } };
+}
+
+/**
+ * What a dry run reads before showing the plan: for kubeadm, the cluster part of the preflight (it
+ * only reads; its decisions, such as the CNI, shape the plan's later steps); BYOH reads nothing.
+ */
+export async function dryRunFindings(p: AnyPlan, signal?: AbortSignal): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
+  if (p.kind !== 'kubeadm') return { findings: [] };
+  const findings = await kubeadmClusterPreflight(p.ctx.opts, p.ctx.state, signal);
+  const { cluster, endpoint } = p.ctx.state;
+  return { findings, ...(cluster ? { planned: { cluster, ...(endpoint ? { endpoint } : {}) } } : {}) };
 }
 
 export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; startAt?: string }): Promise<RunResult> {

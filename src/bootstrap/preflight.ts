@@ -4,22 +4,10 @@
 
 import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
+import { blocking, formatFindings, ok, type Finding } from '../core/windows/findings';
 
-export type FindingSeverity = 'error' | 'warning' | 'info';
-
-/** What the engine can set up itself when the user agrees. */
-export type FixKind = 'install-wmco' | 'create-key-secret';
-
-export interface Finding {
-  id: string;
-  severity: FindingSeverity;
-  /** One line: what was checked and found. */
-  title: string;
-  /** What to do about it (empty for passing checks). */
-  fix?: string;
-  /** The engine can do this fix itself. */
-  offer?: FixKind;
-}
+export { blocking, ok, type Finding };
+export type { FindingSeverity, FixKind } from '../core/windows/findings';
 
 /** Windows Server builds WMCO and upstream Kubernetes support (reference §6). */
 const SUPPORTED_BUILDS: Record<number, string> = {
@@ -39,8 +27,6 @@ const WMCO_PROXY_MIN_VERSION = '9.0.0';
 
 const RFC1123_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const RFC1123_SUBDOMAIN = /^(?=.{1,253}$)[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-
-export const ok = (id: string, title: string): Finding => ({ id, severity: 'info', title });
 
 export function compareVersions(a: string, b: string): number {
   const pa = a.split(/[.+-]/).map((x) => Number.parseInt(x, 10) || 0);
@@ -383,17 +369,9 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
   return out;
 }
 
-export function blocking(findings: readonly Finding[]): Finding[] {
-  return findings.filter((f) => f.severity === 'error');
-}
-
 /** The first blocking finding the engine can fix itself (what a UI offers to set up). */
 export function firstOffer(findings: readonly Finding[] | undefined): Finding | undefined {
   return blocking(findings ?? []).find((f) => f.offer !== undefined);
-}
-
-function formatFindings(findings: readonly Finding[]): string {
-  return findings.map((f) => `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
 }
 
 /** Thrown by a preflight step with error findings; the findings travel with it for the UI. */

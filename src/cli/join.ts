@@ -3,7 +3,10 @@
 // The options they share with the other commands (cluster, SSH, --yes, --dry-run) come from ./kit.
 
 import { readFileSync } from 'node:fs';
-import { addressProblem, detectVia, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { blocking, formatFindings } from '../core/windows/findings';
+import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
+import { reservationProblem } from '../core/windows/join-input';
 import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
@@ -51,7 +54,20 @@ ${WMCO_HELP}
   kubeadm: --payload DIR     folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe
            --payload-url NAME=URL#sha256=HEX
                              the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
-           --taint           taint the node os=windows:NoSchedule
+           --taint           taint the node os=windows:NoSchedule (the kubelet registers with it)
+           --runtime-class   create the RuntimeClass of the node's build (windows-2019,
+                             windows-2022 or windows-2025) when it is missing
+           --cni calico|flannel|auto
+                             the CNI Windows nodes use (default auto: the one the cluster runs)
+           --kube-reserved R, --system-reserved R
+                             kubelet reservations such as cpu=500m,memory=1Gi
+                             (default: system memory=2Gi; eviction at memory.available<500Mi)
+           --kubernetes-version vX.Y.Z
+                             the kubelet/kubeadm version to install (default: the API server's);
+                             the version skew policy applies, and binaries that report
+                             another version are refused
+           With --dry-run, a kubeadm join first runs its cluster preflight (it only reads) and
+           prints the findings above the plan; exit code 1 when one of them blocks.
 remove options:
   --address A               the host's address (its windows-instances entry for BYOH)
   --node NAME               the node's name, when it cannot be found by its address
@@ -75,11 +91,33 @@ export async function runJoin(args: string[]): Promise<number> {
     payload: { type: 'string' },
     'payload-url': { type: 'string', multiple: true },
     taint: { type: 'boolean', default: false },
+    cni: { type: 'string' },
+    'runtime-class': { type: 'boolean', default: false },
+    'kubernetes-version': { type: 'string' },
+    'kube-reserved': { type: 'string' },
+    'system-reserved': { type: 'string' },
     ...WMCO_OPTIONS,
   });
   if (values.help) {
     process.stdout.write(JOIN_HELP);
     return EXIT.OK;
+  }
+  const cni = oneOf('cni', values.cni, CNI_CHOICES);
+  const kubernetesVersion = values['kubernetes-version'];
+  if (kubernetesVersion !== undefined) {
+    const problem = kubernetesVersionProblem(kubernetesVersion);
+    if (problem) throw new UsageError(`--kubernetes-version ${problem}`);
+  }
+  const reserved: { kubeReserved?: string; systemReserved?: string } = {};
+  for (const [option, key] of [
+    ['kube-reserved', 'kubeReserved'],
+    ['system-reserved', 'systemReserved'],
+  ] as const) {
+    const value = values[option];
+    if (value === undefined) continue;
+    const problem = reservationProblem(value);
+    if (problem) throw new UsageError(`--${option} ${problem}`);
+    reserved[key] = value;
   }
   const addresses = values.address ?? [];
   if (addresses.length === 0) throw new UsageError('--address is required (repeat it to join several hosts)');
@@ -122,7 +160,7 @@ export async function runJoin(args: string[]): Promise<number> {
     }
   }
 
-  const build = (address: string) =>
+  const build = (address: string, planned?: Parameters<typeof joinPlan>[0]['planned']) =>
     joinPlan({
       kube: cluster.kube,
       host: hostFor(address, ssh),
@@ -134,17 +172,36 @@ export async function runJoin(args: string[]): Promise<number> {
       ...(privateKey ? { privateKey } : {}),
       ...(payload ? { payload } : {}),
       ...(values.taint ? { taint: true } : {}),
+      ...(cni ? { cni } : {}),
+      ...(values['runtime-class'] ? { runtimeClass: true } : {}),
+      ...(kubernetesVersion ? { kubernetesVersion } : {}),
+      ...reserved,
+      ...(planned ? { planned } : {}),
       ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
       ...(pollMs ? { pollMs } : {}),
     });
 
   if (values['dry-run']) {
+    // The cluster part of the preflight only reads: it runs once, and its findings come above the plans.
+    const first = build(addresses[0] as string);
+    let read: Awaited<ReturnType<typeof dryRunFindings>>;
+    try {
+      read = await dryRunFindings(first);
+    } catch (err) {
+      warn(userMessage(err, cluster.context));
+      return EXIT.USAGE;
+    } finally {
+      first.ctx.opts.host.close();
+    }
+    if (read.findings.length > 0) out(`Cluster preflight (read only):\n${formatFindings(read.findings)}\n`);
+    const failed = blocking(read.findings).length > 0;
     for (const address of addresses) {
-      const p = build(address);
+      const p = build(address, read.planned);
       out(renderPlan(p.plan as never));
       p.ctx.opts.host.close();
     }
-    return EXIT.OK;
+    if (failed) warn('the cluster preflight found problems (✗ above): the join would stop at its preflight step');
+    return failed ? EXIT.FAILED : EXIT.OK;
   }
 
   const prefix = addresses.length > 1;

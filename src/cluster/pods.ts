@@ -1,7 +1,8 @@
 // Pods of a node, their PodDisruptionBudgets, eviction (policy/v1 Eviction subresource) and delete.
 // What a drain decides about those pods is pure and lives in core/drain.ts.
 import { budgetsSelecting, drainPlan, emptyDirLosses, type DrainPdb, type DrainPod } from '../core/drain';
-import { enc, type ApiCall } from './api';
+import type { PodView } from '../core/windows/kubeadm-networking';
+import { enc, listAll, type ApiCall } from './api';
 import type { KubeClient } from './client';
 
 const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
@@ -54,4 +55,9 @@ export async function evictPod(kube: KubeClient, pod: DrainPod, signal?: AbortSi
 
 export async function deletePod(kube: KubeClient, pod: DrainPod, signal?: AbortSignal): Promise<void> {
   await kube.delete(podPath(pod.metadata.namespace ?? 'default', pod.metadata.name), signal);
+}
+
+/** The pods of a namespace on one node (server-side field selector). */
+export async function podsOfNodeIn(kube: KubeClient, namespace: string, nodeName: string, signal?: AbortSignal): Promise<PodView[]> {
+  return listAll<PodView>(kube, `/api/v1/namespaces/${enc(namespace)}/pods`, { fieldSelector: `spec.nodeName=${nodeName}` }, signal);
 }

@@ -78,9 +78,39 @@ export const CLUSTER_INFO_NAMESPACE = 'kube-public';
 export const CLUSTER_INFO_CONFIGMAP = 'cluster-info';
 /** Bootstrap token Secrets live in kube-system as bootstrap-token-<id>. */
 export const BOOTSTRAP_TOKEN_NAMESPACE = 'kube-system';
+/** kubeadm's ClusterConfiguration (networking.serviceSubnet …): kube-system/kubeadm-config. */
+export const KUBEADM_CONFIG_NAMESPACE = 'kube-system';
+export const KUBEADM_CONFIGMAP = 'kubeadm-config';
+/** kubeadm labels control-plane nodes with this (empty value). */
+export const CONTROL_PLANE_LABEL = 'node-role.kubernetes.io/control-plane';
+/** kubeadm's kube-proxy ConfigMap (config.conf, kubeconfig.conf) and ServiceAccount, in kube-system. */
+export const KUBE_PROXY_CONFIGMAP = 'kube-proxy';
+export const KUBE_PROXY_SERVICE_ACCOUNT = 'kube-proxy';
+
+// ---- Windows networking (CNI) on kubeadm clusters ----------------------------------------------
+
+/** Where Calico runs: kube-system (manifest install) or calico-system (operator install). */
+export const CALICO_NAMESPACES: readonly string[] = ['kube-system', 'calico-system'];
+/** Calico's operator API: operator.tigera.io/v1 Installation (usually named default). */
+export const CALICO_INSTALLATIONS_PATH = '/apis/operator.tigera.io/v1/installations';
+/** Where flannel runs: kube-flannel (current manifest) or kube-system (older manifests). */
+export const FLANNEL_NAMESPACES: readonly string[] = ['kube-flannel', 'kube-system'];
+/** flannel's ConfigMap, holding net-conf.json (and cni-conf.json). */
+export const FLANNEL_CONFIGMAP = 'kube-flannel-cfg';
+export const FLANNEL_NET_CONF_KEY = 'net-conf.json';
+/** The Windows networking DaemonSets (sig-windows-tools hostprocess names; Calico's Windows manifest name). */
+export const KUBE_PROXY_WINDOWS_DAEMONSET = 'kube-proxy-windows';
+export const CALICO_WINDOWS_DAEMONSET = 'calico-node-windows';
+export const CALICO_WINDOWS_CONFIGMAP = 'calico-windows-config';
+export const FLANNEL_WINDOWS_DAEMONSET = 'kube-flannel-ds-windows-amd64';
+export const FLANNEL_WINDOWS_CONFIGMAP = 'kube-flannel-windows-cfg';
+/** The RuntimeClass handler of process-isolated Windows containers (containerd's runhcs runtime). */
+export const WINDOWS_RUNTIME_HANDLER = 'runhcs-wcow-process';
 
 // ---- kube-windows' own -------------------------------------------------------------------------
 
+/** On a Node joined by kube-windows with kubeadm: when its probe pod succeeded (the node runs Windows pods). */
+export const PROBED_ANNOTATION = 'kube-windows.io/probe-succeeded';
 /** On a Node being rebooted by kube-windows: the boot time before the restart. */
 export const BOOT_ANNOTATION = 'kube-windows.io/reboot-from-boot';
 

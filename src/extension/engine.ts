@@ -1,6 +1,6 @@
 // The bootstrap engine as the extension loads it: a separate bundle (dist/engine.js) required on the
 // first join/remove command, so activation never pays for ssh2 and the plans. Only re-exports.
-export { detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
+export { detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 export { resolvePayload } from '../bootstrap/payload';
 export { loadKubeconfig, configForContext } from '../cluster/kubeconfig';
 export { KubeClient } from '../cluster/client';

@@ -28,12 +28,13 @@ import { homedir } from 'node:os';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import { join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
-import type { AnyPlan, JoinRequest, JoinVia, detectVia, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
+import type { AnyPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 import type { NodeObject } from '../cluster/nodes';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
 // Pure and tiny (types only below it): safe in the activation bundle.
 import { blocking, firstOffer, type Finding } from '../bootstrap/preflight';
+import { formatFindings } from '../core/windows/findings';
 import type { RunResult } from '../bootstrap/runner';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
@@ -63,6 +64,8 @@ export interface JoinDeps {
   cluster(context: string): Promise<ClusterHandle>;
   detectVia: typeof detectVia;
   joinPlan: typeof joinPlan;
+  /** The read-only cluster preflight a plan shows above its steps (kubeadm). */
+  dryRunFindings: typeof dryRunFindings;
   runAnyPlan: typeof runAnyPlan;
   removePlanFor: typeof removePlanFor;
   resolvePayload: typeof resolvePayload;
@@ -84,6 +87,7 @@ async function defaultDeps(): Promise<JoinDeps> {
     cluster: kc.cluster,
     detectVia: e.detectVia,
     joinPlan: e.joinPlan,
+    dryRunFindings: e.dryRunFindings,
     runAnyPlan: e.runAnyPlan,
     removePlanFor: e.removePlanFor,
     resolvePayload: e.resolvePayload,
@@ -107,6 +111,7 @@ interface Answers {
   keyPath?: string;
   payload?: Payload;
   taint?: boolean;
+  runtimeClass?: boolean;
 }
 
 type Runtime = CommandRuntime<JoinDeps>;
@@ -224,6 +229,17 @@ async function askTaint(): Promise<boolean | undefined> {
   return picked?.taint;
 }
 
+async function askRuntimeClass(): Promise<boolean | undefined> {
+  const yes = {
+    label: "Create the RuntimeClass of the node's Windows build",
+    detail: 'windows-2019, windows-2022 or windows-2025 (handler runhcs-wcow-process, the build selector and the os=windows toleration), when missing.',
+    yes: true,
+  };
+  const no = { label: 'No RuntimeClass', detail: 'Workloads pin the build with their own nodeSelector.', yes: false };
+  const picked = await vscode.window.showQuickPick([yes, no], { title: 'kube-windows: create a RuntimeClass for the node?', ignoreFocusOut: true });
+  return picked?.yes;
+}
+
 /** The join questions; `withKey` false for the dry-run (no SSH connection is made for a plan). */
 async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Answers | undefined> {
   const context = await pickContext(rt, arg);
@@ -252,7 +268,9 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
   if (!payload) return undefined;
   const taint = await askTaint();
   if (taint === undefined) return undefined;
-  return { context, cluster, via, address, user, payload, taint, ...(keyPath ? { keyPath } : {}) };
+  const runtimeClass = await askRuntimeClass();
+  if (runtimeClass === undefined) return undefined;
+  return { context, cluster, via, address, user, payload, taint, runtimeClass, ...(keyPath ? { keyPath } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -278,6 +296,7 @@ function joinRequest(a: Answers, host: JoinRequest['host']): JoinRequest {
     wmco: wmcoSettings(),
     ...(a.payload ? { payload: a.payload } : {}),
     ...(a.taint ? { taint: true } : {}),
+    ...(a.runtimeClass ? { runtimeClass: true } : {}),
     ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
   };
 }
@@ -412,8 +431,19 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
   const host = deps.host({ host: a.address, username: a.user });
   let text: string;
   try {
-    const p = deps.joinPlan(joinRequest(a, host));
-    text = p.kind === 'byoh' ? renderPlan(p.plan) : renderPlan(p.plan);
+    // kubeadm: the cluster part of the preflight only reads; its findings go above the plan, and
+    // its decisions (the CNI) make the plan show the objects it would create.
+    let header = '';
+    let planned: JoinRequest['planned'];
+    try {
+      const read = await deps.dryRunFindings(deps.joinPlan(joinRequest(a, host)));
+      planned = read.planned;
+      if (read.findings.length > 0) header = `${formatFindings(read.findings).replace(/^/gm, '# ')}\n\n`;
+    } catch (err) {
+      header = `# The cluster preflight could not run: ${firstLine(await userMessage(err, a.context))}\n\n`;
+    }
+    const p = deps.joinPlan({ ...joinRequest(a, host), ...(planned ? { planned } : {}) });
+    text = header + (p.kind === 'byoh' ? renderPlan(p.plan) : renderPlan(p.plan));
   } finally {
     host.close();
   }

@@ -32,6 +32,8 @@ import type { Plan } from '../../src/bootstrap/plan';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { HostOp } from '../../src/core/windows/host-ops';
 import { clusterInfoKubeconfig, windowsNode } from '../support/kube-seed';
+import { calicoManifest, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
+import { runCli } from '../support/run-cli';
 import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
 
 let api: RealApiServer;
@@ -499,4 +501,142 @@ test('drain: a pod selected by two PodDisruptionBudgets, which the Eviction API 
   const result = await runPlan(plan, { opts, state: {} });
   assert.equal(result.outcome, 'failed');
   assert.match(result.error?.message ?? '', new RegExp(`Cannot evict ${ns}/api-0: it is selected by several PodDisruptionBudgets \\(${ns}/api, ${ns}/backend\\)`));
+});
+
+// ---- kube-windows join --via kubeadm --dry-run against the real API server --------------------
+// The cluster part of the preflight only reads; the CLI prints its findings above the plan and exits
+// 1 when one blocks. The clusters are made of the objects their installers create (test/support/
+// cni-seed.ts): a Linux control-plane Node, kubeadm's kube-proxy, and Calico (calico-node DaemonSet,
+// the manifest install) or Flannel (kube-flannel-ds and kube-flannel-cfg). The generated Windows
+// networking objects are sent to the server with dryRun=All: it accepts them as valid objects.
+
+function payloadDir(containerd = 'containerd-1.7.27-windows-amd64.tar.gz'): string {
+  const dir = mkdtempSync(join(tmp, 'payload-'));
+  writeFileSync(join(dir, containerd), randomBytes(64));
+  writeFileSync(join(dir, 'kubelet.exe'), randomBytes(64));
+  writeFileSync(join(dir, 'kubeadm.exe'), randomBytes(64));
+  return dir;
+}
+
+/** Creates the objects, runs fn, and deletes them again (the file's server is shared by its tests). */
+async function withCluster(objects: SeedObject[], fn: () => Promise<void>): Promise<void> {
+  const created = await seed(
+    api,
+    objects.filter((o) => o.kind !== 'Namespace'),
+  );
+  try {
+    await fn();
+  } finally {
+    for (const o of [...created].reverse() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; selfLink?: string } }[]) {
+      const group = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
+      const plural = `${o.kind.toLowerCase()}s`.replace(/ys$/, 'ies');
+      await api.request(`${group}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}/${o.metadata.name}`, { method: 'DELETE' });
+    }
+  }
+}
+
+const dryRun = (extra: string[] = [], payload = payloadDir()) =>
+  runCli([
+    'join',
+    '--via',
+    'kubeadm',
+    '--dry-run',
+    '--context',
+    CONTEXT_ADMIN,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '--address',
+    '10.0.140.20',
+    '--payload',
+    payload,
+    '--taint',
+    '--runtime-class',
+    ...extra,
+  ]);
+
+const serverVersion = async () => (await kube.get<{ gitVersion: string }>('/version')).gitVersion;
+
+/** The preflight block (above the first STEP) of a dry run's output. */
+const preflightOf = (stdout: string) => stdout.slice(stdout.indexOf('Cluster preflight (read only):'), stdout.indexOf('STEP 1/'));
+
+test('join --via kubeadm --dry-run, Calico cluster: the preflight passes above the plan (exit 0); the plan shows every step and the Windows networking objects, which the server accepts', async () => {
+  const version = await serverVersion();
+  await withCluster([controlPlaneNode('kw-cp-1') as SeedObject, ...(kubeadmKubeProxy(api.server, version) as SeedObject[]), ...(calicoManifest('v3.28.2') as SeedObject[])], async () => {
+    const r = await dryRun();
+    assert.equal(r.code, 0, r.stderr + r.stdout);
+    const pre = preflightOf(r.stdout);
+    assert.ok(pre.length > 0 && r.stdout.indexOf('Cluster preflight') < r.stdout.indexOf('STEP 1/'), 'the findings come above the plan');
+    assert.match(pre, /✓ The control plane runs Linux \(kw-cp-1\)/);
+    assert.match(pre, /✓ CNI: calico v3\.28\.2 \(DaemonSet kube-system\/calico-node\)/);
+    assert.match(pre, new RegExp(`✓ kubelet ${version.replace(/\./g, '\\.')} is within the version skew policy`));
+    assert.match(pre, /✓ containerd 1\.7\.27 runs HostProcess containers/);
+    assert.doesNotMatch(pre, /✗/);
+    for (const id of ['preflight', 'kube-binaries', 'kubelet-service', 'join', 'taint', 'windows-networking', 'node-ready', 'networking-pods', 'runtime-class', 'probe'])
+      assert.match(r.stdout, new RegExp(`STEP \\d+/17  ${id} `), id);
+    assert.match(r.stdout, /calico-node-windows/);
+    assert.match(r.stdout, new RegExp(`sigwindowstools/kube-proxy:${version.replace(/\./g, '\\.')}-calico-hostprocess`));
+    assert.match(r.stdout, /--register-with-taints=os=windows:NoSchedule/);
+    assert.doesNotMatch(r.stdout, /[a-z0-9]{6}\.[a-z0-9]{16}/, 'no token');
+  });
+  // The objects the windows-networking step would create, as the server validates them (dryRun=All, strict).
+  const { windowsNetworkingObjects, runtimeClassFor, probePod } = await import('../../src/core/windows/kubeadm-networking');
+  const { objectPaths } = await import('../../src/cluster/networking');
+  await ensureNamespace(api, 'kube-flannel');
+  for (const cni of [
+    { kind: 'calico' as const, via: 'x', namespace: 'kube-system', daemonSet: 'calico-node', version: 'v3.28.2' },
+    { kind: 'flannel' as const, via: 'x', namespace: 'kube-flannel', daemonSet: 'kube-flannel-ds', version: 'v0.25.6' },
+  ]) {
+    for (const o of [...windowsNetworkingObjects({ cni, serverVersion: version, endpoint: '10.0.0.10:6443', serviceSubnet: '10.96.0.0/12' }), runtimeClassFor(26100)!, probePod('win-1', 26100)]) {
+      const r = await api.request(`${objectPaths(o).collection}?dryRun=All&fieldValidation=Strict`, { body: o });
+      assert.equal(r.status, 201, `${o.kind} ${o.metadata.name}: ${JSON.stringify(r.body)}`);
+    }
+  }
+});
+
+test('join --via kubeadm --dry-run, Flannel with a wrong backend: exit 1, the finding says exactly what to change, above the plan', async () => {
+  await withCluster([controlPlaneNode('kw-cp-2') as SeedObject, ...(flannel({ Type: 'vxlan' }) as SeedObject[])], async () => {
+    const r = await dryRun();
+    assert.equal(r.code, 1, r.stderr + r.stdout);
+    const pre = preflightOf(r.stdout);
+    assert.match(pre, /✓ CNI: flannel v0\.25\.6 \(DaemonSet kube-flannel\/kube-flannel-ds\)/);
+    assert.match(
+      pre,
+      /✗ flannel's backend does not work with Windows nodes: VNI is unset \(flannel defaults to 1\) \(must be 4096\), Port is unset \(flannel defaults to 8472\) \(must be 4789\) in kube-flannel\/kube-flannel-cfg net-conf\.json\n {4}fix: Set "Backend": \{"Type": "vxlan", "VNI": 4096, "Port": 4789\} in kube-flannel\/kube-flannel-cfg net-conf\.json/,
+    );
+    assert.match(r.stdout, /STEP 1\/17  preflight /, 'the plan is still shown');
+    assert.match(r.stderr, /the cluster preflight found problems/);
+  });
+  // host-gw: the other documented flannel backend, not the one Windows overlay networking needs.
+  await withCluster([...(flannel({ Type: 'host-gw' }) as SeedObject[])], async () => {
+    const r = await dryRun();
+    assert.equal(r.code, 1);
+    assert.match(preflightOf(r.stdout), /Type is "host-gw" \(must be "vxlan"\)/);
+  });
+});
+
+test('join --via kubeadm --dry-run, skewed versions and an unsupported CNI: exit 1 with the policy in words', async () => {
+  const version = await serverVersion();
+  const [major, minor] = version.slice(1).split('.').map(Number) as [number, number];
+  await withCluster([...(calicoManifest() as SeedObject[])], async () => {
+    const newer = await dryRun(['--kubernetes-version', `v${major}.${minor + 1}.0`]);
+    assert.equal(newer.code, 1, newer.stderr + newer.stdout);
+    assert.match(preflightOf(newer.stdout), new RegExp(`✗ kubelet v${major}\\.${minor + 1}\\.0 would be newer than the API server \\(${version.replace(/\./g, '\\.')}\\)`));
+    const old = await dryRun(['--kubernetes-version', `v${major}.${minor - 4}.0`]);
+    assert.equal(old.code, 1);
+    assert.match(preflightOf(old.stdout), /✗ kubelet .* is 4 minor versions older than the API server .* at most 3/);
+    const olderKubeadm = await dryRun(['--kubernetes-version', `v${major}.${minor - 1}.0`]);
+    assert.equal(olderKubeadm.code, 1);
+    assert.match(preflightOf(olderKubeadm.stdout), /✗ kubeadm .* cannot join a v\d+\.\d+ control plane/);
+    const oldContainerd = await dryRun([], payloadDir('containerd-1.5.18-windows-amd64.tar.gz'));
+    assert.equal(oldContainerd.code, 1);
+    assert.match(preflightOf(oldContainerd.stdout), /✗ containerd 1\.5\.18 cannot run HostProcess containers/);
+    const bad = await dryRun(['--kubernetes-version', '1.35']);
+    assert.equal(bad.code, 2, 'a malformed version is a usage error');
+    assert.match(bad.stderr, /--kubernetes-version takes a release version vX\.Y\.Z/);
+  });
+  await withCluster([...(cilium() as SeedObject[])], async () => {
+    const r = await dryRun();
+    assert.equal(r.code, 1);
+    assert.match(preflightOf(r.stdout), /✗ No CNI that supports Windows nodes was found \(DaemonSets: kube-system\/cilium\): this network plugin is not supported for Windows/);
+  });
 });

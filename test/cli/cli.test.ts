@@ -189,3 +189,20 @@ test('rules lists every rule with its severity', () => {
   assert.ok(rules.some((x: { id: string }) => x.id === 'WIN001'));
   for (const x of rules) assert.match(x.severity, /^(error|warning|info)$/);
 });
+
+test('join: the kubeadm options are checked before anything is read (exit 2, one line saying what is expected)', () => {
+  const cases: [string[], RegExp][] = [
+    [['--cni', 'weave'], /--cni must be calico, flannel or auto, not "weave"/],
+    [['--kubernetes-version', '1.31.3'], /--kubernetes-version takes a release version vX\.Y\.Z, such as v1\.31\.3 \(got "1\.31\.3"\)/],
+    [['--kube-reserved', 'cpu=500m,memory=1GB'], /--kube-reserved "1GB" is not a quantity/],
+    [['--system-reserved', 'gpu=1'], /--system-reserved cannot reserve "gpu"/],
+    [['--system-reserved', 'memory'], /--system-reserved takes resource=quantity pairs separated by commas, such as cpu=500m,memory=1Gi/],
+  ];
+  for (const [args, message] of cases) {
+    const r = run(['join', '--address', '10.0.0.5', '--via', 'kubeadm', ...args]);
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, message, args.join(' '));
+  }
+  const help = run(['join', '--help']);
+  for (const option of ['--cni calico|flannel|auto', '--runtime-class', '--kube-reserved', '--system-reserved', '--kubernetes-version vX.Y.Z']) assert.ok(help.stdout.includes(option), option);
+});

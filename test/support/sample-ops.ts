@@ -12,6 +12,7 @@ import {
   expandArchive,
   fileHash,
   hostFacts,
+  executableVersion,
   kubeadmJoin,
   kubeadmReset,
   readTextFile,
@@ -47,6 +48,7 @@ export function sampleOps(sample: string): HostOp<unknown>[] {
     ensureFirewallRule(sample, 10250),
     kubeadmJoin({ kubeadmPath: sample, apiServerEndpoint: sample, token: 'abcdef.0123456789abcdef', caCertHash: 'sha256:' + '0'.repeat(64), nodeName: sample, criSocket: sample }),
     kubeadmReset(sample),
+    executableVersion(sample, [sample, '--version']),
   ];
 }
 

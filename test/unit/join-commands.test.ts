@@ -383,6 +383,24 @@ test('showJoinPlan: the same questions without SSH, and a kube-windows-plan docu
   h.dispose();
 });
 
+test('showJoinPlan on kubeadm: the payload, taint and RuntimeClass questions reach the request', async () => {
+  const payload = { containerd: { kind: 'url', name: 'containerd-1.7.27-windows-amd64.tar.gz', url: 'https://x/c.tar.gz', sha256: 'a'.repeat(64) } };
+  const findings = [
+    { id: 'cni', severity: 'info', title: 'CNI: calico v3.28.2 (DaemonSet kube-system/calico-node)' },
+    { id: 'kubelet-skew', severity: 'error', title: 'kubelet v1.32.0 would be newer than the API server (v1.31.3)', fix: 'Use v1.31.3.' },
+  ];
+  const h = await harness({}, { detectVia: async () => 'kubeadm', resolvePayload: async () => payload as never, dryRunFindings: async () => ({ findings: findings as never }) });
+  fake.replies.push('prod', 'kubeadm', '10.0.0.5', 'Administrator', '/payload', 'Taint the node os=windows:NoSchedule', "Create the RuntimeClass of the node's Windows build");
+  await h.run('kubeWindows.showJoinPlan');
+  const q = fake.questions.at(-1);
+  assert.equal(q?.options.title, 'kube-windows: create a RuntimeClass for the node?');
+  assert.equal(h.requests[0]?.runtimeClass, true);
+  assert.equal(h.requests[0]?.taint, true);
+  const doc = fake.documents[0]?.content ?? '';
+  assert.match(doc, /^# ✓ CNI: calico v3\.28\.2[\s\S]*# ✗ kubelet v1\.32\.0 would be newer than the API server \(v1\.31\.3\)\n#     fix: Use v1\.31\.3\.\n\n# kube-windows plan:/);
+  h.dispose();
+});
+
 test('address validation and the windows-instances key of a node', async () => {
   const { validateAddress, instanceKeyFor } = await import('../../src/core/windows/join-input');
   const { parseItem } = await import('../../src/extension/command-kit');

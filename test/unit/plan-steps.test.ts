@@ -109,11 +109,11 @@ test('reboot plan: cordon, drain, restart, NotReady, (AWS route), Ready, uncordo
   assert.deepEqual(ids(node('aws:///us-east-1a/i-0abc')), ['cordon', 'drain', 'restart', 'wait-not-ready', 'aws-metadata-route', 'wait-ready', 'uncordon', 'verify']);
 });
 
-test('kubeadm plan: the named steps in order, the taint only when asked', () => {
+test('kubeadm plan: the named steps in order, the taint check and the RuntimeClass only when asked', () => {
   const source = (name: string) => ({ kind: 'file' as const, name, path: `/tmp/${name}`, bytes: 1, sha256: 'a'.repeat(64) });
   const payload: Payload = { containerd: source('containerd-2.0.4-windows-amd64.tar.gz'), kubelet: source('kubelet.exe'), kubeadm: source('kubeadm.exe') };
-  const ids = (taint: boolean) => buildKubeadmJoinPlan({ kube, host, address: '10.0.0.9', user: 'Administrator', payload, taint }).steps.map((s) => s.id);
-  const base = [
+  const ids = (taint: boolean, runtimeClass = false) => buildKubeadmJoinPlan({ kube, host, address: '10.0.0.9', user: 'Administrator', payload, taint, runtimeClass }).steps.map((s) => s.id);
+  const host_ = [
     'preflight',
     'containers-feature',
     'restart',
@@ -125,8 +125,9 @@ test('kubeadm plan: the named steps in order, the taint only when asked', () => 
     'kube-binaries',
     'kubelet-service',
     'join',
-    'node-ready',
   ];
-  assert.deepEqual(ids(false), base);
-  assert.deepEqual(ids(true), [...base, 'taint']);
+  const cluster = ['windows-networking', 'node-ready', 'networking-pods'];
+  assert.deepEqual(ids(false), [...host_, ...cluster, 'probe']);
+  assert.deepEqual(ids(true), [...host_, 'taint', ...cluster, 'probe']);
+  assert.deepEqual(ids(true, true), [...host_, 'taint', ...cluster, 'runtime-class', 'probe']);
 });

@@ -519,6 +519,23 @@ ${EMIT}
   );
 }
 
+/** Runs an executable with arguments and returns what it printed (`kubelet.exe --version`); exists=false when the file is absent. */
+export function executableVersion(path: string, args: readonly string[]): HostOp<{ exists: boolean; output: string }> {
+  return defineOp(
+    'executable-version',
+    { Exe: path, Argv: [...args] },
+    `
+$r = @{ exists = $false; output = '' }
+if (Test-Path -LiteralPath $Exe -PathType Leaf) {
+  $r.exists = $true
+  $r.output = & $Exe @Argv 2>&1 | Out-String
+}
+${EMIT}
+`,
+    { timeoutMs: 60_000 },
+  );
+}
+
 export function kubeadmReset(kubeadmPath: string): HostOp<{ exitCode: number; output: string }> {
   return defineOp(
     'kubeadm-reset',

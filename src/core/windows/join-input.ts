@@ -82,3 +82,27 @@ export function instanceKeyFor(node: { metadata?: { name: string }; status?: { a
   const lower = name.toLowerCase();
   return keys.find((k) => addresses.has(k.toLowerCase())) ?? keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`));
 }
+
+/** The resources --kube-reserved and --system-reserved may name (kubelet's reservable resources). */
+const RESERVABLE = ['cpu', 'memory', 'ephemeral-storage', 'pid'] as const;
+const QUANTITY = /^(\d+(\.\d+)?|\.\d+)(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
+/**
+ * Why a `--kube-reserved` / `--system-reserved` value is not a reservation list such as
+ * `cpu=500m,memory=1Gi`, or undefined: comma-separated resource=quantity pairs, each resource
+ * once, quantities as Kubernetes writes them (500m, 1Gi, 2.5, 100).
+ */
+export function reservationProblem(value: string): string | undefined {
+  const seen = new Set<string>();
+  for (const pair of value.split(',')) {
+    const [name, quantity, ...rest] = pair.split('=');
+    if (rest.length > 0 || name === undefined || quantity === undefined || !name || !quantity)
+      return `takes resource=quantity pairs separated by commas, such as cpu=500m,memory=1Gi (got "${printable(value)}")`;
+    if (!(RESERVABLE as readonly string[]).includes(name)) return `cannot reserve "${printable(name)}": use ${RESERVABLE.join(', ')}`;
+    if (seen.has(name)) return `names ${name} twice`;
+    seen.add(name);
+    if (!QUANTITY.test(quantity)) return `"${printable(quantity)}" is not a quantity (such as 500m, 1Gi, 2)`;
+    if (name === 'pid' && !/^\d+$/.test(quantity)) return `pid takes a whole number (got "${printable(quantity)}")`;
+  }
+  return undefined;
+}

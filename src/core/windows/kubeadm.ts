@@ -5,6 +5,8 @@
 import { createHash, randomInt, X509Certificate } from 'node:crypto';
 import { load } from 'js-yaml';
 import { CRI_ENDPOINT, LAYOUT, PAUSE_IMAGE } from './layout';
+import { containerdVersion } from './kubeadm-cluster';
+import { reservationProblem } from './join-input';
 import type { HostFacts, ServiceSpec, ServiceState } from './host-ops';
 
 export const NODE_PLACEHOLDER = '<node>';
@@ -48,8 +50,7 @@ export function caCertHash(caPem: string): string {
 
 /** containerd's major version from a release archive name (containerd-1.7.27-windows-amd64.tar.gz). */
 export function containerdMajor(archiveName: string): number {
-  const m = /containerd-(\d+)\.(\d+)/.exec(archiveName);
-  return m ? Number(m[1]) : 1;
+  return containerdVersion(archiveName)?.major ?? 1;
 }
 
 const toml = (s: string) => JSON.stringify(s); // TOML basic strings share JSON's escapes for our values
@@ -113,15 +114,38 @@ function containerdServiceCommand(): string {
   return `"${LAYOUT.containerdExe}" --config "${LAYOUT.containerdConfig}" --run-service --log-file C:\\var\\log\\containerd.log`;
 }
 
+/** The kubelet flags a join chooses (the Kubernetes Windows guide's: taints at registration, reservations, eviction, node IP). */
+export interface KubeletFlags {
+  /** --node-ip: the address the node registers with. */
+  nodeIp?: string;
+  /** --register-with-taints=os=windows:NoSchedule: the node is tainted from its first registration. */
+  registerTaint?: boolean;
+  /** --kube-reserved / --system-reserved, e.g. cpu=500m,memory=1Gi (checked by reservationProblem). */
+  kubeReserved?: string;
+  systemReserved?: string;
+}
+
+/**
+ * What kube-windows reserves and evicts at when the user says nothing: Kubernetes "Resource
+ * Management for Windows nodes" asks to reserve memory for the OS with --system-reserved (at least
+ * 2 GiB) and to set --eviction-hard, since Windows has no OOM killer and node allocatable is not
+ * enforced (--enforce-node-allocatable="" below): the reservations only lower what is allocatable.
+ */
+export const DEFAULT_SYSTEM_RESERVED = 'memory=2Gi';
+export const DEFAULT_EVICTION_HARD = 'memory.available<500Mi,nodefs.available<10%';
+
 /**
  * The kubelet service command line. kubelet runs as a Windows service itself (--windows-service),
  * so no service wrapper (nssm) is needed; the flags kubeadm would put in kubeadm-flags.env are
  * fixed here, and kubeadm join writes config.yaml and the kubeconfigs, then restarts the service.
  * nodeName must already be validated (RFC 1123), as the join preflight does; "<node>" is the
- * dry-run placeholder.
+ * dry-run placeholder, as "<node ip>" is for the address.
  */
-export function kubeletServiceCommand(nodeName: string): string {
+export function kubeletServiceCommand(nodeName: string, flags: KubeletFlags = {}): string {
   if (nodeName !== NODE_PLACEHOLDER && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(nodeName)) throw new Error(`kubeletServiceCommand: invalid node name ${JSON.stringify(nodeName)}`);
+  if (flags.nodeIp !== undefined && flags.nodeIp !== NODE_IP_PLACEHOLDER && !/^[0-9a-fA-F:.]+$/.test(flags.nodeIp))
+    throw new Error(`kubeletServiceCommand: invalid node IP ${JSON.stringify(flags.nodeIp)}`);
+  for (const r of [flags.kubeReserved, flags.systemReserved]) if (r !== undefined && reservationProblem(r)) throw new Error(`kubeletServiceCommand: invalid reservation ${JSON.stringify(r)}`);
   return [
     `"${LAYOUT.kubelet}"`,
     '--windows-service',
@@ -130,12 +154,25 @@ export function kubeletServiceCommand(nodeName: string): string {
     `--bootstrap-kubeconfig=${LAYOUT.bootstrapKubeconfig}`,
     `--kubeconfig=${LAYOUT.kubeletKubeconfig}`,
     `--hostname-override=${nodeName}`,
+    ...(flags.nodeIp ? [`--node-ip=${flags.nodeIp}`] : []),
     `--container-runtime-endpoint=${CRI_ENDPOINT}`,
+    ...(flags.registerTaint ? [`--register-with-taints=${WINDOWS_TAINT.key}=${WINDOWS_TAINT.value}:${WINDOWS_TAINT.effect}`] : []),
+    ...(flags.kubeReserved ? [`--kube-reserved=${flags.kubeReserved}`] : []),
+    `--system-reserved=${flags.systemReserved ?? DEFAULT_SYSTEM_RESERVED}`,
+    `--eviction-hard=${DEFAULT_EVICTION_HARD}`,
     '--enable-debugging-handlers',
     '--cgroups-per-qos=false',
     '--enforce-node-allocatable=""',
     '--resolv-conf=""',
   ].join(' ');
+}
+
+export const NODE_IP_PLACEHOLDER = '<node ip>';
+
+/** The node IP: the join address when it is one of the host's IPv4 addresses, else the default route's address. */
+export function nodeIpOf(facts: Pick<HostFacts, 'adapters' | 'defaultRouteIPv4'>, address: string): string | undefined {
+  if (facts.adapters.some((a) => a.ipv4.includes(address))) return address;
+  return facts.defaultRouteIPv4 || undefined;
 }
 
 /** Where the containerd release archive is put, and the file recording which archive was unpacked. */
@@ -149,8 +186,8 @@ export function containerdService(): ServiceSpec {
   return { name: 'containerd', binaryPathName: containerdServiceCommand(), displayName: 'containerd', description: 'containerd container runtime (kube-windows)', dependsOn: [] };
 }
 
-export function kubeletService(nodeName: string): ServiceSpec {
-  return { name: 'kubelet', binaryPathName: kubeletServiceCommand(nodeName), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] };
+export function kubeletService(nodeName: string, flags: KubeletFlags = {}): ServiceSpec {
+  return { name: 'kubelet', binaryPathName: kubeletServiceCommand(nodeName, flags), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] };
 }
 
 /** The service exists with exactly our command line (and, when asked, is running). */

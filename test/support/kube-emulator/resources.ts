@@ -11,6 +11,8 @@ export interface ResourceInfo {
   subresources: string[];
   /** Served only on OpenShift clusters. */
   openshift?: boolean;
+  /** Served only where Calico's operator installed its CRDs (operator.tigera.io). */
+  tigera?: boolean;
   /** Backed by a CustomResourceDefinition (list items then carry apiVersion and kind, as for unstructured objects). */
   crd?: boolean;
 }
@@ -35,6 +37,12 @@ export const RESOURCES: ResourceInfo[] = [
     subresources: ['status', 'approval'],
   },
   { kind: 'PodDisruptionBudget', plural: 'poddisruptionbudgets', singular: 'poddisruptionbudget', group: 'policy', version: 'v1', namespaced: true, shortNames: ['pdb'], subresources: ['status'] },
+  { kind: 'ServiceAccount', plural: 'serviceaccounts', singular: 'serviceaccount', group: '', version: 'v1', namespaced: true, shortNames: ['sa'], subresources: ['token'] },
+  { kind: 'DaemonSet', plural: 'daemonsets', singular: 'daemonset', group: 'apps', version: 'v1', namespaced: true, shortNames: ['ds'], subresources: ['status'] },
+  { kind: 'ClusterRole', plural: 'clusterroles', singular: 'clusterrole', group: 'rbac.authorization.k8s.io', version: 'v1', namespaced: false, subresources: [] },
+  { kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', singular: 'clusterrolebinding', group: 'rbac.authorization.k8s.io', version: 'v1', namespaced: false, subresources: [] },
+  // Calico's operator API (tigera/operator's CRDs), served once the operator is installed.
+  { kind: 'Installation', plural: 'installations', singular: 'installation', group: 'operator.tigera.io', version: 'v1', namespaced: false, subresources: ['status'], tigera: true, crd: true },
   { kind: 'RuntimeClass', plural: 'runtimeclasses', singular: 'runtimeclass', group: 'node.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   {
     kind: 'ImageDigestMirrorSet',
@@ -179,8 +187,16 @@ export function resourceByKind(kind: string, apiVersion?: string): ResourceInfo 
   return r;
 }
 
-export function resourceByPath(group: string, version: string, plural: string, openshift: boolean): ResourceInfo | undefined {
-  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural && (openshift || !r.openshift));
+/** Which optional APIs a cluster serves: OpenShift's, Calico's operator's. */
+export interface Serving {
+  openshift: boolean;
+  tigera: boolean;
+}
+
+const served = (r: ResourceInfo, s: Serving): boolean => (s.openshift || !r.openshift) && (s.tigera || !r.tigera);
+
+export function resourceByPath(group: string, version: string, plural: string, s: Serving): ResourceInfo | undefined {
+  return RESOURCES.find((r) => r.group === group && r.version === version && r.plural === plural && served(r, s));
 }
 
 function apiResource(r: ResourceInfo): Record<string, unknown>[] {
@@ -191,6 +207,7 @@ function apiResource(r: ResourceInfo): Record<string, unknown>[] {
     if (sub === 'eviction') out.push({ name: `${r.plural}/eviction`, singularName: '', namespaced: true, group: 'policy', version: 'v1', kind: 'Eviction', verbs: ['create'] });
     else if (sub === 'approval') out.push({ name: `${r.plural}/approval`, singularName: '', namespaced: false, kind: r.kind, verbs: ['get', 'patch', 'update'] });
     else if (sub === 'finalize') out.push({ name: `${r.plural}/finalize`, singularName: '', namespaced: false, kind: r.kind, verbs: ['update'] });
+    else if (sub === 'token') out.push({ name: `${r.plural}/token`, singularName: '', namespaced: true, group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest', verbs: ['create'] });
     else if (sub === 'scale')
       out.push({ name: `${r.plural}/scale`, singularName: '', namespaced: r.namespaced, group: 'autoscaling', version: 'v1', kind: 'Scale', verbs: ['get', 'patch', 'update'] });
     else out.push({ name: `${r.plural}/${sub}`, singularName: '', namespaced: r.namespaced, kind: r.kind, verbs: ['get', 'patch', 'update'] });
@@ -198,15 +215,15 @@ function apiResource(r: ResourceInfo): Record<string, unknown>[] {
   return out;
 }
 
-export function apiResourceList(group: string, version: string, openshift: boolean): Record<string, unknown> | undefined {
-  const rs = RESOURCES.filter((r) => r.group === group && r.version === version && (openshift || !r.openshift));
+export function apiResourceList(group: string, version: string, s: Serving): Record<string, unknown> | undefined {
+  const rs = RESOURCES.filter((r) => r.group === group && r.version === version && served(r, s));
   if (rs.length === 0) return undefined;
   return { kind: 'APIResourceList', apiVersion: 'v1', groupVersion: group ? `${group}/${version}` : version, resources: rs.flatMap(apiResource) };
 }
 
-export function apiGroups(openshift: boolean): Record<string, unknown>[] {
+export function apiGroups(s: Serving): Record<string, unknown>[] {
   const groups = new Map<string, string>();
-  for (const r of RESOURCES) if (r.group && (openshift || !r.openshift)) groups.set(r.group, r.version);
+  for (const r of RESOURCES) if (r.group && served(r, s)) groups.set(r.group, r.version);
   return [...groups].map(([name, version]) => ({
     name,
     versions: [{ groupVersion: `${name}/${version}`, version }],

@@ -119,6 +119,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = new Store();
   const openshift = options.openshift ?? (options.objects ?? []).some((o) => RESOURCES.some((r) => r.openshift && r.kind === o.kind && apiVersionOf(r) === o.apiVersion));
   for (const o of options.objects ?? []) store.apply(o);
+  // Calico's operator CRDs are served once the operator is there: asked for, or an Installation exists.
+  const serving = () => ({ openshift, tigera: options.tigera === true || store.list(resourceByKind('Installation')).length > 0 });
+  let version = { ...KUBE_VERSION };
   const adminToken = randomBytes(24).toString('hex');
   const tokens = new Map<string, Caller>([[adminToken, { user: 'system:admin', deny: [] }]]);
   for (const [t, v] of Object.entries(options.tokens ?? {})) tokens.set(t, { user: v.user, deny: v.deny ?? [] });
@@ -180,17 +183,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   function discovery(ctx: Ctx, path: string): boolean {
     if (ctx.req.method !== 'GET') return false;
-    if (path === '/version') return (send(ctx, 200, KUBE_VERSION), true);
+    if (path === '/version') return (send(ctx, 200, version), true);
     if (path === '/healthz' || path === '/readyz' || path === '/livez') return (send(ctx, 200, 'ok'), true);
     if (path === '/api') return (send(ctx, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] }), true);
-    if (path === '/apis') return (send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(openshift) }), true);
-    if (path === '/api/v1') return (send(ctx, 200, apiResourceList('', 'v1', openshift)), true);
+    if (path === '/apis') return (send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(serving()) }), true);
+    if (path === '/api/v1') return (send(ctx, 200, apiResourceList('', 'v1', serving())), true);
     const m = path.match(/^\/apis\/([^/]+)(?:\/([^/]+))?$/);
     if (m) {
-      const g = apiGroups(openshift).find((x) => x.name === m[1]);
+      const g = apiGroups(serving()).find((x) => x.name === m[1]);
       if (!g) return false;
       if (!m[2]) return (send(ctx, 200, { kind: 'APIGroup', apiVersion: 'v1', ...g }), true);
-      const list = apiResourceList(m[1], m[2], openshift);
+      const list = apiResourceList(m[1], m[2], serving());
       if (!list) return false;
       return (send(ctx, 200, list), true);
     }
@@ -383,7 +386,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       segs.splice(0, 2);
     }
     const [plural, name, sub, ...extra] = segs;
-    const r = plural ? resourceByPath(group, version, plural, openshift) : undefined;
+    const r = plural ? resourceByPath(group, version, plural, serving()) : undefined;
     if (!r || extra.length > 0 || (sub !== undefined && !r.subresources.includes(sub)) || (namespace !== undefined && !r.namespaced)) {
       throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
     }
@@ -801,6 +804,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       return file;
     },
     apply: (obj) => store.apply(obj),
+    setVersion(gitVersion) {
+      const m = /^v(\d+)\.(\d+)\./.exec(gitVersion);
+      version = { ...KUBE_VERSION, gitVersion, major: m?.[1] ?? '1', minor: m?.[2] ?? '0' };
+    },
     get: (kind, name, namespace) => {
       const r = resourceByKind(kind);
       const o = store.get(r, r.namespaced ? namespace || 'default' : undefined, name);

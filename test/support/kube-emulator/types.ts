@@ -30,6 +30,8 @@ export interface EmulatorOptions {
   latencyMs?: number;
   /** Serve config.openshift.io and operators.coreos.com. Default: true when any seeded object belongs to them. */
   openshift?: boolean;
+  /** Serve Calico's operator API (operator.tigera.io) even before an Installation exists. */
+  tigera?: boolean;
   /** Interval between BOOKMARK events on watches that asked for them (default 5000 ms; the real server uses about a minute). */
   bookmarkIntervalMs?: number;
   /** What runs in a container for pods/exec (the kubelet and the runtime); default: a small scripted shell (see server.ts). */
@@ -113,6 +115,8 @@ export interface Emulator {
   /** The text pods/log serves for a container (default: none, an empty log). */
   setPodLog(namespace: string, pod: string, container: string, text: string): void;
   apply(obj: KubeObject): KubeObject;
+  /** What GET /version answers from now on (gitVersion vX.Y.Z; major and minor follow). */
+  setVersion(gitVersion: string): void;
   /** One object (kind as for resourceByKind: 'Network.operator.openshift.io' for the operator's Network). */
   get(kind: string, name: string, namespace?: string): KubeObject | undefined;
   patch(kind: string, name: string, namespace: string | undefined, patch: unknown): KubeObject;

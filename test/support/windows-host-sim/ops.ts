@@ -274,6 +274,16 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       state.firewallRules.set(n, { port });
       return { changed: true };
     }
+    case 'executable-version': {
+      // A Go binary carries its version as the string the build linked in
+      // (-X k8s.io/component-base/version.gitVersion=v1.31.3); the test payloads carry that string.
+      const exe = str(p, 'Exe');
+      if (!fs.isFile(exe)) return { exists: false, output: '' };
+      const version = /gitVersion=(v\d+\.\d+\.\d+[0-9A-Za-z.+-]*)/.exec(fs.read(exe).toString('latin1'))?.[1];
+      const argv = strArray(p, 'Argv');
+      if (!version) return { exists: true, output: `Program '${leafOf(exe)}' failed to run: The specified executable is not a valid application for this OS platform.\r\n` };
+      return { exists: true, output: argv[0] === 'version' ? `${version}\r\n` : `Kubernetes ${version}\r\n` };
+    }
     case 'kubeadm-join':
       return kubeadmJoin(ctx, fs, p);
     case 'kubeadm-reset': {

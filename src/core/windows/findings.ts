@@ -1,0 +1,29 @@
+// What a preflight check found, as plain data: the BYOH and kubeadm joins' host checks
+// (src/bootstrap/preflight.ts) and the kubeadm cluster checks (./kubeadm-cluster.ts) return these.
+
+export type FindingSeverity = 'error' | 'warning' | 'info';
+
+/** What the engine can set up itself when the user agrees. */
+export type FixKind = 'install-wmco' | 'create-key-secret';
+
+export interface Finding {
+  id: string;
+  severity: FindingSeverity;
+  /** One line: what was checked and found. */
+  title: string;
+  /** What to do about it (empty for passing checks). */
+  fix?: string;
+  /** The engine can do this fix itself. */
+  offer?: FixKind;
+}
+
+export const ok = (id: string, title: string): Finding => ({ id, severity: 'info', title });
+
+export function blocking(findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => f.severity === 'error');
+}
+
+/** One finding per line: ✗ error, ! warning, ✓ passed; the fix on the next line. */
+export function formatFindings(findings: readonly Finding[]): string {
+  return findings.map((f) => `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
+}
