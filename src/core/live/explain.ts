@@ -57,6 +57,8 @@ export interface Explanation {
   source: string;
   /** The container concerned, when the texts name one. */
   container?: string;
+  /** The pod field the failure is about (`spec.containers[0].image`, `spec.tolerations`), or `status`. */
+  path: string;
   evidence: Evidence[];
 }
 
@@ -181,6 +183,7 @@ function explainTexts(texts: Text[], ctx: Ctx): Explanation[] {
       fix: words.fix ?? sig.fix,
       source: sig.source,
       ...(container ? { container } : {}),
+      path: fieldOf(sig.id, container, ctx.pod),
       evidence: seen.slice(0, 3).map((t) => ({ from: t.from, text: t.text })),
     });
   }
@@ -393,6 +396,44 @@ function mirrorMissed(image: string | undefined, ctx: Ctx): Words {
 
 // ---------------------------------------------------------------------------------------------
 // Small readers
+
+/** Pod-level fields a signature is about; container-level ones are under the container. */
+const POD_FIELDS: Record<string, string> = {
+  WINF004: 'spec.tolerations',
+  WINF005: 'spec.nodeSelector',
+  WINF006: 'spec.runtimeClassName',
+  WINF007: 'spec.securityContext.windowsOptions.hostProcess',
+  WINF009: 'spec.securityContext.windowsOptions.gmsaCredentialSpecName',
+  WINF011: 'spec.nodeName',
+  WINF015: 'spec.os',
+};
+const CONTAINER_FIELDS: Record<string, string> = {
+  WINF001: 'image',
+  WINF002: 'image',
+  WINF003: 'image',
+  WINF014: 'image',
+  WINF008: 'securityContext.windowsOptions',
+  WINF013: 'volumeMounts',
+  WINF016: 'command',
+};
+
+function fieldOf(id: string, container: string | undefined, pod: Obj): string {
+  const spec = isObj(pod.spec) ? pod.spec : {};
+  if (container) {
+    for (const group of ['initContainers', 'containers', 'ephemeralContainers']) {
+      const list = spec[group];
+      const i = Array.isArray(list) ? list.findIndex((c) => isObj(c) && c.name === container) : -1;
+      if (i >= 0) return `spec.${group}[${i}]${CONTAINER_FIELDS[id] ? `.${CONTAINER_FIELDS[id]}` : ''}`;
+    }
+  }
+  if (POD_FIELDS[id]) return POD_FIELDS[id];
+  if (CONTAINER_FIELDS[id] === 'image') {
+    const list = Array.isArray(spec.containers) ? spec.containers : [];
+    const i = list.findIndex((c) => isObj(c) && typeof c.image === 'string' && c.image === imageOf(pod, undefined));
+    if (i >= 0) return `spec.containers[${i}].image`;
+  }
+  return 'status';
+}
 
 function podView(pod: unknown) {
   const value = isObj(pod) ? { apiVersion: 'v1', kind: 'Pod', ...pod } : undefined;
