@@ -182,7 +182,7 @@ export function formatLiveJson(report: LiveReport): string {
     kind: o.kind,
     ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
     name: o.name,
-    findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path, ...(f.fix ? { fix: f.fix } : {}) })),
+    findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path })),
   }));
   return `${JSON.stringify({ objects, summary: report.summary }, null, 2)}\n`;
 }
@@ -197,7 +197,6 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
     lines.push(paint('bold', objectName(o)));
     for (const f of o.findings) {
       lines.push(`  ${f.path} ${paint(sevColor[f.severity], f.severity)} ${paint('bold', f.ruleId)} ${f.message}`);
-      if (f.fix) lines.push(paint('gray', `    fix: ${f.fix}`));
     }
   }
   if (lines.length > 0) lines.push('');
@@ -236,7 +235,7 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
       ruleId: f.ruleId,
       ruleIndex: index.get(f.ruleId),
       level: SARIF_LEVEL[f.severity],
-      message: { text: f.fix ? `${f.message} Fix: ${f.fix}` : f.message },
+      message: { text: f.message },
       locations: [
         {
           logicalLocations: [
@@ -251,7 +250,13 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{ tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } }, results, invocations: [{ executionSuccessful: true }] }],
+    runs: [
+      {
+        tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } },
+        results,
+        invocations: [{ executionSuccessful: true }],
+      },
+    ],
   };
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }

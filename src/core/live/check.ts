@@ -6,7 +6,7 @@ import { POD_SPEC_PATHS } from '../manifest/workloads';
 import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/engine';
 import type { ClusterSnapshot, Flavour } from '../rules/facts';
 import type { Severity } from '../rules/types';
-import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type MirrorSetFacts, type NodeFacts } from './explain';
+import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type Explanation, type MirrorSetFacts, type NodeFacts } from './explain';
 
 /** The kinds the live check reads, in output order; `openshift` ones exist only there. */
 export const LIVE_KINDS = [
@@ -37,9 +37,13 @@ export interface LiveState {
   mirrorSets?: MirrorSetFacts[];
 }
 
-export interface LiveFinding extends ObjectFinding {
-  /** Failure explanations only: what to do. */
-  fix?: string;
+/** Rule findings and failure explanations alike; an explanation's message ends with what to do. */
+export type LiveFinding = ObjectFinding;
+
+/** An explanation as a finding: its fix is part of the message unless the message already says it. */
+function explanationFinding(e: Explanation, path: string): LiveFinding {
+  const said = e.message.toLowerCase().includes(e.fix.slice(0, 40).toLowerCase());
+  return { ruleId: e.id, severity: e.severity, message: said ? e.message : `${e.message} Fix: ${e.fix}`, path };
 }
 
 export interface LiveObjectReport {
@@ -130,7 +134,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       const pending = typeof nodeName !== 'string' || nodeName === '';
       if (node || (pending && podTargetsWindows(object, undefined, explainFacts))) {
         counted = true;
-        for (const e of explainPod(object, eventsOf(object), node, explainFacts)) findings.push({ ruleId: e.id, severity: e.severity, message: e.message, path: e.path, fix: e.fix });
+        for (const e of explainPod(object, eventsOf(object), node, explainFacts)) findings.push(explanationFinding(e, e.path));
       }
     } else {
       // Admission refusals leave no pod to explain: they are events on the controller (FailedCreate).
@@ -138,7 +142,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       if (own.length > 0) {
         const prefix = (POD_SPEC_PATHS[kind] ?? []).slice(0, -1).join('.');
         for (const e of explainEvents(own, explainFacts)) {
-          findings.push({ ruleId: e.id, severity: e.severity, message: e.message, path: prefix && e.path.startsWith('spec') ? `${prefix}.${e.path}` : e.path, fix: e.fix });
+          findings.push(explanationFinding(e, prefix && e.path.startsWith('spec') ? `${prefix}.${e.path}` : e.path));
         }
       }
     }
@@ -173,4 +177,3 @@ function ruleFilter(options: LiveOptions['check']): (id: string) => boolean {
   const disabled = new Set(options?.disable ?? []);
   return (id) => !id.startsWith('WINF') || ((!only || only.has(id)) && !disabled.has(id) && options?.severity?.[id] !== 'off');
 }
-

@@ -454,7 +454,8 @@ function containersOf(pod: Obj): { name: string; image?: string; command?: unkno
 /** The container's image; without a container, the first Windows image of the pod (a sandbox failure names none). */
 function imageOf(pod: Obj, container: string | undefined): string | undefined {
   const all = containersOf(pod);
-  if (container) return all.find((c) => c.name === container)?.image;
+  const named = container ? all.find((c) => c.name === container) : undefined;
+  if (named) return named.image;
   return all.find((c) => c.image && windowsImageEvidence(c.image))?.image ?? (all.length === 1 ? all[0].image : undefined);
 }
 

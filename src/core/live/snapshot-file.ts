@@ -27,7 +27,14 @@ export function readSnapshotText(text: string): SnapshotRead {
   }
   if (!Array.isArray(value.runtimeClasses)) return bad('runtimeClasses', 'an array');
   for (const [i, rc] of value.runtimeClasses.entries()) {
-    if (!isObj(rc) || typeof rc.name !== 'string' || typeof rc.handler !== 'string' || !isStringMap(rc.nodeSelector) || !Array.isArray(rc.tolerations) || (rc.build !== undefined && typeof rc.build !== 'string'))
+    if (
+      !isObj(rc) ||
+      typeof rc.name !== 'string' ||
+      typeof rc.handler !== 'string' ||
+      !isStringMap(rc.nodeSelector) ||
+      !Array.isArray(rc.tolerations) ||
+      (rc.build !== undefined && typeof rc.build !== 'string')
+    )
       return bad(`runtimeClasses[${i}]`, 'an object with name, handler, nodeSelector (strings) and tolerations');
   }
   if (value.openshift !== undefined && !isObj(value.openshift)) return bad('openshift', 'an object');
