@@ -9,7 +9,7 @@ import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
 import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
-import { CLUSTER_HELP, CLUSTER_OPTIONS, clusterFor, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
+import { CLUSTER_HELP, CLUSTER_OPTIONS, clusterFor, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { formatJson, formatLiveJson, formatLiveSarif, formatLiveText, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
 import { checkLive } from '../core/live/check';
 import { SIGNATURES } from '../core/live/signatures';
@@ -41,6 +41,7 @@ the failing Windows pods explained (failure signatures WINF001 ...):
   --kubeconfig FILE          default: KUBECONFIG, then ~/.kube/config
   -n, --namespace NS         one namespace (default: the context's namespace, else default)
   -A, --all-namespaces       every namespace
+  --chunk-size N             objects per list page (default 500, as kubectl)
 
 Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.`;
 
@@ -96,6 +97,7 @@ const CHECK_OPTIONS_SPEC = {
   kubeconfig: { type: 'string' },
   namespace: { type: 'string', short: 'n' },
   'all-namespaces': { type: 'boolean', short: 'A' },
+  'chunk-size': { type: 'string' },
 } as const;
 
 export function runCheck(args: string[]): number | Promise<number> {
@@ -113,6 +115,7 @@ export function runCheck(args: string[]): number | Promise<number> {
     refuse(values.namespace, '-n/--namespace needs --context (it names a namespace of the cluster to check)');
     refuse(values['all-namespaces'], '-A/--all-namespaces needs --context (it checks every namespace of the cluster)');
     refuse(values.kubeconfig, '--kubeconfig needs --context');
+    refuse(values['chunk-size'], '--chunk-size needs --context (it sizes the pages of the cluster lists)');
   } else {
     refuse(values.snapshot, '--snapshot and --context cannot be used together: --snapshot checks files offline against saved facts');
     if (positionals.length === 0) {
@@ -163,7 +166,8 @@ async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
   let state;
   try {
-    state = await readLiveState(cluster.kube, { context: cluster.context, ...(namespace !== undefined ? { namespace } : {}) });
+    const pageSize = positiveInteger('chunk-size', values['chunk-size']);
+    state = await readLiveState(cluster.kube, { context: cluster.context, ...(namespace !== undefined ? { namespace } : {}), ...(pageSize ? { pageSize } : {}) });
   } catch (err) {
     throw new UsageError(userMessage(err, cluster.context));
   }

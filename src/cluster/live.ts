@@ -22,6 +22,8 @@ export interface LiveScope {
   namespace?: string;
   /** The context name the snapshot carries. */
   context: string;
+  /** Objects per list page (default LIVE_PAGE_SIZE). */
+  pageSize?: number;
   signal?: AbortSignal;
 }
 
@@ -51,13 +53,14 @@ async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], 
   });
 }
 
-function listWindowsNodes(kube: KubeClient, signal?: AbortSignal): Promise<V1Node[]> {
-  return listAll<V1Node>(kube, '/api/v1/nodes', { labelSelector: WINDOWS_SELECTOR }, signal, LIVE_PAGE_SIZE);
+function listWindowsNodes(kube: KubeClient, signal?: AbortSignal, pageSize = LIVE_PAGE_SIZE): Promise<V1Node[]> {
+  return listAll<V1Node>(kube, '/api/v1/nodes', { labelSelector: WINDOWS_SELECTOR }, signal, pageSize);
 }
 
 /** Everything the live check reads, in parallel: one paged list per kind. */
 export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise<LiveState> {
   const { namespace, signal } = scope;
+  const size = scope.pageSize ?? LIVE_PAGE_SIZE;
   const groups = await apiGroups(kube, signal);
   const served = new Set(groups);
   const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
@@ -69,15 +72,13 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
   });
   const lists = kinds.map((k) => {
     const ns = k.kind === 'MachineSet' ? MACHINE_API_NAMESPACE : namespace;
-    return listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, LIVE_PAGE_SIZE).then((items) => typed(items, k.apiVersion, k.kind));
+    return listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) => typed(items, k.apiVersion, k.kind));
   });
-  const events = listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, LIVE_PAGE_SIZE);
-  const nodes = listWindowsNodes(kube, signal);
-  const rcs = listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, LIVE_PAGE_SIZE);
+  const events = listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size);
+  const nodes = listWindowsNodes(kube, signal, size);
+  const rcs = listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size);
   const namespaces =
-    namespace === undefined
-      ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, LIVE_PAGE_SIZE)
-      : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : []));
+    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : []));
   const openshift = isOpenShiftGroups(groups);
   const mirrors = openshift ? readMirrorSets(kube, { context: scope.context }) : Promise.resolve(undefined);
   const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([Promise.all(lists), events, nodes, rcs, namespaces, mirrors]);

@@ -167,6 +167,26 @@ test('WINF005 names the build the pod selects and the builds the cluster has', (
   assert.equal(e.message, 'the pod selects node.kubernetes.io/windows-build=10.0.17763 (2019), which no Windows node runs; the Windows nodes run 10.0.20348 (2022) (2 nodes).');
 });
 
+test('WINF005 is left out when the selector only kept the pod off the other nodes (the Windows ones failed for another reason)', () => {
+  const p = pod({
+    status: {
+      phase: 'Pending',
+      conditions: [
+        {
+          type: 'PodScheduled',
+          status: 'False',
+          reason: 'Unschedulable',
+          message: "0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.",
+        },
+      ],
+    },
+  });
+  assert.deepEqual(
+    explainPod(p, [], undefined, { cluster: CLUSTER }).map((e) => e.id),
+    ['WINF004'],
+  );
+});
+
 test('WINF005 is not a Windows failure for a Linux pod', () => {
   const p = pod({
     image: 'nginx:1.27',

@@ -85,6 +85,31 @@ export function isCheckedObject(object: Obj): boolean {
   return true;
 }
 
+/** The API server's default file mode of volume files (0644), which it writes into every volume source. */
+const DEFAULT_MODE = 420;
+const MODE_SOURCES = ['configMap', 'secret', 'projected', 'downwardAPI'];
+
+/**
+ * A live object as its author wrote it, as far as the rules can tell: the API server writes defaults
+ * into every object (a volume's defaultMode 0644, the projected service-account token volume of every
+ * pod), and a default is nobody's choice to report. Only the defaults a rule reads are removed; the
+ * paths of everything else are unchanged. Returns the object itself when there is nothing to remove.
+ */
+export function withoutServerDefaults(object: Obj): Obj {
+  const specPath = POD_SPEC_PATHS[String(object.kind)];
+  const volumes = specPath ? getAt(object, [...specPath, 'volumes']) : undefined;
+  if (!Array.isArray(volumes) || !volumes.some((v) => isObj(v) && MODE_SOURCES.some((k) => getAt(v, [k, 'defaultMode']) === DEFAULT_MODE))) return object;
+  const copy = structuredClone(object);
+  for (const v of getAt(copy, [...(specPath ?? []), 'volumes']) as unknown[]) {
+    if (!isObj(v)) continue;
+    for (const k of MODE_SOURCES) {
+      const source = v[k];
+      if (isObj(source) && source.defaultMode === DEFAULT_MODE) delete source.defaultMode;
+    }
+  }
+  return copy;
+}
+
 /** Runs the rules on the live objects and explains the failing Windows pods. */
 export function checkLive(state: LiveState, options: LiveOptions = {}): LiveReport {
   const flavour = options.flavour ?? 'auto';
@@ -123,7 +148,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
     let counted = false;
     if (isCheckedObject(object)) {
       counted = true;
-      const result = checkObject(object, checkOptions);
+      const result = checkObject(withoutServerDefaults(object), checkOptions);
       findings.push(...result.findings);
       ruleErrors.push(...result.ruleErrors);
     }

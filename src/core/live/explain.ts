@@ -367,6 +367,10 @@ function selectorMismatch(m: RegExpExecArray, ctx: Ctx): Words {
       };
     }
   }
+  // Some nodes failed for other reasons (a taint, resources): the selector only kept the pod off the
+  // other nodes (Linux ones, for a Windows pod), which is what it is for.
+  const total = /0\/(\d+) nodes are available/.exec(m.input);
+  if (total && Number(m[1]) < Number(total[1])) return undefined;
   return { message: `${m[1]} node(s) didn't match the pod's selectors${shown ? ` (${shown})` : ''}.` };
 }
 
