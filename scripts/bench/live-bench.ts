@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { startEmulator, type KubeObject } from '../../test/support/kube-api-emulator';
-import { linuxNode, namespace, pod, windowsNode, type WindowsBuild } from '../../test/support/kube-seed';
+import { largeCluster, pod, type WindowsBuild } from '../../test/support/kube-seed';
 
 const LINUX = Number(process.env.BENCH_LINUX_NODES ?? 4700);
 const WINDOWS = Number(process.env.BENCH_WINDOWS_NODES ?? 300);
@@ -40,20 +40,7 @@ function template(app: string, windows: boolean, i: number): Record<string, unkn
 }
 
 function seed(): { objects: KubeObject[]; counts: Record<string, number> } {
-  const objects: KubeObject[] = [];
-  for (let i = 0; i < NAMESPACES; i++) objects.push(namespace(`team-${i}`));
-  const linuxNames: string[] = [];
-  const windowsNames: string[] = [];
-  for (let i = 0; i < LINUX; i++) {
-    const name = `ip-10-${(i >> 8) & 255}-${i & 255}-1.us-east-2.compute.internal`;
-    linuxNames.push(name);
-    objects.push(linuxNode(name, { role: i < 3 ? 'master' : 'worker' }));
-  }
-  for (let i = 0; i < WINDOWS; i++) {
-    const name = `winworker-${String(i).padStart(4, '0')}`;
-    windowsNames.push(name);
-    objects.push(windowsNode(name, { build: BUILDS[i % BUILDS.length] }));
-  }
+  const { objects, linuxNames, windowsNames } = largeCluster({ namespaces: NAMESPACES, linux: LINUX, windows: WINDOWS, builds: BUILDS });
   const counts = { Deployment: 0, ReplicaSet: 0, StatefulSet: 0, DaemonSet: 0, Job: 0, CronJob: 0 };
   const replicaSets: { ns: string; name: string; uid: string; windows: boolean; image: string }[] = [];
   for (let i = 0; i < WORKLOADS; i++) {

@@ -95,10 +95,9 @@ function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => s
 
 const SARIF_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 
-export function formatSarif(reports: FileReport[], version: string): string {
-  const used = new Set<string>();
-  for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
-  const rules = RULES.filter((r) => used.has(r.id)).map((r) => ({
+/** A rule's (or a failure signature's) SARIF descriptor. */
+function sarifRule(r: { id: string; title: string; severity: Severity }, tags: string[], extra: Record<string, unknown> = {}) {
+  return {
     id: r.id,
     name: r.id,
     shortDescription: { text: r.title },
@@ -106,8 +105,14 @@ export function formatSarif(reports: FileReport[], version: string): string {
     helpUri: docsUrl(r.id),
     help: { text: `${r.title} See ${docsUrl(r.id)}` },
     defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-    properties: { tags: ['windows', 'kubernetes', r.family], precision: 'high' },
-  }));
+    properties: { tags: ['windows', 'kubernetes', ...tags], ...extra },
+  };
+}
+
+export function formatSarif(reports: FileReport[], version: string): string {
+  const used = new Set<string>();
+  for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
+  const rules = RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family], { precision: 'high' }));
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = [];
   const notifications = [];
@@ -152,17 +157,15 @@ export function formatSarif(reports: FileReport[], version: string): string {
       });
     }
   }
+  return sarifLog(version, rules, results, { columnKind: 'utf16CodeUnits', invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }] });
+}
+
+/** The SARIF 2.1.0 log of one run of kube-windows. */
+function sarifLog(version: string, rules: unknown[], results: unknown[], run: Record<string, unknown>): string {
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [
-      {
-        tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } },
-        results,
-        columnKind: 'utf16CodeUnits',
-        invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
-      },
-    ],
+    runs: [{ tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } }, results, ...run }],
   };
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }
@@ -216,19 +219,7 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
 export function formatLiveSarif(report: LiveReport, version: string): string {
   const used = new Set<string>();
   for (const o of report.objects) for (const f of o.findings) used.add(f.ruleId);
-  const rules = [
-    ...RULES.filter((r) => used.has(r.id)).map((r) => ({ id: r.id, title: r.title, severity: r.severity, tags: [r.family] })),
-    ...SIGNATURES.filter((x) => used.has(x.id)).map((x) => ({ id: x.id, title: x.title, severity: x.severity, tags: ['live', 'failure'] })),
-  ].map((r) => ({
-    id: r.id,
-    name: r.id,
-    shortDescription: { text: r.title },
-    fullDescription: { text: r.title },
-    helpUri: docsUrl(r.id),
-    help: { text: `${r.title} See ${docsUrl(r.id)}` },
-    defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-    properties: { tags: ['windows', 'kubernetes', ...r.tags] },
-  }));
+  const rules = [...RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family])), ...SIGNATURES.filter((x) => used.has(x.id)).map((x) => sarifRule(x, ['live', 'failure']))];
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.objects.flatMap((o) =>
     o.findings.map((f) => ({
@@ -247,16 +238,5 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
       properties: { apiVersion: o.apiVersion, kind: o.kind, ...(o.namespace !== undefined ? { namespace: o.namespace } : {}), name: o.name, path: f.path },
     })),
   );
-  const sarif = {
-    $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
-    version: '2.1.0',
-    runs: [
-      {
-        tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } },
-        results,
-        invocations: [{ executionSuccessful: true }],
-      },
-    ],
-  };
-  return `${JSON.stringify(sarif, null, 2)}\n`;
+  return sarifLog(version, rules, results, { invocations: [{ executionSuccessful: true }] });
 }

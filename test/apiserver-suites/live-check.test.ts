@@ -7,27 +7,14 @@
 // --chunk-size 2) on a real server.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { pod, windowsNode } from '../support/kube-seed';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { runCli } from '../support/run-cli';
+import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
-const CLI = resolve(ROOT, 'dist', 'cli.js');
 const NS = uniqueName('kw-live');
 const WIN1 = uniqueName('kw-live-win');
 const WIN2 = uniqueName('kw-live-win');
 let api: RealApiServer;
-
-function runCli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('close', (code) => resolveP({ code, stdout, stderr }));
-  });
-}
 
 const template = {
   metadata: { labels: { app: 'iis' } },

@@ -4,29 +4,12 @@
 // cannot be reached.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { linuxNode, namespace, pod, windowsNode } from '../support/kube-seed';
-
-const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
-
-function run(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveP({ code, stdout, stderr });
-    });
-  });
-}
+import { runCli as run } from '../support/run-cli';
 
 const WIN_TEMPLATE = (image: string, extra: Record<string, unknown> = {}) => ({
   metadata: { labels: { app: 'iis' } },

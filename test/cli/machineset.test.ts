@@ -4,33 +4,15 @@
 // a stall explained, scale through the scale subresource and delete-machine.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { namespace, wmcoCsv } from '../support/kube-seed';
 import { CLUSTER, infrastructure, linuxWorkerMachineSet, PLATFORMS, REFUSED_AMI, wmcoReference, type Platform } from '../support/machine-api-seed';
 import { startMachineControllerDouble } from '../support/machine-controller-double';
+import { runCli as run } from '../support/run-cli';
 
-const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 const WMCO_NS = 'openshift-windows-machine-config-operator';
 const NS = 'openshift-machine-api';
-
-/** Runs the CLI without blocking this process (the emulator answers from here). */
-function run(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolveP({ code, stdout, stderr });
-    });
-  });
-}
 
 const secret = (name: string, ns: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, type: 'Opaque', data });
 const KEY = secret(WMCO_NS, WMCO_NS, {});

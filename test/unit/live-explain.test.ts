@@ -32,6 +32,10 @@ function pod(opts: { image?: string; command?: string[]; nodeName?: string; stat
   };
 }
 
+/** A pending pod whose PodScheduled condition carries the scheduler's message. */
+const unschedulable = (message: string, opts: Parameters<typeof pod>[0] = {}) =>
+  pod({ ...opts, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }] } });
+
 const event = (reason: string, message: string, fieldPath?: string): EventFacts => ({
   type: 'Warning',
   reason,
@@ -60,7 +64,7 @@ function carrier(sig: (typeof SIGNATURES)[number], text: string): { p: ReturnTyp
       };
     }
     case 'scheduling':
-      return { p: pod({ status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: text }] } }), events: [] };
+      return { p: unschedulable(text), events: [] };
     case 'node':
       return { p: pod({ nodeName: 'win-2' }), events: [], node: { ...NODE, conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: text }] } };
     case 'pod':
@@ -135,19 +139,7 @@ test("WINF001 from a sandbox event (no container named) uses the pod's Windows i
 });
 
 test('WINF004 names the taint the nodes carry and the toleration to add', () => {
-  const p = pod({
-    status: {
-      phase: 'Pending',
-      conditions: [
-        {
-          type: 'PodScheduled',
-          status: 'False',
-          reason: 'Unschedulable',
-          message: "0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.",
-        },
-      ],
-    },
-  });
+  const p = unschedulable("0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.");
   const e = explainPod(p, [], undefined, { cluster: CLUSTER }).find((x) => x.id === 'WINF004');
   assert.ok(e);
   assert.equal(e.message, '2 Windows node(s) carry the taint os=Windows:NoSchedule and the pod does not tolerate it.');
@@ -155,12 +147,8 @@ test('WINF004 names the taint the nodes carry and the toleration to add', () => 
 });
 
 test('WINF005 names the build the pod selects and the builds the cluster has', () => {
-  const p = pod({
+  const p = unschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", {
     nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.17763' },
-    status: {
-      phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector." }],
-    },
   });
   const [e] = explainPod(p, [], undefined, { cluster: CLUSTER });
   assert.equal(e.id, 'WINF005');
@@ -168,19 +156,7 @@ test('WINF005 names the build the pod selects and the builds the cluster has', (
 });
 
 test('WINF005 is left out when the selector only kept the pod off the other nodes (the Windows ones failed for another reason)', () => {
-  const p = pod({
-    status: {
-      phase: 'Pending',
-      conditions: [
-        {
-          type: 'PodScheduled',
-          status: 'False',
-          reason: 'Unschedulable',
-          message: "0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.",
-        },
-      ],
-    },
-  });
+  const p = unschedulable("0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.");
   assert.deepEqual(
     explainPod(p, [], undefined, { cluster: CLUSTER }).map((e) => e.id),
     ['WINF004'],
@@ -188,14 +164,7 @@ test('WINF005 is left out when the selector only kept the pod off the other node
 });
 
 test('WINF005 is not a Windows failure for a Linux pod', () => {
-  const p = pod({
-    image: 'nginx:1.27',
-    nodeSelector: { 'kubernetes.io/os': 'linux' },
-    status: {
-      phase: 'Pending',
-      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector." }],
-    },
-  });
+  const p = unschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", { image: 'nginx:1.27', nodeSelector: { 'kubernetes.io/os': 'linux' } });
   assert.deepEqual(explainPod(p, [], undefined, { cluster: CLUSTER }), []);
 });
 
