@@ -15,7 +15,7 @@ import { buildSnapshot, readOpenShiftFacts } from './snapshot';
 import { windowsNodeView } from './windows-nodes';
 
 /** Page size of the live check's lists (kubectl's default). */
-export const LIVE_PAGE_SIZE = 500;
+const LIVE_PAGE_SIZE = 500;
 
 export interface LiveScope {
   /** One namespace; all namespaces when undefined. */

@@ -291,6 +291,13 @@ spec:
   const report = JSON.parse(offline.stdout) as { files: { findings: { ruleId: string; message: string }[] }[] };
   const withFacts = report.files[0].findings.find((f) => /10\.0\.20348/.test(f.message));
   assert.ok(withFacts, JSON.stringify(report.files[0].findings));
+  // With --context and paths, the files are checked against the live cluster's facts.
+  const live = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '--format', 'json', manifest]);
+  assert.equal(live.code, 1, live.stderr);
+  assert.deepEqual(
+    (JSON.parse(live.stdout) as typeof report).files[0].findings.map((f) => f.message),
+    report.files[0].findings.map((f) => f.message),
+  );
   // Without the facts, nothing says which build the cluster runs.
   const plain = await run(['check', '--format', 'json', manifest]);
   assert.ok(!(JSON.parse(plain.stdout) as typeof report).files[0].findings.some((f) => /10\.0\.20348/.test(f.message)));

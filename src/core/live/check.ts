@@ -17,11 +17,9 @@ export const LIVE_KINDS = [
   { kind: 'Job', apiVersion: 'batch/v1', plural: 'jobs' },
   { kind: 'CronJob', apiVersion: 'batch/v1', plural: 'cronjobs' },
   { kind: 'Pod', apiVersion: 'v1', plural: 'pods' },
-  { kind: 'DeploymentConfig', apiVersion: 'apps.openshift.io/v1', plural: 'deploymentconfigs', openshift: true },
-  { kind: 'MachineSet', apiVersion: 'machine.openshift.io/v1beta1', plural: 'machinesets', openshift: true },
+  { kind: 'DeploymentConfig', apiVersion: 'apps.openshift.io/v1', plural: 'deploymentconfigs' },
+  { kind: 'MachineSet', apiVersion: 'machine.openshift.io/v1beta1', plural: 'machinesets' },
 ] as const;
-
-export type LiveKind = (typeof LIVE_KINDS)[number]['kind'];
 
 /** What the cluster module read, every list complete (paged). */
 export interface LiveState {
@@ -46,7 +44,7 @@ function explanationFinding(e: Explanation, path: string): LiveFinding {
   return { ruleId: e.id, severity: e.severity, message: said ? e.message : `${e.message} Fix: ${e.fix}`, path };
 }
 
-export interface LiveObjectReport {
+interface LiveObjectReport {
   apiVersion: string;
   kind: string;
   namespace?: string;
