@@ -1,18 +1,21 @@
 // `npm run bench:tree`: bundles scripts/bench/tree-bench.ts (the cluster model and the API emulator in
 // one process) into bench/tmp/tree-bench.js and runs it with --expose-gc, so that it can tell the
 // model's heap apart from the emulator's. The last line printed is the `tree:` summary.
+// `node scripts/bench-tree.mjs live` (the end of `npm run bench`) does the same for
+// scripts/bench/live-bench.ts: `check --context -A` on an emulated large cluster (`live:` summary).
 import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 
 const root = resolve(new URL('..', import.meta.url).pathname);
-const outfile = join(root, 'bench', 'tmp', 'tree-bench.js');
+const name = process.argv[2] === 'live' ? 'live-bench' : 'tree-bench';
+const outfile = join(root, 'bench', 'tmp', `${name}.js`);
 mkdirSync(join(root, 'bench', 'tmp'), { recursive: true });
 
 await build({
   absWorkingDir: root,
-  entryPoints: ['scripts/bench/tree-bench.ts'],
+  entryPoints: [`scripts/bench/${name}.ts`],
   outfile,
   bundle: true,
   platform: 'node',

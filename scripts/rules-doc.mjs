@@ -4,12 +4,33 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
 const rules = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'rules', '--format', 'json'], { encoding: 'utf8' }));
+const failures = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'rules', '--failures', '--format', 'json'], { encoding: 'utf8' }));
 const check = process.argv.includes('--check');
 const esc = (s) => s.replace(/\|/g, '\\|');
 
 export function readmeTable(list) {
   const rows = list.map((r) => `| [${r.id}](docs/rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${esc(r.title)} |`);
   return ['| Rule | Severity | What it catches and why |', '|---|---|---|', ...rows].join('\n');
+}
+
+function failuresSection(list) {
+  const out = [
+    '## Failure signatures (live pods)',
+    '',
+    "What `kube-windows check --context` (and the explorer) explains when a Windows pod fails: each signature is recognised in the pod's container states, its events or its node's conditions, by the texts shown (recorded from the issue thread or documentation named as the source), and worded with the facts at hand (the node's Windows build, the image's, the cluster's taints, RuntimeClasses and mirror sets). Findings carry the id; `--disable` and `--enable` take it as they take rule ids.",
+    '',
+  ];
+  for (const f of list) {
+    out.push(`### ${f.id}`, '', `Severity: ${f.severity}.`, '', f.title, '', `Cause: ${f.cause}`, '', `Fix: ${f.fix}`, '', `Source: <${f.source}>`, '', 'Recognised texts, for example:', '');
+    for (const e of f.examples) out.push(`- \`${e.replace(/`/g, "'")}\``);
+    out.push('');
+  }
+  return out;
+}
+
+export function failuresTable(list) {
+  const rows = list.map((f) => `| [${f.id}](docs/rules.md#${f.id.toLowerCase()}) | ${f.severity} | ${esc(f.title)} |`);
+  return ['| Signature | Severity | What failed |', '|---|---|---|', ...rows].join('\n');
 }
 
 function rulesDoc(list) {
@@ -27,6 +48,7 @@ function rulesDoc(list) {
     out.push(`## ${fam}`, '');
     for (const r of list.filter((x) => x.family === fam)) out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
   }
+  out.push(...failuresSection(failures));
   return out.join('\n');
 }
 
@@ -34,7 +56,11 @@ const readme = readFileSync('README.md', 'utf8');
 const start = readme.indexOf('<!-- rules:start -->');
 const end = readme.indexOf('<!-- rules:end -->');
 if (start === -1 || end === -1) throw new Error('README.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
-const nextReadme = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable(rules)}\n${readme.slice(end)}`;
+const withRules = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable(rules)}\n${readme.slice(end)}`;
+const fStart = withRules.indexOf('<!-- failures:start -->');
+const fEnd = withRules.indexOf('<!-- failures:end -->');
+if (fStart === -1 || fEnd === -1) throw new Error('README.md lacks the <!-- failures:start --> / <!-- failures:end --> markers');
+const nextReadme = `${withRules.slice(0, fStart)}<!-- failures:start -->\n${failuresTable(failures)}\n${withRules.slice(fEnd)}`;
 const nextDoc = rulesDoc(rules);
 if (check) {
   let ok = true;
@@ -57,4 +83,4 @@ if (check) {
 writeFileSync('README.md', nextReadme);
 mkdirSync('docs', { recursive: true });
 writeFileSync('docs/rules.md', nextDoc);
-console.log(`${rules.length} rules written to README.md and docs/rules.md`);
+console.log(`${rules.length} rules and ${failures.length} failure signatures written to README.md and docs/rules.md`);

@@ -8,7 +8,7 @@ import { ClusterSession } from '../../src/cluster/session';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
 import { startEmulator, type KubeObject, type RequestLogEntry } from '../../test/support/kube-api-emulator';
-import { linuxNode, namespace, pod, windowsNode, type WindowsBuild } from '../../test/support/kube-seed';
+import { largeCluster, pod, type WindowsBuild } from '../../test/support/kube-seed';
 
 const LINUX = Number(process.env.BENCH_LINUX_NODES ?? 4700);
 const WINDOWS = Number(process.env.BENCH_WINDOWS_NODES ?? 300);
@@ -38,20 +38,7 @@ function rng(seed: number): () => number {
 }
 
 function seed(): { objects: KubeObject[]; windowsNames: string[] } {
-  const objects: KubeObject[] = [];
-  const windowsNames: string[] = [];
-  const linuxNames: string[] = [];
-  for (let i = 0; i < NAMESPACES; i++) objects.push(namespace(`team-${i}`));
-  for (let i = 0; i < LINUX; i++) {
-    const name = `ip-10-${(i >> 8) & 255}-${i & 255}-1.us-east-2.compute.internal`;
-    linuxNames.push(name);
-    objects.push(linuxNode(name, { role: i < 3 ? 'master' : 'worker' }));
-  }
-  for (let i = 0; i < WINDOWS; i++) {
-    const name = `winworker-${String(i).padStart(4, '0')}`;
-    windowsNames.push(name);
-    objects.push(windowsNode(name, { build: BUILDS[i % BUILDS.length], byoh: i % 10 === 9 }));
-  }
+  const { objects, linuxNames, windowsNames } = largeCluster({ namespaces: NAMESPACES, linux: LINUX, windows: WINDOWS, builds: BUILDS, byoh: true });
   // Pods spread round-robin over all nodes (Windows pods on Windows nodes), a few unscheduled.
   const all = [...linuxNames, ...windowsNames];
   for (let i = 0; i < PODS; i++) {

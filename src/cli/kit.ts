@@ -218,6 +218,8 @@ export interface Cluster {
   kube: KubeClient;
   /** The cluster's CA from the kubeconfig (kubeadm discovery). */
   caPem?: string;
+  /** The context's namespace in the kubeconfig, if it sets one (kubectl's default for -n). */
+  namespace?: string;
 }
 
 /** The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be used. */
@@ -238,7 +240,8 @@ export function clusterFor(values: { context?: string | undefined; kubeconfig?: 
       throw new UsageError(`cannot read the certificate-authority file ${cluster.caFile} of context "${values.context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
-  return { context: values.context, kube: new KubeClient(config), ...(caPem ? { caPem } : {}) };
+  const namespace = loaded.config.getContextObject(values.context)?.namespace;
+  return { context: values.context, kube: new KubeClient(config), ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
 }
 
 // ---------------------------------------------------------------------------------------------

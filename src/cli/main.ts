@@ -4,7 +4,7 @@
 // mirrors.ts (render), mirrors-apply.ts (diff, apply) and machineset.ts (create, follow, scale,
 // delete-machine).
 import { version } from '../../package.json';
-import { CHECK_OPTIONS_HELP, runCheck, runRules } from './check';
+import { CHECK_OPTIONS_HELP, runCheck, runRules, runSnapshot } from './check';
 import { runJoin, runRemove } from './join';
 import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
 import { runMachineSet } from './machineset';
@@ -16,7 +16,10 @@ const HELP = `kube-windows ${version}: Windows compatibility checks for Kubernet
 
 Usage:
   kube-windows check [options] [paths | globs | -]...
-  kube-windows rules [--format text|json]
+  kube-windows check --context C [--kubeconfig F] [-n NS | -A] [--format text|json|sarif]
+  kube-windows check --snapshot facts.json [options] [paths | globs | -]...
+  kube-windows snapshot --context C [--kubeconfig F] > facts.json
+  kube-windows rules [--format text|json] [--failures]
   kube-windows join --context C --address A [--user U] [--key FILE] [--via byoh|kubeadm] [--dry-run]
   kube-windows remove --context C --address A [--node NAME]
   kube-windows nodes reboot|logs|services NODE --context C [--user U --key FILE]
@@ -47,8 +50,12 @@ export function main(argv: string[]): number | Promise<number> {
   const [command, ...rest] = argv;
   try {
     switch (command) {
-      case 'check':
-        return runCheck(rest);
+      case 'check': {
+        const code = runCheck(rest);
+        return typeof code === 'number' ? code : code.catch(failure);
+      }
+      case 'snapshot':
+        return runSnapshot(rest).catch(failure);
       case 'rules':
         return runRules(rest);
       case 'join':

@@ -1,5 +1,7 @@
 import type { Finding, Severity } from '../core/rules/types';
 import { RULES, RULES_BY_ID, docsUrl } from '../core/rules/registry';
+import { SIGNATURES, SIGNATURES_BY_ID } from '../core/live/signatures';
+import type { LiveReport } from '../core/live/check';
 
 /** One checked file as the output formats see it. */
 export interface FileReport {
@@ -93,10 +95,9 @@ function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => s
 
 const SARIF_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 
-export function formatSarif(reports: FileReport[], version: string): string {
-  const used = new Set<string>();
-  for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
-  const rules = RULES.filter((r) => used.has(r.id)).map((r) => ({
+/** A rule's (or a failure signature's) SARIF descriptor. */
+function sarifRule(r: { id: string; title: string; severity: Severity }, tags: string[], extra: Record<string, unknown> = {}) {
+  return {
     id: r.id,
     name: r.id,
     shortDescription: { text: r.title },
@@ -104,8 +105,14 @@ export function formatSarif(reports: FileReport[], version: string): string {
     helpUri: docsUrl(r.id),
     help: { text: `${r.title} See ${docsUrl(r.id)}` },
     defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-    properties: { tags: ['windows', 'kubernetes', r.family], precision: 'high' },
-  }));
+    properties: { tags: ['windows', 'kubernetes', ...tags], ...extra },
+  };
+}
+
+export function formatSarif(reports: FileReport[], version: string): string {
+  const used = new Set<string>();
+  for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
+  const rules = RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family], { precision: 'high' }));
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = [];
   const notifications = [];
@@ -150,21 +157,86 @@ export function formatSarif(reports: FileReport[], version: string): string {
       });
     }
   }
+  return sarifLog(version, rules, results, { columnKind: 'utf16CodeUnits', invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }] });
+}
+
+/** The SARIF 2.1.0 log of one run of kube-windows. */
+function sarifLog(version: string, rules: unknown[], results: unknown[], run: Record<string, unknown>): string {
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [
-      {
-        tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } },
-        results,
-        columnKind: 'utf16CodeUnits',
-        invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
-      },
-    ],
+    runs: [{ tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } }, results, ...run }],
   };
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }
 
+/** A rule or a failure signature (both can be enabled, disabled or have their severity changed). */
 export function ruleExists(id: string): boolean {
-  return RULES_BY_ID.has(id);
+  return RULES_BY_ID.has(id) || SIGNATURES_BY_ID.has(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Live objects (check --context): located by object and field path.
+
+/** The JSON contract of `check --context`: objects with findings, and a summary. */
+export function formatLiveJson(report: LiveReport): string {
+  const objects = report.objects.map((o) => ({
+    apiVersion: o.apiVersion,
+    kind: o.kind,
+    ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+    name: o.name,
+    findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path })),
+  }));
+  return `${JSON.stringify({ objects, summary: report.summary }, null, 2)}\n`;
+}
+
+const objectName = (o: { kind: string; namespace?: string; name: string }): string => `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+
+export function formatLiveText(report: LiveReport, context: string, color: boolean): string {
+  const paint = (c: keyof typeof COLORS, s: string) => (color ? `\u001b[${COLORS[c]}m${s}\u001b[0m` : s);
+  const sevColor: Record<Severity, keyof typeof COLORS> = { error: 'red', warning: 'yellow', info: 'blue' };
+  const lines: string[] = [];
+  for (const o of report.objects) {
+    lines.push(paint('bold', objectName(o)));
+    for (const f of o.findings) {
+      lines.push(`  ${f.path} ${paint(sevColor[f.severity], f.severity)} ${paint('bold', f.ruleId)} ${f.message}`);
+    }
+  }
+  if (lines.length > 0) lines.push('');
+  const s = report.summary;
+  const n = s.errors + s.warnings + s.infos;
+  const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
+  const scope = `${plural(s.objects, 'object')} of context ${context}`;
+  lines.push(
+    n === 0
+      ? paint('green', `✔ no findings in ${scope}`)
+      : paint(s.errors > 0 ? 'red' : 'yellow', `✖ ${plural(n, 'finding')} (${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}, ${s.infos} info) in ${report.objects.length} of ${scope}`),
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+/** SARIF with logical locations: the object as `kind/namespace/name`, the field path beside it. */
+export function formatLiveSarif(report: LiveReport, version: string): string {
+  const used = new Set<string>();
+  for (const o of report.objects) for (const f of o.findings) used.add(f.ruleId);
+  const rules = [...RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family])), ...SIGNATURES.filter((x) => used.has(x.id)).map((x) => sarifRule(x, ['live', 'failure']))];
+  const index = new Map(rules.map((r, i) => [r.id, i]));
+  const results = report.objects.flatMap((o) =>
+    o.findings.map((f) => ({
+      ruleId: f.ruleId,
+      ruleIndex: index.get(f.ruleId),
+      level: SARIF_LEVEL[f.severity],
+      message: { text: f.message },
+      locations: [
+        {
+          logicalLocations: [
+            { name: o.name, fullyQualifiedName: objectName(o), kind: 'resource' },
+            { name: f.path, fullyQualifiedName: `${objectName(o)}/${f.path}`, kind: 'property' },
+          ],
+        },
+      ],
+      properties: { apiVersion: o.apiVersion, kind: o.kind, ...(o.namespace !== undefined ? { namespace: o.namespace } : {}), name: o.name, path: f.path },
+    })),
+  );
+  return sarifLog(version, rules, results, { invocations: [{ executionSuccessful: true }] });
 }

@@ -88,25 +88,30 @@ export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {})
 
 export type ClusterRuntimeClass = Omit<RuntimeClassFacts, 'source' | 'windows'>;
 
+/** Pure: the RuntimeClasses (objects of a list) whose scheduling sends pods to Windows nodes. */
+export function windowsRuntimeClassesOf(items: readonly V1RuntimeClassList['items'][number][]): ClusterRuntimeClass[] {
+  const out: ClusterRuntimeClass[] = [];
+  for (const rc of items) {
+    const nodeSelector = stringMap(rc.scheduling?.nodeSelector);
+    if (!runtimeClassIsWindows(rc.handler, nodeSelector)) continue;
+    const item: ClusterRuntimeClass = {
+      name: rc.metadata?.name ?? '',
+      handler: rc.handler,
+      nodeSelector,
+      tolerations: (rc.scheduling?.tolerations ?? []).map((t) => ({ ...t }) as Obj),
+    };
+    const build = nodeSelector[BUILD_LABEL];
+    if (build) item.build = build;
+    out.push(item);
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
 /** RuntimeClasses whose scheduling sends pods to Windows nodes. */
 export async function readWindowsRuntimeClasses(client: KubeClient, ctx: ErrorContext = {}): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
   try {
     const list = await client.get<V1RuntimeClassList>('/apis/node.k8s.io/v1/runtimeclasses');
-    const out: ClusterRuntimeClass[] = [];
-    for (const rc of list.items) {
-      const nodeSelector = stringMap(rc.scheduling?.nodeSelector);
-      if (!runtimeClassIsWindows(rc.handler, nodeSelector)) continue;
-      const item: ClusterRuntimeClass = {
-        name: rc.metadata?.name ?? '',
-        handler: rc.handler,
-        nodeSelector,
-        tolerations: (rc.scheduling?.tolerations ?? []).map((t) => ({ ...t }) as Obj),
-      };
-      const build = nodeSelector[BUILD_LABEL];
-      if (build) item.build = build;
-      out.push(item);
-    }
-    return out.sort((a, b) => a.name.localeCompare(b.name));
+    return windowsRuntimeClassesOf(list.items);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return [];
     return classifyError(err, { ...ctx, what: 'RuntimeClasses' });

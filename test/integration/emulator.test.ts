@@ -333,7 +333,7 @@ describe('kube API emulator through @kubernetes/client-node', () => {
         });
       assert.equal(await get('/apis/config.openshift.io/v1/imagedigestmirrorsets'), 404);
       assert.equal(await get('/apis/node.k8s.io/v1/runtimeclasses'), 200);
-      assert.throws(() => plain.apply({ apiVersion: 'v1', kind: 'Deployment', metadata: { name: 'x' } }), /unsupported kind/);
+      assert.throws(() => plain.apply({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'x' } }), /unsupported kind/);
     } finally {
       await plain.stop();
     }

@@ -616,3 +616,30 @@ export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
     },
   ];
 }
+
+/**
+ * The namespaces and nodes of the emulated large cluster the benchmarks use: `team-N` namespaces,
+ * Linux nodes named as on AWS (the first three masters) and Windows nodes `winworker-NNNN` whose
+ * builds cycle through `builds` (every tenth a BYOH instance when `byoh` is set).
+ */
+export function largeCluster(opts: { namespaces: number; linux: number; windows: number; builds: WindowsBuild[]; byoh?: boolean }): {
+  objects: KubeObject[];
+  linuxNames: string[];
+  windowsNames: string[];
+} {
+  const objects: KubeObject[] = [];
+  const linuxNames: string[] = [];
+  const windowsNames: string[] = [];
+  for (let i = 0; i < opts.namespaces; i++) objects.push(namespace(`team-${i}`));
+  for (let i = 0; i < opts.linux; i++) {
+    const name = `ip-10-${(i >> 8) & 255}-${i & 255}-1.us-east-2.compute.internal`;
+    linuxNames.push(name);
+    objects.push(linuxNode(name, { role: i < 3 ? 'master' : 'worker' }));
+  }
+  for (let i = 0; i < opts.windows; i++) {
+    const name = `winworker-${String(i).padStart(4, '0')}`;
+    windowsNames.push(name);
+    objects.push(windowsNode(name, { build: opts.builds[i % opts.builds.length], byoh: opts.byoh === true && i % 10 === 9 }));
+  }
+  return { objects, linuxNames, windowsNames };
+}

@@ -141,7 +141,7 @@ function checkInstallConfig(text: string) {
   const out: { id: string; report: Report; covered: string }[] = [];
   for (const rule of networkRules as ObjectRule[]) {
     if (!rule.kinds.includes(INSTALL_CONFIG_KIND)) continue;
-    rule.check({ object, facts: emptyFacts(), doc }, (report) => {
+    rule.check({ object, facts: emptyFacts() }, (report) => {
       const span = spanFor(doc.tree(), report.path, report.target ?? 'key');
       out.push({ id: rule.id, report, covered: span ? text.slice(span.start, span.end) : '' });
     });

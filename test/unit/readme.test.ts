@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { RULES } from '../../src/core/rules/registry';
+import { SIGNATURES } from '../../src/core/live/signatures';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 
@@ -30,5 +31,21 @@ test('every rule id is unique, well-formed, and has a one-line title', () => {
     assert.ok(!seen.has(r.id), `duplicate ${r.id}`);
     seen.add(r.id);
     assert.ok(r.title.length > 15 && !r.title.includes('\n'), `${r.id} title`);
+  }
+});
+
+test('the README failure table and docs/rules.md list exactly the failure signatures', () => {
+  const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
+  const table = readme.slice(readme.indexOf('<!-- failures:start -->'), readme.indexOf('<!-- failures:end -->'));
+  const rows = [...table.matchAll(/^\| \[(WINF\d{3})\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({ id: m[1], severity: m[2], title: m[3].replace(/\\\|/g, '|') }));
+  assert.deepEqual(
+    rows,
+    SIGNATURES.map((s) => ({ id: s.id, severity: s.severity, title: s.title })),
+    'run node scripts/rules-doc.mjs',
+  );
+  const doc = readFileSync(resolve(ROOT, 'docs', 'rules.md'), 'utf8');
+  for (const s of SIGNATURES) {
+    assert.ok(doc.includes(`\n### ${s.id}\n`), `docs/rules.md lacks ${s.id}`);
+    assert.ok(doc.includes(`Source: <${s.source}>`), `docs/rules.md lacks the source of ${s.id}`);
   }
 });

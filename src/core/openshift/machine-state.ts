@@ -24,7 +24,7 @@ export interface EventFacts {
   lastTimestamp?: string | null;
   eventTime?: string | null;
   firstTimestamp?: string | null;
-  involvedObject?: { kind?: string; name?: string; namespace?: string };
+  involvedObject?: { kind?: string; name?: string; namespace?: string; uid?: string; fieldPath?: string };
   source?: { component?: string };
   reportingComponent?: string;
 }

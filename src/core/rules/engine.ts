@@ -2,7 +2,7 @@ import { forEachDocument, openManifest, type LoadOptions, type ManifestDocument,
 import { splitDocuments } from '../manifest/split';
 import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
-import { spanFor } from '../manifest/path';
+import { pathString, spanFor } from '../manifest/path';
 import { objectsOf, podSpecOf } from '../manifest/workloads';
 import { LineIndex, type Position, type Range, type Span } from '../manifest/text';
 import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
@@ -168,38 +168,7 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     result.findings.push({ ruleId: id, severity: sev, message: doc.reason ?? 'not analysed', range: documentRanges(file, doc)(span), span, fixes: [], document: doc.index });
     return;
   }
-  const pending: { ruleId: string; report: Report; severity: Severity }[] = [];
-  // One reporter and one context per document/pod, not per rule: this loop runs 70 rules × every pod.
-  let current: Rule = RULES[0];
-  const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
-  for (const object of objectsOf(doc.value)) {
-    const objectRules = rules.objectByKind.get(object.kind);
-    if (objectRules) {
-      const ctx = { object, facts, doc };
-      for (const rule of objectRules) {
-        current = rule;
-        try {
-          rule.check(ctx, reporter);
-        } catch (err) {
-          ruleFailed(rule.id, err, result);
-        }
-      }
-    }
-    const pod = podSpecOf(object);
-    if (!pod) continue;
-    result.workloads++;
-    const target = targetingOf(pod, facts);
-    if (target.os === 'windows') result.windowsWorkloads++;
-    const ctx = { pod, target, facts, doc };
-    for (const rule of rules.pod) {
-      current = rule;
-      try {
-        rule.check(ctx, reporter);
-      } catch (err) {
-        ruleFailed(rule.id, err, result);
-      }
-    }
-  }
+  const pending = runRules(doc.value, facts, rules, result);
   if (pending.length === 0) return;
 
   // Positions are needed only now: build this document's tree once.
@@ -225,6 +194,84 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     });
     result.findings.push({ ruleId, severity, message: report.message, range: rangeOf(span), span, fixes, ...(related ? { related } : {}), document: doc.index });
   }
+}
+
+type Pending = { ruleId: string; report: Report; severity: Severity };
+
+/** Runs the active rules over the objects of one document value; reports carry paths, no positions. */
+function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { workloads: number; windowsWorkloads: number; ruleErrors: CheckResult['ruleErrors'] }): Pending[] {
+  const pending: Pending[] = [];
+  // One reporter and one context per document/pod, not per rule: this loop runs 70 rules × every pod.
+  let current: Rule = RULES[0];
+  const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
+  for (const object of objectsOf(value)) {
+    const objectRules = rules.objectByKind.get(object.kind);
+    if (objectRules) {
+      const ctx = { object, facts };
+      for (const rule of objectRules) {
+        current = rule;
+        try {
+          rule.check(ctx, reporter);
+        } catch (err) {
+          ruleFailed(rule.id, err, result);
+        }
+      }
+    }
+    const pod = podSpecOf(object);
+    if (!pod) continue;
+    result.workloads++;
+    const target = targetingOf(pod, facts);
+    if (target.os === 'windows') result.windowsWorkloads++;
+    const ctx = { pod, target, facts };
+    for (const rule of rules.pod) {
+      current = rule;
+      try {
+        rule.check(ctx, reporter);
+      } catch (err) {
+        ruleFailed(rule.id, err, result);
+      }
+    }
+  }
+  return pending;
+}
+
+/** A finding on an object that has no text (a live object read from the cluster): located by field path. */
+export interface ObjectFinding {
+  ruleId: string;
+  severity: Severity;
+  message: string;
+  /** Field path in the object, as the API server writes it: `spec.template.spec.containers[0].securityContext.privileged`. */
+  path: string;
+}
+
+export interface ObjectCheck {
+  findings: ObjectFinding[];
+  workloads: number;
+  windowsWorkloads: number;
+  ruleErrors: { ruleId: string; message: string }[];
+}
+
+/**
+ * The same rules on a plain object (a live object from the cluster, or any value without source text):
+ * the reports' paths become field paths; no positions, no fixes. `options.facts` should be gathered
+ * beforehand (gatherObjectFacts) over every object checked with it.
+ */
+export function checkObject(value: unknown, options: CheckOptions = {}): ObjectCheck {
+  const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
+  const result: ObjectCheck = { findings: [], workloads: 0, windowsWorkloads: 0, ruleErrors: [] };
+  for (const { ruleId, report, severity: proposed } of runRules(value, facts, activeRules(options), result)) {
+    const severity = options.severity?.[ruleId] ?? proposed;
+    if (severity === 'off') continue;
+    result.findings.push({ ruleId, severity, message: report.message, path: pathString(report.path) });
+  }
+  return result;
+}
+
+/** Facts (RuntimeClasses, Namespaces, autoscalers) gathered from plain objects, as gatherFacts does from texts. */
+export function gatherObjectFacts(values: Iterable<unknown>, flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+  const facts = emptyFacts(flavour, cluster);
+  for (const value of values) for (const object of objectsOf(value)) collectFacts(facts, object);
+  return facts;
 }
 
 /** One "not analysed: template" notice per file is enough; it says how many documents it covers. */
@@ -253,7 +300,7 @@ function documentRanges(file: ManifestFile, doc: DocumentPlace & { text: string 
 }
 
 /** A rule threw (a bug): the check goes on; the failure is recorded, never shown as a stack. */
-function ruleFailed(ruleId: string, err: unknown, result: CheckResult) {
+function ruleFailed(ruleId: string, err: unknown, result: Pick<CheckResult, 'ruleErrors'>) {
   result.ruleErrors.push({ ruleId, message: err instanceof Error ? err.message : String(err) });
 }
 

@@ -1,6 +1,5 @@
 import type { EditOp } from '../manifest/edits';
 import type { Target, Path } from '../manifest/path';
-import type { ManifestDocument } from '../manifest/document';
 import type { ObjectView, PodSpecView } from '../manifest/workloads';
 import type { Range, Span } from '../manifest/text';
 import type { Targeting } from './targeting';
@@ -44,13 +43,11 @@ export interface PodContext {
   pod: PodSpecView;
   target: Targeting;
   facts: Facts;
-  doc: ManifestDocument;
 }
 
 export interface ObjectContext {
   object: ObjectView;
   facts: Facts;
-  doc: ManifestDocument;
 }
 
 export interface PodRule extends RuleMeta {

@@ -43,6 +43,22 @@ export const RESOURCES: ResourceInfo[] = [
   { kind: 'ClusterRoleBinding', plural: 'clusterrolebindings', singular: 'clusterrolebinding', group: 'rbac.authorization.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   // Calico's operator API (tigera/operator's CRDs), served once the operator is installed.
   { kind: 'Installation', plural: 'installations', singular: 'installation', group: 'operator.tigera.io', version: 'v1', namespaced: false, subresources: ['status'], tigera: true, crd: true },
+  { kind: 'Deployment', plural: 'deployments', singular: 'deployment', group: 'apps', version: 'v1', namespaced: true, shortNames: ['deploy'], subresources: ['status', 'scale'] },
+  { kind: 'StatefulSet', plural: 'statefulsets', singular: 'statefulset', group: 'apps', version: 'v1', namespaced: true, shortNames: ['sts'], subresources: ['status', 'scale'] },
+  { kind: 'ReplicaSet', plural: 'replicasets', singular: 'replicaset', group: 'apps', version: 'v1', namespaced: true, shortNames: ['rs'], subresources: ['status', 'scale'] },
+  { kind: 'Job', plural: 'jobs', singular: 'job', group: 'batch', version: 'v1', namespaced: true, subresources: ['status'] },
+  { kind: 'CronJob', plural: 'cronjobs', singular: 'cronjob', group: 'batch', version: 'v1', namespaced: true, shortNames: ['cj'], subresources: ['status'] },
+  {
+    kind: 'DeploymentConfig',
+    plural: 'deploymentconfigs',
+    singular: 'deploymentconfig',
+    group: 'apps.openshift.io',
+    version: 'v1',
+    namespaced: true,
+    shortNames: ['dc'],
+    subresources: ['status', 'scale'],
+    openshift: true,
+  },
   { kind: 'RuntimeClass', plural: 'runtimeclasses', singular: 'runtimeclass', group: 'node.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   {
     kind: 'ImageDigestMirrorSet',

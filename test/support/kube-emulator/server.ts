@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCerts } from './certs';
 import { jsonPatch, mergePatch, PatchError } from './patch';
-import { apiGroups, apiResourceList, apiVersionOf, resourceByKind, resourceByPath, RESOURCES, type ResourceInfo } from './resources';
+import { apiGroups, apiResourceList, apiVersionOf, resourceByKind, resourceByPath, resourceId, RESOURCES, type ResourceInfo } from './resources';
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
-import { notFound, Store, StoreError, type StoreEvent } from './store';
+import { compareKeys, listKey, notFound, Store, StoreError, type StoreEvent } from './store';
 import type { DenyRule, Emulator, EmulatorEvent, EmulatorOptions, ExecRecord, ExecSession, Fault, KubeObject, RequestLogEntry } from './types';
 import { scriptedShell } from './node-io';
 import { acceptUpgrade, refuseUpgrade } from './websocket';
@@ -211,9 +211,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   }
 
+  // A paged list asks for the same list page after page: keep the filtered, sorted list while nothing
+  // changed (50,000 pods in 100 pages would otherwise be filtered and sorted 100 times).
+  let listCache: { key: string; rv: number; items: KubeObject[] } | undefined;
+
   function list(ctx: Ctx, r: ResourceInfo, namespace: string | undefined): void {
-    const match = selectorMatcher(ctx.query);
-    let items = store.list(r, namespace, match);
+    const cacheKey = [resourceId(r), namespace ?? '', ctx.query.get('labelSelector') ?? '', ctx.query.get('fieldSelector') ?? ''].join('\u0000');
+    let items: KubeObject[];
+    if (listCache && listCache.key === cacheKey && listCache.rv === store.rv) items = listCache.items;
+    else {
+      items = store.list(r, namespace, selectorMatcher(ctx.query));
+      listCache = { key: cacheKey, rv: store.rv, items };
+    }
     let listRv = store.rv;
     const cont = ctx.query.get('continue');
     if (cont) {
@@ -227,13 +236,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         throw new HttpError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
       }
       listRv = token.rv;
-      items = items.filter((o) => `${o.metadata.namespace ?? ''}/${o.metadata.name}` > token.start);
+      // The first item after the token's key (the list is in key order): a binary search.
+      let lo = 0;
+      let hi = items.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (compareKeys(listKey(items[mid]), token.start) <= 0) lo = mid + 1;
+        else hi = mid;
+      }
+      items = items.slice(lo);
     }
     const limit = Number(ctx.query.get('limit') ?? '0');
     const metadata: Record<string, unknown> = { resourceVersion: String(listRv) };
     if (limit > 0 && items.length > limit) {
       const last = items[limit - 1];
-      metadata.continue = Buffer.from(JSON.stringify({ rv: listRv, start: `${last.metadata.namespace ?? ''}/${last.metadata.name}` })).toString('base64');
+      metadata.continue = Buffer.from(JSON.stringify({ rv: listRv, start: listKey(last) })).toString('base64');
       if (!ctx.query.get('labelSelector') && !ctx.query.get('fieldSelector')) metadata.remainingItemCount = items.length - limit;
       items = items.slice(0, limit);
     }

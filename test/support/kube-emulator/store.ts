@@ -66,7 +66,8 @@ export class Store {
     const apiVersion = apiVersionOf(r);
     const out: KubeObject[] = [];
     for (const o of this.objects.values()) if (o.kind === r.kind && o.apiVersion === apiVersion && (namespace === undefined || o.metadata.namespace === namespace) && (!match || match(o))) out.push(o);
-    return out.sort((a, b) => (a.metadata.namespace ?? '').localeCompare(b.metadata.namespace ?? '') || a.metadata.name.localeCompare(b.metadata.name));
+    // Ordered as etcd orders keys (byte order of namespace/name), the order continue tokens resume from.
+    return out.sort((a, b) => compareKeys(listKey(a), listKey(b)));
   }
 
   private normalise(obj: KubeObject, r: ResourceInfo): KubeObject {
@@ -148,3 +149,8 @@ export class Store {
 export function notFound(r: ResourceInfo, name: string): StoreError {
   return new StoreError(404, 'NotFound', `${r.plural}${r.group ? '.' + r.group : ''} "${name}" not found`, { name, ...(r.group ? { group: r.group } : {}), kind: r.plural });
 }
+
+/** The key a list is ordered and continued by. */
+export const listKey = (o: KubeObject): string => `${o.metadata.namespace ?? ''}/${o.metadata.name}`;
+
+export const compareKeys = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
