@@ -382,3 +382,15 @@ export class PreflightError extends Error {
     super(`Preflight found ${errors.length} problem${errors.length === 1 ? '' : 's'}:\n${formatFindings(errors)}`);
   }
 }
+
+/**
+ * One line for a run that did not end done: the first blocking preflight finding (and how many more)
+ * when the preflight stopped it, else the first line of what was thrown or of the run's error.
+ */
+export function runFailureSummary(result: { outcome?: string; error?: { message?: string } } | undefined, thrown: string | undefined, findings: readonly Finding[] | undefined): string {
+  const errors = blocking(findings ?? []);
+  if (errors.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
+    return `${errors[0]?.title ?? ''}${errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see the log)` : ''}`;
+  }
+  return (thrown ?? result?.error?.message ?? result?.outcome ?? 'failed').split('\n')[0]?.trim() ?? '';
+}

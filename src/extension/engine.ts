@@ -32,7 +32,7 @@ export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
 export { openSshSession, type InteractiveSession } from '../remote/interactive';
 export { openPodShell } from '../cluster/pod-shell';
 export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
-// For the pod and node items of the explorer (issue 17): a container's shell over pods/exec, node
+// For the pod and node items of the explorer: a container's shell over pods/exec, node
 // logs through the node proxy, cordon/uncordon/drain from the reboot plan's steps.
 export { openContainerShell, resolveShellTarget, ContainerShellError, type ContainerShellOptions, type ShellTarget } from '../cluster/pod-exec';
 export { streamNodeLog, listNodeLogFolder, nodeLogCall, NodeLogRefusedError, type NodeLogRequest } from '../cluster/node-logs';

@@ -24,28 +24,23 @@ import {
   commandRuntime,
   type CommandRuntime,
 } from './command-kit';
-import { homedir } from 'node:os';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
-import { join as joinPath } from 'node:path';
 import type { KubeClient } from '../cluster/client';
 import type { AnyPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 import type { NodeObject } from '../cluster/nodes';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
 // Pure and tiny (types only below it): safe in the activation bundle.
-import { blocking, firstOffer, type Finding } from '../bootstrap/preflight';
+import { firstOffer, runFailureSummary, type Finding } from '../bootstrap/preflight';
 import { formatFindings } from '../core/windows/findings';
-import type { RunResult } from '../bootstrap/runner';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import { askKeyFile, askUser, sshPrompts, type Prompts } from './ssh-prompts';
+import { offerWmcoSetup } from './wmco-setup';
 
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
-const WMCO_AUTOMATIC = 'Install WMCO (Automatic)';
-const WMCO_MANUAL = 'Install WMCO (Manual)';
-const CREATE_KEY = 'Create cloud-private-key…';
 
 export interface ClusterHandle {
   kube: KubeClient;
@@ -276,15 +271,6 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
 // ---------------------------------------------------------------------------------------------
 // Running a plan
 
-/** The preflight fix the engine offers first, among the blocking findings. */
-function failureText(result: RunResult | undefined, thrown: string | undefined, findings: readonly Finding[] | undefined): string {
-  const errors = blocking(findings ?? []);
-  if (errors.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
-    return `${errors[0]?.title ?? ''}${errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see the log)` : ''}`;
-  }
-  return firstLine(thrown ?? result?.error?.message ?? result?.outcome ?? 'failed');
-}
-
 /** The engine's request for what the user answered: the same for running the join and for showing its plan. */
 function joinRequest(a: Answers, host: JoinRequest['host']): JoinRequest {
   return {
@@ -346,7 +332,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
 
     const findings = isPreflightError(thrown) ? thrown.findings : plan?.ctx.state.findings;
     const why = thrown === undefined ? undefined : await userMessage(thrown, a.context);
-    const text = failureText(result, why, findings);
+    const text = runFailureSummary(result, why, findings);
     rt.log.error(`join ${a.address}: ${text}`);
     const fix = firstOffer(findings);
     if ((fix?.offer === 'install-wmco' && !extra.installWmco) || (fix?.offer === 'create-key-secret' && !extra.privateKey)) {
@@ -362,63 +348,6 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     if (choice === RUN_AGAIN) continue; // the plan's checks skip the steps already done
     if (choice === SHOW_LOG) channel.show(true);
     return;
-  }
-}
-
-/** What the WMCO setup of a join adds: WMCO installed, cloud-private-key created. */
-export interface WmcoSetup {
-  installWmco?: WmcoInstallOptions;
-  privateKey?: { pem: Secret; source: string };
-}
-
-/**
- * The join command's WMCO setup, offered for what is missing (`what`: what happened, for the message):
- * WMCO installed with the approval the user picks, or cloud-private-key created from a key file. The
- * setup chosen, the label of one of `more` when that was clicked, or undefined (dismissed).
- */
-export async function offerWmcoSetup(
-  rt: Pick<CommandRuntime<unknown>, 'log'>,
-  secret: (value: string) => Secret,
-  offer: 'install-wmco' | 'create-key-secret',
-  what: string,
-  more: string[],
-  nearKey?: string,
-): Promise<WmcoSetup | string | undefined> {
-  if (offer === 'install-wmco') {
-    const choice = await vscode.window.showErrorMessage(
-      `kube-windows: ${what}. kube-windows can install WMCO (OperatorHub, channel stable): which update approval?`,
-      WMCO_AUTOMATIC,
-      WMCO_MANUAL,
-      ...more,
-    );
-    if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) return { installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
-    return choice;
-  }
-  const choice = await vscode.window.showErrorMessage(`kube-windows: ${what}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`, CREATE_KEY, ...more);
-  if (choice !== CREATE_KEY) return choice;
-  const key = await readPrivateKeyFile(rt, secret, nearKey);
-  return key ? { privateKey: key } : undefined;
-}
-
-async function readPrivateKeyFile(rt: Pick<CommandRuntime<unknown>, 'log'>, secret: (value: string) => Secret, near: string | undefined): Promise<{ pem: Secret; source: string } | undefined> {
-  const picked = await vscode.window.showOpenDialog({
-    title: 'kube-windows: private key for cloud-private-key (the key WMCO uses to reach Windows hosts)',
-    openLabel: 'Create the secret from this key',
-    canSelectFiles: true,
-    canSelectFolders: false,
-    canSelectMany: false,
-    defaultUri: vscode.Uri.file(near ?? joinPath(homedir(), '.ssh')),
-  });
-  const path = picked?.[0]?.fsPath;
-  if (!path) return undefined;
-  try {
-    const { promises: fsp } = await import('node:fs');
-    return { pem: secret(await fsp.readFile(path, 'utf8')), source: path };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
-    rt.log.error(`reading ${path}: ${code}`);
-    void vscode.window.showErrorMessage(`kube-windows: cannot read ${path} (${code}).`);
-    return undefined;
   }
 }
 
@@ -552,7 +481,7 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
       return;
     }
     if (prompts?.declinedByUser()) return;
-    const text = result?.outcome === 'cancelled' ? 'cancelled' : failureText(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
+    const text = result?.outcome === 'cancelled' ? 'cancelled' : runFailureSummary(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
     rt.log.error(`remove ${name}: ${text}`);
     const choice = await vscode.window.showErrorMessage(`kube-windows: removing ${name} ${result?.outcome === 'cancelled' ? 'was cancelled' : `failed: ${text}`}`, SHOW_LOG, RUN_AGAIN);
     if (choice === RUN_AGAIN) continue;

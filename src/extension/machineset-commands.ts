@@ -7,7 +7,8 @@
 import * as vscode from 'vscode';
 import { readConfig, wmcoSettings } from './config';
 import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, pickContext, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
-import { offerWmcoSetup, type ClusterHandle } from './join-commands';
+import type { ClusterHandle } from './join-commands';
+import { offerWmcoSetup } from './wmco-setup';
 import type * as Engine from './engine';
 import type { TreeNode, TreeRef } from '../cluster/tree';
 import type { Secret } from '../bootstrap/plan';

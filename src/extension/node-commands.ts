@@ -18,6 +18,7 @@ import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSou
 import type { WindowsNodeView } from '../cluster/windows-nodes';
 import type { NodeObject } from '../cluster/nodes';
 import type { SshConnectorOptions } from '../remote/ssh';
+import { isHostKeyRefusalOrCancel } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine';
@@ -221,12 +222,6 @@ function noAddress(t: Target): boolean {
 // ---------------------------------------------------------------------------------------------
 // Terminal
 
-/** SSH failures after which a HostProcess pod is worth offering: not a host key problem (a possible attack). */
-function podMayHelp(err: unknown): boolean {
-  const name = err instanceof Error ? err.name : '';
-  return !['HostKeyChangedError', 'HostKeyRevokedError', 'HostKeyUnknownError', 'AbortError'].includes(name);
-}
-
 async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
   const t = await target(rt, arg, 'Open SSH terminal');
   if (!t) return;
@@ -255,7 +250,7 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
       const why = firstLine(await userMessage(err, t.context));
       rt.log.warn(`terminal ${t.name}: SSH failed: ${why}`);
       io.print(why);
-      if (!podMayHelp(err)) throw new Error('SSH is not possible with this host key.');
+      if (isHostKeyRefusalOrCancel(err)) throw new Error('SSH is not possible with this host key.');
       const choice = await vscode.window.showWarningMessage(`kube-windows: SSH to ${t.name} failed: ${why} Open a shell through a HostProcess pod instead?`, USE_POD);
       if (choice !== USE_POD) throw new Error('SSH failed; no shell was opened.');
       return viaPod(io);

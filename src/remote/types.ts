@@ -162,3 +162,13 @@ export class TransferTimeoutError extends RemoteError {
     super(`A file transfer to ${label} did not finish within ${Math.round(ms / 1000)} s and was stopped.`, { transient: true });
   }
 }
+
+/**
+ * A refused or unknown host key, or a cancel: another channel to the same node (a HostProcess pod)
+ * must not be offered then, or a possible attack would be worked around. By name, since errors cross
+ * from the engine bundle, where `instanceof` does not hold.
+ */
+export function isHostKeyRefusalOrCancel(err: unknown): boolean {
+  const name = err instanceof Error ? err.name : '';
+  return ['HostKeyChangedError', 'HostKeyRevokedError', 'HostKeyUnknownError', 'AbortError'].includes(name);
+}

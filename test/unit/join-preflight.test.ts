@@ -229,3 +229,20 @@ test('csrCommonName reads the subject CN of a real PKCS#10 request', () => {
   assert.equal(csrCommonName(Buffer.from('garbage').toString('base64')), undefined);
   assert.equal(csrCommonName(undefined), undefined);
 });
+
+test('runFailureSummary: the first blocking preflight finding and how many more, else the first line of the error', async () => {
+  const { runFailureSummary } = await import('../../src/bootstrap/preflight');
+  const { isHostKeyRefusalOrCancel } = await import('../../src/remote/types');
+  const findings = [
+    { id: 'a', severity: 'error' as const, title: 'WMCO is not installed' },
+    { id: 'b', severity: 'info' as const, title: 'fine' },
+    { id: 'c', severity: 'error' as const, title: 'no key' },
+  ];
+  assert.equal(runFailureSummary({ outcome: 'failed', error: { message: 'Preflight found 2 problems' } }, undefined, findings), 'WMCO is not installed (and 1 more problem; see the log)');
+  assert.equal(runFailureSummary({ outcome: 'failed', error: { message: 'kubeadm join failed\nline 2' } }, undefined, findings), 'kubeadm join failed');
+  assert.equal(runFailureSummary(undefined, 'unreachable\nmore', undefined), 'unreachable');
+  assert.equal(runFailureSummary({ outcome: 'cancelled' }, undefined, undefined), 'cancelled');
+  assert.equal(isHostKeyRefusalOrCancel(Object.assign(new Error('x'), { name: 'HostKeyChangedError' })), true);
+  assert.equal(isHostKeyRefusalOrCancel(Object.assign(new Error('x'), { name: 'AbortError' })), true);
+  assert.equal(isHostKeyRefusalOrCancel(new Error('ECONNREFUSED')), false);
+});
