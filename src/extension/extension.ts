@@ -51,7 +51,12 @@ export function activate(context: vscode.ExtensionContext): void {
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);
-  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms`);
+  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms; engine loaded: ${engineLoaded()}`);
+}
+
+/** Whether dist/engine.js (ssh2, the plans) is in this extension host: activation must not load it. */
+function engineLoaded(): boolean {
+  return Object.keys(require.cache).some((file) => /[\\/]dist[\\/]engine\.js$/.test(file));
 }
 
 async function restartServer(server: ServerController): Promise<void> {
