@@ -10,6 +10,7 @@ import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
+import { registerKubernetesTools } from './kubernetes-tools';
 
 export { sendClusterSnapshot };
 
@@ -48,6 +49,8 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMirrorCommands(context, log);
   // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
   registerMachineSetCommands(context, log);
+  // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
+  registerKubernetesTools(context, log, async () => undefined);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);

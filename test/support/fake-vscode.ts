@@ -228,6 +228,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   /** What languages.getDiagnostics answers, by document URI. */
   const diagnostics = new Map<string, FakeDiagnostic[]>();
   let untitled = 0;
+  /** Other extensions, by id, as vscode.extensions.getExtension answers (none unless a test adds one). */
+  const installedExtensions = new Map<string, unknown>();
 
   const show =
     (kind: Shown['kind']) =>
@@ -377,6 +379,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
     },
+    extensions: {
+      getExtension: (id: string) => installedExtensions.get(id),
+    },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
         if (commands.has(id)) throw new Error(`command '${id}' already exists`);
@@ -425,6 +430,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
 
   return {
     module,
+    installedExtensions,
     treeViews,
     contentProviders,
     commands,
