@@ -594,7 +594,7 @@ export class ClusterTree {
     out.push({
       id: pid,
       label: 'Pods',
-      tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`,
+      tooltip: `Pods scheduled on ${md(name)}, watched while this group is expanded (field selector \`spec.nodeName\`).`,
       icon: { id: 'package' },
       contextValue: 'group',
       collapsible: 'collapsed',
@@ -951,7 +951,9 @@ export function podNode(id: string, p: PodView, problems: readonly Explanation[]
   const phase = p.phase ?? 'Unknown';
   const since = age(p.created, nowMs);
   const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
-  const worst = problems.find((e) => e.severity === 'error') ?? problems.find((e) => e.severity === 'warning') ?? problems[0];
+  const rank = (e: Explanation): number => ['error', 'warning', 'info'].indexOf(e.severity);
+  const sorted = [...problems].sort((a, b) => rank(a) - rank(b));
+  const worst = sorted[0];
   const description = [phase, `${p.readyCount}/${p.containerCount}`, restarts, since, worst?.title ?? ''].filter(Boolean).join(' · ');
   const ok = p.phase === 'Succeeded' || (p.phase === 'Running' && p.ready);
   const icon: TreeIcon = worst
@@ -967,7 +969,7 @@ export function podNode(id: string, p: PodView, problems: readonly Explanation[]
   if (since) lines.push(`- Age: ${since}`);
   if (p.reason) lines.push(`- Reason: ${md(p.reason)}`);
   lines.push('- Images:', ...p.images.map((i) => `  - \`${i.replace(/`/g, "'")}\``));
-  for (const e of problems) {
+  for (const e of sorted) {
     lines.push('', `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}** ${md(e.title)}`, '', md(e.message), '', `_Fix:_ ${md(e.fix)}`);
   }
   const node: TreeNode = { id, label: p.name, description, tooltip: lines.join('\n'), icon, contextValue: 'pod', collapsible: 'none' };

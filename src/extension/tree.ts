@@ -97,7 +97,10 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
     provider,
     view,
     // A collapsed Pods group stops watching its node's pods (expanding it asks for them again).
-    view.onDidCollapseElement((e) => tree.collapsed(e.element)),
+    view.onDidCollapseElement((e) => {
+      log.trace(`tree: collapsed ${e.element.id}`);
+      tree.collapsed(e.element);
+    }),
     vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, docs),
     vscode.commands.registerCommand('kubeWindows.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('kubeWindows.retry', (arg: TreeNode | string | undefined) => {
