@@ -39,7 +39,7 @@ export class ListWatch<T extends Versioned> {
   private retryDelay: number;
   private failing = false;
   private started: Promise<void> | undefined;
-  stopped = false;
+  private halted = false;
   /** Number of complete lists made (1 after start, +1 per 410 Gone). */
   lists = 0;
 
@@ -57,8 +57,12 @@ export class ListWatch<T extends Versioned> {
     return this.started;
   }
 
+  get stopped(): boolean {
+    return this.halted;
+  }
+
   stop(): void {
-    this.stopped = true;
+    this.halted = true;
     this.handle?.stop();
     this.handle = undefined;
     if (this.retryTimer) clearTimeout(this.retryTimer);

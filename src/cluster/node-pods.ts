@@ -38,7 +38,7 @@ export interface PodEntry {
 
 export type PodChange = { type: 'listed' | 'changed' } | { type: 'error'; error: ClusterErrorItem };
 
-export const nodePodsSelector = (nodeName: string): { fieldSelector: string } => ({ fieldSelector: `spec.nodeName=${nodeName}` });
+const nodePodsSelector = (nodeName: string): { fieldSelector: string } => ({ fieldSelector: `spec.nodeName=${nodeName}` });
 
 /** Pure: the view of one Pod object. */
 export function podView(pod: V1Pod): PodView {
