@@ -91,10 +91,16 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
   };
   wire();
   const docs = new YamlDocuments();
+  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
 
   context.subscriptions.push(
     provider,
-    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true }),
+    view,
+    // A collapsed Pods group stops watching its node's pods (expanding it asks for them again).
+    view.onDidCollapseElement((e) => {
+      log.trace(`tree: collapsed ${e.element.id}`);
+      tree.collapsed(e.element);
+    }),
     vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, docs),
     vscode.commands.registerCommand('kubeWindows.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('kubeWindows.retry', (arg: TreeNode | string | undefined) => {

@@ -202,6 +202,8 @@ export class FakeTreeItem {
 export interface FakeTreeView {
   id: string;
   options: { treeDataProvider: { getChildren(e?: unknown): unknown; getTreeItem(e: unknown): unknown } };
+  /** Fires the view's onDidCollapseElement, as a user collapsing an item. */
+  collapse: FakeEventEmitter<{ element: unknown }>;
 }
 
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
@@ -292,8 +294,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
       },
       createTreeView: (id: string, options: FakeTreeView['options']) => {
-        treeViews.push({ id, options });
-        return { dispose: () => undefined };
+        const collapse = new FakeEventEmitter<{ element: unknown }>();
+        treeViews.push({ id, options, collapse });
+        return { dispose: () => undefined, onDidCollapseElement: collapse.event };
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
