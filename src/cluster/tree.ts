@@ -224,6 +224,21 @@ export class ClusterTree {
     return this.items.get(id);
   }
 
+  /** The item an item was handed out under (undefined for the roots), as VS Code's reveal needs it. */
+  parentOf(item: TreeNode): TreeNode | undefined {
+    const id = this.parents.get(item.id);
+    return id === undefined ? undefined : this.items.get(id);
+  }
+
+  /** The root item of a context, and the item of one of its Windows nodes once the view has listed it. */
+  contextItem(context: string): TreeNode | undefined {
+    return this.items.get(`ctx/${enc(context)}`);
+  }
+
+  listedWindowsNode(context: string, node: string): TreeNode | undefined {
+    return this.items.get(`ctx/${enc(context)}/node/${enc(node)}`);
+  }
+
   /**
    * The children of an item (the roots without one). Answers within `loadingAfterMs`: what is not known
    * by then is a loading row, replaced through a change event of `parent` once it arrived.

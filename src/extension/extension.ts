@@ -42,7 +42,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // Node operations (terminal, reboot, logs, services): the engine loads on the first command.
   const nodeOps = registerNodeCommands(context, log);
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
-  registerClusterView(context, log, nodeOps.services);
+  const revealWindowsNode = registerClusterView(context, log, nodeOps.services);
   // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
   registerJoinCommands(context, log);
   // Preview / apply registry mirror config: the engine loads on the first command.
@@ -50,7 +50,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
   registerMachineSetCommands(context, log);
   // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
-  registerKubernetesTools(context, log, async () => undefined);
+  registerKubernetesTools(context, log, revealWindowsNode);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);

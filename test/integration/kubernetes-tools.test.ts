@@ -5,12 +5,12 @@ import { after, before, beforeEach, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type * as vscode from 'vscode';
 import type { ClusterExplorerV1 } from 'vscode-kubernetes-tools-api';
 import { startEmulator, type Emulator } from '../support/kube-api-emulator';
 import { mixedCluster } from '../support/kube-seed';
-import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
+import { createFakeVscode, hookVscodeModule, loadWithFakeVscode, type FakeVscode } from '../support/fake-vscode';
 
 let fake: FakeVscode = createFakeVscode();
 const unhook = hookVscodeModule(() => fake);
@@ -182,4 +182,56 @@ test('without the Kubernetes extension nothing is loaded; its command explains i
     ['kube-windows: this action belongs to the Kubernetes extension’s Cluster Explorer, which is not available.'],
   );
   for (const s of context.subscriptions) s.dispose();
+});
+
+test('the whole path in the extension bundle: the Kubernetes extension is found, its API decorates, and Show in kube-windows reveals the node in our tree', async () => {
+  const BUNDLE = join(resolve(__dirname, '..', '..', '..'), 'dist', 'extension.js');
+  fake = createFakeVscode({ 'kubeWindows.enable': false, 'kubeWindows.kubeconfig': kubeconfig });
+  const k8s = kubernetesExtension(() => kubeconfig);
+  let activations = 0;
+  // What the Kubernetes extension's activate() returns: its API broker, by component and version.
+  const broker = {
+    get: async (component: string, version: string) => {
+      if (component === 'clusterexplorer' && version === 'v1') return { available: true, api: k8s.explorer };
+      if (component === 'configuration' && version === 'v1_1') return { available: true, api: k8s.configuration };
+      return { available: false, reason: 'version-unknown' };
+    },
+  };
+  fake.installedExtensions.set('ms-kubernetes-tools.vscode-kubernetes-tools', { isActive: true, activate: async () => (activations++, broker) });
+  const ext = loadWithFakeVscode<{ activate(c: unknown): void; deactivate(): Promise<void> | undefined }>(BUNDLE, fake);
+  const home = mkdtempSync(join(tmpdir(), 'kw-k8s-ext-'));
+  const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(home, p), globalState: { get: () => undefined, update: async () => undefined } };
+  try {
+    ext.activate(context);
+    const until = async (what: string, done: () => boolean) => {
+      const end = Date.now() + 10_000;
+      while (!done()) {
+        if (Date.now() > end) assert.fail(`timed out: ${what}`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    };
+    await until('the customizer is registered after activation', () => k8s.customizers.length === 1);
+    assert.ok(activations >= 1);
+    const item = { label: 'winworker-2019-a' } as vscode.TreeItem;
+    await k8s.customizers[0].customize(nodeRow('winworker-2019-a'), item);
+    assert.match(String(item.description), /^Windows Server 2019 · 10\.0\.17763/);
+    // Our view has not been opened. Focusing it makes VS Code ask for its roots; the reveal then
+    // expands the cluster (VS Code asks for its children) and selects the node.
+    fake.commands.set('kubeWindows.clusters.focus', () => view?.options.treeDataProvider.getChildren());
+    const view = fake.treeViews.find((v) => v.id === 'kubeWindows.clusters');
+    assert.ok(view);
+    await fake.commands.get('kubeWindows.showInClusterTree')?.({ publicNode: nodeRow('winworker-2019-a') });
+    assert.deepEqual(
+      view.revealed.map((r) => [(r.element as { id: string }).id, r.options]),
+      [
+        ['ctx/prod-east', { expand: 1, select: false, focus: false }],
+        ['ctx/prod-east/node/winworker-2019-a', { select: true, focus: true }],
+      ],
+    );
+    assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.clusters.focus'));
+  } finally {
+    await ext.deactivate();
+    for (const d of context.subscriptions) d.dispose();
+    rmSync(home, { recursive: true, force: true });
+  }
 });

@@ -146,7 +146,7 @@ test('activation registers the view and its commands; the welcome state contacts
 test('manifest: view container, view, welcome, menus and palette hiding', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const c = pkg.contributes;
-  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
   assert.equal(c.viewsContainers.activitybar[0].id, 'kubeWindows');
   assert.equal(c.viewsContainers.activitybar[0].icon, 'media/kube-windows.svg');
   assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
@@ -162,7 +162,13 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     [icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']],
     ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
   );
-  const ctx: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  // Our tree's menus; the Kubernetes extension's explorer gets one entry of its own.
+  const all: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  const ctx = all.filter((m) => !m.when.startsWith('view == extension.vsKubernetesExplorer'));
+  assert.deepEqual(
+    all.filter((m) => !ctx.includes(m)).map((m) => m.command),
+    ['kubeWindows.showInClusterTree'],
+  );
   for (const m of ctx) assert.match(m.when, /^view == kubeWindows\.clusters/);
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
@@ -189,6 +195,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.restartService',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
+    'kubeWindows.showInClusterTree',
   ]);
   // Node operations on Windows node items (cordoned too), restart on service items only.
   const on = (command: string) => ctx.filter((m) => m.command === command);
