@@ -17,6 +17,7 @@ import {
 import { CLUSTER_SNAPSHOT_NOTIFICATION, DOCUMENT_SELECTOR, SECTION, STATUS_NOTIFICATION, isStatusParams, type ClusterSnapshot, type StatusParams } from '../shared/protocol';
 import { serverSettings } from './config';
 import type { ServerState } from './status-text';
+import { QUICK_FIX_APPLIED } from './walkthrough';
 
 const START_TIMEOUT_MS = 30_000;
 /** After a crash the server restarts on its own, at most this many times in RESTART_WINDOW_MS. */
@@ -236,6 +237,7 @@ export class ServerController implements vscode.Disposable {
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       initializationOptions: () => serverSettings(),
+      middleware: { provideCodeActions: async (document, range, context, token, next) => markApplied(await next(document, range, context, token)) },
       synchronize: { configurationSection: SECTION },
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -309,4 +311,15 @@ export class ServerController implements vscode.Disposable {
       if (choice === 'Show log') this.log.show(true);
     });
   }
+}
+
+/**
+ * Our code actions carry a command VS Code runs after applying their edit, so the walkthrough's
+ * quick-fix step completes (it never replaces a command the server set).
+ */
+function markApplied(actions: (vscode.Command | vscode.CodeAction)[] | null | undefined): (vscode.Command | vscode.CodeAction)[] | null | undefined {
+  for (const action of actions ?? []) {
+    if (action instanceof vscode.CodeAction && !action.command) action.command = { command: QUICK_FIX_APPLIED, title: 'Quick fix applied' };
+  }
+  return actions;
 }

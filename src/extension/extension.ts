@@ -11,6 +11,7 @@ import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
 import { registerKubernetesTools } from './kubernetes-tools';
+import { registerWalkthrough } from './walkthrough';
 
 export { sendClusterSnapshot };
 
@@ -51,6 +52,8 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMachineSetCommands(context, log);
   // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
   registerKubernetesTools(context, log, revealWindowsNode);
+  // The Get Started walkthrough's commands (its steps are in package.json).
+  registerWalkthrough(context);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);

@@ -293,3 +293,26 @@ export async function answer(page: Page, title: string | RegExp, value: string):
   await input.fill(value);
   await input.press('Enter');
 }
+
+/** Runs a test step; on failure leaves a screenshot named after it in test-results/. */
+export function withShot<T extends unknown[]>(name: string, page: () => Page | undefined, fn: (...a: T) => Promise<void>): (...a: T) => Promise<void> {
+  return async (...a: T) => {
+    try {
+      await fn(...a);
+    } catch (err) {
+      const p = page();
+      if (p) await screenshot(p, `failed-${name}`).catch(() => undefined);
+      throw err;
+    }
+  };
+}
+
+/** Moves the keyboard focus down a menu or list until the focused row shows `text`. */
+export async function focusRow(page: Page, rows: string, text: string): Promise<void> {
+  for (let i = 0; i < 20; i++) {
+    const focused = page.locator(`${rows}.focused`).first();
+    if ((await focused.count()) > 0 && ((await focused.textContent()) ?? '').includes(text)) return;
+    await page.keyboard.press('ArrowDown');
+  }
+  throw new Error(`no row "${text}" in ${rows}`);
+}

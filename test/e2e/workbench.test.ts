@@ -8,34 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { answer, extensionLog, launchBrowser, openWorkbench, pick, RESULTS, ROOT, runCommand, screenshot, startCodeServer, waitFor, type CodeServer } from './harness';
+import { answer, extensionLog, focusRow, launchBrowser, openWorkbench, pick, RESULTS, ROOT, runCommand, screenshot, startCodeServer, waitFor, withShot, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-e2e';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
 
 /** Runs a test body; on failure leaves test-results/failed-<name>.png next to the error. */
-function withShot<T extends unknown[]>(name: string, page: () => Page | undefined, fn: (...a: T) => Promise<void>): (...a: T) => Promise<void> {
-  return async (...a: T) => {
-    try {
-      await fn(...a);
-    } catch (err) {
-      const p = page();
-      if (p) await screenshot(p, `failed-${name}`).catch(() => undefined);
-      throw err;
-    }
-  };
-}
-
-/** Moves the keyboard focus down a menu or list until the focused row shows `text`. */
-async function focusRow(page: Page, rows: string, text: string): Promise<void> {
-  for (let i = 0; i < 20; i++) {
-    const focused = page.locator(`${rows}.focused`).first();
-    if ((await focused.count()) > 0 && ((await focused.textContent()) ?? '').includes(text)) return;
-    await page.keyboard.press('ArrowDown');
-  }
-  throw new Error(`no row "${text}" in ${rows}`);
-}
-
 describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
   let world: World;
   let cs: CodeServer;

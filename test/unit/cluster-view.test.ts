@@ -188,6 +188,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.followMachineSet',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
+    'kubeWindows.quickFixApplied',
     'kubeWindows.rebootNode',
     'kubeWindows.refreshMachineSets',
     'kubeWindows.refreshServices',
