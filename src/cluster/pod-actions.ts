@@ -85,7 +85,8 @@ export async function streamPodLog(kube: KubeClient, r: PodLogRequest, sink: (ch
   const status = res.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     const text = refusalText(status, await bodyText(res));
-    if (status === 403) throw new PodLogError(403, `You may not read the logs of pods in namespace "${r.namespace}" (403 Forbidden): it needs RBAC \`get\` on \`pods/log\` there. The API server said: ${text}`);
+    if (status === 403)
+      throw new PodLogError(403, `You may not read the logs of pods in namespace "${r.namespace}" (403 Forbidden): it needs RBAC \`get\` on \`pods/log\` there. The API server said: ${text}`);
     throw new PodLogError(status, text);
   }
   try {
@@ -112,7 +113,12 @@ export function logContainers(pod: PodObject): { name: string; init: boolean; re
 /** The events of a pod: its namespace's, by involvedObject kind, name, namespace and uid (server-side). */
 export function podEvents(kube: KubeClient, pod: PodObject, signal?: AbortSignal): Promise<EventFacts[]> {
   const ns = pod.metadata.namespace ?? 'default';
-  const selector = [`involvedObject.kind=Pod`, `involvedObject.name=${pod.metadata.name}`, `involvedObject.namespace=${ns}`, ...(pod.metadata.uid ? [`involvedObject.uid=${pod.metadata.uid}`] : [])].join(',');
+  const selector = [
+    `involvedObject.kind=Pod`,
+    `involvedObject.name=${pod.metadata.name}`,
+    `involvedObject.namespace=${ns}`,
+    ...(pod.metadata.uid ? [`involvedObject.uid=${pod.metadata.uid}`] : []),
+  ].join(',');
   return listAll<EventFacts>(kube, `/api/v1/namespaces/${enc(ns)}/events`, { fieldSelector: selector }, signal);
 }
 

@@ -48,24 +48,24 @@ interface Target {
 
 export function registerNodeActions(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<NodeActionDeps>): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs };
-  const commands: [string, string, (rt: Runtime, t: Target) => Promise<void>][] = [
-    ['cordonNode', 'Cordon', (r, t) => schedule(r, t, 'cordon')],
-    ['uncordonNode', 'Uncordon', (r, t) => schedule(r, t, 'uncordon')],
-    ['drainNode', 'Drain', drainNode],
-    ['editTaints', 'Edit taints', editTaints],
-    ['nodeEvents', 'Events', nodeEvents],
-    ['nodeLogs', 'Node logs', nodeLogs],
-  ];
+  const onNode = (name: string, title: string, fn: (rt: Runtime, t: Target) => Promise<void>) =>
+    guard(log, name, async (arg) => {
+      const t = await target(rt, arg, title);
+      if (t) await fn(rt, t);
+    });
   context.subscriptions.push(
-    ...commands.map(([name, title, fn]) =>
-      vscode.commands.registerCommand(
-        `kubeWindows.${name}`,
-        guard(log, name, async (arg) => {
-          const t = await target(rt, arg, title);
-          if (t) await fn(rt, t);
-        }),
-      ),
+    vscode.commands.registerCommand(
+      'kubeWindows.cordonNode',
+      onNode('cordonNode', 'Cordon', (r, t) => schedule(r, t, 'cordon')),
     ),
+    vscode.commands.registerCommand(
+      'kubeWindows.uncordonNode',
+      onNode('uncordonNode', 'Uncordon', (r, t) => schedule(r, t, 'uncordon')),
+    ),
+    vscode.commands.registerCommand('kubeWindows.drainNode', onNode('drainNode', 'Drain', drainNode)),
+    vscode.commands.registerCommand('kubeWindows.editTaints', onNode('editTaints', 'Edit taints', editTaints)),
+    vscode.commands.registerCommand('kubeWindows.nodeEvents', onNode('nodeEvents', 'Events', nodeEvents)),
+    vscode.commands.registerCommand('kubeWindows.nodeLogs', onNode('nodeLogs', 'Node logs', nodeLogs)),
   );
 }
 
@@ -175,7 +175,11 @@ async function editTaints(rt: Runtime, t: Target): Promise<void> {
     void vscode.window.showInformationMessage(`kube-windows: the taints of ${t.name} are unchanged.`);
     return;
   }
-  const detail = [added.length ? `Added: ${added.join(', ')}` : '', removed.length ? `Removed: ${removed.join(', ')}` : '', added.some((a) => a.endsWith(':NoExecute')) ? 'NoExecute evicts the running pods that do not tolerate it.' : '']
+  const detail = [
+    added.length ? `Added: ${added.join(', ')}` : '',
+    removed.length ? `Removed: ${removed.join(', ')}` : '',
+    added.some((a) => a.endsWith(':NoExecute')) ? 'NoExecute evicts the running pods that do not tolerate it.' : '',
+  ]
     .filter(Boolean)
     .join('\n');
   const ok = await vscode.window.showWarningMessage(`Change the taints of ${t.name}?`, { modal: true, detail }, SET_TAINTS);

@@ -49,24 +49,18 @@ interface Runtime extends CommandRuntime<PodDeps> {
 
 export function registerPodCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<PodDeps>): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs, follows: new Map() };
-  const commands: [string, (rt: Runtime, pod: PodRef) => Promise<void>][] = [
-    ['podLogs', podLogs],
-    ['podShell', podShell],
-    ['describePod', describePod],
-    ['deletePod', deletePod],
-    ['restartWorkload', restartWorkload],
-  ];
+  const onPod = (name: string, fn: (rt: Runtime, pod: PodRef) => Promise<void>) =>
+    guard(log, name, async (arg) => {
+      const pod = podOf(arg);
+      if (pod) await fn(rt, pod);
+      else void vscode.window.showInformationMessage('kube-windows: run this on a pod under a Windows node in the Clusters view.');
+    });
   context.subscriptions.push(
-    ...commands.map(([name, fn]) =>
-      vscode.commands.registerCommand(
-        `kubeWindows.${name}`,
-        guard(log, name, async (arg) => {
-          const pod = podOf(arg);
-          if (pod) await fn(rt, pod);
-          else void vscode.window.showInformationMessage('kube-windows: run this on a pod under a Windows node in the Clusters view.');
-        }),
-      ),
-    ),
+    vscode.commands.registerCommand('kubeWindows.podLogs', onPod('podLogs', podLogs)),
+    vscode.commands.registerCommand('kubeWindows.podShell', onPod('podShell', podShell)),
+    vscode.commands.registerCommand('kubeWindows.describePod', onPod('describePod', describePod)),
+    vscode.commands.registerCommand('kubeWindows.deletePod', onPod('deletePod', deletePod)),
+    vscode.commands.registerCommand('kubeWindows.restartWorkload', onPod('restartWorkload', restartWorkload)),
     vscode.commands.registerCommand('kubeWindows.stopFollowingLogs', () => stopFollows(rt)),
     { dispose: () => stopFollows(rt) },
   );
@@ -137,15 +131,18 @@ async function podLogs(rt: Runtime, p: PodRef): Promise<void> {
   const previous = mode.label === PREVIOUS;
   let text = '';
   try {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the log of ${podName(p)} (${container})…`, cancellable: true }, async (_progress, token) => {
-      const ctl = new AbortController();
-      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-      try {
-        await e.streamPodLog(read.kube, { ...request, previous, tailLines: LOG_TAIL_LINES }, (c) => (text += c.toString('utf8')), ctl.signal);
-      } finally {
-        sub.dispose();
-      }
-    });
+    await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the log of ${podName(p)} (${container})…`, cancellable: true },
+      async (_progress, token) => {
+        const ctl = new AbortController();
+        const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+        try {
+          await e.streamPodLog(read.kube, { ...request, previous, tailLines: LOG_TAIL_LINES }, (c) => (text += c.toString('utf8')), ctl.signal);
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
   } catch (err) {
     return fail(p, err);
   }
