@@ -122,9 +122,12 @@ export function podEvents(kube: KubeClient, pod: PodObject, signal?: AbortSignal
   return listAll<EventFacts>(kube, `/api/v1/namespaces/${enc(ns)}/events`, { fieldSelector: selector }, signal);
 }
 
-/** The events of a node, in every namespace (the kubelet records them in default, others elsewhere). */
+/**
+ * The events of a node: the API server keeps every event of a cluster-scoped object in namespace
+ * default (it refuses one elsewhere), so reading that namespace is enough, and needs less RBAC.
+ */
 export function nodeEvents(kube: KubeClient, node: string, signal?: AbortSignal): Promise<EventFacts[]> {
-  return listAll<EventFacts>(kube, '/api/v1/events', { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node}` }, signal);
+  return listAll<EventFacts>(kube, '/api/v1/namespaces/default/events', { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node}` }, signal);
 }
 
 // ---------------------------------------------------------------------------------------------

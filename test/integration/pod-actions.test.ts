@@ -402,12 +402,12 @@ test('Edit taints: the text is validated as the API server would (unique key and
   }
 });
 
-test('Events of a node (field selector on involvedObject, every namespace); Node logs through the node proxy, a refusal offers the SSH collection', async () => {
+test('Events of a node (field selector on involvedObject, namespace default); Node logs through the node proxy, a refusal offers the SSH collection', async () => {
   const h = await harness();
   try {
     await h.run('kubeWindows.nodeEvents', nodeItem());
     assert.match(lastDoc()?.getText() ?? '', /Warning +NodeNotReady +5m \(x3\) +kubelet: Node win-a status is now: NodeNotReady/);
-    assert.match(decodeURIComponent(h.emu.requests.find((r) => r.path === '/api/v1/events')?.query ?? ''), /fieldSelector=involvedObject\.kind=Node,involvedObject\.name=win-a/);
+    assert.match(decodeURIComponent(h.emu.requests.find((r) => r.path === '/api/v1/namespaces/default/events')?.query ?? ''), /fieldSelector=involvedObject\.kind=Node,involvedObject\.name=win-a/);
 
     fake.replies.push('kubelet');
     await h.run('kubeWindows.nodeLogs', nodeItem());
