@@ -146,8 +146,7 @@ async function podLogs(rt: Runtime, p: PodRef): Promise<void> {
   } catch (err) {
     return fail(p, err);
   }
-  const which = previous ? 'previous' : 'log';
-  await rt.docs.show(`logs/${p.namespace}/${p.name}/${container}.${which}.log`, text || `(the ${previous ? 'previous instance' : 'container'} wrote nothing to its log)\n`, 'log');
+  await rt.docs.show(`logs/${p.namespace}/${p.name}/${container}${previous ? '.previous' : ''}.log`, text || `(the ${previous ? 'previous instance' : 'container'} wrote nothing to its log)\n`, 'log');
 }
 
 /** Whether a follow is under way: "Stop following pod logs" shows in the palette only then. */
