@@ -286,7 +286,7 @@ test('Delete asks first (modal, naming the controller); Restart patches the Depl
 
     fake.answers.push('Restart');
     await h.run('kubeWindows.restartWorkload', podItem('broken-5c7d8-xk2p9'));
-    const d = h.emu.get('Deployment', 'broken', NS) as { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
+    const d = h.emu.get('Deployment', 'broken', NS) as unknown as { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
     assert.equal(d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], '2026-11-25T09:30:00Z');
     assert.match(fake.shown.at(-2)?.message ?? '', /Restart Deployment web\/broken\?/);
 
