@@ -121,7 +121,7 @@ interface H {
   stop(): Promise<void>;
 }
 
-async function harness(o: { token?: string; seed?: (emu: Emulator) => void } = {}): Promise<H> {
+async function harness(o: { token?: string; seed?: (emu: Emulator) => void; evictionRetryMs?: number } = {}): Promise<H> {
   const kubelet = await startKubeletDouble({ services: { kubelet: { native: 'I1125 09:00:00 kubelet started\nI1125 09:00:01 node registered\n' } } });
   const emu = await startEmulator({
     objects: objects(kubelet),
@@ -148,7 +148,7 @@ async function harness(o: { token?: string; seed?: (emu: Emulator) => void } = {
   const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
   const docs = ReadOnlyDocs.register(context);
   registerPodCommands(context, log, docs, { now: () => NOW });
-  registerNodeActions(context, log, docs, { now: () => NOW, drainTiming: { evictionRetryMs: 300, pollMs: 50, drainTimeoutMs: 5000 } });
+  registerNodeActions(context, log, docs, { now: () => NOW, drainTiming: { evictionRetryMs: o.evictionRetryMs ?? 300, pollMs: 50, drainTimeoutMs: 5000 } });
   return {
     emu,
     kubelet,
@@ -355,19 +355,38 @@ test('Cordon and Uncordon patch spec.unschedulable; Drain names the emptyDir dat
   }
 });
 
-test('Drain blocked by a PodDisruptionBudget (429): the budget is named and the node stays cordoned', async () => {
-  const h = await harness({
-    seed: (emu) => {
-      emu.remove('Pod', 'scratch-1', NS);
-      emu.apply({
-        apiVersion: 'policy/v1',
-        kind: 'PodDisruptionBudget',
-        metadata: { name: 'web-pdb', namespace: NS },
-        spec: { minAvailable: 1, selector: { matchLabels: { app: 'web-7d9f8' } } },
-        status: { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 1, expectedPods: 1, observedGeneration: 1 },
-      });
-    },
+const budget = (emu: Emulator): void => {
+  emu.remove('Pod', 'scratch-1', NS);
+  emu.apply({
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: 'web-pdb', namespace: NS },
+    spec: { minAvailable: 1, selector: { matchLabels: { app: 'web-7d9f8' } } },
+    status: { disruptionsAllowed: 0, desiredHealthy: 1, currentHealthy: 1, expectedPods: 1, observedGeneration: 1 },
   });
+};
+
+test('Drain cancelled from its notification while a budget refuses: it stops, says so, and the node stays cordoned', async () => {
+  const h = await harness({ seed: budget, evictionRetryMs: 60_000 });
+  try {
+    fake.answers.push('Drain');
+    const draining = h.run('kubeWindows.drainNode', nodeItem());
+    await waitFor('a refused eviction', () => h.emu.requests.some((r) => r.path.endsWith('/web-7d9f8-abcde/eviction') && r.status === 429));
+    const run = fake.progressRuns.find((r) => r.title === 'kube-windows: drain win-a');
+    assert.equal(run?.options.cancellable, true);
+    const t0 = Date.now();
+    run?.cancel();
+    await draining;
+    assert.ok(Date.now() - t0 < 5000, 'the cancel ends the 60 s budget wait at once');
+    assert.match(errors()[0] ?? '', /The drain of win-a was cancelled at step/);
+    assert.equal((h.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable, true);
+  } finally {
+    await h.stop();
+  }
+});
+
+test('Drain blocked by a PodDisruptionBudget (429): the budget is named and the node stays cordoned', async () => {
+  const h = await harness({ seed: budget });
   try {
     fake.answers.push('Drain');
     await h.run('kubeWindows.drainNode', nodeItem());
