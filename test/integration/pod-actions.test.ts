@@ -179,7 +179,7 @@ const waitFor = async (what: string, ok: () => boolean, ms = 3000): Promise<void
   }
 };
 
-test('Logs: into an editor (pods/log with container and tailLines), the previous instance, and the API’s words when there is none', async () => {
+test('Logs: into an editor (pods/log with container and tailLines), the previous instance, and the API’s words when there is none or the container never started', async () => {
   const h = await harness();
   try {
     fake.replies.push('Show the log');
@@ -199,6 +199,10 @@ test('Logs: into an editor (pods/log with container and tailLines), the previous
     await h.run('kubeWindows.podLogs', podItem('nano-1'));
     assert.equal(fake.documents.length, docs, 'no document for a refused read');
     assert.deepEqual(errors(), ['kube-windows: previous terminated container "nano-1" in pod "nano-1" not found']);
+
+    fake.replies.push('Show the log');
+    await h.run('kubeWindows.podLogs', podItem('broken-5c7d8-xk2p9'));
+    assert.equal(errors()[1], 'kube-windows: container "broken-5c7d8" in pod "broken-5c7d8-xk2p9" is waiting to start: CreateContainerError');
     noStack();
   } finally {
     await h.stop();

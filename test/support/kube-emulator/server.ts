@@ -22,8 +22,8 @@ type PodLike = {
   spec?: { nodeName?: string; containers?: { name: string; image?: string }[] };
   status?: {
     phase?: string;
-    containerStatuses?: { name: string; state?: { running?: object }; lastState?: { terminated?: object } }[];
-    initContainerStatuses?: { name: string; lastState?: { terminated?: object } }[];
+    containerStatuses?: { name: string; state?: { running?: object; waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
+    initContainerStatuses?: { name: string; state?: { waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
   };
 };
 
@@ -565,7 +565,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   /**
    * pods/log: the container's log text (setPodLog), with container, tailLines, previous and follow as
    * the API server and the kubelet answer them: previous needs a terminated last state of the
-   * container ("previous terminated container … not found" otherwise); follow keeps the answer open
+   * container ("previous terminated container … not found" otherwise), a container waiting to start
+   * with no earlier instance has no log ("… is waiting to start: <reason>"); follow keeps the answer open
    * and passes on what appendPodLog adds, until the pod is deleted.
    */
   function podLog(ctx: Ctx, namespace: string, name: string): void {
@@ -577,9 +578,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!containers.some((c) => c.name === container)) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
     const previous = ctx.query.get('previous') === 'true';
     const key = `${namespace}/${name}/${container}`;
-    if (previous) {
-      const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
-      if (!statuses.find((c) => c.name === container)?.lastState?.terminated) throw new HttpError(400, `previous terminated container "${container}" in pod "${name}" not found`, 'BadRequest');
+    const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+    const status = statuses.find((c) => c.name === container);
+    if (previous && !status?.lastState?.terminated) throw new HttpError(400, `previous terminated container "${container}" in pod "${name}" not found`, 'BadRequest');
+    // The kubelet has no log of a container that never started (no earlier instance either).
+    const waiting = status?.state?.waiting;
+    if (!previous && waiting && !status?.lastState?.terminated) {
+      const why = waiting.reason === 'ErrImagePull' ? "image can't be pulled" : waiting.reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : (waiting.reason ?? '');
+      throw new HttpError(400, `container "${container}" in pod "${name}" is waiting to start: ${why}`, 'BadRequest');
     }
     let lines = (podLogs.get(previous ? `${key}#previous` : key) ?? '').split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
