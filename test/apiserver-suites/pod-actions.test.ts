@@ -11,10 +11,11 @@ import { KubeClient } from '../../src/cluster/client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ApiError } from '../../src/cluster/errors';
 import { getNode } from '../../src/cluster/nodes';
-import { deletePodNamed, getPod, nodeEvents, podEvents, restartTargetOf, restartWorkload, setNodeTaints } from '../../src/cluster/pod-actions';
+import { deletePodNamed, getPod, nodeEvents, podEvents, PodLogError, restartTargetOf, restartWorkload, setNodeTaints, streamPodLog } from '../../src/cluster/pod-actions';
 import { parseTaints } from '../../src/core/workload-actions';
 import { linuxNode, pod } from '../support/kube-seed';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
+import { CONTEXT_ADMIN, ensureNamespace, expectStatus, proxyableAddress, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
 const NS = uniqueName('kw-podact');
 const NODE = uniqueName('kw-podact-node');
@@ -22,6 +23,8 @@ const NOW = new Date('2026-11-25T09:30:00.456Z');
 
 let api: RealApiServer;
 let kube: KubeClient;
+let kubelet: KubeletDouble;
+const LOG = 'GET / 200\nGET /cart 500\nGET /health 200\n';
 
 const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: app, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] } });
 const ownerRef = (o: Record<string, unknown>) => {
@@ -57,14 +60,18 @@ before(async () => {
   assert.ok(load.ok);
   kube = new KubeClient(configForContext(load.config, CONTEXT_ADMIN), { timeoutMs: 10_000 });
   await ensureNamespace(api, NS);
+  // The Node points to a kubelet double: pods/log of its pods goes there through the API server.
+  kubelet = await startKubeletDouble({ host: proxyableAddress() });
   const node = linuxNode(NODE) as SeedObject;
   node.metadata.labels = { ...node.metadata.labels, 'kubernetes.io/os': 'windows' };
+  Object.assign(node.status as object, kubelet.nodeStatus());
   await seed(api, [node]);
 });
 
 after(async () => {
   await api?.request(`/api/v1/nodes/${NODE}`, { method: 'DELETE' });
   await api?.request(`/api/v1/namespaces/${NS}`, { method: 'DELETE' });
+  await kubelet?.stop();
 });
 
 test('restart: Pod → ReplicaSet → Deployment, the restartedAt merge patch accepted; DaemonSet and StatefulSet directly; bare pods and Jobs refused', async () => {
@@ -169,4 +176,42 @@ test('taints: written with the resourceVersion read (a stale one is refused with
   const badEffect = await setNodeTaints(kube, cleared, [{ key: 'a', effect: 'Sometimes' }]).catch((e: unknown) => e);
   assert.ok(badEffect instanceof ApiError && badEffect.status === 422);
   assert.ok('error' in parseTaints('a:Sometimes'));
+});
+
+test('pods/log through the real API server: container, tailLines, follow and previous reach the kubelet as sent; refusals in the server’s and the kubelet’s words', async () => {
+  const two = pod('two-containers', NS, NODE, { windows: true }) as SeedObject;
+  (two.spec as { containers: object[] }).containers = [
+    { name: 'web', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' },
+    { name: 'sidecar', image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022' },
+  ];
+  await seed(api, [two]);
+  kubelet.set({ containerLogs: { [`${NS}/two-containers/web`]: LOG } });
+  const read = async (r: Partial<Parameters<typeof streamPodLog>[1]>): Promise<string> => {
+    let text = '';
+    await streamPodLog(kube, { namespace: NS, pod: 'two-containers', container: 'web', ...r }, (c) => (text += c.toString('utf8')));
+    return text;
+  };
+  assert.equal(await read({ tailLines: 2 }), 'GET /cart 500\nGET /health 200\n');
+  let got = kubelet.requests.at(-1)!;
+  assert.equal(got.path, `/containerLogs/${NS}/two-containers/web`);
+  assert.equal(new URLSearchParams(got.query).get('tailLines'), '2');
+  assert.equal(await read({ follow: true, tailLines: 200 }), LOG);
+  got = kubelet.requests.at(-1)!;
+  assert.equal(new URLSearchParams(got.query).get('follow'), 'true');
+
+  const refused = (r: Partial<Parameters<typeof streamPodLog>[1]>) =>
+    read(r).then(
+      () => assert.fail('refused'),
+      (e: unknown) => e as PodLogError,
+    );
+  const previous = await refused({ previous: true });
+  assert.ok(previous instanceof PodLogError);
+  assert.equal(new URLSearchParams(kubelet.requests.at(-1)!.query).get('previous'), 'true');
+  assert.match(previous.message, /previous terminated container "web" in pod "two-containers" not found/);
+  const seen = kubelet.requests.length;
+  const wrong = await refused({ container: 'nope' });
+  assert.equal(wrong.status, 400);
+  // The emulator answers with the same words (test/support/kube-emulator/server.ts podLog).
+  assert.equal(wrong.message, 'container nope is not valid for pod two-containers');
+  assert.equal(kubelet.requests.length, seen, 'the API server refused it before the kubelet');
 });
