@@ -132,6 +132,7 @@ async function harness(o: { token?: string; seed?: (emu: Emulator) => void; evic
           { verb: 'get', resource: 'pods/log' },
           { verb: 'patch', resource: 'deployments' },
           { verb: 'create', resource: 'pods/exec' },
+          { verb: 'get', resource: 'nodes/proxy' },
         ],
       },
     },
@@ -240,7 +241,7 @@ test('Logs: follow goes to an output channel that keeps following until stopped;
   }
 });
 
-test('Logs and Restart without the permission: the 403 says which RBAC rule is missing', async () => {
+test('Logs, Restart, Node logs and Shell without the permission: the 403 says which RBAC rule is missing', async () => {
   const h = await harness({ token: 'limited' });
   try {
     fake.replies.push('Show the log');
@@ -249,6 +250,14 @@ test('Logs and Restart without the permission: the 403 says which RBAC rule is m
     fake.answers.push('Restart');
     await h.run('kubeWindows.restartWorkload', podItem('web-7d9f8-abcde'));
     assert.match(errors()[1] ?? '', /not allowed to .*deployments.* \(403 Forbidden\)/);
+    fake.replies.push('kubelet');
+    await h.run('kubeWindows.nodeLogs', nodeItem());
+    assert.match(errors()[2] ?? '', /You may not read the log query for kubelet of win-a through the API \(403: .*RBAC `get` on the `nodes\/proxy` resource/);
+    assert.deepEqual(fake.shown.at(-1)?.items, ['Collect logs over SSH'], 'SSH is offered instead');
+    fake.replies.push('cmd.exe');
+    await h.run('kubeWindows.podShell', podItem('nano-1'));
+    await waitFor('the refusal in the terminal', () => /pods\/exec/.test(fake.terminals[0]?.output ?? ''));
+    assert.match(fake.terminals[0]?.output ?? '', /You may not exec into pods in namespace "web" \(403 Forbidden\)/);
     noStack();
   } finally {
     await h.stop();
