@@ -11,8 +11,7 @@ import { enc, getOrUndefined, listAll } from './api';
 import type { KubeClient } from './client';
 import { ApiError } from './errors';
 import { nodePath, type NodeObject } from './nodes';
-
-export const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
+import { podPath } from './pods';
 
 export interface PodObject {
   metadata: { name: string; namespace?: string; uid?: string; ownerReferences?: OwnerRef[]; annotations?: Record<string, string> };

@@ -67,7 +67,7 @@ export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster
 export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/machineset';
 export { machineView } from '../core/openshift/machine-state';
 // Pod and node actions of the explorer: logs, events, describe, delete, rollout restart, taints.
-export { getPod, streamPodLog, logContainers, podEvents, nodeEvents, deletePodNamed, restartTargetOf, restartWorkload, setNodeTaints, PodLogError } from '../cluster/pod-actions';
+export { getPod, streamPodLog, logContainers, podEvents, nodeEvents, deletePodNamed, restartTargetOf, restartWorkload, setNodeTaints } from '../cluster/pod-actions';
 export { describePod, describeNodeEvents } from '../core/live/describe';
 export { nodeFactsOf } from '../core/live/explain';
 export { parseTaints, taintText, taintChanges } from '../core/workload-actions';

@@ -1,9 +1,9 @@
 // Read-only text documents of the pod and node actions (Describe, events, logs): a content
 // provider on the `kube-windows-text` scheme, one document per name; showing a name again replaces
-// its text. A document being filled (a log read) grows as the text arrives.
+// its text (an open document shows the new one).
 import * as vscode from 'vscode';
 
-export const TEXT_SCHEME = 'kube-windows-text';
+const TEXT_SCHEME = 'kube-windows-text';
 
 export class ReadOnlyDocs implements vscode.TextDocumentContentProvider {
   private readonly texts = new Map<string, string>();
@@ -17,7 +17,7 @@ export class ReadOnlyDocs implements vscode.TextDocumentContentProvider {
   }
 
   /** The document's address for a name such as `describe/ns/pod` (the last part is its title). */
-  uri(name: string): vscode.Uri {
+  private uri(name: string): vscode.Uri {
     return vscode.Uri.parse(`${TEXT_SCHEME}:/${name.split('/').map(encodeURIComponent).join('/')}`);
   }
 
@@ -31,19 +31,11 @@ export class ReadOnlyDocs implements vscode.TextDocumentContentProvider {
     return uri;
   }
 
-  set(uri: vscode.Uri, text: string): void {
+  private set(uri: vscode.Uri, text: string): void {
     const key = uri.toString();
     const again = this.texts.has(key);
     this.texts.set(key, text);
     if (again) this.changed.fire(uri);
-  }
-
-  append(uri: vscode.Uri, text: string): void {
-    this.set(uri, (this.texts.get(uri.toString()) ?? '') + text);
-  }
-
-  text(uri: vscode.Uri): string | undefined {
-    return this.texts.get(uri.toString());
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
