@@ -13,6 +13,7 @@ import { registerMachineSetCommands } from './machineset-commands';
 import { registerPodCommands } from './pod-commands';
 import { registerNodeActions } from './node-actions';
 import { ReadOnlyDocs } from './read-only-docs';
+import { registerKubernetesTools } from './kubernetes-tools';
 
 export { sendClusterSnapshot };
 
@@ -44,7 +45,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // Node operations (terminal, reboot, logs, services): the engine loads on the first command.
   const nodeOps = registerNodeCommands(context, log);
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
-  registerClusterView(context, log, nodeOps.services);
+  const revealWindowsNode = registerClusterView(context, log, nodeOps.services);
   // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
   registerJoinCommands(context, log);
   // Preview / apply registry mirror config: the engine loads on the first command.
@@ -56,10 +57,17 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = ReadOnlyDocs.register(context);
   registerPodCommands(context, log, docs);
   registerNodeActions(context, log, docs);
+  // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
+  registerKubernetesTools(context, log, revealWindowsNode);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);
-  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms`);
+  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms; engine loaded: ${engineLoaded()}`);
+}
+
+/** Whether dist/engine.js (ssh2, the plans) is in this extension host: activation must not load it. */
+function engineLoaded(): boolean {
+  return Object.keys(require.cache).some((file) => /[\\/]dist[\\/]engine\.js$/.test(file));
 }
 
 async function restartServer(server: ServerController): Promise<void> {

@@ -202,6 +202,10 @@ export class FakeTreeItem {
 export interface FakeTreeView {
   id: string;
   options: { treeDataProvider: { getChildren(e?: unknown): unknown; getTreeItem(e: unknown): unknown } };
+  /** Fires the view's onDidCollapseElement, as a user collapsing an item. */
+  collapse: FakeEventEmitter<{ element: unknown }>;
+  /** What reveal() was asked, in order. */
+  revealed: { element: unknown; options?: { select?: boolean; focus?: boolean; expand?: boolean | number } }[];
 }
 
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
@@ -228,6 +232,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   /** What languages.getDiagnostics answers, by document URI. */
   const diagnostics = new Map<string, FakeDiagnostic[]>();
   let untitled = 0;
+  /** Other extensions, by id, as vscode.extensions.getExtension answers (none unless a test adds one). */
+  const installedExtensions = new Map<string, unknown>();
 
   const show =
     (kind: Shown['kind']) =>
@@ -290,8 +296,26 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
       },
       createTreeView: (id: string, options: FakeTreeView['options']) => {
-        treeViews.push({ id, options });
-        return { dispose: () => undefined };
+        const collapse = new FakeEventEmitter<{ element: unknown }>();
+        const revealed: FakeTreeView['revealed'] = [];
+        treeViews.push({ id, options, collapse, revealed });
+        const provider = options.treeDataProvider as FakeTreeView['options']['treeDataProvider'] & { getParent?(e: unknown): unknown };
+        // As VS Code does: reveal needs getParent, and `expand` asks for the children of the element
+        // (and of those that open expanded), levels deep.
+        const expand = async (element: unknown, levels: number): Promise<void> => {
+          if (levels <= 0) return;
+          for (const child of ((await provider.getChildren(element)) as unknown[]) ?? []) {
+            if ((provider.getTreeItem(child) as { collapsibleState?: number }).collapsibleState === 2) await expand(child, 1);
+            else await expand(child, levels - 1);
+          }
+        };
+        const reveal = async (element: unknown, options?: FakeTreeView['revealed'][number]['options']) => {
+          if (!provider.getParent) throw new Error('TreeDataProvider does not implement getParent: reveal is not possible');
+          revealed.push({ element, ...(options ? { options } : {}) });
+          const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
+          await expand(element, levels);
+        };
+        return { dispose: () => undefined, onDidCollapseElement: collapse.event, reveal };
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
@@ -377,6 +401,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
     },
+    extensions: {
+      getExtension: (id: string) => installedExtensions.get(id),
+    },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
         if (commands.has(id)) throw new Error(`command '${id}' already exists`);
@@ -425,6 +452,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
 
   return {
     module,
+    installedExtensions,
     treeViews,
     contentProviders,
     commands,

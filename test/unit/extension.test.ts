@@ -110,6 +110,7 @@ test('activation: commands, log channel and a YAML language status item; a missi
     'kubeWindows.restartWorkload',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
+    'kubeWindows.showInClusterTree',
     'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
     'kubeWindows.stopFollowingLogs',
