@@ -447,6 +447,17 @@ test('Events of a node (field selector on involvedObject, namespace default); No
     assert.match(lastDoc()?.getText() ?? '', /kubelet started\nI1125 09:00:01 node registered/);
     assert.ok(h.emu.requests.some((r) => r.path === `/api/v1/nodes/${NODE}/proxy/logs/` && /query=kubelet/.test(r.query)));
 
+    // A file picked in the node's log folder, folder by folder.
+    h.kubelet.set({ files: { 'kubelet/kubelet.log': 'I1125 kubelet.log line\n', 'containerd/containerd.log': 'x\n' } });
+    fake.replies.push('Browse the log folder…', 'kubelet/', 'kubelet.log');
+    await h.run('kubeWindows.nodeLogs', nodeItem());
+    assert.deepEqual(
+      fake.questions.slice(-2).map((q) => q.items),
+      [['containerd/', 'kubelet/'], ['kubelet.log']],
+    );
+    assert.equal(lastDoc()?.getText(), 'I1125 kubelet.log line\n');
+    assert.ok(h.kubelet.requests.some((r) => r.path === '/logs/kubelet/kubelet.log'));
+
     h.kubelet.set({ enableSystemLogHandler: false });
     fake.replies.push('kubelet');
     fake.answers.push('Collect logs over SSH');
