@@ -65,7 +65,7 @@ function isParseArgsError(err: unknown): boolean {
 /** What to tell the user about an error met while working on a cluster or a host: the error's own words when it has them. */
 export function userMessage(err: unknown, context: string): string {
   if (err instanceof UsageError || err instanceof RemoteError || err instanceof PreflightError) return err.message;
-  if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError')) return err.message;
+  if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError' || err.name === 'PodLogError')) return err.message;
   return classifyError(err, { context }).message;
 }
 

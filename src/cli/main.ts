@@ -11,6 +11,7 @@ import { runMachineSet } from './machineset';
 import { runMirrors } from './mirrors';
 import { runNodes } from './nodes';
 import { runShell } from './shell';
+import { runPods } from './pods';
 
 const HELP = `kube-windows ${version}: Windows compatibility checks for Kubernetes and OpenShift manifests
 
@@ -25,7 +26,11 @@ Usage:
   kube-windows nodes reboot|logs|services NODE --context C [--user U --key FILE]
   kube-windows nodes logs NODE --context C --path kubelet/kubelet.log | --query kubelet [--tail N] [--since 1h] [--pattern RE]
   kube-windows nodes cordon|uncordon|drain NODE --context C [--delete-emptydir-data] [--timeout MIN] [--yes]
+  kube-windows nodes events NODE --context C
+  kube-windows nodes taints NODE --context C [--set "key=value:Effect,..."] [--yes]
   kube-windows shell POD [-n NS] [-c CONTAINER] --context C [--shell cmd|powershell|pwsh|sh]
+  kube-windows pods logs POD [-n NS] [-c CONTAINER] --context C [--follow] [--previous] [--tail N]
+  kube-windows pods describe|restart|delete POD [-n NS] --context C [--yes]
   kube-windows mirrors render [--mode ordered|wmco] [--pull-secret FILE] --out DIR FILES...
   kube-windows mirrors diff|apply --context C ...
   kube-windows machineset create --context C --image IMAGE [--from LINUX_MACHINESET] [--name N]
@@ -66,6 +71,8 @@ export function main(argv: string[]): number | Promise<number> {
         return runNodes(rest).catch(failure);
       case 'shell':
         return runShell(rest).catch(failure);
+      case 'pods':
+        return runPods(rest).catch(failure);
       case 'mirrors':
         return runMirrors(rest).catch(failure);
       case 'machineset':

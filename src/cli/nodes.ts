@@ -12,6 +12,7 @@ import { buildSchedulingPlan, drainPreview, schedulingSummary, type SchedulingAc
 import { isNodeService, NODE_SERVICES, nodeAddress, nodeServices, restartNodeService, servicesTable } from '../bootstrap/node-services';
 import { buildRebootPlan, DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootSummary, type RebootContext, type RebootNode } from '../bootstrap/reboot';
 import { renderPlan } from '../bootstrap/render';
+import { runNodeActions } from './pods';
 import { runPlan, type RunEvent } from '../bootstrap/runner';
 import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
@@ -50,6 +51,7 @@ const NODES_HELP = `Usage:
   kube-windows nodes services NODE --context C [options] [--restart NAME] [--yes]
   kube-windows nodes cordon|uncordon NODE --context C
   kube-windows nodes drain NODE --context C [--delete-emptydir-data] [--timeout MIN] [--yes]
+  kube-windows nodes events|taints NODE --context C   (kube-windows nodes taints --help)
 
 reboot    cordon, drain (Eviction API, PodDisruptionBudgets honoured, DaemonSet pods left), Restart-Computer,
           wait for NotReady, on AWS re-add the 169.254.169.254 route, wait for Ready, uncordon, verify.
@@ -86,6 +88,7 @@ ${SSH_HELP}
 ${EXIT_CODES_HELP}`;
 
 export async function runNodes(args: string[]): Promise<number> {
+  if (args[0] === 'events' || args[0] === 'taints') return runNodeActions(args);
   const { values, positionals } = parse(
     args,
     {

@@ -5,7 +5,7 @@ import type { PodView } from '../core/windows/kubeadm-networking';
 import { enc, listAll, type ApiCall } from './api';
 import type { KubeClient } from './client';
 
-const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
+export const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
 
 /** The calls a drain makes, for previews. */
 export function drainCalls(nodeName: string, disableEviction: boolean): ApiCall[] {

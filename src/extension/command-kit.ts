@@ -103,7 +103,7 @@ export function loadEngine(): Promise<typeof import('./engine')> {
 export async function userMessage(err: unknown, context: string): Promise<string> {
   const { RemoteError, classifyError } = await loadEngine();
   if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinInputError'].includes(err.name)) return err.message;
+  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinInputError', 'PodLogError', 'ContainerShellError', 'NodeLogRefusedError'].includes(err.name)) return err.message;
   if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
   return classifyError(err, { context }).message;
 }

@@ -66,3 +66,8 @@ export { wmcoSetupPlan } from '../bootstrap/wmco-install';
 export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster/machinesets';
 export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/machineset';
 export { machineView } from '../core/openshift/machine-state';
+// Pod and node actions of the explorer: logs, events, describe, delete, rollout restart, taints.
+export { getPod, streamPodLog, logContainers, podEvents, nodeEvents, deletePodNamed, restartTargetOf, restartWorkload, setNodeTaints } from '../cluster/pod-actions';
+export { describePod, describeNodeEvents } from '../core/live/describe';
+export { nodeFactsOf } from '../core/live/explain';
+export { parseTaints, taintText, taintChanges } from '../core/workload-actions';

@@ -10,6 +10,9 @@ import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
+import { registerPodCommands } from './pod-commands';
+import { registerNodeActions } from './node-actions';
+import { ReadOnlyDocs } from './read-only-docs';
 import { registerKubernetesTools } from './kubernetes-tools';
 import { registerWalkthrough } from './walkthrough';
 
@@ -50,6 +53,11 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMirrorCommands(context, log);
   // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
   registerMachineSetCommands(context, log);
+  // Pod actions (logs, shell, describe, delete, restart) and node actions through the API (cordon,
+  // drain, taints, events, node logs): read-only documents share one content provider.
+  const docs = ReadOnlyDocs.register(context);
+  registerPodCommands(context, log, docs);
+  registerNodeActions(context, log, docs);
   // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
   registerKubernetesTools(context, log, revealWindowsNode);
   // The Get Started walkthrough's commands (its steps are in package.json).

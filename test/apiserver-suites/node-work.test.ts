@@ -11,11 +11,10 @@
 // InternalIP, the Node having no other address.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { networkInterfaces } from 'node:os';
 import { linuxNode, pod } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, proxyableAddress, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
 const NODE = uniqueName('kw-logs-node');
 const NS = uniqueName('kw-drain');
@@ -26,12 +25,6 @@ let api: RealApiServer;
 let kubelet: KubeletDouble;
 
 const run = (args: string[]) => runCli([...args, '--kubeconfig', api.kubeconfigPath], { env: { SSH_AUTH_SOCK: '' } });
-
-/** An IPv4 address of this machine the API server will proxy to (global unicast, not loopback). */
-function proxyableAddress(): string {
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
-  throw new Error('This machine has no non-loopback IPv4 address: the API server proxies to nodes only at global unicast addresses, so the kubelet double cannot be reached.');
-}
 
 before(async () => {
   api = await useApiServer();

@@ -10,6 +10,8 @@
 //   0..100000 (406); a service logging to the event log (native) gets its lines (tailLines and
 //   pattern applied); a service logging to a file gets the file, or with options the note
 //   "options present and query resolved to log files for [svc]".
+// - /containerLogs/NS/POD/CONTAINER (what the API server's pods/log calls): the text set for it,
+//   tailLines applied; previous=true without an earlier instance is refused (400) in the kubelet's words.
 // Every request is recorded (path and query as received). A Node points to it through
 // status.addresses (InternalIP) and status.daemonEndpoints.kubeletEndpoint.Port.
 import { createServer, type Server } from 'node:https';
@@ -26,6 +28,11 @@ export interface KubeletDoubleOptions {
   enableSystemLogQuery?: boolean;
   /** The address to listen on (default 127.0.0.1). */
   host?: string;
+  /**
+   * Container logs the API server's pods/log reaches (GET /containerLogs/NS/POD/CONTAINER), by
+   * `ns/pod/container`; `ns/pod/container#previous` for the instance before the last restart.
+   */
+  containerLogs?: Record<string, string>;
 }
 
 export interface KubeletRequest {
@@ -94,9 +101,26 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
     res.end(buf);
   }
 
+  function containerLog(res: ServerResponse, url: URL): void {
+    const [ns, pod, container] = url.pathname.slice('/containerLogs/'.length).split('/').map(decodeURIComponent);
+    const previous = url.searchParams.get('previous') === 'true';
+    const text = o.containerLogs?.[`${ns}/${pod}/${container}${previous ? '#previous' : ''}`];
+    if (text === undefined) {
+      if (previous) return goError(res, 400, `previous terminated container "${container}" in pod "${pod}" not found`);
+      return goError(res, 404, `container "${container}" in pod "${pod}" is not available`);
+    }
+    let lines = text.split('\n');
+    if (lines[lines.length - 1] === '') lines.pop();
+    const tail = url.searchParams.get('tailLines');
+    if (tail !== null) lines = lines.slice(-Number(tail) || lines.length);
+    res.writeHead(200, { 'Content-Type': 'text/plain' });
+    res.end(lines.map((l) => `${l}\n`).join(''));
+  }
+
   function handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'https://kubelet');
     requests.push({ method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, '') });
+    if (url.pathname.startsWith('/containerLogs/')) return containerLog(res, url);
     if (!url.pathname.startsWith('/logs')) return goError(res, 404, '404 page not found');
     if (!o.enableSystemLogHandler) return goError(res, 405, 'logs endpoint is disabled.');
     if (url.pathname === '/logs') {

@@ -6,6 +6,7 @@
 import { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
+import { networkInterfaces } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -337,4 +338,14 @@ export async function patchStatus(api: RealApiServer, collection: string, name: 
     [200],
     `patching the status of ${name}`,
   );
+}
+
+/**
+ * An IPv4 address of this machine the API server will proxy to (global unicast, not loopback): it
+ * refuses loopback and link-local node addresses (isProxyableHostname), so a kubelet double a Node
+ * points to listens here.
+ */
+export function proxyableAddress(): string {
+  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
+  throw new Error('This machine has no non-loopback IPv4 address: the API server proxies to nodes only at global unicast addresses, so the kubelet double cannot be reached.');
 }

@@ -184,20 +184,40 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',
     'kubeWindows.copyName',
+    'kubeWindows.cordonNode',
     'kubeWindows.deleteMachine',
+    'kubeWindows.deletePod',
+    'kubeWindows.describePod',
+    'kubeWindows.drainNode',
+    'kubeWindows.editTaints',
     'kubeWindows.followMachineSet',
+    'kubeWindows.nodeEvents',
+    'kubeWindows.nodeLogs',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
+    'kubeWindows.podLogs',
+    'kubeWindows.podShell',
     'kubeWindows.quickFixApplied',
     'kubeWindows.rebootNode',
     'kubeWindows.refreshMachineSets',
     'kubeWindows.refreshServices',
     'kubeWindows.removeNode',
     'kubeWindows.restartService',
+    'kubeWindows.restartWorkload',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
     'kubeWindows.showInClusterTree',
+    'kubeWindows.uncordonNode',
   ]);
+  // Pod actions on pod items only; Cordon on schedulable nodes, Uncordon on cordoned ones, the other node actions on both.
+  const matchesOf = (command: string, values: string[]) =>
+    values.filter((v) => ctx.filter((m) => m.command === command).some((m) => new RegExp(/viewItem =~ \/(.*)\//.exec(m.when)?.[1] ?? `^${/viewItem == (\S+)/.exec(m.when)?.[1] ?? '$^'}$`).test(v)));
+  const items = ['cluster', 'windowsNode', 'windowsNode.cordoned', 'pod', 'windowsService', 'group'];
+  for (const command of ['podLogs', 'podShell', 'describePod', 'deletePod', 'restartWorkload']) assert.deepEqual(matchesOf(`kubeWindows.${command}`, items), ['pod'], command);
+  assert.deepEqual(matchesOf('kubeWindows.cordonNode', items), ['windowsNode']);
+  assert.deepEqual(matchesOf('kubeWindows.uncordonNode', items), ['windowsNode.cordoned']);
+  for (const command of ['drainNode', 'editTaints', 'nodeEvents', 'nodeLogs']) assert.deepEqual(matchesOf(`kubeWindows.${command}`, items), ['windowsNode', 'windowsNode.cordoned'], command);
+  assert.equal(c.menus.commandPalette.find((m: { command: string }) => m.command === 'kubeWindows.stopFollowingLogs')?.when, 'kubeWindows.followingLogs');
   // Node operations on Windows node items (cordoned too), restart on service items only.
   const on = (command: string) => ctx.filter((m) => m.command === command);
   for (const command of ['kubeWindows.openTerminal', 'kubeWindows.rebootNode', 'kubeWindows.collectLogs']) {

@@ -20,7 +20,11 @@ const EXEC_PROTOCOLS = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 
 type PodLike = {
   spec?: { nodeName?: string; containers?: { name: string; image?: string }[] };
-  status?: { phase?: string; containerStatuses?: { name: string; state?: { running?: object } }[] };
+  status?: {
+    phase?: string;
+    containerStatuses?: { name: string; state?: { running?: object; waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
+    initContainerStatuses?: { name: string; state?: { waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
+  };
 };
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -131,6 +135,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const requests: RequestLogEntry[] = [];
   const execs: ExecRecord[] = [];
   const podLogs = new Map<string, string>();
+  /** Open `follow=true` log reads, by namespace/pod/container. */
+  const logFollowers = new Map<string, Set<(text: string) => void>>();
   const streams = new Set<() => void>();
   let tmpDir: string | undefined;
 
@@ -556,7 +562,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return send(ctx, 200, store.update(next, { checkRv: true }));
   }
 
-  /** pods/log: the container's log text (setPodLog), with container, tailLines and previous checked as the API server does. */
+  /**
+   * pods/log: the container's log text (setPodLog), with container, tailLines, previous and follow as
+   * the API server and the kubelet answer them: previous needs a terminated last state of the
+   * container ("previous terminated container … not found" otherwise), a container waiting to start
+   * with no earlier instance has no log ("… is waiting to start: <reason>"); follow keeps the answer open
+   * and passes on what appendPodLog adds, until the pod is deleted.
+   */
   function podLog(ctx: Ctx, namespace: string, name: string): void {
     const pod = store.get('Pod', namespace, name) as (KubeObject & PodLike) | undefined;
     if (!pod) throw notFound(resourceByKind('Pod'), name);
@@ -564,11 +576,47 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const container = ctx.query.get('container') ?? (containers.length === 1 ? containers[0]!.name : undefined);
     if (!container) throw new HttpError(400, `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`, 'BadRequest');
     if (!containers.some((c) => c.name === container)) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
-    let lines = (podLogs.get(`${namespace}/${name}/${container}`) ?? '').split('\n');
+    const previous = ctx.query.get('previous') === 'true';
+    const key = `${namespace}/${name}/${container}`;
+    const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
+    const status = statuses.find((c) => c.name === container);
+    if (previous && !status?.lastState?.terminated) throw new HttpError(400, `previous terminated container "${container}" in pod "${name}" not found`, 'BadRequest');
+    // The kubelet has no log of a container that never started (no earlier instance either).
+    const waiting = status?.state?.waiting;
+    if (!previous && waiting && !status?.lastState?.terminated) {
+      const why = waiting.reason === 'ErrImagePull' ? "image can't be pulled" : waiting.reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : (waiting.reason ?? '');
+      throw new HttpError(400, `container "${container}" in pod "${name}" is waiting to start: ${why}`, 'BadRequest');
+    }
+    let lines = (podLogs.get(previous ? `${key}#previous` : key) ?? '').split('\n');
     if (lines[lines.length - 1] === '') lines.pop();
     const tail = ctx.query.get('tailLines');
     if (tail !== null) lines = Number(tail) === 0 ? [] : lines.slice(-Number(tail));
-    send(ctx, 200, lines.map((l) => `${l}\n`).join(''));
+    const text = lines.map((l) => `${l}\n`).join('');
+    if (previous || ctx.query.get('follow') !== 'true') return send(ctx, 200, text);
+    const res = ctx.res;
+    res.writeHead(200, { 'Content-Type': 'text/plain', 'Cache-Control': 'no-cache, private' });
+    ctx.log.status = 200;
+    const write = (t: string): void => {
+      ctx.log.bytes += Buffer.byteLength(t);
+      res.write(t);
+    };
+    write(text);
+    const followers = logFollowers.get(key) ?? new Set<(t: string) => void>();
+    logFollowers.set(key, followers);
+    followers.add(write);
+    const onEvent = (ev: StoreEvent): void => {
+      if (ev.type === 'DELETED' && ev.object.kind === 'Pod' && ev.object.metadata.name === name && ev.object.metadata.namespace === namespace) close();
+    };
+    const close = (): void => {
+      followers.delete(write);
+      store.listeners.delete(onEvent);
+      streams.delete(close);
+      if (!res.writableEnded) res.end();
+    };
+    store.listeners.add(onEvent);
+    streams.add(close);
+    ctx.req.on('close', close);
+    res.on('close', close);
   }
 
   /**
@@ -787,7 +835,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     token: adminToken,
     requests,
     execs,
-    setPodLog: (namespace, pod, container, text) => void podLogs.set(`${namespace}/${pod}/${container}`, text),
+    setPodLog: (namespace, pod, container, text, previous) => void podLogs.set(`${namespace}/${pod}/${container}${previous ? '#previous' : ''}`, text),
+    appendPodLog(namespace, pod, container, text) {
+      const key = `${namespace}/${pod}/${container}`;
+      podLogs.set(key, (podLogs.get(key) ?? '') + text);
+      for (const f of logFollowers.get(key) ?? []) f(text);
+    },
     kubeconfig(opts = {}) {
       const context = opts.context ?? 'emulator';
       const yaml = [

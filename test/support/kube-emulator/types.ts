@@ -112,8 +112,10 @@ export interface Emulator {
   requests: RequestLogEntry[];
   /** Every pods/exec session, in order. */
   execs: ExecRecord[];
-  /** The text pods/log serves for a container (default: none, an empty log). */
-  setPodLog(namespace: string, pod: string, container: string, text: string): void;
+  /** The text pods/log serves for a container (default: none, an empty log); `previous`: its last terminated instance's. */
+  setPodLog(namespace: string, pod: string, container: string, text: string, previous?: boolean): void;
+  /** Adds text to a container's log; open `follow=true` reads get it at once. */
+  appendPodLog(namespace: string, pod: string, container: string, text: string): void;
   apply(obj: KubeObject): KubeObject;
   /** What GET /version answers from now on (gitVersion vX.Y.Z; major and minor follow). */
   setVersion(gitVersion: string): void;
