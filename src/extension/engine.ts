@@ -66,3 +66,5 @@ export { wmcoSetupPlan } from '../bootstrap/wmco-install';
 export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster/machinesets';
 export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/machineset';
 export { machineView } from '../core/openshift/machine-state';
+// The Windows workload problems view: the live check of a context, grouped by object, with each object's live YAML.
+export { ProblemsTree } from '../cluster/problems';

@@ -10,6 +10,7 @@ import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
+import { registerProblemsView } from './problems-view';
 
 export { sendClusterSnapshot };
 
@@ -48,6 +49,8 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMirrorCommands(context, log);
   // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
   registerMachineSetCommands(context, log);
+  // The live check of a cluster's workloads: nothing is read (nor the engine loaded) until the view shows.
+  registerProblemsView(context, log);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);

@@ -52,6 +52,8 @@ export interface FakeDocument {
   languageId: string;
   content: string;
   shown: number;
+  /** The options of the last showTextDocument (selection, preview). */
+  showOptions?: Record<string, unknown>;
   getText(): string;
   /** Set for documents opened from a URI (content providers), and `untitled:Untitled-N` for new ones with content. */
   uri?: FakeUri;
@@ -181,6 +183,24 @@ export interface FakeDiagnostic {
   code?: string | { value: string };
 }
 
+/** A diagnostic the extension set through a DiagnosticCollection (the real class's fields it sets). */
+export class FakeSetDiagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    readonly range: FakeRange,
+    readonly message: string,
+    readonly severity: number = 0,
+  ) {}
+}
+
+/** A DiagnosticCollection: what the extension set, by URI. */
+export interface FakeDiagnosticCollection {
+  name: string;
+  entries: Map<string, FakeSetDiagnostic[]>;
+  disposed: boolean;
+}
+
 export interface FakeCodeLensProvider {
   selector: unknown;
   provider: { provideCodeLenses(doc: { uri: FakeUri }): FakeCodeLens[] | undefined; onDidChangeCodeLenses?: (l: () => void) => unknown };
@@ -202,6 +222,8 @@ export class FakeTreeItem {
 export interface FakeTreeView {
   id: string;
   options: { treeDataProvider: { getChildren(e?: unknown): unknown; getTreeItem(e: unknown): unknown } };
+  /** The TreeView object the extension got (it may set description or message on it). */
+  handle: { description?: string; message?: string; dispose(): void };
 }
 
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
@@ -227,6 +249,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const codeLensProviders: FakeCodeLensProvider[] = [];
   /** What languages.getDiagnostics answers, by document URI. */
   const diagnostics = new Map<string, FakeDiagnostic[]>();
+  const diagnosticCollections: FakeDiagnosticCollection[] = [];
   let untitled = 0;
 
   const show =
@@ -263,6 +286,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     CodeLens: FakeCodeLens,
     Range: FakeRange,
+    Diagnostic: FakeSetDiagnostic,
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     window: {
       activeTextEditor: undefined as { document: { uri: FakeUri; languageId: string } } | undefined,
@@ -290,8 +314,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
       },
       createTreeView: (id: string, options: FakeTreeView['options']) => {
-        treeViews.push({ id, options });
-        return { dispose: () => undefined };
+        const handle: FakeTreeView['handle'] = { dispose: () => undefined };
+        treeViews.push({ id, options, handle });
+        return handle;
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
@@ -355,8 +380,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           },
         };
       },
-      showTextDocument: async (doc: FakeDocument) => {
+      showTextDocument: async (doc: FakeDocument, options?: Record<string, unknown>) => {
         doc.shown++;
+        if (options) doc.showOptions = options;
         return { document: doc };
       },
     },
@@ -376,6 +402,18 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         return { dispose: () => codeLensProviders.splice(codeLensProviders.indexOf(entry), 1) };
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
+      createDiagnosticCollection: (name = '') => {
+        const c: FakeDiagnosticCollection = { name, entries: new Map(), disposed: false };
+        diagnosticCollections.push(c);
+        return {
+          name,
+          set: (uri: FakeUri, list: FakeSetDiagnostic[] | undefined) => (list ? c.entries.set(uri.toString(), [...list]) : c.entries.delete(uri.toString())),
+          delete: (uri: FakeUri) => c.entries.delete(uri.toString()),
+          get: (uri: FakeUri) => c.entries.get(uri.toString()),
+          clear: () => c.entries.clear(),
+          dispose: () => (c.disposed = true),
+        };
+      },
     },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
@@ -441,6 +479,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     terminals,
     codeLensProviders,
     diagnostics,
+    diagnosticCollections,
     /** Closes a document, as the user closing its editor (onDidCloseTextDocument fires). */
     closeDocument(doc: FakeDocument) {
       documents.splice(documents.indexOf(doc), 1);
