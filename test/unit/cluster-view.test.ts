@@ -85,7 +85,7 @@ test('activation registers the view and its commands; the welcome state contacts
     ext.activate(context);
     assert.deepEqual(
       fake.treeViews.map((v) => v.id),
-      ['kubeWindows.clusters'],
+      ['kubeWindows.clusters', 'kubeWindows.problems'],
     );
     assert.ok(fake.contentProviders.has('kube-windows'));
     for (const id of ['kubeWindows.refresh', 'kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']) assert.ok(fake.commands.has(id), id);
@@ -108,7 +108,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
   assert.deepEqual(
     c.views.kubeWindows.map((v: { id: string }) => v.id),
-    ['kubeWindows.clusters'],
+    ['kubeWindows.clusters', 'kubeWindows.problems'],
   );
   const welcome = c.viewsWelcome.find((w: { view: string }) => w.view === 'kubeWindows.clusters');
   assert.match(welcome.contents, /command:workbench\.action\.openSettings\?.*kubeWindows\.kubeconfig/);
@@ -118,8 +118,10 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     [icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']],
     ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
   );
-  const ctx: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
-  for (const m of ctx) assert.match(m.when, /^view == kubeWindows\.clusters/);
+  const items: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  for (const m of items) assert.match(m.when, /^view == kubeWindows\.(clusters|problems)( |$)/);
+  // The cluster explorer's item menus (the problems view's are tested in problems-view.test.ts).
+  const ctx = items.filter((m) => /^view == kubeWindows\.clusters( |$)/.test(m.when));
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
   const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
@@ -136,6 +138,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.copyName',
     'kubeWindows.deleteMachine',
     'kubeWindows.followMachineSet',
+    'kubeWindows.openLiveObject',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.rebootNode',

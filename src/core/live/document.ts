@@ -82,7 +82,5 @@ export function objectTitle(o: { kind: string; namespace?: string; name: string 
 
 /** The object of `objects` with this kind, namespace and name. */
 export function findObject(objects: Obj[], key: { kind: string; namespace?: string; name: string }): Obj | undefined {
-  return objects.find(
-    (o) => o.kind === key.kind && getAt(o, ['metadata', 'name']) === key.name && (getAt(o, ['metadata', 'namespace']) ?? undefined) === (key.namespace ?? undefined),
-  );
+  return objects.find((o) => o.kind === key.kind && getAt(o, ['metadata', 'name']) === key.name && (getAt(o, ['metadata', 'namespace']) ?? undefined) === (key.namespace ?? undefined));
 }

@@ -51,7 +51,11 @@ export function parseFieldPath(value: unknown, text: string): Path {
     }
     if (text[i] === '.') i++;
     const ends = (k: string) => text.startsWith(k, i) && (i + k.length === text.length || text[i + k.length] === '.' || text[i + k.length] === '[');
-    let key = isObj(v) ? Object.keys(v).filter(ends).sort((a, b) => b.length - a.length)[0] : undefined;
+    let key = isObj(v)
+      ? Object.keys(v)
+          .filter(ends)
+          .sort((a, b) => b.length - a.length)[0]
+      : undefined;
     if (key === undefined) {
       const stop = text.slice(i).search(/[.[]/);
       key = stop < 0 ? text.slice(i) : text.slice(i, i + stop);
