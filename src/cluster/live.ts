@@ -67,15 +67,17 @@ function listWindowsNodes(kube: KubeClient, signal?: AbortSignal, pageSize = LIV
 export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise<LiveState> {
   const { namespace, signal } = scope;
   const size = scope.pageSize ?? LIVE_PAGE_SIZE;
-  const unread: UnreadList[] = [];
-  const allowed = <T>(read: Promise<T>, what: string, fallback: T): Promise<T> =>
-    scope.partial
-      ? read.catch((err: unknown) => {
-          if (!(err instanceof ApiError && err.status === 403)) throw err;
-          unread.push({ what, message: classifyError(err, { context: scope.context, what }).message });
-          return fallback;
-        })
-      : read;
+  // One slot per list, in the order they are asked: refusals are reported in that order, not as they arrive.
+  const refused: (UnreadList | undefined)[] = [];
+  const allowed = <T>(read: Promise<T>, what: string, fallback: T): Promise<T> => {
+    if (!scope.partial) return read;
+    const slot = refused.push(undefined) - 1;
+    return read.catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+      refused[slot] = { what, message: classifyError(err, { context: scope.context, what }).message };
+      return fallback;
+    });
+  };
   const groups = await apiGroups(kube, signal);
   const served = new Set(groups);
   const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
@@ -110,6 +112,7 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
     snapshot,
   };
   if (mirrorSets && !isErrorItem(mirrorSets)) state.mirrorSets = mirrorSets.sets as MirrorSetFacts[];
+  const unread = refused.filter((u): u is UnreadList => u !== undefined);
   if (unread.length > 0) state.unread = unread;
   return state;
 }
