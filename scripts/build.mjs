@@ -1,7 +1,7 @@
 // Bundles the extension, the language server and the CLI with esbuild; with --tests also
 // compiles every test file to out/test so that `node --test` runs them without a TS loader.
 import { build } from 'esbuild';
-import { readdirSync, statSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const withTests = process.argv.includes('--tests');
@@ -35,12 +35,17 @@ const engineExternal = {
   },
 };
 
-await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
-  build({ ...common, entryPoints: ['src/extension/engine.ts'], outfile: 'dist/engine.js' }),
-  build({ ...common, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: `#!/usr/bin/env node\n${common.banner.js}` } }),
+const shipped = await Promise.all([
+  build({ ...common, metafile: true, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
+  build({ ...common, metafile: true, entryPoints: ['src/extension/engine.ts'], outfile: 'dist/engine.js' }),
+  build({ ...common, metafile: true, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
+  build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: `#!/usr/bin/env node\n${common.banner.js}` } }),
 ]);
+// Which source files each shipped bundle contains: the software bill of materials
+// (scripts/sbom.mjs) lists exactly the packages these come from.
+mkdirSync('out', { recursive: true });
+const inputs = Object.fromEntries(['extension', 'engine', 'server', 'cli'].map((name, i) => [name, Object.keys(shipped[i].metafile.inputs).sort()]));
+writeFileSync('out/bundle-inputs.json', JSON.stringify(inputs, null, 1) + '\n');
 
 if (withTests) {
   rmSync('out/test', { recursive: true, force: true });

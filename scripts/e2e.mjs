@@ -7,12 +7,12 @@
 // Extra arguments go to `node --test` (e.g. --test-name-pattern=activation).
 // `--prepare`: set up, package and bundle everything (the UI tests and the extension-host suite),
 // run nothing: `npm test` then runs out/e2e with the rest of the tests in one `node --test`.
-import { build } from 'esbuild';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, rmSync, existsSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setup } from './e2e-setup.mjs';
+import { bundleE2e, bundleVscodeSuite } from './e2e-bundle.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
@@ -23,7 +23,6 @@ const prepareOnly = process.argv.includes('--prepare');
 const passThrough = process.argv.slice(2).filter((a) => a !== '--vscode' && a !== '--prepare');
 const outDir = join(root, 'out', 'e2e');
 rmSync(outDir, { recursive: true, force: true });
-rmSync(join(root, 'out', 'vscode-test'), { recursive: true, force: true });
 
 // The .vsix (its prepublish also leaves the production bundles in dist/, which the extension-host
 // suite loads as the extension under development).
@@ -33,25 +32,8 @@ const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs')
 if (packed.status !== 0) process.exit(packed.status ?? 1);
 console.log(`e2e: packaged ${vsix} in ${((Date.now() - tPack) / 1000).toFixed(1)} s`);
 
-const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  logLevel: 'warning',
-  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
-  define: { 'import.meta.url': '__kwImportMetaUrl' },
-  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
-  external: ['cpu-features', '*.node', 'playwright-core', 'vscode', 'mocha'],
-};
-const listed = (dir, keep) =>
-  readdirSync(join(root, dir))
-    .filter(keep)
-    .map((f) => join(dir, f));
-await build({ ...common, entryPoints: listed('test/e2e', (f) => f.endsWith('.test.ts')), outdir: outDir, outbase: 'test/e2e' });
-await build({ ...common, entryPoints: listed('test/vscode', (f) => f.endsWith('.test.ts') || f === 'index.ts'), outdir: join(root, 'out', 'vscode-test'), outbase: 'test/vscode' });
-await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
+await bundleE2e(root, outDir);
+await bundleVscodeSuite(root);
 if (prepareOnly) {
   console.log(`e2e: prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s (setup ${(setupMs / 1000).toFixed(1)} s)`);
   process.exit(0);

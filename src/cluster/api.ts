@@ -48,16 +48,27 @@ export interface ApiCall {
  * answers one huge list. A continue token that expired (410) starts the list over once.
  */
 export async function listAll<T>(kube: KubeClient, path: string, query: Query = {}, signal?: AbortSignal, pageSize = 250): Promise<T[]> {
+  return (await listPaged<T>(kube, path, query, signal, pageSize)).items;
+}
+
+/**
+ * As listAll, with the list's resourceVersion (the first page's: every page of one list is read at
+ * it), which a watch continues from. Without `pageSize`, one request without `limit`.
+ */
+export async function listPaged<T>(kube: KubeClient, path: string, query: Query = {}, signal?: AbortSignal, pageSize?: number): Promise<{ items: T[]; resourceVersion: string }> {
   for (let attempt = 0; ; attempt++) {
     const items: T[] = [];
     let token: string | undefined;
+    let resourceVersion: string | undefined;
     try {
       do {
-        const page = await kube.get<{ items?: T[]; metadata?: { continue?: string } }>(path, { ...query, limit: pageSize, ...(token ? { continue: token } : {}) }, signal);
+        const paging = pageSize ? { limit: pageSize, ...(token ? { continue: token } : {}) } : {};
+        const page = await kube.get<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(path, { ...query, ...paging }, signal);
         items.push(...(page.items ?? []));
+        resourceVersion ??= page.metadata?.resourceVersion;
         token = page.metadata?.continue || undefined;
       } while (token);
-      return items;
+      return { items, resourceVersion: resourceVersion ?? '' };
     } catch (err) {
       if (attempt === 0 && token && err instanceof ApiError && err.status === 410) continue;
       throw err;

@@ -141,9 +141,10 @@ export class KubeClient {
   /**
    * Opens a watch; `onEvent` gets each event, `onDone` the end (undefined for a clean close by the server,
    * an error otherwise; an HTTP 410 comes as ApiError status 410). `onDone` is called once.
-   * `idleMs` > 0 ends a watch that received nothing for that long.
+   * `idleMs` > 0 ends a watch that received nothing for that long. `onOpen` is called when the server
+   * accepted the watch (200, before any event).
    */
-  watch<T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void, onDone: (err?: unknown) => void, idleMs = 0): WatchHandle {
+  watch<T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void, onDone: (err?: unknown) => void, idleMs = 0, onOpen?: () => void): WatchHandle {
     let req: http.ClientRequest | undefined;
     let finished = false;
     const done = (err?: unknown) => {
@@ -167,6 +168,7 @@ export class KubeClient {
             res.on('error', done);
             return;
           }
+          if (!finished) onOpen?.();
           // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
           if (idleMs > 0) req?.setTimeout(idleMs, () => req?.destroy(new RequestTimeoutError(this.server, idleMs)));
           let buffer = '';

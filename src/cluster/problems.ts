@@ -20,6 +20,9 @@ export interface LiveObjectKey {
   name: string;
 }
 
+/** The problems view's item kinds (menus' viewItem when-clauses match these). */
+export type ProblemContextValue = 'liveObject' | 'liveFinding' | 'error' | 'info';
+
 export interface ProblemNode {
   /** Stable across refreshes for the same object and finding. */
   id: string;
@@ -28,7 +31,7 @@ export interface ProblemNode {
   /** Markdown. */
   tooltip: string;
   icon: TreeIcon;
-  contextValue: 'liveObject' | 'liveFinding' | 'error' | 'info';
+  contextValue: ProblemContextValue;
   collapsible: 'none' | 'collapsed' | 'expanded';
   command?: { id: string; title: string; args: unknown[] };
   /** Set on object and finding items. */

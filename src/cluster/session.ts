@@ -12,7 +12,8 @@ import { csvVersion, wmcoCsv } from './wmco';
 import { configForContext } from './kubeconfig';
 import { readOpenShiftFacts } from './snapshot';
 import type { OpenShiftFacts } from '../core/rules/facts';
-import { WindowsNodeModel, type PodView } from './windows-nodes';
+import { WindowsNodeModel } from './windows-nodes';
+import { listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
 
 export interface WmcoState {
   present: boolean;
@@ -56,6 +57,8 @@ export class ClusterSession {
   readonly errorContext: ErrorContext;
   private connecting: Promise<SessionState> | undefined;
   private model: WindowsNodeModel | undefined;
+  /** The pod watch of each node whose pods are shown, by node name. */
+  private readonly podWatches = new Map<string, NodePodWatch>();
   private facts: Promise<OpenShiftFacts> | undefined;
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
@@ -76,6 +79,7 @@ export class ClusterSession {
   }
 
   reconnect(): Promise<SessionState> {
+    this.stopPodWatches();
     this.model?.stop();
     this.model = undefined;
     this.connecting = undefined;
@@ -87,13 +91,44 @@ export class ClusterSession {
   async windowsNodes(): Promise<WindowsNodeModel> {
     if (!this.model) {
       this.model = new WindowsNodeModel(this.client, { errorContext: this.errorContext, watchTimeoutSeconds: this.options.watchTimeoutSeconds, retryMs: this.options.retryMs });
+      // A node that is gone has no pods to watch.
+      this.model.on('change', (c) => {
+        if (c.type === 'removed') this.stopPodWatch(c.name);
+      });
     }
     await this.model.start();
     return this.model;
   }
 
-  async podsOfNode(name: string): Promise<PodView[] | ClusterErrorItem> {
-    return (await this.windowsNodes()).pods(name);
+  /** The pods on a node, listed once (the tree watches them: podWatch). */
+  podsOfNode(name: string): Promise<PodView[] | ClusterErrorItem> {
+    return listPodsOfNode(this.client, name, this.errorContext);
+  }
+
+  /** The watch of a node's pods, started on first call; the same one until stopPodWatch(). */
+  podWatch(node: string): NodePodWatch {
+    let watch = this.podWatches.get(node);
+    if (!watch) {
+      watch = new NodePodWatch(this.client, node, { errorContext: this.errorContext, watchTimeoutSeconds: this.options.watchTimeoutSeconds, retryMs: this.options.retryMs });
+      this.podWatches.set(node, watch);
+      void watch.start();
+    }
+    return watch;
+  }
+
+  stopPodWatch(node: string): void {
+    this.podWatches.get(node)?.stop();
+    this.podWatches.delete(node);
+  }
+
+  /** The nodes whose pods are watched now. */
+  get watchedPodNodes(): string[] {
+    return [...this.podWatches.keys()];
+  }
+
+  private stopPodWatches(): void {
+    for (const w of this.podWatches.values()) w.stop();
+    this.podWatches.clear();
   }
 
   async byohInstances(): Promise<ByohInstances | ClusterErrorItem> {
@@ -125,6 +160,7 @@ export class ClusterSession {
   }
 
   dispose(): void {
+    this.stopPodWatches();
     this.model?.stop();
     this.model = undefined;
   }

@@ -23,7 +23,10 @@ import { age, machineSetView, machineView, type MachineSetView, type MachineView
 import type { MachineApiObject } from '../core/openshift/machineset';
 import { platformTitle } from '../core/openshift/machines';
 import { MACHINES_PATH, MACHINESETS_PATH } from './machinesets';
-import type { NodeChange, PodView, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
+import type { NodeChange, WindowsNodeModel, WindowsNodeView } from './windows-nodes';
+import { nodeFactsOfView, type NodePodWatch, type PodView } from './node-pods';
+import { buildSnapshot } from './snapshot';
+import { explainPod, type Explanation } from '../core/live/explain';
 
 export type ContextValue =
   | 'cluster'
@@ -221,6 +224,21 @@ export class ClusterTree {
     return this.items.get(id);
   }
 
+  /** The item an item was handed out under (undefined for the roots), as VS Code's reveal needs it. */
+  parentOf(item: TreeNode): TreeNode | undefined {
+    const id = this.parents.get(item.id);
+    return id === undefined ? undefined : this.items.get(id);
+  }
+
+  /** The root item of a context, and the item of one of its Windows nodes once the view has listed it. */
+  contextItem(context: string): TreeNode | undefined {
+    return this.items.get(`ctx/${enc(context)}`);
+  }
+
+  listedWindowsNode(context: string, node: string): TreeNode | undefined {
+    return this.items.get(`ctx/${enc(context)}/node/${enc(node)}`);
+  }
+
   /**
    * The children of an item (the roots without one). Answers within `loadingAfterMs`: what is not known
    * by then is a loading row, replaced through a change event of `parent` once it arrived.
@@ -281,6 +299,7 @@ export class ClusterTree {
     this.load = undefined;
     this.resolvers.clear();
     this.arrived.clear();
+    this.podGroups.clear();
     this.notify(undefined);
   }
 
@@ -551,6 +570,7 @@ export class ClusterTree {
           this.notify(id);
         } else this.notify(gid);
       } else if (c.type !== 'synced' || model.error === undefined) {
+        if (c.type === 'removed') this.podGroups.delete(`${ctxId}/node/${enc(c.name)}/pods`);
         this.notify(gid);
       }
       if (c.type !== 'error' && session.context === this.activeContext) this.scheduleSnapshot(session);
@@ -589,7 +609,7 @@ export class ClusterTree {
     out.push({
       id: pid,
       label: 'Pods',
-      tooltip: `Pods scheduled on ${md(name)} (asked with the field selector \`spec.nodeName\`).`,
+      tooltip: `Pods scheduled on ${md(name)}, watched while this group is expanded (field selector \`spec.nodeName\`).`,
       icon: { id: 'package' },
       contextValue: 'group',
       collapsible: 'collapsed',
@@ -616,19 +636,66 @@ export class ClusterTree {
   /** The last view of each node item, by context and name (node details read it). */
   private readonly nodeViews = new Map<string, WindowsNodeView>();
 
+  /**
+   * The children of a node's Pods group, from the node's pod watch (started here, when the view asks
+   * for them; stopped when the group is collapsed, the node is gone, or on refresh). Each watched
+   * change refreshes this group only. Ages are as of this answer: every change asks again.
+   */
   private async podItems(pid: string, nodeName: string, session: ClusterSession): Promise<TreeNode[]> {
-    const pods = await session.podsOfNode(nodeName);
-    if (isErrorItem(pods)) return [errorNode(`${pid}/error`, pods)];
-    if (!pods.length) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
+    const watch = session.podWatch(nodeName);
+    this.podGroups.set(pid, { session, node: nodeName });
+    if (!this.watchedPods.has(watch)) {
+      this.watchedPods.add(watch);
+      watch.on('change', () => this.notify(pid));
+    }
+    await watch.start();
+    const entries = watch.pods();
+    const out: TreeNode[] = [];
+    if (watch.error) out.push(errorNode(`${pid}/error`, watch.error));
+    if (!entries.length && !watch.error) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
+    const node = this.nodeViews.get(`${session.context}\u0000${nodeName}`);
+    const nodeFacts = node ? nodeFactsOfView(node) : undefined;
+    const facts = { cluster: await this.clusterFacts(session) };
+    const now = Date.now();
     // Under the node's id: a pod name comes back on another node (a StatefulSet pod rescheduled) while
     // the first node's list may still be shown, and one id must never stand for two rows.
-    const podRef = (p: PodView): TreeRef => ({ kind: 'pod', context: session.context, node: nodeName, namespace: p.namespace, name: p.name });
-    return pods.map((p) =>
-      withRef(
-        podRef(p),
-        podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay)),
-      ),
-    );
+    for (const { view: p, pod } of entries) {
+      const yaml = () => session.client.get(`/api/v1/namespaces/${enc(p.namespace)}/pods/${enc(p.name)}`).then(forDisplay);
+      const ref: TreeRef = { kind: 'pod', context: session.context, node: nodeName, namespace: p.namespace, name: p.name };
+      out.push(withRef(ref, podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, explainPod(pod, [], nodeFacts, facts), now, yaml)));
+    }
+    return out;
+  }
+
+  /** The Pods groups whose watch the tree started, by group id. */
+  private readonly podGroups = new Map<string, { session: ClusterSession; node: string }>();
+  private readonly watchedPods = new WeakSet<NodePodWatch>();
+  /** The last snapshot of each context (explanations word themselves with the cluster's facts). */
+  private readonly snapshots = new Map<string, ClusterSnapshot>();
+
+  /** The context's last snapshot, else one of its Windows nodes alone. */
+  private async clusterFacts(session: ClusterSession): Promise<ClusterSnapshot> {
+    const known = this.snapshots.get(session.context);
+    if (known) return known;
+    return buildSnapshot({ name: session.context, nodes: (await session.windowsNodes()).nodes(), runtimeClasses: [] });
+  }
+
+  /**
+   * The view collapsed an item (TreeView.onDidCollapseElement). A collapsed Pods group stops its pod
+   * watch, and its change marks it stale in the view: expanding it asks for its children (and starts
+   * the watch) again, instead of showing what the view kept from before.
+   */
+  collapsed(item: TreeNode): void {
+    const group = this.podGroups.get(item.id);
+    if (!group) return;
+    this.podGroups.delete(item.id);
+    group.session.stopPodWatch(group.node);
+    this.notify(item.id);
+  }
+
+  /** The nodes whose pods are watched now, by context (for tests and the trace log). */
+  watchedPodNodes(context: string): string[] {
+    return this.manager?.session(context)?.watchedPodNodes ?? [];
   }
 
   private async machineSetItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
@@ -705,6 +772,7 @@ export class ClusterTree {
       this.lastSnapshotAt = Date.now();
       if (this.disposed || session.context !== this.activeContext) return;
       void snapshotOf(session).then((s) => {
+        if (s) this.snapshots.set(session.context, s);
         if (!this.disposed && s) this.snapshotEmitter.fire(s);
       });
     }, wait);
@@ -890,19 +958,38 @@ export function windowsNodeNode(id: string, n: WindowsNodeView, yaml?: () => Pro
   return node;
 }
 
-function podNode(id: string, p: PodView, yaml: () => Promise<object>): TreeNode {
+/**
+ * A pod row: "Running · 1/1 · 3 restarts · 5m" (age as of `nowMs`), and when the failure signatures
+ * explain it, the worst explanation's icon and title (all of them in the tooltip).
+ */
+export function podNode(id: string, p: PodView, problems: readonly Explanation[], nowMs: number, yaml?: () => Promise<object>): TreeNode {
+  const phase = p.phase ?? 'Unknown';
+  const since = age(p.created, nowMs);
+  const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
+  const rank = (e: Explanation): number => ['error', 'warning', 'info'].indexOf(e.severity);
+  const sorted = [...problems].sort((a, b) => rank(a) - rank(b));
+  const worst = sorted[0];
+  const description = [phase, `${p.readyCount}/${p.containerCount}`, restarts, since, worst?.title ?? ''].filter(Boolean).join(' · ');
   const ok = p.phase === 'Succeeded' || (p.phase === 'Running' && p.ready);
-  const description = [p.namespace, p.phase ?? 'Unknown', p.restarts ? `${p.restarts} restarts` : ''].filter(Boolean).join(' · ');
-  return {
-    id,
-    label: p.name,
-    description,
-    tooltip: [`**${md(p.namespace)}/${md(p.name)}** · ${md(p.phase ?? 'Unknown')}${p.ready ? ' · ready' : ''}`, '', ...p.images.map((i) => `- \`${i.replace(/`/g, "'")}\``)].join('\n'),
-    icon: ok ? { id: 'pass', color: COLORS.ok } : p.phase === 'Failed' ? { id: 'error', color: COLORS.error } : { id: 'circle-outline', color: COLORS.warning },
-    contextValue: 'pod',
-    collapsible: 'none',
-    yaml,
-  };
+  const icon: TreeIcon = worst
+    ? worst.severity === 'error'
+      ? { id: 'error', color: COLORS.error }
+      : { id: 'warning', color: COLORS.warning }
+    : ok
+      ? { id: 'pass', color: COLORS.ok }
+      : p.phase === 'Failed'
+        ? { id: 'error', color: COLORS.error }
+        : { id: 'circle-outline', color: COLORS.warning };
+  const lines = [`**${md(p.name)}** · ${md(phase)}`, '', `- Namespace: ${md(p.namespace)}`, `- Ready: ${p.readyCount}/${p.containerCount} containers`, `- Restarts: ${p.restarts}`];
+  if (since) lines.push(`- Age: ${since}`);
+  if (p.reason) lines.push(`- Reason: ${md(p.reason)}`);
+  lines.push('- Images:', ...p.images.map((i) => `  - \`${i.replace(/`/g, "'")}\``));
+  for (const e of sorted) {
+    lines.push('', `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}** ${md(e.title)}`, '', md(e.message), '', `_Fix:_ ${md(e.fix)}`);
+  }
+  const node: TreeNode = { id, label: p.name, description, tooltip: lines.join('\n'), icon, contextValue: 'pod', collapsible: 'none' };
+  if (yaml) node.yaml = yaml;
+  return node;
 }
 
 function byohNode(id: string, i: ByohInstance): TreeNode {

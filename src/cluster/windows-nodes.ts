@@ -1,12 +1,13 @@
 // The Windows nodes of one cluster: one server-side filtered list (kubernetes.io/os=windows), then a
 // watch from the list's resourceVersion; a re-list only on 410 Gone. Change events name the node that
 // changed so a tree refreshes only that item.
-import type { V1Node, V1NodeList, V1Pod, V1PodList } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Taint } from '../core/rules/facts';
 import { buildByNumber, parseBuildLabel } from '../core/windows/builds';
-import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
-import type { KubeClient, WatchHandle } from './client';
+import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+import type { KubeClient } from './client';
+import { ListWatch } from './list-watch';
 import { BUILD_LABEL, BYOH_LABEL, REBOOT_REQUIRED_ANNOTATION, WINDOWS_SELECTOR, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_UPGRADING_LABEL, WMCO_VERSION_ANNOTATION } from '../core/well-known';
 
 export interface NodeCondition {
@@ -98,15 +99,6 @@ function windowsVersionName(build: number): string {
 
 export type NodeChange = { type: 'added' | 'modified'; name: string; node: WindowsNodeView } | { type: 'removed'; name: string } | { type: 'error'; error: ClusterErrorItem } | { type: 'synced' };
 
-export interface PodView {
-  namespace: string;
-  name: string;
-  phase?: string;
-  ready: boolean;
-  restarts: number;
-  images: string[];
-}
-
 export interface WindowsNodeModelOptions {
   /** Errors name this context and server. */
   errorContext?: ErrorContext;
@@ -122,28 +114,41 @@ export interface WindowsNodeModelOptions {
  */
 export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
   private readonly byName = new Map<string, { view: WindowsNodeView; key: string }>();
-  private resourceVersion = '';
-  private handle: WatchHandle | undefined;
-  private retryTimer: NodeJS.Timeout | undefined;
-  private retryDelay: number;
-  private stopped = false;
-  private started: Promise<void> | undefined;
+  private readonly source: ListWatch<V1Node>;
   /** The last failure, cleared by the next success. */
   error: ClusterErrorItem | undefined;
-  /** Number of full lists made (1 after start, +1 per 410 Gone). */
-  lists = 0;
 
-  constructor(
-    private readonly client: KubeClient,
-    private readonly options: WindowsNodeModelOptions = {},
-  ) {
+  constructor(client: KubeClient, options: WindowsNodeModelOptions = {}) {
     super();
-    this.retryDelay = options.retryMs ?? 1000;
+    this.source = new ListWatch<V1Node>(
+      client,
+      { path: '/api/v1/nodes', selector: { labelSelector: WINDOWS_SELECTOR }, watchTimeoutSeconds: options.watchTimeoutSeconds, retryMs: options.retryMs },
+      {
+        listed: (items) => this.listed(items),
+        event: (type, node) => {
+          if (type !== 'DELETED') return this.upsert(node);
+          const name = node.metadata?.name;
+          if (name && this.byName.delete(name)) this.emit('change', { type: 'removed', name });
+        },
+        failed: (err) => {
+          this.error = classifyError(err, { ...options.errorContext, what: 'Windows nodes' });
+          this.emit('change', { type: 'error', error: this.error });
+        },
+        recovered: () => {
+          this.error = undefined;
+          this.emit('change', { type: 'synced' });
+        },
+      },
+    );
+  }
+
+  /** Number of full lists made (1 after start, +1 per 410 Gone). */
+  get lists(): number {
+    return this.source.lists;
   }
 
   start(): Promise<void> {
-    this.started ??= this.list();
-    return this.started;
+    return this.source.start();
   }
 
   nodes(): WindowsNodeView[] {
@@ -155,106 +160,25 @@ export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
   }
 
   stop(): void {
-    this.stopped = true;
-    this.handle?.stop();
-    this.handle = undefined;
-    if (this.retryTimer) clearTimeout(this.retryTimer);
+    this.source.stop();
   }
 
-  /** Pods scheduled on one node, asked of the server with a field selector (never a cluster-wide list). */
-  async pods(nodeName: string): Promise<PodView[] | ClusterErrorItem> {
-    try {
-      const list = await this.client.get<V1PodList>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` });
-      return list.items.map(podView).sort((a, b) => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name));
-    } catch (err) {
-      return classifyError(err, { ...this.options.errorContext, what: `pods of node ${nodeName}` });
+  private listed(items: V1Node[]): void {
+    this.error = undefined;
+    const seen = new Set<string>();
+    for (const node of items) {
+      const name = node.metadata?.name;
+      if (!name) continue;
+      seen.add(name);
+      this.upsert(node);
     }
-  }
-
-  private async list(): Promise<void> {
-    try {
-      const list = await this.client.get<V1NodeList>('/api/v1/nodes', { labelSelector: WINDOWS_SELECTOR });
-      if (this.stopped) return;
-      this.lists++;
-      this.error = undefined;
-      this.retryDelay = this.options.retryMs ?? 1000;
-      const seen = new Set<string>();
-      for (const node of list.items) {
-        const name = node.metadata?.name;
-        if (!name) continue;
-        seen.add(name);
-        this.upsert(node);
+    for (const name of [...this.byName.keys()]) {
+      if (!seen.has(name)) {
+        this.byName.delete(name);
+        this.emit('change', { type: 'removed', name });
       }
-      for (const name of [...this.byName.keys()]) {
-        if (!seen.has(name)) {
-          this.byName.delete(name);
-          this.emit('change', { type: 'removed', name });
-        }
-      }
-      this.resourceVersion = list.metadata?.resourceVersion ?? '';
-      this.emit('change', { type: 'synced' });
-      this.watch();
-    } catch (err) {
-      if (this.stopped) return;
-      this.fail(err);
-      this.retry(() => this.list());
     }
-  }
-
-  private watch(): void {
-    if (this.stopped) return;
-    const query = {
-      labelSelector: WINDOWS_SELECTOR,
-      resourceVersion: this.resourceVersion,
-      allowWatchBookmarks: true,
-      timeoutSeconds: this.options.watchTimeoutSeconds ?? 300,
-    };
-    let gone = false;
-    const idleMs = (query.timeoutSeconds + 60) * 1000;
-    this.handle = this.client.watch<V1Node>(
-      '/api/v1/nodes',
-      query,
-      (event) => {
-        const rv = event.object?.metadata?.resourceVersion;
-        switch (event.type) {
-          case 'ADDED':
-          case 'MODIFIED':
-            this.upsert(event.object);
-            break;
-          case 'DELETED': {
-            const name = event.object.metadata?.name;
-            if (name && this.byName.delete(name)) this.emit('change', { type: 'removed', name });
-            break;
-          }
-          case 'BOOKMARK':
-            break;
-          case 'ERROR': {
-            const status = event.object as unknown as { code?: number };
-            if (status.code === 410) gone = true;
-            return;
-          }
-        }
-        if (rv) this.resourceVersion = rv;
-        this.retryDelay = this.options.retryMs ?? 1000;
-        if (this.error) {
-          this.error = undefined;
-          this.emit('change', { type: 'synced' });
-        }
-      },
-      (err) => {
-        this.handle = undefined;
-        if (this.stopped) return;
-        if (gone || (err instanceof ApiError && err.status === 410)) {
-          void this.list();
-        } else if (err) {
-          this.fail(err);
-          this.retry(() => this.watch());
-        } else {
-          this.watch(); // the server closed a watch at its timeout: resume from the last version
-        }
-      },
-      idleMs,
-    );
+    this.emit('change', { type: 'synced' });
   }
 
   private upsert(node: V1Node): void {
@@ -266,32 +190,4 @@ export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
     this.byName.set(view.name, { view, key });
     this.emit('change', { type: old ? 'modified' : 'added', name: view.name, node: view });
   }
-
-  private fail(err: unknown): void {
-    this.error = classifyError(err, { ...this.options.errorContext, what: 'Windows nodes' });
-    this.emit('change', { type: 'error', error: this.error });
-  }
-
-  private retry(fn: () => void | Promise<void>): void {
-    if (this.stopped) return;
-    const delay = this.retryDelay;
-    this.retryDelay = Math.min(this.retryDelay * 2, 30_000);
-    this.retryTimer = setTimeout(() => {
-      this.retryTimer = undefined;
-      if (!this.stopped) void fn();
-    }, delay);
-    this.retryTimer.unref?.();
-  }
-}
-
-function podView(pod: V1Pod): PodView {
-  const statuses = pod.status?.containerStatuses ?? [];
-  return {
-    namespace: pod.metadata?.namespace ?? '',
-    name: pod.metadata?.name ?? '',
-    phase: pod.status?.phase,
-    ready: statuses.length > 0 && statuses.every((s) => s.ready),
-    restarts: statuses.reduce((n, s) => n + (s.restartCount ?? 0), 0),
-    images: (pod.spec?.containers ?? []).map((c) => c.image ?? ''),
-  };
 }

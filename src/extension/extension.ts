@@ -11,6 +11,7 @@ import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
 import { registerProblemsView } from './problems-view';
+import { registerKubernetesTools } from './kubernetes-tools';
 
 export { sendClusterSnapshot };
 
@@ -42,7 +43,7 @@ export function activate(context: vscode.ExtensionContext): void {
   // Node operations (terminal, reboot, logs, services): the engine loads on the first command.
   const nodeOps = registerNodeCommands(context, log);
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
-  registerClusterView(context, log, nodeOps.services);
+  const revealWindowsNode = registerClusterView(context, log, nodeOps.services);
   // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
   registerJoinCommands(context, log);
   // Preview / apply registry mirror config: the engine loads on the first command.
@@ -51,10 +52,17 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMachineSetCommands(context, log);
   // The live check of a cluster's workloads: nothing is read (nor the engine loaded) until the view shows.
   registerProblemsView(context, log);
+  // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
+  registerKubernetesTools(context, log, revealWindowsNode);
 
   // Not awaited: activation must not wait for the server to come up.
   void server.setEnabled(readConfig().enable);
-  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms`);
+  log.info(`activate took ${(performance.now() - activateStart).toFixed(1)} ms; engine loaded: ${engineLoaded()}`);
+}
+
+/** Whether dist/engine.js (ssh2, the plans) is in this extension host: activation must not load it. */
+function engineLoaded(): boolean {
+  return Object.keys(require.cache).some((file) => /[\\/]dist[\\/]engine\.js$/.test(file));
 }
 
 async function restartServer(server: ServerController): Promise<void> {

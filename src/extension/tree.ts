@@ -40,6 +40,10 @@ class Provider implements vscode.TreeDataProvider<TreeNode> {
     return toTreeItem(node, vscode);
   }
 
+  getParent(node: TreeNode): TreeNode | undefined {
+    return this.tree.parentOf(node);
+  }
+
   async getChildren(node?: TreeNode): Promise<TreeNode[]> {
     const t0 = Date.now();
     const children = await this.tree.children(node);
@@ -77,8 +81,11 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
+/** Selects a Windows node of a context in the view, expanding its cluster first when the view has not listed it yet. */
+export type RevealWindowsNode = (context: string, node: string) => Promise<void>;
+
 /** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
-export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): void {
+export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): RevealWindowsNode {
   const makeTree = () => {
     const config = readConfig();
     return new ClusterTree({ locate: { explicit: config.kubeconfig }, ...(config.wmco.namespace ? { session: { wmcoNamespace: config.wmco.namespace } } : {}), ...(services ? { services } : {}) });
@@ -91,10 +98,16 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
   };
   wire();
   const docs = new YamlDocuments();
+  const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
 
   context.subscriptions.push(
     provider,
-    vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true }),
+    view,
+    // A collapsed Pods group stops watching its node's pods (expanding it asks for them again).
+    view.onDidCollapseElement((e) => {
+      log.trace(`tree: collapsed ${e.element.id}`);
+      tree.collapsed(e.element);
+    }),
     vscode.workspace.registerTextDocumentContentProvider(YAML_SCHEME, docs),
     vscode.commands.registerCommand('kubeWindows.refresh', () => tree.refresh()),
     vscode.commands.registerCommand('kubeWindows.retry', (arg: TreeNode | string | undefined) => {
@@ -133,6 +146,23 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       },
     },
   );
+
+  return async (contextName, node) => {
+    // Items exist once the view asked for them (never asked here: a second asker would race the
+    // view's own requests): the roots after the view is shown, a node after its cluster is expanded.
+    const appeared = async <T>(get: () => T | undefined): Promise<T | undefined> => {
+      for (const end = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
+        const found = get();
+        if (found || Date.now() > end) return found;
+      }
+    };
+    const root = await appeared(() => tree.contextItem(contextName));
+    if (!root) return log.info(`reveal: context ${contextName} is not in the view`);
+    if (!tree.listedWindowsNode(contextName, node)) await view.reveal(root, { expand: 1, select: false, focus: false });
+    const item = await appeared(() => tree.listedWindowsNode(contextName, node));
+    if (item) await view.reveal(item, { select: true, focus: true });
+    else log.info(`reveal: ${node} of ${contextName} did not appear in the view within 10 s`);
+  };
 }
 
 /** The tree throttles snapshots already (once per second); this forwards them and logs. */

@@ -335,6 +335,62 @@ test('a real 410 Gone: a watch from a compacted resourceVersion, and the model l
   expectStatus(await api.request('/api/v1/nodes/byoh-win2022-1', { method: 'PATCH', body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' }), [200], 'uncordon');
 });
 
+test('the pods of a Windows node by watch: created with spec.nodeName, changed, deleted, without a re-list; a real 410 lists them again', async () => {
+  const NODE = 'winworker-2019-a';
+  const s = session(CONTEXT_ADMIN, { watchTimeoutSeconds: 1 });
+  const w = s.podWatch(NODE);
+  await w.start();
+  assert.equal(w.error, undefined);
+  const names = () => w.pods().map((e) => `${e.view.namespace}/${e.view.name}`);
+  assert.deepEqual(names(), ['win-apps/legacy-app-5b8c7d9f4-klmno'], 'the real field selector: that node only');
+  const until = async (what: string, cond: () => boolean, ms = 15_000) => {
+    const end = Date.now() + ms;
+    while (!cond()) {
+      assert.ok(Date.now() < end, `timed out waiting for ${what} (pods: ${names().join(', ')}; lists ${w.lists})`);
+      await sleep(50);
+    }
+  };
+  const pods = '/api/v1/namespaces/win-apps/pods';
+  const body = (name: string, nodeName: string) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace: 'win-apps' },
+    spec: {
+      nodeName,
+      nodeSelector: { 'kubernetes.io/os': 'windows' },
+      tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
+      containers: [{ name: 'web', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019' }],
+    },
+  });
+  expectStatus(await api.request(pods, { body: body('live-web', NODE) }), [201], 'creating a pod on the node');
+  expectStatus(await api.request(pods, { body: body('elsewhere', 'winworker-2022-b') }), [201], 'creating a pod on another node');
+  await until('the new pod', () => names().includes('win-apps/live-web'));
+  assert.equal(w.pods().find((e) => e.view.name === 'live-web')?.view.phase, 'Pending');
+
+  await patchStatus(api, pods, 'live-web', {
+    phase: 'Running',
+    containerStatuses: [{ name: 'web', ready: true, restartCount: 2, image: 'iis', imageID: '', state: { running: { startedAt: '2026-11-25T08:00:00Z' } } }],
+  });
+  await until('the status change', () => w.pods().find((e) => e.view.name === 'live-web')?.view.restarts === 2);
+  assert.equal(w.pods().find((e) => e.view.name === 'live-web')?.view.readyCount, 1);
+
+  // Bound to a node, a pod is first marked for deletion (the kubelet would confirm): Terminating.
+  expectStatus(await api.request(`${pods}/live-web`, { method: 'DELETE' }), [200], 'deleting the pod');
+  await until('Terminating', () => w.pods().find((e) => e.view.name === 'live-web')?.view.phase === 'Terminating');
+  expectStatus(await api.request(`${pods}/live-web`, { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } }), [200], 'force-deleting the pod');
+  await until('the removal', () => !names().includes('win-apps/live-web'));
+  assert.ok(!names().includes('win-apps/elsewhere'), 'a pod of another node never arrives');
+  assert.equal(w.lists, 1, 'every change by watch: no re-list');
+
+  // Watches end every second and resume from the last pod's version; etcd moves on and compacts it
+  // away: the resumed watch gets 410 Gone and the pods are listed again, with what changed meanwhile.
+  await churnPast(1, 3500);
+  expectStatus(await api.request(pods, { body: body('after-gone', NODE) }), [201], 'creating a pod');
+  await until('a re-list after 410', () => w.lists >= 2 && names().includes('win-apps/after-gone'), 20_000);
+  assert.equal(w.error, undefined);
+  for (const name of ['after-gone', 'elsewhere']) await api.request(`${pods}/${name}`, { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+});
+
 test('RBAC: a user with no rights gets error items naming the permission, never a crash', async () => {
   const s = session(CONTEXT_RESTRICTED);
   const state = await s.connect();

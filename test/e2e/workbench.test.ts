@@ -100,26 +100,24 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
   );
 
   test(
-    'activate() takes less than 100 ms and starts no cluster connection',
+    'activate() loads no engine and starts no cluster connection (its time is recorded; the 100 ms budget is npm run bench:activate)',
     { timeout: 60_000 },
     withShot(
       'activation',
       () => page,
       async () => {
-        let ms = NaN;
+        let line: RegExpExecArray | null = null;
         await waitFor(
-          () => {
-            const m = /activate took ([\d.]+) ms/.exec(extensionLog(cs));
-            if (m) ms = Number(m[1]);
-            return Boolean(m);
-          },
+          () => Boolean((line = /activate took ([\d.]+) ms; engine loaded: (true|false)/.exec(extensionLog(cs)))),
           30_000,
           () => `no "activate took" line in the kube-windows log:\n${extensionLog(cs)}`,
         );
+        const [, ms, engine] = line as unknown as RegExpExecArray;
         mkdirSync(RESULTS, { recursive: true });
-        writeFileSync(join(RESULTS, 'activation.json'), JSON.stringify({ activateMs: ms, measuredAt: new Date().toISOString() }) + '\n');
+        writeFileSync(join(RESULTS, 'activation.json'), JSON.stringify({ activateMs: Number(ms), measuredAt: new Date().toISOString() }) + '\n');
+        // A figure, not an assertion: under the load of parallel suites a timer measures the machine.
         console.log(`activate took ${ms} ms`);
-        assert.ok(ms < 100, `activate() took ${ms} ms`);
+        assert.equal(engine, 'false', 'activation loaded dist/engine.js (ssh2 and the plans belong to the first command)');
         assert.equal(world.emu.requests.length, 0, 'opening a YAML file contacted the cluster');
       },
     ),

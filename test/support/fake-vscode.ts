@@ -222,6 +222,10 @@ export class FakeTreeItem {
 export interface FakeTreeView {
   id: string;
   options: { treeDataProvider: { getChildren(e?: unknown): unknown; getTreeItem(e: unknown): unknown } };
+  /** Fires the view's onDidCollapseElement, as a user collapsing an item. */
+  collapse: FakeEventEmitter<{ element: unknown }>;
+  /** What reveal() was asked, in order. */
+  revealed: { element: unknown; options?: { select?: boolean; focus?: boolean; expand?: boolean | number } }[];
   /** The TreeView object the extension got (it may set description or message on it). */
   handle: { description?: string; message?: string; dispose(): void };
 }
@@ -251,6 +255,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const diagnostics = new Map<string, FakeDiagnostic[]>();
   const diagnosticCollections: FakeDiagnosticCollection[] = [];
   let untitled = 0;
+  /** Other extensions, by id, as vscode.extensions.getExtension answers (none unless a test adds one). */
+  const installedExtensions = new Map<string, unknown>();
 
   const show =
     (kind: Shown['kind']) =>
@@ -314,9 +320,27 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
       },
       createTreeView: (id: string, options: FakeTreeView['options']) => {
-        const handle: FakeTreeView['handle'] = { dispose: () => undefined };
-        treeViews.push({ id, options, handle });
-        return handle;
+        const collapse = new FakeEventEmitter<{ element: unknown }>();
+        const revealed: FakeTreeView['revealed'] = [];
+        const handle: FakeTreeView['handle'] & Record<string, unknown> = { dispose: () => undefined };
+        treeViews.push({ id, options, collapse, revealed, handle });
+        const provider = options.treeDataProvider as FakeTreeView['options']['treeDataProvider'] & { getParent?(e: unknown): unknown };
+        // As VS Code does: reveal needs getParent, and `expand` asks for the children of the element
+        // (and of those that open expanded), levels deep.
+        const expand = async (element: unknown, levels: number): Promise<void> => {
+          if (levels <= 0) return;
+          for (const child of ((await provider.getChildren(element)) as unknown[]) ?? []) {
+            if ((provider.getTreeItem(child) as { collapsibleState?: number }).collapsibleState === 2) await expand(child, 1);
+            else await expand(child, levels - 1);
+          }
+        };
+        const reveal = async (element: unknown, options?: FakeTreeView['revealed'][number]['options']) => {
+          if (!provider.getParent) throw new Error('TreeDataProvider does not implement getParent: reveal is not possible');
+          revealed.push({ element, ...(options ? { options } : {}) });
+          const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
+          await expand(element, levels);
+        };
+        return Object.assign(handle, { onDidCollapseElement: collapse.event, reveal });
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
@@ -415,6 +439,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
       },
     },
+    extensions: {
+      getExtension: (id: string) => installedExtensions.get(id),
+    },
     commands: {
       registerCommand: (id: string, fn: (...args: unknown[]) => unknown) => {
         if (commands.has(id)) throw new Error(`command '${id}' already exists`);
@@ -463,6 +490,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
 
   return {
     module,
+    installedExtensions,
     treeViews,
     contentProviders,
     commands,

@@ -7,7 +7,9 @@ import { join, resolve } from 'node:path';
 import { tmpdir } from 'node:os';
 import type * as vscode from 'vscode';
 import { toTreeItem } from '../../src/extension/tree-item';
-import { errorNode, machineNode, machineSetNode, windowsNodeNode, forDisplay } from '../../src/cluster/tree';
+import { errorNode, machineNode, machineSetNode, podNode, windowsNodeNode, forDisplay } from '../../src/cluster/tree';
+import { podView } from '../../src/cluster/node-pods';
+import type { Explanation } from '../../src/core/live/explain';
 import { windowsNodeView } from '../../src/cluster/windows-nodes';
 import { createFakeVscode, loadWithFakeVscode, FakeMarkdownString, FakeThemeIcon, type FakeTreeItem } from '../support/fake-vscode';
 
@@ -71,6 +73,48 @@ test('MachineSet and Machine descriptors: ready/desired and platform; phase, nod
   assert.equal(going.icon.id, 'trash');
 });
 
+test('pod rows: phase, ready x/y, restarts and age; Terminating; the worst explanation as icon and title, all of them in the tooltip', () => {
+  const now = Date.parse('2026-11-20T10:07:40Z');
+  const pod = (extra: Record<string, unknown> = {}, statuses: Record<string, unknown>[] = []) =>
+    podView({
+      metadata: { name: 'web-0', namespace: 'shop', creationTimestamp: '2026-11-20T10:02:33Z' as unknown as Date, ...extra },
+      spec: {
+        containers: [
+          { name: 'web', image: 'mcr.microsoft.com/windows/servercore/iis:ltsc2022' },
+          { name: 'log', image: 'fluent`bit' },
+        ],
+      },
+      status: { phase: 'Running', containerStatuses: statuses as never },
+    });
+  const ready = (name: string, restartCount: number, isReady = true) => ({ name, ready: isReady, restartCount, image: '', imageID: '' });
+  const running = podNode('ctx/c/node/n/pods/shop/web-0', pod({}, [ready('web', 1), ready('log', 2)]), [], now);
+  assert.equal(running.description, 'Running · 2/2 · 3 restarts · 5m');
+  assert.deepEqual([running.label, running.contextValue, running.collapsible, running.icon.id], ['web-0', 'pod', 'none', 'pass']);
+  assert.match(running.tooltip, /- Namespace: shop\n- Ready: 2\/2 containers\n- Restarts: 3\n- Age: 5m/);
+  assert.match(running.tooltip, /`fluent'bit`/, 'a backquote in an image cannot end the code span');
+  const one = podNode('x', pod({}, [ready('web', 1, false), { ...ready('log', 0, false), state: { waiting: { reason: 'CrashLoopBackOff' } } }]), [], now);
+  assert.equal(one.description, 'Running · 0/2 · 1 restart · 5m');
+  assert.match(one.tooltip, /Reason: CrashLoopBackOff/);
+  assert.equal(podNode('y', pod({ deletionTimestamp: '2026-11-20T10:07:00Z' }), [], now).description, 'Terminating · 0/2 · 0 restarts · 5m');
+  const explanation = (id: string, severity: Explanation['severity'], title: string): Explanation => ({
+    id,
+    severity,
+    title,
+    message: `${id} happened.`,
+    fix: `Fix ${id}.`,
+    source: '',
+    path: 'status',
+    evidence: [],
+  });
+  const bad = podNode('z', pod({}, [ready('web', 0, false)]), [explanation('WINF017', 'warning', 'Exit code'), explanation('WINF001', 'error', 'Builds differ')], now);
+  assert.equal(bad.description, 'Running · 0/2 · 0 restarts · 5m · Builds differ');
+  assert.deepEqual(bad.icon, { id: 'error', color: 'problemsErrorIcon.foreground' });
+  assert.match(bad.tooltip, /\$\(warning\) \*\*WINF017\*\* Exit code\n\nWINF017 happened\\\.\n\n_Fix:_ Fix WINF017\\\./);
+  assert.match(bad.tooltip, /\$\(error\) \*\*WINF001\*\* Builds differ[^]*\$\(warning\) \*\*WINF017\*\*/, 'the worst first');
+  const warn = podNode('w', pod({}, [ready('web', 0)]), [explanation('WINF018', 'warning', 'HCS timed out')], now);
+  assert.deepEqual(warn.icon, { id: 'warning', color: 'problemsWarningIcon.foreground' });
+});
+
 test('the YAML view drops managedFields and never shows a Secret', () => {
   assert.deepEqual(forDisplay({ kind: 'Node', metadata: { name: 'n', managedFields: [{}] } }), { kind: 'Node', metadata: { name: 'n' } });
   assert.throws(() => forDisplay({ kind: 'Secret', metadata: { name: 's' }, data: { a: 'b' } }), /Secrets are not shown/);
@@ -102,7 +146,7 @@ test('activation registers the view and its commands; the welcome state contacts
 test('manifest: view container, view, welcome, menus and palette hiding', () => {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   const c = pkg.contributes;
-  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
   assert.equal(c.viewsContainers.activitybar[0].id, 'kubeWindows');
   assert.equal(c.viewsContainers.activitybar[0].icon, 'media/kube-windows.svg');
   assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
@@ -118,10 +162,16 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     [icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']],
     ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
   );
-  const items: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
-  for (const m of items) assert.match(m.when, /^view == kubeWindows\.(clusters|problems)( |$)/);
+  // Our views' menus; the Kubernetes extension's explorer gets one entry of its own.
+  const all: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
+  const ours = all.filter((m) => !m.when.startsWith('view == extension.vsKubernetesExplorer'));
+  assert.deepEqual(
+    all.filter((m) => !ours.includes(m)).map((m) => m.command),
+    ['kubeWindows.showInClusterTree'],
+  );
+  for (const m of ours) assert.match(m.when, /^view == kubeWindows\.(clusters|problems)( |$)/);
   // The cluster explorer's item menus (the problems view's are tested in problems-view.test.ts).
-  const ctx = items.filter((m) => /^view == kubeWindows\.clusters( |$)/.test(m.when));
+  const ctx = ours.filter((m) => /^view == kubeWindows\.clusters( |$)/.test(m.when));
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
   const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
@@ -148,6 +198,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.restartService',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
+    'kubeWindows.showInClusterTree',
   ]);
   // Node operations on Windows node items (cordoned too), restart on service items only.
   const on = (command: string) => ctx.filter((m) => m.command === command);

@@ -105,6 +105,7 @@ test('activation: commands, log channel and a YAML language status item; a missi
     'kubeWindows.restartService',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
+    'kubeWindows.showInClusterTree',
     'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
   ]);

@@ -70,8 +70,8 @@ function accepts(range: string, version: string): boolean {
   return range.trim().startsWith('>=') || v[0] === min[0];
 }
 
-test('activates only on YAML documents, from the bundled entry point', () => {
-  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+test("activates only on YAML documents (and on the Kubernetes extension's explorer, to decorate it), from the bundled entry point", () => {
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
   assert.equal(pkg.main, './dist/extension.js');
   // Keeps the fields the package had before the extension arrived.
   for (const key of ['name', 'version', 'bin', 'scripts', 'engines', 'dependencies', 'devDependencies', 'publisher', 'license']) {
@@ -122,6 +122,7 @@ test('every contributed command is registered by the extension, and every regist
     'kubeWindows.restartService',
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
+    'kubeWindows.showInClusterTree',
     'kubeWindows.showJoinPlan',
     'kubeWindows.showLog',
   ]);
