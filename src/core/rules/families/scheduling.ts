@@ -423,8 +423,9 @@ const WIN074: PodRule = {
 const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
 
 /**
- * Windows nodes are amd64 only (the Kubernetes Windows guide supports Windows Server on x86-64; there
- * are no arm64 Windows nodes), so a Windows pod pinned to another architecture matches no node.
+ * Windows nodes are amd64 only: Kubernetes supports Windows Server (2022, 2025) as the node OS, and
+ * Windows Server ships for x64 only, so there are no arm64 Windows nodes. A Windows pod pinned to
+ * another architecture matches no node.
  */
 const WIN075: PodRule = {
   id: 'WIN075',
