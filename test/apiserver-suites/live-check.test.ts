@@ -4,10 +4,12 @@
 // way they write it: pod status through the status subresource (SIMULATED KUBELET REPORT) and a
 // FailedScheduling event (SIMULATED SCHEDULER EVENT). This proves the list paths, the field and
 // label selectors (events type=Warning, nodes kubernetes.io/os=windows) and paging (continue tokens,
-// --chunk-size 2) on a real server.
+// --chunk-size 2) on a real server, lists RBAC refuses (named, the rest checked), and the Windows
+// workload problems view's model with its live YAML documents.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pod, windowsNode } from '../support/kube-seed';
+import { ProblemsTree } from '../../src/cluster/problems';
 import { runCli } from '../support/run-cli';
 import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
@@ -226,4 +228,33 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
     out.objects.some((o) => o.kind === 'Deployment' && o.name === 'iis'),
     JSON.stringify(out.objects),
   );
+});
+
+test('the Windows workload problems view on a real API server: objects by kind, the refused kinds named, live YAML without managedFields, findings at their ranges', async () => {
+  const tree = new ProblemsTree({ locate: { explicit: api.kubeconfigPath } });
+  tree.setScope({ context: CONTEXT_ADMIN, namespace: NS });
+  const roots = await tree.children();
+  assert.deepEqual(
+    roots.map((n) => n.label),
+    [`Deployment ${NS}/iis`, `Pod ${NS}/api-0`, `Pod ${NS}/report-0`],
+  );
+  const doc = await tree.document({ kind: 'Deployment', namespace: NS, name: 'iis' });
+  assert.ok(doc);
+  // The real server writes managedFields on every object: the document leaves them out.
+  assert.doesNotMatch(doc.text, /^\s*managedFields:/m);
+  const privileged = doc.findings.find((f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged');
+  assert.ok(privileged, JSON.stringify(doc.findings.map((f) => f.path)));
+  assert.equal(doc.text.split('\n')[privileged.range.start.line].trim(), 'privileged: true');
+  const pod = await tree.document({ kind: 'Pod', namespace: NS, name: 'api-0' });
+  const winf = pod?.findings.find((f) => f.ruleId === 'WINF001');
+  assert.ok(pod && winf);
+  assert.match(pod.text.split('\n')[winf.range.start.line], /^\s+(- )?image: mcr\.microsoft\.com\/windows\/servercore:ltsc2019$/);
+  // The restricted user of the previous test: what RBAC refuses is a line each, the Deployment still shown.
+  tree.setScope({ context: CONTEXT_RESTRICTED, namespace: NS });
+  const restricted = await tree.children();
+  assert.deepEqual(
+    restricted.filter((n) => n.label.endsWith(' not read')).map((n) => n.label),
+    ['DaemonSets not read', 'Windows nodes not read', 'RuntimeClasses not read', 'Namespaces not read'],
+  );
+  assert.ok(restricted.some((n) => n.label === `Deployment ${NS}/iis`));
 });
