@@ -167,7 +167,7 @@ async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number
   let state;
   try {
     const pageSize = positiveInteger('chunk-size', values['chunk-size']);
-    state = await readLiveState(cluster.kube, { context: cluster.context, ...(namespace !== undefined ? { namespace } : {}), ...(pageSize ? { pageSize } : {}) });
+    state = await readLiveState(cluster.kube, { context: cluster.context, ...(namespace !== undefined ? { namespace } : {}), ...(pageSize ? { pageSize } : {}), partial: true });
   } catch (err) {
     throw new UsageError(userMessage(err, cluster.context));
   }
@@ -177,7 +177,9 @@ async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number
     minSeverity,
   });
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
-  process.stdout.write(format === 'json' ? formatLiveJson(report) : format === 'sarif' ? formatLiveSarif(report, version) : formatLiveText(report, cluster.context, color));
+  // A kind the user may not list: said once, the rest is checked (as the VS Code view does).
+  for (const u of state.unread ?? []) warn(`${u.what} not read: ${u.message}`);
+  process.stdout.write(format === 'json' ? formatLiveJson(report, state.unread) : format === 'sarif' ? formatLiveSarif(report, version) : formatLiveText(report, cluster.context, color));
   const s = report.summary;
   return s.errors + s.warnings + s.infos > 0 ? EXIT.FAILED : EXIT.OK;
 }

@@ -1,7 +1,7 @@
 import type { Finding, Severity } from '../core/rules/types';
 import { RULES, RULES_BY_ID, docsUrl } from '../core/rules/registry';
 import { SIGNATURES, SIGNATURES_BY_ID } from '../core/live/signatures';
-import type { LiveReport } from '../core/live/check';
+import type { LiveReport, UnreadList } from '../core/live/check';
 
 /** One checked file as the output formats see it. */
 export interface FileReport {
@@ -179,7 +179,8 @@ export function ruleExists(id: string): boolean {
 // Live objects (check --context): located by object and field path.
 
 /** The JSON contract of `check --context`: objects with findings, and a summary. */
-export function formatLiveJson(report: LiveReport): string {
+/** `unread` (lists the API server refused) is a key only when there were any. */
+export function formatLiveJson(report: LiveReport, unread?: UnreadList[]): string {
   const objects = report.objects.map((o) => ({
     apiVersion: o.apiVersion,
     kind: o.kind,
@@ -187,7 +188,7 @@ export function formatLiveJson(report: LiveReport): string {
     name: o.name,
     findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path })),
   }));
-  return `${JSON.stringify({ objects, summary: report.summary }, null, 2)}\n`;
+  return `${JSON.stringify({ objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
 }
 
 const objectName = (o: { kind: string; namespace?: string; name: string }): string => `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`;

@@ -2,13 +2,14 @@
 // (workloads, pods, Windows nodes, Warning events, namespaces, RuntimeClasses), never a request per
 // object. What the check decides from them is pure, in core/live/check.ts.
 import type { V1Node, V1RuntimeClassList } from '@kubernetes/client-node';
-import { LIVE_KINDS, type LiveState } from '../core/live/check';
+import { LIVE_KINDS, type LiveState, type UnreadList } from '../core/live/check';
 import type { EventFacts, MirrorSetFacts } from '../core/live/explain';
 import type { Obj } from '../core/manifest/path';
 import type { ClusterSnapshot } from '../core/rules/facts';
 import { isOpenShiftGroups, MACHINE_API_NAMESPACE, WINDOWS_SELECTOR } from '../core/well-known';
 import { enc, getOrUndefined, listAll } from './api';
 import type { KubeClient } from './client';
+import { ApiError, classifyError } from './errors';
 import { isErrorItem, readMirrorSets, windowsRuntimeClassesOf } from './extras';
 import { apiGroups } from './openshift';
 import { buildSnapshot, readOpenShiftFacts } from './snapshot';
@@ -25,6 +26,11 @@ export interface LiveScope {
   /** Objects per list page (default LIVE_PAGE_SIZE). */
   pageSize?: number;
   signal?: AbortSignal;
+  /**
+   * Read what may be read: a list the API server refuses (403) is left out and named in
+   * `LiveState.unread` instead of failing the whole read (a user allowed to list only some kinds).
+   */
+  partial?: boolean;
 }
 
 const collection = (apiVersion: string, plural: string, namespace: string | undefined): string => {
@@ -61,6 +67,17 @@ function listWindowsNodes(kube: KubeClient, signal?: AbortSignal, pageSize = LIV
 export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise<LiveState> {
   const { namespace, signal } = scope;
   const size = scope.pageSize ?? LIVE_PAGE_SIZE;
+  // One slot per list, in the order they are asked: refusals are reported in that order, not as they arrive.
+  const refused: (UnreadList | undefined)[] = [];
+  const allowed = <T>(read: Promise<T>, what: string, fallback: T): Promise<T> => {
+    if (!scope.partial) return read;
+    const slot = refused.push(undefined) - 1;
+    return read.catch((err: unknown) => {
+      if (!(err instanceof ApiError && err.status === 403)) throw err;
+      refused[slot] = { what, message: classifyError(err, { context: scope.context, what }).message };
+      return fallback;
+    });
+  };
   const groups = await apiGroups(kube, signal);
   const served = new Set(groups);
   const group = (apiVersion: string) => (apiVersion.includes('/') ? apiVersion.slice(0, apiVersion.indexOf('/')) : '');
@@ -72,13 +89,17 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
   });
   const lists = kinds.map((k) => {
     const ns = k.kind === 'MachineSet' ? MACHINE_API_NAMESPACE : namespace;
-    return listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) => typed(items, k.apiVersion, k.kind));
+    const list = listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) => typed(items, k.apiVersion, k.kind));
+    return allowed(list, `${k.kind}s`, []);
   });
-  const events = listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size);
-  const nodes = listWindowsNodes(kube, signal, size);
-  const rcs = listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size);
-  const namespaces =
-    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : []));
+  const events = allowed(listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size), 'Warning events', []);
+  const nodes = allowed(listWindowsNodes(kube, signal, size), 'Windows nodes', []);
+  const rcs = allowed(listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size), 'RuntimeClasses', []);
+  const namespaces = allowed(
+    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : [])),
+    'Namespaces',
+    [],
+  );
   const openshift = isOpenShiftGroups(groups);
   const mirrors = openshift ? readMirrorSets(kube, { context: scope.context }) : Promise.resolve(undefined);
   const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([Promise.all(lists), events, nodes, rcs, namespaces, mirrors]);
@@ -91,5 +112,7 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
     snapshot,
   };
   if (mirrorSets && !isErrorItem(mirrorSets)) state.mirrorSets = mirrorSets.sets as MirrorSetFacts[];
+  const unread = refused.filter((u): u is UnreadList => u !== undefined);
+  if (unread.length > 0) state.unread = unread;
   return state;
 }

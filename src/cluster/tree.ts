@@ -151,7 +151,7 @@ class Emitter<T> {
 }
 
 /** Markdown-escapes a text from the cluster. */
-function md(text: string): string {
+export function md(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~]/g, (c) => `\\${c}`);
 }
 

@@ -54,7 +54,7 @@ export function emptyDirLosses(evict: readonly DrainPod[]): string[] {
 }
 
 /** A LabelSelector against labels; a missing selector matches nothing, an empty one every pod (policy/v1). */
-function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
+export function selectorMatches(sel: LabelSelector | undefined, labels: Record<string, string>): boolean {
   if (!sel) return false;
   for (const [k, v] of Object.entries(sel.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of sel.matchExpressions ?? []) {

@@ -13,6 +13,7 @@ import { registerMachineSetCommands } from './machineset-commands';
 import { registerPodCommands } from './pod-commands';
 import { registerNodeActions } from './node-actions';
 import { ReadOnlyDocs } from './read-only-docs';
+import { registerProblemsView } from './problems-view';
 import { registerKubernetesTools } from './kubernetes-tools';
 import { registerWalkthrough } from './walkthrough';
 
@@ -58,6 +59,8 @@ export function activate(context: vscode.ExtensionContext): void {
   const docs = ReadOnlyDocs.register(context);
   registerPodCommands(context, log, docs);
   registerNodeActions(context, log, docs);
+  // The live check of a cluster's workloads: nothing is read (nor the engine loaded) until the view shows.
+  registerProblemsView(context, log);
   // The Kubernetes extension's Cluster Explorer, when installed: Windows details on its Node rows.
   registerKubernetesTools(context, log, revealWindowsNode);
   // The Get Started walkthrough's commands (its steps are in package.json).

@@ -5,7 +5,10 @@ import type { TreeNode } from '../cluster/tree';
 
 type Api = Pick<typeof vscode, 'TreeItem' | 'ThemeIcon' | 'ThemeColor' | 'MarkdownString' | 'TreeItemCollapsibleState'>;
 
-export function toTreeItem(node: TreeNode, api: Api): vscode.TreeItem {
+/** What an item shows; the cluster tree's and the problems view's descriptors both have it. */
+export type ItemFields = Pick<TreeNode, 'id' | 'label' | 'description' | 'tooltip' | 'icon' | 'collapsible' | 'command'> & { contextValue: string };
+
+export function toTreeItem(node: ItemFields, api: Api): vscode.TreeItem {
   const state = node.collapsible === 'expanded' ? api.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? api.TreeItemCollapsibleState.Collapsed : api.TreeItemCollapsibleState.None;
   const item = new api.TreeItem(node.label, state);
   item.id = node.id;

@@ -126,7 +126,7 @@ export class Analyzer {
 
 /** The parts of the facts that change findings; when this key changes, cached results are stale. */
 function factsKey(facts: Facts, cluster: ClusterSnapshot | undefined): string {
-  return JSON.stringify([[...facts.runtimeClasses.entries()], [...facts.namespaces.entries()], [...facts.autoscaled.entries()], facts.openshiftSeen, cluster ? 1 : 0]);
+  return JSON.stringify([[...facts.runtimeClasses.entries()], [...facts.namespaces.entries()], [...facts.autoscaled.entries()], facts.podMonitors, facts.openshiftSeen, cluster ? 1 : 0]);
 }
 
 function shiftPos(p: Position, lines: number): Position {

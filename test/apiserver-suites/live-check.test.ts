@@ -4,12 +4,14 @@
 // way they write it: pod status through the status subresource (SIMULATED KUBELET REPORT) and a
 // FailedScheduling event (SIMULATED SCHEDULER EVENT). This proves the list paths, the field and
 // label selectors (events type=Warning, nodes kubernetes.io/os=windows) and paging (continue tokens,
-// --chunk-size 2) on a real server.
+// --chunk-size 2) on a real server, lists RBAC refuses (named, the rest checked), and the Windows
+// workload problems view's model with its live YAML documents.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pod, windowsNode } from '../support/kube-seed';
+import { ProblemsTree } from '../../src/cluster/problems';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 
 const NS = uniqueName('kw-live');
 const WIN1 = uniqueName('kw-live-win');
@@ -175,4 +177,84 @@ test('snapshot --context reads the Windows nodes by label selector from the real
     assert.equal(n.build, '10.0.20348');
     assert.deepEqual(n.taints[0], { key: 'os', value: 'Windows', effect: 'NoSchedule' });
   }
+});
+
+test('a user who may read some kinds of one namespace: the refused lists are named (403 from RBAC), the rest is checked', async () => {
+  const rbac = '/apis/rbac.authorization.k8s.io/v1';
+  const rules = [
+    { apiGroups: [''], resources: ['pods', 'events'], verbs: ['get', 'list'] },
+    { apiGroups: ['apps'], resources: ['deployments', 'replicasets', 'statefulsets'], verbs: ['get', 'list'] },
+    { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: ['get', 'list'] },
+  ];
+  expectStatus(
+    await api.request(`${rbac}/namespaces/${NS}/roles`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kw-workload-reader', namespace: NS }, rules } }),
+    [201],
+    'Role',
+  );
+  expectStatus(
+    await api.request(`${rbac}/namespaces/${NS}/rolebindings`, {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name: 'kw-workload-reader', namespace: NS },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'kw-workload-reader' },
+        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: 'kube-windows-restricted' }],
+      },
+    }),
+    [201],
+    'RoleBinding',
+  );
+  // RBAC answers from an informer: give it a moment to see the binding.
+  let r = await runCli(['check', '--context', CONTEXT_RESTRICTED, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json']);
+  for (let i = 0; i < 50 && /Deployments not read/.test(r.stderr); i++) {
+    await new Promise((res) => setTimeout(res, 100));
+    r = await runCli(['check', '--context', CONTEXT_RESTRICTED, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json']);
+  }
+  assert.equal(r.code, 1, r.stderr);
+  const out = JSON.parse(r.stdout) as { objects: { kind: string; name: string }[]; unread: { what: string; message: string }[] };
+  assert.deepEqual(out.unread.map((u) => u.what).sort(), ['DaemonSets', 'Namespaces', 'RuntimeClasses', 'Windows nodes']);
+  const ds = out.unread.find((u) => u.what === 'DaemonSets');
+  assert.match(ds?.message ?? '', new RegExp(`You are not allowed to list daemonsets\\.apps in namespace "${NS}" on cluster "${CONTEXT_RESTRICTED}" \\(403 Forbidden\\)`));
+  assert.match(out.unread.find((u) => u.what === 'Windows nodes')?.message ?? '', /list nodes cluster-wide.*\(403 Forbidden\)/);
+  assert.deepEqual(
+    r.stderr
+      .trim()
+      .split('\n')
+      .map((l) => l.replace(/ not read: .*/, '')),
+    ['kube-windows: DaemonSets', 'kube-windows: Windows nodes', 'kube-windows: RuntimeClasses', 'kube-windows: Namespaces'],
+  );
+  assert.doesNotMatch(r.stderr, /\n\s+at /);
+  assert.ok(
+    out.objects.some((o) => o.kind === 'Deployment' && o.name === 'iis'),
+    JSON.stringify(out.objects),
+  );
+});
+
+test('the Windows workload problems view on a real API server: objects by kind, the refused kinds named, live YAML without managedFields, findings at their ranges', async () => {
+  const tree = new ProblemsTree({ locate: { explicit: api.kubeconfigPath } });
+  tree.setScope({ context: CONTEXT_ADMIN, namespace: NS });
+  const roots = await tree.children();
+  assert.deepEqual(
+    roots.map((n) => n.label),
+    [`Deployment ${NS}/iis`, `Pod ${NS}/api-0`, `Pod ${NS}/report-0`],
+  );
+  const doc = await tree.document({ kind: 'Deployment', namespace: NS, name: 'iis' });
+  assert.ok(doc);
+  // The real server writes managedFields on every object: the document leaves them out.
+  assert.doesNotMatch(doc.text, /^\s*managedFields:/m);
+  const privileged = doc.findings.find((f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged');
+  assert.ok(privileged, JSON.stringify(doc.findings.map((f) => f.path)));
+  assert.equal(doc.text.split('\n')[privileged.range.start.line].trim(), 'privileged: true');
+  const pod = await tree.document({ kind: 'Pod', namespace: NS, name: 'api-0' });
+  const winf = pod?.findings.find((f) => f.ruleId === 'WINF001');
+  assert.ok(pod && winf);
+  assert.match(pod.text.split('\n')[winf.range.start.line], /^\s+(- )?image: mcr\.microsoft\.com\/windows\/servercore:ltsc2019$/);
+  // The restricted user of the previous test: what RBAC refuses is a line each, the Deployment still shown.
+  tree.setScope({ context: CONTEXT_RESTRICTED, namespace: NS });
+  const restricted = await tree.children();
+  assert.deepEqual(
+    restricted.filter((n) => n.label.endsWith(' not read')).map((n) => n.label),
+    ['DaemonSets not read', 'Windows nodes not read', 'RuntimeClasses not read', 'Namespaces not read'],
+  );
+  assert.ok(restricted.some((n) => n.label === `Deployment ${NS}/iis`));
 });

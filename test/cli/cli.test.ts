@@ -38,6 +38,7 @@ spec:
       image: mcr.microsoft.com/windows/nanoserver:ltsc2022
       securityContext:
         privileged: false   # copied from a Linux template
+      resources: {limits: {cpu: 500m, memory: 512Mi}}
 `;
 
 const GOOD = `apiVersion: v1
@@ -51,6 +52,7 @@ spec:
   containers:
     - name: web
       image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 500m, memory: 512Mi}}
 `;
 
 test('exit codes: 0 clean, 1 findings, 2 usage and I/O errors', () => {

@@ -1,7 +1,7 @@
 // `kube-windows check --context` (the live objects of a cluster), `kube-windows snapshot` and
 // `check --snapshot` against the API emulator: the JSON contract, SARIF logical locations, -n vs -A,
-// exit codes, the requests made (paged lists, one per kind, never one per object) and a cluster that
-// cannot be reached.
+// exit codes, the requests made (paged lists, one per kind, never one per object), a cluster that
+// cannot be reached and a kind the user may not list.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { linuxNode, namespace, pod, windowsNode } from '../support/kube-seed';
+import { startProblemsEmulator, writeProblemsKubeconfig } from '../support/problems-seed';
 import { runCli as run } from '../support/run-cli';
 
 const WIN_TEMPLATE = (image: string, extra: Record<string, unknown> = {}) => ({
@@ -316,4 +317,32 @@ spec:
   }
   const both = await run(['check', '--snapshot', factsFile, '--context', 'lab', '--kubeconfig', kubeconfig, manifest]);
   assert.equal(both.code, 2);
+});
+
+test('a kind the user may not list: one warning line naming it, the rest checked; JSON lists it under unread', async () => {
+  const restricted = await startProblemsEmulator();
+  const home = mkdtempSync(join(tmpdir(), 'kw-live-403-'));
+  try {
+    const config = writeProblemsKubeconfig(restricted, home);
+    const r = await run(['check', '--context', 'restricted', '--kubeconfig', config, '-A', '--format', 'json']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /^kube-windows: DaemonSets not read: You are not allowed to list daemonsets.*\(403 Forbidden\)\. Ask a cluster administrator for this permission\.\n$/);
+    const out = JSON.parse(r.stdout) as { objects: { kind: string; name: string }[]; unread?: { what: string; message: string }[] };
+    assert.deepEqual(
+      out.objects.map((o) => `${o.kind}/${o.name}`),
+      ['Deployment/iis', 'Pod/api-0'],
+    );
+    assert.deepEqual(
+      out.unread?.map((u) => u.what),
+      ['DaemonSets'],
+    );
+    // The admin reads everything: no unread key.
+    const admin = await run(['check', '--context', 'lab', '--kubeconfig', config, '-A', '--format', 'json']);
+    const all = JSON.parse(admin.stdout) as typeof out;
+    assert.equal(all.unread, undefined);
+    assert.ok(all.objects.some((o) => o.kind === 'DaemonSet'));
+  } finally {
+    await restricted.stop();
+    rmSync(home, { recursive: true, force: true });
+  }
 });

@@ -40,10 +40,12 @@ const badPod = (i: number) =>
     image: mcr.microsoft.com/windows/nanoserver:ltsc2022
     securityContext:
       privileged: false
+    resources: {limits: {cpu: 500m, memory: 512Mi}}
 `,
     `web-${i}`,
   );
-const goodPod = (i: number) => deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n`, `web-${i}`);
+const goodPod = (i: number) =>
+  deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n    resources: {limits: {cpu: 500m, memory: 512Mi}}\n`, `web-${i}`);
 
 async function waitFor<T>(get: () => T | undefined, ms = 5000): Promise<T | undefined> {
   const end = Date.now() + ms;

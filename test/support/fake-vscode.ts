@@ -52,6 +52,8 @@ export interface FakeDocument {
   languageId: string;
   content: string;
   shown: number;
+  /** The options of the last showTextDocument (selection, preview). */
+  showOptions?: Record<string, unknown>;
   getText(): string;
   /** Set for documents opened from a URI (content providers), and `untitled:Untitled-N` for new ones with content. */
   uri?: FakeUri;
@@ -181,6 +183,24 @@ export interface FakeDiagnostic {
   code?: string | { value: string };
 }
 
+/** A diagnostic the extension set through a DiagnosticCollection (the real class's fields it sets). */
+export class FakeSetDiagnostic {
+  source?: string;
+  code?: string | number;
+  constructor(
+    readonly range: FakeRange,
+    readonly message: string,
+    readonly severity: number = 0,
+  ) {}
+}
+
+/** A DiagnosticCollection: what the extension set, by URI. */
+export interface FakeDiagnosticCollection {
+  name: string;
+  entries: Map<string, FakeSetDiagnostic[]>;
+  disposed: boolean;
+}
+
 export interface FakeCodeLensProvider {
   selector: unknown;
   provider: { provideCodeLenses(doc: { uri: FakeUri }): FakeCodeLens[] | undefined; onDidChangeCodeLenses?: (l: () => void) => unknown };
@@ -206,6 +226,8 @@ export interface FakeTreeView {
   collapse: FakeEventEmitter<{ element: unknown }>;
   /** What reveal() was asked, in order. */
   revealed: { element: unknown; options?: { select?: boolean; focus?: boolean; expand?: boolean | number } }[];
+  /** The TreeView object the extension got (it may set description or message on it). */
+  handle: { description?: string; message?: string; dispose(): void };
 }
 
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
@@ -231,6 +253,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const codeLensProviders: FakeCodeLensProvider[] = [];
   /** What languages.getDiagnostics answers, by document URI. */
   const diagnostics = new Map<string, FakeDiagnostic[]>();
+  const diagnosticCollections: FakeDiagnosticCollection[] = [];
   let untitled = 0;
   /** Other extensions, by id, as vscode.extensions.getExtension answers (none unless a test adds one). */
   const installedExtensions = new Map<string, unknown>();
@@ -269,6 +292,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
     CodeLens: FakeCodeLens,
     Range: FakeRange,
+    Diagnostic: FakeSetDiagnostic,
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
     window: {
       activeTextEditor: undefined as { document: { uri: FakeUri; languageId: string } } | undefined,
@@ -298,7 +322,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       createTreeView: (id: string, options: FakeTreeView['options']) => {
         const collapse = new FakeEventEmitter<{ element: unknown }>();
         const revealed: FakeTreeView['revealed'] = [];
-        treeViews.push({ id, options, collapse, revealed });
+        const handle: FakeTreeView['handle'] & Record<string, unknown> = { dispose: () => undefined };
+        treeViews.push({ id, options, collapse, revealed, handle });
         const provider = options.treeDataProvider as FakeTreeView['options']['treeDataProvider'] & { getParent?(e: unknown): unknown };
         // As VS Code does: reveal needs getParent, and `expand` asks for the children of the element
         // (and of those that open expanded), levels deep.
@@ -315,7 +340,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
           await expand(element, levels);
         };
-        return { dispose: () => undefined, onDidCollapseElement: collapse.event, reveal };
+        return Object.assign(handle, { onDidCollapseElement: collapse.event, reveal });
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
@@ -379,8 +404,9 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           },
         };
       },
-      showTextDocument: async (doc: FakeDocument) => {
+      showTextDocument: async (doc: FakeDocument, options?: Record<string, unknown>) => {
         doc.shown++;
+        if (options) doc.showOptions = options;
         return { document: doc };
       },
     },
@@ -400,6 +426,18 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         return { dispose: () => codeLensProviders.splice(codeLensProviders.indexOf(entry), 1) };
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
+      createDiagnosticCollection: (name = '') => {
+        const c: FakeDiagnosticCollection = { name, entries: new Map(), disposed: false };
+        diagnosticCollections.push(c);
+        return {
+          name,
+          set: (uri: FakeUri, list: FakeSetDiagnostic[] | undefined) => (list ? c.entries.set(uri.toString(), [...list]) : c.entries.delete(uri.toString())),
+          delete: (uri: FakeUri) => c.entries.delete(uri.toString()),
+          get: (uri: FakeUri) => c.entries.get(uri.toString()),
+          clear: () => c.entries.clear(),
+          dispose: () => (c.disposed = true),
+        };
+      },
     },
     extensions: {
       getExtension: (id: string) => installedExtensions.get(id),
@@ -469,6 +507,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     terminals,
     codeLensProviders,
     diagnostics,
+    diagnosticCollections,
     /** Closes a document, as the user closing its editor (onDidCloseTextDocument fires). */
     closeDocument(doc: FakeDocument) {
       documents.splice(documents.indexOf(doc), 1);

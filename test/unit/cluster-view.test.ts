@@ -129,7 +129,7 @@ test('activation registers the view and its commands; the welcome state contacts
     ext.activate(context);
     assert.deepEqual(
       fake.treeViews.map((v) => v.id),
-      ['kubeWindows.clusters'],
+      ['kubeWindows.clusters', 'kubeWindows.problems'],
     );
     assert.ok(fake.contentProviders.has('kube-windows'));
     for (const id of ['kubeWindows.refresh', 'kubeWindows.copyName', 'kubeWindows.openYaml', 'kubeWindows.retry']) assert.ok(fake.commands.has(id), id);
@@ -152,7 +152,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
   assert.ok(readFileSync(join(ROOT, 'media', 'kube-windows.svg'), 'utf8').includes('<svg'));
   assert.deepEqual(
     c.views.kubeWindows.map((v: { id: string }) => v.id),
-    ['kubeWindows.clusters'],
+    ['kubeWindows.clusters', 'kubeWindows.problems'],
   );
   const welcome = c.viewsWelcome.find((w: { view: string }) => w.view === 'kubeWindows.clusters');
   assert.match(welcome.contents, /command:workbench\.action\.openSettings\?.*kubeWindows\.kubeconfig/);
@@ -162,14 +162,16 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     [icons['kubeWindows.refresh'], icons['kubeWindows.copyName'], icons['kubeWindows.openYaml'], icons['kubeWindows.retry']],
     ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
   );
-  // Our tree's menus; the Kubernetes extension's explorer gets one entry of its own.
+  // Our views' menus; the Kubernetes extension's explorer gets one entry of its own.
   const all: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
-  const ctx = all.filter((m) => !m.when.startsWith('view == extension.vsKubernetesExplorer'));
+  const ours = all.filter((m) => !m.when.startsWith('view == extension.vsKubernetesExplorer'));
   assert.deepEqual(
-    all.filter((m) => !ctx.includes(m)).map((m) => m.command),
+    all.filter((m) => !ours.includes(m)).map((m) => m.command),
     ['kubeWindows.showInClusterTree'],
   );
-  for (const m of ctx) assert.match(m.when, /^view == kubeWindows\.clusters/);
+  for (const m of ours) assert.match(m.when, /^view == kubeWindows\.(clusters|problems)( |$)/);
+  // The cluster explorer's item menus (the problems view's are tested in problems-view.test.ts).
+  const ctx = ours.filter((m) => /^view == kubeWindows\.clusters( |$)/.test(m.when));
   assert.equal(ctx.find((m) => m.command === 'kubeWindows.retry')?.group, 'inline');
   const yamlWhen = ctx.find((m) => m.command === 'kubeWindows.openYaml')?.when ?? '';
   const re = new RegExp(/viewItem =~ \/(.*)\//.exec(yamlWhen)?.[1] ?? '$^');
@@ -193,6 +195,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.followMachineSet',
     'kubeWindows.nodeEvents',
     'kubeWindows.nodeLogs',
+    'kubeWindows.openLiveObject',
     'kubeWindows.openTerminal',
     'kubeWindows.openYaml',
     'kubeWindows.podLogs',

@@ -475,5 +475,6 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   const setting = c.configuration.properties['kubeWindows.join.payloadFolder'];
   assert.equal(setting.type, 'string');
   assert.equal(setting.scope, 'machine');
-  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml']);
+  // Join commands add no activation event of their own (the Kubernetes extension's view is another feature's).
+  assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
 });

@@ -32,10 +32,18 @@ const FOREIGN_VIEWS = ['extension.vsKubernetesExplorer'];
 
 /** The contextValues the cluster tree hands out (the ContextValue union in src/cluster/tree.ts), plus any a view declares the same way. */
 function contextValues(): string[] {
-  const text = readFileSync(join(ROOT, 'src', 'cluster', 'tree.ts'), 'utf8');
-  const union = /export type ContextValue =([^;]+);/.exec(text);
-  assert.ok(union, 'ContextValue union not found in src/cluster/tree.ts');
-  return [...union[1].matchAll(/'([^']+)'/g)].map((m) => m[1]);
+  const values = new Set<string>();
+  // The Clusters view's items, and the Windows workload problems view's.
+  for (const [file, type] of [
+    ['tree.ts', 'ContextValue'],
+    ['problems.ts', 'ProblemContextValue'],
+  ]) {
+    const text = readFileSync(join(ROOT, 'src', 'cluster', file), 'utf8');
+    const union = new RegExp(`export type ${type} =([^;]+);`).exec(text);
+    assert.ok(union, `${type} union not found in src/cluster/${file}`);
+    for (const m of union[1].matchAll(/'([^']+)'/g)) values.add(m[1]);
+  }
+  return [...values];
 }
 
 /** The viewItem conditions of a when-clause: `viewItem == x` values and `viewItem =~ /re/` patterns. */

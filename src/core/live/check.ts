@@ -33,6 +33,16 @@ export interface LiveState {
   factObjects: Obj[];
   snapshot: ClusterSnapshot;
   mirrorSets?: MirrorSetFacts[];
+  /** What a partial read could not list (the API server refused it): the rest was read and is checked. */
+  unread?: UnreadList[];
+}
+
+/** A list the API server refused, in words for the user. */
+export interface UnreadList {
+  /** What was not read, e.g. "DaemonSets". */
+  what: string;
+  /** The refusal explained (who may not list what, and what to do). */
+  message: string;
 }
 
 /** Rule findings and failure explanations alike; an explanation's message ends with what to do. */
@@ -108,11 +118,16 @@ export function withoutServerDefaults(object: Obj): Obj {
   return copy;
 }
 
-/** Runs the rules on the live objects and explains the failing Windows pods. */
-export function checkLive(state: LiveState, options: LiveOptions = {}): LiveReport {
+/** The rules' options of a live check: its facts gathered over every object read (Namespaces, RuntimeClasses). */
+export function liveCheckOptions(state: LiveState, options: LiveOptions = {}): CheckOptions {
   const flavour = options.flavour ?? 'auto';
   const facts = gatherObjectFacts(state.factObjects, flavour, state.snapshot);
-  const checkOptions: CheckOptions = { ...options.check, flavour, cluster: state.snapshot, facts };
+  return { ...options.check, flavour, cluster: state.snapshot, facts };
+}
+
+/** Runs the rules on the live objects and explains the failing Windows pods. */
+export function checkLive(state: LiveState, options: LiveOptions = {}): LiveReport {
+  const checkOptions = liveCheckOptions(state, options);
   const explainFacts: ExplainFacts = { cluster: state.snapshot, ...(state.mirrorSets ? { mirrorSets: state.mirrorSets } : {}) };
   const enabled = ruleFilter(options.check);
   const threshold = RANK[options.minSeverity ?? 'info'];

@@ -30,6 +30,43 @@ export function pathString(path: Path): string {
   return s;
 }
 
+/**
+ * The path a field path string (pathString's output) names in `value`. Keys may hold dots
+ * (`nodeSelector.kubernetes.io/os`), so each key is read as the longest key of the map at hand that
+ * the text continues with; past the end of the value, segments split at every dot.
+ */
+export function parseFieldPath(value: unknown, text: string): Path {
+  const out: (string | number)[] = [];
+  let v = value;
+  let i = 0;
+  while (i < text.length) {
+    if (text[i] === '[') {
+      const close = text.indexOf(']', i);
+      const n = Number(text.slice(i + 1, close));
+      if (close < 0 || !Number.isInteger(n)) break;
+      out.push(n);
+      v = Array.isArray(v) ? v[n] : undefined;
+      i = close + 1;
+      continue;
+    }
+    if (text[i] === '.') i++;
+    const ends = (k: string) => text.startsWith(k, i) && (i + k.length === text.length || text[i + k.length] === '.' || text[i + k.length] === '[');
+    let key = isObj(v)
+      ? Object.keys(v)
+          .filter(ends)
+          .sort((a, b) => b.length - a.length)[0]
+      : undefined;
+    if (key === undefined) {
+      const stop = text.slice(i).search(/[.[]/);
+      key = stop < 0 ? text.slice(i) : text.slice(i, i + stop);
+    }
+    out.push(key);
+    v = isObj(v) ? v[key] : undefined;
+    i += key.length;
+  }
+  return out;
+}
+
 /** What a path points at in the positional tree. */
 export interface Located {
   /** The node at the path (aliases followed), if the whole path exists. */

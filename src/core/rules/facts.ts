@@ -1,3 +1,4 @@
+import type { LabelSelector } from '../drain';
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
 
@@ -60,14 +61,24 @@ export interface Facts {
   namespaces: Map<string, Record<string, string>>;
   /** `Kind/namespace/name` of workloads an autoscaler targets → the autoscaler's kind and name. */
   autoscaled: Map<string, { kind: string; name: string }[]>;
+  /** PodMonitors (user-defined monitoring): the pods they select, in which namespaces. */
+  podMonitors: PodMonitorFacts[];
   flavour: Flavour;
   /** OpenShift objects seen in the files (flavour auto). */
   openshiftSeen: boolean;
   cluster?: ClusterSnapshot;
 }
 
+export interface PodMonitorFacts {
+  name: string;
+  namespace?: string;
+  selector: LabelSelector;
+  /** `any`, or the namespaces whose pods it selects (its own by default). */
+  namespaces: 'any' | string[];
+}
+
 export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
-  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), flavour, openshiftSeen: false, cluster };
+  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), podMonitors: [], flavour, openshiftSeen: false, cluster };
   for (const rc of cluster?.runtimeClasses ?? []) {
     facts.runtimeClasses.set(rc.name, { ...rc, windows: runtimeClassIsWindows(rc.handler, rc.nodeSelector), source: 'cluster' });
   }
@@ -101,7 +112,7 @@ export function withFileFlavour(facts: Facts, text: string): Facts {
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
-  return text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('openshift.io');
+  return text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('PodMonitor') || text.includes('openshift.io');
 }
 
 export function collectFacts(facts: Facts, object: ObjectView): void {
@@ -133,6 +144,19 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
         const key = workloadKey(ref.kind, object.namespace, ref.name);
         facts.autoscaled.set(key, [...(facts.autoscaled.get(key) ?? []), { kind: object.kind, name: object.name }]);
       }
+      break;
+    }
+    case 'PodMonitor': {
+      if (!object.apiVersion.startsWith('monitoring.coreos.com/')) break;
+      const selector = getAt(v, ['spec', 'selector']);
+      const nsSelector = getAt(v, ['spec', 'namespaceSelector']);
+      const names = getAt(nsSelector, ['matchNames']);
+      facts.podMonitors.push({
+        name: object.name,
+        ...(object.namespace !== undefined ? { namespace: object.namespace } : {}),
+        selector: isObj(selector) ? (selector as LabelSelector) : {},
+        namespaces: getAt(nsSelector, ['any']) === true ? 'any' : Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [object.namespace ?? ''],
+      });
       break;
     }
     default:

@@ -1,8 +1,9 @@
 import type { EditOp } from '../../manifest/edits';
-import { getAt, isObj, type Obj } from '../../manifest/path';
+import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { podSpecOf, WORKLOAD_KINDS, type ObjectView, type PodSpecView } from '../../manifest/workloads';
-import { isOpenShift, workloadKey } from '../facts';
+import { selectorMatches } from '../../drain';
+import { isOpenShift, stringMap, workloadKey } from '../facts';
 import { addOsWindowsFix, inferredNote, isSet } from '../helpers';
 import { OS_LABELS, targetingOf } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
@@ -155,15 +156,40 @@ function checkIstio(pod: PodSpecView, namespaceLabels: Record<string, string> | 
   }
 }
 
+/** Where Tekton runs carry pod templates: TaskRun and v1beta1 PipelineRun, v1 PipelineRun, and per-task overrides. */
+function tektonPodTemplates(value: unknown): Path[] {
+  const out: Path[] = [
+    ['spec', 'podTemplate'],
+    ['spec', 'taskRunTemplate', 'podTemplate'],
+  ];
+  const specs = getAt(value, ['spec', 'taskRunSpecs']);
+  if (Array.isArray(specs)) specs.forEach((_, i) => out.push(['spec', 'taskRunSpecs', i, 'podTemplate'], ['spec', 'taskRunSpecs', i, 'taskPodTemplate']));
+  return out;
+}
+
 const OCP002: ObjectRule = {
   id: 'OCP002',
   scope: 'object',
   family: 'openshift',
   severity: 'warning',
-  title: 'OpenShift feature not supported on Windows nodes: builds, Serverless, Service Mesh sidecars, vertical (and, depending on version, horizontal) pod autoscaling.',
-  kinds: ['BuildConfig', 'Build', 'Service', 'Configuration', ...WORKLOAD_KINDS],
+  title:
+    'OpenShift feature not supported on Windows nodes: builds, Pipelines (TaskRun/PipelineRun pod templates), Serverless, Service Mesh sidecars, user-defined monitoring (PodMonitors), vertical (and, depending on version, horizontal) pod autoscaling.',
+  kinds: ['BuildConfig', 'Build', 'TaskRun', 'PipelineRun', 'Service', 'Configuration', ...WORKLOAD_KINDS],
   check({ object, facts }, report) {
     const name = object.name ? ` "${object.name}"` : '';
+    if (object.kind === 'TaskRun' || object.kind === 'PipelineRun') {
+      // Tekton runs on Windows nodes elsewhere; OpenShift Pipelines does not (Windows Container Support limitations).
+      if (!object.apiVersion.startsWith('tekton.dev/') || !isOpenShift(facts)) return;
+      for (const base of tektonPodTemplates(object.value)) {
+        const key = windowsSelectorKey(getAt(object.value, [...base, 'nodeSelector']));
+        if (!key) continue;
+        report({
+          path: [...object.path, ...base, 'nodeSelector', key],
+          message: `OpenShift Pipelines is not supported on Windows nodes, yet this pod template of ${object.kind}${name} selects them: its task pods cannot run there. Run the pipeline on Linux nodes (build Windows images outside the cluster) and remove this node selector.`,
+        });
+      }
+      return;
+    }
     if (object.kind === 'BuildConfig' || object.kind === 'Build') {
       const key = windowsSelectorKey(getAt(object.value, ['spec', 'nodeSelector']));
       if (!key) return;
@@ -188,6 +214,18 @@ const OCP002: ObjectRule = {
     checkIstio(pod, object.namespace !== undefined ? facts.namespaces.get(object.namespace) : undefined, report);
     if (!isOpenShift(facts)) return;
     const path = [...object.path, 'metadata', 'name'];
+    const labels = stringMap(getAt(pod.metadata, ['labels']));
+    for (const m of facts.podMonitors) {
+      // openshift-* namespaces belong to platform monitoring (WMCO's own Windows node metrics), which is supported.
+      if (m.namespace?.startsWith('openshift-')) continue;
+      const inScope = m.namespaces === 'any' || m.namespaces.includes(object.namespace ?? '');
+      if (!inScope || !selectorMatches(m.selector, labels)) continue;
+      report({
+        path,
+        target: 'value',
+        message: `Monitoring for user-defined projects is not supported on Windows nodes, but PodMonitor "${preview(m.name, 80).slice(1, -1)}" selects the pods of this Windows ${object.kind}: do not count on their metrics. Leave Windows pods out of the PodMonitor's selector.`,
+      });
+    }
     for (const scaler of facts.autoscaled.get(workloadKey(object.kind, object.namespace, object.name)) ?? []) {
       if (scaler.kind === 'VerticalPodAutoscaler') {
         report({

@@ -8,6 +8,7 @@ import { isNanoServer, parseImage } from '../../windows/builds';
 import { apiField, apiSeverity, containerField, deleteFix, inferredNote, isSet, objAt } from '../helpers';
 import type { FixSpec, PodRule } from '../types';
 import { CONTAINER_FIELDS, podFieldsSet } from './pod-security';
+import { inferredFrom } from './scheduling';
 
 // ---------------------------------------------------------------------------------------------
 // shared helpers
@@ -423,6 +424,78 @@ const WIN058: PodRule = {
   },
 };
 
+/**
+ * In-tree volume sources Windows nodes have no plugin for: the Windows storage guide names FlexVolume,
+ * CSI, and of the in-tree persistent plugins only awsElasticBlockStore, azureDisk, azureFile,
+ * gcePersistentDisk and vsphereVolume. (nfs is WIN057's; gitRepo is deprecated and left alone.)
+ */
+const LINUX_ONLY_SOURCES = ['cephfs', 'cinder', 'fc', 'flocker', 'glusterfs', 'iscsi', 'photonPersistentDisk', 'portworxVolume', 'quobyte', 'rbd', 'scaleIO', 'storageos'];
+
+const WIN059: PodRule = {
+  id: 'WIN059',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'warning',
+  title:
+    'Volume type Windows nodes cannot mount: an in-tree plugin that exists only on Linux (rbd, cephfs, glusterfs, iscsi, cinder …; warning); an inline CSI volume, which needs CSI Proxy on the node (info; not reported where the cluster runs WMCO, which installs it).',
+  check({ pod, target, facts }, report) {
+    if (target.os !== 'windows') return;
+    for (const v of volumesOf(pod)) {
+      for (const source of LINUX_ONLY_SOURCES) {
+        if (!isSet(v.value, source)) continue;
+        const rel = ['volumes', v.index, source];
+        report({
+          path: [...pod.path, ...rel],
+          message: `${apiField(pod, rel)}: Windows nodes have no ${source} volume plugin (the Windows storage guide supports CSI, FlexVolume and, in-tree, only awsElasticBlockStore, azureDisk, azureFile, gcePersistentDisk and vsphereVolume), so the volume cannot be mounted and the pod does not start. Use a CSI driver with a Windows node plugin.`,
+        });
+      }
+      if (!isSet(v.value, 'csi') || facts.cluster?.openshift?.wmcoInstalled === true) continue;
+      const rel = ['volumes', v.index, 'csi'];
+      report({
+        path: [...pod.path, ...rel],
+        severity: 'info',
+        message: `${apiField(pod, rel)}: CSI volumes on Windows nodes need CSI Proxy running on the node (or a driver whose node plugin runs as a HostProcess container), and the driver must ship a Windows node plugin; otherwise the mount fails. Check both on your Windows nodes (on OpenShift, WMCO installs CSI Proxy).`,
+      });
+    }
+  },
+};
+
+const QUANTITIES = ['cpu', 'memory'] as const;
+
+/**
+ * The Kubernetes guide to resource management on Windows nodes: no OOM killer for containers (Windows
+ * pages memory to disk instead), no memory-pressure eviction, so it asks for requests and limits on
+ * every Windows container. A limit alone is enough: the API server defaults the request to it.
+ */
+const WIN062: PodRule = {
+  id: 'WIN062',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'info',
+  title: 'Windows container without CPU and memory requests and limits: Windows has no OOM kill or memory-pressure eviction, so the Kubernetes Windows guide asks for them on every container.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    // HostProcess containers are node agents (CNI, kube-proxy, log shippers) run as host processes, outside the guide's advice.
+    const hp = hostProcessOf(pod);
+    // Ephemeral containers cannot have resources (the API server refuses them).
+    for (const c of pod.containers.filter((x) => x.group !== 'ephemeralContainers' && !hp.is(x))) {
+      const limits = objAt(c.value, ['resources', 'limits']);
+      const requests = objAt(c.value, ['resources', 'requests']);
+      const missing: string[] = [];
+      for (const q of QUANTITIES) if (!isSet(requests, q) && !isSet(limits, q)) missing.push(`requests.${q}`);
+      for (const q of QUANTITIES) if (!isSet(limits, q)) missing.push(`limits.${q}`);
+      if (missing.length === 0) continue;
+      const has = isSet(c.value, 'resources');
+      report({
+        path: has ? [...c.path, 'resources'] : [...c.path, 'name'],
+        ...(has ? {} : { target: 'pair' as const }),
+        related: inferredFrom(target),
+        message: `${containerField(pod, c, ['resources'])}: no ${missing.join(', ')}. Windows nodes neither OOM-kill containers nor evict pods under memory pressure (memory is paged to disk), so the Kubernetes Windows guide asks for CPU and memory requests and limits on every container to keep the node from being overcommitted. Set them (a namespace LimitRange may supply defaults).`,
+      });
+    }
+  },
+};
+
 // ---------------------------------------------------------------------------------------------
 // WIN060–WIN061: programs that do not exist in Windows images
 
@@ -487,4 +560,4 @@ const WIN061: PodRule = {
   },
 };
 
-export const runtimeRules: PodRule[] = [WIN040, WIN041, WIN050, WIN051, WIN052, WIN053, WIN054, WIN055, WIN056, WIN057, WIN058, WIN060, WIN061];
+export const runtimeRules: PodRule[] = [WIN040, WIN041, WIN050, WIN051, WIN052, WIN053, WIN054, WIN055, WIN056, WIN057, WIN058, WIN059, WIN060, WIN061, WIN062];

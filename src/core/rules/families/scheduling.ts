@@ -417,4 +417,47 @@ const WIN074: PodRule = {
   },
 };
 
-export const schedulingRules: PodRule[] = [WIN070, WIN071, WIN072, WIN073, WIN074];
+// ---------------------------------------------------------------------------------------------
+// WIN075: CPU architecture
+
+const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
+
+/**
+ * Windows nodes are amd64 only: Kubernetes supports Windows Server (2022, 2025) as the node OS, and
+ * Windows Server ships for x64 only, so there are no arm64 Windows nodes. A Windows pod pinned to
+ * another architecture matches no node.
+ */
+const WIN075: PodRule = {
+  id: 'WIN075',
+  scope: 'pod',
+  family: 'scheduling',
+  severity: 'warning',
+  title: 'Windows pod pinned to a CPU architecture other than amd64 (kubernetes.io/arch): Windows nodes are amd64 only, so no node matches and the pod stays Pending.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    const selector = objAt(pod.spec, ['nodeSelector']);
+    for (const label of ARCH_LABELS) {
+      const v = selector?.[label];
+      if (typeof v !== 'string' || v === 'amd64') continue;
+      const path = [...pod.path, 'nodeSelector', label];
+      report({
+        path,
+        target: 'value',
+        message: `${apiField(pod, ['nodeSelector', label])}: ${preview(v, 40)} on a Windows pod: Windows nodes run on amd64 only, so no node matches and the pod stays Pending. Use amd64 (or remove the selector).`,
+        fixes: [{ title: `Set ${label}: amd64`, ops: [{ op: 'set', path, value: 'amd64' }] }],
+      });
+    }
+    for (const e of affinityExprs(pod, false)) {
+      if (!ARCH_LABELS.includes(e.key)) continue;
+      const values = e.values.filter((x): x is string => typeof x === 'string');
+      const excluded = (e.operator === 'In' && values.length > 0 && !values.includes('amd64')) || (e.operator === 'NotIn' && values.includes('amd64'));
+      if (!excluded) continue;
+      report({
+        path: [...e.path, 'values'],
+        message: `Required node affinity ${e.key} ${e.operator} [${values.join(', ')}] on a Windows pod excludes amd64, the only architecture of Windows nodes: no node matches this term${requiredTerms(pod)?.length === 1 ? ' and the pod stays Pending' : ''}. Allow amd64.`,
+      });
+    }
+  },
+};
+
+export const schedulingRules: PodRule[] = [WIN070, WIN071, WIN072, WIN073, WIN074, WIN075];
