@@ -106,7 +106,9 @@ for (const platform of PLATFORMS) {
       assert.equal(machines.length, 2);
       for (const m of machines) {
         assert.equal((m.status as { phase: string }).phase, 'Running');
-        assert.match(r.stdout, new RegExp(`${m.metadata.name}: node Ready`));
+        // A per-Machine "<machine>: node Ready" line is printed only when the follow sees the stage
+        // reached while waiting; under load the double may get there before the step's first check
+        // (the step is then done at once), so the summary line is what every run prints.
         assert.match(r.stdout, new RegExp(`${m.metadata.name} → node ${m.metadata.name}`));
       }
       for (const stage of ['Machines created by the machine controller', 'Provisioned: the VM exists, WMCO configures it', 'Running', 'node registered', 'WMCO configured the node', 'node Ready'])
