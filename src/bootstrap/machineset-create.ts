@@ -45,7 +45,7 @@ export interface PreparedMachineSet {
 }
 
 /** The refusal when secret cloud-private-key is missing: what it is for and how to create it. */
-export function missingKeyMessage(ns: string): string {
+function missingKeyMessage(ns: string): string {
   return (
     `Secret ${KEY_SECRET} is missing in namespace ${ns}: WMCO needs that private key to reach the Windows VMs over SSH, and writes the user data of Windows Machines from it. ` +
     `Create it with the join command's WMCO setup (kube-windows join --context C --address A --key FILE creates it from FILE), or: ` +

@@ -15,7 +15,7 @@ import type { Plan, Step } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
 
 /** How long each stage may take before the follow says why it stalled (ms). */
-export const DEFAULT_STAGE_TIMEOUTS: Record<'machines' | MachineStage, number> = {
+const DEFAULT_STAGE_TIMEOUTS: Record<'machines' | MachineStage, number> = {
   machines: 5 * 60_000,
   provisioning: 0,
   provisioned: 20 * 60_000,
@@ -25,7 +25,7 @@ export const DEFAULT_STAGE_TIMEOUTS: Record<'machines' | MachineStage, number> =
   configured: 20 * 60_000,
   ready: 10 * 60_000,
 };
-export const DEFAULT_FOLLOW_POLL_MS = 10_000;
+const DEFAULT_FOLLOW_POLL_MS = 10_000;
 
 export interface FollowContext {
   kube: KubeClient;
@@ -170,7 +170,7 @@ function machinesStep(): Step<FollowContext> {
 }
 
 /** The follow plan of a MachineSet's Machines, stage by stage (the 'provisioning' stage is the Machines' creation). */
-export function buildFollowPlan(machineSet: string): Plan<FollowContext> {
+function buildFollowPlan(machineSet: string): Plan<FollowContext> {
   return {
     id: 'machineset-follow',
     title: `Follow the Machines of ${machineSet} to Ready nodes`,

@@ -39,7 +39,7 @@ export interface Scale {
 }
 
 /** Every MachineSet in openshift-machine-api. */
-export function listMachineSets(kube: KubeClient, signal?: AbortSignal): Promise<MachineApiObject[]> {
+function listMachineSets(kube: KubeClient, signal?: AbortSignal): Promise<MachineApiObject[]> {
   return listAll<MachineApiObject>(kube, MACHINESETS_PATH, {}, signal);
 }
 

@@ -19,7 +19,7 @@ import { createIfMissing, enc, getOrUndefined, listAll, type ApiCall, type Meta 
 import type { KubeClient } from './client';
 import { ApiError } from './errors';
 
-export const VERSION_CALL: ApiCall = { verb: 'GET', path: '/version' };
+const VERSION_CALL: ApiCall = { verb: 'GET', path: '/version' };
 
 const dsPath = (ns: string) => `/apis/apps/v1/namespaces/${enc(ns)}/daemonsets`;
 const cmPath = (ns: string, name: string) => `/api/v1/namespaces/${enc(ns)}/configmaps/${enc(name)}`;
@@ -36,7 +36,7 @@ export const CLUSTER_FACTS_CALLS: ApiCall[] = [
 ];
 
 /** The API server's version (gitVersion of GET /version). */
-export async function serverVersion(kube: KubeClient, signal?: AbortSignal): Promise<string> {
+async function serverVersion(kube: KubeClient, signal?: AbortSignal): Promise<string> {
   return (await kube.get<{ gitVersion?: string }>('/version', undefined, signal)).gitVersion ?? '';
 }
 
@@ -62,9 +62,9 @@ async function listOrEmpty<T>(kube: KubeClient, path: string, query: Record<stri
   }
 }
 
-export const daemonSetImages = (d: DaemonSetObject): string[] => [...(d.spec?.template?.spec?.initContainers ?? []), ...(d.spec?.template?.spec?.containers ?? [])].map((c) => c.image ?? '');
+const daemonSetImages = (d: DaemonSetObject): string[] => [...(d.spec?.template?.spec?.initContainers ?? []), ...(d.spec?.template?.spec?.containers ?? [])].map((c) => c.image ?? '');
 
-export const daemonSetFacts = (d: DaemonSetObject, namespace: string): DaemonSetFacts => ({
+const daemonSetFacts = (d: DaemonSetObject, namespace: string): DaemonSetFacts => ({
   namespace,
   name: d.metadata.name,
   images: daemonSetImages(d),
@@ -72,7 +72,7 @@ export const daemonSetFacts = (d: DaemonSetObject, namespace: string): DaemonSet
 });
 
 /** The DaemonSets of a namespace ([] when the namespace does not exist). */
-export async function daemonSetsIn(kube: KubeClient, namespace: string, signal?: AbortSignal): Promise<DaemonSetObject[]> {
+async function daemonSetsIn(kube: KubeClient, namespace: string, signal?: AbortSignal): Promise<DaemonSetObject[]> {
   return listOrEmpty<DaemonSetObject>(kube, dsPath(namespace), {}, signal);
 }
 

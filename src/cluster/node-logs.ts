@@ -8,7 +8,7 @@ import { enc, type ApiCall } from './api';
 import type { KubeClient } from './client';
 
 /** The proxy path of a node's log folder, or of a path under it (segments already encoded). */
-export const nodeLogsPath = (node: string, segments = ''): string => `/api/v1/nodes/${enc(node)}/proxy/logs/${segments}`;
+const nodeLogsPath = (node: string, segments = ''): string => `/api/v1/nodes/${enc(node)}/proxy/logs/${segments}`;
 
 /** The call a log read makes, for messages and previews. */
 export function nodeLogCall(node: string, request: NodeLogRequest, now = new Date()): ApiCall {

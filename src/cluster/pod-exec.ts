@@ -14,7 +14,7 @@ import { ApiError } from './errors';
 import { nodePath, type NodeObject } from './nodes';
 
 /** A stdout the Exec treats as a terminal: it reads columns/rows and listens to 'resize' (channel 4). */
-export class TtyOut extends Writable {
+class TtyOut extends Writable {
   columns: number;
   rows: number;
   constructor(
@@ -65,7 +65,7 @@ export interface ExecIo {
 }
 
 /** Why an exec could not start, from the WebSocket handshake's answer ("Unexpected server response: 403"). */
-export function execRefusal(err: unknown, t: Pick<ExecTarget, 'namespace' | 'pod' | 'container'>): Error {
+function execRefusal(err: unknown, t: Pick<ExecTarget, 'namespace' | 'pod' | 'container'>): Error {
   const e = err as { message?: string; error?: { message?: string } } | undefined;
   const text = e?.message ?? e?.error?.message ?? String(err);
   const status = Number(/Unexpected server response: (\d+)/.exec(text)?.[1]);

@@ -40,8 +40,8 @@ export interface ProblemNode {
   finding?: number;
 }
 
-export const OPEN_LIVE_OBJECT_COMMAND = 'kubeWindows.openLiveObject';
-export const REFRESH_PROBLEMS_COMMAND = 'kubeWindows.refreshProblems';
+const OPEN_LIVE_OBJECT_COMMAND = 'kubeWindows.openLiveObject';
+const REFRESH_PROBLEMS_COMMAND = 'kubeWindows.refreshProblems';
 
 const SEVERITY_ICON: Record<Severity, TreeIcon> = {
   error: { id: 'error', color: 'problemsErrorIcon.foreground' },

@@ -10,7 +10,7 @@
 // newNodeLogQuery and validate). Pure: the calls are in src/cluster/node-logs.ts.
 
 /** The kubelet's limits (kubelet_server_journal.go). */
-export const MAX_TAIL_LINES = 100_000;
+const MAX_TAIL_LINES = 100_000;
 const MAX_SERVICE_LENGTH = 256;
 /** The kubelet refuses any other character in a service name (reServiceNameUnsafeCharacters). */
 const SERVICE_NAME = /^[a-zA-Z\-_.:0-9@]+$/;
@@ -123,7 +123,7 @@ export function isLogListing(contentType: string | undefined, text: string): boo
 }
 
 /** How to turn the endpoints on, said with every refusal. */
-export const ENABLE_NODE_LOGS =
+const ENABLE_NODE_LOGS =
   'To serve node logs the kubelet needs `enableSystemLogHandler: true` (the log folder) and, for --query, `enableSystemLogQuery: true` with the feature gate `NodeLogQuery=true` (featureGates: {NodeLogQuery: true}) in its configuration; the caller needs RBAC `get` on `nodes/proxy`.';
 
 export type NodeLogRefusalKind = 'no-node' | 'forbidden' | 'disabled' | 'query-off' | 'not-found' | 'invalid' | 'unreachable' | 'other';

@@ -68,8 +68,6 @@ export const WORKER_ROLE_LABEL = 'node-role.kubernetes.io/worker';
 /** The user-data secret WMCO writes for Windows Machines, and the Linux workers' one (the classic copy mistake). */
 export const WINDOWS_USER_DATA_SECRET = 'windows-user-data';
 export const WORKER_USER_DATA_SECRET = 'worker-user-data';
-/** On a Node created from a Machine: `<namespace>/<machine name>`. */
-export const NODE_MACHINE_ANNOTATION = 'machine.openshift.io/machine';
 
 // ---- kubeadm -----------------------------------------------------------------------------------
 

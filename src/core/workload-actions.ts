@@ -37,7 +37,7 @@ export function restartStepOfReplicaSet(name: string, owners: readonly OwnerRef[
 }
 
 /** The annotation a rollout restart sets on the pod template (a new value rolls the pods). */
-export const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
+const RESTARTED_AT = 'kubectl.kubernetes.io/restartedAt';
 
 /** The patch of a rollout restart (valid as a merge patch and as a strategic merge patch). */
 export function restartPatch(now: Date): { spec: { template: { metadata: { annotations: Record<string, string> } } } } {
@@ -47,7 +47,7 @@ export function restartPatch(now: Date): { spec: { template: { metadata: { annot
 // ---------------------------------------------------------------------------------------------
 // Taints
 
-export const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
+const TAINT_EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
 
 /** `key=value:Effect` (or `key:Effect`), as kubectl taint writes them. */
 export function taintText(t: Taint): string {

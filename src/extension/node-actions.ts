@@ -10,13 +10,13 @@ import type { SchedulingAction } from '../bootstrap/drain';
 import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 
-export const DRAIN = 'Drain';
-export const DELETE_EMPTYDIR_DATA = 'Delete the emptyDir data and drain';
-export const SET_TAINTS = 'Set taints';
-export const COLLECT_OVER_SSH = 'Collect logs over SSH';
-export const BROWSE = 'Browse the log folder…';
+const DRAIN = 'Drain';
+const DELETE_EMPTYDIR_DATA = 'Delete the emptyDir data and drain';
+const SET_TAINTS = 'Set taints';
+const COLLECT_OVER_SSH = 'Collect logs over SSH';
+const BROWSE = 'Browse the log folder…';
 /** The services the kubelet's log query is offered for. */
-export const LOG_SERVICES = ['kubelet', 'containerd', 'kube-proxy'];
+const LOG_SERVICES = ['kubelet', 'containerd', 'kube-proxy'];
 /** A node log document holds at most this much (the rest is left on the node). */
 const LOG_CAP_BYTES = 8 * 1024 * 1024;
 

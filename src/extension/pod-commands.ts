@@ -13,13 +13,13 @@ import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngi
 import type { ReadOnlyDocs } from './read-only-docs';
 import { SessionPty } from './terminal';
 
-export const DELETE = 'Delete';
-export const RESTART_WORKLOAD = 'Restart';
-export const FOLLOW = 'Follow';
-export const SHOW_LOG = 'Show the log';
-export const PREVIOUS = 'Previous instance';
+const DELETE = 'Delete';
+const RESTART_WORKLOAD = 'Restart';
+const FOLLOW = 'Follow';
+const SHOW_LOG = 'Show the log';
+const PREVIOUS = 'Previous instance';
 /** What a log document holds at most (its last lines); following has no end. */
-export const LOG_TAIL_LINES = 10_000;
+const LOG_TAIL_LINES = 10_000;
 /** The lines a follow starts with. */
 const FOLLOW_TAIL_LINES = 200;
 

@@ -8,8 +8,8 @@ import { toTreeItem } from './tree-item';
 import type { LiveObjectKey, ProblemNode, ProblemsTree } from '../cluster/problems';
 import type { PlacedFinding } from '../core/live/document';
 
-export const PROBLEMS_VIEW_ID = 'kubeWindows.problems';
-export const LIVE_SCHEME = 'kube-windows-live';
+const PROBLEMS_VIEW_ID = 'kubeWindows.problems';
+const LIVE_SCHEME = 'kube-windows-live';
 /** True while the view checks one namespace (the "all namespaces" command shows then). */
 const NAMESPACED = 'kubeWindows.problemsNamespaced';
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;

@@ -36,7 +36,7 @@ export function eventLines(events: readonly EventFacts[], now: Date): string[] {
 }
 
 /** The explanations as the top of a document: what failed, why, what to do, where it was seen. */
-export function explanationLines(explanations: readonly Explanation[]): string[] {
+function explanationLines(explanations: readonly Explanation[]): string[] {
   if (explanations.length === 0) return ['No known Windows failure matches this pod’s status and events.'];
   const out: string[] = [];
   for (const e of explanations) {

@@ -43,7 +43,7 @@ export const MACHINE_STAGES: readonly { stage: MachineStage; title: string }[] =
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-export const machinePhase = (m: MachineApiObject): string | undefined => (typeof m.status?.phase === 'string' ? m.status.phase : undefined);
+const machinePhase = (m: MachineApiObject): string | undefined => (typeof m.status?.phase === 'string' ? m.status.phase : undefined);
 export const machineNodeName = (m: MachineApiObject): string | undefined => {
   const ref = m.status?.nodeRef;
   return isObj(ref) && typeof ref.name === 'string' && ref.name ? ref.name : undefined;
@@ -53,12 +53,12 @@ const machineError = (m: MachineApiObject): { reason?: string; message?: string 
   ...(typeof m.status?.errorMessage === 'string' && m.status.errorMessage ? { message: m.status.errorMessage } : {}),
 });
 
-export function nodeIsReady(node: NodeFacts | undefined): boolean {
+function nodeIsReady(node: NodeFacts | undefined): boolean {
   return (node?.status?.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
 }
 
 /** WMCO has configured the node: its version annotation is set (and matches the desired version when that is set). */
-export function nodeConfiguredByWmco(node: NodeFacts | undefined): boolean {
+function nodeConfiguredByWmco(node: NodeFacts | undefined): boolean {
   const a = node?.metadata.annotations ?? {};
   const version = a[WMCO_VERSION_ANNOTATION];
   const desired = a[WMCO_DESIRED_VERSION_ANNOTATION];
@@ -89,8 +89,6 @@ export function stageReached(stage: MachineStage, m: MachineApiObject, node: Nod
 export function nextStage(m: MachineApiObject, node: NodeFacts | undefined): MachineStage | undefined {
   return MACHINE_STAGES.find((s) => !stageReached(s.stage, m, node))?.stage;
 }
-
-export const stageTitle = (s: MachineStage): string => MACHINE_STAGES.find((x) => x.stage === s)?.title ?? s;
 
 /** The Machine failed for good (phase Failed, or an error the machine controller set): waiting longer changes nothing. */
 export function machineFailed(m: MachineApiObject): boolean {
@@ -185,7 +183,7 @@ const eventTime = (e: EventFacts): string => e.lastTimestamp ?? e.eventTime ?? e
 const eventLine = (e: EventFacts): string => `${e.reason ?? 'Event'}: ${(e.message ?? '').trim()}${e.count && e.count > 1 ? ` (×${e.count})` : ''}`;
 
 /** The user-data secret the Machine's provider spec names. */
-export function machineUserDataSecret(m: MachineApiObject): string | undefined {
+function machineUserDataSecret(m: MachineApiObject): string | undefined {
   // A Machine's provider spec is spec.providerSpec (a MachineSet's, spec.template.spec.providerSpec).
   const own = isObj(m.spec?.providerSpec) ? m.spec.providerSpec.value : undefined;
   const value = isObj(own) ? own : providerSpecValue(m);

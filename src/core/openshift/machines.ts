@@ -111,7 +111,7 @@ function str(v: unknown): string | undefined {
 }
 
 /** The image a provider spec boots, where it is, and what its name says. */
-export function imageOf(platform: MachinePlatform, provider: Obj, providerPath: Path): ImageFacts | undefined {
+function imageOf(platform: MachinePlatform, provider: Obj, providerPath: Path): ImageFacts | undefined {
   switch (platform) {
     case 'AWS': {
       const id = str(getAt(provider, ['ami', 'id']));
@@ -173,7 +173,7 @@ const SERVER_YEAR = /(?:^|[^0-9])(2012|2016|2019|2022|2025)(?:[^0-9]|$)/;
 const SAC = /(?:^|[^0-9a-z])(1809|1903|1909|2004|20h2)(?:[^0-9a-z]|$)/i;
 
 /** Decides from a free-form name (AMI filter, GCP image path, vSphere template, Nutanix image). */
-export function classifyName(name: string): Classified {
+function classifyName(name: string): Classified {
   if (LINUX_NAME.test(name)) return { os: 'linux', evidence: `the name ${JSON.stringify(name)} is a Linux (RHCOS) image's` };
   if (!WINDOWS_NAME.test(name)) return { os: 'unknown' };
   return { os: 'windows', evidence: 'the image name says Windows', ...serverOf(name) };
@@ -218,7 +218,7 @@ function meantAsWindows(osId: string | undefined, image: ImageFacts | undefined)
 }
 
 /** The same decision on a MachineSet as the API serves it (no source positions): the tree, the CLI and the builder use it. */
-export function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
+function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
   const template = getAt(ms.spec, ['template']);
   const osId = getAt(template, ['metadata', 'labels', MACHINE_OS_ID_LABEL]);
   const provider = getAt(template, ['spec', 'providerSpec', 'value']);
@@ -231,7 +231,7 @@ export function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
 export const isLinuxImageName = (name: string): boolean => LINUX_NAME.test(name);
 
 /** Placeholders the documentation templates use: `<infrastructureID>`, `<windows_server_ami>`, `<VM Network Name>` ... */
-export const PLACEHOLDER = /<[A-Za-z_][A-Za-z0-9_ ./-]{0,60}>/g;
+const PLACEHOLDER = /<[A-Za-z_][A-Za-z0-9_ ./-]{0,60}>/g;
 
 /** Every string in `value` (depth-first, keys in order) with a placeholder, with its path; at most `limit`. */
 export function placeholdersIn(value: unknown, path: Path, limit = 50): { path: Path; text: string; placeholders: string[] }[] {
@@ -265,7 +265,7 @@ export function providerSpecValue(ms: MachineSetLike): Obj | undefined {
 export const platformTitle = (p: MachinePlatform): string => (p === 'VSphere' ? 'vSphere' : p);
 
 /** The template labels of a MachineSet (spec.template.metadata.labels). */
-export function templateLabels(ms: MachineSetLike): Record<string, string> {
+function templateLabels(ms: MachineSetLike): Record<string, string> {
   const t = ms.spec?.template;
   const labels = isObj(t) && isObj(t.metadata) ? t.metadata.labels : undefined;
   return isObj(labels) ? (labels as Record<string, string>) : {};

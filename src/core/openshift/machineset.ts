@@ -37,13 +37,12 @@ import {
 } from './machines';
 // Also here for the modules that build and read MachineSets (the extension's activation bundle takes them from ./machines, without the YAML writer).
 export { isLinuxWorkerMachineSet, isWindowsMachineSet, platformTitle, providerSpecValue };
-export const MACHINESET_PLATFORMS = MACHINE_PLATFORMS;
 export type MachineSetPlatform = MachinePlatform;
 
 export const isMachineSetPlatform = (p: string | undefined): p is MachineSetPlatform => (MACHINE_PLATFORMS as readonly string[]).includes(p ?? '');
 
 /** A MachineSet's name is also a label value (cluster-api-machineset): 63 characters at most. */
-export const NAME_LIMIT = 63;
+const NAME_LIMIT = 63;
 
 /** A MachineSet or Machine as the API serves it (the fields read here). */
 export interface MachineApiObject {

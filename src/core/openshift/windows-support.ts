@@ -162,11 +162,11 @@ export function parseOpenShiftRelease(text: string): OpenShiftRelease | undefine
   return Number.isSafeInteger(major) && Number.isSafeInteger(minor) ? { major, minor } : undefined;
 }
 
-export function releaseText(r: OpenShiftRelease): string {
+function releaseText(r: OpenShiftRelease): string {
   return `${r.major}.${r.minor}`;
 }
 
-export function compareReleases(a: OpenShiftRelease, b: OpenShiftRelease): number {
+function compareReleases(a: OpenShiftRelease, b: OpenShiftRelease): number {
   return a.major - b.major || a.minor - b.minor;
 }
 
@@ -227,9 +227,6 @@ export function featureSupported(feature: WindowsFeature, r: OpenShiftRelease): 
   if (row.required || row.since === undefined) return row.required ? true : undefined;
   return compareReleases(r, release(row.since)) >= 0;
 }
-
-/** The first release with Windows nodes on any platform. */
-export const FIRST_WINDOWS_RELEASE = '4.6';
 
 /**
  * The cluster facts with an OpenShift release chosen by hand (`--openshift-version`): it wins over the

@@ -6,7 +6,7 @@
 import { CALICO_NAMESPACES, CONTROL_PLANE_LABEL, FLANNEL_CONFIGMAP, FLANNEL_NAMESPACES, OS_LABEL } from '../well-known';
 import { load } from 'js-yaml';
 import { buildByNumber } from './builds';
-import { blocking, ok, type Finding } from './findings';
+import { ok, type Finding } from './findings';
 
 // ---------------------------------------------------------------------------------------------
 // Versions
@@ -79,7 +79,7 @@ export function checkVersionSkew(target: string, server: string): Finding[] {
 }
 
 /** `kubelet --version` prints `Kubernetes v1.31.3`; `kubeadm version -o short` prints `v1.31.3`. */
-export function reportedVersion(output: string): string | undefined {
+function reportedVersion(output: string): string | undefined {
   const m = /\bv\d+\.\d+\.\d+(?:[-+][0-9A-Za-z.+-]*)?/.exec(output);
   return m?.[0];
 }
@@ -197,7 +197,7 @@ export interface ClusterFacts {
 }
 
 /** kubeadm's service subnet from its ClusterConfiguration (networking.serviceSubnet; kubeadm's default 10.96.0.0/12). */
-export function serviceSubnetOf(clusterConfiguration: string | undefined): string {
+function serviceSubnetOf(clusterConfiguration: string | undefined): string {
   try {
     const doc = load(clusterConfiguration ?? '') as { networking?: { serviceSubnet?: unknown } } | undefined;
     const v = doc?.networking?.serviceSubnet;
@@ -392,5 +392,3 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
   findings.push(...checkVersionSkew(kubernetesVersion, f.serverVersion), checkContainerdForHostProcess(c.containerdArchive));
   return { findings, ...(cni ? { cni } : {}), kubernetesVersion, serverVersion: f.serverVersion, serviceSubnet: serviceSubnetOf(f.clusterConfiguration) };
 }
-
-export const hasBlocking = (findings: readonly Finding[]): boolean => blocking(findings).length > 0;

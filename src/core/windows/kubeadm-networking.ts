@@ -345,8 +345,8 @@ export function runtimeClassDifference(existing: RuntimeClassView, wanted: Manif
 /** nanoserver's tag for a build (nanoserver has no ltsc2019 tag: 1809). */
 const NANOSERVER_TAG: Record<number, string> = { 17763: '1809', 20348: 'ltsc2022', 26100: 'ltsc2025' };
 
-export const PROBE_NAMESPACE = 'default';
-export const probePodName = (nodeName: string): string => `kube-windows-probe-${nodeName}`.slice(0, 63).replace(/-+$/, '');
+const PROBE_NAMESPACE = 'default';
+const probePodName = (nodeName: string): string => `kube-windows-probe-${nodeName}`.slice(0, 63).replace(/-+$/, '');
 
 /** A pod pinned to the node that prints ok and exits: the node runs Windows containers. */
 export function probePod(nodeName: string, build: number): Manifest {

@@ -131,8 +131,8 @@ export interface KubeletFlags {
  * 2 GiB) and to set --eviction-hard, since Windows has no OOM killer and node allocatable is not
  * enforced (--enforce-node-allocatable="" below): the reservations only lower what is allocatable.
  */
-export const DEFAULT_SYSTEM_RESERVED = 'memory=2Gi';
-export const DEFAULT_EVICTION_HARD = 'memory.available<500Mi,nodefs.available<10%';
+const DEFAULT_SYSTEM_RESERVED = 'memory=2Gi';
+const DEFAULT_EVICTION_HARD = 'memory.available<500Mi,nodefs.available<10%';
 
 /**
  * The kubelet service command line. kubelet runs as a Windows service itself (--windows-service),
