@@ -1,4 +1,4 @@
-import { dump } from 'js-yaml';
+import { dump as yamlDump, type DumpOptions } from 'js-yaml';
 import { locate, type Located, type Path } from './path';
 import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
 import type { Span } from './text';
@@ -429,6 +429,38 @@ function indentUnit(ctx: EditContext, map: PMap): number {
 
 // ---------------------------------------------------------------------------------------------
 // rendering
+
+/**
+ * js-yaml's dump costs ~30 µs a call (it sets up a presenter each time), and a file where every
+ * document has the same finding renders the same fix value thousands of times: remember the last
+ * few renderings. Only plain JSON data is cached, so that the key says everything about the value.
+ */
+const rendered = new Map<string, string>();
+const RENDER_CACHE_SIZE = 256;
+
+function dump(value: unknown, options: DumpOptions): string {
+  const key = plainKey(value);
+  if (key === undefined) return yamlDump(value, options);
+  const full = `${options.indent ?? ''}|${options.flowLevel ?? ''}|${options.lineWidth ?? ''}|${options.noRefs ? 1 : 0}|${key}`;
+  const hit = rendered.get(full);
+  if (hit !== undefined) return hit;
+  const out = yamlDump(value, options);
+  if (rendered.size >= RENDER_CACHE_SIZE) rendered.clear();
+  rendered.set(full, out);
+  return out;
+}
+
+/** A JSON key for strings, finite numbers, booleans, null, arrays and plain objects; undefined for anything else. */
+function plainKey(value: unknown): string | undefined {
+  let plain = true;
+  const key = JSON.stringify(value, (_k, v: unknown) => {
+    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))) return v;
+    if (Array.isArray(v) || (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)) return v;
+    plain = false;
+    return null;
+  });
+  return plain ? key : undefined;
+}
 
 function isScalarValue(v: unknown): boolean {
   return v === null || typeof v !== 'object';

@@ -84,14 +84,18 @@ const STYLE_FOLDED = 5;
 const CHOMPING_KEEP = 3;
 const COLLECTION_FLOW = 2;
 
-/** Builds the tree; `events` must come from `parseEvents(source)` of a single document. */
-export function buildTree(source: string, events: Event[]): PNode | undefined {
+/**
+ * Builds the tree; `events` must be those of a single document of `source`. When the document
+ * starts at `base` in `source` (events of a batch parse, see loadBatch), offsets are made relative
+ * to the document; `source` must then end where the document ends.
+ */
+export function buildTree(source: string, events: Event[], base = 0): PNode | undefined {
   const anchors = new Map<string, PNode>();
   type Frame = { node: PMap | PSeq; pendingKey?: PNode };
   const stack: Frame[] = [];
   let root: PNode | undefined;
   // End of the last thing read (source offsets): every search for a position starts here.
-  let lastEnd = 0;
+  let lastEnd = base;
 
   const attach = (node: PNode) => {
     const top = stack[stack.length - 1];
@@ -170,7 +174,29 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         break;
     }
   }
+  if (root && base !== 0) shiftTree(root, -base);
   return root;
+}
+
+/** Moves every offset of a tree by `delta` (aliases are visited where they stand, not followed). */
+function shiftTree(root: PNode, delta: number): void {
+  const stack: PNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop() as PNode;
+    n.start += delta;
+    n.end += delta;
+    if (n.tailEnd !== undefined) n.tailEnd += delta;
+    if (n.kind === 'scalar') {
+      n.valueStart += delta;
+      n.valueEnd += delta;
+    } else if (n.kind === 'map') {
+      n.contentStart += delta;
+      for (const p of n.pairs) stack.push(p.key, p.value);
+    } else if (n.kind === 'seq') {
+      n.contentStart += delta;
+      for (const item of n.items) stack.push(item);
+    }
+  }
 }
 
 type Role = 'root' | 'key' | 'value' | 'item' | 'flow-item';
