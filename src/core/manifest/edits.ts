@@ -439,27 +439,29 @@ const rendered = new Map<string, string>();
 const RENDER_CACHE_SIZE = 256;
 
 function dump(value: unknown, options: DumpOptions): string {
-  const key = plainKey(value);
-  if (key === undefined) return yamlDump(value, options);
-  const full = `${options.indent ?? ''}|${options.flowLevel ?? ''}|${options.lineWidth ?? ''}|${options.noRefs ? 1 : 0}|${key}`;
-  const hit = rendered.get(full);
+  return memo(value, `${options.indent ?? ''}|${options.flowLevel ?? ''}|${options.lineWidth ?? ''}|${options.noRefs ? 1 : 0}`, () => yamlDump(value, options));
+}
+
+function memo(value: unknown, how: string, render: () => string): string {
+  if (!isPlain(value, 0)) return render();
+  const key = `${how}|${JSON.stringify(value)}`;
+  const hit = rendered.get(key);
   if (hit !== undefined) return hit;
-  const out = yamlDump(value, options);
+  const out = render();
   if (rendered.size >= RENDER_CACHE_SIZE) rendered.clear();
-  rendered.set(full, out);
+  rendered.set(key, out);
   return out;
 }
 
-/** A JSON key for strings, finite numbers, booleans, null, arrays and plain objects; undefined for anything else. */
-function plainKey(value: unknown): string | undefined {
-  let plain = true;
-  const key = JSON.stringify(value, (_k, v: unknown) => {
-    if (v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0))) return v;
-    if (Array.isArray(v) || (typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype)) return v;
-    plain = false;
-    return null;
-  });
-  return plain ? key : undefined;
+/** Strings, finite numbers, booleans, null, arrays and plain objects of them: what JSON says exactly. */
+function isPlain(v: unknown, depth: number): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (depth > 16 || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.every((x) => isPlain(x, depth + 1));
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const k in v) if (!isPlain((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
 }
 
 function isScalarValue(v: unknown): boolean {
@@ -536,7 +538,11 @@ function renderInline(value: unknown, indent: number, newline: string): string {
 
 /** A collection in block style, every line indented by `indent`, no trailing newline. */
 function renderBlock(value: unknown, indent: number, newline: string): string {
-  const out = dump(value, { indent: 2, lineWidth: -1, noRefs: true }).replace(/\n$/, '');
+  return memo(value, `block|${indent}|${newline}`, () => renderBlockNow(value, indent, newline));
+}
+
+function renderBlockNow(value: unknown, indent: number, newline: string): string {
+  const out = yamlDump(value, { indent: 2, lineWidth: -1, noRefs: true }).replace(/\n$/, '');
   const pad = ' '.repeat(indent);
   return out
     .split('\n')

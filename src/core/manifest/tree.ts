@@ -87,9 +87,10 @@ const COLLECTION_FLOW = 2;
 /**
  * Builds the tree; `events` must be those of a single document of `source`. When the document
  * starts at `base` in `source` (events of a batch parse, see loadBatch), offsets are made relative
- * to the document; `source` must then end where the document ends.
+ * to the document; `source` must then end where the document ends, and `from`/`to` say which
+ * events are the document's.
  */
-export function buildTree(source: string, events: Event[], base = 0): PNode | undefined {
+export function buildTree(source: string, events: Event[], base = 0, from = 0, to = events.length): PNode | undefined {
   const anchors = new Map<string, PNode>();
   type Frame = { node: PMap | PSeq; pendingKey?: PNode };
   const stack: Frame[] = [];
@@ -118,7 +119,8 @@ export function buildTree(source: string, events: Event[], base = 0): PNode | un
     }
   };
 
-  for (const ev of events) {
+  for (let k = from; k < to; k++) {
+    const ev = events[k];
     switch (ev.type) {
       case EV_SCALAR: {
         const top = stack[stack.length - 1];

@@ -213,8 +213,11 @@ function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { wo
   const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
   for (const object of objectsOf(value)) {
     const objectRules = rules.objectByKind.get(object.kind);
+    // Worked out once per object: object rules about workloads read them too.
+    const pod = podSpecOf(object);
+    const target = pod ? targetingOf(pod, facts) : undefined;
     if (objectRules) {
-      const ctx = { object, facts };
+      const ctx = { object, facts, ...(pod && target ? { pod: { view: pod, target } } : {}) };
       for (const rule of objectRules) {
         current = rule;
         try {
@@ -224,10 +227,8 @@ function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { wo
         }
       }
     }
-    const pod = podSpecOf(object);
-    if (!pod) continue;
+    if (!pod || !target) continue;
     result.workloads++;
-    const target = targetingOf(pod, facts);
     if (target.os === 'windows') result.windowsWorkloads++;
     const ctx = { pod, target, facts };
     for (const rule of rules.pod) {

@@ -162,7 +162,7 @@ const OCP002: ObjectRule = {
   severity: 'warning',
   title: 'OpenShift feature not supported on Windows nodes: builds, Serverless, Service Mesh sidecars, vertical (and, depending on version, horizontal) pod autoscaling.',
   kinds: ['BuildConfig', 'Build', 'Service', 'Configuration', ...WORKLOAD_KINDS],
-  check({ object, facts }, report) {
+  check({ object, facts, pod: known }, report) {
     const name = object.name ? ` "${object.name}"` : '';
     if (object.kind === 'BuildConfig' || object.kind === 'Build') {
       const key = windowsSelectorKey(getAt(object.value, ['spec', 'nodeSelector']));
@@ -183,8 +183,8 @@ const OCP002: ObjectRule = {
       });
       return;
     }
-    const pod = podSpecOf(object);
-    if (!pod || targetingOf(pod, facts).os !== 'windows') return;
+    const pod = known?.view ?? podSpecOf(object);
+    if (!pod || (known?.target ?? targetingOf(pod, facts)).os !== 'windows') return;
     checkIstio(pod, object.namespace !== undefined ? facts.namespaces.get(object.namespace) : undefined, report);
     if (!isOpenShift(facts)) return;
     const path = [...object.path, 'metadata', 'name'];
