@@ -36,7 +36,7 @@ interface PBase {
 export interface PScalar extends PBase {
   kind: 'scalar';
   /** Decoded string form of the scalar (before schema resolution: `true` is "true"). */
-  text: string;
+  readonly text: string;
   /** Span of the content only: inside quotes; for block scalars the body lines. */
   valueStart: number;
   valueEnd: number;
@@ -205,7 +205,6 @@ type Role = 'root' | 'key' | 'value' | 'item' | 'flow-item';
 
 function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role): PScalar {
   const empty = ev.valueStart < 0;
-  const decoded = empty ? '' : getScalarValue(text, ev);
   let start: number;
   let end: number;
   let tailEnd: number | undefined;
@@ -234,18 +233,48 @@ function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role):
     start = minPos(vs, ev.anchorStart - 1, ev.tagStart);
     end = ve;
   }
-  const node: PScalar = {
-    kind: 'scalar',
-    start,
-    end,
-    text: decoded,
-    valueStart: empty ? end : ev.valueStart,
-    valueEnd: empty ? end : ev.valueEnd,
-    style: ev.style,
-    empty,
-  };
+  const node: PScalar = new Scalar(start, end, empty ? end : ev.valueStart, empty ? end : ev.valueEnd, ev.style, empty, empty ? undefined : text, ev);
   if (tailEnd !== undefined) node.tailEnd = tailEnd;
   return node;
+}
+
+/**
+ * A scalar node whose decoded text is worked out on first use: a finding needs the keys along its
+ * path, not the thousands of values of its document (decoding them was a third of a tree's cost).
+ */
+class Scalar implements PScalar {
+  readonly kind = 'scalar';
+  declare tailEnd?: number;
+  declare anchor?: string;
+  declare tag?: string;
+  declare aliases?: PAlias[];
+  declare keyString?: string;
+  #source: string | undefined;
+  #event: ScalarEvent | undefined;
+  #text: string | undefined;
+
+  constructor(
+    public start: number,
+    public end: number,
+    public valueStart: number,
+    public valueEnd: number,
+    public style: number,
+    public empty: boolean,
+    source: string | undefined,
+    event: ScalarEvent,
+  ) {
+    this.#source = source;
+    this.#event = source === undefined ? undefined : event;
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      this.#text = this.#source !== undefined && this.#event ? getScalarValue(this.#source, this.#event) : '';
+      this.#source = undefined;
+      this.#event = undefined;
+    }
+    return this.#text;
+  }
 }
 
 /**
@@ -323,9 +352,12 @@ function findFlowClose(text: string, from: number, close: string): number {
   return text.length;
 }
 
-function minPos(...values: number[]): number {
+/** The smallest of the offsets that are set (≥ 0); fixed arity, as it runs for every node. */
+function minPos(a: number, b: number, c = -1): number {
   let m = Infinity;
-  for (const v of values) if (v >= 0 && v < m) m = v;
+  if (a >= 0 && a < m) m = a;
+  if (b >= 0 && b < m) m = b;
+  if (c >= 0 && c < m) m = c;
   return m === Infinity ? 0 : m;
 }
 
