@@ -142,6 +142,26 @@ test('after many incremental edits (several changes per message), diagnostics eq
   assert.ok(compared > 25 * 5, `${compared} diagnostics compared`);
 });
 
+test('diagnostics are published once on open and once per edit, each for its version', async () => {
+  const c = await client();
+  const uri = 'file:///work/once.yaml';
+  const text = Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? badPod(i) : goodPod(i))).join('---\n');
+  await c.open(uri, text);
+  await c.diagnostics(uri, 1);
+  const line = text.split('\n').findIndex((l) => l.includes('name: web-100'));
+  for (let e = 0; e < 10; e++) {
+    const v = await c.change(uri, [{ range: { start: { line, character: 8 }, end: { line, character: 9 } }, text: String(e % 10) }]);
+    await c.diagnostics(uri, v);
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const published = c.publishedFor(uri);
+  assert.deepEqual(
+    published.map((p) => p.version),
+    Array.from({ length: 11 }, (_, i) => i + 1),
+  );
+  assert.ok(published.every((p) => p.diagnostics.length === 20));
+});
+
 test('every quick fix of every bad example removes its diagnostic', async () => {
   const c = await client();
   const dir = join(ROOT, 'examples', 'bad');
