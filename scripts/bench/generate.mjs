@@ -1,12 +1,15 @@
-// Generates N realistic Windows Deployments; every tenth one carries a finding (WIN002).
-export function generateDeployments(n) {
+// Generates N realistic Windows Deployments. `findings`: 'sparse' (default) gives every tenth one
+// a finding (WIN002); 'none' gives none; 'dense' also makes every one tolerate only os=windows (one
+// more finding each, with a fix): the findings-dense case, where the cost of a finding shows.
+export function generateDeployments(n, { findings = 'sparse' } = {}) {
   const docs = [];
-  for (let i = 0; i < n; i++) docs.push(deployment(i, i % 10 === 0));
+  for (let i = 0; i < n; i++) docs.push(deployment(i, findings !== 'none' && i % 10 === 0, findings === 'dense'));
   return docs.join('---\n');
 }
 
-function deployment(i, bad) {
+function deployment(i, bad, dense) {
   const extra = bad ? '\n            readOnlyRootFilesystem: true' : '';
+  const toleration = dense ? 'operator: Equal\n          value: windows' : 'operator: Exists';
   return `apiVersion: apps/v1
 kind: Deployment
 metadata:
@@ -32,7 +35,7 @@ spec:
         node.kubernetes.io/windows-build: "10.0.20348"
       tolerations:
         - key: os
-          operator: Exists
+          ${toleration}
           effect: NoSchedule
       containers:
         - name: iis

@@ -9,7 +9,7 @@ import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
 import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
-import { CLUSTER_HELP, CLUSTER_OPTIONS, clusterFor, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
+import { CLUSTER_HELP, CLUSTER_OPTIONS, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { formatJson, formatLiveJson, formatLiveSarif, formatLiveText, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
 import { checkLive } from '../core/live/check';
 import { SIGNATURES } from '../core/live/signatures';
@@ -152,8 +152,11 @@ function snapshotFile(path: string): ClusterSnapshot {
   return read.snapshot;
 }
 
+// Loaded on demand: checking files needs no Kubernetes client (see kit-remote.ts).
+const clusterFor = async (values: { context?: string; kubeconfig?: string }) => (await import('./kit-remote')).clusterFor(values);
+
 async function liveSnapshot(values: { context?: string; kubeconfig?: string }): Promise<ClusterSnapshot> {
-  const cluster = clusterFor(values);
+  const cluster = await clusterFor(values);
   try {
     return await readClusterSnapshot(cluster.kube, { context: cluster.context });
   } catch (err) {
@@ -162,7 +165,7 @@ async function liveSnapshot(values: { context?: string; kubeconfig?: string }): 
 }
 
 async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number], minSeverity: Severity, flavour: Flavour, color: boolean): Promise<number> {
-  const cluster = clusterFor(values);
+  const cluster = await clusterFor(values);
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
   let state;
   try {

@@ -13,11 +13,9 @@ import { renderPlan } from '../bootstrap/render';
 import type { RunResult } from '../bootstrap/runner';
 import {
   CLUSTER_HELP,
-  clusterFor,
   DRY_RUN_HELP,
   EXIT,
   EXIT_CODES_HELP,
-  hostFor,
   oneOf,
   out,
   parse,
@@ -25,7 +23,6 @@ import {
   positiveInteger,
   progressLine,
   SSH_HELP,
-  sshOptions,
   UsageError,
   userMessage,
   warn,
@@ -35,6 +32,7 @@ import {
   wmcoOptions,
   YES_HELP,
 } from './kit';
+import { clusterFor, hostFor, sshOptions } from './kit-remote';
 
 const VIA = ['byoh', 'kubeadm'] as const;
 const DEFAULT_CONCURRENCY = 4;

@@ -6,18 +6,12 @@
 // its help and its output. A new option that two subcommands would share belongs here.
 
 import { parseArgs } from 'node:util';
-import { accessSync, constants, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { KubeClient } from '../cluster/client';
 import { classifyError } from '../cluster/errors';
-import { configForContext, loadKubeconfig } from '../cluster/kubeconfig';
-import { userProblem } from '../core/windows/join-input';
 import { PreflightError } from '../bootstrap/preflight';
 import type { RunEvent } from '../bootstrap/runner';
-import { SshConnector } from '../remote/ssh';
 import { RemoteError } from '../remote/types';
-import { WindowsHost } from '../remote/windows-host';
 
 // ---------------------------------------------------------------------------------------------
 // Exit codes
@@ -135,7 +129,7 @@ export const SSH_OPTIONS = {
   'known-hosts': { type: 'string' },
   'accept-new-host-key': { type: 'boolean', default: false },
 } as const;
-const DEFAULT_USER = 'Administrator';
+export const DEFAULT_USER = 'Administrator';
 export const SSH_HELP = `  --user U                  the Windows account (default ${DEFAULT_USER})
   --key FILE                private key (else the keys of ssh-agent, SSH_AUTH_SOCK)
   --port N                  SSH port (default 22)
@@ -211,111 +205,10 @@ export function refuse(given: unknown, message: string): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Cluster
-
-export interface Cluster {
-  context: string;
-  kube: KubeClient;
-  /** The cluster's CA from the kubeconfig (kubeadm discovery). */
-  caPem?: string;
-  /** The context's namespace in the kubeconfig, if it sets one (kubectl's default for -n). */
-  namespace?: string;
-}
-
-/** The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be used. */
-export function clusterFor(values: { context?: string | undefined; kubeconfig?: string | undefined }): Cluster {
-  if (!values.context) throw new UsageError('--context is required (a context of your kubeconfig)');
-  const loaded = loadKubeconfig(values.kubeconfig ? { explicit: values.kubeconfig } : {});
-  if (!loaded.ok) throw new UsageError(loaded.message);
-  if (!loaded.contexts.some((c) => c.name === values.context))
-    throw new UsageError(`the kubeconfig has no context "${values.context}" (it has: ${loaded.contexts.map((c) => c.name).join(', ') || 'none'})`);
-  const config = configForContext(loaded.config, values.context);
-  const cluster = config.getCurrentCluster();
-  let caPem: string | undefined;
-  if (cluster?.caData) caPem = Buffer.from(cluster.caData, 'base64').toString('utf8');
-  else if (cluster?.caFile) {
-    try {
-      caPem = readFileSync(cluster.caFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read the certificate-authority file ${cluster.caFile} of context "${values.context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-  const namespace = loaded.config.getContextObject(values.context)?.namespace;
-  return { context: values.context, kube: new KubeClient(config), ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// SSH
-
-/** The SSH options, checked before anything connects. */
-export interface Ssh {
-  user: string;
-  keyPath?: string;
-  port: number;
-  knownHostsPath?: string;
-  acceptNewHostKey: boolean;
-  /** Whether --user or --key was given (remove reaches the host only then). */
-  given: boolean;
-}
-
-type SshValues = { user?: string | undefined; key?: string | undefined; port?: string | undefined; 'known-hosts'?: string | undefined; 'accept-new-host-key'?: boolean | undefined };
-
-/** Reads the SSH options: the port a TCP port, the key file readable, the user a Windows user name. */
-export function sshOptions(values: SshValues): Ssh {
-  const port = values.port === undefined ? 22 : Number(values.port);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new UsageError('--port must be a TCP port number');
-  const user = values.user ?? DEFAULT_USER;
-  const problem = userProblem(user);
-  if (problem) throw new UsageError(`--user ${problem}`);
-  if (values.key !== undefined) {
-    try {
-      accessSync(values.key, constants.R_OK);
-    } catch (err) {
-      throw new UsageError(`--key ${values.key}: cannot read the key file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-  return {
-    user,
-    port,
-    acceptNewHostKey: Boolean(values['accept-new-host-key']),
-    given: values.user !== undefined || values.key !== undefined,
-    ...(values.key !== undefined ? { keyPath: values.key } : {}),
-    ...(values['known-hosts'] !== undefined ? { knownHostsPath: values['known-hosts'] } : {}),
-  };
-}
-
-/** Whether a connection can authenticate at all: a key file or ssh-agent. */
-export function canSsh(ssh: Ssh): boolean {
-  return Boolean(ssh.keyPath || process.env.SSH_AUTH_SOCK);
-}
-
-/** A Windows host over SSH with the terminal's questions: the key's passphrase, an unknown host key. */
-export function hostFor(address: string, ssh: Ssh): WindowsHost {
-  const connector = new SshConnector({
-    host: address,
-    port: ssh.port,
-    username: ssh.user,
-    ...(ssh.keyPath ? { privateKeyPath: ssh.keyPath } : {}),
-    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
-    ...(ssh.knownHostsPath ? { knownHostsPath: ssh.knownHostsPath } : {}),
-    askPassphrase: (keyPath, attempt) => ask(`Passphrase for ${keyPath}${attempt > 1 ? ' (again)' : ''}: `, true),
-    confirmUnknownHost: async (host, p, fingerprint, keyType) => {
-      if (ssh.acceptNewHostKey) {
-        warn(`trusting the new ${keyType} host key of ${host}:${p} (${fingerprint}) and adding it to known_hosts`);
-        return true;
-      }
-      const answer = await ask(`The ${keyType} host key of ${host}:${p} is not known.\nFingerprint: ${fingerprint}\nTrust it and continue? [y/N] `, false);
-      return answer !== undefined && isYes(answer);
-    },
-  });
-  return new WindowsHost(connector);
-}
-
-// ---------------------------------------------------------------------------------------------
 // Questions
 
 /** Asks a question on the terminal (undefined without one, or on Ctrl-C); `hidden` does not echo what is typed (passphrases). */
-function ask(question: string, hidden: boolean): Promise<string | undefined> {
+export function ask(question: string, hidden: boolean): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);
   let muted = false;
   const output = new Writable({
@@ -347,7 +240,7 @@ export async function confirm(question: string, yes: boolean): Promise<boolean> 
   return isYes(answer);
 }
 
-function isYes(answer: string): boolean {
+export function isYes(answer: string): boolean {
   return /^y(es)?$/i.test(answer.trim());
 }
 

@@ -14,7 +14,6 @@ import { isWindowsMachineSet } from '../core/openshift/machineset';
 import {
   CLUSTER_HELP,
   CLUSTER_OPTIONS,
-  clusterFor,
   confirm,
   EXIT,
   EXIT_CODES_HELP,
@@ -31,8 +30,8 @@ import {
   withCancel,
   YES_HELP,
   YES_OPTION,
-  type Cluster,
 } from './kit';
+import { clusterFor, type Cluster } from './kit-remote';
 
 const MACHINESET_HELP = `Usage:
   kube-windows machineset create --context C [--kubeconfig F] --image IMAGE [--from LINUX_MACHINESET]

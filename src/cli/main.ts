@@ -1,17 +1,15 @@
 // The `kube-windows` command line: dispatches to the subcommands. The plumbing they share (options,
-// exit codes, cluster and SSH access, questions, progress) is in ./kit; each subcommand's own
+// exit codes, questions, progress) is in ./kit, cluster and SSH access in ./kit-remote; each subcommand's own
 // options and help are in its module: check.ts (check, rules), join.ts (join, remove), nodes.ts, shell.ts,
 // mirrors.ts (render), mirrors-apply.ts (diff, apply) and machineset.ts (create, follow, scale,
 // delete-machine).
 import { version } from '../../package.json';
 import { CHECK_OPTIONS_HELP, runCheck, runRules, runSnapshot } from './check';
-import { runJoin, runRemove } from './join';
 import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
-import { runMachineSet } from './machineset';
-import { runMirrors } from './mirrors';
-import { runNodes } from './nodes';
-import { runShell } from './shell';
-import { runPods } from './pods';
+
+// The commands that reach clusters or hosts are loaded when run: their modules (the Kubernetes
+// client, SSH) take a tenth of a second to set up, which `check` on files would pay for nothing.
+const join = () => import('./join');
 
 const HELP = `kube-windows ${version}: Windows compatibility checks for Kubernetes and OpenShift manifests
 
@@ -64,19 +62,23 @@ export function main(argv: string[]): number | Promise<number> {
       case 'rules':
         return runRules(rest);
       case 'join':
-        return runJoin(rest).catch(failure);
+        return join()
+          .then((m) => m.runJoin(rest))
+          .catch(failure);
       case 'remove':
-        return runRemove(rest).catch(failure);
+        return join()
+          .then((m) => m.runRemove(rest))
+          .catch(failure);
       case 'nodes':
-        return runNodes(rest).catch(failure);
+        return import('./nodes').then((m) => m.runNodes(rest)).catch(failure);
       case 'shell':
-        return runShell(rest).catch(failure);
+        return import('./shell').then((m) => m.runShell(rest)).catch(failure);
       case 'pods':
-        return runPods(rest).catch(failure);
+        return import('./pods').then((m) => m.runPods(rest)).catch(failure);
       case 'mirrors':
-        return runMirrors(rest).catch(failure);
+        return import('./mirrors').then((m) => m.runMirrors(rest)).catch(failure);
       case 'machineset':
-        return runMachineSet(rest).catch(failure);
+        return import('./machineset').then((m) => m.runMachineSet(rest)).catch(failure);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);

@@ -6,14 +6,11 @@ import { diffSummary, MirrorsInputError, mirrorsApply, mirrorsDiff, resultTable,
 import type { RunEvent } from '../bootstrap/runner';
 import { readObjects } from './files';
 import {
-  canSsh,
   CLUSTER_HELP,
   CLUSTER_OPTIONS,
-  clusterFor,
   EXIT,
   EXIT_CODES_HELP,
   HELP_OPTION,
-  hostFor,
   oneOf,
   out,
   parse,
@@ -24,7 +21,6 @@ import {
   seconds,
   SSH_HELP,
   SSH_OPTIONS,
-  sshOptions,
   UsageError,
   userMessage,
   warn,
@@ -32,6 +28,7 @@ import {
   YES_HELP,
   YES_OPTION,
 } from './kit';
+import { canSsh, clusterFor, hostFor, sshOptions } from './kit-remote';
 
 const MIRRORS_APPLY_HELP = `Usage:
   kube-windows mirrors diff  --context C [--mode wmco|ordered] [--key FILE] [--user U] [FILES...]

@@ -17,16 +17,11 @@ import { runPlan, type RunEvent } from '../bootstrap/runner';
 import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import {
-  canSsh,
   CLUSTER_HELP,
-  clusterFor,
-  type Cluster,
-  type Ssh,
   confirm,
   DRY_RUN_HELP,
   EXIT,
   EXIT_CODES_HELP,
-  hostFor,
   out,
   parse,
   PLAN_COMMAND_OPTIONS,
@@ -35,13 +30,13 @@ import {
   progressLine,
   refuse,
   SSH_HELP,
-  sshOptions,
   UsageError,
   userMessage,
   warn,
   withCancel,
   YES_HELP,
 } from './kit';
+import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 
 const NODES_HELP = `Usage:
   kube-windows nodes reboot NODE --context C [options] [--delete-emptydir-data] [--disable-eviction] [--timeout MIN] [--dry-run]

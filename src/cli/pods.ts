@@ -10,7 +10,6 @@ import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import {
   CLUSTER_HELP,
   CLUSTER_OPTIONS,
-  clusterFor,
   confirm,
   EXIT,
   EXIT_CODES_HELP,
@@ -25,8 +24,8 @@ import {
   withCancel,
   YES_HELP,
   YES_OPTION,
-  type Cluster,
 } from './kit';
+import { clusterFor, type Cluster } from './kit-remote';
 
 const PODS_HELP = `Usage:
   kube-windows pods logs POD [-n NS] [-c CONTAINER] --context C [--follow] [--previous] [--tail N]

@@ -5,7 +5,8 @@
 // ends it. The shell's exit code is the command's.
 import { ContainerShellError, openContainerShell } from '../cluster/pod-exec';
 import { SHELLS, type ShellKind } from '../core/windows/container-shell';
-import { CLUSTER_HELP, CLUSTER_OPTIONS, clusterFor, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, UsageError, userMessage, warn } from './kit';
+import { CLUSTER_HELP, CLUSTER_OPTIONS, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, UsageError, userMessage, warn } from './kit';
+import { clusterFor } from './kit-remote';
 
 const SHELL_HELP = `Usage:
   kube-windows shell POD [-n NS] [-c CONTAINER] --context C [--kubeconfig F] [--shell cmd|powershell|pwsh|sh]

@@ -15,7 +15,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ClusterSnapshot } from '../core/rules/facts';
 import { fixAll, FIX_ALL_KIND, quickFixes } from './actions';
-import { Analyzer, type Analysis } from './analysis';
+import { Analyzer, widenWindow, type Analysis, type ChangeWindow } from './analysis';
 import { ruleTitle, toDiagnostic } from './convert';
 import { completions } from './completion';
 import { FileFilter } from './files';
@@ -27,7 +27,22 @@ const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATIO
 const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
 
 export function startServer(connection: Connection): void {
-  const documents = new TextDocuments(TextDocument);
+  // What changed in each document since its last analysis, taken from the editor's incremental
+  // changes as they are applied: the analysis then re-splits and re-parses only that stretch.
+  const changes = new Map<string, ChangeWindow>();
+  const documents = new TextDocuments<TextDocument>({
+    create: TextDocument.create,
+    update: (doc, contentChanges, version) => {
+      let current = doc;
+      for (const c of contentChanges) {
+        const length = current.getText().length;
+        const [start, end] = 'range' in c ? [current.offsetAt(c.range.start), current.offsetAt(c.range.end)] : [0, length];
+        changes.set(doc.uri, widenWindow(changes.get(doc.uri), length, start, end));
+        current = TextDocument.update(current, [c], version);
+      }
+      return current;
+    },
+  });
   let settings: Settings = DEFAULT_SETTINGS;
   let filter = new FileFilter(settings);
   const analyzer = new Analyzer(settings);
@@ -143,7 +158,9 @@ export function startServer(connection: Connection): void {
   function analyse(doc: TextDocument): Analysis | { version: number; skipped: string } {
     const text = doc.getText();
     const skip = settings.enable ? filter.skipReason(doc.uri, text) : 'kube-windows is disabled (kubeWindows.enable)';
-    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line);
+    const change = changes.get(doc.uri);
+    changes.delete(doc.uri);
+    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
     if (skip) analyzer.forget(doc.uri);
     results.set(doc.uri, result);
     if ('ruleErrors' in result) for (const e of result.ruleErrors) connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);
@@ -191,6 +208,7 @@ export function startServer(connection: Connection): void {
     }
     immediate.delete(uri);
     results.delete(uri);
+    changes.delete(uri);
     analyzer.forget(uri);
     if (!pull) void connection.sendDiagnostics({ uri, diagnostics: [] });
   });

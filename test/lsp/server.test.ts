@@ -112,6 +112,58 @@ test('an edit in the middle of a 1000-document file re-checks only that document
   );
 });
 
+test('after many incremental edits (several changes per message), diagnostics equal those of the same text opened fresh', async () => {
+  const c = await client();
+  const uri = 'file:///work/edited.yaml';
+  let doc = TextDocument.create(uri, 'yaml', 1, Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? badPod(i) : goodPod(i))).join('---\n'));
+  await c.open(uri, doc.getText());
+  await c.diagnostics(uri, 1);
+  const inserts = ['---\n', 'x', '\n', '    securityContext: {privileged: true}\n', '# kube-windows-disable\n', ''];
+  let seed = 7;
+  const rnd = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  let compared = 0;
+  for (let step = 0; step < 25; step++) {
+    const changes = [];
+    for (let k = 0; k < 1 + (step % 3); k++) {
+      const length = doc.getText().length;
+      const start = Math.floor(rnd() * length);
+      const end = Math.min(length, start + (rnd() < 0.5 ? 0 : Math.floor(rnd() * 40)));
+      const change = { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: inserts[Math.floor(rnd() * inserts.length)] };
+      changes.push(change);
+      doc = TextDocument.update(doc, [change], doc.version + 1);
+    }
+    const v = await c.change(uri, changes);
+    const edited = await c.diagnostics(uri, v);
+    const freshUri = `file:///work/fresh-${step}.yaml`;
+    await c.open(freshUri, doc.getText());
+    const fresh = await c.diagnostics(freshUri, 1);
+    assert.deepEqual(edited.diagnostics, fresh.diagnostics, `step ${step}`);
+    compared += edited.diagnostics.length;
+    await c.close(freshUri);
+  }
+  assert.ok(compared > 25 * 5, `${compared} diagnostics compared`);
+});
+
+test('diagnostics are published once on open and once per edit, each for its version', async () => {
+  const c = await client();
+  const uri = 'file:///work/once.yaml';
+  const text = Array.from({ length: 200 }, (_, i) => (i % 10 === 0 ? badPod(i) : goodPod(i))).join('---\n');
+  await c.open(uri, text);
+  await c.diagnostics(uri, 1);
+  const line = text.split('\n').findIndex((l) => l.includes('name: web-100'));
+  for (let e = 0; e < 10; e++) {
+    const v = await c.change(uri, [{ range: { start: { line, character: 8 }, end: { line, character: 9 } }, text: String(e % 10) }]);
+    await c.diagnostics(uri, v);
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const published = c.publishedFor(uri);
+  assert.deepEqual(
+    published.map((p) => p.version),
+    Array.from({ length: 11 }, (_, i) => i + 1),
+  );
+  assert.ok(published.every((p) => p.diagnostics.length === 20));
+});
+
 test('every quick fix of every bad example removes its diagnostic', async () => {
   const c = await client();
   const dir = join(ROOT, 'examples', 'bad');

@@ -87,6 +87,11 @@ export class TestClient {
     await this.conn.sendNotification(InitializedNotification.type, {});
   }
 
+  /** Every diagnostics notification published for `uri` so far, in order. */
+  publishedFor(uri: string): Published[] {
+    return this.published.filter((p) => p.uri === uri);
+  }
+
   /** The next diagnostics published for `uri` (at `version`, when given). */
   diagnostics(uri: string, version?: number, timeoutMs = 15_000): Promise<Published> {
     const match = (p: Published) => p.uri === uri && (version === undefined || p.version === version);

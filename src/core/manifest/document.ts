@@ -123,7 +123,10 @@ export function loadSpans(fileText: string, spans: Span[], options: LoadOptions,
       run.forEach(one);
       continue;
     }
-    for (const loaded of batch) visit(loaded.doc);
+    for (const loaded of batch) {
+      visit(loaded.doc);
+      keptEvents.delete(loaded.doc);
+    }
   }
 }
 
@@ -161,11 +164,18 @@ function loadBatch(fileText: string, run: Span[], options: LoadOptions): { doc: 
     if (!emits[k]) continue;
     const d = parserDoc++;
     if (!hasContent(spanTexts[k])) continue;
-    const hasAlias = events.slice(docStarts[d], d + 1 < docStarts.length ? docStarts[d + 1] : events.length).some((e) => e.type === EV_ALIAS);
+    const from = docStarts[d];
+    const to = d + 1 < docStarts.length ? docStarts[d + 1] : events.length;
+    let hasAlias = false;
+    for (let e = from; e < to && !hasAlias; e++) hasAlias = events[e].type === EV_ALIAS;
     const value = values[d];
     if (hasAlias || value === undefined) return undefined; // aliases get the careful, per-document path
     const doc = shell(spanTexts[k], run[k], 0, options);
     doc.value = value;
+    // A finding needs this document's tree: build it from the batch's events rather than parse the
+    // document a second time (that parse was most of what a finding cost). `slice` is cheap in V8.
+    const base = run[k].start - start;
+    keptEvents.set(doc, { source: text.slice(0, base + spanTexts[k].length), events, from, to, base });
     if (value === null) doc.status = 'empty';
     out.push({ doc });
   }
@@ -223,12 +233,16 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
     }
   }
   if (doc.value === null || doc.value === undefined) doc.status = 'empty';
-  if (keepEvents) keptEvents.set(doc, events);
+  if (keepEvents) keptEvents.set(doc, { source: text, events, from: 0, to: events.length, base: 0 });
   return doc;
 }
 
-/** Events of a document's load, kept while a streaming caller may build its tree (see loadSpans). */
-const keptEvents = new WeakMap<ManifestDocument, Event[]>();
+/**
+ * Events of a document's load, kept while a streaming caller may build its tree (see loadSpans):
+ * the parsed text, where the document starts in it when it was parsed with its neighbours, and
+ * which of the events are the document's.
+ */
+const keptEvents = new WeakMap<ManifestDocument, { source: string; events: Event[]; from: number; to: number; base: number }>();
 
 /** A document before its value is loaded; its tree is built on first use. */
 function shell(text: string, span: Span, index: number, options: LoadOptions): ManifestDocument {
@@ -249,7 +263,7 @@ function shell(text: string, span: Span, index: number, options: LoadOptions): M
         const kept = keptEvents.get(doc);
         keptEvents.delete(doc);
         if (doc.status === 'ok' || doc.status === 'empty') {
-          tree = buildTree(text, kept ?? parseEvents(text, { maxDepth }));
+          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(text, parseEvents(text, { maxDepth }));
         }
       }
       return tree;

@@ -1,4 +1,4 @@
-import { dump } from 'js-yaml';
+import { dump as yamlDump, type DumpOptions } from 'js-yaml';
 import { locate, type Located, type Path } from './path';
 import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
 import type { Span } from './text';
@@ -430,6 +430,40 @@ function indentUnit(ctx: EditContext, map: PMap): number {
 // ---------------------------------------------------------------------------------------------
 // rendering
 
+/**
+ * js-yaml's dump costs ~30 µs a call (it sets up a presenter each time), and a file where every
+ * document has the same finding renders the same fix value thousands of times: remember the last
+ * few renderings. Only plain JSON data is cached, so that the key says everything about the value.
+ */
+const rendered = new Map<string, string>();
+const RENDER_CACHE_SIZE = 256;
+
+function dump(value: unknown, options: DumpOptions): string {
+  return memo(value, `${options.indent ?? ''}|${options.flowLevel ?? ''}|${options.lineWidth ?? ''}|${options.noRefs ? 1 : 0}`, () => yamlDump(value, options));
+}
+
+function memo(value: unknown, how: string, render: () => string): string {
+  if (!isPlain(value, 0)) return render();
+  const key = `${how}|${JSON.stringify(value)}`;
+  const hit = rendered.get(key);
+  if (hit !== undefined) return hit;
+  const out = render();
+  if (rendered.size >= RENDER_CACHE_SIZE) rendered.clear();
+  rendered.set(key, out);
+  return out;
+}
+
+/** Strings, finite numbers, booleans, null, arrays and plain objects of them: what JSON says exactly. */
+function isPlain(v: unknown, depth: number): boolean {
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v) && !Object.is(v, -0);
+  if (depth > 16 || typeof v !== 'object') return false;
+  if (Array.isArray(v)) return v.every((x) => isPlain(x, depth + 1));
+  if (Object.getPrototypeOf(v) !== Object.prototype) return false;
+  for (const k in v) if (!isPlain((v as Record<string, unknown>)[k], depth + 1)) return false;
+  return true;
+}
+
 function isScalarValue(v: unknown): boolean {
   return v === null || typeof v !== 'object';
 }
@@ -504,7 +538,11 @@ function renderInline(value: unknown, indent: number, newline: string): string {
 
 /** A collection in block style, every line indented by `indent`, no trailing newline. */
 function renderBlock(value: unknown, indent: number, newline: string): string {
-  const out = dump(value, { indent: 2, lineWidth: -1, noRefs: true }).replace(/\n$/, '');
+  return memo(value, `block|${indent}|${newline}`, () => renderBlockNow(value, indent, newline));
+}
+
+function renderBlockNow(value: unknown, indent: number, newline: string): string {
+  const out = yamlDump(value, { indent: 2, lineWidth: -1, noRefs: true }).replace(/\n$/, '');
   const pad = ' '.repeat(indent);
   return out
     .split('\n')

@@ -13,8 +13,19 @@ import type { Span } from './text';
  * directives, comments and blank lines stays attached to the next document instead of being cut off.
  */
 export function splitDocuments(text: string): Span[] {
+  return splitDocumentsFrom(text, 0).spans;
+}
+
+/**
+ * Splits from `from`, which must be a document boundary (0, or where a span of `splitDocuments`
+ * starts), to the end; or up to the first boundary `stop` accepts. `stop` is told where the
+ * boundary is and where the marker line that made it starts (the `---` line itself, or the `...`
+ * line before). An editor re-splits only the stretch an edit touched this way: once a boundary
+ * is past the edit and was a boundary before, everything after it splits as it did before.
+ */
+export function splitDocumentsFrom(text: string, from: number, stop?: (boundary: number, markerLine: number) => boolean): { spans: Span[]; stoppedAt?: number } {
   const spans: Span[] = [];
-  let docStart = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let docStart = from === 0 && text.charCodeAt(0) === 0xfeff ? 1 : from;
   let pos = docStart;
   const len = text.length;
   // What the current stretch holds so far; checked line by line only until content shows up.
@@ -30,6 +41,7 @@ export function splitDocuments(text: string): Span[] {
         // everything since the last boundary is its directive prologue.
         if (pos > docStart && (content || !directive)) {
           spans.push({ start: docStart, end: pos });
+          if (stop?.(pos, pos)) return { spans, stoppedAt: pos };
           docStart = pos;
         }
         // The marker line itself counts as content: a later `---` opens the next document.
@@ -39,6 +51,7 @@ export function splitDocuments(text: string): Span[] {
         // `...` ends the current document; the next one starts on the following line.
         const end = eol < len ? eol + 1 : len;
         spans.push({ start: docStart, end });
+        if (end < len && stop?.(end, pos)) return { spans, stoppedAt: end };
         docStart = end;
         content = false;
         directive = false;
@@ -51,7 +64,7 @@ export function splitDocuments(text: string): Span[] {
     pos = eol + 1;
   }
   if (docStart < len) spans.push({ start: docStart, end: len });
-  return spans;
+  return { spans };
 }
 
 const LINE_BLANK = 0;

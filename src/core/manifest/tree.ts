@@ -36,7 +36,7 @@ interface PBase {
 export interface PScalar extends PBase {
   kind: 'scalar';
   /** Decoded string form of the scalar (before schema resolution: `true` is "true"). */
-  text: string;
+  readonly text: string;
   /** Span of the content only: inside quotes; for block scalars the body lines. */
   valueStart: number;
   valueEnd: number;
@@ -84,14 +84,19 @@ const STYLE_FOLDED = 5;
 const CHOMPING_KEEP = 3;
 const COLLECTION_FLOW = 2;
 
-/** Builds the tree; `events` must come from `parseEvents(source)` of a single document. */
-export function buildTree(source: string, events: Event[]): PNode | undefined {
+/**
+ * Builds the tree; `events` must be those of a single document of `source`. When the document
+ * starts at `base` in `source` (events of a batch parse, see loadBatch), offsets are made relative
+ * to the document; `source` must then end where the document ends, and `from`/`to` say which
+ * events are the document's.
+ */
+export function buildTree(source: string, events: Event[], base = 0, from = 0, to = events.length): PNode | undefined {
   const anchors = new Map<string, PNode>();
   type Frame = { node: PMap | PSeq; pendingKey?: PNode };
   const stack: Frame[] = [];
   let root: PNode | undefined;
   // End of the last thing read (source offsets): every search for a position starts here.
-  let lastEnd = 0;
+  let lastEnd = base;
 
   const attach = (node: PNode) => {
     const top = stack[stack.length - 1];
@@ -114,7 +119,8 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
     }
   };
 
-  for (const ev of events) {
+  for (let k = from; k < to; k++) {
+    const ev = events[k];
     switch (ev.type) {
       case EV_SCALAR: {
         const top = stack[stack.length - 1];
@@ -170,14 +176,35 @@ export function buildTree(source: string, events: Event[]): PNode | undefined {
         break;
     }
   }
+  if (root && base !== 0) shiftTree(root, -base);
   return root;
+}
+
+/** Moves every offset of a tree by `delta` (aliases are visited where they stand, not followed). */
+function shiftTree(root: PNode, delta: number): void {
+  const stack: PNode[] = [root];
+  while (stack.length > 0) {
+    const n = stack.pop() as PNode;
+    n.start += delta;
+    n.end += delta;
+    if (n.tailEnd !== undefined) n.tailEnd += delta;
+    if (n.kind === 'scalar') {
+      n.valueStart += delta;
+      n.valueEnd += delta;
+    } else if (n.kind === 'map') {
+      n.contentStart += delta;
+      for (const p of n.pairs) stack.push(p.key, p.value);
+    } else if (n.kind === 'seq') {
+      n.contentStart += delta;
+      for (const item of n.items) stack.push(item);
+    }
+  }
 }
 
 type Role = 'root' | 'key' | 'value' | 'item' | 'flow-item';
 
 function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role): PScalar {
   const empty = ev.valueStart < 0;
-  const decoded = empty ? '' : getScalarValue(text, ev);
   let start: number;
   let end: number;
   let tailEnd: number | undefined;
@@ -206,18 +233,48 @@ function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role):
     start = minPos(vs, ev.anchorStart - 1, ev.tagStart);
     end = ve;
   }
-  const node: PScalar = {
-    kind: 'scalar',
-    start,
-    end,
-    text: decoded,
-    valueStart: empty ? end : ev.valueStart,
-    valueEnd: empty ? end : ev.valueEnd,
-    style: ev.style,
-    empty,
-  };
+  const node: PScalar = new Scalar(start, end, empty ? end : ev.valueStart, empty ? end : ev.valueEnd, ev.style, empty, empty ? undefined : text, ev);
   if (tailEnd !== undefined) node.tailEnd = tailEnd;
   return node;
+}
+
+/**
+ * A scalar node whose decoded text is worked out on first use: a finding needs the keys along its
+ * path, not the thousands of values of its document (decoding them was a third of a tree's cost).
+ */
+class Scalar implements PScalar {
+  readonly kind = 'scalar';
+  declare tailEnd?: number;
+  declare anchor?: string;
+  declare tag?: string;
+  declare aliases?: PAlias[];
+  declare keyString?: string;
+  #source: string | undefined;
+  #event: ScalarEvent | undefined;
+  #text: string | undefined;
+
+  constructor(
+    public start: number,
+    public end: number,
+    public valueStart: number,
+    public valueEnd: number,
+    public style: number,
+    public empty: boolean,
+    source: string | undefined,
+    event: ScalarEvent,
+  ) {
+    this.#source = source;
+    this.#event = source === undefined ? undefined : event;
+  }
+
+  get text(): string {
+    if (this.#text === undefined) {
+      this.#text = this.#source !== undefined && this.#event ? getScalarValue(this.#source, this.#event) : '';
+      this.#source = undefined;
+      this.#event = undefined;
+    }
+    return this.#text;
+  }
 }
 
 /**
@@ -295,9 +352,12 @@ function findFlowClose(text: string, from: number, close: string): number {
   return text.length;
 }
 
-function minPos(...values: number[]): number {
+/** The smallest of the offsets that are set (≥ 0); fixed arity, as it runs for every node. */
+function minPos(a: number, b: number, c = -1): number {
   let m = Infinity;
-  for (const v of values) if (v >= 0 && v < m) m = v;
+  if (a >= 0 && a < m) m = a;
+  if (b >= 0 && b < m) m = b;
+  if (c >= 0 && c < m) m = c;
   return m === Infinity ? 0 : m;
 }
 

@@ -123,9 +123,13 @@ export interface DocumentCheck {
   ruleErrors: { ruleId: string; message: string }[];
 }
 
-/** Prepares once per file what every document's check shares (active rules, the file's flavour). */
-export function documentChecker(file: ManifestFile, options: CheckOptions & { facts: Facts }): (doc: ManifestDocument) => DocumentCheck {
-  const facts = withFileFlavour(options.facts, file.text);
+/**
+ * Prepares once per file what every document's check shares (active rules, the file's flavour).
+ * `flavoured`: the facts already went through `withFileFlavour` for this text (an editor keeps
+ * them across edits that cannot change it, and saves a scan of the whole text per keystroke).
+ */
+export function documentChecker(file: ManifestFile, options: CheckOptions & { facts: Facts; flavoured?: boolean }): (doc: ManifestDocument) => DocumentCheck {
+  const facts = options.flavoured ? options.facts : withFileFlavour(options.facts, file.text);
   const rules = activeRules(options);
   return (doc) => {
     const result = newResult(file);
@@ -134,22 +138,25 @@ export function documentChecker(file: ManifestFile, options: CheckOptions & { fa
   };
 }
 
-/** The file-level steps after every document was checked: one template notice, suppressions, order. */
-export function finishFindings(file: ManifestFile, documents: DocumentPlace[], findings: Finding[]): Finding[] {
+/**
+ * The file-level steps after every document was checked: one template notice, suppressions, order.
+ * `maySuppress: false` says the text holds no suppression comment (the caller knows it per document).
+ */
+export function finishFindings(file: ManifestFile, documents: DocumentPlace[], findings: Finding[], maySuppress?: boolean): Finding[] {
   const result = newResult(file);
   result.findings = findings;
-  return finish(file, documents, result).findings;
+  return finish(file, documents, result, maySuppress).findings;
 }
 
 function newResult(file: ManifestFile): CheckResult {
   return { findings: [], documents: 0, workloads: 0, windowsWorkloads: 0, ruleErrors: [], ...(file.skipped ? { skipped: file.skipped } : {}) };
 }
 
-function finish(file: ManifestFile, documents: DocumentPlace[], result: CheckResult): CheckResult {
+function finish(file: ManifestFile, documents: DocumentPlace[], result: CheckResult, maySuppress = true): CheckResult {
   collapseTemplateNotices(result);
   // Document order, whatever order the rules ran in: stable output, and "first finding" means the first in the file.
   result.findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
-  if (result.findings.length > 0 && file.text.includes('kube-windows-disable')) {
+  if (result.findings.length > 0 && maySuppress && file.text.includes(SUPPRESS_MARK)) {
     result.findings = applySuppressions(file, documents, result.findings);
   }
   return result;
@@ -206,8 +213,11 @@ function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { wo
   const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
   for (const object of objectsOf(value)) {
     const objectRules = rules.objectByKind.get(object.kind);
+    // Worked out once per object: object rules about workloads read them too.
+    const pod = podSpecOf(object);
+    const target = pod ? targetingOf(pod, facts) : undefined;
     if (objectRules) {
-      const ctx = { object, facts };
+      const ctx = { object, facts, ...(pod && target ? { pod: { view: pod, target } } : {}) };
       for (const rule of objectRules) {
         current = rule;
         try {
@@ -217,10 +227,8 @@ function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { wo
         }
       }
     }
-    const pod = podSpecOf(object);
-    if (!pod) continue;
+    if (!pod || !target) continue;
     result.workloads++;
-    const target = targetingOf(pod, facts);
     if (target.os === 'windows') result.windowsWorkloads++;
     const ctx = { pod, target, facts };
     for (const rule of rules.pod) {
@@ -319,6 +327,8 @@ function fixEdits(ctx: Parameters<typeof opToEdits>[0], ops: Parameters<typeof o
   return edits;
 }
 
+/** What every suppression comment contains. */
+export const SUPPRESS_MARK = 'kube-windows-disable';
 const SUPPRESS = /#\s*kube-windows-disable(-next-line)?(?:\s+([A-Za-z0-9_, ]+))?\s*$/;
 
 /** `# kube-windows-disable-next-line [IDS]` and `# kube-windows-disable [IDS]` (rest of the document). */

@@ -48,6 +48,8 @@ export interface PodContext {
 export interface ObjectContext {
   object: ObjectView;
   facts: Facts;
+  /** The object's pod spec and where it goes, when it has one (the engine works them out once). */
+  pod?: { view: PodSpecView; target: Targeting };
 }
 
 export interface PodRule extends RuleMeta {

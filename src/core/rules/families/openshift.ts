@@ -175,7 +175,7 @@ const OCP002: ObjectRule = {
   title:
     'OpenShift feature not supported on Windows nodes: builds, Pipelines (TaskRun/PipelineRun pod templates), Serverless, Service Mesh sidecars, user-defined monitoring (PodMonitors), vertical (and, depending on version, horizontal) pod autoscaling.',
   kinds: ['BuildConfig', 'Build', 'TaskRun', 'PipelineRun', 'Service', 'Configuration', ...WORKLOAD_KINDS],
-  check({ object, facts }, report) {
+  check({ object, facts, pod: known }, report) {
     const name = object.name ? ` "${object.name}"` : '';
     if (object.kind === 'TaskRun' || object.kind === 'PipelineRun') {
       // Tekton runs on Windows nodes elsewhere; OpenShift Pipelines does not (Windows Container Support limitations).
@@ -209,8 +209,8 @@ const OCP002: ObjectRule = {
       });
       return;
     }
-    const pod = podSpecOf(object);
-    if (!pod || targetingOf(pod, facts).os !== 'windows') return;
+    const pod = known?.view ?? podSpecOf(object);
+    if (!pod || (known?.target ?? targetingOf(pod, facts)).os !== 'windows') return;
     checkIstio(pod, object.namespace !== undefined ? facts.namespaces.get(object.namespace) : undefined, report);
     if (!isOpenShift(facts)) return;
     const path = [...object.path, 'metadata', 'name'];
