@@ -177,6 +177,7 @@ async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number
     minSeverity,
   });
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
+  for (const what of state.unreadable ?? []) warn(`could not read ${what}: checked without them`);
   process.stdout.write(format === 'json' ? formatLiveJson(report) : format === 'sarif' ? formatLiveSarif(report, version) : formatLiveText(report, cluster.context, color));
   const s = report.summary;
   return s.errors + s.warnings + s.infos > 0 ? EXIT.FAILED : EXIT.OK;

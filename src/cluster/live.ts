@@ -8,6 +8,7 @@ import type { Obj } from '../core/manifest/path';
 import type { ClusterSnapshot } from '../core/rules/facts';
 import { isOpenShiftGroups, MACHINE_API_NAMESPACE, WINDOWS_SELECTOR } from '../core/well-known';
 import { enc, getOrUndefined, listAll } from './api';
+import { ApiError } from './errors';
 import type { KubeClient } from './client';
 import { isErrorItem, readMirrorSets, windowsRuntimeClassesOf } from './extras';
 import { apiGroups } from './openshift';
@@ -70,15 +71,26 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
     // MachineSets live in openshift-machine-api only.
     return k.kind !== 'MachineSet' || namespace === undefined || namespace === MACHINE_API_NAMESPACE;
   });
+  // A kind the user may not read (403) is left out with a note; any other failure ends the check.
+  const unreadable: string[] = [];
+  const where = (ns: string | undefined): string => (ns === undefined ? 'in all namespaces' : `in namespace "${ns}"`);
+  const orForbidden = <T>(read: Promise<T[]>, what: string): Promise<T[]> =>
+    read.catch((err: unknown) => {
+      if (!(err instanceof ApiError) || err.status !== 403) throw err;
+      unreadable.push(`${what} (403 Forbidden)`);
+      return [];
+    });
   const lists = kinds.map((k) => {
     const ns = k.kind === 'MachineSet' ? MACHINE_API_NAMESPACE : namespace;
-    return listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) => typed(items, k.apiVersion, k.kind));
+    return orForbidden(listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size), `${k.plural} ${where(ns)}`).then((items) => typed(items, k.apiVersion, k.kind));
   });
-  const events = listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size);
-  const nodes = listWindowsNodes(kube, signal, size);
-  const rcs = listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size);
-  const namespaces =
-    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : []));
+  const events = orForbidden(listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size), `events ${where(namespace)}`);
+  const nodes = orForbidden(listWindowsNodes(kube, signal, size), 'nodes');
+  const rcs = orForbidden(listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size), 'runtimeclasses');
+  const namespaces = orForbidden(
+    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : [])),
+    namespace === undefined ? 'namespaces' : `namespace "${namespace}"`,
+  );
   const openshift = isOpenShiftGroups(groups);
   const mirrors = openshift ? readMirrorSets(kube, { context: scope.context }) : Promise.resolve(undefined);
   const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([Promise.all(lists), events, nodes, rcs, namespaces, mirrors]);
@@ -90,6 +102,7 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
     factObjects: [...typed(nsList, 'v1', 'Namespace'), ...typed(rcList, 'node.k8s.io/v1', 'RuntimeClass')],
     snapshot,
   };
+  if (unreadable.length > 0) state.unreadable = unreadable.sort();
   if (mirrorSets && !isErrorItem(mirrorSets)) state.mirrorSets = mirrorSets.sets as MirrorSetFacts[];
   return state;
 }

@@ -33,6 +33,8 @@ export interface LiveState {
   factObjects: Obj[];
   snapshot: ClusterSnapshot;
   mirrorSets?: MirrorSetFacts[];
+  /** What could not be read (403): the check ran without it; one line each, e.g. `events in namespace "web" (403 Forbidden)`. */
+  unreadable?: string[];
 }
 
 /** Rule findings and failure explanations alike; an explanation's message ends with what to do. */
