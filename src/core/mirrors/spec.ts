@@ -24,6 +24,8 @@ export interface SpecEntry {
   policy: unknown;
   /** The source or a mirror, as written, fails the CRD's pattern (IDMS / ITMS only): the API server rejects the object. */
   invalid: boolean;
+  /** The first value, as written, that fails the pattern. */
+  rejected?: string;
 }
 
 // The patterns the ImageDigestMirrorSet and ImageTagMirrorSet CRDs put on a mirror and a source
@@ -53,16 +55,27 @@ export function specEntries(kind: MirrorKind, spec: unknown): SpecEntry[] {
     if (!isRecord(item)) return;
     const mirrors: SpecEntry['mirrors'] = [];
     const checked = kind !== 'ImageContentSourcePolicy';
-    const invalid =
-      checked &&
-      ((typeof item.source === 'string' && !acceptedReference(item.source, 'source')) ||
-        (Array.isArray(item.mirrors) && item.mirrors.some((m) => typeof m === 'string' && !acceptedReference(m, 'mirror'))));
+    const rejected = !checked
+      ? undefined
+      : typeof item.source === 'string' && !acceptedReference(item.source, 'source')
+        ? item.source
+        : Array.isArray(item.mirrors)
+          ? (item.mirrors.find((m): m is string => typeof m === 'string' && !acceptedReference(m, 'mirror')) as string | undefined)
+          : undefined;
+    const invalid = rejected !== undefined;
     if (Array.isArray(item.mirrors)) {
       item.mirrors.forEach((m, j) => {
         if (typeof m === 'string' && m.trim()) mirrors.push({ value: m.trim(), index: j });
       });
     }
-    out.push({ index, source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined, mirrors, policy: item.mirrorSourcePolicy, invalid });
+    out.push({
+      index,
+      source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined,
+      mirrors,
+      policy: item.mirrorSourcePolicy,
+      invalid,
+      ...(rejected !== undefined ? { rejected } : {}),
+    });
   });
   return out;
 }
