@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { parse as parseToml } from 'smol-toml';
 import { mirrorEntriesOf, renderHostsToml } from '../../src/core/mirrors/render';
 import { isNtfsSafeName, isOneSegment } from '../../src/core/mirrors/paths';
-import { acceptedReference } from '../../src/core/mirrors/spec';
+import { acceptedReference, CRD_PATTERNS } from '../../src/core/mirrors/spec';
 import { nodeAddress } from '../../src/bootstrap/node-services';
 import { reachableAddress } from '../../src/cluster/nodes';
 import { knownHostsLine } from '../../src/remote/known-hosts';
@@ -52,6 +52,11 @@ const FROM_THE_CLUSTER: string[] = [
   'mcr\u2024microsoft\u2024com', // one dot leader
   '*.evil.io/../x',
   '*',
+  // A long lowercase path that fails at its very end: the CRD's pattern backtracked exponentially on it.
+  `quay.io/${'windows-machine-config-operator/'.repeat(3)}\u219bindows-machine-config-operator-release-5-0`,
+  `quay.io/${'a'.repeat(5000)}!`,
+  `quay.io/${'a-'.repeat(5000)}!`,
+  `${'a-'.repeat(5000)}!`,
 ];
 
 const META = ["'", '"', '`', '$', '(', ')', ';', '&', '|', '<', '>', '\n', '\r', '\\', '/', '..', ':', '*', '?', '#', '[', ']', '{', '}', '%', ' ', '\t', '\0', '\u2019', '\u201c', 'ℂ', 'ｍ', 'с'];
@@ -122,6 +127,23 @@ test(`seeded random mirror strings (${RANDOM_STRINGS}): the same invariants`, ()
     } catch (err) {
       throw new Error(`seed ${SEED}, case ${i} (${JSON.stringify([a, b])}): ${(err as Error).message}`);
     }
+  }
+});
+
+test('the linear reference patterns accept exactly what the CRD patterns accept, and answer fast on any input', () => {
+  const rng = new Rng(SEED ^ 0xcafe);
+  const alphabet = ['a', 'b', '0', '9', 'A', '.', '_', '__', '-', '--', '/', ':', '5000', '*', '!', ' ', 'é'];
+  for (let i = 0; i < 20_000; i++) {
+    let v = rng.pick(['quay.io/', 'reg.example.com:5000/', '*.', '', 'a']);
+    const n = rng.int(10);
+    for (let j = 0; j < n; j++) v += rng.pick(alphabet);
+    for (const field of ['mirror', 'source'] as const) assert.equal(acceptedReference(v, field), CRD_PATTERNS[field].test(v), `${field} ${JSON.stringify(v)} (seed ${SEED})`);
+  }
+  for (const v of FROM_THE_CLUSTER) {
+    const t0 = performance.now();
+    acceptedReference(v, 'mirror');
+    acceptedReference(v, 'source');
+    assert.ok(performance.now() - t0 < 100, `${JSON.stringify(v.slice(0, 60))}: ${(performance.now() - t0).toFixed(0)} ms`);
   }
 });
 
