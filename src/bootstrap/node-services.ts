@@ -4,6 +4,7 @@
 
 import { isNodeService, NODE_SERVICES, nodeServicesState, restartService, type NodeServiceState } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
+import { addressProblem } from '../core/windows/join-input';
 import type { NodeObject } from '../cluster/nodes';
 import type { NodeServicesAnswer } from '../cluster/tree';
 import type { SshConnectorOptions } from '../remote/ssh';
@@ -37,7 +38,8 @@ export function servicesTable(services: readonly NodeServiceState[]): string {
 
 /** The address SSH uses for a node (the terminal, reboot, logs, services): InternalIP, else ExternalIP. */
 export function nodeAddress(node: NodeObject): string | undefined {
-  const addrs = node.status?.addresses ?? [];
+  // Anyone who may write node status chooses these strings: only an IP address or a DNS name is used.
+  const addrs = (node.status?.addresses ?? []).filter((a) => typeof a.address === 'string' && addressProblem(a.address, 'kubeadm') === undefined);
   return addrs.find((a) => a.type === 'InternalIP')?.address ?? addrs.find((a) => a.type === 'ExternalIP')?.address;
 }
 

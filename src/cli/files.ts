@@ -1,6 +1,6 @@
 // The files a command reads and writes: inputs (paths, directories, globs, "-" for standard input),
 // the objects of their YAML documents, and writes that never leave a half-written file.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, readSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { DEFAULT_MAX_BYTES, loadManifest } from '../core/manifest/document';
@@ -147,15 +147,18 @@ export function readObjects(inputs: string[], maxBytes = DEFAULT_MAX_BYTES): { o
  * one, never half. `mode` for a new file (the umask applies); without it an existing file keeps
  * its mode. Returns why it failed, in words, or undefined.
  */
-export function writeFileAtomic(path: string, text: string, mode?: number): string | undefined {
+export function writeFileAtomic(link: string, text: string, mode?: number): string | undefined {
+  // Through a symlink, the file it points to is rewritten (renaming over the link would replace it
+  // with a copy and leave the real file as it was).
+  const path = realTarget(link);
+  const existing = existingMode(path);
+  // A rename replaces a file whatever its mode: a read-only file is refused here, as an editor would.
+  if (mode === undefined && existing !== undefined && (existing & 0o222) === 0) return 'the file is read-only';
   const tmp = join(dirname(path), `.${basename(path)}.kube-windows-${process.pid}.tmp`);
   try {
     mkdirSync(dirname(path), { recursive: true });
     writeFileSync(tmp, text, { encoding: 'utf8', flag: 'wx', ...(mode !== undefined ? { mode } : {}) });
-    if (mode === undefined) {
-      const existing = existingMode(path);
-      if (existing !== undefined) chmodSync(tmp, existing);
-    }
+    if (mode === undefined && existing !== undefined) chmodSync(tmp, existing);
     renameSync(tmp, path);
     return undefined;
   } catch (err) {
@@ -166,6 +169,14 @@ export function writeFileAtomic(path: string, text: string, mode?: number): stri
     }
     const code = (err as NodeJS.ErrnoException).code;
     return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'disk full' : `write failed (${code ?? 'error'})`;
+  }
+}
+
+function realTarget(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
 

@@ -40,7 +40,16 @@ export function clusterFor(values: { context?: string | undefined; kubeconfig?: 
     }
   }
   const namespace = loaded.config.getContextObject(values.context)?.namespace;
-  return { context: values.context, kube: new KubeClient(config), ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
+  return { context: values.context, kube: new KubeClient(config, { timeoutMs: requestTimeoutMs() }), ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
+}
+
+/** How long one API request may go unanswered: KUBE_WINDOWS_REQUEST_TIMEOUT seconds, else one minute. */
+function requestTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.KUBE_WINDOWS_REQUEST_TIMEOUT;
+  if (raw === undefined || raw === '') return 60_000;
+  const seconds = Number(raw);
+  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`KUBE_WINDOWS_REQUEST_TIMEOUT must be a positive number of seconds (it is "${raw}")`);
+  return Math.round(seconds * 1000);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import { ApiError, ExecPluginError, RequestTimeoutError } from './errors';
+import { ApiError, ExecPluginError, MalformedAnswerError, RequestTimeoutError } from './errors';
 
 export type Query = Record<string, string | number | boolean | undefined>;
 
@@ -18,20 +18,31 @@ export interface WatchHandle {
 }
 
 export interface ClientOptions {
-  /** Time to wait for an answer (headers and body of a list; headers of a watch). Default 15 s. */
+  /** Time to wait for an answer (headers and body of a list; headers of a watch). Default one minute. */
   timeoutMs?: number;
+  /** Further attempts of a read the server asked to repeat later (429, 503). Default 3. */
+  retries?: number;
+  /** First wait between attempts when the server names none; doubled each time. Default 1 s. */
+  backoffMs?: number;
 }
+
+/** The longest Retry-After honoured: a server asking for more gets the error now, not a frozen command. */
+const MAX_RETRY_AFTER_MS = 30_000;
 
 export class KubeClient {
   readonly server: string;
   private readonly timeoutMs: number;
+  private readonly retries: number;
+  private readonly backoffMs: number;
 
   constructor(
     private readonly config: KubeConfig,
     options: ClientOptions = {},
   ) {
     this.server = (config.getCurrentCluster()?.server ?? '').replace(/\/+$/, '');
-    this.timeoutMs = options.timeoutMs ?? 15_000;
+    this.timeoutMs = options.timeoutMs ?? 60_000;
+    this.retries = options.retries ?? 3;
+    this.backoffMs = options.backoffMs ?? 1000;
   }
 
   /** The kubeconfig (context, user, cluster) this client speaks with: for pods/exec over WebSocket. */
@@ -75,8 +86,24 @@ export class KubeClient {
     }
   }
 
-  /** One request with a JSON answer; non-2xx answers reject with ApiError. */
+  /**
+   * One request with a JSON answer; non-2xx answers reject with ApiError. A GET the server refused
+   * for now (429 Too Many Requests, 503) is repeated a few times after its Retry-After, or after a
+   * doubling wait; writes are never repeated here (the caller knows whether one is safe to repeat).
+   */
   async request<T>(method: string, path: string, options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {}): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.once<T>(method, path, options);
+      } catch (err) {
+        const wait = method === 'GET' && attempt < this.retries ? retryDelay(err, this.backoffMs * 2 ** attempt) : undefined;
+        if (wait === undefined) throw err;
+        await pause(wait, options.signal);
+      }
+    }
+  }
+
+  private async once<T>(method: string, path: string, options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal }): Promise<T> {
     const url = this.url(path, options.query);
     const opts = await this.requestOptions();
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), 'utf8');
@@ -94,19 +121,23 @@ export class KubeClient {
       const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('error', reject);
+        // A body cut off mid-way: the timer goes too, or it would hold the process until the timeout.
+        res.on('error', (err) => {
+          clearTimeout(timer);
+          reject(err);
+        });
         res.on('end', () => {
           clearTimeout(timer);
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(new ApiError(status, res.statusMessage ?? '', path, parseJson(text)));
+            reject(new ApiError(status, res.statusMessage ?? '', path, parseJson(text), retryAfterMs(res.headers['retry-after'])));
             return;
           }
           try {
             resolveP((text ? JSON.parse(text) : undefined) as T);
-          } catch (err) {
-            reject(err);
+          } catch {
+            reject(new MalformedAnswerError(this.server, path));
           }
         });
       });
@@ -243,6 +274,37 @@ export class KubeClient {
     if (this.server.startsWith('http:')) delete opts.agent;
     return opts;
   }
+}
+
+/** How long to wait before repeating a read that failed with `err`, or undefined when it is not worth repeating. */
+function retryDelay(err: unknown, backoff: number): number | undefined {
+  if (!(err instanceof ApiError) || (err.status !== 429 && err.status !== 503)) return undefined;
+  const asked = err.retryAfterMs ?? backoff;
+  return asked > MAX_RETRY_AFTER_MS ? undefined : asked;
+}
+
+/** Retry-After in seconds (the form the API server sends); an HTTP date is read too. */
+function retryAfterMs(header: string | undefined): number | undefined {
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
+}
+
+function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolveP, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolveP();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 function parseJson<T = ApiError['body']>(text: string): T | undefined {

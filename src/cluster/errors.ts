@@ -29,6 +29,8 @@ export class ApiError extends Error {
     readonly statusMessage: string,
     readonly path: string,
     readonly body?: { message?: string; reason?: string; details?: { kind?: string; group?: string; name?: string } },
+    /** The server's Retry-After (429, 503), in milliseconds. */
+    readonly retryAfterMs?: number,
   ) {
     super(`${status} ${body?.message ?? statusMessage}`);
     this.name = 'ApiError';
@@ -55,6 +57,17 @@ export class RequestTimeoutError extends Error {
   ) {
     super(`no answer from ${url} within ${timeoutMs} ms`);
     this.name = 'RequestTimeoutError';
+  }
+}
+
+/** A 2xx answer whose body is not the JSON it should be (cut short by a proxy, a reset, a load balancer page). */
+export class MalformedAnswerError extends Error {
+  constructor(
+    readonly url: string,
+    readonly path: string,
+  ) {
+    super(`the answer from ${url} to ${path} is not valid JSON (cut short or not from the API server)`);
+    this.name = 'MalformedAnswerError';
   }
 }
 
@@ -99,12 +112,19 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     }
   }
 
+  if (err instanceof MalformedAnswerError) {
+    return item(
+      'server',
+      `${capital(cluster)} sent an incomplete or garbled answer (${err.path}): a proxy, a load balancer or a dropped connection cut it. Run the command again; if it persists, check what sits between you and the API server.`,
+    );
+  }
+
   const code = errorCode(err);
   const msg = err instanceof Error ? err.message : String(err);
   if (err instanceof RequestTimeoutError || (code && TIMEOUT.has(code)) || (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) {
     return item(
       'timeout',
-      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response in time. Check the network, VPN or proxy, and that the cluster is running.`,
+      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${err instanceof RequestTimeoutError ? `within ${Math.round(err.timeoutMs / 1000)} s` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
     );
   }
   if (code && UNREACHABLE.has(code)) {

@@ -1,6 +1,7 @@
 // Node objects through the API: read, find a Windows node by address, cordon, taint, annotate, delete.
 // The paths are in one place so that a plan's dry run shows exactly what its steps send.
 import { WINDOWS_SELECTOR } from '../core/well-known';
+import { addressProblem } from '../core/windows/join-input';
 import { enc, getOrUndefined, type ApiCall, type Meta } from './api';
 import type { KubeClient } from './client';
 
@@ -44,7 +45,8 @@ export async function findNode(kube: KubeClient, address: string, name: string |
 
 /** The address to reach a node over SSH: InternalIP, else the first address that is not a host name ('' if none). */
 export function reachableAddress(node: NodeObject): string {
-  const addresses = node.status?.addresses ?? [];
+  // Node status is written by whoever may patch it: only an IP address or a DNS name is used.
+  const addresses = (node.status?.addresses ?? []).filter((a) => typeof a.address === 'string' && addressProblem(a.address, 'kubeadm') === undefined);
   return addresses.find((a) => a.type === 'InternalIP')?.address ?? addresses.find((a) => a.type !== 'Hostname')?.address ?? '';
 }
 

@@ -68,7 +68,8 @@ export class ClusterSession {
     config: KubeConfig,
     private readonly options: SessionOptions = {},
   ) {
-    this.client = new KubeClient(configForContext(config, context), { timeoutMs: options.timeoutMs });
+    // The explorer keeps its 15 s: a tree waiting a minute on a dead cluster looks broken.
+    this.client = new KubeClient(configForContext(config, context), { timeoutMs: options.timeoutMs ?? 15_000 });
     this.errorContext = { context, server: this.client.server };
   }
 

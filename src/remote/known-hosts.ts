@@ -29,6 +29,8 @@ export function knownHostsName(host: string, port: number): string {
 
 /** One known_hosts line (no newline) pinning keyBlob for host:port. */
 export function knownHostsLine(host: string, port: number, keyType: string, keyBlob: Uint8Array): string {
+  // A host with a space, a comma or a line break would add patterns or lines to the file: never written.
+  if (/[\s,#*?!]|[\x00-\x1f\x7f]/.test(host) || host === '') throw new Error(`${JSON.stringify(host)} is not a host name or address; its key is not recorded`);
   return `${knownHostsName(host, port)} ${keyType} ${Buffer.from(keyBlob).toString('base64')}`;
 }
 

@@ -103,10 +103,11 @@ export class TestClient {
     });
   }
 
-  async open(uri: string, text: string, languageId = 'yaml'): Promise<number> {
-    this.versions.set(uri, 1);
-    await this.conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
-    return 1;
+  /** Opens a document; `version` above 1 reopens one without reusing a version already published for it. */
+  async open(uri: string, text: string, languageId = 'yaml', version = 1): Promise<number> {
+    this.versions.set(uri, version);
+    await this.conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version, text } });
+    return version;
   }
 
   async change(uri: string, changes: TextDocumentContentChangeEvent[]): Promise<number> {

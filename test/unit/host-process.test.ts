@@ -190,6 +190,16 @@ test('WIN014 flags runAsNonRoot: true on HostProcess pods, pod- and container-le
   assert.ok(!fixed2.includes('securityContext: {'), 'the emptied securityContext goes too');
 });
 
+test('WIN014 on a container whose pod also says runAsNonRoot: true: the fix sets false (removing it would let the pod value apply)', () => {
+  const text = daemonSet(`${goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: true\n')}    securityContext: {runAsNonRoot: true}
+`);
+  const container = only(text, 'WIN014').find((f) => /container "agent"/.test(f.message) && covered(text, f) === 'runAsNonRoot');
+  assert.ok(container);
+  const { fixed, after } = fixAndRecheck(text, 'WIN014');
+  assert.match(fixed, /securityContext: \{runAsNonRoot: false\}/);
+  assert.equal(after.filter((f) => f.ruleId === 'WIN014').length, 0, 'fixed for good, not moved to the pod level');
+});
+
 test('WIN014 does not fire for runAsNonRoot: false or for normal containers', () => {
   assert.deepEqual(only(daemonSet(goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: false\n')), 'WIN014'), []);
   const normal = daemonSet(`securityContext:

@@ -388,8 +388,9 @@ test('mirrorEntriesOf reads IDMS, ITMS, ICSP and List objects, skipping the rest
     'text',
   ];
   assert.deepEqual(mirrorEntriesOf(objects), [
-    { source: 'a.io/x', mirrors: ['m.io/x'], mirrorSourcePolicy: 'NeverContactSource', kind: 'IDMS', setName: 'd' },
-    { source: 'b.io', mirrors: [], kind: 'ITMS', setName: 't' },
+    // An empty mirror and a source with spaces fail the CRD's pattern: kept, marked as the API would reject them.
+    { source: 'a.io/x', mirrors: ['m.io/x'], mirrorSourcePolicy: 'NeverContactSource', kind: 'IDMS', setName: 'd', invalid: '' },
+    { source: 'b.io', mirrors: [], kind: 'ITMS', setName: 't', invalid: ' b.io ' },
     { source: 'c.io/y', mirrors: ['n.io/y'], kind: 'ICSP' },
   ]);
 });

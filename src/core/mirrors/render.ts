@@ -20,6 +20,8 @@ export interface MirrorEntry {
   mirrorSourcePolicy?: 'AllowContactingSource' | 'NeverContactSource';
   kind: 'IDMS' | 'ITMS' | 'ICSP';
   setName?: string;
+  /** The value the API server's schema rejects (IDMS / ITMS): the entry is refused, never rendered. */
+  invalid?: string;
 }
 export interface RenderedFile {
   dir: string;
@@ -264,6 +266,21 @@ function orderedSets(entries: MirrorEntry[]): { sets: MirrorSet[]; refused: Refu
 
 /** Renders one `hosts.toml` per source registry host. */
 export function renderHostsToml(entries: MirrorEntry[], options: RenderOptions): RenderResult {
+  // What the API server would reject is reported as such and goes no further: no folder, no file.
+  const rejected: Refusal[] = entries
+    .filter((e) => e.invalid !== undefined)
+    .map((e) => ({
+      source: e.source,
+      message: `${e.kind}${e.setName ? ` ${e.setName}` : ''} entry ${JSON.stringify(e.source)}: ${JSON.stringify(e.invalid)} is not a valid image reference (the API server rejects this object); it is not rendered.`,
+    }));
+  const result = renderValid(
+    entries.filter((e) => e.invalid === undefined),
+    options,
+  );
+  return rejected.length === 0 ? result : { files: result.files, refused: [...rejected, ...result.refused] };
+}
+
+function renderValid(entries: MirrorEntry[], options: RenderOptions): RenderResult {
   const usable = entries.filter((e) => typeof e.source === 'string' && stripScheme(e.source) !== '');
   if (options.mode === 'wmco') {
     // WMCO's own naming is reproduced (even names NTFS refuses), but never a folder outside the tree.
@@ -312,7 +329,15 @@ export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
     for (const e of specEntries(kind, spec)) {
       if (e.source === undefined) continue;
       const policy = knownPolicy(e.policy);
-      out.push({ source: e.source, mirrors: e.mirrors.map((m) => m.value), ...(policy ? { mirrorSourcePolicy: policy } : {}), kind: short, ...(setName !== undefined ? { setName } : {}) });
+      const entry: MirrorEntry = {
+        source: e.source,
+        mirrors: e.mirrors.map((m) => m.value),
+        ...(policy ? { mirrorSourcePolicy: policy } : {}),
+        kind: short,
+        ...(setName !== undefined ? { setName } : {}),
+      };
+      if (e.rejected !== undefined) entry.invalid = e.rejected;
+      out.push(entry);
     }
   };
   for (const o of objects) visit(o, undefined, 0);

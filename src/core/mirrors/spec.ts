@@ -24,6 +24,8 @@ export interface SpecEntry {
   policy: unknown;
   /** The source or a mirror, as written, fails the CRD's pattern (IDMS / ITMS only): the API server rejects the object. */
   invalid: boolean;
+  /** The first value, as written, that fails the pattern. */
+  rejected?: string;
 }
 
 // The patterns the ImageDigestMirrorSet and ImageTagMirrorSet CRDs put on a mirror and a source
@@ -36,8 +38,15 @@ const REFERENCE = `^(${LABEL}(?:(?:\\.${LABEL})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(
 export const MIRROR_PATTERN = REFERENCE;
 /** The CRD's pattern on `source`, as the API server prints it. */
 export const SOURCE_PATTERN = `^\\*(?:\\.${LABEL})+$|${REFERENCE}`;
-const MIRROR_RE = new RegExp(MIRROR_PATTERN);
-const SOURCE_RE = new RegExp(SOURCE_PATTERN);
+// The API server matches these with Go's linear-time engine; in JavaScript the CRD's `(?:[._]|__|[-]*)`
+// (a separator that may be empty) inside a repeated group backtracks exponentially on a long path
+// that fails at its end. The same language with the empty separator dropped (an empty separator
+// only joins two runs of [a-z0-9], which one run already matches) is matched instead.
+const LINEAR_REFERENCE = `^(${LABEL}(?:(?:\\.${LABEL})+)?(?::[0-9]+)?)(?:(?:/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)+)?$`;
+const MIRROR_RE = new RegExp(LINEAR_REFERENCE);
+const SOURCE_RE = new RegExp(`^\\*(?:\\.${LABEL})+$|${LINEAR_REFERENCE}`);
+/** The CRD's own patterns, for checking that the linear ones accept exactly the same values. */
+export const CRD_PATTERNS = { mirror: new RegExp(MIRROR_PATTERN), source: new RegExp(SOURCE_PATTERN) };
 
 /** Whether the API server's schema accepts the value (untrimmed: a space is refused too). */
 export const acceptedReference = (value: string, field: 'source' | 'mirror'): boolean => (field === 'source' ? SOURCE_RE : MIRROR_RE).test(value);
@@ -53,16 +62,27 @@ export function specEntries(kind: MirrorKind, spec: unknown): SpecEntry[] {
     if (!isRecord(item)) return;
     const mirrors: SpecEntry['mirrors'] = [];
     const checked = kind !== 'ImageContentSourcePolicy';
-    const invalid =
-      checked &&
-      ((typeof item.source === 'string' && !acceptedReference(item.source, 'source')) ||
-        (Array.isArray(item.mirrors) && item.mirrors.some((m) => typeof m === 'string' && !acceptedReference(m, 'mirror'))));
+    const rejected = !checked
+      ? undefined
+      : typeof item.source === 'string' && !acceptedReference(item.source, 'source')
+        ? item.source
+        : Array.isArray(item.mirrors)
+          ? (item.mirrors.find((m): m is string => typeof m === 'string' && !acceptedReference(m, 'mirror')) as string | undefined)
+          : undefined;
+    const invalid = rejected !== undefined;
     if (Array.isArray(item.mirrors)) {
       item.mirrors.forEach((m, j) => {
         if (typeof m === 'string' && m.trim()) mirrors.push({ value: m.trim(), index: j });
       });
     }
-    out.push({ index, source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined, mirrors, policy: item.mirrorSourcePolicy, invalid });
+    out.push({
+      index,
+      source: typeof item.source === 'string' && item.source.trim() ? item.source.trim() : undefined,
+      mirrors,
+      policy: item.mirrorSourcePolicy,
+      invalid,
+      ...(rejected !== undefined ? { rejected } : {}),
+    });
   });
   return out;
 }

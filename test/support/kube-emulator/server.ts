@@ -92,6 +92,8 @@ interface Ctx {
   log: RequestLogEntry;
   caller: Caller;
   query: URLSearchParams;
+  /** An injected fault that spoils the body of an otherwise normal answer. */
+  spoil?: { truncate?: boolean; slowMs?: number };
 }
 
 type LabelSelectorObject = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
@@ -116,6 +118,20 @@ function listItem(r: ResourceInfo, o: KubeObject): Record<string, unknown> {
   if (r.crd) return o;
   const { apiVersion: _a, kind: _k, ...rest } = o;
   return rest;
+}
+
+/** Writes `buf` in about twenty pieces spread over `ms` (a slow link or a loaded server). */
+function trickle(res: ServerResponse, buf: Buffer, ms: number): void {
+  const step = Math.max(1, Math.ceil(buf.length / 20));
+  let at = 0;
+  const next = (): void => {
+    if (res.destroyed) return;
+    if (at >= buf.length) return void res.end();
+    res.write(buf.subarray(at, at + step));
+    at += step;
+    setTimeout(next, ms / 20);
+  };
+  next();
 }
 
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -152,10 +168,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       'Cache-Control': 'no-cache, private',
       ...headers,
     });
+    if (ctx.spoil?.truncate) {
+      ctx.res.write(buf.subarray(0, Math.floor(buf.length / 2)), () => ctx.res.socket?.destroy());
+      return;
+    }
+    if (ctx.spoil?.slowMs) return void trickle(ctx.res, buf, ctx.spoil.slowMs);
     ctx.res.end(buf);
   }
 
-  const sendStatus = (ctx: Ctx, e: HttpError): void => send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), e.code === 429 ? { 'Retry-After': '1' } : {});
+  // 429 always carries Retry-After (1 s, the real server's default); a 503 only when a fault sets one.
+  const sendStatus = (ctx: Ctx, e: HttpError, retryAfter?: number): void => {
+    const seconds = e.code === 429 ? (retryAfter ?? 1) : e.code === 503 ? retryAfter : undefined;
+    send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), seconds === undefined ? {} : { 'Retry-After': String(seconds) });
+  };
 
   async function readBody(req: IncomingMessage): Promise<unknown> {
     const chunks: Buffer[] = [];
@@ -793,16 +818,30 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
     requests.push(log);
     const ctx: Ctx = { req, res, log, caller: { user: '', deny: [] }, query: url.searchParams };
+    let retryAfter: number | undefined;
     try {
       if (latencyMs > 0) await sleep(latencyMs);
       const f = fault;
-      if (f && (!f.path || f.path.test(url.pathname) || f.path.test(url.pathname + url.search))) {
+      if (f && (!f.path || f.path.test(url.pathname) || f.path.test(url.pathname + url.search)) && (f.times === undefined || f.times > 0)) {
+        if (f.times !== undefined) f.times--;
         if (f.hangMs) await sleep(f.hangMs);
         if (f.dropConnection) {
           req.socket.destroy();
           return;
         }
-        if (f.status) throw new HttpError(f.status, f.status >= 500 ? `Internal error occurred: injected fault (HTTP ${f.status})` : `injected fault (HTTP ${f.status})`);
+        if (f.status) {
+          retryAfter = f.retryAfterSeconds;
+          throw new HttpError(f.status, f.status >= 500 ? `Internal error occurred: injected fault (HTTP ${f.status})` : `injected fault (HTTP ${f.status})`);
+        }
+        if (f.silentWatch && ['1', 'true'].includes(url.searchParams.get('watch') ?? '')) {
+          res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
+          res.flushHeaders();
+          const close = (): void => void res.destroy();
+          streams.add(close);
+          res.on('close', () => streams.delete(close));
+          return;
+        }
+        if (f.truncateBody || f.slowBodyMs) ctx.spoil = { truncate: f.truncateBody, slowMs: f.slowBodyMs };
       }
       const auth = req.headers.authorization ?? '';
       const caller = auth.startsWith('Bearer ') ? tokens.get(auth.slice(7).trim()) : undefined;
@@ -814,7 +853,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (proxy) return await nodeProxy(ctx, decodeURIComponent(proxy[1]!), proxy[2] ?? '/', url.search);
       await resource(ctx, url.pathname);
     } catch (e) {
-      if (e instanceof HttpError) return sendStatus(ctx, e);
+      if (e instanceof HttpError) return sendStatus(ctx, e, retryAfter);
       if (e instanceof StoreError) return sendStatus(ctx, new HttpError(e.code, e.message, e.reason, e.details));
       sendStatus(ctx, new HttpError(500, `Internal error occurred: ${(e as Error).message}`));
     }

@@ -82,9 +82,20 @@ export interface ExecSession {
 
 export interface Fault {
   path?: RegExp;
+  /** Answer with this status (a Status body, as the real server's). */
   status?: number;
+  /** Retry-After of a 429 or 503 (seconds; the real server's default for 429 is 1). */
+  retryAfterSeconds?: number;
   hangMs?: number;
   dropConnection?: boolean;
+  /** Serve the real answer but close the connection halfway through its body (Content-Length promised). */
+  truncateBody?: boolean;
+  /** Serve the real answer in small pieces spread over this many milliseconds. */
+  slowBodyMs?: number;
+  /** A watch is accepted (200, headers sent) and then nothing comes: no event, no bookmark, no close. */
+  silentWatch?: boolean;
+  /** Fires for the first N matching requests only, then the emulator answers normally again. */
+  times?: number;
 }
 
 export interface RequestLogEntry {

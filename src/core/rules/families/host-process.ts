@@ -201,7 +201,8 @@ const WIN014: PodRule = {
       reports.push({
         path,
         message: message(`HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)}`),
-        fixes: [deleteFix('Remove runAsNonRoot', path, x.c.path.length)],
+        // With runAsNonRoot: true on the pod too, removing the container's would only let the pod's apply.
+        fixes: [podSc?.runAsNonRoot === true ? { title: 'Set runAsNonRoot: false', ops: [{ op: 'set', path, value: false }] } : deleteFix('Remove runAsNonRoot', path, x.c.path.length)],
       });
     }
     reports.forEach(report);
