@@ -6,7 +6,7 @@ import { checkText } from '../../src/core/rules/engine';
 
 // Real Windows manifests nobody here wrote (test/fixtures/precision-corpus/SOURCES.tsv), each finding
 // judged by hand in VERDICTS.tsv. A finding judged false must not come back; a finding judged true
-// must stay; any other finding needs a verdict first. DUMP_FINDINGS=1 writes the current findings
+// must stay (unless marked open, see below); any other finding needs a verdict first. DUMP_FINDINGS=1 writes the current findings
 // to precision-findings.tsv (next to VERDICTS.tsv) to help judge new ones.
 const ROOT = resolve(__dirname, '..', '..', '..');
 const CORPUS = join(ROOT, 'test', 'fixtures', 'precision-corpus');
@@ -108,8 +108,12 @@ test('every finding on the precision corpus has a verdict, none judged false com
   t.diagnostic(`precision before fixes, true/total: ${[...perRule].map(([id, [n, total]]) => `${id} ${n}/${total}`).join(', ')}`);
   const current = new Set(run.rows.map(key));
   assert.deepEqual(run.rows.filter((r) => !judged.has(key(r))).map(key), [], 'findings without a verdict: judge them in VERDICTS.tsv');
-  const falseBack = [...judged].filter(([k, v]) => v.verdict === 'false' && current.has(k)).map(([k]) => k);
+  // A false positive whose cause lies outside the rules (the YAML parser) is marked "open:" until it is fixed there.
+  const open = (v: { reason: string }) => v.reason.startsWith('open:');
+  const falseBack = [...judged].filter(([k, v]) => v.verdict === 'false' && !open(v) && current.has(k)).map(([k]) => k);
   assert.deepEqual(falseBack, [], 'findings judged false are still reported');
+  const openGone = [...judged].filter(([k, v]) => v.verdict === 'false' && open(v) && !current.has(k)).map(([k]) => k);
+  assert.deepEqual(openGone, [], 'an open false positive is fixed: drop "open:" from its reason');
   const gone = [...judged].filter(([k, v]) => v.verdict === 'true' && !current.has(k)).map(([k]) => k);
   assert.deepEqual(gone, [], 'findings judged true are no longer reported (a miss, or the verdict moved)');
 });
