@@ -400,6 +400,29 @@ containers:
 // ---------------------------------------------------------------------------------------------
 // WIN057, WIN058
 
+// The volumes of antrea-io/antrea build/yamls/antrea-windows.yml (a render of its Helm chart).
+test('WIN057 leaves defaultMode 420 (0644, the API server default) alone and still flags any other mode', () => {
+  const volumes = (mode: string) => `volumes:
+  - configMap:
+      name: antrea-windows-config
+    name: antrea-windows-config
+  - configMap:
+      defaultMode: ${mode}
+      name: antrea-agent-windows
+    name: antrea-agent-windows
+`;
+  const pod = (mode: string) =>
+    deploy(`${inferred}${hostProcess}containers:
+  - name: antrea-agent
+    image: antrea/antrea-windows:latest
+${volumes(mode)}`);
+  assert.deepEqual(only(pod('420'), 'WIN057'), []);
+  assert.deepEqual(
+    only(pod('256'), 'WIN057').map((x) => [covered(pod('256'), x), x.severity]),
+    [['defaultMode', 'info']],
+  );
+});
+
 test('WIN057 flags NFS (warning), defaultMode and Secret subPath (info), not configMap subPath', () => {
   const text = deploy(`${declared}containers:
   - name: app
@@ -448,9 +471,9 @@ test('WIN057 defaultMode in flow style and on projected/downwardAPI/configMap; L
   const text = deploy(`${inferred}containers:
   - {name: app, image: ${SERVERCORE}}
 volumes:
-  - {name: a, configMap: {name: a, defaultMode: 420}}
-  - {name: b, projected: {defaultMode: 420, sources: [{secret: {name: b}}]}}
-  - {name: c, downwardAPI: {defaultMode: 420, items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]}}
+  - {name: a, configMap: {name: a, defaultMode: 256}}
+  - {name: b, projected: {defaultMode: 256, sources: [{secret: {name: b}}]}}
+  - {name: c, downwardAPI: {defaultMode: 256, items: [{path: labels, fieldRef: {fieldPath: metadata.labels}}]}}
 `);
   const f = only(text, 'WIN057');
   assert.equal(f.length, 3);

@@ -97,6 +97,35 @@ ${IMAGE}`;
   assert.deepEqual(only(deploy(`${base}runtimeClassName: somewhere-else\n${IMAGE}`), 'WIN070'), []);
 });
 
+// microsoft/SDN Kubernetes/windows/debug/enablewinflags/winserver2022.yaml: an AKS HostProcess DaemonSet pinned by OS SKU.
+test('WIN070 stays quiet when an AKS Windows OS SKU label selects the nodes, and not for a Linux SKU', () => {
+  const pod = (selector: string) =>
+    deploy(`securityContext:
+  windowsOptions:
+    hostProcess: true
+    runAsUserName: 'NT AUTHORITY\\SYSTEM'
+hostNetwork: true
+containers:
+- name: enable-win-flags
+  image: mcr.microsoft.com/dotnet/framework/samples:aspnetapp
+  command: [powershell.exe, -command, Write-Host ready]
+${selector}`);
+  // Without any selector the same pod is flagged, so the quiet cases below are the selector's doing.
+  assert.equal(only(pod(''), 'WIN070').length, 1);
+  assert.deepEqual(only(pod('nodeSelector:\n  kubernetes.azure.com/os-sku: Windows2022\n  kubernetes.io/hostname: aksnpwin000000\n'), 'WIN070'), []);
+  const affinity = `affinity:
+  nodeAffinity:
+    requiredDuringSchedulingIgnoredDuringExecution:
+      nodeSelectorTerms:
+        - matchExpressions:
+            - {key: kubernetes.azure.com/os-sku, operator: In, values: [Windows2019, Windows2022]}
+`;
+  assert.deepEqual(only(pod(affinity), 'WIN070'), []);
+  // A hostname alone says nothing about the OS; a Linux SKU (or a mixed list) does not keep the pod off Linux.
+  assert.equal(only(pod('nodeSelector:\n  kubernetes.io/hostname: aksnpwin000000\n'), 'WIN070').length, 1);
+  assert.equal(only(pod(affinity.replace('Windows2019', 'Ubuntu')), 'WIN070').length, 1);
+});
+
 test('WIN070 fires when the affinity leaves one term open, or the RuntimeClass does not schedule', () => {
   const twoTerms = deploy(`os: {name: windows}
 affinity:

@@ -354,6 +354,9 @@ const WIN056: PodRule = {
 
 const MODE_SOURCES = ['secret', 'configMap', 'projected', 'downwardAPI'];
 
+/** 0644, the file mode the API server defaults every configMap, secret, projected and downwardAPI volume to. */
+const SERVER_DEFAULT_MODE = 420;
+
 const WIN057: PodRule = {
   id: 'WIN057',
   scope: 'pod',
@@ -373,7 +376,9 @@ const WIN057: PodRule = {
       }
       for (const kind of MODE_SOURCES) {
         const source = objAt(v.value, [kind]);
-        if (!source || !isSet(source, 'defaultMode')) continue;
+        // 0644 is the API server's own default, written into every object it returns (kubectl get -o yaml,
+        // Helm renders of exported objects): nobody chose it, so there is nothing to delete.
+        if (!source || !isSet(source, 'defaultMode') || source.defaultMode === SERVER_DEFAULT_MODE) continue;
         const rel = ['volumes', v.index, kind, 'defaultMode'];
         const path = [...pod.path, ...rel];
         report({

@@ -83,6 +83,13 @@ function podAnchor(pod: PodSpecView): Path {
   return isObj(pod.spec.os) ? [...pod.path, 'os'] : pod.path;
 }
 
+/**
+ * AKS labels every node with its OS SKU (Ubuntu, AzureLinux, Windows2019, Windows2022, WindowsAnnual …):
+ * a Windows SKU exists only on Windows nodes, so selecting one keeps the pod off Linux as well as kubernetes.io/os does.
+ */
+const AKS_OS_SKU = 'kubernetes.azure.com/os-sku';
+const isAksWindowsSku = (v: unknown): boolean => typeof v === 'string' && /^Windows/.test(v);
+
 const WIN070: PodRule = {
   id: 'WIN070',
   scope: 'pod',
@@ -94,12 +101,17 @@ const WIN070: PodRule = {
     const selector = objAt(pod.spec, ['nodeSelector']);
     // Any OS selector (even a wrong one: WIN071/WIN072 speak about it) or a build pin keeps it off Linux nodes.
     if (selector && [...OS_LABELS, BUILD_LABEL].some((l) => isSet(selector, l))) return;
+    if (selector && isAksWindowsSku(selector[AKS_OS_SKU])) return;
     const terms = requiredTerms(pod);
     if (terms && terms.length > 0) {
       const exprs = affinityExprs(pod, false);
       const restricts = (ti: number) =>
         exprs.some(
-          (e) => e.term === ti && ((OS_LABELS.includes(e.key) && (e.operator === 'In' || e.operator === 'NotIn')) || (e.key === BUILD_LABEL && (e.operator === 'In' || e.operator === 'Exists'))),
+          (e) =>
+            e.term === ti &&
+            ((OS_LABELS.includes(e.key) && (e.operator === 'In' || e.operator === 'NotIn')) ||
+              (e.key === BUILD_LABEL && (e.operator === 'In' || e.operator === 'Exists')) ||
+              (e.key === AKS_OS_SKU && e.operator === 'In' && e.values.length > 0 && e.values.every(isAksWindowsSku))),
         );
       if (terms.every((_, ti) => restricts(ti))) return;
     }
