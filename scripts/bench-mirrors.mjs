@@ -2,6 +2,7 @@
 // 50 simulated Windows hosts in one process) into bench/tmp/mirrors-bench.js and runs it. The last
 // line printed is the `mirrors:` summary.
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from './esbuild-node.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -14,16 +15,7 @@ await build({
   absWorkingDir: root,
   entryPoints: ['scripts/bench/mirrors-bench.ts'],
   outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  logLevel: 'warning',
-  // As in scripts/build.mjs: js-yaml's CJS build.
-  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
-  define: { 'import.meta.url': '__kwImportMetaUrl' },
-  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  ...NODE_BUNDLE,
   // As in scripts/build.mjs: ssh2's optional native add-ons stay out (it falls back to pure JS).
   external: ['cpu-features', '*.node'],
 });

@@ -6,6 +6,7 @@
 // `node scripts/bench-tree.mjs pods` for scripts/bench/pods-bench.ts: a pod created on an expanded
 // node until the tree shows it (`pods:` summary).
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from './esbuild-node.mjs';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -19,16 +20,7 @@ await build({
   absWorkingDir: root,
   entryPoints: [`scripts/bench/${name}.ts`],
   outfile,
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  logLevel: 'warning',
-  // As in scripts/build.mjs: js-yaml's CJS build.
-  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
-  define: { 'import.meta.url': '__kwImportMetaUrl' },
-  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  ...NODE_BUNDLE,
 });
 
 const r = spawnSync(process.execPath, ['--expose-gc', '--enable-source-maps', outfile], { cwd: root, stdio: 'inherit' });

@@ -2,19 +2,12 @@
 // extension-host suite (test/vscode, loaded by the extension host as extensionTestsPath). Shared by
 // scripts/e2e.mjs (code-server) and scripts/test-desktop.mjs (desktop VS Code).
 import { build } from 'esbuild';
+import { NODE_BUNDLE } from './esbuild-node.mjs';
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 const common = {
-  bundle: true,
-  platform: 'node',
-  target: 'node20',
-  format: 'cjs',
-  sourcemap: true,
-  logLevel: 'warning',
-  alias: { 'js-yaml': './node_modules/js-yaml/dist/js-yaml.cjs.js' },
-  define: { 'import.meta.url': '__kwImportMetaUrl' },
-  banner: { js: "const __kwImportMetaUrl = require('url').pathToFileURL(__filename).href;" },
+  ...NODE_BUNDLE,
   external: ['cpu-features', '*.node', 'playwright-core', 'vscode', 'mocha'],
 };
 

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { extensionLog, launchBrowser, openWorkbench, ROOT, runCommand, screenshot, startCodeServer, type CodeServer } from './harness';
+import { closeWorkbench, extensionLog, openKubeWindows, ROOT, runCommand, screenshot, startWorkbench, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-sandbox';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -31,7 +31,7 @@ async function errorNotifications(page: Page): Promise<string[]> {
 
 async function openView(page: Page): Promise<void> {
   // The activity bar entry, as a user clicks it.
-  await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+  await openKubeWindows(page);
   await rows(page).filter({ hasText: CONTEXT }).first().waitFor({ timeout: 60_000 });
 }
 
@@ -67,16 +67,13 @@ describe('cluster tree in a real VS Code, opened first on a fresh profile', { ti
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-tree-'));
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-tree-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-tree-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await world?.stop();
     rmSync(worldDir, { recursive: true, force: true });
   });

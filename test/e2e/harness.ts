@@ -316,3 +316,27 @@ export async function focusRow(page: Page, rows: string, text: string): Promise<
   }
   throw new Error(`no row "${text}" in ${rows}`);
 }
+
+/** code-server with these options, Chromium, and the workbench open and ready: what each UI test starts from. */
+export async function startWorkbench(o: CodeServerOptions): Promise<{ cs: CodeServer; browser: Browser; page: Page }> {
+  const cs = await startCodeServer(o);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    return { cs, browser, page: await openWorkbench(browser, cs.url) };
+  } catch (err) {
+    await closeWorkbench({ cs, browser });
+    throw err;
+  }
+}
+
+/** Closes what startWorkbench opened (either part may be missing after a failed start). */
+export async function closeWorkbench(w: { cs?: CodeServer | undefined; browser?: Browser | undefined }): Promise<void> {
+  await w.browser?.close().catch(() => undefined);
+  await w.cs?.stop();
+}
+
+/** Clicks the activity bar's kube-windows entry, as a user does. */
+export async function openKubeWindows(page: Page): Promise<void> {
+  await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+}

@@ -12,7 +12,7 @@ import { startWorld, type World } from '../support/sandbox-world';
 import { pod } from '../support/kube-seed';
 import { KubeClient } from '../../src/cluster/client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
-import { extensionLog, launchBrowser, openWorkbench, ROOT, screenshot, startCodeServer, type CodeServer } from './harness';
+import { closeWorkbench, extensionLog, openKubeWindows, ROOT, screenshot, startWorkbench, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-live-pods';
 const NODE = 'winworker-2022-b';
@@ -40,16 +40,13 @@ describe('live pods under a Windows node in a real VS Code', { timeout: 300_000 
       const load = loadKubeconfig({ explicit: world.kubeconfigPath });
       assert.ok(load.ok);
       api = new KubeClient(configForContext(load.config, CONTEXT));
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-pods-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-pods-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await world?.stop();
     rmSync(worldDir, { recursive: true, force: true });
   });
@@ -57,7 +54,7 @@ describe('live pods under a Windows node in a real VS Code', { timeout: 300_000 
   const create = (name: string) => api.create('/api/v1/namespaces/win-apps/pods', pod(name, 'win-apps', NODE, { windows: true }));
 
   test('expand a Windows node and its Pods group: the pods appear; a pod created on the node appears within a second', { timeout: 120_000 }, async () => {
-    await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+    await openKubeWindows(page);
     await row(page, NODE).waitFor({ timeout: 60_000 });
     await row(page, NODE).click();
     const pods = row(page, /^Pods$/);

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import { CLUSTER } from '../support/machine-api-seed';
-import { answer, extensionLog, launchBrowser, openWorkbench, pick, ROOT, screenshot, startCodeServer, waitFor, type CodeServer } from './harness';
+import { answer, closeWorkbench, extensionLog, openKubeWindows, pick, ROOT, screenshot, startWorkbench, waitFor, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-e2e-ms';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -60,17 +60,14 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-ms-'));
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0, machineApi: { tickMs: 400 } });
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-ms-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-ms-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
     if (page) await screenshot(page, 'ms-last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await world?.stop();
     rmSync(worldDir, { recursive: true, force: true });
   });
@@ -79,7 +76,7 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
     'right-click the cluster → Create Windows MachineSet… → the YAML draft opens',
     { timeout: 120_000 },
     shot('create', async () => {
-      await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+      await openKubeWindows(page);
       const cluster = rows().filter({ hasText: CONTEXT }).first();
       await cluster.waitFor({ timeout: 60_000 });
       await rows().filter({ hasText: 'Windows MachineSets' }).first().waitFor({ timeout: 60_000 });

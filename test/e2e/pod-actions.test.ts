@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import { pod } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
-import { extensionLog, launchBrowser, openWorkbench, pick, ROOT, screenshot, startCodeServer, type CodeServer } from './harness';
+import { closeWorkbench, extensionLog, openKubeWindows, pick, ROOT, screenshot, startWorkbench, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-e2e-pods';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -78,17 +78,14 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
       world.emu.apply(shopPod());
       world.emu.setPodLog('win-apps', POD, 'web', LOG);
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-pods-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-pods-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
     if (page) await screenshot(page, 'pods-last').catch(() => undefined);
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await world?.stop();
     rmSync(worldDir, { recursive: true, force: true });
   });
@@ -97,7 +94,7 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
     'expand a Windows node → Pods → the pod appears',
     { timeout: 120_000 },
     shot('expand', async () => {
-      await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+      await openKubeWindows(page);
       const node = rows().filter({ hasText: NODE }).first();
       await node.waitFor({ timeout: 60_000 });
       if ((await node.getAttribute('aria-expanded')) !== 'true') await node.click();

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ProblemsTree } from '../../src/cluster/problems';
 import type { Emulator } from '../support/kube-api-emulator';
 import { startProblemsEmulator, writeProblemsKubeconfig } from '../support/problems-seed';
-import { extensionLog, launchBrowser, openWorkbench, ROOT, runCommand, screenshot, startCodeServer, type CodeServer } from './harness';
+import { closeWorkbench, extensionLog, openKubeWindows, ROOT, runCommand, screenshot, startWorkbench, type CodeServer } from './harness';
 
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
 
@@ -31,16 +31,13 @@ describe('Windows workload problems view in a real VS Code', { timeout: 300_000 
       emu = await startProblemsEmulator();
       dir = mkdtempSync(join(tmpdir(), 'kw-e2e-problems-'));
       kubeconfig = writeProblemsKubeconfig(emu, dir);
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-problems-', settings: { 'kubeWindows.kubeconfig': kubeconfig } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-problems-', settings: { 'kubeWindows.kubeconfig': kubeconfig } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await emu?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
@@ -48,7 +45,7 @@ describe('Windows workload problems view in a real VS Code', { timeout: 300_000 
   test('the view lists the objects with findings; a finding opens the live YAML with its diagnostic', { timeout: 180_000 }, async () => {
     try {
       // As a user: the activity bar entry, then the view's header when its pane is collapsed.
-      await page.locator('.activitybar .action-item .action-label[aria-label^="Windows on Kubernetes"]').first().click();
+      await openKubeWindows(page);
       const header = page.locator('.pane-header', { hasText: 'Windows workload problems' }).first();
       await header.waitFor({ timeout: 60_000 });
       if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { focusRow, launchBrowser, openWorkbench, ROOT, runCommand, screenshot, startCodeServer, waitFor, withShot, type CodeServer } from './harness';
+import { closeWorkbench, focusRow, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
 
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
 const STEPS = ['Open a Windows manifest', 'See what the API server would reject', 'Apply a quick fix', 'Open the cluster tree', 'Try the sandbox', 'Join a node: dry-run'];
@@ -24,16 +24,13 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
     async () => {
       // An empty folder: the walkthrough's example is the only manifest, as for someone who just installed it.
       empty = mkdtempSync(join(tmpdir(), 'kw-walkthrough-'));
-      cs = await startCodeServer({ vsix, folder: empty, settings: { 'kubeWindows.kubeconfig': join(empty, 'no-kubeconfig') } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({ vsix, folder: empty, settings: { 'kubeWindows.kubeconfig': join(empty, 'no-kubeconfig') } }));
     },
     { timeout: 180_000 },
   );
 
   after(async () => {
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     rmSync(empty, { recursive: true, force: true });
   });
 

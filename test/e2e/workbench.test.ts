@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { answer, extensionLog, focusRow, launchBrowser, openWorkbench, pick, RESULTS, ROOT, runCommand, screenshot, startCodeServer, waitFor, withShot, type CodeServer } from './harness';
+import { answer, closeWorkbench, extensionLog, focusRow, pick, RESULTS, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-e2e';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -26,9 +26,11 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-world-'));
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 1, sshPort: 22 });
-      cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath } });
-      browser = await launchBrowser();
-      page = await openWorkbench(browser, cs.url);
+      ({ cs, browser, page } = await startWorkbench({
+        vsix,
+        folder: join(ROOT, 'examples'),
+        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath },
+      }));
     },
     { timeout: 180_000 },
   );
@@ -36,8 +38,7 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
   after(async () => {
     if (page) await screenshot(page, 'e2e-last').catch(() => undefined);
     if (process.env.KW_E2E_DEBUG && cs) writeFileSync(join(RESULTS, 'code-server.log'), cs.output());
-    await browser?.close().catch(() => undefined);
-    await cs?.stop();
+    await closeWorkbench({ cs, browser });
     await world?.stop();
     rmSync(worldDir, { recursive: true, force: true });
   });
