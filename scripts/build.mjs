@@ -3,6 +3,7 @@
 import { build } from 'esbuild';
 import { mkdirSync, readdirSync, statSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 const withTests = process.argv.includes('--tests');
 const production = process.argv.includes('--production');
@@ -39,8 +40,13 @@ const shipped = await Promise.all([
   build({ ...common, metafile: true, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
   build({ ...common, metafile: true, entryPoints: ['src/extension/engine.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, metafile: true, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
-  build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: `#!/usr/bin/env node\n${common.banner.js}` } }),
+  build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' }),
+  // `kube-windows` itself: a small launcher that loads dist/cli-main.js with its code cache.
+  build({ ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
 ]);
+rmSync('dist/cli-main.cache', { force: true });
+// The code cache is made from the production bundle only: a development build runs without one.
+if (production) execFileSync(process.execPath, ['scripts/code-cache.mjs'], { stdio: 'inherit' });
 // Which source files each shipped bundle contains: the software bill of materials
 // (scripts/sbom.mjs) lists exactly the packages these come from.
 mkdirSync('out', { recursive: true });

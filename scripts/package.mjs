@@ -11,7 +11,8 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const out = process.argv.includes('--out') ? resolve(process.argv[process.argv.indexOf('--out') + 1]) : join(root, `${pkg.name}-${pkg.version}.vsix`);
 const LIMIT = 5 * 1024 * 1024;
 const ALLOWED = [
-  /^extension\/dist\/(extension|engine|server|cli)\.js$/,
+  /^extension\/dist\/(extension|engine|server|cli|cli-main)\.js$/,
+  /^extension\/dist\/cli-main\.cache$/,
   /^extension\/media\//,
   /^extension\/syntaxes\//,
   /^extension\/(readme|changelog)\.md$/i,
@@ -54,7 +55,15 @@ const stray = entries.filter((e) => !ALLOWED.some((re) => re.test(e.name)));
 const problems = [];
 if (stray.length) problems.push(`files outside the allow-list: ${stray.map((e) => e.name).join(', ')}`);
 if (size >= LIMIT) problems.push(`the .vsix is ${size} bytes, over the 5 MB limit`);
-for (const need of ['extension/dist/extension.js', 'extension/dist/engine.js', 'extension/dist/server.js', 'extension/dist/cli.js', 'extension/package.json', 'extension/media/icon.png']) {
+for (const need of [
+  'extension/dist/extension.js',
+  'extension/dist/engine.js',
+  'extension/dist/server.js',
+  'extension/dist/cli.js',
+  'extension/dist/cli-main.js',
+  'extension/package.json',
+  'extension/media/icon.png',
+]) {
   if (!entries.some((e) => e.name === need)) problems.push(`missing ${need}`);
 }
 if (problems.length) {

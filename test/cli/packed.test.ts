@@ -46,6 +46,7 @@ test('the packed CLI installs globally without dev dependencies and checks the e
     'README.md',
     'action.yml',
     'dist',
+    'dist/cli-main.js',
     'dist/cli.js',
     'docs',
     'docs/rules.md',

@@ -125,18 +125,18 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
       case EV_SCALAR: {
         const top = stack[stack.length - 1];
         const role = !top ? 'root' : top.node.kind === 'seq' ? (top.node.flow ? 'flow-item' : 'item') : top.pendingKey === undefined ? 'key' : 'value';
-        const node = scalarNode(source, ev, lastEnd, role);
-        lastEnd = Math.max(lastEnd, node.end);
+        const node = scalarNode(source, ev, lastEnd, role, base);
+        lastEnd = Math.max(lastEnd, node.end + base);
         setAnchor(node, ev);
         attach(node);
         break;
       }
       case EV_MAPPING:
       case EV_SEQUENCE: {
-        const start = minPos(ev.start, ev.anchorStart - 1, ev.tagStart);
+        const start = minPos(ev.start, ev.anchorStart - 1, ev.tagStart) - base;
         const flow = ev.style === COLLECTION_FLOW;
-        const node: PMap | PSeq =
-          ev.type === EV_MAPPING ? { kind: 'map', start, end: ev.start, flow, contentStart: ev.start, pairs: [] } : { kind: 'seq', start, end: ev.start, flow, contentStart: ev.start, items: [] };
+        const at = ev.start - base;
+        const node: PMap | PSeq = ev.type === EV_MAPPING ? { kind: 'map', start, end: at, flow, contentStart: at, pairs: [] } : { kind: 'seq', start, end: at, flow, contentStart: at, items: [] };
         const implicit = flow && node.kind === 'map' && source.charCodeAt(ev.start) !== 123; /* { */
         if (implicit) (node as PMap).implicit = true;
         setAnchor(node, ev);
@@ -148,9 +148,9 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
       case EV_ALIAS: {
         const name = source.slice(ev.anchorStart, ev.anchorEnd);
         const target = anchors.get(name);
-        const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1, end: ev.anchorEnd, name, target };
+        const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1 - base, end: ev.anchorEnd - base, name, target };
         if (target) (target.aliases ??= []).push(node);
-        lastEnd = Math.max(lastEnd, node.end);
+        lastEnd = Math.max(lastEnd, ev.anchorEnd);
         attach(node);
         break;
       }
@@ -159,14 +159,14 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
         if (!frame) break;
         const node = frame.node;
         if (node.kind === 'map' && node.implicit) {
-          node.end = Math.max(node.start, lastEnd);
+          node.end = Math.max(node.start, lastEnd - base);
         } else if (node.flow) {
           // The closing bracket is the first `]` / `}` after the last child, past commas and comments.
           const close = findFlowClose(source, lastEnd, node.kind === 'map' ? '}' : ']');
-          node.end = close;
+          node.end = close - base;
           lastEnd = close;
         } else {
-          node.end = Math.max(node.start, lastEnd);
+          node.end = Math.max(node.start, lastEnd - base);
           const last = node.kind === 'map' ? node.pairs[node.pairs.length - 1]?.value : node.items[node.items.length - 1];
           if (last?.tailEnd !== undefined) node.tailEnd = last.tailEnd;
         }
@@ -176,34 +176,13 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
         break;
     }
   }
-  if (root && base !== 0) shiftTree(root, -base);
   return root;
-}
-
-/** Moves every offset of a tree by `delta` (aliases are visited where they stand, not followed). */
-function shiftTree(root: PNode, delta: number): void {
-  const stack: PNode[] = [root];
-  while (stack.length > 0) {
-    const n = stack.pop() as PNode;
-    n.start += delta;
-    n.end += delta;
-    if (n.tailEnd !== undefined) n.tailEnd += delta;
-    if (n.kind === 'scalar') {
-      n.valueStart += delta;
-      n.valueEnd += delta;
-    } else if (n.kind === 'map') {
-      n.contentStart += delta;
-      for (const p of n.pairs) stack.push(p.key, p.value);
-    } else if (n.kind === 'seq') {
-      n.contentStart += delta;
-      for (const item of n.items) stack.push(item);
-    }
-  }
 }
 
 type Role = 'root' | 'key' | 'value' | 'item' | 'flow-item';
 
-function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role): PScalar {
+/** `text` is the parsed source, `lastEnd` an offset in it; the node's offsets are made relative to `base`. */
+function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role, base: number): PScalar {
   const empty = ev.valueStart < 0;
   let start: number;
   let end: number;
@@ -233,8 +212,8 @@ function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role):
     start = minPos(vs, ev.anchorStart - 1, ev.tagStart);
     end = ve;
   }
-  const node: PScalar = new Scalar(start, end, empty ? end : ev.valueStart, empty ? end : ev.valueEnd, ev.style, empty, empty ? undefined : text, ev);
-  if (tailEnd !== undefined) node.tailEnd = tailEnd;
+  const node: PScalar = new Scalar(start - base, end - base, (empty ? end : ev.valueStart) - base, (empty ? end : ev.valueEnd) - base, ev.style, empty, empty ? undefined : text, ev);
+  if (tailEnd !== undefined) node.tailEnd = tailEnd - base;
   return node;
 }
 
