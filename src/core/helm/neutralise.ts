@@ -121,7 +121,7 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
   }
   if (word === 'if' || word === 'with') {
     const cond = condition(act.inner.slice(word.length + 1), dot, values);
-    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: true });
+    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false });
     return;
   }
   if (act.opens !== undefined) stack.push({ dot: act.opens, active: word !== 'define', taken: true });
