@@ -67,7 +67,7 @@ test('a chart template gets diagnostics at its own lines, naming the value origi
   const priv = diagnostics.find((d) => d.code === 'WIN041');
   assert.ok(priv, JSON.stringify(diagnostics.map((d) => d.code)));
   assert.equal(priv.range.start.line, privilegedLine);
-  assert.match(priv.message, /\(value from values\.yaml:1\)$/);
+  assert.match(String(priv.message), /\(value from values\.yaml:1\)$/);
   assert.ok(!diagnostics.some((d) => d.code === 'YAML002'));
 });
 

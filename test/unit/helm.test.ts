@@ -144,3 +144,18 @@ test('chart detection: a file under templates/ of a folder holding Chart.yaml', 
   assert.equal(chartRootOf('/w/other/templates/ds.yaml', has), undefined);
   assert.equal(chartRootOf('/w/chart/ds.yaml', has), undefined);
 });
+
+test('a range over an empty value renders nothing; over a set one its body is checked', () => {
+  const tpl = 'volumes:\n  {{- range $_, $m := .Values.extra }}\n  - name: {{ $m.name }}\n    emptyDir: {medium: Memory}\n  {{- end }}\n';
+  const empty = neutralise(tpl, loadValues([{ name: 'values.yaml', text: 'extra: []\n' }]));
+  assert.doesNotMatch(empty.text, /Memory/);
+  const set = neutralise(tpl, loadValues([{ name: 'values.yaml', text: 'extra: [{name: a}]\n' }]));
+  assert.match(set.text, /Memory/);
+  assert.match(neutralise(tpl).text, /Memory/);
+});
+
+test('values files holding ${VAR} strings are still read', () => {
+  const values = loadValues([{ name: 'values.yaml', text: 'env:\n  LEVEL: "${LOG_LEVEL}"\nprivileged: true\n' }]);
+  assert.deepEqual(values.problems, []);
+  assert.equal(values.value.privileged, true);
+});

@@ -124,6 +124,12 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
     stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false });
     return;
   }
+  if (word === 'range') {
+    // A range over a list or map the values leave empty renders nothing.
+    const over = act.inner.slice(6).replace(/^.*:=/, '');
+    stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
+    return;
+  }
   if (act.opens !== undefined) stack.push({ dot: act.opens, active: word !== 'define', taken: true });
 }
 
