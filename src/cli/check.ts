@@ -8,6 +8,8 @@ import { DEFAULT_MAX_BYTES } from '../core/manifest/document';
 import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
 import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
+import { checkChartTemplate } from '../core/helm/check';
+import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
 import { CLUSTER_HELP, CLUSTER_OPTIONS, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { formatJson, formatLiveJson, formatLiveSarif, formatLiveText, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
@@ -31,6 +33,8 @@ export const CHECK_OPTIONS_HELP = `check options:
   --fix                      apply safe fixes in place (atomically), then report what is left
   --max-file-size MIB        skip files larger than this (default ${DEFAULT_MAX_BYTES / 1048576})
   --no-color                 plain text output
+  --helm-values FILE         values for Helm chart templates, over the chart's values.yaml
+                             (repeatable; later files win, as with helm -f)
   --snapshot FILE            check the files against a cluster's facts saved by "kube-windows snapshot"
                              (node builds, taints, RuntimeClasses, OpenShift or not), offline
 
@@ -43,7 +47,9 @@ the failing Windows pods explained (failure signatures WINF001 ...):
   -A, --all-namespaces       every namespace
   --chunk-size N             objects per list page (default 500, as kubectl)
 
-Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.`;
+Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.
+A file under a chart's templates/ folder (beside Chart.yaml) is checked with its template actions set
+aside; values a template action computes are not checked.`;
 
 const CHECK_HELP = `Usage:
   kube-windows check [options] [paths | globs | -]...
@@ -98,6 +104,7 @@ const CHECK_OPTIONS_SPEC = {
   namespace: { type: 'string', short: 'n' },
   'all-namespaces': { type: 'boolean', short: 'A' },
   'chunk-size': { type: 'string' },
+  'helm-values': { type: 'string', multiple: true },
 } as const;
 
 export function runCheck(args: string[]): number | Promise<number> {
@@ -220,8 +227,10 @@ function checkFiles(
     }
     texts.push({ file, text: r.text });
   }
+  const charts = chartTemplates(texts, (values['helm-values'] as string[] | undefined) ?? []);
+  for (const p of charts.problems) warn(p);
   const facts = gatherFacts(
-    texts.flatMap((t) => (t.text !== undefined ? [t.text] : [])),
+    texts.flatMap((t) => (t.text === undefined ? [] : [charts.of(t.file)?.neutral ?? t.text])),
     flavour,
     cluster,
   );
@@ -243,8 +252,9 @@ function checkFiles(
       reports.push({ path: t.file.path, findings: [], skipped: t.skipped });
       continue;
     }
-    let result = checkText(t.text, options);
-    if (values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
+    const chart = charts.of(t.file);
+    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, options);
+    if (!chart && values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
       const fixed = fixText(t.text, options);
       if (fixed.applied > 0 && fixed.text !== t.text) {
         const err = writeFileAtomic(t.file.absolute, fixed.text);

@@ -50,8 +50,8 @@ export function wmcoSettings(config: KubeWindowsConfig = readConfig()): { namesp
 
 /** The part of the section the language server receives (initializationOptions, workspace/configuration). */
 export function serverSettings(config: KubeWindowsConfig = readConfig()): KubeWindowsSettings {
-  const { enable, debounceMs, rules, flavour, files, trace } = config;
-  return { enable, debounceMs, rules, flavour, files, trace };
+  const { enable, debounceMs, rules, flavour, files, helm, trace } = config;
+  return { enable, debounceMs, rules, flavour, files, helm, trace };
 }
 
 /** Whether a configuration change touches this setting. */

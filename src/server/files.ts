@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import picomatch from 'picomatch';
+import { chartRootOf } from '../core/helm/check';
 import { uriPath } from './uri';
 import type { Settings } from './settings';
 import { NOT_KUBERNETES } from '../shared/protocol';
@@ -38,7 +40,7 @@ function looksLikeKubernetes(text: string): boolean {
   return API_VERSION.test(text) && (KIND.test(text) || PLATFORM.test(text));
 }
 
-/** A file in a chart's templates/ folder that uses template syntax: not YAML until rendered. */
+/** A file in a templates/ folder that uses template syntax, outside a chart (those are analysed): not YAML until rendered. */
 function isHelmTemplate(path: string, text: string): boolean {
-  return /(^|\/)templates\/[^/]+$/.test(path) && text.includes('{{');
+  return /(^|\/)templates\/[^/]+$/.test(path) && text.includes('{{') && chartRootOf(path, existsSync) === undefined;
 }

@@ -3,6 +3,7 @@ import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { docsUrl } from '../core/rules/registry';
 import { hoverAt } from '../core/editor/hover';
 import type { Analysis } from './analysis';
+import type { ChartAnalysis } from './helm';
 
 const contains = (r: { start: Position; end: Position }, p: Position) =>
   (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) && (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
@@ -15,6 +16,11 @@ export function hover(doc: TextDocument, analysis: Analysis, position: Position,
     if (!contains(f.range, position)) continue;
     range ??= f.range;
     parts.push(`**${f.ruleId}** (${f.severity}): ${f.message}\n\n${title(f.ruleId)} [Rule documentation](${docsUrl(f.ruleId)})`);
+  }
+  for (const u of (analysis as Partial<ChartAnalysis>).unchecked ?? []) {
+    if (!contains(u.range, position)) continue;
+    range ??= u.range;
+    parts.push(`value comes from \`${u.action}\`: not checked (${u.ruleId})`);
   }
   const field = hoverAt(doc.getText(), doc.offsetAt(position));
   if (field) {

@@ -20,6 +20,7 @@ import { ruleTitle, toDiagnostic } from './convert';
 import { completions } from './completion';
 import { FileFilter } from './files';
 import { hover } from './hover';
+import { analyseChartTemplate, chartOfUri } from './helm';
 import { CLUSTER_SNAPSHOT_NOTIFICATION, SECTION, STATUS_NOTIFICATION, type StatusParams } from '../shared/protocol';
 import { DEFAULT_SETTINGS, normalizeSettings, type Settings } from './settings';
 
@@ -160,7 +161,12 @@ export function startServer(connection: Connection): void {
     const skip = settings.enable ? filter.skipReason(doc.uri, text) : 'kube-windows is disabled (kubeWindows.enable)';
     const change = changes.get(doc.uri);
     changes.delete(doc.uri);
-    const result = skip ? { version: doc.version, skipped: skip } : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
+    const chart = skip ? undefined : chartOfUri(doc.uri);
+    const result = skip
+      ? { version: doc.version, skipped: skip }
+      : chart
+        ? analyseChartTemplate(chart, text, doc.version, settings.helmValues, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster })
+        : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
     if (skip) analyzer.forget(doc.uri);
     results.set(doc.uri, result);
     if ('ruleErrors' in result) for (const e of result.ruleErrors) connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);

@@ -11,6 +11,8 @@ export interface Settings {
   flavour: Flavour;
   include: string[];
   exclude: string[];
+  /** Values files for chart templates, over each chart's values.yaml. */
+  helmValues: string[];
 }
 
 /** The contract's defaults (package.json's, through shared/settings.ts), flattened for the server. */
@@ -21,6 +23,7 @@ export const DEFAULT_SETTINGS: Settings = {
   flavour: CONTRACT_DEFAULTS.flavour,
   include: CONTRACT_DEFAULTS.files.include,
   exclude: CONTRACT_DEFAULTS.files.exclude,
+  helmValues: CONTRACT_DEFAULTS.helm.valuesFiles,
 };
 
 const SEVERITIES = new Set(['error', 'warning', 'info', 'off']);
@@ -43,5 +46,7 @@ export function normalizeSettings(raw: unknown): Settings {
   const globs = (v: unknown) => (Array.isArray(v) && v.every((x) => typeof x === 'string') ? (v as string[]) : undefined);
   s.include = globs(files.include) ?? s.include;
   s.exclude = globs(files.exclude) ?? s.exclude;
+  const helm = (r.helm && typeof r.helm === 'object' ? r.helm : {}) as Record<string, unknown>;
+  s.helmValues = globs(helm.valuesFiles) ?? s.helmValues;
   return s;
 }

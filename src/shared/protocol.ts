@@ -41,6 +41,7 @@ export interface KubeWindowsSettings {
   rules: Record<string, RuleSeveritySetting>;
   flavour: 'auto' | 'openshift' | 'kubernetes';
   files: { include: string[]; exclude: string[] };
+  helm: { valuesFiles: string[] };
   trace: { server: 'off' | 'messages' | 'verbose' };
 }
 
@@ -52,6 +53,7 @@ export function lspSettings(get: <K extends SettingKey>(key: K) => ReturnType<ty
     rules: get('kubeWindows.rules'),
     flavour: get('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
     files: { include: get('kubeWindows.files.include'), exclude: get('kubeWindows.files.exclude') },
+    helm: { valuesFiles: get('kubeWindows.helm.valuesFiles') },
     trace: { server: get('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },
   };
 }

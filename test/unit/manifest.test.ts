@@ -151,6 +151,7 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.flavour': DEFAULT_SETTINGS.flavour,
     'kubeWindows.files.include': DEFAULT_SETTINGS.files.include,
     'kubeWindows.files.exclude': DEFAULT_SETTINGS.files.exclude,
+    'kubeWindows.helm.valuesFiles': DEFAULT_SETTINGS.helm.valuesFiles,
     'kubeWindows.trace.server': DEFAULT_SETTINGS.trace.server,
   };
   // kubeWindows.kubeconfig, kubeWindows.join.*, kubeWindows.ssh.* ... are read by the extension, not by the server.

@@ -1,0 +1,125 @@
+// The ordinary check on a chart template: neutralise, check the YAML that is left, then bring every
+// finding back to the template's own lines and drop those about values a template action computes.
+import { checkText, type CheckOptions, type CheckResult } from '../rules/engine';
+import type { Finding, FixOut } from '../rules/types';
+import { LineIndex, type Position, type Range } from '../manifest/text';
+import { neutralise, type Neutralised, type OutLine } from './neutralise';
+import type { ChartValues, ValuesOrigin } from './values';
+
+export interface ChartCheck extends CheckResult {
+  /** Findings left out because their value comes from a template action (one line each: rule and action). */
+  unchecked: { ruleId: string; action: string; range: Range }[];
+}
+
+/** A file under a chart's `templates/` folder (at any depth) whose chart folder holds Chart.yaml. */
+export function chartRootOf(path: string, hasFile: (path: string) => boolean): string | undefined {
+  const parts = path.split(/[\\/]/);
+  const sep = path.includes('\\') && !path.includes('/') ? '\\' : '/';
+  for (let i = parts.length - 2; i >= 1; i--) {
+    if (parts[i] !== 'templates') continue;
+    const root = parts.slice(0, i).join(sep) || sep;
+    if (hasFile(`${root}${sep}Chart.yaml`)) return root;
+  }
+  return undefined;
+}
+
+export function checkChartTemplate(text: string, values: ChartValues | undefined, options: CheckOptions = {}): ChartCheck {
+  const neutral = neutralise(text, values);
+  const result = checkText(neutral.text, options);
+  const tplLines = new LineIndex(text);
+  const unchecked: ChartCheck['unchecked'] = [];
+  const findings: Finding[] = [];
+  for (const f of result.findings) {
+    const action = placeholderAt(neutral, f.range.start);
+    if (action) {
+      unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
+      continue;
+    }
+    findings.push(mapFinding(neutral, f.ruleId === 'YAML001' ? asNotAnalysed(f) : f, tplLines));
+  }
+  return { ...result, findings, unchecked };
+}
+
+/** Both branches of an `if`/`else` are kept, which can leave YAML that Helm never renders: not the author's error. */
+function asNotAnalysed(f: Finding): Finding {
+  return {
+    ...f,
+    ruleId: 'YAML002',
+    severity: 'info',
+    fixes: [],
+    message: `chart template: with its template actions set aside, this document is not valid YAML (${f.message}); it was not analysed. Render it (helm template) and check the output`,
+  };
+}
+
+/** The neutralised text, for facts gathered across files (RuntimeClasses in a chart). */
+export function neutralText(text: string, values?: ChartValues): string {
+  return neutralise(text, values).text;
+}
+
+/** The action whose placeholder holds this position, or is the value of the key that starts there. */
+function placeholderAt(n: Neutralised, at: Position): string | undefined {
+  const onLine = n.placeholders.filter((p) => p.line === at.line);
+  if (onLine.length === 0) return undefined;
+  const hit = onLine.find((p) => at.character >= p.start && at.character < p.end);
+  if (hit) return hit.action;
+  const value = valueStart(n.text, at);
+  return value === undefined ? undefined : onLine.find((p) => p.start === value)?.action;
+}
+
+/** Where the value of a `key: value` that starts at `at` begins on the same line. */
+function valueStart(text: string, at: Position): number | undefined {
+  let offset = 0;
+  for (let l = 0; l < at.line; l++) offset = text.indexOf('\n', offset) + 1;
+  const line = text.slice(offset, text.indexOf('\n', offset) === -1 ? undefined : text.indexOf('\n', offset));
+  const m = /^[^:\s]+:[ \t]+/.exec(line.slice(at.character));
+  return m ? at.character + m[0].length : undefined;
+}
+
+function mapFinding(n: Neutralised, f: Finding, tplLines: LineIndex): Finding {
+  if (n.identity) return f;
+  const range = mapRange(n, f.range);
+  const origin = originAt(n, f.range.start);
+  const fixes = f.fixes.flatMap((fix): FixOut[] => {
+    if (fix.edits.some((e) => !plainLine(n.lines[e.range.start.line]) || !plainLine(n.lines[e.range.end.line]))) return [];
+    return [{ ...fix, edits: fix.edits.map((e) => ({ ...e, range: mapRange(n, e.range) })) }];
+  });
+  return {
+    ...f,
+    message: origin ? `${f.message} (value from ${origin.name}:${origin.line})` : f.message,
+    range,
+    span: { start: tplLines.offsetAt(range.start), end: tplLines.offsetAt(range.end) },
+    fixes,
+    ...(f.related ? { related: f.related.map((r) => ({ ...r, range: mapRange(n, r.range) })) } : {}),
+  };
+}
+
+function plainLine(line: OutLine | undefined): boolean {
+  return line !== undefined && !line.block && !line.shifts;
+}
+
+/** The origin of the value a finding is about: on a value block's line, or the value after its key. */
+function originAt(n: Neutralised, at: Position): ValuesOrigin | undefined {
+  const line = n.lines[at.line];
+  if (!line) return undefined;
+  if (line.block) return line.block.origin;
+  if (!line.shifts) return undefined;
+  const value = valueStart(n.text, at);
+  return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)?.origin;
+}
+
+export function mapRange(n: Neutralised, r: Range): Range {
+  if (n.identity) return r;
+  return { start: mapPosition(n, r.start, 'start'), end: mapPosition(n, r.end, 'end') };
+}
+
+function mapPosition(n: Neutralised, p: Position, side: 'start' | 'end'): Position {
+  const line = n.lines[p.line] ?? n.lines[n.lines.length - 1];
+  if (!line) return p;
+  if (line.block) return { line: line.tplLine, character: side === 'start' ? line.block.start : line.block.end };
+  let character = p.character;
+  for (const s of line.shifts ?? []) {
+    if (p.character >= s.outEnd) character += s.tplEnd - s.tplStart - (s.outEnd - s.outStart);
+    else if (p.character >= s.outStart) return { line: line.tplLine, character: side === 'start' ? s.tplStart : s.tplEnd };
+  }
+  return { line: line.tplLine, character };
+}

@@ -1,0 +1,334 @@
+// Helm chart templates read as YAML: every template action is set aside so that the literal text
+// keeps its lines and columns, and values are put in only where the chart's idiom is unambiguous.
+import { getAt, isObj, type Path } from '../manifest/path';
+import { valuesPath, type ChartValues, type ValuesOrigin } from './values';
+
+/** An inline action replaced by a same-width plain scalar (output coordinates, 0-based). */
+export interface Placeholder {
+  line: number;
+  start: number;
+  end: number;
+  /** The action as written, `{{ .Values.image.tag }}`. */
+  action: string;
+}
+
+/** A value put in the middle of a literal line: output columns [outStart, outEnd) stand for template columns [tplStart, tplEnd). */
+interface Shift {
+  outStart: number;
+  outEnd: number;
+  tplStart: number;
+  tplEnd: number;
+  origin?: ValuesOrigin;
+}
+
+export interface OutLine {
+  /** 0-based template line this output line comes from. */
+  tplLine: number;
+  /** Set on lines of a value block (toYaml): the template columns of the action that produced it. */
+  block?: { start: number; end: number; origin?: ValuesOrigin; action: string };
+  shifts?: Shift[];
+}
+
+export interface Neutralised {
+  text: string;
+  lines: OutLine[];
+  placeholders: Placeholder[];
+  /** True when no value was put in: output and template positions are the same. */
+  identity: boolean;
+}
+
+interface Action {
+  start: number;
+  end: number;
+  inner: string;
+  kind: 'comment' | 'control' | 'output';
+  /** `.Values` path `.` stands for after this action (with), null for an unknown dot (range), undefined if the action opens nothing. */
+  opens?: Path | null;
+  closes?: boolean;
+}
+
+const CONTROL = /^(if|else|end|with|range|define|block)\b/;
+
+/** Every `{{ … }}` of a text, strings and comments inside actions skipped over. */
+export function findActions(text: string): Action[] {
+  const out: Action[] = [];
+  let i = text.indexOf('{{');
+  while (i !== -1) {
+    let j = i + 2;
+    let end = -1;
+    while (j < text.length) {
+      const c = text[j];
+      if (c === '"' || c === '`') {
+        const close = c === '"' ? /(?:\\.|[^"\\\n])*"/y : /[^`]*`/y;
+        close.lastIndex = j + 1;
+        j = close.test(text) ? close.lastIndex : j + 1;
+        continue;
+      }
+      if (text.startsWith('/*', j)) {
+        const close = text.indexOf('*/', j + 2);
+        j = close === -1 ? text.length : close + 2;
+        continue;
+      }
+      if (text.startsWith('}}', j)) {
+        end = j + 2;
+        break;
+      }
+      j++;
+    }
+    if (end === -1) break; // an unclosed action: the YAML parser reports what is left
+    const inner = text
+      .slice(i + 2, end - 2)
+      .replace(/^-\s/, '')
+      .replace(/\s-$/, '')
+      .trim();
+    const word = CONTROL.exec(inner)?.[1];
+    const action: Action = { start: i, end, inner, kind: inner.startsWith('/*') ? 'comment' : word || /^\$[\w]*\s*:?=/.test(inner) ? 'control' : 'output' };
+    if (word === 'with') action.opens = valuesPath(inner.slice(4)) ?? null;
+    else if (word === 'range' || word === 'define' || word === 'block') action.opens = null;
+    else if (word === 'if') action.opens = undefined;
+    else if (word === 'end') action.closes = true;
+    out.push(action);
+    i = text.indexOf('{{', end);
+  }
+  return out;
+}
+
+interface Frame {
+  dot?: Path | null;
+  active: boolean;
+  /** A branch of this if/with was already chosen (or, undecided, the first one is kept). */
+  taken: boolean;
+}
+
+/**
+ * Opens, switches or closes a block. A condition read from values decides the branch; an undecided
+ * one keeps its first branch only, so that both branches never stand side by side as duplicate keys.
+ */
+function branch(stack: Frame[], act: Action, dot: Path | null | undefined, values: ChartValues | undefined) {
+  const word = CONTROL.exec(act.inner)?.[1];
+  if (act.closes) {
+    stack.pop();
+    return;
+  }
+  if (word === 'else') {
+    const top = stack[stack.length - 1];
+    if (!top) return;
+    const rest = act.inner.replace(/^else\s*/, '');
+    const cond = rest.startsWith('if ') ? condition(rest.slice(3), dot, values) : rest.startsWith('with ') ? condition(rest.slice(5), dot, values) : true;
+    top.active = !top.taken && cond !== false;
+    if (top.active) top.taken = true;
+    return;
+  }
+  if (word === 'if' || word === 'with') {
+    const cond = condition(act.inner.slice(word.length + 1), dot, values);
+    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false });
+    return;
+  }
+  if (word === 'range') {
+    // A range over a list or map the values leave empty renders nothing.
+    const over = act.inner.slice(6).replace(/^.*:=/, '');
+    stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
+    return;
+  }
+  if (act.opens !== undefined) stack.push({ dot: act.opens, active: word !== 'define', taken: true });
+}
+
+/** true / false when values decide it, undefined when they cannot. */
+function condition(expr: string, dot: Path | null | undefined, values: ChartValues | undefined): boolean | undefined {
+  if (!values) return undefined;
+  const e = expr.trim();
+  const not = /^not\s+(\S+)$/.exec(e);
+  if (not) {
+    const v = condition(not[1], dot, values);
+    return v === undefined ? undefined : !v;
+  }
+  const cmp = /^(eq|ne)\s+(\S+)\s+"([^"]*)"$/.exec(e);
+  if (cmp) {
+    const path = dotPath(cmp[2], dot);
+    const v = path ? getAt(values.value, path) : undefined;
+    if (v === undefined || typeof v === 'object') return undefined;
+    return (String(v) === cmp[3]) === (cmp[1] === 'eq');
+  }
+  const path = dotPath(e, dot);
+  if (!path) return undefined;
+  return truthy(getAt(values.value, path));
+}
+
+/** Go template truth: empty and zero values are false; a value no file sets is absent, so false too. */
+function truthy(v: unknown): boolean {
+  if (v === undefined || v === null || v === false || v === 0 || v === '') return false;
+  if (Array.isArray(v)) return v.length > 0;
+  if (isObj(v)) return Object.keys(v).length > 0;
+  return true;
+}
+
+/** `toYaml X | nindent N` (or `indent`), X being `.` or a `.Values` chain: the path and the indentation. */
+function toYamlBlock(inner: string, dot: Path | null | undefined): { path: Path; indent: number } | undefined {
+  const m = /^(?:toYaml\s+(\S+)|(\S+)\s*\|\s*toYaml)\s*\|\s*n?indent\s+(\d+)$/.exec(inner);
+  if (!m) return undefined;
+  const path = dotPath(m[1] ?? m[2], dot);
+  return path ? { path, indent: Number(m[3]) } : undefined;
+}
+
+/** The values path an expression names: `.Values.a.b`, or `.` / `.a` inside `with .Values.x`. */
+function dotPath(expr: string, dot: Path | null | undefined): Path | undefined {
+  const direct = valuesPath(expr);
+  if (direct) return direct;
+  if (!dot) return undefined;
+  if (expr === '.') return dot;
+  const m = /^((?:\.[A-Za-z_]\w*)+)$/.exec(expr);
+  return m ? [...dot, ...m[1].slice(1).split('.')] : undefined;
+}
+
+/** A scalar that reads back as itself when put in a plain or double-quoted YAML position. */
+function scalarText(value: unknown): string | undefined {
+  if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
+  if (typeof value === 'string' && /^[A-Za-z0-9_./@=+-][A-Za-z0-9_./@=+ -]*$/.test(value) && !value.endsWith(' ')) return value;
+  return undefined;
+}
+
+export function neutralise(text: string, values?: ChartValues): Neutralised {
+  const actions = findActions(text);
+  const stack: Frame[] = [];
+  const dot = (): Path | null | undefined => {
+    for (let k = stack.length - 1; k >= 0; k--) if (stack[k].dot !== undefined) return stack[k].dot;
+    return undefined;
+  };
+  const active = () => stack.every((f) => f.active);
+  const outText: string[] = [];
+  const lines: OutLine[] = [];
+  const placeholders: Placeholder[] = [];
+  let identity = true;
+  let a = 0;
+  let lineStart = 0;
+  const srcLines = text.split('\n');
+  for (let tplLine = 0; tplLine < srcLines.length; tplLine++) {
+    const src = srcLines[tplLine];
+    const lineEnd = lineStart + src.length;
+    // Actions touching this line (a multi-line action touches several).
+    while (a < actions.length && actions[a].end <= lineStart) a++;
+    const here: Action[] = [];
+    for (let k = a; k < actions.length && actions[k].start < lineEnd; k++) here.push(actions[k]);
+    if (here.length === 0) {
+      outText.push(active() ? src : src.replace(/[^\r]/g, ' '));
+      lines.push({ tplLine });
+      lineStart = lineEnd + 1;
+      continue;
+    }
+    let literal = '';
+    let pos = lineStart;
+    for (const act of here) {
+      literal += text.slice(pos, Math.max(pos, act.start));
+      pos = Math.max(pos, act.end);
+    }
+    literal += text.slice(Math.min(pos, lineEnd), lineEnd);
+    const actionOnly = literal.replace(/\r$/, '').trim() === '';
+    const wasActive = active();
+
+    let out = '';
+    let outLine: OutLine = { tplLine };
+    const blockLines: { text: string; origin?: ValuesOrigin }[] = [];
+    let block: { start: number; end: number; origin?: ValuesOrigin; action: string } | undefined;
+    pos = lineStart;
+    for (const act of here) {
+      const from = Math.max(act.start, lineStart);
+      const to = Math.min(act.end, lineEnd);
+      if (from > pos) out += text.slice(pos, from);
+      const width = to - from;
+      const whole = act.start >= lineStart && act.end <= lineEnd;
+      const startsHere = act.start >= lineStart;
+      const current = dot();
+      if (startsHere) branch(stack, act, current, values);
+      if (act.kind !== 'output' || !whole) {
+        out += ' '.repeat(width);
+      } else if (actionOnly) {
+        const yaml = values ? toYamlBlock(act.inner, current) : undefined;
+        const value = yaml && values ? getAt(values.value, yaml.path) : undefined;
+        if (yaml && values && value !== undefined && value !== null && here.filter((h) => h.kind === 'output').length === 1) {
+          block = { start: from - lineStart, end: to - lineStart, action: text.slice(act.start, act.end) };
+          for (const l of yamlLines(value, yaml.path)) blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
+          block.origin = values.originOf(yaml.path);
+        }
+        out += ' '.repeat(width);
+      } else {
+        const path = values ? dotPath(act.inner, current) : undefined;
+        const value = path && values ? scalarText(getAt(values.value, path)) : undefined;
+        if (path && values && value !== undefined) {
+          identity = false;
+          (outLine.shifts ??= []).push({ outStart: out.length, outEnd: out.length + value.length, tplStart: from - lineStart, tplEnd: to - lineStart, origin: values.originOf(path) });
+          out += value;
+        } else {
+          placeholders.push({ line: lines.length, start: out.length, end: out.length + width, action: text.slice(act.start, act.end) });
+          out += 'x'.repeat(width);
+        }
+      }
+      pos = Math.max(pos, to);
+    }
+    if (pos < lineEnd) out += text.slice(pos, lineEnd);
+    if (!wasActive && !active()) {
+      // A branch Helm would not render (or, undecided, the `else` of one that is kept).
+      out = ' '.repeat(src.replace(/\r$/, '').length) + (src.endsWith('\r') ? '\r' : '');
+      placeholders.splice(placeholders.findIndex((p) => p.line === lines.length) >>> 0);
+      block = undefined;
+      outLine = { tplLine };
+    }
+    if (block && blockLines.length > 0) {
+      identity = false;
+      for (const b of blockLines) {
+        outText.push(b.text);
+        lines.push({ tplLine, block: { ...block, origin: b.origin ?? block.origin } });
+      }
+    } else {
+      outText.push(out);
+      lines.push(outLine);
+    }
+    outLine = { tplLine };
+    lineStart = lineEnd + 1;
+  }
+  return { text: outText.join('\n'), lines, placeholders, identity };
+}
+
+/** YAML lines for a value, each with the values path it shows (for naming its origin). */
+export function yamlLines(value: unknown, path: Path): { text: string; path: Path }[] {
+  const out: { text: string; path: Path }[] = [];
+  const emit = (v: unknown, p: Path, indent: string) => {
+    if (isObj(v)) {
+      for (const [key, child] of Object.entries(v)) {
+        const k = yamlScalar(key);
+        if (isCollection(child)) {
+          out.push({ text: `${indent}${k}:`, path: [...p, key] });
+          emit(child, [...p, key], Array.isArray(child) ? indent : `${indent}  `);
+        } else out.push({ text: `${indent}${k}: ${inlineValue(child)}`, path: [...p, key] });
+      }
+    } else if (Array.isArray(v)) {
+      v.forEach((item, i) => {
+        const start = out.length;
+        if (isCollection(item)) emit(item, [...p, i], `${indent}  `);
+        else out.push({ text: `${indent}  ${inlineValue(item)}`, path: [...p, i] });
+        // The first line of an item carries the dash.
+        if (out.length > start) out[start] = { ...out[start], text: `${indent}- ${out[start].text.slice(indent.length + 2)}` };
+        else out.push({ text: `${indent}- ${inlineValue(item)}`, path: [...p, i] });
+      });
+    } else out.push({ text: `${indent}${inlineValue(v)}`, path: p });
+  };
+  emit(value, path, '');
+  return out;
+}
+
+function isCollection(v: unknown): boolean {
+  return (isObj(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.length > 0);
+}
+
+function inlineValue(v: unknown): string {
+  if (isObj(v)) return '{}';
+  if (Array.isArray(v)) return '[]';
+  if (v === null || v === undefined) return 'null';
+  if (typeof v === 'string') return yamlScalar(v);
+  return String(v);
+}
+
+/** A string as YAML reads it back unchanged (quoted when YAML 1.1 would read it as something else). */
+function yamlScalar(s: string): string {
+  const plain = /^[A-Za-z0-9_./-][A-Za-z0-9_./ -]*$/.test(s) && !s.endsWith(' ') && !/^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_.:eE+-]*)$/i.test(s);
+  return plain ? s : JSON.stringify(s);
+}

@@ -1,0 +1,82 @@
+// `kube-windows check chart/`: chart templates analysed with values.yaml, and with --helm-values.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
+
+function run(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const TEMPLATE = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: {{ .Release.Name }}-agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      {{- with .Values.nodeSelector }}
+      nodeSelector:
+        {{- toYaml . | nindent 8 }}
+      {{- end }}
+      containers:
+        - name: agent
+          image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+          securityContext:
+            privileged: {{ .Values.privileged }}
+          resources: {limits: {cpu: 100m, memory: 128Mi}}
+`;
+
+function chart(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-cli-helm-'));
+  mkdirSync(join(dir, 'chart', 'templates'), { recursive: true });
+  writeFileSync(join(dir, 'chart', 'Chart.yaml'), 'apiVersion: v2\nname: agent\nversion: 0.1.0\n');
+  writeFileSync(join(dir, 'chart', 'values.yaml'), 'nodeSelector:\n  kubernetes.io/os: windows\nprivileged: true\n');
+  writeFileSync(join(dir, 'chart', 'templates', 'ds.yaml'), TEMPLATE);
+  writeFileSync(join(dir, 'off.yaml'), 'privileged: null\n');
+  writeFileSync(join(dir, 'linux.yaml'), 'nodeSelector:\n  kubernetes.io/os: linux\n');
+  return dir;
+}
+
+test('check chart/: a template is analysed and a finding names the values file and line', () => {
+  const dir = chart();
+  const r = run(['check', 'chart', '--format', 'json'], dir);
+  assert.equal(r.code, 1, r.stderr);
+  const out = JSON.parse(r.stdout);
+  const file = out.files.find((f: { path: string }) => f.path.endsWith('ds.yaml'));
+  const priv = file.findings.find((f: { ruleId: string }) => f.ruleId === 'WIN041');
+  assert.ok(priv, r.stdout);
+  assert.equal(
+    priv.range.start.line,
+    TEMPLATE.split('\n').findIndex((l) => l.includes('privileged:')),
+  );
+  assert.match(priv.message, /\(value from values\.yaml:3\)$/);
+  assert.equal(out.summary.windowsWorkloads, 1);
+});
+
+test('--helm-values: later files win; an unset value is not reported; a Linux selector makes it a Linux pod', () => {
+  const dir = chart();
+  const off = run(['check', 'chart', '--helm-values', 'off.yaml', '--format', 'json'], dir);
+  const offOut = JSON.parse(off.stdout);
+  assert.equal(offOut.summary.windowsWorkloads, 1);
+  assert.deepEqual(
+    offOut.files.flatMap((f: { findings: { ruleId: string }[] }) => f.findings.map((x) => x.ruleId)),
+    [],
+  );
+  assert.equal(off.code, 0, off.stdout);
+  const linux = JSON.parse(run(['check', 'chart', '--helm-values', 'off.yaml', '--helm-values', 'linux.yaml', '--format', 'json'], dir).stdout);
+  assert.equal(linux.summary.windowsWorkloads, 0);
+  const missing = run(['check', 'chart', '--helm-values', 'nope.yaml'], dir);
+  assert.equal(missing.code, 2);
+  assert.match(missing.stderr, /--helm-values nope\.yaml: cannot read it/);
+  assert.doesNotMatch(missing.stderr, /\n\s+at /);
+});
