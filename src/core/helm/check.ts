@@ -107,7 +107,7 @@ function originAt(n: Neutralised, at: Position): ValuesOrigin | undefined {
   return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)?.origin;
 }
 
-export function mapRange(n: Neutralised, r: Range): Range {
+function mapRange(n: Neutralised, r: Range): Range {
   if (n.identity) return r;
   return { start: mapPosition(n, r.start, 'start'), end: mapPosition(n, r.end, 'end') };
 }
