@@ -263,6 +263,7 @@ test('lifecycle against a stand-in server: settings at start, status, snapshot, 
     rules: { LNT001: 'off' },
     flavour: 'auto',
     files: { include: ['**/*.yaml', '**/*.yml'], exclude: ['**/node_modules/**', '**/.git/**'] },
+    helm: { valuesFiles: [] },
     trace: { server: 'off' },
   });
   await waitFor('the early snapshot', () => server.events().some((e) => (e.snapshot as { name?: string } | null)?.name === 'dev'));
