@@ -69,8 +69,14 @@ export function kubeconfigAccess(e: typeof Engine) {
     if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
     return e.configForContext(loaded.config, context);
   };
+  /** A client for the context and its config (no CA read: only kubeadm discovery needs that). */
+  const client = (context: string) => {
+    const config = configFor(context);
+    return { kube: new e.KubeClient(config), config };
+  };
   return {
     configFor,
+    client,
     contexts: async (): Promise<ContextList> => {
       const loaded = e.loadKubeconfig(locate());
       if (!loaded.ok) return { ok: false, message: loaded.message };
@@ -78,12 +84,12 @@ export function kubeconfigAccess(e: typeof Engine) {
     },
     /** A client for the context, and its CA (for kubeadm discovery), as the CLI's clusterFor does. */
     cluster: async (context: string) => {
-      const config = configFor(context);
+      const { kube, config } = client(context);
       const c = config.getCurrentCluster();
       let caPem: string | undefined;
       if (c?.caData) caPem = Buffer.from(c.caData, 'base64').toString('utf8');
       else if (c?.caFile) caPem = await (await import('node:fs')).promises.readFile(c.caFile, 'utf8');
-      return { kube: new e.KubeClient(config), config, ...(caPem ? { caPem } : {}) };
+      return { kube, config, ...(caPem ? { caPem } : {}) };
     },
   };
 }

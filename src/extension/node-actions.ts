@@ -29,8 +29,8 @@ export interface NodeActionDeps {
 
 async function defaultDeps(): Promise<NodeActionDeps> {
   const e = await loadEngine();
-  const { configFor } = kubeconfigAccess(e);
-  return { cluster: async (context) => ({ kube: new e.KubeClient(configFor(context)) }), now: () => new Date() };
+  const { client } = kubeconfigAccess(e);
+  return { cluster: async (context) => client(context), now: () => new Date() };
 }
 
 interface Runtime extends CommandRuntime<NodeActionDeps> {

@@ -70,20 +70,14 @@ export interface NodeDeps {
 
 async function defaultDeps(): Promise<NodeDeps> {
   const e = await loadEngine();
-  const { configFor } = kubeconfigAccess(e);
+  const { client } = kubeconfigAccess(e);
   return {
-    cluster: async (context) => {
-      const config = configFor(context);
-      return { kube: new e.KubeClient(config), config };
-    },
+    cluster: async (context) => client(context),
     getNode: e.getNode,
     nodeAddress: e.nodeAddress,
     ...sshAccess(e),
     openSsh: (options) => e.openSshSession(options),
-    openPod: ({ context, ...o }) => {
-      const config = configFor(context);
-      return e.openPodShell({ kube: new e.KubeClient(config), config, ...o });
-    },
+    openPod: ({ context, ...o }) => e.openPodShell({ ...client(context), ...o }),
     nodeServices: e.nodeServices,
     restartNodeService: e.restartNodeService,
     quietNodeServices: e.quietNodeServices,

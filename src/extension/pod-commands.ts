@@ -31,12 +31,9 @@ export interface PodDeps {
 
 async function defaultDeps(): Promise<PodDeps> {
   const e = await loadEngine();
-  const { configFor } = kubeconfigAccess(e);
+  const { client } = kubeconfigAccess(e);
   return {
-    cluster: async (context) => {
-      const config = configFor(context);
-      return { kube: new e.KubeClient(config), config };
-    },
+    cluster: async (context) => client(context),
     now: () => new Date(),
   };
 }
