@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { describeStatus } from '../../src/extension/status-text';
 import { NOT_KUBERNETES, isStatusParams, type StatusParams } from '../../src/shared/protocol';
 import { createFakeVscode, loadWithFakeVscode, type FakeVscode } from '../support/fake-vscode';
+import { EXTENSION_COMMANDS } from '../support/commands';
 
 const BUNDLE = resolve(__dirname, '..', '..', '..', 'dist', 'extension.js');
 
@@ -78,52 +79,7 @@ test('activation: commands, log channel and a YAML language status item; a missi
   ext.activate(context);
   await settle();
 
-  assert.deepEqual([...fake.commands.keys()].sort(), [
-    'kubeWindows.applyMachineSet',
-    'kubeWindows.applyMirrors',
-    'kubeWindows.collectLogs',
-    'kubeWindows.connectServices',
-    'kubeWindows.copyName',
-    'kubeWindows.copySandboxCommand',
-    'kubeWindows.cordonNode',
-    'kubeWindows.createMachineSet',
-    'kubeWindows.deleteMachine',
-    'kubeWindows.deletePod',
-    'kubeWindows.describePod',
-    'kubeWindows.drainNode',
-    'kubeWindows.editTaints',
-    'kubeWindows.followMachineSet',
-    'kubeWindows.joinNode',
-    'kubeWindows.nodeEvents',
-    'kubeWindows.nodeLogs',
-    'kubeWindows.openLiveObject',
-    'kubeWindows.openTerminal',
-    'kubeWindows.openWalkthroughExample',
-    'kubeWindows.openYaml',
-    'kubeWindows.podLogs',
-    'kubeWindows.podShell',
-    'kubeWindows.previewMirrors',
-    'kubeWindows.problemsAllNamespaces',
-    'kubeWindows.problemsPickContext',
-    'kubeWindows.problemsScopeNamespace',
-    'kubeWindows.quickFixApplied',
-    'kubeWindows.rebootNode',
-    'kubeWindows.refresh',
-    'kubeWindows.refreshMachineSets',
-    'kubeWindows.refreshProblems',
-    'kubeWindows.refreshServices',
-    'kubeWindows.removeNode',
-    'kubeWindows.restartServer',
-    'kubeWindows.restartService',
-    'kubeWindows.restartWorkload',
-    'kubeWindows.retry',
-    'kubeWindows.scaleMachineSet',
-    'kubeWindows.showInClusterTree',
-    'kubeWindows.showJoinPlan',
-    'kubeWindows.showLog',
-    'kubeWindows.stopFollowingLogs',
-    'kubeWindows.uncordonNode',
-  ]);
+  assert.deepEqual([...fake.commands.keys()].sort(), EXTENSION_COMMANDS);
   assert.equal(fake.logs.length, 1);
   assert.equal(fake.logs[0].name, 'kube-windows');
   assert.deepEqual(fake.logs[0].options, { log: true });

@@ -7,6 +7,7 @@ import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { RULES } from '../../src/core/rules/registry';
 import { createFakeVscode, loadWithFakeVscode } from '../support/fake-vscode';
+import { EXTENSION_COMMANDS } from '../support/commands';
 
 // Compiled to out/test/unit/: the repository root is three levels up.
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -95,52 +96,7 @@ test('every contributed command is registered by the extension, and every regist
       commands.some((c) => c.command === id),
       `${id} is registered but not in contributes.commands`,
     );
-  assert.deepEqual(commands.map((c) => c.command).sort(), [
-    'kubeWindows.applyMachineSet',
-    'kubeWindows.applyMirrors',
-    'kubeWindows.collectLogs',
-    'kubeWindows.connectServices',
-    'kubeWindows.copyName',
-    'kubeWindows.copySandboxCommand',
-    'kubeWindows.cordonNode',
-    'kubeWindows.createMachineSet',
-    'kubeWindows.deleteMachine',
-    'kubeWindows.deletePod',
-    'kubeWindows.describePod',
-    'kubeWindows.drainNode',
-    'kubeWindows.editTaints',
-    'kubeWindows.followMachineSet',
-    'kubeWindows.joinNode',
-    'kubeWindows.nodeEvents',
-    'kubeWindows.nodeLogs',
-    'kubeWindows.openLiveObject',
-    'kubeWindows.openTerminal',
-    'kubeWindows.openWalkthroughExample',
-    'kubeWindows.openYaml',
-    'kubeWindows.podLogs',
-    'kubeWindows.podShell',
-    'kubeWindows.previewMirrors',
-    'kubeWindows.problemsAllNamespaces',
-    'kubeWindows.problemsPickContext',
-    'kubeWindows.problemsScopeNamespace',
-    'kubeWindows.quickFixApplied',
-    'kubeWindows.rebootNode',
-    'kubeWindows.refresh',
-    'kubeWindows.refreshMachineSets',
-    'kubeWindows.refreshProblems',
-    'kubeWindows.refreshServices',
-    'kubeWindows.removeNode',
-    'kubeWindows.restartServer',
-    'kubeWindows.restartService',
-    'kubeWindows.restartWorkload',
-    'kubeWindows.retry',
-    'kubeWindows.scaleMachineSet',
-    'kubeWindows.showInClusterTree',
-    'kubeWindows.showJoinPlan',
-    'kubeWindows.showLog',
-    'kubeWindows.stopFollowingLogs',
-    'kubeWindows.uncordonNode',
-  ]);
+  assert.deepEqual(commands.map((c) => c.command).sort(), EXTENSION_COMMANDS);
 });
 
 test('every setting the server reads is contributed with a type, a description and the shared default', () => {
