@@ -78,6 +78,7 @@ function drive(rig: Rig, o: { aws: boolean; neverReady?: boolean }): Timeline {
   };
   let down = false;
   let backAt = 0;
+  let routedAt = 0;
   const timer = setInterval(() => {
     if (sim.rebooting && !down) {
       down = true;
@@ -85,9 +86,12 @@ function drive(rig: Rig, o: { aws: boolean; neverReady?: boolean }): Timeline {
     } else if (!sim.rebooting && down) {
       if (!backAt) backAt = Date.now();
       const routed = !o.aws || simNode(sim.state).metadataRoutes.length > 0;
-      if (!o.neverReady && routed && Date.now() - backAt > 150) {
+      if (routed && !routedAt) routedAt = Date.now();
+      // Ready strictly after the route op was logged: a kubelet reports on its next status update, never in the same instant.
+      if (!o.neverReady && routed && Date.now() - backAt > 150 && Date.now() - routedAt >= 20) {
         down = false;
         backAt = 0;
+        routedAt = 0;
         setReady('True');
       }
     }
