@@ -53,6 +53,8 @@ export interface ByohOptions {
   installWmco?: WmcoInstallOptions;
   /** Create cloud-private-key from this key when missing. */
   privateKey?: { pem: Secret; source: string };
+  /** The SSH port kube-windows uses (WMCO always uses 22: another one is a preflight warning). */
+  sshPort?: number;
   resolver?: Resolver;
   /** How often to poll the API while following WMCO (default 5 s). */
   pollMs?: number;
@@ -126,6 +128,7 @@ async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Fi
         }
       : {}),
     installsWmco: Boolean(ctx.opts.installWmco),
+    ...(ctx.opts.sshPort !== undefined ? { sshPort: ctx.opts.sshPort } : {}),
     keySecret: secretFacts,
     createsKeySecret: Boolean(ctx.opts.privateKey),
     hostKeyHashes: authorizedKeyHashes(hostKeys.keys),

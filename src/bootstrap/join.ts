@@ -35,6 +35,8 @@ export interface JoinRequest extends KubeadmChoices {
   /** BYOH: where WMCO lives and which OLM catalog and channel install it (defaults: the documented ones). */
   wmco?: WmcoSettings;
   privateKey?: { pem: Secret; source: string };
+  /** BYOH: the SSH port kube-windows uses (a preflight warning when it is not 22, WMCO's). */
+  sshPort?: number;
   /** kubeadm: the files to install and the CA from the kubeconfig; the choices (taint, CNI, version …) are KubeadmChoices. */
   payload?: Payload;
   caPem?: string;
@@ -69,6 +71,7 @@ export function joinPlan(r: JoinRequest): AnyPlan {
       namespace: wmcoLocation(r.wmco).namespace,
       ...(r.installWmco ? { installWmco: withCatalog(r.installWmco, r.wmco) } : {}),
       ...(r.privateKey ? { privateKey: r.privateKey } : {}),
+      ...(r.sshPort !== undefined ? { sshPort: r.sshPort } : {}),
       ...(r.resolver ? { resolver: r.resolver } : {}),
       ...(r.pollMs ? { pollMs: r.pollMs } : {}),
       ...(r.timeouts ? { timeouts: r.timeouts } : {}),

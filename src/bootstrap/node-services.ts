@@ -48,6 +48,8 @@ export interface QuietServicesRead {
   address: string;
   user: string;
   keyPath: string;
+  /** The SSH port and known_hosts file (default 22 and ~/.ssh/known_hosts). */
+  endpoint?: Pick<SshConnectorOptions, 'port' | 'knownHostsPath'>;
   /** A passphrase kept earlier, or undefined: then the user must connect once. */
   storedPassphrase(keyPath: string): Promise<string | undefined>;
   host(options: SshConnectorOptions): WindowsHost;
@@ -66,6 +68,7 @@ export async function quietNodeServices(q: QuietServicesRead): Promise<NodeServi
     host: q.address,
     username: q.user,
     privateKeyPath: q.keyPath,
+    ...q.endpoint,
     ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
     askPassphrase: async (path, attempt) => {
       const stored = attempt === 1 ? await q.storedPassphrase(path) : undefined;

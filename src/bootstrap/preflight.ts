@@ -132,6 +132,8 @@ export interface ByohInputs {
   proxy?: { httpProxy?: string; httpsProxy?: string };
   apiInt?: { host: string; resolvedFromHost: string[]; error?: string };
   existingEntry?: string;
+  /** The SSH port kube-windows reaches the host on (default 22). */
+  sshPort?: number;
 }
 
 /** A missing prerequisite: an info line when the plan provides it, else the blocking finding. */
@@ -142,6 +144,16 @@ function missing(planned: boolean | undefined, id: string, plannedTitle: string,
 export function evaluateByoh(i: ByohInputs): Finding[] {
   const out: Finding[] = [];
   const f = i.facts;
+
+  // WMCO has no port setting: whatever port kube-windows uses, the operator connects on 22.
+  if (i.sshPort !== undefined && i.sshPort !== 22) {
+    out.push({
+      id: 'ssh-port',
+      severity: 'warning',
+      title: `kube-windows reaches the host on SSH port ${i.sshPort}, but WMCO connects to it on port 22`,
+      fix: "Make the host's SSH server listen on port 22 too (WMCO cannot use another port), or WMCO never configures the node.",
+    });
+  }
 
   // WMCO
   if (!i.csv) {

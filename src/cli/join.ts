@@ -166,6 +166,7 @@ export async function runJoin(args: string[]): Promise<number> {
       user: ssh.user,
       via,
       wmco,
+      sshPort: ssh.port,
       ...(install ? { installWmco: { approval: install } } : {}),
       ...(privateKey ? { privateKey } : {}),
       ...(payload ? { payload } : {}),

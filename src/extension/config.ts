@@ -16,7 +16,8 @@ interface PayloadUrl {
 export interface KubeWindowsConfig extends KubeWindowsSettings {
   /** A kubeconfig path; '' for kubectl's rules (KUBECONFIG, then ~/.kube/config). */
   kubeconfig: string;
-  ssh: { privateKeyPath: string };
+  /** knownHostsFile '' for ~/.ssh/known_hosts. */
+  ssh: { privateKeyPath: string; port: number; knownHostsFile: string };
   join: { payloadFolder: string; payloadUrls: Record<string, PayloadUrl> };
   reboot: { timeoutMinutes: number };
   logs: { maxMegabytes: number };
@@ -32,7 +33,7 @@ export function readConfig(): KubeWindowsConfig {
   return {
     ...lspSettings(get),
     kubeconfig: get('kubeWindows.kubeconfig'),
-    ssh: { privateKeyPath: localPath(get('kubeWindows.ssh.privateKeyPath')) },
+    ssh: { privateKeyPath: localPath(get('kubeWindows.ssh.privateKeyPath')), port: get('kubeWindows.ssh.port'), knownHostsFile: localPath(get('kubeWindows.ssh.knownHostsFile')) },
     // The payload reader checks each URL entry (https, a SHA-256): a malformed one is reported there.
     join: { payloadFolder: localPath(get('kubeWindows.join.payloadFolder')), payloadUrls: get('kubeWindows.join.payloadUrls') as Record<string, PayloadUrl> },
     reboot: { timeoutMinutes: get('kubeWindows.reboot.timeoutMinutes') },

@@ -178,7 +178,7 @@ async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hin
 async function askAddress(via: JoinVia, value?: string): Promise<string | undefined> {
   const address = await vscode.window.showInputBox({
     title: 'kube-windows: Windows host address',
-    prompt: via === 'byoh' ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)' : 'Address or DNS name of the host (SSH, port 22)',
+    prompt: via === 'byoh' ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)' : `Address or DNS name of the host (SSH, port ${readConfig().ssh.port})`,
     placeHolder: '10.0.0.12 or win-node-1.example.com',
     ignoreFocusOut: true,
     ...(value ? { value } : {}),
@@ -280,6 +280,7 @@ function joinRequest(a: Answers, host: JoinRequest['host']): JoinRequest {
     user: a.user,
     via: a.via,
     wmco: wmcoSettings(),
+    sshPort: readConfig().ssh.port,
     ...(a.payload ? { payload: a.payload } : {}),
     ...(a.taint ? { taint: true } : {}),
     ...(a.runtimeClass ? { runtimeClass: true } : {}),

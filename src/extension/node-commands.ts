@@ -24,7 +24,7 @@ import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine';
 import type { ClusterHandle } from './join-commands';
 import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
-import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
+import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshEndpoint, sshPrompts, type Prompts } from './ssh-prompts';
 import { SessionPty } from './terminal';
 
 const USERS = 'kubeWindows.ssh.users';
@@ -405,7 +405,7 @@ const serviceKey = (context: string, node: string) => `${context}\u0000${node}`;
 async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView): Promise<NodeServicesAnswer> {
   const cached = rt.services.get(serviceKey(context, view.name));
   if (cached && Date.now() - cached.at < SERVICES_FRESH_MS) return cached.answer;
-  const keyPath = rememberedKeyPath(rt.context, context);
+  const keyPath = rememberedKeyPath(rt.context, context) ?? (readConfig().ssh.privateKeyPath || undefined);
   if (!keyPath) return { connect: `No SSH key is known for ${context} yet: connect once (user and key) to show the services of its nodes.` };
   const deps = await rt.deps();
   const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
@@ -414,6 +414,7 @@ async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView):
     address,
     user: rememberedUser(rt, context) ?? 'Administrator',
     keyPath,
+    endpoint: sshEndpoint(),
     storedPassphrase: (path) => Promise.resolve(rt.context.secrets.get(passphraseKey(path))),
     host: deps.host,
     read: deps.nodeServices,

@@ -1,7 +1,8 @@
 // The SSH questions shared by every command that reaches a Windows host (join, remove, terminal,
 // services, reboot, logs): the user and key file (the key PATH remembered per context in
 // globalState), the key passphrase (SecretStorage only when the user says so) and trust on first
-// use of a host key. Moved out of join-commands.ts unchanged so that all commands ask the same way.
+// use of a host key, and where every connection goes (kubeWindows.ssh.port, kubeWindows.ssh.knownHostsFile),
+// so that all commands ask, and connect, the same way.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import { homedir } from 'node:os';
@@ -82,8 +83,14 @@ function keyOffers(last: string | undefined, configured: string): { path: string
   return out;
 }
 
+/** The SSH port and known_hosts file of the settings, for every connection the extension makes to a Windows host. */
+export function sshEndpoint(): Pick<SshConnectorOptions, 'port' | 'knownHostsPath'> {
+  const { port, knownHostsFile } = readConfig().ssh;
+  return { port, ...(knownHostsFile ? { knownHostsPath: knownHostsFile } : {}) };
+}
+
 export interface Prompts {
-  options: Pick<SshConnectorOptions, 'askPassphrase' | 'confirmUnknownHost'>;
+  options: Pick<SshConnectorOptions, 'askPassphrase' | 'confirmUnknownHost' | 'port' | 'knownHostsPath'>;
   /** The user refused the host key or cancelled the passphrase: end quietly. */
   declinedByUser(): boolean;
   /** Settles the "remember the passphrase?" offer, if one was made. */
@@ -97,8 +104,11 @@ export function sshPrompts(rt: PromptRuntime, checkPassphrase: CheckPassphrase):
   let known: string | undefined;
   let declined = false;
   const offers: Promise<void>[] = [];
+  const endpoint = sshEndpoint();
+  const knownHostsFile = endpoint.knownHostsPath ?? '~/.ssh/known_hosts';
   return {
     options: {
+      ...endpoint,
       askPassphrase: async (keyPath, attempt) => {
         const id = passphraseKey(keyPath);
         if (attempt === 1 && known !== undefined) return known;
@@ -131,7 +141,7 @@ export function sshPrompts(rt: PromptRuntime, checkPassphrase: CheckPassphrase):
           `kube-windows: the SSH host key of ${host}${port === 22 ? '' : `:${port}`} is not known. Trust it?`,
           {
             modal: true,
-            detail: `Host: ${host}:${port}\nKey type: ${keyType}\nFingerprint: ${fingerprint}\n\nCompare it with the key on the host (ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_*_key.pub). Trusting it adds it to ~/.ssh/known_hosts.`,
+            detail: `Host: ${host}:${port}\nKey type: ${keyType}\nFingerprint: ${fingerprint}\n\nCompare it with the key on the host (ssh-keygen -lf C:\\ProgramData\\ssh\\ssh_host_*_key.pub). Trusting it adds it to ${knownHostsFile}.`,
           },
           TRUST,
         );

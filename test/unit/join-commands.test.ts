@@ -254,6 +254,20 @@ test('the key: a quick pick of the key last used for the cluster and kubeWindows
   h.dispose();
 });
 
+test('kubeWindows.ssh.port and kubeWindows.ssh.knownHostsFile reach the connection; the trust prompt names that file', async () => {
+  const h = await harness();
+  fake.setSettings({ 'kubeWindows.ssh.port': 2222, 'kubeWindows.ssh.knownHostsFile': '/srv/sandbox/known_hosts' });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY, PASS);
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.joinNode');
+  assert.equal(h.hosts.at(-1)?.port, 2222);
+  assert.equal(h.hosts.at(-1)?.knownHostsPath, '/srv/sandbox/known_hosts');
+  const modal = fake.shown.find((s) => s.options?.modal);
+  assert.match(modal?.options?.detail ?? '', /adds it to \/srv\/sandbox\/known_hosts/);
+  fake.setSettings({ 'kubeWindows.ssh.port': 22, 'kubeWindows.ssh.knownHostsFile': '' });
+  h.dispose();
+});
+
 test('passphrase: stored in SecretStorage only on "Remember", then reused; a stale one is deleted and asked again', async () => {
   const h = await harness();
   // From a cluster item: no context question; the item says OpenShift.

@@ -246,3 +246,14 @@ test('runFailureSummary: the first blocking preflight finding and how many more,
   assert.equal(isHostKeyRefusalOrCancel(Object.assign(new Error('x'), { name: 'AbortError' })), true);
   assert.equal(isHostKeyRefusalOrCancel(new Error('ECONNREFUSED')), false);
 });
+
+test('an SSH port other than 22 is a BYOH warning (WMCO connects on 22), not a blocking error; 22 says nothing', () => {
+  const found = evaluateByoh({ ...GOOD, sshPort: 2222 }).find((f) => f.id === 'ssh-port');
+  assert.equal(found?.severity, 'warning');
+  assert.match(found?.title ?? '', /port 2222.*WMCO connects to it on port 22/);
+  assert.deepEqual(ids({ ...GOOD, sshPort: 2222 }), []);
+  assert.equal(
+    evaluateByoh({ ...GOOD, sshPort: 22 }).some((f) => f.id === 'ssh-port'),
+    false,
+  );
+});

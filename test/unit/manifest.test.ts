@@ -119,6 +119,8 @@ test('every setting the server reads is contributed with a type, a description a
       'kubeWindows.join.payloadFolder',
       'kubeWindows.join.payloadUrls',
       'kubeWindows.ssh.privateKeyPath',
+      'kubeWindows.ssh.port',
+      'kubeWindows.ssh.knownHostsFile',
       'kubeWindows.wmco.namespace',
       'kubeWindows.wmco.catalogSource',
       'kubeWindows.wmco.channel',
