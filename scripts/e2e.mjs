@@ -13,6 +13,7 @@ import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setup } from './e2e-setup.mjs';
 import { bundleE2e, bundleVscodeSuite } from './e2e-bundle.mjs';
+import { bundleSandbox } from './sandbox-bundle.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const t0 = Date.now();
@@ -34,6 +35,8 @@ console.log(`e2e: packaged ${vsix} in ${((Date.now() - tPack) / 1000).toFixed(1)
 
 await bundleE2e(root, outDir);
 await bundleVscodeSuite(root);
+// The sandbox as `npm run sandbox` runs it: test/e2e/sandbox.test.ts starts this very bundle.
+await bundleSandbox(root, join(root, 'out', 'sandbox'));
 if (prepareOnly) {
   console.log(`e2e: prepared in ${((Date.now() - t0) / 1000).toFixed(1)} s (setup ${(setupMs / 1000).toFixed(1)} s)`);
   process.exit(0);

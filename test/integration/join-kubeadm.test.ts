@@ -11,12 +11,12 @@ import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, type KubeadmContext } fro
 import { resolvePayload, type Payload } from '../../src/bootstrap/payload';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
 import { renderPlan } from '../../src/bootstrap/render';
-import { caCertHash } from '../../src/core/windows/kubeadm';
-import { kubeadmCluster, runtimeClass, windowsNode } from '../support/kube-seed';
+import { kubeadmCluster, runtimeClass } from '../support/kube-seed';
 import { calicoManifest, calicoOperator, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { startRig, type Rig } from '../support/join-rig';
 import { startNodeDoubles, type NodeDoublesOptions } from '../support/node-doubles';
 import { runCli } from '../support/run-cli';
+import { fakeKubeBinary, wireKubeadmJoin } from '../support/kubeadm-wiring';
 import type { KubeObject } from '../support/kube-api-emulator';
 
 let payloadDir: string;
@@ -24,38 +24,10 @@ let payload: Payload;
 
 /** Wires a simulated host's `kubeadm join` to the emulator: the token must be a live bootstrap token, the Node registers and turns Ready. */
 function wireKubeadm(rig: Rig, index: number): void {
-  const sim = rig.sims[index]!;
-  const url = new URL(rig.emu.url);
-  sim.expectedJoin = {
-    endpoint: `${url.hostname}:${url.port}`,
-    caCertHash: caCertHash(rig.caPem),
-    token: (token) => {
-      const [id, secret] = token.split('.');
-      const s = rig.emu.list('Secret').find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as
-        (KubeObject & { data?: Record<string, string> }) | undefined;
-      return Boolean(s?.data && Buffer.from(s.data['token-secret'] ?? '', 'base64').toString() === secret);
-    },
-  };
-  sim.onKubeadmJoin = ({ nodeName, build }) => {
-    const node = windowsNode(nodeName, { build: build as '10.0.20348', unmanaged: true, ready: false, address: rig.addresses[index] as string });
-    // The kubelet registers with the taints of its --register-with-taints flag (key=value:Effect,...).
-    const flag = /--register-with-taints=(\S+)/.exec([...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')?.[1].binaryPathName ?? '')?.[1];
-    (node as unknown as { spec: { taints?: unknown[] } }).spec.taints = (flag ? flag.split(',') : []).map((t) => {
-      const [kv, effect] = t.split(':');
-      const [key, value] = (kv ?? '').split('=');
-      return { key, ...(value ? { value } : {}), effect };
-    });
-    rig.emu.apply(node);
-    setTimeout(() => {
-      const current = rig.emu.get('Node', nodeName);
-      if (current)
-        rig.emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
-    }, 100);
-  };
+  wireKubeadmJoin(rig.emu, rig.caPem, rig.sims[index]!, rig.addresses[index] as string);
 }
 
-/** A kubeadm binary as the simulated host reads its version: the string Go's linker put in. */
-const exe = (version: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`MZ\0-X k8s.io/component-base/version.gitVersion=${version}\0`, 'latin1'), randomBytes(bytes)]);
+const exe = fakeKubeBinary;
 
 async function kubeadmRig(hosts = 1, init: Record<string, unknown> = {}, network = calicoManifest(), doubleOptions: NodeDoublesOptions = {}): Promise<Rig> {
   const rig = await startRig({

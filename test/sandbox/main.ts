@@ -1,19 +1,80 @@
-// `npm run sandbox`: a SANDBOX to try kube-windows without a cluster. The API emulator with a small
-// mixed OpenShift cluster, simulated Windows hosts over SSH (joinable through the WMCO stand-in) and
-// code-server with the packaged extension and a copy of examples/ open. Test doubles only: this file
-// is bundled into out/sandbox (git-ignored) and never enters the .vsix. Ctrl-C stops everything.
-import { join } from 'node:path';
-import { mkdirSync, rmSync } from 'node:fs';
+// `npm run sandbox`: a SANDBOX to try kube-windows without a cluster, as an ordinary user (no root:
+// every simulated host listens on an unprivileged port of its own loopback address). The API
+// emulator with a small mixed OpenShift cluster (Machine API on AWS, a few failing pods), a
+// simulated Windows host behind every seeded Windows node and two more to join (through the WMCO
+// stand-in), a second context with a kubeadm cluster and a host to join to it, and code-server with
+// the packaged extension, a copy of examples/ open and settings that point at all this. Test doubles
+// only: this file is bundled into out/sandbox (git-ignored) and never enters the .vsix. Ctrl-C stops
+// everything. SANDBOX_DIR (state), SANDBOX_PORT (code-server), SANDBOX_SSH_PORT, SANDBOX_HOSTS.
+import { join, resolve } from 'node:path';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { startWorld, type World } from '../support/sandbox-world';
 import { ROOT, startCodeServer, type CodeServer } from '../e2e/harness';
 
 const CONTEXT = 'kube-windows-sandbox';
+const KUBEADM_CONTEXT = 'kubeadm-sandbox';
+
+/** What the sandbox prints, also written to SANDBOX_DIR/sandbox.json for scripts and tests. */
+interface SandboxInfo {
+  url: string;
+  workspace: string;
+  kubeconfig: string;
+  contexts: { openshift: string; kubeadm: string };
+  sshPort: number;
+  user: string;
+  keyPath: string;
+  knownHosts: string;
+  payloadDir: string;
+  joinable: { address: string; hostname: string }[];
+  nodes: { node: string; address: string }[];
+  kubeadmHost: { address: string; hostname: string };
+}
+
+function banner(info: SandboxInfo, world: World): string {
+  const bar = '='.repeat(78);
+  const ssh = (a: string) => `${a}:${info.sshPort}`;
+  return `
+${bar}
+  kube-windows SANDBOX: simulated clusters and hosts, nothing here is real
+${bar}
+  VS Code (code-server):  ${info.url}
+  Workspace:              a copy of examples/ (${info.workspace})
+  Kubeconfig:             ${info.kubeconfig}  (set as kubeWindows.kubeconfig)
+  SSH:                    user ${info.user}, key ${info.keyPath}, port ${info.sshPort}
+                          known_hosts ${info.knownHosts}
+                          (set as kubeWindows.ssh.privateKeyPath, .port and .knownHostsFile)
+
+  Context "${CONTEXT}" (OpenShift 4.18 on AWS, WMCO 10.18 installed, API ${world.emu.url}):
+    Linux nodes:    ip-10-0-12-34 (control plane), ip-10-0-21-7, ip-10-0-22-88
+    Windows nodes (SSH endpoint):
+${info.nodes.map((n) => `      ${n.node.padEnd(20)} ${ssh(n.address)}`).join('\n')}
+    Hosts to join (BYOH):
+${info.joinable.map((h) => `      ${h.address.padEnd(20)} ${ssh(h.address)}  (${h.hostname}, Windows Server 2022)`).join('\n')}
+    Failing pods in win-apps (live pods, failure explanations); a Linux worker MachineSet
+    (Machine API: "Create Windows MachineSet…" makes machines that progress); ImageDigestMirrorSet
+    windows-mirrors (winworker-2019-a's mirror tree has drifted).
+  Context "${KUBEADM_CONTEXT}" (kubeadm, Calico, API ${world.kubeadm?.emu.url ?? ''}):
+    Host to join:   ${info.kubeadmHost.address}  (${info.kubeadmHost.hostname}, SSH ${ssh(info.kubeadmHost.address)})
+    Payload folder: ${info.payloadDir}  (set as kubeWindows.join.payloadFolder)
+
+  Try: open bad/scheduling.yaml (Problems panel, quick fixes); the "Windows on Kubernetes" view:
+  a node's Services, "Reboot gracefully", "Collect logs", "Open SSH terminal"; the failing pods'
+  "Describe"; "Mirrors: preview / apply"; "Join Windows node…" (${info.joinable[0]?.address} on ${CONTEXT},
+  ${info.kubeadmHost.address} on ${KUBEADM_CONTEXT}); "Create Windows MachineSet…".
+  The CLI: node dist/cli.js nodes services winworker-2022-b --context ${CONTEXT} --kubeconfig ${info.kubeconfig}
+           --key ${info.keyPath} --port ${info.sshPort} --known-hosts ${info.knownHosts}
+${bar}
+  SANDBOX running. Ctrl-C stops everything.
+${bar}`;
+}
 
 async function main(): Promise<void> {
   const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'sandbox', 'kube-windows.vsix');
   const port = Number(process.env.SANDBOX_PORT ?? 8765);
+  const sshPort = Number(process.env.SANDBOX_SSH_PORT ?? 2222);
   const hosts = Number(process.env.SANDBOX_HOSTS ?? 2);
-  const dir = join(ROOT, 'out', 'sandbox', 'world');
+  // Any folder the user may write: the checkout itself can be read-only.
+  const dir = resolve(process.env.SANDBOX_DIR ?? join(ROOT, 'out', 'sandbox', 'world'));
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   let world: World | undefined;
@@ -22,7 +83,7 @@ async function main(): Promise<void> {
   const stop = async (code: number) => {
     if (stopping) return;
     stopping = true;
-    console.log('\nsandbox: stopping code-server, the simulated hosts and the API emulator…');
+    console.log('\nsandbox: stopping code-server, the simulated hosts and the API emulators…');
     await cs?.stop().catch(() => undefined);
     await world?.stop().catch(() => undefined);
     console.log('sandbox: stopped.');
@@ -31,41 +92,44 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   try {
-    // Port 22: the join and terminal commands reach hosts on SSH's port; root (or CAP_NET_BIND_SERVICE) needed.
-    world = await startWorld({ dir, context: CONTEXT, hosts, sshPort: Number(process.env.SANDBOX_SSH_PORT ?? 22) });
-    cs = await startCodeServer({ vsix, folder: join(ROOT, 'examples'), port, label: 'kw-sandbox-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } });
+    world = await startWorld({ dir, context: CONTEXT, hosts, sshPort, nodeHosts: true, failingPods: true, machineApi: { tickMs: 1000 }, kubeadm: { context: KUBEADM_CONTEXT } });
+    const w = world;
+    const kubeadm = w.kubeadm!;
+    cs = await startCodeServer({
+      vsix,
+      folder: join(ROOT, 'examples'),
+      port,
+      label: 'kw-sandbox-',
+      settings: {
+        'kubeWindows.kubeconfig': w.kubeconfigPath,
+        'kubeWindows.ssh.port': sshPort,
+        'kubeWindows.ssh.knownHostsFile': w.knownHostsPath,
+        'kubeWindows.ssh.privateKeyPath': w.keyPath,
+        'kubeWindows.join.payloadFolder': kubeadm.payloadDir,
+      },
+    });
+    const info: SandboxInfo = {
+      url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(cs.workspace)}`,
+      workspace: cs.workspace,
+      kubeconfig: w.kubeconfigPath,
+      contexts: { openshift: CONTEXT, kubeadm: KUBEADM_CONTEXT },
+      sshPort,
+      user: w.user,
+      keyPath: w.keyPath,
+      knownHosts: w.knownHostsPath,
+      payloadDir: kubeadm.payloadDir,
+      joinable: w.addresses.map((address, i) => ({ address, hostname: w.hostnames[i]! })),
+      nodes: w.nodes.map((n) => ({ node: n.node, address: n.address })),
+      kubeadmHost: { address: kubeadm.address, hostname: kubeadm.hostname },
+    };
+    writeFileSync(join(dir, 'sandbox.json'), JSON.stringify(info, null, 2) + '\n');
+    console.log(banner(info, w));
   } catch (err) {
     console.error(`sandbox: could not start: ${err instanceof Error ? err.message : String(err)}`);
-    if (/EACCES/.test(String(err))) console.error('sandbox: the simulated hosts listen on port 22 of 127.0.0.x: run as root, or set SANDBOX_SSH_PORT (the join command then cannot reach them).');
+    if (/EADDRINUSE/.test(String(err))) console.error(`sandbox: a port is in use: choose others with SANDBOX_SSH_PORT (now ${sshPort}) and SANDBOX_PORT (now ${port}).`);
     await stop(1);
     return;
   }
-  const bar = '='.repeat(78);
-  console.log(`
-${bar}
-  kube-windows SANDBOX: simulated cluster and hosts, nothing here is real
-${bar}
-  VS Code (code-server):  http://127.0.0.1:${port}/?folder=${encodeURIComponent(cs.workspace)}
-  Workspace:              a copy of examples/ (${cs.workspace})
-  Kubeconfig:             ${world.kubeconfigPath}  (context "${CONTEXT}", set as kubeWindows.kubeconfig)
-  API server:             ${world.emu.url}  (the Kubernetes API emulator)
-
-  Cluster "${CONTEXT}" (OpenShift 4.18, WMCO 10.18 installed):
-    Linux nodes:    ip-10-0-12-34 (control plane), ip-10-0-21-7, ip-10-0-22-88
-    Windows nodes:  winworker-2019-a (Windows Server 2019), winworker-2022-b (2022),
-                    byoh-win2022-1 (2022, BYOH)
-    BYOH instance not yet joined: 10.0.140.25 (windows-instances ConfigMap)
-    ImageDigestMirrorSet: windows-mirrors; RuntimeClasses windows2019, windows2022
-  Simulated Windows hosts to join (SSH on port 22, user ${world.user}):
-${world.addresses.map((a, i) => `    ${a}  (${world!.hostnames[i]}, Windows Server 2022)`).join('\n')}
-    SSH private key: ${world.keyPath}
-
-  Try: open bad/scheduling.yaml (Problems panel, quick fixes); the "Windows on Kubernetes"
-  view; "kube-windows: Show join plan…" then "kube-windows: Join Windows node…" with
-  address ${world.addresses[0]}, user ${world.user}, key ${world.keyPath}.
-${bar}
-  SANDBOX running. Ctrl-C stops everything.
-${bar}`);
 }
 
 void main();

@@ -83,3 +83,76 @@ current-context: lab
   );
   return file;
 }
+
+/**
+ * A few failing Windows pods for the mixed cluster (kube-seed's mixedCluster, the sandbox): an image
+ * of another Windows build on the 2019 node, a pod that does not tolerate the Windows taint, a crash
+ * loop on the 2022 node; with the scheduler's event and the crashing container's logs (by
+ * `ns/pod/container`, for a kubelet double).
+ */
+export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Record<string, string> } {
+  const ns = 'win-apps';
+  const named = (p: KubeObject, container: string): KubeObject => {
+    (p.spec as { containers: { name: string }[] }).containers[0]!.name = container;
+    return p;
+  };
+  const mismatch = named(pod('reports-6b7c8d9f5-mq2zt', ns, 'winworker-2019-a', { windows: true, phase: 'Pending', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }), 'reports');
+  mismatch.status = {
+    phase: 'Pending',
+    hostIP: '10.0.130.21',
+    containerStatuses: [
+      {
+        name: 'reports',
+        ready: false,
+        restartCount: 0,
+        image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+        state: { waiting: { reason: 'CreateContainerError', message: 'hcs::CreateComputeSystem reports: The container operating system does not match the host operating system.: unknown' } },
+      },
+    ],
+  };
+  const untolerated = named(pod('batch-5f6d7c8b9-x7k2p', ns, undefined, { windows: true }), 'batch');
+  (untolerated.spec as { tolerations?: unknown }).tolerations = undefined;
+  untolerated.status = {
+    phase: 'Pending',
+    conditions: [
+      {
+        type: 'PodScheduled',
+        status: 'False',
+        reason: 'Unschedulable',
+        message: "0/6 nodes are available: 3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {os: Windows}. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.",
+      },
+    ],
+  };
+  const crashing = named(pod('worker-7d8e9f6a5-r4t8w', ns, 'winworker-2022-b', { windows: true }), 'worker');
+  crashing.status = {
+    ...(crashing.status as object),
+    containerStatuses: [
+      {
+        name: 'worker',
+        ready: false,
+        restartCount: 6,
+        image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+        state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 2m40s restarting failed container=worker' } },
+        lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-11-25T08:40:00Z', finishedAt: '2026-11-25T08:40:03Z' } },
+      },
+    ],
+  };
+  const event: KubeObject = {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name: 'batch-5f6d7c8b9-x7k2p.187a1b2c3d4e5f60', namespace: ns },
+    involvedObject: { apiVersion: 'v1', kind: 'Pod', name: untolerated.metadata.name, namespace: ns, uid: untolerated.metadata.uid },
+    reason: 'FailedScheduling',
+    message: ((untolerated.status as { conditions: { message: string }[] }).conditions)[0]!.message,
+    type: 'Warning',
+    count: 12,
+    firstTimestamp: '2026-11-25T08:00:00Z',
+    lastTimestamp: '2026-11-25T08:45:00Z',
+    source: { component: 'default-scheduler' },
+  } as KubeObject;
+  const log = 'Starting worker...\nUnhandled exception. System.IO.FileNotFoundException: Could not find file C:\\app\\settings.json\n';
+  return {
+    objects: [mismatch, untolerated, crashing, event],
+    containerLogs: { [`${ns}/${crashing.metadata.name}/worker`]: log, [`${ns}/${crashing.metadata.name}/worker#previous`]: log },
+  };
+}
