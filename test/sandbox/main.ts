@@ -7,7 +7,7 @@
 // only: this file is bundled into out/sandbox (git-ignored) and never enters the .vsix. Ctrl-C stops
 // everything. SANDBOX_DIR (state), SANDBOX_PORT (code-server), SANDBOX_SSH_PORT, SANDBOX_HOSTS.
 import { join, resolve } from 'node:path';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { startWorld, type World } from '../support/sandbox-world';
 import { ROOT, startCodeServer, type CodeServer } from '../e2e/harness';
 
@@ -75,8 +75,9 @@ async function main(): Promise<void> {
   const hosts = Number(process.env.SANDBOX_HOSTS ?? 2);
   // Any folder the user may write: the checkout itself can be read-only.
   const dir = resolve(process.env.SANDBOX_DIR ?? join(ROOT, 'out', 'sandbox', 'world'));
-  rmSync(dir, { recursive: true, force: true });
+  // Emptied, not removed: the folder may be one the user made (and its parent not theirs).
   mkdirSync(dir, { recursive: true });
+  for (const f of readdirSync(dir)) rmSync(join(dir, f), { recursive: true, force: true });
   let world: World | undefined;
   let cs: CodeServer | undefined;
   let stopping = false;

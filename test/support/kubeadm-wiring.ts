@@ -32,7 +32,8 @@ export function wireKubeadmJoin(emu: Emulator, caPem: string, sim: SimHost, addr
     emu.apply(node);
     setTimeout(() => {
       const current = emu.get('Node', nodeName);
-      if (current) emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
+      if (current)
+        emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
     }, 100);
   };
 }

@@ -119,7 +119,8 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
         type: 'PodScheduled',
         status: 'False',
         reason: 'Unschedulable',
-        message: "0/6 nodes are available: 3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {os: Windows}. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.",
+        message:
+          "0/6 nodes are available: 3 node(s) didn't match Pod's node affinity/selector, 3 node(s) had untolerated taint {os: Windows}. preemption: 0/6 nodes are available: 6 Preemption is not helpful for scheduling.",
       },
     ],
   };
@@ -143,7 +144,7 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
     metadata: { name: 'batch-5f6d7c8b9-x7k2p.187a1b2c3d4e5f60', namespace: ns },
     involvedObject: { apiVersion: 'v1', kind: 'Pod', name: untolerated.metadata.name, namespace: ns, uid: untolerated.metadata.uid },
     reason: 'FailedScheduling',
-    message: ((untolerated.status as { conditions: { message: string }[] }).conditions)[0]!.message,
+    message: (untolerated.status as { conditions: { message: string }[] }).conditions[0]!.message,
     type: 'Warning',
     count: 12,
     firstTimestamp: '2026-11-25T08:00:00Z',

@@ -20,7 +20,9 @@ export interface NodeHost {
 }
 
 const LOG_FILES = (node: string): Record<string, string> => ({
-  'kubelet/kubelet.log': Array.from({ length: 40 }, (_, i) => `I1125 08:${String(10 + i).padStart(2, '0')}:00.000000    4242 kubelet.go:2450] "SyncLoop (PLEG): event for pod" node="${node}"\n`).join(''),
+  'kubelet/kubelet.log': Array.from({ length: 40 }, (_, i) => `I1125 08:${String(10 + i).padStart(2, '0')}:00.000000    4242 kubelet.go:2450] "SyncLoop (PLEG): event for pod" node="${node}"\n`).join(
+    '',
+  ),
   'containerd/containerd.log': 'time="2026-11-25T08:10:00Z" level=info msg="containerd successfully booted in 0.412s"\n',
   'kube-proxy/kube-proxy.log': 'I1125 08:10:02.000000    5120 server.go:484] "Version info" version="v1.31.3"\n',
 });
@@ -51,15 +53,16 @@ type NodeLike = KubeObject & { status?: { addresses?: { type: string; address: s
  * Gives every Windows Node of `objects` the address `addressOf(i)` (changing the objects in place,
  * the windows-instances entry of a BYOH node too) and a kubelet double listening there.
  */
-export async function placeWindowsNodes(objects: KubeObject[], addressOf: (i: number) => string, podLogs: Record<string, string>): Promise<NodeHost[]> {
+export async function placeWindowsNodes(objects: KubeObject[], addressOf: (i: number) => string): Promise<NodeHost[]> {
   const nodes = objects.filter((o): o is NodeLike => o.kind === 'Node' && o.metadata.labels?.['kubernetes.io/os'] === 'windows');
-  const instances = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'windows-instances' && o.metadata.namespace === WMCO_NAMESPACE) as (KubeObject & { data?: Record<string, string> }) | undefined;
+  const instances = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'windows-instances' && o.metadata.namespace === WMCO_NAMESPACE) as
+    (KubeObject & { data?: Record<string, string> }) | undefined;
   const out: NodeHost[] = [];
   try {
     for (const [i, node] of nodes.entries()) {
       const address = addressOf(i);
       const name = node.metadata.name;
-      const kubelet = await startKubeletDouble({ host: address, files: LOG_FILES(name), services: { kubelet: { file: 'kubelet/kubelet.log' }, containerd: { file: 'containerd/containerd.log' } }, containerLogs: podLogs });
+      const kubelet = await startKubeletDouble({ host: address, files: LOG_FILES(name), services: { kubelet: { file: 'kubelet/kubelet.log' }, containerd: { file: 'containerd/containerd.log' } } });
       out.push({ node: name, address, hostname: name.toUpperCase(), kubelet });
       const old = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
       if (old && instances?.data?.[old] !== undefined) {

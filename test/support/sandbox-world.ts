@@ -75,7 +75,10 @@ export interface World {
 
 /** Both clusters in one kubeconfig: the first context current. */
 function mergeKubeconfigs(file: string, parts: { path: string; name: string }[]): void {
-  const docs = parts.map((p) => ({ name: p.name, doc: parse(readFileSync(p.path, 'utf8')) as { clusters: { cluster: unknown }[]; users: { user: unknown }[]; contexts: { name: string; context: { namespace?: string } }[] } }));
+  const docs = parts.map((p) => ({
+    name: p.name,
+    doc: parse(readFileSync(p.path, 'utf8')) as { clusters: { cluster: unknown }[]; users: { user: unknown }[]; contexts: { name: string; context: { namespace?: string } }[] },
+  }));
   const merged = {
     apiVersion: 'v1',
     kind: 'Config',
@@ -128,7 +131,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   const failing = o.failingPods ? failingWindowsPods() : undefined;
   if (failing) seed.push(...failing.objects);
   // Addresses: the joinable hosts, then one per seeded Windows node, then the kubeadm host.
-  const nodes = o.nodeHosts ? await placeWindowsNodes(seed, (i) => `127.0.0.${o.hosts + 2 + i}`, failing?.containerLogs ?? {}) : [];
+  const nodes = o.nodeHosts ? await placeWindowsNodes(seed, (i) => `127.0.0.${o.hosts + 2 + i}`) : [];
   const stoppers: (() => void | Promise<unknown>)[] = nodes.map((n) => () => n.kubelet.stop());
   const stopAll = async (): Promise<void> => {
     for (const s of stoppers.reverse()) await Promise.resolve(s()).catch(() => undefined);
@@ -162,6 +165,10 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     emu = await startEmulator({ objects: seed });
     const e = emu;
     stoppers.unshift(() => e.stop());
+    for (const [key, text] of Object.entries(failing?.containerLogs ?? {})) {
+      const [ns, pod, container] = key.replace(/#previous$/, '').split('/') as [string, string, string];
+      emu.setPodLog(ns, pod, container, text, key.endsWith('#previous'));
+    }
     if (o.machineApi) {
       const machines = startMachineControllerDouble(emu, { tickMs: o.machineApi.tickMs });
       stoppers.push(() => machines.stop());
@@ -207,7 +214,12 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   }
   const olm = attachOlmStandin(emu, { stepMs: 50 });
   const wmco = attachWmcoStandin(emu, { hosts: wmcoHosts, stepMs: 100 });
-  stoppers.splice(1, 0, () => olm.stop(), () => wmco.stop());
+  stoppers.splice(
+    1,
+    0,
+    () => olm.stop(),
+    () => wmco.stop(),
+  );
   writeFileSync(join(o.dir, 'hosts.txt'), addresses.map((a, i) => `${a} ${hostnames[i]}`).join('\n') + '\n');
   const knownHostsPath = join(o.dir, 'known_hosts');
   writeFileSync(knownHostsPath, sims.map((s) => s.knownHostsLine() + '\n').join(''));
