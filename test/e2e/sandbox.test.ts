@@ -13,7 +13,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSshSession } from '../../src/remote/interactive';
-import { freePort, ROOT } from './harness';
+import { freePort, launchBrowser, openKubeWindows, openWorkbench, ROOT, screenshot } from './harness';
 
 const SANDBOX = join(ROOT, 'out', 'sandbox', 'sandbox.js');
 const CLI = join(ROOT, 'dist', 'cli.js');
@@ -119,6 +119,33 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     const res = await fetch(info.url);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<html/i);
+  });
+
+  test("in its VS Code, a node's Services group reads the host over SSH with the settings the sandbox wrote (port, known_hosts, key)", { timeout: 120_000 }, async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await openWorkbench(browser, info.url);
+      const rows = page.locator('.pane-body .monaco-list-row');
+      const row = (text: string | RegExp) => rows.filter({ hasText: text }).first();
+      await openKubeWindows(page);
+      await row('winworker-2022-b').waitFor({ timeout: 60_000 });
+      await row('winworker-2022-b').click();
+      await row(/^Services/).waitFor({ timeout: 30_000 });
+      await row(/^Services/).click();
+      try {
+        await rows
+          .filter({ hasText: /kubelet/ })
+          .filter({ hasText: /Running/ })
+          .first()
+          .waitFor({ timeout: 30_000 });
+      } catch (err) {
+        await screenshot(page, 'failed-sandbox-services');
+        throw new Error(`no running kubelet under Services (rows: ${(await rows.allInnerTexts()).map((t) => t.split('\n').join(' ')).join(' | ')})`, { cause: err });
+      }
+      await screenshot(page, 'sandbox-services');
+    } finally {
+      await browser.close();
+    }
   });
 
   test('services are listed and one is restarted; logs are collected; one command runs in an SSH shell', async () => {
