@@ -229,6 +229,10 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
       assert.equal(join.code, 0, show(join));
       assert.match(join.stdout, /WMCO connects to it on port 22/, 'the port warning');
       assert.match(join.stdout, /joined/);
+      // What WMCO set up on the host: its services are there to list.
+      const services = await cli(['nodes', 'services', host.hostname.toLowerCase(), ...ctx, ...ssh]);
+      assert.equal(services.code, 0, show(services));
+      assert.match(services.stdout, /kubelet\s+Running/);
       const remove = await cli(['remove', ...ctx, '--address', host.address, '--yes']);
       assert.equal(remove.code, 0, show(remove));
       assert.match(remove.stdout, /removed/);

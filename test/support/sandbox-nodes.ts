@@ -10,7 +10,7 @@ import { WMCO_REGISTRY_DIR } from '../../src/core/windows/layout';
 import type { Emulator, KubeObject } from './kube-api-emulator';
 import { WMCO_NAMESPACE } from './kube-seed';
 import { startKubeletDouble, type KubeletDouble } from './kubelet-double';
-import { SimFs, type SimHost, type SimHostOptions } from './windows-host-sim';
+import { findService, SimFs, type SimHost, type SimHostOptions } from './windows-host-sim';
 
 export interface NodeHost {
   node: string;
@@ -108,4 +108,31 @@ export function attachWmcoMirrorWriter(emu: Emulator, sims: readonly SimHost[], 
       unsubscribe();
     },
   };
+}
+
+/**
+ * What WMCO installs on a BYOH host it configures: when a Node registers with the address of one of
+ * `sims` whose host has no kubelet yet, that host gets the node services and log files; when the
+ * Node is deleted (WMCO deconfigured the host), the services go again.
+ */
+export function attachWmcoHostSetup(emu: Emulator, sims: readonly SimHost[]): { stop(): void } {
+  const unsubscribe = emu.onChange((ev) => {
+    if (ev.type === 'MODIFIED' || ev.object.kind !== 'Node') return;
+    const addresses = ((ev.object as NodeLike).status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address);
+    const sim = sims.find((s) => addresses.includes(s.host));
+    if (!sim) return;
+    const { services, files } = nodeHostState(ev.object.metadata.name);
+    if (ev.type === 'DELETED') {
+      for (const name of Object.keys(services ?? {})) sim.state.services.delete(name);
+      return;
+    }
+    if (findService(sim.state, 'kubelet')) return;
+    const fs = new SimFs(sim.state);
+    for (const [name, s] of Object.entries(services ?? {})) sim.state.services.set(name, { startType: 'Auto', binaryPathName: `C:\\k\\${name}.exe`, dependsOn: [], description: '', ...s });
+    for (const [path, text] of Object.entries(files ?? {})) {
+      fs.mkdirp(path.slice(0, path.lastIndexOf('\\')));
+      fs.write(path, Buffer.from(text));
+    }
+  });
+  return { stop: unsubscribe };
 }

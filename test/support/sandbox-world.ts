@@ -19,7 +19,7 @@ import { fakeKubeBinary, wireKubeadmJoin } from './kubeadm-wiring';
 import { startKubeletStandin } from './kubelet-standin';
 import { startNodeDoubles } from './node-doubles';
 import { failingWindowsPods } from './problems-seed';
-import { attachWmcoMirrorWriter, nodeHostState, placeWindowsNodes, writeWmcoTree, type NodeHost } from './sandbox-nodes';
+import { attachWmcoHostSetup, attachWmcoMirrorWriter, nodeHostState, placeWindowsNodes, writeWmcoTree, type NodeHost } from './sandbox-nodes';
 import { infrastructure, linuxWorkerMachineSet } from './machine-api-seed';
 import { startMachineControllerDouble } from './machine-controller-double';
 import { attachOlmStandin } from './olm-standin';
@@ -193,9 +193,11 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     if (o.nodeHosts) {
       const kubelets = startKubeletStandin(emu, sims);
       const writer = attachWmcoMirrorWriter(emu, nodeSims);
+      const setup = attachWmcoHostSetup(emu, sims.slice(0, o.hosts));
       stoppers.push(
         () => kubelets.stop(),
         () => writer.stop(),
+        () => setup.stop(),
       );
     }
     if (o.kubeadm) kubeadm = await startKubeadmCluster(o.dir, o.kubeadm.context, sim, o.hosts + 2 + nodes.length, stoppers);
