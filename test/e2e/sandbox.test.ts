@@ -13,6 +13,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSshSession } from '../../src/remote/interactive';
+import type { SandboxInfo } from '../support/sandbox-world';
 import { freePort, launchBrowser, openKubeWindows, openWorkbench, ROOT, screenshot } from './harness';
 
 const SANDBOX = join(ROOT, 'out', 'sandbox', 'sandbox.js');
@@ -20,20 +21,6 @@ const CLI = join(ROOT, 'dist', 'cli.js');
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
 /** nobody:nogroup, the user the sandbox runs as when the tests run as root. */
 const NOBODY = 65534;
-
-interface Info {
-  url: string;
-  kubeconfig: string;
-  contexts: { openshift: string; kubeadm: string };
-  sshPort: number;
-  user: string;
-  keyPath: string;
-  knownHosts: string;
-  payloadDir: string;
-  joinable: { address: string; hostname: string }[];
-  nodes: { node: string; address: string }[];
-  kubeadmHost: { address: string; hostname: string };
-}
 
 interface Run {
   code: number | null;
@@ -65,7 +52,7 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
   let dir: string;
   let child: ChildProcess;
   let output = '';
-  let info: Info;
+  let info: SandboxInfo;
   let cluster: string[];
   let ssh: string[];
 
@@ -90,7 +77,7 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
       assert.ok(Date.now() < deadline, `the sandbox did not start in 120 s:\n${output}`);
       await sleep(200);
     }
-    info = JSON.parse(readFileSync(file, 'utf8')) as Info;
+    info = JSON.parse(readFileSync(file, 'utf8')) as SandboxInfo;
     cluster = ['--kubeconfig', info.kubeconfig];
     ssh = ['--key', info.keyPath, '--port', String(info.sshPort), '--known-hosts', info.knownHosts];
   });

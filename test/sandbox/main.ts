@@ -8,27 +8,11 @@
 // everything. SANDBOX_DIR (state), SANDBOX_PORT (code-server), SANDBOX_SSH_PORT, SANDBOX_HOSTS.
 import { join, resolve } from 'node:path';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { startWorld, type World } from '../support/sandbox-world';
+import { startWorld, type SandboxInfo, type World } from '../support/sandbox-world';
 import { ROOT, startCodeServer, type CodeServer } from '../e2e/harness';
 
 const CONTEXT = 'kube-windows-sandbox';
 const KUBEADM_CONTEXT = 'kubeadm-sandbox';
-
-/** What the sandbox prints, also written to SANDBOX_DIR/sandbox.json for scripts and tests. */
-interface SandboxInfo {
-  url: string;
-  workspace: string;
-  kubeconfig: string;
-  contexts: { openshift: string; kubeadm: string };
-  sshPort: number;
-  user: string;
-  keyPath: string;
-  knownHosts: string;
-  payloadDir: string;
-  joinable: { address: string; hostname: string }[];
-  nodes: { node: string; address: string }[];
-  kubeadmHost: { address: string; hostname: string };
-}
 
 function banner(info: SandboxInfo, world: World): string {
   const bar = '='.repeat(78);

@@ -90,6 +90,22 @@ function mergeKubeconfigs(file: string, parts: { path: string; name: string }[])
   writeFileSync(file, stringify(merged), { mode: 0o600 });
 }
 
+/** What the sandbox prints, also written to SANDBOX_DIR/sandbox.json for scripts and tests. */
+export interface SandboxInfo {
+  url: string;
+  workspace: string;
+  kubeconfig: string;
+  contexts: { openshift: string; kubeadm: string };
+  sshPort: number;
+  user: string;
+  keyPath: string;
+  knownHosts: string;
+  payloadDir: string;
+  joinable: { address: string; hostname: string }[];
+  nodes: { node: string; address: string }[];
+  kubeadmHost: { address: string; hostname: string };
+}
+
 export const SIM_HOST_BUILD = '10.0.20348';
 
 function keySecret(pem: string): KubeObject {

@@ -406,6 +406,29 @@ test('services source: connect item without a key; rows over SSH with one; conne
   assert.ok('connect' in (await locked.services('kind', VIEW)));
 });
 
+test('the SSH port, known_hosts file and key of the settings: the services source (no key used yet) and the terminal use them', async () => {
+  // Each harness makes a fresh fake VS Code: the settings are set on it.
+  const settings = () => fake.setSettings({ 'kubeWindows.ssh.port': 2222, 'kubeWindows.ssh.knownHostsFile': '/srv/sandbox/known_hosts', 'kubeWindows.ssh.privateKeyPath': '/srv/sandbox/id_ed25519' });
+  const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
+  const h = await harness({ nodeServices: async () => rows }, null);
+  settings();
+  assert.deepEqual(await h.services('kind', VIEW), { services: rows });
+  assert.deepEqual([h.hosts[0]?.port, h.hosts[0]?.knownHostsPath, h.hosts[0]?.privateKeyPath], [2222, '/srv/sandbox/known_hosts', '/srv/sandbox/id_ed25519']);
+
+  let opened: Record<string, unknown> | undefined;
+  const t = await harness({
+    openSsh: async (o) => {
+      opened = { ...o };
+      return new StubSession('Administrator@10.0.0.7:2222');
+    },
+  });
+  settings();
+  fake.replies.push('SSH as Administrator');
+  await t.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  assert.deepEqual([opened?.port, opened?.knownHostsPath], [2222, '/srv/sandbox/known_hosts']);
+});
+
 test('connectServices asks, reads the services and refreshes the group; restartService confirms modally first', async () => {
   const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
   const restarted: string[] = [];
