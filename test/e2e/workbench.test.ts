@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { answer, closeWorkbench, extensionLog, focusRow, pick, RESULTS, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
+import { answer, closeWorkbench, extensionLog, focusRow, freePort, pick, RESULTS, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
 
 const CONTEXT = 'kube-windows-e2e';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -25,11 +25,12 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
   before(
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-world-'));
-      world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 1, sshPort: 22 });
+      // An unprivileged port, reached through kubeWindows.ssh.port: no root needed.
+      world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 1, sshPort: await freePort() });
       ({ cs, browser, page } = await startWorkbench({
         vsix,
         folder: join(ROOT, 'examples'),
-        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath },
+        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath, 'kubeWindows.ssh.port': world.sshPort },
       }));
     },
     { timeout: 180_000 },
@@ -210,7 +211,8 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
         await page.locator('.monaco-list-row', { hasText: world.hostnames[0]!.toLowerCase() }).first().waitFor({ timeout: 60_000 });
         await screenshot(page, '08-joined');
         const known = readFileSync(join(cs.home, '.ssh', 'known_hosts'), 'utf8');
-        assert.match(known, new RegExp(address.replace(/\./g, '\\.')));
+        // Trusted on the prompt and written as OpenSSH does for a port other than 22.
+        assert.match(known, new RegExp(`^\\[${address.replace(/\./g, '\\.')}\\]:${world.sshPort} ssh-ed25519 `, 'm'));
       },
     ),
   );
