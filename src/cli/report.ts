@@ -43,19 +43,26 @@ export function summarize(reports: FileReport[], counts: { documents: number; wo
 // JSON: the contract other tools read (0-based LSP positions).
 
 export function formatJson(reports: FileReport[], summary: Summary): string {
-  const files = reports.map((r) => ({
-    path: r.path,
-    findings: r.findings.map((f) => ({
-      ruleId: f.ruleId,
-      severity: f.severity,
-      message: f.message,
-      range: f.range,
-      fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })) })),
-      ...(f.related ? { related: f.related } : {}),
-    })),
-    ...(r.skipped ? { skipped: r.skipped } : {}),
-  }));
-  return `${JSON.stringify({ files, summary }, null, 2)}\n`;
+  // One finding per line: a findings-dense run writes half the bytes of fully indented JSON (output
+  // was a fifth of the time there), and each finding stays one greppable line.
+  const files = reports.map((r) => {
+    const findings = r.findings.map(
+      (f) =>
+        `        ${JSON.stringify({
+          ruleId: f.ruleId,
+          severity: f.severity,
+          message: f.message,
+          range: f.range,
+          fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })) })),
+          ...(f.related ? { related: f.related } : {}),
+        })}`,
+    );
+    const head = [`      "path": ${JSON.stringify(r.path)}`, findings.length > 0 ? `      "findings": [\n${findings.join(',\n')}\n      ]` : '      "findings": []'];
+    if (r.skipped) head.push(`      "skipped": ${JSON.stringify(r.skipped)}`);
+    return `    {\n${head.join(',\n')}\n    }`;
+  });
+  const summaryText = JSON.stringify(summary, null, 2).replace(/\n/g, '\n  ');
+  return `{\n  "files": ${files.length > 0 ? `[\n${files.join(',\n')}\n  ]` : '[]'},\n  "summary": ${summaryText}\n}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------

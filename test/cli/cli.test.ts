@@ -97,6 +97,10 @@ test('JSON output follows the contract, with 0-based LSP positions and fix edits
   assert.equal(out.summary.findings, 1);
   assert.equal(out.summary.errors, 1);
   assert.equal(out.summary.windowsWorkloads, 2);
+  // One finding per line, so the JSON stays greppable and a dense run writes half the bytes.
+  const lines = r.stdout.split('\n').filter((l) => l.includes('"ruleId"'));
+  assert.equal(lines.length, 1);
+  assert.deepEqual(JSON.parse(lines[0]!.trim()), f);
 });
 
 test('SARIF 2.1.0 output has what GitHub code scanning needs', () => {

@@ -239,26 +239,19 @@ function column(text: string, pos: number): number {
 }
 
 /**
- * Removing or replacing [start, end) must not drop an anchor that an alias elsewhere still uses:
- * that would leave the document unreadable.
+ * Removing or replacing [start, end) must not touch an anchor that an alias elsewhere uses: removing
+ * it leaves the document unreadable, and replacing its value would change every alias too (a fix
+ * changes its own path and nothing else).
  */
-function assertNoAnchorUsedOutside(start: number, end: number, nodes: PNode[], keepsRootAnchor = false): void {
+function assertNoAnchorUsedOutside(start: number, end: number, nodes: PNode[]): void {
   const stack = [...nodes];
   while (stack.length > 0) {
     const n = stack.pop()!;
-    const kept = keepsRootAnchor && nodes.includes(n);
-    if (!kept && n.aliases?.some((a) => a.start < start || a.start >= end)) {
+    if (n.aliases?.some((a) => a.start < start || a.start >= end)) {
       throw new EditError(`the anchor &${n.anchor ?? ''} is used elsewhere; edit it by hand`);
     }
     if (n.kind === 'map') for (const p of n.pairs) stack.push(p.key, p.value);
     else if (n.kind === 'seq') stack.push(...n.items);
-  }
-}
-
-/** An anchored map may be merged elsewhere (`<<: *x`): its aliases need it to stay a map. */
-function assertAnchorKeepsKind(old: PNode, value: unknown): void {
-  if (old.kind === 'map' && old.aliases && old.aliases.length > 0 && (isScalarValue(value) || Array.isArray(value))) {
-    throw new EditError(`the anchor &${old.anchor ?? ''} is used elsewhere and must stay a map; edit it by hand`);
   }
 }
 
@@ -357,9 +350,8 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
 
 function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, value: unknown): TextEdit[] {
   const { text } = ctx;
-  assertNoAnchorUsedOutside(old.start, old.end, [old], true);
-  assertAnchorKeepsKind(old, value);
-  // An anchor on the old value stays, so that its aliases keep working (and see the new value).
+  assertNoAnchorUsedOutside(old.start, old.end, [old]);
+  // An anchor no alias uses stays where it was.
   const anchor = old.anchor !== undefined ? `&${old.anchor} ` : '';
   const oldIsEmpty = old.kind === 'scalar' && old.empty && old.start === old.end;
   const colon = colonAfter(text, key.end);
@@ -383,8 +375,7 @@ function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, va
 /** Replaces the item at `index` of a sequence by `value`. */
 function replaceItem(ctx: EditContext, seq: PSeq, index: number, value: unknown): TextEdit[] {
   const item = seq.items[index];
-  assertNoAnchorUsedOutside(item.start, item.end, [item], true);
-  assertAnchorKeepsKind(item, value);
+  assertNoAnchorUsedOutside(item.start, item.end, [item]);
   const anchor = item.anchor !== undefined ? `&${item.anchor} ` : '';
   if (seq.flow) return [{ span: { start: item.start, end: item.end }, newText: `${anchor}${renderFlow(value)}` }];
   // An empty item (`-` alone) sits right after its dash: keep a space between.
