@@ -1,4 +1,5 @@
 import { constructFromEvents, parseEvents, EVENT_ID, YAML11_SCHEMA, type Event } from 'js-yaml';
+import { parseWithQuotedTabs } from './quoted-tabs';
 import { splitDocuments } from './split';
 import { LineIndex, detectNewline, type Span } from './text';
 import { buildTree, type PNode } from './tree';
@@ -207,9 +208,10 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
   }
 
   let events: Event[];
+  let source: string;
   try {
-    events = parseEvents(text, { maxDepth });
-    const values = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, maxTotalMergeKeys: MAX_MERGE_KEYS });
+    ({ events, source } = parseWithQuotedTabs(text, maxDepth));
+    const values = constructFromEvents(events, { source, schema: YAML11_SCHEMA, maxTotalMergeKeys: MAX_MERGE_KEYS });
     doc.value = values.length > 0 ? values[0] : null;
   } catch (err) {
     const { message, offset, tooComplex } = describeYamlError(err, text, maxDepth);
@@ -233,7 +235,8 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
     }
   }
   if (doc.value === null || doc.value === undefined) doc.status = 'empty';
-  if (keepEvents) keptEvents.set(doc, { source: text, events, from: 0, to: events.length, base: 0 });
+  if (source !== text) parsedAs.set(doc, source);
+  if (keepEvents) keptEvents.set(doc, { source, events, from: 0, to: events.length, base: 0 });
   return doc;
 }
 
@@ -243,6 +246,9 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
  * which of the events are the document's.
  */
 const keptEvents = new WeakMap<ManifestDocument, { source: string; events: Event[]; from: number; to: number; base: number }>();
+
+/** The text a document was parsed from when it is not its own (see parseWithQuotedTabs). */
+const parsedAs = new WeakMap<ManifestDocument, string>();
 
 /** A document before its value is loaded; its tree is built on first use. */
 function shell(text: string, span: Span, index: number, options: LoadOptions): ManifestDocument {
@@ -263,7 +269,8 @@ function shell(text: string, span: Span, index: number, options: LoadOptions): M
         const kept = keptEvents.get(doc);
         keptEvents.delete(doc);
         if (doc.status === 'ok' || doc.status === 'empty') {
-          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(text, parseEvents(text, { maxDepth }));
+          const source = parsedAs.get(doc) ?? text;
+          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(source, parseEvents(source, { maxDepth }));
         }
       }
       return tree;
