@@ -253,7 +253,8 @@ function checkFiles(
       continue;
     }
     const chart = charts.of(t.file);
-    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, options);
+    const dataOptions = charts.isChartData(t.file) ? { ...options, load: { ...options.load, templateSyntax: false } } : options;
+    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, dataOptions);
     if (!chart && values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
       const fixed = fixText(t.text, options);
       if (fixed.applied > 0 && fixed.text !== t.text) {

@@ -25,12 +25,14 @@ export function chartRootOf(path: string, hasFile: (path: string) => boolean): s
 
 export function checkChartTemplate(text: string, values: ChartValues | undefined, options: CheckOptions = {}): ChartCheck {
   const neutral = neutralise(text, values);
-  const result = checkText(neutral.text, options);
+  // What is left of a chart template is literal: `${VAR}` there is shell or env text Helm leaves alone.
+  const result = checkText(neutral.text, { ...options, load: { ...options.load, templateSyntax: false } });
   const tplLines = new LineIndex(text);
   const unchecked: ChartCheck['unchecked'] = [];
   const findings: Finding[] = [];
+  const key = computedKey(neutral);
   for (const f of result.findings) {
-    const action = placeholderAt(neutral, f.range.start);
+    const action = f.ruleId === 'YAML001' ? undefined : (placeholderAt(neutral, f.range.start) ?? neutral.lines[f.range.start.line]?.undecided ?? (ABSENCE.has(f.ruleId) ? key : undefined));
     if (action) {
       unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
       continue;
@@ -38,6 +40,15 @@ export function checkChartTemplate(text: string, values: ChartValues | undefined
     findings.push(mapFinding(neutral, f.ruleId === 'YAML001' ? asNotAnalysed(f) : f, tplLines));
   }
   return { ...result, findings, unchecked };
+}
+
+/** Rules that report something missing from a pod spec: a key a template computes may be the one missing. */
+const ABSENCE = new Set(['WIN070']);
+
+/** The first action that computes a mapping key (`{{ template "label.os" . }}: windows`). */
+function computedKey(n: Neutralised): string | undefined {
+  const lines = n.text.split('\n');
+  return n.placeholders.find((p) => /^\s*(?:- )?$/.test(lines[p.line].slice(0, p.start)) && /^\s*:(\s|$)/.test(lines[p.line].slice(p.end)))?.action;
 }
 
 /** Both branches of an `if`/`else` are kept, which can leave YAML that Helm never renders: not the author's error. */
@@ -63,7 +74,8 @@ function placeholderAt(n: Neutralised, at: Position): string | undefined {
   const hit = onLine.find((p) => at.character >= p.start && at.character < p.end);
   if (hit) return hit.action;
   const value = valueStart(n.text, at);
-  return value === undefined ? undefined : onLine.find((p) => p.start === value)?.action;
+  // A value set aside as blanks (a `key: {{ … | nindent N }}`) ends where the placeholder does.
+  return value === undefined ? undefined : onLine.find((p) => p.start === value || (value > p.start && value <= p.end))?.action;
 }
 
 /** Where the value of a `key: value` that starts at `at` begins on the same line. */
@@ -102,6 +114,7 @@ function originAt(n: Neutralised, at: Position): ValuesOrigin | undefined {
   const line = n.lines[at.line];
   if (!line) return undefined;
   if (line.block) return line.block.origin;
+  if (line.valueOrigin) return line.valueOrigin;
   if (!line.shifts) return undefined;
   const value = valueStart(n.text, at);
   return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)?.origin;

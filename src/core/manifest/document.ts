@@ -45,6 +45,12 @@ export interface LoadOptions {
   maxAliasExpansion?: number;
   /** Maximum collection nesting depth. */
   maxDepth?: number;
+  /**
+   * False when `{{ … }}` and `${VAR}` are literal text, not signs of a template to render first: a
+   * chart template once its actions are set aside (what is left only Helm renders, and `${VAR}` there
+   * is shell or env text), or a chart's values files (data, rendered by `tpl` if at all).
+   */
+  templateSyntax?: boolean;
 }
 
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
@@ -111,7 +117,7 @@ export function loadSpans(fileText: string, spans: Span[], options: LoadOptions,
     while (i < spans.length && run.length < BATCH_DOCUMENTS) {
       const span = spans[i];
       if (run.length > 0 && run[run.length - 1].end !== span.start) break;
-      if (templateReason(fileText.slice(span.start, span.end))) break;
+      if (templateReason(fileText.slice(span.start, span.end), options.templateSyntax)) break;
       run.push(span);
       i++;
     }
@@ -199,7 +205,7 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const doc = shell(text, span, index, options);
 
-  const template = templateReason(text);
+  const template = templateReason(text, options.templateSyntax);
   if (template) {
     doc.status = 'template';
     doc.reason = template.reason;
@@ -316,7 +322,8 @@ function hasContent(text: string): boolean {
 const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
 
 /** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
-function templateReason(text: string): { reason: string; offset: number; length: number } | undefined {
+function templateReason(text: string, templateSyntax = true): { reason: string; offset: number; length: number } | undefined {
+  if (!templateSyntax) return undefined;
   const braces = text.indexOf('{{');
   const dollar = text.indexOf('${');
   if (braces === -1 && dollar === -1) return undefined;
