@@ -47,7 +47,8 @@ the failing Windows pods explained (failure signatures WINF001 ...):
   -A, --all-namespaces       every namespace
   --chunk-size N             objects per list page (default 500, as kubectl)
 
-Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.
+Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and
+.git skipped); "-" reads standard input.
 A file under a chart's templates/ folder (beside Chart.yaml) is checked with its template actions set
 aside; values a template action computes are not checked.`;
 

@@ -109,3 +109,20 @@ test('a chart template: `${VAR}` left once its actions are set aside is shell te
   );
   assert.equal(out.summary.windowsWorkloads, 1);
 });
+
+test('check chart/: a .tpl file under templates/ that defines a whole manifest is checked; .tpl files elsewhere are not read', () => {
+  const dir = chart();
+  writeFileSync(join(dir, 'chart', 'templates', 'ds.yaml'), '{{- include "agent-windows" . }}\n');
+  writeFileSync(join(dir, 'chart', 'templates', '_agent-windows.tpl'), `{{- define "agent-windows" }}\n${TEMPLATE}{{- end }}\n`);
+  writeFileSync(join(dir, 'loose.tpl'), 'kind: {{ .Values.x }}\n');
+  const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
+  assert.deepEqual(
+    out.files.map((f: { path: string }) => f.path).filter((p: string) => p.endsWith('.tpl')),
+    [join('chart', 'templates', '_agent-windows.tpl')],
+  );
+  const tpl = out.files.find((f: { path: string }) => f.path.endsWith('.tpl'));
+  const priv = tpl.findings.find((f: { ruleId: string }) => f.ruleId === 'WIN041');
+  assert.ok(priv, JSON.stringify(tpl));
+  assert.match(priv.message, /\(value from values\.yaml:3\)$/);
+  assert.equal(out.summary.windowsWorkloads, 1);
+});

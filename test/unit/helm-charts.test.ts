@@ -21,7 +21,7 @@ const EXPECTED: Record<string, { windows: [number, number]; findings: [number, n
   'aws+aws-node-termination-handler': { windows: [0, 1], findings: [0, 2] },
   'aws-observability+helm-charts': { windows: [1, 1], findings: [0, 0] },
   'kubernetes-csi+csi-driver-smb': { windows: [1, 2], findings: [4, 7] },
-  'kubernetes-sigs+aws-ebs-csi-driver': { windows: [0, 0], findings: [0, 0] },
+  'kubernetes-sigs+aws-ebs-csi-driver': { windows: [1, 1], findings: [4, 4] },
   'kubernetes-sigs+azuredisk-csi-driver': { windows: [1, 1], findings: [4, 7] },
   'kubernetes-sigs+azurefile-csi-driver': { windows: [1, 1], findings: [4, 7] },
   'kubernetes-sigs+cloud-provider-azure': { windows: [1, 1], findings: [0, 0] },
@@ -38,7 +38,7 @@ function files(dir: string): string[] {
     .sort()
     .flatMap((name) => {
       const p = join(dir, name);
-      return statSync(p).isDirectory() ? files(p) : /\.ya?ml$/.test(name) ? [p] : [];
+      return statSync(p).isDirectory() ? files(p) : /\.(ya?ml|tpl)$/.test(name) ? [p] : [];
     });
 }
 

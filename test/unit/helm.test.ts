@@ -281,3 +281,34 @@ spec:
   const plain = checkChartTemplate(tpl.replace(/ *\{\{- (if|end)[^}]*\}\}\n/g, ''), loadValues([]));
   assert.ok(plain.findings.some((f) => f.ruleId === 'WIN040'));
 });
+
+test('a define holding a whole manifest (a .tpl file) is read as a document with the chart values; other defines stay text', () => {
+  const tpl = `{{- define "helper" -}}
+kind: NotADocument
+{{- end }}
+{{- define "node-windows" }}
+{{- if .Values.enableWindows }}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+spec:
+  template:
+    spec:
+      nodeSelector:
+        kubernetes.io/os: windows
+      hostPID: true
+      containers:
+        - name: a
+          image: example/driver:1
+          resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}
+{{- end }}
+{{- end }}
+`;
+  const on = checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: true\n' }]));
+  assert.equal(on.windowsWorkloads, 1);
+  assert.deepEqual(
+    on.findings.map((f) => [f.ruleId, f.range.start.line]),
+    [['WIN040', 13]],
+  );
+  assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: false\n' }])).windowsWorkloads, 0);
+});

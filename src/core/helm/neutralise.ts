@@ -49,6 +49,8 @@ interface Action {
   /** `.Values` path `.` stands for after this action (with), null for an unknown dot (range), undefined if the action opens nothing. */
   opens?: Path | null;
   closes?: boolean;
+  /** A `define` whose body is a whole manifest (`apiVersion:` and `kind:` at column 0), included with the chart's context. */
+  document?: boolean;
 }
 
 const CONTROL = /^(if|else|end|with|range|define|block)\b/;
@@ -97,6 +99,21 @@ export function findActions(text: string): Action[] {
   return out;
 }
 
+/** Marks each `define` whose body holds `apiVersion:` and `kind:` lines at column 0. */
+function markDocumentDefines(text: string, actions: Action[]) {
+  const open: number[] = [];
+  actions.forEach((act, k) => {
+    const word = CONTROL.exec(act.inner)?.[1];
+    if (word === 'if' || word === 'with' || word === 'range' || word === 'define' || word === 'block') open.push(k);
+    else if (act.closes) {
+      const from = open.pop();
+      if (from === undefined || !/^define\b/.test(actions[from].inner)) return;
+      const body = text.slice(actions[from].end, act.start);
+      actions[from].document = /^apiVersion:/m.test(body) && /^kind:/m.test(body);
+    }
+  });
+}
+
 interface Frame {
   dot?: Path | null;
   active: boolean;
@@ -138,7 +155,9 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
     stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
     return;
   }
-  if (act.opens !== undefined) stack.push({ dot: act.opens, active: word !== 'define', taken: true });
+  // A define is text for other templates, unless it is a whole document: then it is read as one,
+  // `.Values` being the chart's values (its include passes the root context, `$` or `.`).
+  if (act.opens !== undefined) stack.push(act.document ? { active: true, taken: true } : { dot: act.opens, active: word !== 'define', taken: true });
 }
 
 /** true / false when values decide it, undefined when they cannot. */
@@ -276,6 +295,7 @@ function scalarText(value: unknown): string | undefined {
 
 export function neutralise(text: string, values?: ChartValues): Neutralised {
   const actions = findActions(text);
+  markDocumentDefines(text, actions);
   const stack: Frame[] = [];
   const dot = (): Path | null | undefined => {
     for (let k = stack.length - 1; k >= 0; k--) if (stack[k].dot !== undefined) return stack[k].dot;
@@ -336,6 +356,7 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       const startsHere = act.start >= lineStart;
       const current = dot();
       if (startsHere) branch(stack, act, current, values, inDocument);
+      if (startsHere && act.document) inDocument = false;
       if (act.kind !== 'output' || !whole) {
         out += ' '.repeat(width);
       } else if (actionOnly || endsLine(text, act.end, lineEnd, /\|\s*nindent\s+\d+$/.test(act.inner))) {
