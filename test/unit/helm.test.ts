@@ -312,3 +312,18 @@ spec:
   );
   assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: false\n' }])).windowsWorkloads, 0);
 });
+
+test('a template still not YAML once set aside: YAML002 names the construct that stopped it', () => {
+  const include = checkChartTemplate('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {{ include "labels" . }}\n    app: x\n', undefined);
+  assert.deepEqual(
+    include.findings.map((f) => f.ruleId),
+    ['YAML002'],
+  );
+  assert.match(include.findings[0].message, /stopped by `\{\{ include "labels" \. \}\}` on line 4, whose output cannot be set aside/);
+  const quoted = checkChartTemplate("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      command: ['sh', '-c', '\n      mkdir -p {{ .Values.dir }};\n      ']\n", undefined);
+  assert.deepEqual(
+    quoted.findings.map((f) => f.ruleId),
+    ['YAML002'],
+  );
+  assert.match(quoted.findings[0].message, /indented no deeper than its key, which go-yaml \(Helm, kubectl\) accepts/);
+});

@@ -37,7 +37,8 @@ export function checkChartTemplate(text: string, values: ChartValues | undefined
       unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
       continue;
     }
-    findings.push(mapFinding(neutral, f.ruleId === 'YAML001' ? asNotAnalysed(f) : f, tplLines));
+    const mapped = mapFinding(neutral, f, tplLines);
+    findings.push(f.ruleId === 'YAML001' ? asNotAnalysed(mapped, text) : mapped);
   }
   return { ...result, findings, unchecked };
 }
@@ -51,15 +52,28 @@ function computedKey(n: Neutralised): string | undefined {
   return n.placeholders.find((p) => /^\s*(?:- )?$/.test(lines[p.line].slice(0, p.start)) && /^\s*:(\s|$)/.test(lines[p.line].slice(p.end)))?.action;
 }
 
-/** Both branches of an `if`/`else` are kept, which can leave YAML that Helm never renders: not the author's error. */
-function asNotAnalysed(f: Finding): Finding {
+/** Template text the neutraliser could not turn into YAML: not the author's error; say which construct stopped it. */
+function asNotAnalysed(f: Finding, template: string): Finding {
   return {
     ...f,
     ruleId: 'YAML002',
     severity: 'info',
     fixes: [],
-    message: `chart template: with its template actions set aside, this document is not valid YAML (${f.message}); it was not analysed. Render it (helm template) and check the output`,
+    message: `chart template: with its template actions set aside, this document is not valid YAML (${f.message}); ${stoppedBy(f, template)}. It was not analysed. Render it (helm template) and check the output`,
   };
+}
+
+/** The construct at or just above the error line: an action whose output shape is unknown, or a YAML form go-yaml accepts. */
+function stoppedBy(f: Finding, template: string): string {
+  if (/deficient indentation/.test(f.message)) {
+    return 'a quoted or bracketed value continues on a line indented no deeper than its key, which go-yaml (Helm, kubectl) accepts and YAML does not';
+  }
+  const lines = template.split('\n');
+  for (let l = f.range.start.line; l >= Math.max(0, f.range.start.line - 3); l--) {
+    const action = /\{\{-?\s*(.*?)\s*-?\}\}/.exec(lines[l] ?? '');
+    if (action) return `stopped by \`{{ ${action[1].slice(0, 60)} }}\` on line ${l + 1}, whose output cannot be set aside there without breaking the YAML around it`;
+  }
+  return 'no template action is next to the error';
 }
 
 /** The neutralised text, for facts gathered across files (RuntimeClasses in a chart). */
