@@ -171,15 +171,18 @@ test('if/else inside one line: the branch Helm leaves out is blank', () => {
   assert.doesNotMatch(off.text, /k8s/);
 });
 
-test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes on the lines below', () => {
-  const tpl = `apiVersion: apps/v1
+/** The head of a Windows DaemonSet template, its pod spec's fields following at six spaces. */
+const WINDOWS_DAEMONSET = `apiVersion: apps/v1
 kind: DaemonSet
 spec:
   template:
     spec:
       nodeSelector:
         kubernetes.io/os: windows
-      containers:
+`;
+
+test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes on the lines below', () => {
+  const tpl = `${WINDOWS_DAEMONSET}      containers:
         - name: a
           image: mcr.microsoft.com/windows/nanoserver:ltsc2022
           resources: {{- toYaml .Values.resources | nindent 12 }}
@@ -289,14 +292,7 @@ kind: NotADocument
 {{- define "node-windows" }}
 {{- if .Values.enableWindows }}
 ---
-apiVersion: apps/v1
-kind: DaemonSet
-spec:
-  template:
-    spec:
-      nodeSelector:
-        kubernetes.io/os: windows
-      hostPID: true
+${WINDOWS_DAEMONSET}      hostPID: true
       containers:
         - name: a
           image: example/driver:1
