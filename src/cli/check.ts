@@ -47,7 +47,8 @@ the failing Windows pods explained (failure signatures WINF001 ...):
   -A, --all-namespaces       every namespace
   --chunk-size N             objects per list page (default 500, as kubectl)
 
-Directories are walked for *.yaml and *.yml (node_modules and .git skipped); "-" reads standard input.
+Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and
+.git skipped); "-" reads standard input.
 A file under a chart's templates/ folder (beside Chart.yaml) is checked with its template actions set
 aside; values a template action computes are not checked.`;
 
@@ -253,7 +254,8 @@ function checkFiles(
       continue;
     }
     const chart = charts.of(t.file);
-    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, options);
+    const dataOptions = charts.isChartData(t.file) ? { ...options, load: { ...options.load, templateSyntax: false } } : options;
+    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, dataOptions);
     if (!chart && values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
       const fixed = fixText(t.text, options);
       if (fixed.applied > 0 && fixed.text !== t.text) {

@@ -1,9 +1,10 @@
 // The files a command reads and writes: inputs (paths, directories, globs, "-" for standard input),
 // the objects of their YAML documents, and writes that never leave a half-written file.
-import { chmodSync, mkdirSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { DEFAULT_MAX_BYTES, loadManifest } from '../core/manifest/document';
+import { chartRootOf } from '../core/helm/check';
 
 export interface InputFile {
   /** Path as shown to the user (relative to the working directory when possible). */
@@ -19,6 +20,8 @@ export interface ExpandResult {
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
 const YAML_FILE = /\.ya?ml$/i;
+// A chart's templates/ may define whole manifests in .tpl files (included from a .yaml template).
+const CHART_PARTIAL = /\.tpl$/i;
 const GLOB_CHARS = /[*?[\]{}]/;
 
 /** Expands paths, directories (walked for *.yaml / *.yml) and globs, in the order given, without duplicates. */
@@ -75,7 +78,7 @@ function walk(dir: string, out: string[], errors: string[]) {
   for (const e of entries) {
     if (e.isDirectory()) {
       if (!SKIP_DIRS.has(e.name)) walk(join(dir, e.name), out, errors);
-    } else if (e.isFile() && YAML_FILE.test(e.name)) {
+    } else if (e.isFile() && (YAML_FILE.test(e.name) || (CHART_PARTIAL.test(e.name) && chartRootOf(join(dir, e.name), existsSync)))) {
       out.push(join(dir, e.name));
     }
   }

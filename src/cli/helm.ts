@@ -1,6 +1,6 @@
 // Which input files are Helm chart templates, and the values each chart is read with.
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { chartRootOf, neutralText } from '../core/helm/check';
 import { loadValues, type ChartValues, type ValuesSource } from '../core/helm/values';
 import { UsageError } from './kit';
@@ -8,6 +8,8 @@ import type { InputFile } from './files';
 
 export interface ChartTemplates {
   of(file: InputFile): { values: ChartValues; neutral: string } | undefined;
+  /** A file beside a Chart.yaml (values.yaml, ci/ values…): data, whose `{{ }}` and `${VAR}` strings are not templates. */
+  isChartData(file: InputFile): boolean;
   problems: string[];
 }
 
@@ -35,5 +37,10 @@ export function chartTemplates(texts: { file: InputFile; text?: string }[], valu
     }
     byFile.set(t.file, { values, neutral: neutralText(t.text, values) });
   }
-  return { of: (file) => byFile.get(file), problems };
+  const isChartData = (file: InputFile) => {
+    if (!file.absolute) return false;
+    const dir = dirname(file.absolute);
+    return existsSync(join(basename(dir) === 'ci' ? dirname(dir) : dir, 'Chart.yaml'));
+  };
+  return { of: (file) => byFile.get(file), isChartData, problems };
 }

@@ -80,3 +80,49 @@ test('--helm-values: later files win; an unset value is not reported; a Linux se
   assert.match(missing.stderr, /--helm-values nope\.yaml: cannot read it/);
   assert.doesNotMatch(missing.stderr, /\n\s+at /);
 });
+
+test("a chart's values files are data: their ${VAR} and {{ }} strings do not make them templates", () => {
+  const dir = chart();
+  const values = 'nodeSelector:\n  kubernetes.io/os: windows\nprivileged: false\nenv:\n  LEVEL: "${LOG_LEVEL}"\nconfig: |\n  endpoint {{ .Values.region }}\n';
+  writeFileSync(join(dir, 'chart', 'values.yaml'), values);
+  mkdirSync(join(dir, 'chart', 'ci'));
+  writeFileSync(join(dir, 'chart', 'ci', 'test-values.yaml'), values);
+  // The same text outside a chart is still an envsubst template.
+  writeFileSync(join(dir, 'loose.yaml'), values);
+  const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
+  const rules = (suffix: string) => out.files.find((f: { path: string }) => f.path.endsWith(suffix)).findings.map((f: { ruleId: string }) => f.ruleId);
+  assert.deepEqual(rules(join('chart', 'values.yaml')), []);
+  assert.deepEqual(rules('test-values.yaml'), []);
+  assert.deepEqual(rules('loose.yaml'), ['YAML002']);
+});
+
+test('a chart template: `${VAR}` left once its actions are set aside is shell text, not envsubst', () => {
+  const dir = chart();
+  writeFileSync(
+    join(dir, 'chart', 'templates', 'ds.yaml'),
+    TEMPLATE.replace('securityContext:\n            privileged: {{ .Values.privileged }}\n          ', '').replace('resources:', 'args: ["echo ${NODE_NAME}"]\n          resources:'),
+  );
+  const out = JSON.parse(run(['check', 'chart', '--format', 'json'], dir).stdout);
+  assert.deepEqual(
+    out.files.flatMap((f: { findings: { ruleId: string }[] }) => f.findings.map((x) => x.ruleId)),
+    [],
+  );
+  assert.equal(out.summary.windowsWorkloads, 1);
+});
+
+test('check chart/: a .tpl file under templates/ that defines a whole manifest is checked; .tpl files elsewhere are not read', () => {
+  const dir = chart();
+  writeFileSync(join(dir, 'chart', 'templates', 'ds.yaml'), '{{- include "agent-windows" . }}\n');
+  writeFileSync(join(dir, 'chart', 'templates', '_agent-windows.tpl'), `{{- define "agent-windows" }}\n${TEMPLATE}{{- end }}\n`);
+  writeFileSync(join(dir, 'loose.tpl'), 'kind: {{ .Values.x }}\n');
+  const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
+  assert.deepEqual(
+    out.files.map((f: { path: string }) => f.path).filter((p: string) => p.endsWith('.tpl')),
+    [join('chart', 'templates', '_agent-windows.tpl')],
+  );
+  const tpl = out.files.find((f: { path: string }) => f.path.endsWith('.tpl'));
+  const priv = tpl.findings.find((f: { ruleId: string }) => f.ruleId === 'WIN041');
+  assert.ok(priv, JSON.stringify(tpl));
+  assert.match(priv.message, /\(value from values\.yaml:3\)$/);
+  assert.equal(out.summary.windowsWorkloads, 1);
+});

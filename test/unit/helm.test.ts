@@ -52,16 +52,17 @@ const LITERAL = TEMPLATE.replace('privileged: {{ .Values.privileged }}', 'privil
 
 test('neutralisation without values keeps every line and column', () => {
   const n = neutralise(TEMPLATE);
-  assert.equal(n.identity, true);
-  assert.equal(n.text.length, TEMPLATE.length);
   const src = TEMPLATE.split('\n');
   const out = n.text.split('\n');
   assert.equal(out.length, src.length);
-  for (let i = 0; i < src.length; i++) assert.equal(out[i].length, src[i].length, `line ${i + 1}`);
+  // Control and include-only lines are empty (spaces there could break a block scalar); every
+  // other line keeps its columns, inline actions being placeholders over the same columns.
+  for (let i = 0; i < src.length; i++) assert.equal(out[i].length, /^\s*\{\{[^}]*\}\}\s*$/.test(src[i]) ? 0 : src[i].length, `line ${i + 1}`);
   assert.doesNotMatch(n.text, /\{\{|\}\}/);
-  // Control and include-only lines are blank; inline actions are placeholders over the same columns.
-  assert.equal(out[0].trim(), '');
-  assert.equal(out[6].trim(), '');
+  assert.equal(out[0], '');
+  assert.equal(out[6], '');
+  assert.equal(n.identity, false, 'emptied lines move offsets: findings are mapped line by line');
+  assert.equal(neutralise('a: 1\nb: {{ .Values.b }}\n').identity, true);
   const p = n.placeholders.find((x) => x.action === '{{ .Values.privileged }}');
   assert.ok(p);
   assert.equal(src[p.line].slice(p.start, p.end), '{{ .Values.privileged }}');
@@ -154,8 +155,171 @@ test('a range over an empty value renders nothing; over a set one its body is ch
   assert.match(neutralise(tpl).text, /Memory/);
 });
 
+test('a block scalar whose first lines are actions stays a block scalar', () => {
+  const tpl = 'apiVersion: v1\nkind: ConfigMap\ndata:\n  a.yml: |\n    {{- toYaml .Values.common | nindent 4 }}\n    kubelet:\n      enabled: true\n';
+  const n = neutralise(tpl);
+  assert.deepEqual(checkText(n.text).findings, [], n.text);
+});
+
+test('if/else inside one line: the branch Helm leaves out is blank', () => {
+  const tpl = 'env:\n  - name: SOURCE\n    value: {{ if .Values.low }} "k8s" {{- else }} "kubernetes" {{- end }}\n';
+  const undecided = neutralise(tpl);
+  assert.match(undecided.text, /value: +"k8s" +$/m);
+  assert.doesNotMatch(undecided.text, /kubernetes/);
+  const off = neutralise(tpl, loadValues([{ name: 'values.yaml', text: 'low: false\n' }]));
+  assert.match(off.text, /value: +"kubernetes" +$/m);
+  assert.doesNotMatch(off.text, /k8s/);
+});
+
+/** The head of a Windows DaemonSet template, its pod spec's fields following at six spaces. */
+const WINDOWS_DAEMONSET = `apiVersion: apps/v1
+kind: DaemonSet
+spec:
+  template:
+    spec:
+      nodeSelector:
+        kubernetes.io/os: windows
+`;
+
+test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes on the lines below', () => {
+  const tpl = `${WINDOWS_DAEMONSET}      containers:
+        - name: a
+          image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+          resources: {{- toYaml .Values.resources | nindent 12 }}
+      tolerations:
+        - {{ toYaml .Values.toleration | nindent 10 }}
+          effect: NoSchedule
+`;
+  const unknown = checkChartTemplate(tpl, undefined);
+  assert.deepEqual(
+    unknown.findings.map((f) => f.ruleId),
+    [],
+    'nothing is said about resources a template computes, and `- {{ … }}` followed by keys is read as one item',
+  );
+  assert.equal(unknown.windowsWorkloads, 1);
+  const values = loadValues([{ name: 'values.yaml', text: 'resources:\n  requests: {cpu: 10m, memory: 40Mi}\ntoleration:\n  key: os\n  operator: Exists\n' }]);
+  const known = checkChartTemplate(tpl, values);
+  const win062 = known.findings.find((f) => f.ruleId === 'WIN062');
+  assert.ok(win062, JSON.stringify(known.findings.map((f) => f.ruleId)));
+  assert.match(win062.message, /no limits\.cpu, limits\.memory.*\(value from values\.yaml:1\)$/);
+  assert.equal(win062.range.start.line, 10);
+  const n = neutralise(tpl, values);
+  assert.match(n.text, /- \s*\n {10}key: os\n {10}operator: Exists\n {10}effect: NoSchedule/);
+});
+
 test('values files holding ${VAR} strings are still read', () => {
   const values = loadValues([{ name: 'values.yaml', text: 'env:\n  LEVEL: "${LOG_LEVEL}"\nprivileged: true\n' }]);
   assert.deepEqual(values.problems, []);
   assert.equal(values.value.privileged, true);
+});
+
+test('conditions: and/or/not, eq/ne with strings, booleans and numbers, contains over lower, in pipelines too', () => {
+  const values = loadValues([{ name: 'values.yaml', text: 'up: true\ndown: false\nos: Linux\nhp: true\nn: 2\n' }]);
+  const kept = (cond: string) => /b: 1/.test(neutralise(`a:\n  {{- if ${cond} }}\n  b: 1\n  {{- end }}\n`, values).text);
+  assert.equal(kept('and .Values.up (not .Values.down)'), true);
+  assert.equal(kept('and .Values.up .Values.down'), false);
+  assert.equal(kept('and (include "x" .) .Values.down'), false, 'one false operand decides and');
+  assert.equal(kept('or (include "x" .) .Values.up'), true, 'one true operand decides or');
+  assert.equal(kept('eq .Values.hp true'), true);
+  assert.equal(kept('ne .Values.hp true'), false);
+  assert.equal(kept('eq .Values.n 2'), true);
+  assert.equal(kept('eq "Linux" .Values.os'), true);
+  assert.equal(kept('lower .Values.os | contains "windows"'), false);
+  assert.equal(kept('contains "linux" (lower .Values.os)'), true);
+});
+
+test('a ternary on a value is put in; a finding on it names the value', () => {
+  const tpl = `apiVersion: v1
+kind: Pod
+spec:
+  nodeSelector:
+    kubernetes.io/os: {{ .Values.isWindows | ternary "windows" "linux" }}
+  containers:
+    - name: a
+      image: example/agent:1
+      securityContext:
+        capabilities: {drop: [ALL]}
+      resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}
+`;
+  const win = checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'isWindows: true\n' }]));
+  assert.equal(win.windowsWorkloads, 1);
+  assert.deepEqual(
+    win.findings.map((f) => f.ruleId),
+    ['WIN040'],
+  );
+  assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'isWindows: false\n' }])).windowsWorkloads, 0);
+});
+
+test('inside a document, a branch the values cannot decide is read but its findings are set aside; a computed key hides an absent selector', () => {
+  const tpl = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  template:
+    spec:
+      {{- if eq (include "host-pid" .) "true" }}
+      hostPID: true
+      {{- end }}
+      nodeSelector:
+        {{ template "label.os" . }}: windows
+      tolerations:
+        - {key: node.kubernetes.io/os, operator: Exists, effect: NoSchedule}
+      containers:
+        - name: a
+          image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+          resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}
+`;
+  const result = checkChartTemplate(tpl, loadValues([]));
+  assert.equal(result.windowsWorkloads, 1);
+  assert.deepEqual(
+    result.findings.map((f) => f.ruleId),
+    [],
+  );
+  assert.deepEqual(result.unchecked.map((u) => [u.ruleId, u.action]).sort(), [
+    ['WIN040', '{{ if eq (include "host-pid" .) "true" }}'],
+    ['WIN070', '{{ template "label.os" . }}'],
+  ]);
+  // The same field written outside any condition is reported.
+  const plain = checkChartTemplate(tpl.replace(/ *\{\{- (if|end)[^}]*\}\}\n/g, ''), loadValues([]));
+  assert.ok(plain.findings.some((f) => f.ruleId === 'WIN040'));
+});
+
+test('a define holding a whole manifest (a .tpl file) is read as a document with the chart values; other defines stay text', () => {
+  const tpl = `{{- define "helper" -}}
+kind: NotADocument
+{{- end }}
+{{- define "node-windows" }}
+{{- if .Values.enableWindows }}
+---
+${WINDOWS_DAEMONSET}      hostPID: true
+      containers:
+        - name: a
+          image: example/driver:1
+          resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}
+{{- end }}
+{{- end }}
+`;
+  const on = checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: true\n' }]));
+  assert.equal(on.windowsWorkloads, 1);
+  assert.deepEqual(
+    on.findings.map((f) => [f.ruleId, f.range.start.line]),
+    [['WIN040', 13]],
+  );
+  assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: false\n' }])).windowsWorkloads, 0);
+});
+
+test('a template still not YAML once set aside: YAML002 names the construct that stopped it', () => {
+  const include = checkChartTemplate('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {{ include "labels" . }}\n    app: x\n', undefined);
+  assert.deepEqual(
+    include.findings.map((f) => f.ruleId),
+    ['YAML002'],
+  );
+  assert.match(include.findings[0].message, /stopped by `\{\{ include "labels" \. \}\}` on line 4, whose output cannot be set aside/);
+  const quoted = checkChartTemplate("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      command: ['sh', '-c', '\n      mkdir -p {{ .Values.dir }};\n      ']\n", undefined);
+  assert.deepEqual(
+    quoted.findings.map((f) => f.ruleId),
+    ['YAML002'],
+  );
+  assert.match(quoted.findings[0].message, /indented no deeper than its key, which go-yaml \(Helm, kubectl\) accepts/);
 });

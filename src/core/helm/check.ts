@@ -25,30 +25,55 @@ export function chartRootOf(path: string, hasFile: (path: string) => boolean): s
 
 export function checkChartTemplate(text: string, values: ChartValues | undefined, options: CheckOptions = {}): ChartCheck {
   const neutral = neutralise(text, values);
-  const result = checkText(neutral.text, options);
+  // What is left of a chart template is literal: `${VAR}` there is shell or env text Helm leaves alone.
+  const result = checkText(neutral.text, { ...options, load: { ...options.load, templateSyntax: false } });
   const tplLines = new LineIndex(text);
   const unchecked: ChartCheck['unchecked'] = [];
   const findings: Finding[] = [];
+  const key = computedKey(neutral);
   for (const f of result.findings) {
-    const action = placeholderAt(neutral, f.range.start);
+    const action = f.ruleId === 'YAML001' ? undefined : (placeholderAt(neutral, f.range.start) ?? neutral.lines[f.range.start.line]?.undecided ?? (ABSENCE.has(f.ruleId) ? key : undefined));
     if (action) {
       unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
       continue;
     }
-    findings.push(mapFinding(neutral, f.ruleId === 'YAML001' ? asNotAnalysed(f) : f, tplLines));
+    const mapped = mapFinding(neutral, f, tplLines);
+    findings.push(f.ruleId === 'YAML001' ? asNotAnalysed(mapped, text) : mapped);
   }
   return { ...result, findings, unchecked };
 }
 
-/** Both branches of an `if`/`else` are kept, which can leave YAML that Helm never renders: not the author's error. */
-function asNotAnalysed(f: Finding): Finding {
+/** Rules that report something missing from a pod spec: a key a template computes may be the one missing. */
+const ABSENCE = new Set(['WIN070']);
+
+/** The first action that computes a mapping key (`{{ template "label.os" . }}: windows`). */
+function computedKey(n: Neutralised): string | undefined {
+  const lines = n.text.split('\n');
+  return n.placeholders.find((p) => /^\s*(?:- )?$/.test(lines[p.line].slice(0, p.start)) && /^\s*:(\s|$)/.test(lines[p.line].slice(p.end)))?.action;
+}
+
+/** Template text the neutraliser could not turn into YAML: not the author's error; say which construct stopped it. */
+function asNotAnalysed(f: Finding, template: string): Finding {
   return {
     ...f,
     ruleId: 'YAML002',
     severity: 'info',
     fixes: [],
-    message: `chart template: with its template actions set aside, this document is not valid YAML (${f.message}); it was not analysed. Render it (helm template) and check the output`,
+    message: `chart template: with its template actions set aside, this document is not valid YAML (${f.message}); ${stoppedBy(f, template)}. It was not analysed. Render it (helm template) and check the output`,
   };
+}
+
+/** The construct at or just above the error line: an action whose output shape is unknown, or a YAML form go-yaml accepts. */
+function stoppedBy(f: Finding, template: string): string {
+  if (/deficient indentation/.test(f.message)) {
+    return 'a quoted or bracketed value continues on a line indented no deeper than its key, which go-yaml (Helm, kubectl) accepts and YAML does not';
+  }
+  const lines = template.split('\n');
+  for (let l = f.range.start.line; l >= Math.max(0, f.range.start.line - 3); l--) {
+    const action = /\{\{-?\s*(.*?)\s*-?\}\}/.exec(lines[l] ?? '');
+    if (action) return `stopped by \`{{ ${action[1].slice(0, 60)} }}\` on line ${l + 1}, whose output cannot be set aside there without breaking the YAML around it`;
+  }
+  return 'no template action is next to the error';
 }
 
 /** The neutralised text, for facts gathered across files (RuntimeClasses in a chart). */
@@ -63,7 +88,8 @@ function placeholderAt(n: Neutralised, at: Position): string | undefined {
   const hit = onLine.find((p) => at.character >= p.start && at.character < p.end);
   if (hit) return hit.action;
   const value = valueStart(n.text, at);
-  return value === undefined ? undefined : onLine.find((p) => p.start === value)?.action;
+  // A value set aside as blanks (a `key: {{ … | nindent N }}`) ends where the placeholder does.
+  return value === undefined ? undefined : onLine.find((p) => p.start === value || (value > p.start && value <= p.end))?.action;
 }
 
 /** Where the value of a `key: value` that starts at `at` begins on the same line. */
@@ -102,6 +128,7 @@ function originAt(n: Neutralised, at: Position): ValuesOrigin | undefined {
   const line = n.lines[at.line];
   if (!line) return undefined;
   if (line.block) return line.block.origin;
+  if (line.valueOrigin) return line.valueOrigin;
   if (!line.shifts) return undefined;
   const value = valueStart(n.text, at);
   return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)?.origin;

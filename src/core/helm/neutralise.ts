@@ -27,6 +27,10 @@ export interface OutLine {
   /** Set on lines of a value block (toYaml): the template columns of the action that produced it. */
   block?: { start: number; end: number; origin?: ValuesOrigin; action: string };
   shifts?: Shift[];
+  /** On a `key:` or `- ` line whose value block (toYaml) follows: where that value was set. */
+  valueOrigin?: ValuesOrigin;
+  /** Inside a branch whose condition the values cannot decide (the action): Helm may not render it. */
+  undecided?: string;
 }
 
 export interface Neutralised {
@@ -45,6 +49,8 @@ interface Action {
   /** `.Values` path `.` stands for after this action (with), null for an unknown dot (range), undefined if the action opens nothing. */
   opens?: Path | null;
   closes?: boolean;
+  /** A `define` whose body is a whole manifest (`apiVersion:` and `kind:` at column 0), included with the chart's context. */
+  document?: boolean;
 }
 
 const CONTROL = /^(if|else|end|with|range|define|block)\b/;
@@ -93,18 +99,36 @@ export function findActions(text: string): Action[] {
   return out;
 }
 
+/** Marks each `define` whose body holds `apiVersion:` and `kind:` lines at column 0. */
+function markDocumentDefines(text: string, actions: Action[]) {
+  const open: number[] = [];
+  actions.forEach((act, k) => {
+    const word = CONTROL.exec(act.inner)?.[1];
+    if (word === 'if' || word === 'with' || word === 'range' || word === 'define' || word === 'block') open.push(k);
+    else if (act.closes) {
+      const from = open.pop();
+      if (from === undefined || !/^define\b/.test(actions[from].inner)) return;
+      const body = text.slice(actions[from].end, act.start);
+      actions[from].document = /^apiVersion:/m.test(body) && /^kind:/m.test(body);
+    }
+  });
+}
+
 interface Frame {
   dot?: Path | null;
   active: boolean;
   /** A branch of this if/with was already chosen (or, undecided, the first one is kept). */
   taken: boolean;
+  /** The action of a condition the values cannot decide, opened inside a document: its branch may not render. */
+  undecided?: string;
 }
 
 /**
  * Opens, switches or closes a block. A condition read from values decides the branch; an undecided
  * one keeps its first branch only, so that both branches never stand side by side as duplicate keys.
  */
-function branch(stack: Frame[], act: Action, dot: Path | null | undefined, values: ChartValues | undefined) {
+function branch(stack: Frame[], act: Action, dot: Path | null | undefined, values: ChartValues | undefined, inDocument: boolean) {
+  const undecided = (cond: boolean | undefined) => (cond === undefined && inDocument ? `{{ ${act.inner} }}` : undefined);
   const word = CONTROL.exec(act.inner)?.[1];
   if (act.closes) {
     stack.pop();
@@ -116,12 +140,13 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
     const rest = act.inner.replace(/^else\s*/, '');
     const cond = rest.startsWith('if ') ? condition(rest.slice(3), dot, values) : rest.startsWith('with ') ? condition(rest.slice(5), dot, values) : true;
     top.active = !top.taken && cond !== false;
+    top.undecided = top.active ? undecided(cond) : undefined;
     if (top.active) top.taken = true;
     return;
   }
   if (word === 'if' || word === 'with') {
     const cond = condition(act.inner.slice(word.length + 1), dot, values);
-    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false });
+    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false, undecided: undecided(cond) });
     return;
   }
   if (word === 'range') {
@@ -130,28 +155,109 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
     stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
     return;
   }
-  if (act.opens !== undefined) stack.push({ dot: act.opens, active: word !== 'define', taken: true });
+  // A define is text for other templates, unless it is a whole document: then it is read as one,
+  // `.Values` being the chart's values (its include passes the root context, `$` or `.`).
+  if (act.opens !== undefined) stack.push(act.document ? { active: true, taken: true } : { dot: act.opens, active: word !== 'define', taken: true });
 }
 
 /** true / false when values decide it, undefined when they cannot. */
 function condition(expr: string, dot: Path | null | undefined, values: ChartValues | undefined): boolean | undefined {
   if (!values) return undefined;
-  const e = expr.trim();
-  const not = /^not\s+(\S+)$/.exec(e);
-  if (not) {
-    const v = condition(not[1], dot, values);
+  const e = unpipe(unwrap(expr.trim()));
+  const [fn, ...args] = splitArgs(e);
+  if (fn === 'not' && args.length === 1) {
+    const v = condition(args[0], dot, values);
     return v === undefined ? undefined : !v;
   }
-  const cmp = /^(eq|ne)\s+(\S+)\s+"([^"]*)"$/.exec(e);
-  if (cmp) {
-    const path = dotPath(cmp[2], dot);
+  // `and`/`or` decide as soon as one operand does (false for and, true for or), as Go's do.
+  if ((fn === 'and' || fn === 'or') && args.length >= 2) {
+    const decisive = fn === 'or';
+    const vs = args.map((a) => condition(a, dot, values));
+    if (vs.includes(decisive)) return decisive;
+    return vs.every((v) => v === !decisive) ? !decisive : undefined;
+  }
+  if ((fn === 'eq' || fn === 'ne') && args.length === 2) {
+    const [ref, literal] = literalOf(args[0]) !== undefined ? [args[1], literalOf(args[0])] : [args[0], literalOf(args[1])];
+    const path = dotPath(ref, dot);
     const v = path ? getAt(values.value, path) : undefined;
-    if (v === undefined || typeof v === 'object') return undefined;
-    return (String(v) === cmp[3]) === (cmp[1] === 'eq');
+    if (literal === undefined || v === undefined || v === null || typeof v === 'object') return undefined;
+    return (typeof literal === 'string' ? String(v) === literal : v === literal) === (fn === 'eq');
+  }
+  if (fn === 'contains' && args.length === 2) {
+    const [part, whole] = [literalOf(args[0]), text(args[1], dot, values)];
+    return typeof part === 'string' && whole !== undefined ? whole.includes(part) : undefined;
   }
   const path = dotPath(e, dot);
   if (!path) return undefined;
   return truthy(getAt(values.value, path));
+}
+
+/** What an inline action prints, when values decide it: a values reference, or a `ternary` on one (and the path it comes from). */
+function scalarOf(inner: string, dot: Path | null | undefined, values: ChartValues): { value: unknown; path: Path } | undefined {
+  const direct = dotPath(inner, dot);
+  if (direct) return { value: getAt(values.value, direct), path: direct };
+  const [fn, ...args] = splitArgs(unpipe(inner));
+  if (fn !== 'ternary' || args.length !== 3) return undefined;
+  const [yes, no] = [literalOf(args[0]), literalOf(args[1])];
+  const cond = condition(args[2], dot, values);
+  const path = dotPath(unwrap(args[2]), dot);
+  return cond === undefined || yes === undefined || no === undefined || !path ? undefined : { value: cond ? yes : no, path };
+}
+
+/** The string a values reference (or `lower` of one) gives, when values set it. */
+function text(expr: string, dot: Path | null | undefined, values: ChartValues): string | undefined {
+  const [fn, ...args] = splitArgs(unpipe(unwrap(expr.trim())));
+  if (fn === 'lower' && args.length === 1) return text(args[0], dot, values)?.toLowerCase();
+  const path = args.length === 0 ? dotPath(fn, dot) : undefined;
+  const v = path ? getAt(values.value, path) : undefined;
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `x | f a` → `f a (x)`: a pipeline as the call it stands for. */
+function unpipe(e: string): string {
+  const stages = splitArgs(e, '|');
+  return stages.length < 2 ? e : stages.slice(1).reduce((acc, stage) => `${stage.trim()} (${acc})`, stages[0].trim());
+}
+
+/** A `"string"`, `true`/`false` or number written in a template, or undefined. */
+function literalOf(word: string): string | boolean | number | undefined {
+  if (/^"[^"\\]*"$/.test(word)) return word.slice(1, -1);
+  if (word === 'true' || word === 'false') return word === 'true';
+  return /^-?\d+(\.\d+)?$/.test(word) ? Number(word) : undefined;
+}
+
+/** `(x)` → `x`, when the parentheses enclose the whole expression. */
+function unwrap(e: string): string {
+  if (!e.startsWith('(') || !e.endsWith(')')) return e;
+  const parts = splitArgs(e);
+  return parts.length === 1 ? unwrap(e.slice(1, -1).trim()) : e;
+}
+
+/** The words of a pipeline-free call (or, with `|`, the stages of a pipeline), a parenthesised group or a string counting as one. */
+function splitArgs(e: string, sep: ' ' | '|' = ' '): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let word = '';
+  for (let i = 0; i < e.length; i++) {
+    const c = e[i];
+    if (c === '"') {
+      const close = /"(?:\\.|[^"\\])*"/y;
+      close.lastIndex = i;
+      if (close.test(e)) {
+        word += e.slice(i, close.lastIndex);
+        i = close.lastIndex - 1;
+        continue;
+      }
+    }
+    if (c === '(') depth++;
+    if (c === ')') depth--;
+    if ((sep === ' ' ? /\s/.test(c) : c === sep) && depth === 0) {
+      if (word) out.push(word);
+      word = '';
+    } else word += c;
+  }
+  if (word) out.push(word);
+  return out;
 }
 
 /** Go template truth: empty and zero values are false; a value no file sets is absent, so false too. */
@@ -189,6 +295,7 @@ function scalarText(value: unknown): string | undefined {
 
 export function neutralise(text: string, values?: ChartValues): Neutralised {
   const actions = findActions(text);
+  markDocumentDefines(text, actions);
   const stack: Frame[] = [];
   const dot = (): Path | null | undefined => {
     for (let k = stack.length - 1; k >= 0; k--) if (stack[k].dot !== undefined) return stack[k].dot;
@@ -199,6 +306,16 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
   const lines: OutLine[] = [];
   const placeholders: Placeholder[] = [];
   let identity = true;
+  let inDocument = false;
+  const undecided = () => [...stack].reverse().find((f) => f.undecided)?.undecided;
+  const push = (out: string, line: OutLine) => {
+    const content = out.trim();
+    if (/^---(\s|$)/.test(content)) inDocument = false;
+    else if (content !== '' && !content.startsWith('#')) inDocument = true;
+    const maybe = content === '' ? undefined : undecided();
+    outText.push(out);
+    lines.push(maybe ? { ...line, undecided: maybe } : line);
+  };
   let a = 0;
   let lineStart = 0;
   const srcLines = text.split('\n');
@@ -210,8 +327,8 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
     const here: Action[] = [];
     for (let k = a; k < actions.length && actions[k].start < lineEnd; k++) here.push(actions[k]);
     if (here.length === 0) {
-      outText.push(active() ? src : src.replace(/[^\r]/g, ' '));
-      lines.push({ tplLine });
+      if (!active() && blankLine(src) !== src) identity = false;
+      push(active() ? src : blankLine(src), { tplLine });
       lineStart = lineEnd + 1;
       continue;
     }
@@ -233,15 +350,18 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
     for (const act of here) {
       const from = Math.max(act.start, lineStart);
       const to = Math.min(act.end, lineEnd);
-      if (from > pos) out += text.slice(pos, from);
+      if (from > pos) out += activeText(text.slice(pos, from), active());
       const width = to - from;
       const whole = act.start >= lineStart && act.end <= lineEnd;
       const startsHere = act.start >= lineStart;
       const current = dot();
-      if (startsHere) branch(stack, act, current, values);
+      if (startsHere) branch(stack, act, current, values, inDocument);
+      if (startsHere && act.document) inDocument = false;
       if (act.kind !== 'output' || !whole) {
         out += ' '.repeat(width);
-      } else if (actionOnly) {
+      } else if (actionOnly || endsLine(text, act.end, lineEnd, /\|\s*nindent\s+\d+$/.test(act.inner))) {
+        // Alone on its line, or a `nindent` one after `key:` / `- `: what it renders goes on lines
+        // of its own, so the line keeps only its literal text (a `- ` or `key:` whose value follows).
         const yaml = values ? toYamlBlock(act.inner, current) : undefined;
         const value = yaml && values ? getAt(values.value, yaml.path) : undefined;
         if (yaml && values && value !== undefined && value !== null && here.filter((h) => h.kind === 'output').length === 1) {
@@ -249,10 +369,15 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
           for (const l of yamlLines(value, yaml.path)) blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
-        out += ' '.repeat(width);
+        const unknown = !block && !actionOnly;
+        if (unknown) placeholders.push({ line: lines.length, start: out.length, end: out.length + width, action: text.slice(act.start, act.end) });
+        // Unknown content: when literal lines below continue it (`- {{ … }}` then `  key:`), the
+        // line ends with its key or dash; otherwise it stands as one unknown value.
+        out += (unknown && !continuesBelow(srcLines, tplLine) ? 'x' : ' ').repeat(width);
       } else {
-        const path = values ? dotPath(act.inner, current) : undefined;
-        const value = path && values ? scalarText(getAt(values.value, path)) : undefined;
+        const scalar = values ? scalarOf(act.inner, current, values) : undefined;
+        const path = scalar?.path;
+        const value = scalar ? scalarText(scalar.value) : undefined;
         if (path && values && value !== undefined) {
           identity = false;
           (outLine.shifts ??= []).push({ outStart: out.length, outEnd: out.length + value.length, tplStart: from - lineStart, tplEnd: to - lineStart, origin: values.originOf(path) });
@@ -264,28 +389,60 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       }
       pos = Math.max(pos, to);
     }
-    if (pos < lineEnd) out += text.slice(pos, lineEnd);
+    if (pos < lineEnd) out += activeText(text.slice(pos, lineEnd), active());
     if (!wasActive && !active()) {
       // A branch Helm would not render (or, undecided, the `else` of one that is kept).
-      out = ' '.repeat(src.replace(/\r$/, '').length) + (src.endsWith('\r') ? '\r' : '');
+      out = '';
       placeholders.splice(placeholders.findIndex((p) => p.line === lines.length) >>> 0);
       block = undefined;
       outLine = { tplLine };
     }
+    if (out.trim() === '' && !(block && blockLines.length > 0)) {
+      // Left blank: emptied, because a line of spaces longer than the next line's indentation
+      // breaks a block scalar (`data: |` whose first lines are actions).
+      if (out.replace(/\r$/, '').length > 0) identity = false;
+      out = blankLine(out);
+    }
+    if (!(block && blockLines.length > 0) || !actionOnly) {
+      if (block?.origin && blockLines.length > 0) outLine.valueOrigin = block.origin;
+      push(out, outLine);
+    }
     if (block && blockLines.length > 0) {
       identity = false;
       for (const b of blockLines) {
-        outText.push(b.text);
-        lines.push({ tplLine, block: { ...block, origin: b.origin ?? block.origin } });
+        push(b.text, { tplLine, block: { ...block, origin: b.origin ?? block.origin } });
       }
-    } else {
-      outText.push(out);
-      lines.push(outLine);
     }
     outLine = { tplLine };
     lineStart = lineEnd + 1;
   }
   return { text: outText.join('\n'), lines, placeholders, identity };
+}
+
+/** A line of a branch Helm does not render: nothing (its carriage return kept). */
+function blankLine(src: string): string {
+  return src.endsWith('\r') ? '\r' : '';
+}
+
+/** Literal text as rendered: itself in an active branch, spaces in one Helm leaves out. */
+function activeText(literal: string, active: boolean): string {
+  return active ? literal : literal.replace(/[^\r]/g, ' ');
+}
+
+/** True when the next line with literal text is indented deeper than this one: it belongs to this line's node. */
+function continuesBelow(srcLines: string[], tplLine: number): boolean {
+  const indent = (l: string) => l.length - l.trimStart().length;
+  for (let k = tplLine + 1; k < srcLines.length; k++) {
+    const literal = srcLines[k].replace(/\{\{.*?\}\}/g, '');
+    if (literal.trim() === '' || literal.trimStart().startsWith('#')) continue;
+    return indent(literal) > indent(srcLines[tplLine]);
+  }
+  return false;
+}
+
+/** True for an action, when asked for, that only blanks follow on its line. */
+function endsLine(text: string, end: number, lineEnd: number, asked: boolean): boolean {
+  return asked && text.slice(end, lineEnd).trim() === '';
 }
 
 /** YAML lines for a value, each with the values path it shows (for naming its origin). */

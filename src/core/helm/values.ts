@@ -28,9 +28,8 @@ export function loadValues(sources: ValuesSource[]): ChartValues {
   const loaded: { name: string; value: Record<string, unknown>; text: string; tree: ManifestDocument['tree'] }[] = [];
   let merged: Record<string, unknown> = {};
   for (const source of sources) {
-    // Values files are data, not templates: `${VAR}` strings in them (env for a container) must not
-    // make the loader read the file as an envsubst template. Same length, so lines are kept.
-    const file = loadManifest(source.text.replace(/\$\{/g, '$(').replace(/\{\{/g, '(('));
+    // Values files are data: `${VAR}` (env for a container) and `{{ }}` (for `tpl`) strings in them are text.
+    const file = loadManifest(source.text, { templateSyntax: false });
     const doc = file.documents[0];
     if (!doc || doc.status === 'empty') continue;
     if (doc.status !== 'ok' || !isObj(doc.value)) {

@@ -1,4 +1,5 @@
 import { constructFromEvents, parseEvents, EVENT_ID, YAML11_SCHEMA, type Event } from 'js-yaml';
+import { parseWithQuotedTabs } from './quoted-tabs';
 import { splitDocuments } from './split';
 import { LineIndex, detectNewline, type Span } from './text';
 import { buildTree, type PNode } from './tree';
@@ -44,6 +45,12 @@ export interface LoadOptions {
   maxAliasExpansion?: number;
   /** Maximum collection nesting depth. */
   maxDepth?: number;
+  /**
+   * False when `{{ … }}` and `${VAR}` are literal text, not signs of a template to render first: a
+   * chart template once its actions are set aside (what is left only Helm renders, and `${VAR}` there
+   * is shell or env text), or a chart's values files (data, rendered by `tpl` if at all).
+   */
+  templateSyntax?: boolean;
 }
 
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
@@ -110,7 +117,7 @@ export function loadSpans(fileText: string, spans: Span[], options: LoadOptions,
     while (i < spans.length && run.length < BATCH_DOCUMENTS) {
       const span = spans[i];
       if (run.length > 0 && run[run.length - 1].end !== span.start) break;
-      if (templateReason(fileText.slice(span.start, span.end))) break;
+      if (templateReason(fileText.slice(span.start, span.end), options.templateSyntax)) break;
       run.push(span);
       i++;
     }
@@ -198,7 +205,7 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const doc = shell(text, span, index, options);
 
-  const template = templateReason(text);
+  const template = templateReason(text, options.templateSyntax);
   if (template) {
     doc.status = 'template';
     doc.reason = template.reason;
@@ -207,9 +214,10 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
   }
 
   let events: Event[];
+  let source: string;
   try {
-    events = parseEvents(text, { maxDepth });
-    const values = constructFromEvents(events, { source: text, schema: YAML11_SCHEMA, maxTotalMergeKeys: MAX_MERGE_KEYS });
+    ({ events, source } = parseWithQuotedTabs(text, maxDepth));
+    const values = constructFromEvents(events, { source, schema: YAML11_SCHEMA, maxTotalMergeKeys: MAX_MERGE_KEYS });
     doc.value = values.length > 0 ? values[0] : null;
   } catch (err) {
     const { message, offset, tooComplex } = describeYamlError(err, text, maxDepth);
@@ -233,7 +241,8 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
     }
   }
   if (doc.value === null || doc.value === undefined) doc.status = 'empty';
-  if (keepEvents) keptEvents.set(doc, { source: text, events, from: 0, to: events.length, base: 0 });
+  if (source !== text) parsedAs.set(doc, source);
+  if (keepEvents) keptEvents.set(doc, { source, events, from: 0, to: events.length, base: 0 });
   return doc;
 }
 
@@ -243,6 +252,9 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
  * which of the events are the document's.
  */
 const keptEvents = new WeakMap<ManifestDocument, { source: string; events: Event[]; from: number; to: number; base: number }>();
+
+/** The text a document was parsed from when it is not its own (see parseWithQuotedTabs). */
+const parsedAs = new WeakMap<ManifestDocument, string>();
 
 /** A document before its value is loaded; its tree is built on first use. */
 function shell(text: string, span: Span, index: number, options: LoadOptions): ManifestDocument {
@@ -263,7 +275,8 @@ function shell(text: string, span: Span, index: number, options: LoadOptions): M
         const kept = keptEvents.get(doc);
         keptEvents.delete(doc);
         if (doc.status === 'ok' || doc.status === 'empty') {
-          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(text, parseEvents(text, { maxDepth }));
+          const source = parsedAs.get(doc) ?? text;
+          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(source, parseEvents(source, { maxDepth }));
         }
       }
       return tree;
@@ -309,7 +322,8 @@ function hasContent(text: string): boolean {
 const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
 
 /** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
-function templateReason(text: string): { reason: string; offset: number; length: number } | undefined {
+function templateReason(text: string, templateSyntax = true): { reason: string; offset: number; length: number } | undefined {
+  if (!templateSyntax) return undefined;
   const braces = text.indexOf('{{');
   const dollar = text.indexOf('${');
   if (braces === -1 && dollar === -1) return undefined;
