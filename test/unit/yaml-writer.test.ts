@@ -171,17 +171,22 @@ test('generated objects round-trip: the RuntimeClass, the Windows networking obj
   assert.match(text, /^ {2}API POST \/x\n {4}# Made by a test,\n {4}# for the dry run\.\n\n {4}apiVersion: node\.k8s\.io\/v1\n/m);
 });
 
-const COMMENTED = `# Deployment of the IIS front end (owned by the web team)
+const COMMENTED = `# IIS front end (owned by the web team)
 apiVersion: apps/v1
-kind: Deployment
+kind: StatefulSet
 metadata:
   name: iis # the Service selects on this
+  namespace: web
 spec:
+  serviceName: iis
+  replicas: 2   # one per zone
   selector:
-    matchLabels: {app: iis}
+    matchLabels:
+      app: iis
   template:
     metadata:
-      labels: {app: iis}
+      labels:
+        app: iis # must match the selector
     spec:
       # Windows Server 2022 nodes only
       nodeSelector:
