@@ -489,6 +489,12 @@ const KUBE_PROXY_CONFIG: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metad
  * The Windows networking DaemonSets for the cluster's CNI (HostProcess kube-proxy, and Calico or
  * Flannel for Windows with their ConfigMaps), created when missing; what exists is reused.
  */
+/** What made the Windows networking objects, said above each in the dry run. */
+function madeFor(input: NetworkingInput): string {
+  const cni = `${input.cni.kind}${input.cni.version ? ` ${input.cni.version}` : ''}`;
+  return `Made by kube-windows join for the cluster's ${cni} (found: ${input.cni.via}) and Kubernetes ${input.serverVersion}.`;
+}
+
 function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep {
   const input = networkingInput(planned?.cluster, planned?.endpoint);
   const desired = input ? windowsNetworkingObjects(input) : [];
@@ -499,7 +505,7 @@ function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep {
     preview: {
       check: 'each DaemonSet exists by name or by what it runs on Windows nodes, with its ConfigMaps',
       api: desired.length
-        ? desired.map(createCall)
+        ? desired.map((o) => ({ ...createCall(o), ...(input ? { comment: madeFor(input) } : {}) }))
         : [
             {
               verb: 'POST',
@@ -601,7 +607,13 @@ function runtimeClassStep(): KubeadmStep {
     description: 'Handler runhcs-wcow-process, nodeSelector kubernetes.io/os and node.kubernetes.io/windows-build, the os=windows toleration; workloads name it in runtimeClassName.',
     preview: {
       check: 'a RuntimeClass of that name exists with the same handler and build',
-      api: [{ ...createCall(example), path: objectPaths(example).collection }],
+      api: [
+        {
+          ...createCall(example),
+          path: objectPaths(example).collection,
+          comment: 'Made by kube-windows join: workloads that name it in runtimeClassName run on nodes of this Windows build and tolerate their os=windows taint.',
+        },
+      ],
       notes: ['shown for a Windows Server 2022 node; the name and build follow the node'],
     },
     check: async (ctx, signal) => {

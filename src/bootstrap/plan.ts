@@ -10,6 +10,8 @@ export interface ApiCallPreview {
   verb: string;
   path: string;
   body?: unknown;
+  /** Shown as comment lines above the body in the dry run: what made the object, for what. */
+  comment?: string;
 }
 
 /** What the dry-run shows for a step, without running anything. */

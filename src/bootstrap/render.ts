@@ -3,6 +3,7 @@
 
 import { redact, redactDeep, REDACTED, Secret, type Plan } from './plan';
 import type { RunEvent, StepOutcome } from './runner';
+import { writeYaml } from '../core/manifest/yaml-writer';
 
 export interface RenderOptions {
   /** Values to replace with "•••" (Secret instances in API bodies are always replaced). */
@@ -15,7 +16,7 @@ const indent = (text: string, by: string): string =>
     .map((line) => (line.length > 0 ? by + line : line))
     .join('\n');
 
-/** The dry-run document: what each step checks, the PowerShell it runs and the API calls it makes. */
+/** The dry-run document: what each step checks, the PowerShell it runs and the API calls it makes (bodies as YAML). */
 export function renderPlan<Ctx>(plan: Plan<Ctx>, options: RenderOptions = {}): string {
   const secrets = options.secrets ?? [];
   const clean = (text: string) => redact(text, secrets);
@@ -42,8 +43,8 @@ export function renderPlan<Ctx>(plan: Plan<Ctx>, options: RenderOptions = {}): s
       out.push(`  API ${clean(api.verb.toUpperCase())} ${clean(api.path)}`);
       if (api.body !== undefined) {
         const body = api.body instanceof Secret ? REDACTED : redactDeep(api.body, secrets);
-        const json = typeof body === 'string' ? body : (JSON.stringify(body, null, 2) ?? String(body));
-        out.push(indent(clean(json), '    '));
+        const shown = typeof body === 'string' ? body : writeYaml(body, api.comment ? { comment: api.comment } : {}).replace(/\n$/, '');
+        out.push(indent(clean(shown), '    '));
       }
     }
     for (const note of step.preview.notes ?? []) out.push(`  note: ${indent(clean(note), '    ').trimStart()}`);

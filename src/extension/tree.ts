@@ -2,10 +2,10 @@
 // lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
 import * as vscode from 'vscode';
 import { affects, readConfig } from './config';
-import { dump } from 'js-yaml';
 import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import { sendClusterSnapshot } from './client';
 import { toTreeItem } from './tree-item';
+import { writeYaml } from '../core/manifest/yaml-writer';
 
 const VIEW_ID = 'kubeWindows.clusters';
 const YAML_SCHEME = 'kube-windows';
@@ -77,7 +77,7 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     const object = this.objects.get(uri.toString());
-    return object ? dump(object, { noRefs: true, lineWidth: 120 }) : '# no longer available\n';
+    return object ? writeYaml(object) : '# no longer available\n';
   }
 }
 

@@ -584,6 +584,7 @@ test('join --via kubeadm --dry-run, Calico cluster: the preflight passes above t
     for (const id of ['preflight', 'kube-binaries', 'kubelet-service', 'join', 'taint', 'windows-networking', 'node-ready', 'networking-pods', 'runtime-class', 'probe'])
       assert.match(r.stdout, new RegExp(`STEP \\d+/17  ${id} `), id);
     assert.match(r.stdout, /calico-node-windows/);
+    assert.match(r.stdout, /^ {4}# Made by kube-windows join for the cluster's calico v3\.28\.2 \(found: DaemonSet kube-system\/calico-node\)/m);
     assert.match(r.stdout, new RegExp(`sigwindowstools/kube-proxy:${version.replace(/\./g, '\\.')}-calico-hostprocess`));
     assert.match(r.stdout, /--register-with-taints=os=windows:NoSchedule/);
     assert.doesNotMatch(r.stdout, /[a-z0-9]{6}\.[a-z0-9]{16}/, 'no token');

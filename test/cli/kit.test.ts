@@ -239,8 +239,8 @@ test('--wmco-namespace, --olm-source and --olm-channel reach the BYOH plan; a ma
   assert.equal(r.code, EXIT.OK, r.stderr);
   assert.match(r.stdout, /\/api\/v1\/namespaces\/windows-ops\/configmaps\/windows-instances/);
   assert.doesNotMatch(r.stdout, /openshift-windows-machine-config-operator/);
-  assert.match(r.stdout, /"source": ?"my-catalog"/);
-  assert.match(r.stdout, /"channel": ?"preview"/);
+  assert.match(r.stdout, /^ {6}source: my-catalog$/m);
+  assert.match(r.stdout, /^ {6}channel: preview$/m);
   const remove = await cli(['remove', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '--wmco-namespace', 'windows-ops']);
   assert.equal(remove.code, EXIT.OK, remove.stderr);
   assert.match(remove.stdout, /namespaces\/windows-ops\/configmaps\/windows-instances/);

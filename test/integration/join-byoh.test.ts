@@ -307,8 +307,8 @@ test('BYOH dry run: reads like reference §1–§2, with WMCO install and the ke
     const text = renderPlan(plan);
     host.close();
     assert.match(text, /openshift\.io\/cluster-monitoring/);
-    assert.match(text, /"installPlanApproval": "Automatic"/);
-    assert.match(text, /"private-key\.pem": "•••"/);
+    assert.match(text, /^ {6}installPlanApproval: Automatic$/m);
+    assert.match(text, /^ {6}private-key\.pem: •••$/m);
     assert.ok(!text.includes(pem.reveal().split('\n')[1]!));
     assert.match(text, /PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances/);
     assert.match(text, /username=Administrator/);

@@ -501,6 +501,11 @@ test('kubeadm dry run: every step with its PowerShell and API calls, the payload
     assert.ok(text.includes(payload.containerd.sha256));
     assert.match(text, /# kube-windows op: kubeadm-join/);
     assert.match(text, /POST \/api\/v1\/namespaces\/kube-system\/secrets/);
+    // The RuntimeClass as YAML under its call, saying what made it.
+    assert.match(
+      text,
+      /^ {2}API POST \/apis\/node\.k8s\.io\/v1\/runtimeclasses\n {4}# Made by kube-windows join: .*runtimeClassName.*\n\n {4}apiVersion: node\.k8s\.io\/v1\n {4}kind: RuntimeClass\n/m,
+    );
     assert.equal(rig.sims[0]!.state.opLog.length, 0, 'a dry run touches no host');
   } finally {
     await rig.stop();

@@ -76,7 +76,8 @@ test('the rendered plan shows each step, its PowerShell fences, API calls and no
   assert.match(text, /^ {2}```powershell\n {2}Install-WindowsFeature -Name Containers\n/m);
   assert.match(text, /^ {2}API PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances$/m);
   assert.match(text, /^ {2}API GET \/api\/v1\/nodes\/win-1$/m);
-  assert.match(text, /^ {4}\{\n {6}"data": \{$/m);
+  // Bodies as YAML, indented under their call.
+  assert.match(text, /^ {4}data:\n {6}10\.0\.0\.5: username=Administrator\n {4}token: •••$/m);
   assert.match(text, /^ {2}note: May reboot the host\.$/m);
   assert.match(text, /^ {2}retries: 2/m);
   // Step order follows the plan.
@@ -86,11 +87,11 @@ test('the rendered plan shows each step, its PowerShell fences, API calls and no
 test('secrets never appear in the rendered plan or log', () => {
   const text = renderPlan(plan, { secrets: [password] });
   assert.ok(!text.includes(password), text);
-  assert.match(text, /"token": "•••"/, 'a Secret in an API body is always hidden');
+  assert.match(text, /^ {4}token: •••$/m, 'a Secret in an API body is always hidden');
   const withToken = renderPlan(plan, { secrets: [password, token] });
   assert.ok(!withToken.includes(token.reveal()));
   assert.match(withToken, /Write-Host •••/);
-  assert.match(withToken, /"token": "•••"/);
+  assert.match(withToken, /^ {4}token: •••$/m);
 
   const log = renderLog([{ type: 'log', time: 0, level: 'info', message: `pw ${password}` }], { secrets: [password], utc: true });
   assert.equal(log, '[00:00:00]   INFO pw •••\n');

@@ -3,10 +3,10 @@
 // rule findings take the ranges the engine computes when it checks that very text, so that the
 // editor underlines what `kube-windows check` on a file would. Failure explanations (WINF…) have
 // only a field path; they are placed with the same positional tree.
-import { dump } from 'js-yaml';
 import { loadManifest } from '../manifest/document';
 import { getAt, isObj, parseFieldPath, spanFor, type Obj } from '../manifest/path';
 import { LineIndex, type Range } from '../manifest/text';
+import { writeYaml } from '../manifest/yaml-writer';
 import { checkText, type CheckOptions } from '../rules/engine';
 import type { Finding } from '../rules/types';
 import { withoutServerDefaults, type LiveFinding } from './check';
@@ -34,7 +34,7 @@ export function shownObject(object: Obj): Obj {
 /** `# header` lines, then the object's YAML. */
 export function liveYaml(object: Obj, header: string[] = []): string {
   const comments = header.map((line) => `# ${line.replace(/\r?\n/g, ' ')}\n`).join('');
-  return comments + dump(shownObject(object), { noRefs: true, lineWidth: 120 });
+  return comments + writeYaml(shownObject(object));
 }
 
 /**

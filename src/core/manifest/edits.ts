@@ -1,7 +1,7 @@
-import { dump as yamlDump, type DumpOptions } from 'js-yaml';
 import { locate, type Located, type Path } from './path';
 import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
 import type { Span } from './text';
+import { writeYaml } from './yaml-writer';
 
 /**
  * Structural edits that rules ask for. They are turned into minimal text edits against the
@@ -422,15 +422,16 @@ function indentUnit(ctx: EditContext, map: PMap): number {
 // rendering
 
 /**
- * js-yaml's dump costs ~30 µs a call (it sets up a presenter each time), and a file where every
- * document has the same finding renders the same fix value thousands of times: remember the last
- * few renderings. Only plain JSON data is cached, so that the key says everything about the value.
+ * Writing a value through a YAML Document costs tens of µs, and a file where every document has
+ * the same finding renders the same fix value thousands of times: remember the last few renderings.
+ * Only plain JSON data is cached, so that the key says everything about the value.
  */
 const rendered = new Map<string, string>();
 const RENDER_CACHE_SIZE = 256;
 
-function dump(value: unknown, options: DumpOptions): string {
-  return memo(value, `${options.indent ?? ''}|${options.flowLevel ?? ''}|${options.lineWidth ?? ''}|${options.noRefs ? 1 : 0}`, () => yamlDump(value, options));
+/** The value as YAML on its own (block style, or flow style for `flow`), without the final line break. */
+function dump(value: unknown, flow = false): string {
+  return memo(value, flow ? 'flow' : 'block', () => writeYaml(value, { flow }).replace(/\n$/, ''));
 }
 
 function memo(value: unknown, how: string, render: () => string): string {
@@ -471,7 +472,7 @@ function renderScalar(v: unknown): string {
     if (/[\n\r]/.test(v)) return JSON.stringify(v);
   } else if (typeof v === 'boolean') return v ? 'true' : 'false';
   else if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
-  return dump(v, { lineWidth: -1 }).replace(/\n$/, '');
+  return dump(v);
 }
 
 function renderKey(k: string): string {
@@ -480,7 +481,7 @@ function renderKey(k: string): string {
 
 function renderFlow(v: unknown): string {
   if (isScalarValue(v)) return flowSafe(renderScalar(v), v);
-  return dump(v, { flowLevel: 0, lineWidth: -1 }).replace(/\n$/, '');
+  return dump(v, true);
 }
 
 /** A key inside `{ … }`: the same quoting rules as a flow value. */
@@ -518,10 +519,15 @@ function isEmptyCollection(v: unknown): boolean {
 function renderInline(value: unknown, indent: number, newline: string): string {
   if (isEmptyCollection(value)) return Array.isArray(value) ? '[]' : '{}';
   if (typeof value === 'string' && /\n/.test(value) && !/\r/.test(value)) {
-    const lines = dump(value, { lineWidth: -1 }).replace(/\n$/, '').split('\n');
-    // dump indents the body by two under column 0; move it under the value's column.
-    const pad = ' '.repeat(Math.max(indent - 2, 0));
-    return lines.map((l, i) => (i === 0 || l === '' ? l : pad + l)).join(newline);
+    const lines = dump(value).split('\n');
+    // A block scalar alone has its body at column 0: move it under the value's column. One whose
+    // header carries an indentation indicator (the text starts with a space) counts from the
+    // parent's column, which is not known here: write that rare one double-quoted, valid anywhere.
+    if (/^[|>][-+]?$/.test(lines[0])) {
+      const pad = ' '.repeat(indent);
+      return lines.map((l, i) => (i === 0 || l === '' ? l : pad + l)).join(newline);
+    }
+    return JSON.stringify(value);
   }
   if (isScalarValue(value)) return renderScalar(value);
   return renderBlock(value, indent, newline).slice(indent);
@@ -533,7 +539,7 @@ function renderBlock(value: unknown, indent: number, newline: string): string {
 }
 
 function renderBlockNow(value: unknown, indent: number, newline: string): string {
-  const out = yamlDump(value, { indent: 2, lineWidth: -1, noRefs: true }).replace(/\n$/, '');
+  const out = writeYaml(value).replace(/\n$/, '');
   const pad = ' '.repeat(indent);
   return out
     .split('\n')

@@ -8,7 +8,7 @@
 // Pure: plain objects in, a plain object and YAML text out.
 
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
-import { Document, isMap, isScalar, type YAMLMap } from 'yaml';
+import { commentAboveKey, yamlDocument, yamlText } from '../manifest/yaml-writer';
 import {
   MACHINE_API_NAMESPACE,
   MACHINE_API_VERSION,
@@ -288,34 +288,27 @@ export function buildWindowsMachineSet(input: WindowsMachineSetInput): WindowsMa
 const SIZE_KEYS: Record<MachineSetPlatform, string> = { AWS: 'instanceType', Azure: 'vmSize', GCP: 'machineType', VSphere: 'numCPUs', Nutanix: 'vcpuSockets' };
 const IMAGE_KEYS: Record<MachineSetPlatform, string[]> = { AWS: ['ami'], Azure: ['image'], GCP: ['disks'], VSphere: ['template'], Nutanix: ['image'] };
 
-/** Puts a comment line above the key at `path` (when the key is there). */
-function commentKey(doc: Document, path: (string | number)[], comment: string): void {
-  const parent = path.length === 1 ? doc.contents : doc.getIn(path.slice(0, -1), true);
-  if (!isMap(parent)) return;
-  const pair = (parent as YAMLMap).items.find((p) => isScalar(p.key) && p.key.value === path[path.length - 1]);
-  if (pair && isScalar(pair.key)) pair.key.commentBefore = comment.replace(/^/gm, ' ');
-}
-
 /** The MachineSet as YAML, with short comments on what to review before creating it. */
 export function machineSetYaml(ms: WindowsMachineSet): string {
-  const doc = new Document(ms.object);
   const p = ms.platform;
-  const value = ['spec', 'template', 'spec', 'providerSpec', 'value'];
-  doc.commentBefore = [
-    ` Windows MachineSet for ${platformTitle(p)}, made by kube-windows from the Linux MachineSet ${ms.from}:`,
-    " network, credentials, zone and size are that one's. Review the image and the size, then create it.",
-    ' WMCO configures its Machines and writes the user-data secret; the first node takes about 10 to 15 minutes.',
+  const comment = [
+    `Windows MachineSet for ${platformTitle(p)}, made by kube-windows from the Linux MachineSet ${ms.from}:`,
+    "network, credentials, zone and size are that one's. Review the image and the size, then create it.",
+    'WMCO configures its Machines and writes the user-data secret; the first node takes about 10 to 15 minutes.',
   ].join('\n');
+  const doc = yamlDocument(ms.object, { comment });
+  const value = ['spec', 'template', 'spec', 'providerSpec', 'value'];
+  const commentKey = (path: (string | number)[], text: string) => commentAboveKey(doc, path, text);
   if (SHORT_NAME_PLATFORMS.includes(p)) {
-    commentKey(doc, ['metadata', 'name'], `On ${platformTitle(p)} Windows machine names have at most ${MAX_MACHINE_NAME} characters: this name at most ${SHORT_MACHINESET_NAME}.`);
+    commentKey(['metadata', 'name'], `On ${platformTitle(p)} Windows machine names have at most ${MAX_MACHINE_NAME} characters: this name at most ${SHORT_MACHINESET_NAME}.`);
   }
-  commentKey(doc, ['spec', 'selector'], 'Must match the template labels below (the API server refuses a MachineSet whose selector does not).');
-  commentKey(doc, ['spec', 'template', 'metadata', 'labels', MACHINE_OS_ID_LABEL], 'WMCO configures only Machines labelled exactly "Windows".');
-  commentKey(doc, [...value, 'userDataSecret'], `Written by WMCO; the Linux ${WORKER_USER_DATA_SECRET} would boot a VM that never becomes a node.`);
-  for (const key of IMAGE_KEYS[p]) commentKey(doc, [...value, key], `The Windows image. ${imageHelp(p, ms.region ? { region: ms.region } : {})}`);
-  if (p === 'Azure') commentKey(doc, [...value, 'osDisk'], 'osType Windows: Azure boots the image as Windows.');
-  commentKey(doc, [...value, SIZE_KEYS[p]], `Copied from ${ms.from}; Windows nodes want at least 2 vCPUs and 8 GiB of memory.`);
-  return doc.toString({ lineWidth: 0 });
+  commentKey(['spec', 'selector'], 'Must match the template labels below (the API server refuses a MachineSet whose selector does not).');
+  commentKey(['spec', 'template', 'metadata', 'labels', MACHINE_OS_ID_LABEL], 'WMCO configures only Machines labelled exactly "Windows".');
+  commentKey([...value, 'userDataSecret'], `Written by WMCO; the Linux ${WORKER_USER_DATA_SECRET} would boot a VM that never becomes a node.`);
+  for (const key of IMAGE_KEYS[p]) commentKey([...value, key], `The Windows image. ${imageHelp(p, ms.region ? { region: ms.region } : {})}`);
+  if (p === 'Azure') commentKey([...value, 'osDisk'], 'osType Windows: Azure boots the image as Windows.');
+  commentKey([...value, SIZE_KEYS[p]], `Copied from ${ms.from}; Windows nodes want at least 2 vCPUs and 8 GiB of memory.`);
+  return yamlText(doc);
 }
 
 // ---- a MachineSet edited as text ------------------------------------------------------------------
