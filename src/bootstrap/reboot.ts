@@ -101,6 +101,14 @@ export function cordoned<C extends DrainContext>(node: string, step: Step<C>, op
     signal.aborted || !(err instanceof Error) ? err : Object.assign(new Error(`${err.message} ${cordonedNote(node, operation)}`), { cause: err });
   return {
     ...step,
+    // The check reads the host too (boot time, routes): a connection lost there leaves the node cordoned as well.
+    check: async (ctx, signal) => {
+      try {
+        return await step.check(ctx, signal);
+      } catch (err) {
+        throw note(err, signal);
+      }
+    },
     apply: async (ctx, signal, report) => {
       try {
         await step.apply(ctx, signal, report);

@@ -11,6 +11,7 @@ import { buildRebootPlan, podsWithEmptyDir, rebootSummary, type RebootContext, t
 import { collectNodeLogs } from '../../src/bootstrap/node-logs';
 import { nodeServices, restartNodeService } from '../../src/bootstrap/node-services';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
+import { readyCondition } from '../../src/cluster/nodes';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
@@ -401,5 +402,69 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
     assert.match(missing.stderr, /no node "nope"/);
   } finally {
     await r.stop();
+  }
+});
+
+/** Every host op of the reboot plan on AWS, in the order the plan first runs them. */
+const REBOOT_HOST_OPS = ['last-boot-time', 'restart-computer', 'metadata-route-state', 'add-metadata-route'] as const;
+
+test('reboot: the SSH connection dropped at each host op (before it runs and before it answers), then a re-run: one restart, Ready and uncordoned', async () => {
+  const outcomes: string[] = [];
+  for (const op of REBOOT_HOST_OPS) {
+    for (const after of ['before', 'after'] as const) {
+      const label = `${op} (${after === 'before' ? 'dropped before it runs' : 'dropped after it ran, before its answer'})`;
+      const r = await rig([nodeObject(true), deployment('web-1', { app: 'web' })]);
+      const t = drive(r, { aws: true });
+      const sim = r.sims[0]!;
+      try {
+        // More drops than the transparent retries of a safe op: this run cannot get past the op.
+        sim.dropOnOp(op, { times: 20, after });
+        const first = await plan(r).run();
+        assert.equal(first.outcome, 'failed', `${label}: the run ends failed`);
+        assert.match(first.error!.message, /connection to .* was lost|closed the connection/, `${label}: the reason names the lost connection`);
+        assert.match(first.error!.message, /win-a stays cordoned \(unschedulable\): run the reboot again to resume where it stopped/, `${label}: resumable, and the node state said`);
+        assert.equal(unschedulable(r), true, `${label}: cordoned, as the message says`);
+        assert.match(rebootSummary(first, NODE), /failed at step/);
+        outcomes.push(`${label}: failed at ${first.error!.stepId}`);
+
+        // The user runs the reboot again once the host answers.
+        sim.clearFaults();
+        await sim.whenRebooted();
+        const again = await plan(r).run();
+        assert.equal(again.outcome, 'done', `${label}: the re-run completes (${JSON.stringify(again.error)})`);
+        assert.equal(sim.state.bootCount, 1, `${label}: exactly one restart`);
+        // A restart-computer dropped before it ran never reached shutdown.exe (the sim logs only ops that ran).
+        assert.equal(sim.state.opLog.filter((o) => o.name === 'restart-computer').length, 1, `${label}: restart-computer ran once`);
+        assert.equal(unschedulable(r), false, `${label}: uncordoned`);
+        assert.equal(readyCondition(r.emu.get('Node', NODE) as unknown as RebootNode)?.status, 'True', `${label}: Ready`);
+        assert.equal(r.emu.get('Node', NODE)?.metadata.annotations?.['kube-windows.io/reboot-from-boot'], undefined, `${label}: the boot annotation is cleared`);
+        assert.deepEqual(simNode(sim.state).metadataRoutes, ['127.0.0.1'], `${label}: one metadata route`);
+        if (op === 'restart-computer' && after === 'after') {
+          // The host did restart while the first run lost its answer: the re-run knows it from the boot time.
+          assert.equal(again.steps.find((s) => s.id === 'restart')?.outcome, 'skipped', `${label}: no second restart`);
+        }
+      } finally {
+        t.stop();
+        await r.stop();
+      }
+    }
+  }
+  console.log(`reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`);
+});
+
+test('reboot: a connection dropped once at a safe op is retried on a new connection and the reboot completes in one run', async () => {
+  for (const op of ['last-boot-time', 'metadata-route-state', 'add-metadata-route'] as const) {
+    const r = await rig([nodeObject(true)]);
+    const t = drive(r, { aws: true });
+    try {
+      r.sims[0]!.dropOnOp(op, { times: 1, after: 'after' });
+      const result = await plan(r).run();
+      assert.equal(result.outcome, 'done', `${op}: ${JSON.stringify(result.error)}`);
+      assert.equal(r.sims[0]!.state.bootCount, 1, `${op}: one restart`);
+      assert.equal(unschedulable(r), false, `${op}: uncordoned`);
+    } finally {
+      t.stop();
+      await r.stop();
+    }
   }
 });
