@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRebootPlan, podsWithEmptyDir, rebootSummary, type RebootContext, type RebootNode, type RebootOptions } from '../../src/bootstrap/reboot';
 import { collectNodeLogs } from '../../src/bootstrap/node-logs';
@@ -16,6 +16,7 @@ import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
 import { simNode } from '../support/windows-host-sim';
+import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const NODE = 'win-a';
 
@@ -466,5 +467,70 @@ test('reboot: a connection dropped once at a safe op is retried on a new connect
       t.stop();
       await r.stop();
     }
+  }
+});
+
+test('reboot: the host comes back from its restart with another host key: refused at once naming both fingerprints, nothing more runs on the host, failed until the user updates known_hosts', async () => {
+  const r = await rig([nodeObject(true)]);
+  const t = drive(r, { aws: true });
+  const sim = r.sims[0]!;
+  try {
+    const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+    // The key changes as the restart is answered, as if the host were reinstalled or someone sat in the middle.
+    sim.changeHostKeyAfterOp('restart-computer');
+    const first = await plan(r).run();
+    const opsAtChange = sim.state.opLog.length;
+    const change = { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } };
+    assert.notEqual(change.now.public, old.public, 'the key changed');
+    assert.equal(first.outcome, 'failed');
+    assert.equal(first.error?.stepId, 'restart');
+    assertHostKeyRefusal(first.error!.message, sim, change, r.keyPath, 'reboot');
+    assert.doesNotMatch(first.error!.message, /did not come back within/, 'refused at once, not waited for until the timeout');
+    assert.match(first.error!.message, /win-a stays cordoned/);
+    assert.equal(unschedulable(r), true);
+    assert.equal(sim.state.opLog.at(-1)?.name, 'restart-computer', 'no op after the key changed');
+
+    // Running it again changes nothing until the user acts: the same refusal, still nothing on the host.
+    await sim.whenRebooted();
+    const again = await plan(r).run();
+    assert.equal(again.outcome, 'failed');
+    assertHostKeyRefusal(again.error!.message, sim, change, r.keyPath, 'reboot re-run');
+    assert.equal(sim.state.opLog.length, opsAtChange, 'nothing ran on a host with an unexpected key');
+
+    // The user checks the new key and pins it: the re-run finishes without a second restart.
+    writeFileSync(r.knownHostsPath, `${sim.knownHostsLine()}\n`);
+    const fixed = await plan(r).run();
+    assert.equal(fixed.outcome, 'done', JSON.stringify(fixed.error));
+    assert.equal(fixed.steps.find((s) => s.id === 'restart')?.outcome, 'skipped');
+    assert.equal(sim.state.bootCount, 1);
+    assert.equal(unschedulable(r), false);
+  } finally {
+    t.stop();
+    await r.stop();
+  }
+});
+
+test('CLI: nodes reboot against a host whose key changed between two steps exits 1 with the warning, both fingerprints and no stack', async () => {
+  const r = await rig([nodeObject(false)]);
+  const t = drive(r, { aws: false });
+  const sim = r.sims[0]!;
+  try {
+    const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+    sim.changeHostKeyAfterOp('last-boot-time');
+    const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];
+    const res = await cli(['nodes', 'reboot', NODE, ...ssh, '--poll-interval', '30']);
+    assert.equal(res.code, 1, res.stdout + res.stderr);
+    assertHostKeyRefusal(res.stdout + res.stderr, sim, { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } }, r.keyPath, 'CLI');
+    assert.match(res.stdout, /stays cordoned/);
+    assert.doesNotMatch(res.stdout + res.stderr, /\n\s+at /, 'no stack trace');
+    assert.deepEqual(
+      sim.state.opLog.map((o) => o.name),
+      ['last-boot-time'],
+      'nothing after the key changed: no restart',
+    );
+    assert.equal(sim.state.bootCount, 0);
+  } finally {
+    t.stop();
+    await r.stop();
   }
 });
