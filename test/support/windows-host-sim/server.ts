@@ -43,6 +43,7 @@ export interface SimHostKey {
 }
 
 export interface FaultOptions {
+  /** How many times the fault fires (default 1); 0 removes a fault set before. */
   times?: number;
 }
 
@@ -101,6 +102,12 @@ interface Handle {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Registers a fault for name; `times: 0` removes it (so that it no longer fires at all). */
+function arm<T extends Counted>(faults: Map<string, T>, name: string, fault: T): void {
+  if (fault.times > 0) faults.set(name, fault);
+  else faults.delete(name);
+}
 
 /** Consumes one use of a fault registered for name. */
 function take<T extends Counted>(faults: Map<string, T>, name: string): T | undefined {
@@ -211,10 +218,10 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     get rebooting() {
       return rebooting;
     },
-    failOp: (name, o = {}) => void failFaults.set(name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
-    dropOnOp: (name, o = {}) => void dropFaults.set(name, { times: o.times ?? 1, after: o.after ?? 'before' }),
+    failOp: (name, o = {}) => arm(failFaults, name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
+    dropOnOp: (name, o = {}) => arm(dropFaults, name, { times: o.times ?? 1, after: o.after ?? 'before' }),
     dropAfterSftpBytes: (n) => void (sftpBudget = n),
-    hangOp: (name, o = {}) => void hangFaults.set(name, { times: o.times ?? 1 }),
+    hangOp: (name, o = {}) => arm(hangFaults, name, { times: o.times ?? 1 }),
     changeHostKey() {
       const old = hostKey;
       hostKey = hostKeyOf(sshKeyPair().private);
