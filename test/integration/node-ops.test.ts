@@ -15,7 +15,7 @@ import { readyCondition } from '../../src/cluster/nodes';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
-import { simNode } from '../support/windows-host-sim';
+import { simNode, type SimHost } from '../support/windows-host-sim';
 import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const NODE = 'win-a';
@@ -406,6 +406,18 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
   }
 });
 
+/** A rig whose Node a stand-in kubelet drives (see drive), stopped whatever fn does. */
+async function driven(objects: KubeObject[], aws: boolean, fn: (r: Rig, sim: SimHost) => Promise<void>): Promise<void> {
+  const r = await rig(objects);
+  const t = drive(r, { aws });
+  try {
+    await fn(r, r.sims[0]!);
+  } finally {
+    t.stop();
+    await r.stop();
+  }
+}
+
 /** Every host op of the reboot plan on AWS, in the order the plan first runs them. */
 const REBOOT_HOST_OPS = ['last-boot-time', 'restart-computer', 'metadata-route-state', 'add-metadata-route'] as const;
 
@@ -414,10 +426,7 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
   for (const op of REBOOT_HOST_OPS) {
     for (const after of ['before', 'after'] as const) {
       const label = `${op} (${after === 'before' ? 'dropped before it runs' : 'dropped after it ran, before its answer'})`;
-      const r = await rig([nodeObject(true), deployment('web-1', { app: 'web' })]);
-      const t = drive(r, { aws: true });
-      const sim = r.sims[0]!;
-      try {
+      await driven([nodeObject(true), deployment('web-1', { app: 'web' })], true, async (r, sim) => {
         // More drops than the transparent retries of a safe op: this run cannot get past the op.
         sim.dropOnOp(op, { times: 20, after });
         const first = await plan(r).run();
@@ -444,10 +453,7 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
           // The host did restart while the first run lost its answer: the re-run knows it from the boot time.
           assert.equal(again.steps.find((s) => s.id === 'restart')?.outcome, 'skipped', `${label}: no second restart`);
         }
-      } finally {
-        t.stop();
-        await r.stop();
-      }
+      });
     }
   }
   console.log(`reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`);
@@ -455,26 +461,18 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
 
 test('reboot: a connection dropped once at a safe op is retried on a new connection and the reboot completes in one run', async () => {
   for (const op of ['last-boot-time', 'metadata-route-state', 'add-metadata-route'] as const) {
-    const r = await rig([nodeObject(true)]);
-    const t = drive(r, { aws: true });
-    try {
-      r.sims[0]!.dropOnOp(op, { times: 1, after: 'after' });
+    await driven([nodeObject(true)], true, async (r, sim) => {
+      sim.dropOnOp(op, { times: 1, after: 'after' });
       const result = await plan(r).run();
       assert.equal(result.outcome, 'done', `${op}: ${JSON.stringify(result.error)}`);
-      assert.equal(r.sims[0]!.state.bootCount, 1, `${op}: one restart`);
+      assert.equal(sim.state.bootCount, 1, `${op}: one restart`);
       assert.equal(unschedulable(r), false, `${op}: uncordoned`);
-    } finally {
-      t.stop();
-      await r.stop();
-    }
+    });
   }
 });
 
 test('reboot: the host comes back from its restart with another host key: refused at once naming both fingerprints, nothing more runs on the host, failed until the user updates known_hosts', async () => {
-  const r = await rig([nodeObject(true)]);
-  const t = drive(r, { aws: true });
-  const sim = r.sims[0]!;
-  try {
+  await driven([nodeObject(true)], true, async (r, sim) => {
     const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
     // The key changes as the restart is answered, as if the host were reinstalled or someone sat in the middle.
     sim.changeHostKeyAfterOp('restart-computer');
@@ -504,17 +502,11 @@ test('reboot: the host comes back from its restart with another host key: refuse
     assert.equal(fixed.steps.find((s) => s.id === 'restart')?.outcome, 'skipped');
     assert.equal(sim.state.bootCount, 1);
     assert.equal(unschedulable(r), false);
-  } finally {
-    t.stop();
-    await r.stop();
-  }
+  });
 });
 
 test('CLI: nodes reboot against a host whose key changed between two steps exits 1 with the warning, both fingerprints and no stack', async () => {
-  const r = await rig([nodeObject(false)]);
-  const t = drive(r, { aws: false });
-  const sim = r.sims[0]!;
-  try {
+  await driven([nodeObject(false)], false, async (r, sim) => {
     const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
     sim.changeHostKeyAfterOp('last-boot-time');
     const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];
@@ -529,8 +521,5 @@ test('CLI: nodes reboot against a host whose key changed between two steps exits
       'nothing after the key changed: no restart',
     );
     assert.equal(sim.state.bootCount, 0);
-  } finally {
-    t.stop();
-    await r.stop();
-  }
+  });
 });
