@@ -15,7 +15,7 @@ import { readyCondition } from '../../src/cluster/nodes';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
-import { simNode, type SimHost } from '../support/windows-host-sim';
+import { simNode, type SimHost, type SimHostOptions } from '../support/windows-host-sim';
 import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const NODE = 'win-a';
@@ -121,8 +121,12 @@ function sequence(rig: Rig, t: Timeline): string[] {
   return [...t.events, ...ops].sort((a, b) => a.at - b.at).map((e) => e.what);
 }
 
-async function rig(objects: KubeObject[]): Promise<Rig> {
-  return startRig({ hosts: 1, objects, host: () => ({ hostname: 'WIN-A', services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Running' } } }) });
+async function rig(objects: KubeObject[], extra: Partial<SimHostOptions> = {}): Promise<Rig> {
+  return startRig({
+    hosts: 1,
+    objects,
+    host: () => ({ hostname: 'WIN-A', services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Running' } }, ...extra }),
+  });
 }
 
 function plan(r: Rig, extra: Partial<RebootOptions> = {}): { ctx: RebootContext; run: (signal?: AbortSignal) => ReturnType<typeof runPlan<RebootContext>>; events: RunEvent[]; opts: RebootOptions } {
@@ -407,8 +411,8 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
 });
 
 /** A rig whose Node a stand-in kubelet drives (see drive), stopped whatever fn does. */
-async function driven(objects: KubeObject[], aws: boolean, fn: (r: Rig, sim: SimHost) => Promise<void>): Promise<void> {
-  const r = await rig(objects);
+async function driven(objects: KubeObject[], aws: boolean, fn: (r: Rig, sim: SimHost) => Promise<void>, extra: Partial<SimHostOptions> = {}): Promise<void> {
+  const r = await rig(objects, extra);
   const t = drive(r, { aws });
   try {
     await fn(r, r.sims[0]!);
@@ -457,6 +461,25 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
     }
   }
   console.log(`reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`);
+});
+
+test("reboot: restart-computer's answer lost and the reboot run again at once, while that restart is still pending: the re-run waits for it, no second restart", async () => {
+  await driven(
+    [nodeObject(false)],
+    false,
+    async (r, sim) => {
+      sim.dropOnOp('restart-computer', { after: 'after' });
+      const first = await plan(r).run();
+      assert.equal(first.error?.stepId, 'restart');
+      assert.ok(sim.state.bootCount === 0 && !sim.rebooting, 'the restart is scheduled, not yet happening');
+      const again = await plan(r).run();
+      assert.equal(again.outcome, 'done', JSON.stringify(again.error));
+      assert.equal(sim.state.bootCount, 1, 'one restart');
+      assert.equal(unschedulable(r), false);
+    },
+    // As shutdown /t 5: the restart comes seconds after it was asked for.
+    { rebootDelayMs: 5000 },
+  );
 });
 
 test('reboot: a connection dropped once at a safe op is retried on a new connection and the reboot completes in one run', async () => {
