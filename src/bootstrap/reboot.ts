@@ -31,6 +31,7 @@ import {
   severalBudgets,
   type BlockedEviction,
 } from '../core/windows/reboot';
+import { RemoteCommandError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import { delay, waitFor } from './follow';
 import type { Plan, Step } from './plan';
@@ -101,6 +102,14 @@ export function cordoned<C extends DrainContext>(node: string, step: Step<C>, op
     signal.aborted || !(err instanceof Error) ? err : Object.assign(new Error(`${err.message} ${cordonedNote(node, operation)}`), { cause: err });
   return {
     ...step,
+    // The check reads the host too (boot time, routes): a connection lost there leaves the node cordoned as well.
+    check: async (ctx, signal) => {
+      try {
+        return await step.check(ctx, signal);
+      } catch (err) {
+        throw note(err, signal);
+      }
+    },
     apply: async (ctx, signal, report) => {
       try {
         await step.apply(ctx, signal, report);
@@ -265,6 +274,9 @@ export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, o
   };
 }
 
+/** shutdown.exe's "A system shutdown has already been scheduled.(1190)". */
+const restartAlreadyScheduled = (err: unknown): boolean => err instanceof RemoteCommandError && /\b1190\b/.test(err.message);
+
 function restartStep(nodeName: string, t: Timing): RebootStep {
   return {
     id: 'restart',
@@ -288,8 +300,14 @@ function restartStep(nodeName: string, t: Timing): RebootStep {
       const { kube, host } = ctx.opts;
       const before = (await host.run(lastBootTime(), signal)).lastBoot;
       await annotateNode(kube, nodeName, { [BOOT_ANNOTATION]: before }, signal);
-      await host.run(restartComputer(REBOOT_REASON), signal);
-      report('restart scheduled; waiting for the host to go down and come back');
+      try {
+        await host.run(restartComputer(REBOOT_REASON), signal);
+        report('restart scheduled; waiting for the host to go down and come back');
+      } catch (err) {
+        // A run whose answer was lost already scheduled it: wait for that restart rather than fail.
+        if (!restartAlreadyScheduled(err)) throw err;
+        report('a restart is already scheduled on the host; waiting for it');
+      }
       await host.waitForRestart(signal, t.timeout, Math.min(2000, t.poll));
       ctx.state.bootAfter = (await host.run(lastBootTime(), signal)).lastBoot;
       report('the host is back (SSH answers)');

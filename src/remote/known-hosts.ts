@@ -8,8 +8,8 @@ export type KnownHostsLookup =
   | { status: 'match'; line: number }
   /** No line pins a key of this type. `knownTypes`: other key types pinned for the host, if any. */
   | { status: 'unknown'; knownTypes: string[] }
-  /** A line pins another key of the same type for this host: possible man-in-the-middle. */
-  | { status: 'changed'; line: number }
+  /** A line pins another key of the same type for this host: possible man-in-the-middle. `pinned`: that key's fingerprint. */
+  | { status: 'changed'; line: number; pinned: string }
   /** The key is marked @revoked: never accept it. */
   | { status: 'revoked'; line: number };
 
@@ -126,7 +126,7 @@ export class KnownHosts {
     const name = knownHostsName(host, port);
     const blob = Buffer.from(keyBlob);
     let match: number | undefined;
-    let changed: number | undefined;
+    let changed: Entry | undefined;
     const knownTypes = new Set<string>();
     for (const e of this.entries) {
       // CA lines certify other keys; we do not use host certificates, so they pin nothing here.
@@ -139,11 +139,11 @@ export class KnownHosts {
         continue;
       }
       if (same) match ??= e.line;
-      else if (e.keyType === keyType) changed ??= e.line;
+      else if (e.keyType === keyType) changed ??= e;
       knownTypes.add(e.keyType);
     }
     if (match !== undefined) return { status: 'match', line: match };
-    if (changed !== undefined) return { status: 'changed', line: changed };
+    if (changed !== undefined) return { status: 'changed', line: changed.line, pinned: fingerprintSha256(changed.keyBlob) };
     return { status: 'unknown', knownTypes: [...knownTypes] };
   }
 

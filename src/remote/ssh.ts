@@ -209,7 +209,7 @@ export class SshConnector implements HostConnector {
         case 'revoked':
           throw new HostKeyRevokedError(name, fingerprint, this.knownHostsPath, found.line);
         case 'changed':
-          throw new HostKeyChangedError(name, fingerprint, this.knownHostsPath, found.line);
+          throw new HostKeyChangedError(name, fingerprint, this.knownHostsPath, found.line, keyType, found.pinned);
         case 'unknown':
           break;
       }

@@ -89,7 +89,10 @@ export class HostKeyUnknownError extends RemoteError {
   }
 }
 
-/** The host presented a key different from the one known_hosts pins: possible man-in-the-middle. */
+/**
+ * The host presented a key different from the one known_hosts pins: possible man-in-the-middle.
+ * Worded after OpenSSH's "REMOTE HOST IDENTIFICATION HAS CHANGED"; only public data (fingerprints).
+ */
 export class HostKeyChangedError extends RemoteError {
   override name = 'HostKeyChangedError';
   constructor(
@@ -97,10 +100,15 @@ export class HostKeyChangedError extends RemoteError {
     readonly fingerprint: string,
     readonly knownHostsFile: string,
     readonly line: number,
+    readonly keyType = '',
+    readonly pinnedFingerprint = '',
   ) {
+    const type = keyType ? `${keyType} ` : '';
     super(
-      `WARNING: the host key of ${host} has CHANGED (now ${fingerprint}). Someone could be intercepting the connection, ` +
-        `or the host was reinstalled. Connection refused. If the change is expected, remove line ${line} of ${knownHostsFile} and connect again.`,
+      `WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED for ${host}: it presented the ${type}key ${fingerprint}` +
+        `${pinnedFingerprint ? `, but line ${line} of ${knownHostsFile} pins ${pinnedFingerprint}` : ''}. ` +
+        `Someone could be intercepting the connection, or the host was reinstalled. Connection refused; nothing was sent to the host. ` +
+        `If the change is expected, remove line ${line} of ${knownHostsFile} and run the command again.`,
     );
   }
 }

@@ -5,7 +5,7 @@
 
 import { commitUpload, ensureDirectories, fileHash, type HostOp } from '../core/windows/host-ops';
 import { powershellCommand } from '../core/windows/powershell';
-import { RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
+import { isHostKeyRefusalOrCancel, RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
 import { sftpPathOf, sha256OfSource, uploadAtomically } from './upload';
 import { delay } from '../core/delay';
 
@@ -111,6 +111,8 @@ export class WindowsHost {
         return;
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
+        // A host that came back with another key (or a refused one) is not waited for: the user must act.
+        if (isHostKeyRefusalOrCancel(err)) throw err;
         lastError = err;
         await delay(pollMs, signal);
       }

@@ -202,26 +202,42 @@ test('BYOH preflight: the host must accept the key in cloud-private-key (public 
   }
 });
 
-test('BYOH: the SSH connection killed during preflight, then a re-run, ends joined with one ConfigMap entry', async () => {
+test('BYOH: the SSH connection dropped at every host op (before it runs and before it answers), then a re-run: joined, one windows-instances entry, nothing duplicated', async () => {
+  // host-facts, authorized-keys and resolve-name are every host op of the BYOH plan (WMCO does the rest).
   for (const op of ['host-facts', 'authorized-keys', 'resolve-name']) {
-    const rig = await byohRig(1);
-    try {
-      rig.sims[0]!.dropOnOp(op, { times: 20, after: 'after' });
-      const first = byohPlan(rig, 0);
-      const r1 = await runPlan(first.plan, first.ctx, { backoffMs: 5 });
-      first.host.close();
-      assert.equal(r1.outcome, 'failed', op);
-      assert.match(r1.error?.message ?? '', /lost|closed/i, op);
-      rig.sims[0]!.dropOnOp(op, { times: 0 });
-      const second = byohPlan(rig, 0);
-      const r2 = await runPlan(second.plan, second.ctx, {});
-      second.host.close();
-      assert.equal(r2.outcome, 'done', `${op}: ${JSON.stringify(r2.error)}`);
-      const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
-      assert.deepEqual(Object.keys(cm.data), [rig.addresses[0]]);
-      assert.equal(rig.emu.list('Node').length, 1);
-    } finally {
-      await stop(rig);
+    for (const after of ['before', 'after'] as const) {
+      const label = `${op} (${after})`;
+      const rig = await byohRig(1, { wmco: false, secret: false });
+      try {
+        rig.emu.remove('Namespace', NS);
+        const pem = new Secret(readFileSync(rig.keyPath, 'utf8'));
+        const extra = { installWmco: { approval: 'Automatic' as const }, privateKey: { pem, source: rig.keyPath } };
+        rig.sims[0]!.dropOnOp(op, { times: 20, after });
+        const first = byohPlan(rig, 0, extra);
+        const r1 = await runPlan(first.plan, first.ctx, { backoffMs: 5 });
+        first.host.close();
+        assert.equal(r1.outcome, 'failed', label);
+        assert.equal(r1.error?.stepId, 'preflight', label);
+        assert.match(r1.error?.message ?? '', /lost|closed/i, label);
+        assert.equal(rig.emu.get('ConfigMap', 'windows-instances', NS), undefined, `${label}: no entry for a host that was not checked`);
+        rig.sims[0]!.clearFaults();
+        const second = byohPlan(rig, 0, extra);
+        const r2 = await runPlan(second.plan, second.ctx, { backoffMs: 5 });
+        second.host.close();
+        assert.equal(r2.outcome, 'done', `${label}: ${JSON.stringify(r2.error)}`);
+        assert.equal(r2.steps.find((s) => s.id === 'add-instance')?.outcome, 'applied', `${label}: the entry is added by the re-run`);
+        // What the first run created is reused, never created twice.
+        for (const s of ['wmco-namespace', 'wmco-operatorgroup', 'wmco-subscription', 'cloud-private-key']) assert.equal(r2.steps.find((x) => x.id === s)?.outcome, 'skipped', `${label}: ${s} reused`);
+        const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
+        assert.deepEqual(cm.data, { [rig.addresses[0]!]: `username=${rig.user}` }, `${label}: one windows-instances entry`);
+        assert.equal(rig.emu.list('ConfigMap').filter((c) => c.metadata.name === 'windows-instances').length, 1, label);
+        assert.equal(rig.emu.list('Node').length, 1, `${label}: one Node`);
+        assert.equal(rig.emu.list('Subscription').length, 1, `${label}: one Subscription`);
+        assert.equal(rig.emu.list('OperatorGroup').length, 1, `${label}: one OperatorGroup`);
+        assert.equal(rig.emu.list('Secret').filter((x) => x.metadata.name === 'cloud-private-key').length, 1, `${label}: one key Secret`);
+      } finally {
+        await stop(rig);
+      }
     }
   }
 });

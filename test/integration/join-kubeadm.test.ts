@@ -14,6 +14,7 @@ import { renderPlan } from '../../src/bootstrap/render';
 import { kubeadmCluster, runtimeClass } from '../support/kube-seed';
 import { calicoManifest, calicoOperator, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { startRig, type Rig } from '../support/join-rig';
+import { assertHostKeyRefusal } from '../support/host-key-change';
 import { startNodeDoubles, type NodeDoublesOptions } from '../support/node-doubles';
 import { runCli } from '../support/run-cli';
 import { fakeKubeBinary, wireKubeadmJoin } from '../support/kubeadm-wiring';
@@ -369,6 +370,48 @@ test('kubeadm: a dropped upload restarts on a new connection and never leaves a 
       [...sim.state.files.values()].filter((f) => f.path.includes('.kw-')).map((f) => f.path),
       [],
     );
+  } finally {
+    await rig.stop();
+  }
+});
+
+test('kubeadm: the host key changes between two steps: the next step is refused naming both fingerprints, nothing more runs on the host; joined once the user pins the new key', async () => {
+  const rig = await kubeadmRig(1, { containersFeature: 'Enabled' });
+  try {
+    const sim = rig.sims[0]!;
+    const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+    let opsAtChange = -1;
+    const first = planFor(rig, 0);
+    const r1 = await runPlan(first.plan, first.ctx, {
+      backoffMs: 10,
+      onEvent: (e) => {
+        if (e.type === 'step-end' && e.stepId === 'directories') {
+          sim.changeHostKey();
+          opsAtChange = sim.state.opLog.length;
+        }
+      },
+    });
+    first.host.close();
+    assert.equal(r1.outcome, 'failed');
+    assert.equal(r1.error?.stepId, 'containerd-archive', 'the step after the change is refused');
+    const change = { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } };
+    assertHostKeyRefusal(r1.error!.message, sim, change, rig.keyPath, 'kubeadm join');
+    assert.equal(sim.state.opLog.length, opsAtChange, 'nothing ran on the host after its key changed');
+
+    // A re-run refuses the same way until the user acts.
+    const second = planFor(rig, 0);
+    const r2 = await runPlan(second.plan, second.ctx, { backoffMs: 10 });
+    second.host.close();
+    assert.equal(r2.outcome, 'failed');
+    assertHostKeyRefusal(r2.error!.message, sim, change, rig.keyPath, 'kubeadm re-run');
+    assert.equal(sim.state.opLog.length, opsAtChange);
+
+    writeFileSync(rig.knownHostsPath, `${sim.knownHostsLine()}\n`);
+    const third = planFor(rig, 0);
+    const r3 = await runPlan(third.plan, third.ctx, { backoffMs: 10 });
+    third.host.close();
+    assert.equal(r3.outcome, 'done', JSON.stringify(r3.error));
+    assert.equal(rig.emu.list('Node').filter((n) => n.metadata.labels?.['kubernetes.io/os'] === 'windows').length, 1);
   } finally {
     await rig.stop();
   }

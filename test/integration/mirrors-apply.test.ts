@@ -19,6 +19,7 @@ import type { RunEvent } from '../../src/bootstrap/runner';
 import { idms, itms, openshiftClusterConfig, windowsNode, wmcoCsv } from '../support/kube-seed';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { simTree, type SimHost } from '../support/windows-host-sim';
+import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const ROOT = LAYOUT.registryHosts;
 const OLD: Record<string, string> = {
@@ -326,4 +327,30 @@ test('every mirror op parses and is run by the simulated host; config_path is ad
   assert.equal(sim.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString(), containerdConfig(2).replace(/ {4}config_path/, '  config_path'));
   const second = await host.run(ensureConfigPath(LAYOUT.containerdConfig, ROOT));
   assert.equal(second.changed, false);
+});
+
+test('mirror push: the host key changes between the staging and the swap: the swap is refused naming both fingerprints, nothing more runs on the host and its live tree stays whole', async () => {
+  const i = 45;
+  const sim = rig.sims[i]!;
+  const node = `win-${i}`;
+  const before = liveTree(sim);
+  const variant = [idms('mirrors', [{ source: 'docker.io/library', mirrors: ['keychange.example.com/library'] }])];
+  const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+  let opsAtChange = -1;
+  const onEvent = (_t: MirrorTarget, e: RunEvent) => {
+    if (e.type === 'step-end' && e.stepId === 'stage') {
+      sim.changeHostKey();
+      opsAtChange = sim.state.opLog.length;
+    }
+  };
+  const res = await mirrorsApply({ kube: rig.kube, objects: variant, hostFor, only: [node], onEvent });
+  const r = res.nodes.find((n) => n.node === node)!;
+  assert.equal(r.status, 'failed');
+  assert.ok(opsAtChange > 0, 'the staging ran before the key changed');
+  assertHostKeyRefusal(r.reason ?? '', sim, { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } }, rig.keyPath, 'mirror push');
+  assert.equal(sim.state.opLog.length, opsAtChange, 'no swap, no rollback: nothing ran on the host after its key changed');
+  assert.deepEqual(liveTree(sim), before, 'the live tree is the one it had');
+  // Other nodes are not held up by one refused host.
+  const other = await mirrorsApply({ kube: rig.kube, objects: variant, hostFor, only: ['win-46'] });
+  assert.equal(other.nodes[0]?.status, 'changed', other.nodes[0]?.reason);
 });

@@ -5,16 +5,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildRebootPlan, podsWithEmptyDir, rebootSummary, type RebootContext, type RebootNode, type RebootOptions } from '../../src/bootstrap/reboot';
 import { collectNodeLogs } from '../../src/bootstrap/node-logs';
 import { nodeServices, restartNodeService } from '../../src/bootstrap/node-services';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
+import { readyCondition } from '../../src/cluster/nodes';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
-import { simNode } from '../support/windows-host-sim';
+import { simNode, type SimHost, type SimHostOptions } from '../support/windows-host-sim';
+import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const NODE = 'win-a';
 
@@ -119,8 +121,12 @@ function sequence(rig: Rig, t: Timeline): string[] {
   return [...t.events, ...ops].sort((a, b) => a.at - b.at).map((e) => e.what);
 }
 
-async function rig(objects: KubeObject[]): Promise<Rig> {
-  return startRig({ hosts: 1, objects, host: () => ({ hostname: 'WIN-A', services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Running' } } }) });
+async function rig(objects: KubeObject[], extra: Partial<SimHostOptions> = {}): Promise<Rig> {
+  return startRig({
+    hosts: 1,
+    objects,
+    host: () => ({ hostname: 'WIN-A', services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Running' } }, ...extra }),
+  });
 }
 
 function plan(r: Rig, extra: Partial<RebootOptions> = {}): { ctx: RebootContext; run: (signal?: AbortSignal) => ReturnType<typeof runPlan<RebootContext>>; events: RunEvent[]; opts: RebootOptions } {
@@ -402,4 +408,141 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
   } finally {
     await r.stop();
   }
+});
+
+/** A rig whose Node a stand-in kubelet drives (see drive), stopped whatever fn does. */
+async function driven(objects: KubeObject[], aws: boolean, fn: (r: Rig, sim: SimHost) => Promise<void>, extra: Partial<SimHostOptions> = {}): Promise<void> {
+  const r = await rig(objects, extra);
+  const t = drive(r, { aws });
+  try {
+    await fn(r, r.sims[0]!);
+  } finally {
+    t.stop();
+    await r.stop();
+  }
+}
+
+/** Every host op of the reboot plan on AWS, in the order the plan first runs them. */
+const REBOOT_HOST_OPS = ['last-boot-time', 'restart-computer', 'metadata-route-state', 'add-metadata-route'] as const;
+
+test('reboot: the SSH connection dropped at each host op (before it runs and before it answers), then a re-run: one restart, Ready and uncordoned', async () => {
+  const outcomes: string[] = [];
+  for (const op of REBOOT_HOST_OPS) {
+    for (const after of ['before', 'after'] as const) {
+      const label = `${op} (${after === 'before' ? 'dropped before it runs' : 'dropped after it ran, before its answer'})`;
+      await driven([nodeObject(true), deployment('web-1', { app: 'web' })], true, async (r, sim) => {
+        // More drops than the transparent retries of a safe op: this run cannot get past the op.
+        sim.dropOnOp(op, { times: 20, after });
+        const first = await plan(r).run();
+        assert.equal(first.outcome, 'failed', `${label}: the run ends failed`);
+        assert.match(first.error!.message, /connection to .* was lost|closed the connection/, `${label}: the reason names the lost connection`);
+        assert.match(first.error!.message, /win-a stays cordoned \(unschedulable\): run the reboot again to resume where it stopped/, `${label}: resumable, and the node state said`);
+        assert.equal(unschedulable(r), true, `${label}: cordoned, as the message says`);
+        assert.match(rebootSummary(first, NODE), /failed at step/);
+        outcomes.push(`${label}: failed at ${first.error!.stepId}`);
+
+        // The user runs the reboot again once the host answers.
+        sim.clearFaults();
+        await sim.whenRebooted();
+        const again = await plan(r).run();
+        assert.equal(again.outcome, 'done', `${label}: the re-run completes (${JSON.stringify(again.error)})`);
+        assert.equal(sim.state.bootCount, 1, `${label}: exactly one restart`);
+        // A restart-computer dropped before it ran never reached shutdown.exe (the sim logs only ops that ran).
+        assert.equal(sim.state.opLog.filter((o) => o.name === 'restart-computer').length, 1, `${label}: restart-computer ran once`);
+        assert.equal(unschedulable(r), false, `${label}: uncordoned`);
+        assert.equal(readyCondition(r.emu.get('Node', NODE) as unknown as RebootNode)?.status, 'True', `${label}: Ready`);
+        assert.equal(r.emu.get('Node', NODE)?.metadata.annotations?.['kube-windows.io/reboot-from-boot'], undefined, `${label}: the boot annotation is cleared`);
+        assert.deepEqual(simNode(sim.state).metadataRoutes, ['127.0.0.1'], `${label}: one metadata route`);
+        if (op === 'restart-computer' && after === 'after') {
+          // The host did restart while the first run lost its answer: the re-run knows it from the boot time.
+          assert.equal(again.steps.find((s) => s.id === 'restart')?.outcome, 'skipped', `${label}: no second restart`);
+        }
+      });
+    }
+  }
+  console.log(`reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`);
+});
+
+test("reboot: restart-computer's answer lost and the reboot run again at once, while that restart is still pending: the re-run waits for it, no second restart", async () => {
+  await driven(
+    [nodeObject(false)],
+    false,
+    async (r, sim) => {
+      sim.dropOnOp('restart-computer', { after: 'after' });
+      const first = await plan(r).run();
+      assert.equal(first.error?.stepId, 'restart');
+      assert.ok(sim.state.bootCount === 0 && !sim.rebooting, 'the restart is scheduled, not yet happening');
+      const again = await plan(r).run();
+      assert.equal(again.outcome, 'done', JSON.stringify(again.error));
+      assert.equal(sim.state.bootCount, 1, 'one restart');
+      assert.equal(unschedulable(r), false);
+    },
+    // As shutdown /t 5: the restart comes seconds after it was asked for.
+    { rebootDelayMs: 5000 },
+  );
+});
+
+test('reboot: a connection dropped once at a safe op is retried on a new connection and the reboot completes in one run', async () => {
+  for (const op of ['last-boot-time', 'metadata-route-state', 'add-metadata-route'] as const) {
+    await driven([nodeObject(true)], true, async (r, sim) => {
+      sim.dropOnOp(op, { times: 1, after: 'after' });
+      const result = await plan(r).run();
+      assert.equal(result.outcome, 'done', `${op}: ${JSON.stringify(result.error)}`);
+      assert.equal(sim.state.bootCount, 1, `${op}: one restart`);
+      assert.equal(unschedulable(r), false, `${op}: uncordoned`);
+    });
+  }
+});
+
+test('reboot: the host comes back from its restart with another host key: refused at once naming both fingerprints, nothing more runs on the host, failed until the user updates known_hosts', async () => {
+  await driven([nodeObject(true)], true, async (r, sim) => {
+    const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+    // The key changes as the restart is answered, as if the host were reinstalled or someone sat in the middle.
+    sim.changeHostKeyAfterOp('restart-computer');
+    const first = await plan(r).run();
+    const opsAtChange = sim.state.opLog.length;
+    const change = { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } };
+    assert.notEqual(change.now.public, old.public, 'the key changed');
+    assert.equal(first.outcome, 'failed');
+    assert.equal(first.error?.stepId, 'restart');
+    assertHostKeyRefusal(first.error!.message, sim, change, r.keyPath, 'reboot');
+    assert.doesNotMatch(first.error!.message, /did not come back within/, 'refused at once, not waited for until the timeout');
+    assert.match(first.error!.message, /win-a stays cordoned/);
+    assert.equal(unschedulable(r), true);
+    assert.equal(sim.state.opLog.at(-1)?.name, 'restart-computer', 'no op after the key changed');
+
+    // Running it again changes nothing until the user acts: the same refusal, still nothing on the host.
+    await sim.whenRebooted();
+    const again = await plan(r).run();
+    assert.equal(again.outcome, 'failed');
+    assertHostKeyRefusal(again.error!.message, sim, change, r.keyPath, 'reboot re-run');
+    assert.equal(sim.state.opLog.length, opsAtChange, 'nothing ran on a host with an unexpected key');
+
+    // The user checks the new key and pins it: the re-run finishes without a second restart.
+    writeFileSync(r.knownHostsPath, `${sim.knownHostsLine()}\n`);
+    const fixed = await plan(r).run();
+    assert.equal(fixed.outcome, 'done', JSON.stringify(fixed.error));
+    assert.equal(fixed.steps.find((s) => s.id === 'restart')?.outcome, 'skipped');
+    assert.equal(sim.state.bootCount, 1);
+    assert.equal(unschedulable(r), false);
+  });
+});
+
+test('CLI: nodes reboot against a host whose key changed between two steps exits 1 with the warning, both fingerprints and no stack', async () => {
+  await driven([nodeObject(false)], false, async (r, sim) => {
+    const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
+    sim.changeHostKeyAfterOp('last-boot-time');
+    const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];
+    const res = await cli(['nodes', 'reboot', NODE, ...ssh, '--poll-interval', '30']);
+    assert.equal(res.code, 1, res.stdout + res.stderr);
+    assertHostKeyRefusal(res.stdout + res.stderr, sim, { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } }, r.keyPath, 'CLI');
+    assert.match(res.stdout, /stays cordoned/);
+    assert.doesNotMatch(res.stdout + res.stderr, /\n\s+at /, 'no stack trace');
+    assert.deepEqual(
+      sim.state.opLog.map((o) => o.name),
+      ['last-boot-time'],
+      'nothing after the key changed: no restart',
+    );
+    assert.equal(sim.state.bootCount, 0);
+  });
 });

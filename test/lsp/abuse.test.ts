@@ -136,3 +136,111 @@ test(`LSP under abuse: ${STEPS} random incremental edits, closes and reopens, ca
     await c.dispose();
   }
 });
+
+/** Peak resident memory of a process so far (VmHWM), in MB. */
+function peakRssMb(pid: number): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/**
+ * About `bytes` of YAML: a Windows Deployment with findings every 100 KB, between ConfigMaps of
+ * plain data, so that the whole text is parsed and checked (under the 32 MiB limit).
+ */
+function bigManifest(bytes: number): string {
+  const workload = readFileSync(join(EXAMPLES, 'forbidden-security-context.yaml'), 'utf8');
+  const filler = (i: number) =>
+    `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: data-${i}}\ndata:\n${Array.from({ length: 1400 }, (_, k) => `  key-${k}: value-${i}-${k}-${'x'.repeat(40)}\n`).join('')}`;
+  const parts: string[] = [];
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const part = `${workload.replace('name: api\n', `name: api-${i}\n`)}---\n${filler(i)}---\n`;
+    parts.push(part);
+    size += part.length;
+  }
+  return parts.join('');
+}
+
+/** Equal lists of findings; on a difference, says the first one only (a diff of thousands of lines would swamp the runner). */
+function sameFindings(actual: string[], want: string[], what: string): void {
+  const i = actual.findIndex((a, k) => a !== want[k]);
+  const first = i >= 0 ? i : actual.length === want.length ? -1 : Math.min(actual.length, want.length);
+  assert.ok(first < 0, `${what}: ${actual.length} findings, ${want.length} expected; first difference at ${first}: ${JSON.stringify(actual[first])} instead of ${JSON.stringify(want[first])}`);
+}
+
+const GIANT_MB = 30;
+/** The server's peak RSS with a 30 MB document open, edited and closed (it idles around 100 MB). */
+const GIANT_MAX_RSS_MB = 768;
+/** How long another document may wait for its diagnostics while the 30 MB one is analysed, on a loaded 2-core machine. */
+const OTHER_DOC_BOUND_MS = 120_000;
+
+test(
+  `LSP: a ${GIANT_MB} MB manifest opened, edited once and closed: analysed like check, the other documents still answered, memory bounded; over the size limit: not analysed, said so`,
+  { timeout: 900_000 },
+  async () => {
+    const c = new TestClient();
+    try {
+      await c.initialize();
+      const smallUri = 'file:///giant/small.yaml';
+      let small = readFileSync(join(EXAMPLES, 'scheduling.yaml'), 'utf8');
+      await c.open(smallUri, small);
+      assert.deepEqual(got((await c.diagnostics(smallUri, 1, 30_000)).diagnostics), expected(small));
+
+      const big = bigManifest(GIANT_MB * 1_000_000);
+      assert.ok(big.length >= GIANT_MB * 1_000_000 && big.length < 32 * 1024 * 1024, `${big.length} characters`);
+      const bigUri = 'file:///giant/big.yaml';
+      const t0 = Date.now();
+      await c.open(bigUri, big);
+      // An edit of the small document sent behind the big one: answered within the bound.
+      small = `# edited while the big one is analysed\n${small}`;
+      const smallV = await c.change(smallUri, [{ range: { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } }, text: '# edited while the big one is analysed\n' }]);
+      const t1 = Date.now();
+      const smallAnswer = await c.diagnostics(smallUri, smallV, OTHER_DOC_BOUND_MS);
+      const otherWaitMs = Date.now() - t1;
+      assert.deepEqual(got(smallAnswer.diagnostics), expected(small));
+      const first = await c.diagnostics(bigUri, 1, 300_000);
+      const openMs = Date.now() - t0;
+      const want = expected(big);
+      assert.ok(want.length > 1000, `${want.length} findings expected`);
+      sameFindings(got(first.diagnostics), want, 'the 30 MB document: the same findings as check');
+
+      // One edit in the middle: a workload gets hostNetwork (an incremental change of one line).
+      const at = big.indexOf('      os:\n', Math.floor(big.length / 2));
+      const edited = `${big.slice(0, at)}      hostNetwork: true\n${big.slice(at)}`;
+      const pos = new LineIndex(big).positionAt(at);
+      const t2 = Date.now();
+      const v2 = await c.change(bigUri, [{ range: { start: pos, end: pos }, text: '      hostNetwork: true\n' }]);
+      const second = await c.diagnostics(bigUri, v2, 300_000);
+      const editMs = Date.now() - t2;
+      sameFindings(got(second.diagnostics), expected(edited), 'after the edit: the same findings as check of the edited text');
+      assert.ok(second.diagnostics.length > first.diagnostics.length, 'the edit added a finding');
+
+      await c.close(bigUri);
+      const published = c.publishedFor(bigUri).length;
+      for (const until = Date.now() + 60_000; c.publishedFor(bigUri).length === published && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(c.publishedFor(bigUri).at(-1)?.diagnostics.length, 0, 'closed: its diagnostics are cleared');
+
+      // Over the 32 MiB limit: no analysis, the status says why, and the server goes on.
+      const hugeUri = 'file:///giant/huge.yaml';
+      await c.open(hugeUri, `${big}${big.slice(0, 5_000_000)}`);
+      assert.deepEqual((await c.diagnostics(hugeUri, 1, 120_000)).diagnostics, []);
+      // The status follows the (empty) diagnostics.
+      for (const until = Date.now() + 60_000; !c.statuses.some((s) => s.uri === hugeUri) && Date.now() < until;) await new Promise((r) => setTimeout(r, 20));
+      const status = c.statuses.filter((s) => s.uri === hugeUri).at(-1);
+      assert.match(status?.skipped ?? '', /^file is 33 MiB, over the 32 MiB limit for one manifest; split it or raise the limit$/);
+      await c.close(hugeUri);
+
+      const smallV2 = await c.change(smallUri, [{ range: { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } }, text: '' }]);
+      small = small.slice(small.indexOf('\n') + 1);
+      assert.deepEqual(got((await c.diagnostics(smallUri, smallV2, 30_000)).diagnostics), expected(small));
+      assert.ok(c.alive(), c.stderr);
+      const peak = peakRssMb(c.proc.pid!);
+      console.log(
+        `lsp giant: ${(big.length / 1e6).toFixed(1)} MB, ${want.length} findings, first diagnostics in ${(openMs / 1000).toFixed(1)} s, after one edit in ${(editMs / 1000).toFixed(1)} s, another document answered in ${(otherWaitMs / 1000).toFixed(1)} s, server peak RSS ${peak.toFixed(0)} MB`,
+      );
+      assert.ok(peak < GIANT_MAX_RSS_MB, `server peak RSS ${peak.toFixed(0)} MB`);
+    } finally {
+      await c.dispose();
+    }
+  },
+);

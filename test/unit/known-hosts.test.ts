@@ -51,7 +51,7 @@ describe('known_hosts lookup', () => {
 
   it('reports a different key of the same type as changed, with its line', () => {
     const kh = KnownHosts.parse(`other ${b.pub}\nweb1 ${a.pub}\n`);
-    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 2 });
+    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 2, pinned: fingerprintSha256(blobOf(a.pub)) });
     // A key of another type is unknown (OpenSSH asks), but the pinned types are reported.
     assert.deepEqual(kh.lookup('web1', 22, 'ssh-rsa', blobOf(rsa.pub)), { status: 'unknown', knownTypes: ['ssh-ed25519'] });
     assert.deepEqual(kh.keyTypesFor('web1', 22), ['ssh-ed25519']);
@@ -89,7 +89,7 @@ describe('known_hosts lookup', () => {
     const kh = KnownHosts.parse(`web1 ${a.pub}\n@revoked * ${a.pub}\n@cert-authority * ${b.pub}\n@bogus web1 ${b.pub}\n`);
     assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(a.pub)), { status: 'revoked', line: 2 });
     // The CA key is not a host key for web1; the pinned key a makes b "changed".
-    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 1 });
+    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 1, pinned: fingerprintSha256(blobOf(a.pub)) });
     assert.deepEqual(kh.lookup('web2', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'unknown', knownTypes: [] });
   });
 

@@ -34,16 +34,25 @@ export interface SimHostOptions extends SimHostInit {
   hostKeyPrivate?: string;
 }
 
+/** The host key as a client sees it. */
+export interface SimHostKey {
+  /** `ssh-ed25519 AAAA...` */
+  public: string;
+  /** OpenSSH private key text. */
+  private: string;
+}
+
 export interface FaultOptions {
+  /** How many times the fault fires (default 1); 0 removes a fault set before. */
   times?: number;
 }
 
 export interface SimHost {
   host: string;
   port: number;
-  /** `ssh-ed25519 AAAA...` */
-  hostKeyPublic: string;
-  hostKeyPrivate: string;
+  /** `ssh-ed25519 AAAA...` (the current key: changeHostKey replaces it). */
+  readonly hostKeyPublic: string;
+  readonly hostKeyPrivate: string;
   /** A known_hosts line for this host (`[127.0.0.1]:port ssh-ed25519 ...`, or the bare host on port 22). */
   knownHostsLine(): string;
   state: SimHostState;
@@ -60,6 +69,15 @@ export interface SimHost {
   dropAfterSftpBytes(n: number): void;
   /** The op never answers (its channel stays open until the connection goes). */
   hangOp(name: string, opts?: FaultOptions): void;
+  /**
+   * The host presents another host key from now on (as after a reinstall, or a machine in the middle):
+   * open connections are dropped, new ones get the new key. Returns the old and the new key.
+   */
+  changeHostKey(): { old: SimHostKey; now: SimHostKey };
+  /** changeHostKey right after the op has answered (the client sees the answer, then the drop). */
+  changeHostKeyAfterOp(name: string): void;
+  /** Forgets every fail, drop, hang and host-key fault not yet used. */
+  clearFaults(): void;
   /** New TCP connections are closed at once for ms. */
   refuseConnections(ms: number): void;
   /** Destroys every open connection now. */
@@ -84,6 +102,12 @@ interface Handle {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** Registers a fault for name; `times: 0` removes it (so that it no longer fires at all). */
+function arm<T extends Counted>(faults: Map<string, T>, name: string, fault: T): void {
+  if (fault.times > 0) faults.set(name, fault);
+  else faults.delete(name);
+}
 
 /** Consumes one use of a fault registered for name. */
 function take<T extends Counted>(faults: Map<string, T>, name: string): T | undefined {
@@ -117,14 +141,17 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   };
   writeKeyFiles();
 
-  const hostKeyPrivate = options.hostKeyPrivate ?? sshKeyPair().private;
-  const parsedHostKey = utils.parseKey(hostKeyPrivate);
-  if (parsedHostKey instanceof Error) throw parsedHostKey;
-  const hostKeyPublic = `${parsedHostKey.type} ${parsedHostKey.getPublicSSH().toString('base64')}`;
+  const hostKeyOf = (privateKey: string): SimHostKey => {
+    const parsed = utils.parseKey(privateKey);
+    if (parsed instanceof Error) throw parsed;
+    return { public: `${parsed.type} ${parsed.getPublicSSH().toString('base64')}`, private: privateKey };
+  };
+  let hostKey = hostKeyOf(options.hostKeyPrivate ?? sshKeyPair().private);
 
   const failFaults = new Map<string, Counted & { message: string }>();
   const dropFaults = new Map<string, Counted & { after: 'before' | 'after' }>();
   const hangFaults = new Map<string, Counted>();
+  const hostKeyChangeAfter = new Set<string>();
   let sftpBudget: number | undefined;
   let refuseUntil = 0;
   let stopped = false;
@@ -175,9 +202,13 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   const sim: SimHost = {
     host: options.listenHost ?? '127.0.0.1',
     port: 0,
-    hostKeyPublic,
-    hostKeyPrivate,
-    knownHostsLine: () => `${sim.port === 22 ? sim.host : `[${sim.host}]:${sim.port}`} ${hostKeyPublic}`,
+    get hostKeyPublic() {
+      return hostKey.public;
+    },
+    get hostKeyPrivate() {
+      return hostKey.private;
+    },
+    knownHostsLine: () => `${sim.port === 22 ? sim.host : `[${sim.host}]:${sim.port}`} ${hostKey.public}`,
     state,
     expectedJoin: options.expectedJoin,
     onKubeadmJoin: options.onKubeadmJoin,
@@ -187,10 +218,23 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     get rebooting() {
       return rebooting;
     },
-    failOp: (name, o = {}) => void failFaults.set(name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
-    dropOnOp: (name, o = {}) => void dropFaults.set(name, { times: o.times ?? 1, after: o.after ?? 'before' }),
+    failOp: (name, o = {}) => arm(failFaults, name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
+    dropOnOp: (name, o = {}) => arm(dropFaults, name, { times: o.times ?? 1, after: o.after ?? 'before' }),
     dropAfterSftpBytes: (n) => void (sftpBudget = n),
-    hangOp: (name, o = {}) => void hangFaults.set(name, { times: o.times ?? 1 }),
+    hangOp: (name, o = {}) => arm(hangFaults, name, { times: o.times ?? 1 }),
+    changeHostKey() {
+      const old = hostKey;
+      hostKey = hostKeyOf(sshKeyPair().private);
+      ssh = sshServer(hostKey.private);
+      // As sshd restarting with the new key: what was already written still reaches the client.
+      for (const sock of [...sockets]) sock.end(() => sock.destroy());
+      return { old, now: hostKey };
+    },
+    changeHostKeyAfterOp: (name) => void hostKeyChangeAfter.add(name),
+    clearFaults() {
+      for (const faults of [failFaults, dropFaults, hangFaults, hostKeyChangeAfter]) faults.clear();
+      sftpBudget = undefined;
+    },
     refuseConnections: (ms) => void (refuseUntil = Math.max(refuseUntil, Date.now() + ms)),
     dropConnections: dropAll,
     setAuthorizedKeys(user, keys) {
@@ -291,6 +335,7 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     }
     // [Console]::Out.WriteLine on Windows ends the line with CRLF.
     finish(0, `KWRESULT ${JSON.stringify(result)}\r\n`, '');
+    if (hostKeyChangeAfter.delete(name)) sim.changeHostKey();
   }
 
   function sftpSession(socket: Socket, user: string, sftp: SFTPWrapper): void {
@@ -445,10 +490,13 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     });
   }
 
-  const ssh = new Server({ hostKeys: [hostKeyPrivate] }, (client: Connection, info) => {
+  const onClient = (client: Connection, info: { ip: string; port: number }): void => {
     const socket = byPeer.get(`${info.ip}:${info.port}`);
     client.on('error', () => undefined); // dropped sockets are expected here
-    if (!socket) return client.end();
+    if (!socket) {
+      client.end();
+      return;
+    }
     let user = '';
     client.on('authentication', (ctx) => {
       if (ctx.method !== 'publickey') return ctx.reject(['publickey']);
@@ -475,7 +523,10 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       });
       session.on('sftp', (accept) => sftpSession(socket, user, accept()));
     });
-  });
+  };
+  // One server per host key: a key change takes a new one, connections already made keep theirs.
+  const sshServer = (key: string): Server => new Server({ hostKeys: [key] }, onClient);
+  let ssh = sshServer(hostKey.private);
 
   const tcp: NetServer = createServer((socket) => {
     if (stopped || Date.now() < refuseUntil) {
