@@ -26,9 +26,13 @@ export class Rng {
   }
 }
 
-/** The seed for a test run: `KW_SEED=123` reproduces a reported failure, else `fallback`. */
+/**
+ * The seed for a test run: `KW_SEED=123` reproduces a reported failure, `KW_SEED=random` explores
+ * new inputs, else `fallback` (fixed, so that `npm test` gates on the same inputs every run).
+ */
 export function seedFromEnv(fallback: number): number {
   const s = process.env.KW_SEED;
+  if (s === 'random') return Date.now() >>> 0;
   return s !== undefined && s !== '' && Number.isFinite(Number(s)) ? Number(s) >>> 0 : fallback;
 }
 
