@@ -291,7 +291,8 @@ const SNAPSHOT_HELP = `Usage:
   kube-windows snapshot --context C [--kubeconfig F] > facts.json
 
 Writes the cluster's facts as JSON: Windows nodes (build, taints), the RuntimeClasses that schedule
-onto Windows, OpenShift or not (and on OpenShift its version, platform, network and WMCO facts).
+onto Windows, OpenShift or not (and on OpenShift its version, platform, network and WMCO facts),
+the StorageClasses and the CSI drivers registered on each Windows node (CSINode).
 "kube-windows check --snapshot facts.json FILES" then checks manifests against them without cluster
 access.
 

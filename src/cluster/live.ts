@@ -1,11 +1,13 @@
 // Reads what the live check and `kube-windows snapshot` need, with paged lists only: one list per kind
-// (workloads, pods, Windows nodes, Warning events, namespaces, RuntimeClasses), never a request per
+// (workloads, pods, Windows nodes, Warning events, namespaces, RuntimeClasses, claims, volumes,
+// StorageClasses, CSINodes, CSIDrivers), never a request per
 // object. What the check decides from them is pure, in core/live/check.ts.
 import type { V1Node, V1RuntimeClassList } from '@kubernetes/client-node';
 import { LIVE_KINDS, type LiveState, type UnreadList } from '../core/live/check';
 import type { EventFacts, MirrorSetFacts } from '../core/live/explain';
+import { storageFactsOf } from '../core/live/storage';
 import type { Obj } from '../core/manifest/path';
-import type { ClusterSnapshot } from '../core/rules/facts';
+import type { ClusterSnapshot, StorageFacts } from '../core/rules/facts';
 import { isOpenShiftGroups, MACHINE_API_NAMESPACE, WINDOWS_SELECTOR } from '../core/well-known';
 import { enc, getOrUndefined, listAll } from './api';
 import type { KubeClient } from './client';
@@ -45,18 +47,38 @@ const typed = (items: Obj[], apiVersion: string, kind: string): Obj[] => items.m
 export async function readClusterSnapshot(kube: KubeClient, scope: LiveScope): Promise<ClusterSnapshot> {
   const groups = await apiGroups(kube, scope.signal);
   const [nodes, rcs] = await Promise.all([listWindowsNodes(kube, scope.signal), listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, scope.signal, LIVE_PAGE_SIZE)]);
-  return snapshotOf(kube, scope, groups, nodes, rcs);
+  // Storage facts only sharpen one rule: a list this user may not read leaves them out, quietly.
+  const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
+  const lists = storageLists(kube, groups, scope.signal, LIVE_PAGE_SIZE);
+  const [classes, csiNodes, drivers] = await Promise.all([quiet(lists.storageClasses), quiet(lists.csiNodes), quiet(lists.csiDrivers)]);
+  return snapshotOf(kube, scope, groups, nodes, rcs, storageOf(nodes, classes, csiNodes, drivers));
 }
 
-async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], nodes: V1Node[], rcs: Obj[]): Promise<ClusterSnapshot> {
+async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], nodes: V1Node[], rcs: Obj[], storage: StorageFacts | undefined): Promise<ClusterSnapshot> {
   const openshift = isOpenShiftGroups(groups);
-  return buildSnapshot({
+  const snapshot = buildSnapshot({
     name: scope.context,
     flavour: openshift ? 'openshift' : 'kubernetes',
     nodes: nodes.map(windowsNodeView),
     runtimeClasses: windowsRuntimeClassesOf(rcs as unknown as V1RuntimeClassList['items']),
     ...(openshift ? { openshift: await readOpenShiftFacts(kube, undefined, scope.signal) } : {}),
   });
+  if (storage) snapshot.storage = storage;
+  return snapshot;
+}
+
+const STORAGE_API = '/apis/storage.k8s.io/v1';
+
+/** StorageClasses, CSINodes and CSIDrivers (cluster-wide), where the API server serves storage.k8s.io. */
+function storageLists(kube: KubeClient, groups: string[], signal: AbortSignal | undefined, size: number): { storageClasses: Promise<Obj[]>; csiNodes: Promise<Obj[]>; csiDrivers: Promise<Obj[]> } {
+  const list = (plural: string) => (groups.includes('storage.k8s.io') ? listAll<Obj>(kube, `${STORAGE_API}/${plural}`, {}, signal, size) : Promise.resolve([]));
+  return { storageClasses: list('storageclasses'), csiNodes: list('csinodes'), csiDrivers: list('csidrivers') };
+}
+
+/** Storage facts need the classes and the CSINodes; without CSIDrivers, the drivers registered on nodes are known. */
+function storageOf(nodes: V1Node[], classes: Obj[] | undefined, csiNodes: Obj[] | undefined, drivers: Obj[] | undefined): StorageFacts | undefined {
+  if (!classes || !csiNodes) return undefined;
+  return storageFactsOf({ storageClasses: classes, csiNodes, csiDrivers: drivers ?? [], windowsNodes: nodes as unknown as Obj[] });
 }
 
 function listWindowsNodes(kube: KubeClient, signal?: AbortSignal, pageSize = LIVE_PAGE_SIZE): Promise<V1Node[]> {
@@ -100,15 +122,27 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
     'Namespaces',
     [],
   );
+  const claims = allowed(listAll<Obj>(kube, collection('v1', 'persistentvolumeclaims', namespace), {}, signal, size), 'PersistentVolumeClaims', []);
+  const volumes = allowed(listAll<Obj>(kube, '/api/v1/persistentvolumes', {}, signal, size), 'PersistentVolumes', []);
+  const storage = storageLists(kube, groups, signal, size);
+  const classes = allowed<Obj[] | undefined>(storage.storageClasses, 'StorageClasses', undefined);
+  const csiNodes = allowed<Obj[] | undefined>(storage.csiNodes, 'CSINodes', undefined);
+  const csiDrivers = allowed<Obj[] | undefined>(storage.csiDrivers, 'CSIDrivers', undefined);
   const openshift = isOpenShiftGroups(groups);
   const mirrors = openshift ? readMirrorSets(kube, { context: scope.context }) : Promise.resolve(undefined);
   const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([Promise.all(lists), events, nodes, rcs, namespaces, mirrors]);
-  const snapshot = await snapshotOf(kube, scope, groups, nodeList, rcList);
+  const [claimList, volumeList, classList, csiNodeList, driverList] = await Promise.all([claims, volumes, classes, csiNodes, csiDrivers]);
+  const snapshot = await snapshotOf(kube, scope, groups, nodeList, rcList, storageOf(nodeList, classList, csiNodeList, driverList));
   const state: LiveState = {
     objects: objects.flat(),
     events: eventList,
     windowsNodes: nodeList as unknown as Obj[],
-    factObjects: [...typed(nsList, 'v1', 'Namespace'), ...typed(rcList, 'node.k8s.io/v1', 'RuntimeClass')],
+    factObjects: [
+      ...typed(nsList, 'v1', 'Namespace'),
+      ...typed(rcList, 'node.k8s.io/v1', 'RuntimeClass'),
+      ...typed(claimList, 'v1', 'PersistentVolumeClaim'),
+      ...typed(volumeList, 'v1', 'PersistentVolume'),
+    ],
     snapshot,
   };
   if (mirrorSets && !isErrorItem(mirrorSets)) state.mirrorSets = mirrorSets.sets as MirrorSetFacts[];

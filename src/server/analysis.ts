@@ -230,7 +230,16 @@ function splice(previous: FileState, text: string, change: ChangeWindow): { entr
 
 /** The parts of the facts that change findings; when this key changes, cached results are stale. */
 function factsKey(facts: Facts, cluster: ClusterSnapshot | undefined): string {
-  return JSON.stringify([[...facts.runtimeClasses.entries()], [...facts.namespaces.entries()], [...facts.autoscaled.entries()], facts.podMonitors, facts.openshiftSeen, cluster ? 1 : 0]);
+  return JSON.stringify([
+    [...facts.runtimeClasses.entries()],
+    [...facts.namespaces.entries()],
+    [...facts.autoscaled.entries()],
+    [...facts.claims.entries()],
+    [...facts.volumes.entries()],
+    facts.podMonitors,
+    facts.openshiftSeen,
+    cluster ? 1 : 0,
+  ]);
 }
 
 function shiftPos(p: Position, lines: number): Position {

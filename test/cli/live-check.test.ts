@@ -166,7 +166,7 @@ test('check --context -A --format json: the objects with findings, located by fi
   for (const q of reqs)
     assert.match(
       q,
-      /^GET \/(apis|api\/v1\/(pods|events|nodes|namespaces)|apis\/(apps\/v1\/(deployments|daemonsets|statefulsets|replicasets)|batch\/v1\/(jobs|cronjobs)|node\.k8s\.io\/v1\/runtimeclasses))$/,
+      /^GET \/(apis|api\/v1\/(pods|events|nodes|namespaces|persistentvolumeclaims|persistentvolumes)|apis\/(apps\/v1\/(deployments|daemonsets|statefulsets|replicasets)|batch\/v1\/(jobs|cronjobs)|node\.k8s\.io\/v1\/runtimeclasses|storage\.k8s\.io\/v1\/(storageclasses|csinodes|csidrivers)))$/,
     );
   assert.equal(new Set(reqs).size, reqs.length - reqs.filter((q) => q === 'GET /apis').length + (reqs.includes('GET /apis') ? 1 : 0));
   const events = emu.requests.slice(from).find((q) => q.path === '/api/v1/events');

@@ -29,7 +29,7 @@ export interface LiveState {
   events: EventFacts[];
   /** The Windows nodes (Node objects). */
   windowsNodes: Obj[];
-  /** Namespace and RuntimeClass objects: facts for the rules (Pod Security levels, Windows RuntimeClasses). */
+  /** Namespace, RuntimeClass, PersistentVolumeClaim and PersistentVolume objects: facts for the rules. */
   factObjects: Obj[];
   snapshot: ClusterSnapshot;
   mirrorSets?: MirrorSetFacts[];

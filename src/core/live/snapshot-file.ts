@@ -38,5 +38,28 @@ export function readSnapshotText(text: string): SnapshotRead {
       return bad(`runtimeClasses[${i}]`, 'an object with name, handler, nodeSelector (strings) and tolerations');
   }
   if (value.openshift !== undefined && !isObj(value.openshift)) return bad('openshift', 'an object');
+  if (value.storage !== undefined) {
+    const problem = storageProblem(value.storage);
+    if (problem) return bad(problem[0], problem[1]);
+  }
   return { ok: true, snapshot: value as unknown as ClusterSnapshot };
+}
+
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string');
+
+/** What is wrong with a snapshot's storage facts, as [field, what it must be]; undefined when nothing. */
+function storageProblem(storage: unknown): [string, string] | undefined {
+  if (!isObj(storage)) return ['storage', 'an object'];
+  if (!Array.isArray(storage.storageClasses)) return ['storage.storageClasses', 'an array'];
+  for (const [i, sc] of storage.storageClasses.entries()) {
+    if (!isObj(sc) || typeof sc.name !== 'string' || typeof sc.provisioner !== 'string' || typeof sc.isDefault !== 'boolean')
+      return [`storage.storageClasses[${i}]`, 'an object with name and provisioner strings and isDefault (boolean)'];
+  }
+  if (!isStrings(storage.csiDrivers)) return ['storage.csiDrivers', 'an array of strings'];
+  if (!Array.isArray(storage.windowsNodes)) return ['storage.windowsNodes', 'an array'];
+  for (const [i, n] of storage.windowsNodes.entries()) {
+    if (!isObj(n) || typeof n.name !== 'string' || (n.build !== undefined && typeof n.build !== 'string') || !isStrings(n.drivers))
+      return [`storage.windowsNodes[${i}]`, 'an object with name, build (optional) and drivers (strings)'];
+  }
+  return undefined;
 }

@@ -50,6 +50,25 @@ export interface ClusterSnapshot {
   runtimeClasses: Omit<RuntimeClassFacts, 'source' | 'windows'>[];
   /** On OpenShift: version, platform, network and WMCO facts. */
   openshift?: OpenShiftFacts;
+  /** StorageClasses and the CSI drivers registered per Windows node; absent when they could not be read. */
+  storage?: StorageFacts;
+}
+
+/** What decides whether a claim's CSI driver can mount on the Windows nodes. */
+export interface StorageFacts {
+  storageClasses: { name: string; provisioner: string; isDefault: boolean }[];
+  /** Names known to be CSI drivers: CSIDriver objects and drivers registered on any node (CSINode). */
+  csiDrivers: string[];
+  /** Every Windows node with the CSI drivers whose node plugin registered there (its CSINode's spec.drivers). */
+  windowsNodes: { name: string; build?: string; drivers: string[] }[];
+}
+
+/** A PersistentVolumeClaim as far as the storage rule reads it. */
+export interface ClaimFacts {
+  /** undefined: not set (the default StorageClass applies); '': explicitly no class. */
+  storageClassName?: string;
+  /** The PersistentVolume it is bound to. */
+  volumeName?: string;
 }
 
 export type Flavour = 'auto' | 'openshift' | 'kubernetes';
@@ -63,6 +82,10 @@ export interface Facts {
   autoscaled: Map<string, { kind: string; name: string }[]>;
   /** PodMonitors (user-defined monitoring): the pods they select, in which namespaces. */
   podMonitors: PodMonitorFacts[];
+  /** `namespace/name` of PersistentVolumeClaims → their class and volume. */
+  claims: Map<string, ClaimFacts>;
+  /** PersistentVolume name → the CSI driver of its `spec.csi`, if it has one. */
+  volumes: Map<string, { csiDriver?: string }>;
   flavour: Flavour;
   /** OpenShift objects seen in the files (flavour auto). */
   openshiftSeen: boolean;
@@ -78,7 +101,7 @@ export interface PodMonitorFacts {
 }
 
 export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
-  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), podMonitors: [], flavour, openshiftSeen: false, cluster };
+  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), podMonitors: [], claims: new Map(), volumes: new Map(), flavour, openshiftSeen: false, cluster };
   for (const rc of cluster?.runtimeClasses ?? []) {
     facts.runtimeClasses.set(rc.name, { ...rc, windows: runtimeClassIsWindows(rc.handler, rc.nodeSelector), source: 'cluster' });
   }
@@ -112,7 +135,9 @@ export function withFileFlavour(facts: Facts, text: string): Facts {
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
-  return text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('PodMonitor') || text.includes('openshift.io');
+  return (
+    text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('PodMonitor') || text.includes('PersistentVolume') || text.includes('openshift.io')
+  );
 }
 
 export function collectFacts(facts: Facts, object: ObjectView): void {
@@ -159,9 +184,30 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
       });
       break;
     }
+    case 'PersistentVolumeClaim': {
+      const named = getAt(v, ['spec', 'storageClassName']);
+      // The beta annotation still wins over the field where both are set.
+      const annotated = getAt(v, ['metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class']);
+      const storageClassName = typeof annotated === 'string' ? annotated : typeof named === 'string' ? named : undefined;
+      const volumeName = getAt(v, ['spec', 'volumeName']);
+      facts.claims.set(claimKey(object.namespace, object.name), {
+        ...(storageClassName !== undefined ? { storageClassName } : {}),
+        ...(typeof volumeName === 'string' && volumeName !== '' ? { volumeName } : {}),
+      });
+      break;
+    }
+    case 'PersistentVolume': {
+      const driver = getAt(v, ['spec', 'csi', 'driver']);
+      facts.volumes.set(object.name, typeof driver === 'string' && driver !== '' ? { csiDriver: driver } : {});
+      break;
+    }
     default:
       break;
   }
+}
+
+export function claimKey(namespace: string | undefined, name: string): string {
+  return `${namespace ?? ''}/${name}`;
 }
 
 export function workloadKey(kind: string, namespace: string | undefined, name: string): string {

@@ -4,6 +4,7 @@ import { podSecurityRules } from './families/pod-security';
 import { hostProcessRules } from './families/host-process';
 import { windowsOptionsRules } from './families/windows-options';
 import { runtimeRules } from './families/runtime';
+import { storageRules } from './families/storage';
 import { schedulingRules } from './families/scheduling';
 import { imageRules } from './families/images';
 import { openshiftRules } from './families/openshift';
@@ -21,6 +22,7 @@ export const RULES: Rule[] = [
   ...hostProcessRules,
   ...windowsOptionsRules,
   ...runtimeRules,
+  ...storageRules,
   ...schedulingRules,
   ...imageRules,
   ...openshiftRules,

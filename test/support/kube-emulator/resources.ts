@@ -59,6 +59,11 @@ export const RESOURCES: ResourceInfo[] = [
     subresources: ['status', 'scale'],
     openshift: true,
   },
+  { kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims', singular: 'persistentvolumeclaim', group: '', version: 'v1', namespaced: true, shortNames: ['pvc'], subresources: ['status'] },
+  { kind: 'PersistentVolume', plural: 'persistentvolumes', singular: 'persistentvolume', group: '', version: 'v1', namespaced: false, shortNames: ['pv'], subresources: ['status'] },
+  { kind: 'StorageClass', plural: 'storageclasses', singular: 'storageclass', group: 'storage.k8s.io', version: 'v1', namespaced: false, shortNames: ['sc'], subresources: [] },
+  { kind: 'CSINode', plural: 'csinodes', singular: 'csinode', group: 'storage.k8s.io', version: 'v1', namespaced: false, subresources: [] },
+  { kind: 'CSIDriver', plural: 'csidrivers', singular: 'csidriver', group: 'storage.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   { kind: 'RuntimeClass', plural: 'runtimeclasses', singular: 'runtimeclass', group: 'node.k8s.io', version: 'v1', namespaced: false, subresources: [] },
   {
     kind: 'ImageDigestMirrorSet',
