@@ -49,8 +49,8 @@ const NOT_COVERED = [
     "A ServiceMonitor selects Services, not pods: telling whether they lead to Windows pods needs every Service matched against every workload's labels. OCP002 checks PodMonitors, which select pods directly. The live check (`check --context`) does not read monitors.",
   ],
   [
-    'PersistentVolumeClaims and generic ephemeral volumes on Windows pods',
-    'The CSI driver is named by the StorageClass, not in the pod, so whether it has a Windows node plugin (and CSI Proxy) is not in the manifest; WIN059 reports inline `csi` volumes only.',
+    'odo devfiles',
+    'A devfile is not a Kubernetes object and names no node: odo creates the pods itself, and kube-windows reads Kubernetes objects. (The openshift-docs known-limitations module keeps "Red Hat OpenShift Developer CLI (odo)" in its list of features not supported on Windows nodes commented out, so the published list does not name it.) Check the Deployments odo creates with `check --context`.',
   ],
   ['`flexVolume`', 'Supported on Windows (deprecated since Kubernetes 1.23): not reported.'],
   ['`gitRepo` volumes', 'Deprecated upstream; the Windows storage guide says nothing either way, so no rule guesses.'],

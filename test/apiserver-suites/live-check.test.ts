@@ -212,7 +212,17 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
   }
   assert.equal(r.code, 1, r.stderr);
   const out = JSON.parse(r.stdout) as { objects: { kind: string; name: string }[]; unread: { what: string; message: string }[] };
-  assert.deepEqual(out.unread.map((u) => u.what).sort(), ['DaemonSets', 'Namespaces', 'RuntimeClasses', 'Windows nodes']);
+  assert.deepEqual(out.unread.map((u) => u.what).sort(), [
+    'CSIDrivers',
+    'CSINodes',
+    'DaemonSets',
+    'Namespaces',
+    'PersistentVolumeClaims',
+    'PersistentVolumes',
+    'RuntimeClasses',
+    'StorageClasses',
+    'Windows nodes',
+  ]);
   const ds = out.unread.find((u) => u.what === 'DaemonSets');
   assert.match(ds?.message ?? '', new RegExp(`You are not allowed to list daemonsets\\.apps in namespace "${NS}" on cluster "${CONTEXT_RESTRICTED}" \\(403 Forbidden\\)`));
   assert.match(out.unread.find((u) => u.what === 'Windows nodes')?.message ?? '', /list nodes cluster-wide.*\(403 Forbidden\)/);
@@ -221,7 +231,17 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
       .trim()
       .split('\n')
       .map((l) => l.replace(/ not read: .*/, '')),
-    ['kube-windows: DaemonSets', 'kube-windows: Windows nodes', 'kube-windows: RuntimeClasses', 'kube-windows: Namespaces'],
+    [
+      'kube-windows: DaemonSets',
+      'kube-windows: Windows nodes',
+      'kube-windows: RuntimeClasses',
+      'kube-windows: Namespaces',
+      'kube-windows: PersistentVolumeClaims',
+      'kube-windows: PersistentVolumes',
+      'kube-windows: StorageClasses',
+      'kube-windows: CSINodes',
+      'kube-windows: CSIDrivers',
+    ],
   );
   assert.doesNotMatch(r.stderr, /\n\s+at /);
   assert.ok(
@@ -254,7 +274,17 @@ test('the Windows workload problems view on a real API server: objects by kind, 
   const restricted = await tree.children();
   assert.deepEqual(
     restricted.filter((n) => n.label.endsWith(' not read')).map((n) => n.label),
-    ['DaemonSets not read', 'Windows nodes not read', 'RuntimeClasses not read', 'Namespaces not read'],
+    [
+      'DaemonSets not read',
+      'Windows nodes not read',
+      'RuntimeClasses not read',
+      'Namespaces not read',
+      'PersistentVolumeClaims not read',
+      'PersistentVolumes not read',
+      'StorageClasses not read',
+      'CSINodes not read',
+      'CSIDrivers not read',
+    ],
   );
   assert.ok(restricted.some((n) => n.label === `Deployment ${NS}/iis`));
 });

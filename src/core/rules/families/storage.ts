@@ -9,7 +9,7 @@ import type { Targeting } from '../targeting';
 import type { PodRule } from '../types';
 
 /** In-tree provisioners whose volumes CSI migration (GA) hands to a CSI driver. */
-export const MIGRATED_PROVISIONERS: Readonly<Record<string, string>> = {
+const MIGRATED_PROVISIONERS: Readonly<Record<string, string>> = {
   'kubernetes.io/aws-ebs': 'ebs.csi.aws.com',
   'kubernetes.io/azure-disk': 'disk.csi.azure.com',
   'kubernetes.io/azure-file': 'file.csi.azure.com',
@@ -48,7 +48,7 @@ function classSource(storage: StorageFacts, name: string | undefined): ClaimSour
 }
 
 /** The driver of a claim: its class's, else (no class named) its bound volume's, else the default class's. */
-export function claimSource(claim: ClaimFacts, facts: Facts, storage: StorageFacts): ClaimSource | undefined {
+function claimSource(claim: ClaimFacts, facts: Facts, storage: StorageFacts): ClaimSource | undefined {
   if (claim.storageClassName) return classSource(storage, claim.storageClassName);
   if (claim.volumeName !== undefined) {
     const driver = facts.volumes.get(claim.volumeName)?.csiDriver;
