@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 
 // Compiled to out/test/cli/: the repository root is three levels up.
 const ROOT = resolve(__dirname, '..', '..', '..');
@@ -55,4 +57,20 @@ test('check --help documents --openshift-version', () => {
   const r = run(['check', '--help']);
   assert.equal(r.code, 0);
   assert.match(r.stdout, /--openshift-version 4\.N/);
+});
+
+test('check --openshift-version: a Windows pod with imagePullSecrets is warned before 4.16 (OCP004), not from 4.16', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-ocp004-'));
+  const file = join(dir, 'pull.yaml');
+  writeFileSync(
+    file,
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  os: {name: windows}\n  nodeSelector: {kubernetes.io/os: windows}\n  tolerations: [{key: os, operator: Exists, effect: NoSchedule}]\n  imagePullSecrets: [{name: creds}]\n  containers: [{name: c, image: mcr.microsoft.com/windows/servercore:ltsc2022, resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}}]\n',
+  );
+  const old = run(['check', '--format', 'json', '--openshift-version', '4.14', file]);
+  assert.equal(old.code, 1, old.stderr);
+  assert.deepEqual(
+    findings(old.stdout).map((f) => [f.ruleId, f.range.start.line]),
+    [['OCP004', 7]],
+  );
+  assert.equal(run(['check', '--openshift-version', '4.16.2', file]).code, 0);
 });

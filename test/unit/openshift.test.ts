@@ -265,3 +265,30 @@ test('OCP003 in flavour auto: the file itself must hold OpenShift objects', () =
   assert.equal(only(dc('replicas: 1\n', inferredWin), 'OCP003').length, 1);
   assert.deepEqual(only(deploy(inferredWin), 'OCP003'), []);
 });
+
+// ---------------------------------------------------------------------------------------------
+// OCP004
+
+const onRelease = (version: string) => ({ flavour: 'openshift' as const, cluster: { name: 'prod', flavour: 'openshift' as const, windowsNodes: [], runtimeClasses: [], openshift: { version } } });
+
+test("OCP004: private registries before 4.16 and CSI volumes on 4.6, by the cluster's release; nothing without one", () => {
+  const pulling = deploy(`${winPod}imagePullSecrets:\n  - name: registry-creds\n`);
+  const [f] = only(pulling, 'OCP004', onRelease('4.14.7'));
+  assert.ok(f, 'reported on 4.14');
+  assert.equal(covered(pulling, f), 'imagePullSecrets');
+  assert.match(f.message, /not supported on OpenShift 4\.14 \(supported from 4\.16/);
+  assert.deepEqual(only(pulling, 'OCP004', onRelease('4.16.0')), []);
+  assert.deepEqual(only(pulling, 'OCP004', OCP), [], 'no release known: no finding');
+  assert.deepEqual(only(pulling, 'OCP004', K8S), []);
+  // A Linux pod pulling from a private registry is not this rule's business.
+  assert.deepEqual(only(deploy(`${linuxPod}imagePullSecrets:\n  - name: registry-creds\n`), 'OCP004', onRelease('4.14.7')), []);
+  // An empty list pulls nothing privately.
+  assert.deepEqual(only(deploy(`${winPod}imagePullSecrets: []\n`), 'OCP004', onRelease('4.14.7')), []);
+
+  const csi = deploy(`${winPod}volumes:\n  - name: data\n    csi: {driver: smb.csi.k8s.io}\n  - name: tmp\n    emptyDir: {}\n`);
+  const [v] = only(csi, 'OCP004', onRelease('4.6.12'));
+  assert.ok(v, 'reported on 4.6');
+  assert.equal(covered(csi, v), 'csi');
+  assert.match(v.message, /^volumes\[0\]\.csi: OpenShift 4\.6 supports only in-tree storage drivers/);
+  assert.deepEqual(only(csi, 'OCP004', onRelease('4.7.0')), []);
+});

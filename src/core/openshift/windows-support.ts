@@ -128,6 +128,8 @@ export interface FeatureSupport {
   since?: string;
   /** Every release requires it (not an option). */
   required?: boolean;
+  /** Last release that does not support it, where no document pins the first one that does. */
+  unsupportedThrough?: string;
   note?: string;
   source: string;
 }
@@ -148,7 +150,12 @@ export const FEATURE_SUPPORT: Record<WindowsFeature, FeatureSupport> = {
   // WMCO 6 (4.11) still lists secure private registries as a known issue; WMCO 10.16 docs drop the restriction.
   privateRegistries: { label: 'pulling from private registries', since: '4.16', source: `${SRC.wmco6} ; ${SRC.privateRegistries}` },
   // 4.6 supports in-tree storage drivers only; WMCO now runs csi-proxy, the administrator deploys the Windows CSI driver.
-  csiStorage: { label: 'CSI storage drivers (in-tree only on 4.6)', note: 'the first release with csi-proxy is not pinned here', source: `${SRC.ocp46} ; ${SRC.wmcoReadme}` },
+  csiStorage: {
+    label: 'CSI storage drivers (in-tree only on 4.6)',
+    unsupportedThrough: '4.6',
+    note: 'the first release with csi-proxy is not pinned here',
+    source: `${SRC.ocp46} ; ${SRC.wmcoReadme}`,
+  },
 };
 
 const RELEASE = /^v?(\d+)\.(\d+)(?:\.(\d+))?(?:[-+][0-9A-Za-z.+-]*)?$/;
@@ -195,6 +202,18 @@ export function platformVerdict(platform: WindowsPlatform, r: OpenShiftRelease):
   const row = PLATFORM_SUPPORT[platform];
   if (inSpan(r, row.windows)) return { supported: true };
   return { supported: false, reason: `Windows nodes on ${row.label} are not supported on OpenShift ${releaseText(r)} (supported from ${row.windows.since})`, source: row.windows.source };
+}
+
+/** A cluster feature on Windows nodes at release `r`; supported when the table cannot tell otherwise. */
+export function featureVerdict(feature: WindowsFeature, r: OpenShiftRelease): Verdict {
+  const row = FEATURE_SUPPORT[feature];
+  if (row.since && compareReleases(r, release(row.since)) < 0) {
+    return { supported: false, reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)} (supported from ${row.since})`, source: row.source };
+  }
+  if (row.unsupportedThrough && compareReleases(r, release(row.unsupportedThrough)) <= 0) {
+    return { supported: false, reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)}`, source: row.source };
+  }
+  return { supported: true };
 }
 
 /** Windows Server `server` on `platform` at release `r`. */

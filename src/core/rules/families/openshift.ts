@@ -7,6 +7,7 @@ import { isOpenShift, stringMap, workloadKey } from '../facts';
 import { addOsWindowsFix, inferredNote, isSet } from '../helpers';
 import { OS_LABELS, targetingOf } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
+import { featureVerdict, parseOpenShiftRelease } from '../../openshift/windows-support';
 import type { FixSpec, ObjectRule, PodRule, Reporter, Rule } from '../types';
 
 // ---------------------------------------------------------------------------------------------
@@ -264,4 +265,40 @@ const OCP003: PodRule = {
   },
 };
 
-export const openshiftRules: Rule[] = [OCP001, OCP002, OCP003];
+// ---------------------------------------------------------------------------------------------
+// OCP004: features the cluster's OpenShift release does not support on Windows nodes
+
+const OCP004: PodRule = {
+  id: 'OCP004',
+  scope: 'pod',
+  family: 'openshift',
+  severity: 'warning',
+  title: "Windows pod uses what the cluster's OpenShift release does not support on Windows nodes: private registries before 4.16, CSI volumes on 4.6 (with cluster facts or --openshift-version).",
+  check({ pod, target, facts }, report) {
+    const version = facts.cluster?.openshift?.version;
+    const r = version ? parseOpenShiftRelease(version) : undefined;
+    if (!r || target.os !== 'windows') return;
+    const secrets = pod.spec.imagePullSecrets;
+    const registries = featureVerdict('privateRegistries', r);
+    if (Array.isArray(secrets) && secrets.length > 0 && !registries.supported) {
+      report({
+        path: [...pod.path, 'imagePullSecrets'],
+        message: `imagePullSecrets: pulling from private registries on Windows nodes is not supported on OpenShift ${r.major}.${r.minor} (supported from 4.16, WMCO 10.16): the image pull may fail on the Windows node. Use a public image or upgrade the cluster.`,
+      });
+    }
+    const storage = featureVerdict('csiStorage', r);
+    const volumes = pod.spec.volumes;
+    if (!storage.supported && Array.isArray(volumes)) {
+      volumes.forEach((v, i) => {
+        if (isObj(v) && isObj(v.csi)) {
+          report({
+            path: [...pod.path, 'volumes', i, 'csi'],
+            message: `volumes[${i}].csi: OpenShift ${r.major}.${r.minor} supports only in-tree storage drivers on Windows nodes, so this CSI volume cannot mount there. Use an in-tree volume type or upgrade the cluster.`,
+          });
+        }
+      });
+    }
+  },
+};
+
+export const openshiftRules: Rule[] = [OCP001, OCP002, OCP003, OCP004];
