@@ -11,6 +11,7 @@ import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv } from './wmco';
 import { configForContext } from './kubeconfig';
 import { readOpenShiftFacts } from './snapshot';
+import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
 import { WindowsNodeModel } from './windows-nodes';
 import { listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
@@ -60,6 +61,7 @@ export class ClusterSession {
   /** The pod watch of each node whose pods are shown, by node name. */
   private readonly podWatches = new Map<string, NodePodWatch>();
   private facts: Promise<OpenShiftFacts> | undefined;
+  private storage: Promise<StorageObjects | undefined> | undefined;
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
 
@@ -85,6 +87,7 @@ export class ClusterSession {
     this.model = undefined;
     this.connecting = undefined;
     this.facts = undefined;
+    this.storage = undefined;
     return this.connect();
   }
 
@@ -158,6 +161,12 @@ export class ClusterSession {
   openshiftFacts(): Promise<OpenShiftFacts> {
     this.facts ??= readOpenShiftFacts(this.client, this.options.wmcoNamespace);
     return this.facts;
+  }
+
+  /** StorageClasses, CSINodes and CSIDrivers, read once per session (again after reconnect()). */
+  storageObjects(): Promise<StorageObjects | undefined> {
+    this.storage ??= readStorageObjects(this.client);
+    return this.storage;
   }
 
   dispose(): void {

@@ -368,3 +368,26 @@ function loadKubeconfigOrThrow(path: string) {
   if (!load.ok) throw new Error(load.message);
   return load.config;
 }
+
+test("the editor's snapshot carries storage facts: StorageClasses and the CSI drivers each Windows node registered, read once per session", async () => {
+  emu.apply({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'StorageClass',
+    metadata: { name: 'smb', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+    provisioner: 'smb.csi.k8s.io',
+  } as KubeObject);
+  emu.apply({ apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'win-2022' }, spec: { drivers: [{ name: 'disk.csi.azure.com', nodeID: 'win-2022' }] } } as KubeObject);
+  const s = session(emu.kubeconfig({ context: 'storage' }));
+  const reads = () => emu.requests.filter((r) => r.path === '/apis/storage.k8s.io/v1/csinodes').length;
+  const before = reads();
+  const snap = await snapshotOf(s);
+  assert.deepEqual(snap?.storage?.storageClasses, [{ name: 'smb', provisioner: 'smb.csi.k8s.io', isDefault: true }]);
+  const win = snap?.storage?.windowsNodes.find((n) => n.name === 'win-2022');
+  assert.deepEqual(win?.drivers, ['disk.csi.azure.com']);
+  assert.equal(win?.build, '10.0.20348');
+  assert.ok(snap?.storage?.csiDrivers.includes('disk.csi.azure.com'));
+  await snapshotOf(s);
+  assert.equal(reads() - before, 1, 'read once per session');
+  emu.remove('StorageClass', 'smb');
+  emu.remove('CSINode', 'win-2022');
+});

@@ -398,6 +398,40 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   );
 });
 
+test('WIN063 in the editor: a claim in the file whose CSI driver no Windows node registered, once the snapshot carries storage facts', async () => {
+  const c = await client();
+  const uri = 'file:///work/storage.yaml';
+  const claim =
+    'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: apps}\nspec: {storageClassName: smb, accessModes: [ReadWriteMany], resources: {requests: {storage: 1Gi}}}\n---\n';
+  const text =
+    claim +
+    deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\nvolumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n`).replace(
+      'metadata:\n  name:',
+      'metadata:\n  namespace: apps\n  name:',
+    );
+  await c.open(uri, text);
+  assert.deepEqual(
+    (await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN063'),
+    [],
+    'no storage facts: no finding',
+  );
+  const next = c.diagnostics(uri);
+  await c.conn.sendNotification('kubeWindows/clusterSnapshot', {
+    name: 'prod',
+    flavour: 'kubernetes',
+    windowsNodes: [{ name: 'win-1', build: '10.0.20348', taints: [] }],
+    runtimeClasses: [],
+    storage: {
+      storageClasses: [{ name: 'smb', provisioner: 'smb.csi.k8s.io', isDefault: false }],
+      csiDrivers: ['smb.csi.k8s.io'],
+      windowsNodes: [{ name: 'win-1', build: '10.0.20348', drivers: [] }],
+    },
+  });
+  const d = (await next).diagnostics.find((x) => x.code === 'WIN063');
+  assert.ok(d, 'WIN063 once the snapshot carries storage facts');
+  assert.match(String(d.message), /smb\.csi\.k8s\.io/);
+});
+
 test('with the default debounce, the first diagnostics after open are not delayed by it', async () => {
   const c = await client({ initializationOptions: { debounceMs: 1000 } });
   const uri = 'file:///work/debounced.yaml';
