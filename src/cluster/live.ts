@@ -5,7 +5,6 @@
 import type { V1Node, V1RuntimeClassList } from '@kubernetes/client-node';
 import { LIVE_KINDS, type LiveState, type UnreadList } from '../core/live/check';
 import type { EventFacts, MirrorSetFacts } from '../core/live/explain';
-import { storageFactsOf } from '../core/live/storage';
 import type { Obj } from '../core/manifest/path';
 import type { ClusterSnapshot, StorageFacts } from '../core/rules/facts';
 import { isOpenShiftGroups, MACHINE_API_NAMESPACE, WINDOWS_SELECTOR } from '../core/well-known';
@@ -15,6 +14,7 @@ import { ApiError, classifyError } from './errors';
 import { isErrorItem, readMirrorSets, windowsRuntimeClassesOf } from './extras';
 import { apiGroups } from './openshift';
 import { buildSnapshot, readOpenShiftFacts } from './snapshot';
+import { storageFacts, storageLists } from './storage';
 import { windowsNodeView } from './windows-nodes';
 
 /** Page size of the live check's lists (kubectl's default). */
@@ -49,7 +49,7 @@ export async function readClusterSnapshot(kube: KubeClient, scope: LiveScope): P
   const [nodes, rcs] = await Promise.all([listWindowsNodes(kube, scope.signal), listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, scope.signal, LIVE_PAGE_SIZE)]);
   // Storage facts only sharpen one rule: a list this user may not read leaves them out, quietly.
   const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
-  const lists = storageLists(kube, groups, scope.signal, LIVE_PAGE_SIZE);
+  const lists = servedStorageLists(kube, groups, scope.signal, LIVE_PAGE_SIZE);
   const [classes, csiNodes, drivers] = await Promise.all([quiet(lists.storageClasses), quiet(lists.csiNodes), quiet(lists.csiDrivers)]);
   return snapshotOf(kube, scope, groups, nodes, rcs, storageOf(nodes, classes, csiNodes, drivers));
 }
@@ -67,18 +67,15 @@ async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], 
   return snapshot;
 }
 
-const STORAGE_API = '/apis/storage.k8s.io/v1';
-
-/** StorageClasses, CSINodes and CSIDrivers (cluster-wide), where the API server serves storage.k8s.io. */
-function storageLists(kube: KubeClient, groups: string[], signal: AbortSignal | undefined, size: number): { storageClasses: Promise<Obj[]>; csiNodes: Promise<Obj[]>; csiDrivers: Promise<Obj[]> } {
-  const list = (plural: string) => (groups.includes('storage.k8s.io') ? listAll<Obj>(kube, `${STORAGE_API}/${plural}`, {}, signal, size) : Promise.resolve([]));
-  return { storageClasses: list('storageclasses'), csiNodes: list('csinodes'), csiDrivers: list('csidrivers') };
+/** The storage lists where the API server serves storage.k8s.io; empty lists where it does not. */
+function servedStorageLists(kube: KubeClient, groups: string[], signal: AbortSignal | undefined, size: number): ReturnType<typeof storageLists> {
+  if (groups.includes('storage.k8s.io')) return storageLists(kube, signal, size);
+  const none = Promise.resolve([]);
+  return { storageClasses: none, csiNodes: none, csiDrivers: none };
 }
 
-/** Storage facts need the classes and the CSINodes; without CSIDrivers, the drivers registered on nodes are known. */
-function storageOf(nodes: V1Node[], classes: Obj[] | undefined, csiNodes: Obj[] | undefined, drivers: Obj[] | undefined): StorageFacts | undefined {
-  if (!classes || !csiNodes) return undefined;
-  return storageFactsOf({ storageClasses: classes, csiNodes, csiDrivers: drivers ?? [], windowsNodes: nodes as unknown as Obj[] });
+function storageOf(nodes: V1Node[], storageClasses: Obj[] | undefined, csiNodes: Obj[] | undefined, csiDrivers: Obj[] | undefined): StorageFacts | undefined {
+  return storageFacts({ storageClasses, csiNodes, csiDrivers }, nodes as unknown as Obj[]);
 }
 
 function listWindowsNodes(kube: KubeClient, signal?: AbortSignal, pageSize = LIVE_PAGE_SIZE): Promise<V1Node[]> {
@@ -124,7 +121,7 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
   );
   const claims = allowed(listAll<Obj>(kube, collection('v1', 'persistentvolumeclaims', namespace), {}, signal, size), 'PersistentVolumeClaims', []);
   const volumes = allowed(listAll<Obj>(kube, '/api/v1/persistentvolumes', {}, signal, size), 'PersistentVolumes', []);
-  const storage = storageLists(kube, groups, signal, size);
+  const storage = servedStorageLists(kube, groups, signal, size);
   const classes = allowed<Obj[] | undefined>(storage.storageClasses, 'StorageClasses', undefined);
   const csiNodes = allowed<Obj[] | undefined>(storage.csiNodes, 'CSINodes', undefined);
   const csiDrivers = allowed<Obj[] | undefined>(storage.csiDrivers, 'CSIDrivers', undefined);

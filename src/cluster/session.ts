@@ -61,7 +61,7 @@ export class ClusterSession {
   /** The pod watch of each node whose pods are shown, by node name. */
   private readonly podWatches = new Map<string, NodePodWatch>();
   private facts: Promise<OpenShiftFacts> | undefined;
-  private storage: Promise<StorageObjects | undefined> | undefined;
+  private storage: Promise<StorageObjects> | undefined;
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
 
@@ -164,7 +164,7 @@ export class ClusterSession {
   }
 
   /** StorageClasses, CSINodes and CSIDrivers, read once per session (again after reconnect()). */
-  storageObjects(): Promise<StorageObjects | undefined> {
+  storageObjects(): Promise<StorageObjects> {
     this.storage ??= readStorageObjects(this.client);
     return this.storage;
   }

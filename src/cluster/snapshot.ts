@@ -2,8 +2,7 @@
 // RuntimeClasses that schedule onto Windows, and on OpenShift what the cluster says about itself
 // (version, platform, network, WMCO). No client objects cross this line.
 import type { ClusterSnapshot, OpenShiftFacts } from '../core/rules/facts';
-import { storageFactsOf } from '../core/live/storage';
-import type { StorageObjects } from './storage';
+import { storageFacts, type StorageObjects } from './storage';
 import { BUILD_LABEL, KEY_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined } from './api';
 import type { KubeClient } from './client';
@@ -66,13 +65,13 @@ export async function snapshotOf(session: {
   /** Read once per cluster (the session keeps them). */
   openshiftFacts?(): Promise<OpenShiftFacts>;
   /** Read once per cluster too: CSI drivers register when a node joins, not on every node change. */
-  storageObjects?(): Promise<StorageObjects | undefined>;
+  storageObjects?(): Promise<StorageObjects>;
 }): Promise<ClusterSnapshot | undefined> {
   const state = await session.connect();
   if (state.status !== 'connected') return undefined;
   const openshift = state.info.flavour === 'openshift' && session.openshiftFacts ? session.openshiftFacts().catch(() => undefined) : Promise.resolve(undefined);
-  const storage = session.storageObjects ? session.storageObjects().catch(() => undefined) : Promise.resolve(undefined);
-  const [model, rcs, facts, objects] = await Promise.all([session.windowsNodes(), session.runtimeClasses(), openshift, storage]);
+  const storageRead = session.storageObjects ? session.storageObjects().catch(() => undefined) : Promise.resolve(undefined);
+  const [model, rcs, facts, objects] = await Promise.all([session.windowsNodes(), session.runtimeClasses(), openshift, storageRead]);
   const nodes = model.nodes();
   const snapshot = buildSnapshot({
     name: session.context,
@@ -81,10 +80,13 @@ export async function snapshotOf(session: {
     runtimeClasses: Array.isArray(rcs) ? rcs : [],
     ...(facts ? { openshift: facts } : {}),
   });
-  if (objects) {
-    // storageFactsOf reads a node's name and build label, which the node views carry.
-    const windowsNodes = nodes.map((n) => ({ metadata: { name: n.name, labels: n.build ? { [BUILD_LABEL]: n.build } : {} } }));
-    snapshot.storage = storageFactsOf({ ...objects, windowsNodes });
-  }
+  // The storage facts read a node's name and build label, which the node views carry.
+  const storage =
+    objects &&
+    storageFacts(
+      objects,
+      nodes.map((n) => ({ metadata: { name: n.name, labels: n.build ? { [BUILD_LABEL]: n.build } : {} } })),
+    );
+  if (storage) snapshot.storage = storage;
   return snapshot;
 }

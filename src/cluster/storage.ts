@@ -1,22 +1,34 @@
-// The storage objects the editor's cluster snapshot carries for WIN063: StorageClasses, CSINodes and
-// CSIDrivers, cluster-wide. A list the user may not read leaves the facts out (rules only get
-// sharper with facts, they never need them).
+// The storage objects WIN063 reads: StorageClasses, CSINodes and CSIDrivers, cluster-wide. Used by
+// the live check and `snapshot` (live.ts) and by the editor's cluster snapshot (snapshot.ts).
+import { storageFactsOf } from '../core/live/storage';
 import type { Obj } from '../core/manifest/path';
+import type { StorageFacts } from '../core/rules/facts';
 import { listAll } from './api';
 import type { KubeClient } from './client';
 
-export interface StorageObjects {
-  storageClasses: Obj[];
-  csiNodes: Obj[];
-  csiDrivers: Obj[];
-}
-
 const STORAGE_API = '/apis/storage.k8s.io/v1';
 
-/** Undefined when the classes or the CSINodes cannot be read; without CSIDrivers, the drivers nodes registered still count. */
-export async function readStorageObjects(kube: KubeClient, signal?: AbortSignal): Promise<StorageObjects | undefined> {
-  const list = (plural: string) => listAll<Obj>(kube, `${STORAGE_API}/${plural}`, {}, signal, 500).catch(() => undefined);
-  const [storageClasses, csiNodes, csiDrivers] = await Promise.all([list('storageclasses'), list('csinodes'), list('csidrivers')]);
-  if (!storageClasses || !csiNodes) return undefined;
-  return { storageClasses, csiNodes, csiDrivers: csiDrivers ?? [] };
+/** One paged list per kind, asked in parallel; each promise fails on its own (a 403 on one kind). */
+export function storageLists(kube: KubeClient, signal: AbortSignal | undefined, pageSize: number): { storageClasses: Promise<Obj[]>; csiNodes: Promise<Obj[]>; csiDrivers: Promise<Obj[]> } {
+  const list = (plural: string) => listAll<Obj>(kube, `${STORAGE_API}/${plural}`, {}, signal, pageSize);
+  return { storageClasses: list('storageclasses'), csiNodes: list('csinodes'), csiDrivers: list('csidrivers') };
+}
+
+/**
+ * Storage facts need the classes and the CSINodes (undefined without either: no guess); without
+ * CSIDrivers, the drivers registered on nodes are known. `windowsNodes` need a name and the build label.
+ */
+export function storageFacts(read: { storageClasses?: Obj[]; csiNodes?: Obj[]; csiDrivers?: Obj[] }, windowsNodes: Obj[]): StorageFacts | undefined {
+  if (!read.storageClasses || !read.csiNodes) return undefined;
+  return storageFactsOf({ storageClasses: read.storageClasses, csiNodes: read.csiNodes, csiDrivers: read.csiDrivers ?? [], windowsNodes });
+}
+
+export type StorageObjects = Parameters<typeof storageFacts>[0];
+
+/** The three lists, each left out when it cannot be read (the editor's snapshot: quietly). */
+export async function readStorageObjects(kube: KubeClient, signal?: AbortSignal): Promise<StorageObjects> {
+  const lists = storageLists(kube, signal, 500);
+  const quiet = (p: Promise<Obj[]>) => p.catch(() => undefined);
+  const [storageClasses, csiNodes, csiDrivers] = await Promise.all([quiet(lists.storageClasses), quiet(lists.csiNodes), quiet(lists.csiDrivers)]);
+  return { ...(storageClasses ? { storageClasses } : {}), ...(csiNodes ? { csiNodes } : {}), ...(csiDrivers ? { csiDrivers } : {}) };
 }

@@ -16,6 +16,7 @@ import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { pod, windowsNode } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
 import { simNode, type SimHost, type SimHostOptions } from '../support/windows-host-sim';
+import { startKubeletStandin } from '../support/kubelet-standin';
 import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const NODE = 'win-a';
@@ -54,62 +55,29 @@ interface Timeline {
 }
 
 /**
- * A stand-in kubelet and a witness: the Node goes NotReady (Unknown) while the host is down and Ready
- * 150 ms after it is back (on AWS only once 169.254.169.254 is routed; never with neverReady). Records
- * cordon/uncordon/pod deletions with their time.
+ * The stand-in kubelet (test/support/kubelet-standin.ts: the Node goes NotReady while the host is
+ * down and Ready 150 ms after it is back, on AWS only once 169.254.169.254 is routed; never with
+ * neverReady) and a witness recording Ready changes, cordon/uncordon and pod deletions with their time.
  */
-function drive(rig: Rig, o: { aws: boolean; neverReady?: boolean }): Timeline {
-  const sim = rig.sims[0]!;
+function drive(rig: Rig, o: { neverReady?: boolean } = {}): Timeline {
   const events: { at: number; what: string }[] = [];
-  const setReady = (status: 'True' | 'Unknown'): void => {
-    rig.emu.patch('Node', NODE, undefined, {
-      status: {
-        conditions: [
-          {
-            type: 'Ready',
-            status,
-            reason: status === 'True' ? 'KubeletReady' : 'NodeStatusUnknown',
-            message: status === 'True' ? 'kubelet is posting ready status' : 'Kubelet stopped posting node status.',
-            lastHeartbeatTime: new Date().toISOString(),
-            lastTransitionTime: new Date().toISOString(),
-          },
-        ],
-      },
-    });
-    events.push({ at: Date.now(), what: status === 'True' ? 'Ready' : 'NotReady' });
-  };
-  let down = false;
-  let backAt = 0;
-  let routedAt = 0;
-  const timer = setInterval(() => {
-    if (sim.rebooting && !down) {
-      down = true;
-      setReady('Unknown');
-    } else if (!sim.rebooting && down) {
-      if (!backAt) backAt = Date.now();
-      const routed = !o.aws || simNode(sim.state).metadataRoutes.length > 0;
-      if (routed && !routedAt) routedAt = Date.now();
-      // Ready strictly after the route op was logged: a kubelet reports on its next status update, never in the same instant.
-      if (!o.neverReady && routed && Date.now() - backAt > 150 && Date.now() - routedAt >= 20) {
-        down = false;
-        backAt = 0;
-        routedAt = 0;
-        setReady('True');
-      }
-    }
-  }, 15);
+  const kubelet = startKubeletStandin(rig.emu, rig.sims, { tickMs: 15, readyAfterMs: 150, ...(o.neverReady ? { neverReady: true } : {}) });
+  const readyOf = (n: KubeObject | undefined): string | undefined =>
+    ((n?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready')?.status;
   const off = rig.emu.onChange((ev) => {
     if (ev.object.kind === 'Node' && ev.old) {
       const was = Boolean((ev.old.spec as { unschedulable?: boolean } | undefined)?.unschedulable);
       const now = Boolean((ev.object.spec as { unschedulable?: boolean } | undefined)?.unschedulable);
       if (was !== now) events.push({ at: Date.now(), what: now ? 'cordon' : 'uncordon' });
+      const ready = readyOf(ev.object);
+      if (ready !== readyOf(ev.old)) events.push({ at: Date.now(), what: ready === 'True' ? 'Ready' : 'NotReady' });
     }
     if (ev.object.kind === 'Pod' && ev.type === 'DELETED') events.push({ at: Date.now(), what: `pod-gone ${ev.object.metadata.name}` });
   });
   return {
     events,
     stop: () => {
-      clearInterval(timer);
+      kubelet.stop();
       off();
     },
   };
@@ -147,7 +115,7 @@ test('reboot on AWS: the documented order, API writes and host ops; DaemonSet an
   const mirror = pod('kube-proxy-static', 'kube-system', NODE, { windows: true });
   mirror.metadata.annotations = { 'kubernetes.io/config.mirror': 'abc' };
   const r = await rig([nodeObject(true), deployment('web-1', { app: 'web' }), deployment('api-1', { app: 'api' }), daemonPod('windows-exporter-x'), mirror, pdb('web-pdb', 'web', 1)]);
-  const t = drive(r, { aws: true });
+  const t = drive(r);
   try {
     const p = plan(r);
     const result = await p.run();
@@ -183,7 +151,7 @@ test('reboot on AWS: the documented order, API writes and host ops; DaemonSet an
 
 test('a PodDisruptionBudget blocks the drain: the step names it and the node stays cordoned; the confirmed disable-eviction path then deletes the pod (no AWS route step off AWS)', async () => {
   const r = await rig([nodeObject(false), deployment('web-1', { app: 'web' }), pdb('web-pdb', 'web', 0)]);
-  const t = drive(r, { aws: false });
+  const t = drive(r);
   try {
     const first = plan(r);
     const result = await first.run();
@@ -216,7 +184,7 @@ test('a PodDisruptionBudget blocks the drain: the step names it and the node sta
 
 test('a node that never comes back: the wait times out, the node stays cordoned and the message says so; a re-run resumes without a second restart', async () => {
   const r = await rig([nodeObject(false), deployment('web-1', { app: 'web' })]);
-  const t = drive(r, { aws: false, neverReady: true });
+  const t = drive(r, { neverReady: true });
   try {
     const p = plan(r, { timeoutMs: 1500 });
     const result = await p.run();
@@ -411,9 +379,9 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
 });
 
 /** A rig whose Node a stand-in kubelet drives (see drive), stopped whatever fn does. */
-async function driven(objects: KubeObject[], aws: boolean, fn: (r: Rig, sim: SimHost) => Promise<void>, extra: Partial<SimHostOptions> = {}): Promise<void> {
+async function driven(objects: KubeObject[], fn: (r: Rig, sim: SimHost) => Promise<void>, extra: Partial<SimHostOptions> = {}): Promise<void> {
   const r = await rig(objects, extra);
-  const t = drive(r, { aws });
+  const t = drive(r);
   try {
     await fn(r, r.sims[0]!);
   } finally {
@@ -430,7 +398,7 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
   for (const op of REBOOT_HOST_OPS) {
     for (const after of ['before', 'after'] as const) {
       const label = `${op} (${after === 'before' ? 'dropped before it runs' : 'dropped after it ran, before its answer'})`;
-      await driven([nodeObject(true), deployment('web-1', { app: 'web' })], true, async (r, sim) => {
+      await driven([nodeObject(true), deployment('web-1', { app: 'web' })], async (r, sim) => {
         // More drops than the transparent retries of a safe op: this run cannot get past the op.
         sim.dropOnOp(op, { times: 20, after });
         const first = await plan(r).run();
@@ -466,7 +434,6 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
 test("reboot: restart-computer's answer lost and the reboot run again at once, while that restart is still pending: the re-run waits for it, no second restart", async () => {
   await driven(
     [nodeObject(false)],
-    false,
     async (r, sim) => {
       sim.dropOnOp('restart-computer', { after: 'after' });
       const first = await plan(r).run();
@@ -484,7 +451,7 @@ test("reboot: restart-computer's answer lost and the reboot run again at once, w
 
 test('reboot: a connection dropped once at a safe op is retried on a new connection and the reboot completes in one run', async () => {
   for (const op of ['last-boot-time', 'metadata-route-state', 'add-metadata-route'] as const) {
-    await driven([nodeObject(true)], true, async (r, sim) => {
+    await driven([nodeObject(true)], async (r, sim) => {
       sim.dropOnOp(op, { times: 1, after: 'after' });
       const result = await plan(r).run();
       assert.equal(result.outcome, 'done', `${op}: ${JSON.stringify(result.error)}`);
@@ -495,7 +462,7 @@ test('reboot: a connection dropped once at a safe op is retried on a new connect
 });
 
 test('reboot: the host comes back from its restart with another host key: refused at once naming both fingerprints, nothing more runs on the host, failed until the user updates known_hosts', async () => {
-  await driven([nodeObject(true)], true, async (r, sim) => {
+  await driven([nodeObject(true)], async (r, sim) => {
     const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
     // The key changes as the restart is answered, as if the host were reinstalled or someone sat in the middle.
     sim.changeHostKeyAfterOp('restart-computer');
@@ -529,7 +496,7 @@ test('reboot: the host comes back from its restart with another host key: refuse
 });
 
 test('CLI: nodes reboot against a host whose key changed between two steps exits 1 with the warning, both fingerprints and no stack', async () => {
-  await driven([nodeObject(false)], false, async (r, sim) => {
+  await driven([nodeObject(false)], async (r, sim) => {
     const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
     sim.changeHostKeyAfterOp('last-boot-time');
     const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];

@@ -11,7 +11,12 @@ export interface KubeletStandinOptions {
   tickMs?: number;
   /** How long a host is back before its Node turns Ready (default 300 ms). */
   readyAfterMs?: number;
+  /** The Node never turns Ready again (a host that does not come back to the cluster). */
+  neverReady?: boolean;
 }
+
+/** The route is seen at least this long before Ready: a kubelet reports on its next status update. */
+const ROUTE_TO_READY_MS = 20;
 
 type NodeLike = KubeObject & { spec?: { providerID?: string }; status?: { addresses?: { type: string; address: string }[]; conditions?: Record<string, unknown>[] } };
 
@@ -28,7 +33,7 @@ function setReady(emu: Emulator, node: NodeLike, ready: boolean): void {
 /** Watches `sims` (the array may grow: hosts joined later are watched too). */
 export function startKubeletStandin(emu: Emulator, sims: readonly SimHost[], opts: KubeletStandinOptions = {}): { stop(): void } {
   const readyAfter = opts.readyAfterMs ?? 300;
-  const down = new Map<SimHost, { backAt?: number }>();
+  const down = new Map<SimHost, { backAt?: number; routedAt?: number }>();
   const tick = (): void => {
     for (const sim of sims) {
       const node = (emu.list('Node') as NodeLike[]).find((n) => (n.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === sim.host));
@@ -43,7 +48,8 @@ export function startKubeletStandin(emu: Emulator, sims: readonly SimHost[], opt
       if (!d) continue;
       d.backAt ??= Date.now();
       const routed = !node.spec?.providerID?.startsWith('aws://') || simNode(sim.state).metadataRoutes.length > 0;
-      if (Date.now() - d.backAt >= readyAfter && routed) {
+      if (routed) d.routedAt ??= Date.now();
+      if (!opts.neverReady && routed && Date.now() - d.backAt >= readyAfter && Date.now() - d.routedAt! >= ROUTE_TO_READY_MS) {
         setReady(emu, node, true);
         down.delete(sim);
       }
