@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { startEmulator } from '../../test/support/kube-api-emulator';
 import { largeCluster, pod, type WindowsBuild } from '../../test/support/kube-seed';

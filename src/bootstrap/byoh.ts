@@ -5,7 +5,7 @@
 
 import { lookup, reverse } from 'node:dns/promises';
 import { isIPv4, isIPv6 } from 'node:net';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { authorizedKeys, hostFacts, resolveName, type HostFacts } from '../core/windows/host-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';

@@ -2,7 +2,7 @@
 // commands: picks BYOH or kubeadm from what the cluster is, builds the plan, and runs several hosts
 // at once with a bound, one host's failure never stopping the others.
 
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { WindowsHost } from '../remote/windows-host';
 import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOptions, type Resolver } from './byoh';
 import { findNode } from '../cluster/nodes';

@@ -5,7 +5,7 @@
 // so a second run changes nothing. Removal: cordon and delete the Node, `kubeadm reset` on the host.
 
 import { createHash } from 'node:crypto';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import {
   downloadFile,
   enableContainersFeature,

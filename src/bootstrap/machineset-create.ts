@@ -16,7 +16,7 @@ import {
   type WindowsMachineSet,
 } from '../core/openshift/machineset';
 import { KEY_SECRET, KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure } from '../cluster/machinesets';
 import { keySecret, wmcoCsv } from '../cluster/wmco';
 import { clusterVersion } from '../cluster/openshift';

@@ -7,7 +7,7 @@
 import { MACHINE_STAGES, machineFailed, machineNodeName, nextStage, stageReached, stallReasons, type MachineStage, type NodeFacts } from '../core/openshift/machine-state';
 import type { MachineApiObject } from '../core/openshift/machineset';
 import { WMCO_NAMESPACE } from '../core/well-known';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { getMachineSet, listMachines, machineEvents, machineSetCalls, userDataSecretExists, wmcoWarningEvents } from '../cluster/machinesets';
 import { getNode, nodeCall } from '../cluster/nodes';
 import { waitFor } from './follow';

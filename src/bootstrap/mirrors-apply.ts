@@ -10,7 +10,7 @@
 //   started is rolled back to its backup. See src/core/windows/mirror-ops.ts for the swap itself.
 
 import { createHash, randomBytes } from 'node:crypto';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { ApiError } from '../cluster/errors';
 import { loadManifest } from '../core/manifest/document';
 import { credentialsFromPullSecret, mirrorEntriesOf, renderHostsToml, type MirrorMode, type RenderedFile, type RenderResult } from '../core/mirrors/render';
@@ -28,11 +28,12 @@ export { WMCO_REGISTRY_DIR };
 import type { Plan } from './plan';
 import { runPlan, type RunEvent, type RunResult } from './runner';
 import { delay } from '../core/delay';
+import { UserError } from '../core/user-error';
 
 export const DEFAULT_MIRROR_CONCURRENCY = 8;
 
 /** A request that cannot be carried out as given (words for the user, no cluster error). */
-export class MirrorsInputError extends Error {}
+class MirrorsInputError extends UserError {}
 
 export interface MirrorTarget {
   node: string;

@@ -5,7 +5,7 @@
 
 import { createWriteStream, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve, sep } from 'node:path';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { listNodeLogFolder, openNodeLogFile } from '../cluster/node-logs';
 import { listLogFiles, NODE_LOG_DIRS, systemEventErrors, type LogFileEntry } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';

@@ -5,6 +5,7 @@
 import { promises as fsp } from 'node:fs';
 import { basename, join } from 'node:path';
 import { sha256OfSource } from '../remote/upload';
+import { UserError } from '../core/user-error';
 
 export type PayloadSource = { kind: 'file'; name: string; path: string; sha256: string; bytes: number } | { kind: 'url'; name: string; url: string; sha256: string };
 
@@ -23,7 +24,7 @@ export interface PayloadSettings {
 
 const CONTAINERD_ARCHIVE = /^containerd-\d+\.\d+\.\d+.*windows-amd64\.tar\.gz$/;
 
-class PayloadError extends Error {
+class PayloadError extends UserError {
   override name = 'PayloadError';
 }
 

@@ -5,6 +5,7 @@
 import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
 import { blocking, formatFindings, ok, type Finding } from '../core/windows/findings';
+import { UserError } from '../core/user-error';
 
 export { blocking, ok, type Finding };
 export type { FindingSeverity, FixKind } from '../core/windows/findings';
@@ -387,7 +388,7 @@ export function firstOffer(findings: readonly Finding[] | undefined): Finding | 
 }
 
 /** Thrown by a preflight step with error findings; the findings travel with it for the UI. */
-export class PreflightError extends Error {
+export class PreflightError extends UserError {
   override name = 'PreflightError';
   constructor(readonly findings: Finding[]) {
     const errors = blocking(findings);

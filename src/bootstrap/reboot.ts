@@ -10,7 +10,7 @@
 // cordon says that the node stays cordoned.
 
 import { ApiError } from '../cluster/errors';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import { annotateNode, cordonCall, getNode, isReady, nodePath, readyCondition, readyMessage, setCordoned, uncordonAndAnnotate, type NodeObject } from '../cluster/nodes';
 import { budgetsFor, deletePod, drainCalls, drainTargets, evictPod } from '../cluster/pods';
 import { emptyDirLosses, evictionRefusal, podName, type DrainPod } from '../core/drain';

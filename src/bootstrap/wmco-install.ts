@@ -5,7 +5,7 @@
 // plan (byoh.ts) and make the WMCO setup plan of their own (wmcoSetupPlan). The API calls are in
 // cluster/wmco.ts.
 
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import {
   approveWmcoInstallPlan,
   createKeySecret,

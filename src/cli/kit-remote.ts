@@ -1,9 +1,9 @@
 // The cluster and SSH access of the subcommands that reach them (--context, --user, --key …). Apart
 // from kit.ts because it loads @kubernetes/client-node and ssh2, whose set-up costs a tenth of a
 // second that `kube-windows check` on files never needs: main.ts loads those commands on demand.
-import { readFileSync, accessSync, constants } from 'node:fs';
-import { KubeClient } from '../cluster/client';
-import { configForContext, loadKubeconfig } from '../cluster/kubeconfig';
+import { accessSync, constants } from 'node:fs';
+import type { KubeClient } from '../cluster/kube-client';
+import { ClusterOpenError, openCluster } from '../cluster/open';
 import { userProblem } from '../core/windows/join-input';
 import { SshConnector } from '../remote/ssh';
 import { WindowsHost } from '../remote/windows-host';
@@ -24,32 +24,14 @@ export interface Cluster {
 /** The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be used. */
 export function clusterFor(values: { context?: string | undefined; kubeconfig?: string | undefined }): Cluster {
   if (!values.context) throw new UsageError('--context is required (a context of your kubeconfig)');
-  const loaded = loadKubeconfig(values.kubeconfig ? { explicit: values.kubeconfig } : {});
-  if (!loaded.ok) throw new UsageError(loaded.message);
-  if (!loaded.contexts.some((c) => c.name === values.context))
-    throw new UsageError(`the kubeconfig has no context "${values.context}" (it has: ${loaded.contexts.map((c) => c.name).join(', ') || 'none'})`);
-  const config = configForContext(loaded.config, values.context);
-  const cluster = config.getCurrentCluster();
-  let caPem: string | undefined;
-  if (cluster?.caData) caPem = Buffer.from(cluster.caData, 'base64').toString('utf8');
-  else if (cluster?.caFile) {
-    try {
-      caPem = readFileSync(cluster.caFile, 'utf8');
-    } catch (err) {
-      throw new UsageError(`cannot read the certificate-authority file ${cluster.caFile} of context "${values.context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
+  try {
+    const { context, kube, caPem, namespace } = openCluster({ context: values.context, locate: values.kubeconfig ? { explicit: values.kubeconfig } : {}, readCa: true });
+    return { context, kube, ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
+  } catch (err) {
+    // A cluster that cannot be opened is an environment error: exit code 2.
+    if (err instanceof ClusterOpenError) throw new UsageError(err.message);
+    throw err;
   }
-  const namespace = loaded.config.getContextObject(values.context)?.namespace;
-  return { context: values.context, kube: new KubeClient(config, { timeoutMs: requestTimeoutMs() }), ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
-}
-
-/** How long one API request may go unanswered: KUBE_WINDOWS_REQUEST_TIMEOUT seconds, else one minute. */
-function requestTimeoutMs(env: NodeJS.ProcessEnv = process.env): number {
-  const raw = env.KUBE_WINDOWS_REQUEST_TIMEOUT;
-  if (raw === undefined || raw === '') return 60_000;
-  const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`KUBE_WINDOWS_REQUEST_TIMEOUT must be a positive number of seconds (it is "${raw}")`);
-  return Math.round(seconds * 1000);
 }
 
 // ---------------------------------------------------------------------------------------------

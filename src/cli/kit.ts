@@ -8,10 +8,8 @@
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
-import { classifyError } from '../cluster/errors';
-import { PreflightError } from '../bootstrap/preflight';
+import { UserError } from '../core/user-error';
 import type { RunEvent } from '../bootstrap/runner';
-import { RemoteError } from '../remote/types';
 
 // ---------------------------------------------------------------------------------------------
 // Exit codes
@@ -38,7 +36,7 @@ export const EXIT_CODES_HELP = `Exit codes (the same for every command):
 `;
 
 /** A mistake in the command line or its inputs: one line on stderr, exit code 2. */
-export class UsageError extends Error {}
+export class UsageError extends UserError {}
 
 /** The exit code and the one line on stderr for an error that reached the top of a subcommand. */
 export function failure(err: unknown): number {
@@ -56,12 +54,8 @@ function isParseArgsError(err: unknown): boolean {
   return Boolean((err as { code?: string } | undefined)?.code?.startsWith('ERR_PARSE_ARGS'));
 }
 
-/** What to tell the user about an error met while working on a cluster or a host: the error's own words when it has them. */
-export function userMessage(err: unknown, context: string): string {
-  if (err instanceof UsageError || err instanceof RemoteError || err instanceof PreflightError) return err.message;
-  if (err instanceof Error && (err.name === 'PayloadError' || err.name === 'JoinInputError' || err.name === 'PodLogError')) return err.message;
-  return classifyError(err, { context }).message;
-}
+/** What to tell the user about an error met while working on a cluster or a host: the same words as VS Code's. */
+export { userMessage } from '../cluster/errors';
 
 // ---------------------------------------------------------------------------------------------
 // Output

@@ -2,7 +2,7 @@
 // src/bootstrap/mirrors-apply.ts from a terminal or CI, with the cluster and SSH options every
 // command shares (./kit).
 
-import { diffSummary, MirrorsInputError, mirrorsApply, mirrorsDiff, resultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget } from '../bootstrap/mirrors-apply';
+import { diffSummary, mirrorsApply, mirrorsDiff, resultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget } from '../bootstrap/mirrors-apply';
 import type { RunEvent } from '../bootstrap/runner';
 import { readObjects } from './files';
 import {
@@ -145,7 +145,7 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
       return bad.length > 0 || applied.render.refused.length > 0 ? EXIT.FAILED : EXIT.OK;
     } catch (err) {
       if (signal.aborted) throw err;
-      warn(err instanceof MirrorsInputError ? err.message : userMessage(err, cluster.context));
+      warn(userMessage(err, cluster.context));
       return EXIT.USAGE;
     }
   });

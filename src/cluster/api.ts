@@ -1,7 +1,7 @@
 // Small verbs over KubeClient that every caller of the API needs: read-or-undefined (404), create
 // idempotently (409), and the path pieces. Each concern's calls live beside it (nodes.ts, pods.ts,
 // csr.ts, wmco.ts, openshift.ts, kubeadm.ts); plans in bootstrap/ call those, never paths of their own.
-import type { KubeClient, Query } from './client';
+import type { KubeClient, Query } from './kube-client';
 import { ApiError } from './errors';
 
 export const enc = encodeURIComponent;

@@ -1,7 +1,7 @@
 // CertificateSigningRequests of a node: the kubelet's client CSR (requested by the bootstrap identity,
 // the node named in the request's subject) and its serving CSRs (requested as system:node:<name>).
 import type { ApiCall, Meta } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 export interface CsrObject {
   metadata: Meta;

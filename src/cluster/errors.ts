@@ -1,5 +1,7 @@
-// Failures become model items with a message a user can act on. Nothing here throws, and no
-// message carries a token, a key or a password.
+// Failures become model items with a message a user can act on, and userMessage gives the CLI and
+// VS Code the same words for the same failure. Nothing here throws, and no message carries a token, a
+// key or a password.
+import { isUserError } from '../core/user-error';
 
 export type ClusterErrorKind = 'unreachable' | 'timeout' | 'unauthorized' | 'forbidden' | 'exec' | 'tls' | 'notFound' | 'server' | 'config' | 'other';
 
@@ -140,6 +142,17 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     return item('config', `The kubeconfig entry for ${cluster} is incomplete: ${msg}.`);
   }
   return item('other', `Reading ${ctx.what ?? 'from'} ${cluster} failed: ${msg}`);
+}
+
+/**
+ * The words a user sees for a failure, in the CLI and in VS Code alike: a UserError's own message; a
+ * plain Error's own words (the plans' steps throw those, written for users; Node's and the network's
+ * errors carry a code, the API's a status); else the classified wording of an API or network failure.
+ */
+export function userMessage(err: unknown, context: string): string {
+  if (isUserError(err)) return err.message;
+  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
+  return classifyError(err, { context }).message;
 }
 
 function execMessage(err: ExecPluginError, cluster: string): string {

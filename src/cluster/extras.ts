@@ -6,7 +6,7 @@ import type { Obj } from '../core/manifest/path';
 import { knownPolicy, specEntries } from '../core/mirrors/spec';
 import { BUILD_LABEL, INSTANCES_CONFIGMAP, WMCO_NAMESPACE } from '../core/well-known';
 import { MIRROR_SET_PATHS, type MirrorSetKind } from './openshift';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import type { WindowsNodeView } from './windows-nodes';
 

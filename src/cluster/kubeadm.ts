@@ -2,7 +2,7 @@
 // and CA that `kubeadm join` discovers) and the bootstrap token Secret in kube-system.
 import { BOOTSTRAP_TOKEN_NAMESPACE, CLUSTER_INFO_CONFIGMAP, CLUSTER_INFO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined, type ApiCall } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 const SECRETS = `/api/v1/namespaces/${BOOTSTRAP_TOKEN_NAMESPACE}/secrets`;
 const CLUSTER_INFO = `/api/v1/namespaces/${CLUSTER_INFO_NAMESPACE}/configmaps/${CLUSTER_INFO_CONFIGMAP}`;

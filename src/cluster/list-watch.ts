@@ -4,7 +4,7 @@
 // or an ERROR event with code 410) makes it list again. Failures back off (doubling up to 30 s).
 // The Windows node model and each node's pod watch are built on it; what they keep is theirs.
 import { listPaged } from './api';
-import type { KubeClient, Query, WatchHandle } from './client';
+import type { KubeClient, Query, WatchHandle } from './kube-client';
 import { ApiError } from './errors';
 
 export interface ListWatchSpec {

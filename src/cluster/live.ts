@@ -9,7 +9,7 @@ import type { Obj } from '../core/manifest/path';
 import type { ClusterSnapshot, StorageFacts } from '../core/rules/facts';
 import { isOpenShiftGroups, MACHINE_API_NAMESPACE, WINDOWS_SELECTOR } from '../core/well-known';
 import { enc, getOrUndefined, listAll } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError, classifyError } from './errors';
 import { isErrorItem, readMirrorSets, windowsRuntimeClassesOf } from './extras';
 import { apiGroups } from './openshift';

@@ -8,7 +8,7 @@ import type { MachineApiObject } from '../core/openshift/machineset';
 import type { EventFacts } from '../core/openshift/machine-state';
 import { MACHINE_API_NAMESPACE, MACHINE_API_VERSION, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined, listAll, type ApiCall } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { infrastructure, infrastructurePlatform } from './openshift';
 

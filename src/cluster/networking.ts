@@ -16,7 +16,7 @@ import {
   KUBEADM_CONFIGMAP,
 } from '../core/well-known';
 import { createIfMissing, enc, getOrUndefined, listAll, type ApiCall, type Meta } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError } from './errors';
 
 const VERSION_CALL: ApiCall = { verb: 'GET', path: '/version' };

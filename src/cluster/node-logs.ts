@@ -5,7 +5,8 @@
 import type { IncomingMessage } from 'node:http';
 import { fileLoggerRefusal, isLogListing, logPathSegments, logQuery, nodeLogRefusal, parseLogListing, queryOffRefusal, type LogQueryInput, type NodeLogRefusal } from '../core/node-log-query';
 import { enc, type ApiCall } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
+import { UserError } from '../core/user-error';
 
 /** The proxy path of a node's log folder, or of a path under it (segments already encoded). */
 const nodeLogsPath = (node: string, segments = ''): string => `/api/v1/nodes/${enc(node)}/proxy/logs/${segments}`;
@@ -21,7 +22,7 @@ export function nodeLogCall(node: string, request: NodeLogRequest, now = new Dat
 export type NodeLogRequest = { path: string } | Omit<LogQueryInput, 'now'>;
 
 /** Thrown when the node (or the API server for it) refuses; `refusal.kind` says why, its message what to do. */
-export class NodeLogRefusedError extends Error {
+export class NodeLogRefusedError extends UserError {
   override readonly name = 'NodeLogRefusedError';
   constructor(readonly refusal: NodeLogRefusal) {
     super(refusal.message);

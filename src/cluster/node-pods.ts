@@ -4,7 +4,7 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import { listAll } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { ListWatch } from './list-watch';
 import type { NodeFacts } from '../core/live/explain';

@@ -3,7 +3,7 @@
 import { WINDOWS_SELECTOR } from '../core/well-known';
 import { addressProblem } from '../core/windows/join-input';
 import { enc, getOrUndefined, type ApiCall, type Meta } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 export interface NodeTaint {
   key: string;

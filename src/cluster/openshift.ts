@@ -3,7 +3,7 @@
 // secret.
 import { isOpenShiftGroups, PULL_SECRET, PULL_SECRET_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined, type ApiCall } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 export interface OperatorNetwork {
   spec?: { defaultNetwork?: { type?: string; ovnKubernetesConfig?: { hybridOverlayConfig?: { hybridClusterNetwork?: { cidr: string; hostPrefix?: number }[]; hybridOverlayVXLANPort?: number } } } };

@@ -8,10 +8,11 @@ import { restartPatch, restartStepOfPod, restartStepOfReplicaSet, taintText, typ
 import type { EventFacts } from '../core/live/explain';
 import type { Taint } from '../core/rules/facts';
 import { enc, getOrUndefined, listAll } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError } from './errors';
 import { nodePath, type NodeObject } from './nodes';
 import { podPath } from './pods';
+import { UserError } from '../core/user-error';
 
 export interface PodObject {
   metadata: { name: string; namespace?: string; uid?: string; ownerReferences?: OwnerRef[]; annotations?: Record<string, string> };
@@ -43,7 +44,7 @@ export interface PodLogRequest {
 }
 
 /** The API server's refusal of a log read (400 "previous terminated container … not found", 403 …), in its words. */
-export class PodLogError extends Error {
+export class PodLogError extends UserError {
   override readonly name = 'PodLogError';
   constructor(
     readonly status: number,

@@ -9,9 +9,10 @@ import { chooseShell, execExitCode, type ShellChoice, type ShellKind } from '../
 import { sessionHub, type InteractiveSession, type SessionHub } from '../core/interactive-session';
 import { OS_LABEL } from '../core/well-known';
 import { enc, getOrUndefined } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError } from './errors';
 import { nodePath, type NodeObject } from './nodes';
+import { UserError } from '../core/user-error';
 
 /** A stdout the Exec treats as a terminal: it reads columns/rows and listens to 'resize' (channel 4). */
 class TtyOut extends Writable {
@@ -125,7 +126,7 @@ interface PodView {
 }
 
 /** Thrown when the shell cannot start; `kind` says which way (for exit codes), the message what to do. */
-export class ContainerShellError extends Error {
+export class ContainerShellError extends UserError {
   override readonly name = 'ContainerShellError';
   constructor(
     readonly kind: 'not-found' | 'no-container' | 'not-running' | 'forbidden',

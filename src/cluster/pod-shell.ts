@@ -4,7 +4,7 @@
 // or when starting it fails. No vscode: it lives in the engine bundle.
 import { randomBytes } from 'node:crypto';
 import type { Exec, KubeConfig } from '@kubernetes/client-node';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
 import { sessionHub, type InteractiveSession } from '../core/interactive-session';
 import { delay } from '../core/delay';

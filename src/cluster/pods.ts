@@ -3,7 +3,7 @@
 import { budgetsSelecting, drainPlan, emptyDirLosses, type DrainPdb, type DrainPod } from '../core/drain';
 import type { PodView } from '../core/windows/kubeadm-networking';
 import { enc, listAll, type ApiCall } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 export const podPath = (namespace: string, name: string): string => `/api/v1/namespaces/${enc(namespace)}/pods/${enc(name)}`;
 

@@ -7,7 +7,7 @@ import { checkLive, liveCheckOptions, type LiveFinding, type LiveReport, type Li
 import { findObject, liveDocument, objectTitle, type LiveDocument } from '../core/live/document';
 import type { CheckOptions } from '../core/rules/engine';
 import type { Severity } from '../core/rules/types';
-import { KubeClient } from './client';
+import { KubeClient } from './kube-client';
 import { classifyError } from './errors';
 import { configForContext, loadKubeconfig, type LocateOptions } from './kubeconfig';
 import { readLiveState } from './live';

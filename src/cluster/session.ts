@@ -1,7 +1,7 @@
 // One session per kubeconfig context, connected lazily on first use: server version, flavour (from API
 // discovery), WMCO presence and state, node counts. Failures are error items on the session, never thrown.
 import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
-import { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
 import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
@@ -9,7 +9,7 @@ import { readMachines, readWindowsMachineSets, type WindowsMachineSets } from '.
 import type { MachineApiObject } from '../core/openshift/machineset';
 import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv } from './wmco';
-import { configForContext } from './kubeconfig';
+import { contextClient } from './open';
 import { readOpenShiftFacts } from './snapshot';
 import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
@@ -45,7 +45,7 @@ export interface SessionInfo {
 export type SessionState = { status: 'connected'; info: SessionInfo } | { status: 'error'; error: ClusterErrorItem };
 
 export interface SessionOptions {
-  /** Per-request timeout. Default 15 s. */
+  /** Per-request timeout. Default VIEW_TIMEOUT_MS (open.ts). */
   timeoutMs?: number;
   watchTimeoutSeconds?: number;
   retryMs?: number;
@@ -70,8 +70,7 @@ export class ClusterSession {
     config: KubeConfig,
     private readonly options: SessionOptions = {},
   ) {
-    // The explorer keeps its 15 s: a tree waiting a minute on a dead cluster looks broken.
-    this.client = new KubeClient(configForContext(config, context), { timeoutMs: options.timeoutMs ?? 15_000 });
+    this.client = contextClient(config, context, { use: 'view', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
     this.errorContext = { context, server: this.client.server };
   }
 

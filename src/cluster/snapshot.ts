@@ -5,7 +5,7 @@ import type { ClusterSnapshot, OpenShiftFacts } from '../core/rules/facts';
 import { storageFacts, type StorageObjects } from './storage';
 import { BUILD_LABEL, KEY_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import type { ClusterRuntimeClass } from './extras';
 import { clusterVersion, infrastructure, infrastructurePlatform, operatorNetwork } from './openshift';
 import type { WindowsNodeView } from './windows-nodes';

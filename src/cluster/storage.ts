@@ -4,7 +4,7 @@ import { storageFactsOf } from '../core/live/storage';
 import type { Obj } from '../core/manifest/path';
 import type { StorageFacts } from '../core/rules/facts';
 import { listAll } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 
 const STORAGE_API = '/apis/storage.k8s.io/v1';
 

@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { Taint } from '../core/rules/facts';
 import { buildByNumber, parseBuildLabel } from '../core/windows/builds';
 import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { ListWatch } from './list-watch';
 import { BUILD_LABEL, BYOH_LABEL, REBOOT_REQUIRED_ANNOTATION, WINDOWS_SELECTOR, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_UPGRADING_LABEL, WMCO_VERSION_ANNOTATION } from '../core/well-known';
 

@@ -14,7 +14,7 @@ import {
   WMCO_PACKAGE,
 } from '../core/well-known';
 import { createIfMissing, enc, getOrUndefined, type ApiCall, type Meta } from './api';
-import type { KubeClient } from './client';
+import type { KubeClient } from './kube-client';
 import { clusterVersion, CLUSTER_VERSION_PATH } from './openshift';
 
 export interface CsvObject {

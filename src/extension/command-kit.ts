@@ -60,22 +60,15 @@ export function sshAccess(e: typeof Engine) {
 
 export type ContextList = { ok: true; names: string[]; current?: string } | { ok: false; message: string };
 
-/** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules). */
+/** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules); clusters opened as the CLI opens them. */
 export function kubeconfigAccess(e: typeof Engine) {
   const locate = () => ({ explicit: readConfig().kubeconfig });
-  const configFor = (context: string) => {
-    const loaded = e.loadKubeconfig(locate());
-    if (!loaded.ok) throw new Error(loaded.message);
-    if (!loaded.contexts.some((c) => c.name === context)) throw new Error(`The kubeconfig has no context "${context}".`);
-    return e.configForContext(loaded.config, context);
-  };
   /** A client for the context and its config (no CA read: only kubeadm discovery needs that). */
   const client = (context: string) => {
-    const config = configFor(context);
-    return { kube: new e.KubeClient(config), config };
+    const { kube, config } = e.openCluster({ context, locate: locate() });
+    return { kube, config };
   };
   return {
-    configFor,
     client,
     contexts: async (): Promise<ContextList> => {
       const loaded = e.loadKubeconfig(locate());
@@ -84,11 +77,7 @@ export function kubeconfigAccess(e: typeof Engine) {
     },
     /** A client for the context, and its CA (for kubeadm discovery), as the CLI's clusterFor does. */
     cluster: async (context: string) => {
-      const { kube, config } = client(context);
-      const c = config.getCurrentCluster();
-      let caPem: string | undefined;
-      if (c?.caData) caPem = Buffer.from(c.caData, 'base64').toString('utf8');
-      else if (c?.caFile) caPem = await (await import('node:fs')).promises.readFile(c.caFile, 'utf8');
+      const { kube, config, caPem } = e.openCluster({ context, locate: locate(), readCa: true });
       return { kube, config, ...(caPem ? { caPem } : {}) };
     },
   };
@@ -105,13 +94,9 @@ export function loadEngine(): Promise<typeof import('./engine')> {
   return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
 }
 
-/** Words for a failure: engine errors are written for users; API failures go through classifyError. */
+/** Words for a failure, the CLI's words (cluster/errors.ts), from the engine's copy: its errors' classes are the ones it threw. */
 export async function userMessage(err: unknown, context: string): Promise<string> {
-  const { RemoteError, classifyError } = await loadEngine();
-  if (err instanceof RemoteError) return err.message;
-  if (err instanceof Error && ['PreflightError', 'PayloadError', 'JoinInputError', 'PodLogError', 'ContainerShellError', 'NodeLogRefusedError'].includes(err.name)) return err.message;
-  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
-  return classifyError(err, { context }).message;
+  return (await loadEngine()).userMessage(err, context);
 }
 
 /** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */

@@ -2,13 +2,12 @@
 // first join/remove command, so activation never pays for ssh2 and the plans. Only re-exports.
 export { detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 export { resolvePayload } from '../bootstrap/payload';
-export { loadKubeconfig, configForContext } from '../cluster/kubeconfig';
-export { KubeClient } from '../cluster/client';
-export { classifyError } from '../cluster/errors';
+export { loadKubeconfig } from '../cluster/kubeconfig';
+export { openCluster } from '../cluster/open';
+export { userMessage } from '../cluster/errors';
 export { SshConnector } from '../remote/ssh';
 export { WindowsHost } from '../remote/windows-host';
 export { loadPrivateKey } from '../remote/keys';
-export { RemoteError } from '../remote/types';
 export { getNode } from '../cluster/nodes';
 export { windowsInstances } from '../cluster/wmco';
 export { Secret } from '../bootstrap/plan';

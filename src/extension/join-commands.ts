@@ -25,7 +25,7 @@ import {
   type CommandRuntime,
 } from './command-kit';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { AnyPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
 import type { NodeObject } from '../cluster/nodes';
 import type { Payload, resolvePayload } from '../bootstrap/payload';

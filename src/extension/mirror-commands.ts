@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type * as Engine from './engine';

@@ -4,7 +4,7 @@
 // is lost), Edit taints, Events, and Node logs through the API server's node proxy (with the SSH
 // log collection offered when the node refuses). VS Code glue only; the logic is in the engine.
 import * as vscode from 'vscode';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { NodeObject } from '../cluster/nodes';
 import type { SchedulingAction } from '../bootstrap/drain';
 import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, runWithProgress, userMessage, type CommandRuntime } from './command-kit';

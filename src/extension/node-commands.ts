@@ -12,7 +12,7 @@ import { readConfig } from './config';
 import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { KubeConfig } from '../cluster/kubeconfig';
 import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';

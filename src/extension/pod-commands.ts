@@ -4,7 +4,7 @@
 // on top), Delete, and Restart of the owning workload (rollout restart). VS Code glue only: the calls
 // are in src/cluster/pod-actions.ts and pod-exec.ts, the texts in src/core, loaded with the engine.
 import * as vscode from 'vscode';
-import type { KubeClient } from '../cluster/client';
+import type { KubeClient } from '../cluster/kube-client';
 import type { KubeConfig } from '../cluster/kubeconfig';
 import type { PodObject } from '../cluster/pod-actions';
 import type { TreeNode } from '../cluster/tree';

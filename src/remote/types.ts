@@ -1,6 +1,7 @@
 // The contract between the bootstrap engine and a remote host. The engine speaks only to these
 // interfaces; src/remote/ssh.ts implements them over ssh2, and tests use a real OpenSSH sshd or the
 // simulated Windows host of the test suite. Nothing here imports vscode.
+import { UserError } from '../core/user-error';
 
 /** The structured result of one remote command. */
 export interface ExecResult {
@@ -68,7 +69,7 @@ export interface HostConnector {
 }
 
 /** Base of every remote error; `transient` says whether trying again may help. */
-export class RemoteError extends Error {
+export class RemoteError extends UserError {
   override name = 'RemoteError';
   readonly transient: boolean = false;
 

@@ -15,7 +15,7 @@ import type { V1NodeList } from '@kubernetes/client-node';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession } from '../../src/cluster/session';
 import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { ApiError } from '../../src/cluster/errors';
 import { isErrorItem } from '../../src/cluster/extras';
 import { WMCO_NAMESPACE } from '../../src/core/well-known';

@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { load } from 'js-yaml';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { csrCommonName, csrsForNode } from '../../src/cluster/csr';
 import { isOpenShift } from '../../src/cluster/openshift';
 import { buildKubeadmJoinPlan, discovery, type KubeadmContext } from '../../src/bootstrap/kubeadm';

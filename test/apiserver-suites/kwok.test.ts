@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { ClusterSession } from '../../src/cluster/session';
 import { isErrorItem } from '../../src/cluster/extras';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';

@@ -10,7 +10,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { ClusterSession } from '../../src/cluster/session';
 import { clusterProxy, configNetwork, infrastructure, isOpenShift, operatorNetwork } from '../../src/cluster/openshift';
 import { addInstance, removeInstance, windowsInstances, wmcoCsv } from '../../src/cluster/wmco';

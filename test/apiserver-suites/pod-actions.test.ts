@@ -7,7 +7,7 @@
 // the server gave them.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ApiError } from '../../src/cluster/errors';
 import { getNode } from '../../src/cluster/nodes';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { linuxNode, namespace, pod, windowsNode } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
 import { openContainerShell } from '../../src/cluster/pod-exec';
 import { runCli } from '../support/run-cli';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import { pod } from '../support/kube-seed';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { closeWorkbench, extensionLog, openKubeWindows, ROOT, screenshot, startWorkbench, type CodeServer } from './harness';
 

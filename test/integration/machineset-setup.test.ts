@@ -11,7 +11,7 @@ import { namespace, wmcoCsv, WMCO_NAMESPACE } from '../support/kube-seed';
 import { CLUSTER, infrastructure, linuxWorkerMachineSet } from '../support/machine-api-seed';
 import { attachOlmStandin } from '../support/olm-standin';
 import { sshKeyPair } from '../support/ssh-keys';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { creationRefusals, machineSetSources, MachineSetInputError } from '../../src/bootstrap/machineset-create';
 import { wmcoSetupPlan } from '../../src/bootstrap/wmco-install';

@@ -14,7 +14,7 @@ import { CLUSTER, infrastructure, linuxWorkerMachineSet } from '../support/machi
 import { startMachineControllerDouble, type MachineControllerDouble } from '../support/machine-controller-double';
 import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
 import { ask, byLabel, waitFor } from '../support/tree-view';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';
 import { createWindowsMachineSet, prepareWindowsMachineSet } from '../../src/bootstrap/machineset-create';
 import { scaleMachineSet } from '../../src/cluster/machinesets';

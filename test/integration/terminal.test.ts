@@ -14,7 +14,7 @@ import { startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import { createFakeVscode, hookVscodeModule, type FakeTerminal, type FakeVscode } from '../support/fake-vscode';
 import { openSshSession } from '../../src/remote/interactive';
 import { nodeAddress } from '../../src/bootstrap/node-services';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 
 let fake: FakeVscode = createFakeVscode();
 const unhook = hookVscodeModule(() => fake);

@@ -6,7 +6,7 @@
 // by join-byoh, join-kubeadm, mirrors-apply, node-ops and ssh-transport.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { ApiError, classifyError, RequestTimeoutError } from '../../src/cluster/errors';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ListWatch } from '../../src/cluster/list-watch';

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { KubeClient } from '../../src/cluster/client';
+import { KubeClient } from '../../src/cluster/kube-client';
 import { SshConnector } from '../../src/remote/ssh';
 import { WindowsHost } from '../../src/remote/windows-host';
 import { startEmulator, type Emulator, type KubeObject } from './kube-api-emulator';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as vscode from 'vscode';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import type { AnyPlan, JoinRequest } from '../../src/bootstrap/join';
 import type { Plan } from '../../src/bootstrap/plan';
 import type { SshConnectorOptions } from '../../src/remote/ssh';

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ListWatch } from '../../src/cluster/list-watch';
-import type { KubeClient, Query, WatchEvent } from '../../src/cluster/client';
+import type { KubeClient, Query, WatchEvent } from '../../src/cluster/kube-client';
 import { ApiError } from '../../src/cluster/errors';
 
 type Obj = { metadata?: { name?: string; resourceVersion?: string } };

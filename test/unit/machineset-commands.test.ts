@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import type { MachineSetDeps } from '../../src/extension/machineset-commands';
 import type { RunEvent, RunResult } from '../../src/bootstrap/runner';
 import {

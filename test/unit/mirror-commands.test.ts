@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { SshConnectorOptions } from '../../src/remote/ssh';
 import type { MirrorDeps } from '../../src/extension/mirror-commands';

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import type { NodeObject } from '../../src/cluster/nodes';
 import type { RunResult } from '../../src/bootstrap/runner';
 import type { RebootContext } from '../../src/bootstrap/reboot';

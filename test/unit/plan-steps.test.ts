@@ -7,7 +7,7 @@ import { caCertHash, clusterInfoEndpoint, containerdService, containersFeatureOn
 import { buildRebootPlan, type RebootNode } from '../../src/bootstrap/reboot';
 import { buildKubeadmJoinPlan } from '../../src/bootstrap/kubeadm';
 import { generateCerts } from '../support/kube-emulator/certs';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { Payload } from '../../src/bootstrap/payload';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
 import type { Readable, Writable } from 'node:stream';
 import type { KubeConfig, V1Status } from '@kubernetes/client-node';
-import type { KubeClient } from '../../src/cluster/client';
+import type { KubeClient } from '../../src/cluster/kube-client';
 import { openPodShell } from '../../src/cluster/pod-shell';
 
 interface Calls {

@@ -1,9 +1,10 @@
 // Checks of what a user types for a join (address, user name), shared by the CLI, the VS Code
 // commands and the engine: refused here, such input never reaches a host, a cluster or a message raw.
 // Pure.
+import { UserError } from '../user-error';
 
 /** The user's own input was refused before anything was contacted. */
-export class JoinInputError extends Error {
+export class JoinInputError extends UserError {
   override name = 'JoinInputError';
 }
 

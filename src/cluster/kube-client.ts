@@ -4,6 +4,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as http from 'node:http';
 import * as https from 'node:https';
+import { delay } from '../core/delay';
 import { ApiError, ExecPluginError, MalformedAnswerError, RequestTimeoutError } from './errors';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -18,7 +19,7 @@ export interface WatchHandle {
 }
 
 export interface ClientOptions {
-  /** Time to wait for an answer (headers and body of a list; headers of a watch). Default one minute. */
+  /** Time to wait for an answer (headers and body of a list; headers of a watch). openCluster (open.ts) decides it; one minute here for a client made directly (tests). */
   timeoutMs?: number;
   /** Further attempts of a read the server asked to repeat later (429, 503). Default 3. */
   retries?: number;
@@ -98,7 +99,7 @@ export class KubeClient {
       } catch (err) {
         const wait = method === 'GET' && attempt < this.retries ? retryDelay(err, this.backoffMs * 2 ** attempt) : undefined;
         if (wait === undefined) throw err;
-        await pause(wait, options.signal);
+        await delay(wait, options.signal);
       }
     }
   }
@@ -290,21 +291,6 @@ function retryAfterMs(header: string | undefined): number | undefined {
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, at - Date.now());
-}
-
-function pause(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolveP, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolveP();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 function parseJson<T = ApiError['body']>(text: string): T | undefined {
