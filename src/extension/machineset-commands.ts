@@ -141,12 +141,8 @@ function refOf(arg: unknown): TreeRef | undefined {
   return (arg as Partial<TreeNode> | undefined)?.ref;
 }
 
-function isInputError(err: unknown): err is Error & { kind: 'usage' | 'refused' } {
-  return err instanceof Error && err.name === 'MachineSetInputError';
-}
-
 async function fail(err: unknown, context: string, what: string): Promise<void> {
-  const text = isInputError(err) ? err.message : await userMessage(err, context);
+  const text = await userMessage(err, context);
   void vscode.window.showErrorMessage(`kube-windows: ${what}: ${firstLine(text)}`);
 }
 

@@ -9,6 +9,7 @@
 
 import { loadAll, YAML11_SCHEMA } from 'js-yaml';
 import { commentAboveKey, yamlDocument, yamlText } from '../manifest/yaml-writer';
+import { UserError } from '../user-error';
 import {
   MACHINE_API_NAMESPACE,
   MACHINE_API_VERSION,
@@ -55,7 +56,7 @@ export interface MachineApiObject {
 }
 
 /** Why a Windows MachineSet cannot be made: `usage` for a bad --image or --name, `refused` for a cluster it cannot be made for. */
-export class MachineSetInputError extends Error {
+export class MachineSetInputError extends UserError {
   override readonly name = 'MachineSetInputError';
   constructor(
     message: string,
