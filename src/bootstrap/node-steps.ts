@@ -11,7 +11,7 @@ import { blockedWaiting, cordonedNote, drainBlocked, durationText, emptyDirRefus
 import { delay, waitFor } from './follow';
 import type { Step } from './plan';
 
-/** Waits for the Node `getNode` finds to report Ready. */
+/** Waits for the Node `nodeOf` finds to report Ready. */
 export function readyStep<Ctx>(nodeOf: (ctx: Ctx, signal: AbortSignal) => Promise<NodeObject | undefined>, timeoutMs: number, poll: number): Step<Ctx> {
   return {
     id: 'node-ready',
