@@ -1,6 +1,7 @@
 // One entry point for "join a Windows host" and "remove a node", shared by the CLI and the VS Code
-// commands: picks BYOH or kubeadm from what the cluster is, builds the plan, and runs several hosts
-// at once with a bound, one host's failure never stopping the others.
+// commands: picks BYOH or kubeadm from what the cluster is and hands back the plan prepared (shown by
+// renderPlan, run by its run()); several hosts run at once with a bound, one host's failure never
+// stopping the others.
 
 import type { KubeClient } from '../cluster/client';
 import type { WindowsHost } from '../remote/windows-host';
