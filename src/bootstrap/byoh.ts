@@ -9,11 +9,12 @@ import type { KubeClient } from '../cluster/kube-client';
 import { authorizedKeys, hostFacts, resolveName, type HostFacts } from '../core/windows/host-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';
-import { findNode, isReady, nodeCall, readyMessage, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
+import { findNode, nodeCall, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
 import { CLUSTER_CONFIG_CALLS, clusterProxy, configNetwork, infrastructure, installKeyHashes, operatorNetwork } from '../cluster/openshift';
 import { addInstance, csvVersion, keySecret, removeInstance, windowsInstances, wmcoCalls, wmcoCsv } from '../cluster/wmco';
 import { WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
+import { readyStep } from './node-steps';
 import type { Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, nodeNameOf, PreflightError, type Finding } from './preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
@@ -291,33 +292,6 @@ const DESIRED = 'windowsmachineconfig.openshift.io/desired-version';
 function versionDone(node: NodeObject | undefined): boolean {
   const a = node?.metadata.annotations ?? {};
   return Boolean(a[VERSION]) && a[VERSION] === a[DESIRED];
-}
-
-export function readyStep<Ctx>(getNode: (ctx: Ctx, signal: AbortSignal) => Promise<NodeObject | undefined>, timeoutMs: number, poll: number): Step<Ctx> {
-  return {
-    id: 'node-ready',
-    title: 'Wait for the node to be Ready',
-    preview: { check: 'the Node has condition Ready=True', api: [nodeCall('GET', '<node>')] },
-    check: async (ctx, signal) => {
-      const node = await getNode(ctx, signal);
-      return node && isReady(node) ? 'done' : 'todo';
-    },
-    apply: async (ctx, signal, report) => {
-      await waitFor(
-        async () => {
-          const node = await getNode(ctx, signal);
-          if (!node) return { waiting: 'no Node' };
-          return isReady(node) ? true : { waiting: readyMessage(node) };
-        },
-        { signal, intervalMs: poll, timeoutMs, report, timeoutMessage: (last) => `The node is not Ready (${last}).` },
-      );
-    },
-    verify: async (ctx, signal) => {
-      const node = await getNode(ctx, signal);
-      return node && isReady(node) ? true : 'not Ready';
-    },
-    timeoutMs: timeoutMs + 60_000,
-  };
 }
 
 export interface ByohRemoveOptions {

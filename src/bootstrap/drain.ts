@@ -1,17 +1,17 @@
-// `nodes cordon`, `nodes uncordon` and `nodes drain` as small plans built from the reboot plan's own
-// step builders (src/bootstrap/reboot.ts): the same cordon, the same drain (Eviction API,
+// `nodes cordon`, `nodes uncordon` and `nodes drain` as small plans built from the steps the reboot
+// plan uses too (src/bootstrap/node-steps.ts): the same cordon, the same drain (Eviction API,
 // PodDisruptionBudgets honoured, DaemonSet and mirror pods left, emptyDir data only with consent)
 // and the same uncordon. A drain leaves the node cordoned, as `kubectl drain` does.
 import { drainTargets } from '../cluster/pods';
 import { emptyDirLosses, podName } from '../core/drain';
-import type { Plan } from './plan';
-import { cordoned, cordonStep, drainStep, timing, uncordonStep, type DrainContext, type NodeDrainOptions } from './reboot';
+import { cordoned, cordonStep, drainStep, timing, uncordonStep, type DrainState, type NodeDrainOptions } from './node-steps';
+import { prepare, type PreparedPlan } from './prepared';
 import type { RunResult } from './runner';
 
 export type SchedulingAction = 'cordon' | 'uncordon' | 'drain';
 
 /** The plan of one action on one node (read the Node first and pass it in, as for the reboot). */
-export function buildSchedulingPlan(action: SchedulingAction, opts: NodeDrainOptions): Plan<DrainContext> {
+export function schedulingPlanFor(action: SchedulingAction, opts: NodeDrainOptions): PreparedPlan<DrainState> {
   const nodeName = opts.node.metadata.name;
   const steps =
     action === 'cordon'
@@ -20,7 +20,7 @@ export function buildSchedulingPlan(action: SchedulingAction, opts: NodeDrainOpt
         ? [uncordonStep(nodeName)]
         : [cordonStep(nodeName), cordoned(nodeName, drainStep(nodeName, opts, timing(opts, 0), 'drain'), 'drain')];
   const title = action === 'drain' ? `Drain ${nodeName}` : action === 'cordon' ? `Cordon ${nodeName}` : `Uncordon ${nodeName}`;
-  return { id: `node-${action}`, title, target: nodeName, steps };
+  return prepare({ id: `node-${action}`, title, target: nodeName, steps }, { opts, state: {} });
 }
 
 /** What a drain would do, for the question before it: the pods it evicts, those it leaves, and whose emptyDir data is lost. */

@@ -1,18 +1,20 @@
 // One entry point for "join a Windows host" and "remove a node", shared by the CLI and the VS Code
-// commands: picks BYOH or kubeadm from what the cluster is, builds the plan, and runs several hosts
-// at once with a bound, one host's failure never stopping the others.
+// commands: picks BYOH or kubeadm from what the cluster is and hands back the plan prepared (shown by
+// renderPlan, run by its run()); several hosts run at once with a bound, one host's failure never
+// stopping the others.
 
 import type { KubeClient } from '../cluster/kube-client';
 import type { WindowsHost } from '../remote/windows-host';
-import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOptions, type Resolver } from './byoh';
+import { buildByohJoinPlan, buildByohRemovePlan, type ByohOptions, type ByohState, type Resolver } from './byoh';
 import { findNode } from '../cluster/nodes';
 import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
-import { buildKubeadmJoinPlan, buildKubeadmRemovePlan, kubeadmChoicesOf, kubeadmClusterPreflight, type KubeadmChoices, type KubeadmContext, type KubeadmOptions } from './kubeadm';
+import { buildKubeadmJoinPlan, kubeadmChoicesOf, kubeadmClusterPreflight, type KubeadmChoices, type KubeadmOptions, type KubeadmState } from './kubeadm';
+import { buildKubeadmRemovePlan } from './kubeadm-remove';
 import type { Finding } from '../core/windows/findings';
 import type { Payload } from './payload';
-import type { Plan, Secret } from './plan';
-import { runPlan, type RunEvent, type RunResult } from './runner';
+import type { Secret } from './plan';
+import { prepare, type PreparedPlan } from './prepared';
 
 export { runBounded } from './runner';
 import { withCatalog, type WmcoInstallOptions, type WmcoSettings } from './wmco-install';
@@ -45,14 +47,17 @@ export interface JoinRequest extends KubeadmChoices {
   timeouts?: ByohOptions['timeouts'] & { restart?: number; join?: number };
 }
 
-export type AnyPlan = { kind: 'byoh'; plan: Plan<ByohContext>; ctx: ByohContext } | { kind: 'kubeadm'; plan: Plan<KubeadmContext>; ctx: KubeadmContext };
+/** What a join learns on the way (the preflight's findings among it), BYOH or kubeadm. */
+export type JoinState = ByohState | KubeadmState;
+export type JoinPlan = PreparedPlan<JoinState>;
 
 /** BYOH on OpenShift/OKD (config.openshift.io is served), kubeadm elsewhere. */
 export async function detectVia(kube: KubeClient, signal?: AbortSignal): Promise<JoinVia> {
   return (await isOpenShift(kube, signal)) ? 'byoh' : 'kubeadm';
 }
 
-export function joinPlan(r: JoinRequest): AnyPlan {
+/** Refuses what no join can take (an address or user that is not one, a malformed reservation). */
+function checkJoinInput(r: JoinRequest): void {
   const problem = addressProblem(r.address, r.via) ?? userProblem(r.user);
   if (problem) throw new JoinInputError(problem);
   for (const [name, value] of [
@@ -62,6 +67,26 @@ export function joinPlan(r: JoinRequest): AnyPlan {
     const bad = value === undefined ? undefined : reservationProblem(value);
     if (bad) throw new JoinInputError(`${name} ${bad}`);
   }
+}
+
+function kubeadmOptionsOf(r: JoinRequest): KubeadmOptions {
+  if (!r.payload) throw new Error('A kubeadm join needs the payload (containerd, kubelet, kubeadm).');
+  return {
+    kube: r.kube,
+    host: r.host,
+    address: r.address,
+    user: r.user,
+    payload: r.payload,
+    ...kubeadmChoicesOf(r),
+    ...(r.caPem ? { caPem: r.caPem } : {}),
+    ...(r.pollMs ? { pollMs: r.pollMs } : {}),
+    ...(r.timeouts ? { timeouts: r.timeouts } : {}),
+  };
+}
+
+/** The join of one host, ready to show and run: BYOH or kubeadm as the request says. */
+export function joinPlan(r: JoinRequest): JoinPlan {
+  checkJoinInput(r);
   if (r.via === 'byoh') {
     const opts: ByohOptions = {
       kube: r.kube,
@@ -76,36 +101,24 @@ export function joinPlan(r: JoinRequest): AnyPlan {
       ...(r.pollMs ? { pollMs: r.pollMs } : {}),
       ...(r.timeouts ? { timeouts: r.timeouts } : {}),
     };
-    return { kind: 'byoh', plan: buildByohJoinPlan(opts), ctx: { opts, state: {} } };
+    return prepare(buildByohJoinPlan(opts), { opts, state: {} });
   }
-  if (!r.payload) throw new Error('A kubeadm join needs the payload (containerd, kubelet, kubeadm).');
-  const opts: KubeadmOptions = {
-    kube: r.kube,
-    host: r.host,
-    address: r.address,
-    user: r.user,
-    payload: r.payload,
-    ...kubeadmChoicesOf(r),
-    ...(r.caPem ? { caPem: r.caPem } : {}),
-    ...(r.pollMs ? { pollMs: r.pollMs } : {}),
-    ...(r.timeouts ? { timeouts: r.timeouts } : {}),
-  };
-  return { kind: 'kubeadm', plan: buildKubeadmJoinPlan(opts), ctx: { opts, state: {} } };
+  const opts = kubeadmOptionsOf(r);
+  return prepare(buildKubeadmJoinPlan(opts), { opts, state: {} });
 }
 
 /**
  * What a dry run reads before showing the plan: for kubeadm, the cluster part of the preflight (it
  * only reads; its decisions, such as the CNI, shape the plan's later steps); BYOH reads nothing.
+ * The request is refused as the join would refuse it.
  */
-export async function dryRunFindings(p: AnyPlan, signal?: AbortSignal): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
-  if (p.kind !== 'kubeadm') return { findings: [] };
-  const findings = await kubeadmClusterPreflight(p.ctx.opts, p.ctx.state, signal);
-  const { cluster, endpoint } = p.ctx.state;
+export async function dryRunFindings(r: JoinRequest, signal?: AbortSignal): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
+  checkJoinInput(r);
+  if (r.via !== 'kubeadm') return { findings: [] };
+  const state: KubeadmState = {};
+  const findings = await kubeadmClusterPreflight(kubeadmOptionsOf(r), state, signal);
+  const { cluster, endpoint } = state;
   return { findings, ...(cluster ? { planned: { cluster, ...(endpoint ? { endpoint } : {}) } } : {}) };
-}
-
-export function runAnyPlan(p: AnyPlan, options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void; startAt?: string }): Promise<RunResult> {
-  return p.kind === 'byoh' ? runPlan(p.plan, p.ctx, options) : runPlan(p.plan, p.ctx, options);
 }
 
 export interface RemoveRequest {
@@ -119,10 +132,8 @@ export interface RemoveRequest {
   timeoutMs?: number;
 }
 
-export async function removePlanFor(
-  r: RemoveRequest,
-  signal?: AbortSignal,
-): Promise<{ plan: Plan<never>; run: (options: { signal?: AbortSignal; onEvent?: (e: RunEvent) => void }) => Promise<RunResult> }> {
+/** The removal of one node, ready to show and run: WMCO deconfigures it (BYOH), or cordon, kubeadm reset and delete. */
+export async function removePlanFor(r: RemoveRequest, signal?: AbortSignal): Promise<PreparedPlan<undefined>> {
   if (r.via === 'byoh') {
     const opts = {
       kube: r.kube,
@@ -132,12 +143,10 @@ export async function removePlanFor(
       ...(r.pollMs ? { pollMs: r.pollMs } : {}),
       ...(r.timeoutMs ? { timeoutMs: r.timeoutMs } : {}),
     };
-    const plan = buildByohRemovePlan(opts);
-    return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
+    return prepare(buildByohRemovePlan(opts), opts);
   }
   const nodeName = r.nodeName ?? (await findNode(r.kube, r.address, undefined, signal))?.metadata.name;
   if (!nodeName) throw new Error(`No Windows node has the address ${r.address}.`);
   const opts = { kube: r.kube, nodeName, address: r.address, ...(r.host ? { host: r.host } : {}) };
-  const plan = buildKubeadmRemovePlan(opts);
-  return { plan: plan as unknown as Plan<never>, run: (o) => runPlan(plan, opts, o) };
+  return prepare(buildKubeadmRemovePlan(opts), opts);
 }

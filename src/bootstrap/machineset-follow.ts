@@ -12,7 +12,8 @@ import { getMachineSet, listMachines, machineEvents, machineSetCalls, userDataSe
 import { getNode, nodeCall } from '../cluster/nodes';
 import { waitFor } from './follow';
 import type { Plan, Step } from './plan';
-import { runPlan, type RunEvent, type RunResult } from './runner';
+import { prepare } from './prepared';
+import type { RunEvent, RunResult } from './runner';
 
 /** How long each stage may take before the follow says why it stalled (ms). */
 const DEFAULT_STAGE_TIMEOUTS: Record<'machines' | MachineStage, number> = {
@@ -203,7 +204,7 @@ export async function followMachineSet(o: FollowOptions): Promise<{ result: RunR
     ...(o.stageTimeoutMs !== undefined ? { stageTimeoutMs: o.stageTimeoutMs } : {}),
     state: { machines: [], nodes: {} },
   };
-  const result = await runPlan(buildFollowPlan(o.machineSet), ctx, {
+  const result = await prepare(buildFollowPlan(o.machineSet), ctx).run({
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     ...(o.startAt ? { startAt: o.startAt } : {}),

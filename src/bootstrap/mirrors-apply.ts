@@ -26,7 +26,8 @@ import { LAYOUT, WMCO_REGISTRY_DIR } from '../core/windows/layout';
 
 export { WMCO_REGISTRY_DIR };
 import type { Plan } from './plan';
-import { runPlan, type RunEvent, type RunResult } from './runner';
+import { prepare, type PreparedPlan } from './prepared';
+import type { RunEvent, RunResult } from './runner';
 import { delay } from '../core/delay';
 import { UserError } from '../core/user-error';
 
@@ -143,8 +144,8 @@ interface PushContext {
   state: PushState;
 }
 
-/** The per-node plan: read → stage → swap (hashes verified first, backup kept) → config_path → verify. */
-function buildPushPlan(target: MirrorTarget, desired: DesiredTree, options: PushOptions = {}): { plan: Plan<PushContext>; swapId: string; root: string } {
+/** The per-node plan, ready to show and run: read → stage → swap (hashes verified first, backup kept) → config_path → verify. */
+function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushOptions = {}): { plan: PreparedPlan<PushState>; swapId: string; root: string } {
   const root = options.root ?? LAYOUT.registryHosts;
   const configFile = options.configFile ?? LAYOUT.containerdConfig;
   const id = options.id ?? randomBytes(4).toString('hex');
@@ -224,7 +225,7 @@ function buildPushPlan(target: MirrorTarget, desired: DesiredTree, options: Push
       },
     ],
   };
-  return { plan, swapId: id, root };
+  return { plan: prepare(plan, { host, state: {} }), swapId: id, root };
 }
 
 export type NodeStatus = 'changed' | 'unchanged' | 'failed' | 'drift' | 'converged' | 'skipped';
@@ -249,21 +250,21 @@ export interface PushRunOptions extends PushOptions {
 /** Runs the push plan on one node; on a failure after the swap started, rolls the node back. */
 async function pushToNode(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushRunOptions = {}): Promise<NodeResult> {
   const started = Date.now();
-  const { plan, swapId, root } = buildPushPlan(target, desired, options);
-  const ctx: PushContext = { host, state: {} };
+  const { plan, swapId, root } = pushPlanFor(target, host, desired, options);
+  const { state } = plan;
   let result: RunResult;
   try {
-    result = await runPlan(plan, ctx, { ...(options.signal ? { signal: options.signal } : {}), onEvent: (e) => options.onEvent?.(target, e), backoffMs: 200 });
+    result = await plan.run({ ...(options.signal ? { signal: options.signal } : {}), onEvent: (e) => options.onEvent?.(target, e), backoffMs: 200 });
   } catch (err) {
     result = { planId: 'mirrors-push', outcome: 'failed', steps: [], durationMs: 0, error: { stepId: 'read', message: (err as Error).message } };
   }
-  const base = { node: target.node, address: target.address, ...(ctx.state.diff ? { diff: ctx.state.diff } : {}) };
+  const base = { node: target.node, address: target.address, ...(state.diff ? { diff: state.diff } : {}) };
   if (result.outcome === 'done') {
-    return { ...base, status: ctx.state.unchanged && !ctx.state.configChanged ? 'unchanged' : 'changed', durationMs: Date.now() - started };
+    return { ...base, status: state.unchanged && !state.configChanged ? 'unchanged' : 'changed', durationMs: Date.now() - started };
   }
   let reason = result.error?.message ?? result.outcome;
   let rolledBack = false;
-  if (ctx.state.swapStarted) {
+  if (state.swapStarted) {
     // No signal: a cancelled push must still put the previous tree back.
     try {
       rolledBack = (await host.run(rollbackHostsTree(root, swapId))).restored;

@@ -1,7 +1,8 @@
 // Text documents in kube-windows' own plan format (language id kube-windows-plan, grammar in
 // syntaxes/kube-windows-plan.tmLanguage.json): the dry-run of a plan, and the log of a run.
 
-import { redact, redactDeep, REDACTED, Secret, type Plan } from './plan';
+import { redact, redactDeep, REDACTED, Secret } from './plan';
+import type { PlanOutline } from './prepared';
 import type { RunEvent, StepOutcome } from './runner';
 import { writeYaml } from '../core/manifest/yaml-writer';
 
@@ -17,7 +18,7 @@ const indent = (text: string, by: string): string =>
     .join('\n');
 
 /** The dry-run document: what each step checks, the PowerShell it runs and the API calls it makes (bodies as YAML). */
-export function renderPlan<Ctx>(plan: Plan<Ctx>, options: RenderOptions = {}): string {
+export function renderPlan(plan: PlanOutline, options: RenderOptions = {}): string {
   const secrets = options.secrets ?? [];
   const clean = (text: string) => redact(text, secrets);
   const total = plan.steps.length;

@@ -23,7 +23,8 @@ import {
 import { installKeyHashes } from '../cluster/openshift';
 import { CLUSTER_MONITORING_LABEL, KEY_SECRET_KEY, WMCO_CATALOG_SOURCE, WMCO_NAMESPACE, WMCO_OKD_CATALOG_SOURCE, WMCO_PACKAGE } from '../core/well-known';
 import { waitFor } from './follow';
-import type { Plan, Secret, Step } from './plan';
+import type { Secret, Step } from './plan';
+import { prepare, type PreparedPlan } from './prepared';
 import { keyInfo, pubKeyHash } from './ssh-key-info';
 
 /** The kubeWindows.wmco.* settings and the CLI's --wmco-namespace, --olm-source, --olm-channel. */
@@ -170,10 +171,10 @@ export interface WmcoSetupOptions {
  * The join command's WMCO setup as a plan of its own, for what needs WMCO without joining a host
  * (creating a Windows MachineSet): the same steps the BYOH join plan starts with.
  */
-export function wmcoSetupPlan(o: WmcoSetupOptions): { plan: Plan<WmcoSetupOptions>; ctx: WmcoSetupOptions } {
+export function wmcoSetupPlan(o: WmcoSetupOptions): PreparedPlan<undefined> {
   const ns = o.wmco?.namespace ?? WMCO_NAMESPACE;
   const steps: Step<WmcoSetupOptions>[] = [];
   if (o.installWmco) steps.push(...wmcoInstallSteps<WmcoSetupOptions>(ns, withCatalog(o.installWmco, o.wmco), (c) => c.kube, o.pollMs ?? 5000));
   if (o.privateKey) steps.push(keySecretStep<WmcoSetupOptions>(ns, o.privateKey, (c) => c.kube));
-  return { plan: { id: 'wmco-setup', title: `Set up WMCO in ${ns}`, target: ns, steps }, ctx: o };
+  return prepare({ id: 'wmco-setup', title: `Set up WMCO in ${ns}`, target: ns, steps }, o);
 }

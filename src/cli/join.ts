@@ -3,7 +3,7 @@
 // The options they share with the other commands (cluster, SSH, --yes, --dry-run) come from ./kit.
 
 import { readFileSync } from 'node:fs';
-import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan, runBounded, type JoinVia } from '../bootstrap/join';
+import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runBounded, type JoinRequest, type JoinVia } from '../bootstrap/join';
 import { blocking, formatFindings } from '../core/windows/findings';
 import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
 import { reservationProblem } from '../core/windows/join-input';
@@ -158,31 +158,30 @@ export async function runJoin(args: string[]): Promise<number> {
     }
   }
 
-  const build = (address: string, planned?: Parameters<typeof joinPlan>[0]['planned']) =>
-    joinPlan({
-      kube: cluster.kube,
-      host: hostFor(address, ssh),
-      address,
-      user: ssh.user,
-      via,
-      wmco,
-      sshPort: ssh.port,
-      ...(install ? { installWmco: { approval: install } } : {}),
-      ...(privateKey ? { privateKey } : {}),
-      ...(payload ? { payload } : {}),
-      ...(values.taint ? { taint: true } : {}),
-      ...(cni ? { cni } : {}),
-      ...(values['runtime-class'] ? { runtimeClass: true } : {}),
-      ...(kubernetesVersion ? { kubernetesVersion } : {}),
-      ...reserved,
-      ...(planned ? { planned } : {}),
-      ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
-      ...(pollMs ? { pollMs } : {}),
-    });
+  const request = (address: string, planned?: JoinRequest['planned']): JoinRequest => ({
+    kube: cluster.kube,
+    host: hostFor(address, ssh),
+    address,
+    user: ssh.user,
+    via,
+    wmco,
+    sshPort: ssh.port,
+    ...(install ? { installWmco: { approval: install } } : {}),
+    ...(privateKey ? { privateKey } : {}),
+    ...(payload ? { payload } : {}),
+    ...(values.taint ? { taint: true } : {}),
+    ...(cni ? { cni } : {}),
+    ...(values['runtime-class'] ? { runtimeClass: true } : {}),
+    ...(kubernetesVersion ? { kubernetesVersion } : {}),
+    ...reserved,
+    ...(planned ? { planned } : {}),
+    ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
+    ...(pollMs ? { pollMs } : {}),
+  });
 
   if (values['dry-run']) {
     // The cluster part of the preflight only reads: it runs once, and its findings come above the plans.
-    const first = build(addresses[0] as string);
+    const first = request(addresses[0] as string);
     let read: Awaited<ReturnType<typeof dryRunFindings>>;
     try {
       read = await dryRunFindings(first);
@@ -190,14 +189,14 @@ export async function runJoin(args: string[]): Promise<number> {
       warn(userMessage(err, cluster.context));
       return EXIT.USAGE;
     } finally {
-      first.ctx.opts.host.close();
+      first.host.close();
     }
     if (read.findings.length > 0) out(`Cluster preflight (read only):\n${formatFindings(read.findings)}\n`);
     const failed = blocking(read.findings).length > 0;
     for (const address of addresses) {
-      const p = build(address, read.planned);
-      out(renderPlan(p.plan as never));
-      p.ctx.opts.host.close();
+      const r = request(address, read.planned);
+      out(renderPlan(joinPlan(r)));
+      r.host.close();
     }
     if (failed) warn('the cluster preflight found problems (✗ above): the join would stop at its preflight step');
     return failed ? EXIT.FAILED : EXIT.OK;
@@ -206,9 +205,10 @@ export async function runJoin(args: string[]): Promise<number> {
   const prefix = addresses.length > 1;
   return withCancel('the plans stop after the current command; run again to resume', async (signal) => {
     const results = await runBounded(addresses, concurrency, async (address) => {
-      const p = build(address);
+      const r = request(address);
+      const p = joinPlan(r);
       try {
-        return await runAnyPlan(p, {
+        return await p.run({
           signal,
           onEvent: (e) => {
             const line = progressLine(prefix ? address : '', e, 'joined');
@@ -216,7 +216,7 @@ export async function runJoin(args: string[]): Promise<number> {
           },
         });
       } finally {
-        p.ctx.opts.host.close();
+        r.host.close();
       }
     });
     let failed = 0;
@@ -288,7 +288,7 @@ export async function runRemove(args: string[]): Promise<number> {
       host = via === 'kubeadm' && ssh.given ? hostFor(address, ssh) : undefined;
       const r = await removePlanFor({ kube: cluster.kube, via, address, wmco, ...(values.node ? { nodeName: values.node } : {}), ...(host ? { host } : {}), ...(pollMs ? { pollMs } : {}) }, signal);
       if (values['dry-run']) {
-        out(renderPlan(r.plan));
+        out(renderPlan(r));
         return EXIT.OK;
       }
       const result = await r.run({

@@ -8,12 +8,12 @@ import { getNode, type NodeObject } from '../cluster/nodes';
 import { NodeLogRefusedError, nodeLogCall, streamNodeLog, type NodeLogRequest } from '../cluster/node-logs';
 import { NodeLogInputError } from '../core/node-log-query';
 import { collectNodeLogs, collectNodeLogsOverApi, DEFAULT_LOG_CAP_BYTES } from '../bootstrap/node-logs';
-import { buildSchedulingPlan, drainPreview, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
+import { drainPreview, schedulingPlanFor, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
 import { isNodeService, NODE_SERVICES, nodeAddress, nodeServices, restartNodeService, servicesTable } from '../bootstrap/node-services';
-import { buildRebootPlan, DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootSummary, type RebootContext, type RebootNode } from '../bootstrap/reboot';
+import { DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootPlanFor, rebootSummary, type RebootNode } from '../bootstrap/reboot';
 import { renderPlan } from '../bootstrap/render';
 import { runNodeActions } from './pods';
-import { runPlan, type RunEvent } from '../bootstrap/runner';
+import type { RunEvent } from '../bootstrap/runner';
 import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import {
@@ -176,13 +176,12 @@ export async function runNodes(args: string[]): Promise<number> {
           ...(evictionRetry !== undefined ? { evictionRetryMs: Math.round(evictionRetry * 1000) } : {}),
           ...(pollMs ? { pollMs } : {}),
         };
-        const plan = buildRebootPlan(opts);
+        const plan = await rebootPlanFor(opts, signal);
         if (values['dry-run']) {
-          out(renderPlan(plan as never));
+          out(renderPlan(plan));
           return EXIT.OK;
         }
-        const ctx: RebootContext = { opts, state: {} };
-        const result = await runPlan(plan, ctx, {
+        const result = await plan.run({
           signal,
           onEvent: (e: RunEvent) => {
             if (e.type === 'plan-end') return;
@@ -191,7 +190,7 @@ export async function runNodes(args: string[]): Promise<number> {
           },
         });
         out(rebootSummary(result, nodeName));
-        if (ctx.state.blockedBy && !values['disable-eviction']) out('To delete the blocked pods anyway: the same command with --disable-eviction (it asks for confirmation).');
+        if (plan.state.blockedBy && !values['disable-eviction']) out('To delete the blocked pods anyway: the same command with --disable-eviction (it asks for confirmation).');
         return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
       } catch (err) {
         if (signal.aborted || err instanceof UsageError) throw err;
@@ -346,9 +345,7 @@ async function schedule(
           }
         }
       }
-      const plan = buildSchedulingPlan(action, opts);
-      const ctx = { opts, state: {} };
-      const result = await runPlan(plan, ctx, {
+      const result = await schedulingPlanFor(action, opts).run({
         signal,
         onEvent: (e: RunEvent) => {
           if (e.type === 'plan-end' || e.type === 'plan-start') return;

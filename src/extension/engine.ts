@@ -1,6 +1,6 @@
 // The bootstrap engine as the extension loads it: a separate bundle (dist/engine.js) required on the
 // first join/remove command, so activation never pays for ssh2 and the plans. Only re-exports.
-export { detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
+export { detectVia, dryRunFindings, joinPlan, removePlanFor } from '../bootstrap/join';
 export { resolvePayload } from '../bootstrap/payload';
 export { loadKubeconfig } from '../cluster/kubeconfig';
 export { openCluster } from '../cluster/open';
@@ -12,21 +12,11 @@ export { getNode } from '../cluster/nodes';
 export { windowsInstances } from '../cluster/wmco';
 export { Secret } from '../bootstrap/plan';
 export { renderLog, renderPlan } from '../bootstrap/render';
-// Node operations: the graceful reboot plan (run by runPlan), log collection, the node services.
-export {
-  buildRebootPlan,
-  rebootPlanFor,
-  rebootSummary,
-  isAwsNode,
-  DEFAULT_REBOOT_TIMEOUT_MINUTES,
-  type RebootContext,
-  type RebootOptions,
-  type RebootState,
-  type BlockedEviction,
-} from '../bootstrap/reboot';
+// Node operations: the graceful reboot plan (a prepared plan: shown by renderPlan, run by its run()), log collection, the node services.
+export { rebootPlanFor, rebootSummary, isAwsNode, DEFAULT_REBOOT_TIMEOUT_MINUTES, type RebootContext, type RebootOptions, type RebootState, type BlockedEviction } from '../bootstrap/reboot';
 export { collectNodeLogs, DEFAULT_LOG_CAP_BYTES, type CollectLogsOptions, type CollectLogsResult } from '../bootstrap/node-logs';
 export { nodeServices, quietNodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
-export { runPlan, type RunEvent, type RunResult } from '../bootstrap/runner';
+export type { RunEvent, RunResult } from '../bootstrap/runner';
 // The node terminal: an interactive PowerShell over SSH, or through a HostProcess pod when SSH fails.
 export { openSshSession, type InteractiveSession } from '../remote/interactive';
 export { openPodShell } from '../cluster/pod-shell';
@@ -36,7 +26,7 @@ export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
 export { openContainerShell, resolveShellTarget, ContainerShellError, type ContainerShellOptions, type ShellTarget } from '../cluster/pod-exec';
 export { streamNodeLog, listNodeLogFolder, nodeLogCall, NodeLogRefusedError, type NodeLogRequest } from '../cluster/node-logs';
 export { collectNodeLogsOverApi, type CollectApiLogsOptions } from '../bootstrap/node-logs';
-export { buildSchedulingPlan, drainPreview, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
+export { drainPreview, schedulingPlanFor, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
 // Registry mirrors: diff, apply and preview of the nodes' containerd hosts.toml trees.
 export {
   mirrorsApply,

@@ -26,7 +26,7 @@ import {
 } from './command-kit';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import type { KubeClient } from '../cluster/kube-client';
-import type { AnyPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor, runAnyPlan } from '../bootstrap/join';
+import type { JoinPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor } from '../bootstrap/join';
 import type { NodeObject } from '../cluster/nodes';
 import type { Payload, resolvePayload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
@@ -50,7 +50,7 @@ export interface ClusterHandle {
 
 /**
  * The seam between these commands and the engine. The defaults are the real modules, loaded on
- * first use; tests pass replacements (for example a runAnyPlan that plays events) so that no
+ * first use; tests pass replacements (for example a joinPlan whose run plays events) so that no
  * cluster or SSH server is needed. Nothing here decides what a join does.
  */
 export interface JoinDeps {
@@ -61,7 +61,6 @@ export interface JoinDeps {
   joinPlan: typeof joinPlan;
   /** The read-only cluster preflight a plan shows above its steps (kubeadm). */
   dryRunFindings: typeof dryRunFindings;
-  runAnyPlan: typeof runAnyPlan;
   removePlanFor: typeof removePlanFor;
   resolvePayload: typeof resolvePayload;
   /** A WindowsHost over SSH with these options (nothing connects until the plan runs). */
@@ -83,7 +82,6 @@ async function defaultDeps(): Promise<JoinDeps> {
     detectVia: e.detectVia,
     joinPlan: e.joinPlan,
     dryRunFindings: e.dryRunFindings,
-    runAnyPlan: e.runAnyPlan,
     removePlanFor: e.removePlanFor,
     resolvePayload: e.resolvePayload,
     ...sshAccess(e),
@@ -306,11 +304,11 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       ...prompts.options,
     });
     const request: JoinRequest = { ...joinRequest(a, host), ...extra };
-    let plan = undefined as AnyPlan | undefined;
+    let plan = undefined as JoinPlan | undefined;
     const { result, thrown } = await onHost(host, prompts, async () => {
       const p = deps.joinPlan(request);
       plan = p;
-      return runWithProgress(`kube-windows: joining ${a.address} to ${a.context}`, channel, (o) => deps.runAnyPlan(p, o));
+      return runWithProgress(`kube-windows: joining ${a.address} to ${a.context}`, channel, (o) => p.run(o));
     });
 
     if (result?.outcome === 'done') {
@@ -331,7 +329,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       return;
     }
 
-    const findings = isPreflightError(thrown) ? thrown.findings : plan?.ctx.state.findings;
+    const findings = isPreflightError(thrown) ? thrown.findings : plan?.state.findings;
     const why = thrown === undefined ? undefined : await userMessage(thrown, a.context);
     const text = runFailureSummary(result, why, findings);
     rt.log.error(`join ${a.address}: ${text}`);
@@ -366,14 +364,14 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
     let header = '';
     let planned: JoinRequest['planned'];
     try {
-      const read = await deps.dryRunFindings(deps.joinPlan(joinRequest(a, host)));
+      const read = await deps.dryRunFindings(joinRequest(a, host));
       planned = read.planned;
       if (read.findings.length > 0) header = `${formatFindings(read.findings).replace(/^/gm, '# ')}\n\n`;
     } catch (err) {
       header = `# The cluster preflight could not run: ${firstLine(await userMessage(err, a.context))}\n\n`;
     }
     const p = deps.joinPlan({ ...joinRequest(a, host), ...(planned ? { planned } : {}) });
-    text = header + (p.kind === 'byoh' ? renderPlan(p.plan) : renderPlan(p.plan));
+    text = header + renderPlan(p);
   } finally {
     host.close();
   }

@@ -35,7 +35,6 @@ export interface MachineSetDeps {
   createWindowsMachineSet: typeof Engine.createWindowsMachineSet;
   followMachineSet: typeof Engine.followMachineSet;
   wmcoSetupPlan: typeof Engine.wmcoSetupPlan;
-  runPlan: typeof Engine.runPlan;
   getScale: typeof Engine.getScale;
   scaleMachineSet: typeof Engine.scaleMachineSet;
   getMachine: typeof Engine.getMachine;
@@ -63,7 +62,6 @@ async function defaultDeps(): Promise<MachineSetDeps> {
     createWindowsMachineSet: e.createWindowsMachineSet,
     followMachineSet: e.followMachineSet,
     wmcoSetupPlan: e.wmcoSetupPlan,
-    runPlan: e.runPlan,
     getScale: e.getScale,
     scaleMachineSet: e.scaleMachineSet,
     getMachine: e.getMachine,
@@ -160,8 +158,8 @@ async function creationAllowed(rt: Runtime, deps: MachineSetDeps, context: strin
     const setup = await offerWmcoSetup(rt, deps.secret, refusal.offer, `a Windows MachineSet cannot be created in ${context}: ${refusal.message}`, []);
     if (typeof setup !== 'object') return false;
     const channel = channelFor(rt, `kube-windows: WMCO setup ${context}`);
-    const { plan, ctx } = deps.wmcoSetupPlan({ kube: cluster.kube, wmco: wmcoSettings(), ...setup });
-    const result = await runWithProgress(`kube-windows: setting up WMCO in ${context}`, channel, (o) => deps.runPlan(plan, ctx, o));
+    const plan = deps.wmcoSetupPlan({ kube: cluster.kube, wmco: wmcoSettings(), ...setup });
+    const result = await runWithProgress(`kube-windows: setting up WMCO in ${context}`, channel, (o) => plan.run(o));
     if (result.outcome !== 'done') {
       const choice = await vscode.window.showErrorMessage(
         `kube-windows: the WMCO setup of ${context} ${result.outcome === 'cancelled' ? 'was cancelled' : `failed: ${firstLine(result.error?.message ?? 'unknown error')}`}`,

@@ -97,17 +97,16 @@ async function fail(err: unknown, context: string, prefix = ''): Promise<void> {
 async function schedule(rt: Runtime, t: Target, action: SchedulingAction, deleteEmptyDirData = false): Promise<void> {
   const e = await loadEngine();
   const opts = { kube: t.kube, node: t.node, ...(deleteEmptyDirData ? { deleteEmptyDirData } : {}), ...((await rt.deps()).drainTiming ?? {}) };
-  const plan = e.buildSchedulingPlan(action, opts);
-  const ctx = { opts, state: {} as { blockedBy?: { pod: string; pdb?: string; message: string }[] } };
+  const plan = e.schedulingPlanFor(action, opts);
   const channel = channelFor(rt, `kube-windows: ${action} ${t.name}`);
-  const result = await runWithProgress(`kube-windows: ${action} ${t.name}`, channel, (o) => e.runPlan(plan, ctx, o));
+  const result = await runWithProgress(`kube-windows: ${action} ${t.name}`, channel, (o) => plan.run(o));
   const summary = e.schedulingSummary(action, result, t.name).replace(/ \(kube-windows nodes uncordon [^)]*\)/, '');
   rt.log.info(`${action} ${t.name} (${t.context}): ${result.outcome}`);
   if (result.outcome === 'done') {
     void vscode.window.showInformationMessage(`kube-windows: ${summary}`);
     return;
   }
-  const blocked = ctx.state.blockedBy ?? [];
+  const blocked = plan.state.blockedBy ?? [];
   if (blocked.length > 0) {
     const budgets = [...new Set(blocked.map((b) => b.pdb ?? `the budget of ${b.pod}`))];
     void vscode.window.showErrorMessage(

@@ -60,7 +60,6 @@ export interface NodeDeps {
   restartNodeService: typeof Engine.restartNodeService;
   quietNodeServices: typeof Engine.quietNodeServices;
   rebootPlanFor: typeof Engine.rebootPlanFor;
-  runPlan: typeof Engine.runPlan;
   rebootSummary: typeof Engine.rebootSummary;
   podsWithEmptyDir: typeof Engine.podsWithEmptyDir;
   collectNodeLogs: typeof Engine.collectNodeLogs;
@@ -82,7 +81,6 @@ async function defaultDeps(): Promise<NodeDeps> {
     restartNodeService: e.restartNodeService,
     quietNodeServices: e.quietNodeServices,
     rebootPlanFor: e.rebootPlanFor,
-    runPlan: e.runPlan,
     rebootSummary: e.rebootSummary,
     podsWithEmptyDir: e.podsWithEmptyDir,
     collectNodeLogs: e.collectNodeLogs,
@@ -302,9 +300,9 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     const host = deps.host(sshOptions(address, access, prompts));
     let blocked = undefined as { pod: string; pdb?: string }[] | undefined;
     const { result, thrown } = await onHost(host, prompts, async () => {
-      const { plan, ctx } = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
-      const r = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => deps.runPlan(plan, ctx, o));
-      blocked = ctx.state.blockedBy;
+      const plan = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
+      const r = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => plan.run(o));
+      blocked = plan.state.blockedBy;
       return r;
     });
     if (result?.outcome === 'done') {

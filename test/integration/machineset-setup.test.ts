@@ -15,7 +15,6 @@ import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { creationRefusals, machineSetSources, MachineSetInputError } from '../../src/bootstrap/machineset-create';
 import { wmcoSetupPlan } from '../../src/bootstrap/wmco-install';
-import { runPlan } from '../../src/bootstrap/runner';
 import { Secret } from '../../src/bootstrap/plan';
 
 const NS = 'openshift-machine-api';
@@ -80,18 +79,17 @@ test('wmcoSetupPlan: installs WMCO (OLM stand-in) and creates cloud-private-key 
   try {
     const pem = sshKeyPair().private;
     const setup = () => wmcoSetupPlan({ kube, installWmco: { approval: 'Automatic' }, privateKey: { pem: new Secret(pem), source: '/keys/wmco' }, pollMs: 20 });
-    const { plan, ctx } = setup();
+    const plan = setup();
     assert.deepEqual(
       plan.steps.map((s) => s.id),
       ['wmco-namespace', 'wmco-operatorgroup', 'wmco-subscription', 'wmco-csv', 'cloud-private-key'],
     );
-    const first = await runPlan(plan, ctx);
+    const first = await plan.run();
     assert.equal(first.outcome, 'done', JSON.stringify(first.error));
     assert.deepEqual(await creationRefusals(kube), [], 'nothing refuses a Windows MachineSet any more');
     const secret = emu.get('Secret', 'cloud-private-key', WMCO_NAMESPACE) as unknown as { data: Record<string, string> };
     assert.equal(Buffer.from(secret.data['private-key.pem'] as string, 'base64').toString('utf8'), pem);
-    const again = setup();
-    const second = await runPlan(again.plan, again.ctx);
+    const second = await setup().run();
     assert.deepEqual(
       second.steps.map((s) => s.outcome),
       ['skipped', 'skipped', 'skipped', 'skipped', 'skipped'],

@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type * as vscode from 'vscode';
 import type { KubeClient } from '../../src/cluster/kube-client';
-import type { AnyPlan, JoinRequest } from '../../src/bootstrap/join';
+import type { JoinPlan, JoinRequest } from '../../src/bootstrap/join';
 import type { Plan } from '../../src/bootstrap/plan';
 import type { SshConnectorOptions } from '../../src/remote/ssh';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { JoinDeps } from '../../src/extension/join-commands';
 import { PreflightError } from '../../src/bootstrap/preflight';
-import { joinPlan as realJoinPlan, runAnyPlan } from '../../src/bootstrap/join';
+import { joinPlan as realJoinPlan } from '../../src/bootstrap/join';
+import { prepare } from '../../src/bootstrap/prepared';
 import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 
 let fake: FakeVscode = createFakeVscode();
@@ -70,8 +71,8 @@ interface Script {
  * A two-step plan: "connect" plays what SshConnector does with the prompts (host key, then the
  * passphrase up to three times), "register" logs and may fail.
  */
-function standInPlan(r: JoinRequest, host: SshConnectorOptions, h: Harness, script: Script): AnyPlan {
-  const plan: Plan<unknown> = {
+function standInPlan(r: JoinRequest, host: SshConnectorOptions, h: Harness, script: Script): JoinPlan {
+  const plan: Plan<{ state: typeof state }> = {
     id: 'byoh-join',
     title: `Join ${r.address} through WMCO`,
     target: r.address,
@@ -117,7 +118,7 @@ function standInPlan(r: JoinRequest, host: SshConnectorOptions, h: Harness, scri
     ],
   };
   const state: { findings?: ConstructorParameters<typeof PreflightError>[0] } = {};
-  return { kind: 'byoh', plan, ctx: { opts: {}, state } } as unknown as AnyPlan;
+  return prepare(plan, { state });
 }
 
 async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): Promise<Harness> {
@@ -150,7 +151,6 @@ async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): 
       h.requests.push(r);
       return standInPlan(r, h.hosts.at(-1) as SshConnectorOptions, h, script);
     },
-    runAnyPlan,
     checkPassphrase: async (_path, p) => p === PASS,
     ...overrides,
   };
@@ -391,8 +391,8 @@ test('showJoinPlan: the same questions without SSH, and a kube-windows-plan docu
   assert.equal(doc?.languageId, 'kube-windows-plan');
   assert.equal(doc?.shown, 1);
   const plan = realJoinPlan({ kube: {} as KubeClient, host: {} as WindowsHost, address: '10.0.0.5', user: 'Administrator', via: 'byoh' });
-  assert.ok(doc?.content.startsWith(`# kube-windows plan: ${plan.plan.title}`));
-  for (const [i, step] of plan.plan.steps.entries()) assert.ok(doc?.content.includes(`STEP ${i + 1}/${plan.plan.steps.length}  ${step.id}  ${step.title}`), step.id);
+  assert.ok(doc?.content.startsWith(`# kube-windows plan: ${plan.title}`));
+  for (const [i, step] of plan.steps.entries()) assert.ok(doc?.content.includes(`STEP ${i + 1}/${plan.steps.length}  ${step.id}  ${step.title}`), step.id);
   assert.equal(fake.shown.length, 0);
   h.dispose();
 });

@@ -67,7 +67,7 @@ function built(o: { name?: string; replicas?: number } = {}) {
   });
 }
 
-async function harness(overrides: Partial<MachineSetDeps> = {}): Promise<H> {
+async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => Promise<RunResult> = async () => result('done')): Promise<H> {
   fake = createFakeVscode();
   const { registerMachineSetCommands } = await load();
   const calls: H['calls'] = [];
@@ -97,8 +97,7 @@ async function harness(overrides: Partial<MachineSetDeps> = {}): Promise<H> {
       o.onEvent?.({ type: 'step-end', stepId: 'machines', outcome: 'applied' } as unknown as RunEvent);
       return { result: result('done'), machines: [], nodes: { [`${o.machineSet}-ab12c`]: `${o.machineSet}-ab12c` } };
     }),
-    wmcoSetupPlan: record('wmcoSetupPlan', (o) => ({ plan: { id: 'wmco-setup', title: 'Set up WMCO', target: 'ns', steps: [] }, ctx: o })),
-    runPlan: record('runPlan', async () => result('done')),
+    wmcoSetupPlan: record('wmcoSetupPlan', () => ({ id: 'wmco-setup', title: 'Set up WMCO', target: 'ns', steps: [], state: undefined, run: record('runPlan', runPlan) })),
     getScale: record('getScale', async (_k: KubeClient, name: string) => ({ metadata: { name }, spec: { replicas: 1 } })),
     scaleMachineSet: record('scaleMachineSet', async (_k: KubeClient, name: string, replicas: number) => ({ metadata: { name }, spec: { replicas } })),
     getMachine: record('getMachine', async (_k: KubeClient, name: string) =>
@@ -259,10 +258,9 @@ test('createMachineSet: cloud-private-key missing offers to create it from a key
 });
 
 test('createMachineSet: a failed WMCO setup is one error with "Show log", and no question', async () => {
-  const h = await harness({
-    creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed' }],
-    runPlan: async () => result('failed', { stepId: 'wmco-csv', message: 'WMCO failed to install: no catalog' }),
-  });
+  const h = await harness({ creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed' }] }, async () =>
+    result('failed', { stepId: 'wmco-csv', message: 'WMCO failed to install: no catalog' }),
+  );
   fake.answers.push('Install WMCO (Manual)', undefined);
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
   assert.match(fake.shown.at(-1)?.message ?? '', /the WMCO setup of ocp failed: WMCO failed to install: no catalog/);

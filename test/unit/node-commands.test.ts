@@ -8,8 +8,7 @@ import type * as vscode from 'vscode';
 import type { KubeClient } from '../../src/cluster/kube-client';
 import type { NodeObject } from '../../src/cluster/nodes';
 import type { RunResult } from '../../src/bootstrap/runner';
-import type { RebootContext } from '../../src/bootstrap/reboot';
-import type { Plan } from '../../src/bootstrap/plan';
+import type { RebootState } from '../../src/bootstrap/reboot';
 import type { SshConnectorOptions } from '../../src/remote/ssh';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { InteractiveSession, SessionEnd } from '../../src/remote/interactive';
@@ -130,19 +129,25 @@ async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<strin
   return h as H;
 }
 
-/** A reboot plan stand-in: runPlan plays `outcomes` in turn and sets blockedBy when told. */
+/** A reboot plan stand-in: its run plays `outcomes` in turn and sets blockedBy when told. */
 function rebootDeps(h: { plans: Record<string, unknown>[] }, outcomes: { outcome: RunResult['outcome']; blocked?: boolean }[]): Partial<NodeDeps> {
   return {
     rebootPlanFor: async (opts) => {
       h.plans.push({ ...opts, kube: undefined, host: undefined });
-      const ctx = { opts, state: {} } as unknown as RebootContext;
-      return { plan: { id: 'node-reboot', title: 'Reboot', target: 'win-1', steps: [] } as Plan<RebootContext>, ctx };
-    },
-    runPlan: async (_plan, ctx, o) => {
-      const next = outcomes.shift() ?? { outcome: 'done' };
-      o?.onEvent?.({ type: 'log', stepId: 'drain', level: 'info', message: 'evicting default/web-0' } as never);
-      if (next.blocked) (ctx as RebootContext).state.blockedBy = [{ pod: 'default/web-0', pdb: 'default/web-pdb', message: 'Cannot evict pod as it would violate the pod disruption budget.' }];
-      return next.outcome === 'done' ? result('done') : result(next.outcome, { stepId: 'drain', message: 'blocked by default/web-pdb' });
+      const state: RebootState = {};
+      return {
+        id: 'node-reboot',
+        title: 'Reboot',
+        target: 'win-1',
+        steps: [],
+        state,
+        run: async (o) => {
+          const next = outcomes.shift() ?? { outcome: 'done' };
+          o?.onEvent?.({ type: 'log', stepId: 'drain', level: 'info', message: 'evicting default/web-0' } as never);
+          if (next.blocked) state.blockedBy = [{ pod: 'default/web-0', pdb: 'default/web-pdb', message: 'Cannot evict pod as it would violate the pod disruption budget.' }];
+          return next.outcome === 'done' ? result('done') : result(next.outcome, { stepId: 'drain', message: 'blocked by default/web-pdb' });
+        },
+      };
     },
   };
 }
