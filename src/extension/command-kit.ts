@@ -2,7 +2,7 @@
 // the user (details in the log), and kubeconfig access through the lazily loaded engine.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { TreeNode } from '../cluster/tree';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
 
@@ -95,14 +95,14 @@ export function kubeconfigAccess(e: typeof Engine) {
 }
 
 /**
- * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
+ * The engine module. In the extension build `./engine-bundle` is external and resolves to dist/engine.js
  * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
  */
-export function loadEngine(): Promise<typeof import('./engine')> {
+export function loadEngine(): Promise<typeof import('./engine-bundle')> {
   // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
   // sibling bundle is what esbuild leaves external.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
+  return Promise.resolve().then(() => require('./engine-bundle') as typeof import('./engine-bundle'));
 }
 
 /** Words for a failure: engine errors are written for users; API failures go through classifyError. */

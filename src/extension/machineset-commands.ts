@@ -9,7 +9,7 @@ import { readConfig, wmcoSettings } from './config';
 import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, pickContext, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
 import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../cluster/tree';
 import type { Secret } from '../bootstrap/plan';
 import type { MachineApiObject } from '../core/openshift/machineset';

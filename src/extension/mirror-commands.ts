@@ -8,7 +8,7 @@ import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAcces
 import type { KubeClient } from '../cluster/client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import { channelFor, loadEngine, pickContext as pickContextOf, userMessage } from './command-kit';
 import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 

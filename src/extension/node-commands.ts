@@ -21,7 +21,7 @@ import type { SshConnectorOptions } from '../remote/ssh';
 import { isHostKeyRefusalOrCancel } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
 import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
 import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshEndpoint, sshPrompts, type Prompts } from './ssh-prompts';
