@@ -313,6 +313,8 @@ export const MIRRORS_APPLY_COMMAND = command({
   notes: 'apply has no --dry-run: diff shows what it would change. apply exits 1 when a node failed or drifted.',
 });
 
+const CREATE = ['create'] as const;
+
 export const MACHINESET_COMMAND = command({
   name: 'machineset',
   usage: [
@@ -337,17 +339,30 @@ Refused when WMCO is not installed or secret cloud-private-key is missing.`,
     image: {
       type: 'string',
       value: 'IMAGE',
+      actions: CREATE,
       help: "the Windows Server image in the platform's own form: an AMI id (AWS), a URN\npublisher:offer:sku:version (Azure, as az vm image list writes it), an image\npath (GCP, e.g. projects/windows-cloud/global/images/family/windows-2022-core),\na VM template name (vSphere), an image name (Nutanix)",
     },
-    from: { type: 'string', value: 'NAME', help: 'the Linux worker MachineSet to start from (default: the first one by name)' },
+    from: { type: 'string', value: 'NAME', actions: CREATE, help: 'the Linux worker MachineSet to start from (default: the first one by name)' },
     name: {
       type: 'string',
       value: 'N',
+      actions: CREATE,
       help: 'default <infrastructure>-windows-worker-<zone>, on Azure and vSphere\nwinworker (Windows machine names have 15 characters at most there, so\nMachineSet names 9)',
     },
-    replicas: { type: 'string', value: 'N', help: 'create: default 1; scale: 0 or more' },
-    'dry-run': { type: 'boolean', default: false, help: 'print only the MachineSet YAML on standard output and change nothing\n(what would refuse the creation is said on standard error)' },
-    timeout: { type: 'string', value: 'MIN', help: 'create, follow: how long each stage may take before saying why it stalled\n(default: 5 to 30 minutes by stage)' },
+    replicas: { type: 'string', value: 'N', actions: ['create', 'scale'], refusal: '--replicas goes with machineset create and scale', help: 'create: default 1; scale: 0 or more' },
+    'dry-run': {
+      type: 'boolean',
+      default: false,
+      actions: CREATE,
+      help: 'print only the MachineSet YAML on standard output and change nothing\n(what would refuse the creation is said on standard error)',
+    },
+    timeout: {
+      type: 'string',
+      value: 'MIN',
+      actions: ['create', 'follow'],
+      ignoredBy: ['scale', 'delete-machine'],
+      help: 'create, follow: how long each stage may take before saying why it stalled\n(default: 5 to 30 minutes by stage)',
+    },
     'wmco-namespace': { type: 'string' },
     ...YES_OPTION,
     ...CLUSTER_OPTIONS,

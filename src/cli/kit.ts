@@ -2,8 +2,8 @@
 // in check, rules, join, remove, nodes and mirrors: parsing (a bad option is a usage error), the exit
 // codes, the cluster options (--context, --kubeconfig), the SSH options (--user, --key, --port,
 // --known-hosts, --accept-new-host-key), --yes and --dry-run, questions on the terminal, Ctrl-C,
-// progress lines and error messages. A subcommand's module keeps only what is its own: its options,
-// its help and its output. A new option that two subcommands would share belongs here.
+// progress lines and error messages. Each command's own options and help are declared in ./commands;
+// a new option group that two commands would share belongs here, declared the same way (./declare).
 
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';

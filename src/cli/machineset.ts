@@ -11,7 +11,7 @@ import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
 import { machineView } from '../core/openshift/machine-state';
 import { isWindowsMachineSet } from '../core/openshift/machineset';
-import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, refuse, UsageError, userMessage, warn, withCancel } from './kit';
+import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, UsageError, userMessage, warn, withCancel } from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
@@ -38,11 +38,8 @@ export async function runMachineSet(args: string[]): Promise<number> {
     if (values.image === undefined) throw new UsageError("machineset create needs --image, the Windows Server image in the platform's own form (see --help)");
   } else {
     if (!name) throw new UsageError(`machineset ${action} needs the ${action === 'delete-machine' ? 'Machine' : 'MachineSet'} name`);
-    for (const opt of ['image', 'from', 'name'] as const) refuse(values[opt], `--${opt} goes with machineset create`);
-    refuse(values['dry-run'], `--dry-run goes with machineset create`);
   }
   if (action === 'scale' && values.replicas === undefined) throw new UsageError('machineset scale needs --replicas N');
-  if (action === 'delete-machine' || action === 'follow') refuse(values.replicas, `--replicas goes with machineset create and scale`);
   const replicas = replicasOf(values.replicas);
   const timeoutMin = positiveNumber('timeout', values.timeout);
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { allUsage, COMMANDS, NODES_COMMAND, PODS_COMMAND } from '../../src/cli/commands';
+import { allUsage, COMMANDS, MACHINESET_COMMAND, NODES_COMMAND, PODS_COMMAND } from '../../src/cli/commands';
 import { actionOf, commandHelp, parseCommand } from '../../src/cli/declare';
 import { EXIT_CODES_HELP, UsageError } from '../../src/cli/kit';
 
@@ -64,4 +64,21 @@ test('pods: the logs options go with pods logs alone', () => {
   }
   const { values, positionals } = parseCommand(PODS_COMMAND, ['logs', 'p', '-c', 'web', '--tail', '3']);
   assert.deepEqual(actionOf(PODS_COMMAND, positionals, values), { action: 'logs', operand: 'p' });
+});
+
+test('machineset: the create options go with create alone; --timeout is ignored by scale and delete-machine, as before', () => {
+  const refused = (args: string[]): string => {
+    const { values, positionals } = parseCommand(MACHINESET_COMMAND, args);
+    try {
+      actionOf(MACHINESET_COMMAND, positionals, values);
+    } catch (err) {
+      return (err as Error).message;
+    }
+    return '';
+  };
+  assert.equal(refused(['follow', 'ms', '--image', 'ami-1']), '--image goes with machineset create');
+  assert.equal(refused(['scale', 'ms', '--dry-run']), '--dry-run goes with machineset create');
+  assert.equal(refused(['follow', 'ms', '--replicas', '2']), '--replicas goes with machineset create and scale');
+  assert.equal(refused(['scale', 'ms', '--replicas', '2', '--timeout', '5']), '');
+  assert.equal(refused(['frobnicate']), 'machineset takes create, follow, scale or delete-machine, not "frobnicate"; try "kube-windows machineset --help"');
 });
