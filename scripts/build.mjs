@@ -28,17 +28,17 @@ const common = {
 };
 
 // The extension loads the bootstrap engine (ssh2, plans) from its own bundle on the first join
-// command: `./engine` stays a run-time require of dist/engine.js in the extension bundle.
+// command: `./engine-bundle` stays a run-time require of dist/engine.js in the extension bundle.
 const engineExternal = {
   name: 'engine-external',
   setup(b) {
-    b.onResolve({ filter: /^\.\/engine$/ }, (args) => (args.importer.includes(join('src', 'extension')) ? { path: './engine.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/engine-bundle$/ }, (args) => (args.importer.includes(join('src', 'extension')) ? { path: './engine.js', external: true } : undefined));
   },
 };
 
 const shipped = await Promise.all([
   build({ ...common, metafile: true, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
-  build({ ...common, metafile: true, entryPoints: ['src/extension/engine.ts'], outfile: 'dist/engine.js' }),
+  build({ ...common, metafile: true, entryPoints: ['src/extension/engine-bundle.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, metafile: true, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' }),
   // `kube-windows` itself: a small launcher that loads dist/cli-main.js with its code cache.

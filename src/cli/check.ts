@@ -11,7 +11,9 @@ import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/w
 import { checkChartTemplate } from '../core/helm/check';
 import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
-import { CLUSTER_HELP, CLUSTER_OPTIONS, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
+import { EXIT, oneOf, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
+import { commandHelp, parseCommand } from './declare';
+import { CHECK_COMMAND, RULES_COMMAND, SNAPSHOT_COMMAND } from './commands';
 import { formatJson, formatLiveJson, formatLiveSarif, formatLiveText, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
 import { checkLive } from '../core/live/check';
 import { SIGNATURES } from '../core/live/signatures';
@@ -20,52 +22,8 @@ import { readClusterSnapshot, readLiveState } from '../cluster/live';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 
-export const CHECK_OPTIONS_HELP = `check options:
-  --format text|json|sarif   output format (default text)
-  --min-severity LEVEL       report only findings at or above info|warning|error (default info);
-                             any reported finding makes the exit code 1
-  --enable RULE[,RULE]       run only these rules (repeatable)
-  --disable RULE[,RULE]      do not run these rules (repeatable)
-  --flavour auto|openshift|kubernetes
-                             cluster flavour for OpenShift-only rules (default auto)
-  --openshift-version 4.N    check against this OpenShift release's Windows support (platforms,
-                             Windows Server versions); implies --flavour openshift
-  --fix                      apply safe fixes in place (atomically), then report what is left
-  --max-file-size MIB        skip files larger than this (default ${DEFAULT_MAX_BYTES / 1048576})
-  --no-color                 plain text output
-  --helm-values FILE         values for Helm chart templates, over the chart's values.yaml
-                             (repeatable; later files win, as with helm -f)
-  --snapshot FILE            check the files against a cluster's facts saved by "kube-windows snapshot"
-                             (node builds, taints, RuntimeClasses, OpenShift or not), offline
-
-What is deployed (no paths): the live objects of a cluster, located by object and field path, and
-the failing Windows pods explained (failure signatures WINF001 ...):
-  --context C                the kubeconfig context of the cluster (with paths: check the files
-                             against that cluster's facts instead)
-  --kubeconfig FILE          default: KUBECONFIG, then ~/.kube/config
-  -n, --namespace NS         one namespace (default: the context's namespace, else default)
-  -A, --all-namespaces       every namespace
-  --chunk-size N             objects per list page (default 500, as kubectl)
-
-Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and
-.git skipped); "-" reads standard input.
-A file under a chart's templates/ folder (beside Chart.yaml) is checked with its template actions set
-aside; values a template action computes are not checked.`;
-
-const CHECK_HELP = `Usage:
-  kube-windows check [options] [paths | globs | -]...
-  kube-windows check --context C [--kubeconfig F] [-n NS | -A] [--format text|json|sarif]
-  kube-windows check --snapshot facts.json [options] [paths | globs | -]...
-
-${CHECK_OPTIONS_HELP}
-${EXIT_CODES_HELP}`;
-
-const RULES_HELP = `Usage:
-  kube-windows rules [--format text|json] [--failures]
-
-Lists every rule: id, default severity, title (json adds the family). With --failures, the failure
-signatures the live check explains pods with (json adds cause, fix, source and recorded texts).
-${EXIT_CODES_HELP}`;
+/** The defaults the help names. */
+export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576 };
 
 function listOption(values: string[] | undefined): string[] {
   const out: string[] = [];
@@ -87,31 +45,10 @@ function openshiftRelease(value: string | undefined, flavour: Flavour): ClusterS
   return withOpenShiftRelease(undefined, release);
 }
 
-const CHECK_OPTIONS_SPEC = {
-  ...HELP_OPTION,
-  format: { type: 'string' },
-  'min-severity': { type: 'string' },
-  enable: { type: 'string', multiple: true },
-  disable: { type: 'string', multiple: true },
-  flavour: { type: 'string' },
-  'openshift-version': { type: 'string' },
-  fix: { type: 'boolean', default: false },
-  'max-file-size': { type: 'string' },
-  color: { type: 'boolean' },
-  'no-color': { type: 'boolean' },
-  snapshot: { type: 'string' },
-  context: { type: 'string' },
-  kubeconfig: { type: 'string' },
-  namespace: { type: 'string', short: 'n' },
-  'all-namespaces': { type: 'boolean', short: 'A' },
-  'chunk-size': { type: 'string' },
-  'helm-values': { type: 'string', multiple: true },
-} as const;
-
 export function runCheck(args: string[]): number | Promise<number> {
   const { values, positionals } = parseCheckArgs(args);
   if (values.help) {
-    process.stdout.write(CHECK_HELP);
+    process.stdout.write(commandHelp(CHECK_COMMAND, HELP_FACTS));
     return EXIT.OK;
   }
   const format = oneOf('format', values.format, FORMATS) ?? 'text';
@@ -146,7 +83,7 @@ export function runCheck(args: string[]): number | Promise<number> {
 type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
 
 function parseCheckArgs(args: string[]) {
-  return parse(args, CHECK_OPTIONS_SPEC, true);
+  return parseCommand(CHECK_COMMAND, args);
 }
 
 function snapshotFile(path: string): ClusterSnapshot {
@@ -287,22 +224,11 @@ function checkFiles(
   return summary.findings > 0 ? EXIT.FAILED : EXIT.OK;
 }
 
-const SNAPSHOT_HELP = `Usage:
-  kube-windows snapshot --context C [--kubeconfig F] > facts.json
-
-Writes the cluster's facts as JSON: Windows nodes (build, taints), the RuntimeClasses that schedule
-onto Windows, OpenShift or not (and on OpenShift its version, platform, network and WMCO facts),
-the StorageClasses and the CSI drivers registered on each Windows node (CSINode).
-"kube-windows check --snapshot facts.json FILES" then checks manifests against them without cluster
-access.
-
-${CLUSTER_HELP}
-${EXIT_CODES_HELP}`;
-
 export async function runSnapshot(args: string[]): Promise<number> {
-  const { values } = parse(args, { ...HELP_OPTION, ...CLUSTER_OPTIONS });
+  const { values, positionals } = parseCommand(SNAPSHOT_COMMAND, args);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (values.help) {
-    process.stdout.write(SNAPSHOT_HELP);
+    process.stdout.write(commandHelp(SNAPSHOT_COMMAND));
     return EXIT.OK;
   }
   const snapshot = await liveSnapshot(values);
@@ -311,9 +237,10 @@ export async function runSnapshot(args: string[]): Promise<number> {
 }
 
 export function runRules(args: string[]): number {
-  const { values } = parse(args, { ...HELP_OPTION, format: { type: 'string' }, failures: { type: 'boolean' } });
+  const { values, positionals } = parseCommand(RULES_COMMAND, args);
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (values.help) {
-    process.stdout.write(RULES_HELP);
+    process.stdout.write(commandHelp(RULES_COMMAND));
     return EXIT.OK;
   }
   const json = oneOf('format', values.format, ['text', 'json']) === 'json';

@@ -11,95 +11,22 @@ import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
 import type { RunResult } from '../bootstrap/runner';
-import {
-  CLUSTER_HELP,
-  DRY_RUN_HELP,
-  EXIT,
-  EXIT_CODES_HELP,
-  oneOf,
-  out,
-  parse,
-  PLAN_COMMAND_OPTIONS,
-  positiveInteger,
-  progressLine,
-  SSH_HELP,
-  UsageError,
-  userMessage,
-  warn,
-  withCancel,
-  WMCO_HELP,
-  WMCO_OPTIONS,
-  wmcoOptions,
-  YES_HELP,
-} from './kit';
+import { EXIT, oneOf, out, positiveInteger, progressLine, UsageError, userMessage, warn, withCancel, wmcoOptions } from './kit';
+import { commandHelp, parseCommand } from './declare';
+import { JOIN_COMMAND, REMOVE_COMMAND } from './commands';
 import { clusterFor, hostFor, sshOptions } from './kit-remote';
 
 const VIA = ['byoh', 'kubeadm'] as const;
 const DEFAULT_CONCURRENCY = 4;
-
-const JOIN_HELP = `Usage:
-  kube-windows join --context C --address A [--address B ...] [--user U] [--key FILE] [options]
-  kube-windows remove --context C --address A [--node NAME] [--via byoh|kubeadm] [--key FILE] [--user U]
-
-join options:
-  --address A               the host to join (repeat it to join several)
-  --via byoh|kubeadm        how to join (default: byoh on OpenShift/OKD, kubeadm elsewhere)
-  --concurrency N           hosts joined at once (default ${DEFAULT_CONCURRENCY})
-  BYOH:    --install-wmco Automatic|Manual   install WMCO first when it is missing
-           --create-key-secret FILE          create cloud-private-key from FILE when it is missing
-WMCO options (join and remove, BYOH):
-${WMCO_HELP}
-  kubeadm: --payload DIR     folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe
-           --payload-url NAME=URL#sha256=HEX
-                             the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it
-           --taint           taint the node os=windows:NoSchedule (the kubelet registers with it)
-           --runtime-class   create the RuntimeClass of the node's build (windows-2019,
-                             windows-2022 or windows-2025) when it is missing
-           --cni calico|flannel|auto
-                             the CNI Windows nodes use (default auto: the one the cluster runs)
-           --kube-reserved R, --system-reserved R
-                             kubelet reservations such as cpu=500m,memory=1Gi
-                             (default: system memory=2Gi; eviction at memory.available<500Mi)
-           --kubernetes-version vX.Y.Z
-                             the kubelet/kubeadm version to install (default: the API server's);
-                             the version skew policy applies, and binaries that report
-                             another version are refused
-           With --dry-run, a kubeadm join first runs its cluster preflight (it only reads) and
-           prints the findings above the plan; exit code 1 when one of them blocks.
-remove options:
-  --address A               the host's address (its windows-instances entry for BYOH)
-  --node NAME               the node's name, when it cannot be found by its address
-  --via byoh|kubeadm        as for join; with kubeadm, --key or --user first runs kubeadm reset on the host
-Cluster options:
-${CLUSTER_HELP}
-SSH options:
-${SSH_HELP}
-${DRY_RUN_HELP}
-${YES_HELP}
-${EXIT_CODES_HELP}`;
+const HELP_FACTS = { concurrency: DEFAULT_CONCURRENCY };
 
 export async function runJoin(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    ...PLAN_COMMAND_OPTIONS,
-    address: { type: 'string', multiple: true },
-    via: { type: 'string' },
-    concurrency: { type: 'string' },
-    'install-wmco': { type: 'string' },
-    'create-key-secret': { type: 'string' },
-    payload: { type: 'string' },
-    'payload-url': { type: 'string', multiple: true },
-    taint: { type: 'boolean', default: false },
-    cni: { type: 'string' },
-    'runtime-class': { type: 'boolean', default: false },
-    'kubernetes-version': { type: 'string' },
-    'kube-reserved': { type: 'string' },
-    'system-reserved': { type: 'string' },
-    ...WMCO_OPTIONS,
-  });
+  const { values, positionals } = parseCommand(JOIN_COMMAND, args);
   if (values.help) {
-    process.stdout.write(JOIN_HELP);
+    process.stdout.write(commandHelp(JOIN_COMMAND, HELP_FACTS));
     return EXIT.OK;
   }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   const cni = oneOf('cni', values.cni, CNI_CHOICES);
   const kubernetesVersion = values['kubernetes-version'];
   if (kubernetesVersion !== undefined) {
@@ -262,17 +189,12 @@ function preflightOf(r: RunResult): string | undefined {
 }
 
 export async function runRemove(args: string[]): Promise<number> {
-  const { values } = parse(args, {
-    ...PLAN_COMMAND_OPTIONS,
-    address: { type: 'string' },
-    node: { type: 'string' },
-    via: { type: 'string' },
-    ...WMCO_OPTIONS,
-  });
+  const { values, positionals } = parseCommand(REMOVE_COMMAND, args);
   if (values.help) {
-    process.stdout.write(JOIN_HELP);
+    process.stdout.write(commandHelp(REMOVE_COMMAND));
     return EXIT.OK;
   }
+  if (positionals.length > 0) throw new UsageError(`unexpected argument "${positionals[0]}"`);
   if (!values.address) throw new UsageError('--address is required');
   const chosenVia = oneOf('via', values.via, VIA);
   const wmco = wmcoOptions(values);

@@ -2,8 +2,8 @@
 // in check, rules, join, remove, nodes and mirrors: parsing (a bad option is a usage error), the exit
 // codes, the cluster options (--context, --kubeconfig), the SSH options (--user, --key, --port,
 // --known-hosts, --accept-new-host-key), --yes and --dry-run, questions on the terminal, Ctrl-C,
-// progress lines and error messages. A subcommand's module keeps only what is its own: its options,
-// its help and its output. A new option that two subcommands would share belongs here.
+// progress lines and error messages. Each command's own options and help are declared in ./commands;
+// a new option group that two commands would share belongs here, declared the same way (./declare).
 
 import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
@@ -110,34 +110,40 @@ export function parse<const O extends Options>(args: string[], options: O, allow
 
 export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
 
-/** Every command that talks to a cluster. */
-export const CLUSTER_OPTIONS = { context: { type: 'string' }, kubeconfig: { type: 'string' } } as const;
-export const CLUSTER_HELP = `  --context C               the context of the kubeconfig to use (required)
-  --kubeconfig FILE         default: KUBECONFIG (its files merged as kubectl does), then ~/.kube/config`;
+// The option groups several commands share, declared once with their help (see ./declare).
 
+/** Every command that talks to a cluster. */
+export const CLUSTER_OPTIONS = {
+  context: { type: 'string', value: 'C', section: 'Cluster options:', help: 'the context of the kubeconfig to use (required)' },
+  kubeconfig: { type: 'string', value: 'FILE', section: 'Cluster options:', help: 'default: KUBECONFIG (its files merged as kubectl does), then ~/.kube/config' },
+} as const;
+
+export const DEFAULT_USER = 'Administrator';
 /** Every command that connects to Windows hosts over SSH. */
 export const SSH_OPTIONS = {
-  user: { type: 'string' },
-  key: { type: 'string' },
-  port: { type: 'string' },
-  'known-hosts': { type: 'string' },
-  'accept-new-host-key': { type: 'boolean', default: false },
+  user: { type: 'string', value: 'U', section: 'SSH options:', help: `the Windows account (default ${DEFAULT_USER})` },
+  key: { type: 'string', value: 'FILE', section: 'SSH options:', help: 'private key (else the keys of ssh-agent, SSH_AUTH_SOCK)' },
+  port: { type: 'string', value: 'N', section: 'SSH options:', help: 'SSH port (default 22)' },
+  'known-hosts': { type: 'string', value: 'FILE', section: 'SSH options:', help: 'default ~/.ssh/known_hosts' },
+  'accept-new-host-key': { type: 'boolean', default: false, section: 'SSH options:', help: 'trust an unknown host key on first use (a changed key is always refused)' },
 } as const;
-export const DEFAULT_USER = 'Administrator';
-export const SSH_HELP = `  --user U                  the Windows account (default ${DEFAULT_USER})
-  --key FILE                private key (else the keys of ssh-agent, SSH_AUTH_SOCK)
-  --port N                  SSH port (default 22)
-  --known-hosts FILE        default ~/.ssh/known_hosts
-  --accept-new-host-key     trust an unknown host key on first use (a changed key is always refused)`;
 
 /** Every command that changes a cluster or a host, whether or not it asks anything today, so scripts can pass it alike. */
-export const YES_OPTION = { yes: { type: 'boolean', short: 'y', default: false } } as const;
+export const YES_OPTION = {
+  yes: {
+    type: 'boolean',
+    short: 'y',
+    default: false,
+    help: "answer yes to the command's confirmations (without a terminal, a confirmation needs it);\nhost keys are trusted only with --accept-new-host-key",
+  },
+} as const;
 
 /** Where WMCO lives and which OLM catalog and channel install it (join and remove; VS Code: kubeWindows.wmco.*). */
-export const WMCO_OPTIONS = { 'wmco-namespace': { type: 'string' }, 'olm-source': { type: 'string' }, 'olm-channel': { type: 'string' } } as const;
-export const WMCO_HELP = `  --wmco-namespace NS        the namespace WMCO is installed in (default openshift-windows-machine-config-operator)
-  --olm-source NAME          the CatalogSource --install-wmco subscribes to (default redhat-operators, community-operators on OKD)
-  --olm-channel NAME         the channel --install-wmco subscribes to (default stable)`;
+export const WMCO_OPTIONS = {
+  'wmco-namespace': { type: 'string', value: 'NS', section: 'WMCO options (BYOH):', help: 'the namespace WMCO is installed in (default openshift-windows-machine-config-operator)' },
+  'olm-source': { type: 'string', value: 'NAME', section: 'WMCO options (BYOH):', help: 'the CatalogSource --install-wmco subscribes to (default redhat-operators, community-operators on OKD)' },
+  'olm-channel': { type: 'string', value: 'NAME', section: 'WMCO options (BYOH):', help: 'the channel --install-wmco subscribes to (default stable)' },
+} as const;
 
 /** The WMCO options as the engine takes them; an empty or blank value is a usage error. */
 export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: string; 'olm-channel'?: string }): { namespace?: string; source?: string; channel?: string } {
@@ -157,15 +163,11 @@ export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: 
   }
   return out;
 }
-export const YES_HELP = `  -y, --yes                 answer yes to the command's confirmations (without a terminal, a confirmation needs it);
-                            host keys are trusted only with --accept-new-host-key`;
-
 /** Every command that runs a plan: prints it and changes nothing. */
-const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false } } as const;
-export const DRY_RUN_HELP = `  --dry-run                 print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing`;
+export const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false, help: 'print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing' } } as const;
 
 /** How often plans poll the cluster, in milliseconds: for tests, not in the help. */
-const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
+export const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
 
 /** The shared options of the commands that run plans on a cluster and its Windows hosts: join, remove, nodes. */
 export const PLAN_COMMAND_OPTIONS = { ...CLUSTER_OPTIONS, ...SSH_OPTIONS, ...DRY_RUN_OPTION, ...YES_OPTION, ...POLL_OPTION, ...HELP_OPTION } as const;

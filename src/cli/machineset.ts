@@ -11,81 +11,12 @@ import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
 import { machineView } from '../core/openshift/machine-state';
 import { isWindowsMachineSet } from '../core/openshift/machineset';
-import {
-  CLUSTER_HELP,
-  CLUSTER_OPTIONS,
-  confirm,
-  EXIT,
-  EXIT_CODES_HELP,
-  HELP_OPTION,
-  out,
-  parse,
-  positiveInteger,
-  positiveNumber,
-  progressLine,
-  refuse,
-  UsageError,
-  userMessage,
-  warn,
-  withCancel,
-  YES_HELP,
-  YES_OPTION,
-} from './kit';
+import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, UsageError, userMessage, warn, withCancel } from './kit';
+import { actionOf, commandHelp, parseCommand } from './declare';
+import { MACHINESET_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
 
-const MACHINESET_HELP = `Usage:
-  kube-windows machineset create --context C [--kubeconfig F] --image IMAGE [--from LINUX_MACHINESET]
-                                 [--name N] [--replicas N] [--dry-run] [--yes] [--timeout MIN]
-  kube-windows machineset follow NAME --context C [--kubeconfig F] [--timeout MIN]
-  kube-windows machineset scale NAME --replicas N --context C [--kubeconfig F] [--yes]
-  kube-windows machineset delete-machine NAME --context C [--kubeconfig F] [--yes]
-
-create          a Windows MachineSet (OpenShift on AWS, Azure, GCP, vSphere or Nutanix) made from the
-                cluster's Linux worker MachineSet: its network, credentials, zone and size, with the
-                Windows image, the os-id and worker labels and WMCO's windows-user-data secret. Prints
-                it as YAML, asks, creates it (server-side dry run first) and follows its Machines:
-                Provisioning, Provisioned, Running, node registered, WMCO configured, node Ready.
-                Refused when WMCO is not installed or secret cloud-private-key is missing.
-  --image IMAGE         the Windows Server image in the platform's own form: an AMI id (AWS), a URN
-                        publisher:offer:sku:version (Azure, as az vm image list writes it), an image
-                        path (GCP, e.g. projects/windows-cloud/global/images/family/windows-2022-core),
-                        a VM template name (vSphere), an image name (Nutanix)
-  --from NAME           the Linux worker MachineSet to start from (default: the first one by name)
-  --name N              default <infrastructure>-windows-worker-<zone>, on Azure and vSphere
-                        winworker (Windows machine names have 15 characters at most there, so
-                        MachineSet names 9)
-  --replicas N          default 1
-  --dry-run             print only the MachineSet YAML on standard output and change nothing
-                        (what would refuse the creation is said on standard error)
-  --timeout MIN         follow: how long each stage may take before saying why it stalled
-                        (default: 5 to 30 minutes by stage)
-follow          follow the Machines of a MachineSet to Ready nodes (again, after Ctrl-C)
-scale           set a MachineSet's replicas through its scale subresource (asks first)
-  --replicas N          0 or more
-delete-machine  delete one Machine: the machine controller drains its node and deletes the VM, and
-                the MachineSet makes a new Machine while its replicas stay (asks first)
-${YES_HELP}
-
-Cluster options:
-${CLUSTER_HELP}
-${EXIT_CODES_HELP}`;
-
-const OPTIONS = {
-  ...CLUSTER_OPTIONS,
-  ...YES_OPTION,
-  ...HELP_OPTION,
-  image: { type: 'string' },
-  from: { type: 'string' },
-  name: { type: 'string' },
-  replicas: { type: 'string' },
-  'dry-run': { type: 'boolean', default: false },
-  timeout: { type: 'string' },
-  'wmco-namespace': { type: 'string' },
-  // For tests, not in the help: how often the follow polls, in milliseconds.
-  'poll-interval': { type: 'string' },
-} as const;
-
-type Values = ReturnType<typeof parse<typeof OPTIONS>>['values'];
+type Values = ReturnType<typeof parseCommand<(typeof MACHINESET_COMMAND)['options']>>['values'];
 
 /** 0 or more, or undefined when absent. */
 function replicasOf(value: string | undefined): number | undefined {
@@ -95,25 +26,20 @@ function replicasOf(value: string | undefined): number | undefined {
 }
 
 export async function runMachineSet(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, OPTIONS, true);
-  const [action, name, ...extra] = positionals;
-  if (values.help || action === 'help') {
-    process.stdout.write(MACHINESET_HELP);
+  const { values, positionals } = parseCommand(MACHINESET_COMMAND, args);
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(commandHelp(MACHINESET_COMMAND));
     return EXIT.OK;
   }
-  if (action !== 'create' && action !== 'follow' && action !== 'scale' && action !== 'delete-machine')
-    throw new UsageError(`machineset takes create, follow, scale or delete-machine${action ? `, not "${action}"` : ''}; try "kube-windows machineset --help"`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const { action } = actionOf(MACHINESET_COMMAND, positionals, values);
+  const name = positionals[1];
   if (action === 'create') {
     if (name !== undefined) throw new UsageError(`machineset create takes no NAME argument (use --name), not "${name}"`);
     if (values.image === undefined) throw new UsageError("machineset create needs --image, the Windows Server image in the platform's own form (see --help)");
   } else {
     if (!name) throw new UsageError(`machineset ${action} needs the ${action === 'delete-machine' ? 'Machine' : 'MachineSet'} name`);
-    for (const opt of ['image', 'from', 'name'] as const) refuse(values[opt], `--${opt} goes with machineset create`);
-    refuse(values['dry-run'], `--dry-run goes with machineset create`);
   }
   if (action === 'scale' && values.replicas === undefined) throw new UsageError('machineset scale needs --replicas N');
-  if (action === 'delete-machine' || action === 'follow') refuse(values.replicas, `--replicas goes with machineset create and scale`);
   const replicas = replicasOf(values.replicas);
   const timeoutMin = positiveNumber('timeout', values.timeout);
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);

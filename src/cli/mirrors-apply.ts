@@ -5,54 +5,10 @@
 import { diffSummary, mirrorsApply, mirrorsDiff, resultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget } from '../bootstrap/mirrors-apply';
 import type { RunEvent } from '../bootstrap/runner';
 import { readObjects } from './files';
-import {
-  CLUSTER_HELP,
-  CLUSTER_OPTIONS,
-  EXIT,
-  EXIT_CODES_HELP,
-  HELP_OPTION,
-  oneOf,
-  out,
-  parse,
-  positiveInteger,
-  positiveNumber,
-  progressLine,
-  refuse,
-  seconds,
-  SSH_HELP,
-  SSH_OPTIONS,
-  UsageError,
-  userMessage,
-  warn,
-  withCancel,
-  YES_HELP,
-  YES_OPTION,
-} from './kit';
+import { EXIT, oneOf, out, positiveInteger, positiveNumber, progressLine, refuse, seconds, UsageError, userMessage, warn, withCancel } from './kit';
+import { commandHelp, parseCommand } from './declare';
+import { MIRRORS_APPLY_COMMAND, MIRRORS_DIFF_COMMAND } from './commands';
 import { canSsh, clusterFor, hostFor, sshOptions } from './kit-remote';
-
-const MIRRORS_APPLY_HELP = `Usage:
-  kube-windows mirrors diff  --context C [--mode wmco|ordered] [--key FILE] [--user U] [FILES...]
-  kube-windows mirrors apply --context C [--concurrency N] [--key FILE] [--user U] [FILES...]
-
-FILES hold ImageDigestMirrorSet / ImageTagMirrorSet objects (YAML); without them the cluster's own
-IDMS/ITMS are used. On OpenShift with WMCO, apply creates or updates those objects through the API
-(WMCO writes the nodes' files) and then compares each node's C:\\k\\containerd\\registries with what
-WMCO should have written (when a key is given); elsewhere it pushes the hosts.toml tree to every
-Windows node over SSH (staged, hash-checked, swapped atomically, previous tree kept as a backup,
-rolled back on failure) and points containerd's config_path at it.
-
-  --mode wmco|ordered    rendering (default: wmco on WMCO clusters, ordered elsewhere)
-  --concurrency N        nodes at once (default ${DEFAULT_MIRROR_CONCURRENCY})
-  --node NAME            only this node (repeatable; a name or an address)
-  --wait SECONDS         WMCO clusters: wait this long for the nodes to converge (default 0)
-  (apply has no --dry-run: diff shows what it would change)
-Cluster options:
-${CLUSTER_HELP}
-SSH options (to each node's InternalIP, else its ExternalIP):
-${SSH_HELP}
-${YES_HELP}
-diff exits 1 when there are changes to make; apply when a node failed or drifted.
-${EXIT_CODES_HELP}`;
 
 function printDiff(diff: MirrorsOutcome): boolean {
   const w = (s: string) => process.stdout.write(s);
@@ -77,23 +33,10 @@ function printDiff(diff: MirrorsOutcome): boolean {
 }
 
 export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    {
-      ...CLUSTER_OPTIONS,
-      ...SSH_OPTIONS,
-      ...YES_OPTION,
-      ...HELP_OPTION,
-      mode: { type: 'string' },
-      concurrency: { type: 'string' },
-      node: { type: 'string', multiple: true },
-      wait: { type: 'string' },
-      'dry-run': { type: 'boolean' },
-    },
-    true,
-  );
+  const decl = sub === 'diff' ? MIRRORS_DIFF_COMMAND : MIRRORS_APPLY_COMMAND;
+  const { values, positionals } = parseCommand(decl, args);
   if (values.help) {
-    process.stdout.write(MIRRORS_APPLY_HELP);
+    process.stdout.write(commandHelp(decl, { concurrency: DEFAULT_MIRROR_CONCURRENCY }));
     return EXIT.OK;
   }
   refuse(values['dry-run'], `--dry-run: "kube-windows mirrors diff" shows what ${sub} would change, and changes nothing`);

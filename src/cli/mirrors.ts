@@ -4,42 +4,28 @@ import { join, resolve, relative, isAbsolute } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
 import { credentialsFromPullSecret, mirrorEntriesOf, PullSecretError, renderHostsToml, type Credential, type MirrorMode, type RenderedFile } from '../core/mirrors/render';
 import { readObjects, writeFileAtomic } from './files';
-import { EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, UsageError, warn } from './kit';
+import { EXIT, oneOf, UsageError, warn } from './kit';
+import { commandHelp, parseCommand } from './declare';
+import { MIRRORS_RENDER_COMMAND } from './commands';
 import { runMirrorsApply } from './mirrors-apply';
 
 const MODES = ['ordered', 'wmco'] as const;
-
-const MIRRORS_HELP = `Usage:
-  kube-windows mirrors render [--mode ordered|wmco] [--pull-secret FILE] --out DIR FILES...
-  kube-windows mirrors diff --context C ...
-  kube-windows mirrors apply --context C [--concurrency N] ...
-
-render turns the ImageDigestMirrorSet / ImageTagMirrorSet objects in FILES (YAML, several
-documents per file; directories are walked, "-" reads standard input) into one
-DIR/<registry>/hosts.toml per source registry, as containerd on Windows reads them.
-  --mode ordered   (default) mirror priority as written, host:port written as host_port_,
-                   wildcard sources refused; for nodes kube-windows manages
-  --mode wmco      exactly what the Windows Machine Config Operator writes (sorted mirrors,
-                   host:port and wildcard directory names as is); to preview WMCO nodes
-  --pull-secret F  docker config.json (or a kubernetes.io/dockerconfigjson Secret) whose
-                   credentials become authorization headers for matching mirrors
-${EXIT_CODES_HELP}`;
 
 export async function runMirrors(args: string[]): Promise<number> {
   const [sub, ...rest] = args;
   if (sub === 'diff' || sub === 'apply') return runMirrorsApply(sub, rest);
   if (sub === 'render') return runRender(rest);
   if (sub === undefined || sub === '-h' || sub === '--help' || sub === 'help') {
-    process.stdout.write(MIRRORS_HELP);
+    process.stdout.write(commandHelp(MIRRORS_RENDER_COMMAND));
     return sub === undefined ? EXIT.USAGE : EXIT.OK;
   }
   throw new UsageError(`unknown subcommand "mirrors ${sub}"; try "kube-windows mirrors --help"`);
 }
 
 function runRender(args: string[]): number {
-  const { values, positionals } = parse(args, { ...HELP_OPTION, mode: { type: 'string' }, out: { type: 'string' }, 'pull-secret': { type: 'string' } }, true);
+  const { values, positionals } = parseCommand(MIRRORS_RENDER_COMMAND, args);
   if (values.help) {
-    process.stdout.write(MIRRORS_HELP);
+    process.stdout.write(commandHelp(MIRRORS_RENDER_COMMAND));
     return EXIT.OK;
   }
   const mode: MirrorMode = oneOf('mode', values.mode, MODES) ?? 'ordered';

@@ -2,7 +2,8 @@
 // bootstrap engine from a terminal. Logs go through the API first (the kubelet's log folder and log
 // query behind the node proxy: no SSH); reboot and services, and logs when the node does not serve
 // them, go over SSH to the node's InternalIP (or ExternalIP) with the SSH options and host-key rules
-// every command shares (./kit). cordon, uncordon and drain are the reboot plan's own steps.
+// every command shares (./kit). cordon, uncordon and drain are the reboot plan's own steps; events and
+// taints go through the API. The options and help are declared in ./commands.
 
 import { getNode, type NodeObject } from '../cluster/nodes';
 import { NodeLogRefusedError, nodeLogCall, streamNodeLog, type NodeLogRequest } from '../cluster/node-logs';
@@ -12,119 +13,35 @@ import { drainPreview, schedulingPlanFor, schedulingSummary, type SchedulingActi
 import { isNodeService, NODE_SERVICES, nodeAddress, nodeServices, restartNodeService, servicesTable } from '../bootstrap/node-services';
 import { DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootPlanFor, rebootSummary, type RebootNode } from '../bootstrap/reboot';
 import { renderPlan } from '../bootstrap/render';
-import { runNodeActions } from './pods';
 import type { RunEvent } from '../bootstrap/runner';
 import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
-import {
-  CLUSTER_HELP,
-  confirm,
-  DRY_RUN_HELP,
-  EXIT,
-  EXIT_CODES_HELP,
-  out,
-  parse,
-  PLAN_COMMAND_OPTIONS,
-  positiveInteger,
-  positiveNumber,
-  progressLine,
-  refuse,
-  SSH_HELP,
-  UsageError,
-  userMessage,
-  warn,
-  withCancel,
-  YES_HELP,
-} from './kit';
+import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, refuse, UsageError, userMessage, warn, withCancel } from './kit';
+import { actionOf, commandHelp, parseCommand } from './declare';
+import { NODES_COMMAND } from './commands';
+import { nodeEvents, setNodeTaints } from '../cluster/pod-actions';
+import { ApiError } from '../cluster/errors';
+import { describeNodeEvents } from '../core/live/describe';
+import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 
-const NODES_HELP = `Usage:
-  kube-windows nodes reboot NODE --context C [options] [--delete-emptydir-data] [--disable-eviction] [--timeout MIN] [--dry-run]
-  kube-windows nodes logs NODE --context C --path kubelet/kubelet.log
-  kube-windows nodes logs NODE --context C --query kubelet [--tail N] [--since 1h] [--pattern RE]
-  kube-windows nodes logs NODE --context C [options] [--out DIR] [--max-size MB]
-  kube-windows nodes services NODE --context C [options] [--restart NAME] [--yes]
-  kube-windows nodes cordon|uncordon NODE --context C
-  kube-windows nodes drain NODE --context C [--delete-emptydir-data] [--timeout MIN] [--yes]
-  kube-windows nodes events|taints NODE --context C   (kube-windows nodes taints --help)
-
-reboot    cordon, drain (Eviction API, PodDisruptionBudgets honoured, DaemonSet pods left), Restart-Computer,
-          wait for NotReady, on AWS re-add the 169.254.169.254 route, wait for Ready, uncordon, verify.
-          Run it again to resume after a failure or Ctrl-C.
-  --delete-emptydir-data    evict pods with emptyDir volumes too (their emptyDir data is lost)
-  --disable-eviction        delete pods directly, bypassing PodDisruptionBudgets (asks for confirmation)
-  --timeout MIN             wait for the host and for NotReady/Ready at most MIN minutes each (default ${DEFAULT_REBOOT_TIMEOUT_MINUTES})
-  --eviction-retry SEC      retry evictions refused by a PodDisruptionBudget for SEC seconds (default 60)
-${DRY_RUN_HELP} (reboot only)
-logs      without SSH, through the API server's node proxy to the kubelet (GET /api/v1/nodes/NODE/proxy/logs/...):
-  --path P                  a file of the node's log folder (C:\\var\\log on Windows) to standard output; P/ lists a folder
-  --query SERVICE           the kubelet's log query (feature gate NodeLogQuery) for a service: kubelet, containerd, kube-proxy ...
-    --tail N                its last N lines (tailLines, at most 100000)
-    --since D               since a duration ago (30s, 15m, 1h, 2h30m, 1d) or an RFC 3339 time (sinceTime)
-    --pattern RE            only the lines that match RE (pattern)
-  --out DIR                 the whole log folder into DIR/<node>-<time>/ (default: the current folder): through the API
-                            when the kubelet serves it, else over SSH (C:\\var\\log and C:\\k\\log over SFTP, service states
-                            and System event log errors)
-  --max-size MB             download at most MB megabytes of log files (default ${DEFAULT_LOG_CAP_BYTES / 1048576})
-services  the state of ${NODE_SERVICES.join(', ')}
-  --restart NAME            restart one of them (asks first)
-cordon    mark the node unschedulable (spec.unschedulable); uncordon: schedulable again
-drain     cordon, then evict its pods as reboot does (Eviction API, PodDisruptionBudgets honoured, DaemonSet and
-          mirror pods left); asks first, naming the pods whose emptyDir data is lost; the node stays cordoned
-  --delete-emptydir-data    evict pods with emptyDir volumes too (their emptyDir data is lost)
-  --timeout MIN             wait at most MIN minutes for the evicted pods to go (default 10)
-${YES_HELP}
-
-Cluster options:
-${CLUSTER_HELP}
-SSH options (to the node's InternalIP, else its ExternalIP):
-  --address A               SSH to A instead
-${SSH_HELP}
-${EXIT_CODES_HELP}`;
+/** The defaults the help names, owned by the engine's modules. */
+const HELP_FACTS = { rebootTimeout: DEFAULT_REBOOT_TIMEOUT_MINUTES, maxSize: DEFAULT_LOG_CAP_BYTES / 1048576, services: NODE_SERVICES.join(', ') };
 
 export async function runNodes(args: string[]): Promise<number> {
-  if (args[0] === 'events' || args[0] === 'taints') return runNodeActions(args);
-  const { values, positionals } = parse(
-    args,
-    {
-      ...PLAN_COMMAND_OPTIONS,
-      address: { type: 'string' },
-      'delete-emptydir-data': { type: 'boolean', default: false },
-      'disable-eviction': { type: 'boolean', default: false },
-      timeout: { type: 'string' },
-      'eviction-retry': { type: 'string' },
-      out: { type: 'string' },
-      'max-size': { type: 'string' },
-      restart: { type: 'string' },
-      path: { type: 'string' },
-      query: { type: 'string' },
-      tail: { type: 'string' },
-      since: { type: 'string' },
-      pattern: { type: 'string' },
-    },
-    true,
-  );
-  const [action, nodeName, ...extra] = positionals;
-  if (values.help || action === 'help') {
-    process.stdout.write(NODES_HELP);
+  const { values, positionals } = parseCommand(NODES_COMMAND, args);
+  if (values.help || positionals[0] === 'help') {
+    process.stdout.write(commandHelp(NODES_COMMAND, HELP_FACTS));
     return EXIT.OK;
   }
-  if (!action || !(ACTIONS as readonly string[]).includes(action)) throw new UsageError(`nodes takes ${ACTIONS.join(', ')}${action ? `, not "${action}"` : ''}; try "kube-windows nodes --help"`);
-  if (!nodeName) throw new UsageError(`nodes ${action} needs the node name`);
-  if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
+  const { action, operand: nodeName } = actionOf(NODES_COMMAND, positionals, values);
+  if (action === 'events' || action === 'taints') return nodeDetails(action, nodeName, values);
   const timeoutMin = positiveNumber('timeout', values.timeout);
   const evictionRetry = positiveNumber('eviction-retry', values['eviction-retry'], true);
   const maxSize = positiveNumber('max-size', values['max-size']);
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);
-  // Only reboot has a plan to show: --dry-run elsewhere would run the operation for real.
-  if (action !== 'reboot') refuse(values['dry-run'], `--dry-run goes with nodes reboot; nodes ${action} has no plan to show`);
-  if (values.restart !== undefined && action !== 'services') throw new UsageError('--restart goes with nodes services');
   if (values.restart !== undefined && !isNodeService(values.restart)) throw new UsageError(`--restart takes one of ${NODE_SERVICES.join(', ')}`);
-  for (const o of ['path', 'query', 'tail', 'since', 'pattern', 'out', 'max-size'] as const) if (action !== 'logs') refuse(values[o], `--${o} goes with nodes logs`);
   const scheduling = action === 'cordon' || action === 'uncordon' || action === 'drain';
-  if (!scheduling && action !== 'reboot') refuse(values['delete-emptydir-data'], '--delete-emptydir-data goes with nodes drain and nodes reboot');
-  if (scheduling && action !== 'drain') for (const o of ['delete-emptydir-data', 'timeout', 'eviction-retry'] as const) refuse(values[o], `--${o} goes with nodes drain`);
-  if (scheduling) refuse(values['disable-eviction'], '--disable-eviction goes with nodes reboot');
   const ssh = sshOptions(values);
 
   if (action === 'logs' && (values.path !== undefined || values.query !== undefined)) return await logsOverApi(nodeName, values);
@@ -216,8 +133,6 @@ async function readNode(cluster: Cluster, nodeName: string): Promise<NodeObject 
   }
   return EXIT.USAGE;
 }
-
-const ACTIONS = ['reboot', 'logs', 'services', 'cordon', 'uncordon', 'drain'] as const;
 
 /** How to collect over SSH instead, for the messages of the API paths. */
 const sshHint = (node: string): string =>
@@ -374,4 +289,46 @@ async function services(host: WindowsHost, nodeName: string, restart: string | u
   }
   process.stdout.write(servicesTable(await nodeServices(host, signal)));
   return EXIT.OK;
+}
+
+/** `nodes events NODE` and `nodes taints NODE [--set …]`: through the API, no SSH. */
+async function nodeDetails(action: 'events' | 'taints', nodeName: string, values: { context?: string; kubeconfig?: string; set?: string; yes: boolean }): Promise<number> {
+  const parsed = values.set === undefined ? undefined : parseTaints(values.set);
+  if (parsed && 'error' in parsed) throw new UsageError(`--set: ${parsed.error}`);
+  const cluster = clusterFor(values);
+  try {
+    const node = await getNode(cluster.kube, nodeName);
+    if (!node) {
+      warn(`there is no node "${nodeName}"`);
+      return EXIT.FAILED;
+    }
+    if (action === 'events') {
+      process.stdout.write(describeNodeEvents(nodeName, await nodeEvents(cluster.kube, nodeName), new Date()));
+      return EXIT.OK;
+    }
+    const before = node.spec?.taints ?? [];
+    if (!parsed) {
+      for (const t of before) out(taintText(t));
+      return EXIT.OK;
+    }
+    const { added, removed } = taintChanges(before, parsed.taints);
+    if (added.length === 0 && removed.length === 0) return (out(`The taints of ${nodeName} are unchanged.`), EXIT.OK);
+    const change = [added.length ? `add ${added.join(', ')}` : '', removed.length ? `remove ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
+    if (!(await confirm(`Change the taints of ${nodeName}: ${change}?`, values.yes))) return (out('Not changed.'), EXIT.FAILED);
+    try {
+      await setNodeTaints(cluster.kube, node, parsed.taints);
+    } catch (err) {
+      if (err instanceof ApiError && err.status === 409) {
+        warn(`${nodeName} changed while its taints were read; nothing was written. Run the command again.`);
+        return EXIT.FAILED;
+      }
+      throw err;
+    }
+    out(`The taints of ${nodeName} are set (${change}).`);
+    return EXIT.OK;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    warn(userMessage(err, cluster.context));
+    return EXIT.FAILED;
+  }
 }

@@ -5,35 +5,15 @@
 // ends it. The shell's exit code is the command's.
 import { ContainerShellError, openContainerShell } from '../cluster/pod-exec';
 import { SHELLS, type ShellKind } from '../core/windows/container-shell';
-import { CLUSTER_HELP, CLUSTER_OPTIONS, EXIT, EXIT_CODES_HELP, HELP_OPTION, oneOf, parse, UsageError, userMessage, warn } from './kit';
+import { EXIT, oneOf, UsageError, userMessage, warn } from './kit';
+import { commandHelp, parseCommand } from './declare';
+import { SHELL_COMMAND } from './commands';
 import { clusterFor } from './kit-remote';
 
-const SHELL_HELP = `Usage:
-  kube-windows shell POD [-n NS] [-c CONTAINER] --context C [--kubeconfig F] [--shell cmd|powershell|pwsh|sh]
-
-An interactive shell in a running container, over the API (pods/exec, WebSocket): no SSH, no kubectl.
-The shell is the one the container can run: cmd.exe in Nano Server images (they have no PowerShell),
-powershell.exe in Server Core, Server and Windows images, pwsh where the image has PowerShell 7
-(mcr.microsoft.com/powershell, the .NET SDK images), sh on Linux. The container's OS is the pod's
-spec.os, else its node's kubernetes.io/os label, else what the image says.
-Without a terminal (stdin a pipe or a file) the shell reads its commands from stdin and ends with it.
-
-  -n, --namespace NS        the pod's namespace (default: the context's, else default)
-  -c, --container NAME      the container (default: the kubectl.kubernetes.io/default-container annotation, else the first)
-  --shell SHELL             cmd, powershell, pwsh or sh, whatever the image
-${CLUSTER_HELP}
-
-The exit code is the shell's when it exits; otherwise:
-${EXIT_CODES_HELP.split('\n').slice(1).join('\n')}`;
-
 export async function runShell(args: string[]): Promise<number> {
-  const { values, positionals } = parse(
-    args,
-    { ...CLUSTER_OPTIONS, ...HELP_OPTION, namespace: { type: 'string', short: 'n' }, container: { type: 'string', short: 'c' }, shell: { type: 'string' } },
-    true,
-  );
+  const { values, positionals } = parseCommand(SHELL_COMMAND, args);
   if (values.help) {
-    process.stdout.write(SHELL_HELP);
+    process.stdout.write(commandHelp(SHELL_COMMAND));
     return EXIT.OK;
   }
   const [podName, ...extra] = positionals;

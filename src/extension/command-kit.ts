@@ -2,7 +2,7 @@
 // the user (details in the log), and kubeconfig access through the lazily loaded engine.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { TreeNode } from '../cluster/tree';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
 
@@ -12,7 +12,7 @@ export const PLAN_LANGUAGE = 'kube-windows-plan';
 export const firstLine = (text: string): string => text.split('\n')[0]?.trim() ?? '';
 
 /** Wraps a command: an unexpected failure becomes one error line (no stack), logged in full. */
-export function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: unknown) => Promise<void>): (arg: unknown) => Promise<void> {
+function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: unknown) => Promise<void>): (arg: unknown) => Promise<void> {
   return async (arg: unknown) => {
     try {
       await fn(arg);
@@ -22,6 +22,33 @@ export function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: un
       void vscode.window.showErrorMessage(`kube-windows: ${firstLine(message)}`);
     }
   };
+}
+
+/** One command of a family's table: what it runs (with the family's runtime and the command's argument, a tree item or a URI). */
+export interface CommandEntry<R> {
+  run: (rt: R, arg: unknown) => unknown;
+  /**
+   * Where the Command Palette shows it: everywhere when absent; false when it needs a tree item (hidden);
+   * else package.json's when-clause. test/unit/package-conventions.test.ts holds package.json to it.
+   */
+  palette?: false | string;
+}
+
+/** A family's commands, declared once: command id -> entry. */
+export type CommandTable<R> = Readonly<Record<`kubeWindows.${string}`, CommandEntry<R>>>;
+
+/** Registers a family's table, each command guarded (a failure is one error line, logged in full under the id's own name). */
+export function registerCommands<R>(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, table: CommandTable<R>, rt: R): void {
+  for (const [id, entry] of Object.entries<CommandEntry<R>>(table)) {
+    context.subscriptions.push(
+      vscode.commands.registerCommand(
+        id,
+        guarded(log, id.slice('kubeWindows.'.length), async (arg) => {
+          await entry.run(rt, arg);
+        }),
+      ),
+    );
+  }
 }
 
 /** What each command family keeps for the window's lifetime. */
@@ -41,6 +68,11 @@ export function commandRuntime<D>(context: vscode.ExtensionContext, log: vscode.
   const channels = new Map<string, vscode.OutputChannel>();
   context.subscriptions.push({ dispose: () => channels.forEach((c) => c.dispose()) });
   return { context, log, deps: () => (loaded ??= load().then((d) => ({ ...d, ...overrides }))), channels, declined: new Set() };
+}
+
+/** The named engine functions, as the engine module types them: what a family's deps take from it (tests replace any of them). */
+export function engineFunctions<const K extends keyof typeof Engine>(e: typeof Engine, names: readonly K[]): Pick<typeof Engine, K> {
+  return Object.fromEntries(names.map((name) => [name, e[name]])) as Pick<typeof Engine, K>;
 }
 
 /** SSH to a host through the engine, and a check of a key's passphrase (before offering to remember it). */
@@ -84,14 +116,14 @@ export function kubeconfigAccess(e: typeof Engine) {
 }
 
 /**
- * The engine module. In the extension build `./engine` is external and resolves to dist/engine.js
+ * The engine module. In the extension build `./engine-bundle` is external and resolves to dist/engine.js
  * (see scripts/build.mjs), loaded on the first command; tests bundle it in.
  */
-export function loadEngine(): Promise<typeof import('./engine')> {
+export function loadEngine(): Promise<typeof import('./engine-bundle')> {
   // require, not import(): the extension host loads CommonJS bundles, and a sync require of the
   // sibling bundle is what esbuild leaves external.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return Promise.resolve().then(() => require('./engine') as typeof import('./engine'));
+  return Promise.resolve().then(() => require('./engine-bundle') as typeof import('./engine-bundle'));
 }
 
 /** Words for a failure, the CLI's words (cluster/errors.ts), from the engine's copy: its errors' classes are the ones it threw. */

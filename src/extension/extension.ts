@@ -1,7 +1,7 @@
 // Entry point of the VS Code extension: wires the language client, the status item, the commands
 // and the settings together. VS Code glue only; the checks live in core/ and run in the server.
 import * as vscode from 'vscode';
-import { ServerController, sendClusterSnapshot } from './client';
+import { ServerController, sendClusterSnapshot } from './language-client';
 import { SECTION } from '../shared/protocol';
 import { affects, readConfig } from './config';
 import { StatusPresenter } from './status';

@@ -11,7 +11,6 @@ import { readConfig, wmcoSettings } from './config';
 import {
   channelFor,
   firstLine,
-  guarded as guard,
   kubeconfigAccess,
   loadEngine,
   onHost,
@@ -22,13 +21,17 @@ import {
   sshAccess,
   userMessage,
   commandRuntime,
+  engineFunctions,
+  registerCommands,
   type CommandRuntime,
+  type CommandTable,
 } from './command-kit';
 import { instanceKeyFor, validateAddress } from '../core/windows/join-input';
 import type { KubeClient } from '../cluster/kube-client';
-import type { JoinPlan, JoinRequest, JoinVia, detectVia, dryRunFindings, joinPlan, removePlanFor } from '../bootstrap/join';
+import type { JoinPlan, JoinRequest, JoinVia } from '../bootstrap/join';
+import type * as Engine from './engine-bundle';
 import type { NodeObject } from '../cluster/nodes';
-import type { Payload, resolvePayload } from '../bootstrap/payload';
+import type { Payload } from '../bootstrap/payload';
 import type { Secret } from '../bootstrap/plan';
 // Pure and tiny (types only below it): safe in the activation bundle.
 import { firstOffer, runFailureSummary, type Finding } from '../bootstrap/preflight';
@@ -48,27 +51,24 @@ export interface ClusterHandle {
   caPem?: string;
 }
 
+/** The engine functions these commands call. */
+const ENGINE = ['detectVia', 'joinPlan', 'dryRunFindings', 'removePlanFor', 'resolvePayload', 'getNode', 'windowsInstances'] as const;
+
 /**
- * The seam between these commands and the engine. The defaults are the real modules, loaded on
- * first use; tests pass replacements (for example a joinPlan whose run plays events) so that no
- * cluster or SSH server is needed. Nothing here decides what a join does.
+ * The seam between these commands and the engine: its own functions, typed by the engine module
+ * (joinPlan; dryRunFindings, the read-only cluster preflight a plan shows above its steps ...), and
+ * access to clusters and hosts. The defaults are the real modules, loaded on first use; tests pass
+ * replacements (for example a joinPlan whose run plays events) so that no cluster or SSH server is
+ * needed. Nothing here decides what a join does.
  */
-export interface JoinDeps {
+export interface JoinDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   /** Kubeconfig contexts (the kubeWindows.kubeconfig setting, else KUBECONFIG, else ~/.kube/config). */
   contexts(): Promise<{ ok: true; names: string[]; current?: string } | { ok: false; message: string }>;
   cluster(context: string): Promise<ClusterHandle>;
-  detectVia: typeof detectVia;
-  joinPlan: typeof joinPlan;
-  /** The read-only cluster preflight a plan shows above its steps (kubeadm). */
-  dryRunFindings: typeof dryRunFindings;
-  removePlanFor: typeof removePlanFor;
-  resolvePayload: typeof resolvePayload;
   /** A WindowsHost over SSH with these options (nothing connects until the plan runs). */
   host(options: SshConnectorOptions): WindowsHost;
   /** Whether the passphrase opens the key file (decides whether to offer remembering it). */
   checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
-  getNode(kube: KubeClient, name: string, signal?: AbortSignal): Promise<NodeObject | undefined>;
-  windowsInstances(kube: KubeClient, signal?: AbortSignal): Promise<Record<string, string> | undefined>;
   /** A Secret holding text (the cloud-private-key PEM). */
   secret(value: string): Secret;
 }
@@ -76,19 +76,7 @@ export interface JoinDeps {
 async function defaultDeps(): Promise<JoinDeps> {
   const e = await loadEngine();
   const kc = kubeconfigAccess(e);
-  return {
-    contexts: kc.contexts,
-    cluster: kc.cluster,
-    detectVia: e.detectVia,
-    joinPlan: e.joinPlan,
-    dryRunFindings: e.dryRunFindings,
-    removePlanFor: e.removePlanFor,
-    resolvePayload: e.resolvePayload,
-    ...sshAccess(e),
-    getNode: e.getNode,
-    windowsInstances: (kube, signal) => e.windowsInstances(kube, signal),
-    secret: (value) => new e.Secret(value),
-  };
+  return { ...engineFunctions(e, ENGINE), contexts: kc.contexts, cluster: kc.cluster, ...sshAccess(e), secret: (value) => new e.Secret(value) };
 }
 
 function isPreflightError(err: unknown): err is Error & { findings: Finding[] } {
@@ -109,22 +97,17 @@ interface Answers {
 
 type Runtime = CommandRuntime<JoinDeps>;
 
+/** The join family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const JOIN_COMMANDS = {
+  'kubeWindows.joinNode': { run: joinNode },
+  'kubeWindows.showJoinPlan': { run: showJoinPlan },
+  'kubeWindows.removeNode': { run: removeNode, palette: false },
+} satisfies CommandTable<Runtime>;
+
 export function registerJoinCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<JoinDeps>): void {
   const rt: Runtime = commandRuntime(context, log, defaultDeps, deps);
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
+  registerCommands(context, log, JOIN_COMMANDS, rt);
   context.subscriptions.push(
-    vscode.commands.registerCommand(
-      'kubeWindows.joinNode',
-      guarded('joinNode', (arg) => joinNode(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.showJoinPlan',
-      guarded('showJoinPlan', (arg) => showJoinPlan(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.removeNode',
-      guarded('removeNode', (arg) => removeNode(rt, arg)),
-    ),
     // Dry-run plans are read-only virtual documents: nothing to save, nothing to edit by mistake.
     vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, { provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n' }),
   );

@@ -6,10 +6,23 @@
 // (src/bootstrap/machineset-*.ts, src/cluster/machinesets.ts, src/core/openshift), loaded on first use.
 import * as vscode from 'vscode';
 import { readConfig, wmcoSettings } from './config';
-import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, pickContext, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
+import {
+  channelFor,
+  commandRuntime,
+  firstLine,
+  kubeconfigAccess,
+  loadEngine,
+  pickContext,
+  runWithProgress,
+  userMessage,
+  registerCommands,
+  engineFunctions,
+  type CommandRuntime,
+  type CommandTable,
+} from './command-kit';
 import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../cluster/tree';
 import type { Secret } from '../bootstrap/plan';
 import type { MachineApiObject } from '../core/openshift/machineset';
@@ -24,26 +37,30 @@ export const DELETE_MACHINE = 'Delete Machine';
 export const REFRESH_MACHINESETS_COMMAND = 'kubeWindows.refreshMachineSets';
 const APPLY_COMMAND = 'kubeWindows.applyMachineSet';
 
-/** The seam to the engine (tests pass replacements). */
-export interface MachineSetDeps {
+/** The engine functions these commands call. */
+const ENGINE = [
+  'machineSetSources',
+  'creationRefusals',
+  'prepareWindowsMachineSet',
+  'machineSetFromText',
+  'createWindowsMachineSet',
+  'followMachineSet',
+  'wmcoSetupPlan',
+  'getScale',
+  'scaleMachineSet',
+  'getMachine',
+  'deleteMachine',
+  'imageHelp',
+  'imageProblem',
+  'nameProblem',
+  'platformTitle',
+  'machineView',
+] as const;
+
+/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters. */
+export interface MachineSetDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   contexts: ReturnType<typeof kubeconfigAccess>['contexts'];
   cluster(context: string): Promise<ClusterHandle>;
-  machineSetSources: typeof Engine.machineSetSources;
-  creationRefusals: typeof Engine.creationRefusals;
-  prepareWindowsMachineSet: typeof Engine.prepareWindowsMachineSet;
-  machineSetFromText: typeof Engine.machineSetFromText;
-  createWindowsMachineSet: typeof Engine.createWindowsMachineSet;
-  followMachineSet: typeof Engine.followMachineSet;
-  wmcoSetupPlan: typeof Engine.wmcoSetupPlan;
-  getScale: typeof Engine.getScale;
-  scaleMachineSet: typeof Engine.scaleMachineSet;
-  getMachine: typeof Engine.getMachine;
-  deleteMachine: typeof Engine.deleteMachine;
-  imageHelp: typeof Engine.imageHelp;
-  imageProblem: typeof Engine.imageProblem;
-  nameProblem: typeof Engine.nameProblem;
-  platformTitle: typeof Engine.platformTitle;
-  machineView: typeof Engine.machineView;
   secret(value: string): Secret;
   /** How often a follow polls the Machines (ms); the engine's default when unset. */
   followPollMs?: number;
@@ -52,27 +69,7 @@ export interface MachineSetDeps {
 async function defaultDeps(): Promise<MachineSetDeps> {
   const e = await loadEngine();
   const kc = kubeconfigAccess(e);
-  return {
-    contexts: kc.contexts,
-    cluster: kc.cluster,
-    machineSetSources: e.machineSetSources,
-    creationRefusals: e.creationRefusals,
-    prepareWindowsMachineSet: e.prepareWindowsMachineSet,
-    machineSetFromText: e.machineSetFromText,
-    createWindowsMachineSet: e.createWindowsMachineSet,
-    followMachineSet: e.followMachineSet,
-    wmcoSetupPlan: e.wmcoSetupPlan,
-    getScale: e.getScale,
-    scaleMachineSet: e.scaleMachineSet,
-    getMachine: e.getMachine,
-    deleteMachine: e.deleteMachine,
-    imageHelp: e.imageHelp,
-    imageProblem: e.imageProblem,
-    nameProblem: e.nameProblem,
-    platformTitle: e.platformTitle,
-    machineView: e.machineView,
-    secret: (value) => new e.Secret(value),
-  };
+  return { ...engineFunctions(e, ENGINE), contexts: kc.contexts, cluster: kc.cluster, secret: (value) => new e.Secret(value) };
 }
 
 /** An untitled MachineSet editor made by "Create Windows MachineSet…": the cluster it is for. */
@@ -87,32 +84,21 @@ interface Runtime extends CommandRuntime<MachineSetDeps> {
   lensesChanged: vscode.EventEmitter<void>;
 }
 
+/** The MachineSet family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const MACHINESET_COMMANDS = {
+  'kubeWindows.createMachineSet': { run: createMachineSet },
+  'kubeWindows.applyMachineSet': { run: applyMachineSet, palette: 'editorLangId == yaml' },
+  'kubeWindows.followMachineSet': { run: followFromItem, palette: false },
+  'kubeWindows.scaleMachineSet': { run: scaleFromItem, palette: false },
+  'kubeWindows.deleteMachine': { run: deleteFromItem, palette: false },
+} satisfies CommandTable<Runtime>;
+
 export function registerMachineSetCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MachineSetDeps>): void {
   const lensesChanged = new vscode.EventEmitter<void>();
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), drafts: new Map(), lensesChanged };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
+  registerCommands(context, log, MACHINESET_COMMANDS, rt);
   context.subscriptions.push(
     lensesChanged,
-    vscode.commands.registerCommand(
-      'kubeWindows.createMachineSet',
-      guarded('createMachineSet', (arg) => createMachineSet(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.applyMachineSet',
-      guarded('applyMachineSet', (arg) => applyMachineSet(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.followMachineSet',
-      guarded('followMachineSet', (arg) => followFromItem(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.scaleMachineSet',
-      guarded('scaleMachineSet', (arg) => scaleFromItem(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.deleteMachine',
-      guarded('deleteMachine', (arg) => deleteFromItem(rt, arg)),
-    ),
     // "Create in <context>" above the first line of each draft.
     vscode.languages.registerCodeLensProvider(
       { language: 'yaml' },

@@ -4,11 +4,11 @@
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
+import { commandRuntime, engineFunctions, firstLine, kubeconfigAccess, sshAccess, registerCommands, type CommandRuntime, type CommandTable } from './command-kit';
 import type { KubeClient } from '../cluster/kube-client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import { channelFor, loadEngine, pickContext as pickContextOf, userMessage } from './command-kit';
 import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
 
@@ -17,16 +17,13 @@ const SHOW_LOG = 'Show log';
 const WITHOUT_SSH = 'Without reading the nodes';
 const OTHER_KEY = 'Another user or key…';
 
-/** The seam to the engine (tests pass replacements). */
-export interface MirrorDeps {
+/** The engine functions these commands call. */
+const ENGINE = ['mirrorsDiff', 'mirrorsApply', 'mirrorObjectsOfText', 'mirrorsPreviewText', 'mirrorsRenderOnly', 'mirrorResultTable'] as const;
+
+/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters and hosts. */
+export interface MirrorDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   contexts(): Promise<{ ok: true; names: string[]; current?: string } | { ok: false; message: string }>;
   cluster(context: string): Promise<{ kube: KubeClient }>;
-  mirrorsDiff: typeof Engine.mirrorsDiff;
-  mirrorsApply: typeof Engine.mirrorsApply;
-  mirrorObjectsOfText: typeof Engine.mirrorObjectsOfText;
-  mirrorsPreviewText: typeof Engine.mirrorsPreviewText;
-  mirrorsRenderOnly: typeof Engine.mirrorsRenderOnly;
-  mirrorResultTable: typeof Engine.mirrorResultTable;
   host(options: SshConnectorOptions): WindowsHost;
   checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
 }
@@ -34,17 +31,7 @@ export interface MirrorDeps {
 async function defaultDeps(): Promise<MirrorDeps> {
   const e = await loadEngine();
   const kc = kubeconfigAccess(e);
-  return {
-    contexts: kc.contexts,
-    cluster: kc.cluster,
-    mirrorsDiff: e.mirrorsDiff,
-    mirrorsApply: e.mirrorsApply,
-    mirrorObjectsOfText: e.mirrorObjectsOfText,
-    mirrorsPreviewText: e.mirrorsPreviewText,
-    mirrorsRenderOnly: e.mirrorsRenderOnly,
-    mirrorResultTable: e.mirrorResultTable,
-    ...sshAccess(e),
-  };
+  return { ...engineFunctions(e, ENGINE), contexts: kc.contexts, cluster: kc.cluster, ...sshAccess(e) };
 }
 
 interface Runtime extends CommandRuntime<MirrorDeps> {
@@ -53,20 +40,18 @@ interface Runtime extends CommandRuntime<MirrorDeps> {
   previewChanged: vscode.EventEmitter<vscode.Uri>;
 }
 
+/** The mirror family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const MIRROR_COMMANDS = {
+  'kubeWindows.previewMirrors': { run: preview },
+  'kubeWindows.applyMirrors': { run: apply },
+} satisfies CommandTable<Runtime>;
+
 export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
   const previews = new Map<string, string>();
   const previewChanged = new vscode.EventEmitter<vscode.Uri>();
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), previews, previewChanged };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
+  registerCommands(context, log, MIRROR_COMMANDS, rt);
   context.subscriptions.push(
-    vscode.commands.registerCommand(
-      'kubeWindows.previewMirrors',
-      guarded('previewMirrors', (arg) => preview(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.applyMirrors',
-      guarded('applyMirrors', (arg) => apply(rt, arg)),
-    ),
     vscode.workspace.registerTextDocumentContentProvider(PREVIEW_SCHEME, {
       onDidChange: previewChanged.event,
       provideTextDocumentContent: (uri: vscode.Uri) => previews.get(uri.toString()) ?? '# no longer available\n',

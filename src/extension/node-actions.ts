@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { KubeClient } from '../cluster/kube-client';
 import type { NodeObject } from '../cluster/nodes';
 import type { SchedulingAction } from '../bootstrap/drain';
-import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, parseItem, runWithProgress, userMessage, type CommandRuntime } from './command-kit';
+import { channelFor, commandRuntime, firstLine, kubeconfigAccess, loadEngine, parseItem, registerCommands, runWithProgress, userMessage, type CommandRuntime, type CommandTable } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 
 const DRAIN = 'Drain';
@@ -46,27 +46,27 @@ interface Target {
   item: unknown;
 }
 
+/** A node action: runs on the Windows node of a tree item (read first), else says where to run it. */
+function onNode(title: string, fn: (rt: Runtime, t: Target) => Promise<void>) {
+  return async (rt: Runtime, arg: unknown): Promise<void> => {
+    const t = await target(rt, arg, title);
+    if (t) await fn(rt, t);
+  };
+}
+
+/** The node actions through the API (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const NODE_ACTION_COMMANDS = {
+  'kubeWindows.cordonNode': { run: onNode('Cordon', (r, t) => schedule(r, t, 'cordon')), palette: false },
+  'kubeWindows.uncordonNode': { run: onNode('Uncordon', (r, t) => schedule(r, t, 'uncordon')), palette: false },
+  'kubeWindows.drainNode': { run: onNode('Drain', drainNode), palette: false },
+  'kubeWindows.editTaints': { run: onNode('Edit taints', editTaints), palette: false },
+  'kubeWindows.nodeEvents': { run: onNode('Events', nodeEvents), palette: false },
+  'kubeWindows.nodeLogs': { run: onNode('Node logs', nodeLogs), palette: false },
+} satisfies CommandTable<Runtime>;
+
 export function registerNodeActions(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<NodeActionDeps>): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs };
-  const onNode = (name: string, title: string, fn: (rt: Runtime, t: Target) => Promise<void>) =>
-    guard(log, name, async (arg) => {
-      const t = await target(rt, arg, title);
-      if (t) await fn(rt, t);
-    });
-  context.subscriptions.push(
-    vscode.commands.registerCommand(
-      'kubeWindows.cordonNode',
-      onNode('cordonNode', 'Cordon', (r, t) => schedule(r, t, 'cordon')),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.uncordonNode',
-      onNode('uncordonNode', 'Uncordon', (r, t) => schedule(r, t, 'uncordon')),
-    ),
-    vscode.commands.registerCommand('kubeWindows.drainNode', onNode('drainNode', 'Drain', drainNode)),
-    vscode.commands.registerCommand('kubeWindows.editTaints', onNode('editTaints', 'Edit taints', editTaints)),
-    vscode.commands.registerCommand('kubeWindows.nodeEvents', onNode('nodeEvents', 'Events', nodeEvents)),
-    vscode.commands.registerCommand('kubeWindows.nodeLogs', onNode('nodeLogs', 'Node logs', nodeLogs)),
-  );
+  registerCommands(context, log, NODE_ACTION_COMMANDS, rt);
 }
 
 async function target(rt: Runtime, arg: unknown, what: string): Promise<Target | undefined> {

@@ -9,10 +9,9 @@
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, sshAccess, type CommandRuntime } from './command-kit';
+import { commandRuntime, engineFunctions, firstLine, kubeconfigAccess, sshAccess, registerCommands, type CommandRuntime, type CommandTable } from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
-import type { KubeClient } from '../cluster/kube-client';
 import type { KubeConfig } from '../cluster/kubeconfig';
 import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSource, type TreeNode } from '../cluster/tree';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
@@ -21,7 +20,7 @@ import type { SshConnectorOptions } from '../remote/ssh';
 import { isHostKeyRefusalOrCancel } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
-import type * as Engine from './engine';
+import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
 import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
 import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshEndpoint, sshPrompts, type Prompts } from './ssh-prompts';
@@ -39,11 +38,12 @@ export const RESTART = 'Restart';
 /** Services read by a connect (or a restart) are shown for this long without connecting again. */
 const SERVICES_FRESH_MS = 30_000;
 
-/** The seam to the engine (tests pass replacements). */
-export interface NodeDeps {
+/** The engine functions these commands call. */
+const ENGINE = ['getNode', 'nodeAddress', 'nodeServices', 'restartNodeService', 'quietNodeServices', 'rebootPlanFor', 'rebootSummary', 'podsWithEmptyDir', 'collectNodeLogs'] as const;
+
+/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters, hosts and terminals. */
+export interface NodeDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   cluster(context: string): Promise<ClusterHandle & { config?: KubeConfig }>;
-  getNode(kube: KubeClient, name: string, signal?: AbortSignal): Promise<NodeObject | undefined>;
-  nodeAddress: typeof Engine.nodeAddress;
   host(options: SshConnectorOptions): WindowsHost;
   checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
   openSsh(options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal }): Promise<InteractiveSession>;
@@ -56,13 +56,6 @@ export interface NodeDeps {
     signal?: AbortSignal;
     onStatus?: (t: string) => void;
   }): Promise<InteractiveSession>;
-  nodeServices: typeof Engine.nodeServices;
-  restartNodeService: typeof Engine.restartNodeService;
-  quietNodeServices: typeof Engine.quietNodeServices;
-  rebootPlanFor: typeof Engine.rebootPlanFor;
-  rebootSummary: typeof Engine.rebootSummary;
-  podsWithEmptyDir: typeof Engine.podsWithEmptyDir;
-  collectNodeLogs: typeof Engine.collectNodeLogs;
   /** Folder under which each collection makes its `<node>-<time>` folder. */
   logsDir(): string;
 }
@@ -71,19 +64,11 @@ async function defaultDeps(): Promise<NodeDeps> {
   const e = await loadEngine();
   const { client } = kubeconfigAccess(e);
   return {
+    ...engineFunctions(e, ENGINE),
     cluster: async (context) => client(context),
-    getNode: e.getNode,
-    nodeAddress: e.nodeAddress,
     ...sshAccess(e),
     openSsh: (options) => e.openSshSession(options),
     openPod: ({ context, ...o }) => e.openPodShell({ ...client(context), ...o }),
-    nodeServices: e.nodeServices,
-    restartNodeService: e.restartNodeService,
-    quietNodeServices: e.quietNodeServices,
-    rebootPlanFor: e.rebootPlanFor,
-    rebootSummary: e.rebootSummary,
-    podsWithEmptyDir: e.podsWithEmptyDir,
-    collectNodeLogs: e.collectNodeLogs,
     logsDir: () => joinPath(homedir(), 'kube-windows-logs'),
   };
 }
@@ -98,31 +83,18 @@ export interface NodeCommands {
   services: NodeServicesSource;
 }
 
+/** The node family's commands over SSH (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const NODE_COMMANDS = {
+  'kubeWindows.openTerminal': { run: openTerminal, palette: false },
+  'kubeWindows.rebootNode': { run: rebootNode, palette: false },
+  'kubeWindows.collectLogs': { run: collectLogs, palette: false },
+  'kubeWindows.restartService': { run: restartService, palette: false },
+  'kubeWindows.connectServices': { run: connectServices, palette: false },
+} satisfies CommandTable<Runtime>;
+
 export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map() };
-  const guarded = (name: string, fn: (arg: unknown) => Promise<void>) => guard(log, name, fn);
-  context.subscriptions.push(
-    vscode.commands.registerCommand(
-      'kubeWindows.openTerminal',
-      guarded('openTerminal', (arg) => openTerminal(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.rebootNode',
-      guarded('rebootNode', (arg) => rebootNode(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.collectLogs',
-      guarded('collectLogs', (arg) => collectLogs(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.restartService',
-      guarded('restartService', (arg) => restartService(rt, arg)),
-    ),
-    vscode.commands.registerCommand(
-      'kubeWindows.connectServices',
-      guarded('connectServices', (arg) => connectServices(rt, arg)),
-    ),
-  );
+  registerCommands(context, log, NODE_COMMANDS, rt);
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
 }
 

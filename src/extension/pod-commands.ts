@@ -9,7 +9,7 @@ import type { KubeConfig } from '../cluster/kubeconfig';
 import type { PodObject } from '../cluster/pod-actions';
 import type { TreeNode } from '../cluster/tree';
 import type { ShellKind } from '../core/windows/container-shell';
-import { commandRuntime, firstLine, guarded as guard, kubeconfigAccess, loadEngine, userMessage, type CommandRuntime } from './command-kit';
+import { commandRuntime, firstLine, kubeconfigAccess, loadEngine, registerCommands, userMessage, type CommandRuntime, type CommandTable } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 import { SessionPty } from './terminal';
 
@@ -44,23 +44,29 @@ interface Runtime extends CommandRuntime<PodDeps> {
   follows: Map<string, AbortController>;
 }
 
+/** A pod command: runs on the pod of a tree item, else says where to run it. */
+function onPod(fn: (rt: Runtime, pod: PodRef) => Promise<void>) {
+  return async (rt: Runtime, arg: unknown): Promise<void> => {
+    const pod = podOf(arg);
+    if (pod) await fn(rt, pod);
+    else void vscode.window.showInformationMessage('kube-windows: run this on a pod under a Windows node in the Clusters view.');
+  };
+}
+
+/** The pod family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+export const POD_COMMANDS = {
+  'kubeWindows.podLogs': { run: onPod(podLogs), palette: false },
+  'kubeWindows.podShell': { run: onPod(podShell), palette: false },
+  'kubeWindows.describePod': { run: onPod(describePod), palette: false },
+  'kubeWindows.deletePod': { run: onPod(deletePod), palette: false },
+  'kubeWindows.restartWorkload': { run: onPod(restartWorkload), palette: false },
+  'kubeWindows.stopFollowingLogs': { run: (rt) => stopFollows(rt), palette: 'kubeWindows.followingLogs' },
+} satisfies CommandTable<Runtime>;
+
 export function registerPodCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<PodDeps>): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs, follows: new Map() };
-  const onPod = (name: string, fn: (rt: Runtime, pod: PodRef) => Promise<void>) =>
-    guard(log, name, async (arg) => {
-      const pod = podOf(arg);
-      if (pod) await fn(rt, pod);
-      else void vscode.window.showInformationMessage('kube-windows: run this on a pod under a Windows node in the Clusters view.');
-    });
-  context.subscriptions.push(
-    vscode.commands.registerCommand('kubeWindows.podLogs', onPod('podLogs', podLogs)),
-    vscode.commands.registerCommand('kubeWindows.podShell', onPod('podShell', podShell)),
-    vscode.commands.registerCommand('kubeWindows.describePod', onPod('describePod', describePod)),
-    vscode.commands.registerCommand('kubeWindows.deletePod', onPod('deletePod', deletePod)),
-    vscode.commands.registerCommand('kubeWindows.restartWorkload', onPod('restartWorkload', restartWorkload)),
-    vscode.commands.registerCommand('kubeWindows.stopFollowingLogs', () => stopFollows(rt)),
-    { dispose: () => stopFollows(rt) },
-  );
+  registerCommands(context, log, POD_COMMANDS, rt);
+  context.subscriptions.push({ dispose: () => stopFollows(rt) });
 }
 
 interface PodRef {

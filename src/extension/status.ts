@@ -1,7 +1,7 @@
 // The language status item for YAML documents: what the server found in the active document
 // (from `kubeWindows/status`), or the server's state when it is not running. Clicking opens the log.
 import * as vscode from 'vscode';
-import type { ServerController } from './client';
+import type { ServerController } from './language-client';
 import { DOCUMENT_SELECTOR, type StatusParams } from '../shared/protocol';
 import { describeStatus, type StatusView } from './status-text';
 

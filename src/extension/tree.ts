@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { affects, readConfig } from './config';
 import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
-import { sendClusterSnapshot } from './client';
+import { sendClusterSnapshot } from './language-client';
 import { toTreeItem } from './tree-item';
 import { writeYaml } from '../core/manifest/yaml-writer';
 

@@ -14,7 +14,7 @@ export function registerWalkthrough(context: vscode.ExtensionContext): void {
       const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: new TextDecoder().decode(bytes) });
       await vscode.window.showTextDocument(doc);
     }),
-    // Run by VS Code after it applied one of our code actions (client.ts adds it to each of them).
+    // Run by VS Code after it applied one of our code actions (language-client.ts adds it to each of them).
     vscode.commands.registerCommand('kubeWindows.quickFixApplied', () => vscode.commands.executeCommand('setContext', QUICK_FIX_APPLIED, true)),
     vscode.commands.registerCommand('kubeWindows.copySandboxCommand', async () => {
       await vscode.env.clipboard.writeText(SANDBOX_COMMAND);

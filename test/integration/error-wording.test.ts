@@ -143,7 +143,7 @@ test('host-key refusals, preflight findings, a cancel, a timeout, a credential p
 
 test("the engine bundle's user errors are user errors here too (a brand, not instanceof)", { skip: !existsSync(resolve('dist/engine.js')) && 'dist/engine.js is not built' }, () => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const engine = require(resolve('dist/engine.js')) as typeof import('../../src/extension/engine');
+  const engine = require(resolve('dist/engine.js')) as typeof import('../../src/extension/engine-bundle');
   let thrown: unknown;
   try {
     engine.openCluster({ context: 'prod', locate: { explicit: KUBECONFIG } });

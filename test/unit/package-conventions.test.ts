@@ -2,11 +2,14 @@
 // entry and setting follows them: commands in the "kube-windows" category, menus that only show
 // where they work (when-clauses naming our views and tree items that exist), commands that need a
 // tree item kept out of the Command Palette, inline actions with icons, settings with a type, a
-// description, a scope and described enum values.
+// description, a scope and described enum values; and the extension's command tables (one per
+// *-commands.ts file) against what package.json contributes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { createFakeVscode, hookVscodeModule } from '../support/fake-vscode';
+import { EXTENSION_COMMANDS } from '../support/commands';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
@@ -125,5 +128,33 @@ test('every setting has a type, a description, a scope and a default; enum value
   // Paths and credentials that point into this machine are not synced to other machines.
   for (const key of ['kubeWindows.kubeconfig', 'kubeWindows.ssh.privateKeyPath', 'kubeWindows.join.payloadFolder']) {
     assert.equal(settings[key]?.scope, 'machine', `${key} must be machine-scoped`);
+  }
+});
+
+// The command modules import `vscode`: load them after the hook (they only declare at load time).
+const fake = createFakeVscode();
+const unhook = hookVscodeModule(() => fake);
+test.after(() => unhook());
+
+async function commandTables(): Promise<Record<string, { run: unknown; palette?: false | string }>> {
+  const { JOIN_COMMANDS } = await import('../../src/extension/join-commands');
+  const { MACHINESET_COMMANDS } = await import('../../src/extension/machineset-commands');
+  const { MIRROR_COMMANDS } = await import('../../src/extension/mirror-commands');
+  const { NODE_COMMANDS } = await import('../../src/extension/node-commands');
+  const { POD_COMMANDS } = await import('../../src/extension/pod-commands');
+  const { NODE_ACTION_COMMANDS } = await import('../../src/extension/node-actions');
+  return { ...JOIN_COMMANDS, ...MACHINESET_COMMANDS, ...MIRROR_COMMANDS, ...NODE_COMMANDS, ...POD_COMMANDS, ...NODE_ACTION_COMMANDS };
+}
+
+test("the command tables' commands are contributed, and the Command Palette shows them where their table says", async () => {
+  const tables = await commandTables();
+  assert.ok(Object.keys(tables).length > 20);
+  const contributed = new Set(commands.map((c) => c.command));
+  const palette = new Map((menus.commandPalette ?? []).map((e) => [e.command, e.when]));
+  for (const [id, entry] of Object.entries(tables)) {
+    assert.ok(contributed.has(id), `${id} is in a command table but package.json does not contribute it`);
+    assert.ok(EXTENSION_COMMANDS.includes(id), `${id} is missing from test/support/commands.ts`);
+    const expected = entry.palette === false ? 'false' : entry.palette;
+    assert.equal(palette.get(id), expected, `${id}: package.json's commandPalette when-clause is not its table's (${String(expected)})`);
   }
 });
