@@ -8,6 +8,7 @@ import { LineIndex, type Position, type Range, type Span } from '../manifest/tex
 import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
+import type { SeveritySetting } from './severity';
 import type { Finding, FixOut, ObjectRule, PodRule, Report, Rule, Severity } from './types';
 
 export interface CheckOptions {
@@ -16,7 +17,7 @@ export interface CheckOptions {
   /** These rules do not run. */
   disable?: string[];
   /** Per-rule severity, or `off`. */
-  severity?: Record<string, Severity | 'off'>;
+  severity?: Record<string, SeveritySetting>;
   flavour?: Flavour;
   cluster?: ClusterSnapshot;
   /** Facts gathered beforehand across several files; gathered from this text when absent. */
@@ -76,7 +77,7 @@ interface ActiveRules {
   pod: PodRule[];
   objectByKind: Map<string, ObjectRule[]>;
   enabled: (id: string) => boolean;
-  severityOf: (id: string, proposed: Severity) => Severity | 'off';
+  severityOf: (id: string, proposed: Severity) => SeveritySetting;
 }
 
 function activeRules(options: CheckOptions): ActiveRules {
