@@ -3,9 +3,8 @@ import type { Obj, Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { isServerCoreFamily } from '../../windows/builds';
-import { apiField, containerField, deleteFix, objAt } from '../helpers';
+import { apiField, containerField, deleteFix, hostProcessInfo, objAt } from '../helpers';
 import type { FixSpec, PodRule, Reporter } from '../types';
-import { hostProcessInfo } from './host-process';
 
 /** One `windowsOptions` object: the pod's or a container's, with what messages and fixes need. */
 interface Site {
