@@ -18,7 +18,9 @@ import {
   windowsImageEvidence,
   type WindowsBuild,
 } from '../windows/builds';
-import { nodeAt, type NodeAt, type Segment } from './context';
+import type { Segment } from './context';
+import { DOCS } from './docs';
+import { nodeAt, type NodeAt } from './node-at';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
 export interface FieldHover {
@@ -26,16 +28,6 @@ export interface FieldHover {
   /** File offsets of the key or value the hover is about. */
   range: Span;
 }
-
-export const DOCS = {
-  intro: 'https://kubernetes.io/docs/concepts/windows/intro/',
-  userGuide: 'https://kubernetes.io/docs/concepts/windows/user-guide/',
-  hostProcess: 'https://kubernetes.io/docs/tasks/configure-pod-container/create-hostprocess-pod/',
-  runAsUserName: 'https://kubernetes.io/docs/tasks/configure-pod-container/configure-runasusername/',
-  gmsa: 'https://kubernetes.io/docs/tasks/configure-pod-container/configure-gmsa/',
-  runtimeClass: 'https://kubernetes.io/docs/concepts/containers/runtime-class/',
-  networking: 'https://kubernetes.io/docs/concepts/services-networking/windows-networking/',
-} as const;
 
 const WINDOWS_OPTION_FIELDS = new Set(['hostProcess', 'runAsUserName', 'gmsaCredentialSpecName', 'gmsaCredentialSpec']);
 
