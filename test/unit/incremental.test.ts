@@ -7,7 +7,7 @@ import { splitDocuments, splitDocumentsFrom } from '../../src/core/manifest/spli
 import { buildTree } from '../../src/core/manifest/tree';
 import { checkText } from '../../src/core/rules/engine';
 import { Analyzer, widenWindow, type Analysis, type ChangeWindow } from '../../src/server/analysis';
-import { DEFAULT_SETTINGS } from '../../src/server/settings';
+import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { deployment } from '../support/manifests';
 
 const WIN = `os: {name: windows}
