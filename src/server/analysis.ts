@@ -1,7 +1,7 @@
 import { loadSpans, openManifest, type ManifestDocument, type ManifestFile } from '../core/manifest/document';
 import { splitDocuments, splitDocumentsFrom } from '../core/manifest/split';
 import type { Position, Range, Span } from '../core/manifest/text';
-import { documentChecker, finishFindings, gatherFacts, SUPPRESS_MARK } from '../core/rules/engine';
+import { documentChecker, finishFindings, gatherFacts, SUPPRESS_MARK } from '../core/rules/checker';
 import { mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts } from '../core/rules/facts';
 import type { Finding } from '../core/rules/types';
 import type { KubeWindowsSettings } from '../shared/protocol';

@@ -7,7 +7,7 @@ import { loadDocument, type ManifestDocument } from '../manifest/document';
 import { getAt } from '../manifest/path';
 import { splitDocuments } from '../manifest/split';
 import type { Span } from '../manifest/text';
-import { deref, isMergeKey, keyString, type PNode } from '../manifest/tree';
+import { deref, isMergeKey, keyString, type PNode } from '../manifest/positional-tree';
 import type { Segment } from './context';
 
 export interface NodeAt {

@@ -3,7 +3,7 @@
 // explanations, and the findings per object located by field path. cluster/live.ts reads; this decides.
 import { getAt, isObj, type Obj } from '../manifest/path';
 import { POD_SPEC_PATHS } from '../manifest/workloads';
-import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/engine';
+import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/checker';
 import type { ClusterSnapshot, Flavour } from '../rules/facts';
 import { SEVERITY_RANK, type Severity } from '../rules/severity';
 import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type Explanation, type MirrorSetFacts, type NodeFacts } from './explain';

@@ -1,3 +1,5 @@
+// The rule checker: runs the rule registry over manifest text (checkText, documentChecker) and over
+// objects read from a cluster (checkObject), with the facts the rules need, and places findings.
 import { forEachDocument, openManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
 import { splitDocuments } from '../manifest/split';
 import { loadDocument } from '../manifest/document';
