@@ -18,7 +18,7 @@ export function settingDefault<K extends SettingKey>(key: K): (typeof PROPERTIES
 }
 
 /** The `minimum` / `maximum` package.json gives a number setting (absent bounds are infinite). */
-export function settingRange(key: SettingKey): { minimum: number; maximum: number } {
+function settingRange(key: SettingKey): { minimum: number; maximum: number } {
   const p = PROPERTIES[key] as { minimum?: number; maximum?: number };
   return { minimum: p.minimum ?? -Infinity, maximum: p.maximum ?? Infinity };
 }
