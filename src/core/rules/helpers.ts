@@ -28,6 +28,16 @@ export function deleteFix(title: string, path: Path, keep: number): FixSpec {
   return { title, ops: [{ op: 'delete', path, keep }] };
 }
 
+/** The pod spec says `os.name: linux`: the Windows-only rules have nothing to say. */
+export function declaredLinux(pod: PodSpecView): boolean {
+  return objAt(pod.spec, ['os'])?.name === 'linux';
+}
+
+/** What the API server calls the container in messages: container, init container or ephemeral container. */
+export function containerWord(c: ContainerView): string {
+  return c.group === 'initContainers' ? 'init container' : c.group === 'ephemeralContainers' ? 'ephemeral container' : 'container';
+}
+
 /** Severity for rules about what the API server rejects: softer when Windows is only inferred. */
 export function apiSeverity(target: Targeting, declared: Severity = 'error'): Severity {
   return target.declared ? declared : 'warning';

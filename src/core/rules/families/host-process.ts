@@ -2,7 +2,7 @@ import type { EditOp } from '../../manifest/edits';
 import { isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
-import { apiField, asBoolean, containerField, deleteFix, hostProcessInfo, objAt, type HostProcessInfo } from '../helpers';
+import { apiField, asBoolean, containerField, containerWord, declaredLinux, deleteFix, hostProcessInfo, type HostProcessInfo, objAt } from '../helpers';
 import type { PodRule, Report } from '../types';
 
 const HP: Path = ['securityContext', 'windowsOptions', 'hostProcess'];
@@ -20,10 +20,6 @@ function conflicting(info: HostProcessInfo, own: boolean | undefined): boolean {
   return info.pod !== undefined && own !== undefined && own !== info.pod;
 }
 
-function declaredLinux(pod: PodSpecView): boolean {
-  return objAt(pod.spec, ['os'])?.name === 'linux';
-}
-
 function nonEmptyString(v: unknown): v is string {
   return typeof v === 'string' && v !== '';
 }
@@ -31,10 +27,6 @@ function nonEmptyString(v: unknown): v is string {
 function quoteList(names: string[], max = 3): string {
   const shown = names.slice(0, max).map((n) => preview(n, 40));
   return names.length > max ? `${shown.join(', ')} and ${names.length - max} more` : shown.join(', ');
-}
-
-function containerWord(c: ContainerView): string {
-  return c.group === 'initContainers' ? 'init container' : c.group === 'ephemeralContainers' ? 'ephemeral container' : 'container';
 }
 
 const WIN010: PodRule = {
