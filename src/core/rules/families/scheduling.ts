@@ -4,11 +4,9 @@ import type { PodSpecView } from '../../manifest/workloads';
 import { apiField, inferredFrom, isSet, objAt } from '../helpers';
 import { isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
 import { OS_LABELS } from '../targeting';
-import { BUILD_LABEL } from '../../well-known';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../../well-known';
 import type { FixSpec, PodRule, Report } from '../types';
 
-const OS_LABEL = 'kubernetes.io/os';
-const BETA_OS_LABEL = 'beta.kubernetes.io/os';
 const REQUIRED = ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
 const PREFERRED = ['affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution'];
 
