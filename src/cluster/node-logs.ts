@@ -3,10 +3,10 @@
 // (`GET /api/v1/nodes/NODE/proxy/logs/?query=...`). What the paths, parameters and refusals mean
 // is pure, in core/node-log-query.ts.
 import type { IncomingMessage } from 'node:http';
+import { bodyText } from './response-body';
 import { fileLoggerRefusal, isLogListing, logPathSegments, logQuery, nodeLogRefusal, parseLogListing, queryOffRefusal, type LogQueryInput, type NodeLogRefusal } from '../core/node-log-query';
 import { enc, type ApiCall } from './api';
 import type { KubeClient } from './client';
-import { bodyText } from './response-body';
 
 /** The proxy path of a node's log folder, or of a path under it (segments already encoded). */
 const nodeLogsPath = (node: string, segments = ''): string => `/api/v1/nodes/${enc(node)}/proxy/logs/${segments}`;

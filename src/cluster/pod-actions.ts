@@ -6,9 +6,9 @@
 import { restartPatch, restartStepOfPod, restartStepOfReplicaSet, taintText, type OwnerRef, type RestartableKind } from '../core/workload-actions';
 import type { EventFacts } from '../core/live/explain';
 import type { Taint } from '../core/rules/facts';
+import { bodyText } from './response-body';
 import { enc, getOrUndefined, listAll } from './api';
 import type { KubeClient } from './client';
-import { bodyText } from './response-body';
 import { ApiError } from './errors';
 import { nodePath, type NodeObject } from './nodes';
 import { podPath } from './pods';
