@@ -1,9 +1,10 @@
+// The rules' helper module: what more than one rule family uses (field paths as the API server
+// prints them, HostProcess membership, the Linux-only fields). A helper one family alone needs
+// stays in that family's file.
 import { getAt, isObj, pathString, type Obj, type Path } from '../manifest/path';
 import type { ContainerView, PodSpecView } from '../manifest/workloads';
 import type { FixSpec, Severity } from './types';
 import { windowsReason, type Targeting } from './targeting';
-
-// Helpers more than one rule family uses; a helper one family alone needs stays in its file.
 
 /** The API server's notion of "set": the key is there and not null. */
 export function isSet(obj: unknown, key: string): boolean {

@@ -1,6 +1,6 @@
 // Runtime family, resources: what Windows nodes cannot give a pod (huge pages, pod-level resources),
 // and the requests and limits the Kubernetes guide to Windows nodes asks every container for.
-import { type Path } from '../../manifest/path';
+import type { Path } from '../../manifest/path';
 import { apiField, apiSeverity, containerField, deleteFix, hostProcessInfo, inferredFrom, inferredNote, isSet, objAt } from '../helpers';
 import type { PodRule } from '../types';
 
