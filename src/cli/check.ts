@@ -1,7 +1,7 @@
 // `kube-windows check` (Windows compatibility findings in manifests, the main job) and
 // `kube-windows rules` (the rule catalogue).
 import { version } from '../../package.json';
-import { checkText, gatherFacts, type CheckOptions } from '../core/rules/engine';
+import { checkText, gatherFacts, type CheckOptions } from '../core/rules/checker';
 import { fixText } from '../core/rules/fix';
 import { RULES } from '../core/rules/registry';
 import { DEFAULT_MAX_BYTES } from '../core/manifest/document';

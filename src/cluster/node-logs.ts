@@ -3,6 +3,7 @@
 // (`GET /api/v1/nodes/NODE/proxy/logs/?query=...`). What the paths, parameters and refusals mean
 // is pure, in core/node-log-query.ts.
 import type { IncomingMessage } from 'node:http';
+import { bodyText } from './response-body';
 import { fileLoggerRefusal, isLogListing, logPathSegments, logQuery, nodeLogRefusal, parseLogListing, queryOffRefusal, type LogQueryInput, type NodeLogRefusal } from '../core/node-log-query';
 import { enc, type ApiCall } from './api';
 import type { KubeClient } from './kube-client';
@@ -34,16 +35,6 @@ function resolveRequest(node: string, request: NodeLogRequest, now: Date): { pat
   return { path: nodeLogsPath(node), query: logQuery({ ...request, now }), what: `the log query for ${request.query}` };
 }
 
-async function readText(res: IncomingMessage, limit = 64 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of res) {
-    if (n < limit) chunks.push(c as Buffer);
-    n += (c as Buffer).length;
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
 /**
  * Reads a node log and passes its text on as it arrives (never held whole). A folder (a path
  * ending in /, or the listing the kubelet sends) is passed on as its names, one a line. A log
@@ -53,9 +44,9 @@ export async function streamNodeLog(kube: KubeClient, node: string, request: Nod
   const { path, query, what } = resolveRequest(node, request, now);
   const res = await kube.stream(path, query, signal);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, await readText(res)));
+  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, await bodyText(res)));
   if (/text\/html/i.test(res.headers['content-type'] ?? '')) {
-    const text = await readText(res, 16 * 1024 * 1024);
+    const text = await bodyText(res, 16 * 1024 * 1024);
     if (isLogListing(res.headers['content-type'], text)) {
       if (query) throw new NodeLogRefusedError(queryOffRefusal(node));
       sink(Buffer.from(parseLogListing(text).join('\n') + '\n'));
@@ -97,7 +88,7 @@ export async function listNodeLogFolder(kube: KubeClient, node: string, folder: 
   const segments = logPathSegments(folder);
   const res = await kube.stream(nodeLogsPath(node, segments && !segments.endsWith('/') ? `${segments}/` : segments), undefined, signal);
   const status = res.statusCode ?? 0;
-  const text = await readText(res, 16 * 1024 * 1024);
+  const text = await bodyText(res, 16 * 1024 * 1024);
   if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, folder ? `the log folder ${folder}` : 'the log folder', status, text));
   if (!isLogListing(res.headers['content-type'], text))
     throw new NodeLogRefusedError({ kind: 'other', message: `The kubelet of ${node} did not answer with a folder listing for ${folder || 'its log folder'}.` });
@@ -108,7 +99,7 @@ export async function listNodeLogFolder(kube: KubeClient, node: string, folder: 
 export async function openNodeLogFile(kube: KubeClient, node: string, path: string, signal?: AbortSignal): Promise<{ size?: number; body: IncomingMessage }> {
   const res = await kube.stream(nodeLogsPath(node, logPathSegments(path)), undefined, signal);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, path, status, await readText(res)));
+  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, path, status, await bodyText(res)));
   const length = Number(res.headers['content-length']);
   return { ...(Number.isFinite(length) && res.headers['content-length'] !== undefined ? { size: length } : {}), body: res };
 }

@@ -3,10 +3,10 @@
 // the workload a rollout restart acts on (Pod → ReplicaSet → Deployment, DaemonSet, StatefulSet) and
 // the restart patch, a pod's deletion, and a node's taints. Cordon, uncordon and drain are the reboot
 // plan's steps (bootstrap/drain.ts). What is decided about the objects is pure (core/).
-import type { IncomingMessage } from 'node:http';
 import { restartPatch, restartStepOfPod, restartStepOfReplicaSet, taintText, type OwnerRef, type RestartableKind } from '../core/workload-actions';
 import type { EventFacts } from '../core/live/explain';
 import type { Taint } from '../core/rules/facts';
+import { bodyText } from './response-body';
 import { enc, getOrUndefined, listAll } from './api';
 import type { KubeClient } from './kube-client';
 import { ApiError } from './errors';
@@ -52,16 +52,6 @@ export class PodLogError extends UserError {
   ) {
     super(message);
   }
-}
-
-async function bodyText(res: IncomingMessage, limit = 64 * 1024): Promise<string> {
-  const chunks: Buffer[] = [];
-  let n = 0;
-  for await (const c of res) {
-    if (n < limit) chunks.push(c as Buffer);
-    n += (c as Buffer).length;
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** What a refusal's Status says (its message), else the body's first line. */

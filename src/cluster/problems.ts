@@ -5,7 +5,7 @@
 // Opening an object gives its live YAML with the findings placed (core/live/document.ts).
 import { checkLive, liveCheckOptions, type LiveFinding, type LiveReport, type LiveState } from '../core/live/check';
 import { findObject, liveDocument, objectTitle, type LiveDocument } from '../core/live/document';
-import type { CheckOptions } from '../core/rules/engine';
+import type { CheckOptions } from '../core/rules/checker';
 import type { Severity } from '../core/rules/types';
 import { KubeClient } from './kube-client';
 import { classifyError } from './errors';

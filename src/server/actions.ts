@@ -1,7 +1,7 @@
 import { CodeActionKind, type CodeAction, type Diagnostic, type Range, type TextEdit } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { fixText } from '../core/rules/fix';
-import type { CheckOptions } from '../core/rules/engine';
+import type { CheckOptions } from '../core/rules/checker';
 import type { Finding } from '../core/rules/types';
 import type { Analysis } from './analysis';
 import { SOURCE } from './convert';

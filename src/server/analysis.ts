@@ -1,10 +1,13 @@
 import { loadSpans, openManifest, type ManifestDocument, type ManifestFile } from '../core/manifest/document';
 import { splitDocuments, splitDocumentsFrom } from '../core/manifest/split';
 import type { Position, Range, Span } from '../core/manifest/text';
-import { documentChecker, finishFindings, gatherFacts, SUPPRESS_MARK } from '../core/rules/engine';
+import { documentChecker, finishFindings, gatherFacts, SUPPRESS_MARK } from '../core/rules/checker';
 import { mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts } from '../core/rules/facts';
 import type { Finding } from '../core/rules/types';
-import type { Settings } from './settings';
+import type { KubeWindowsSettings } from '../shared/protocol';
+
+/** What analysis reads of the settings. */
+type AnalysisSettings = Pick<KubeWindowsSettings, 'flavour' | 'rules'>;
 
 /**
  * One YAML document's results, stored relative to the document's first line and offset. Only
@@ -79,13 +82,13 @@ interface FileState {
 export class Analyzer {
   private states = new Map<string, FileState>();
   private clusterSnapshot: ClusterSnapshot | undefined;
-  private settings: Settings;
+  private settings: AnalysisSettings;
 
-  constructor(settings: Settings) {
+  constructor(settings: AnalysisSettings) {
     this.settings = settings;
   }
 
-  configure(settings: Settings): void {
+  configure(settings: AnalysisSettings): void {
     this.settings = settings;
     this.states.clear();
   }

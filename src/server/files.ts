@@ -2,8 +2,7 @@ import { existsSync } from 'node:fs';
 import picomatch from 'picomatch';
 import { chartRootOf } from '../core/helm/check';
 import { uriPath } from './uri';
-import type { Settings } from './settings';
-import { NOT_KUBERNETES } from '../shared/protocol';
+import { NOT_KUBERNETES, type KubeWindowsSettings } from '../shared/protocol';
 
 /**
  * Which documents the server analyses: YAML that holds Kubernetes objects, recognised by content
@@ -13,9 +12,9 @@ export class FileFilter {
   private include: (p: string) => boolean;
   private exclude: (p: string) => boolean;
 
-  constructor(settings: Settings) {
-    this.include = picomatch(settings.include, { dot: true });
-    this.exclude = picomatch(settings.exclude, { dot: true });
+  constructor(files: KubeWindowsSettings['files']) {
+    this.include = picomatch(files.include, { dot: true });
+    this.exclude = picomatch(files.exclude, { dot: true });
   }
 
   /** Undefined when the document is analysed, else why not (for the status item). */

@@ -5,7 +5,7 @@ import { openManifest } from '../core/manifest/document';
 import { splitDocuments } from '../core/manifest/split';
 import { checkChartTemplate, chartRootOf } from '../core/helm/check';
 import { loadValues, type ChartValues } from '../core/helm/values';
-import type { CheckOptions } from '../core/rules/engine';
+import type { CheckOptions } from '../core/rules/checker';
 import type { Analysis } from './analysis';
 import { uriPath } from './uri';
 

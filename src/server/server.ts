@@ -21,8 +21,8 @@ import { completions } from './completion';
 import { FileFilter } from './files';
 import { hover } from './hover';
 import { analyseChartTemplate, chartOfUri } from './helm';
-import { CLUSTER_SNAPSHOT_NOTIFICATION, SECTION, STATUS_NOTIFICATION, type StatusParams } from '../shared/protocol';
-import { DEFAULT_SETTINGS, normalizeSettings, type Settings } from './settings';
+import { CLUSTER_SNAPSHOT_NOTIFICATION, DEFAULT_SETTINGS, SECTION, STATUS_NOTIFICATION, type KubeWindowsSettings, type StatusParams } from '../shared/protocol';
+import { readClientSettings } from './settings';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
 const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
@@ -44,8 +44,8 @@ export function startServer(connection: Connection): void {
       return current;
     },
   });
-  let settings: Settings = DEFAULT_SETTINGS;
-  let filter = new FileFilter(settings);
+  let settings: KubeWindowsSettings = DEFAULT_SETTINGS;
+  let filter = new FileFilter(settings.files);
   const analyzer = new Analyzer(settings);
   const results = new Map<string, Analysis | { version: number; skipped: string }>();
   const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
@@ -66,8 +66,8 @@ export function startServer(connection: Connection): void {
     };
 
   connection.onInitialize((params): InitializeResult => {
-    settings = normalizeSettings(params.initializationOptions);
-    filter = new FileFilter(settings);
+    settings = readClientSettings(params.initializationOptions);
+    filter = new FileFilter(settings.files);
     analyzer.configure(settings);
     pull = Boolean(params.capabilities.textDocument?.diagnostic);
     configurationPull = Boolean(params.capabilities.workspace?.configuration);
@@ -99,8 +99,8 @@ export function startServer(connection: Connection): void {
         raw = pushed;
       }
     }
-    settings = normalizeSettings(raw ?? settings);
-    filter = new FileFilter(settings);
+    settings = readClientSettings(raw ?? settings);
+    filter = new FileFilter(settings.files);
     analyzer.configure(settings);
     results.clear();
     if (pull) connection.languages.diagnostics.refresh();
@@ -165,7 +165,7 @@ export function startServer(connection: Connection): void {
     const result = skip
       ? { version: doc.version, skipped: skip }
       : chart
-        ? analyseChartTemplate(chart, text, doc.version, settings.helmValues, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster })
+        ? analyseChartTemplate(chart, text, doc.version, settings.helm.valuesFiles, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster })
         : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
     if (skip) analyzer.forget(doc.uri);
     results.set(doc.uri, result);

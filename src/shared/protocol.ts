@@ -1,6 +1,7 @@
 // The wire contract between the extension (client) and the language server, as plain types and
 // names. No `vscode` import here, so the server, the tests and the CLI can share it.
 import type { ClusterSnapshot } from '../core/rules/facts';
+import type { SeveritySetting } from '../core/rules/severity';
 import { settingDefault, type SettingKey } from './settings';
 
 export type { ClusterSnapshot };
@@ -28,8 +29,6 @@ export interface StatusParams {
 /** The `skipped` reason for a YAML document that holds no Kubernetes objects. */
 export const NOT_KUBERNETES = 'not a Kubernetes file';
 
-type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
-
 /**
  * The `kubeWindows` settings section as `workspace.getConfiguration('kubeWindows')` nests it, which is
  * also what a `workspace/configuration` request for section `kubeWindows` returns, and what the
@@ -38,7 +37,7 @@ type RuleSeveritySetting = 'error' | 'warning' | 'info' | 'off';
 export interface KubeWindowsSettings {
   enable: boolean;
   debounceMs: number;
-  rules: Record<string, RuleSeveritySetting>;
+  rules: Record<string, SeveritySetting>;
   flavour: 'auto' | 'openshift' | 'kubernetes';
   files: { include: string[]; exclude: string[] };
   helm: { valuesFiles: string[] };

@@ -1,7 +1,7 @@
 // The kubeWindows.* settings as package.json contributes them (`contributes.configuration`): their
 // names, defaults and bounds, read from package.json itself (esbuild bundles the JSON), so that each
 // default is written once, where VS Code reads it too. The extension's reader (extension/config.ts)
-// and the language server's (server/settings.ts) both take their defaults from here. No `vscode`.
+// and the language server's (server/settings.ts) both check values with settingValue. No `vscode`.
 import { contributes } from '../../package.json';
 
 const PROPERTIES = contributes.configuration.properties;
@@ -18,7 +18,7 @@ export function settingDefault<K extends SettingKey>(key: K): (typeof PROPERTIES
 }
 
 /** The `minimum` / `maximum` package.json gives a number setting (absent bounds are infinite). */
-export function settingRange(key: SettingKey): { minimum: number; maximum: number } {
+function settingRange(key: SettingKey): { minimum: number; maximum: number } {
   const p = PROPERTIES[key] as { minimum?: number; maximum?: number };
   return { minimum: p.minimum ?? -Infinity, maximum: p.maximum ?? Infinity };
 }
@@ -26,11 +26,12 @@ export function settingRange(key: SettingKey): { minimum: number; maximum: numbe
 /**
  * A value read from a settings file, checked against the setting's JSON schema in package.json: a
  * value of the wrong type, or a string outside its `enum`, is the default; a number outside
- * `minimum` / `maximum` is brought within them. Settings files are edited by hand, and VS Code
- * passes on whatever they hold.
+ * `minimum` / `maximum` is brought within them; an object's entries whose value is outside
+ * `additionalProperties.enum` are left out. Settings files are edited by hand, and VS Code (or
+ * another editor's client) passes on whatever they hold.
  */
 export function settingValue<K extends SettingKey>(key: K, raw: unknown): (typeof PROPERTIES)[K]['default'] {
-  const p = PROPERTIES[key] as { type: string; enum?: string[] };
+  const p = PROPERTIES[key] as { type: string; enum?: string[]; additionalProperties?: { enum?: string[] } };
   const fallback = settingDefault(key);
   switch (p.type) {
     case 'boolean':
@@ -46,10 +47,17 @@ export function settingValue<K extends SettingKey>(key: K, raw: unknown): (typeo
     case 'array':
       return Array.isArray(raw) && raw.every((x) => typeof x === 'string') ? ([...raw] as typeof fallback) : fallback;
     case 'object':
-      return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (copy(raw) as typeof fallback) : fallback;
+      return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (allowedEntries(p, copy(raw as Record<string, unknown>)) as typeof fallback) : fallback;
     default:
       return fallback;
   }
+}
+
+/** The object without the entries whose value the schema's `additionalProperties.enum` does not allow. */
+function allowedEntries(p: { additionalProperties?: { enum?: string[] } }, value: Record<string, unknown>): Record<string, unknown> {
+  const allowed = p.additionalProperties?.enum;
+  if (!allowed) return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string' && allowed.includes(v)));
 }
 
 /** A deep copy of JSON data. VS Code hands out settings objects behind read-only proxies, which structuredClone refuses. */

@@ -18,7 +18,7 @@ import { wmcoInstallSteps } from '../../src/bootstrap/wmco-install';
 import { runPlan } from '../../src/bootstrap/runner';
 import { clusterMirrorObjects } from '../../src/bootstrap/mirrors-apply';
 import { mirrorEntriesOf, renderHostsToml } from '../../src/core/mirrors/render';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { idms, itms, openshiftClusterConfig } from '../support/kube-seed';
 import { CONTEXT_ADMIN, expectStatus, fromEmulatorSeed, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
 import { spawn } from 'node:child_process';

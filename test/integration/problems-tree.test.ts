@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ProblemsTree, type ProblemNode } from '../../src/cluster/problems';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { LineIndex, type Range } from '../../src/core/manifest/text';
 import type { Emulator } from '../support/kube-api-emulator';
 import { startProblemsEmulator, writeProblemsKubeconfig } from '../support/problems-seed';

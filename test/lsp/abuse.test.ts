@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CancellationTokenSource, HoverRequest, CodeActionRequest, type Diagnostic } from 'vscode-languageserver-protocol/node';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { LineIndex } from '../../src/core/manifest/text';
 import { TestClient } from '../support/lsp-client';
 import { Rng, seedFromEnv } from '../support/yaml-gen';

@@ -1,5 +1,5 @@
 // Test helpers around the engine: run a check on YAML text, pick findings, apply a fix and re-check.
-import { checkText, type CheckOptions } from '../../src/core/rules/engine';
+import { checkText, type CheckOptions } from '../../src/core/rules/checker';
 import type { Finding } from '../../src/core/rules/types';
 import { LineIndex } from '../../src/core/manifest/text';
 import { applyTextEdits } from '../../src/core/manifest/edits';

@@ -3,7 +3,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ManifestDocument } from '../../src/core/manifest/document';
 import { locate, spanFor, type Path } from '../../src/core/manifest/path';
-import { keyString, type PNode } from '../../src/core/manifest/tree';
+import { keyString, type PNode } from '../../src/core/manifest/positional-tree';
 import { load11 } from './yaml-gen';
 
 /** The column of `pos` in `text`: re-reading a span at its own column keeps block scalars and plain continuations valid. */

@@ -2,7 +2,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { completionsAt, snippetToText, type CompletionItem } from '../../src/core/editor/completion';
 import { hoverAt } from '../../src/core/editor/hover';
-import { nodeAt, positionContext } from '../../src/core/editor/context';
+import { positionContext } from '../../src/core/editor/context';
+import { nodeAt } from '../../src/core/editor/node-at';
 import { getAt } from '../../src/core/manifest/path';
 import { Rng, genWorkload, load11, mutate, seedFromEnv, toCrlf, withSeed } from '../support/yaml-gen';
 

@@ -8,7 +8,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { SETTING_KEYS } from '../../src/shared/settings';
-import { normalizeSettings, DEFAULT_SETTINGS as SERVER_DEFAULTS } from '../../src/server/settings';
+import { readClientSettings } from '../../src/server/settings';
 import { DEFAULT_MIRROR_CONCURRENCY } from '../../src/bootstrap/mirrors-apply';
 import { DEFAULT_REBOOT_TIMEOUT_MINUTES } from '../../src/bootstrap/reboot';
 import { DEFAULT_LOG_CAP_BYTES } from '../../src/bootstrap/node-logs';
@@ -85,7 +85,22 @@ test('out-of-range numbers are brought within the contributed bounds, for every 
   const high = await read({ 'kubeWindows.mirrors.concurrency': 1000, 'kubeWindows.debounceMs': 99_999 });
   assert.deepEqual([high.config.mirrors.concurrency, high.config.debounceMs], [64, 2000]);
   // The language server brings debounceMs within the same bounds.
-  assert.equal(normalizeSettings({ debounceMs: 99_999 }).debounceMs, 2000);
+  assert.equal(readClientSettings({ debounceMs: 99_999 }).debounceMs, 2000);
+});
+
+test('the language server checks what any client sends with the same schema reader: junk is the default', () => {
+  const s = readClientSettings({
+    enable: 'no',
+    debounceMs: 'fast',
+    rules: { win070: 'off', WIN002: 'loud', WIN003: 3, WIN004: 'info' },
+    flavour: 'windows',
+    files: { include: 'x', exclude: ['a'] },
+    helm: [1],
+    trace: { server: 'verbose' },
+  });
+  // Rule ids in any case; a level outside the schema's enum is left out.
+  assert.deepEqual(s, { ...DEFAULT_SETTINGS, rules: { WIN070: 'off', WIN004: 'info' }, files: { include: DEFAULT_SETTINGS.files.include, exclude: ['a'] }, trace: { server: 'verbose' } });
+  for (const junk of [null, 42, 'x', [], { files: null, helm: { valuesFiles: [null] } }, { rules: ['error'] }]) assert.deepEqual(readClientSettings(junk), DEFAULT_SETTINGS);
 });
 
 test('path settings: trimmed, and a leading ~ is the home folder for the key file as for the payload folder', async () => {
@@ -99,10 +114,10 @@ test('path settings: trimmed, and a leading ~ is the home folder for the key fil
 test('the extension, the language server and the CLI start from the same defaults', async () => {
   const { server } = await read();
   assert.deepEqual(server, DEFAULT_SETTINGS);
-  const s = normalizeSettings(undefined);
-  assert.deepEqual(s, SERVER_DEFAULTS);
+  const s = readClientSettings(undefined);
+  assert.deepEqual(s, DEFAULT_SETTINGS);
   assert.deepEqual(
-    { enable: s.enable, debounceMs: s.debounceMs, rules: s.rules, flavour: s.flavour, include: s.include, exclude: s.exclude },
+    { enable: s.enable, debounceMs: s.debounceMs, rules: s.rules, flavour: s.flavour, include: s.files.include, exclude: s.files.exclude },
     { enable: server.enable, debounceMs: server.debounceMs, rules: server.rules, flavour: server.flavour, include: server.files.include, exclude: server.files.exclude },
   );
   // The CLI's defaults are the engine's; the settings must say the same.

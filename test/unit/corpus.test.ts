@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 
 // Real Windows manifests from public repositories (see test/fixtures/corpus/SOURCES.tsv), checked
 // against a snapshot reviewed by hand. UPDATE_SNAPSHOT=1 rewrites it; review the diff before committing.

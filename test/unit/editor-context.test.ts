@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { nodeAt, positionContext, type PositionContext } from '../../src/core/editor/context';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { positionContext, type PositionContext } from '../../src/core/editor/context';
+import { nodeAt } from '../../src/core/editor/node-at';
 import { loadManifest } from '../../src/core/manifest/document';
 import { Rng, genWorkload, seedFromEnv, toCrlf, withSeed } from '../support/yaml-gen';
 
@@ -387,4 +390,21 @@ test("oracle: on valid YAML the line-based path of every scalar value is the par
     }
   }
   assert.ok(compared > 1000, `${compared} values compared`);
+});
+
+test('completion never parses: nothing it imports, directly or not, loads a YAML document', () => {
+  // Compiled to out/test/unit/: the repository root is three levels up.
+  const root = resolve(__dirname, '..', '..', '..');
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gms)) visit(`${resolve(dirname(file), m[1])}.ts`);
+  };
+  visit(join(root, 'src', 'core', 'editor', 'completion.ts'));
+  const reached = [...seen].map((f) => relative(root, f).split(sep).join('/'));
+  assert.ok(reached.includes('src/core/editor/context.ts'));
+  for (const loader of ['src/core/manifest/document.ts', 'src/core/manifest/split.ts', 'src/core/editor/node-at.ts', 'src/core/editor/hover.ts']) {
+    assert.ok(!reached.includes(loader), `completion reaches ${loader}`);
+  }
 });

@@ -380,7 +380,7 @@ function allPathsValue(value: unknown, path: (string | number)[]): unknown {
 
 test('scalars written into flow collections are quoted when flow indicators would change their meaning', async () => {
   const { parseEvents, load } = await import('js-yaml');
-  const { buildTree } = await import('../../src/core/manifest/tree');
+  const { buildTree } = await import('../../src/core/manifest/positional-tree');
   const { opToEdits, applyTextEdits } = await import('../../src/core/manifest/edits');
   const cases: [string, import('../../src/core/manifest/edits').EditOp, unknown][] = [
     ['a: {u: x, v: 1}\n', { op: 'set', path: ['a', 'u'], value: 'DOM,X\\user' }, { a: { u: 'DOM,X\\user', v: 1 } }],

@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { loadManifest } from '../../src/core/manifest/document';
 import { LineIndex } from '../../src/core/manifest/text';
 import { applyTextEdits, type TextEdit } from '../../src/core/manifest/edits';

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { fixText } from '../../src/core/rules/fix';
 import { loadManifest } from '../../src/core/manifest/document';
 import { applyTextEdits, EditError, opToEdits, type EditOp } from '../../src/core/manifest/edits';

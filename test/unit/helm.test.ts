@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 
 const TEMPLATE = `{{- /* a Windows agent */ -}}
 apiVersion: apps/v1

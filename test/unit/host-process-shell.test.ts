@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dump } from 'js-yaml';
 import { hostProcessShellPod, powershellImageFor, SHELL_CONTAINER } from '../../src/core/windows/host-process-shell';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 
 const build = (label: string) => ({ 'node.kubernetes.io/windows-build': label, 'kubernetes.io/os': 'windows' });
 

@@ -3,7 +3,7 @@
 // file must not hide the findings of the others.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkText, type CheckOptions, type CheckResult } from '../../src/core/rules/engine';
+import { checkText, type CheckOptions, type CheckResult } from '../../src/core/rules/checker';
 import { fixText } from '../../src/core/rules/fix';
 import { Rng } from '../support/yaml-gen';
 

@@ -4,10 +4,10 @@ import { parseEvents } from 'js-yaml';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { loadSpans } from '../../src/core/manifest/document';
 import { splitDocuments, splitDocumentsFrom } from '../../src/core/manifest/split';
-import { buildTree } from '../../src/core/manifest/tree';
-import { checkText } from '../../src/core/rules/engine';
+import { buildTree } from '../../src/core/manifest/positional-tree';
+import { checkText } from '../../src/core/rules/checker';
 import { Analyzer, widenWindow, type Analysis, type ChangeWindow } from '../../src/server/analysis';
-import { DEFAULT_SETTINGS } from '../../src/server/settings';
+import { DEFAULT_SETTINGS } from '../../src/shared/protocol';
 import { deployment } from '../support/manifests';
 
 const WIN = `os: {name: windows}

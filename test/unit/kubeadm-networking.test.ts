@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dump } from 'js-yaml';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import {
   existingDaemonSet,
   kubeProxyWindows,

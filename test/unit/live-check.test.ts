@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { load } from 'js-yaml';
 import { checkLive, isCheckedObject, withoutServerDefaults, type LiveState } from '../../src/core/live/check';
 import { readSnapshotText } from '../../src/core/live/snapshot-file';
-import { checkObject, checkText, gatherObjectFacts } from '../../src/core/rules/engine';
+import { checkObject, checkText, gatherObjectFacts } from '../../src/core/rules/checker';
 import { locate, pathString } from '../../src/core/manifest/path';
 import { loadManifest } from '../../src/core/manifest/document';
 

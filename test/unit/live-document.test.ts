@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withoutServerDefaults } from '../../src/core/live/check';
 import { findObject, liveDocument, liveYaml, objectTitle, shownObject } from '../../src/core/live/document';
-import { checkObject, checkText } from '../../src/core/rules/engine';
+import { checkObject, checkText } from '../../src/core/rules/checker';
 import { parseFieldPath, pathString } from '../../src/core/manifest/path';
 import { LineIndex, type Range } from '../../src/core/manifest/text';
 import type { Obj } from '../../src/core/manifest/path';

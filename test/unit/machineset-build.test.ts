@@ -19,7 +19,7 @@ import {
   type MachineApiObject,
 } from '../../src/core/openshift/machineset';
 import { CLUSTER, INFRA, linuxWorkerMachineSet, PLATFORMS, wmcoReference } from '../support/machine-api-seed';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 
 for (const platform of PLATFORMS) {
   test(`${platform}: made from the installer's Linux worker MachineSet, the YAML parses to WMCO's documented Windows MachineSet`, () => {

@@ -10,7 +10,7 @@ import { YAML11_SCHEMA } from 'js-yaml';
 import { forEachDocument, loadManifest, openManifest, type ManifestDocument } from '../../src/core/manifest/document';
 import { splitDocuments } from '../../src/core/manifest/split';
 import { locate, spanFor, type Path, type Target } from '../../src/core/manifest/path';
-import { keyString, type PNode } from '../../src/core/manifest/tree';
+import { keyString, type PNode } from '../../src/core/manifest/positional-tree';
 import { LineIndex } from '../../src/core/manifest/text';
 import { positionProblems } from '../support/positions';
 import { Rng, genDocument, genStream, seedFromEnv, toCrlf, withSeed } from '../support/yaml-gen';

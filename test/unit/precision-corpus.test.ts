@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 
 // Real Windows manifests nobody here wrote (test/fixtures/precision-corpus/SOURCES.tsv), each finding
 // judged by hand in VERDICTS.tsv. A finding judged false must not come back; a finding judged true

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { checkLive, type LiveState } from '../../src/core/live/check';
 import { readSnapshotText } from '../../src/core/live/snapshot-file';
 import { storageFactsOf } from '../../src/core/live/storage';
-import { checkObject, gatherObjectFacts } from '../../src/core/rules/engine';
+import { checkObject, gatherObjectFacts } from '../../src/core/rules/checker';
 import type { ClusterSnapshot, StorageFacts } from '../../src/core/rules/facts';
 import { csiDriverOf } from '../../src/core/rules/families/storage';
 import { only } from '../support/check';

@@ -8,7 +8,7 @@ import { parseAllDocuments, parseDocument, visit } from 'yaml';
 import { writeYaml, yamlDocument, yamlText } from '../../src/core/manifest/yaml-writer';
 import { loadManifest } from '../../src/core/manifest/document';
 import { applyTextEdits, opToEdits } from '../../src/core/manifest/edits';
-import { checkText } from '../../src/core/rules/engine';
+import { checkText } from '../../src/core/rules/checker';
 import { fixText } from '../../src/core/rules/fix';
 import { liveYaml } from '../../src/core/live/document';
 import { renderPlan } from '../../src/bootstrap/render';

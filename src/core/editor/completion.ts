@@ -6,7 +6,7 @@
 import { WINDOWS_BUILDS } from '../windows/builds';
 import { positionContext, type PositionContext, type Segment } from './context';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
-import { DOCS } from './hover';
+import { DOCS } from './docs';
 import { POD_SPEC_PATHS } from '../manifest/workloads';
 
 export interface CompletionItem {

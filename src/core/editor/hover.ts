@@ -5,7 +5,8 @@
  */
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { Span } from '../manifest/text';
-import { CONTAINER_GROUPS, objectsOf, podSpecOf } from '../manifest/workloads';
+import { CONTAINER_GROUPS, objectsOf, podSpecOf, type PodSpecView } from '../manifest/workloads';
+import { hostProcessInfo } from '../rules/helpers';
 import {
   WINDOWS_BUILDS,
   buildByNumber,
@@ -18,7 +19,9 @@ import {
   windowsImageEvidence,
   type WindowsBuild,
 } from '../windows/builds';
-import { nodeAt, type NodeAt, type Segment } from './context';
+import type { Segment } from './context';
+import { DOCS } from './docs';
+import { nodeAt, type NodeAt } from './node-at';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
 export interface FieldHover {
@@ -26,16 +29,6 @@ export interface FieldHover {
   /** File offsets of the key or value the hover is about. */
   range: Span;
 }
-
-export const DOCS = {
-  intro: 'https://kubernetes.io/docs/concepts/windows/intro/',
-  userGuide: 'https://kubernetes.io/docs/concepts/windows/user-guide/',
-  hostProcess: 'https://kubernetes.io/docs/tasks/configure-pod-container/create-hostprocess-pod/',
-  runAsUserName: 'https://kubernetes.io/docs/tasks/configure-pod-container/configure-runasusername/',
-  gmsa: 'https://kubernetes.io/docs/tasks/configure-pod-container/configure-gmsa/',
-  runtimeClass: 'https://kubernetes.io/docs/concepts/containers/runtime-class/',
-  networking: 'https://kubernetes.io/docs/concepts/services-networking/windows-networking/',
-} as const;
 
 const WINDOWS_OPTION_FIELDS = new Set(['hostProcess', 'runAsUserName', 'gmsaCredentialSpecName', 'gmsaCredentialSpec']);
 
@@ -63,6 +56,7 @@ interface PodHit {
   /** Path relative to the pod spec. */
   rel: Segment[];
   spec: Obj;
+  view: PodSpecView;
 }
 
 /** The pod spec holding the path, if any: the path relative to it, and the spec. */
@@ -71,7 +65,7 @@ function inPodSpec(node: NodeAt): PodHit | undefined {
     const pod = podSpecOf(object);
     if (!pod) continue;
     if (pod.path.length <= node.path.length && pod.path.every((seg, i) => node.path[i] === seg)) {
-      return { rel: node.path.slice(pod.path.length), spec: pod.spec };
+      return { rel: node.path.slice(pod.path.length), spec: pod.spec, view: pod };
     }
   }
   return undefined;
@@ -114,7 +108,7 @@ function describe(node: NodeAt): string | undefined {
   if (node.target === 'value' && last === 'image' && typeof node.value === 'string' && isContainerPath(path)) return imageHover(node.value);
 
   // hostNetwork, where the pod is a Windows pod.
-  if (rel && rel.length === 1 && last === 'hostNetwork' && pod && windowsPod(pod.spec)) return hostNetworkHover(pod.spec);
+  if (rel && rel.length === 1 && last === 'hostNetwork' && pod && windowsPod(pod.spec)) return hostNetworkHover(pod.view);
   return undefined;
 }
 
@@ -322,8 +316,8 @@ function imageHover(raw: string): string | undefined {
   return md(`Windows image: ${name}`, sentences, DOCS.userGuide);
 }
 
-function hostNetworkHover(spec: Obj): string {
-  const hostProcess = hasHostProcess(spec);
+function hostNetworkHover(pod: PodSpecView): string {
+  const hostProcess = hostProcessInfo(pod).any;
   return md(
     'hostNetwork on Windows',
     [
@@ -351,11 +345,6 @@ function containersOf(spec: Obj): Obj[] {
     if (Array.isArray(list)) for (const c of list) if (isObj(c)) out.push(c);
   }
   return out;
-}
-
-function hasHostProcess(spec: Obj): boolean {
-  if (windowsOptionsOf(spec.securityContext)?.hostProcess === true) return true;
-  return containersOf(spec).some((c) => windowsOptionsOf(c.securityContext)?.hostProcess === true);
 }
 
 /** The pod declares or selects Windows, or sets Windows-only options, or runs a Windows image. */

@@ -1,6 +1,6 @@
 // The ordinary check on a chart template: neutralise, check the YAML that is left, then bring every
 // finding back to the template's own lines and drop those about values a template action computes.
-import { checkText, type CheckOptions, type CheckResult } from '../rules/engine';
+import { checkText, type CheckOptions, type CheckResult } from '../rules/checker';
 import type { Finding, FixOut } from '../rules/types';
 import { LineIndex, type Position, type Range } from '../manifest/text';
 import { neutralise, type Neutralised, type OutLine } from './neutralise';

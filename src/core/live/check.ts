@@ -3,9 +3,9 @@
 // explanations, and the findings per object located by field path. cluster/live.ts reads; this decides.
 import { getAt, isObj, type Obj } from '../manifest/path';
 import { POD_SPEC_PATHS } from '../manifest/workloads';
-import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/engine';
+import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/checker';
 import type { ClusterSnapshot, Flavour } from '../rules/facts';
-import type { Severity } from '../rules/types';
+import { SEVERITY_RANK, type Severity } from '../rules/severity';
 import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type Explanation, type MirrorSetFacts, type NodeFacts } from './explain';
 
 /** The kinds the live check reads, in output order; `openshift` ones exist only there. */
@@ -76,8 +76,6 @@ export interface LiveOptions {
   minSeverity?: Severity;
 }
 
-const RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
-
 /**
  * Whether the rules run on an object: everything but what a controller the check also reads created
  * (a Deployment's ReplicaSets, a CronJob's Jobs, a controller's Pods), whose findings would repeat.
@@ -130,7 +128,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   const checkOptions = liveCheckOptions(state, options);
   const explainFacts: ExplainFacts = { cluster: state.snapshot, ...(state.mirrorSets ? { mirrorSets: state.mirrorSets } : {}) };
   const enabled = ruleFilter(options.check);
-  const threshold = RANK[options.minSeverity ?? 'info'];
+  const threshold = SEVERITY_RANK[options.minSeverity ?? 'info'];
 
   const nodes = new Map<string, NodeFacts>();
   for (const n of state.windowsNodes) {
@@ -185,7 +183,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       }
     }
     if (counted) objects++;
-    const kept = findings.filter((f) => enabled(f.ruleId) && RANK[f.severity] >= threshold);
+    const kept = findings.filter((f) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold);
     if (kept.length === 0) continue;
     const namespace = getAt(object, ['metadata', 'namespace']);
     reports.push({

@@ -7,7 +7,7 @@ import { loadManifest } from '../manifest/document';
 import { getAt, isObj, parseFieldPath, spanFor, type Obj } from '../manifest/path';
 import { LineIndex, type Range } from '../manifest/text';
 import { writeYaml } from '../manifest/yaml-writer';
-import { checkText, type CheckOptions } from '../rules/engine';
+import { checkText, type CheckOptions } from '../rules/checker';
 import type { Finding } from '../rules/types';
 import { withoutServerDefaults, type LiveFinding } from './check';
 

@@ -2,7 +2,7 @@ import { constructFromEvents, parseEvents, EVENT_ID, YAML11_SCHEMA, type Event }
 import { parseWithQuotedTabs } from './quoted-tabs';
 import { splitDocuments } from './split';
 import { LineIndex, detectNewline, type Span } from './text';
-import { buildTree, type PNode } from './tree';
+import { buildTree, type PNode } from './positional-tree';
 
 // Read once: through the bundler's interop every `EVENT_ID.X` is a getter call, and these run per event.
 const EV_DOCUMENT = EVENT_ID.DOCUMENT;

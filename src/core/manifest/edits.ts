@@ -1,5 +1,5 @@
 import { locate, type Located, type Path } from './path';
-import { deref, type PMap, type PNode, type PPair, type PSeq } from './tree';
+import { deref, type PMap, type PNode, type PPair, type PSeq } from './positional-tree';
 import type { Span } from './text';
 import { writeYaml } from './yaml-writer';
 

@@ -1,4 +1,4 @@
-import { deref, isMergeKey, keyString, type PMap, type PNode, type PPair, type PSeq } from './tree';
+import { deref, isMergeKey, keyString, type PMap, type PNode, type PPair, type PSeq } from './positional-tree';
 import type { Span } from './text';
 
 /** A path into a document value: map keys and sequence indexes, e.g. `['spec', 'containers', 0, 'image']`. */

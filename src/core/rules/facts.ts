@@ -1,6 +1,7 @@
 import type { LabelSelector } from '../drain';
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
 /** Facts about a RuntimeClass that decide whether pods using it land on Windows nodes. */
 export interface RuntimeClassFacts {
@@ -116,9 +117,9 @@ export function isOpenShift(facts: Facts): boolean {
 const WINDOWS_HANDLERS = new Set(['runhcs-wcow-process', 'runhcs-wcow-hypervisor']);
 
 export function runtimeClassIsWindows(handler: string, nodeSelector: Record<string, string>): boolean {
-  const os = nodeSelector['kubernetes.io/os'] ?? nodeSelector['beta.kubernetes.io/os'];
+  const os = nodeSelector[OS_LABEL] ?? nodeSelector[BETA_OS_LABEL];
   if (typeof os === 'string') return os.toLowerCase() === 'windows';
-  return WINDOWS_HANDLERS.has(handler) || 'node.kubernetes.io/windows-build' in nodeSelector;
+  return WINDOWS_HANDLERS.has(handler) || BUILD_LABEL in nodeSelector;
 }
 
 const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
@@ -147,7 +148,7 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
       const handler = typeof v.handler === 'string' ? v.handler : '';
       const nodeSelector = stringMap(getAt(v, ['scheduling', 'nodeSelector']));
       const tolerations = getAt(v, ['scheduling', 'tolerations']);
-      const build = nodeSelector['node.kubernetes.io/windows-build'];
+      const build = nodeSelector[BUILD_LABEL];
       facts.runtimeClasses.set(object.name, {
         name: object.name,
         handler,

@@ -2,8 +2,8 @@ import { LineIndex } from '../manifest/text';
 import { applyTextEdits, EditError, opToEdits, type TextEdit } from '../manifest/edits';
 import { loadManifest } from '../manifest/document';
 import type { Path } from '../manifest/path';
-import type { PNode } from '../manifest/tree';
-import { checkText, type CheckOptions, type CheckResult } from './engine';
+import type { PNode } from '../manifest/positional-tree';
+import { checkText, type CheckOptions, type CheckResult } from './checker';
 import type { Finding } from './types';
 
 export interface FixResult {

@@ -3,7 +3,11 @@ import { yamlRules } from './families/yaml';
 import { podSecurityRules } from './families/pod-security';
 import { hostProcessRules } from './families/host-process';
 import { windowsOptionsRules } from './families/windows-options';
-import { runtimeRules } from './families/runtime';
+import { linuxOnlyRules } from './families/linux-only';
+import { resourceRules } from './families/resources';
+import { volumeRules } from './families/volumes';
+import { hostNetworkRules } from './families/host-network';
+import { commandRules } from './families/commands';
 import { storageRules } from './families/storage';
 import { schedulingRules } from './families/scheduling';
 import { imageRules } from './families/images';
@@ -21,7 +25,11 @@ export const RULES: Rule[] = [
   ...podSecurityRules,
   ...hostProcessRules,
   ...windowsOptionsRules,
-  ...runtimeRules,
+  ...linuxOnlyRules,
+  ...resourceRules,
+  ...volumeRules,
+  ...hostNetworkRules,
+  ...commandRules,
   ...storageRules,
   ...schedulingRules,
   ...imageRules,

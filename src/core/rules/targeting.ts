@@ -2,7 +2,7 @@ import { getAt, isObj, type Path } from '../manifest/path';
 import type { PodSpecView } from '../manifest/workloads';
 import { windowsImageEvidence } from '../windows/builds';
 import type { Facts } from './facts';
-import { BUILD_LABEL } from '../well-known';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
 export type Signal = 'os-field' | 'node-selector' | 'node-affinity' | 'windows-build' | 'runtime-class' | 'toleration' | 'windows-options' | 'image' | 'command';
 
@@ -24,7 +24,7 @@ export interface Targeting {
   builds: { value: string; path: Path; via: 'node-selector' | 'node-affinity' | 'runtime-class'; runtimeClass?: string }[];
 }
 
-export const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];
+export const OS_LABELS = [OS_LABEL, BETA_OS_LABEL];
 
 const WINDOWS_TAINT_KEYS = new Set(['os', 'node.kubernetes.io/os']);
 
@@ -93,7 +93,7 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
     if (rc?.windows) {
       evidence.push({ signal: 'runtime-class', os: 'windows', path: [...p, 'runtimeClassName'], detail: `RuntimeClass ${rcName} schedules onto Windows nodes`, strong: true });
       if (rc.build) builds.push({ value: rc.build, path: [...p, 'runtimeClassName'], via: 'runtime-class', runtimeClass: rcName });
-    } else if (rc && (rc.nodeSelector['kubernetes.io/os'] ?? '').toLowerCase() === 'linux') {
+    } else if (rc && (rc.nodeSelector[OS_LABEL] ?? '').toLowerCase() === 'linux') {
       evidence.push({ signal: 'runtime-class', os: 'linux', path: [...p, 'runtimeClassName'], detail: `RuntimeClass ${rcName} schedules onto Linux nodes`, strong: true });
     } else if (!rc && /win/i.test(rcName)) {
       evidence.push({ signal: 'runtime-class', os: 'windows', path: [...p, 'runtimeClassName'], detail: `runtimeClassName ${rcName} suggests Windows`, strong: false });

@@ -4,9 +4,10 @@ import type { ObjectView, PodSpecView } from '../manifest/workloads';
 import type { Range, Span } from '../manifest/text';
 import type { Targeting } from './targeting';
 import type { Facts } from './facts';
+import type { Severity } from './severity';
 
-export type Severity = 'error' | 'warning' | 'info';
-export const SEVERITY_RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+export type { Severity } from './severity';
+export { SEVERITY_RANK } from './severity';
 
 export interface FixSpec {
   title: string;

@@ -1,7 +1,10 @@
 // What a preflight check found, as plain data: the BYOH and kubeadm joins' host checks
 // (src/bootstrap/preflight.ts) and the kubeadm cluster checks (./kubeadm-cluster.ts) return these.
 
-export type FindingSeverity = 'error' | 'warning' | 'info';
+import type { Severity } from '../rules/severity';
+
+/** A check's outcome uses the rules' severities: the same words, ranked the same way. */
+export type FindingSeverity = Severity;
 
 /** What the engine can set up itself when the user agrees. */
 export type FixKind = 'install-wmco' | 'create-key-secret';

@@ -2,33 +2,11 @@ import type { EditOp } from '../../manifest/edits';
 import { isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
-import { apiField, containerField, deleteFix, objAt } from '../helpers';
+import { apiField, asBoolean, containerField, containerWord, declaredLinux, deleteFix, hostProcessInfo, type HostProcessInfo, objAt } from '../helpers';
 import type { PodRule, Report } from '../types';
-
-/** What validateWindowsHostProcessPod sees: the pod value, each container's value and whether it is HostProcess. */
-export interface HostProcessInfo {
-  /** `spec.securityContext.windowsOptions.hostProcess` when it is a boolean. */
-  pod: boolean | undefined;
-  containers: { c: ContainerView; own: boolean | undefined; hostProcess: boolean }[];
-  /** At least one container is a HostProcess container (explicitly or inherited). */
-  any: boolean;
-}
 
 const HP: Path = ['securityContext', 'windowsOptions', 'hostProcess'];
 const USER: Path = ['securityContext', 'windowsOptions', 'runAsUserName'];
-
-function bool(v: unknown): boolean | undefined {
-  return typeof v === 'boolean' ? v : undefined;
-}
-
-export function hostProcessInfo(pod: PodSpecView): HostProcessInfo {
-  const p = bool(objAt(pod.spec, ['securityContext', 'windowsOptions'])?.hostProcess);
-  const containers = pod.containers.map((c) => {
-    const own = bool(objAt(c.value, ['securityContext', 'windowsOptions'])?.hostProcess);
-    return { c, own, hostProcess: own === true || (own === undefined && p === true) };
-  });
-  return { pod: p, containers, any: containers.some((x) => x.hostProcess) };
-}
 
 /** Where the pod first becomes a HostProcess pod: the pod-level `hostProcess: true`, else the first container's. */
 function firstHostProcessPath(pod: PodSpecView, info: HostProcessInfo): Path {
@@ -42,10 +20,6 @@ function conflicting(info: HostProcessInfo, own: boolean | undefined): boolean {
   return info.pod !== undefined && own !== undefined && own !== info.pod;
 }
 
-function declaredLinux(pod: PodSpecView): boolean {
-  return objAt(pod.spec, ['os'])?.name === 'linux';
-}
-
 function nonEmptyString(v: unknown): v is string {
   return typeof v === 'string' && v !== '';
 }
@@ -53,10 +27,6 @@ function nonEmptyString(v: unknown): v is string {
 function quoteList(names: string[], max = 3): string {
   const shown = names.slice(0, max).map((n) => preview(n, 40));
   return names.length > max ? `${shown.join(', ')} and ${names.length - max} more` : shown.join(', ');
-}
-
-function containerWord(c: ContainerView): string {
-  return c.group === 'initContainers' ? 'init container' : c.group === 'ephemeralContainers' ? 'ephemeral container' : 'container';
 }
 
 const WIN010: PodRule = {
@@ -183,7 +153,7 @@ const WIN014: PodRule = {
     const podSc = objAt(pod.spec, ['securityContext']);
     const reports: Report[] = [];
     if (podSc?.runAsNonRoot === true) {
-      const affected = info.containers.filter((x) => x.hostProcess && bool(objAt(x.c.value, ['securityContext'])?.runAsNonRoot) === undefined);
+      const affected = info.containers.filter((x) => x.hostProcess && asBoolean(objAt(x.c.value, ['securityContext'])?.runAsNonRoot) === undefined);
       if (affected.length > 0) {
         const path = [...pod.path, 'securityContext', 'runAsNonRoot'];
         reports.push({

@@ -2,24 +2,17 @@ import { getAt, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { buildByNumber, dockerHubMicrosoftSuccessor, imageBuild, isImageCompatible, linuxOnlyImage, parseBuildLabel, parseImage, retagForBuild, windowsImageEvidence } from '../../windows/builds';
-import { isSet } from '../helpers';
-import { inferredFrom } from './scheduling';
+import { hostProcessInfo, inferredFrom, isSet } from '../helpers';
 import { type Targeting } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
 import type { FixSpec, PodRule } from '../types';
 
-/** Effective HostProcess flag of a container: its own setting, else the pod's. */
-function isHostProcess(pod: PodSpecView, c: ContainerView): boolean {
-  const own = getAt(c.value, ['securityContext', 'windowsOptions', 'hostProcess']);
-  if (typeof own === 'boolean') return own;
-  return getAt(pod.spec, ['securityContext', 'windowsOptions', 'hostProcess']) === true;
-}
-
 /** Containers with an image that names a Windows build, HostProcess ones left out (no version coupling). */
 function buildImages(pod: PodSpecView): { c: ContainerView; image: string; build: number; token: string }[] {
   const out: { c: ContainerView; image: string; build: number; token: string }[] = [];
+  const hostProcess = hostProcessInfo(pod);
   for (const c of pod.containers) {
-    if (!c.image || isHostProcess(pod, c)) continue;
+    if (!c.image || hostProcess.is(c)) continue;
     const named = imageBuild(parseImage(c.image));
     if (named) out.push({ c, image: c.image, build: named.build, token: named.token });
   }

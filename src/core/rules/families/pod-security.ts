@@ -1,53 +1,6 @@
 import { isObj } from '../../manifest/path';
-import { apiField, containerField, deleteFix, isSet, objAt } from '../helpers';
+import { apiField, containerField, deleteFix, isSet, LINUX_ONLY_CONTAINER_FIELDS, linuxOnlyPodFieldsSet, objAt } from '../helpers';
 import type { FixSpec, PodRule } from '../types';
-
-/** Pod-level fields validateWindows forbids once `spec.os.name` is windows, and when they count as set. */
-const POD_FIELDS: { path: string[]; when: 'set' | 'true' | 'nonEmpty' }[] = [
-  { path: ['securityContext', 'appArmorProfile'], when: 'set' },
-  { path: ['securityContext', 'seLinuxOptions'], when: 'set' },
-  { path: ['hostUsers'], when: 'set' },
-  { path: ['hostPID'], when: 'true' },
-  { path: ['hostIPC'], when: 'true' },
-  { path: ['securityContext', 'seccompProfile'], when: 'set' },
-  { path: ['securityContext', 'fsGroup'], when: 'set' },
-  { path: ['securityContext', 'fsGroupChangePolicy'], when: 'set' },
-  { path: ['securityContext', 'sysctls'], when: 'nonEmpty' },
-  { path: ['shareProcessNamespace'], when: 'set' },
-  { path: ['securityContext', 'runAsUser'], when: 'set' },
-  { path: ['securityContext', 'runAsGroup'], when: 'set' },
-  { path: ['securityContext', 'supplementalGroups'], when: 'set' },
-  { path: ['securityContext', 'supplementalGroupsPolicy'], when: 'set' },
-  { path: ['securityContext', 'seLinuxChangePolicy'], when: 'set' },
-];
-
-/** Container-level fields forbidden for Windows pods: any value, even `false` or `{}`. */
-export const CONTAINER_FIELDS = [
-  'appArmorProfile',
-  'seLinuxOptions',
-  'seccompProfile',
-  'capabilities',
-  'readOnlyRootFilesystem',
-  'privileged',
-  'allowPrivilegeEscalation',
-  'procMount',
-  'runAsUser',
-  'runAsGroup',
-];
-
-export function podFieldsSet(spec: Record<string, unknown>): string[][] {
-  const out: string[][] = [];
-  for (const f of POD_FIELDS) {
-    const parent = f.path.length === 1 ? spec : objAt(spec, f.path.slice(0, -1));
-    const key = f.path[f.path.length - 1];
-    if (!parent || !isSet(parent, key)) continue;
-    const v = parent[key];
-    if (f.when === 'true' && v !== true) continue;
-    if (f.when === 'nonEmpty' && !(Array.isArray(v) ? v.length > 0 : true)) continue;
-    out.push(f.path);
-  }
-  return out;
-}
 
 const WIN001: PodRule = {
   id: 'WIN001',
@@ -57,7 +10,7 @@ const WIN001: PodRule = {
   title: 'Pod-level field the API server forbids for Windows pods (hostPID, fsGroup, seccompProfile, runAsUser …).',
   check({ pod, target }, report) {
     if (!target.declared) return;
-    for (const rel of podFieldsSet(pod.spec)) {
+    for (const rel of linuxOnlyPodFieldsSet(pod.spec)) {
       const field = apiField(pod, rel);
       report({
         path: [...pod.path, ...rel],
@@ -79,7 +32,7 @@ const WIN002: PodRule = {
     for (const c of pod.containers) {
       const sc = objAt(c.value, ['securityContext']);
       if (!sc) continue;
-      for (const key of CONTAINER_FIELDS) {
+      for (const key of LINUX_ONLY_CONTAINER_FIELDS) {
         if (!isSet(sc, key)) continue;
         const path = [...c.path, 'securityContext', key];
         const fixes: FixSpec[] = [];

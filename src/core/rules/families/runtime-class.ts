@@ -3,7 +3,7 @@ import { preview } from '../../manifest/text';
 import { parseBuildLabel, WINDOWS_BUILDS } from '../../windows/builds';
 import { isOpenShift, runtimeClassIsWindows, stringMap } from '../facts';
 import { OS_LABELS } from '../targeting';
-import { BUILD_LABEL } from '../../well-known';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../../well-known';
 import type { ObjectRule, Rule } from '../types';
 
 const KINDS = ['RuntimeClass'];
@@ -186,7 +186,7 @@ const RTC005: ObjectRule = {
   check({ object }, report) {
     if (!isRuntimeClass(object.apiVersion) || object.value.handler !== 'docker') return;
     const nodeSelector = stringMap(getAt(object.value, ['scheduling', 'nodeSelector']));
-    const os = (nodeSelector['kubernetes.io/os'] ?? nodeSelector['beta.kubernetes.io/os'] ?? '').toLowerCase();
+    const os = (nodeSelector[OS_LABEL] ?? nodeSelector[BETA_OS_LABEL] ?? '').toLowerCase();
     if (os === 'linux') return;
     const path = [...object.path, 'handler'];
     report({

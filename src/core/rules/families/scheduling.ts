@@ -1,14 +1,12 @@
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { PodSpecView } from '../../manifest/workloads';
-import { apiField, isSet, objAt } from '../helpers';
+import { apiField, inferredFrom, isSet, objAt } from '../helpers';
 import { isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
-import { OS_LABELS, type Targeting } from '../targeting';
-import { BUILD_LABEL } from '../../well-known';
+import { OS_LABELS } from '../targeting';
+import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../../well-known';
 import type { FixSpec, PodRule, Report } from '../types';
 
-const OS_LABEL = 'kubernetes.io/os';
-const BETA_OS_LABEL = 'beta.kubernetes.io/os';
 const REQUIRED = ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
 const PREFERRED = ['affinity', 'nodeAffinity', 'preferredDuringSchedulingIgnoredDuringExecution'];
 
@@ -66,16 +64,6 @@ function runtimeClassPinsWindows(rc: RuntimeClassFacts): boolean {
 function runtimeClassOf(pod: PodSpecView, facts: Facts): RuntimeClassFacts | undefined {
   const name = pod.spec.runtimeClassName;
   return typeof name === 'string' ? facts.runtimeClasses.get(name) : undefined;
-}
-
-/**
- * For pods whose Windows target is only inferred: the evidence, as a related place. Kept out of the
- * message so that the message stays the same once a fix adds spec.os.name.
- */
-export function inferredFrom(target: Targeting): { path: Path; message: string }[] | undefined {
-  if (target.declared) return undefined;
-  const e = target.evidence.find((x) => x.os === 'windows' && x.strong) ?? target.evidence.find((x) => x.os === 'windows');
-  return e ? [{ path: e.path, message: `Windows inferred from ${e.detail}` }] : undefined;
 }
 
 /** Where a pod-wide finding is shown: `os` when declared, else the pod spec key. */

@@ -3,9 +3,8 @@ import type { Obj, Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { isServerCoreFamily } from '../../windows/builds';
-import { apiField, containerField, deleteFix, objAt } from '../helpers';
+import { apiField, containerField, containerWord, declaredLinux, deleteFix, hostProcessInfo, objAt } from '../helpers';
 import type { FixSpec, PodRule, Reporter } from '../types';
-import { hostProcessInfo } from './host-process';
 
 /** One `windowsOptions` object: the pod's or a container's, with what messages and fixes need. */
 interface Site {
@@ -33,10 +32,6 @@ function sitesOf(pod: PodSpecView): Site[] {
 }
 
 /** windowsOptions validation runs regardless of the OS, but a linux pod already gets WIN003 for the whole object. */
-function declaredLinux(pod: PodSpecView): boolean {
-  return objAt(pod.spec, ['os'])?.name === 'linux';
-}
-
 /** Go's len(): UTF-8 bytes. */
 function byteLength(s: string): number {
   let n = 0;
@@ -264,8 +259,9 @@ const WIN028: PodRule = {
   },
 };
 
-function containerWord(c: ContainerView): string {
-  return c.group === 'initContainers' ? 'Init container' : c.group === 'ephemeralContainers' ? 'Ephemeral container' : 'Container';
+/** The word with its first letter in upper case, to start a sentence. */
+function capitalized(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 function gmsaKind(pod: PodSpecView, site: Site): string {
@@ -336,7 +332,7 @@ function checkNonRoot(pod: PodSpecView, report: Reporter) {
     report({
       path,
       target: 'value',
-      message: `${containerWord(c)} ${preview(c.name, 40)} ${why} while runAsNonRoot is true, so the kubelet refuses to start it (CreateContainerConfigError): "${cause}". Run it as ContainerUser.`,
+      message: `${capitalized(containerWord(c))} ${preview(c.name, 40)} ${why} while runAsNonRoot is true, so the kubelet refuses to start it (CreateContainerConfigError): "${cause}". Run it as ContainerUser.`,
       fixes: [{ title: 'Set windowsOptions.runAsUserName: ContainerUser', ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }] }],
       related,
     });

@@ -1,3 +1,5 @@
+// The rule checker: runs the rule registry over manifest text (checkText, documentChecker) and over
+// objects read from a cluster (checkObject), with the facts the rules need, and places findings.
 import { forEachDocument, openManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
 import { splitDocuments } from '../manifest/split';
 import { loadDocument } from '../manifest/document';
@@ -8,6 +10,7 @@ import { LineIndex, type Position, type Range, type Span } from '../manifest/tex
 import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
+import type { SeveritySetting } from './severity';
 import type { Finding, FixOut, ObjectRule, PodRule, Report, Rule, Severity } from './types';
 
 export interface CheckOptions {
@@ -16,7 +19,7 @@ export interface CheckOptions {
   /** These rules do not run. */
   disable?: string[];
   /** Per-rule severity, or `off`. */
-  severity?: Record<string, Severity | 'off'>;
+  severity?: Record<string, SeveritySetting>;
   flavour?: Flavour;
   cluster?: ClusterSnapshot;
   /** Facts gathered beforehand across several files; gathered from this text when absent. */
@@ -76,7 +79,7 @@ interface ActiveRules {
   pod: PodRule[];
   objectByKind: Map<string, ObjectRule[]>;
   enabled: (id: string) => boolean;
-  severityOf: (id: string, proposed: Severity) => Severity | 'off';
+  severityOf: (id: string, proposed: Severity) => SeveritySetting;
 }
 
 function activeRules(options: CheckOptions): ActiveRules {

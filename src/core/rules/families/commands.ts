@@ -1,0 +1,135 @@
+// Runtime family, commands: programs an exec command, probe or lifecycle hook starts that do not
+// exist in Windows images (a POSIX shell, Windows PowerShell on Nano Server).
+import { getAt, type Path } from '../../manifest/path';
+import type { ContainerView } from '../../manifest/workloads';
+import { preview } from '../../manifest/text';
+import { isNanoServer, parseImage } from '../../windows/builds';
+import { containerField, hostProcessInfo } from '../helpers';
+import type { PodRule } from '../types';
+
+/** Places where a container runs a program by exec: its command, exec probes, exec lifecycle hooks. */
+interface ExecSite {
+  /** Path of the command list relative to the container. */
+  rel: Path;
+  what: string;
+  /** What happens when the program does not exist. */
+  outcome: string;
+  program: string;
+}
+
+const EXEC_PLACES: { rel: string[]; what: string; outcome: string }[] = [
+  { rel: ['command'], what: 'command', outcome: 'the container cannot start' },
+  { rel: ['livenessProbe', 'exec', 'command'], what: 'liveness probe', outcome: 'the probe always fails and the kubelet keeps restarting the container' },
+  { rel: ['readinessProbe', 'exec', 'command'], what: 'readiness probe', outcome: 'the probe always fails and the pod never becomes Ready' },
+  { rel: ['startupProbe', 'exec', 'command'], what: 'startup probe', outcome: 'the probe always fails and the container is restarted' },
+  { rel: ['lifecycle', 'postStart', 'exec', 'command'], what: 'postStart hook', outcome: 'the hook fails and the container is killed' },
+  { rel: ['lifecycle', 'preStop', 'exec', 'command'], what: 'preStop hook', outcome: 'the hook fails and the shutdown steps it holds never run' },
+];
+
+function execSites(c: ContainerView): ExecSite[] {
+  const out: ExecSite[] = [];
+  for (const place of EXEC_PLACES) {
+    const list = getAt(c.value, place.rel);
+    if (!Array.isArray(list) || typeof list[0] !== 'string') continue;
+    out.push({ rel: place.rel, what: place.what, outcome: place.outcome, program: list[0] });
+  }
+  return out;
+}
+
+/** The program name an exec command starts: first word, without directories, lower case. */
+function programName(program: string): string {
+  const first = program.trim().split(/\s+/)[0] ?? '';
+  const base = first.split(/[\\/]/).pop() ?? first;
+  return base.toLowerCase();
+}
+
+const POSIX_SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
+
+/** `sh`, `bash`, `/bin/…`, `/usr/bin/…`: programs that exist in Linux images only. */
+function isPosixProgram(program: string): boolean {
+  const first = (program.trim().split(/\s+/)[0] ?? '').toLowerCase();
+  if (POSIX_SHELLS.has(first)) return true;
+  return /^\/(usr\/(local\/)?)?s?bin\/./.test(first);
+}
+
+/** Windows builds of busybox (Kubernetes e2e test images) do ship `sh` and `/bin/*`. */
+function isBusybox(image: string | undefined): boolean {
+  if (!image) return false;
+  const repo = parseImage(image).repository;
+  return (repo.split('/').pop() ?? '') === 'busybox';
+}
+
+/** The bare Nano Server base image: no PowerShell of any kind inside. */
+function isBareNanoServer(image: string): boolean {
+  const ref = parseImage(image);
+  return (ref.registry === 'mcr.microsoft.com' && ref.repository === 'windows/nanoserver') || (ref.registry === 'docker.io' && ref.repository === 'microsoft/nanoserver');
+}
+
+/** mcr.microsoft.com/powershell on Nano Server: pwsh only, no Windows PowerShell. */
+function isPowerShellNanoImage(image: string): boolean {
+  const ref = parseImage(image);
+  return ref.registry === 'mcr.microsoft.com' && ref.repository === 'powershell' && /nanoserver/i.test(ref.tag ?? '');
+}
+
+const WIN060: PodRule = {
+  id: 'WIN060',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'warning',
+  title: 'Exec command, probe or lifecycle hook runs sh, bash or a /bin/ path in a Windows container: there is no POSIX shell on Windows.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    for (const c of pod.containers) {
+      if (isBusybox(c.image)) continue;
+      const nano = c.image !== undefined && isNanoServer(c.image);
+      for (const site of execSites(c)) {
+        if (!isPosixProgram(site.program)) continue;
+        const rel = [...site.rel, 0];
+        const instead = nano ? 'Use cmd /c … (Nano Server has no PowerShell)' : 'Use cmd /c … or powershell -Command …';
+        report({
+          path: [...c.path, ...rel],
+          target: 'value',
+          message: `${containerField(pod, c, rel)}: ${preview(site.program, 40)} is a Linux program and Windows has no POSIX shell, so ${site.outcome}. ${instead} instead.`,
+        });
+      }
+    }
+  },
+};
+
+const WIN061: PodRule = {
+  id: 'WIN061',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'warning',
+  title: 'powershell used as the program on a Nano Server image: Nano Server has no Windows PowerShell.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    const hp = hostProcessInfo(pod);
+    for (const c of pod.containers) {
+      // HostProcess containers run the host's programs, and the host has Windows PowerShell.
+      if (!c.image || hp.is(c)) continue;
+      const psImage = isPowerShellNanoImage(c.image);
+      if (!psImage && !isNanoServer(c.image)) continue;
+      for (const site of execSites(c)) {
+        const name = programName(site.program);
+        const windowsPowerShell = name === 'powershell' || name === 'powershell.exe';
+        const pwshOnBareNano = (name === 'pwsh' || name === 'pwsh.exe') && isBareNanoServer(c.image);
+        if (!windowsPowerShell && !pwshOnBareNano) continue;
+        const rel = [...site.rel, 0];
+        const missing = psImage
+          ? 'this PowerShell image is Nano Server based and has PowerShell 7 (pwsh), not Windows PowerShell'
+          : windowsPowerShell
+            ? 'Nano Server images have no Windows PowerShell'
+            : 'the Nano Server base image has no PowerShell at all';
+        const instead = psImage ? 'Use pwsh instead.' : 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.';
+        report({
+          path: [...c.path, ...rel],
+          target: 'value',
+          message: `${containerField(pod, c, rel)}: ${missing} (image ${preview(c.image, 60)}), so ${site.outcome}. ${instead}`,
+        });
+      }
+    }
+  },
+};
+
+export const commandRules: PodRule[] = [WIN060, WIN061];

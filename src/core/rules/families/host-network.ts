@@ -1,0 +1,45 @@
+// Runtime family, host networking: settings that assume a host network mode, which ordinary Windows
+// containers do not have (HostProcess containers share the node's network).
+import { apiField, deleteFix, hostProcessInfo } from '../helpers';
+import type { PodRule } from '../types';
+
+const WIN054: PodRule = {
+  id: 'WIN054',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'warning',
+  title: 'dnsPolicy: ClusterFirstWithHostNet on a Windows pod: not supported, Windows pods always run on a container network.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    if (pod.spec.dnsPolicy !== 'ClusterFirstWithHostNet') return;
+    // HostProcess pods share the node's network and resolver; the policy changes nothing there.
+    if (hostProcessInfo(pod).any) return;
+    const path = [...pod.path, 'dnsPolicy'];
+    report({
+      path,
+      target: 'value',
+      message: `${apiField(pod, ['dnsPolicy'])}: ClusterFirstWithHostNet is not supported on Windows because host networking is not provided; Windows pods always run on a container network. Use ClusterFirst.`,
+      fixes: [{ title: 'Change dnsPolicy to ClusterFirst', ops: [{ op: 'set', path, value: 'ClusterFirst' }] }],
+    });
+  },
+};
+
+const WIN055: PodRule = {
+  id: 'WIN055',
+  scope: 'pod',
+  family: 'runtime',
+  severity: 'warning',
+  title: 'hostNetwork: true on a Windows pod without HostProcess containers: Windows has no host networking mode for ordinary containers.',
+  check({ pod, target }, report) {
+    if (target.os !== 'windows') return;
+    if (pod.spec.hostNetwork !== true || hostProcessInfo(pod).any) return;
+    const path = [...pod.path, 'hostNetwork'];
+    report({
+      path,
+      message: `${apiField(pod, ['hostNetwork'])}: true does nothing for ordinary Windows containers (only HostProcess containers share the node's network; the alpha WindowsHostNetwork feature aside). Delete it, or make the pod a HostProcess pod if it really needs the host network.`,
+      fixes: [deleteFix('Remove hostNetwork', path, pod.path.length)],
+    });
+  },
+};
+
+export const hostNetworkRules: PodRule[] = [WIN054, WIN055];
