@@ -10,7 +10,7 @@ import { channelFor, commandRuntime, firstLine, guarded as guard, kubeconfigAcce
 import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
 import type * as Engine from './engine';
-import type { TreeNode, TreeRef } from '../cluster/tree';
+import type { TreeNode, TreeRef } from '../views/cluster-item';
 import type { Secret } from '../bootstrap/plan';
 import type { MachineApiObject } from '../core/openshift/machineset';
 import type { RunEvent, RunResult } from '../bootstrap/runner';

@@ -1,9 +1,9 @@
 // Windows facts for the Kubernetes extension's Cluster Explorer (ms-kubernetes-tools), which shows
 // every Node the same way: which of the current context's nodes run Windows, and the words we add
 // to their rows. VS Code-free; src/extension/kubernetes-tools.ts wires it to that extension's API.
-import { loadKubeconfig } from './kubeconfig';
-import { ClusterSession } from './session';
-import type { WindowsNodeView } from './windows-nodes';
+import { loadKubeconfig } from '../cluster/kubeconfig';
+import { ClusterSession } from '../cluster/session';
+import type { WindowsNodeView } from '../cluster/windows-nodes';
 
 /** The description and tooltip lines added to a Windows node's row. */
 export function windowsNodeDecoration(n: WindowsNodeView): { description: string; tooltip: string } {
