@@ -1,6 +1,9 @@
 // ESLint flat config: typescript-eslint's recommended type-aware-free rules, plus the house rules
-// that core/ stays pure (no vscode, ssh2, client-node, fs, child_process, net) and that shared/ (the
+// that core/ stays pure (no vscode, ssh2, client-node, fs, child_process, net), that views/ (the
+// views' models) stays VS Code-free and is read by the extension only, and that shared/ (the
 // client-server contract and the settings' defaults) stays plain enough for both sides.
+// A file matched by two blocks gets the later block's no-restricted-imports: each block lists all of
+// its restrictions.
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
@@ -24,7 +27,7 @@ export default tseslint.config(
               group: ['vscode', 'ssh2', '@kubernetes/client-node', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'fs/*', 'node:fs/*'],
               message: 'src/core is pure: it receives text and returns plain results.',
             },
-            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'core must not depend on outer layers.' },
+            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**', '**/views/**'], message: 'core must not depend on outer layers.' },
           ],
         },
       ],
@@ -33,9 +36,46 @@ export default tseslint.config(
   {
     // The Kubernetes client library, and with it every API path, belongs to src/cluster: plans, the
     // CLI and the extension call cluster/ (the extension's activation reads nothing of it either).
-    files: ['src/bootstrap/**/*.ts', 'src/cli/**/*.ts', 'src/extension/**/*.ts', 'src/remote/**/*.ts', 'src/server/**/*.ts'],
+    files: ['src/extension/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' }] }],
+    },
+  },
+  {
+    // The same, and the views' models are the extension's alone (the CLI prints, it shows no tree).
+    files: ['src/bootstrap/**/*.ts', 'src/cli/**/*.ts', 'src/remote/**/*.ts', 'src/server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' },
+            { group: ['**/views/**'], message: 'src/views is read by src/extension only.' },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/cluster/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: ['**/views/**', '**/extension/**'], message: 'cluster/ feeds the views; it never depends on them.' }] }],
+    },
+  },
+  {
+    // The views' models: what each view shows, as plain items, testable without VS Code. They read the
+    // cluster through src/cluster (never the client library), and know nothing of SSH or the engine.
+    files: ['src/views/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'], message: 'src/views is VS Code-free: plain items over core/ and cluster/.' },
+            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/bootstrap/**'], message: 'views may import core/, cluster/ and shared/ only.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -46,7 +86,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'], message: 'src/shared is read by the extension and the language server alike: plain types, names and defaults.' },
-            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**'], message: 'shared must not depend on either side.' },
+            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**', '**/views/**'], message: 'shared must not depend on either side.' },
           ],
         },
       ],

@@ -1,6 +1,6 @@
 // `npm run bench` (its last part; bundled and run by `scripts/bench-tree.mjs pods`): live pods in the
 // cluster tree. Against the API emulator holding 5,000 nodes (300 Windows) and 50,000 pods, the tree
-// model (src/cluster/tree.ts) is expanded down to one Windows node's Pods group, as the view does;
+// model (src/views/cluster-tree.ts) is expanded down to one Windows node's Pods group, as the view does;
 // then a pod is created on that node through the API, and the time is taken until the tree fired the
 // change of that Pods group and its children, asked again, include the new pod. Repeated; prints the
 // median, p95 and max. The last line printed is the summary:
@@ -8,9 +8,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
-import { KubeClient } from '../../src/cluster/kube-client';
-import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
+import { ClusterTree } from '../../src/views/cluster-tree';
+import type { TreeNode } from '../../src/views/cluster-item';
+import { openCluster } from '../../src/cluster/open';
+import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { startEmulator } from '../../test/support/kube-api-emulator';
 import { largeCluster, pod, type WindowsBuild } from '../../test/support/kube-seed';
 
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const tree = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, loadingAfterMs: 60_000 });
   const load = loadKubeconfig({ explicit: kubeconfig });
   if (!load.ok) throw new Error(load.message);
-  const api = new KubeClient(configForContext(load.config, CONTEXT));
+  const api = openCluster({ context: CONTEXT, config: load.config }).kube;
   let failed = false;
   try {
     const node = windowsNames[1];

@@ -6,7 +6,7 @@ import { isNodeService, NODE_SERVICES, nodeServicesState, restartService, type N
 import type { WindowsHost } from '../remote/windows-host';
 import { addressProblem } from '../core/windows/join-input';
 import type { NodeObject } from '../cluster/nodes';
-import type { NodeServicesAnswer } from '../cluster/tree';
+import type { NodeServicesAnswer } from '../cluster/windows-nodes';
 import type { SshConnectorOptions } from '../remote/ssh';
 
 export { NODE_SERVICES, isNodeService, type NodeServiceState };

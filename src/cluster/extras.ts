@@ -86,6 +86,9 @@ export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {})
   return { available, sets };
 }
 
+const RUNTIME_CLASSES_PATH = '/apis/node.k8s.io/v1/runtimeclasses';
+export const runtimeClassPath = (name: string): string => `${RUNTIME_CLASSES_PATH}/${encodeURIComponent(name)}`;
+
 export type ClusterRuntimeClass = Omit<RuntimeClassFacts, 'source' | 'windows'>;
 
 /** Pure: the RuntimeClasses (objects of a list) whose scheduling sends pods to Windows nodes. */
@@ -110,7 +113,7 @@ export function windowsRuntimeClassesOf(items: readonly V1RuntimeClassList['item
 /** RuntimeClasses whose scheduling sends pods to Windows nodes. */
 export async function readWindowsRuntimeClasses(client: KubeClient, ctx: ErrorContext = {}): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
   try {
-    const list = await client.get<V1RuntimeClassList>('/apis/node.k8s.io/v1/runtimeclasses');
+    const list = await client.get<V1RuntimeClassList>(RUNTIME_CLASSES_PATH);
     return windowsRuntimeClassesOf(list.items);
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return [];

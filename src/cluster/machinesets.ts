@@ -13,10 +13,10 @@ import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } fro
 import { infrastructure, infrastructurePlatform } from './openshift';
 
 const NS = MACHINE_API_NAMESPACE;
-export const MACHINESETS_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machinesets`;
-export const MACHINES_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machines`;
-const machineSetPath = (name: string): string => `${MACHINESETS_PATH}/${enc(name)}`;
-const machinePath = (name: string): string => `${MACHINES_PATH}/${enc(name)}`;
+const MACHINESETS_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machinesets`;
+const MACHINES_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machines`;
+export const machineSetPath = (name: string): string => `${MACHINESETS_PATH}/${enc(name)}`;
+export const machinePath = (name: string): string => `${MACHINES_PATH}/${enc(name)}`;
 const eventsPath = (ns: string): string => `/api/v1/namespaces/${enc(ns)}/events`;
 const machineSelector = (machineSet: string): string => `${MACHINESET_LABEL}=${machineSet}`;
 const machineEventSelector = (machine: string): string => `involvedObject.kind=Machine,involvedObject.name=${machine}`;

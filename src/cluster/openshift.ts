@@ -98,7 +98,7 @@ export const MIRROR_SET_PATHS: Record<MirrorSetKind, string> = {
 
 export const isMirrorSetKind = (kind: string): kind is MirrorSetKind => Object.prototype.hasOwnProperty.call(MIRROR_SET_PATHS, kind);
 
-const mirrorSetPath = (kind: MirrorSetKind, name: string): string => `${MIRROR_SET_PATHS[kind]}/${enc(name)}`;
+export const mirrorSetPath = (kind: MirrorSetKind, name: string): string => `${MIRROR_SET_PATHS[kind]}/${enc(name)}`;
 
 /** Every IDMS and ITMS of the cluster, each with its kind (IDMS first); empty when the API has none. */
 export async function mirrorSetObjects(kube: KubeClient, signal?: AbortSignal): Promise<{ kind: MirrorSetKind; [k: string]: unknown }[]> {

@@ -191,3 +191,14 @@ export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
     this.emit('change', { type: old ? 'modified' : 'added', name: view.name, node: view });
   }
 }
+
+/** One row of a node's services (kubelet, containerd, ...), as read over SSH. */
+export interface ServiceRow {
+  name: string;
+  exists: boolean;
+  status: string | null;
+  startType?: string | null;
+}
+
+/** What a read of a node's services answers: the rows, "connect first" (no usable SSH credentials), or a failure. */
+export type NodeServicesAnswer = { services: ServiceRow[] } | { connect: string } | { error: string };

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import type * as Engine from './engine-bundle';
-import type { TreeNode } from '../cluster/tree';
+import type { TreeNode } from '../views/cluster-item';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
 
 /** The language of plan and log documents (syntaxes/kube-windows-plan.tmLanguage.json). */

@@ -61,4 +61,4 @@ export { describePod, describeNodeEvents } from '../core/live/describe';
 export { nodeFactsOf } from '../core/live/explain';
 export { parseTaints, taintText, taintChanges } from '../core/workload-actions';
 // The Windows workload problems view: the live check of a context, grouped by object, with each object's live YAML.
-export { ProblemsTree } from '../cluster/problems';
+export { ProblemsTree } from '../views/problems-tree';

@@ -5,7 +5,7 @@ import { ServerController, sendClusterSnapshot } from './language-client';
 import { SECTION } from '../shared/protocol';
 import { affects, readConfig } from './config';
 import { StatusPresenter } from './status';
-import { registerClusterView } from './tree';
+import { registerClusterView } from './cluster-view';
 import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';

@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import type { ClusterExplorerV1 } from 'vscode-kubernetes-tools-api';
 import type { ConfigurationV1_1 } from 'vscode-kubernetes-tools-api/js/configuration/v1_1';
-import { WindowsNodeLookup, windowsNodeDecoration } from '../cluster/kubernetes-explorer';
+import { WindowsNodeLookup, windowsNodeDecoration } from '../views/kubernetes-explorer';
 
 export const KUBERNETES_EXTENSION_ID = 'ms-kubernetes-tools.vscode-kubernetes-tools';
 const CLUSTERS_VIEW_FOCUS = 'kubeWindows.clusters.focus';

@@ -23,7 +23,7 @@ import {
 import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
 import type * as Engine from './engine-bundle';
-import type { TreeNode, TreeRef } from '../cluster/tree';
+import type { TreeNode, TreeRef } from '../views/cluster-item';
 import type { Secret } from '../bootstrap/plan';
 import type { MachineApiObject } from '../core/openshift/machineset';
 import type { RunEvent, RunResult } from '../bootstrap/runner';

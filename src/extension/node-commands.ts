@@ -13,7 +13,9 @@ import { commandRuntime, engineFunctions, firstLine, kubeconfigAccess, sshAccess
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeConfig } from '../cluster/kubeconfig';
-import { REFRESH_SERVICES_COMMAND, type NodeServicesAnswer, type NodeServicesSource, type TreeNode } from '../cluster/tree';
+import type { NodeServicesAnswer } from '../cluster/windows-nodes';
+import type { TreeNode } from '../views/cluster-item';
+import { REFRESH_SERVICES_COMMAND, type NodeServicesSource } from '../views/items/services';
 import type { WindowsNodeView } from '../cluster/windows-nodes';
 import type { NodeObject } from '../cluster/nodes';
 import type { SshConnectorOptions } from '../remote/ssh';

@@ -7,7 +7,7 @@ import * as vscode from 'vscode';
 import type { KubeClient } from '../cluster/kube-client';
 import type { KubeConfig } from '../cluster/kubeconfig';
 import type { PodObject } from '../cluster/pod-actions';
-import type { TreeNode } from '../cluster/tree';
+import type { TreeNode } from '../views/cluster-item';
 import type { ShellKind } from '../core/windows/container-shell';
 import { commandRuntime, firstLine, kubeconfigAccess, loadEngine, registerCommands, userMessage, type CommandRuntime, type CommandTable } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';

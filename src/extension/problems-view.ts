@@ -1,11 +1,12 @@
-// The "Windows workload problems" view: a TreeDataProvider over ProblemsTree (src/cluster/problems.ts,
+// The "Windows workload problems" view: a TreeDataProvider over ProblemsTree (src/views/problems-tree.ts,
 // where the logic lives, loaded from the engine bundle when the view first shows), its commands, and
 // the read-only live YAML documents with the findings as diagnostics.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import { firstLine, loadEngine } from './command-kit';
 import { toTreeItem } from './tree-item';
-import type { LiveObjectKey, ProblemNode, ProblemsTree } from '../cluster/problems';
+import type { LiveObjectKey, ProblemNode } from '../views/problem-item';
+import type { ProblemsTree } from '../views/problems-tree';
 import type { PlacedFinding } from '../core/live/document';
 
 const PROBLEMS_VIEW_ID = 'kubeWindows.problems';

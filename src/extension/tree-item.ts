@@ -1,14 +1,11 @@
-// Maps the cluster tree's plain descriptors to VS Code TreeItems. Takes the vscode API as a parameter
-// so that unit tests can pass a fake one.
+// Maps the views' plain items (src/views/item.ts) to VS Code TreeItems. Takes the vscode API as a
+// parameter so that unit tests can pass a fake one.
 import type * as vscode from 'vscode';
-import type { TreeNode } from '../cluster/tree';
+import type { ViewItem } from '../views/item';
 
 type Api = Pick<typeof vscode, 'TreeItem' | 'ThemeIcon' | 'ThemeColor' | 'MarkdownString' | 'TreeItemCollapsibleState'>;
 
-/** What an item shows; the cluster tree's and the problems view's descriptors both have it. */
-export type ItemFields = Pick<TreeNode, 'id' | 'label' | 'description' | 'tooltip' | 'icon' | 'collapsible' | 'command'> & { contextValue: string };
-
-export function toTreeItem(node: ItemFields, api: Api): vscode.TreeItem {
+export function toTreeItem(node: ViewItem, api: Api): vscode.TreeItem {
   const state = node.collapsible === 'expanded' ? api.TreeItemCollapsibleState.Expanded : node.collapsible === 'collapsed' ? api.TreeItemCollapsibleState.Collapsed : api.TreeItemCollapsibleState.None;
   const item = new api.TreeItem(node.label, state);
   item.id = node.id;

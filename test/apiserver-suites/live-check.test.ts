@@ -9,7 +9,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { pod, windowsNode } from '../support/kube-seed';
-import { ProblemsTree } from '../../src/cluster/problems';
+import { ProblemsTree } from '../../src/views/problems-tree';
 import { runCli } from '../support/run-cli';
 import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
 

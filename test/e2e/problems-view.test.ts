@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { ProblemsTree } from '../../src/cluster/problems';
+import { ProblemsTree } from '../../src/views/problems-tree';
 import type { Emulator } from '../support/kube-api-emulator';
 import { startProblemsEmulator, writeProblemsKubeconfig } from '../support/problems-seed';
 import { closeWorkbench, extensionLog, openKubeWindows, ROOT, runCommand, screenshot, startWorkbench, type CodeServer } from './harness';

@@ -1,4 +1,4 @@
-// The cluster explorer's tree model (src/cluster/tree.ts) against the Kubernetes API emulator.
+// The cluster explorer's tree model (src/views/cluster-tree.ts) against the Kubernetes API emulator.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator, type Emulator } from '../support/kube-api-emulator';
 import { mixedCluster, windowsNode, WMCO_NAMESPACE } from '../support/kube-seed';
-import { ClusterTree, type NodeServicesAnswer, type ClusterTreeOptions } from '../../src/cluster/tree';
+import { ClusterTree, type ClusterTreeOptions } from '../../src/views/cluster-tree';
+import type { NodeServicesAnswer } from '../../src/cluster/windows-nodes';
 import { ask, byLabel, waitFor } from '../support/tree-view';
 
 let emu: Emulator;

@@ -1,5 +1,5 @@
 // The pods of a Windows node, watched (src/cluster/node-pods.ts over list-watch.ts) and shown in the
-// tree's Pods group (src/cluster/tree.ts), against the Kubernetes API emulator: the requests as the
+// tree's Pods group (src/views/cluster-tree.ts), against the Kubernetes API emulator: the requests as the
 // emulator logged them, events applied without a re-list, a watch the server ends resumed from the
 // last resourceVersion, 410 Gone listed again, a dropped connection retried with backoff, collapse.
 import { after, before, test } from 'node:test';
@@ -11,7 +11,8 @@ import { startEmulator, type Emulator, type KubeObject, type RequestLogEntry } f
 import { mixedCluster, pod } from '../support/kube-seed';
 import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession } from '../../src/cluster/session';
-import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
+import { ClusterTree } from '../../src/views/cluster-tree';
+import type { TreeNode } from '../../src/views/cluster-item';
 import type { NodePodWatch, PodChange } from '../../src/cluster/node-pods';
 import { ask, byLabel, waitFor } from '../support/tree-view';
 

@@ -1,4 +1,4 @@
-// The cluster tree's Windows MachineSets group (src/cluster/tree.ts) against the API emulator, with the
+// The cluster tree's Windows MachineSets group (src/views/cluster-tree.ts) against the API emulator, with the
 // machine-controller double playing the machine-api controllers and WMCO: the group beside the Windows
 // nodes on OpenShift only, a MachineSet created by the engine appearing through a change of the group,
 // its Machines moving to Running with their nodes through changes of the MachineSet's own item (the
@@ -12,7 +12,8 @@ import { startEmulator, type Emulator, type KubeObject } from '../support/kube-a
 import { mixedCluster, namespace, wmcoCsv, WMCO_NAMESPACE } from '../support/kube-seed';
 import { CLUSTER, infrastructure, linuxWorkerMachineSet } from '../support/machine-api-seed';
 import { startMachineControllerDouble, type MachineControllerDouble } from '../support/machine-controller-double';
-import { ClusterTree, type TreeNode } from '../../src/cluster/tree';
+import { ClusterTree } from '../../src/views/cluster-tree';
+import type { TreeNode } from '../../src/views/cluster-item';
 import { ask, byLabel, waitFor } from '../support/tree-view';
 import { KubeClient } from '../../src/cluster/kube-client';
 import { loadKubeconfig, configForContext } from '../../src/cluster/kubeconfig';

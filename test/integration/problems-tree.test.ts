@@ -1,4 +1,4 @@
-// The "Windows workload problems" tree model (src/cluster/problems.ts) against the API emulator: objects
+// The "Windows workload problems" tree model (src/views/problems-tree.ts) against the API emulator: objects
 // with findings grouped with counts and severity icons, a failing Windows pod with its failure
 // explanation, a kind the user may not list (the rest still shown, with a line naming what was not
 // read), an unreachable cluster (an item, no stack), the namespace scope, and the live YAML document
@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ProblemsTree, type ProblemNode } from '../../src/cluster/problems';
+import { ProblemsTree } from '../../src/views/problems-tree';
+import type { ProblemNode } from '../../src/views/problem-item';
 import { checkText } from '../../src/core/rules/checker';
 import { LineIndex, type Range } from '../../src/core/manifest/text';
 import type { Emulator } from '../support/kube-api-emulator';

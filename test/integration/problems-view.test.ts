@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ProblemNode } from '../../src/cluster/problems';
+import type { ProblemNode } from '../../src/views/problem-item';
 import { LineIndex } from '../../src/core/manifest/text';
 import type { Emulator } from '../support/kube-api-emulator';
 import { createFakeVscode, hookVscodeModule, type FakeRange, type FakeThemeIcon, type FakeTreeItem, type FakeVscode } from '../support/fake-vscode';

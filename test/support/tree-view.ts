@@ -1,7 +1,8 @@
-// Asking the cluster tree model (src/cluster/tree.ts) as VS Code's view does, for the tests against
+// Asking the cluster tree model (src/views/cluster-tree.ts) as VS Code's view does, for the tests against
 // the API emulator: children that resolve a loading row through the parent's change event, waits.
 import assert from 'node:assert/strict';
-import type { ClusterTree, TreeNode } from '../../src/cluster/tree';
+import type { ClusterTree } from '../../src/views/cluster-tree';
+import type { TreeNode } from '../../src/views/cluster-item';
 
 export const byLabel = (nodes: TreeNode[], label: string): TreeNode => {
   const n = nodes.find((x) => x.label === label);

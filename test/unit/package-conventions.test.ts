@@ -33,17 +33,17 @@ const viewIds: string[] = Object.values(contributes.views as Record<string, { id
 /** Views of other extensions we add actions to: their tree items are theirs, not in our ContextValue union. */
 const FOREIGN_VIEWS = ['extension.vsKubernetesExplorer'];
 
-/** The contextValues the cluster tree hands out (the ContextValue union in src/cluster/tree.ts), plus any a view declares the same way. */
+/** The contextValues the cluster tree hands out (the ContextValue union in src/views/cluster-item.ts), plus any a view declares the same way. */
 function contextValues(): string[] {
   const values = new Set<string>();
   // The Clusters view's items, and the Windows workload problems view's.
   for (const [file, type] of [
-    ['tree.ts', 'ContextValue'],
-    ['problems.ts', 'ProblemContextValue'],
+    ['cluster-item.ts', 'ContextValue'],
+    ['problem-item.ts', 'ProblemContextValue'],
   ]) {
-    const text = readFileSync(join(ROOT, 'src', 'cluster', file), 'utf8');
+    const text = readFileSync(join(ROOT, 'src', 'views', file), 'utf8');
     const union = new RegExp(`export type ${type} =([^;]+);`).exec(text);
-    assert.ok(union, `${type} union not found in src/cluster/${file}`);
+    assert.ok(union, `${type} union not found in src/views/${file}`);
     for (const m of union[1].matchAll(/'([^']+)'/g)) values.add(m[1]);
   }
   return [...values];

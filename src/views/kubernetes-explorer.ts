@@ -1,9 +1,10 @@
 // Windows facts for the Kubernetes extension's Cluster Explorer (ms-kubernetes-tools), which shows
 // every Node the same way: which of the current context's nodes run Windows, and the words we add
 // to their rows. VS Code-free; src/extension/kubernetes-tools.ts wires it to that extension's API.
-import { loadKubeconfig } from './kubeconfig';
-import { ClusterSession } from './session';
-import type { WindowsNodeView } from './windows-nodes';
+import { within } from '../core/delay';
+import { loadKubeconfig } from '../cluster/kubeconfig';
+import { ClusterSession } from '../cluster/session';
+import type { WindowsNodeView } from '../cluster/windows-nodes';
 
 /** The description and tooltip lines added to a Windows node's row. */
 export function windowsNodeDecoration(n: WindowsNodeView): { description: string; tooltip: string } {
@@ -41,14 +42,11 @@ export class WindowsNodeLookup {
   async find(name: string): Promise<WindowsNodeView | undefined> {
     const session = this.current();
     if (!session) return undefined;
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<undefined>((res) => (timer = setTimeout(() => res(undefined), this.options.waitMs ?? 3000)));
-    try {
-      const model = await Promise.race([session.windowsNodes().catch(() => undefined), late]);
-      return model?.get(name);
-    } finally {
-      clearTimeout(timer);
-    }
+    const model = await within(
+      session.windowsNodes().catch(() => undefined),
+      this.options.waitMs ?? 3000,
+    );
+    return model?.get(name);
   }
 
   /** The context the rows belong to, for messages. */

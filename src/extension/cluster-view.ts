@@ -1,8 +1,10 @@
-// The cluster explorer view: a TreeDataProvider over ClusterTree (src/cluster/tree.ts, where the logic
+// The cluster explorer view: a TreeDataProvider over ClusterTree (src/views/cluster-tree.ts, where the logic
 // lives), its commands, the read-only YAML documents and the cluster snapshot sent to the server.
 import * as vscode from 'vscode';
 import { affects, readConfig } from './config';
-import { ClusterTree, type NodeServicesSource, type TreeNode } from '../cluster/tree';
+import { ClusterTree } from '../views/cluster-tree';
+import type { TreeNode } from '../views/cluster-item';
+import type { NodeServicesSource } from '../views/items/services';
 import { sendClusterSnapshot } from './language-client';
 import { toTreeItem } from './tree-item';
 import { writeYaml } from '../core/manifest/yaml-writer';

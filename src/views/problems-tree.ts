@@ -6,49 +6,13 @@
 import { checkLive, liveCheckOptions, type LiveFinding, type LiveReport, type LiveState } from '../core/live/check';
 import { findObject, liveDocument, objectTitle, type LiveDocument } from '../core/live/document';
 import type { CheckOptions } from '../core/rules/checker';
-import type { Severity } from '../core/rules/types';
-import { KubeClient } from './kube-client';
-import { classifyError } from './errors';
-import { configForContext, loadKubeconfig, type LocateOptions } from './kubeconfig';
-import { readLiveState } from './live';
-import { md as escape, type TreeIcon } from './tree';
-
-/** The object an item stands for: what the open command needs. */
-export interface LiveObjectKey {
-  kind: string;
-  namespace?: string;
-  name: string;
-}
-
-/** The problems view's item kinds (menus' viewItem when-clauses match these). */
-export type ProblemContextValue = 'liveObject' | 'liveFinding' | 'error' | 'info';
-
-export interface ProblemNode {
-  /** Stable across refreshes for the same object and finding. */
-  id: string;
-  label: string;
-  description?: string;
-  /** Markdown. */
-  tooltip: string;
-  icon: TreeIcon;
-  contextValue: ProblemContextValue;
-  collapsible: 'none' | 'collapsed' | 'expanded';
-  command?: { id: string; title: string; args: unknown[] };
-  /** Set on object and finding items. */
-  object?: LiveObjectKey;
-  /** Set on finding items: the index of the finding among its object's. */
-  finding?: number;
-}
-
-const OPEN_LIVE_OBJECT_COMMAND = 'kubeWindows.openLiveObject';
-const REFRESH_PROBLEMS_COMMAND = 'kubeWindows.refreshProblems';
-
-const SEVERITY_ICON: Record<Severity, TreeIcon> = {
-  error: { id: 'error', color: 'problemsErrorIcon.foreground' },
-  warning: { id: 'warning', color: 'problemsWarningIcon.foreground' },
-  info: { id: 'info', color: 'problemsInfoIcon.foreground' },
-};
-const RANK: Record<Severity, number> = { info: 0, warning: 1, error: 2 };
+import { openCluster } from '../cluster/open';
+import { classifyError } from '../cluster/errors';
+import { loadKubeconfig, type LocateOptions } from '../cluster/kubeconfig';
+import { readLiveState } from '../cluster/live';
+import { Emitter } from './emitter';
+import { checkFailedNode, findingNodes, noProblemsNode, objectNode, ruleErrorNode, unreadNode } from './items/live-problem';
+import type { LiveObjectKey, ProblemNode } from './problem-item';
 
 export interface ProblemsScope {
   /** The context checked; the kubeconfig's current context when undefined. */
@@ -76,21 +40,16 @@ interface Loaded {
   readAt: Date;
 }
 
-type Listener = () => void;
-
 export class ProblemsTree {
   private scope: ProblemsScope = {};
   private loading: Promise<Loaded> | undefined;
   private generation = 0;
-  private readonly listeners = new Set<Listener>();
+  private readonly changed = new Emitter<void>();
 
   constructor(private readonly options: ProblemsOptions = {}) {}
 
   /** Fired when the whole tree changed (refresh, another scope): ask the roots again. */
-  readonly onDidChange = (l: Listener): { dispose(): void } => {
-    this.listeners.add(l);
-    return { dispose: () => this.listeners.delete(l) };
-  };
+  readonly onDidChange = this.changed.event;
 
   get currentScope(): ProblemsScope {
     return { ...this.scope };
@@ -120,12 +79,12 @@ export class ProblemsTree {
   refresh(): void {
     this.generation++;
     this.loading = undefined;
-    for (const l of [...this.listeners]) l();
+    this.changed.fire();
   }
 
   async children(node?: ProblemNode): Promise<ProblemNode[]> {
     const loaded = await this.loaded();
-    if (node?.object && node.finding === undefined) return this.findingNodes(loaded, node.object);
+    if (node?.object && node.finding === undefined) return findingNodes(node.object, findingsOf(loaded.report, node.object));
     if (node) return [];
     return this.rootNodes(loaded);
   }
@@ -162,7 +121,7 @@ export class ProblemsTree {
     if (!context) return { ...base, error: 'The kubeconfig has no current context. Pick a context for this view (kube-windows: Check another cluster…).' };
     if (!load.contexts.some((c) => c.name === context)) return { ...base, error: `The kubeconfig has no context "${context}". Pick another (kube-windows: Check another cluster…).` };
     try {
-      const kube = new KubeClient(configForContext(load.config, context), this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {});
+      const { kube } = openCluster({ context, config: load.config, ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) });
       const state = await readLiveState(kube, { context, ...(namespace !== undefined ? { namespace } : {}), partial: true });
       const report = checkLive(state);
       return { ...base, state, report, options: liveCheckOptions(state) };
@@ -172,103 +131,20 @@ export class ProblemsTree {
   }
 
   private rootNodes(loaded: Loaded): ProblemNode[] {
-    if (loaded.error !== undefined) {
-      return [
-        {
-          id: 'problems/error',
-          label: 'Cannot check this cluster',
-          description: loaded.error,
-          tooltip: escape(loaded.error),
-          icon: SEVERITY_ICON.error,
-          contextValue: 'error',
-          collapsible: 'none',
-          command: { id: REFRESH_PROBLEMS_COMMAND, title: 'Retry', args: [] },
-        },
-      ];
-    }
-    const out: ProblemNode[] = (loaded.state?.unread ?? []).map((u) => ({
-      id: `problems/unread/${u.what}`,
-      label: `${u.what} not read`,
-      description: u.message,
-      tooltip: `${escape(u.message)}\n\nThe other kinds were read and checked.`,
-      icon: SEVERITY_ICON.warning,
-      contextValue: 'info',
-      collapsible: 'none',
-    }));
-    for (const e of loaded.report?.ruleErrors ?? []) {
-      out.push({
-        id: `problems/rule-error/${e.ruleId}`,
-        label: `Rule ${e.ruleId} failed`,
-        description: e.message,
-        tooltip: `${escape(e.message)}\n\nThis is a bug of kube-windows; please report it.`,
-        icon: { id: 'bug' },
-        contextValue: 'info',
-        collapsible: 'none',
-      });
-    }
+    if (loaded.error !== undefined) return [checkFailedNode(loaded.error)];
+    const out: ProblemNode[] = (loaded.state?.unread ?? []).map(unreadNode);
+    for (const e of loaded.report?.ruleErrors ?? []) out.push(ruleErrorNode(e));
     const report = loaded.report;
     if (!report) return out;
     for (const o of report.objects) out.push(objectNode(o));
-    if (report.objects.length === 0) {
-      const n = report.summary.objects;
-      out.push({
-        id: 'problems/none',
-        label: 'No Windows workload problems',
-        description: `${n} object${n === 1 ? '' : 's'} checked`,
-        tooltip: `The live check found nothing to report in the ${n} object${n === 1 ? '' : 's'} it checked.`,
-        icon: { id: 'pass', color: 'testing.iconPassed' },
-        contextValue: 'info',
-        collapsible: 'none',
-      });
-    }
+    if (report.objects.length === 0) out.push(noProblemsNode(report.summary.objects));
     return out;
-  }
-
-  private findingNodes(loaded: Loaded, key: LiveObjectKey): ProblemNode[] {
-    const findings = findingsOf(loaded.report, key);
-    const id = objectId(key);
-    return findings.map((f, i) => ({
-      id: `${id}/finding/${i}`,
-      label: f.ruleId,
-      description: f.message,
-      tooltip: `**${f.ruleId}** (${f.severity}) at \`${f.path}\`\n\n${escape(f.message)}`,
-      icon: SEVERITY_ICON[f.severity],
-      contextValue: 'liveFinding',
-      collapsible: 'none',
-      command: { id: OPEN_LIVE_OBJECT_COMMAND, title: 'Show in the live YAML', args: [key, i] },
-      object: key,
-      finding: i,
-    }));
   }
 }
 
 function findingsOf(report: LiveReport | undefined, key: LiveObjectKey): LiveFinding[] {
   const o = report?.objects.find((x) => x.kind === key.kind && x.name === key.name && (x.namespace ?? undefined) === (key.namespace ?? undefined));
   return o?.findings ?? [];
-}
-
-const objectId = (key: LiveObjectKey): string => `problems/object/${key.kind}/${key.namespace ?? ''}/${key.name}`;
-
-function objectNode(o: LiveReport['objects'][number]): ProblemNode {
-  const key: LiveObjectKey = { kind: o.kind, ...(o.namespace !== undefined ? { namespace: o.namespace } : {}), name: o.name };
-  const counts = { error: 0, warning: 0, info: 0 };
-  let worst: Severity = 'info';
-  for (const f of o.findings) {
-    counts[f.severity]++;
-    if (RANK[f.severity] > RANK[worst]) worst = f.severity;
-  }
-  const parts = (['error', 'warning', 'info'] as const).filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}${counts[s] === 1 ? '' : 's'}`);
-  return {
-    id: objectId(key),
-    label: objectTitle(key),
-    description: parts.join(', '),
-    tooltip: `**${escape(objectTitle(key))}** (${o.apiVersion})\n\n${parts.join(', ')}`,
-    icon: SEVERITY_ICON[worst],
-    contextValue: 'liveObject',
-    collapsible: 'collapsed',
-    command: { id: OPEN_LIVE_OBJECT_COMMAND, title: 'Open the live YAML', args: [key] },
-    object: key,
-  };
 }
 
 function kubeconfigMessage(message: string): string {
