@@ -51,6 +51,7 @@ export default tseslint.config(
           patterns: [
             { group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' },
             { group: ['**/views/**'], message: 'src/views is read by src/extension only.' },
+            { group: ['vscode'], message: 'Only src/extension talks to VS Code: the engine, the CLI and the server report through callbacks and LSP.' },
           ],
         },
       ],
@@ -59,7 +60,15 @@ export default tseslint.config(
   {
     files: ['src/cluster/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/views/**', '**/extension/**'], message: 'cluster/ feeds the views; it never depends on them.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: ['**/views/**', '**/extension/**'], message: 'cluster/ feeds the views; it never depends on them.' },
+            { group: ['vscode'], message: 'Only src/extension talks to VS Code.' },
+          ],
+        },
+      ],
     },
   },
   {
@@ -75,6 +84,12 @@ export default tseslint.config(
             { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/bootstrap/**'], message: 'views may import core/, cluster/ and shared/ only.' },
           ],
         },
+      ],
+      // API paths belong to the cluster module that owns the resource (nodePath, podPath, machineSetPath …).
+      'no-restricted-syntax': [
+        'error',
+        { selector: 'Literal[value=/^\\/apis?\\//]', message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.' },
+        { selector: 'TemplateElement[value.raw=/^\\/apis?\\//]', message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.' },
       ],
     },
   },

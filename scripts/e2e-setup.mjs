@@ -1,4 +1,4 @@
-// Installs what the real-VS-Code tests need, as ../shared/recipes/real-vscode-e2e.md describes:
+// Installs what the real-VS-Code tests need:
 // Debian's Chromium (apt) and code-server 4.100.x (npm) into .cache/code-server (git-ignored),
 // with its native modules built here because its postinstall downloads from GitHub.
 // Idempotent: a second run checks two marker files and returns in well under a second.

@@ -1,6 +1,6 @@
 // `npm run bench:mirrors` (bundled and run by scripts/bench-mirrors.mjs): registry mirror push to 50
 // simulated Windows hosts with 100 ms added to every SSH command round trip. First node after node
-// (concurrency 1: how WMCO updates its nodes, reference §3.5), then our concurrent push (the default
+// (concurrency 1: how WMCO updates its nodes, controllers/registry_controller.go Reconcile), then our concurrent push (the default
 // bound, 8), each run writing a different tree so that both do the full work. Afterwards every
 // sim's file system is inspected: files of the live tree that are not exactly the expected ones,
 // temporaries and staging leftovers count as partial files. The last line printed is the summary:

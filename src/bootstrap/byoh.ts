@@ -1,4 +1,4 @@
-// Joining a Windows host through WMCO's Bring-Your-Own-Host path (reference §1–§2): preflight over
+// Joining a Windows host through WMCO's Bring-Your-Own-Host path (WMCO README "Configuring BYOH", controllers/configmap_controller.go): preflight over
 // the API and SSH, optional setup (install WMCO, create cloud-private-key), the windows-instances
 // entry, then following WMCO to the end: Node registered, CSRs approved, version == desired-version,
 // Ready. And removal: the entry deleted, deconfiguration followed until the Node is gone.

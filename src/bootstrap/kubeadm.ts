@@ -1,4 +1,4 @@
-// Joining a Windows host to a kubeadm cluster (reference §5): bootstrap token Secret through the API,
+// Joining a Windows host to a kubeadm cluster (sig-windows-tools guides/guide-for-adding-windows-node.md): bootstrap token Secret through the API,
 // discovery CA hash from the cluster CA, then on the host: the Containers feature (restart and
 // resume when needed), containerd with a registry config_path, kubelet and kubeadm, the services,
 // `kubeadm join`, Ready, and the os=windows:NoSchedule taint when asked. Every step checks first,

@@ -1,7 +1,7 @@
 // Making a Windows MachineSet on an OpenShift cluster from its own Linux worker MachineSet, for the
 // CLI (`kube-windows machineset create`) and VS Code alike: read the Infrastructure and the
 // MachineSets, refuse when the platform is not one WMCO supports for MachineSets, when WMCO is not
-// installed or when cloud-private-key is missing, build the MachineSet (core/openshift/machineset),
+// installed or when cloud-private-key is missing, build the MachineSet (core/openshift/windows-machineset),
 // then create it with a server-side dry run first.
 import {
   buildWindowsMachineSet,
@@ -14,7 +14,7 @@ import {
   type MachineApiObject,
   type MachineSetPlatform,
   type WindowsMachineSet,
-} from '../core/openshift/machineset';
+} from '../core/openshift/windows-machineset';
 import { KEY_SECRET, KEY_SECRET_KEY, WMCO_NAMESPACE } from '../core/well-known';
 import type { KubeClient } from '../cluster/kube-client';
 import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure } from '../cluster/machinesets';
@@ -22,7 +22,7 @@ import { keySecret, wmcoCsv } from '../cluster/wmco';
 import { clusterVersion } from '../cluster/openshift';
 import { parseOpenShiftRelease, platformVerdict, windowsPlatform } from '../core/openshift/windows-support';
 
-export { MachineSetInputError, machineSetFromText } from '../core/openshift/machineset';
+export { MachineSetInputError, machineSetFromText } from '../core/openshift/windows-machineset';
 
 export interface PrepareOptions {
   kube: KubeClient;

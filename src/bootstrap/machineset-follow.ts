@@ -5,7 +5,7 @@
 // ends the step with the reasons the cluster gives (core/openshift/machine-state's stallReasons):
 // the Machine's error, its events, WMCO's events, the user-data secret.
 import { MACHINE_STAGES, machineFailed, machineNodeName, nextStage, stageReached, stallReasons, type MachineStage, type NodeFacts } from '../core/openshift/machine-state';
-import type { MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import { WMCO_NAMESPACE } from '../core/well-known';
 import type { KubeClient } from '../cluster/kube-client';
 import { getMachineSet, listMachines, machineEvents, machineSetCalls, userDataSecretExists, wmcoWarningEvents } from '../cluster/machinesets';

@@ -1,6 +1,6 @@
 // Preflight checks of a Windows host join, as pure functions of what was read from the cluster and
-// the host: each failure says exactly what to fix. Facts are from reference wmco-join-and-mirrors.md
-// §1–§2 (BYOH) and §5–§6 (kubeadm, builds).
+// the host: each failure says exactly what to fix. Facts are from WMCO (README, docs/byoh-instance-pre-requisites.md,
+// docs/wmco-prerequisites.md: BYOH), sig-windows-tools (hostprocess/*.ps1, guides/: kubeadm) and hcsshim osversion/windowsbuilds.go (builds).
 
 import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
@@ -10,14 +10,14 @@ import { UserError } from '../core/user-error';
 export { blocking, ok, type Finding };
 export type { FindingSeverity, FixKind } from '../core/windows/findings';
 
-/** Windows Server builds WMCO and upstream Kubernetes support (reference §6). */
+/** Windows Server builds WMCO and upstream Kubernetes support (WMCO docs/wmco-prerequisites.md; https://kubernetes.io/docs/concepts/windows/intro/#windows-os-version-support). */
 const SUPPORTED_BUILDS: Record<number, string> = {
   17763: 'Windows Server 2019',
   20348: 'Windows Server 2022',
   26100: 'Windows Server 2025',
 };
 
-/** WS2022 needs KB5012637 (20348.681 or later) for WMCO (reference §6). */
+/** WS2022 needs KB5012637 (20348.681 or later) for WMCO (WMCO docs/wmco-prerequisites.md). */
 const WS2022_MIN_UBR = 681;
 
 /**

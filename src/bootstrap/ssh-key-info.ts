@@ -1,6 +1,6 @@
 // What the join needs to know about a private key without ever printing it: whether it parses,
 // whether it has a passphrase, its public authorized_keys line, WMCO's pub-key-hash of it, and
-// whether it is weak (reference §1.3: RSA < 2048, any DSA, ECDSA P-224 only warn).
+// whether it is weak (WMCO pkg/signer/signer.go ValidatePublicKey: RSA < 2048, any DSA, ECDSA P-224 only warn).
 
 import { utils } from 'ssh2';
 import { publicKeyHash } from '../remote/keys';

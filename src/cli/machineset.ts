@@ -10,7 +10,7 @@ import { createWindowsMachineSet, MachineSetInputError, prepareWindowsMachineSet
 import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
 import { machineView } from '../core/openshift/machine-state';
-import { isWindowsMachineSet } from '../core/openshift/machineset';
+import { isWindowsMachineSet } from '../core/openshift/windows-machineset';
 import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, UsageError, userMessage, warn, withCancel } from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';

@@ -4,7 +4,7 @@
 // subresource, delete one Machine, the events about a Machine, the user-data secret, and the
 // Infrastructure facts a Windows MachineSet is made from. Lists are read page by page.
 import { isLinuxWorkerMachineSet, isWindowsMachineSet } from '../core/openshift/machines';
-import type { MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import type { EventFacts } from '../core/openshift/machine-state';
 import { MACHINE_API_NAMESPACE, MACHINE_API_VERSION, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined, listAll, type ApiCall } from './api';

@@ -6,7 +6,7 @@ import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } fro
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
 import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
 import { readMachines, readWindowsMachineSets, type WindowsMachineSets } from './machinesets';
-import type { MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv } from './wmco';
 import { contextClient } from './open';

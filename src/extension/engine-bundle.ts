@@ -53,7 +53,7 @@ export {
 export { followMachineSet } from '../bootstrap/machineset-follow';
 export { wmcoSetupPlan } from '../bootstrap/wmco-install';
 export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster/machinesets';
-export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/machineset';
+export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/windows-machineset';
 export { machineView } from '../core/openshift/machine-state';
 // Pod and node actions of the explorer: logs, events, describe, delete, rollout restart, taints.
 export { getPod, streamPodLog, logContainers, podEvents, nodeEvents, deletePodNamed, restartTargetOf, restartWorkload, setNodeTaints } from '../cluster/pod-actions';

@@ -25,7 +25,7 @@ import { offerWmcoSetup } from './wmco-setup';
 import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../views/cluster-item';
 import type { Secret } from '../bootstrap/plan';
-import type { MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
 
 const SHOW_LOG = 'Show log';

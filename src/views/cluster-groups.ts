@@ -1,7 +1,7 @@
 // The groups under a connected cluster, in the order shown. Adding a group is one entry here and one
 // item builder in items/ (what the rows look like); the tree does the rest (ids, refs, refresh, retry).
 import type { ClusterSession, SessionInfo } from '../cluster/session';
-import type { MachineApiObject } from '../core/openshift/machineset';
+import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import type { GroupKey, GroupScope, TreeNode } from './cluster-item';
 import { byohItems } from './items/byoh';
 import type { GroupRow } from './items/group';

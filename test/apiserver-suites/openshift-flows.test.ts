@@ -39,7 +39,7 @@ import {
   scaleMachineSet,
 } from '../../src/cluster/machinesets';
 import { createWindowsMachineSet } from '../../src/bootstrap/machineset-create';
-import { buildWindowsMachineSet, type MachineApiObject } from '../../src/core/openshift/machineset';
+import { buildWindowsMachineSet, type MachineApiObject } from '../../src/core/openshift/windows-machineset';
 import { CLUSTER as MACHINE_CLUSTER, infrastructure as machineInfrastructure, linuxWorkerMachineSet, PLATFORMS, wmcoReference, type Platform } from '../support/machine-api-seed';
 
 let api: RealApiServer;

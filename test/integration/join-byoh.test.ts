@@ -315,7 +315,7 @@ test('BYOH remove: the entry deleted (others kept), the node deconfigured and de
   }
 });
 
-test('BYOH dry run: reads like reference §1–§2, with WMCO install and the key secret redacted', async () => {
+test('BYOH dry run: reads like the WMCO README BYOH steps, with WMCO install and the key secret redacted', async () => {
   const rig = await byohRig(1, { wmco: false, secret: false });
   try {
     const pem = new Secret(readFileSync(rig.keyPath, 'utf8'));

@@ -1,5 +1,5 @@
 // Realistic, recorded-style Kubernetes objects for the API emulator: Windows nodes as WMCO and the kubelet
-// label, annotate and taint them (reference: wmco-join-and-mirrors.md §1.4, builds §6), RHCOS Linux nodes,
+// label, annotate and taint them (WMCO pkg/nodeconfig/nodeconfig.go, pkg/metadata/metadata.go; builds: hcsshim osversion/windowsbuilds.go), RHCOS Linux nodes,
 // pods, namespaces, WMCO's CSV/Subscription, the windows-instances ConfigMap, IDMS and RuntimeClasses.
 import { createHash, X509Certificate } from 'node:crypto';
 import type { KubeObject } from './kube-emulator/types';
@@ -426,7 +426,7 @@ export function mixedCluster(): KubeObject[] {
 // Cluster-wide configuration the join engine reads.
 
 export interface OpenShiftClusterConfigOptions {
-  /** OVN-Kubernetes hybrid overlay configured (WMCO refuses to start without it, reference §2.7). */
+  /** OVN-Kubernetes hybrid overlay configured (WMCO refuses to start without it: pkg/cluster/config.go ovnKubernetes.Validate). */
   hybridOverlay?: boolean;
   /** Cluster network CIDRs (config Network spec.clusterNetwork). Default ['10.128.0.0/14']. */
   clusterNetwork?: string[];

@@ -1,4 +1,4 @@
-// A real OpenSSH sshd on loopback for transport tests (see /work/shared/recipes, "sshd on loopback"),
+// A real OpenSSH sshd on loopback (its own config, host key and port; no system service) for transport tests,
 // plus a TCP proxy the tests can cut or freeze to simulate dropped and silent links.
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { existsSync, promises as fsp } from 'node:fs';

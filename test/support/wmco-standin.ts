@@ -1,6 +1,6 @@
 // A stand-in for the Windows Machine Config Operator's BYOH path, attached to the API emulator: reads
 // the windows-instances ConfigMap as wiparser does, and for each new instance produces what a real
-// cluster shows (reference wmco-join-and-mirrors.md §1, §2.6): a kubelet client CSR approved only when
+// cluster shows (WMCO controllers/configmap_controller.go, pkg/csr/csr.go): a kubelet client CSR approved only when
 // the node name passes WMCO's check, the Node (NotReady, then Ready), a serving CSR, and the
 // desired-version / version annotations. Removing an entry cordons then deletes the Node. It configures
 // nothing on the host: the host registry the test gives stands for what WMCO would find over SSH.

@@ -10,7 +10,7 @@ const ROOT = resolve(__dirname, '..', '..', '..');
 const CORPUS = join(ROOT, 'test', 'fixtures', 'corpus');
 const SNAPSHOT = join(ROOT, 'test', 'fixtures', 'corpus-snapshot.json');
 
-/** Files the reference (windows-pod-rules.md §11) calls VALID: not one error-severity finding allowed. */
+/** Files their upstream repos ship as working examples (kyverno: the *-good tests; see SOURCES.tsv): not one error-severity finding allowed. */
 const VALID = [
   'kubernetes-sigs+sig-windows-tools/hostprocess/calico/kube-proxy/kube-proxy.yml',
   'kubernetes-sigs+sig-windows-tools/hostprocess/csi-proxy/csi-proxy.yaml',

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { age, machineFailed, machineSetView, machineView, nextStage, stageReached, stallReasons, type EventFacts, type NodeFacts } from '../../src/core/openshift/machine-state';
-import type { MachineApiObject } from '../../src/core/openshift/machineset';
+import type { MachineApiObject } from '../../src/core/openshift/windows-machineset';
 
 const machine = (status: Record<string, unknown>, userData = 'windows-user-data'): MachineApiObject => ({
   apiVersion: 'machine.openshift.io/v1beta1',

@@ -17,7 +17,7 @@ import {
   nameProblem,
   parseImage,
   type MachineApiObject,
-} from '../../src/core/openshift/machineset';
+} from '../../src/core/openshift/windows-machineset';
 import { CLUSTER, INFRA, linuxWorkerMachineSet, PLATFORMS, wmcoReference } from '../support/machine-api-seed';
 import { checkText } from '../../src/core/rules/checker';
 

@@ -23,7 +23,7 @@ import {
   nameProblem,
   platformTitle,
   type MachineApiObject,
-} from '../../src/core/openshift/machineset';
+} from '../../src/core/openshift/windows-machineset';
 import { machineView } from '../../src/core/openshift/machine-state';
 import { Secret } from '../../src/bootstrap/plan';
 import { CLUSTER, INFRA, linuxWorkerMachineSet } from '../support/machine-api-seed';

@@ -42,14 +42,14 @@ const ORDERED: RenderOptions = { mode: 'ordered' };
 const byDir = (r: RenderResult) => Object.fromEntries(r.files.map((f) => [f.dir, f.content]));
 const hosts = (content: string) => parsed(content).hosts.map((h) => `${h.url} ${h.caps.join('+')}`);
 
-// ---- §3.7 TestGetMergedMirrorSets ------------------------------------------------------------
+// ---- WMCO pkg/registries/registries_test.go TestGetMergedMirrorSets --------------------------
 
-test('wmco §3.7 merged sets 1: no items render no files', () => {
+test('wmco TestGetMergedMirrorSets "No items": no items render no files', () => {
   assert.deepEqual(render([], WMCO), { files: [], refused: [] });
   assert.deepEqual(render([], ORDERED), { files: [], refused: [] });
 });
 
-test('wmco §3.7 merged sets 2-3: one IDMS entry (digest), one ITMS entry (tag)', () => {
+test('wmco TestGetMergedMirrorSets "One IDMS item", "One ITMS item": one IDMS entry (digest), one ITMS entry (tag)', () => {
   const a = render([idms('source1', ['mirror1'], 'AllowContactingSource')], WMCO);
   assert.deepEqual(
     a.files.map((f) => f.path),
@@ -61,7 +61,7 @@ test('wmco §3.7 merged sets 2-3: one IDMS entry (digest), one ITMS entry (tag)'
   assert.deepEqual(parsed(b.files[0].content), { server: 'https://source2/v2', hosts: [{ url: 'https://mirror2/v2', caps: ['pull', 'resolve'] }] });
 });
 
-test('wmco §3.7 merged sets 4: scheme and port kept in the source host, sets sorted', () => {
+test('wmco TestGetMergedMirrorSets "1 IDMS and 1 ITMS": scheme and port kept in the source host, sets sorted', () => {
   const r = render([itms('source2', ['mirror2']), idms('https://source1.local:5000', ['mirror1'])], WMCO);
   assert.deepEqual(
     r.files.map((f) => f.dir),
@@ -88,7 +88,7 @@ const OVERLAP: MirrorEntry[] = [
   itms('registry.access.redhat.com/ubi8/ubi-minimal', ['random.io/ubi8/ubi-minimal'], 'NeverContactSource'),
 ];
 
-test('wmco §3.7 merged sets 5: overlapping sources merge per registry host', () => {
+test('wmco TestGetMergedMirrorSets "Mix of overlapping IDMS and 1 ITMS": overlapping sources merge per registry host', () => {
   const r = render(OVERLAP, WMCO);
   assert.deepEqual(
     r.files.map((f) => f.dir),
@@ -114,18 +114,18 @@ test('wmco §3.7 merged sets 5: overlapping sources merge per registry host', ()
   assert.deepEqual(parsed(d['vmc.ci.openshift.org']), { server: 'https://vmc.ci.openshift.org/v2', hosts: [{ url: 'https://devcluster.openshift.com:5000/v2', caps: ['pull'] }] });
 });
 
-// ---- §3.7 TestGenerateConfig -----------------------------------------------------------------
+// ---- WMCO pkg/registries/registries_test.go TestGenerateConfig -------------------------------
 
 const CREDS: RenderOptions['credentials'] = { 'mirror.example.com': { auth: 'dXNlcjpwYXNz' }, 'mirror.example.net': { username: 'username', password: 'password' } };
 const SRC = 'registry.access.redhat.com';
 
-test('wmco §3.7 generate 1: no mirrors give an empty file (still written)', () => {
+test('wmco TestGenerateConfig "empty mirrors": no mirrors give an empty file (still written)', () => {
   const r = render([idms(SRC, [])], WMCO);
   assert.deepEqual(r.files, [{ dir: SRC, path: `${SRC}/hosts.toml`, content: '', source: SRC }]);
   assert.equal(render([idms(SRC, [], 'NeverContactSource')], WMCO).files[0].content, '');
 });
 
-test('wmco §3.7 generate 2-5: exact text for digest/tag × Allow/Never', () => {
+test('wmco TestGenerateConfig "basic one digest mirror" to "tags mirror never contact source": exact text for digest/tag × Allow/Never', () => {
   const text = (server: string, caps: string) => `server = "https://${server}"
 
 override_path = true
@@ -162,7 +162,7 @@ override_path = true
     authorization = "Basic dXNlcm5hbWU6cGFzc3dvcmQ="
 `;
 
-test('wmco §3.7 generate 6-7: three mirrors with pull-secret headers, Allow and Never', () => {
+test('wmco TestGenerateConfig "multiple mirrors", "multiple mirrors never contact source": three mirrors with pull-secret headers, Allow and Never', () => {
   for (const [policy, server] of [
     ['AllowContactingSource', `${SRC}/v2`],
     ['NeverContactSource', 'example.io/v2/example'],
@@ -178,9 +178,9 @@ test('wmco §3.7 generate 6-7: three mirrors with pull-secret headers, Allow and
   assert.doesNotMatch(c, /authorization/);
 });
 
-// ---- §3.7 TestMergeMirrorSets / TestMergeMirrors ---------------------------------------------
+// ---- WMCO pkg/registries/registries_test.go TestMergeMirrorSets / TestMergeMirrors -----------
 
-test('wmco §3.7 merge: same source merges and sorts; Never beats Allow in either order; Allow+Allow stays', () => {
+test('wmco TestMergeMirrorSets: same source merges and sorts; Never beats Allow in either order; Allow+Allow stays', () => {
   const r = render([idms('quay.io/a', ['z.io/x/a']), idms('quay.io/b', ['b.io/y/b']), idms('registry.access.redhat.com/c', ['c.io/c'])], WMCO);
   assert.deepEqual(
     r.files.map((f) => f.dir),
@@ -198,7 +198,7 @@ test('wmco §3.7 merge: same source merges and sorts; Never beats Allow in eithe
   assert.equal(parsed(allow.content).server, 'https://q.io/v2');
 });
 
-test('wmco §3.7 merge mirrors: one table per host, a tag mirror beats a digest mirror', () => {
+test('wmco TestMergeMirrors: one table per host, a tag mirror beats a digest mirror', () => {
   for (const entries of [
     [idms('src.io/a', ['openshift.com/a']), itms('src.io/a', ['openshift.com/a'])],
     [itms('src.io/a', ['openshift.com/a']), idms('src.io/a', ['openshift.com/a'])],
@@ -209,9 +209,9 @@ test('wmco §3.7 merge mirrors: one table per host, a tag mirror beats a digest 
   assert.deepEqual(hosts(render([idms('s.io/a', ['x.io/a']), idms('s.io/b', ['y.io/b'])], WMCO).files[0].content), ['https://x.io/v2 pull', 'https://y.io/v2 pull']);
 });
 
-// ---- §3.7 TestExtractMirrorURL / TestExtractOrgPath, through the renderer ---------------------
+// ---- WMCO registries_test.go TestExtractMirrorURL / TestExtractOrgPath, through the renderer ----
 
-test('wmco §3.7 extractMirrorURL and org paths end up in the host URLs', () => {
+test('wmco TestExtractMirrorURL, TestExtractOrgPath: extractMirrorURL and org paths end up in the host URLs', () => {
   const url = (source: string, mirror: string) => parsed(render([idms(source, [mirror])], WMCO).files[0].content).hosts[0].url;
   assert.equal(url('example.com/path/to/resource', 'example.org/path/to/resource'), 'https://example.org/v2');
   assert.equal(url('example.com/path/to/resource/x', 'example.com/path/to/resourceax'), 'https://example.com/v2/path/to/resourceax');
@@ -231,7 +231,7 @@ test('wmco §3.7 extractMirrorURL and org paths end up in the host URLs', () => 
   assert.equal(url('registry.redhat.io', 'registry.local'), 'https://registry.local/v2');
 });
 
-test('wmco §3.7 e2e shape: one directory per source registry', () => {
+test('wmco e2e testImageMirroring (test/e2e/mirror_test.go) shape: one directory per source registry', () => {
   const r = render([itms('test.registry.io/powershell', ['mcr.microsoft.com/powershell'], 'AllowContactingSource')], WMCO);
   assert.equal(r.files.length, 1);
   assert.equal(
@@ -247,9 +247,9 @@ override_path = true
   );
 });
 
-// ---- §3.3 / §3.6 quirks reproduced in wmco mode ----------------------------------------------
+// ---- WMCO registries.go quirks (mergeMirrorSets, GenerateConfigFiles dir names) reproduced in wmco mode ----
 
-test('wmco: unset policy seen first is never replaced by NeverContactSource (§3.3 quirk); ordered fixes it', () => {
+test('wmco: unset policy seen first is never replaced by NeverContactSource (WMCO mergeMirrorSets quirk); ordered fixes it', () => {
   const entries = [idms('q.io/a', ['m2.io/a']), idms('q.io/b', ['m1.io/b'], 'NeverContactSource')];
   assert.equal(parsed(render(entries, WMCO).files[0].content).server, 'https://q.io/v2');
   assert.equal(parsed(render(entries, ORDERED).files[0].content).server, 'https://m2.io/v2');

@@ -1,6 +1,6 @@
 /**
  * How WMCO turns ImageDigestMirrorSet / ImageTagMirrorSet entries into containerd `hosts.toml`
- * files on Windows nodes (wmco-join-and-mirrors.md §3, §4), as pure functions.
+ * files on Windows nodes (WMCO pkg/registries/registries.go, README "Running in a disconnected/airgapped environment"), as pure functions.
  *
  * The key difference from Linux nodes: WMCO keeps only the *registry host* of a source and writes
  * one file per source host; the mirror keeps its registry plus whatever "org" prefix is left after

@@ -1,6 +1,6 @@
 /**
  * ImageDigestMirrorSet / ImageTagMirrorSet (and ImageContentSourcePolicy) entries → containerd
- * `hosts.toml` files for Windows nodes, in two modes (wmco-join-and-mirrors.md §3):
+ * `hosts.toml` files for Windows nodes, in two modes (WMCO pkg/registries/registries.go):
  *
  * - `wmco`: byte for byte what WMCO writes, quirks included (source path dropped, mirrors sorted,
  *   `host:port` and wildcard directory names, the unset-policy merge quirk), so users can preview
@@ -53,7 +53,7 @@ interface Mirror {
 interface MirrorSet {
   source: string;
   mirrors: Mirror[];
-  /** '' = unset; kept distinct because WMCO's merge treats it differently from Allow (§3.3). */
+  /** '' = unset; kept distinct because WMCO's merge treats it differently from Allow (WMCO registries.go mergeMirrorSets). */
   policy: string;
 }
 
@@ -171,7 +171,7 @@ function hostUrl(host: string): string {
   return `https://${registryHost(host)}/v2${org ? `/${org}` : ''}`;
 }
 
-/** The exact text of WMCO's `generateConfig` (§3.4); empty when there are no mirrors. */
+/** The exact text of WMCO's `generateConfig` (pkg/registries/registries.go); empty when there are no mirrors. */
 function generateConfig(set: MirrorSet, options: RenderOptions): string {
   if (set.mirrors.length === 0) return '';
   const fallback = set.policy === 'NeverContactSource' ? set.mirrors[0].host : set.source;
@@ -193,7 +193,7 @@ function mirrorOf(source: string, mirror: string, resolveTags: boolean): Mirror 
   return { host: wmcoMirrorHost(source, mirror), resolveTags };
 }
 
-/** The mirror sets in WMCO's way: merged by source host, mirrors deduplicated and sorted (§3.3). */
+/** The mirror sets in WMCO's way: merged by source host, mirrors deduplicated and sorted (WMCO registries.go mergeMirrorSets). */
 function wmcoSets(entries: MirrorEntry[]): MirrorSet[] {
   // WMCO lists all IDMS, then all ITMS (each in API order, i.e. by name) and ignores ICSP.
   const inputs = entries
@@ -204,7 +204,7 @@ function wmcoSets(entries: MirrorEntry[]): MirrorSet[] {
   const sets = new Map<string, MirrorSet>();
   for (const e of inputs) {
     // WMCO: `if existing == AllowContactingSource { existing = new }` — so NeverContactSource wins
-    // over Allow, but an unset policy seen first is never replaced (the §3.3 quirk).
+    // over Allow, but an unset policy seen first is never replaced (the mergeMirrorSets quirk).
     mergeInto(sets, registryHost(e.source), e, (existing, policy) => (existing === 'AllowContactingSource' ? policy : existing));
   }
   const out = [...sets.values()];

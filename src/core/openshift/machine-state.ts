@@ -6,7 +6,7 @@
 // Pure: plain objects in, plain results out.
 
 import { MACHINE_API_NAMESPACE, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_NAMESPACE, WMCO_VERSION_ANNOTATION, WORKER_USER_DATA_SECRET } from '../well-known';
-import type { MachineApiObject } from './machineset';
+import type { MachineApiObject } from './windows-machineset';
 import { providerPlatform, providerSpecValue, type MachinePlatform } from './machines';
 
 /** The parts of a Node read here. */

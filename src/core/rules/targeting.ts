@@ -28,7 +28,7 @@ export const OS_LABELS = [OS_LABEL, BETA_OS_LABEL];
 
 const WINDOWS_TAINT_KEYS = new Set(['os', 'node.kubernetes.io/os']);
 
-/** Decides whether a pod spec targets Windows, keeping the evidence (reference §0). */
+/** Decides whether a pod spec targets Windows, keeping the evidence (https://kubernetes.io/docs/concepts/windows/user-guide/). */
 export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
   const spec = pod.spec;
   const p = pod.path;

@@ -142,7 +142,7 @@ export function checkContainerdForHostProcess(archiveName: string): Finding {
 /**
  * Windows Server releases Kubernetes supports as nodes ("Windows containers in Kubernetes" →
  * Windows OS version compatibility: LTSC releases 2019 and 2022; 2025 listed from Kubernetes 1.32,
- * the first release tested on it — our reading of the page; WMCO documents 2025 too, reference §6).
+ * the first release tested on it — our reading of the page; WMCO documents 2025 too, in its docs/wmco-prerequisites.md).
  */
 const BUILD_FROM: Record<number, { minor: number; name: string }> = {
   17763: { minor: 0, name: 'Windows Server 2019' },

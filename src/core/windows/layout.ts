@@ -1,7 +1,7 @@
 // Where kube-windows and WMCO put things on a Windows host: one table for the kubeadm join, the
 // mirror push and the node operations. Pure data.
 
-/** Where things go on the host (sig-windows-tools layout, reference §5). */
+/** Where things go on the host (sig-windows-tools layout: hostprocess/Install-Containerd.ps1, hostprocess/PrepareNode.ps1). */
 export const LAYOUT = {
   k: 'C:\\k',
   payload: 'C:\\k\\payload',
@@ -37,5 +37,5 @@ export const CRI_ENDPOINT = 'npipe:////./pipe/containerd-containerd';
 /** The pause image the kubelet's sandboxes use on Windows. */
 export const PAUSE_IMAGE = 'mcr.microsoft.com/oss/kubernetes/pause:3.9';
 
-/** Where WMCO writes the tree on its nodes (reference §3.5). */
+/** Where WMCO writes the tree on its nodes (WMCO pkg/windows/windows.go ContainerdConfigDir). */
 export const WMCO_REGISTRY_DIR = 'C:\\k\\containerd\\registries';

@@ -3,7 +3,7 @@ import type { ClusterErrorItem } from '../../cluster/errors';
 import { isErrorItem } from '../../cluster/extras';
 import { machinePath, machineSetPath, type WindowsMachineSets } from '../../cluster/machinesets';
 import { age, machineSetView, machineView, type MachineSetView, type MachineView } from '../../core/openshift/machine-state';
-import type { MachineApiObject } from '../../core/openshift/machineset';
+import type { MachineApiObject } from '../../core/openshift/windows-machineset';
 import { platformTitle } from '../../core/openshift/machines';
 import { enc, withRef, type GroupScope, type TreeNode } from '../cluster-item';
 import { COLORS, type TreeIcon } from '../item';

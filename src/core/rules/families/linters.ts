@@ -1,5 +1,5 @@
 // Linters family: Linux hardening advice that other linters (kube-linter, Polaris, kube-score)
-// give and that does not apply to Windows pods (reference §10).
+// give and that does not apply to Windows pods (kube-linter pkg/builtinchecks, Polaris checks/, kube-score score/security).
 import { isObj } from '../../manifest/path';
 import type { PodSpecView } from '../../manifest/workloads';
 import { deleteFix, inferredNote } from '../helpers';

@@ -209,7 +209,7 @@ const MIR008 = objectRule(
   'warning',
   'Entries for different repositories of one source registry with different mirrorSourcePolicy: WMCO writes one hosts.toml per registry, so on Windows nodes one policy applies to all of them.',
   (entries, _ctx, report) => {
-    // Entries grouped by source registry host, in order, as WMCO merges them (reference §3.3).
+    // Entries grouped by source registry host, in order, as WMCO merges them (WMCO pkg/registries/registries.go mergeMirrorSets).
     const groups = new Map<string, Entry[]>();
     for (const e of entries) {
       if (!e.source || isWildcard(e.source)) continue;
