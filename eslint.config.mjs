@@ -24,10 +24,33 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['vscode', 'ssh2', '@kubernetes/client-node', 'fs', 'node:fs', 'child_process', 'node:child_process', 'net', 'node:net', 'fs/*', 'node:fs/*'],
+              group: [
+                'vscode',
+                'ssh2',
+                '@kubernetes/client-node',
+                'fs',
+                'node:fs',
+                'child_process',
+                'node:child_process',
+                'net',
+                'node:net',
+                'fs/*',
+                'node:fs/*',
+              ],
               message: 'src/core is pure: it receives text and returns plain results.',
             },
-            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**', '**/views/**'], message: 'core must not depend on outer layers.' },
+            {
+              group: [
+                '**/cli/**',
+                '**/server/**',
+                '**/extension/**',
+                '**/remote/**',
+                '**/cluster/**',
+                '**/bootstrap/**',
+                '**/views/**',
+              ],
+              message: 'core must not depend on outer layers.',
+            },
           ],
         },
       ],
@@ -38,7 +61,17 @@ export default tseslint.config(
     // CLI and the extension call cluster/ (the extension's activation reads nothing of it either).
     files: ['src/extension/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@kubernetes/client-node'],
+              message: 'Kubernetes API access lives in src/cluster; import from there.',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -49,9 +82,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['@kubernetes/client-node'], message: 'Kubernetes API access lives in src/cluster; import from there.' },
+            {
+              group: ['@kubernetes/client-node'],
+              message: 'Kubernetes API access lives in src/cluster; import from there.',
+            },
             { group: ['**/views/**'], message: 'src/views is read by src/extension only.' },
-            { group: ['vscode'], message: 'Only src/extension talks to VS Code: the engine, the CLI and the server report through callbacks and LSP.' },
+            {
+              group: ['vscode'],
+              message:
+                'Only src/extension talks to VS Code: the engine, the CLI and the server report through callbacks and LSP.',
+            },
           ],
         },
       ],
@@ -64,7 +104,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/views/**', '**/extension/**'], message: 'cluster/ feeds the views; it never depends on them.' },
+            {
+              group: ['**/views/**', '**/extension/**'],
+              message: 'cluster/ feeds the views; it never depends on them.',
+            },
             { group: ['vscode'], message: 'Only src/extension talks to VS Code.' },
           ],
         },
@@ -80,16 +123,28 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'], message: 'src/views is VS Code-free: plain items over core/ and cluster/.' },
-            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/bootstrap/**'], message: 'views may import core/, cluster/ and shared/ only.' },
+            {
+              group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'],
+              message: 'src/views is VS Code-free: plain items over core/ and cluster/.',
+            },
+            {
+              group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/bootstrap/**'],
+              message: 'views may import core/, cluster/ and shared/ only.',
+            },
           ],
         },
       ],
       // API paths belong to the cluster module that owns the resource (nodePath, podPath, machineSetPath …).
       'no-restricted-syntax': [
         'error',
-        { selector: 'Literal[value=/^\\/apis?\\//]', message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.' },
-        { selector: 'TemplateElement[value.raw=/^\\/apis?\\//]', message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.' },
+        {
+          selector: 'Literal[value=/^\\/apis?\\//]',
+          message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.',
+        },
+        {
+          selector: 'TemplateElement[value.raw=/^\\/apis?\\//]',
+          message: 'No API path in a view: use the path helper of the src/cluster module that owns the resource.',
+        },
       ],
     },
   },
@@ -100,8 +155,23 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'], message: 'src/shared is read by the extension and the language server alike: plain types, names and defaults.' },
-            { group: ['**/cli/**', '**/server/**', '**/extension/**', '**/remote/**', '**/cluster/**', '**/bootstrap/**', '**/views/**'], message: 'shared must not depend on either side.' },
+            {
+              group: ['vscode', 'vscode-*', 'ssh2', '@kubernetes/client-node'],
+              message:
+                'src/shared is read by the extension and the language server alike: plain types, names and defaults.',
+            },
+            {
+              group: [
+                '**/cli/**',
+                '**/server/**',
+                '**/extension/**',
+                '**/remote/**',
+                '**/cluster/**',
+                '**/bootstrap/**',
+                '**/views/**',
+              ],
+              message: 'shared must not depend on either side.',
+            },
           ],
         },
       ],

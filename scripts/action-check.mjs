@@ -21,7 +21,10 @@ if (extra.some((a) => a === '--format' || a.startsWith('--format=') || a === '--
   process.exit(2);
 }
 
-const r = spawnSync(process.execPath, [cli, 'check', '--format', 'sarif', ...extra, ...paths], { encoding: 'utf8', maxBuffer: 1 << 30 });
+const r = spawnSync(process.execPath, [cli, 'check', '--format', 'sarif', ...extra, ...paths], {
+  encoding: 'utf8',
+  maxBuffer: 1 << 30,
+});
 if (r.error) {
   console.error(`kube-windows action: could not run ${cli}: ${r.error.message}`);
   process.exit(2);
@@ -41,6 +44,7 @@ const results = JSON.parse(readFileSync(sarifFile, 'utf8')).runs?.[0]?.results ?
 const count = (level) => results.filter((x) => x.level === level).length;
 const summary = `kube-windows: ${results.length} finding(s): ${count('error')} error(s), ${count('warning')} warning(s), ${count('note')} note(s); SARIF in ${sarifFile}`;
 console.log(summary);
-if (process.env.GITHUB_OUTPUT) appendFileSync(process.env.GITHUB_OUTPUT, `exit-code=${code}\nfindings=${results.length}\nsarif-file=${sarifFile}\n`);
+if (process.env.GITHUB_OUTPUT)
+  appendFileSync(process.env.GITHUB_OUTPUT, `exit-code=${code}\nfindings=${results.length}\nsarif-file=${sarifFile}\n`);
 if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
 process.exit(code === 1 && failOnFindings ? 1 : 0);

@@ -49,8 +49,15 @@ export const CRD_SOURCES = [
 export function moduleDir(module, version) {
   const go = process.env.GO || 'go';
   // Outside any module (a go.mod in a parent directory would bring its own requirements along).
-  const r = spawnSync(go, ['mod', 'download', '-json', `${module}@${version}`], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, GOFLAGS: '-mod=mod', GO111MODULE: 'on' } });
-  if (r.error) throw new Error(`The OpenShift CRDs for the test API server come from the Go module ${module}, and \`${go}\` could not be run (${r.error.code}); install Go, or set GO to its path.`);
+  const r = spawnSync(go, ['mod', 'download', '-json', `${module}@${version}`], {
+    cwd: tmpdir(),
+    encoding: 'utf8',
+    env: { ...process.env, GOFLAGS: '-mod=mod', GO111MODULE: 'on' },
+  });
+  if (r.error)
+    throw new Error(
+      `The OpenShift CRDs for the test API server come from the Go module ${module}, and \`${go}\` could not be run (${r.error.code}); install Go, or set GO to its path.`,
+    );
   let info;
   try {
     info = JSON.parse(r.stdout);
@@ -71,10 +78,14 @@ export function crdManifests() {
     const dir = moduleDir(src.module, src.version);
     for (const f of src.files) {
       const path = join(dir, f);
-      if (!existsSync(path)) throw new Error(`${src.module}@${src.version} has no ${f}; the pinned version and the file list in scripts/apiserver-crds.mjs disagree.`);
+      if (!existsSync(path))
+        throw new Error(
+          `${src.module}@${src.version} has no ${f}; the pinned version and the file list in scripts/apiserver-crds.mjs disagree.`,
+        );
       const text = readFileSync(path, 'utf8');
       const name = /^metadata:\n(?:[ ].*\n)*?[ ]{2}name: (\S+)/m.exec(text)?.[1];
-      if (!name) throw new Error(`${src.module}/${f} does not look like a CustomResourceDefinition (no metadata.name).`);
+      if (!name)
+        throw new Error(`${src.module}/${f} does not look like a CustomResourceDefinition (no metadata.name).`);
       out.push({ module: src.module, version: src.version, path: f, name, text });
     }
   }
@@ -89,19 +100,29 @@ export async function installCrds(api, { log = () => {}, timeoutMs = 60_000 } = 
   const started = Date.now();
   const manifests = crdManifests();
   for (const m of manifests) {
-    const r = await apiRequest(api, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', { method: 'POST', body: m.text, contentType: 'application/yaml' });
-    if (r.status !== 201 && r.status !== 409) throw new Error(`Installing the CRD ${m.name} (${m.module}/${m.path}) failed: HTTP ${r.status} ${r.body?.message ?? r.body}`);
+    const r = await apiRequest(api, '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', {
+      method: 'POST',
+      body: m.text,
+      contentType: 'application/yaml',
+    });
+    if (r.status !== 201 && r.status !== 409)
+      throw new Error(
+        `Installing the CRD ${m.name} (${m.module}/${m.path}) failed: HTTP ${r.status} ${r.body?.message ?? r.body}`,
+      );
   }
   for (const m of manifests) {
     let crd;
     for (;;) {
       const r = await apiRequest(api, `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${m.name}`);
-      const established = r.status === 200 && (r.body?.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
+      const established =
+        r.status === 200 &&
+        (r.body?.status?.conditions ?? []).some((c) => c.type === 'Established' && c.status === 'True');
       if (established) {
         crd = r.body;
         break;
       }
-      if (Date.now() - started > timeoutMs) throw new Error(`The CRD ${m.name} was not Established within ${timeoutMs / 1000}s (HTTP ${r.status}).`);
+      if (Date.now() - started > timeoutMs)
+        throw new Error(`The CRD ${m.name} was not Established within ${timeoutMs / 1000}s (HTTP ${r.status}).`);
       await sleep(100);
     }
     // Established is not yet served: right after it, requests may get "429 storage is
@@ -111,12 +132,16 @@ export async function installCrds(api, { log = () => {}, timeoutMs = 60_000 } = 
         const r = await apiRequest(api, `/apis/${crd.spec.group}/${v.name}/${crd.spec.names.plural}?limit=1`);
         if (r.status === 200) break;
         if (Date.now() - started > timeoutMs)
-          throw new Error(`The CRD ${m.name} is Established but ${crd.spec.group}/${v.name} ${crd.spec.names.plural} did not list within ${timeoutMs / 1000}s (HTTP ${r.status}).`);
+          throw new Error(
+            `The CRD ${m.name} is Established but ${crd.spec.group}/${v.name} ${crd.spec.names.plural} did not list within ${timeoutMs / 1000}s (HTTP ${r.status}).`,
+          );
         await sleep(100);
       }
     }
   }
   const ms = Date.now() - started;
-  log(`installed ${manifests.length} CRDs from ${CRD_SOURCES.map((s) => `${s.module}@${s.version}`).join(' and ')} in ${(ms / 1000).toFixed(1)}s`);
+  log(
+    `installed ${manifests.length} CRDs from ${CRD_SOURCES.map((s) => `${s.module}@${s.version}`).join(' and ')} in ${(ms / 1000).toFixed(1)}s`,
+  );
   return { count: manifests.length, names: manifests.map((m) => m.name), ms };
 }

@@ -16,7 +16,19 @@
 // ${XDG_CACHE_HOME:-~/.cache}/kube-windows/apiserver); GO names the go command (default `go`).
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
@@ -37,7 +49,8 @@ export const RESTRICTED_USER = 'kube-windows-restricted';
 export function kubernetesVersion() {
   const goMod = readFileSync(join(moduleDir, 'go.mod'), 'utf8');
   const m = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+\S*)/m.exec(goMod);
-  if (!m) throw new Error(`test/apiserver/go.mod does not require k8s.io/kubernetes; cannot tell which release to build.`);
+  if (!m)
+    throw new Error(`test/apiserver/go.mod does not require k8s.io/kubernetes; cannot tell which release to build.`);
   return m[1];
 }
 
@@ -103,7 +116,10 @@ export async function buildOnce(binary, what, log, buildFn) {
       }
       if (!told) log(`${what}: waiting for another process (pid ${holder || '?'}) that is building it ...`);
       told = true;
-      if (Date.now() - waitStarted > 60 * 60_000) throw new Error(`Gave up waiting for the ${what} build held by ${lock}; remove that file if no build is running.`);
+      if (Date.now() - waitStarted > 60 * 60_000)
+        throw new Error(
+          `Gave up waiting for the ${what} build held by ${lock}; remove that file if no build is running.`,
+        );
       await sleep(1000);
       continue;
     }
@@ -139,11 +155,19 @@ async function build(binary, version, log) {
   const x = (pkg, v) => `-X ${pkg}.${v}`;
   const stamp = [];
   for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
-    stamp.push(x(pkg, `gitVersion=${version}`), x(pkg, `gitMajor=${major}`), x(pkg, `gitMinor=${minor}`), x(pkg, 'gitTreeState=clean'), x(pkg, 'gitCommit='));
+    stamp.push(
+      x(pkg, `gitVersion=${version}`),
+      x(pkg, `gitMajor=${major}`),
+      x(pkg, `gitMinor=${minor}`),
+      x(pkg, 'gitTreeState=clean'),
+      x(pkg, 'gitCommit='),
+    );
   }
   const tmp = `${binary}.tmp-${process.pid}`;
   const args = ['-n', '19', go, 'build', '-trimpath', '-ldflags', ['-s', '-w', ...stamp].join(' '), '-o', tmp, '.'];
-  log(`kube-apiserver ${version}: building ${binaryName} with ${probe.stdout.trim()} (first time only; cached in ${dirname(binary)}) ...`);
+  log(
+    `kube-apiserver ${version}: building ${binaryName} with ${probe.stdout.trim()} (first time only; cached in ${dirname(binary)}) ...`,
+  );
   const started = Date.now();
   const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: `${process.env.GOFLAGS ?? ''} -mod=readonly`.trim() };
   const code = await new Promise((res, rej) => {
@@ -159,7 +183,9 @@ async function build(binary, version, log) {
     );
   }
   renameSync(tmp, binary);
-  log(`kube-apiserver ${version}: built in ${seconds.toFixed(1)}s (${(statSync(binary).size / 1048576).toFixed(0)} MiB): ${binary}`);
+  log(
+    `kube-apiserver ${version}: built in ${seconds.toFixed(1)}s (${(statSync(binary).size / 1048576).toFixed(0)} MiB): ${binary}`,
+  );
   return seconds;
 }
 
@@ -182,8 +208,12 @@ function freePort() {
 
 function openssl(args, cwd) {
   const r = spawnSync('openssl', args, { cwd, encoding: 'utf8' });
-  if (r.error) throw new Error(`The API server harness makes its certificates with openssl, which could not be run (${r.error.code}); install openssl.`);
-  if (r.status !== 0) throw new Error(`openssl ${args[0]} failed while making the API server's certificates: ${r.stderr.trim()}`);
+  if (r.error)
+    throw new Error(
+      `The API server harness makes its certificates with openssl, which could not be run (${r.error.code}); install openssl.`,
+    );
+  if (r.status !== 0)
+    throw new Error(`openssl ${args[0]} failed while making the API server's certificates: ${r.stderr.trim()}`);
 }
 
 const OPENSSL_CNF = `[req]
@@ -209,8 +239,42 @@ function makeCertificates(pki) {
   mkdirSync(pki, { recursive: true });
   writeFileSync(join(pki, 'openssl.cnf'), OPENSSL_CNF);
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes'];
-  openssl(['req', '-x509', '-config', 'openssl.cnf', '-extensions', 'ca_ext', ...ec, '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/CN=kube-windows-test-ca'], pki);
-  openssl(['req', '-new', '-config', 'openssl.cnf', ...ec, '-keyout', 'apiserver.key', '-out', 'apiserver.csr', '-subj', '/CN=kube-apiserver'], pki);
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-config',
+      'openssl.cnf',
+      '-extensions',
+      'ca_ext',
+      ...ec,
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '3650',
+      '-subj',
+      '/CN=kube-windows-test-ca',
+    ],
+    pki,
+  );
+  openssl(
+    [
+      'req',
+      '-new',
+      '-config',
+      'openssl.cnf',
+      ...ec,
+      '-keyout',
+      'apiserver.key',
+      '-out',
+      'apiserver.csr',
+      '-subj',
+      '/CN=kube-apiserver',
+    ],
+    pki,
+  );
   openssl(
     [
       'x509',
@@ -236,7 +300,13 @@ function makeCertificates(pki) {
   );
   openssl(['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', 'sa.key'], pki);
   openssl(['pkey', '-in', 'sa.key', '-pubout', '-out', 'sa.pub'], pki);
-  return { ca: join(pki, 'ca.crt'), cert: join(pki, 'apiserver.crt'), key: join(pki, 'apiserver.key'), saKey: join(pki, 'sa.key'), saPub: join(pki, 'sa.pub') };
+  return {
+    ca: join(pki, 'ca.crt'),
+    cert: join(pki, 'apiserver.crt'),
+    key: join(pki, 'apiserver.key'),
+    saKey: join(pki, 'sa.key'),
+    saPub: join(pki, 'sa.pub'),
+  };
 }
 
 function kubeconfigYaml({ server, caPath, adminToken, restrictedToken }) {
@@ -328,10 +398,16 @@ export async function apiRequest(api, path, { method = 'GET', body, token = api.
 export async function ensureServiceAccount(api, namespace, name = 'default') {
   const body = { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } };
   for (let i = 0; ; i++) {
-    const r = await apiRequest(api, `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts`, { method: 'POST', body });
+    const r = await apiRequest(api, `/api/v1/namespaces/${encodeURIComponent(namespace)}/serviceaccounts`, {
+      method: 'POST',
+      body,
+    });
     if (r.status === 201 || r.status === 409) return;
     // the namespace may not be there yet right after start (the API server creates `default` itself)
-    if (i >= 50 || r.status !== 404) throw new Error(`Could not create the ServiceAccount ${namespace}/${name} on the test API server: HTTP ${r.status} ${r.body?.message ?? r.body}`);
+    if (i >= 50 || r.status !== 404)
+      throw new Error(
+        `Could not create the ServiceAccount ${namespace}/${name} on the test API server: HTTP ${r.status} ${r.body?.message ?? r.body}`,
+      );
     await sleep(100);
   }
 }
@@ -342,11 +418,20 @@ export async function ensureServiceAccount(api, namespace, name = 'default') {
  * directory stays, for its log). Resolves once /readyz answers ok, to
  * { kubeconfigPath, server, adminToken, restrictedToken, caPath, dir, logPath, pid, stop() }.
  */
-export async function startApiServer({ dir, keepData = false, compactionInterval = '30s', readyTimeoutMs = 120_000, extraArgs = [], log = (line) => console.error(line) } = {}) {
+export async function startApiServer({
+  dir,
+  keepData = false,
+  compactionInterval = '30s',
+  readyTimeoutMs = 120_000,
+  extraArgs = [],
+  log = (line) => console.error(line),
+} = {}) {
   const { binary } = await ensureApiServer({ log });
   const ownDir = !dir; // a temporary directory of ours goes away on stop() (etcd preallocates ~60 MB)
   dir = dir ? resolve(dir) : mkdtempSync(join(tmpdir(), 'kw-apiserver-'));
-  if (!keepData) for (const sub of ['etcd', 'pki', 'apiserver.log', 'kubeconfig', 'tokens.csv']) rmSync(join(dir, sub), { recursive: true, force: true });
+  if (!keepData)
+    for (const sub of ['etcd', 'pki', 'apiserver.log', 'kubeconfig', 'tokens.csv'])
+      rmSync(join(dir, sub), { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const started = Date.now();
   const pki = makeCertificates(join(dir, 'pki'));
@@ -354,7 +439,11 @@ export async function startApiServer({ dir, keepData = false, compactionInterval
   const restrictedToken = randomBytes(24).toString('hex');
   const tokensPath = join(dir, 'tokens.csv');
   // token,user,uid,"groups": the restricted user has no groups (system:authenticated is implied).
-  writeFileSync(tokensPath, `${adminToken},${ADMIN_USER},kw-admin-uid,"system:masters"\n${restrictedToken},${RESTRICTED_USER},kw-restricted-uid\n`, { mode: 0o600 });
+  writeFileSync(
+    tokensPath,
+    `${adminToken},${ADMIN_USER},kw-admin-uid,"system:masters"\n${restrictedToken},${RESTRICTED_USER},kw-restricted-uid\n`,
+    { mode: 0o600 },
+  );
   const logPath = join(dir, 'apiserver.log');
   const caPath = pki.ca;
   const ca = readFileSync(caPath);
@@ -411,7 +500,17 @@ export async function startApiServer({ dir, keepData = false, compactionInterval
     if (last.status === 200 && !exitInfo) {
       const kubeconfigPath = join(dir, 'kubeconfig');
       writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPath, adminToken, restrictedToken }), { mode: 0o600 });
-      const api = { kubeconfigPath, server, adminToken, restrictedToken, caPath, dir, logPath, pid: child.pid, stop: undefined };
+      const api = {
+        kubeconfigPath,
+        server,
+        adminToken,
+        restrictedToken,
+        caPath,
+        dir,
+        logPath,
+        pid: child.pid,
+        stop: undefined,
+      };
       log(`kube-apiserver ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)}s (log: ${logPath})`);
       let stopping;
       const stop = () => {
@@ -448,13 +547,20 @@ export async function startApiServer({ dir, keepData = false, compactionInterval
     // etcd logs its listeners closing as errors; they say nothing about why the server stopped
     const logTail = tail(logPath, 20_000)
       .split('\n')
-      .filter((l) => !/setting up serving from embedded etcd failed.*(server closed|Server closed|use of closed network connection)/.test(l))
+      .filter(
+        (l) =>
+          !/setting up serving from embedded etcd failed.*(server closed|Server closed|use of closed network connection)/.test(
+            l,
+          ),
+      )
       .slice(-40)
       .join('\n');
     const why = exitedByItself
       ? `it exited (${exitedByItself.signal ?? `code ${exitedByItself.code}`})`
       : `/readyz did not answer ok within ${readyTimeoutMs / 1000}s (last answer: ${last.status ? `HTTP ${last.status} ${last.text.slice(0, 500)}` : last.text})`;
-    lastError = new Error(`The test kube-apiserver did not become ready: ${why}. The end of its log (${logPath}):\n${logTail}`);
+    lastError = new Error(
+      `The test kube-apiserver did not become ready: ${why}. The end of its log (${logPath}):\n${logTail}`,
+    );
     if (!/address already in use/.test(logTail)) break; // only a lost race for the port is worth another try
   }
   throw lastError;
@@ -472,7 +578,9 @@ async function main() {
     throw e;
   }
   console.log(`KUBECONFIG=${api.kubeconfigPath}`);
-  console.error(`contexts: ${CONTEXT_ADMIN} (admin, current), ${CONTEXT_RESTRICTED}; server ${api.server}; Ctrl-C stops it`);
+  console.error(
+    `contexts: ${CONTEXT_ADMIN} (admin, current), ${CONTEXT_RESTRICTED}; server ${api.server}; Ctrl-C stops it`,
+  );
   let done = false;
   const shutdown = async (sig) => {
     if (done) return;

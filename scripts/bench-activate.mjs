@@ -16,7 +16,9 @@ for (const f of readdirSync(dist)
   .filter((n) => n.endsWith('.js'))
   .sort()) {
   const buf = readFileSync(join(dist, f));
-  console.log(`  ${f.padEnd(14)} ${(buf.length / 1024).toFixed(0).padStart(6)} KB  (gzip ${(gzipSync(buf).length / 1024).toFixed(0)} KB)`);
+  console.log(
+    `  ${f.padEnd(14)} ${(buf.length / 1024).toFixed(0).padStart(6)} KB  (gzip ${(gzipSync(buf).length / 1024).toFixed(0)} KB)`,
+  );
 }
 
 // Loading the extension bundle with a stub vscode: what the extension host pays before activate().
@@ -29,19 +31,27 @@ const req = createRequire(import.meta.url);
 const t0 = performance.now();
 try {
   req(join(dist, 'extension.js'));
-  console.log(`\nrequire('dist/extension.js') in Node: ${(performance.now() - t0).toFixed(1)} ms (module evaluation, before activate)`);
+  console.log(
+    `\nrequire('dist/extension.js') in Node: ${(performance.now() - t0).toFixed(1)} ms (module evaluation, before activate)`,
+  );
 } catch (err) {
-  console.log(`\nrequire('dist/extension.js') with a stub vscode failed (${String(err).split('\n')[0].slice(0, 120)}): not measured`);
+  console.log(
+    `\nrequire('dist/extension.js') with a stub vscode failed (${String(err).split('\n')[0].slice(0, 120)}): not measured`,
+  );
 }
 Module._load = origLoad;
 
 if (process.env.BENCH_SKIP_VSCODE) process.exit(0);
 console.log('\nactivate() in a real extension host (code-server, e2e: open a YAML file):');
-const r = spawnSync(process.execPath, [join(root, 'scripts', 'e2e.mjs'), '--test-name-pattern=nothing is started|diagnostics|activate'], {
-  cwd: root,
-  stdio: ['ignore', 'pipe', 'inherit'],
-  encoding: 'utf8',
-});
+const r = spawnSync(
+  process.execPath,
+  [join(root, 'scripts', 'e2e.mjs'), '--test-name-pattern=nothing is started|diagnostics|activate'],
+  {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  },
+);
 const file = join(root, 'test-results', 'activation.json');
 if (r.status !== 0 || !existsSync(file) || statSync(file).mtimeMs < Date.now() - 600_000) {
   console.log(r.stdout);
@@ -50,4 +60,6 @@ if (r.status !== 0 || !existsSync(file) || statSync(file).mtimeMs < Date.now() -
 }
 const { activateMs } = JSON.parse(readFileSync(file, 'utf8'));
 console.log(`  activate took ${activateMs} ms (target < 100 ms)${activateMs < 100 ? '' : '  OVER TARGET'}`);
-console.log('  no API request and no language server before a YAML file or the view is opened (asserted by the e2e test)');
+console.log(
+  '  no API request and no language server before a YAML file or the view is opened (asserted by the e2e test)',
+);

@@ -20,14 +20,30 @@ const schema = process.env.KW_PEER_SCHEMA ?? resolve(root, '..', 'shared', 'peer
 const YAML_LS_DELAY = 200; // yaml-language-server waits this long before validating (yamlSettings.validationDelayMs, fixed)
 
 const servers = [
-  { name: 'kube-windows', edits: EDITS, args: [join(root, 'dist', 'server.js'), '--stdio'], init: { debounceMs: 0 }, config: () => ({ debounceMs: 0 }) },
+  {
+    name: 'kube-windows',
+    edits: EDITS,
+    args: [join(root, 'dist', 'server.js'), '--stdio'],
+    init: { debounceMs: 0 },
+    config: () => ({ debounceMs: 0 }),
+  },
   {
     name: 'yaml-language-server',
     edits: PEER_EDITS,
     args: [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'],
     init: {},
     config: (section) =>
-      section === 'yaml' ? { validate: true, hover: true, completion: true, schemas: { [pathToFileURL(schema).href]: '*.yaml' }, schemaStore: { enable: false } } : section === 'http' ? {} : null,
+      section === 'yaml'
+        ? {
+            validate: true,
+            hover: true,
+            completion: true,
+            schemas: { [pathToFileURL(schema).href]: '*.yaml' },
+            schemaStore: { enable: false },
+          }
+        : section === 'http'
+          ? {}
+          : null,
   },
 ];
 
@@ -45,7 +61,10 @@ async function start(server) {
   const proc = spawn(process.execPath, server.args, { stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   proc.stderr.on('data', (d) => (stderr += d));
-  const conn = rpc.createProtocolConnection(new rpc.StreamMessageReader(proc.stdout), new rpc.StreamMessageWriter(proc.stdin));
+  const conn = rpc.createProtocolConnection(
+    new rpc.StreamMessageReader(proc.stdout),
+    new rpc.StreamMessageWriter(proc.stdin),
+  );
   const waiters = [];
   conn.onNotification(rpc.PublishDiagnosticsNotification.type, (p) => {
     for (const w of [...waiters])
@@ -62,7 +81,10 @@ async function start(server) {
   await conn.sendRequest(rpc.InitializeRequest.type, {
     processId: process.pid,
     rootUri: pathToFileURL(join(root, 'bench', 'tmp')).href,
-    capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } }, textDocument: { publishDiagnostics: { versionSupport: true } } },
+    capabilities: {
+      workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+      textDocument: { publishDiagnostics: { versionSupport: true } },
+    },
     initializationOptions: server.init,
   });
   await conn.sendNotification(rpc.InitializedNotification.type, {});
@@ -70,8 +92,14 @@ async function start(server) {
   await new Promise((r) => setTimeout(r, 300)); // let both pull their configuration
   const next = (uri, version, timeout = 120_000) =>
     new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${server.name}: no diagnostics for v${version}; ${stderr.slice(-300)}`)), timeout);
-      waiters.push({ match: (p) => p.uri === uri && (p.version === undefined || p.version === version), resolve: (p) => (clearTimeout(timer), resolvePromise(p)) });
+      const timer = setTimeout(
+        () => reject(new Error(`${server.name}: no diagnostics for v${version}; ${stderr.slice(-300)}`)),
+        timeout,
+      );
+      waiters.push({
+        match: (p) => p.uri === uri && (p.version === undefined || p.version === version),
+        resolve: (p) => (clearTimeout(timer), resolvePromise(p)),
+      });
     });
   return { proc, conn, next };
 }
@@ -88,7 +116,9 @@ mkdirSync(dir, { recursive: true });
 console.log(
   `LSP bench: node ${process.version}; one-character edits (${EDITS} for kube-windows, ${PEER_EDITS} for yaml-language-server); yaml-language-server validates ${YAML_LS_DELAY} ms after an edit (fixed), we use debounceMs 0`,
 );
-console.log('server                docs   open_ms  edits  edit_median_ms  edit_p95_ms  edit_max_ms  edit_median_minus_delay  findings  peak_rss_mb');
+console.log(
+  'server                docs   open_ms  edits  edit_median_ms  edit_p95_ms  edit_max_ms  edit_median_minus_delay  findings  peak_rss_mb',
+);
 for (const n of sizes) {
   const text = generateDeployments(n);
   const file = join(dir, `lsp-${n}.yaml`);
@@ -104,7 +134,9 @@ for (const n of sizes) {
     const s = await start(server);
     const t0 = performance.now();
     const first = s.next(uri, 1);
-    await s.conn.sendNotification(rpc.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId: 'yaml', version: 1, text } });
+    await s.conn.sendNotification(rpc.DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'yaml', version: 1, text },
+    });
     const opened = await first;
     const openMs = performance.now() - t0;
     const times = [];
@@ -114,7 +146,12 @@ for (const n of sizes) {
       const t = performance.now();
       await s.conn.sendNotification(rpc.DidChangeTextDocumentNotification.type, {
         textDocument: { uri, version },
-        contentChanges: [{ range: { start: { line: replicaLine, character: col }, end: { line: replicaLine, character: col + 1 } }, text: String((e % 8) + 1) }],
+        contentChanges: [
+          {
+            range: { start: { line: replicaLine, character: col }, end: { line: replicaLine, character: col + 1 } },
+            text: String((e % 8) + 1),
+          },
+        ],
       });
       await wait;
       times.push(performance.now() - t);
@@ -122,11 +159,16 @@ for (const n of sizes) {
     const rss = peakRssMb(s.proc.pid);
     const delay = server.name === 'yaml-language-server' ? YAML_LS_DELAY : 0;
     console.log(
-      `${server.name.padEnd(21)} ${String(n).padStart(5)}  ${openMs.toFixed(0).padStart(7)}  ${String(times.length).padStart(5)}  ${median(times).toFixed(1).padStart(14)}  ${quantile(times, 0.95)
+      `${server.name.padEnd(21)} ${String(n).padStart(5)}  ${openMs.toFixed(0).padStart(7)}  ${String(times.length).padStart(5)}  ${median(times).toFixed(1).padStart(14)}  ${quantile(
+        times,
+        0.95,
+      )
         .toFixed(1)
         .padStart(11)}  ${Math.max(...times)
         .toFixed(1)
-        .padStart(11)}  ${(median(times) - delay).toFixed(1).padStart(23)}  ${String(opened.diagnostics.length).padStart(8)}  ${rss.toFixed(0).padStart(11)}`,
+        .padStart(
+          11,
+        )}  ${(median(times) - delay).toFixed(1).padStart(23)}  ${String(opened.diagnostics.length).padStart(8)}  ${rss.toFixed(0).padStart(11)}`,
     );
     medians[server.name] = { median: median(times), delay };
     s.conn.dispose();

@@ -23,5 +23,8 @@ await build({
   ...NODE_BUNDLE,
 });
 
-const r = spawnSync(process.execPath, ['--expose-gc', '--enable-source-maps', outfile], { cwd: root, stdio: 'inherit' });
+const r = spawnSync(process.execPath, ['--expose-gc', '--enable-source-maps', outfile], {
+  cwd: root,
+  stdio: 'inherit',
+});
 process.exitCode = r.status ?? 1;

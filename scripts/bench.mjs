@@ -20,7 +20,11 @@ function timeProcess(args, expectCodes) {
   const rssFile = join(tmp, `rss-${process.pid}.txt`);
   rmSync(rssFile, { force: true });
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, ['-r', rssHook, ...args], { env: { ...process.env, KW_RSS_FILE: rssFile }, stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, ['-r', rssHook, ...args], {
+    env: { ...process.env, KW_RSS_FILE: rssFile },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    maxBuffer: 1 << 30,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (!expectCodes.includes(r.status)) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
   const [rssKb, cpuUs] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
@@ -34,7 +38,11 @@ console.log(`kube-windows bench: node ${process.version}, ${runs} runs each, med
 // (clean) and with a finding in every document (dense): a finding must cost about what parsing
 // its line costs, so both stay close to the floor.
 const largest = Math.max(...sizes);
-const inputs = [...sizes.map((n) => ({ n, findings: 'sparse' })), { n: largest, findings: 'none' }, { n: largest, findings: 'dense' }];
+const inputs = [
+  ...sizes.map((n) => ({ n, findings: 'sparse' })),
+  { n: largest, findings: 'none' },
+  { n: largest, findings: 'dense' },
+];
 // The ratio is of wall times; cpu_ratio, of CPU times (user + system), which other work on a
 // shared machine disturbs less.
 console.log('docs     findings  size_mb  check_ms  floor_ms  ratio  cpu_ratio  docs_per_s  mb_per_s  rss_mb');

@@ -32,17 +32,31 @@ const common = {
 const engineExternal = {
   name: 'engine-external',
   setup(b) {
-    b.onResolve({ filter: /^\.\/engine-bundle$/ }, (args) => (args.importer.includes(join('src', 'extension')) ? { path: './engine.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/engine-bundle$/ }, (args) =>
+      args.importer.includes(join('src', 'extension')) ? { path: './engine.js', external: true } : undefined,
+    );
   },
 };
 
 const shipped = await Promise.all([
-  build({ ...common, metafile: true, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: [...common.external, 'vscode'], plugins: [engineExternal] }),
+  build({
+    ...common,
+    metafile: true,
+    entryPoints: ['src/extension/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: [...common.external, 'vscode'],
+    plugins: [engineExternal],
+  }),
   build({ ...common, metafile: true, entryPoints: ['src/extension/engine-bundle.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, metafile: true, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' }),
   // `kube-windows` itself: a small launcher that loads dist/cli-main.js with its code cache.
-  build({ ...common, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({
+    ...common,
+    entryPoints: ['src/cli/launcher.ts'],
+    outfile: 'dist/cli.js',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
 ]);
 rmSync('dist/cli-main.cache', { force: true });
 // The code cache is made from the production bundle only: a development build runs without one.
@@ -50,7 +64,9 @@ if (production) execFileSync(process.execPath, ['scripts/code-cache.mjs'], { std
 // Which source files each shipped bundle contains: the software bill of materials
 // (scripts/sbom.mjs) lists exactly the packages these come from.
 mkdirSync('out', { recursive: true });
-const inputs = Object.fromEntries(['extension', 'engine', 'server', 'cli'].map((name, i) => [name, Object.keys(shipped[i].metafile.inputs).sort()]));
+const inputs = Object.fromEntries(
+  ['extension', 'engine', 'server', 'cli'].map((name, i) => [name, Object.keys(shipped[i].metafile.inputs).sort()]),
+);
 writeFileSync('out/bundle-inputs.json', JSON.stringify(inputs, null, 1) + '\n');
 
 if (withTests) {
@@ -65,5 +81,12 @@ if (withTests) {
     }
   };
   walk('test');
-  await build({ ...common, entryPoints: files, outdir: 'out/test', outbase: 'test', sourcemap: true, external: [...common.external, 'vscode'] });
+  await build({
+    ...common,
+    entryPoints: files,
+    outdir: 'out/test',
+    outbase: 'test',
+    sourcemap: true,
+    external: [...common.external, 'vscode'],
+  });
 }

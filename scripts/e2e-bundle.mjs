@@ -20,12 +20,26 @@ const listed = (root, dir, keep) =>
 export async function bundleVscodeSuite(root) {
   const outdir = join(root, 'out', 'vscode-test');
   rmSync(outdir, { recursive: true, force: true });
-  await build({ ...common, entryPoints: listed(root, 'test/vscode', (f) => f.endsWith('.test.ts') || f === 'index.ts'), outdir, outbase: 'test/vscode' });
+  await build({
+    ...common,
+    entryPoints: listed(root, 'test/vscode', (f) => f.endsWith('.test.ts') || f === 'index.ts'),
+    outdir,
+    outbase: 'test/vscode',
+  });
   return join(outdir, 'index.js');
 }
 
 /** test/e2e/*.test.ts and the code-server suite runner → outDir. */
 export async function bundleE2e(root, outDir) {
-  await build({ ...common, entryPoints: listed(root, 'test/e2e', (f) => f.endsWith('.test.ts')), outdir: outDir, outbase: 'test/e2e' });
-  await build({ ...common, entryPoints: ['test/e2e/run-vscode-suite.ts'], outfile: join(outDir, 'run-vscode-suite.js') });
+  await build({
+    ...common,
+    entryPoints: listed(root, 'test/e2e', (f) => f.endsWith('.test.ts')),
+    outdir: outDir,
+    outbase: 'test/e2e',
+  });
+  await build({
+    ...common,
+    entryPoints: ['test/e2e/run-vscode-suite.ts'],
+    outfile: join(outDir, 'run-vscode-suite.js'),
+  });
 }

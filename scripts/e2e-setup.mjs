@@ -3,7 +3,16 @@
 // with its native modules built here because its postinstall downloads from GitHub.
 // Idempotent: a second run checks two marker files and returns in well under a second.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, readFileSync, copyFileSync, symlinkSync, lstatSync, chmodSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  writeFileSync,
+  readFileSync,
+  copyFileSync,
+  symlinkSync,
+  lstatSync,
+  chmodSync,
+} from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -14,7 +23,15 @@ export const codeServerEntry = join(cacheDir, 'node_modules', 'code-server', 'ou
 export const chromiumPath = '/usr/bin/chromium';
 const marker = join(cacheDir, `.ready-${CODE_SERVER_VERSION}`);
 
-const APT_PACKAGES = ['chromium', 'ripgrep', 'libkrb5-dev', 'libx11-dev', 'libxkbfile-dev', 'libsecret-1-dev', 'pkg-config'];
+const APT_PACKAGES = [
+  'chromium',
+  'ripgrep',
+  'libkrb5-dev',
+  'libx11-dev',
+  'libxkbfile-dev',
+  'libsecret-1-dev',
+  'pkg-config',
+];
 
 function run(cmd, args, cwd, extraEnv = {}) {
   const t = Date.now();
@@ -24,7 +41,10 @@ function run(cmd, args, cwd, extraEnv = {}) {
 
 function dpkgInstalled(pkg) {
   try {
-    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).includes('install ok installed');
+    return execFileSync('dpkg-query', ['-W', '-f=${Status}', pkg], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).includes('install ok installed');
   } catch {
     return false;
   }
@@ -44,8 +64,14 @@ function ensureCodeServer() {
   if (existsSync(marker) && existsSync(codeServerEntry)) return;
   const t0 = Date.now();
   mkdirSync(cacheDir, { recursive: true });
-  if (!existsSync(join(cacheDir, 'package.json'))) writeFileSync(join(cacheDir, 'package.json'), '{ "name": "kw-code-server-cache", "private": true }\n');
-  const env = { npm_config_unsafe_perm: 'true', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  if (!existsSync(join(cacheDir, 'package.json')))
+    writeFileSync(join(cacheDir, 'package.json'), '{ "name": "kw-code-server-cache", "private": true }\n');
+  const env = {
+    npm_config_unsafe_perm: 'true',
+    npm_config_audit: 'false',
+    npm_config_fund: 'false',
+    npm_config_update_notifier: 'false',
+  };
   if (!existsSync(codeServerEntry)) {
     console.log(`e2e-setup: npm install code-server@${CODE_SERVER_VERSION} (no scripts)`);
     run('npm', ['install', '--ignore-scripts', '--no-save', `code-server@${CODE_SERVER_VERSION}`], cacheDir, env);
@@ -87,10 +113,13 @@ export function setup() {
   const t0 = Date.now();
   ensureApt();
   ensureCodeServer();
-  if (!existsSync(chromiumPath)) throw new Error(`Chromium is not at ${chromiumPath} after installing the chromium package.`);
+  if (!existsSync(chromiumPath))
+    throw new Error(`Chromium is not at ${chromiumPath} after installing the chromium package.`);
   const ms = Date.now() - t0;
   const built = existsSync(marker) ? readFileSync(marker, 'utf8').trim() : '';
-  console.log(`e2e-setup: ready in ${(ms / 1000).toFixed(1)} s (code-server ${CODE_SERVER_VERSION}: ${built}; chromium ${chromiumPath})`);
+  console.log(
+    `e2e-setup: ready in ${(ms / 1000).toFixed(1)} s (code-server ${CODE_SERVER_VERSION}: ${built}; chromium ${chromiumPath})`,
+  );
   return ms;
 }
 

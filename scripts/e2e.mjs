@@ -29,7 +29,10 @@ rmSync(outDir, { recursive: true, force: true });
 // suite loads as the extension under development).
 const vsix = join(outDir, 'kube-windows.vsix');
 const tPack = Date.now();
-const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 if (packed.status !== 0) process.exit(packed.status ?? 1);
 console.log(`e2e: packaged ${vsix} in ${((Date.now() - tPack) / 1000).toFixed(1)} s`);
 

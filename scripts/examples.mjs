@@ -5,7 +5,10 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 
-const text = spawnSync(process.execPath, ['dist/cli.js', 'check', 'examples'], { encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '' } });
+const text = spawnSync(process.execPath, ['dist/cli.js', 'check', 'examples'], {
+  encoding: 'utf8',
+  env: { ...process.env, FORCE_COLOR: '' },
+});
 process.stdout.write(text.stdout);
 const r = spawnSync(process.execPath, ['dist/cli.js', 'check', '--format', 'json', 'examples'], { encoding: 'utf8' });
 if (r.status !== 0 && r.status !== 1) {
@@ -25,7 +28,10 @@ for (const dir of ['good', 'bad']) {
     }
     const m = /^# expect: (.+)$/m.exec(readFileSync(path, 'utf8'));
     const expected = m ? [...new Set(m[1].trim().split(/\s+/))].sort() : [];
-    if (expected.join(' ') !== found.join(' ')) problems.push(`${path}: expected ${expected.join(' ') || '(an # expect: line)'}, got ${found.join(' ') || 'nothing'}`);
+    if (expected.join(' ') !== found.join(' '))
+      problems.push(
+        `${path}: expected ${expected.join(' ') || '(an # expect: line)'}, got ${found.join(' ') || 'nothing'}`,
+      );
   }
 }
 if (problems.length > 0) {

@@ -42,18 +42,24 @@ export async function ensureKwok({ log = (line) => console.error(line) } = {}) {
     log(`kwok ${KWOK_VERSION}: building from ${KWOK_MODULE} (first time only; cached in ${dirname(binary)}) ...`);
     const started = Date.now();
     const code = await new Promise((res, rej) => {
-      const child = spawn('nice', ['-n', '19', go, 'install', '-trimpath', '-ldflags', '-s -w', `${KWOK_MODULE}/cmd/kwok@${KWOK_VERSION}`], {
-        cwd: dirname(binary),
-        env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      });
+      const child = spawn(
+        'nice',
+        ['-n', '19', go, 'install', '-trimpath', '-ldflags', '-s -w', `${KWOK_MODULE}/cmd/kwok@${KWOK_VERSION}`],
+        {
+          cwd: dirname(binary),
+          env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
+          stdio: ['ignore', 'inherit', 'inherit'],
+        },
+      );
       child.on('error', rej);
       child.on('exit', (c, sig) => res(sig ? 128 : c));
     });
     const seconds = (Date.now() - started) / 1000;
     if (code !== 0 || !existsSync(join(gobin, 'kwok'))) {
       rmSync(gobin, { recursive: true, force: true });
-      throw new Error(`Building kwok ${KWOK_VERSION} failed after ${seconds.toFixed(0)}s (exit ${code}); the go errors are above. Is the Go module proxy reachable?`);
+      throw new Error(
+        `Building kwok ${KWOK_VERSION} failed after ${seconds.toFixed(0)}s (exit ${code}); the go errors are above. Is the Go module proxy reachable?`,
+      );
     }
     renameSync(join(gobin, 'kwok'), binary);
     rmSync(gobin, { recursive: true, force: true });
@@ -79,7 +85,10 @@ export function kwokConfig() {
   ];
   for (const f of STAGES) {
     const path = join(dir, f);
-    if (!existsSync(path)) throw new Error(`${KWOK_MODULE}@${KWOK_VERSION} has no ${f}; the stage list in scripts/kwok.mjs and the pinned version disagree.`);
+    if (!existsSync(path))
+      throw new Error(
+        `${KWOK_MODULE}@${KWOK_VERSION} has no ${f}; the stage list in scripts/kwok.mjs and the pinned version disagree.`,
+      );
     docs.push(readFileSync(path, 'utf8'));
   }
   return docs.join('\n---\n');
@@ -98,9 +107,18 @@ export async function startKwok({ kubeconfigPath, dir, log = () => {} }) {
   const logPath = join(dir, 'kwok.log');
   const out = openSync(logPath, 'a');
   // Same process group as us: a Ctrl-C stops it too; a test process that exits kills it.
-  const child = spawn(binary, [`--kubeconfig=${kubeconfigPath}`, `--config=${configPath}`, '--manage-all-nodes=false', `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`], {
-    stdio: ['ignore', out, out],
-  });
+  const child = spawn(
+    binary,
+    [
+      `--kubeconfig=${kubeconfigPath}`,
+      `--config=${configPath}`,
+      '--manage-all-nodes=false',
+      `--manage-nodes-with-annotation-selector=${KWOK_ANNOTATION}=fake`,
+    ],
+    {
+      stdio: ['ignore', out, out],
+    },
+  );
   closeSync(out);
   let exitInfo;
   const exited = new Promise((res) => child.on('exit', (code, signal) => res((exitInfo = { code, signal }))));
@@ -109,7 +127,9 @@ export async function startKwok({ kubeconfigPath, dir, log = () => {} }) {
   await new Promise((r) => setTimeout(r, 300));
   if (exitInfo) {
     process.off('exit', kill);
-    throw new Error(`kwok exited at once (${exitInfo.signal ?? `code ${exitInfo.code}`}); its log (${logPath}):\n${readFileSync(logPath, 'utf8').slice(-3000)}`);
+    throw new Error(
+      `kwok exited at once (${exitInfo.signal ?? `code ${exitInfo.code}`}); its log (${logPath}):\n${readFileSync(logPath, 'utf8').slice(-3000)}`,
+    );
   }
   let stopping;
   return {
@@ -129,7 +149,11 @@ export async function startKwok({ kubeconfigPath, dir, log = () => {} }) {
 }
 
 // `node scripts/kwok.mjs --check`: builds (or finds) kwok and prints its version.
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href && process.argv.includes('--check')) {
+if (
+  process.argv[1] &&
+  import.meta.url === pathToFileURL(resolve(process.argv[1])).href &&
+  process.argv.includes('--check')
+) {
   const { binary } = await ensureKwok();
   console.log(spawnSync(binary, ['--version'], { encoding: 'utf8' }).stdout.trim());
 }

@@ -8,7 +8,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-const out = process.argv.includes('--out') ? resolve(process.argv[process.argv.indexOf('--out') + 1]) : join(root, `${pkg.name}-${pkg.version}.vsix`);
+const out = process.argv.includes('--out')
+  ? resolve(process.argv[process.argv.indexOf('--out') + 1])
+  : join(root, `${pkg.name}-${pkg.version}.vsix`);
 const LIMIT = 5 * 1024 * 1024;
 const ALLOWED = [
   /^extension\/dist\/(extension|engine|server|cli|cli-main)\.js$/,

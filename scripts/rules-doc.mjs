@@ -3,8 +3,12 @@
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 
-const rules = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'rules', '--format', 'json'], { encoding: 'utf8' }));
-const failures = JSON.parse(execFileSync(process.execPath, ['dist/cli.js', 'rules', '--failures', '--format', 'json'], { encoding: 'utf8' }));
+const rules = JSON.parse(
+  execFileSync(process.execPath, ['dist/cli.js', 'rules', '--format', 'json'], { encoding: 'utf8' }),
+);
+const failures = JSON.parse(
+  execFileSync(process.execPath, ['dist/cli.js', 'rules', '--failures', '--format', 'json'], { encoding: 'utf8' }),
+);
 const check = process.argv.includes('--check');
 const esc = (s) => s.replace(/\|/g, '\\|');
 
@@ -21,7 +25,22 @@ function failuresSection(list) {
     '',
   ];
   for (const f of list) {
-    out.push(`### ${f.id}`, '', `Severity: ${f.severity}.`, '', f.title, '', `Cause: ${f.cause}`, '', `Fix: ${f.fix}`, '', `Source: <${f.source}>`, '', 'Recognised texts, for example:', '');
+    out.push(
+      `### ${f.id}`,
+      '',
+      `Severity: ${f.severity}.`,
+      '',
+      f.title,
+      '',
+      `Cause: ${f.cause}`,
+      '',
+      `Fix: ${f.fix}`,
+      '',
+      `Source: <${f.source}>`,
+      '',
+      'Recognised texts, for example:',
+      '',
+    );
     for (const e of f.examples) out.push(`- \`${e.replace(/`/g, "'")}\``);
     out.push('');
   }
@@ -43,7 +62,10 @@ const NOT_COVERED = [
     '`terminationGracePeriodSeconds`',
     'Documented as "requires containerD", which every supported Windows node runs. How long Windows itself waits after CTRL_SHUTDOWN_EVENT is set inside the image (WaitToKillServiceTimeout), which a manifest does not show.',
   ],
-  ['Tekton `Task`', 'A Task has no pod template; the TaskRun or PipelineRun that runs it carries the node selector, and OCP002 checks those.'],
+  [
+    'Tekton `Task`',
+    'A Task has no pod template; the TaskRun or PipelineRun that runs it carries the node selector, and OCP002 checks those.',
+  ],
   [
     '`ServiceMonitor` selecting Windows pods',
     "A ServiceMonitor selects Services, not pods: telling whether they lead to Windows pods needs every Service matched against every workload's labels. OCP002 checks PodMonitors, which select pods directly. The live check (`check --context`) does not read monitors.",
@@ -61,7 +83,12 @@ const NOT_COVERED = [
 ];
 
 function notCoveredSection() {
-  const out = ['## Documented limits without a rule', '', 'Limits from the Kubernetes "Windows containers in Kubernetes" guide and OpenShift "Windows Container Support" left out on purpose:', ''];
+  const out = [
+    '## Documented limits without a rule',
+    '',
+    'Limits from the Kubernetes "Windows containers in Kubernetes" guide and OpenShift "Windows Container Support" left out on purpose:',
+    '',
+  ];
   for (const [what, why] of NOT_COVERED) out.push(`- ${what}: ${why}`);
   out.push('');
   return out;
@@ -80,7 +107,8 @@ function rulesDoc(list) {
   ];
   for (const fam of families) {
     out.push(`## ${fam}`, '');
-    for (const r of list.filter((x) => x.family === fam)) out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
+    for (const r of list.filter((x) => x.family === fam))
+      out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
   }
   out.push(...notCoveredSection());
   out.push(...failuresSection(failures));
@@ -90,11 +118,13 @@ function rulesDoc(list) {
 const readme = readFileSync('README.md', 'utf8');
 const start = readme.indexOf('<!-- rules:start -->');
 const end = readme.indexOf('<!-- rules:end -->');
-if (start === -1 || end === -1) throw new Error('README.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
+if (start === -1 || end === -1)
+  throw new Error('README.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
 const withRules = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable(rules)}\n${readme.slice(end)}`;
 const fStart = withRules.indexOf('<!-- failures:start -->');
 const fEnd = withRules.indexOf('<!-- failures:end -->');
-if (fStart === -1 || fEnd === -1) throw new Error('README.md lacks the <!-- failures:start --> / <!-- failures:end --> markers');
+if (fStart === -1 || fEnd === -1)
+  throw new Error('README.md lacks the <!-- failures:start --> / <!-- failures:end --> markers');
 const nextReadme = `${withRules.slice(0, fStart)}<!-- failures:start -->\n${failuresTable(failures)}\n${withRules.slice(fEnd)}`;
 const nextDoc = rulesDoc(rules);
 if (check) {

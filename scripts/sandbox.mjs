@@ -27,16 +27,27 @@ function writable(dir) {
 
 if (writable(outDir)) {
   setup();
-  const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+  const packed = spawnSync(process.execPath, [join(root, 'scripts', 'package.mjs'), '--out', vsix], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   if (packed.status !== 0) process.exit(packed.status ?? 1);
   await bundleSandbox(root, outDir);
 } else if (!existsSync(bundle) || !existsSync(vsix)) {
-  console.error(`sandbox: ${outDir} cannot be written and holds no built sandbox: run "npm run sandbox" once as the checkout's owner.`);
+  console.error(
+    `sandbox: ${outDir} cannot be written and holds no built sandbox: run "npm run sandbox" once as the checkout's owner.`,
+  );
   process.exit(1);
 } else {
-  console.log(`sandbox: this checkout cannot be written: running the sandbox built in ${outDir}${process.env.SANDBOX_DIR ? '' : ' (set SANDBOX_DIR to a folder you can write for its state)'}.`);
+  console.log(
+    `sandbox: this checkout cannot be written: running the sandbox built in ${outDir}${process.env.SANDBOX_DIR ? '' : ' (set SANDBOX_DIR to a folder you can write for its state)'}.`,
+  );
 }
 // The sandbox handles Ctrl-C itself (it stops its children first); this wrapper only waits.
-const child = spawn(process.execPath, [bundle], { cwd: root, env: { ...process.env, KW_VSIX: vsix }, stdio: 'inherit' });
+const child = spawn(process.execPath, [bundle], {
+  cwd: root,
+  env: { ...process.env, KW_VSIX: vsix },
+  stdio: 'inherit',
+});
 for (const sig of ['SIGINT', 'SIGTERM']) process.on(sig, () => child.kill(sig));
 child.on('exit', (code) => process.exit(code ?? 0));

@@ -13,7 +13,9 @@ import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const out = process.argv.includes('--out') ? resolve(process.argv[process.argv.indexOf('--out') + 1]) : join(root, 'out', 'sbom.cdx.json');
+const out = process.argv.includes('--out')
+  ? resolve(process.argv[process.argv.indexOf('--out') + 1])
+  : join(root, 'out', 'sbom.cdx.json');
 
 /** Why each direct runtime dependency is there (a transitive one is there for the one that needs it). */
 export const WHY = {
@@ -26,7 +28,8 @@ export const WHY = {
   'vscode-languageclient': 'starts and talks to the language server from the extension',
   '@kubernetes/client-node': 'reads kubeconfig files, exec credential plugins and pod exec over WebSocket',
   ssh2: 'SSH and SFTP to Windows hosts in pure JavaScript (its optional native add-ons are left out)',
-  'vscode-kubernetes-tools-api': "the Kubernetes extension's public API, to show Windows details in its Cluster Explorer",
+  'vscode-kubernetes-tools-api':
+    "the Kubernetes extension's public API, to show Windows details in its Cluster Explorer",
 };
 
 function fail(message) {
@@ -71,7 +74,12 @@ for (const [bundle, files] of Object.entries(bundleInputs)) {
 
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const full = JSON.parse(
-  execFileSync(npm, ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application'], { cwd: root, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'ignore'] }),
+  execFileSync(npm, ['sbom', '--sbom-format', 'cyclonedx', '--sbom-type', 'application'], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+    stdio: ['ignore', 'pipe', 'ignore'],
+  }),
 );
 const byRef = new Map(full.components.map((c) => [c['bom-ref'], c]));
 const missing = [...bundlesOf.keys()].filter((ref) => !byRef.has(ref));
@@ -86,7 +94,9 @@ if (unexplained.length) fail(`direct dependencies without a reason in scripts/sb
 const edges = new Map((full.dependencies ?? []).map((d) => [d.ref, d.dependsOn ?? []]));
 const via = new Map();
 for (const name of direct) {
-  const start = [...bundlesOf.keys()].find((ref) => ref.slice(0, ref.lastIndexOf('@')) === name) ?? [...byRef.keys()].find((ref) => ref.slice(0, ref.lastIndexOf('@')) === name);
+  const start =
+    [...bundlesOf.keys()].find((ref) => ref.slice(0, ref.lastIndexOf('@')) === name) ??
+    [...byRef.keys()].find((ref) => ref.slice(0, ref.lastIndexOf('@')) === name);
   const queue = start ? [start] : [];
   while (queue.length) {
     const ref = queue.shift();
@@ -103,7 +113,11 @@ const components = [...bundlesOf.keys()].sort().map((ref) => {
   const name = ref.slice(0, ref.lastIndexOf('@'));
   const why = WHY[name] ?? (via.has(ref) ? `needed by ${via.get(ref)}` : 'bundled through another package');
   c.scope = 'required';
-  c.properties = [...(c.properties ?? []), { name: 'kube-windows:bundles', value: [...bundlesOf.get(ref)].sort().join(',') }, { name: 'kube-windows:why', value: why }];
+  c.properties = [
+    ...(c.properties ?? []),
+    { name: 'kube-windows:bundles', value: [...bundlesOf.get(ref)].sort().join(',') },
+    { name: 'kube-windows:why', value: why },
+  ];
   return c;
 });
 const shippedRefs = new Set(components.map((c) => c['bom-ref']));
@@ -121,5 +135,7 @@ const licence = (c) => (c.licenses ?? []).map((l) => l.license?.id ?? l.license?
 console.log(`SBOM (CycloneDX ${sbom.specVersion}) of what ships: ${components.length} packages, written to ${out}`);
 for (const c of components) {
   const props = Object.fromEntries(c.properties.map((p) => [p.name, p.value]));
-  console.log(`  ${`${c.name}@${c.version}`.padEnd(48)} ${licence(c).padEnd(14)} ${props['kube-windows:bundles'].padEnd(30)} ${props['kube-windows:why']}`);
+  console.log(
+    `  ${`${c.name}@${c.version}`.padEnd(48)} ${licence(c).padEnd(14)} ${props['kube-windows:bundles'].padEnd(30)} ${props['kube-windows:why']}`,
+  );
 }

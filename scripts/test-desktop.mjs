@@ -44,7 +44,10 @@ if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND
 }
 
 // The repository itself is the extension under development: production bundles in dist/.
-const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], { cwd: root, stdio: 'inherit' });
+const built = spawnSync(process.execPath, [join(root, 'scripts', 'build.mjs'), '--production'], {
+  cwd: root,
+  stdio: 'inherit',
+});
 if (built.status !== 0) fail('the build failed (above).');
 const extensionTestsPath = await bundleVscodeSuite(root);
 
@@ -54,7 +57,12 @@ try {
     vscodeExecutablePath,
     extensionDevelopmentPath: root,
     extensionTestsPath,
-    launchArgs: [join(root, config.workspaceFolder), ...config.launchArgs, `--user-data-dir=${join(profile, 'user')}`, `--extensions-dir=${join(profile, 'extensions')}`],
+    launchArgs: [
+      join(root, config.workspaceFolder),
+      ...config.launchArgs,
+      `--user-data-dir=${join(profile, 'user')}`,
+      `--extensions-dir=${join(profile, 'extensions')}`,
+    ],
   });
   console.log('test:desktop: the extension-host suite passed in desktop VS Code', config.version);
 } catch (err) {

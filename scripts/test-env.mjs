@@ -6,7 +6,10 @@ import { spawnSync } from 'node:child_process';
 const SSHD = '/usr/sbin/sshd';
 
 function run(cmd, args) {
-  const r = spawnSync(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  const r = spawnSync(cmd, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
   if (r.status !== 0) {
     const tail = `${r.stderr ?? ''}`.trim().split('\n').slice(-5).join('\n');
     throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status ?? r.signal}):\n${tail}`);
@@ -46,6 +49,8 @@ if (existsSync(SSHD)) {
     }
     console.log(`test-env: installed openssh-server and openssh-client${updated ? ' (after apt-get update)' : ''}`);
   } catch (e) {
-    console.log(`test-env: could not install openssh-server (the SSH transport tests will fail): ${e instanceof Error ? e.message : String(e)}`);
+    console.log(
+      `test-env: could not install openssh-server (the SSH transport tests will fail): ${e instanceof Error ? e.message : String(e)}`,
+    );
   }
 }

@@ -29,7 +29,8 @@ const env = { ...process.env };
 delete env.KW_APISERVER_UNAVAILABLE;
 let api;
 let stopping;
-const stop = () => (stopping ??= api ? api.stop().catch((e) => log(`stopping the API server failed: ${e.message}`)) : Promise.resolve());
+const stop = () =>
+  (stopping ??= api ? api.stop().catch((e) => log(`stopping the API server failed: ${e.message}`)) : Promise.resolve());
 
 let interrupted;
 let child;

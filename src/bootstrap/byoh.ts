@@ -1,4 +1,5 @@
-// Joining a Windows host through WMCO's Bring-Your-Own-Host path (WMCO README "Configuring BYOH", controllers/configmap_controller.go): preflight over
+// Joining a Windows host through WMCO's Bring-Your-Own-Host path (WMCO README "Configuring BYOH",
+// controllers/configmap_controller.go): preflight over
 // the API and SSH, optional setup (install WMCO, create cloud-private-key), the windows-instances
 // entry, then following WMCO to the end: Node registered, CSRs approved, version == desired-version,
 // Ready. And removal: the entry deleted, deconfiguration followed until the Node is gone.
@@ -10,8 +11,23 @@ import { authorizedKeys, hostFacts, resolveName, type HostFacts } from '../core/
 import type { WindowsHost } from '../remote/windows-host';
 import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';
 import { findNode, nodeCall, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
-import { CLUSTER_CONFIG_CALLS, clusterProxy, configNetwork, infrastructure, installKeyHashes, operatorNetwork } from '../cluster/openshift';
-import { addInstance, csvVersion, keySecret, removeInstance, windowsInstances, wmcoCalls, wmcoCsv } from '../cluster/wmco';
+import {
+  CLUSTER_CONFIG_CALLS,
+  clusterProxy,
+  configNetwork,
+  infrastructure,
+  installKeyHashes,
+  operatorNetwork,
+} from '../cluster/openshift';
+import {
+  addInstance,
+  csvVersion,
+  keySecret,
+  removeInstance,
+  windowsInstances,
+  wmcoCalls,
+  wmcoCsv,
+} from '../cluster/wmco';
 import { WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
 import { readyStep } from './node-steps';
@@ -59,7 +75,10 @@ export interface ByohOptions {
   resolver?: Resolver;
   /** How often to poll the API while following WMCO (default 5 s). */
   pollMs?: number;
-  /** Limits of the follow steps (defaults: 20 min for the node, 10 min for the rest; WMCO itself waits 10 min per phase). */
+  /**
+   * Limits of the follow steps (defaults: 20 min for the node, 10 min for the rest; WMCO itself waits 10 min per
+   * phase).
+   */
   timeouts?: Partial<Record<'node' | 'csr' | 'version' | 'ready' | 'remove', number>>;
 }
 
@@ -76,7 +95,13 @@ export interface ByohContext {
   state: ByohState;
 }
 
-const DEFAULT_TIMEOUTS = { node: 20 * 60_000, csr: 10 * 60_000, version: 15 * 60_000, ready: 10 * 60_000, remove: 15 * 60_000 };
+const DEFAULT_TIMEOUTS = {
+  node: 20 * 60_000,
+  csr: 10 * 60_000,
+  version: 15 * 60_000,
+  ready: 10 * 60_000,
+  remove: 15 * 60_000,
+};
 
 /** Reads everything the BYOH preflight needs and evaluates it. Never throws for a failed check. */
 async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Finding[]> {
@@ -99,7 +124,10 @@ async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Fi
     installKeyHashes(kube, pubKeyHash, signal),
   ]);
 
-  const secretFacts: Parameters<typeof evaluateByoh>[0]['keySecret'] = { present: secret.present, hasKey: secret.pem !== undefined };
+  const secretFacts: Parameters<typeof evaluateByoh>[0]['keySecret'] = {
+    present: secret.present,
+    hasKey: secret.pem !== undefined,
+  };
   const pem = secret.pem ?? ctx.opts.privateKey?.pem.reveal();
   if (pem) Object.assign(secretFacts, keyInfo(pem));
 
@@ -108,7 +136,11 @@ async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Fi
   if (apiUrl) {
     const apiHost = new URL(apiUrl).hostname;
     const resolved = await host.run(resolveName(apiHost), signal);
-    apiInt = { host: apiHost, resolvedFromHost: resolved.addresses, ...(resolved.error ? { error: resolved.error } : {}) };
+    apiInt = {
+      host: apiHost,
+      resolvedFromHost: resolved.addresses,
+      ...(resolved.error ? { error: resolved.error } : {}),
+    };
   }
 
   const hybrid = opNet?.spec?.defaultNetwork?.ovnKubernetesConfig?.hybridOverlayConfig;
@@ -150,7 +182,8 @@ async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Fi
   return findings;
 }
 
-const nodeFor = async (ctx: ByohContext, signal: AbortSignal): Promise<NodeObject | undefined> => findNode(ctx.opts.kube, ctx.opts.address, ctx.state.nodeName, signal);
+const nodeFor = async (ctx: ByohContext, signal: AbortSignal): Promise<NodeObject | undefined> =>
+  findNode(ctx.opts.kube, ctx.opts.address, ctx.state.nodeName, signal);
 
 export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   const ns = opts.namespace ?? WMCO_NAMESPACE;
@@ -163,7 +196,8 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   steps.push({
     id: 'preflight',
     title: 'Check the cluster and the host',
-    description: 'Reads WMCO, cloud-private-key, the cluster network and proxy over the API, and the host facts, its authorized keys and the resolution of api-int over SSH.',
+    description:
+      'Reads WMCO, cloud-private-key, the cluster network and proxy over the API, and the host facts, its authorized keys and the resolution of api-int over SSH.',
     preview: {
       check: 'always runs',
       powershell: [hostFacts().script, authorizedKeys().script, resolveName('api-int.<cluster domain>').script],
@@ -172,7 +206,10 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const findings = await byohPreflight(ctx, signal);
-      for (const f of findings) report(`${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`);
+      for (const f of findings)
+        report(
+          `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`,
+        );
       if (blocking(findings).length > 0) throw new PreflightError(findings);
     },
     verify: async () => true,
@@ -187,9 +224,15 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
       check: `windows-instances already maps ${opts.address} to username=${opts.user}`,
       api: [wmcoCalls.instances(ns), wmcoCalls.setInstance(ns, opts.address, `username=${opts.user}`)],
     },
-    check: async (ctx, signal) => ((await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}` ? 'done' : 'todo'),
+    check: async (ctx, signal) =>
+      (await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}`
+        ? 'done'
+        : 'todo',
     apply: async (ctx, signal) => addInstance(ctx.opts.kube, ctx.opts.address, ctx.opts.user, signal, ns),
-    verify: async (ctx, signal) => ((await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}` ? true : 'the entry is not in the ConfigMap'),
+    verify: async (ctx, signal) =>
+      (await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}`
+        ? true
+        : 'the entry is not in the ConfigMap',
     retries: 2,
     timeoutMs: 60_000,
   });
@@ -197,7 +240,8 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   steps.push({
     id: 'node-registered',
     title: 'Wait for WMCO to configure the host and the Node to register',
-    description: 'WMCO connects over SSH, transfers its payload, starts containerd and kubelet; kubelet requests a client certificate and registers the Node.',
+    description:
+      'WMCO connects over SSH, transfers its payload, starts containerd and kubelet; kubelet requests a client certificate and registers the Node.',
     preview: { check: `a Windows Node with address ${opts.address} exists`, api: [WINDOWS_NODES_CALL] },
     check: async (ctx, signal) => ((ctx.state.node = await nodeFor(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
@@ -205,8 +249,15 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
         async () => {
           const node = await nodeFor(ctx, signal);
           if (node) return node;
-          const pending = ctx.state.nodeName ? (await csrsForNode(ctx.opts.kube, ctx.state.nodeName, signal)).filter((c) => csrState(c) === 'Pending') : [];
-          return { waiting: pending.length > 0 ? `${pending.length} certificate request(s) of ${ctx.state.nodeName} pending approval` : 'no Node yet' };
+          const pending = ctx.state.nodeName
+            ? (await csrsForNode(ctx.opts.kube, ctx.state.nodeName, signal)).filter((c) => csrState(c) === 'Pending')
+            : [];
+          return {
+            waiting:
+              pending.length > 0
+                ? `${pending.length} certificate request(s) of ${ctx.state.nodeName} pending approval`
+                : 'no Node yet',
+          };
         },
         {
           signal,
@@ -238,16 +289,22 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
         async () => {
           const csrs = await csrsForNode(ctx.opts.kube, name, signal);
           const denied = csrs.find((c) => csrState(c) === 'Denied' || csrState(c) === 'Failed');
-          if (denied) throw new Error(`Certificate request ${denied.metadata.name} of ${name} was ${csrState(denied).toLowerCase()}.`);
+          if (denied)
+            throw new Error(
+              `Certificate request ${denied.metadata.name} of ${name} was ${csrState(denied).toLowerCase()}.`,
+            );
           const pending = csrs.filter((c) => csrState(c) === 'Pending');
-          return pending.length === 0 ? true : { waiting: `${pending.length} pending: ${pending.map((c) => c.metadata.name).join(', ')}` };
+          return pending.length === 0
+            ? true
+            : { waiting: `${pending.length} pending: ${pending.map((c) => c.metadata.name).join(', ')}` };
         },
         {
           signal,
           intervalMs: poll,
           timeoutMs: t.csr,
           report,
-          timeoutMessage: (last) => `Certificate requests of ${name} still not approved (${last}): WMCO approves them only when the node name matches reverse DNS or the host name.`,
+          timeoutMessage: (last) =>
+            `Certificate requests of ${name} still not approved (${last}): WMCO approves them only when the node name matches reverse DNS or the host name.`,
         },
       );
     },
@@ -258,7 +315,10 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
   steps.push({
     id: 'node-version',
     title: 'Wait for WMCO to finish (version annotation equal to desired-version)',
-    preview: { check: 'windowsmachineconfig.openshift.io/version equals desired-version', api: [nodeCall('GET', '<node>')] },
+    preview: {
+      check: 'windowsmachineconfig.openshift.io/version equals desired-version',
+      api: [nodeCall('GET', '<node>')],
+    },
     check: async (ctx, signal) => (versionDone(await nodeFor(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       await waitFor(
@@ -266,14 +326,17 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           const node = await nodeFor(ctx, signal);
           if (!node) throw new Error(`The Node of ${opts.address} disappeared: WMCO deconfigured it (see its events).`);
           const a = node.metadata.annotations ?? {};
-          return versionDone(node) ? true : { waiting: `version=${a[VERSION] ?? '(none)'} desired-version=${a[DESIRED] ?? '(none)'}` };
+          return versionDone(node)
+            ? true
+            : { waiting: `version=${a[VERSION] ?? '(none)'} desired-version=${a[DESIRED] ?? '(none)'}` };
         },
         {
           signal,
           intervalMs: poll,
           timeoutMs: t.version,
           report,
-          timeoutMessage: (last) => `WMCO did not finish configuring the node (${last}). Look at the windows-instance-config-daemon log on the host (C:\\var\\log\\wicd).`,
+          timeoutMessage: (last) =>
+            `WMCO did not finish configuring the node (${last}). Look at the windows-instance-config-daemon log on the host (C:\\var\\log\\wicd).`,
         },
       );
     },
@@ -283,7 +346,12 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
 
   steps.push(readyStep<ByohContext>((ctx, signal) => nodeFor(ctx, signal), t.ready, poll));
 
-  return { id: 'byoh-join', title: `Join ${opts.address} through WMCO (Bring-Your-Own-Host)`, target: opts.address, steps };
+  return {
+    id: 'byoh-join',
+    title: `Join ${opts.address} through WMCO (Bring-Your-Own-Host)`,
+    target: opts.address,
+    steps,
+  };
 }
 
 const VERSION = 'windowsmachineconfig.openshift.io/version';
@@ -319,9 +387,11 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
           check: `windows-instances has no entry ${opts.address}`,
           api: [wmcoCalls.setInstance(ns, opts.address, null)],
         },
-        check: async (o, signal) => ((await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? 'done' : 'todo'),
+        check: async (o, signal) =>
+          (await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? 'done' : 'todo',
         apply: async (o, signal) => removeInstance(o.kube, o.address, signal, ns),
-        verify: async (o, signal) => ((await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? true : 'the entry is still there'),
+        verify: async (o, signal) =>
+          (await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? true : 'the entry is still there',
         retries: 2,
         timeoutMs: 60_000,
       },
@@ -334,14 +404,17 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
           await waitFor(
             async () => {
               const node = await findNode(o.kube, o.address, o.nodeName, signal);
-              return node ? { waiting: `${node.metadata.name} still present${node.spec?.unschedulable ? ' (cordoned)' : ''}` } : true;
+              return node
+                ? { waiting: `${node.metadata.name} still present${node.spec?.unschedulable ? ' (cordoned)' : ''}` }
+                : true;
             },
             {
               signal,
               intervalMs: opts.pollMs ?? 5000,
               timeoutMs,
               report,
-              timeoutMessage: (last) => `WMCO did not remove the node (${last}); the host must still be reachable with the current cloud-private-key.`,
+              timeoutMessage: (last) =>
+                `WMCO did not remove the node (${last}); the host must still be reachable with the current cloud-private-key.`,
             },
           );
         },

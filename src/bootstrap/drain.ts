@@ -4,7 +4,15 @@
 // and the same uncordon. A drain leaves the node cordoned, as `kubectl drain` does.
 import { drainTargets } from '../cluster/pods';
 import { emptyDirLosses, podName } from '../core/drain';
-import { cordoned, cordonStep, drainStep, timing, uncordonStep, type DrainState, type NodeDrainOptions } from './node-steps';
+import {
+  cordoned,
+  cordonStep,
+  drainStep,
+  timing,
+  uncordonStep,
+  type DrainState,
+  type NodeDrainOptions,
+} from './node-steps';
 import { prepare, type PreparedPlan } from './prepared';
 import type { RunResult } from './runner';
 
@@ -19,12 +27,19 @@ export function schedulingPlanFor(action: SchedulingAction, opts: NodeDrainOptio
       : action === 'uncordon'
         ? [uncordonStep(nodeName)]
         : [cordonStep(nodeName), cordoned(nodeName, drainStep(nodeName, opts, timing(opts, 0), 'drain'), 'drain')];
-  const title = action === 'drain' ? `Drain ${nodeName}` : action === 'cordon' ? `Cordon ${nodeName}` : `Uncordon ${nodeName}`;
+  const title =
+    action === 'drain' ? `Drain ${nodeName}` : action === 'cordon' ? `Cordon ${nodeName}` : `Uncordon ${nodeName}`;
   return prepare({ id: `node-${action}`, title, target: nodeName, steps }, { opts, state: {} });
 }
 
-/** What a drain would do, for the question before it: the pods it evicts, those it leaves, and whose emptyDir data is lost. */
-export async function drainPreview(opts: Pick<NodeDrainOptions, 'kube' | 'node'>, signal?: AbortSignal): Promise<{ evict: string[]; skipped: string[]; emptyDir: string[] }> {
+/**
+ * What a drain would do, for the question before it: the pods it evicts, those it leaves, and whose emptyDir data is
+ * lost.
+ */
+export async function drainPreview(
+  opts: Pick<NodeDrainOptions, 'kube' | 'node'>,
+  signal?: AbortSignal,
+): Promise<{ evict: string[]; skipped: string[]; emptyDir: string[] }> {
   const t = await drainTargets(opts.kube, opts.node.metadata.name, signal);
   const evict = t.evict.filter((p) => !p.metadata.deletionTimestamp);
   return { evict: evict.map(podName), skipped: t.skipped, emptyDir: emptyDirLosses(evict) };
@@ -34,7 +49,8 @@ export async function drainPreview(opts: Pick<NodeDrainOptions, 'kube' | 'node'>
 export function schedulingSummary(action: SchedulingAction, result: RunResult, nodeName: string): string {
   const done = result.steps.every((s) => s.outcome === 'skipped');
   if (result.outcome === 'done') {
-    if (action === 'drain') return `${nodeName} is drained and stays cordoned (kube-windows nodes uncordon ${nodeName} makes it schedulable again).`;
+    if (action === 'drain')
+      return `${nodeName} is drained and stays cordoned (kube-windows nodes uncordon ${nodeName} makes it schedulable again).`;
     return done ? `${nodeName} was already ${action}ed.` : `${nodeName} ${action}ed.`;
   }
   const verb = action === 'drain' ? 'drain' : action;

@@ -16,7 +16,13 @@ export interface WaitOptions {
 }
 
 function isWaiting<T>(v: Poll<T>): v is { waiting: string } {
-  return typeof v === 'object' && v !== null && 'waiting' in v && typeof (v as { waiting: unknown }).waiting === 'string' && Object.keys(v).length === 1;
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    'waiting' in v &&
+    typeof (v as { waiting: unknown }).waiting === 'string' &&
+    Object.keys(v).length === 1
+  );
 }
 
 /** Calls probe until it returns a value (not {waiting}); errors from probe end the wait at once. */

@@ -9,7 +9,14 @@ import { buildByohJoinPlan, buildByohRemovePlan, type ByohOptions, type ByohStat
 import { findNode } from '../cluster/nodes';
 import { isOpenShift } from '../cluster/openshift';
 import { wmcoLocation } from '../cluster/wmco';
-import { buildKubeadmJoinPlan, kubeadmChoicesOf, kubeadmClusterPreflight, type KubeadmChoices, type KubeadmOptions, type KubeadmState } from './kubeadm';
+import {
+  buildKubeadmJoinPlan,
+  kubeadmChoicesOf,
+  kubeadmClusterPreflight,
+  type KubeadmChoices,
+  type KubeadmOptions,
+  type KubeadmState,
+} from './kubeadm';
 import { buildKubeadmRemovePlan } from './kubeadm-remove';
 import type { Finding } from '../core/windows/findings';
 import type { Payload } from './payload';
@@ -39,7 +46,10 @@ export interface JoinRequest extends KubeadmChoices {
   privateKey?: { pem: Secret; source: string };
   /** BYOH: the SSH port kube-windows uses (a preflight warning when it is not 22, WMCO's). */
   sshPort?: number;
-  /** kubeadm: the files to install and the CA from the kubeconfig; the choices (taint, CNI, version …) are KubeadmChoices. */
+  /**
+   * kubeadm: the files to install and the CA from the kubeconfig; the choices (taint, CNI, version …) are
+   * KubeadmChoices.
+   */
   payload?: Payload;
   caPem?: string;
   resolver?: Resolver;
@@ -112,7 +122,10 @@ export function joinPlan(r: JoinRequest): JoinPlan {
  * only reads; its decisions, such as the CNI, shape the plan's later steps); BYOH reads nothing.
  * The request is refused as the join would refuse it.
  */
-export async function dryRunFindings(r: JoinRequest, signal?: AbortSignal): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
+export async function dryRunFindings(
+  r: JoinRequest,
+  signal?: AbortSignal,
+): Promise<{ findings: Finding[]; planned?: JoinRequest['planned'] }> {
   checkJoinInput(r);
   if (r.via !== 'kubeadm') return { findings: [] };
   const state: KubeadmState = {};

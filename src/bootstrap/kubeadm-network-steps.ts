@@ -2,7 +2,14 @@
 // (and HostProcess kube-proxy), the wait for their pods on the node, the RuntimeClass of the node's
 // build and the probe pod that proves a container runs there. Steps of the plan in kubeadm.ts.
 
-import { createCall, createObject, deleteObject, getObject, networkingDaemonSets, objectPaths } from '../cluster/networking';
+import {
+  createCall,
+  createObject,
+  deleteObject,
+  getObject,
+  networkingDaemonSets,
+  objectPaths,
+} from '../cluster/networking';
 import { annotateNode, getNode, nodeCall, type NodeObject } from '../cluster/nodes';
 import { podsOfNodeIn } from '../cluster/pods';
 import type { ClusterEvaluation } from '../core/windows/kubeadm-cluster';
@@ -34,22 +41,35 @@ type KubeadmStep = Step<KubeadmContext>;
 export const nodeOf = (ctx: KubeadmContext, signal: AbortSignal): Promise<NodeObject | undefined> =>
   ctx.state.nodeName ? getNode(ctx.opts.kube, ctx.state.nodeName, signal) : Promise.resolve(undefined);
 
-function networkingInput(cluster: ClusterEvaluation | undefined, endpoint: string | undefined): NetworkingInput | undefined {
+function networkingInput(
+  cluster: ClusterEvaluation | undefined,
+  endpoint: string | undefined,
+): NetworkingInput | undefined {
   if (!cluster?.cni) return undefined;
-  return { cni: cluster.cni, serverVersion: cluster.serverVersion, endpoint: endpoint ?? '<api host>:<port>', serviceSubnet: cluster.serviceSubnet };
+  return {
+    cni: cluster.cni,
+    serverVersion: cluster.serverVersion,
+    endpoint: endpoint ?? '<api host>:<port>',
+    serviceSubnet: cluster.serviceSubnet,
+  };
 }
 
 /** What the cluster lacks for Windows networking (read fresh: a second run creates nothing). */
 async function networkingNeeds(ctx: KubeadmContext, signal: AbortSignal): Promise<NetworkingChanges> {
   const input = networkingInput(ctx.state.cluster, ctx.state.endpoint);
-  if (!input) throw new Error('The cluster preflight found no CNI for Windows nodes; run the join again from the start.');
+  if (!input)
+    throw new Error('The cluster preflight found no CNI for Windows nodes; run the join again from the start.');
   const desired = windowsNetworkingObjects(input);
   const present = new Set<Manifest>();
   for (const o of desired) if (o.kind !== 'DaemonSet' && (await getObject(ctx.opts.kube, o, signal))) present.add(o);
   return networkingChanges(desired, await networkingDaemonSets(ctx.opts.kube, signal), (o) => present.has(o));
 }
 
-const KUBE_PROXY_CONFIG: Manifest = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: KUBE_PROXY_CONFIGMAP, namespace: 'kube-system' } };
+const KUBE_PROXY_CONFIG: Manifest = {
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name: KUBE_PROXY_CONFIGMAP, namespace: 'kube-system' },
+};
 
 /** What made the Windows networking objects, said above each in the dry run. */
 function madeFor(input: NetworkingInput): string {
@@ -67,7 +87,8 @@ export function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep 
   return {
     id: 'windows-networking',
     title: 'Create or verify the Windows networking DaemonSets (HostProcess kube-proxy and the CNI for Windows)',
-    description: 'Generated for the CNI the cluster runs, pinned to its versions; a DaemonSet that exists (by name, or running the same thing on Windows nodes) is reused, never duplicated.',
+    description:
+      'Generated for the CNI the cluster runs, pinned to its versions; a DaemonSet that exists (by name, or running the same thing on Windows nodes) is reused, never duplicated.',
     preview: {
       check: 'each DaemonSet exists by name or by what it runs on Windows nodes, with its ConfigMaps',
       api: desired.length
@@ -79,11 +100,19 @@ export function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep 
               body: '<kube-proxy-windows, and calico-node-windows or kube-flannel-ds-windows-amd64, for the CNI the preflight finds>',
             },
           ],
-      ...(desired.length ? { notes: ['each object is created only when missing (a POST answered 409 is an existing one, kept as it is)'] } : {}),
+      ...(desired.length
+        ? {
+            notes: ['each object is created only when missing (a POST answered 409 is an existing one, kept as it is)'],
+          }
+        : {}),
     },
     check: async (ctx, signal) => {
       const needs = await networkingNeeds(ctx, signal);
-      return needs.create.length === 0 ? 'done' : { todo: `missing: ${needs.create.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`).join(', ')}` };
+      return needs.create.length === 0
+        ? 'done'
+        : {
+            todo: `missing: ${needs.create.map((o) => `${o.kind} ${o.metadata.namespace}/${o.metadata.name}`).join(', ')}`,
+          };
     },
     apply: async (ctx, signal, report) => {
       if (!(await getObject(ctx.opts.kube, KUBE_PROXY_CONFIG, signal))) {
@@ -95,7 +124,9 @@ export function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep 
       for (const r of needs.reused) report(`reusing ${r}`);
       for (const o of needs.create) {
         const r = await createObject(ctx.opts.kube, o, signal);
-        report(`${r === 'created' ? 'created' : 'kept the existing'} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}`);
+        report(
+          `${r === 'created' ? 'created' : 'kept the existing'} ${o.kind} ${o.metadata.namespace}/${o.metadata.name}`,
+        );
       }
     },
     verify: async (ctx, signal) => {
@@ -108,7 +139,10 @@ export function networkingStep(planned: KubeadmOptions['planned']): KubeadmStep 
 }
 
 /** The Windows networking DaemonSets whose pods the node must run: ours, or the ones reused in their place. */
-async function daemonSetsToWatch(ctx: KubeadmContext, signal: AbortSignal): Promise<{ namespace: string; name: string }[]> {
+async function daemonSetsToWatch(
+  ctx: KubeadmContext,
+  signal: AbortSignal,
+): Promise<{ namespace: string; name: string }[]> {
   const cni = ctx.state.cluster?.cni;
   if (!cni) throw new Error('The cluster preflight found no CNI for Windows nodes; run the join again from the start.');
   const all = await networkingDaemonSets(ctx.opts.kube, signal);
@@ -143,7 +177,13 @@ export function networkingPodsStep(timeoutMs: number, poll: number): KubeadmStep
           const s = await networkingPodsState(ctx, signal);
           return s === true ? true : { waiting: s };
         },
-        { signal, intervalMs: poll, timeoutMs, report, timeoutMessage: (last) => `After ${Math.round(timeoutMs / 60_000)} min, ${last}.` },
+        {
+          signal,
+          intervalMs: poll,
+          timeoutMs,
+          report,
+          timeoutMessage: (last) => `After ${Math.round(timeoutMs / 60_000)} min, ${last}.`,
+        },
       );
     },
     verify: async (ctx, signal) => networkingPodsState(ctx, signal),
@@ -170,14 +210,16 @@ export function runtimeClassStep(): KubeadmStep {
   return {
     id: 'runtime-class',
     title: "Create the RuntimeClass of the node's Windows build (windows-2019, windows-2022 or windows-2025)",
-    description: 'Handler runhcs-wcow-process, nodeSelector kubernetes.io/os and node.kubernetes.io/windows-build, the os=windows toleration; workloads name it in runtimeClassName.',
+    description:
+      'Handler runhcs-wcow-process, nodeSelector kubernetes.io/os and node.kubernetes.io/windows-build, the os=windows toleration; workloads name it in runtimeClassName.',
     preview: {
       check: 'a RuntimeClass of that name exists with the same handler and build',
       api: [
         {
           ...createCall(example),
           path: objectPaths(example).collection,
-          comment: 'Made by kube-windows join: workloads that name it in runtimeClassName run on nodes of this Windows build and tolerate their os=windows taint.',
+          comment:
+            'Made by kube-windows join: workloads that name it in runtimeClassName run on nodes of this Windows build and tolerate their os=windows taint.',
         },
       ],
       notes: ['shown for a Windows Server 2022 node; the name and build follow the node'],
@@ -186,19 +228,26 @@ export function runtimeClassStep(): KubeadmStep {
       const rc = await wanted(ctx, signal);
       const existing = await getObject<RuntimeClassView>(ctx.opts.kube, rc, signal);
       if (!existing) return 'todo';
-      return runtimeClassMatches(existing, rc) ? 'done' : { todo: `RuntimeClass ${rc.metadata.name} exists with other settings` };
+      return runtimeClassMatches(existing, rc)
+        ? 'done'
+        : { todo: `RuntimeClass ${rc.metadata.name} exists with other settings` };
     },
     apply: async (ctx, signal, report) => {
       const rc = await wanted(ctx, signal);
       const existing = await getObject<RuntimeClassView>(ctx.opts.kube, rc, signal);
       if (existing) {
         // Never replaced: workloads may rely on it. Said, so the user can delete it and run again.
-        report(`kept the existing ${runtimeClassDifference(existing, rc)}; delete it and run the join again to have kube-windows create it`);
+        report(
+          `kept the existing ${runtimeClassDifference(existing, rc)}; delete it and run the join again to have kube-windows create it`,
+        );
         return;
       }
-      report(`${(await createObject(ctx.opts.kube, rc, signal)) === 'created' ? 'created' : 'kept the existing'} RuntimeClass ${rc.metadata.name}`);
+      report(
+        `${(await createObject(ctx.opts.kube, rc, signal)) === 'created' ? 'created' : 'kept the existing'} RuntimeClass ${rc.metadata.name}`,
+      );
     },
-    verify: async (ctx, signal) => ((await getObject(ctx.opts.kube, await wanted(ctx, signal), signal)) ? true : 'the RuntimeClass is missing'),
+    verify: async (ctx, signal) =>
+      (await getObject(ctx.opts.kube, await wanted(ctx, signal), signal)) ? true : 'the RuntimeClass is missing',
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -209,7 +258,8 @@ export function runtimeClassStep(): KubeadmStep {
  * deleted and the node is annotated, so a second run does not probe again.
  */
 export function probeStep(timeoutMs: number, poll: number): KubeadmStep {
-  const manifest = async (ctx: KubeadmContext, signal: AbortSignal): Promise<Manifest> => probePod(ctx.state.nodeName as string, (await nodeBuild(ctx, signal)) ?? 20348);
+  const manifest = async (ctx: KubeadmContext, signal: AbortSignal): Promise<Manifest> =>
+    probePod(ctx.state.nodeName as string, (await nodeBuild(ctx, signal)) ?? 20348);
   const example = probePod('<node>', 20348);
   return {
     id: 'probe',
@@ -223,7 +273,8 @@ export function probeStep(timeoutMs: number, poll: number): KubeadmStep {
         nodeCall('PATCH', '<node>', { metadata: { annotations: { [PROBED_ANNOTATION]: '<time>' } } }),
       ],
     },
-    check: async (ctx, signal) => ((await nodeOf(ctx, signal))?.metadata.annotations?.[PROBED_ANNOTATION] ? 'done' : 'todo'),
+    check: async (ctx, signal) =>
+      (await nodeOf(ctx, signal))?.metadata.annotations?.[PROBED_ANNOTATION] ? 'done' : 'todo',
     apply: async (ctx, signal, report) => {
       const { kube } = ctx.opts;
       const pod = await manifest(ctx, signal);
@@ -231,7 +282,9 @@ export function probeStep(timeoutMs: number, poll: number): KubeadmStep {
       const left = await getObject<PodView>(kube, pod, signal);
       if (left && left.status?.phase !== 'Succeeded') await deleteObject(kube, pod, signal); // a failed probe from an earlier run
       await createObject(kube, pod, signal);
-      report(`started ${pod.metadata.namespace}/${pod.metadata.name} (${JSON.stringify((pod as { spec?: { containers?: { image?: string }[] } }).spec?.containers?.[0]?.image)})`);
+      report(
+        `started ${pod.metadata.namespace}/${pod.metadata.name} (${JSON.stringify((pod as { spec?: { containers?: { image?: string }[] } }).spec?.containers?.[0]?.image)})`,
+      );
       try {
         await waitFor(
           async () => {
@@ -239,7 +292,13 @@ export function probeStep(timeoutMs: number, poll: number): KubeadmStep {
             if ('failed' in s) throw new Error(`${s.failed}.`);
             return 'done' in s ? true : s;
           },
-          { signal, intervalMs: poll, timeoutMs, report, timeoutMessage: (last) => `After ${Math.round(timeoutMs / 60_000)} min, ${last}.` },
+          {
+            signal,
+            intervalMs: poll,
+            timeoutMs,
+            report,
+            timeoutMessage: (last) => `After ${Math.round(timeoutMs / 60_000)} min, ${last}.`,
+          },
         );
       } finally {
         await deleteObject(kube, pod).catch(() => undefined);
@@ -247,7 +306,8 @@ export function probeStep(timeoutMs: number, poll: number): KubeadmStep {
       await annotateNode(kube, node, { [PROBED_ANNOTATION]: new Date().toISOString() }, signal);
       report('the probe printed ok and succeeded');
     },
-    verify: async (ctx, signal) => ((await nodeOf(ctx, signal))?.metadata.annotations?.[PROBED_ANNOTATION] ? true : 'the probe did not succeed'),
+    verify: async (ctx, signal) =>
+      (await nodeOf(ctx, signal))?.metadata.annotations?.[PROBED_ANNOTATION] ? true : 'the probe did not succeed',
     timeoutMs: timeoutMs + 60_000,
   };
 }

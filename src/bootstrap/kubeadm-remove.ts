@@ -36,11 +36,18 @@ export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<Kubeadm
     steps.push({
       id: 'kubeadm-reset',
       title: 'Run kubeadm reset on the host and stop kubelet',
-      preview: { check: `${LAYOUT.kubeletKubeconfig} is absent`, powershell: [kubeadmReset(LAYOUT.kubeadm).script, removeService('kubelet').script] },
-      check: async (o, signal) => ((await (o.host as WindowsHost).run(fileHash(LAYOUT.kubeletKubeconfig), signal)).exists ? 'todo' : 'done'),
+      preview: {
+        check: `${LAYOUT.kubeletKubeconfig} is absent`,
+        powershell: [kubeadmReset(LAYOUT.kubeadm).script, removeService('kubelet').script],
+      },
+      check: async (o, signal) =>
+        (await (o.host as WindowsHost).run(fileHash(LAYOUT.kubeletKubeconfig), signal)).exists ? 'todo' : 'done',
       apply: async (o, signal) => {
         const r = await (o.host as WindowsHost).run(kubeadmReset(LAYOUT.kubeadm), signal);
-        if (r.exitCode !== 0) throw new Error(`kubeadm reset failed (exit code ${r.exitCode}): ${r.output.trim().split(/\r?\n/).slice(-4).join(' ')}`);
+        if (r.exitCode !== 0)
+          throw new Error(
+            `kubeadm reset failed (exit code ${r.exitCode}): ${r.output.trim().split(/\r?\n/).slice(-4).join(' ')}`,
+          );
         await (o.host as WindowsHost).run(removeService('kubelet'), signal);
       },
       verify: async () => true,

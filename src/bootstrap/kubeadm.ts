@@ -1,4 +1,5 @@
-// Joining a Windows host to a kubeadm cluster (sig-windows-tools guides/guide-for-adding-windows-node.md): bootstrap token Secret through the API,
+// Joining a Windows host to a kubeadm cluster (sig-windows-tools guides/guide-for-adding-windows-node.md): bootstrap
+// token Secret through the API,
 // discovery CA hash from the cluster CA, then on the host: the Containers feature (restart and
 // resume when needed), containerd with a registry config_path, kubelet and kubeadm, the services,
 // `kubeadm join`, Ready, and the os=windows:NoSchedule taint when asked. Every step checks first,
@@ -26,7 +27,13 @@ import {
 } from '../core/windows/host-ops';
 import { restartService } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
-import { bootstrapTokenCall, CLUSTER_INFO_CALL, clusterInfoKubeconfig, createBootstrapToken, deleteBootstrapToken } from '../cluster/kubeadm';
+import {
+  bootstrapTokenCall,
+  CLUSTER_INFO_CALL,
+  clusterInfoKubeconfig,
+  createBootstrapToken,
+  deleteBootstrapToken,
+} from '../cluster/kubeadm';
 import { addTaint, getNode, hasTaint, nodeCall, type NodeObject, type NodeTaint } from '../cluster/nodes';
 import { DISCOVERY_CALL, isOpenShift } from '../cluster/openshift';
 import { waitFor } from './follow';
@@ -52,12 +59,28 @@ import {
   serviceInPlace,
   WINDOWS_TAINT,
 } from '../core/windows/kubeadm';
-import { binaryVersionProblem, checkBuildForKubernetes, evaluateCluster, type ClusterEvaluation, type CniChoice } from '../core/windows/kubeadm-cluster';
+import {
+  binaryVersionProblem,
+  checkBuildForKubernetes,
+  evaluateCluster,
+  type ClusterEvaluation,
+  type CniChoice,
+} from '../core/windows/kubeadm-cluster';
 import { LAYOUT } from '../core/windows/layout';
 import { CLUSTER_FACTS_CALLS, readClusterFacts } from '../cluster/networking';
 import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
-import { blocking, checkBuild, checkConflictingRuntime, checkContainersFeature, checkHostname, nodeNameOf, ok, PreflightError, type Finding } from './preflight';
+import {
+  blocking,
+  checkBuild,
+  checkConflictingRuntime,
+  checkContainersFeature,
+  checkHostname,
+  nodeNameOf,
+  ok,
+  PreflightError,
+  type Finding,
+} from './preflight';
 
 /** What the user chooses for a kubeadm join (CLI options, VS Code answers); JoinRequest carries the same. */
 export interface KubeadmChoices {
@@ -76,7 +99,15 @@ export interface KubeadmChoices {
   systemReserved?: string;
 }
 
-const KUBEADM_CHOICES = ['taint', 'cni', 'kubernetesVersion', 'runtimeClass', 'planned', 'kubeReserved', 'systemReserved'] as const satisfies readonly (keyof KubeadmChoices)[];
+const KUBEADM_CHOICES = [
+  'taint',
+  'cni',
+  'kubernetesVersion',
+  'runtimeClass',
+  'planned',
+  'kubeReserved',
+  'systemReserved',
+] as const satisfies readonly (keyof KubeadmChoices)[];
 
 /** The choices a request carries (unset and false ones left out), for the plan's options. */
 export function kubeadmChoicesOf(r: KubeadmChoices): KubeadmChoices {
@@ -120,7 +151,11 @@ type KubeadmStep = Step<KubeadmContext>;
 type Timeouts = Record<'restart' | 'join' | 'ready' | 'pods', number>;
 
 /** Reads kube-public/cluster-info (what `kubeadm join` discovers): API endpoint and CA hash. */
-export async function discovery(kube: KubeClient, caPem: string | undefined, signal?: AbortSignal): Promise<{ endpoint: string; caHash: string }> {
+export async function discovery(
+  kube: KubeClient,
+  caPem: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ endpoint: string; caHash: string }> {
   return clusterInfoEndpoint(await clusterInfoKubeconfig(kube, signal), kube.server, caPem);
 }
 
@@ -132,11 +167,20 @@ export type ClusterPreflightOptions = Pick<KubeadmOptions, 'kube' | 'caPem' | 'c
  * backend, the version skew and containerd's HostProcess support. It only reads, so the dry run runs
  * it too; the decisions (CNI, Kubernetes version) are kept in `state.cluster`.
  */
-export async function kubeadmClusterPreflight(opts: ClusterPreflightOptions, state: KubeadmState, signal?: AbortSignal): Promise<Finding[]> {
+export async function kubeadmClusterPreflight(
+  opts: ClusterPreflightOptions,
+  state: KubeadmState,
+  signal?: AbortSignal,
+): Promise<Finding[]> {
   const { kube } = opts;
   const out: Finding[] = [];
   if (await isOpenShift(kube, signal)) {
-    out.push({ id: 'cluster-kind', severity: 'error', title: 'This is an OpenShift/OKD cluster: Windows nodes join it through WMCO', fix: 'Use the BYOH path (--via byoh).' });
+    out.push({
+      id: 'cluster-kind',
+      severity: 'error',
+      title: 'This is an OpenShift/OKD cluster: Windows nodes join it through WMCO',
+      fix: 'Use the BYOH path (--via byoh).',
+    });
   }
   try {
     const d = await discovery(kube, opts.caPem, signal);
@@ -162,11 +206,27 @@ async function kubeadmPreflight(ctx: KubeadmContext, signal?: AbortSignal): Prom
   const facts = await host.run(hostFacts(), signal);
   ctx.state.facts = facts;
   ctx.state.nodeName = nodeNameOf(facts.hostname);
-  out.push(checkBuild(facts, false), checkHostname(facts), checkContainersFeature(facts, 'kubeadm'), ...checkConflictingRuntime(facts, 'kubeadm'));
+  out.push(
+    checkBuild(facts, false),
+    checkHostname(facts),
+    checkContainersFeature(facts, 'kubeadm'),
+    ...checkConflictingRuntime(facts, 'kubeadm'),
+  );
   if (ctx.state.cluster) out.push(checkBuildForKubernetes(facts.build, ctx.state.cluster.kubernetesVersion));
-  if (!facts.isAdministrator) out.push({ id: 'admin', severity: 'error', title: 'The SSH user is not an administrator on the host', fix: 'Installing services needs an administrator account.' });
+  if (!facts.isAdministrator)
+    out.push({
+      id: 'admin',
+      severity: 'error',
+      title: 'The SSH user is not an administrator on the host',
+      fix: 'Installing services needs an administrator account.',
+    });
   const existing = await getNode(kube, ctx.state.nodeName, signal);
-  if (existing) out.push({ id: 'existing-node', severity: 'info', title: `A Node named ${ctx.state.nodeName} already exists; the join steps will be skipped if it is this host` });
+  if (existing)
+    out.push({
+      id: 'existing-node',
+      severity: 'info',
+      title: `A Node named ${ctx.state.nodeName} already exists; the join steps will be skipped if it is this host`,
+    });
   ctx.state.findings = out;
   return out;
 }
@@ -176,10 +236,19 @@ function hostStep(s: KubeadmStep): KubeadmStep {
   return { retries: 1, timeoutMs: 600_000, ...s };
 }
 
-function putOrDownload(ctx: KubeadmContext, source: PayloadSource, path: string, signal: AbortSignal, report: (m: string, f?: number) => void): Promise<unknown> {
+function putOrDownload(
+  ctx: KubeadmContext,
+  source: PayloadSource,
+  path: string,
+  signal: AbortSignal,
+  report: (m: string, f?: number) => void,
+): Promise<unknown> {
   if (source.kind === 'url') return ctx.opts.host.run(downloadFile(source.url, path, source.sha256), signal);
   return ctx.opts.host.put({ path: source.path }, path, signal, (sent, total) =>
-    report(`${source.name}: ${Math.round(sent / 1048576)} of ${Math.round(total / 1048576)} MB`, total ? sent / total : undefined),
+    report(
+      `${source.name}: ${Math.round(sent / 1048576)} of ${Math.round(total / 1048576)} MB`,
+      total ? sent / total : undefined,
+    ),
   );
 }
 
@@ -187,7 +256,9 @@ function previewOfPut(source: PayloadSource, path: string): { powershell: string
   if (source.kind === 'url') return { powershell: [downloadFile(source.url, path, source.sha256).script], notes: [] };
   return {
     powershell: [fileHash(path).script],
-    notes: [`upload ${source.path} (${source.bytes} bytes, SHA-256 ${source.sha256}) over SFTP to ${path}.kw-<random>.tmp, check its SHA-256 with Get-FileHash, move it to ${path}`],
+    notes: [
+      `upload ${source.path} (${source.bytes} bytes, SHA-256 ${source.sha256}) over SFTP to ${path}.kw-<random>.tmp, check its SHA-256 with Get-FileHash, move it to ${path}`,
+    ],
   };
 }
 
@@ -202,11 +273,18 @@ function preflightStep(): KubeadmStep {
   return {
     id: 'preflight',
     title: 'Check the cluster and the host',
-    preview: { check: 'always runs', powershell: [hostFacts().script], api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, ...CLUSTER_FACTS_CALLS, nodeCall('GET', '<node>')] },
+    preview: {
+      check: 'always runs',
+      powershell: [hostFacts().script],
+      api: [DISCOVERY_CALL, CLUSTER_INFO_CALL, ...CLUSTER_FACTS_CALLS, nodeCall('GET', '<node>')],
+    },
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const findings = await kubeadmPreflight(ctx, signal);
-      for (const f of findings) report(`${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`);
+      for (const f of findings)
+        report(
+          `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`,
+        );
       if (blocking(findings).length > 0) throw new PreflightError(findings);
     },
     verify: async () => true,
@@ -218,7 +296,10 @@ function containersFeatureStep(): KubeadmStep {
   return hostStep({
     id: 'containers-feature',
     title: 'Enable the Containers feature',
-    preview: { check: 'the Containers feature is Enabled (or enabled and waiting for a restart)', powershell: [enableContainersFeature().script] },
+    preview: {
+      check: 'the Containers feature is Enabled (or enabled and waiting for a restart)',
+      powershell: [enableContainersFeature().script],
+    },
     check: async (ctx, signal) => (containersFeatureOn(await freshFacts(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       const r = await ctx.opts.host.run(enableContainersFeature(), signal);
@@ -256,7 +337,10 @@ function directoriesStep(): KubeadmStep {
   return hostStep({
     id: 'directories',
     title: 'Create the node directories',
-    preview: { check: 'ensure-directories creates only what is missing', powershell: [ensureDirectories(LAYOUT.directories).script] },
+    preview: {
+      check: 'ensure-directories creates only what is missing',
+      powershell: [ensureDirectories(LAYOUT.directories).script],
+    },
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const r = await ctx.opts.host.run(ensureDirectories(LAYOUT.directories), signal);
@@ -267,13 +351,18 @@ function directoriesStep(): KubeadmStep {
 }
 
 function containerdArchiveStep(source: PayloadSource): KubeadmStep {
-  const hashOk = async (ctx: KubeadmContext, signal: AbortSignal) => (await ctx.opts.host.run(fileHash(CONTAINERD_ARCHIVE), signal)).sha256 === source.sha256;
+  const hashOk = async (ctx: KubeadmContext, signal: AbortSignal) =>
+    (await ctx.opts.host.run(fileHash(CONTAINERD_ARCHIVE), signal)).sha256 === source.sha256;
   return hostStep({
     id: 'containerd-archive',
     title: `Put ${source.name} on the host`,
-    preview: { check: `${CONTAINERD_ARCHIVE} has SHA-256 ${source.sha256}`, ...previewOfPut(source, CONTAINERD_ARCHIVE) },
+    preview: {
+      check: `${CONTAINERD_ARCHIVE} has SHA-256 ${source.sha256}`,
+      ...previewOfPut(source, CONTAINERD_ARCHIVE),
+    },
     check: async (ctx, signal) => ((await hashOk(ctx, signal)) ? 'done' : 'todo'),
-    apply: (ctx, signal, report) => putOrDownload(ctx, source, CONTAINERD_ARCHIVE, signal, report).then(() => undefined),
+    apply: (ctx, signal, report) =>
+      putOrDownload(ctx, source, CONTAINERD_ARCHIVE, signal, report).then(() => undefined),
     verify: async (ctx, signal) => ((await hashOk(ctx, signal)) ? true : 'hash differs'),
   });
 }
@@ -284,9 +373,13 @@ function containerdUnpackStep(sha256: string): KubeadmStep {
     id: 'containerd-unpack',
     title: `Unpack containerd into ${LAYOUT.containerdDir}`,
     preview: { check: `${CONTAINERD_MARKER} records SHA-256 ${sha256}`, powershell: [unpack.script] },
-    check: async (ctx, signal) => ((await ctx.opts.host.run(readTextFile(CONTAINERD_MARKER), signal)).text.trim() === sha256 ? 'done' : 'todo'),
+    check: async (ctx, signal) =>
+      (await ctx.opts.host.run(readTextFile(CONTAINERD_MARKER), signal)).text.trim() === sha256 ? 'done' : 'todo',
     apply: async (ctx, signal) => void (await ctx.opts.host.run(unpack, signal)),
-    verify: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdExe), signal)).exists ? true : `${LAYOUT.containerdExe} is missing after unpacking`),
+    verify: async (ctx, signal) =>
+      (await ctx.opts.host.run(fileHash(LAYOUT.containerdExe), signal)).exists
+        ? true
+        : `${LAYOUT.containerdExe} is missing after unpacking`,
   });
 }
 
@@ -298,8 +391,13 @@ function containerdConfigStep(major: number): KubeadmStep {
     id: 'containerd-config',
     title: `Write containerd's config (registry config_path ${LAYOUT.registryHosts})`,
     description: `containerd ${major}.x layout; registry mirrors go in ${LAYOUT.registryHosts}\\<registry>\\hosts.toml.`,
-    preview: { check: `${LAYOUT.containerdConfig} has the expected content`, powershell: [fileHash(LAYOUT.containerdConfig).script], notes: [`content:\n${config}`] },
-    check: async (ctx, signal) => ((await ctx.opts.host.run(fileHash(LAYOUT.containerdConfig), signal)).sha256 === digest ? 'done' : 'todo'),
+    preview: {
+      check: `${LAYOUT.containerdConfig} has the expected content`,
+      powershell: [fileHash(LAYOUT.containerdConfig).script],
+      notes: [`content:\n${config}`],
+    },
+    check: async (ctx, signal) =>
+      (await ctx.opts.host.run(fileHash(LAYOUT.containerdConfig), signal)).sha256 === digest ? 'done' : 'todo',
     apply: async (ctx, signal) => void (await ctx.opts.host.put({ data: bytes }, LAYOUT.containerdConfig, signal)),
     verify: async () => true,
   });
@@ -310,13 +408,20 @@ function containerdServiceStep(): KubeadmStep {
   return hostStep({
     id: 'containerd-service',
     title: 'Register and start the containerd service',
-    preview: { check: 'service containerd exists with this command line and is Running', powershell: [ensureService(spec).script, startService(spec.name).script] },
-    check: async (ctx, signal) => (serviceInPlace(await ctx.opts.host.run(serviceState(spec.name), signal), spec, true) ? 'done' : 'todo'),
+    preview: {
+      check: 'service containerd exists with this command line and is Running',
+      powershell: [ensureService(spec).script, startService(spec.name).script],
+    },
+    check: async (ctx, signal) =>
+      serviceInPlace(await ctx.opts.host.run(serviceState(spec.name), signal), spec, true) ? 'done' : 'todo',
     apply: async (ctx, signal) => {
       await ctx.opts.host.run(ensureService(spec), signal);
       await ctx.opts.host.run(startService(spec.name), signal);
     },
-    verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState(spec.name), signal)).status === 'Running' ? true : 'containerd is not running'),
+    verify: async (ctx, signal) =>
+      (await ctx.opts.host.run(serviceState(spec.name), signal)).status === 'Running'
+        ? true
+        : 'containerd is not running',
   });
 }
 
@@ -343,11 +448,19 @@ function kubeBinariesStep(p: Payload): KubeadmStep {
     title: 'Put kubelet.exe and kubeadm.exe in C:\\k and check they are the planned Kubernetes version',
     preview: {
       check: 'both files have the expected SHA-256 and report the Kubernetes version of the join',
-      powershell: [...kubelet.powershell, ...kubeadm.powershell, executableVersion(LAYOUT.kubelet, ['--version']).script, executableVersion(LAYOUT.kubeadm, ['version', '-o', 'short']).script],
+      powershell: [
+        ...kubelet.powershell,
+        ...kubeadm.powershell,
+        executableVersion(LAYOUT.kubelet, ['--version']).script,
+        executableVersion(LAYOUT.kubeadm, ['version', '-o', 'short']).script,
+      ],
       notes: [...kubelet.notes, ...kubeadm.notes],
     },
     check: async (ctx, signal) => {
-      const [a, b] = [await ctx.opts.host.run(fileHash(LAYOUT.kubelet), signal), await ctx.opts.host.run(fileHash(LAYOUT.kubeadm), signal)];
+      const [a, b] = [
+        await ctx.opts.host.run(fileHash(LAYOUT.kubelet), signal),
+        await ctx.opts.host.run(fileHash(LAYOUT.kubeadm), signal),
+      ];
       if (a.sha256 !== p.kubelet.sha256 || b.sha256 !== p.kubeadm.sha256) return 'todo';
       const problem = await binariesVersionProblem(ctx, signal);
       return problem ? { todo: problem } : 'done';
@@ -381,13 +494,19 @@ function kubeletServiceStep(o: Pick<KubeadmOptions, 'taint' | 'kubeReserved' | '
   });
   return hostStep({
     id: 'kubelet-service',
-    title: 'Register the kubelet service (started by kubeadm join) with the node IP, reservations, eviction thresholds and taints, and open port 10250',
+    title:
+      'Register the kubelet service (started by kubeadm join) with the node IP, reservations, eviction thresholds and taints, and open port 10250',
     description: 'A kubelet already running with other flags (a node joined before) is restarted to take the new ones.',
     preview: {
       check: 'service kubelet exists with the expected command line',
-      powershell: [ensureService(previewSpec).script, ensureFirewallRule('kubelet', 10250).script, restartService('kubelet').script],
+      powershell: [
+        ensureService(previewSpec).script,
+        ensureFirewallRule('kubelet', 10250).script,
+        restartService('kubelet').script,
+      ],
     },
-    check: async (ctx, signal) => (serviceInPlace(await ctx.opts.host.run(serviceState('kubelet'), signal), spec(ctx), false) ? 'done' : 'todo'),
+    check: async (ctx, signal) =>
+      serviceInPlace(await ctx.opts.host.run(serviceState('kubelet'), signal), spec(ctx), false) ? 'done' : 'todo',
     apply: async (ctx, signal, report) => {
       const before = await ctx.opts.host.run(serviceState('kubelet'), signal);
       const r = await ctx.opts.host.run(ensureService(spec(ctx)), signal);
@@ -397,7 +516,8 @@ function kubeletServiceStep(o: Pick<KubeadmOptions, 'taint' | 'kubeReserved' | '
         await ctx.opts.host.run(restartService('kubelet'), signal);
       }
     },
-    verify: async (ctx, signal) => ((await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing'),
+    verify: async (ctx, signal) =>
+      (await ctx.opts.host.run(serviceState('kubelet'), signal)).exists ? true : 'the kubelet service is missing',
   });
 }
 
@@ -405,19 +525,33 @@ function joinStep(joinMs: number, poll: number): KubeadmStep {
   return {
     id: 'join',
     title: 'Create a bootstrap token and run kubeadm join',
-    description: 'The token Secret (kube-system/bootstrap-token-<id>) expires by itself and is deleted once the node has registered.',
+    description:
+      'The token Secret (kube-system/bootstrap-token-<id>) expires by itself and is deleted once the node has registered.',
     preview: {
       check: 'a Node with this name is registered',
       api: [bootstrapTokenCall(bootstrapTokenSecret('<id>', '<secret>', new Date(0), 'kube-windows join'))],
-      powershell: [kubeadmJoin({ kubeadmPath: LAYOUT.kubeadm, apiServerEndpoint: '<endpoint>', token: '<token>', caCertHash: 'sha256:<ca hash>', nodeName: NODE_PLACEHOLDER }).script],
+      powershell: [
+        kubeadmJoin({
+          kubeadmPath: LAYOUT.kubeadm,
+          apiServerEndpoint: '<endpoint>',
+          token: '<token>',
+          caCertHash: 'sha256:<ca hash>',
+          nodeName: NODE_PLACEHOLDER,
+        }).script,
+      ],
     },
     check: async (ctx, signal) => ((await nodeOf(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal, report) => {
       const { kube, host } = ctx.opts;
-      if (!ctx.state.endpoint || !ctx.state.caHash) Object.assign(ctx.state, await discovery(kube, ctx.opts.caPem, signal));
+      if (!ctx.state.endpoint || !ctx.state.caHash)
+        Object.assign(ctx.state, await discovery(kube, ctx.opts.caPem, signal));
       const tok = newBootstrapToken();
       const expires = new Date(Date.now() + (ctx.opts.tokenTtlMs ?? 3_600_000));
-      await createBootstrapToken(kube, bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`), signal);
+      await createBootstrapToken(
+        kube,
+        bootstrapTokenSecret(tok.id, tok.secret, expires, `kube-windows join of ${ctx.opts.address}`),
+        signal,
+      );
       ctx.state.token = new Secret(tok.token);
       ctx.state.tokenId = tok.id;
       report(`bootstrap token ${tok.id}.••• valid until ${expires.toISOString()}`);
@@ -431,13 +565,17 @@ function joinStep(joinMs: number, poll: number): KubeadmStep {
         });
         const r = await host.run(op, signal);
         if (r.exitCode !== 0) throw new Error(kubeadmJoinFailure(r.exitCode, r.output, tok.token));
-        await waitFor(async () => ((await nodeOf(ctx, signal)) ? true : { waiting: 'the Node has not registered yet' }), {
-          signal,
-          intervalMs: Math.min(poll, 2000),
-          timeoutMs: joinMs,
-          report,
-          timeoutMessage: () => `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(joinMs / 60_000)} min: look at the kubelet service on the host.`,
-        });
+        await waitFor(
+          async () => ((await nodeOf(ctx, signal)) ? true : { waiting: 'the Node has not registered yet' }),
+          {
+            signal,
+            intervalMs: Math.min(poll, 2000),
+            timeoutMs: joinMs,
+            report,
+            timeoutMessage: () =>
+              `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(joinMs / 60_000)} min: look at the kubelet service on the host.`,
+          },
+        );
       } finally {
         await deleteBootstrapToken(kube, tok.id);
       }
@@ -458,7 +596,10 @@ function taintStep(): KubeadmStep {
   return {
     id: 'taint',
     title: 'Check the node carries os=windows:NoSchedule (set at registration; added to a node registered before)',
-    preview: { check: 'the node has the taint (the kubelet registered it with --register-with-taints)', api: [nodeCall('PATCH', '<node>', { spec: { taints: [taint] } })] },
+    preview: {
+      check: 'the node has the taint (the kubelet registered it with --register-with-taints)',
+      api: [nodeCall('PATCH', '<node>', { spec: { taints: [taint] } })],
+    },
     check: async (ctx, signal) => (tainted(await nodeOf(ctx, signal)) ? 'done' : 'todo'),
     apply: async (ctx, signal) => {
       const n = await nodeOf(ctx, signal);
@@ -474,7 +615,13 @@ function taintStep(): KubeadmStep {
 /** The join as named steps, in order; each checks before it acts, so a second run changes nothing. */
 export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext> {
   const poll = opts.pollMs ?? 5000;
-  const t: Timeouts = { restart: 20 * 60_000, join: 10 * 60_000, ready: 10 * 60_000, pods: 10 * 60_000, ...opts.timeouts };
+  const t: Timeouts = {
+    restart: 20 * 60_000,
+    join: 10 * 60_000,
+    ready: 10 * 60_000,
+    pods: 10 * 60_000,
+    ...opts.timeouts,
+  };
   const p = opts.payload;
   const steps: KubeadmStep[] = [
     preflightStep(),

@@ -40,7 +40,9 @@ export interface PreparedMachineSet {
   built: WindowsMachineSet;
   /** The MachineSet as YAML with review comments. */
   yaml: string;
-  /** Why creating it now would be refused (WMCO not installed, cloud-private-key missing); empty when it can be created. */
+  /**
+   * Why creating it now would be refused (WMCO not installed, cloud-private-key missing); empty when it can be created.
+   */
   refusals: string[];
 }
 
@@ -69,11 +71,19 @@ export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<Prepa
   let from: MachineApiObject | undefined;
   if (o.from) {
     from = await getMachineSet(o.kube, o.from, o.signal);
-    if (!from) throw new MachineSetInputError(`--from ${o.from}: there is no MachineSet of that name in openshift-machine-api (Linux workers: ${names(sets.linuxWorkers)})`, 'usage');
+    if (!from)
+      throw new MachineSetInputError(
+        `--from ${o.from}: there is no MachineSet of that name in openshift-machine-api (Linux workers: ${names(sets.linuxWorkers)})`,
+        'usage',
+      );
   } else from = sets.linuxWorkers[0];
   const taken = [...sets.windows, ...sets.linuxWorkers, ...sets.other].map((m) => m.metadata.name);
   const check = (): WindowsMachineSet => {
-    if (!from) throw new MachineSetInputError(`the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.linuxWorkers, ...sets.windows, ...sets.other])})`, 'refused');
+    if (!from)
+      throw new MachineSetInputError(
+        `the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.linuxWorkers, ...sets.windows, ...sets.other])})`,
+        'refused',
+      );
     return buildWindowsMachineSet({
       platform: infra.platform,
       infrastructureName: infra.infrastructureName,
@@ -97,7 +107,11 @@ export interface CreationRefusal {
 }
 
 /** WMCO not installed, or secret cloud-private-key missing (empty: a Windows MachineSet can be created). */
-export async function creationRefusals(kube: KubeClient, wmcoNamespace = WMCO_NAMESPACE, signal?: AbortSignal): Promise<CreationRefusal[]> {
+export async function creationRefusals(
+  kube: KubeClient,
+  wmcoNamespace = WMCO_NAMESPACE,
+  signal?: AbortSignal,
+): Promise<CreationRefusal[]> {
   const ns = wmcoNamespace;
   if (!(await wmcoCsv(kube, signal, ns))) {
     return [
@@ -107,11 +121,15 @@ export async function creationRefusals(kube: KubeClient, wmcoNamespace = WMCO_NA
       },
     ];
   }
-  if (!(await keySecret(kube, signal, ns)).present) return [{ offer: 'create-key-secret', message: missingKeyMessage(ns) }];
+  if (!(await keySecret(kube, signal, ns)).present)
+    return [{ offer: 'create-key-secret', message: missingKeyMessage(ns) }];
   return [];
 }
 
-/** What a Windows MachineSet can be made from on this cluster: its platform and its Linux worker MachineSets (names, first the default). */
+/**
+ * What a Windows MachineSet can be made from on this cluster: its platform and its Linux worker MachineSets (names,
+ * first the default).
+ */
 export interface MachineSetSources {
   platform: MachineSetPlatform;
   region?: string;
@@ -129,10 +147,18 @@ export async function machineSetSources(kube: KubeClient, signal?: AbortSignal):
   if (!isMachineSetPlatform(infra.platform)) throw platformRefusal(infra.platform);
   await refuseUnsupportedRelease(kube, infra.platform, signal);
   const sets = await machineSetsByKind(kube, signal);
-  if (!sets.linuxWorkers.length) throw new MachineSetInputError(`the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.windows, ...sets.other])})`, 'refused');
+  if (!sets.linuxWorkers.length)
+    throw new MachineSetInputError(
+      `the cluster has no Linux worker MachineSet to start from (MachineSets: ${names([...sets.windows, ...sets.other])})`,
+      'refused',
+    );
   const first = providerSpecValue(sets.linuxWorkers[0] as MachineApiObject);
   const region = first ? regionOf(infra.platform, first) : undefined;
-  return { platform: infra.platform, ...(region ? { region } : {}), linuxWorkers: sets.linuxWorkers.map((m) => m.metadata.name) };
+  return {
+    platform: infra.platform,
+    ...(region ? { region } : {}),
+    linuxWorkers: sets.linuxWorkers.map((m) => m.metadata.name),
+  };
 }
 
 /**
@@ -140,7 +166,11 @@ export async function machineSetSources(kube: KubeClient, signal?: AbortSignal):
  * that release does not support are refused with the release named ("not supported on OpenShift
  * 4.6 (supported from 4.12)"). An unreadable ClusterVersion leaves the decision to the platform check.
  */
-async function refuseUnsupportedRelease(kube: KubeClient, platformType: string | undefined, signal?: AbortSignal): Promise<void> {
+async function refuseUnsupportedRelease(
+  kube: KubeClient,
+  platformType: string | undefined,
+  signal?: AbortSignal,
+): Promise<void> {
   const platform = windowsPlatform(platformType);
   if (!platform || platform === 'None') return;
   const version = (await clusterVersion(kube, signal).catch(() => undefined))?.status?.desired?.version;
@@ -150,13 +180,17 @@ async function refuseUnsupportedRelease(kube: KubeClient, platformType: string |
   if (!verdict.supported) throw new MachineSetInputError(`${verdict.reason}; see ${verdict.source}`, 'refused');
 }
 
-const NO_INFRASTRUCTURE = 'the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only';
+const NO_INFRASTRUCTURE =
+  'the cluster has no Infrastructure object (config.openshift.io/v1 infrastructures/cluster): Windows MachineSets are made on OpenShift clusters only';
 
 function names(list: MachineApiObject[]): string {
   return list.map((m) => m.metadata.name).join(', ') || 'none';
 }
 
-/** Creates the MachineSet (built, or read from an edited text): a server-side dry run first (schema, defaults, admission), then for real. Returns the stored object. */
+/**
+ * Creates the MachineSet (built, or read from an edited text): a server-side dry run first (schema, defaults,
+ * admission), then for real. Returns the stored object.
+ */
 export async function createWindowsMachineSet(
   kube: KubeClient,
   built: Pick<WindowsMachineSet, 'name' | 'object'>,

@@ -4,11 +4,27 @@
 // (progress, cancel, resume). A Machine that fails, or a stage that takes longer than its limit,
 // ends the step with the reasons the cluster gives (core/openshift/machine-state's stallReasons):
 // the Machine's error, its events, WMCO's events, the user-data secret.
-import { MACHINE_STAGES, machineFailed, machineNodeName, nextStage, stageReached, stallReasons, type MachineStage, type NodeFacts } from '../core/openshift/machine-state';
+import {
+  MACHINE_STAGES,
+  machineFailed,
+  machineNodeName,
+  nextStage,
+  stageReached,
+  stallReasons,
+  type MachineStage,
+  type NodeFacts,
+} from '../core/openshift/machine-state';
 import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import { WMCO_NAMESPACE } from '../core/well-known';
 import type { KubeClient } from '../cluster/kube-client';
-import { getMachineSet, listMachines, machineEvents, machineSetCalls, userDataSecretExists, wmcoWarningEvents } from '../cluster/machinesets';
+import {
+  getMachineSet,
+  listMachines,
+  machineEvents,
+  machineSetCalls,
+  userDataSecretExists,
+  wmcoWarningEvents,
+} from '../cluster/machinesets';
 import { getNode, nodeCall } from '../cluster/nodes';
 import { waitFor } from './follow';
 import type { Plan, Step } from './plan';
@@ -42,7 +58,9 @@ export interface FollowContext {
 }
 
 const timeoutOf = (ctx: FollowContext, stage: 'machines' | MachineStage): number =>
-  typeof ctx.stageTimeoutMs === 'number' ? ctx.stageTimeoutMs : (ctx.stageTimeoutMs?.[stage] ?? DEFAULT_STAGE_TIMEOUTS[stage]);
+  typeof ctx.stageTimeoutMs === 'number'
+    ? ctx.stageTimeoutMs
+    : (ctx.stageTimeoutMs?.[stage] ?? DEFAULT_STAGE_TIMEOUTS[stage]);
 
 async function expectedCount(ctx: FollowContext, signal: AbortSignal): Promise<number> {
   if (ctx.expected !== undefined) return ctx.expected;
@@ -54,7 +72,10 @@ async function expectedCount(ctx: FollowContext, signal: AbortSignal): Promise<n
 }
 
 /** The Machines (not being deleted) with their nodes, as the cluster has them now. */
-async function observe(ctx: FollowContext, signal: AbortSignal): Promise<{ machine: MachineApiObject; node?: NodeFacts }[]> {
+async function observe(
+  ctx: FollowContext,
+  signal: AbortSignal,
+): Promise<{ machine: MachineApiObject; node?: NodeFacts }[]> {
   const machines = (await listMachines(ctx.kube, ctx.machineSet, signal)).filter((m) => !m.metadata.deletionTimestamp);
   ctx.state.machines = machines;
   return Promise.all(
@@ -68,7 +89,12 @@ async function observe(ctx: FollowContext, signal: AbortSignal): Promise<{ machi
 }
 
 /** Why a Machine stopped or stalls, from the cluster's own words (each read may fail on its own). */
-async function explain(ctx: FollowContext, machine: MachineApiObject, node: NodeFacts | undefined, signal: AbortSignal): Promise<string[]> {
+async function explain(
+  ctx: FollowContext,
+  machine: MachineApiObject,
+  node: NodeFacts | undefined,
+  signal: AbortSignal,
+): Promise<string[]> {
   const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
   const ns = ctx.wmcoNamespace ?? WMCO_NAMESPACE;
   const [events, wmcoEvents, secret] = await Promise.all([
@@ -86,13 +112,17 @@ async function explain(ctx: FollowContext, machine: MachineApiObject, node: Node
   });
 }
 
-const minutes = (ms: number): string => (ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
+const minutes = (ms: number): string =>
+  ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 
 function stageStep(stage: MachineStage, title: string): Step<FollowContext> {
   return {
     id: stage,
     title,
-    preview: { check: `every Machine of the MachineSet has reached: ${title}`, api: [machineSetCalls.machines('<machineset>'), nodeCall('GET', '<node>')] },
+    preview: {
+      check: `every Machine of the MachineSet has reached: ${title}`,
+      api: [machineSetCalls.machines('<machineset>'), nodeCall('GET', '<node>')],
+    },
     async check(ctx, signal) {
       const seen = await observe(ctx, signal);
       const want = await expectedCount(ctx, signal);
@@ -119,16 +149,31 @@ function stageStep(stage: MachineStage, title: string): Step<FollowContext> {
             }
             const behind = seen.filter((s) => !stageReached(stage, s.machine, s.node));
             if (behind.length === 0) return true;
-            return { waiting: behind.map((s) => `${s.machine.metadata.name}: ${MACHINE_STAGES.find((x) => x.stage === nextStage(s.machine, s.node))?.title ?? 'pending'}`).join(', ') };
+            return {
+              waiting: behind
+                .map(
+                  (s) =>
+                    `${s.machine.metadata.name}: ${MACHINE_STAGES.find((x) => x.stage === nextStage(s.machine, s.node))?.title ?? 'pending'}`,
+                )
+                .join(', '),
+            };
           },
-          { signal, intervalMs: ctx.pollMs ?? DEFAULT_FOLLOW_POLL_MS, timeoutMs: limit, report, timeoutMessage: () => 'stalled' },
+          {
+            signal,
+            intervalMs: ctx.pollMs ?? DEFAULT_FOLLOW_POLL_MS,
+            timeoutMs: limit,
+            report,
+            timeoutMessage: () => 'stalled',
+          },
         );
       } catch (err) {
         if (signal.aborted || (err as Error).message !== 'stalled') throw err;
         const stuck = last.filter((s) => !stageReached(stage, s.machine, s.node));
         const lines: string[] = [];
         for (const s of stuck) lines.push(...(await explain(ctx, s.machine, s.node, signal)));
-        throw new Error(`${stuck.map((s) => s.machine.metadata.name).join(', ')} did not reach "${title}" within ${minutes(limit)}.\n${[...new Set(lines)].join('\n')}`);
+        throw new Error(
+          `${stuck.map((s) => s.machine.metadata.name).join(', ')} did not reach "${title}" within ${minutes(limit)}.\n${[...new Set(lines)].join('\n')}`,
+        );
       }
     },
     async verify() {
@@ -141,7 +186,10 @@ function machinesStep(): Step<FollowContext> {
   return {
     id: 'machines',
     title: 'Machines created by the machine controller',
-    preview: { check: 'the MachineSet has as many Machines as replicas', api: [machineSetCalls.machines('<machineset>')] },
+    preview: {
+      check: 'the MachineSet has as many Machines as replicas',
+      api: [machineSetCalls.machines('<machineset>')],
+    },
     async check(ctx, signal) {
       return (await observe(ctx, signal)).length >= (await expectedCount(ctx, signal)) ? 'done' : 'todo';
     },
@@ -176,7 +224,10 @@ function buildFollowPlan(machineSet: string): Plan<FollowContext> {
     id: 'machineset-follow',
     title: `Follow the Machines of ${machineSet} to Ready nodes`,
     target: machineSet,
-    steps: [machinesStep(), ...MACHINE_STAGES.filter((s) => s.stage !== 'provisioning').map((s) => stageStep(s.stage, s.title))],
+    steps: [
+      machinesStep(),
+      ...MACHINE_STAGES.filter((s) => s.stage !== 'provisioning').map((s) => stageStep(s.stage, s.title)),
+    ],
   };
 }
 
@@ -194,7 +245,9 @@ export interface FollowOptions {
 }
 
 /** Follows the Machines of a MachineSet until every one is a Ready node, or says why not. */
-export async function followMachineSet(o: FollowOptions): Promise<{ result: RunResult; machines: MachineApiObject[]; nodes: Record<string, string> }> {
+export async function followMachineSet(
+  o: FollowOptions,
+): Promise<{ result: RunResult; machines: MachineApiObject[]; nodes: Record<string, string> }> {
   const ctx: FollowContext = {
     kube: o.kube,
     machineSet: o.machineSet,

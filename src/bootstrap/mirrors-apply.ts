@@ -13,13 +13,36 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { KubeClient } from '../cluster/kube-client';
 import { ApiError } from '../cluster/errors';
 import { loadManifest } from '../core/manifest/document';
-import { credentialsFromPullSecret, mirrorEntriesOf, renderHostsToml, type MirrorMode, type RenderedFile, type RenderResult } from '../core/mirrors/render';
+import {
+  credentialsFromPullSecret,
+  mirrorEntriesOf,
+  renderHostsToml,
+  type MirrorMode,
+  type RenderedFile,
+  type RenderResult,
+} from '../core/mirrors/render';
 import { unifiedDiff } from '../core/unified-diff';
 import { ensureDirectories } from '../core/windows/host-ops';
-import { clearStaging, ensureConfigPath, readHostsTree, rollbackHostsTree, swapHostsTree, swapPaths, type RemoteTree } from '../core/windows/mirror-ops';
+import {
+  clearStaging,
+  ensureConfigPath,
+  readHostsTree,
+  rollbackHostsTree,
+  swapHostsTree,
+  swapPaths,
+  type RemoteTree,
+} from '../core/windows/mirror-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { reachableAddress, windowsNodes } from '../cluster/nodes';
-import { createMirrorSet, getMirrorSet, isMirrorSetKind, isOpenShift, mirrorSetObjects, pullSecretJson, replaceMirrorSet } from '../cluster/openshift';
+import {
+  createMirrorSet,
+  getMirrorSet,
+  isMirrorSetKind,
+  isOpenShift,
+  mirrorSetObjects,
+  pullSecretJson,
+  replaceMirrorSet,
+} from '../cluster/openshift';
 import { wmcoCsv } from '../cluster/wmco';
 import { runBounded } from './runner';
 import { LAYOUT, WMCO_REGISTRY_DIR } from '../core/windows/layout';
@@ -44,7 +67,9 @@ export interface MirrorTarget {
 
 /** The Windows nodes and the address to reach each (InternalIP, else the first address). */
 async function windowsNodeTargets(kube: KubeClient, signal?: AbortSignal): Promise<MirrorTarget[]> {
-  return (await windowsNodes(kube, signal)).map((n) => ({ node: n.metadata.name, address: reachableAddress(n) })).sort((a, b) => a.node.localeCompare(b.node));
+  return (await windowsNodes(kube, signal))
+    .map((n) => ({ node: n.metadata.name, address: reachableAddress(n) }))
+    .sort((a, b) => a.node.localeCompare(b.node));
 }
 
 /** OpenShift with WMCO installed: WMCO renders the nodes' hosts.toml from IDMS/ITMS. */
@@ -59,7 +84,10 @@ export async function clusterMirrorObjects(kube: KubeClient, signal?: AbortSigna
 }
 
 /** The pull secret WMCO reads headers from (openshift-config/pull-secret), as renderer credentials. */
-async function clusterCredentials(kube: KubeClient, signal?: AbortSignal): Promise<ReturnType<typeof credentialsFromPullSecret> | undefined> {
+async function clusterCredentials(
+  kube: KubeClient,
+  signal?: AbortSignal,
+): Promise<ReturnType<typeof credentialsFromPullSecret> | undefined> {
   const json = await pullSecretJson(kube, signal);
   return json === undefined ? undefined : credentialsFromPullSecret(json);
 }
@@ -102,12 +130,20 @@ export function diffTree(current: RemoteTree, desired: DesiredTree): TreeDiff {
     if (!cur) changes.push({ path, change: 'added', diff: unifiedDiff('', content, '/dev/null', `b/${label(path)}`) });
     else if (cur.sha256 !== sha256(content)) {
       const before = cur.content === null ? undefined : Buffer.from(cur.content, 'base64').toString('utf8');
-      changes.push({ path, change: 'changed', diff: before === undefined ? '' : unifiedDiff(before, content, `a/${label(cur.path)}`, `b/${label(path)}`) });
+      changes.push({
+        path,
+        change: 'changed',
+        diff: before === undefined ? '' : unifiedDiff(before, content, `a/${label(cur.path)}`, `b/${label(path)}`),
+      });
     } else unchanged.push(path);
   }
   for (const cur of [...have.values()].sort((a, b) => a.path.localeCompare(b.path))) {
     const before = cur.content === null ? '' : Buffer.from(cur.content, 'base64').toString('utf8');
-    changes.push({ path: cur.path, change: 'removed', diff: unifiedDiff(before, '', `a/${label(cur.path)}`, '/dev/null') });
+    changes.push({
+      path: cur.path,
+      change: 'removed',
+      diff: unifiedDiff(before, '', `a/${label(cur.path)}`, '/dev/null'),
+    });
   }
   return { absent: !current.exists, changes, unchanged };
 }
@@ -144,8 +180,16 @@ interface PushContext {
   state: PushState;
 }
 
-/** The per-node plan, ready to show and run: read → stage → swap (hashes verified first, backup kept) → config_path → verify. */
-function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushOptions = {}): { plan: PreparedPlan<PushState>; swapId: string; root: string } {
+/**
+ * The per-node plan, ready to show and run: read → stage → swap (hashes verified first, backup kept) → config_path →
+ * verify.
+ */
+function pushPlanFor(
+  target: MirrorTarget,
+  host: WindowsHost,
+  desired: DesiredTree,
+  options: PushOptions = {},
+): { plan: PreparedPlan<PushState>; swapId: string; root: string } {
   const root = options.root ?? LAYOUT.registryHosts;
   const configFile = options.configFile ?? LAYOUT.containerdConfig;
   const id = options.id ?? randomBytes(4).toString('hex');
@@ -174,7 +218,10 @@ function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTr
       {
         id: 'stage',
         title: `Upload ${manifest.length} file(s) to ${paths.staging}`,
-        preview: { powershell: [clearStaging(root).script], notes: manifest.map((f) => `put ${paths.staging}\\${f.path} (sha256 ${f.sha256})`) },
+        preview: {
+          powershell: [clearStaging(root).script],
+          notes: manifest.map((f) => `put ${paths.staging}\\${f.path} (sha256 ${f.sha256})`),
+        },
         check: async (ctx) => (ctx.state.unchanged ? 'done' : 'todo'),
         apply: async (ctx, signal, report) => {
           await ctx.host.run(clearStaging(root), signal);
@@ -196,7 +243,13 @@ function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTr
           // From here on a failure may have swapped: the node is rolled back (the marker says what to undo).
           ctx.state.swapStarted = true;
           const r = await ctx.host.run(swapHostsTree(root, id, manifest), signal);
-          report(r.already ? 'already swapped' : r.previous ? `swapped; previous tree kept as ${paths.backup}` : 'swapped (there was no previous tree)');
+          report(
+            r.already
+              ? 'already swapped'
+              : r.previous
+                ? `swapped; previous tree kept as ${paths.backup}`
+                : 'swapped (there was no previous tree)',
+          );
         },
         verify: async () => true,
       },
@@ -208,7 +261,11 @@ function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTr
         apply: async (ctx, signal, report) => {
           const r = await ctx.host.run(ensureConfigPath(configFile, root, options.service), signal);
           ctx.state.configChanged = r.changed;
-          report(r.changed ? `config_path set in ${configFile}${r.restarted ? '; containerd restarted' : ''}` : 'config_path already set');
+          report(
+            r.changed
+              ? `config_path set in ${configFile}${r.restarted ? '; containerd restarted' : ''}`
+              : 'config_path already set',
+          );
         },
         verify: async () => true,
       },
@@ -219,7 +276,8 @@ function pushPlanFor(target: MirrorTarget, host: WindowsHost, desired: DesiredTr
         check: async (ctx) => (ctx.state.unchanged ? 'done' : 'todo'),
         apply: async (ctx, signal) => {
           const d = diffTree(await ctx.host.run(readHostsTree(root), signal), desired);
-          if (d.changes.length > 0) throw new Error(`after the swap ${root} still differs from the rendered configuration (${diffSummary(d)})`);
+          if (d.changes.length > 0)
+            throw new Error(`after the swap ${root} still differs from the rendered configuration (${diffSummary(d)})`);
         },
         verify: async () => true,
       },
@@ -248,19 +306,38 @@ export interface PushRunOptions extends PushOptions {
 }
 
 /** Runs the push plan on one node; on a failure after the swap started, rolls the node back. */
-async function pushToNode(target: MirrorTarget, host: WindowsHost, desired: DesiredTree, options: PushRunOptions = {}): Promise<NodeResult> {
+async function pushToNode(
+  target: MirrorTarget,
+  host: WindowsHost,
+  desired: DesiredTree,
+  options: PushRunOptions = {},
+): Promise<NodeResult> {
   const started = Date.now();
   const { plan, swapId, root } = pushPlanFor(target, host, desired, options);
   const { state } = plan;
   let result: RunResult;
   try {
-    result = await plan.run({ ...(options.signal ? { signal: options.signal } : {}), onEvent: (e) => options.onEvent?.(target, e), backoffMs: 200 });
+    result = await plan.run({
+      ...(options.signal ? { signal: options.signal } : {}),
+      onEvent: (e) => options.onEvent?.(target, e),
+      backoffMs: 200,
+    });
   } catch (err) {
-    result = { planId: 'mirrors-push', outcome: 'failed', steps: [], durationMs: 0, error: { stepId: 'read', message: (err as Error).message } };
+    result = {
+      planId: 'mirrors-push',
+      outcome: 'failed',
+      steps: [],
+      durationMs: 0,
+      error: { stepId: 'read', message: (err as Error).message },
+    };
   }
   const base = { node: target.node, address: target.address, ...(state.diff ? { diff: state.diff } : {}) };
   if (result.outcome === 'done') {
-    return { ...base, status: state.unchanged && !state.configChanged ? 'unchanged' : 'changed', durationMs: Date.now() - started };
+    return {
+      ...base,
+      status: state.unchanged && !state.configChanged ? 'unchanged' : 'changed',
+      durationMs: Date.now() - started,
+    };
   }
   let reason = result.error?.message ?? result.outcome;
   let rolledBack = false;
@@ -323,7 +400,11 @@ export interface MirrorsOutcome {
 }
 
 /** Creates or updates IDMS / ITMS objects (spec replaced, metadata kept); other kinds are skipped. */
-async function applyMirrorObjects(kube: KubeClient, objects: readonly unknown[], signal?: AbortSignal): Promise<ObjectResult[]> {
+async function applyMirrorObjects(
+  kube: KubeClient,
+  objects: readonly unknown[],
+  signal?: AbortSignal,
+): Promise<ObjectResult[]> {
   const out: ObjectResult[] = [];
   for (const o of objects) {
     const obj = o as { kind?: string; apiVersion?: string; metadata?: { name?: string }; spec?: unknown };
@@ -335,7 +416,9 @@ async function applyMirrorObjects(kube: KubeClient, objects: readonly unknown[],
         name,
         action: 'skipped',
         reason:
-          kind === 'ImageContentSourcePolicy' ? 'WMCO does not read ImageContentSourcePolicy; convert it to an ImageDigestMirrorSet (oc adm migrate icsp)' : `not a mirror set (${kind || 'no kind'})`,
+          kind === 'ImageContentSourcePolicy'
+            ? 'WMCO does not read ImageContentSourcePolicy; convert it to an ImageDigestMirrorSet (oc adm migrate icsp)'
+            : `not a mirror set (${kind || 'no kind'})`,
       });
       continue;
     }
@@ -363,7 +446,12 @@ function selectTargets(targets: MirrorTarget[], only: string[] | undefined): Mir
   return targets.filter((t) => only.includes(t.node) || only.includes(t.address));
 }
 
-async function readNode(host: WindowsHost, root: string, desired: DesiredTree, signal?: AbortSignal): Promise<TreeDiff> {
+async function readNode(
+  host: WindowsHost,
+  root: string,
+  desired: DesiredTree,
+  signal?: AbortSignal,
+): Promise<TreeDiff> {
   return diffTree(await host.run(readHostsTree(root), signal), desired);
 }
 
@@ -372,7 +460,10 @@ export async function mirrorsDiff(r: MirrorsRequest): Promise<MirrorsOutcome> {
   const wmco = r.wmco ?? (await isWmcoCluster(r.kube, r.signal));
   const mode = r.mode ?? (wmco ? 'wmco' : 'ordered');
   const objects = wmco
-    ? [...(await clusterMirrorObjects(r.kube, r.signal)).filter((o) => !r.objects?.some((x) => sameObject(x, o))), ...(r.objects ?? [])]
+    ? [
+        ...(await clusterMirrorObjects(r.kube, r.signal)).filter((o) => !r.objects?.some((x) => sameObject(x, o))),
+        ...(r.objects ?? []),
+      ]
     : (r.objects ?? (await clusterMirrorObjects(r.kube, r.signal)));
   const credentials = wmco ? await clusterCredentials(r.kube, r.signal).catch(() => undefined) : undefined;
   const render = renderHostsToml(mirrorEntriesOf(objects), { mode, ...(credentials ? { credentials } : {}) });
@@ -382,7 +473,13 @@ export async function mirrorsDiff(r: MirrorsRequest): Promise<MirrorsOutcome> {
   const nodes = await perNode(r, targets, async (t, host) => {
     const started = Date.now();
     const diff = await readNode(host, root, desired, r.signal);
-    return { node: t.node, address: t.address, status: diff.changes.length === 0 ? 'unchanged' : 'changed', diff, durationMs: Date.now() - started };
+    return {
+      node: t.node,
+      address: t.address,
+      status: diff.changes.length === 0 ? 'unchanged' : 'changed',
+      diff,
+      durationMs: Date.now() - started,
+    };
   });
   return { wmco, mode, render, objects: [], nodes };
 }
@@ -405,7 +502,8 @@ export async function mirrorsApply(r: MirrorsRequest): Promise<MirrorsOutcome> {
       const started = Date.now();
       for (;;) {
         const diff = await readNode(host, WMCO_REGISTRY_DIR, desired, r.signal);
-        if (diff.changes.length === 0) return { node: t.node, address: t.address, status: 'converged', diff, durationMs: Date.now() - started };
+        if (diff.changes.length === 0)
+          return { node: t.node, address: t.address, status: 'converged', diff, durationMs: Date.now() - started };
         if (Date.now() >= deadline)
           return {
             node: t.node,
@@ -433,9 +531,21 @@ export async function mirrorsApply(r: MirrorsRequest): Promise<MirrorsOutcome> {
   if (render.refused.length > 0) {
     // A refused source would be silently missing on every node: push nothing.
     const reason = `refused by the renderer: ${render.refused.map((x) => `${x.source} (${x.message})`).join('; ')}`;
-    return { wmco, mode, render, objects: [], nodes: targets.map((t) => ({ node: t.node, address: t.address, status: 'skipped', reason, durationMs: 0 })) };
+    return {
+      wmco,
+      mode,
+      render,
+      objects: [],
+      nodes: targets.map((t) => ({ node: t.node, address: t.address, status: 'skipped', reason, durationMs: 0 })),
+    };
   }
-  const nodes = await perNode(r, targets, (t, host) => pushToNode(t, host, desired, { ...r.push, ...(r.signal ? { signal: r.signal } : {}), ...(r.onEvent ? { onEvent: r.onEvent } : {}) }));
+  const nodes = await perNode(r, targets, (t, host) =>
+    pushToNode(t, host, desired, {
+      ...r.push,
+      ...(r.signal ? { signal: r.signal } : {}),
+      ...(r.onEvent ? { onEvent: r.onEvent } : {}),
+    }),
+  );
   return { wmco, mode, render, objects: [], nodes };
 }
 
@@ -446,11 +556,29 @@ function sameObject(a: unknown, b: unknown): boolean {
 }
 
 /** Runs fn per node with the bound; a node without an address, a host or a result is failed/skipped. */
-async function perNode(r: MirrorsRequest, targets: MirrorTarget[], fn: (t: MirrorTarget, host: WindowsHost) => Promise<NodeResult>): Promise<NodeResult[]> {
+async function perNode(
+  r: MirrorsRequest,
+  targets: MirrorTarget[],
+  fn: (t: MirrorTarget, host: WindowsHost) => Promise<NodeResult>,
+): Promise<NodeResult[]> {
   const limit = r.concurrency ?? DEFAULT_MIRROR_CONCURRENCY;
   const results = await runBounded(targets, limit, async (t) => {
-    if (!t.address) return { node: t.node, address: '', status: 'failed' as const, reason: 'the node reports no InternalIP address', durationMs: 0 };
-    if (!r.hostFor) return { node: t.node, address: t.address, status: 'skipped' as const, reason: 'no SSH key given: the node was not read', durationMs: 0 };
+    if (!t.address)
+      return {
+        node: t.node,
+        address: '',
+        status: 'failed' as const,
+        reason: 'the node reports no InternalIP address',
+        durationMs: 0,
+      };
+    if (!r.hostFor)
+      return {
+        node: t.node,
+        address: t.address,
+        status: 'skipped' as const,
+        reason: 'no SSH key given: the node was not read',
+        durationMs: 0,
+      };
     const host = r.hostFor(t);
     try {
       return await fn(t, host);
@@ -458,7 +586,17 @@ async function perNode(r: MirrorsRequest, targets: MirrorTarget[], fn: (t: Mirro
       host.close();
     }
   });
-  return results.map((x, i) => (x.ok ? x.value : { node: targets[i]!.node, address: targets[i]!.address, status: 'failed', reason: messageOf(x.error), durationMs: 0 }));
+  return results.map((x, i) =>
+    x.ok
+      ? x.value
+      : {
+          node: targets[i]!.node,
+          address: targets[i]!.address,
+          status: 'failed',
+          reason: messageOf(x.error),
+          durationMs: 0,
+        },
+  );
 }
 
 function messageOf(err: unknown): string {
@@ -484,7 +622,12 @@ export function mirrorObjectsOfText(text: string): unknown[] {
   const out: unknown[] = [];
   for (const doc of loadManifest(text).documents) {
     const kind = (doc.value as { kind?: unknown } | null)?.kind;
-    if (doc.status === 'ok' && typeof kind === 'string' && /^(ImageDigestMirrorSet|ImageTagMirrorSet|ImageContentSourcePolicy)(List)?$/.test(kind)) out.push(doc.value);
+    if (
+      doc.status === 'ok' &&
+      typeof kind === 'string' &&
+      /^(ImageDigestMirrorSet|ImageTagMirrorSet|ImageContentSourcePolicy)(List)?$/.test(kind)
+    )
+      out.push(doc.value);
   }
   return out;
 }
@@ -495,15 +638,27 @@ const maskAuth = (text: string) => text.replace(/(authorization\s*=\s*"Basic )[^
 /** The preview document: the rendered tree, each file, then what each node would change. */
 export function mirrorsPreviewText(out: MirrorsOutcome, heading: string): string {
   const root = out.wmco ? WMCO_REGISTRY_DIR : LAYOUT.registryHosts;
-  const lines = [`# ${heading}`, `# mode: ${out.mode}${out.wmco ? ' (WMCO writes these files; kube-windows applies the IDMS/ITMS objects)' : ''}`, '', `${root}\\`];
-  out.render.files.forEach((f, i) => lines.push(`${i === out.render.files.length - 1 ? '└──' : '├──'} ${f.dir}\\hosts.toml`));
+  const lines = [
+    `# ${heading}`,
+    `# mode: ${out.mode}${out.wmco ? ' (WMCO writes these files; kube-windows applies the IDMS/ITMS objects)' : ''}`,
+    '',
+    `${root}\\`,
+  ];
+  out.render.files.forEach((f, i) =>
+    lines.push(`${i === out.render.files.length - 1 ? '└──' : '├──'} ${f.dir}\\hosts.toml`),
+  );
   if (out.render.files.length === 0) lines.push('    (no files: no mirror sets)');
   for (const r of out.render.refused) lines.push(`✗ refused ${r.source}: ${r.message}`);
-  for (const f of out.render.files) lines.push('', `## ${f.dir}\\hosts.toml`, maskAuth(f.content).trimEnd() || '(empty)');
+  for (const f of out.render.files)
+    lines.push('', `## ${f.dir}\\hosts.toml`, maskAuth(f.content).trimEnd() || '(empty)');
   if (out.nodes.length > 0) lines.push('', '# Nodes');
   for (const n of out.nodes) {
-    lines.push('', `## ${n.node} (${n.address || 'no address'}): ${n.diff ? (n.diff.changes.length === 0 ? 'up to date' : diffSummary(n.diff)) : n.status}${n.reason ? ` — ${n.reason}` : ''}`);
-    for (const c of n.diff?.changes ?? []) lines.push(`${c.change} ${c.path}`, ...(c.diff ? [maskAuth(c.diff).trimEnd()] : []));
+    lines.push(
+      '',
+      `## ${n.node} (${n.address || 'no address'}): ${n.diff ? (n.diff.changes.length === 0 ? 'up to date' : diffSummary(n.diff)) : n.status}${n.reason ? ` — ${n.reason}` : ''}`,
+    );
+    for (const c of n.diff?.changes ?? [])
+      lines.push(`${c.change} ${c.path}`, ...(c.diff ? [maskAuth(c.diff).trimEnd()] : []));
   }
   return lines.join('\n') + '\n';
 }

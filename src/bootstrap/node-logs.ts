@@ -56,7 +56,8 @@ export function stamp(d: Date): string {
   return `${d.getFullYear()}${pad(d.getMonth() + 1)}${pad(d.getDate())}-${pad(d.getHours())}${pad(d.getMinutes())}${pad(d.getSeconds())}`;
 }
 
-const mb = (n: number): string => (n < 1048576 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`);
+const mb = (n: number): string =>
+  n < 1048576 ? `${Math.ceil(n / 1024)} KB` : `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MB`;
 
 /**
  * Where a host file goes in the folder: `C:\var\log\kubelet\kubelet.log` -> `var/log/kubelet/kubelet.log`.
@@ -74,7 +75,10 @@ export function localPathFor(folder: string, remote: string): string | undefined
 }
 
 /** Splits a listing into what fits under the cap (smallest first, so the most files fit) and what does not. */
-export function planDownloads(files: readonly LogFileEntry[], maxBytes: number): { take: LogFileEntry[]; skip: LogFileEntry[] } {
+export function planDownloads(
+  files: readonly LogFileEntry[],
+  maxBytes: number,
+): { take: LogFileEntry[]; skip: LogFileEntry[] } {
   const sorted = [...files].sort((a, b) => a.size - b.size || a.path.localeCompare(b.path));
   const take: LogFileEntry[] = [];
   const skip: LogFileEntry[] = [];
@@ -94,7 +98,13 @@ function collectionFolder(dir: string, nodeName: string, now: Date | undefined):
 }
 
 /** What was collected and, when something was skipped, what and why (also written to SKIPPED.txt). */
-function collectionMessage(folder: string, files: CollectedFile[], skipped: SkippedFile[], cap: number, extra: string): string {
+function collectionMessage(
+  folder: string,
+  files: CollectedFile[],
+  skipped: SkippedFile[],
+  cap: number,
+  extra: string,
+): string {
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
   let message = `Collected ${files.length} log file(s) (${mb(totalBytes)})${extra} into ${folder}.`;
   if (skipped.length > 0) {
@@ -103,7 +113,10 @@ function collectionMessage(folder: string, files: CollectedFile[], skipped: Skip
     if (over.length > 0)
       message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
     if (other.length > 0) message += ` Not collected: ${other.map((s) => `${s.remote} (${s.reason})`).join(', ')}.`;
-    writeFileSync(join(folder, 'SKIPPED.txt'), skipped.map((s) => `${s.remote}\t${s.size}\t${s.reason}`).join('\n') + '\n');
+    writeFileSync(
+      join(folder, 'SKIPPED.txt'),
+      skipped.map((s) => `${s.remote}\t${s.size}\t${s.reason}`).join('\n') + '\n',
+    );
   }
   return message;
 }
@@ -127,7 +140,8 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
   const { events } = await o.host.run(systemEventErrors(o.maxEvents ?? 200), o.signal);
   writeFileSync(
     join(folder, 'system-errors.txt'),
-    events.map((e) => `${e.time}  ${e.provider}  id ${e.id}\n  ${e.message.replace(/\r?\n/g, '\n  ')}\n`).join('\n') || 'No error in the System event log.\n',
+    events.map((e) => `${e.time}  ${e.provider}  id ${e.id}\n  ${e.message.replace(/\r?\n/g, '\n  ')}\n`).join('\n') ||
+      'No error in the System event log.\n',
   );
 
   const files: CollectedFile[] = [];
@@ -141,7 +155,9 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
     }
     mkdirSync(join(local, '..'), { recursive: true });
     try {
-      const r = await o.host.get(f.path, local, o.signal, (got) => report(`${f.path}`, total ? (done + got) / total : undefined));
+      const r = await o.host.get(f.path, local, o.signal, (got) =>
+        report(`${f.path}`, total ? (done + got) / total : undefined),
+      );
       files.push({ remote: f.path, local, bytes: r.bytes });
       done += f.size;
     } catch (err) {
@@ -151,7 +167,13 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
     }
   }
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
-  const message = collectionMessage(folder, files, skipped, cap, `, the service states and ${events.length} System event log error(s)`);
+  const message = collectionMessage(
+    folder,
+    files,
+    skipped,
+    cap,
+    `, the service states and ${events.length} System event log error(s)`,
+  );
   return { folder, files, skipped, totalBytes, message };
 }
 
@@ -237,7 +259,12 @@ export async function collectNodeLogsOverApi(o: CollectApiLogsOptions): Promise<
 }
 
 /** One file to `local` (through a temporary name); `{ over }` when it does not fit in `room` bytes. */
-async function download(o: CollectApiLogsOptions, remote: string, local: string, room: number): Promise<number | { over: number }> {
+async function download(
+  o: CollectApiLogsOptions,
+  remote: string,
+  local: string,
+  room: number,
+): Promise<number | { over: number }> {
   const { size, body } = await openNodeLogFile(o.kube, o.nodeName, remote, o.signal);
   if (size !== undefined && size > room) {
     body.destroy();

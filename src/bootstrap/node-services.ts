@@ -2,7 +2,13 @@
 // windows_exporter, csi-proxy, WICD): their state in one round trip, and a restart of one of them.
 // Only those services can be restarted from here: the engine is not a general service manager.
 
-import { isNodeService, NODE_SERVICES, nodeServicesState, restartService, type NodeServiceState } from '../core/windows/node-ops';
+import {
+  isNodeService,
+  NODE_SERVICES,
+  nodeServicesState,
+  restartService,
+  type NodeServiceState,
+} from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { addressProblem } from '../core/windows/join-input';
 import type { NodeObject } from '../cluster/nodes';
@@ -17,15 +23,26 @@ export async function nodeServices(host: WindowsHost, signal?: AbortSignal): Pro
 }
 
 /** Restarts one node service and answers its status afterwards; other names are refused. */
-export async function restartNodeService(host: WindowsHost, name: string, signal?: AbortSignal): Promise<{ name: string; status: string }> {
-  if (!isNodeService(name)) throw new RangeError(`"${name}" is not a node service kube-windows restarts; it restarts only ${NODE_SERVICES.join(', ')}.`);
+export async function restartNodeService(
+  host: WindowsHost,
+  name: string,
+  signal?: AbortSignal,
+): Promise<{ name: string; status: string }> {
+  if (!isNodeService(name))
+    throw new RangeError(
+      `"${name}" is not a node service kube-windows restarts; it restarts only ${NODE_SERVICES.join(', ')}.`,
+    );
   const r = await host.run(restartService(name), signal);
   return { name, status: r.status };
 }
 
 /** A fixed-width table of the services (for the CLI; the tree shows them as items). */
 export function servicesTable(services: readonly NodeServiceState[]): string {
-  const rows = services.map((s) => [s.name, s.exists ? (s.status ?? '') : 'not installed', s.exists ? (s.startType ?? '') : '']);
+  const rows = services.map((s) => [
+    s.name,
+    s.exists ? (s.status ?? '') : 'not installed',
+    s.exists ? (s.startType ?? '') : '',
+  ]);
   const head = ['SERVICE', 'STATUS', 'START TYPE'];
   const width = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] as string).length)));
   const line = (r: string[]): string =>
@@ -39,7 +56,9 @@ export function servicesTable(services: readonly NodeServiceState[]): string {
 /** The address SSH uses for a node (the terminal, reboot, logs, services): InternalIP, else ExternalIP. */
 export function nodeAddress(node: NodeObject): string | undefined {
   // Anyone who may write node status chooses these strings: only an IP address or a DNS name is used.
-  const addrs = (node.status?.addresses ?? []).filter((a) => typeof a.address === 'string' && addressProblem(a.address, 'kubeadm') === undefined);
+  const addrs = (node.status?.addresses ?? []).filter(
+    (a) => typeof a.address === 'string' && addressProblem(a.address, 'kubeadm') === undefined,
+  );
   return addrs.find((a) => a.type === 'InternalIP')?.address ?? addrs.find((a) => a.type === 'ExternalIP')?.address;
 }
 
@@ -86,7 +105,9 @@ export async function quietNodeServices(q: QuietServicesRead): Promise<NodeServi
   } catch (err) {
     const first = (text: string): string => text.split('\n')[0]?.trim() ?? '';
     if (needsUser || (err instanceof Error && err.name === 'AuthenticationError'))
-      return { connect: `Connecting to ${q.address} needs your answer (key passphrase, host key or another user): ${first(err instanceof Error ? err.message : String(err))}` };
+      return {
+        connect: `Connecting to ${q.address} needs your answer (key passphrase, host key or another user): ${first(err instanceof Error ? err.message : String(err))}`,
+      };
     return { error: first(await q.describe(err)) };
   } finally {
     host.close();

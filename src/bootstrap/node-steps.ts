@@ -4,15 +4,38 @@
 
 import { ApiError } from '../cluster/errors';
 import type { KubeClient } from '../cluster/kube-client';
-import { cordonCall, getNode, isReady, nodeCall, nodePath, readyMessage, setCordoned, uncordonAndAnnotate, type NodeObject } from '../cluster/nodes';
+import {
+  cordonCall,
+  getNode,
+  isReady,
+  nodeCall,
+  nodePath,
+  readyMessage,
+  setCordoned,
+  uncordonAndAnnotate,
+  type NodeObject,
+} from '../cluster/nodes';
 import { budgetsFor, deletePod, drainCalls, drainTargets, evictPod } from '../cluster/pods';
 import { emptyDirLosses, evictionRefusal, podName, type DrainPod } from '../core/drain';
-import { blockedWaiting, cordonedNote, drainBlocked, durationText, emptyDirRefusal, severalBudgets, type BlockedEviction, type NodeOperation } from '../core/windows/reboot';
+import {
+  blockedWaiting,
+  cordonedNote,
+  drainBlocked,
+  durationText,
+  emptyDirRefusal,
+  severalBudgets,
+  type BlockedEviction,
+  type NodeOperation,
+} from '../core/windows/reboot';
 import { delay, waitFor } from './follow';
 import type { Step } from './plan';
 
 /** Waits for the Node `nodeOf` finds to report Ready. */
-export function readyStep<Ctx>(nodeOf: (ctx: Ctx, signal: AbortSignal) => Promise<NodeObject | undefined>, timeoutMs: number, poll: number): Step<Ctx> {
+export function readyStep<Ctx>(
+  nodeOf: (ctx: Ctx, signal: AbortSignal) => Promise<NodeObject | undefined>,
+  timeoutMs: number,
+  poll: number,
+): Step<Ctx> {
   return {
     id: 'node-ready',
     title: 'Wait for the node to be Ready',
@@ -74,9 +97,15 @@ export interface DrainContext {
 }
 
 /** Adds "the node stays cordoned" to every failure of a step that runs after the cordon. */
-export function cordoned<C extends DrainContext>(node: string, step: Step<C>, operation: NodeOperation = 'reboot'): Step<C> {
+export function cordoned<C extends DrainContext>(
+  node: string,
+  step: Step<C>,
+  operation: NodeOperation = 'reboot',
+): Step<C> {
   const note = (err: unknown, signal: AbortSignal): unknown =>
-    signal.aborted || !(err instanceof Error) ? err : Object.assign(new Error(`${err.message} ${cordonedNote(node, operation)}`), { cause: err });
+    signal.aborted || !(err instanceof Error)
+      ? err
+      : Object.assign(new Error(`${err.message} ${cordonedNote(node, operation)}`), { cause: err });
   return {
     ...step,
     // The check reads the host too (boot time, routes): a connection lost there leaves the node cordoned as well.
@@ -125,14 +154,20 @@ export function cordonStep(nodeName: string): DrainStep {
     preview: { check: 'spec.unschedulable is true', api: [cordonCall(nodeName, true)] },
     check: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? 'done' : 'todo'),
     apply: async (ctx, signal) => setCordoned(ctx.opts.kube, nodeName, true, signal),
-    verify: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? true : 'the node is still schedulable'),
+    verify: async (ctx, signal) =>
+      (await mustNode(ctx, signal)).spec?.unschedulable ? true : 'the node is still schedulable',
     retries: 2,
     timeoutMs: 60_000,
   };
 }
 
 /** Evicts (or deletes) one round of pods; returns those a PodDisruptionBudget protects, and who protects them. */
-async function evictRound(ctx: DrainContext, pods: DrainPod[], signal: AbortSignal, report: (m: string) => void): Promise<{ still: DrainPod[]; blocked: BlockedEviction[] }> {
+async function evictRound(
+  ctx: DrainContext,
+  pods: DrainPod[],
+  signal: AbortSignal,
+  report: (m: string) => void,
+): Promise<{ still: DrainPod[]; blocked: BlockedEviction[] }> {
   const { kube } = ctx.opts;
   const still: DrainPod[] = [];
   const blocked: BlockedEviction[] = [];
@@ -155,14 +190,20 @@ async function evictRound(ctx: DrainContext, pods: DrainPod[], signal: AbortSign
         still.push(p);
         continue;
       }
-      if (err instanceof ApiError && err.status === 500 && /more than one PodDisruptionBudget/.test(err.message)) throw new Error(severalBudgets(podName(p), await budgetsFor(kube, p, signal)));
+      if (err instanceof ApiError && err.status === 500 && /more than one PodDisruptionBudget/.test(err.message))
+        throw new Error(severalBudgets(podName(p), await budgetsFor(kube, p, signal)));
       throw err;
     }
   }
   return { still, blocked };
 }
 
-export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, operation: NodeOperation = 'reboot'): DrainStep {
+export function drainStep(
+  nodeName: string,
+  opts: NodeDrainOptions,
+  t: Timing,
+  operation: NodeOperation = 'reboot',
+): DrainStep {
   return {
     id: 'drain',
     title: opts.disableEviction
@@ -182,7 +223,9 @@ export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, o
     check: async (ctx, signal) => {
       const left = await drainTargets(ctx.opts.kube, nodeName, signal);
       ctx.state.skipped = left.skipped;
-      return left.evict.length === 0 ? 'done' : { todo: `${left.evict.length} pod(s) to ${ctx.opts.disableEviction ? 'delete' : 'evict'}` };
+      return left.evict.length === 0
+        ? 'done'
+        : { todo: `${left.evict.length} pod(s) to ${ctx.opts.disableEviction ? 'delete' : 'evict'}` };
     },
     apply: async (ctx, signal, report) => {
       const { kube } = ctx.opts;
@@ -190,7 +233,8 @@ export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, o
       ctx.state.skipped = targets.skipped;
       for (const s of targets.skipped) report(`leaving ${s}`);
       const withData = emptyDirLosses(targets.evict);
-      if (withData.length > 0 && !ctx.opts.deleteEmptyDirData) throw new Error(emptyDirRefusal(nodeName, withData, operation));
+      if (withData.length > 0 && !ctx.opts.deleteEmptyDirData)
+        throw new Error(emptyDirRefusal(nodeName, withData, operation));
       let pending = targets.evict.filter((p) => !p.metadata.deletionTimestamp);
       const deadline = Date.now() + t.evictionRetry;
       let blocked: BlockedEviction[] = [];
@@ -209,20 +253,25 @@ export function drainStep(nodeName: string, opts: NodeDrainOptions, t: Timing, o
       await waitFor(
         async () => {
           const left = (await drainTargets(kube, nodeName, signal)).evict;
-          return left.length === 0 ? true : { waiting: `${left.length} pod(s) still terminating: ${left.slice(0, 5).map(podName).join(', ')}` };
+          return left.length === 0
+            ? true
+            : { waiting: `${left.length} pod(s) still terminating: ${left.slice(0, 5).map(podName).join(', ')}` };
         },
         {
           signal,
           intervalMs: Math.min(t.poll, 2000),
           timeoutMs: t.drainTimeout,
           report,
-          timeoutMessage: (last) => `The evicted pods did not terminate within ${durationText(t.drainTimeout)} (${last.replace(/^waiting: /, '')}).`,
+          timeoutMessage: (last) =>
+            `The evicted pods did not terminate within ${durationText(t.drainTimeout)} (${last.replace(/^waiting: /, '')}).`,
         },
       );
     },
     verify: async (ctx, signal) => {
       const left = (await drainTargets(ctx.opts.kube, nodeName, signal)).evict;
-      return left.length === 0 ? true : `${left.length} pod(s) are still on the node: ${left.slice(0, 5).map(podName).join(', ')}.`;
+      return left.length === 0
+        ? true
+        : `${left.length} pod(s) are still on the node: ${left.slice(0, 5).map(podName).join(', ')}.`;
     },
     timeoutMs: t.evictionRetry + t.drainTimeout + 120_000,
   };
@@ -236,14 +285,28 @@ export function uncordonStep(nodeName: string, clearAnnotations: readonly string
     title: `Uncordon ${nodeName}`,
     preview: {
       check: 'spec.unschedulable is not set',
-      api: [clearAnnotations.length > 0 ? { verb: 'PATCH', path: nodePath(nodeName), body: { spec: { unschedulable: null }, metadata: { annotations: cleared } } } : cordonCall(nodeName, false)],
+      api: [
+        clearAnnotations.length > 0
+          ? {
+              verb: 'PATCH',
+              path: nodePath(nodeName),
+              body: { spec: { unschedulable: null }, metadata: { annotations: cleared } },
+            }
+          : cordonCall(nodeName, false),
+      ],
     },
     check: async (ctx, signal) => {
       const n = await mustNode(ctx, signal);
-      return !n.spec?.unschedulable && clearAnnotations.every((a) => n.metadata.annotations?.[a] === undefined) ? 'done' : 'todo';
+      return !n.spec?.unschedulable && clearAnnotations.every((a) => n.metadata.annotations?.[a] === undefined)
+        ? 'done'
+        : 'todo';
     },
-    apply: async (ctx, signal) => (clearAnnotations.length > 0 ? uncordonAndAnnotate(ctx.opts.kube, nodeName, cleared, signal) : setCordoned(ctx.opts.kube, nodeName, false, signal)),
-    verify: async (ctx, signal) => ((await mustNode(ctx, signal)).spec?.unschedulable ? 'the node is still unschedulable' : true),
+    apply: async (ctx, signal) =>
+      clearAnnotations.length > 0
+        ? uncordonAndAnnotate(ctx.opts.kube, nodeName, cleared, signal)
+        : setCordoned(ctx.opts.kube, nodeName, false, signal),
+    verify: async (ctx, signal) =>
+      (await mustNode(ctx, signal)).spec?.unschedulable ? 'the node is still unschedulable' : true,
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -251,5 +314,10 @@ export function uncordonStep(nodeName: string, clearAnnotations: readonly string
 
 /** The timings with their defaults (`timeout`: the reboot's waits; a drain has none of its own). */
 export function timing(opts: NodeDrainOptions, timeout: number): Timing {
-  return { poll: opts.pollMs ?? 5000, timeout, drainTimeout: opts.drainTimeoutMs ?? 10 * 60_000, evictionRetry: opts.evictionRetryMs ?? 60_000 };
+  return {
+    poll: opts.pollMs ?? 5000,
+    timeout,
+    drainTimeout: opts.drainTimeoutMs ?? 10 * 60_000,
+    evictionRetry: opts.evictionRetryMs ?? 60_000,
+  };
 }

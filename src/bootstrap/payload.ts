@@ -7,7 +7,9 @@ import { basename, join } from 'node:path';
 import { sha256OfSource } from '../remote/upload';
 import { UserError } from '../core/user-error';
 
-export type PayloadSource = { kind: 'file'; name: string; path: string; sha256: string; bytes: number } | { kind: 'url'; name: string; url: string; sha256: string };
+export type PayloadSource =
+  | { kind: 'file'; name: string; path: string; sha256: string; bytes: number }
+  | { kind: 'url'; name: string; url: string; sha256: string };
 
 export interface Payload {
   containerd: PayloadSource;
@@ -35,7 +37,9 @@ export async function resolvePayload(settings: PayloadSettings): Promise<Payload
     try {
       names = await fsp.readdir(settings.folder);
     } catch (err) {
-      throw new PayloadError(`Cannot read the payload folder ${settings.folder}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`);
+      throw new PayloadError(
+        `Cannot read the payload folder ${settings.folder}: ${(err as NodeJS.ErrnoException).code ?? 'error'}.`,
+      );
     }
     const archives = names.filter((n) => CONTAINERD_ARCHIVE.test(n)).sort();
     const pick: Record<keyof Payload, string | undefined> = {
@@ -51,7 +55,10 @@ export async function resolvePayload(settings: PayloadSettings): Promise<Payload
       found[key] = { kind: 'file', name, path, sha256, bytes };
     }
   }
-  for (const [key, entry] of Object.entries(settings.urls ?? {}) as [keyof Payload, { url: string; sha256: string }][]) {
+  for (const [key, entry] of Object.entries(settings.urls ?? {}) as [
+    keyof Payload,
+    { url: string; sha256: string },
+  ][]) {
     if (found[key] || !entry) continue;
     let url: URL;
     try {
@@ -60,7 +67,8 @@ export async function resolvePayload(settings: PayloadSettings): Promise<Payload
       throw new PayloadError(`The ${key} URL is not a valid URL.`);
     }
     if (url.protocol !== 'https:') throw new PayloadError(`The ${key} URL must use https (got ${url.protocol}).`);
-    if (!/^[0-9a-fA-F]{64}$/.test(entry.sha256 ?? '')) throw new PayloadError(`The ${key} URL needs its SHA-256 (64 hex digits) so the host can check the download.`);
+    if (!/^[0-9a-fA-F]{64}$/.test(entry.sha256 ?? ''))
+      throw new PayloadError(`The ${key} URL needs its SHA-256 (64 hex digits) so the host can check the download.`);
     found[key] = { kind: 'url', name: basename(url.pathname), url: url.href, sha256: entry.sha256.toLowerCase() };
   }
   const missing = (['containerd', 'kubelet', 'kubeadm'] as const).filter((k) => !found[k]);

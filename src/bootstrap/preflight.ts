@@ -1,6 +1,7 @@
 // Preflight checks of a Windows host join, as pure functions of what was read from the cluster and
 // the host: each failure says exactly what to fix. Facts are from WMCO (README, docs/byoh-instance-pre-requisites.md,
-// docs/wmco-prerequisites.md: BYOH), sig-windows-tools (hostprocess/*.ps1, guides/: kubeadm) and hcsshim osversion/windowsbuilds.go (builds).
+// docs/wmco-prerequisites.md: BYOH), sig-windows-tools (hostprocess/*.ps1, guides/: kubeadm) and hcsshim
+// osversion/windowsbuilds.go (builds).
 
 import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
@@ -10,7 +11,10 @@ import { UserError } from '../core/user-error';
 export { blocking, ok, type Finding };
 export type { FindingSeverity, FixKind } from '../core/windows/findings';
 
-/** Windows Server builds WMCO and upstream Kubernetes support (WMCO docs/wmco-prerequisites.md; https://kubernetes.io/docs/concepts/windows/intro/#windows-os-version-support). */
+/**
+ * Windows Server builds WMCO and upstream Kubernetes support (WMCO docs/wmco-prerequisites.md;
+ * https://kubernetes.io/docs/concepts/windows/intro/#windows-os-version-support).
+ */
 const SUPPORTED_BUILDS: Record<number, string> = {
   17763: 'Windows Server 2019',
   20348: 'Windows Server 2022',
@@ -53,7 +57,12 @@ export function checkBuild(facts: HostFacts, forWmco: boolean): Finding {
     const list = Object.entries(SUPPORTED_BUILDS)
       .map(([b, n]) => `${n} (${b})`)
       .join(', ');
-    return { id: 'windows-build', severity: 'error', title: `${what} is not a supported Windows Server build`, fix: `Use one of: ${list}.` };
+    return {
+      id: 'windows-build',
+      severity: 'error',
+      title: `${what} is not a supported Windows Server build`,
+      fix: `Use one of: ${list}.`,
+    };
   }
   if (forWmco && facts.build === 20348 && facts.ubr < WS2022_MIN_UBR) {
     return {
@@ -76,7 +85,11 @@ export function checkHostname(facts: HostFacts): Finding {
       fix: 'Rename the computer to lowercase letters, digits and "-" (start and end with a letter or digit, at most 63 characters): Rename-Computer -NewName <name> -Restart.',
     };
   }
-  if (name !== facts.hostname) return ok('hostname', `The node will be named "${name}" (the host name "${facts.hostname}" lowercased, as kubelet registers it)`);
+  if (name !== facts.hostname)
+    return ok(
+      'hostname',
+      `The node will be named "${name}" (the host name "${facts.hostname}" lowercased, as kubelet registers it)`,
+    );
   return ok('hostname', `The node will be named "${name}"`);
 }
 
@@ -104,8 +117,16 @@ export function checkConflictingRuntime(facts: HostFacts, path: 'byoh' | 'kubead
 
 export function checkContainersFeature(facts: HostFacts, path: 'byoh' | 'kubeadm'): Finding {
   if (facts.containersFeature === 'Enabled') return ok('containers-feature', 'The Containers feature is enabled');
-  const who = path === 'byoh' ? 'WMCO will enable it and restart the host' : 'The plan enables it and restarts the host, then resumes';
-  return { id: 'containers-feature', severity: 'warning', title: `The Containers feature is ${facts.containersFeature}`, fix: `${who} during the join.` };
+  const who =
+    path === 'byoh'
+      ? 'WMCO will enable it and restart the host'
+      : 'The plan enables it and restarts the host, then resumes';
+  return {
+    id: 'containers-feature',
+    severity: 'warning',
+    title: `The Containers feature is ${facts.containersFeature}`,
+    fix: `${who} during the join.`,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -122,7 +143,15 @@ export interface ByohInputs {
   csv?: { name: string; phase?: string; message?: string; version?: string };
   /** Whether the plan installs WMCO first (so a missing WMCO is not an error). */
   installsWmco: boolean;
-  keySecret: { present: boolean; hasKey: boolean; encrypted?: boolean; invalid?: string; publicKeyLine?: string; hash?: string; weak?: string };
+  keySecret: {
+    present: boolean;
+    hasKey: boolean;
+    encrypted?: boolean;
+    invalid?: string;
+    publicKeyLine?: string;
+    hash?: string;
+    weak?: string;
+  };
   createsKeySecret: boolean;
   /** Public key hashes (WMCO's pub-key-hash form) of the keys the host accepts. */
   hostKeyHashes: string[];
@@ -138,7 +167,12 @@ export interface ByohInputs {
 }
 
 /** A missing prerequisite: an info line when the plan provides it, else the blocking finding. */
-function missing(planned: boolean | undefined, id: string, plannedTitle: string, problem: Omit<Finding, 'id' | 'severity'>): Finding {
+function missing(
+  planned: boolean | undefined,
+  id: string,
+  plannedTitle: string,
+  problem: Omit<Finding, 'id' | 'severity'>,
+): Finding {
   return planned ? { id, severity: 'info', title: plannedTitle } : { id, severity: 'error', ...problem };
 }
 
@@ -180,11 +214,16 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
   const k = i.keySecret;
   if (!k.present) {
     out.push(
-      missing(i.createsKeySecret, 'key-secret', 'The cloud-private-key secret is missing; the plan creates it from the chosen key', {
-        title: 'The cloud-private-key secret is missing',
-        fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).',
-        offer: 'create-key-secret',
-      }),
+      missing(
+        i.createsKeySecret,
+        'key-secret',
+        'The cloud-private-key secret is missing; the plan creates it from the chosen key',
+        {
+          title: 'The cloud-private-key secret is missing',
+          fix: 'Create it from the private key WMCO should use to reach Windows hosts (the join can do it from a PEM file you pick).',
+          offer: 'create-key-secret',
+        },
+      ),
     );
   } else if (!k.hasKey) {
     out.push({
@@ -201,7 +240,12 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
       fix: 'Store an unencrypted key (ssh-keygen -p -N "" -f <copy of the key>) in the secret.',
     });
   } else if (k.invalid) {
-    out.push({ id: 'key-secret', severity: 'error', title: `The key in cloud-private-key cannot be read: ${k.invalid}`, fix: 'Store a PEM or OpenSSH private key (RSA, ECDSA or Ed25519).' });
+    out.push({
+      id: 'key-secret',
+      severity: 'error',
+      title: `The key in cloud-private-key cannot be read: ${k.invalid}`,
+      fix: 'Store a PEM or OpenSSH private key (RSA, ECDSA or Ed25519).',
+    });
   } else {
     if (k.hash && i.installKeyHashes?.includes(k.hash)) {
       out.push({
@@ -211,7 +255,13 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
         fix: 'WMCO strongly recommends a different key for Windows hosts, so that a Windows host never holds a key that opens the Linux nodes.',
       });
     }
-    if (k.weak) out.push({ id: 'key-strength', severity: 'warning', title: `The key in cloud-private-key is weak (${k.weak})`, fix: 'Use an Ed25519 key or RSA of 2048 bits or more.' });
+    if (k.weak)
+      out.push({
+        id: 'key-strength',
+        severity: 'warning',
+        title: `The key in cloud-private-key is weak (${k.weak})`,
+        fix: 'Use an Ed25519 key or RSA of 2048 bits or more.',
+      });
     if (k.hash && i.hostKeyHashes.length > 0) {
       out.push(
         i.hostKeyHashes.includes(k.hash)
@@ -286,7 +336,9 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
         fix: `Add a PTR record ${i.address} → ${nodeName}${f.fqdn ? f.fqdn.slice(f.hostname.length) : ''}: the BYOH prerequisites require it, and the fallback only runs when the reverse lookup fails.`,
       });
     } else if (i.reverseNames.some((n) => n.toLowerCase().includes(nodeName))) {
-      out.push(ok('csr-approval', `Reverse DNS of ${i.address} (${i.reverseNames.join(', ')}) matches node ${nodeName}`));
+      out.push(
+        ok('csr-approval', `Reverse DNS of ${i.address} (${i.reverseNames.join(', ')}) matches node ${nodeName}`),
+      );
     } else {
       out.push({
         id: 'csr-approval',
@@ -295,7 +347,13 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
         fix: `Change the PTR record of ${i.address} to ${nodeName}.<domain>, or rename the host to match it.`,
       });
     }
-    if (!RFC1123_SUBDOMAIN.test(nodeName)) out.push({ id: 'csr-name', severity: 'error', title: `${nodeName} is not a DNS-1123 subdomain`, fix: 'Rename the host.' });
+    if (!RFC1123_SUBDOMAIN.test(nodeName))
+      out.push({
+        id: 'csr-name',
+        severity: 'error',
+        title: `${nodeName} is not a DNS-1123 subdomain`,
+        fix: 'Rename the host.',
+      });
   }
 
   // Host
@@ -331,7 +389,8 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
     out.push({
       id: 'hybrid-networking',
       severity: 'error',
-      title: 'OVN-Kubernetes hybrid networking is not configured: WMCO reports "cluster is not configured for OVN hybrid networking"',
+      title:
+        'OVN-Kubernetes hybrid networking is not configured: WMCO reports "cluster is not configured for OVN hybrid networking"',
       fix: `oc patch networks.operator.openshift.io cluster --type=merge -p '{"spec":{"defaultNetwork":{"ovnKubernetesConfig":{"hybridOverlayConfig":{"hybridClusterNetwork":[{"cidr":"10.132.0.0/14","hostPrefix":23}]}}}}}' (choose a CIDR that overlaps nothing).`,
     });
   } else {
@@ -378,7 +437,12 @@ export function evaluateByoh(i: ByohInputs): Finding[] {
     );
   }
 
-  if (i.existingEntry !== undefined) out.push({ id: 'existing-entry', severity: 'info', title: `windows-instances already has ${i.address} (${i.existingEntry})` });
+  if (i.existingEntry !== undefined)
+    out.push({
+      id: 'existing-entry',
+      severity: 'info',
+      title: `windows-instances already has ${i.address} (${i.existingEntry})`,
+    });
   return out;
 }
 
@@ -400,7 +464,11 @@ export class PreflightError extends UserError {
  * One line for a run that did not end done: the first blocking preflight finding (and how many more)
  * when the preflight stopped it, else the first line of what was thrown or of the run's error.
  */
-export function runFailureSummary(result: { outcome?: string; error?: { message?: string } } | undefined, thrown: string | undefined, findings: readonly Finding[] | undefined): string {
+export function runFailureSummary(
+  result: { outcome?: string; error?: { message?: string } } | undefined,
+  thrown: string | undefined,
+  findings: readonly Finding[] | undefined,
+): string {
   const errors = blocking(findings ?? []);
   if (errors.length > 0 && (result?.error?.message ?? thrown ?? '').startsWith('Preflight')) {
     return `${errors[0]?.title ?? ''}${errors.length > 1 ? ` (and ${errors.length - 1} more problem${errors.length > 2 ? 's' : ''}; see the log)` : ''}`;

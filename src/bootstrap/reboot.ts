@@ -9,15 +9,42 @@
 // this process or another) knows whether the restart already happened. Every failure after the
 // cordon says that the node stays cordoned.
 
-import { annotateNode, getNode, isReady, nodePath, readyCondition, readyMessage, type NodeObject } from '../cluster/nodes';
+import {
+  annotateNode,
+  getNode,
+  isReady,
+  nodePath,
+  readyCondition,
+  readyMessage,
+  type NodeObject,
+} from '../cluster/nodes';
 import { BOOT_ANNOTATION } from '../core/well-known';
 import { restartComputer } from '../core/windows/host-ops';
 import { addMetadataRoute, lastBootTime, METADATA_ADDRESS, metadataRouteState } from '../core/windows/node-ops';
-import { cordonedNote, durationText, isAwsProvider, notReadyObserved, REBOOT_REASON, restartProgress, type BlockedEviction } from '../core/windows/reboot';
+import {
+  cordonedNote,
+  durationText,
+  isAwsProvider,
+  notReadyObserved,
+  REBOOT_REASON,
+  restartProgress,
+  type BlockedEviction,
+} from '../core/windows/reboot';
 import { RemoteCommandError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
 import { waitFor } from './follow';
-import { cordoned, cordonStep, drainStep, mustNode, timing, uncordonStep, type DrainContext, type DrainState, type NodeDrainOptions, type Timing } from './node-steps';
+import {
+  cordoned,
+  cordonStep,
+  drainStep,
+  mustNode,
+  timing,
+  uncordonStep,
+  type DrainContext,
+  type DrainState,
+  type NodeDrainOptions,
+  type Timing,
+} from './node-steps';
 import type { Plan, Step } from './plan';
 import { prepare, type PreparedPlan } from './prepared';
 import type { RunResult } from './runner';
@@ -67,12 +94,19 @@ async function waitForNode(
       const n = await mustNode(ctx, signal);
       return ready(n) ? true : { waiting: `the node reports ${readyMessage(n)}` };
     },
-    { signal, intervalMs: Math.min(t.poll, 2000), timeoutMs: t.timeout, report, timeoutMessage: (last) => timeoutMessage(last.replace(/^waiting: /, '')) },
+    {
+      signal,
+      intervalMs: Math.min(t.poll, 2000),
+      timeoutMs: t.timeout,
+      report,
+      timeoutMessage: (last) => timeoutMessage(last.replace(/^waiting: /, '')),
+    },
   );
 }
 
 /** shutdown.exe's "A system shutdown has already been scheduled.(1190)". */
-const restartAlreadyScheduled = (err: unknown): boolean => err instanceof RemoteCommandError && /\b1190\b/.test(err.message);
+const restartAlreadyScheduled = (err: unknown): boolean =>
+  err instanceof RemoteCommandError && /\b1190\b/.test(err.message);
 
 function restartStep(nodeName: string, t: Timing): RebootStep {
   return {
@@ -82,7 +116,13 @@ function restartStep(nodeName: string, t: Timing): RebootStep {
     preview: {
       check: `the host's LastBootUpTime differs from the annotation ${BOOT_ANNOTATION}`,
       powershell: [lastBootTime().script, restartComputer(REBOOT_REASON).script],
-      api: [{ verb: 'PATCH', path: nodePath(nodeName), body: { metadata: { annotations: { [BOOT_ANNOTATION]: '<LastBootUpTime>' } } } }],
+      api: [
+        {
+          verb: 'PATCH',
+          path: nodePath(nodeName),
+          body: { metadata: { annotations: { [BOOT_ANNOTATION]: '<LastBootUpTime>' } } },
+        },
+      ],
       notes: [`waits up to ${durationText(t.timeout)} for the host to go down and accept SSH again`],
     },
     check: async (ctx, signal) => {
@@ -113,7 +153,9 @@ function restartStep(nodeName: string, t: Timing): RebootStep {
       const before = bootAnnotation(await mustNode(ctx, signal));
       const now = (await ctx.opts.host.run(lastBootTime(), signal)).lastBoot;
       ctx.state.bootAfter = now;
-      return restartProgress(before, now) === 'done' ? true : 'the host answers but its boot time did not change: it did not restart.';
+      return restartProgress(before, now) === 'done'
+        ? true
+        : 'the host answers but its boot time did not change: it did not restart.';
     },
     timeoutMs: t.timeout + 180_000,
   };
@@ -123,8 +165,12 @@ function waitNotReadyStep(nodeName: string, t: Timing): RebootStep {
   return {
     id: 'wait-not-ready',
     title: 'Wait for the node to report NotReady',
-    description: 'Proof that the kubelet went down with the host; if the node already went NotReady and came back Ready, this is done.',
-    preview: { check: 'Ready is not True, or it turned True after the restart', api: [{ verb: 'GET', path: nodePath(nodeName) }] },
+    description:
+      'Proof that the kubelet went down with the host; if the node already went NotReady and came back Ready, this is done.',
+    preview: {
+      check: 'Ready is not True, or it turned True after the restart',
+      api: [{ verb: 'GET', path: nodePath(nodeName) }],
+    },
     check: async (ctx, signal) => {
       if (ctx.state.notReadySeen) return 'done';
       const c = readyCondition(await mustNode(ctx, signal));
@@ -138,7 +184,8 @@ function waitNotReadyStep(nodeName: string, t: Timing): RebootStep {
         report,
         t,
         (n) => !isReady(n),
-        () => `The node ${nodeName} still reports Ready ${durationText(t.timeout)} after the restart: the restart may not have happened (look at the host).`,
+        () =>
+          `The node ${nodeName} still reports Ready ${durationText(t.timeout)} after the restart: the restart may not have happened (look at the host).`,
       );
       ctx.state.notReadySeen = true;
       report('the node is NotReady, as expected during the restart');
@@ -152,17 +199,28 @@ function awsRouteStep(): RebootStep {
   return {
     id: 'aws-metadata-route',
     title: `Add the route to the instance metadata endpoint ${METADATA_ADDRESS} through the default gateway (AWS)`,
-    description: 'On AWS the route is lost with the restart and the node does not return to Ready without it (route add 169.254.169.254 MASK 255.255.255.255 <gateway>).',
-    preview: { check: `a ${METADATA_ADDRESS}/32 route through the default gateway exists`, powershell: [metadataRouteState().script, addMetadataRoute('<gateway>', 0).script] },
+    description:
+      'On AWS the route is lost with the restart and the node does not return to Ready without it (route add 169.254.169.254 MASK 255.255.255.255 <gateway>).',
+    preview: {
+      check: `a ${METADATA_ADDRESS}/32 route through the default gateway exists`,
+      powershell: [metadataRouteState().script, addMetadataRoute('<gateway>', 0).script],
+    },
     check: async (ctx, signal) => {
       const s = await ctx.opts.host.run(metadataRouteState(), signal);
       return s.gateway && s.routes.includes(s.gateway) ? 'done' : 'todo';
     },
     apply: async (ctx, signal, report) => {
       const s = await ctx.opts.host.run(metadataRouteState(), signal);
-      if (!s.gateway) throw new Error(`The host has no default route, so the gateway for ${METADATA_ADDRESS} is unknown: check its network configuration.`);
+      if (!s.gateway)
+        throw new Error(
+          `The host has no default route, so the gateway for ${METADATA_ADDRESS} is unknown: check its network configuration.`,
+        );
       const r = await ctx.opts.host.run(addMetadataRoute(s.gateway, s.ifIndex), signal);
-      report(r.changed ? `route ${METADATA_ADDRESS}/32 via ${s.gateway} added` : `route ${METADATA_ADDRESS}/32 via ${s.gateway} already present`);
+      report(
+        r.changed
+          ? `route ${METADATA_ADDRESS}/32 via ${s.gateway} added`
+          : `route ${METADATA_ADDRESS}/32 via ${s.gateway} already present`,
+      );
     },
     verify: async (ctx, signal) => {
       const s = await ctx.opts.host.run(metadataRouteState(), signal);
@@ -177,7 +235,11 @@ function waitReadyStep(nodeName: string, t: Timing): RebootStep {
   return {
     id: 'wait-ready',
     title: 'Wait for the node to report Ready',
-    preview: { check: 'the Ready condition is True', api: [{ verb: 'GET', path: nodePath(nodeName) }], notes: [`waits up to ${durationText(t.timeout)} (setting kubeWindows.reboot.timeoutMinutes)`] },
+    preview: {
+      check: 'the Ready condition is True',
+      api: [{ verb: 'GET', path: nodePath(nodeName) }],
+      notes: [`waits up to ${durationText(t.timeout)} (setting kubeWindows.reboot.timeoutMinutes)`],
+    },
     check: async (ctx, signal) => (isReady(await mustNode(ctx, signal)) ? 'done' : 'todo'),
     apply: (ctx, signal, report) =>
       waitForNode(
@@ -202,20 +264,37 @@ function verifyStep(nodeName: string): RebootStep {
     check: async () => 'todo',
     apply: async (ctx, signal) => {
       const n = await mustNode(ctx, signal);
-      const problems = [...(isReady(n) ? [] : [readyMessage(n)]), ...(n.spec?.unschedulable ? ['still unschedulable'] : [])];
-      if (problems.length > 0) throw new Error(`After the reboot the node ${nodeName} is not healthy: ${problems.join(', ')}.`);
+      const problems = [
+        ...(isReady(n) ? [] : [readyMessage(n)]),
+        ...(n.spec?.unschedulable ? ['still unschedulable'] : []),
+      ];
+      if (problems.length > 0)
+        throw new Error(`After the reboot the node ${nodeName} is not healthy: ${problems.join(', ')}.`);
     },
     verify: async () => true,
     timeoutMs: 60_000,
   };
 }
 
-/** Builds the plan for one node as named steps, in the documented order; read the Node first (getNode) and pass it in. */
+/**
+ * Builds the plan for one node as named steps, in the documented order; read the Node first (getNode) and pass it in.
+ */
 export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
   const nodeName = opts.node.metadata.name;
   const t = timing(opts, opts.timeoutMs ?? DEFAULT_REBOOT_TIMEOUT_MINUTES * 60_000);
-  const afterCordon = [drainStep(nodeName, opts, t), restartStep(nodeName, t), waitNotReadyStep(nodeName, t), ...(isAwsNode(opts.node) ? [awsRouteStep()] : []), waitReadyStep(nodeName, t)];
-  const steps: RebootStep[] = [cordonStep(nodeName), ...afterCordon.map((s) => cordoned(nodeName, s)), uncordonStep(nodeName, [BOOT_ANNOTATION]), verifyStep(nodeName)];
+  const afterCordon = [
+    drainStep(nodeName, opts, t),
+    restartStep(nodeName, t),
+    waitNotReadyStep(nodeName, t),
+    ...(isAwsNode(opts.node) ? [awsRouteStep()] : []),
+    waitReadyStep(nodeName, t),
+  ];
+  const steps: RebootStep[] = [
+    cordonStep(nodeName),
+    ...afterCordon.map((s) => cordoned(nodeName, s)),
+    uncordonStep(nodeName, [BOOT_ANNOTATION]),
+    verifyStep(nodeName),
+  ];
   return { id: 'node-reboot', title: `Reboot ${nodeName} gracefully`, target: nodeName, steps };
 }
 
@@ -242,7 +321,10 @@ export async function rebootPlanFor(request: RebootRequest, signal?: AbortSignal
 export function rebootSummary(result: RunResult, nodeName: string): string {
   if (result.outcome === 'done') return `${nodeName} was rebooted and is Ready and schedulable again.`;
   const cordon = result.steps.find((s) => s.id === 'cordon');
-  const cordonedNow = (cordon?.outcome === 'applied' || cordon?.outcome === 'skipped') && result.error?.stepId !== 'cordon' && result.steps.find((s) => s.id === 'uncordon')?.outcome !== 'applied';
+  const cordonedNow =
+    (cordon?.outcome === 'applied' || cordon?.outcome === 'skipped') &&
+    result.error?.stepId !== 'cordon' &&
+    result.steps.find((s) => s.id === 'uncordon')?.outcome !== 'applied';
   const what =
     result.outcome === 'cancelled'
       ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.`

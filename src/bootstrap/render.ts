@@ -44,7 +44,10 @@ export function renderPlan(plan: PlanOutline, options: RenderOptions = {}): stri
       out.push(`  API ${clean(api.verb.toUpperCase())} ${clean(api.path)}`);
       if (api.body !== undefined) {
         const body = api.body instanceof Secret ? REDACTED : redactDeep(api.body, secrets);
-        const shown = typeof body === 'string' ? body : writeYaml(body, api.comment ? { comment: api.comment } : {}).replace(/\n$/, '');
+        const shown =
+          typeof body === 'string'
+            ? body
+            : writeYaml(body, api.comment ? { comment: api.comment } : {}).replace(/\n$/, '');
         out.push(indent(clean(shown), '    '));
       }
     }
@@ -71,7 +74,9 @@ const two = (n: number) => String(n).padStart(2, '0');
 
 function clock(time: number, utc: boolean): string {
   const d = new Date(time);
-  return utc ? `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}` : `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
+  return utc
+    ? `${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`
+    : `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`;
 }
 
 function seconds(ms: number): string {
@@ -87,7 +92,10 @@ export function renderLog(events: readonly RunEvent[], options: RenderLogOptions
   for (const e of events) {
     switch (e.type) {
       case 'plan-start':
-        line(e.time, `PLAN ${e.planId} RUNNING  ${e.title} on ${e.target} (${e.steps.length} steps${e.startAt ? `, resuming at ${e.startAt}` : ''})`);
+        line(
+          e.time,
+          `PLAN ${e.planId} RUNNING  ${e.title} on ${e.target} (${e.steps.length} steps${e.startAt ? `, resuming at ${e.startAt}` : ''})`,
+        );
         break;
       case 'step-start':
         line(e.time, `STEP ${e.stepId} RUNNING  ${e.index}/${e.total} ${e.title}`);
@@ -102,13 +110,22 @@ export function renderLog(events: readonly RunEvent[], options: RenderLogOptions
         line(e.time, `  verify: ${e.ok ? 'ok' : `failed (${e.message ?? 'no reason given'})`}`);
         break;
       case 'step-end':
-        line(e.time, `STEP ${e.stepId} ${STATUS[e.outcome]}  ${seconds(e.durationMs)}${e.message && e.outcome !== 'skipped' ? `  ${e.message}` : ''}`);
+        line(
+          e.time,
+          `STEP ${e.stepId} ${STATUS[e.outcome]}  ${seconds(e.durationMs)}${e.message && e.outcome !== 'skipped' ? `  ${e.message}` : ''}`,
+        );
         break;
       case 'log':
-        line(e.time, `  ${e.level.toUpperCase()} ${e.message}${e.fraction === undefined ? '' : ` (${Math.round(e.fraction * 100)}%)`}`);
+        line(
+          e.time,
+          `  ${e.level.toUpperCase()} ${e.message}${e.fraction === undefined ? '' : ` (${Math.round(e.fraction * 100)}%)`}`,
+        );
         break;
       case 'plan-end':
-        line(e.time, `PLAN ${e.planId} ${e.outcome === 'done' ? 'OK' : e.outcome === 'failed' ? 'FAILED' : 'CANCELLED'}  ${seconds(e.durationMs)}${e.message ? `  ${e.message}` : ''}`);
+        line(
+          e.time,
+          `PLAN ${e.planId} ${e.outcome === 'done' ? 'OK' : e.outcome === 'failed' ? 'FAILED' : 'CANCELLED'}  ${seconds(e.durationMs)}${e.message ? `  ${e.message}` : ''}`,
+        );
         break;
     }
   }

@@ -18,7 +18,14 @@ interface EventBase {
 }
 
 export type RunEvent =
-  | (EventBase & { type: 'plan-start'; planId: string; title: string; target: string; steps: { id: string; title: string }[]; startAt?: string })
+  | (EventBase & {
+      type: 'plan-start';
+      planId: string;
+      title: string;
+      target: string;
+      steps: { id: string; title: string }[];
+      startAt?: string;
+    })
   | (EventBase & { type: 'step-start'; stepId: string; title: string; index: number; total: number })
   | (EventBase & { type: 'step-check'; stepId: string; result: 'done' | 'todo'; reason?: string })
   | (EventBase & { type: 'step-apply'; stepId: string; attempt: number; attempts: number })
@@ -84,7 +91,9 @@ class StepTimeoutError extends Error {
     readonly stepId: string,
     readonly timeoutMs: number,
   ) {
-    super(`Step ${stepId} timed out after ${timeoutMs} ms; it was stopped. Check the host, then run the plan again to resume from this step.`);
+    super(
+      `Step ${stepId} timed out after ${timeoutMs} ms; it was stopped. Check the host, then run the plan again to resume from this step.`,
+    );
   }
 }
 
@@ -94,7 +103,10 @@ export function resumePoint(result: RunResult): string | undefined {
 }
 
 function isTransient(err: unknown): boolean {
-  return err instanceof TransientError || (typeof err === 'object' && err !== null && (err as { transient?: unknown }).transient === true);
+  return (
+    err instanceof TransientError ||
+    (typeof err === 'object' && err !== null && (err as { transient?: unknown }).transient === true)
+  );
 }
 
 function messageOf(err: unknown): string {
@@ -142,11 +154,14 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
 
   const startIndex = options.startAt === undefined ? 0 : plan.steps.findIndex((s) => s.id === options.startAt);
   if (startIndex < 0) {
-    throw new RangeError(`Cannot resume plan ${plan.id} at step "${options.startAt}": the plan has no such step (steps: ${plan.steps.map((s) => s.id).join(', ')}).`);
+    throw new RangeError(
+      `Cannot resume plan ${plan.id} at step "${options.startAt}": the plan has no such step (steps: ${plan.steps.map((s) => s.id).join(', ')}).`,
+    );
   }
   const seenIds = new Set<string>();
   for (const step of plan.steps) {
-    if (seenIds.has(step.id)) throw new RangeError(`Plan ${plan.id} has two steps with the id "${step.id}"; step ids must be unique.`);
+    if (seenIds.has(step.id))
+      throw new RangeError(`Plan ${plan.id} has two steps with the id "${step.id}"; step ids must be unique.`);
     seenIds.add(step.id);
   }
 
@@ -159,7 +174,8 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
       // A listener's failure must not break the run or leave it half-reported.
     }
   };
-  const log = (level: LogLevel, message: string, stepId?: string): void => emit({ type: 'log', time: now(), level, message, ...(stepId === undefined ? {} : { stepId }) });
+  const log = (level: LogLevel, message: string, stepId?: string): void =>
+    emit({ type: 'log', time: now(), level, message, ...(stepId === undefined ? {} : { stepId }) });
 
   const planStarted = now();
   emit({
@@ -175,14 +191,24 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
   const runStep = async (step: Step<Ctx>, index: number): Promise<StepResult> => {
     const started = now();
     const result: StepResult = { id: step.id, title: step.title, outcome: 'failed', durationMs: 0, attempts: 0 };
-    emit({ type: 'step-start', time: started, stepId: step.id, title: step.title, index: index + 1, total: plan.steps.length });
+    emit({
+      type: 'step-start',
+      time: started,
+      stepId: step.id,
+      title: step.title,
+      index: index + 1,
+      total: plan.steps.length,
+    });
 
     const ctl = new AbortController();
     const onOuterAbort = () => ctl.abort(outer?.reason);
     if (outer?.aborted) ctl.abort(outer.reason);
     else outer?.addEventListener('abort', onOuterAbort, { once: true });
     const timeoutMs = step.timeoutMs ?? options.defaultTimeoutMs;
-    const timer = timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs) ? setTimeout(() => ctl.abort(new StepTimeoutError(step.id, timeoutMs)), timeoutMs) : undefined;
+    const timer =
+      timeoutMs !== undefined && timeoutMs > 0 && Number.isFinite(timeoutMs)
+        ? setTimeout(() => ctl.abort(new StepTimeoutError(step.id, timeoutMs)), timeoutMs)
+        : undefined;
     const signal = ctl.signal;
     let live = true;
     const report = (message: string, fraction?: number): void => {
@@ -193,7 +219,9 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
         level: 'info',
         stepId: step.id,
         message: String(message),
-        ...(typeof fraction === 'number' && Number.isFinite(fraction) ? { fraction: Math.min(1, Math.max(0, fraction)) } : {}),
+        ...(typeof fraction === 'number' && Number.isFinite(fraction)
+          ? { fraction: Math.min(1, Math.max(0, fraction)) }
+          : {}),
       });
     };
 
@@ -204,13 +232,23 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
       );
       const todo = checked !== 'done';
       const reason = typeof checked === 'object' && checked !== null ? checked.todo : undefined;
-      emit({ type: 'step-check', time: now(), stepId: step.id, result: todo ? 'todo' : 'done', ...(reason === undefined ? {} : { reason }) });
+      emit({
+        type: 'step-check',
+        time: now(),
+        stepId: step.id,
+        result: todo ? 'todo' : 'done',
+        ...(reason === undefined ? {} : { reason }),
+      });
       if (!todo) {
         result.outcome = 'skipped';
         result.message = 'already done';
       } else {
         if (index < startIndex) {
-          log('warn', `Step ${step.id} comes before the resume point ${options.startAt} but its check says it is not done${reason ? ` (${reason})` : ''}; applying it again.`, step.id);
+          log(
+            'warn',
+            `Step ${step.id} comes before the resume point ${options.startAt} but its check says it is not done${reason ? ` (${reason})` : ''}; applying it again.`,
+            step.id,
+          );
         }
         const attempts = 1 + Math.max(0, Math.floor(step.retries ?? 0));
         for (let attempt = 1; ; attempt++) {
@@ -226,7 +264,11 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
             if (signal.aborted || !isTransient(err) || attempt >= attempts) throw err;
             const hinted = err instanceof TransientError ? err.retryAfterMs : undefined;
             const delay = Math.min(maxBackoff, Math.max(0, hinted ?? baseBackoff * 2 ** (attempt - 1)));
-            log('warn', `Step ${step.id}: attempt ${attempt} of ${attempts} failed (${messageOf(err)}); retrying in ${delay} ms.`, step.id);
+            log(
+              'warn',
+              `Step ${step.id}: attempt ${attempt} of ${attempts} failed (${messageOf(err)}); retrying in ${delay} ms.`,
+              step.id,
+            );
             await wait(delay, signal);
           }
         }
@@ -261,7 +303,14 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
     }
     if (result.message !== undefined) result.message = redact(result.message, secrets);
     result.durationMs = Math.max(0, now() - started);
-    emit({ type: 'step-end', time: now(), stepId: step.id, outcome: result.outcome, durationMs: result.durationMs, ...(result.message === undefined ? {} : { message: result.message }) });
+    emit({
+      type: 'step-end',
+      time: now(),
+      stepId: step.id,
+      outcome: result.outcome,
+      durationMs: result.durationMs,
+      ...(result.message === undefined ? {} : { message: result.message }),
+    });
     return result;
   };
 
@@ -288,16 +337,30 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
   }
 
   const durationMs = Math.max(0, now() - planStarted);
-  emit({ type: 'plan-end', time: now(), planId: plan.id, outcome, durationMs, ...(error === undefined ? {} : { message: error.message }) });
+  emit({
+    type: 'plan-end',
+    time: now(),
+    planId: plan.id,
+    outcome,
+    durationMs,
+    ...(error === undefined ? {} : { message: error.message }),
+  });
   ended = true;
-  return redactDeep({ planId: plan.id, outcome, steps: results, durationMs, ...(error === undefined ? {} : { error }) }, secrets);
+  return redactDeep(
+    { planId: plan.id, outcome, steps: results, durationMs, ...(error === undefined ? {} : { error }) },
+    secrets,
+  );
 }
 
 /**
  * Runs fn over items with at most `limit` running at once. Results keep the items' order; a
  * rejection is captured as { error } so one item's failure never stops the others.
  */
-export async function runBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<({ ok: true; value: R } | { ok: false; error: unknown })[]> {
+export async function runBounded<T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<({ ok: true; value: R } | { ok: false; error: unknown })[]> {
   const results: ({ ok: true; value: R } | { ok: false; error: unknown })[] = new Array(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {

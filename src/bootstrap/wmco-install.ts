@@ -21,7 +21,14 @@ import {
   wmcoLocation,
 } from '../cluster/wmco';
 import { installKeyHashes } from '../cluster/openshift';
-import { CLUSTER_MONITORING_LABEL, KEY_SECRET_KEY, WMCO_CATALOG_SOURCE, WMCO_NAMESPACE, WMCO_OKD_CATALOG_SOURCE, WMCO_PACKAGE } from '../core/well-known';
+import {
+  CLUSTER_MONITORING_LABEL,
+  KEY_SECRET_KEY,
+  WMCO_CATALOG_SOURCE,
+  WMCO_NAMESPACE,
+  WMCO_OKD_CATALOG_SOURCE,
+  WMCO_PACKAGE,
+} from '../core/well-known';
 import { waitFor } from './follow';
 import type { Secret, Step } from './plan';
 import { prepare, type PreparedPlan } from './prepared';
@@ -37,7 +44,11 @@ export interface WmcoSettings {
 /** An explicit install choice keeps its catalog and channel; otherwise the settings' apply. */
 export function withCatalog(install: WmcoInstallOptions, s: WmcoSettings | undefined): WmcoInstallOptions {
   const where = wmcoLocation(s);
-  return { ...install, ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}), channel: install.channel ?? where.channel };
+  return {
+    ...install,
+    ...((install.source ?? where.source) ? { source: install.source ?? where.source } : {}),
+    channel: install.channel ?? where.channel,
+  };
 }
 
 export interface WmcoInstallOptions {
@@ -49,18 +60,32 @@ export interface WmcoInstallOptions {
   timeoutMs?: number;
 }
 
-export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (ctx: Ctx) => KubeClient, pollMs: number): Step<Ctx>[] {
-  const where = wmcoLocation({ namespace: ns, ...(o.source ? { source: o.source } : {}), ...(o.channel ? { channel: o.channel } : {}) });
+export function wmcoInstallSteps<Ctx>(
+  ns: string,
+  o: WmcoInstallOptions,
+  kube: (ctx: Ctx) => KubeClient,
+  pollMs: number,
+): Step<Ctx>[] {
+  const where = wmcoLocation({
+    namespace: ns,
+    ...(o.source ? { source: o.source } : {}),
+    ...(o.channel ? { channel: o.channel } : {}),
+  });
   const sourceText = o.source ?? `${WMCO_CATALOG_SOURCE} (${WMCO_OKD_CATALOG_SOURCE} on OKD)`;
   const timeoutMs = o.timeoutMs ?? 15 * 60_000;
   return [
     {
       id: 'wmco-namespace',
       title: `Create the namespace ${ns} (cluster monitoring enabled)`,
-      preview: { check: `namespace ${ns} exists with label ${CLUSTER_MONITORING_LABEL}=true`, api: [wmcoCalls.namespace(ns)] },
-      check: async (ctx, signal) => ((await operatorNamespaceState(kube(ctx), ns, signal)) === 'ready' ? 'done' : 'todo'),
+      preview: {
+        check: `namespace ${ns} exists with label ${CLUSTER_MONITORING_LABEL}=true`,
+        api: [wmcoCalls.namespace(ns)],
+      },
+      check: async (ctx, signal) =>
+        (await operatorNamespaceState(kube(ctx), ns, signal)) === 'ready' ? 'done' : 'todo',
       apply: async (ctx, signal) => ensureOperatorNamespace(kube(ctx), ns, signal),
-      verify: async (ctx, signal) => ((await operatorNamespaceState(kube(ctx), ns, signal)) !== 'missing' ? true : 'the namespace is missing'),
+      verify: async (ctx, signal) =>
+        (await operatorNamespaceState(kube(ctx), ns, signal)) !== 'missing' ? true : 'the namespace is missing',
       retries: 2,
       timeoutMs: 60_000,
     },
@@ -93,12 +118,16 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
     {
       id: 'wmco-csv',
       title: 'Wait for the operator to install (ClusterServiceVersion Succeeded)',
-      description: o.approval === 'Manual' ? 'With Manual approval the first InstallPlan is approved by this step (you asked for the install); later upgrades wait for your approval.' : undefined,
+      description:
+        o.approval === 'Manual'
+          ? 'With Manual approval the first InstallPlan is approved by this step (you asked for the install); later upgrades wait for your approval.'
+          : undefined,
       preview: {
         check: 'the WMCO ClusterServiceVersion is Succeeded',
         api: [wmcoCalls.csv(ns), ...(o.approval === 'Manual' ? [wmcoCalls.approveInstallPlan(ns)] : [])],
       },
-      check: async (ctx, signal) => ((await wmcoCsv(kube(ctx), signal, ns))?.status?.phase === 'Succeeded' ? 'done' : 'todo'),
+      check: async (ctx, signal) =>
+        (await wmcoCsv(kube(ctx), signal, ns))?.status?.phase === 'Succeeded' ? 'done' : 'todo',
       apply: async (ctx, signal, report) => {
         let approved = false;
         await waitFor(
@@ -111,9 +140,14 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
               }
             }
             const csv = await wmcoCsv(kube(ctx), signal, ns);
-            if (csv?.status?.phase === 'Failed') throw new Error(`WMCO failed to install: ${csv.status.message ?? csv.status.reason ?? 'no message'} (ClusterServiceVersion ${csv.metadata.name}).`);
+            if (csv?.status?.phase === 'Failed')
+              throw new Error(
+                `WMCO failed to install: ${csv.status.message ?? csv.status.reason ?? 'no message'} (ClusterServiceVersion ${csv.metadata.name}).`,
+              );
             if (csv?.status?.phase === 'Succeeded') return true;
-            return { waiting: csv ? `${csv.metadata.name} ${csv.status?.phase ?? 'Pending'}` : 'no ClusterServiceVersion yet' };
+            return {
+              waiting: csv ? `${csv.metadata.name} ${csv.status?.phase ?? 'Pending'}` : 'no ClusterServiceVersion yet',
+            };
           },
           {
             signal,
@@ -125,14 +159,19 @@ export function wmcoInstallSteps<Ctx>(ns: string, o: WmcoInstallOptions, kube: (
           },
         );
       },
-      verify: async (ctx, signal) => ((await wmcoCsv(kube(ctx), signal, ns))?.status?.phase === 'Succeeded' ? true : 'the CSV is not Succeeded'),
+      verify: async (ctx, signal) =>
+        (await wmcoCsv(kube(ctx), signal, ns))?.status?.phase === 'Succeeded' ? true : 'the CSV is not Succeeded',
       timeoutMs: timeoutMs + 60_000,
     },
   ];
 }
 
 /** Creates secret cloud-private-key from a private key file's PEM (never overwriting one). */
-export function keySecretStep<Ctx>(ns: string, key: { pem: Secret; source: string }, kube: (ctx: Ctx) => KubeClient): Step<Ctx> {
+export function keySecretStep<Ctx>(
+  ns: string,
+  key: { pem: Secret; source: string },
+  kube: (ctx: Ctx) => KubeClient,
+): Step<Ctx> {
   return {
     id: 'cloud-private-key',
     title: `Create the cloud-private-key secret from ${key.source}`,
@@ -147,11 +186,14 @@ export function keySecretStep<Ctx>(ns: string, key: { pem: Secret; source: strin
       if (info.encrypted) throw new Error(`${key.source} has a passphrase; WMCO needs a key without one.`);
       if (info.invalid) throw new Error(`${key.source}: ${info.invalid}.`);
       if (info.hash && (await installKeyHashes(kube(ctx), pubKeyHash, signal)).includes(info.hash)) {
-        report(`warning: ${key.source} is the key the cluster was installed with (MachineConfig 99-worker-ssh); WMCO recommends a different key for Windows hosts`);
+        report(
+          `warning: ${key.source} is the key the cluster was installed with (MachineConfig 99-worker-ssh); WMCO recommends a different key for Windows hosts`,
+        );
       }
       await createKeySecret(kube(ctx), key.pem.reveal(), signal, ns);
     },
-    verify: async (ctx, signal) => ((await keySecret(kube(ctx), signal, ns)).pem !== undefined ? true : 'the secret is missing'),
+    verify: async (ctx, signal) =>
+      (await keySecret(kube(ctx), signal, ns)).pem !== undefined ? true : 'the secret is missing',
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -174,7 +216,10 @@ export interface WmcoSetupOptions {
 export function wmcoSetupPlan(o: WmcoSetupOptions): PreparedPlan<undefined> {
   const ns = o.wmco?.namespace ?? WMCO_NAMESPACE;
   const steps: Step<WmcoSetupOptions>[] = [];
-  if (o.installWmco) steps.push(...wmcoInstallSteps<WmcoSetupOptions>(ns, withCatalog(o.installWmco, o.wmco), (c) => c.kube, o.pollMs ?? 5000));
+  if (o.installWmco)
+    steps.push(
+      ...wmcoInstallSteps<WmcoSetupOptions>(ns, withCatalog(o.installWmco, o.wmco), (c) => c.kube, o.pollMs ?? 5000),
+    );
   if (o.privateKey) steps.push(keySecretStep<WmcoSetupOptions>(ns, o.privateKey, (c) => c.kube));
   return prepare({ id: 'wmco-setup', title: `Set up WMCO in ${ns}`, target: ns, steps }, o);
 }

@@ -14,7 +14,13 @@ export function compileBundle(file: string, cachedData?: Buffer): { script: Scri
   const script = new Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
   const run = () => {
     const mod = { exports: {} };
-    const wrapper = script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+    const wrapper = script.runInThisContext() as (
+      exports: object,
+      require: NodeJS.Require,
+      module: object,
+      filename: string,
+      dirname: string,
+    ) => void;
     wrapper.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dirname(file));
   };
   return { script, run };

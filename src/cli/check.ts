@@ -14,7 +14,17 @@ import { expandInputs, readText, writeFileAtomic, type InputFile } from './files
 import { EXIT, oneOf, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { CHECK_COMMAND, RULES_COMMAND, SNAPSHOT_COMMAND } from './commands';
-import { formatJson, formatLiveJson, formatLiveSarif, formatLiveText, formatSarif, formatText, ruleExists, summarize, type FileReport } from './report';
+import {
+  formatJson,
+  formatLiveJson,
+  formatLiveSarif,
+  formatLiveText,
+  formatSarif,
+  formatText,
+  ruleExists,
+  summarize,
+  type FileReport,
+} from './report';
 import { checkLive } from '../core/live/check';
 import { SIGNATURES } from '../core/live/signatures';
 import { readSnapshotText } from '../core/live/snapshot-file';
@@ -28,7 +38,8 @@ export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576 };
 function listOption(values: string[] | undefined): string[] {
   const out: string[] = [];
   for (const v of values ?? []) for (const id of v.split(',')) if (id.trim()) out.push(id.trim().toUpperCase());
-  for (const id of out) if (!ruleExists(id)) throw new UsageError(`unknown rule "${id}"; "kube-windows rules" lists them`);
+  for (const id of out)
+    if (!ruleExists(id)) throw new UsageError(`unknown rule "${id}"; "kube-windows rules" lists them`);
   return out;
 }
 
@@ -40,8 +51,10 @@ function listOption(values: string[] | undefined): string[] {
 function openshiftRelease(value: string | undefined, flavour: Flavour): ClusterSnapshot | undefined {
   if (value === undefined) return undefined;
   const release = parseOpenShiftRelease(value);
-  if (!release || release.major < 4) throw new UsageError(`--openshift-version must be an OpenShift 4 (or later) release such as 4.16, not "${value}"`);
-  if (flavour === 'kubernetes') throw new UsageError('--openshift-version names an OpenShift release; it cannot be used with --flavour kubernetes');
+  if (!release || release.major < 4)
+    throw new UsageError(`--openshift-version must be an OpenShift 4 (or later) release such as 4.16, not "${value}"`);
+  if (flavour === 'kubernetes')
+    throw new UsageError('--openshift-version names an OpenShift release; it cannot be used with --flavour kubernetes');
   return withOpenShiftRelease(undefined, release);
 }
 
@@ -55,29 +68,47 @@ export function runCheck(args: string[]): number | Promise<number> {
   const minSeverity: Severity = oneOf('min-severity', values['min-severity'], ['info', 'warning', 'error']) ?? 'info';
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
   const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
-  if (values.namespace !== undefined && values['all-namespaces']) throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be used together');
+  if (values.namespace !== undefined && values['all-namespaces'])
+    throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (values.context === undefined) {
     refuse(values.namespace, '-n/--namespace needs --context (it names a namespace of the cluster to check)');
     refuse(values['all-namespaces'], '-A/--all-namespaces needs --context (it checks every namespace of the cluster)');
     refuse(values.kubeconfig, '--kubeconfig needs --context');
     refuse(values['chunk-size'], '--chunk-size needs --context (it sizes the pages of the cluster lists)');
   } else {
-    refuse(values.snapshot, '--snapshot and --context cannot be used together: --snapshot checks files offline against saved facts');
+    refuse(
+      values.snapshot,
+      '--snapshot and --context cannot be used together: --snapshot checks files offline against saved facts',
+    );
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
       return runLiveCheck(values, format, minSeverity, flavour, color);
     }
     refuse(values.namespace, '-n/--namespace is for the live check (no paths); with paths the files are checked');
-    refuse(values['all-namespaces'], '-A/--all-namespaces is for the live check (no paths); with paths the files are checked');
+    refuse(
+      values['all-namespaces'],
+      '-A/--all-namespaces is for the live check (no paths); with paths the files are checked',
+    );
   }
   if (values.context !== undefined || values.snapshot !== undefined) {
-    if (values['openshift-version'] !== undefined) throw new UsageError('--openshift-version cannot be used with --snapshot or --context: the snapshot says which release the cluster runs');
+    if (values['openshift-version'] !== undefined)
+      throw new UsageError(
+        '--openshift-version cannot be used with --snapshot or --context: the snapshot says which release the cluster runs',
+      );
     const saved = values.snapshot !== undefined ? snapshotFile(values.snapshot) : undefined;
     const live = saved ? Promise.resolve(saved) : liveSnapshot(values);
     return live.then((snapshot) => checkFiles(values, positionals, format, minSeverity, flavour, color, snapshot));
   }
-  return checkFiles(values, positionals, format, minSeverity, flavour, color, openshiftRelease(values['openshift-version'], flavour));
+  return checkFiles(
+    values,
+    positionals,
+    format,
+    minSeverity,
+    flavour,
+    color,
+    openshiftRelease(values['openshift-version'], flavour),
+  );
 }
 
 type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
@@ -98,7 +129,8 @@ function snapshotFile(path: string): ClusterSnapshot {
 }
 
 // Loaded on demand: checking files needs no Kubernetes client (see kit-remote.ts).
-const clusterFor = async (values: { context?: string; kubeconfig?: string }) => (await import('./kit-remote')).clusterFor(values);
+const clusterFor = async (values: { context?: string; kubeconfig?: string }) =>
+  (await import('./kit-remote')).clusterFor(values);
 
 async function liveSnapshot(values: { context?: string; kubeconfig?: string }): Promise<ClusterSnapshot> {
   const cluster = await clusterFor(values);
@@ -109,25 +141,45 @@ async function liveSnapshot(values: { context?: string; kubeconfig?: string }): 
   }
 }
 
-async function runLiveCheck(values: CheckValues, format: (typeof FORMATS)[number], minSeverity: Severity, flavour: Flavour, color: boolean): Promise<number> {
+async function runLiveCheck(
+  values: CheckValues,
+  format: (typeof FORMATS)[number],
+  minSeverity: Severity,
+  flavour: Flavour,
+  color: boolean,
+): Promise<number> {
   const cluster = await clusterFor(values);
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
   let state;
   try {
     const pageSize = positiveInteger('chunk-size', values['chunk-size']);
-    state = await readLiveState(cluster.kube, { context: cluster.context, ...(namespace !== undefined ? { namespace } : {}), ...(pageSize ? { pageSize } : {}), partial: true });
+    state = await readLiveState(cluster.kube, {
+      context: cluster.context,
+      ...(namespace !== undefined ? { namespace } : {}),
+      ...(pageSize ? { pageSize } : {}),
+      partial: true,
+    });
   } catch (err) {
     throw new UsageError(userMessage(err, cluster.context));
   }
   const report = checkLive(state, {
-    check: { only: listOption(values.enable as string[] | undefined), disable: listOption(values.disable as string[] | undefined) },
+    check: {
+      only: listOption(values.enable as string[] | undefined),
+      disable: listOption(values.disable as string[] | undefined),
+    },
     flavour,
     minSeverity,
   });
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
   // A kind the user may not list: said once, the rest is checked (as the VS Code view does).
   for (const u of state.unread ?? []) warn(`${u.what} not read: ${u.message}`);
-  process.stdout.write(format === 'json' ? formatLiveJson(report, state.unread) : format === 'sarif' ? formatLiveSarif(report, version) : formatLiveText(report, cluster.context, color));
+  process.stdout.write(
+    format === 'json'
+      ? formatLiveJson(report, state.unread)
+      : format === 'sarif'
+        ? formatLiveSarif(report, version)
+        : formatLiveText(report, cluster.context, color),
+  );
   const s = report.summary;
   return s.errors + s.warnings + s.infos > 0 ? EXIT.FAILED : EXIT.OK;
 }
@@ -160,7 +212,10 @@ function checkFiles(
       continue;
     }
     if (r.tooLarge !== undefined) {
-      texts.push({ file, skipped: `file is ${(r.tooLarge / 1048576).toFixed(1)} MiB, over the ${(maxBytes / 1048576).toFixed(0)} MiB limit (--max-file-size); it was not analysed` });
+      texts.push({
+        file,
+        skipped: `file is ${(r.tooLarge / 1048576).toFixed(1)} MiB, over the ${(maxBytes / 1048576).toFixed(0)} MiB limit (--max-file-size); it was not analysed`,
+      });
       continue;
     }
     texts.push({ file, text: r.text });
@@ -191,7 +246,9 @@ function checkFiles(
       continue;
     }
     const chart = charts.of(t.file);
-    const dataOptions = charts.isChartData(t.file) ? { ...options, load: { ...options.load, templateSyntax: false } } : options;
+    const dataOptions = charts.isChartData(t.file)
+      ? { ...options, load: { ...options.load, templateSyntax: false } }
+      : options;
     let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, dataOptions);
     if (!chart && values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
       const fixed = fixText(t.text, options);
@@ -218,7 +275,12 @@ function checkFiles(
 
   const summary = summarize(reports, counts);
   if (values.fix) summary.fixesApplied = fixesApplied;
-  const out = format === 'json' ? formatJson(reports, summary) : format === 'sarif' ? formatSarif(reports, version) : formatText(reports, summary, color);
+  const out =
+    format === 'json'
+      ? formatJson(reports, summary)
+      : format === 'sarif'
+        ? formatSarif(reports, version)
+        : formatText(reports, summary, color);
   process.stdout.write(out);
   if (ioError) return EXIT.USAGE;
   return summary.findings > 0 ? EXIT.FAILED : EXIT.OK;
@@ -245,7 +307,13 @@ export function runRules(args: string[]): number {
   }
   const json = oneOf('format', values.format, ['text', 'json']) === 'json';
   const list = values.failures
-    ? SIGNATURES.map((x) => ({ id: x.id, severity: x.severity, family: 'failures', title: x.title, ...(json ? { cause: x.cause, fix: x.fix, source: x.source, examples: x.examples } : {}) }))
+    ? SIGNATURES.map((x) => ({
+        id: x.id,
+        severity: x.severity,
+        family: 'failures',
+        title: x.title,
+        ...(json ? { cause: x.cause, fix: x.fix, source: x.source, examples: x.examples } : {}),
+      }))
     : RULES.map((r) => ({ id: r.id, severity: r.severity, family: r.family, title: r.title }));
   if (json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const r of list) process.stdout.write(`${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${r.title}\n`);

@@ -5,21 +5,43 @@
 // command's module, so that this file loads nothing heavy (main.ts reads it for the top-level help).
 
 import { command, forActions, usageLines } from './declare';
-import { CLUSTER_OPTIONS, DRY_RUN_OPTION, HELP_OPTION, PLAN_COMMAND_OPTIONS, POLL_OPTION, SSH_OPTIONS, WMCO_OPTIONS, YES_OPTION } from './kit';
+import {
+  CLUSTER_OPTIONS,
+  DRY_RUN_OPTION,
+  HELP_OPTION,
+  PLAN_COMMAND_OPTIONS,
+  POLL_OPTION,
+  SSH_OPTIONS,
+  WMCO_OPTIONS,
+  YES_OPTION,
+} from './kit';
 
 /** The options of the live check, listed under one heading. */
-const LIVE = 'What is deployed (no paths): the live objects of a cluster, located by object and field path, and\nthe failing Windows pods explained (failure signatures WINF001 ...):';
+const LIVE =
+  'What is deployed (no paths): the live objects of a cluster, located by object and field path, and\nthe failing Windows pods explained (failure signatures WINF001 ...):';
 
 export const CHECK_COMMAND = command({
   name: 'check',
-  usage: ['check [options] [paths | globs | -]...', 'check --context C [--kubeconfig F] [-n NS | -A] [--format text|json|sarif]', 'check --snapshot facts.json [options] [paths | globs | -]...'],
+  usage: [
+    'check [options] [paths | globs | -]...',
+    'check --context C [--kubeconfig F] [-n NS | -A] [--format text|json|sarif]',
+    'check --snapshot facts.json [options] [paths | globs | -]...',
+  ],
   options: {
     ...HELP_OPTION,
     format: { type: 'string', value: 'text|json|sarif', help: 'output format (default text)' },
-    'min-severity': { type: 'string', value: 'LEVEL', help: 'report only findings at or above info|warning|error (default info);\nany reported finding makes the exit code 1' },
+    'min-severity': {
+      type: 'string',
+      value: 'LEVEL',
+      help: 'report only findings at or above info|warning|error (default info);\nany reported finding makes the exit code 1',
+    },
     enable: { type: 'string', multiple: true, value: 'RULE[,RULE]', help: 'run only these rules (repeatable)' },
     disable: { type: 'string', multiple: true, value: 'RULE[,RULE]', help: 'do not run these rules (repeatable)' },
-    flavour: { type: 'string', value: 'auto|openshift|kubernetes', help: 'cluster flavour for OpenShift-only rules (default auto)' },
+    flavour: {
+      type: 'string',
+      value: 'auto|openshift|kubernetes',
+      help: 'cluster flavour for OpenShift-only rules (default auto)',
+    },
     'openshift-version': {
       type: 'string',
       value: '4.N',
@@ -29,8 +51,17 @@ export const CHECK_COMMAND = command({
     'max-file-size': { type: 'string', value: 'MIB', help: 'skip files larger than this (default {maxFileSize})' },
     color: { type: 'boolean' },
     'no-color': { type: 'boolean', help: 'plain text output' },
-    'helm-values': { type: 'string', multiple: true, value: 'FILE', help: "values for Helm chart templates, over the chart's values.yaml\n(repeatable; later files win, as with helm -f)" },
-    snapshot: { type: 'string', value: 'FILE', help: 'check the files against a cluster\'s facts saved by "kube-windows snapshot"\n(node builds, taints, RuntimeClasses, OpenShift or not), offline' },
+    'helm-values': {
+      type: 'string',
+      multiple: true,
+      value: 'FILE',
+      help: "values for Helm chart templates, over the chart's values.yaml\n(repeatable; later files win, as with helm -f)",
+    },
+    snapshot: {
+      type: 'string',
+      value: 'FILE',
+      help: 'check the files against a cluster\'s facts saved by "kube-windows snapshot"\n(node builds, taints, RuntimeClasses, OpenShift or not), offline',
+    },
     context: {
       type: 'string',
       value: 'C',
@@ -38,9 +69,20 @@ export const CHECK_COMMAND = command({
       help: "the kubeconfig context of the cluster (with paths: check the files\nagainst that cluster's facts instead)",
     },
     kubeconfig: { type: 'string', value: 'FILE', section: LIVE, help: 'default: KUBECONFIG, then ~/.kube/config' },
-    namespace: { type: 'string', short: 'n', value: 'NS', section: LIVE, help: "one namespace (default: the context's namespace, else default)" },
+    namespace: {
+      type: 'string',
+      short: 'n',
+      value: 'NS',
+      section: LIVE,
+      help: "one namespace (default: the context's namespace, else default)",
+    },
     'all-namespaces': { type: 'boolean', short: 'A', section: LIVE, help: 'every namespace' },
-    'chunk-size': { type: 'string', value: 'N', section: LIVE, help: 'objects per list page (default 500, as kubectl)' },
+    'chunk-size': {
+      type: 'string',
+      value: 'N',
+      section: LIVE,
+      help: 'objects per list page (default 500, as kubectl)',
+    },
   },
   notes: `Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and
 .git skipped); "-" reads standard input.
@@ -76,16 +118,37 @@ const KUBEADM = 'kubeadm options:';
 
 export const JOIN_COMMAND = command({
   name: 'join',
-  usage: ['join --context C --address A [--address B ...] [--user U] [--key FILE] [--via byoh|kubeadm] [options] [--dry-run]'],
+  usage: [
+    'join --context C --address A [--address B ...] [--user U] [--key FILE] [--via byoh|kubeadm] [options] [--dry-run]',
+  ],
   options: {
     address: { type: 'string', multiple: true, value: 'A', help: 'the host to join (repeat it to join several)' },
-    via: { type: 'string', value: 'byoh|kubeadm', help: 'how to join (default: byoh on OpenShift/OKD, kubeadm elsewhere)' },
+    via: {
+      type: 'string',
+      value: 'byoh|kubeadm',
+      help: 'how to join (default: byoh on OpenShift/OKD, kubeadm elsewhere)',
+    },
     concurrency: { type: 'string', value: 'N', help: 'hosts joined at once (default {concurrency})' },
     ...PLAN_COMMAND_OPTIONS,
-    'install-wmco': { type: 'string', value: 'Automatic|Manual', section: BYOH, help: 'install WMCO first when it is missing' },
-    'create-key-secret': { type: 'string', value: 'FILE', section: BYOH, help: 'create cloud-private-key from FILE when it is missing' },
+    'install-wmco': {
+      type: 'string',
+      value: 'Automatic|Manual',
+      section: BYOH,
+      help: 'install WMCO first when it is missing',
+    },
+    'create-key-secret': {
+      type: 'string',
+      value: 'FILE',
+      section: BYOH,
+      help: 'create cloud-private-key from FILE when it is missing',
+    },
     ...WMCO_OPTIONS,
-    payload: { type: 'string', value: 'DIR', section: KUBEADM, help: 'folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe' },
+    payload: {
+      type: 'string',
+      value: 'DIR',
+      section: KUBEADM,
+      help: 'folder with containerd-<v>-windows-amd64.tar.gz, kubelet.exe, kubeadm.exe',
+    },
     'payload-url': {
       type: 'string',
       multiple: true,
@@ -93,15 +156,30 @@ export const JOIN_COMMAND = command({
       section: KUBEADM,
       help: 'the host downloads NAME (containerd, kubelet, kubeadm) from URL and checks it',
     },
-    taint: { type: 'boolean', default: false, section: KUBEADM, help: 'taint the node os=windows:NoSchedule (the kubelet registers with it)' },
+    taint: {
+      type: 'boolean',
+      default: false,
+      section: KUBEADM,
+      help: 'taint the node os=windows:NoSchedule (the kubelet registers with it)',
+    },
     'runtime-class': {
       type: 'boolean',
       default: false,
       section: KUBEADM,
       help: "create the RuntimeClass of the node's build (windows-2019,\nwindows-2022 or windows-2025) when it is missing",
     },
-    cni: { type: 'string', value: 'calico|flannel|auto', section: KUBEADM, help: 'the CNI Windows nodes use (default auto: the one the cluster runs)' },
-    'kube-reserved': { type: 'string', value: 'R', section: KUBEADM, help: "the kubelet's --kube-reserved, such as cpu=500m,memory=1Gi" },
+    cni: {
+      type: 'string',
+      value: 'calico|flannel|auto',
+      section: KUBEADM,
+      help: 'the CNI Windows nodes use (default auto: the one the cluster runs)',
+    },
+    'kube-reserved': {
+      type: 'string',
+      value: 'R',
+      section: KUBEADM,
+      help: "the kubelet's --kube-reserved, such as cpu=500m,memory=1Gi",
+    },
     'system-reserved': {
       type: 'string',
       value: 'R',
@@ -115,7 +193,8 @@ export const JOIN_COMMAND = command({
       help: "the kubelet/kubeadm version to install (default: the API server's);\nthe version skew policy applies, and binaries that report\nanother version are refused",
     },
   },
-  notes: 'With --dry-run, a kubeadm join first runs its cluster preflight (it only reads) and prints the\nfindings above the plan; exit code 1 when one of them blocks.',
+  notes:
+    'With --dry-run, a kubeadm join first runs its cluster preflight (it only reads) and prints the\nfindings above the plan; exit code 1 when one of them blocks.',
 });
 
 export const REMOVE_COMMAND = command({
@@ -124,7 +203,11 @@ export const REMOVE_COMMAND = command({
   options: {
     address: { type: 'string', value: 'A', help: "the host's address (its windows-instances entry for BYOH)" },
     node: { type: 'string', value: 'NAME', help: "the node's name, when it cannot be found by its address" },
-    via: { type: 'string', value: 'byoh|kubeadm', help: 'as for join; with kubeadm, --key or --user first runs kubeadm reset on the host' },
+    via: {
+      type: 'string',
+      value: 'byoh|kubeadm',
+      help: 'as for join; with kubeadm, --key or --user first runs kubeadm reset on the host',
+    },
     ...PLAN_COMMAND_OPTIONS,
     ...WMCO_OPTIONS,
   },
@@ -157,14 +240,27 @@ export const NODES_COMMAND = command({
     drain:
       'cordon, then evict its pods as reboot does (Eviction API, PodDisruptionBudgets honoured, DaemonSet and\nmirror pods left); asks first, naming the pods whose emptyDir data is lost; the node stays cordoned',
     events: "the node's events, oldest first",
-    taints: 'the node\'s taints; --set replaces them (validated as the API server validates taints;\nwritten with the resourceVersion read, so a crossing change is refused); --set "" removes all',
+    taints:
+      'the node\'s taints; --set replaces them (validated as the API server validates taints;\nwritten with the resourceVersion read, so a crossing change is refused); --set "" removes all',
   },
   options: {
     ...HELP_OPTION,
     ...CLUSTER_OPTIONS,
     ...forActions(SSH_OPTIONS, NODE_SSH, SCHEDULING),
-    address: { type: 'string', value: 'A', section: 'SSH options:', help: "SSH to A instead of the node's InternalIP, else its ExternalIP", actions: NODE_SSH, ignoredBy: SCHEDULING },
-    'delete-emptydir-data': { type: 'boolean', default: false, help: 'evict pods with emptyDir volumes too (their emptyDir data is lost)', actions: ['reboot', 'drain'] },
+    address: {
+      type: 'string',
+      value: 'A',
+      section: 'SSH options:',
+      help: "SSH to A instead of the node's InternalIP, else its ExternalIP",
+      actions: NODE_SSH,
+      ignoredBy: SCHEDULING,
+    },
+    'delete-emptydir-data': {
+      type: 'boolean',
+      default: false,
+      help: 'evict pods with emptyDir volumes too (their emptyDir data is lost)',
+      actions: ['reboot', 'drain'],
+    },
     'disable-eviction': {
       type: 'boolean',
       default: false,
@@ -186,21 +282,60 @@ export const NODES_COMMAND = command({
       actions: ['reboot', 'drain'],
       ignoredBy: ['logs', 'services'],
     },
-    'dry-run': { ...DRY_RUN_OPTION['dry-run'], actions: ['reboot'], refusal: '--dry-run goes with nodes reboot; nodes {action} has no plan to show' },
-    path: { type: 'string', value: 'P', help: "a file of the node's log folder (C:\\var\\log on Windows) to standard output; P/ lists a folder", actions: ['logs'] },
-    query: { type: 'string', value: 'SERVICE', help: "the kubelet's log query (feature gate NodeLogQuery) for a service: kubelet, containerd, kube-proxy ...", actions: ['logs'] },
-    tail: { type: 'string', value: 'N', help: 'with --query: its last N lines (tailLines, at most 100000)', actions: ['logs'] },
-    since: { type: 'string', value: 'D', help: 'with --query: since a duration ago (30s, 15m, 1h, 2h30m, 1d) or an RFC 3339 time (sinceTime)', actions: ['logs'] },
-    pattern: { type: 'string', value: 'RE', help: 'with --query: only the lines that match RE (pattern)', actions: ['logs'] },
+    'dry-run': {
+      ...DRY_RUN_OPTION['dry-run'],
+      actions: ['reboot'],
+      refusal: '--dry-run goes with nodes reboot; nodes {action} has no plan to show',
+    },
+    path: {
+      type: 'string',
+      value: 'P',
+      help: "a file of the node's log folder (C:\\var\\log on Windows) to standard output; P/ lists a folder",
+      actions: ['logs'],
+    },
+    query: {
+      type: 'string',
+      value: 'SERVICE',
+      help: "the kubelet's log query (feature gate NodeLogQuery) for a service: kubelet, containerd, kube-proxy ...",
+      actions: ['logs'],
+    },
+    tail: {
+      type: 'string',
+      value: 'N',
+      help: 'with --query: its last N lines (tailLines, at most 100000)',
+      actions: ['logs'],
+    },
+    since: {
+      type: 'string',
+      value: 'D',
+      help: 'with --query: since a duration ago (30s, 15m, 1h, 2h30m, 1d) or an RFC 3339 time (sinceTime)',
+      actions: ['logs'],
+    },
+    pattern: {
+      type: 'string',
+      value: 'RE',
+      help: 'with --query: only the lines that match RE (pattern)',
+      actions: ['logs'],
+    },
     out: {
       type: 'string',
       value: 'DIR',
       help: 'the whole log folder into DIR/<node>-<time>/ (default: the current folder): through the API\nwhen the kubelet serves it, else over SSH (C:\\var\\log and C:\\k\\log over SFTP, service states\nand System event log errors)',
       actions: ['logs'],
     },
-    'max-size': { type: 'string', value: 'MB', help: 'download at most MB megabytes of log files (default {maxSize})', actions: ['logs'] },
+    'max-size': {
+      type: 'string',
+      value: 'MB',
+      help: 'download at most MB megabytes of log files (default {maxSize})',
+      actions: ['logs'],
+    },
     restart: { type: 'string', value: 'NAME', help: 'restart one of them (asks first)', actions: ['services'] },
-    set: { type: 'string', value: '"key=value:Effect,..."', help: 'replace the taints (asks first)', actions: ['taints'] },
+    set: {
+      type: 'string',
+      value: '"key=value:Effect,..."',
+      help: 'replace the taints (asks first)',
+      actions: ['taints'],
+    },
     ...YES_OPTION,
     ...forActions(POLL_OPTION, [...NODE_SSH, ...SCHEDULING]),
   },
@@ -228,10 +363,27 @@ export const PODS_COMMAND = command({
     ...HELP_OPTION,
     ...CLUSTER_OPTIONS,
     container: { type: 'string', short: 'c', value: 'CONTAINER', help: 'the container', actions: POD_LOGS },
-    follow: { type: 'boolean', short: 'f', default: false, help: 'keep following until the container stops (Ctrl-C ends it)', actions: POD_LOGS },
-    previous: { type: 'boolean', short: 'p', default: false, help: 'the instance before the last restart', actions: POD_LOGS },
+    follow: {
+      type: 'boolean',
+      short: 'f',
+      default: false,
+      help: 'keep following until the container stops (Ctrl-C ends it)',
+      actions: POD_LOGS,
+    },
+    previous: {
+      type: 'boolean',
+      short: 'p',
+      default: false,
+      help: 'the instance before the last restart',
+      actions: POD_LOGS,
+    },
     tail: { type: 'string', value: 'N', help: 'only the last N lines', actions: POD_LOGS },
-    namespace: { type: 'string', short: 'n', value: 'NS', help: "the pod's namespace (default: the context's, else default)" },
+    namespace: {
+      type: 'string',
+      short: 'n',
+      value: 'NS',
+      help: "the pod's namespace (default: the context's, else default)",
+    },
     ...YES_OPTION,
   },
 });
@@ -248,8 +400,18 @@ Without a terminal (stdin a pipe or a file) the shell reads its commands from st
   options: {
     ...HELP_OPTION,
     ...CLUSTER_OPTIONS,
-    namespace: { type: 'string', short: 'n', value: 'NS', help: "the pod's namespace (default: the context's, else default)" },
-    container: { type: 'string', short: 'c', value: 'NAME', help: 'the container (default: the kubectl.kubernetes.io/default-container annotation, else the first)' },
+    namespace: {
+      type: 'string',
+      short: 'n',
+      value: 'NS',
+      help: "the pod's namespace (default: the context's, else default)",
+    },
+    container: {
+      type: 'string',
+      short: 'c',
+      value: 'NAME',
+      help: 'the container (default: the kubectl.kubernetes.io/default-container annotation, else the first)',
+    },
     shell: { type: 'string', value: 'SHELL', help: 'cmd, powershell, pwsh or sh, whatever the image' },
   },
   notes: "The exit code is the shell's when it exits; otherwise the codes below.",
@@ -280,10 +442,18 @@ DIR/<registry>/hosts.toml per source registry, as containerd on Windows reads th
 
 const MIRRORS_APPLY_OPTIONS = {
   ...HELP_OPTION,
-  mode: { type: 'string', value: 'wmco|ordered', help: 'rendering (default: wmco on WMCO clusters, ordered elsewhere)' },
+  mode: {
+    type: 'string',
+    value: 'wmco|ordered',
+    help: 'rendering (default: wmco on WMCO clusters, ordered elsewhere)',
+  },
   concurrency: { type: 'string', value: 'N', help: 'nodes at once (default {concurrency})' },
   node: { type: 'string', multiple: true, value: 'NAME', help: 'only this node (repeatable; a name or an address)' },
-  wait: { type: 'string', value: 'SECONDS', help: 'WMCO clusters: wait this long for the nodes to converge (default 0)' },
+  wait: {
+    type: 'string',
+    value: 'SECONDS',
+    help: 'WMCO clusters: wait this long for the nodes to converge (default 0)',
+  },
   'dry-run': { type: 'boolean' },
   ...CLUSTER_OPTIONS,
   ...SSH_OPTIONS,
@@ -332,7 +502,8 @@ Provisioning, Provisioned, Running, node registered, WMCO configured, node Ready
 Refused when WMCO is not installed or secret cloud-private-key is missing.`,
     follow: 'follow the Machines of a MachineSet to Ready nodes (again, after Ctrl-C)',
     scale: "set a MachineSet's replicas through its scale subresource (asks first)",
-    'delete-machine': 'delete one Machine: the machine controller drains its node and deletes the VM, and\nthe MachineSet makes a new Machine while its replicas stay (asks first)',
+    'delete-machine':
+      'delete one Machine: the machine controller drains its node and deletes the VM, and\nthe MachineSet makes a new Machine while its replicas stay (asks first)',
   },
   options: {
     ...HELP_OPTION,
@@ -342,14 +513,25 @@ Refused when WMCO is not installed or secret cloud-private-key is missing.`,
       actions: CREATE,
       help: "the Windows Server image in the platform's own form: an AMI id (AWS), a URN\npublisher:offer:sku:version (Azure, as az vm image list writes it), an image\npath (GCP, e.g. projects/windows-cloud/global/images/family/windows-2022-core),\na VM template name (vSphere), an image name (Nutanix)",
     },
-    from: { type: 'string', value: 'NAME', actions: CREATE, help: 'the Linux worker MachineSet to start from (default: the first one by name)' },
+    from: {
+      type: 'string',
+      value: 'NAME',
+      actions: CREATE,
+      help: 'the Linux worker MachineSet to start from (default: the first one by name)',
+    },
     name: {
       type: 'string',
       value: 'N',
       actions: CREATE,
       help: 'default <infrastructure>-windows-worker-<zone>, on Azure and vSphere\nwinworker (Windows machine names have 15 characters at most there, so\nMachineSet names 9)',
     },
-    replicas: { type: 'string', value: 'N', actions: ['create', 'scale'], refusal: '--replicas goes with machineset create and scale', help: 'create: default 1; scale: 0 or more' },
+    replicas: {
+      type: 'string',
+      value: 'N',
+      actions: ['create', 'scale'],
+      refusal: '--replicas goes with machineset create and scale',
+      help: 'create: default 1; scale: 0 or more',
+    },
     'dry-run': {
       type: 'boolean',
       default: false,

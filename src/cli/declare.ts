@@ -12,7 +12,10 @@ export interface OptionDecl {
   readonly default?: boolean;
   /** The value's name in the help: `--timeout MIN`. */
   readonly value?: string;
-  /** The help, one or more lines; `{fact}` is filled from the facts given to commandHelp. Without it the option is hidden (test hooks). */
+  /**
+   * The help, one or more lines; `{fact}` is filled from the facts given to commandHelp. Without it the option is
+   * hidden (test hooks).
+   */
   readonly help?: string;
   /** The heading the option is listed under (shared groups: "Cluster options:"); else beside its first action. */
   readonly section?: string;
@@ -20,7 +23,10 @@ export interface OptionDecl {
   readonly actions?: readonly string[];
   /** Actions that accept it and do nothing with it, as they always have (kept so that scripts do not break). */
   readonly ignoredBy?: readonly string[];
-  /** The usage error when an action that does not take it is given it; `{action}` is that action. Default: "--NAME goes with CMD A and CMD B". */
+  /**
+   * The usage error when an action that does not take it is given it; `{action}` is that action. Default: "--NAME goes
+   * with CMD A and CMD B".
+   */
   readonly refusal?: string;
 }
 
@@ -42,13 +48,23 @@ export interface CommandDecl<O extends OptionDecls = OptionDecls, A extends stri
 }
 
 /** A command declaration, with its option types kept for the parser. */
-export function command<const O extends OptionDecls, const A extends string = never>(decl: CommandDecl<O, A>): CommandDecl<O, A> {
+export function command<const O extends OptionDecls, const A extends string = never>(
+  decl: CommandDecl<O, A>,
+): CommandDecl<O, A> {
   return decl;
 }
 
-/** Shared options restricted to some actions of a command (the others refuse them, or ignore them as they always have). */
-export function forActions<const O extends OptionDecls>(options: O, actions: readonly string[], ignoredBy: readonly string[] = []): { [K in keyof O]: O[K] & { actions: readonly string[] } } {
-  return Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { ...o, actions, ignoredBy }])) as { [K in keyof O]: O[K] & { actions: readonly string[] } };
+/**
+ * Shared options restricted to some actions of a command (the others refuse them, or ignore them as they always have).
+ */
+export function forActions<const O extends OptionDecls>(
+  options: O,
+  actions: readonly string[],
+  ignoredBy: readonly string[] = [],
+): { [K in keyof O]: O[K] & { actions: readonly string[] } } {
+  return Object.fromEntries(Object.entries(options).map(([name, o]) => [name, { ...o, actions, ignoredBy }])) as {
+    [K in keyof O]: O[K] & { actions: readonly string[] };
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -64,10 +80,17 @@ export function parseCommand<const O extends OptionDecls>(decl: CommandDecl<O>, 
  * action, a missing operand or an extra argument is a usage error; so is an option the action does
  * not take (see OptionDecl.actions). `help` when the action is "help".
  */
-export function actionOf<A extends string>(decl: CommandDecl<OptionDecls, A>, positionals: readonly string[], values: Readonly<Record<string, unknown>>): { action: A; operand: string } {
+export function actionOf<A extends string>(
+  decl: CommandDecl<OptionDecls, A>,
+  positionals: readonly string[],
+  values: Readonly<Record<string, unknown>>,
+): { action: A; operand: string } {
   const [action, operand, ...extra] = positionals;
   const names = Object.keys(decl.actions ?? {}) as A[];
-  if (!action || !(names as string[]).includes(action)) throw new UsageError(`${decl.name} takes ${orList(names)}${action ? `, not "${action}"` : ''}; try "kube-windows ${decl.name} --help"`);
+  if (!action || !(names as string[]).includes(action))
+    throw new UsageError(
+      `${decl.name} takes ${orList(names)}${action ? `, not "${action}"` : ''}; try "kube-windows ${decl.name} --help"`,
+    );
   if (decl.operand && !operand) throw new UsageError(`${decl.name} ${action} needs the ${decl.operand}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   refuseOptionsOf(decl, action, values);
@@ -75,12 +98,20 @@ export function actionOf<A extends string>(decl: CommandDecl<OptionDecls, A>, po
 }
 
 /** A usage error for the first option given that `action` does not take. */
-function refuseOptionsOf(decl: CommandDecl<OptionDecls, string>, action: string, values: Readonly<Record<string, unknown>>): void {
+function refuseOptionsOf(
+  decl: CommandDecl<OptionDecls, string>,
+  action: string,
+  values: Readonly<Record<string, unknown>>,
+): void {
   for (const [name, option] of Object.entries(decl.options)) {
     if (!option.actions || option.actions.includes(action) || option.ignoredBy?.includes(action)) continue;
     const given = values[name];
     if (given === undefined || given === false) continue;
-    throw new UsageError((option.refusal ?? `--${name} goes with ${option.actions.map((a) => `${decl.name} ${a}`).join(' and ')}`).replaceAll('{action}', action));
+    throw new UsageError(
+      (
+        option.refusal ?? `--${name} goes with ${option.actions.map((a) => `${decl.name} ${a}`).join(' and ')}`
+      ).replaceAll('{action}', action),
+    );
   }
 }
 
@@ -94,7 +125,10 @@ function orList(names: readonly string[]): string {
 const OPTION_COLUMN = 28;
 
 /** `--help` of a command: usage, actions with their options, the shared option groups, the exit codes. */
-export function commandHelp(decl: CommandDecl<OptionDecls, string>, facts: Readonly<Record<string, string | number>> = {}): string {
+export function commandHelp(
+  decl: CommandDecl<OptionDecls, string>,
+  facts: Readonly<Record<string, string | number>> = {},
+): string {
   return `Usage:\n${usageLines(decl)}\n\n${decl.intro ? `${decl.intro}\n\n` : ''}${optionsHelp(decl, facts)}${decl.notes ? `\n${decl.notes}` : ''}\n${EXIT_CODES_HELP}`;
 }
 
@@ -104,8 +138,12 @@ export function usageLines(decl: CommandDecl<OptionDecls, string>): string {
 }
 
 /** The actions and options of a command as help lines (no usage, no exit codes). */
-export function optionsHelp(decl: CommandDecl<OptionDecls, string>, facts: Readonly<Record<string, string | number>> = {}): string {
-  const fill = (text: string): string => text.replace(/\{(\w[\w-]*)\}/g, (all, key: string) => (key in facts ? String(facts[key]) : all));
+export function optionsHelp(
+  decl: CommandDecl<OptionDecls, string>,
+  facts: Readonly<Record<string, string | number>> = {},
+): string {
+  const fill = (text: string): string =>
+    text.replace(/\{(\w[\w-]*)\}/g, (all, key: string) => (key in facts ? String(facts[key]) : all));
   const visible = Object.entries(decl.options).filter(([, o]) => o.help !== undefined);
   const lines: string[] = [];
   const actions = Object.entries<string>(decl.actions ?? {});
@@ -126,5 +164,7 @@ export function optionsHelp(decl: CommandDecl<OptionDecls, string>, facts: Reado
 function optionLine(name: string, o: OptionDecl, fill: (text: string) => string): string {
   const flags = `  ${o.short ? `-${o.short}, ` : ''}--${name}${o.value ? ` ${o.value}` : ''}`;
   const help = fill(o.help ?? '').replace(/\n/g, `\n${' '.repeat(OPTION_COLUMN)}`);
-  return flags.length <= OPTION_COLUMN - 2 ? `${flags.padEnd(OPTION_COLUMN)}${help}` : `${flags}\n${' '.repeat(OPTION_COLUMN)}${help}`;
+  return flags.length <= OPTION_COLUMN - 2
+    ? `${flags.padEnd(OPTION_COLUMN)}${help}`
+    : `${flags}\n${' '.repeat(OPTION_COLUMN)}${help}`;
 }

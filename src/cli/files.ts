@@ -1,6 +1,18 @@
 // The files a command reads and writes: inputs (paths, directories, globs, "-" for standard input),
 // the objects of their YAML documents, and writes that never leave a half-written file.
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { DEFAULT_MAX_BYTES, loadManifest } from '../core/manifest/document';
@@ -57,7 +69,12 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
     } else if (st?.isFile()) {
       add(abs);
     } else if (GLOB_CHARS.test(input)) {
-      const matches = globSync(input, { cwd, absolute: true, dot: false, ignore: ['**/node_modules/**', '**/.git/**'] }).sort();
+      const matches = globSync(input, {
+        cwd,
+        absolute: true,
+        dot: false,
+        ignore: ['**/node_modules/**', '**/.git/**'],
+      }).sort();
       if (matches.length === 0) errors.push(`${input}: no files match this pattern`);
       matches.forEach(add);
     } else {
@@ -78,7 +95,10 @@ function walk(dir: string, out: string[], errors: string[]) {
   for (const e of entries) {
     if (e.isDirectory()) {
       if (!SKIP_DIRS.has(e.name)) walk(join(dir, e.name), out, errors);
-    } else if (e.isFile() && (YAML_FILE.test(e.name) || (CHART_PARTIAL.test(e.name) && chartRootOf(join(dir, e.name), existsSync)))) {
+    } else if (
+      e.isFile() &&
+      (YAML_FILE.test(e.name) || (CHART_PARTIAL.test(e.name) && chartRootOf(join(dir, e.name), existsSync)))
+    ) {
       out.push(join(dir, e.name));
     }
   }
@@ -93,7 +113,14 @@ export function readText(file: InputFile, maxBytes: number): { text?: string; er
     return { text: readFileSync(file.absolute, 'utf8') };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    return { error: code === 'EACCES' ? 'permission denied' : code === 'EISDIR' ? 'is a directory' : `cannot read (${code ?? 'error'})` };
+    return {
+      error:
+        code === 'EACCES'
+          ? 'permission denied'
+          : code === 'EISDIR'
+            ? 'is a directory'
+            : `cannot read (${code ?? 'error'})`,
+    };
   }
 }
 
@@ -139,7 +166,8 @@ export function readObjects(inputs: string[], maxBytes = DEFAULT_MAX_BYTES): { o
     }
     for (const doc of manifest.documents) {
       if (doc.status === 'ok') objects.push(doc.value);
-      else if (doc.status !== 'empty') errors.push(`${input.path}: document ${doc.index + 1} not read: ${doc.reason ?? doc.status}`);
+      else if (doc.status !== 'empty')
+        errors.push(`${input.path}: document ${doc.index + 1} not read: ${doc.reason ?? doc.status}`);
     }
   }
   return { objects, errors };
@@ -171,7 +199,11 @@ export function writeFileAtomic(link: string, text: string, mode?: number): stri
       // nothing to clean up
     }
     const code = (err as NodeJS.ErrnoException).code;
-    return code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'ENOSPC' ? 'disk full' : `write failed (${code ?? 'error'})`;
+    return code === 'EACCES' || code === 'EPERM'
+      ? 'permission denied'
+      : code === 'ENOSPC'
+        ? 'disk full'
+        : `write failed (${code ?? 'error'})`;
   }
 }
 

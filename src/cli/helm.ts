@@ -8,7 +8,9 @@ import type { InputFile } from './files';
 
 export interface ChartTemplates {
   of(file: InputFile): { values: ChartValues; neutral: string } | undefined;
-  /** A file beside a Chart.yaml (values.yaml, ci/ values…): data, whose `{{ }}` and `${VAR}` strings are not templates. */
+  /**
+   * A file beside a Chart.yaml (values.yaml, ci/ values…): data, whose `{{ }}` and `${VAR}` strings are not templates.
+   */
   isChartData(file: InputFile): boolean;
   problems: string[];
 }
@@ -31,7 +33,10 @@ export function chartTemplates(texts: { file: InputFile; text?: string }[], valu
     let values = byRoot.get(root);
     if (!values) {
       const own = join(root, 'values.yaml');
-      values = loadValues([...(existsSync(own) ? [{ name: 'values.yaml', text: readFileSync(own, 'utf8') }] : []), ...extra]);
+      values = loadValues([
+        ...(existsSync(own) ? [{ name: 'values.yaml', text: readFileSync(own, 'utf8') }] : []),
+        ...extra,
+      ]);
       problems.push(...values.problems);
       byRoot.set(root, values);
     }

@@ -3,7 +3,16 @@
 // The options they share with the other commands (cluster, SSH, --yes, --dry-run) come from ./kit.
 
 import { readFileSync } from 'node:fs';
-import { addressProblem, detectVia, dryRunFindings, joinPlan, removePlanFor, runBounded, type JoinRequest, type JoinVia } from '../bootstrap/join';
+import {
+  addressProblem,
+  detectVia,
+  dryRunFindings,
+  joinPlan,
+  removePlanFor,
+  runBounded,
+  type JoinRequest,
+  type JoinVia,
+} from '../bootstrap/join';
 import { blocking, formatFindings } from '../core/windows/findings';
 import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
 import { reservationProblem } from '../core/windows/join-input';
@@ -11,7 +20,18 @@ import { resolvePayload, type Payload } from '../bootstrap/payload';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
 import type { RunResult } from '../bootstrap/runner';
-import { EXIT, oneOf, out, positiveInteger, progressLine, UsageError, userMessage, warn, withCancel, wmcoOptions } from './kit';
+import {
+  EXIT,
+  oneOf,
+  out,
+  positiveInteger,
+  progressLine,
+  UsageError,
+  userMessage,
+  warn,
+  withCancel,
+  wmcoOptions,
+} from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { JOIN_COMMAND, REMOVE_COMMAND } from './commands';
 import { clusterFor, hostFor, sshOptions } from './kit-remote';
@@ -61,9 +81,14 @@ export async function runJoin(args: string[]): Promise<number> {
   let privateKey: { pem: Secret; source: string } | undefined;
   if (values['create-key-secret']) {
     try {
-      privateKey = { pem: new Secret(readFileSync(values['create-key-secret'], 'utf8')), source: values['create-key-secret'] };
+      privateKey = {
+        pem: new Secret(readFileSync(values['create-key-secret'], 'utf8')),
+        source: values['create-key-secret'],
+      };
     } catch (err) {
-      throw new UsageError(`cannot read ${values['create-key-secret']}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new UsageError(
+        `cannot read ${values['create-key-secret']}: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
     }
   }
 
@@ -161,7 +186,10 @@ export async function runJoin(args: string[]): Promise<number> {
         }
       }
     });
-    if (addresses.length > 1) process.stdout.write(`\n${addresses.length - failed} of ${addresses.length} hosts joined:\n${summary.join('\n')}\n`);
+    if (addresses.length > 1)
+      process.stdout.write(
+        `\n${addresses.length - failed} of ${addresses.length} hosts joined:\n${summary.join('\n')}\n`,
+      );
     return failed === 0 ? EXIT.OK : EXIT.FAILED;
   });
 }
@@ -171,7 +199,10 @@ function payloadUrls(values: string[]): Record<string, { url: string; sha256: st
   const urls: Record<string, { url: string; sha256: string }> = {};
   for (const v of values) {
     const m = /^(containerd|kubelet|kubeadm)=(.+)#sha256=([0-9a-fA-F]{64})$/.exec(v);
-    if (!m) throw new UsageError(`--payload-url takes NAME=URL#sha256=HEX with NAME containerd, kubelet or kubeadm (got "${JSON.stringify(v).slice(1, -1)}")`);
+    if (!m)
+      throw new UsageError(
+        `--payload-url takes NAME=URL#sha256=HEX with NAME containerd, kubelet or kubeadm (got "${JSON.stringify(v).slice(1, -1)}")`,
+      );
     urls[m[1] as string] = { url: m[2] as string, sha256: (m[3] as string).toLowerCase() };
   }
   return urls;
@@ -208,7 +239,18 @@ export async function runRemove(args: string[]): Promise<number> {
       const via = chosenVia ?? (await detectVia(cluster.kube, signal));
       // kubeadm: with SSH options, `kubeadm reset` runs on the host before the Node is deleted.
       host = via === 'kubeadm' && ssh.given ? hostFor(address, ssh) : undefined;
-      const r = await removePlanFor({ kube: cluster.kube, via, address, wmco, ...(values.node ? { nodeName: values.node } : {}), ...(host ? { host } : {}), ...(pollMs ? { pollMs } : {}) }, signal);
+      const r = await removePlanFor(
+        {
+          kube: cluster.kube,
+          via,
+          address,
+          wmco,
+          ...(values.node ? { nodeName: values.node } : {}),
+          ...(host ? { host } : {}),
+          ...(pollMs ? { pollMs } : {}),
+        },
+        signal,
+      );
       if (values['dry-run']) {
         out(renderPlan(r));
         return EXIT.OK;

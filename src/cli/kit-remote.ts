@@ -21,11 +21,18 @@ export interface Cluster {
   namespace?: string;
 }
 
-/** The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be used. */
+/**
+ * The cluster of --context in --kubeconfig (else KUBECONFIG, else ~/.kube/config); a usage error when either cannot be
+ * used.
+ */
 export function clusterFor(values: { context?: string | undefined; kubeconfig?: string | undefined }): Cluster {
   if (!values.context) throw new UsageError('--context is required (a context of your kubeconfig)');
   try {
-    const { context, kube, caPem, namespace } = openCluster({ context: values.context, locate: values.kubeconfig ? { explicit: values.kubeconfig } : {}, readCa: true });
+    const { context, kube, caPem, namespace } = openCluster({
+      context: values.context,
+      locate: values.kubeconfig ? { explicit: values.kubeconfig } : {},
+      readCa: true,
+    });
     return { context, kube, ...(caPem ? { caPem } : {}), ...(namespace ? { namespace } : {}) };
   } catch (err) {
     // A cluster that cannot be opened is an environment error: exit code 2.
@@ -48,7 +55,13 @@ export interface Ssh {
   given: boolean;
 }
 
-type SshValues = { user?: string | undefined; key?: string | undefined; port?: string | undefined; 'known-hosts'?: string | undefined; 'accept-new-host-key'?: boolean | undefined };
+type SshValues = {
+  user?: string | undefined;
+  key?: string | undefined;
+  port?: string | undefined;
+  'known-hosts'?: string | undefined;
+  'accept-new-host-key'?: boolean | undefined;
+};
 
 /** Reads the SSH options: the port a TCP port, the key file readable, the user a Windows user name. */
 export function sshOptions(values: SshValues): Ssh {
@@ -61,7 +74,9 @@ export function sshOptions(values: SshValues): Ssh {
     try {
       accessSync(values.key, constants.R_OK);
     } catch (err) {
-      throw new UsageError(`--key ${values.key}: cannot read the key file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new UsageError(
+        `--key ${values.key}: cannot read the key file (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
   }
   return {
@@ -94,7 +109,10 @@ export function hostFor(address: string, ssh: Ssh): WindowsHost {
         warn(`trusting the new ${keyType} host key of ${host}:${p} (${fingerprint}) and adding it to known_hosts`);
         return true;
       }
-      const answer = await ask(`The ${keyType} host key of ${host}:${p} is not known.\nFingerprint: ${fingerprint}\nTrust it and continue? [y/N] `, false);
+      const answer = await ask(
+        `The ${keyType} host key of ${host}:${p} is not known.\nFingerprint: ${fingerprint}\nTrust it and continue? [y/N] `,
+        false,
+      );
       return answer !== undefined && isYes(answer);
     },
   });

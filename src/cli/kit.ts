@@ -18,9 +18,15 @@ import type { RunEvent } from '../bootstrap/runner';
 export const EXIT = {
   /** Done: no findings, every host or node done, nothing to change. */
   OK: 0,
-  /** The command ran and the answer is no: findings, refused sources, changes to make, a host or node failed (SSH included), Ctrl-C, a "no". */
+  /**
+   * The command ran and the answer is no: findings, refused sources, changes to make, a host or node failed (SSH
+   * included), Ctrl-C, a "no".
+   */
   FAILED: 1,
-  /** Usage or environment error: a bad option, a file that cannot be read or written, the kubeconfig, context or cluster, no terminal for a confirmation, an internal error. */
+  /**
+   * Usage or environment error: a bad option, a file that cannot be read or written, the kubeconfig, context or
+   * cluster, no terminal for a confirmation, an internal error.
+   */
   USAGE: 2,
 } as const;
 
@@ -70,7 +76,10 @@ export function warn(message: string): void {
   process.stderr.write(`kube-windows: ${message}\n`);
 }
 
-/** One line per meaningful plan event, prefixed with the host when several run at once; `done` names a finished plan ("joined", "removed"). */
+/**
+ * One line per meaningful plan event, prefixed with the host when several run at once; `done` names a finished plan
+ * ("joined", "removed").
+ */
 export function progressLine(prefix: string, e: RunEvent, done = 'done'): string | undefined {
   const p = prefix ? `[${prefix}] ` : '';
   switch (e.type) {
@@ -114,21 +123,43 @@ export const HELP_OPTION = { help: { type: 'boolean', short: 'h' } } as const;
 
 /** Every command that talks to a cluster. */
 export const CLUSTER_OPTIONS = {
-  context: { type: 'string', value: 'C', section: 'Cluster options:', help: 'the context of the kubeconfig to use (required)' },
-  kubeconfig: { type: 'string', value: 'FILE', section: 'Cluster options:', help: 'default: KUBECONFIG (its files merged as kubectl does), then ~/.kube/config' },
+  context: {
+    type: 'string',
+    value: 'C',
+    section: 'Cluster options:',
+    help: 'the context of the kubeconfig to use (required)',
+  },
+  kubeconfig: {
+    type: 'string',
+    value: 'FILE',
+    section: 'Cluster options:',
+    help: 'default: KUBECONFIG (its files merged as kubectl does), then ~/.kube/config',
+  },
 } as const;
 
 export const DEFAULT_USER = 'Administrator';
 /** Every command that connects to Windows hosts over SSH. */
 export const SSH_OPTIONS = {
   user: { type: 'string', value: 'U', section: 'SSH options:', help: `the Windows account (default ${DEFAULT_USER})` },
-  key: { type: 'string', value: 'FILE', section: 'SSH options:', help: 'private key (else the keys of ssh-agent, SSH_AUTH_SOCK)' },
+  key: {
+    type: 'string',
+    value: 'FILE',
+    section: 'SSH options:',
+    help: 'private key (else the keys of ssh-agent, SSH_AUTH_SOCK)',
+  },
   port: { type: 'string', value: 'N', section: 'SSH options:', help: 'SSH port (default 22)' },
   'known-hosts': { type: 'string', value: 'FILE', section: 'SSH options:', help: 'default ~/.ssh/known_hosts' },
-  'accept-new-host-key': { type: 'boolean', default: false, section: 'SSH options:', help: 'trust an unknown host key on first use (a changed key is always refused)' },
+  'accept-new-host-key': {
+    type: 'boolean',
+    default: false,
+    section: 'SSH options:',
+    help: 'trust an unknown host key on first use (a changed key is always refused)',
+  },
 } as const;
 
-/** Every command that changes a cluster or a host, whether or not it asks anything today, so scripts can pass it alike. */
+/**
+ * Every command that changes a cluster or a host, whether or not it asks anything today, so scripts can pass it alike.
+ */
 export const YES_OPTION = {
   yes: {
     type: 'boolean',
@@ -140,13 +171,32 @@ export const YES_OPTION = {
 
 /** Where WMCO lives and which OLM catalog and channel install it (join and remove; VS Code: kubeWindows.wmco.*). */
 export const WMCO_OPTIONS = {
-  'wmco-namespace': { type: 'string', value: 'NS', section: 'WMCO options (BYOH):', help: 'the namespace WMCO is installed in (default openshift-windows-machine-config-operator)' },
-  'olm-source': { type: 'string', value: 'NAME', section: 'WMCO options (BYOH):', help: 'the CatalogSource --install-wmco subscribes to (default redhat-operators, community-operators on OKD)' },
-  'olm-channel': { type: 'string', value: 'NAME', section: 'WMCO options (BYOH):', help: 'the channel --install-wmco subscribes to (default stable)' },
+  'wmco-namespace': {
+    type: 'string',
+    value: 'NS',
+    section: 'WMCO options (BYOH):',
+    help: 'the namespace WMCO is installed in (default openshift-windows-machine-config-operator)',
+  },
+  'olm-source': {
+    type: 'string',
+    value: 'NAME',
+    section: 'WMCO options (BYOH):',
+    help: 'the CatalogSource --install-wmco subscribes to (default redhat-operators, community-operators on OKD)',
+  },
+  'olm-channel': {
+    type: 'string',
+    value: 'NAME',
+    section: 'WMCO options (BYOH):',
+    help: 'the channel --install-wmco subscribes to (default stable)',
+  },
 } as const;
 
 /** The WMCO options as the engine takes them; an empty or blank value is a usage error. */
-export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: string; 'olm-channel'?: string }): { namespace?: string; source?: string; channel?: string } {
+export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: string; 'olm-channel'?: string }): {
+  namespace?: string;
+  source?: string;
+  channel?: string;
+} {
   const out: { namespace?: string; source?: string; channel?: string } = {};
   for (const [option, key] of [
     ['wmco-namespace', 'namespace'],
@@ -156,24 +206,46 @@ export function wmcoOptions(values: { 'wmco-namespace'?: string; 'olm-source'?: 
     const v = values[option];
     if (v === undefined) continue;
     // Kubernetes object names: lowercase letters, digits, '-' and '.' (a namespace has no '.').
-    if (!/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(v) || (option === 'wmco-namespace' && (v.includes('.') || v.length > 63))) {
-      throw new UsageError(`--${option} ${JSON.stringify(v)} is not a valid ${option === 'wmco-namespace' ? 'namespace' : 'name'}`);
+    if (
+      !/^[a-z0-9]([-a-z0-9.]{0,251}[a-z0-9])?$/.test(v) ||
+      (option === 'wmco-namespace' && (v.includes('.') || v.length > 63))
+    ) {
+      throw new UsageError(
+        `--${option} ${JSON.stringify(v)} is not a valid ${option === 'wmco-namespace' ? 'namespace' : 'name'}`,
+      );
     }
     out[key] = v;
   }
   return out;
 }
 /** Every command that runs a plan: prints it and changes nothing. */
-export const DRY_RUN_OPTION = { 'dry-run': { type: 'boolean', default: false, help: 'print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing' } } as const;
+export const DRY_RUN_OPTION = {
+  'dry-run': {
+    type: 'boolean',
+    default: false,
+    help: 'print the plan (steps, PowerShell, API calls; secrets as •••) and change nothing',
+  },
+} as const;
 
 /** How often plans poll the cluster, in milliseconds: for tests, not in the help. */
 export const POLL_OPTION = { 'poll-interval': { type: 'string' } } as const;
 
 /** The shared options of the commands that run plans on a cluster and its Windows hosts: join, remove, nodes. */
-export const PLAN_COMMAND_OPTIONS = { ...CLUSTER_OPTIONS, ...SSH_OPTIONS, ...DRY_RUN_OPTION, ...YES_OPTION, ...POLL_OPTION, ...HELP_OPTION } as const;
+export const PLAN_COMMAND_OPTIONS = {
+  ...CLUSTER_OPTIONS,
+  ...SSH_OPTIONS,
+  ...DRY_RUN_OPTION,
+  ...YES_OPTION,
+  ...POLL_OPTION,
+  ...HELP_OPTION,
+} as const;
 
 /** The value when it is one of `allowed` (undefined when absent), else a usage error naming them. */
-export function oneOf<const T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T | undefined {
+export function oneOf<const T extends string>(
+  name: string,
+  value: string | undefined,
+  allowed: readonly T[],
+): T | undefined {
   if (value === undefined || (allowed as readonly string[]).includes(value)) return value as T | undefined;
   const list = allowed.length > 1 ? `${allowed.slice(0, -1).join(', ')} or ${allowed[allowed.length - 1]}` : allowed[0];
   throw new UsageError(`--${name} must be ${list}, not "${value}"`);
@@ -191,7 +263,8 @@ export function positiveInteger(name: string, value: string | undefined): number
 export function positiveNumber(name: string, value: string | undefined, zero = false): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zero)) throw new UsageError(`--${name} must be a ${zero ? 'non-negative' : 'positive'} number`);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || (n === 0 && !zero))
+    throw new UsageError(`--${name} must be a ${zero ? 'non-negative' : 'positive'} number`);
   return n;
 }
 
@@ -203,7 +276,10 @@ export function refuse(given: unknown, message: string): void {
 // ---------------------------------------------------------------------------------------------
 // Questions
 
-/** Asks a question on the terminal (undefined without one, or on Ctrl-C); `hidden` does not echo what is typed (passphrases). */
+/**
+ * Asks a question on the terminal (undefined without one, or on Ctrl-C); `hidden` does not echo what is typed
+ * (passphrases).
+ */
 export function ask(question: string, hidden: boolean): Promise<string | undefined> {
   if (!process.stdin.isTTY) return Promise.resolve(undefined);
   let muted = false;
@@ -232,7 +308,8 @@ export function ask(question: string, hidden: boolean): Promise<string | undefin
 export async function confirm(question: string, yes: boolean): Promise<boolean> {
   if (yes) return true;
   const answer = await ask(`${question} [y/N] `, false);
-  if (answer === undefined) throw new UsageError(`${question.split('\n')[0]}: no terminal to ask on; pass --yes to confirm`);
+  if (answer === undefined)
+    throw new UsageError(`${question.split('\n')[0]}: no terminal to ask on; pass --yes to confirm`);
   return isYes(answer);
 }
 

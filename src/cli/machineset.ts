@@ -6,12 +6,27 @@
 
 import { ApiError } from '../cluster/errors';
 import { deleteMachine, getMachine, getMachineSet, getScale, scaleMachineSet } from '../cluster/machinesets';
-import { createWindowsMachineSet, MachineSetInputError, prepareWindowsMachineSet } from '../bootstrap/machineset-create';
+import {
+  createWindowsMachineSet,
+  MachineSetInputError,
+  prepareWindowsMachineSet,
+} from '../bootstrap/machineset-create';
 import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
 import { machineView } from '../core/openshift/machine-state';
 import { isWindowsMachineSet } from '../core/openshift/windows-machineset';
-import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, UsageError, userMessage, warn, withCancel } from './kit';
+import {
+  confirm,
+  EXIT,
+  out,
+  positiveInteger,
+  positiveNumber,
+  progressLine,
+  UsageError,
+  userMessage,
+  warn,
+  withCancel,
+} from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
@@ -34,10 +49,17 @@ export async function runMachineSet(args: string[]): Promise<number> {
   const { action } = actionOf(MACHINESET_COMMAND, positionals, values);
   const name = positionals[1];
   if (action === 'create') {
-    if (name !== undefined) throw new UsageError(`machineset create takes no NAME argument (use --name), not "${name}"`);
-    if (values.image === undefined) throw new UsageError("machineset create needs --image, the Windows Server image in the platform's own form (see --help)");
+    if (name !== undefined)
+      throw new UsageError(`machineset create takes no NAME argument (use --name), not "${name}"`);
+    if (values.image === undefined)
+      throw new UsageError(
+        "machineset create needs --image, the Windows Server image in the platform's own form (see --help)",
+      );
   } else {
-    if (!name) throw new UsageError(`machineset ${action} needs the ${action === 'delete-machine' ? 'Machine' : 'MachineSet'} name`);
+    if (!name)
+      throw new UsageError(
+        `machineset ${action} needs the ${action === 'delete-machine' ? 'Machine' : 'MachineSet'} name`,
+      );
   }
   if (action === 'scale' && values.replicas === undefined) throw new UsageError('machineset scale needs --replicas N');
   const replicas = replicasOf(values.replicas);
@@ -45,29 +67,39 @@ export async function runMachineSet(args: string[]): Promise<number> {
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);
   const cluster = clusterFor(values);
 
-  return withCancel('the cluster keeps what was created; "kube-windows machineset follow NAME" follows again', async (signal) => {
-    try {
-      switch (action) {
-        case 'create':
-          return await create(cluster, values, replicas, { timeoutMin, pollMs }, signal);
-        case 'follow':
-          return await follow(cluster, name as string, values, { timeoutMin, pollMs }, signal);
-        case 'scale':
-          return await scale(cluster, name as string, replicas as number, values.yes, signal);
-        case 'delete-machine':
-          return await removeMachine(cluster, name as string, values.yes, signal);
+  return withCancel(
+    'the cluster keeps what was created; "kube-windows machineset follow NAME" follows again',
+    async (signal) => {
+      try {
+        switch (action) {
+          case 'create':
+            return await create(cluster, values, replicas, { timeoutMin, pollMs }, signal);
+          case 'follow':
+            return await follow(cluster, name as string, values, { timeoutMin, pollMs }, signal);
+          case 'scale':
+            return await scale(cluster, name as string, replicas as number, values.yes, signal);
+          case 'delete-machine':
+            return await removeMachine(cluster, name as string, values.yes, signal);
+        }
+      } catch (err) {
+        if (signal.aborted || err instanceof UsageError) throw err;
+        if (err instanceof MachineSetInputError) {
+          warn(err.message);
+          return err.kind === 'usage' ? EXIT.USAGE : EXIT.FAILED;
+        }
+        warn(userMessage(err, cluster.context));
+        // The server refusing a change (422 invalid, 409 exists, 403 forbidden) is the answer "no"; the rest is the
+        // cluster being unusable.
+        return err instanceof ApiError &&
+          err.status >= 400 &&
+          err.status < 500 &&
+          err.status !== 401 &&
+          err.status !== 404
+          ? EXIT.FAILED
+          : EXIT.USAGE;
       }
-    } catch (err) {
-      if (signal.aborted || err instanceof UsageError) throw err;
-      if (err instanceof MachineSetInputError) {
-        warn(err.message);
-        return err.kind === 'usage' ? EXIT.USAGE : EXIT.FAILED;
-      }
-      warn(userMessage(err, cluster.context));
-      // The server refusing a change (422 invalid, 409 exists, 403 forbidden) is the answer "no"; the rest is the cluster being unusable.
-      return err instanceof ApiError && err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 404 ? EXIT.FAILED : EXIT.USAGE;
-    }
-  });
+    },
+  );
 }
 
 interface FollowSettings {
@@ -75,7 +107,13 @@ interface FollowSettings {
   pollMs: number | undefined;
 }
 
-async function create(cluster: Cluster, values: Values, replicas: number | undefined, f: FollowSettings, signal: AbortSignal): Promise<number> {
+async function create(
+  cluster: Cluster,
+  values: Values,
+  replicas: number | undefined,
+  f: FollowSettings,
+  signal: AbortSignal,
+): Promise<number> {
   const prepared = await prepareWindowsMachineSet({
     kube: cluster.kube,
     image: values.image as string,
@@ -96,7 +134,12 @@ async function create(cluster: Cluster, values: Values, replicas: number | undef
   for (const r of prepared.refusals) warn(r);
   if (prepared.refusals.length > 0) return EXIT.FAILED;
   process.stdout.write(prepared.yaml);
-  if (!(await confirm(`\nCreate the Windows MachineSet ${built.name} with ${String(built.object.spec?.replicas)} replica(s) in context ${cluster.context}?`, values.yes))) {
+  if (
+    !(await confirm(
+      `\nCreate the Windows MachineSet ${built.name} with ${String(built.object.spec?.replicas)} replica(s) in context ${cluster.context}?`,
+      values.yes,
+    ))
+  ) {
     out('Not created.');
     return EXIT.FAILED;
   }
@@ -104,14 +147,24 @@ async function create(cluster: Cluster, values: Values, replicas: number | undef
   return follow(cluster, built.name, values, f, signal, (built.object.spec?.replicas as number | undefined) ?? 1);
 }
 
-async function follow(cluster: Cluster, name: string, values: Values, f: FollowSettings, signal: AbortSignal, expected?: number): Promise<number> {
+async function follow(
+  cluster: Cluster,
+  name: string,
+  values: Values,
+  f: FollowSettings,
+  signal: AbortSignal,
+  expected?: number,
+): Promise<number> {
   if (expected === undefined) {
     const ms = await getMachineSet(cluster.kube, name, signal);
     if (!ms) {
       warn(`there is no MachineSet "${name}" in openshift-machine-api (context ${cluster.context})`);
       return EXIT.USAGE;
     }
-    if (!isWindowsMachineSet(ms)) warn(`MachineSet ${name} is not a Windows one (no machine.openshift.io/os-id: Windows on its template); following it anyway`);
+    if (!isWindowsMachineSet(ms))
+      warn(
+        `MachineSet ${name} is not a Windows one (no machine.openshift.io/os-id: Windows on its template); following it anyway`,
+      );
   }
   if (expected === 0) {
     out(`MachineSet ${name} has 0 replicas: no Machine to follow.`);
@@ -135,7 +188,13 @@ async function follow(cluster: Cluster, name: string, values: Values, f: FollowS
   return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
 }
 
-async function scale(cluster: Cluster, name: string, replicas: number, yes: boolean, signal: AbortSignal): Promise<number> {
+async function scale(
+  cluster: Cluster,
+  name: string,
+  replicas: number,
+  yes: boolean,
+  signal: AbortSignal,
+): Promise<number> {
   const current = await getScale(cluster.kube, name, signal);
   if (!current) {
     warn(`there is no MachineSet "${name}" in openshift-machine-api (context ${cluster.context})`);
@@ -146,8 +205,16 @@ async function scale(cluster: Cluster, name: string, replicas: number, yes: bool
     out(`MachineSet ${name} already has ${replicas} replica(s).`);
     return EXIT.OK;
   }
-  const down = replicas < from ? ` The machine controller deletes ${from - replicas} Machine(s) and their nodes (drained first).` : '';
-  if (!(await confirm(`Scale MachineSet ${name} from ${from} to ${replicas} replica(s) in context ${cluster.context}?${down}`, yes))) {
+  const down =
+    replicas < from
+      ? ` The machine controller deletes ${from - replicas} Machine(s) and their nodes (drained first).`
+      : '';
+  if (
+    !(await confirm(
+      `Scale MachineSet ${name} from ${from} to ${replicas} replica(s) in context ${cluster.context}?${down}`,
+      yes,
+    ))
+  ) {
     out('Not scaled.');
     return EXIT.FAILED;
   }

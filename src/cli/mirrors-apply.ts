@@ -2,10 +2,31 @@
 // src/bootstrap/mirrors-apply.ts from a terminal or CI, with the cluster and SSH options every
 // command shares (./kit).
 
-import { diffSummary, mirrorsApply, mirrorsDiff, resultTable, DEFAULT_MIRROR_CONCURRENCY, type MirrorsOutcome, type MirrorTarget } from '../bootstrap/mirrors-apply';
+import {
+  diffSummary,
+  mirrorsApply,
+  mirrorsDiff,
+  resultTable,
+  DEFAULT_MIRROR_CONCURRENCY,
+  type MirrorsOutcome,
+  type MirrorTarget,
+} from '../bootstrap/mirrors-apply';
 import type { RunEvent } from '../bootstrap/runner';
 import { readObjects } from './files';
-import { EXIT, oneOf, out, positiveInteger, positiveNumber, progressLine, refuse, seconds, UsageError, userMessage, warn, withCancel } from './kit';
+import {
+  EXIT,
+  oneOf,
+  out,
+  positiveInteger,
+  positiveNumber,
+  progressLine,
+  refuse,
+  seconds,
+  UsageError,
+  userMessage,
+  warn,
+  withCancel,
+} from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { MIRRORS_APPLY_COMMAND, MIRRORS_DIFF_COMMAND } from './commands';
 import { canSsh, clusterFor, hostFor, sshOptions } from './kit-remote';
@@ -22,7 +43,9 @@ function printDiff(diff: MirrorsOutcome): boolean {
       if (n.status === 'failed') changes = true;
       continue;
     }
-    w(`\n${n.node} (${n.address}): ${n.diff.changes.length === 0 ? 'up to date' : diffSummary(n.diff)}${n.diff.absent ? ' (no tree yet)' : ''}\n`);
+    w(
+      `\n${n.node} (${n.address}): ${n.diff.changes.length === 0 ? 'up to date' : diffSummary(n.diff)}${n.diff.absent ? ' (no tree yet)' : ''}\n`,
+    );
     for (const c of n.diff.changes) {
       changes = true;
       w(`  ${c.change} ${c.path}\n`);
@@ -39,7 +62,10 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
     process.stdout.write(commandHelp(decl, { concurrency: DEFAULT_MIRROR_CONCURRENCY }));
     return EXIT.OK;
   }
-  refuse(values['dry-run'], `--dry-run: "kube-windows mirrors diff" shows what ${sub} would change, and changes nothing`);
+  refuse(
+    values['dry-run'],
+    `--dry-run: "kube-windows mirrors diff" shows what ${sub} would change, and changes nothing`,
+  );
   const mode = oneOf('mode', values.mode, ['ordered', 'wmco']);
   const concurrency = positiveInteger('concurrency', values.concurrency) ?? DEFAULT_MIRROR_CONCURRENCY;
   const waitS = positiveNumber('wait', values.wait, true) ?? 0;
@@ -55,7 +81,8 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
   }
   const cluster = clusterFor(values);
   const withSsh = canSsh(ssh);
-  if (sub === 'diff' && !withSsh) throw new UsageError("diff reads each node's tree over SSH: give --key FILE (or run ssh-agent)");
+  if (sub === 'diff' && !withSsh)
+    throw new UsageError("diff reads each node's tree over SSH: give --key FILE (or run ssh-agent)");
 
   return withCancel('nodes being changed are rolled back', async (signal) => {
     const request = {
@@ -84,7 +111,9 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
       // Each object's outcome was printed as it happened (onLog): not again here.
       if (applied.nodes.length === 0) out('The cluster has no Windows nodes.');
       else process.stdout.write(`\n${resultTable(applied.nodes)}`);
-      const bad = applied.nodes.filter((n) => n.status === 'failed' || n.status === 'drift' || (n.status === 'skipped' && !applied.wmco));
+      const bad = applied.nodes.filter(
+        (n) => n.status === 'failed' || n.status === 'drift' || (n.status === 'skipped' && !applied.wmco),
+      );
       return bad.length > 0 || applied.render.refused.length > 0 ? EXIT.FAILED : EXIT.OK;
     } catch (err) {
       if (signal.aborted) throw err;

@@ -2,7 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve, relative, isAbsolute } from 'node:path';
 import { load as loadYaml } from 'js-yaml';
-import { credentialsFromPullSecret, mirrorEntriesOf, PullSecretError, renderHostsToml, type Credential, type MirrorMode, type RenderedFile } from '../core/mirrors/render';
+import {
+  credentialsFromPullSecret,
+  mirrorEntriesOf,
+  PullSecretError,
+  renderHostsToml,
+  type Credential,
+  type MirrorMode,
+  type RenderedFile,
+} from '../core/mirrors/render';
 import { readObjects, writeFileAtomic } from './files';
 import { EXIT, oneOf, UsageError, warn } from './kit';
 import { commandHelp, parseCommand } from './declare';
@@ -30,7 +38,10 @@ function runRender(args: string[]): number {
   }
   const mode: MirrorMode = oneOf('mode', values.mode, MODES) ?? 'ordered';
   if (!values.out) throw new UsageError('--out DIR is required (where the <registry>/hosts.toml files go)');
-  if (positionals.length === 0) throw new UsageError('no input files; pass the YAML files holding the ImageDigestMirrorSet / ImageTagMirrorSet objects');
+  if (positionals.length === 0)
+    throw new UsageError(
+      'no input files; pass the YAML files holding the ImageDigestMirrorSet / ImageTagMirrorSet objects',
+    );
 
   const credentials = values['pull-secret'] ? readPullSecret(values['pull-secret']) : undefined;
 
@@ -41,7 +52,9 @@ function runRender(args: string[]): number {
 
   const entries = mirrorEntriesOf(objects);
   if (mode === 'wmco' && entries.some((e) => e.kind === 'ICSP')) {
-    warn('note: ImageContentSourcePolicy entries are ignored in wmco mode, as WMCO reads only ImageDigestMirrorSet and ImageTagMirrorSet');
+    warn(
+      'note: ImageContentSourcePolicy entries are ignored in wmco mode, as WMCO reads only ImageDigestMirrorSet and ImageTagMirrorSet',
+    );
   }
   const result = renderHostsToml(entries, { mode, ...(credentials ? { credentials } : {}) });
   const outDir = resolve(values.out);
@@ -51,11 +64,18 @@ function runRender(args: string[]): number {
   for (const f of result.files) {
     // A source host comes from the input: never let it name a path outside --out.
     if (!isPlainDirName(f.dir)) {
-      refused.push({ source: f.source, message: `source registry ${JSON.stringify(f.source)} cannot be a directory name` });
+      refused.push({
+        source: f.source,
+        message: `source registry ${JSON.stringify(f.source)} cannot be a directory name`,
+      });
       continue;
     }
     // Credentials inside: readable by the owner only.
-    const err = writeFileAtomic(join(outDir, f.dir, 'hosts.toml'), f.content, f.content.includes('authorization =') ? 0o600 : 0o644);
+    const err = writeFileAtomic(
+      join(outDir, f.dir, 'hosts.toml'),
+      f.content,
+      f.content.includes('authorization =') ? 0o600 : 0o644,
+    );
     if (err) {
       warn(`${join(values.out, f.dir, 'hosts.toml')}: not written: ${err}`);
       writeFailed = true;
@@ -115,7 +135,10 @@ function tree(root: string, files: RenderedFile[], mode: MirrorMode): string {
   files.forEach((f, i) => {
     const last = i === files.length - 1;
     const mirrors = (f.content.match(/^\[host\./gm) ?? []).length;
-    const note = mirrors === 0 ? 'empty: no mirrors' : `${mirrors} mirror${mirrors === 1 ? '' : 's'}${/authorization =/.test(f.content) ? ', with credentials' : ''}`;
+    const note =
+      mirrors === 0
+        ? 'empty: no mirrors'
+        : `${mirrors} mirror${mirrors === 1 ? '' : 's'}${/authorization =/.test(f.content) ? ', with credentials' : ''}`;
     const src = f.dir !== f.source ? `  (source ${f.source})` : '';
     lines.push(`${last ? '└── ' : '├── '}${f.dir}/${src}`);
     lines.push(`${last ? '    ' : '│   '}└── hosts.toml  (${note})`);

@@ -10,13 +10,32 @@ import { NodeLogRefusedError, nodeLogCall, streamNodeLog, type NodeLogRequest } 
 import { NodeLogInputError } from '../core/node-log-query';
 import { collectNodeLogs, collectNodeLogsOverApi, DEFAULT_LOG_CAP_BYTES } from '../bootstrap/node-logs';
 import { drainPreview, schedulingPlanFor, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
-import { isNodeService, NODE_SERVICES, nodeAddress, nodeServices, restartNodeService, servicesTable } from '../bootstrap/node-services';
+import {
+  isNodeService,
+  NODE_SERVICES,
+  nodeAddress,
+  nodeServices,
+  restartNodeService,
+  servicesTable,
+} from '../bootstrap/node-services';
 import { DEFAULT_REBOOT_TIMEOUT_MINUTES, rebootPlanFor, rebootSummary, type RebootNode } from '../bootstrap/reboot';
 import { renderPlan } from '../bootstrap/render';
 import type { RunEvent } from '../bootstrap/runner';
 import { RemoteError } from '../remote/types';
 import type { WindowsHost } from '../remote/windows-host';
-import { confirm, EXIT, out, positiveInteger, positiveNumber, progressLine, refuse, UsageError, userMessage, warn, withCancel } from './kit';
+import {
+  confirm,
+  EXIT,
+  out,
+  positiveInteger,
+  positiveNumber,
+  progressLine,
+  refuse,
+  UsageError,
+  userMessage,
+  warn,
+  withCancel,
+} from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { NODES_COMMAND } from './commands';
 import { nodeEvents, setNodeTaints } from '../cluster/pod-actions';
@@ -26,7 +45,11 @@ import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 
 /** The defaults the help names, owned by the engine's modules. */
-const HELP_FACTS = { rebootTimeout: DEFAULT_REBOOT_TIMEOUT_MINUTES, maxSize: DEFAULT_LOG_CAP_BYTES / 1048576, services: NODE_SERVICES.join(', ') };
+const HELP_FACTS = {
+  rebootTimeout: DEFAULT_REBOOT_TIMEOUT_MINUTES,
+  maxSize: DEFAULT_LOG_CAP_BYTES / 1048576,
+  services: NODE_SERVICES.join(', '),
+};
 
 export async function runNodes(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(NODES_COMMAND, args);
@@ -40,11 +63,13 @@ export async function runNodes(args: string[]): Promise<number> {
   const evictionRetry = positiveNumber('eviction-retry', values['eviction-retry'], true);
   const maxSize = positiveNumber('max-size', values['max-size']);
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);
-  if (values.restart !== undefined && !isNodeService(values.restart)) throw new UsageError(`--restart takes one of ${NODE_SERVICES.join(', ')}`);
+  if (values.restart !== undefined && !isNodeService(values.restart))
+    throw new UsageError(`--restart takes one of ${NODE_SERVICES.join(', ')}`);
   const scheduling = action === 'cordon' || action === 'uncordon' || action === 'drain';
   const ssh = sshOptions(values);
 
-  if (action === 'logs' && (values.path !== undefined || values.query !== undefined)) return await logsOverApi(nodeName, values);
+  if (action === 'logs' && (values.path !== undefined || values.query !== undefined))
+    return await logsOverApi(nodeName, values);
   const cluster = clusterFor(values);
   if (scheduling) return await schedule(action, nodeName, cluster, values, { timeoutMin, evictionRetry, pollMs });
   const node = await readNode(cluster, nodeName);
@@ -77,7 +102,10 @@ export async function runNodes(args: string[]): Promise<number> {
         }
         // reboot
         if (values['disable-eviction'] && !values['dry-run']) {
-          const ok = await confirm(`--disable-eviction deletes the pods of ${nodeName} directly, bypassing their PodDisruptionBudgets: the workloads they protect may go down.\nContinue?`, values.yes);
+          const ok = await confirm(
+            `--disable-eviction deletes the pods of ${nodeName} directly, bypassing their PodDisruptionBudgets: the workloads they protect may go down.\nContinue?`,
+            values.yes,
+          );
           if (!ok) {
             out('Not rebooted.');
             return EXIT.FAILED;
@@ -107,7 +135,10 @@ export async function runNodes(args: string[]): Promise<number> {
           },
         });
         out(rebootSummary(result, nodeName));
-        if (plan.state.blockedBy && !values['disable-eviction']) out('To delete the blocked pods anyway: the same command with --disable-eviction (it asks for confirmation).');
+        if (plan.state.blockedBy && !values['disable-eviction'])
+          out(
+            'To delete the blocked pods anyway: the same command with --disable-eviction (it asks for confirmation).',
+          );
         return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
       } catch (err) {
         if (signal.aborted || err instanceof UsageError) throw err;
@@ -141,17 +172,32 @@ const sshHint = (node: string): string =>
 /** --path / --query: one GET through the node proxy, its text to stdout as it arrives. */
 async function logsOverApi(
   nodeName: string,
-  values: { context?: string; kubeconfig?: string; path?: string; query?: string; tail?: string; since?: string; pattern?: string; out?: string; 'max-size'?: string; address?: string },
+  values: {
+    context?: string;
+    kubeconfig?: string;
+    path?: string;
+    query?: string;
+    tail?: string;
+    since?: string;
+    pattern?: string;
+    out?: string;
+    'max-size'?: string;
+    address?: string;
+  },
 ): Promise<number> {
-  if (values.path !== undefined && values.query !== undefined) throw new UsageError('--path and --query read different things: give one');
-  if (values.path !== undefined) for (const o of ['tail', 'since', 'pattern'] as const) refuse(values[o], `--${o} goes with --query (the kubelet takes no options with a file)`);
+  if (values.path !== undefined && values.query !== undefined)
+    throw new UsageError('--path and --query read different things: give one');
+  if (values.path !== undefined)
+    for (const o of ['tail', 'since', 'pattern'] as const)
+      refuse(values[o], `--${o} goes with --query (the kubelet takes no options with a file)`);
   refuse(values.out, '--out collects the whole log folder: without --path or --query');
   refuse(values['max-size'], '--max-size goes with --out');
   refuse(values.address, '--address is for SSH: --path and --query go through the API');
   let tail: number | undefined;
   if (values.tail !== undefined) {
     tail = Number(values.tail);
-    if (values.tail.trim() === '' || !Number.isInteger(tail) || tail < 0) throw new UsageError('--tail must be a whole number of lines');
+    if (values.tail.trim() === '' || !Number.isInteger(tail) || tail < 0)
+      throw new UsageError('--tail must be a whole number of lines');
   }
   const request: NodeLogRequest =
     values.path !== undefined
@@ -190,8 +236,16 @@ async function logsOverApi(
 /** Said by logsFolderOverApi when the node does not serve its logs and SSH may collect them. */
 const TRY_SSH = -1;
 
-/** --out through the API: the exit code, or undefined when the node does not serve its logs and SSH may collect them. */
-async function logsFolderOverApi(nodeName: string, cluster: Cluster, dir: string, maxSize: number | undefined, ssh: Ssh): Promise<number | undefined> {
+/**
+ * --out through the API: the exit code, or undefined when the node does not serve its logs and SSH may collect them.
+ */
+async function logsFolderOverApi(
+  nodeName: string,
+  cluster: Cluster,
+  dir: string,
+  maxSize: number | undefined,
+  ssh: Ssh,
+): Promise<number | undefined> {
   const code = await withCancel('the files written so far stay', async (signal) => {
     try {
       const r = await collectNodeLogsOverApi({
@@ -240,45 +294,65 @@ async function schedule(
     ...(values['delete-emptydir-data'] ? { deleteEmptyDirData: true } : {}),
     ...(timeoutMs ? { drainTimeoutMs: timeoutMs } : {}),
     // The budget wait is part of the drain wait: --timeout bounds it too.
-    ...(t.evictionRetry !== undefined ? { evictionRetryMs: Math.round(t.evictionRetry * 1000) } : timeoutMs ? { evictionRetryMs: Math.min(60_000, timeoutMs) } : {}),
+    ...(t.evictionRetry !== undefined
+      ? { evictionRetryMs: Math.round(t.evictionRetry * 1000) }
+      : timeoutMs
+        ? { evictionRetryMs: Math.min(60_000, timeoutMs) }
+        : {}),
     ...(t.pollMs ? { pollMs: t.pollMs } : {}),
   };
-  return withCancel(action === 'drain' ? 'the node stays cordoned; run the drain again to resume' : 'nothing else changes', async (signal) => {
-    try {
-      if (action === 'drain') {
-        const p = await drainPreview(opts, signal);
-        for (const s of p.skipped) out(`leaving ${s}`);
-        if (p.emptyDir.length > 0 && !values['delete-emptydir-data']) {
-          warn(`Not drained: ${p.emptyDir.join(', ')} use emptyDir volumes, whose data is deleted with the pod; pass --delete-emptydir-data if that data may be lost.`);
-          return EXIT.FAILED;
-        }
-        if (p.evict.length > 0) {
-          const lost = p.emptyDir.length > 0 ? `\nThe emptyDir data of ${p.emptyDir.join(', ')} is lost.` : '';
-          if (!(await confirm(`Cordon ${nodeName} and evict ${p.evict.length} pod(s): ${p.evict.join(', ')}?${lost}\nContinue?`, values.yes))) {
-            out('Not drained.');
+  return withCancel(
+    action === 'drain' ? 'the node stays cordoned; run the drain again to resume' : 'nothing else changes',
+    async (signal) => {
+      try {
+        if (action === 'drain') {
+          const p = await drainPreview(opts, signal);
+          for (const s of p.skipped) out(`leaving ${s}`);
+          if (p.emptyDir.length > 0 && !values['delete-emptydir-data']) {
+            warn(
+              `Not drained: ${p.emptyDir.join(', ')} use emptyDir volumes, whose data is deleted with the pod; pass --delete-emptydir-data if that data may be lost.`,
+            );
             return EXIT.FAILED;
           }
+          if (p.evict.length > 0) {
+            const lost = p.emptyDir.length > 0 ? `\nThe emptyDir data of ${p.emptyDir.join(', ')} is lost.` : '';
+            if (
+              !(await confirm(
+                `Cordon ${nodeName} and evict ${p.evict.length} pod(s): ${p.evict.join(', ')}?${lost}\nContinue?`,
+                values.yes,
+              ))
+            ) {
+              out('Not drained.');
+              return EXIT.FAILED;
+            }
+          }
         }
+        const result = await schedulingPlanFor(action, opts).run({
+          signal,
+          onEvent: (e: RunEvent) => {
+            if (e.type === 'plan-end' || e.type === 'plan-start') return;
+            const line = progressLine('', e);
+            if (line) out(line);
+          },
+        });
+        out(schedulingSummary(action, result, nodeName));
+        return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
+      } catch (err) {
+        if (signal.aborted || err instanceof UsageError) throw err;
+        warn(userMessage(err, cluster.context));
+        return EXIT.FAILED;
       }
-      const result = await schedulingPlanFor(action, opts).run({
-        signal,
-        onEvent: (e: RunEvent) => {
-          if (e.type === 'plan-end' || e.type === 'plan-start') return;
-          const line = progressLine('', e);
-          if (line) out(line);
-        },
-      });
-      out(schedulingSummary(action, result, nodeName));
-      return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
-    } catch (err) {
-      if (signal.aborted || err instanceof UsageError) throw err;
-      warn(userMessage(err, cluster.context));
-      return EXIT.FAILED;
-    }
-  });
+    },
+  );
 }
 
-async function services(host: WindowsHost, nodeName: string, restart: string | undefined, yes: boolean, signal: AbortSignal): Promise<number> {
+async function services(
+  host: WindowsHost,
+  nodeName: string,
+  restart: string | undefined,
+  yes: boolean,
+  signal: AbortSignal,
+): Promise<number> {
   if (restart !== undefined) {
     if (!(await confirm(`Restart the ${restart} service on ${nodeName}?`, yes))) {
       out('Not restarted.');
@@ -292,7 +366,11 @@ async function services(host: WindowsHost, nodeName: string, restart: string | u
 }
 
 /** `nodes events NODE` and `nodes taints NODE [--set …]`: through the API, no SSH. */
-async function nodeDetails(action: 'events' | 'taints', nodeName: string, values: { context?: string; kubeconfig?: string; set?: string; yes: boolean }): Promise<number> {
+async function nodeDetails(
+  action: 'events' | 'taints',
+  nodeName: string,
+  values: { context?: string; kubeconfig?: string; set?: string; yes: boolean },
+): Promise<number> {
   const parsed = values.set === undefined ? undefined : parseTaints(values.set);
   if (parsed && 'error' in parsed) throw new UsageError(`--set: ${parsed.error}`);
   const cluster = clusterFor(values);
@@ -313,8 +391,11 @@ async function nodeDetails(action: 'events' | 'taints', nodeName: string, values
     }
     const { added, removed } = taintChanges(before, parsed.taints);
     if (added.length === 0 && removed.length === 0) return (out(`The taints of ${nodeName} are unchanged.`), EXIT.OK);
-    const change = [added.length ? `add ${added.join(', ')}` : '', removed.length ? `remove ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
-    if (!(await confirm(`Change the taints of ${nodeName}: ${change}?`, values.yes))) return (out('Not changed.'), EXIT.FAILED);
+    const change = [added.length ? `add ${added.join(', ')}` : '', removed.length ? `remove ${removed.join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
+    if (!(await confirm(`Change the taints of ${nodeName}: ${change}?`, values.yes)))
+      return (out('Not changed.'), EXIT.FAILED);
     try {
       await setNodeTaints(cluster.kube, node, parsed.taints);
     } catch (err) {

@@ -1,7 +1,15 @@
 // `kube-windows pods logs|describe|restart|delete POD`: the explorer's pod actions from a terminal,
 // through the same calls (src/cluster/pod-actions.ts) and texts (src/core/live/describe.ts,
 // src/core/workload-actions.ts). The options and help are declared in ./commands.
-import { deletePodNamed, getPod, logContainers, podEvents, restartTargetOf, restartWorkload, streamPodLog } from '../cluster/pod-actions';
+import {
+  deletePodNamed,
+  getPod,
+  logContainers,
+  podEvents,
+  restartTargetOf,
+  restartWorkload,
+  streamPodLog,
+} from '../cluster/pod-actions';
 import { getNode } from '../cluster/nodes';
 import { describePod } from '../core/live/describe';
 import { nodeFactsOf } from '../core/live/explain';
@@ -18,7 +26,8 @@ export async function runPods(args: string[]): Promise<number> {
   }
   const { action, operand: podName } = actionOf(PODS_COMMAND, positionals, values);
   const tail = positiveInteger('tail', values.tail);
-  if (values.follow && values.previous) throw new UsageError('--follow and --previous do not go together (a previous instance has ended)');
+  if (values.follow && values.previous)
+    throw new UsageError('--follow and --previous do not go together (a previous instance has ended)');
   const cluster = clusterFor(values);
   const namespace = values.namespace ?? cluster.namespace ?? 'default';
   try {
@@ -32,11 +41,21 @@ export async function runPods(args: string[]): Promise<number> {
       case 'logs': {
         const containers = logContainers(pod);
         const container = values.container ?? (containers.length === 1 ? containers[0]?.name : undefined);
-        if (!container) throw new UsageError(`${where} has several containers: pick one with -c (${containers.map((c) => c.name).join(', ')})`);
+        if (!container)
+          throw new UsageError(
+            `${where} has several containers: pick one with -c (${containers.map((c) => c.name).join(', ')})`,
+          );
         return await withCancel('the log read stops', async (signal) => {
           await streamPodLog(
             cluster.kube,
-            { namespace, pod: podName, container, follow: values.follow, previous: values.previous, ...(tail !== undefined ? { tailLines: tail } : {}) },
+            {
+              namespace,
+              pod: podName,
+              container,
+              follow: values.follow,
+              previous: values.previous,
+              ...(tail !== undefined ? { tailLines: tail } : {}),
+            },
             (c) => process.stdout.write(c),
             signal,
           );
@@ -45,8 +64,12 @@ export async function runPods(args: string[]): Promise<number> {
       }
       case 'describe': {
         const events = await podEvents(cluster.kube, pod).catch(() => []);
-        const node = pod.spec?.nodeName ? await getNode(cluster.kube, pod.spec.nodeName).catch(() => undefined) : undefined;
-        process.stdout.write(describePod({ pod, events, ...(node ? { node: nodeFactsOf(node) } : {}), now: new Date() }));
+        const node = pod.spec?.nodeName
+          ? await getNode(cluster.kube, pod.spec.nodeName).catch(() => undefined)
+          : undefined;
+        process.stdout.write(
+          describePod({ pod, events, ...(node ? { node: nodeFactsOf(node) } : {}), now: new Date() }),
+        );
         return EXIT.OK;
       }
       case 'restart': {
@@ -63,9 +86,18 @@ export async function runPods(args: string[]): Promise<number> {
       }
       default: {
         const owner = (pod.metadata.ownerReferences ?? []).find((o) => o.controller);
-        if (!(await confirm(`Delete the pod ${where}? ${owner ? `${owner.kind} ${owner.name} creates a new one.` : 'It is a bare pod: nothing creates it again.'}`, values.yes)))
+        if (
+          !(await confirm(
+            `Delete the pod ${where}? ${owner ? `${owner.kind} ${owner.name} creates a new one.` : 'It is a bare pod: nothing creates it again.'}`,
+            values.yes,
+          ))
+        )
           return notDone('Not deleted.');
-        out((await deletePodNamed(cluster.kube, namespace, podName)) ? `${where} is being deleted.` : `${where} was already gone.`);
+        out(
+          (await deletePodNamed(cluster.kube, namespace, podName))
+            ? `${where} is being deleted.`
+            : `${where} was already gone.`,
+        );
         return EXIT.OK;
       }
     }

@@ -24,8 +24,20 @@ export interface Summary {
   fixesApplied?: number;
 }
 
-export function summarize(reports: FileReport[], counts: { documents: number; workloads: number; windowsWorkloads: number }): Summary {
-  const s: Summary = { files: reports.length, filesWithFindings: 0, filesSkipped: 0, findings: 0, errors: 0, warnings: 0, infos: 0, ...counts };
+export function summarize(
+  reports: FileReport[],
+  counts: { documents: number; workloads: number; windowsWorkloads: number },
+): Summary {
+  const s: Summary = {
+    files: reports.length,
+    filesWithFindings: 0,
+    filesSkipped: 0,
+    findings: 0,
+    errors: 0,
+    warnings: 0,
+    infos: 0,
+    ...counts,
+  };
   for (const r of reports) {
     if (r.skipped) s.filesSkipped++;
     if (r.findings.length > 0) s.filesWithFindings++;
@@ -53,11 +65,17 @@ export function formatJson(reports: FileReport[], summary: Summary): string {
           severity: f.severity,
           message: f.message,
           range: f.range,
-          fixes: f.fixes.map((x) => ({ title: x.title, edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })) })),
+          fixes: f.fixes.map((x) => ({
+            title: x.title,
+            edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })),
+          })),
           ...(f.related ? { related: f.related } : {}),
         })}`,
     );
-    const head = [`      "path": ${JSON.stringify(r.path)}`, findings.length > 0 ? `      "findings": [\n${findings.join(',\n')}\n      ]` : '      "findings": []'];
+    const head = [
+      `      "path": ${JSON.stringify(r.path)}`,
+      findings.length > 0 ? `      "findings": [\n${findings.join(',\n')}\n      ]` : '      "findings": []',
+    ];
     if (r.skipped) head.push(`      "skipped": ${JSON.stringify(r.skipped)}`);
     return `    {\n${head.join(',\n')}\n    }`;
   });
@@ -94,7 +112,10 @@ function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => s
   const skipped = s.filesSkipped ? `; ${plural(s.filesSkipped, 'file')} not analysed` : '';
   if (s.findings === 0) return paint('green', `✔ no findings in ${scope}${fixed}${skipped}`);
   const parts = [plural(s.errors, 'error'), plural(s.warnings, 'warning'), `${s.infos} info`];
-  return paint(s.errors > 0 ? 'red' : 'yellow', `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${fixed}${skipped}`);
+  return paint(
+    s.errors > 0 ? 'red' : 'yellow',
+    `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${fixed}${skipped}`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -103,7 +124,11 @@ function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => s
 const SARIF_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'note' };
 
 /** A rule's (or a failure signature's) SARIF descriptor. */
-function sarifRule(r: { id: string; title: string; severity: Severity }, tags: string[], extra: Record<string, unknown> = {}) {
+function sarifRule(
+  r: { id: string; title: string; severity: Severity },
+  tags: string[],
+  extra: Record<string, unknown> = {},
+) {
   return {
     id: r.id,
     name: r.id,
@@ -126,7 +151,11 @@ export function formatSarif(reports: FileReport[], version: string): string {
   for (const r of reports) {
     const uri = r.path.split('\\').join('/');
     if (r.skipped) {
-      notifications.push({ level: 'warning', message: { text: `${r.path}: not analysed: ${r.skipped}` }, locations: [{ physicalLocation: { artifactLocation: { uri } } }] });
+      notifications.push({
+        level: 'warning',
+        message: { text: `${r.path}: not analysed: ${r.skipped}` },
+        locations: [{ physicalLocation: { artifactLocation: { uri } } }],
+      });
     }
     for (const f of r.findings) {
       const start = f.range.start;
@@ -164,7 +193,10 @@ export function formatSarif(reports: FileReport[], version: string): string {
       });
     }
   }
-  return sarifLog(version, rules, results, { columnKind: 'utf16CodeUnits', invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }] });
+  return sarifLog(version, rules, results, {
+    columnKind: 'utf16CodeUnits',
+    invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
+  });
 }
 
 /** The SARIF 2.1.0 log of one run of kube-windows. */
@@ -172,7 +204,21 @@ function sarifLog(version: string, rules: unknown[], results: unknown[], run: Re
   const sarif = {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
-    runs: [{ tool: { driver: { name: 'kube-windows', semanticVersion: version, version, informationUri: 'https://github.com/kube-windows/kube-windows', rules } }, results, ...run }],
+    runs: [
+      {
+        tool: {
+          driver: {
+            name: 'kube-windows',
+            semanticVersion: version,
+            version,
+            informationUri: 'https://github.com/kube-windows/kube-windows',
+            rules,
+          },
+        },
+        results,
+        ...run,
+      },
+    ],
   };
   return `${JSON.stringify(sarif, null, 2)}\n`;
 }
@@ -198,7 +244,8 @@ export function formatLiveJson(report: LiveReport, unread?: UnreadList[]): strin
   return `${JSON.stringify({ objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
 }
 
-const objectName = (o: { kind: string; namespace?: string; name: string }): string => `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
+const objectName = (o: { kind: string; namespace?: string; name: string }): string =>
+  `${o.kind}/${o.namespace ? `${o.namespace}/` : ''}${o.name}`;
 
 export function formatLiveText(report: LiveReport, context: string, color: boolean): string {
   const paint = (c: keyof typeof COLORS, s: string) => (color ? `\u001b[${COLORS[c]}m${s}\u001b[0m` : s);
@@ -218,7 +265,10 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
   lines.push(
     n === 0
       ? paint('green', `✔ no findings in ${scope}`)
-      : paint(s.errors > 0 ? 'red' : 'yellow', `✖ ${plural(n, 'finding')} (${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}, ${s.infos} info) in ${report.objects.length} of ${scope}`),
+      : paint(
+          s.errors > 0 ? 'red' : 'yellow',
+          `✖ ${plural(n, 'finding')} (${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}, ${s.infos} info) in ${report.objects.length} of ${scope}`,
+        ),
   );
   return `${lines.join('\n')}\n`;
 }
@@ -227,7 +277,10 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
 export function formatLiveSarif(report: LiveReport, version: string): string {
   const used = new Set<string>();
   for (const o of report.objects) for (const f of o.findings) used.add(f.ruleId);
-  const rules = [...RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family])), ...SIGNATURES.filter((x) => used.has(x.id)).map((x) => sarifRule(x, ['live', 'failure']))];
+  const rules = [
+    ...RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family])),
+    ...SIGNATURES.filter((x) => used.has(x.id)).map((x) => sarifRule(x, ['live', 'failure'])),
+  ];
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = report.objects.flatMap((o) =>
     o.findings.map((f) => ({
@@ -243,7 +296,13 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
           ],
         },
       ],
-      properties: { apiVersion: o.apiVersion, kind: o.kind, ...(o.namespace !== undefined ? { namespace: o.namespace } : {}), name: o.name, path: f.path },
+      properties: {
+        apiVersion: o.apiVersion,
+        kind: o.kind,
+        ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+        name: o.name,
+        path: f.path,
+      },
     })),
   );
   return sarifLog(version, rules, results, { invocations: [{ executionSuccessful: true }] });

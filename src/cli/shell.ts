@@ -47,7 +47,10 @@ export async function runShell(args: string[]): Promise<number> {
     return /^You may not/.test((err as Error).message) ? EXIT.USAGE : EXIT.FAILED;
   }
   const t = session.target;
-  if (tty) process.stderr.write(`kube-windows: ${t.command.join(' ')} in ${t.namespace}/${t.pod} container ${t.container} (${t.choice.why})\n`);
+  if (tty)
+    process.stderr.write(
+      `kube-windows: ${t.command.join(' ')} in ${t.namespace}/${t.pod} container ${t.container} (${t.choice.why})\n`,
+    );
 
   return new Promise<number>((resolveP) => {
     const stdin = process.stdin;

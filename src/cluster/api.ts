@@ -26,7 +26,12 @@ export async function getOrUndefined<T>(kube: KubeClient, path: string, signal?:
 }
 
 /** POST that treats "already exists" (409) as success: a re-run creates nothing twice. */
-export async function createIfMissing(kube: KubeClient, collection: string, body: unknown, signal?: AbortSignal): Promise<'created' | 'exists'> {
+export async function createIfMissing(
+  kube: KubeClient,
+  collection: string,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<'created' | 'exists'> {
   try {
     await kube.create(collection, body, signal);
     return 'created';
@@ -47,7 +52,13 @@ export interface ApiCall {
  * Every item of a list, page by page (`limit` and `continue`): a cluster with many objects never
  * answers one huge list. A continue token that expired (410) starts the list over once.
  */
-export async function listAll<T>(kube: KubeClient, path: string, query: Query = {}, signal?: AbortSignal, pageSize = 250): Promise<T[]> {
+export async function listAll<T>(
+  kube: KubeClient,
+  path: string,
+  query: Query = {},
+  signal?: AbortSignal,
+  pageSize = 250,
+): Promise<T[]> {
   return (await listPaged<T>(kube, path, query, signal, pageSize)).items;
 }
 
@@ -55,7 +66,13 @@ export async function listAll<T>(kube: KubeClient, path: string, query: Query = 
  * As listAll, with the list's resourceVersion (the first page's: every page of one list is read at
  * it), which a watch continues from. Without `pageSize`, one request without `limit`.
  */
-export async function listPaged<T>(kube: KubeClient, path: string, query: Query = {}, signal?: AbortSignal, pageSize?: number): Promise<{ items: T[]; resourceVersion: string }> {
+export async function listPaged<T>(
+  kube: KubeClient,
+  path: string,
+  query: Query = {},
+  signal?: AbortSignal,
+  pageSize?: number,
+): Promise<{ items: T[]; resourceVersion: string }> {
   for (let attempt = 0; ; attempt++) {
     const items: T[] = [];
     let token: string | undefined;
@@ -63,7 +80,11 @@ export async function listPaged<T>(kube: KubeClient, path: string, query: Query 
     try {
       do {
         const paging = pageSize ? { limit: pageSize, ...(token ? { continue: token } : {}) } : {};
-        const page = await kube.get<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(path, { ...query, ...paging }, signal);
+        const page = await kube.get<{ items?: T[]; metadata?: { continue?: string; resourceVersion?: string } }>(
+          path,
+          { ...query, ...paging },
+          signal,
+        );
         items.push(...(page.items ?? []));
         resourceVersion ??= page.metadata?.resourceVersion;
         token = page.metadata?.continue || undefined;

@@ -3,7 +3,17 @@
 // key or a password.
 import { isUserError } from '../core/user-error';
 
-export type ClusterErrorKind = 'unreachable' | 'timeout' | 'unauthorized' | 'forbidden' | 'exec' | 'tls' | 'notFound' | 'server' | 'config' | 'other';
+export type ClusterErrorKind =
+  | 'unreachable'
+  | 'timeout'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'exec'
+  | 'tls'
+  | 'notFound'
+  | 'server'
+  | 'config'
+  | 'other';
 
 export interface Permission {
   verb: string;
@@ -80,9 +90,19 @@ export interface ErrorContext {
   what?: string;
 }
 
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'EAI_AGAIN', 'EPIPE', 'UND_ERR_SOCKET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EAI_AGAIN',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+]);
 const TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
-const TLS_CODES = /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|UNSUPPORTED_CERTIFICATE)/;
+const TLS_CODES =
+  /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|UNSUPPORTED_CERTIFICATE)/;
 
 export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErrorItem {
   const cluster = ctx.context ? `cluster "${ctx.context}"` : 'the cluster';
@@ -99,18 +119,30 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     const statusText = err.body?.message ?? err.statusMessage;
     switch (err.status) {
       case 401:
-        return item('unauthorized', `The credentials for ${cluster} are expired or invalid (401 Unauthorized). Log in again (for example \`oc login\` or your cloud CLI) to refresh the kubeconfig.`, {
-          status: 401,
-        });
+        return item(
+          'unauthorized',
+          `The credentials for ${cluster} are expired or invalid (401 Unauthorized). Log in again (for example \`oc login\` or your cloud CLI) to refresh the kubeconfig.`,
+          {
+            status: 401,
+          },
+        );
       case 403: {
         const permission = parseForbidden(statusText);
         const what = permission ? describePermission(permission) : statusText;
-        return item('forbidden', `You are not allowed to ${what} on ${cluster} (403 Forbidden). Ask a cluster administrator for this permission.`, { status: 403, permission });
+        return item(
+          'forbidden',
+          `You are not allowed to ${what} on ${cluster} (403 Forbidden). Ask a cluster administrator for this permission.`,
+          { status: 403, permission },
+        );
       }
       case 404:
         return item('notFound', `Not found on ${cluster}: ${statusText}.`, { status: 404 });
       default:
-        return item(err.status >= 500 ? 'server' : 'other', `${cluster} answered ${err.status}${err.statusMessage ? ` ${err.statusMessage}` : ''}: ${statusText}`, { status: err.status });
+        return item(
+          err.status >= 500 ? 'server' : 'other',
+          `${cluster} answered ${err.status}${err.statusMessage ? ` ${err.statusMessage}` : ''}: ${statusText}`,
+          { status: err.status },
+        );
     }
   }
 
@@ -123,14 +155,21 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
 
   const code = errorCode(err);
   const msg = err instanceof Error ? err.message : String(err);
-  if (err instanceof RequestTimeoutError || (code && TIMEOUT.has(code)) || (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))) {
+  if (
+    err instanceof RequestTimeoutError ||
+    (code && TIMEOUT.has(code)) ||
+    (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
+  ) {
     return item(
       'timeout',
       `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${err instanceof RequestTimeoutError ? `within ${Math.round(err.timeoutMs / 1000)} s` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
     );
   }
   if (code && UNREACHABLE.has(code)) {
-    return item('unreachable', `${capital(cluster)} does not answer${at} (${code}). Check the network, VPN or proxy, and that the cluster is running.`);
+    return item(
+      'unreachable',
+      `${capital(cluster)} does not answer${at} (${code}). Check the network, VPN or proxy, and that the cluster is running.`,
+    );
   }
   if ((code && TLS_CODES.test(code)) || /certificate|self[- ]signed|SSL routines|TLS/i.test(msg)) {
     return item(
@@ -162,7 +201,8 @@ function execMessage(err: ExecPluginError, cluster: string): string {
   if (code === 'ENOENT') {
     return `The credential plugin "${cmd}" for ${cluster} was not found. VS Code may not have your shell's PATH: put the full path of "${cmd}" in the kubeconfig (users[].user.exec.command), or start VS Code from a terminal where "${cmd}" works.`;
   }
-  if (code === 'EACCES') return `The credential plugin "${cmd}" for ${cluster} cannot be run (permission denied). Make it executable.`;
+  if (code === 'EACCES')
+    return `The credential plugin "${cmd}" for ${cluster} cannot be run (permission denied). Make it executable.`;
   const raw = cause instanceof Error ? cause.message : String(cause);
   const stderr = raw.trim().split('\n').slice(-5).join(' ').trim();
   return `The credential plugin "${cmd}" for ${cluster} failed${stderr ? `: ${stderr}` : ''}. Run it in a terminal to see why, then log in again.`;
@@ -205,5 +245,8 @@ export function redact(text: string): string {
     .replace(/\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]+/gi, '$1 [redacted]')
     .replace(/\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*/g, '[redacted token]')
     .replace(/\bsha256~[A-Za-z0-9_-]{20,}/g, '[redacted token]')
-    .replace(/\b(token|password|passwd|secret|client-key-data|access[_-]?token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi, '$1$2[redacted]');
+    .replace(
+      /\b(token|password|passwd|secret|client-key-data|access[_-]?token)(["']?\s*[:=]\s*["']?)[^\s"',}]+/gi,
+      '$1$2[redacted]',
+    );
 }

@@ -32,7 +32,9 @@ export function byohInstancesOf(data: Record<string, string> | undefined, nodes:
     if (eq < 0 || value.slice(0, eq) !== 'username') inst.invalid = 'the value must be username=<user>';
     else inst.username = value.slice(eq + 1);
     const lower = address.toLowerCase();
-    const node = nodes.find((n) => n.addresses.some((a) => a.address.toLowerCase() === lower) || n.name.toLowerCase() === lower);
+    const node = nodes.find(
+      (n) => n.addresses.some((a) => a.address.toLowerCase() === lower) || n.name.toLowerCase() === lower,
+    );
     if (node) {
       inst.node = node.name;
       inst.status = 'joined';
@@ -42,9 +44,16 @@ export function byohInstancesOf(data: Record<string, string> | undefined, nodes:
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }
 
-export async function readByohInstances(client: KubeClient, nodes: WindowsNodeView[], ctx: ErrorContext = {}, namespace = WMCO_NAMESPACE): Promise<ByohInstances | ClusterErrorItem> {
+export async function readByohInstances(
+  client: KubeClient,
+  nodes: WindowsNodeView[],
+  ctx: ErrorContext = {},
+  namespace = WMCO_NAMESPACE,
+): Promise<ByohInstances | ClusterErrorItem> {
   try {
-    const cm = await client.get<V1ConfigMap>(`/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${INSTANCES_CONFIGMAP}`);
+    const cm = await client.get<V1ConfigMap>(
+      `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${INSTANCES_CONFIGMAP}`,
+    );
     return { configMap: true, instances: byohInstancesOf(cm.data, nodes) };
   } catch (err) {
     if (err instanceof ApiError && err.status === 404) return { configMap: false, instances: [] };
@@ -61,7 +70,10 @@ export interface MirrorSetView {
 export type MirrorSets = { available: boolean; sets: MirrorSetView[] };
 
 /** IDMS and ITMS of an OpenShift cluster; `available: false` when the API does not exist. */
-export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {}): Promise<MirrorSets | ClusterErrorItem> {
+export async function readMirrorSets(
+  client: KubeClient,
+  ctx: ErrorContext = {},
+): Promise<MirrorSets | ClusterErrorItem> {
   const sets: MirrorSetView[] = [];
   let available = false;
   for (const [kind, path] of Object.entries(MIRROR_SET_PATHS) as [MirrorSetKind, string][]) {
@@ -74,7 +86,13 @@ export async function readMirrorSets(client: KubeClient, ctx: ErrorContext = {})
         const mirrors = specEntries(kind, item.spec).flatMap((e) => {
           if (e.source === undefined) return [];
           const policy = knownPolicy(e.policy);
-          return [{ source: e.source, mirrors: e.mirrors.map((m) => m.value), ...(policy ? { mirrorSourcePolicy: policy } : {}) }];
+          return [
+            {
+              source: e.source,
+              mirrors: e.mirrors.map((m) => m.value),
+              ...(policy ? { mirrorSourcePolicy: policy } : {}),
+            },
+          ];
         });
         sets.push({ kind, name: String(meta.name ?? ''), mirrors });
       }
@@ -111,7 +129,10 @@ export function windowsRuntimeClassesOf(items: readonly V1RuntimeClassList['item
 }
 
 /** RuntimeClasses whose scheduling sends pods to Windows nodes. */
-export async function readWindowsRuntimeClasses(client: KubeClient, ctx: ErrorContext = {}): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
+export async function readWindowsRuntimeClasses(
+  client: KubeClient,
+  ctx: ErrorContext = {},
+): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
   try {
     const list = await client.get<V1RuntimeClassList>(RUNTIME_CLASSES_PATH);
     return windowsRuntimeClassesOf(list.items);

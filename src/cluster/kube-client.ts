@@ -19,7 +19,10 @@ export interface WatchHandle {
 }
 
 export interface ClientOptions {
-  /** Time to wait for an answer (headers and body of a list; headers of a watch). openCluster (open.ts) decides it; one minute here for a client made directly (tests). */
+  /**
+   * Time to wait for an answer (headers and body of a list; headers of a watch). openCluster (open.ts) decides it; one
+   * minute here for a client made directly (tests).
+   */
   timeoutMs?: number;
   /** Further attempts of a read the server asked to repeat later (429, 503). Default 3. */
   retries?: number;
@@ -92,23 +95,35 @@ export class KubeClient {
    * for now (429 Too Many Requests, 503) is repeated a few times after its Retry-After, or after a
    * doubling wait; writes are never repeated here (the caller knows whether one is safe to repeat).
    */
-  async request<T>(method: string, path: string, options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {}): Promise<T> {
+  async request<T>(
+    method: string,
+    path: string,
+    options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {},
+  ): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.once<T>(method, path, options);
       } catch (err) {
-        const wait = method === 'GET' && attempt < this.retries ? retryDelay(err, this.backoffMs * 2 ** attempt) : undefined;
+        const wait =
+          method === 'GET' && attempt < this.retries ? retryDelay(err, this.backoffMs * 2 ** attempt) : undefined;
         if (wait === undefined) throw err;
         await delay(wait, options.signal);
       }
     }
   }
 
-  private async once<T>(method: string, path: string, options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal }): Promise<T> {
+  private async once<T>(
+    method: string,
+    path: string,
+    options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal },
+  ): Promise<T> {
     const url = this.url(path, options.query);
     const opts = await this.requestOptions();
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), 'utf8');
-    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: 'application/json' };
+    const headers: http.OutgoingHttpHeaders = {
+      ...(opts.headers as http.OutgoingHttpHeaders | undefined),
+      Accept: 'application/json',
+    };
     if (payload) {
       headers['Content-Type'] = options.contentType ?? 'application/json';
       headers['Content-Length'] = payload.length;
@@ -132,7 +147,15 @@ export class KubeClient {
           const text = Buffer.concat(chunks).toString('utf8');
           const status = res.statusCode ?? 0;
           if (status < 200 || status >= 300) {
-            reject(new ApiError(status, res.statusMessage ?? '', path, parseJson(text), retryAfterMs(res.headers['retry-after'])));
+            reject(
+              new ApiError(
+                status,
+                res.statusMessage ?? '',
+                path,
+                parseJson(text),
+                retryAfterMs(res.headers['retry-after']),
+              ),
+            );
             return;
           }
           try {
@@ -152,10 +175,18 @@ export class KubeClient {
    * the status and the body as a stream (any status: the caller reads refusals itself). The timeout
    * covers the wait for the headers; `signal` ends the request at any time.
    */
-  async stream(path: string, query?: Query, signal?: AbortSignal, method: 'GET' | 'HEAD' = 'GET'): Promise<http.IncomingMessage> {
+  async stream(
+    path: string,
+    query?: Query,
+    signal?: AbortSignal,
+    method: 'GET' | 'HEAD' = 'GET',
+  ): Promise<http.IncomingMessage> {
     const url = this.url(path, query);
     const opts = await this.requestOptions();
-    const headers: http.OutgoingHttpHeaders = { ...(opts.headers as http.OutgoingHttpHeaders | undefined), Accept: '*/*' };
+    const headers: http.OutgoingHttpHeaders = {
+      ...(opts.headers as http.OutgoingHttpHeaders | undefined),
+      Accept: '*/*',
+    };
     return new Promise<http.IncomingMessage>((resolveP, reject) => {
       if (signal?.aborted) {
         reject(signal.reason);
@@ -176,7 +207,14 @@ export class KubeClient {
    * `idleMs` > 0 ends a watch that received nothing for that long. `onOpen` is called when the server
    * accepted the watch (200, before any event).
    */
-  watch<T>(path: string, query: Query, onEvent: (e: WatchEvent<T>) => void, onDone: (err?: unknown) => void, idleMs = 0, onOpen?: () => void): WatchHandle {
+  watch<T>(
+    path: string,
+    query: Query,
+    onEvent: (e: WatchEvent<T>) => void,
+    onDone: (err?: unknown) => void,
+    idleMs = 0,
+    onOpen?: () => void,
+  ): WatchHandle {
     let req: http.ClientRequest | undefined;
     let finished = false;
     const done = (err?: unknown) => {
@@ -190,36 +228,49 @@ export class KubeClient {
     this.requestOptions().then(
       (opts) => {
         if (finished) return;
-        req = this.transport(url).request(url, { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } }, (res) => {
-          clearTimeout(timer);
-          const status = res.statusCode ?? 0;
-          if (status !== 200) {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => done(new ApiError(status, res.statusMessage ?? '', path, parseJson(Buffer.concat(chunks).toString('utf8')))));
-            res.on('error', done);
-            return;
-          }
-          if (!finished) onOpen?.();
-          // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
-          if (idleMs > 0) req?.setTimeout(idleMs, () => req?.destroy(new RequestTimeoutError(this.server, idleMs)));
-          let buffer = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            buffer += chunk;
-            let nl: number;
-            while ((nl = buffer.indexOf('\n')) >= 0) {
-              const line = buffer.slice(0, nl).trim();
-              buffer = buffer.slice(nl + 1);
-              if (!line) continue;
-              const event = parseJson<WatchEvent<T>>(line);
-              if (event && typeof event.type === 'string' && !finished) onEvent(event);
+        req = this.transport(url).request(
+          url,
+          { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } },
+          (res) => {
+            clearTimeout(timer);
+            const status = res.statusCode ?? 0;
+            if (status !== 200) {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () =>
+                done(
+                  new ApiError(
+                    status,
+                    res.statusMessage ?? '',
+                    path,
+                    parseJson(Buffer.concat(chunks).toString('utf8')),
+                  ),
+                ),
+              );
+              res.on('error', done);
+              return;
             }
-          });
-          res.on('end', () => done());
-          res.on('close', () => done());
-          res.on('error', (err) => done(err));
-        });
+            if (!finished) onOpen?.();
+            // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
+            if (idleMs > 0) req?.setTimeout(idleMs, () => req?.destroy(new RequestTimeoutError(this.server, idleMs)));
+            let buffer = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              buffer += chunk;
+              let nl: number;
+              while ((nl = buffer.indexOf('\n')) >= 0) {
+                const line = buffer.slice(0, nl).trim();
+                buffer = buffer.slice(nl + 1);
+                if (!line) continue;
+                const event = parseJson<WatchEvent<T>>(line);
+                if (event && typeof event.type === 'string' && !finished) onEvent(event);
+              }
+            });
+            res.on('end', () => done());
+            res.on('close', () => done());
+            res.on('error', (err) => done(err));
+          },
+        );
         timer = setTimeout(() => req?.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
         req.on('error', (err) => done(finished ? undefined : err));
         req.end();
@@ -240,13 +291,18 @@ export class KubeClient {
    * `reject`, and `signal` ending the request; the abort listener is removed when the request
    * settles: a plan polls many times under one signal, and listeners left behind would pile up.
    */
-  private guard(req: http.ClientRequest, reject: (err: unknown) => void, signal: AbortSignal | undefined): NodeJS.Timeout {
+  private guard(
+    req: http.ClientRequest,
+    reject: (err: unknown) => void,
+    signal: AbortSignal | undefined,
+  ): NodeJS.Timeout {
     const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);
       reject(err);
     });
-    const onAbort = (): void => void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    const onAbort = (): void =>
+      void req.destroy(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('close', () => signal?.removeEventListener('abort', onAbort));
     return timer;

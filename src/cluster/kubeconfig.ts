@@ -35,7 +35,15 @@ export interface ContextInfo {
 }
 
 export type KubeconfigLoad =
-  { ok: true; config: KubeConfig; location: KubeconfigLocation; contexts: ContextInfo[]; currentContext?: string; warnings: string[] } | { ok: false; location: KubeconfigLocation; message: string };
+  | {
+      ok: true;
+      config: KubeConfig;
+      location: KubeconfigLocation;
+      contexts: ContextInfo[];
+      currentContext?: string;
+      warnings: string[];
+    }
+  | { ok: false; location: KubeconfigLocation; message: string };
 
 /** Which files make up the kubeconfig, in kubectl's order of precedence. */
 export function locateKubeconfig(options: LocateOptions = {}): KubeconfigLocation {
@@ -92,7 +100,8 @@ export function loadKubeconfig(options: LocateOptions = {}): KubeconfigLoad {
   }
   const config = new KubeConfig();
   config.loadFromOptions({ clusters, users, contexts, currentContext: current ?? '' });
-  if (current && !contexts.some((c) => c.name === current)) warnings.push(`current-context "${current}" is not defined in ${present.join(', ')}`);
+  if (current && !contexts.some((c) => c.name === current))
+    warnings.push(`current-context "${current}" is not defined in ${present.join(', ')}`);
   const infos = listContexts(config).map((c) => ({ ...c, file: contextFile.get(c.name) }));
   return { ok: true, config, location, contexts: infos, currentContext: current || undefined, warnings };
 }
@@ -110,7 +119,12 @@ function listContexts(config: KubeConfig): ContextInfo[] {
 /** A copy of the config with `context` as its current context (sessions never share mutable state). */
 export function configForContext(config: KubeConfig, context: string): KubeConfig {
   const kc = new KubeConfig();
-  kc.loadFromOptions({ clusters: config.clusters, users: config.users, contexts: config.contexts, currentContext: context });
+  kc.loadFromOptions({
+    clusters: config.clusters,
+    users: config.users,
+    contexts: config.contexts,
+    currentContext: context,
+  });
   return kc;
 }
 
@@ -130,7 +144,11 @@ export interface KubeconfigWatcher {
  * Watches the directories, not the files: editors and `kubectl config` replace the file by renaming,
  * which ends a watch on the file itself.
  */
-export function watchKubeconfig(files: string[], onChange: () => void, options: { debounceMs?: number } = {}): KubeconfigWatcher {
+export function watchKubeconfig(
+  files: string[],
+  onChange: () => void,
+  options: { debounceMs?: number } = {},
+): KubeconfigWatcher {
   const debounceMs = options.debounceMs ?? 300;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;

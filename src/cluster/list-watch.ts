@@ -88,7 +88,12 @@ export class ListWatch<T extends Versioned> {
   private watch(): void {
     if (this.stopped) return;
     const timeoutSeconds = this.spec.watchTimeoutSeconds ?? 300;
-    const query = { ...this.spec.selector, resourceVersion: this.resourceVersion, allowWatchBookmarks: true, timeoutSeconds };
+    const query = {
+      ...this.spec.selector,
+      resourceVersion: this.resourceVersion,
+      allowWatchBookmarks: true,
+      timeoutSeconds,
+    };
     let gone = false;
     const working = () => {
       this.retryDelay = this.spec.retryMs ?? 1000;

@@ -46,15 +46,29 @@ const typed = (items: Obj[], apiVersion: string, kind: string): Obj[] => items.m
 /** The cluster's facts: Windows nodes, Windows RuntimeClasses, flavour and (on OpenShift) its own facts. */
 export async function readClusterSnapshot(kube: KubeClient, scope: LiveScope): Promise<ClusterSnapshot> {
   const groups = await apiGroups(kube, scope.signal);
-  const [nodes, rcs] = await Promise.all([listWindowsNodes(kube, scope.signal), listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, scope.signal, LIVE_PAGE_SIZE)]);
+  const [nodes, rcs] = await Promise.all([
+    listWindowsNodes(kube, scope.signal),
+    listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, scope.signal, LIVE_PAGE_SIZE),
+  ]);
   // Storage facts only sharpen one rule: a list this user may not read leaves them out, quietly.
   const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
   const lists = servedStorageLists(kube, groups, scope.signal, LIVE_PAGE_SIZE);
-  const [classes, csiNodes, drivers] = await Promise.all([quiet(lists.storageClasses), quiet(lists.csiNodes), quiet(lists.csiDrivers)]);
+  const [classes, csiNodes, drivers] = await Promise.all([
+    quiet(lists.storageClasses),
+    quiet(lists.csiNodes),
+    quiet(lists.csiDrivers),
+  ]);
   return snapshotOf(kube, scope, groups, nodes, rcs, storageOf(nodes, classes, csiNodes, drivers));
 }
 
-async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], nodes: V1Node[], rcs: Obj[], storage: StorageFacts | undefined): Promise<ClusterSnapshot> {
+async function snapshotOf(
+  kube: KubeClient,
+  scope: LiveScope,
+  groups: string[],
+  nodes: V1Node[],
+  rcs: Obj[],
+  storage: StorageFacts | undefined,
+): Promise<ClusterSnapshot> {
   const openshift = isOpenShiftGroups(groups);
   const snapshot = buildSnapshot({
     name: scope.context,
@@ -68,13 +82,23 @@ async function snapshotOf(kube: KubeClient, scope: LiveScope, groups: string[], 
 }
 
 /** The storage lists where the API server serves storage.k8s.io; empty lists where it does not. */
-function servedStorageLists(kube: KubeClient, groups: string[], signal: AbortSignal | undefined, size: number): ReturnType<typeof storageLists> {
+function servedStorageLists(
+  kube: KubeClient,
+  groups: string[],
+  signal: AbortSignal | undefined,
+  size: number,
+): ReturnType<typeof storageLists> {
   if (groups.includes('storage.k8s.io')) return storageLists(kube, signal, size);
   const none = Promise.resolve([]);
   return { storageClasses: none, csiNodes: none, csiDrivers: none };
 }
 
-function storageOf(nodes: V1Node[], storageClasses: Obj[] | undefined, csiNodes: Obj[] | undefined, csiDrivers: Obj[] | undefined): StorageFacts | undefined {
+function storageOf(
+  nodes: V1Node[],
+  storageClasses: Obj[] | undefined,
+  csiNodes: Obj[] | undefined,
+  csiDrivers: Obj[] | undefined,
+): StorageFacts | undefined {
   return storageFacts({ storageClasses, csiNodes, csiDrivers }, nodes as unknown as Obj[]);
 }
 
@@ -108,18 +132,34 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
   });
   const lists = kinds.map((k) => {
     const ns = k.kind === 'MachineSet' ? MACHINE_API_NAMESPACE : namespace;
-    const list = listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) => typed(items, k.apiVersion, k.kind));
+    const list = listAll<Obj>(kube, collection(k.apiVersion, k.plural, ns), {}, signal, size).then((items) =>
+      typed(items, k.apiVersion, k.kind),
+    );
     return allowed(list, `${k.kind}s`, []);
   });
-  const events = allowed(listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size), 'Warning events', []);
+  const events = allowed(
+    listAll<EventFacts>(kube, collection('v1', 'events', namespace), { fieldSelector: 'type=Warning' }, signal, size),
+    'Warning events',
+    [],
+  );
   const nodes = allowed(listWindowsNodes(kube, signal, size), 'Windows nodes', []);
-  const rcs = allowed(listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size), 'RuntimeClasses', []);
+  const rcs = allowed(
+    listAll<Obj>(kube, '/apis/node.k8s.io/v1/runtimeclasses', {}, signal, size),
+    'RuntimeClasses',
+    [],
+  );
   const namespaces = allowed(
-    namespace === undefined ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size) : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : [])),
+    namespace === undefined
+      ? listAll<Obj>(kube, '/api/v1/namespaces', {}, signal, size)
+      : getOrUndefined<Obj>(kube, `/api/v1/namespaces/${enc(namespace)}`, signal).then((n) => (n ? [n] : [])),
     'Namespaces',
     [],
   );
-  const claims = allowed(listAll<Obj>(kube, collection('v1', 'persistentvolumeclaims', namespace), {}, signal, size), 'PersistentVolumeClaims', []);
+  const claims = allowed(
+    listAll<Obj>(kube, collection('v1', 'persistentvolumeclaims', namespace), {}, signal, size),
+    'PersistentVolumeClaims',
+    [],
+  );
   const volumes = allowed(listAll<Obj>(kube, '/api/v1/persistentvolumes', {}, signal, size), 'PersistentVolumes', []);
   const storage = servedStorageLists(kube, groups, signal, size);
   const classes = allowed<Obj[] | undefined>(storage.storageClasses, 'StorageClasses', undefined);
@@ -127,9 +167,29 @@ export async function readLiveState(kube: KubeClient, scope: LiveScope): Promise
   const csiDrivers = allowed<Obj[] | undefined>(storage.csiDrivers, 'CSIDrivers', undefined);
   const openshift = isOpenShiftGroups(groups);
   const mirrors = openshift ? readMirrorSets(kube, { context: scope.context }) : Promise.resolve(undefined);
-  const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([Promise.all(lists), events, nodes, rcs, namespaces, mirrors]);
-  const [claimList, volumeList, classList, csiNodeList, driverList] = await Promise.all([claims, volumes, classes, csiNodes, csiDrivers]);
-  const snapshot = await snapshotOf(kube, scope, groups, nodeList, rcList, storageOf(nodeList, classList, csiNodeList, driverList));
+  const [objects, eventList, nodeList, rcList, nsList, mirrorSets] = await Promise.all([
+    Promise.all(lists),
+    events,
+    nodes,
+    rcs,
+    namespaces,
+    mirrors,
+  ]);
+  const [claimList, volumeList, classList, csiNodeList, driverList] = await Promise.all([
+    claims,
+    volumes,
+    classes,
+    csiNodes,
+    csiDrivers,
+  ]);
+  const snapshot = await snapshotOf(
+    kube,
+    scope,
+    groups,
+    nodeList,
+    rcList,
+    storageOf(nodeList, classList, csiNodeList, driverList),
+  );
   const state: LiveState = {
     objects: objects.flat(),
     events: eventList,

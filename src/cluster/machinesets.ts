@@ -6,7 +6,13 @@
 import { isLinuxWorkerMachineSet, isWindowsMachineSet } from '../core/openshift/machines';
 import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import type { EventFacts } from '../core/openshift/machine-state';
-import { MACHINE_API_NAMESPACE, MACHINE_API_VERSION, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_NAMESPACE } from '../core/well-known';
+import {
+  MACHINE_API_NAMESPACE,
+  MACHINE_API_VERSION,
+  MACHINESET_LABEL,
+  WINDOWS_USER_DATA_SECRET,
+  WMCO_NAMESPACE,
+} from '../core/well-known';
 import { enc, getOrUndefined, listAll, type ApiCall } from './api';
 import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
@@ -24,11 +30,25 @@ const machineEventSelector = (machine: string): string => `involvedObject.kind=M
 /** The calls of each concern, for previews (a dry run shows exactly what is sent). */
 export const machineSetCalls = {
   list: (): ApiCall => ({ verb: 'GET', path: MACHINESETS_PATH }),
-  create: (body: unknown, dryRun = false): ApiCall => ({ verb: 'POST', path: `${MACHINESETS_PATH}${dryRun ? '?dryRun=All' : ''}`, body }),
-  scale: (name: string, replicas: number): ApiCall => ({ verb: 'PATCH', path: `${machineSetPath(name)}/scale`, body: { spec: { replicas } } }),
-  machines: (machineSet: string): ApiCall => ({ verb: 'GET', path: `${MACHINES_PATH}?labelSelector=${enc(machineSelector(machineSet))}` }),
+  create: (body: unknown, dryRun = false): ApiCall => ({
+    verb: 'POST',
+    path: `${MACHINESETS_PATH}${dryRun ? '?dryRun=All' : ''}`,
+    body,
+  }),
+  scale: (name: string, replicas: number): ApiCall => ({
+    verb: 'PATCH',
+    path: `${machineSetPath(name)}/scale`,
+    body: { spec: { replicas } },
+  }),
+  machines: (machineSet: string): ApiCall => ({
+    verb: 'GET',
+    path: `${MACHINES_PATH}?labelSelector=${enc(machineSelector(machineSet))}`,
+  }),
   deleteMachine: (name: string): ApiCall => ({ verb: 'DELETE', path: machinePath(name) }),
-  machineEvents: (machine: string): ApiCall => ({ verb: 'GET', path: `${eventsPath(NS)}?fieldSelector=${enc(machineEventSelector(machine))}` }),
+  machineEvents: (machine: string): ApiCall => ({
+    verb: 'GET',
+    path: `${eventsPath(NS)}?fieldSelector=${enc(machineEventSelector(machine))}`,
+  }),
 };
 
 /** A MachineSet's scale subresource (autoscaling/v1 Scale). */
@@ -43,25 +63,47 @@ function listMachineSets(kube: KubeClient, signal?: AbortSignal): Promise<Machin
   return listAll<MachineApiObject>(kube, MACHINESETS_PATH, {}, signal);
 }
 
-/** The MachineSets sorted into Windows ones, Linux worker ones, and the rest (infra, control plane ...), each by name. */
-export async function machineSetsByKind(kube: KubeClient, signal?: AbortSignal): Promise<{ windows: MachineApiObject[]; linuxWorkers: MachineApiObject[]; other: MachineApiObject[] }> {
+/**
+ * The MachineSets sorted into Windows ones, Linux worker ones, and the rest (infra, control plane ...), each by name.
+ */
+export async function machineSetsByKind(
+  kube: KubeClient,
+  signal?: AbortSignal,
+): Promise<{ windows: MachineApiObject[]; linuxWorkers: MachineApiObject[]; other: MachineApiObject[] }> {
   const all = (await listMachineSets(kube, signal)).sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
   const windows = all.filter(isWindowsMachineSet);
   const linuxWorkers = all.filter((m) => !isWindowsMachineSet(m) && isLinuxWorkerMachineSet(m));
   return { windows, linuxWorkers, other: all.filter((m) => !windows.includes(m) && !linuxWorkers.includes(m)) };
 }
 
-export function getMachineSet(kube: KubeClient, name: string, signal?: AbortSignal): Promise<MachineApiObject | undefined> {
+export function getMachineSet(
+  kube: KubeClient,
+  name: string,
+  signal?: AbortSignal,
+): Promise<MachineApiObject | undefined> {
   return getOrUndefined<MachineApiObject>(kube, machineSetPath(name), signal);
 }
 
 /** The Machines of a MachineSet (label cluster-api-machineset=<name>), by name. */
-export async function listMachines(kube: KubeClient, machineSet: string, signal?: AbortSignal): Promise<MachineApiObject[]> {
-  const items = await listAll<MachineApiObject>(kube, MACHINES_PATH, { labelSelector: machineSelector(machineSet) }, signal);
+export async function listMachines(
+  kube: KubeClient,
+  machineSet: string,
+  signal?: AbortSignal,
+): Promise<MachineApiObject[]> {
+  const items = await listAll<MachineApiObject>(
+    kube,
+    MACHINES_PATH,
+    { labelSelector: machineSelector(machineSet) },
+    signal,
+  );
   return items.sort((a, b) => a.metadata.name.localeCompare(b.metadata.name));
 }
 
-export function getMachine(kube: KubeClient, name: string, signal?: AbortSignal): Promise<MachineApiObject | undefined> {
+export function getMachine(
+  kube: KubeClient,
+  name: string,
+  signal?: AbortSignal,
+): Promise<MachineApiObject | undefined> {
   return getOrUndefined<MachineApiObject>(kube, machinePath(name), signal);
 }
 
@@ -69,8 +111,17 @@ export function getMachine(kube: KubeClient, name: string, signal?: AbortSignal)
  * Creates a MachineSet. With `dryRun` the server validates and admits it (schema, defaults, webhooks)
  * and stores nothing (`?dryRun=All`); the answer is the object as it would be stored.
  */
-export function createMachineSet(kube: KubeClient, body: MachineApiObject, options: { dryRun?: boolean } = {}, signal?: AbortSignal): Promise<MachineApiObject> {
-  return kube.request<MachineApiObject>('POST', MACHINESETS_PATH, { body, ...(options.dryRun ? { query: { dryRun: 'All' } } : {}), signal });
+export function createMachineSet(
+  kube: KubeClient,
+  body: MachineApiObject,
+  options: { dryRun?: boolean } = {},
+  signal?: AbortSignal,
+): Promise<MachineApiObject> {
+  return kube.request<MachineApiObject>('POST', MACHINESETS_PATH, {
+    body,
+    ...(options.dryRun ? { query: { dryRun: 'All' } } : {}),
+    signal,
+  });
 }
 
 /** The MachineSet's scale subresource; undefined when the MachineSet does not exist. */
@@ -78,36 +129,64 @@ export function getScale(kube: KubeClient, name: string, signal?: AbortSignal): 
   return getOrUndefined<Scale>(kube, `${machineSetPath(name)}/scale`, signal);
 }
 
-/** Sets the replicas through the scale subresource (what `oc scale` and autoscalers use): nothing else of the MachineSet changes. */
-export function scaleMachineSet(kube: KubeClient, name: string, replicas: number, signal?: AbortSignal): Promise<Scale> {
+/**
+ * Sets the replicas through the scale subresource (what `oc scale` and autoscalers use): nothing else of the MachineSet
+ * changes.
+ */
+export function scaleMachineSet(
+  kube: KubeClient,
+  name: string,
+  replicas: number,
+  signal?: AbortSignal,
+): Promise<Scale> {
   return kube.patch<Scale>(`${machineSetPath(name)}/scale`, { spec: { replicas } }, 'merge', signal);
 }
 
-/** Deletes one Machine: the machine controller drains its node and deletes the VM, and the MachineSet makes a new one while its replicas stay. */
+/**
+ * Deletes one Machine: the machine controller drains its node and deletes the VM, and the MachineSet makes a new one
+ * while its replicas stay.
+ */
 export function deleteMachine(kube: KubeClient, name: string, signal?: AbortSignal): Promise<void> {
   return kube.delete(machinePath(name), signal);
 }
 
 /** Events whose involvedObject is the Machine (the machine controller's and WMCO's), oldest first. */
 export async function machineEvents(kube: KubeClient, machine: string, signal?: AbortSignal): Promise<EventFacts[]> {
-  const items = await listAll<EventFacts>(kube, eventsPath(NS), { fieldSelector: machineEventSelector(machine) }, signal);
+  const items = await listAll<EventFacts>(
+    kube,
+    eventsPath(NS),
+    { fieldSelector: machineEventSelector(machine) },
+    signal,
+  );
   return items.sort((a, b) => eventTime(a).localeCompare(eventTime(b)));
 }
 
 /** Warning events in WMCO's namespace (operator-level failures, such as a missing cloud-private-key). */
-export function wmcoWarningEvents(kube: KubeClient, namespace = WMCO_NAMESPACE, signal?: AbortSignal): Promise<EventFacts[]> {
+export function wmcoWarningEvents(
+  kube: KubeClient,
+  namespace = WMCO_NAMESPACE,
+  signal?: AbortSignal,
+): Promise<EventFacts[]> {
   return listAll<EventFacts>(kube, eventsPath(namespace), { fieldSelector: 'type=Warning' }, signal);
 }
 
 const eventTime = (e: EventFacts): string => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
 
-/** Whether secret windows-user-data (written by WMCO) exists in openshift-machine-api. Its content is never read out. */
+/**
+ * Whether secret windows-user-data (written by WMCO) exists in openshift-machine-api. Its content is never read out.
+ */
 export async function userDataSecretExists(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
-  return (await getOrUndefined<unknown>(kube, `/api/v1/namespaces/${NS}/secrets/${WINDOWS_USER_DATA_SECRET}`, signal)) !== undefined;
+  return (
+    (await getOrUndefined<unknown>(kube, `/api/v1/namespaces/${NS}/secrets/${WINDOWS_USER_DATA_SECRET}`, signal)) !==
+    undefined
+  );
 }
 
 /** What the Infrastructure says that a MachineSet is made from; undefined when there is no Infrastructure object. */
-export async function readInfrastructure(kube: KubeClient, signal?: AbortSignal): Promise<{ platform?: string; infrastructureName?: string } | undefined> {
+export async function readInfrastructure(
+  kube: KubeClient,
+  signal?: AbortSignal,
+): Promise<{ platform?: string; infrastructureName?: string } | undefined> {
   const infra = await infrastructure(kube, signal);
   if (!infra) return undefined;
   const platform = infrastructurePlatform(infra);
@@ -120,7 +199,10 @@ export async function readInfrastructure(kube: KubeClient, signal?: AbortSignal)
 export type WindowsMachineSets = { available: boolean; sets: MachineApiObject[] };
 
 /** The Windows MachineSets, by name; `available: false` when the cluster serves no Machine API (404). */
-export async function readWindowsMachineSets(kube: KubeClient, ctx: ErrorContext = {}): Promise<WindowsMachineSets | ClusterErrorItem> {
+export async function readWindowsMachineSets(
+  kube: KubeClient,
+  ctx: ErrorContext = {},
+): Promise<WindowsMachineSets | ClusterErrorItem> {
   try {
     return { available: true, sets: (await machineSetsByKind(kube)).windows };
   } catch (err) {
@@ -130,7 +212,11 @@ export async function readWindowsMachineSets(kube: KubeClient, ctx: ErrorContext
 }
 
 /** The Machines of a MachineSet, by name, or the error item of the read. */
-export async function readMachines(kube: KubeClient, machineSet: string, ctx: ErrorContext = {}): Promise<MachineApiObject[] | ClusterErrorItem> {
+export async function readMachines(
+  kube: KubeClient,
+  machineSet: string,
+  ctx: ErrorContext = {},
+): Promise<MachineApiObject[] | ClusterErrorItem> {
   try {
     return await listMachines(kube, machineSet);
   } catch (err) {

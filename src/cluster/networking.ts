@@ -46,14 +46,23 @@ export interface DaemonSetObject {
     selector?: { matchLabels?: Record<string, string> };
     template?: {
       metadata?: { labels?: Record<string, string> };
-      spec?: { nodeSelector?: Record<string, string>; containers?: { name: string; image?: string }[]; initContainers?: { name: string; image?: string }[] };
+      spec?: {
+        nodeSelector?: Record<string, string>;
+        containers?: { name: string; image?: string }[];
+        initContainers?: { name: string; image?: string }[];
+      };
     };
   };
   status?: { desiredNumberScheduled?: number; numberReady?: number };
 }
 
 /** A list that answers [] when the namespace or the API group is not there (404). */
-async function listOrEmpty<T>(kube: KubeClient, path: string, query: Record<string, string> = {}, signal?: AbortSignal): Promise<T[]> {
+async function listOrEmpty<T>(
+  kube: KubeClient,
+  path: string,
+  query: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<T[]> {
   try {
     return await listAll<T>(kube, path, query, signal);
   } catch (err) {
@@ -62,7 +71,10 @@ async function listOrEmpty<T>(kube: KubeClient, path: string, query: Record<stri
   }
 }
 
-const daemonSetImages = (d: DaemonSetObject): string[] => [...(d.spec?.template?.spec?.initContainers ?? []), ...(d.spec?.template?.spec?.containers ?? [])].map((c) => c.image ?? '');
+const daemonSetImages = (d: DaemonSetObject): string[] =>
+  [...(d.spec?.template?.spec?.initContainers ?? []), ...(d.spec?.template?.spec?.containers ?? [])].map(
+    (c) => c.image ?? '',
+  );
 
 const daemonSetFacts = (d: DaemonSetObject, namespace: string): DaemonSetFacts => ({
   namespace,
@@ -79,25 +91,44 @@ async function daemonSetsIn(kube: KubeClient, namespace: string, signal?: AbortS
 /** The DaemonSets of every namespace a CNI or kube-proxy runs in (to reuse what exists). */
 export async function networkingDaemonSets(kube: KubeClient, signal?: AbortSignal): Promise<DaemonSetFacts[]> {
   const out: DaemonSetFacts[] = [];
-  for (const ns of CNI_NAMESPACES) for (const d of await daemonSetsIn(kube, ns, signal)) out.push(daemonSetFacts(d, ns));
+  for (const ns of CNI_NAMESPACES)
+    for (const d of await daemonSetsIn(kube, ns, signal)) out.push(daemonSetFacts(d, ns));
   return out;
 }
 
 /** Everything the cluster preflight evaluates; only reads. */
 export async function readClusterFacts(kube: KubeClient, signal?: AbortSignal): Promise<ClusterFacts> {
   const version = await serverVersion(kube, signal);
-  const cp = await listOrEmpty<{ metadata: Meta }>(kube, '/api/v1/nodes', { labelSelector: CONTROL_PLANE_LABEL }, signal);
-  const installations = await listOrEmpty<{ metadata: Meta; spec?: { variant?: string; calicoNetwork?: { windowsDataplane?: string } } }>(kube, CALICO_INSTALLATIONS_PATH, {}, signal);
+  const cp = await listOrEmpty<{ metadata: Meta }>(
+    kube,
+    '/api/v1/nodes',
+    { labelSelector: CONTROL_PLANE_LABEL },
+    signal,
+  );
+  const installations = await listOrEmpty<{
+    metadata: Meta;
+    spec?: { variant?: string; calicoNetwork?: { windowsDataplane?: string } };
+  }>(kube, CALICO_INSTALLATIONS_PATH, {}, signal);
   const daemonSets = await networkingDaemonSets(kube, signal);
   const flannelNetConf: ClusterFacts['flannelNetConf'] = [];
   for (const ns of FLANNEL_NAMESPACES) {
     const cm = await getOrUndefined<{ data?: Record<string, string> }>(kube, cmPath(ns, FLANNEL_CONFIGMAP), signal);
-    if (cm) flannelNetConf.push({ namespace: ns, ...(cm.data?.[FLANNEL_NET_CONF_KEY] !== undefined ? { text: cm.data[FLANNEL_NET_CONF_KEY] } : {}) });
+    if (cm)
+      flannelNetConf.push({
+        namespace: ns,
+        ...(cm.data?.[FLANNEL_NET_CONF_KEY] !== undefined ? { text: cm.data[FLANNEL_NET_CONF_KEY] } : {}),
+      });
   }
-  const kubeadmConfig = await getOrUndefined<{ data?: { ClusterConfiguration?: string } }>(kube, cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP), signal).catch(() => undefined);
+  const kubeadmConfig = await getOrUndefined<{ data?: { ClusterConfiguration?: string } }>(
+    kube,
+    cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP),
+    signal,
+  ).catch(() => undefined);
   return {
     serverVersion: version,
-    ...(kubeadmConfig?.data?.ClusterConfiguration ? { clusterConfiguration: kubeadmConfig.data.ClusterConfiguration } : {}),
+    ...(kubeadmConfig?.data?.ClusterConfiguration
+      ? { clusterConfiguration: kubeadmConfig.data.ClusterConfiguration }
+      : {}),
     controlPlane: cp.map((n) => ({ name: n.metadata.name, labels: n.metadata.labels ?? {} })),
     calicoInstallations: installations.map((i) => ({
       name: i.metadata.name,
@@ -113,7 +144,10 @@ export async function readClusterFacts(kube: KubeClient, signal?: AbortSignal): 
 // Objects the join creates when missing (never replaced: what exists is reused)
 
 /** The collection path and the object path of a manifest kube-windows generates. */
-export function objectPaths(o: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): { collection: string; object: string } {
+export function objectPaths(o: { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } }): {
+  collection: string;
+  object: string;
+} {
   const plural: Record<string, string> = {
     DaemonSet: 'daemonsets',
     ConfigMap: 'configmaps',

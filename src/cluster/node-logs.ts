@@ -4,7 +4,17 @@
 // is pure, in core/node-log-query.ts.
 import type { IncomingMessage } from 'node:http';
 import { bodyText } from './response-body';
-import { fileLoggerRefusal, isLogListing, logPathSegments, logQuery, nodeLogRefusal, parseLogListing, queryOffRefusal, type LogQueryInput, type NodeLogRefusal } from '../core/node-log-query';
+import {
+  fileLoggerRefusal,
+  isLogListing,
+  logPathSegments,
+  logQuery,
+  nodeLogRefusal,
+  parseLogListing,
+  queryOffRefusal,
+  type LogQueryInput,
+  type NodeLogRefusal,
+} from '../core/node-log-query';
 import { enc, type ApiCall } from './api';
 import type { KubeClient } from './kube-client';
 import { UserError } from '../core/user-error';
@@ -30,8 +40,13 @@ export class NodeLogRefusedError extends UserError {
   }
 }
 
-function resolveRequest(node: string, request: NodeLogRequest, now: Date): { path: string; query?: Record<string, string>; what: string } {
-  if ('path' in request) return { path: nodeLogsPath(node, logPathSegments(request.path)), what: request.path || 'the log folder' };
+function resolveRequest(
+  node: string,
+  request: NodeLogRequest,
+  now: Date,
+): { path: string; query?: Record<string, string>; what: string } {
+  if ('path' in request)
+    return { path: nodeLogsPath(node, logPathSegments(request.path)), what: request.path || 'the log folder' };
   return { path: nodeLogsPath(node), query: logQuery({ ...request, now }), what: `the log query for ${request.query}` };
 }
 
@@ -40,11 +55,19 @@ function resolveRequest(node: string, request: NodeLogRequest, now: Date): { pat
  * ending in /, or the listing the kubelet sends) is passed on as its names, one a line. A log
  * query answered with the folder listing means the query is off on that node: refused.
  */
-export async function streamNodeLog(kube: KubeClient, node: string, request: NodeLogRequest, sink: (chunk: Buffer) => void, signal?: AbortSignal, now = new Date()): Promise<void> {
+export async function streamNodeLog(
+  kube: KubeClient,
+  node: string,
+  request: NodeLogRequest,
+  sink: (chunk: Buffer) => void,
+  signal?: AbortSignal,
+  now = new Date(),
+): Promise<void> {
   const { path, query, what } = resolveRequest(node, request, now);
   const res = await kube.stream(path, query, signal);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, await bodyText(res)));
+  if (status < 200 || status >= 300)
+    throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, await bodyText(res)));
   if (/text\/html/i.test(res.headers['content-type'] ?? '')) {
     const text = await bodyText(res, 16 * 1024 * 1024);
     if (isLogListing(res.headers['content-type'], text)) {
@@ -79,27 +102,55 @@ export async function streamNodeLog(kube: KubeClient, node: string, request: Nod
 
 function passOn(node: string, request: NodeLogRequest, head: Buffer, sink: (chunk: Buffer) => void): void {
   const text = head.toString('utf8');
-  if (/^\s*options present and query resolved to log files/.test(text)) throw new NodeLogRefusedError(fileLoggerRefusal(node, 'query' in request ? request.query : '', text));
+  if (/^\s*options present and query resolved to log files/.test(text))
+    throw new NodeLogRefusedError(fileLoggerRefusal(node, 'query' in request ? request.query : '', text));
   if (head.length > 0) sink(head);
 }
 
 /** The names in a folder of the node's logs (folders end with /); refused as streamNodeLog is. */
-export async function listNodeLogFolder(kube: KubeClient, node: string, folder: string, signal?: AbortSignal): Promise<string[]> {
+export async function listNodeLogFolder(
+  kube: KubeClient,
+  node: string,
+  folder: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const segments = logPathSegments(folder);
-  const res = await kube.stream(nodeLogsPath(node, segments && !segments.endsWith('/') ? `${segments}/` : segments), undefined, signal);
+  const res = await kube.stream(
+    nodeLogsPath(node, segments && !segments.endsWith('/') ? `${segments}/` : segments),
+    undefined,
+    signal,
+  );
   const status = res.statusCode ?? 0;
   const text = await bodyText(res, 16 * 1024 * 1024);
-  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, folder ? `the log folder ${folder}` : 'the log folder', status, text));
+  if (status < 200 || status >= 300)
+    throw new NodeLogRefusedError(
+      nodeLogRefusal(node, folder ? `the log folder ${folder}` : 'the log folder', status, text),
+    );
   if (!isLogListing(res.headers['content-type'], text))
-    throw new NodeLogRefusedError({ kind: 'other', message: `The kubelet of ${node} did not answer with a folder listing for ${folder || 'its log folder'}.` });
+    throw new NodeLogRefusedError({
+      kind: 'other',
+      message: `The kubelet of ${node} did not answer with a folder listing for ${folder || 'its log folder'}.`,
+    });
   return parseLogListing(text);
 }
 
-/** Opens one file of the node's logs: its size when the kubelet says it (Content-Length) and its body; refused as streamNodeLog is. */
-export async function openNodeLogFile(kube: KubeClient, node: string, path: string, signal?: AbortSignal): Promise<{ size?: number; body: IncomingMessage }> {
+/**
+ * Opens one file of the node's logs: its size when the kubelet says it (Content-Length) and its body; refused as
+ * streamNodeLog is.
+ */
+export async function openNodeLogFile(
+  kube: KubeClient,
+  node: string,
+  path: string,
+  signal?: AbortSignal,
+): Promise<{ size?: number; body: IncomingMessage }> {
   const res = await kube.stream(nodeLogsPath(node, logPathSegments(path)), undefined, signal);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw new NodeLogRefusedError(nodeLogRefusal(node, path, status, await bodyText(res)));
+  if (status < 200 || status >= 300)
+    throw new NodeLogRefusedError(nodeLogRefusal(node, path, status, await bodyText(res)));
   const length = Number(res.headers['content-length']);
-  return { ...(Number.isFinite(length) && res.headers['content-length'] !== undefined ? { size: length } : {}), body: res };
+  return {
+    ...(Number.isFinite(length) && res.headers['content-length'] !== undefined ? { size: length } : {}),
+    body: res,
+  };
 }

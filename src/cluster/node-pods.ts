@@ -38,7 +38,9 @@ export interface PodEntry {
 
 export type PodChange = { type: 'listed' | 'changed' } | { type: 'error'; error: ClusterErrorItem };
 
-const nodePodsSelector = (nodeName: string): { fieldSelector: string } => ({ fieldSelector: `spec.nodeName=${nodeName}` });
+const nodePodsSelector = (nodeName: string): { fieldSelector: string } => ({
+  fieldSelector: `spec.nodeName=${nodeName}`,
+});
 
 /** Pure: the view of one Pod object. */
 export function podView(pod: V1Pod): PodView {
@@ -57,15 +59,22 @@ export function podView(pod: V1Pod): PodView {
   if (phase) view.phase = phase;
   const created = Date.parse(String(pod.metadata?.creationTimestamp ?? ''));
   if (Number.isFinite(created)) view.created = new Date(created).toISOString();
-  const reason = [...(pod.status?.initContainerStatuses ?? []), ...statuses].map((s) => s.state?.waiting?.reason ?? s.state?.terminated?.reason).find((r) => r && r !== 'Completed');
+  const reason = [...(pod.status?.initContainerStatuses ?? []), ...statuses]
+    .map((s) => s.state?.waiting?.reason ?? s.state?.terminated?.reason)
+    .find((r) => r && r !== 'Completed');
   if (reason) view.reason = reason;
   return view;
 }
 
-const byNamespaceAndName = (a: PodView, b: PodView): number => a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
+const byNamespaceAndName = (a: PodView, b: PodView): number =>
+  a.namespace.localeCompare(b.namespace) || a.name.localeCompare(b.name);
 
 /** The pods on a node once (no watch), for callers that need a single answer. */
-export async function listPodsOfNode(client: KubeClient, nodeName: string, errorContext: ErrorContext = {}): Promise<PodView[] | ClusterErrorItem> {
+export async function listPodsOfNode(
+  client: KubeClient,
+  nodeName: string,
+  errorContext: ErrorContext = {},
+): Promise<PodView[] | ClusterErrorItem> {
   try {
     const pods = await listAll<V1Pod>(client, '/api/v1/pods', nodePodsSelector(nodeName), undefined, POD_PAGE_SIZE);
     return pods.map(podView).sort(byNamespaceAndName);
@@ -76,7 +85,13 @@ export async function listPodsOfNode(client: KubeClient, nodeName: string, error
 
 /** What explanations know of a node, from its view (the tree has views, not Node objects). */
 export function nodeFactsOfView(n: WindowsNodeView): NodeFacts {
-  const facts: NodeFacts = { name: n.name, os: 'windows', labels: n.labels, taints: n.taints, conditions: n.conditions };
+  const facts: NodeFacts = {
+    name: n.name,
+    os: 'windows',
+    labels: n.labels,
+    taints: n.taints,
+    conditions: n.conditions,
+  };
   if (n.build) facts.build = n.build;
   return facts;
 }
@@ -108,7 +123,13 @@ export class NodePodWatch extends EventEmitter<{ change: [PodChange] }> {
     const what = `pods of node ${nodeName}`;
     this.source = new ListWatch<V1Pod>(
       client,
-      { path: '/api/v1/pods', selector: nodePodsSelector(nodeName), pageSize: options.pageSize ?? POD_PAGE_SIZE, watchTimeoutSeconds: options.watchTimeoutSeconds, retryMs: options.retryMs },
+      {
+        path: '/api/v1/pods',
+        selector: nodePodsSelector(nodeName),
+        pageSize: options.pageSize ?? POD_PAGE_SIZE,
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+        retryMs: options.retryMs,
+      },
       {
         listed: (items) => {
           this.error = undefined;
@@ -153,7 +174,9 @@ export class NodePodWatch extends EventEmitter<{ change: [PodChange] }> {
 
   /** The pods, by namespace and name. */
   pods(): PodEntry[] {
-    return [...this.byKey.values()].map(({ view, pod }) => ({ view, pod })).sort((a, b) => byNamespaceAndName(a.view, b.view));
+    return [...this.byKey.values()]
+      .map(({ view, pod }) => ({ view, pod }))
+      .sort((a, b) => byNamespaceAndName(a.view, b.view));
   }
 
   private changed(c: PodChange): void {

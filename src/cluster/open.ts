@@ -7,11 +7,16 @@ import { UserError } from '../core/user-error';
 import { KubeClient } from './kube-client';
 import { configForContext, loadKubeconfig, type KubeConfig, type LocateOptions } from './kubeconfig';
 
-/** A command's wait for one API request (headers and body of a list; headers of a watch), unless the environment says otherwise. */
+/**
+ * A command's wait for one API request (headers and body of a list; headers of a watch), unless the environment says
+ * otherwise.
+ */
 const COMMAND_TIMEOUT_MS = 60_000;
 /** A view's wait (the cluster tree): a tree waiting a minute on a dead cluster looks broken. */
 const VIEW_TIMEOUT_MS = 15_000;
-/** Seconds a command waits for one API request, for the CLI and the VS Code commands (the extension host inherits it). */
+/**
+ * Seconds a command waits for one API request, for the CLI and the VS Code commands (the extension host inherits it).
+ */
 const REQUEST_TIMEOUT_ENV = 'KUBE_WINDOWS_REQUEST_TIMEOUT';
 
 /** The kubeconfig, the context, its CA file or the timeout cannot be used: the message says which and why. */
@@ -75,7 +80,11 @@ export function openCluster(options: OpenClusterOptions): OpenedCluster {
  * openCluster's client for a kubeconfig already loaded and a context already chosen, unchecked: a
  * session of the tree is made for a listed context, and fails on its first request otherwise.
  */
-export function contextClient(config: KubeConfig, context: string, options: Pick<OpenClusterOptions, 'use' | 'timeoutMs' | 'env'> = {}): KubeClient {
+export function contextClient(
+  config: KubeConfig,
+  context: string,
+  options: Pick<OpenClusterOptions, 'use' | 'timeoutMs' | 'env'> = {},
+): KubeClient {
   return new KubeClient(configForContext(config, context), { timeoutMs: requestTimeoutMs(options) });
 }
 
@@ -86,7 +95,8 @@ function requestTimeoutMs(options: Pick<OpenClusterOptions, 'use' | 'timeoutMs' 
   const raw = (options.env ?? process.env)[REQUEST_TIMEOUT_ENV];
   if (raw === undefined || raw === '') return COMMAND_TIMEOUT_MS;
   const seconds = Number(raw);
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new ClusterOpenError(`${REQUEST_TIMEOUT_ENV} must be a positive number of seconds (it is "${raw}")`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new ClusterOpenError(`${REQUEST_TIMEOUT_ENV} must be a positive number of seconds (it is "${raw}")`);
   return Math.round(seconds * 1000);
 }
 
@@ -98,6 +108,8 @@ function readCa(config: KubeConfig, context: string): string | undefined {
   try {
     return readFileSync(cluster.caFile, 'utf8');
   } catch (err) {
-    throw new ClusterOpenError(`cannot read the certificate-authority file ${cluster.caFile} of context "${context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new ClusterOpenError(
+      `cannot read the certificate-authority file ${cluster.caFile} of context "${context}" (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }

@@ -6,7 +6,17 @@ import { enc, getOrUndefined, type ApiCall } from './api';
 import type { KubeClient } from './kube-client';
 
 export interface OperatorNetwork {
-  spec?: { defaultNetwork?: { type?: string; ovnKubernetesConfig?: { hybridOverlayConfig?: { hybridClusterNetwork?: { cidr: string; hostPrefix?: number }[]; hybridOverlayVXLANPort?: number } } } };
+  spec?: {
+    defaultNetwork?: {
+      type?: string;
+      ovnKubernetesConfig?: {
+        hybridOverlayConfig?: {
+          hybridClusterNetwork?: { cidr: string; hostPrefix?: number }[];
+          hybridOverlayVXLANPort?: number;
+        };
+      };
+    };
+  };
 }
 
 export interface ConfigNetwork {
@@ -27,7 +37,12 @@ export interface Infrastructure {
     platform?: string;
     /** The `<infrastructureID>` of names and labels (MachineSets, cloud resources). */
     infrastructureName?: string;
-    platformStatus?: { type?: string; aws?: { region?: string }; azure?: { resourceGroupName?: string; networkResourceGroupName?: string }; gcp?: { projectID?: string; region?: string } };
+    platformStatus?: {
+      type?: string;
+      aws?: { region?: string };
+      azure?: { resourceGroupName?: string; networkResourceGroupName?: string };
+      gcp?: { projectID?: string; region?: string };
+    };
   };
 }
 
@@ -37,7 +52,8 @@ export interface ClusterVersion {
 }
 
 /** The platform type of an Infrastructure: platformStatus.type, else the deprecated status.platform. */
-export const infrastructurePlatform = (infra: Infrastructure | undefined): string | undefined => infra?.status?.platformStatus?.type || infra?.status?.platform || undefined;
+export const infrastructurePlatform = (infra: Infrastructure | undefined): string | undefined =>
+  infra?.status?.platformStatus?.type || infra?.status?.platform || undefined;
 
 const PATHS = {
   operatorNetwork: '/apis/operator.openshift.io/v1/networks/cluster',
@@ -51,7 +67,12 @@ const PATHS = {
 export const CLUSTER_VERSION_PATH = PATHS.clusterVersion;
 
 /** The reads of the cluster configuration, for previews (in the order of the functions below). */
-export const CLUSTER_CONFIG_CALLS: ApiCall[] = [PATHS.operatorNetwork, PATHS.configNetwork, PATHS.proxy, PATHS.infrastructure].map((path) => ({ verb: 'GET', path }));
+export const CLUSTER_CONFIG_CALLS: ApiCall[] = [
+  PATHS.operatorNetwork,
+  PATHS.configNetwork,
+  PATHS.proxy,
+  PATHS.infrastructure,
+].map((path) => ({ verb: 'GET', path }));
 export const DISCOVERY_CALL: ApiCall = { verb: 'GET', path: '/apis' };
 
 /** The API group names the server serves (`GET /apis`). */
@@ -65,14 +86,23 @@ export async function isOpenShift(kube: KubeClient, signal?: AbortSignal): Promi
   return isOpenShiftGroups(await apiGroups(kube, signal));
 }
 
-export const operatorNetwork = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<OperatorNetwork>(kube, PATHS.operatorNetwork, signal);
-export const configNetwork = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ConfigNetwork>(kube, PATHS.configNetwork, signal);
-export const clusterProxy = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ClusterProxy>(kube, PATHS.proxy, signal);
-export const infrastructure = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<Infrastructure>(kube, PATHS.infrastructure, signal);
-export const clusterVersion = (kube: KubeClient, signal?: AbortSignal) => getOrUndefined<ClusterVersion>(kube, PATHS.clusterVersion, signal);
+export const operatorNetwork = (kube: KubeClient, signal?: AbortSignal) =>
+  getOrUndefined<OperatorNetwork>(kube, PATHS.operatorNetwork, signal);
+export const configNetwork = (kube: KubeClient, signal?: AbortSignal) =>
+  getOrUndefined<ConfigNetwork>(kube, PATHS.configNetwork, signal);
+export const clusterProxy = (kube: KubeClient, signal?: AbortSignal) =>
+  getOrUndefined<ClusterProxy>(kube, PATHS.proxy, signal);
+export const infrastructure = (kube: KubeClient, signal?: AbortSignal) =>
+  getOrUndefined<Infrastructure>(kube, PATHS.infrastructure, signal);
+export const clusterVersion = (kube: KubeClient, signal?: AbortSignal) =>
+  getOrUndefined<ClusterVersion>(kube, PATHS.clusterVersion, signal);
 
 /** Hashes of the SSH public keys in MachineConfig 99-worker-ssh: the keys the cluster was installed with. */
-export async function installKeyHashes(kube: KubeClient, hash: (line: string) => string, signal?: AbortSignal): Promise<string[]> {
+export async function installKeyHashes(
+  kube: KubeClient,
+  hash: (line: string) => string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   type MachineConfig = { spec?: { config?: { passwd?: { users?: { sshAuthorizedKeys?: string[] }[] } } } };
   let mc: MachineConfig | undefined;
   try {
@@ -96,12 +126,16 @@ export const MIRROR_SET_PATHS: Record<MirrorSetKind, string> = {
   ImageTagMirrorSet: '/apis/config.openshift.io/v1/imagetagmirrorsets',
 };
 
-export const isMirrorSetKind = (kind: string): kind is MirrorSetKind => Object.prototype.hasOwnProperty.call(MIRROR_SET_PATHS, kind);
+export const isMirrorSetKind = (kind: string): kind is MirrorSetKind =>
+  Object.prototype.hasOwnProperty.call(MIRROR_SET_PATHS, kind);
 
 export const mirrorSetPath = (kind: MirrorSetKind, name: string): string => `${MIRROR_SET_PATHS[kind]}/${enc(name)}`;
 
 /** Every IDMS and ITMS of the cluster, each with its kind (IDMS first); empty when the API has none. */
-export async function mirrorSetObjects(kube: KubeClient, signal?: AbortSignal): Promise<{ kind: MirrorSetKind; [k: string]: unknown }[]> {
+export async function mirrorSetObjects(
+  kube: KubeClient,
+  signal?: AbortSignal,
+): Promise<{ kind: MirrorSetKind; [k: string]: unknown }[]> {
   const out: { kind: MirrorSetKind; [k: string]: unknown }[] = [];
   for (const [kind, path] of Object.entries(MIRROR_SET_PATHS) as [MirrorSetKind, string][]) {
     const list = await getOrUndefined<{ items?: object[] }>(kube, path, signal);
@@ -110,23 +144,42 @@ export async function mirrorSetObjects(kube: KubeClient, signal?: AbortSignal): 
   return out;
 }
 
-export async function getMirrorSet(kube: KubeClient, kind: MirrorSetKind, name: string, signal?: AbortSignal): Promise<{ metadata: Record<string, unknown>; spec?: unknown } | undefined> {
+export async function getMirrorSet(
+  kube: KubeClient,
+  kind: MirrorSetKind,
+  name: string,
+  signal?: AbortSignal,
+): Promise<{ metadata: Record<string, unknown>; spec?: unknown } | undefined> {
   return getOrUndefined(kube, mirrorSetPath(kind, name), signal);
 }
 
-export async function createMirrorSet(kube: KubeClient, kind: MirrorSetKind, obj: object, signal?: AbortSignal): Promise<void> {
+export async function createMirrorSet(
+  kube: KubeClient,
+  kind: MirrorSetKind,
+  obj: object,
+  signal?: AbortSignal,
+): Promise<void> {
   await kube.create(MIRROR_SET_PATHS[kind], { ...obj, apiVersion: 'config.openshift.io/v1', kind }, signal);
 }
 
 /** PUT with the live resourceVersion: a concurrent edit fails (409) rather than being overwritten. */
-export async function replaceMirrorSet(kube: KubeClient, kind: MirrorSetKind, live: object, signal?: AbortSignal): Promise<void> {
+export async function replaceMirrorSet(
+  kube: KubeClient,
+  kind: MirrorSetKind,
+  live: object,
+  signal?: AbortSignal,
+): Promise<void> {
   const name = String(((live as { metadata?: { name?: unknown } }).metadata ?? {}).name ?? '');
   await kube.replace(mirrorSetPath(kind, name), live, signal);
 }
 
 /** The cluster pull secret's .dockerconfigjson (openshift-config/pull-secret), decoded; undefined when absent. */
 export async function pullSecretJson(kube: KubeClient, signal?: AbortSignal): Promise<string | undefined> {
-  const secret = await getOrUndefined<{ data?: Record<string, string> }>(kube, `/api/v1/namespaces/${PULL_SECRET_NAMESPACE}/secrets/${PULL_SECRET}`, signal);
+  const secret = await getOrUndefined<{ data?: Record<string, string> }>(
+    kube,
+    `/api/v1/namespaces/${PULL_SECRET_NAMESPACE}/secrets/${PULL_SECRET}`,
+    signal,
+  );
   const data = secret?.data?.['.dockerconfigjson'];
   return data ? Buffer.from(data, 'base64').toString('utf8') : undefined;
 }

@@ -3,7 +3,14 @@
 // the workload a rollout restart acts on (Pod → ReplicaSet → Deployment, DaemonSet, StatefulSet) and
 // the restart patch, a pod's deletion, and a node's taints. Cordon, uncordon and drain are the reboot
 // plan's steps (bootstrap/drain.ts). What is decided about the objects is pure (core/).
-import { restartPatch, restartStepOfPod, restartStepOfReplicaSet, taintText, type OwnerRef, type RestartableKind } from '../core/workload-actions';
+import {
+  restartPatch,
+  restartStepOfPod,
+  restartStepOfReplicaSet,
+  taintText,
+  type OwnerRef,
+  type RestartableKind,
+} from '../core/workload-actions';
 import type { EventFacts } from '../core/live/explain';
 import type { Taint } from '../core/rules/facts';
 import { bodyText } from './response-body';
@@ -15,8 +22,18 @@ import { podPath } from './pods';
 import { UserError } from '../core/user-error';
 
 export interface PodObject {
-  metadata: { name: string; namespace?: string; uid?: string; ownerReferences?: OwnerRef[]; annotations?: Record<string, string> };
-  spec?: { nodeName?: string; containers?: { name: string; image?: string }[]; initContainers?: { name: string; image?: string }[] };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid?: string;
+    ownerReferences?: OwnerRef[];
+    annotations?: Record<string, string>;
+  };
+  spec?: {
+    nodeName?: string;
+    containers?: { name: string; image?: string }[];
+    initContainers?: { name: string; image?: string }[];
+  };
   status?: {
     phase?: string;
     containerStatuses?: { name: string; restartCount?: number; lastState?: { terminated?: object } }[];
@@ -24,7 +41,12 @@ export interface PodObject {
   };
 }
 
-export function getPod(kube: KubeClient, namespace: string, name: string, signal?: AbortSignal): Promise<PodObject | undefined> {
+export function getPod(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<PodObject | undefined> {
   return getOrUndefined<PodObject>(kube, podPath(namespace, name), signal);
 }
 
@@ -69,14 +91,27 @@ function refusalText(status: number, text: string): string {
  * Reads a container's log (GET …/pods/NAME/log) and passes its text on as it arrives. Resolves when
  * the log ends (with follow: when the container stops, the pod goes, or `signal` aborts).
  */
-export async function streamPodLog(kube: KubeClient, r: PodLogRequest, sink: (chunk: Buffer) => void, signal?: AbortSignal): Promise<void> {
-  const query = { container: r.container, ...(r.follow ? { follow: true } : {}), ...(r.previous ? { previous: true } : {}), ...(r.tailLines !== undefined ? { tailLines: r.tailLines } : {}) };
+export async function streamPodLog(
+  kube: KubeClient,
+  r: PodLogRequest,
+  sink: (chunk: Buffer) => void,
+  signal?: AbortSignal,
+): Promise<void> {
+  const query = {
+    container: r.container,
+    ...(r.follow ? { follow: true } : {}),
+    ...(r.previous ? { previous: true } : {}),
+    ...(r.tailLines !== undefined ? { tailLines: r.tailLines } : {}),
+  };
   const res = await kube.stream(`${podPath(r.namespace, r.pod)}/log`, query, signal);
   const status = res.statusCode ?? 0;
   if (status < 200 || status >= 300) {
     const text = refusalText(status, await bodyText(res));
     if (status === 403)
-      throw new PodLogError(403, `You may not read the logs of pods in namespace "${r.namespace}" (403 Forbidden): it needs RBAC \`get\` on \`pods/log\` there. The API server said: ${text}`);
+      throw new PodLogError(
+        403,
+        `You may not read the logs of pods in namespace "${r.namespace}" (403 Forbidden): it needs RBAC \`get\` on \`pods/log\` there. The API server said: ${text}`,
+      );
     throw new PodLogError(status, text);
   }
   try {
@@ -91,7 +126,10 @@ export async function streamPodLog(kube: KubeClient, r: PodLogRequest, sink: (ch
 export function logContainers(pod: PodObject): { name: string; init: boolean; restarts: number; previous: boolean }[] {
   const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
   const of = (name: string) => statuses.find((s) => s.name === name);
-  return [...(pod.spec?.containers ?? []).map((c) => ({ c, init: false })), ...(pod.spec?.initContainers ?? []).map((c) => ({ c, init: true }))].map(({ c, init }) => {
+  return [
+    ...(pod.spec?.containers ?? []).map((c) => ({ c, init: false })),
+    ...(pod.spec?.initContainers ?? []).map((c) => ({ c, init: true })),
+  ].map(({ c, init }) => {
     const s = of(c.name);
     return { name: c.name, init, restarts: s?.restartCount ?? 0, previous: Boolean(s?.lastState?.terminated) };
   });
@@ -117,14 +155,24 @@ export function podEvents(kube: KubeClient, pod: PodObject, signal?: AbortSignal
  * default (it refuses one elsewhere), so reading that namespace is enough, and needs less RBAC.
  */
 export function nodeEvents(kube: KubeClient, node: string, signal?: AbortSignal): Promise<EventFacts[]> {
-  return listAll<EventFacts>(kube, '/api/v1/namespaces/default/events', { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node}` }, signal);
+  return listAll<EventFacts>(
+    kube,
+    '/api/v1/namespaces/default/events',
+    { fieldSelector: `involvedObject.kind=Node,involvedObject.name=${node}` },
+    signal,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
 // Delete and restart
 
 /** Deletes a pod (its controller, if any, makes a new one). False when it was already gone. */
-export async function deletePodNamed(kube: KubeClient, namespace: string, name: string, signal?: AbortSignal): Promise<boolean> {
+export async function deletePodNamed(
+  kube: KubeClient,
+  namespace: string,
+  name: string,
+  signal?: AbortSignal,
+): Promise<boolean> {
   try {
     await kube.request('DELETE', podPath(namespace, name), { signal });
     return true;
@@ -134,8 +182,14 @@ export async function deletePodNamed(kube: KubeClient, namespace: string, name: 
   }
 }
 
-const APPS: Record<'ReplicaSet' | RestartableKind, string> = { ReplicaSet: 'replicasets', Deployment: 'deployments', DaemonSet: 'daemonsets', StatefulSet: 'statefulsets' };
-const appsPath = (kind: keyof typeof APPS, namespace: string, name: string): string => `/apis/apps/v1/namespaces/${enc(namespace)}/${APPS[kind]}/${enc(name)}`;
+const APPS: Record<'ReplicaSet' | RestartableKind, string> = {
+  ReplicaSet: 'replicasets',
+  Deployment: 'deployments',
+  DaemonSet: 'daemonsets',
+  StatefulSet: 'statefulsets',
+};
+const appsPath = (kind: keyof typeof APPS, namespace: string, name: string): string =>
+  `/apis/apps/v1/namespaces/${enc(namespace)}/${APPS[kind]}/${enc(name)}`;
 
 export type RestartTarget = { kind: RestartableKind; namespace: string; name: string } | { refuse: string };
 
@@ -146,7 +200,11 @@ export async function restartTargetOf(kube: KubeClient, pod: PodObject, signal?:
   for (;;) {
     if ('refuse' in step) return step;
     const { kind, name } = step.read;
-    const o = await getOrUndefined<{ metadata: { ownerReferences?: OwnerRef[] } }>(kube, appsPath(kind, ns, name), signal);
+    const o = await getOrUndefined<{ metadata: { ownerReferences?: OwnerRef[] } }>(
+      kube,
+      appsPath(kind, ns, name),
+      signal,
+    );
     if (!o) return { refuse: `${kind} ${ns}/${name}, which owns the pod, no longer exists.` };
     if (kind !== 'ReplicaSet') return { kind, namespace: ns, name };
     step = restartStepOfReplicaSet(name, o.metadata.ownerReferences);
@@ -154,7 +212,12 @@ export async function restartTargetOf(kube: KubeClient, pod: PodObject, signal?:
 }
 
 /** Restarts a workload's pods as `kubectl rollout restart` does: a new restartedAt on its pod template. */
-export async function restartWorkload(kube: KubeClient, t: { kind: RestartableKind; namespace: string; name: string }, now = new Date(), signal?: AbortSignal): Promise<void> {
+export async function restartWorkload(
+  kube: KubeClient,
+  t: { kind: RestartableKind; namespace: string; name: string },
+  now = new Date(),
+  signal?: AbortSignal,
+): Promise<void> {
   await kube.patch(appsPath(t.kind, t.namespace, t.name), restartPatch(now), 'merge', signal);
 }
 
@@ -166,9 +229,17 @@ export async function restartWorkload(kube: KubeClient, t: { kind: RestartableKi
  * patch carries the resourceVersion read, so an edit that crossed another change is refused (409)
  * instead of undoing it.
  */
-export async function setNodeTaints(kube: KubeClient, node: NodeObject, taints: readonly Taint[], signal?: AbortSignal): Promise<NodeObject> {
+export async function setNodeTaints(
+  kube: KubeClient,
+  node: NodeObject,
+  taints: readonly Taint[],
+  signal?: AbortSignal,
+): Promise<NodeObject> {
   const before = new Map((node.spec?.taints ?? []).map((t) => [taintText(t), t]));
   const next = taints.map((t) => before.get(taintText(t)) ?? t);
-  const patch = { metadata: { resourceVersion: (node.metadata as { resourceVersion?: string }).resourceVersion }, spec: { taints: next.length > 0 ? next : null } };
+  const patch = {
+    metadata: { resourceVersion: (node.metadata as { resourceVersion?: string }).resourceVersion },
+    spec: { taints: next.length > 0 ? next : null },
+  };
   return kube.patch<NodeObject>(nodePath(node.metadata.name), patch, 'merge', signal);
 }

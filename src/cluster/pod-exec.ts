@@ -75,7 +75,10 @@ function execRefusal(err: unknown, t: Pick<ExecTarget, 'namespace' | 'pod' | 'co
       `You may not exec into pods in namespace "${t.namespace}" (403 Forbidden): a shell needs RBAC \`create\` on \`pods/exec\` there (kubectl auth can-i create pods --subresource=exec -n ${t.namespace}).`,
     );
   if (status === 404) return new Error(`The pod ${t.namespace}/${t.pod} is gone (404).`);
-  if (status === 400) return new Error(`The API server refused the exec into ${t.namespace}/${t.pod} container ${t.container} (400): the container may have stopped; try again.`);
+  if (status === 400)
+    return new Error(
+      `The API server refused the exec into ${t.namespace}/${t.pod} container ${t.container} (400): the container may have stopped; try again.`,
+    );
   if (status) return new Error(`The exec into ${t.namespace}/${t.pod} failed: HTTP ${status}.`);
   return err instanceof Error ? err : new Error(text);
 }
@@ -84,7 +87,12 @@ function execRefusal(err: unknown, t: Pick<ExecTarget, 'namespace' | 'pod' | 'co
  * Execs a command with stdin (and a tty when `io.tty`) and carries it on `hub`: output to the hub,
  * the exit code from the status on channel 3, the end when the socket closes. Returns the session.
  */
-export async function execOnHub(config: KubeConfig, target: ExecTarget, io: ExecIo, hub: SessionHub): Promise<InteractiveSession> {
+export async function execOnHub(
+  config: KubeConfig,
+  target: ExecTarget,
+  io: ExecIo,
+  hub: SessionHub,
+): Promise<InteractiveSession> {
   const stdout = io.tty ? new TtyOut(io.cols, io.rows, hub.output) : new Sink(hub.output);
   const stderr = io.tty ? null : new Sink(io.stderr ?? hub.output);
   const stdin = new PassThrough();
@@ -92,14 +100,28 @@ export async function execOnHub(config: KubeConfig, target: ExecTarget, io: Exec
   let failure: string | undefined;
   let ws: Awaited<ReturnType<Exec['exec']>>;
   try {
-    ws = await (io.exec ?? new Exec(config)).exec(target.namespace, target.pod, target.container, target.command, stdout, stderr, stdin, io.tty, (status: V1Status) => {
-      exitCode = execExitCode(status);
-      if (exitCode === undefined) failure = status.message ?? 'the exec failed';
-    });
+    ws = await (io.exec ?? new Exec(config)).exec(
+      target.namespace,
+      target.pod,
+      target.container,
+      target.command,
+      stdout,
+      stderr,
+      stdin,
+      io.tty,
+      (status: V1Status) => {
+        exitCode = execExitCode(status);
+        if (exitCode === undefined) failure = status.message ?? 'the exec failed';
+      },
+    );
   } catch (err) {
     throw execRefusal(err, target);
   }
-  ws.on('close', () => (failure ? hub.finish({ lost: failure }) : hub.end(exitCode, `the exec session in ${target.namespace}/${target.pod} ended without an exit status`)));
+  ws.on('close', () =>
+    failure
+      ? hub.finish({ lost: failure })
+      : hub.end(exitCode, `the exec session in ${target.namespace}/${target.pod} ended without an exit status`),
+  );
   ws.on('error', () => undefined);
   return hub.session({
     write: (data) => stdin.write(data),
@@ -118,10 +140,23 @@ export async function execOnHub(config: KubeConfig, target: ExecTarget, io: Exec
 
 interface PodView {
   metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
-  spec?: { nodeName?: string; os?: { name?: string }; nodeSelector?: Record<string, string>; containers?: { name: string; image?: string }[] };
+  spec?: {
+    nodeName?: string;
+    os?: { name?: string };
+    nodeSelector?: Record<string, string>;
+    containers?: { name: string; image?: string }[];
+  };
   status?: {
     phase?: string;
-    containerStatuses?: { name: string; image?: string; state?: { running?: object; waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number } } }[];
+    containerStatuses?: {
+      name: string;
+      image?: string;
+      state?: {
+        running?: object;
+        waiting?: { reason?: string; message?: string };
+        terminated?: { reason?: string; exitCode?: number };
+      };
+    }[];
   };
 }
 
@@ -152,13 +187,20 @@ export interface ShellTarget extends ExecTarget {
  * the default-container annotation, else the first) and the shell it can run. Refuses a pod that
  * does not exist, a container it does not have and a container that is not running.
  */
-export async function resolveShellTarget(kube: KubeClient, o: { namespace: string; pod: string; container?: string; shell?: ShellKind; tty: boolean }, signal?: AbortSignal): Promise<ShellTarget> {
+export async function resolveShellTarget(
+  kube: KubeClient,
+  o: { namespace: string; pod: string; container?: string; shell?: ShellKind; tty: boolean },
+  signal?: AbortSignal,
+): Promise<ShellTarget> {
   let pod: PodView | undefined;
   try {
     pod = await getOrUndefined<PodView>(kube, `/api/v1/namespaces/${enc(o.namespace)}/pods/${enc(o.pod)}`, signal);
   } catch (err) {
     if (err instanceof ApiError && err.status === 403)
-      throw new ContainerShellError('forbidden', `You may not read the pod ${o.namespace}/${o.pod} (403 Forbidden: ${err.body?.message ?? 'forbidden'}).`);
+      throw new ContainerShellError(
+        'forbidden',
+        `You may not read the pod ${o.namespace}/${o.pod} (403 Forbidden: ${err.body?.message ?? 'forbidden'}).`,
+      );
     throw err;
   }
   if (!pod) throw new ContainerShellError('not-found', `There is no pod "${o.pod}" in namespace "${o.namespace}".`);
@@ -166,7 +208,10 @@ export async function resolveShellTarget(kube: KubeClient, o: { namespace: strin
   const name = o.container ?? pod.metadata.annotations?.[DEFAULT_CONTAINER_ANNOTATION] ?? containers[0]?.name;
   const spec = containers.find((c) => c.name === name);
   if (!name || !spec)
-    throw new ContainerShellError('no-container', `The pod ${o.namespace}/${o.pod} has no container "${name ?? ''}" (it has: ${containers.map((c) => c.name).join(', ') || 'none'}).`);
+    throw new ContainerShellError(
+      'no-container',
+      `The pod ${o.namespace}/${o.pod} has no container "${name ?? ''}" (it has: ${containers.map((c) => c.name).join(', ') || 'none'}).`,
+    );
   const state = pod.status?.containerStatuses?.find((c) => c.name === name)?.state;
   if (!state?.running) {
     const why = state?.waiting
@@ -174,7 +219,10 @@ export async function resolveShellTarget(kube: KubeClient, o: { namespace: strin
       : state?.terminated
         ? `terminated: ${state.terminated.reason ?? ''}${state.terminated.exitCode !== undefined ? `, exit code ${state.terminated.exitCode}` : ''}`
         : `the pod is ${pod.status?.phase ?? 'Pending'}`;
-    throw new ContainerShellError('not-running', `The container ${name} of ${o.namespace}/${o.pod} is not running (${why}), so there is no shell to open in it.`);
+    throw new ContainerShellError(
+      'not-running',
+      `The container ${name} of ${o.namespace}/${o.pod} is not running (${why}), so there is no shell to open in it.`,
+    );
   }
   const nodeName = pod.spec?.nodeName;
   let os = pod.spec?.os?.name;
@@ -188,7 +236,16 @@ export async function resolveShellTarget(kube: KubeClient, o: { namespace: strin
   os ??= pod.spec?.nodeSelector?.[OS_LABEL];
   const image = spec.image ?? '';
   const choice = chooseShell({ ...(os ? { os } : {}), image, ...(o.shell ? { override: o.shell } : {}), tty: o.tty });
-  return { namespace: o.namespace, pod: o.pod, container: name, command: choice.command, choice, image, ...(os ? { os } : {}), ...(nodeName ? { node: nodeName } : {}) };
+  return {
+    namespace: o.namespace,
+    pod: o.pod,
+    container: name,
+    command: choice.command,
+    choice,
+    image,
+    ...(os ? { os } : {}),
+    ...(nodeName ? { node: nodeName } : {}),
+  };
 }
 
 export interface ContainerShellOptions extends ExecIo {
@@ -206,14 +263,25 @@ export interface ContainerShellOptions extends ExecIo {
  * `kube-windows shell`): resolves the target, then execs it. The session's end carries the
  * shell's exit code.
  */
-export async function openContainerShell(o: ContainerShellOptions): Promise<InteractiveSession & { target: ShellTarget }> {
+export async function openContainerShell(
+  o: ContainerShellOptions,
+): Promise<InteractiveSession & { target: ShellTarget }> {
   const target = await resolveShellTarget(
     o.kube,
-    { namespace: o.namespace, pod: o.pod, tty: o.tty, ...(o.container ? { container: o.container } : {}), ...(o.shell ? { shell: o.shell } : {}) },
+    {
+      namespace: o.namespace,
+      pod: o.pod,
+      tty: o.tty,
+      ...(o.container ? { container: o.container } : {}),
+      ...(o.shell ? { shell: o.shell } : {}),
+    },
     o.signal,
   );
   o.signal?.throwIfAborted();
-  const hub = sessionHub(`${target.namespace}/${target.pod} (${target.container}, ${target.choice.shell})`, () => undefined);
+  const hub = sessionHub(
+    `${target.namespace}/${target.pod} (${target.container}, ${target.choice.shell})`,
+    () => undefined,
+  );
   const session = await execOnHub(o.config, target, o, hub);
   return { ...session, target };
 }

@@ -5,7 +5,12 @@
 import { randomBytes } from 'node:crypto';
 import type { Exec, KubeConfig } from '@kubernetes/client-node';
 import type { KubeClient } from './kube-client';
-import { hostProcessShellPod, SHELL_COMMAND, SHELL_CONTAINER, type HostProcessShellPod } from '../core/windows/host-process-shell';
+import {
+  hostProcessShellPod,
+  SHELL_COMMAND,
+  SHELL_CONTAINER,
+  type HostProcessShellPod,
+} from '../core/windows/host-process-shell';
 import { sessionHub, type InteractiveSession } from '../core/interactive-session';
 import { delay } from '../core/delay';
 import { execOnHub } from './pod-exec';
@@ -33,13 +38,33 @@ interface PodStatus {
     phase?: string;
     reason?: string;
     message?: string;
-    containerStatuses?: { ready?: boolean; state?: { running?: object; waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number } } }[];
+    containerStatuses?: {
+      ready?: boolean;
+      state?: {
+        running?: object;
+        waiting?: { reason?: string; message?: string };
+        terminated?: { reason?: string; exitCode?: number };
+      };
+    }[];
   };
 }
 
-const FATAL_WAITING = new Set(['ErrImagePull', 'ImagePullBackOff', 'InvalidImageName', 'CreateContainerError', 'CreateContainerConfigError', 'RunContainerError']);
+const FATAL_WAITING = new Set([
+  'ErrImagePull',
+  'ImagePullBackOff',
+  'InvalidImageName',
+  'CreateContainerError',
+  'CreateContainerConfigError',
+  'RunContainerError',
+]);
 
-async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: number, signal?: AbortSignal, onStatus?: (t: string) => void): Promise<void> {
+async function waitForPodRunning(
+  kube: KubeClient,
+  path: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+  onStatus?: (t: string) => void,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
@@ -49,13 +74,19 @@ async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: numb
     const c = pod.status?.containerStatuses?.[0];
     if (phase === 'Running' && c?.state?.running) return;
     if (phase === 'Failed' || phase === 'Succeeded')
-      throw new Error(`The shell pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? ` — ${pod.status.message}` : ''}).`);
+      throw new Error(
+        `The shell pod ended (${phase}${pod.status?.reason ? `: ${pod.status.reason}` : ''}${pod.status?.message ? ` — ${pod.status.message}` : ''}).`,
+      );
     const waiting = c?.state?.waiting;
-    if (waiting?.reason && FATAL_WAITING.has(waiting.reason)) throw new Error(`The shell pod cannot start: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ''}.`);
+    if (waiting?.reason && FATAL_WAITING.has(waiting.reason))
+      throw new Error(
+        `The shell pod cannot start: ${waiting.reason}${waiting.message ? ` — ${waiting.message}` : ''}.`,
+      );
     const now = waiting?.reason ? `${phase}: ${waiting.reason}` : phase;
     if (now !== last) onStatus?.(now);
     last = now;
-    if (Date.now() > deadline) throw new Error(`The shell pod did not start within ${Math.round(timeoutMs / 1000)} s (${now}).`);
+    if (Date.now() > deadline)
+      throw new Error(`The shell pod did not start within ${Math.round(timeoutMs / 1000)} s (${now}).`);
     await delay(1000, signal);
   }
 }
@@ -63,7 +94,12 @@ async function waitForPodRunning(kube: KubeClient, path: string, timeoutMs: numb
 /** Creates the pod, waits for it, execs PowerShell with a tty; the pod is deleted on every way out. */
 export async function openPodShell(o: PodShellOptions): Promise<InteractiveSession & { pod: HostProcessShellPod }> {
   const namespace = o.namespace ?? 'kube-system';
-  const built = hostProcessShellPod({ nodeName: o.nodeName, labels: o.labels ?? {}, namespace, suffix: randomBytes(3).toString('hex') });
+  const built = hostProcessShellPod({
+    nodeName: o.nodeName,
+    labels: o.labels ?? {},
+    namespace,
+    suffix: randomBytes(3).toString('hex'),
+  });
   if ('error' in built) throw new Error(built.error);
   const { pod } = built;
   const path = `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod.metadata.name)}`;

@@ -4,7 +4,14 @@ import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
 import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
-import { readByohInstances, readMirrorSets, readWindowsRuntimeClasses, type ByohInstances, type ClusterRuntimeClass, type MirrorSets } from './extras';
+import {
+  readByohInstances,
+  readMirrorSets,
+  readWindowsRuntimeClasses,
+  type ByohInstances,
+  type ClusterRuntimeClass,
+  type MirrorSets,
+} from './extras';
 import { readMachines, readWindowsMachineSets, type WindowsMachineSets } from './machinesets';
 import type { MachineApiObject } from '../core/openshift/windows-machineset';
 import { apiGroups } from './openshift';
@@ -70,7 +77,10 @@ export class ClusterSession {
     config: KubeConfig,
     private readonly options: SessionOptions = {},
   ) {
-    this.client = contextClient(config, context, { use: 'view', ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}) });
+    this.client = contextClient(config, context, {
+      use: 'view',
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
     this.errorContext = { context, server: this.client.server };
   }
 
@@ -93,7 +103,11 @@ export class ClusterSession {
   /** The live Windows node model (started on first call). */
   async windowsNodes(): Promise<WindowsNodeModel> {
     if (!this.model) {
-      this.model = new WindowsNodeModel(this.client, { errorContext: this.errorContext, watchTimeoutSeconds: this.options.watchTimeoutSeconds, retryMs: this.options.retryMs });
+      this.model = new WindowsNodeModel(this.client, {
+        errorContext: this.errorContext,
+        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+        retryMs: this.options.retryMs,
+      });
       // A node that is gone has no pods to watch.
       this.model.on('change', (c) => {
         if (c.type === 'removed') this.stopPodWatch(c.name);
@@ -112,7 +126,11 @@ export class ClusterSession {
   podWatch(node: string): NodePodWatch {
     let watch = this.podWatches.get(node);
     if (!watch) {
-      watch = new NodePodWatch(this.client, node, { errorContext: this.errorContext, watchTimeoutSeconds: this.options.watchTimeoutSeconds, retryMs: this.options.retryMs });
+      watch = new NodePodWatch(this.client, node, {
+        errorContext: this.errorContext,
+        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+        retryMs: this.options.retryMs,
+      });
       this.podWatches.set(node, watch);
       void watch.start();
     }
@@ -244,12 +262,16 @@ export class ClusterSession {
     }
   }
 
-  /** limit=1 plus remainingItemCount; for a selector without a count, the selected list. Undefined: no count for all nodes. */
+  /**
+   * limit=1 plus remainingItemCount; for a selector without a count, the selected list. Undefined: no count for all
+   * nodes.
+   */
   private async count(labelSelector: string | undefined): Promise<number | undefined> {
     const page = await this.client.get<V1NodeList>('/api/v1/nodes', { labelSelector, limit: 1 });
     const remaining = page.metadata?.remainingItemCount;
     if (typeof remaining === 'number') return page.items.length + remaining;
-    if (!page.metadata?._continue && !(page.metadata as { continue?: string } | undefined)?.continue) return page.items.length;
+    if (!page.metadata?._continue && !(page.metadata as { continue?: string } | undefined)?.continue)
+      return page.items.length;
     if (labelSelector === undefined) return undefined;
     return this.fullCount(labelSelector);
   }
@@ -278,7 +300,10 @@ export class SessionManager {
     return session;
   }
 
-  /** Takes a new kubeconfig; disposes the sessions whose context vanished or whose cluster or user changed. Returns their names. */
+  /**
+   * Takes a new kubeconfig; disposes the sessions whose context vanished or whose cluster or user changed. Returns
+   * their names.
+   */
   update(config: KubeConfig): string[] {
     this.config = config;
     const changed: string[] = [];

@@ -16,14 +16,22 @@ import { wmcoCsv } from './wmco';
  * cloud-private-key secret (its presence only). Each read on its own: one that is forbidden (403),
  * absent or failing leaves its fields out and never fails the others.
  */
-export async function readOpenShiftFacts(kube: KubeClient, wmcoNamespace = WMCO_NAMESPACE, signal?: AbortSignal): Promise<OpenShiftFacts> {
+export async function readOpenShiftFacts(
+  kube: KubeClient,
+  wmcoNamespace = WMCO_NAMESPACE,
+  signal?: AbortSignal,
+): Promise<OpenShiftFacts> {
   const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
   const [cv, infra, net, csv, key] = await Promise.all([
     quiet(clusterVersion(kube, signal)),
     quiet(infrastructure(kube, signal)),
     quiet(operatorNetwork(kube, signal)),
     quiet(wmcoCsv(kube, signal, wmcoNamespace).then((c) => ({ found: c !== undefined }))),
-    quiet(getOrUndefined<unknown>(kube, `/api/v1/namespaces/${enc(wmcoNamespace)}/secrets/${KEY_SECRET}`, signal).then((s) => ({ found: s !== undefined }))),
+    quiet(
+      getOrUndefined<unknown>(kube, `/api/v1/namespaces/${enc(wmcoNamespace)}/secrets/${KEY_SECRET}`, signal).then(
+        (s) => ({ found: s !== undefined }),
+      ),
+    ),
   ]);
   const facts: OpenShiftFacts = {};
   const version = cv?.status?.desired?.version;
@@ -48,8 +56,14 @@ export function buildSnapshot(input: {
 }): ClusterSnapshot {
   const snapshot: ClusterSnapshot = {
     name: input.name,
-    windowsNodes: input.nodes.filter((n) => n.build).map((n) => ({ name: n.name, build: n.build ?? '', taints: n.taints.map((t) => ({ ...t })) })),
-    runtimeClasses: input.runtimeClasses.map((rc) => ({ ...rc, nodeSelector: { ...rc.nodeSelector }, tolerations: rc.tolerations.map((t) => ({ ...t })) })),
+    windowsNodes: input.nodes
+      .filter((n) => n.build)
+      .map((n) => ({ name: n.name, build: n.build ?? '', taints: n.taints.map((t) => ({ ...t })) })),
+    runtimeClasses: input.runtimeClasses.map((rc) => ({
+      ...rc,
+      nodeSelector: { ...rc.nodeSelector },
+      tolerations: rc.tolerations.map((t) => ({ ...t })),
+    })),
   };
   if (input.flavour) snapshot.flavour = input.flavour;
   if (input.openshift) snapshot.openshift = { ...input.openshift };
@@ -69,9 +83,19 @@ export async function snapshotOf(session: {
 }): Promise<ClusterSnapshot | undefined> {
   const state = await session.connect();
   if (state.status !== 'connected') return undefined;
-  const openshift = state.info.flavour === 'openshift' && session.openshiftFacts ? session.openshiftFacts().catch(() => undefined) : Promise.resolve(undefined);
-  const storageRead = session.storageObjects ? session.storageObjects().catch(() => undefined) : Promise.resolve(undefined);
-  const [model, rcs, facts, objects] = await Promise.all([session.windowsNodes(), session.runtimeClasses(), openshift, storageRead]);
+  const openshift =
+    state.info.flavour === 'openshift' && session.openshiftFacts
+      ? session.openshiftFacts().catch(() => undefined)
+      : Promise.resolve(undefined);
+  const storageRead = session.storageObjects
+    ? session.storageObjects().catch(() => undefined)
+    : Promise.resolve(undefined);
+  const [model, rcs, facts, objects] = await Promise.all([
+    session.windowsNodes(),
+    session.runtimeClasses(),
+    openshift,
+    storageRead,
+  ]);
   const nodes = model.nodes();
   const snapshot = buildSnapshot({
     name: session.context,

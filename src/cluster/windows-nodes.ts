@@ -8,7 +8,15 @@ import { buildByNumber, parseBuildLabel } from '../core/windows/builds';
 import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import type { KubeClient } from './kube-client';
 import { ListWatch } from './list-watch';
-import { BUILD_LABEL, BYOH_LABEL, REBOOT_REQUIRED_ANNOTATION, WINDOWS_SELECTOR, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_UPGRADING_LABEL, WMCO_VERSION_ANNOTATION } from '../core/well-known';
+import {
+  BUILD_LABEL,
+  BYOH_LABEL,
+  REBOOT_REQUIRED_ANNOTATION,
+  WINDOWS_SELECTOR,
+  WMCO_DESIRED_VERSION_ANNOTATION,
+  WMCO_UPGRADING_LABEL,
+  WMCO_VERSION_ANNOTATION,
+} from '../core/well-known';
 
 export interface NodeCondition {
   type: string;
@@ -52,10 +60,17 @@ export function windowsNodeView(node: V1Node): WindowsNodeView {
     return out;
   });
   const readyCond = conditions.find((c) => c.type === 'Ready');
-  const ready = readyCond ? (readyCond.status === 'True' ? true : readyCond.status === 'False' ? false : undefined) : undefined;
+  const ready = readyCond
+    ? readyCond.status === 'True'
+      ? true
+      : readyCond.status === 'False'
+        ? false
+        : undefined
+    : undefined;
   const problems: string[] = [];
   for (const c of conditions) {
-    if (c.type === 'Ready' ? c.status !== 'True' : c.status === 'True') problems.push(c.type === 'Ready' ? `Not ready${c.reason ? ` (${c.reason})` : ''}` : c.type);
+    if (c.type === 'Ready' ? c.status !== 'True' : c.status === 'True')
+      problems.push(c.type === 'Ready' ? `Not ready${c.reason ? ` (${c.reason})` : ''}` : c.type);
   }
   const build = labels[BUILD_LABEL];
   const parsed = parseBuildLabel(build);
@@ -69,10 +84,15 @@ export function windowsNodeView(node: V1Node): WindowsNodeView {
     problems,
     provisioning: labels[BYOH_LABEL] === 'true' ? 'byoh' : 'machine',
     wmco: {
-      upgrading: labels[WMCO_UPGRADING_LABEL] === 'true' || (desiredVersion !== undefined && version !== desiredVersion),
+      upgrading:
+        labels[WMCO_UPGRADING_LABEL] === 'true' || (desiredVersion !== undefined && version !== desiredVersion),
       rebootRequired: REBOOT_REQUIRED_ANNOTATION in annotations,
     },
-    taints: (node.spec?.taints ?? []).map((t) => (t.value !== undefined && t.value !== '' ? { key: t.key, value: t.value, effect: t.effect } : { key: t.key, effect: t.effect })),
+    taints: (node.spec?.taints ?? []).map((t) =>
+      t.value !== undefined && t.value !== ''
+        ? { key: t.key, value: t.value, effect: t.effect }
+        : { key: t.key, effect: t.effect },
+    ),
     cordoned: node.spec?.unschedulable === true,
     addresses: (node.status?.addresses ?? []).map((a) => ({ type: a.type, address: a.address })),
     labels: { ...labels },
@@ -97,7 +117,11 @@ function windowsVersionName(build: number): string {
   return known ? known.name.replace(/\s*\((\d{4}|SAC)\)$/, '') : `Windows build 10.0.${build}`;
 }
 
-export type NodeChange = { type: 'added' | 'modified'; name: string; node: WindowsNodeView } | { type: 'removed'; name: string } | { type: 'error'; error: ClusterErrorItem } | { type: 'synced' };
+export type NodeChange =
+  | { type: 'added' | 'modified'; name: string; node: WindowsNodeView }
+  | { type: 'removed'; name: string }
+  | { type: 'error'; error: ClusterErrorItem }
+  | { type: 'synced' };
 
 export interface WindowsNodeModelOptions {
   /** Errors name this context and server. */
@@ -122,7 +146,12 @@ export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
     super();
     this.source = new ListWatch<V1Node>(
       client,
-      { path: '/api/v1/nodes', selector: { labelSelector: WINDOWS_SELECTOR }, watchTimeoutSeconds: options.watchTimeoutSeconds, retryMs: options.retryMs },
+      {
+        path: '/api/v1/nodes',
+        selector: { labelSelector: WINDOWS_SELECTOR },
+        watchTimeoutSeconds: options.watchTimeoutSeconds,
+        retryMs: options.retryMs,
+      },
       {
         listed: (items) => this.listed(items),
         event: (type, node) => {

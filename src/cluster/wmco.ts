@@ -38,7 +38,11 @@ export interface WmcoLocation {
 }
 
 export function wmcoLocation(o: { namespace?: string; source?: string; channel?: string } = {}): WmcoLocation {
-  return { namespace: o.namespace?.trim() || WMCO_NAMESPACE, ...(o.source?.trim() ? { source: o.source.trim() } : {}), channel: o.channel?.trim() || WMCO_CHANNEL };
+  return {
+    namespace: o.namespace?.trim() || WMCO_NAMESPACE,
+    ...(o.source?.trim() ? { source: o.source.trim() } : {}),
+    channel: o.channel?.trim() || WMCO_CHANNEL,
+  };
 }
 
 const csvsPath = (ns: string) => `/apis/operators.coreos.com/v1alpha1/namespaces/${enc(ns)}/clusterserviceversions`;
@@ -52,19 +56,39 @@ const installPlansPath = (ns: string) => `/apis/operators.coreos.com/v1alpha1/na
 export const wmcoCalls = {
   csv: (ns: string): ApiCall => ({ verb: 'GET', path: csvsPath(ns) }),
   keySecret: (ns: string): ApiCall => ({ verb: 'GET', path: `${secretsPath(ns)}/${KEY_SECRET}` }),
-  createKeySecret: (ns: string, shown: unknown): ApiCall => ({ verb: 'POST', path: secretsPath(ns), body: keySecretBody(ns, shown) }),
+  createKeySecret: (ns: string, shown: unknown): ApiCall => ({
+    verb: 'POST',
+    path: secretsPath(ns),
+    body: keySecretBody(ns, shown),
+  }),
   instances: (ns: string): ApiCall => ({ verb: 'GET', path: instancesPath(ns) }),
-  setInstance: (ns: string, address: string, value: string | null): ApiCall => ({ verb: 'PATCH', path: instancesPath(ns), body: { data: { [address]: value } } }),
+  setInstance: (ns: string, address: string, value: string | null): ApiCall => ({
+    verb: 'PATCH',
+    path: instancesPath(ns),
+    body: { data: { [address]: value } },
+  }),
   namespace: (ns: string): ApiCall => ({ verb: 'POST', path: '/api/v1/namespaces', body: namespaceBody(ns) }),
   operatorGroup: (ns: string): ApiCall => ({ verb: 'POST', path: operatorGroupsPath(ns), body: operatorGroupBody(ns) }),
-  subscription: (ns: string, l: WmcoLocation, approval: string): ApiCall => ({ verb: 'POST', path: subscriptionsPath(ns), body: subscriptionBody(ns, l, approval, l.source ?? '<catalog>') }),
+  subscription: (ns: string, l: WmcoLocation, approval: string): ApiCall => ({
+    verb: 'POST',
+    path: subscriptionsPath(ns),
+    body: subscriptionBody(ns, l, approval, l.source ?? '<catalog>'),
+  }),
   clusterVersion: (): ApiCall => ({ verb: 'GET', path: CLUSTER_VERSION_PATH }),
-  approveInstallPlan: (ns: string): ApiCall => ({ verb: 'PATCH', path: `${installPlansPath(ns)}/<first>`, body: { spec: { approved: true } } }),
+  approveInstallPlan: (ns: string): ApiCall => ({
+    verb: 'PATCH',
+    path: `${installPlansPath(ns)}/<first>`,
+    body: { spec: { approved: true } },
+  }),
 };
 
 // ---- ClusterServiceVersion -----------------------------------------------------------------------
 
-export async function wmcoCsv(kube: KubeClient, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<CsvObject | undefined> {
+export async function wmcoCsv(
+  kube: KubeClient,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<CsvObject | undefined> {
   const list = await getOrUndefined<{ items?: CsvObject[] }>(kube, csvsPath(namespace), signal);
   return (list?.items ?? []).find((c) => c.metadata.name.startsWith(WMCO_PACKAGE));
 }
@@ -77,7 +101,11 @@ export function csvVersion(csv: CsvObject): string | undefined {
 // ---- windows-instances -------------------------------------------------------------------------
 
 /** The entries of the windows-instances ConfigMap; undefined when there is no such ConfigMap. */
-export async function windowsInstances(kube: KubeClient, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<Record<string, string> | undefined> {
+export async function windowsInstances(
+  kube: KubeClient,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<Record<string, string> | undefined> {
   const cm = await getOrUndefined<{ data?: Record<string, string> }>(kube, instancesPath(namespace), signal);
   return cm ? (cm.data ?? {}) : undefined;
 }
@@ -86,14 +114,25 @@ export async function windowsInstances(kube: KubeClient, signal?: AbortSignal, n
  * Adds `address: username=<user>` to the windows-instances ConfigMap: creates the ConfigMap when it
  * is missing, otherwise merge-patches that one key, so other entries are never touched.
  */
-export async function addInstance(kube: KubeClient, address: string, user: string, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<void> {
+export async function addInstance(
+  kube: KubeClient,
+  address: string,
+  user: string,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<void> {
   const value = `username=${user}`;
   const existing = await windowsInstances(kube, signal, namespace);
   if (existing === undefined) {
     const created = await createIfMissing(
       kube,
       `/api/v1/namespaces/${enc(namespace)}/configmaps`,
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: INSTANCES_CONFIGMAP, namespace }, data: { [address]: value } },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: INSTANCES_CONFIGMAP, namespace },
+        data: { [address]: value },
+      },
       signal,
     );
     if (created === 'created') return;
@@ -102,7 +141,12 @@ export async function addInstance(kube: KubeClient, address: string, user: strin
 }
 
 /** Removes one entry (a merge patch with null deletes only that key). */
-export async function removeInstance(kube: KubeClient, address: string, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<void> {
+export async function removeInstance(
+  kube: KubeClient,
+  address: string,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<void> {
   const existing = await windowsInstances(kube, signal, namespace);
   if (!existing || !(address in existing)) return;
   await kube.patch(instancesPath(namespace), { data: { [address]: null } }, 'merge', signal);
@@ -111,30 +155,63 @@ export async function removeInstance(kube: KubeClient, address: string, signal?:
 // ---- cloud-private-key -------------------------------------------------------------------------
 
 /** Whether cloud-private-key exists, and the private key (PEM) under private-key.pem when it has one. */
-export async function keySecret(kube: KubeClient, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<{ present: boolean; pem?: string }> {
-  const secret = await getOrUndefined<{ data?: Record<string, string> }>(kube, `${secretsPath(namespace)}/${KEY_SECRET}`, signal);
+export async function keySecret(
+  kube: KubeClient,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<{ present: boolean; pem?: string }> {
+  const secret = await getOrUndefined<{ data?: Record<string, string> }>(
+    kube,
+    `${secretsPath(namespace)}/${KEY_SECRET}`,
+    signal,
+  );
   const data = secret?.data?.[KEY_SECRET_KEY];
   return { present: secret !== undefined, ...(data ? { pem: Buffer.from(data, 'base64').toString('utf8') } : {}) };
 }
 
 /** The Secret; `data` is the base64 of the key (a preview passes a placeholder that prints as such). */
 function keySecretBody(namespace: string, data: unknown): object {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: KEY_SECRET, namespace }, type: 'Opaque', data: { [KEY_SECRET_KEY]: data } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: KEY_SECRET, namespace },
+    type: 'Opaque',
+    data: { [KEY_SECRET_KEY]: data },
+  };
 }
 
 /** Creates cloud-private-key with the key; an existing Secret is left as it is. */
-export async function createKeySecret(kube: KubeClient, pem: string, signal?: AbortSignal, namespace = WMCO_NAMESPACE): Promise<'created' | 'exists'> {
-  return createIfMissing(kube, secretsPath(namespace), keySecretBody(namespace, Buffer.from(pem, 'utf8').toString('base64')), signal);
+export async function createKeySecret(
+  kube: KubeClient,
+  pem: string,
+  signal?: AbortSignal,
+  namespace = WMCO_NAMESPACE,
+): Promise<'created' | 'exists'> {
+  return createIfMissing(
+    kube,
+    secretsPath(namespace),
+    keySecretBody(namespace, Buffer.from(pem, 'utf8').toString('base64')),
+    signal,
+  );
 }
 
 // ---- installing through OLM ----------------------------------------------------------------------
 
 function namespaceBody(ns: string): object {
-  return { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns, labels: { [CLUSTER_MONITORING_LABEL]: 'true' } } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: { name: ns, labels: { [CLUSTER_MONITORING_LABEL]: 'true' } },
+  };
 }
 
 function operatorGroupBody(ns: string): object {
-  return { apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', metadata: { name: WMCO_PACKAGE, namespace: ns }, spec: { targetNamespaces: [ns] } };
+  return {
+    apiVersion: 'operators.coreos.com/v1',
+    kind: 'OperatorGroup',
+    metadata: { name: WMCO_PACKAGE, namespace: ns },
+    spec: { targetNamespaces: [ns] },
+  };
 }
 
 function subscriptionBody(ns: string, l: WmcoLocation, approval: string, source: string): object {
@@ -142,13 +219,27 @@ function subscriptionBody(ns: string, l: WmcoLocation, approval: string, source:
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'Subscription',
     metadata: { name: WMCO_PACKAGE, namespace: ns },
-    spec: { channel: l.channel, installPlanApproval: approval, name: WMCO_PACKAGE, source, sourceNamespace: CATALOG_SOURCE_NAMESPACE },
+    spec: {
+      channel: l.channel,
+      installPlanApproval: approval,
+      name: WMCO_PACKAGE,
+      source,
+      sourceNamespace: CATALOG_SOURCE_NAMESPACE,
+    },
   };
 }
 
 /** Whether the namespace exists with the cluster-monitoring label. */
-export async function operatorNamespaceState(kube: KubeClient, ns: string, signal?: AbortSignal): Promise<'missing' | 'unlabelled' | 'ready'> {
-  const found = await getOrUndefined<{ metadata: { labels?: Record<string, string> } }>(kube, `/api/v1/namespaces/${enc(ns)}`, signal);
+export async function operatorNamespaceState(
+  kube: KubeClient,
+  ns: string,
+  signal?: AbortSignal,
+): Promise<'missing' | 'unlabelled' | 'ready'> {
+  const found = await getOrUndefined<{ metadata: { labels?: Record<string, string> } }>(
+    kube,
+    `/api/v1/namespaces/${enc(ns)}`,
+    signal,
+  );
   if (!found) return 'missing';
   return found.metadata.labels?.[CLUSTER_MONITORING_LABEL] === 'true' ? 'ready' : 'unlabelled';
 }
@@ -156,7 +247,12 @@ export async function operatorNamespaceState(kube: KubeClient, ns: string, signa
 /** Creates the namespace with the cluster-monitoring label, or adds the label to an existing one. */
 export async function ensureOperatorNamespace(kube: KubeClient, ns: string, signal?: AbortSignal): Promise<void> {
   if ((await createIfMissing(kube, '/api/v1/namespaces', namespaceBody(ns), signal)) === 'exists') {
-    await kube.patch(`/api/v1/namespaces/${enc(ns)}`, { metadata: { labels: { [CLUSTER_MONITORING_LABEL]: 'true' } } }, 'merge', signal);
+    await kube.patch(
+      `/api/v1/namespaces/${enc(ns)}`,
+      { metadata: { labels: { [CLUSTER_MONITORING_LABEL]: 'true' } } },
+      'merge',
+      signal,
+    );
   }
 }
 
@@ -173,18 +269,40 @@ export async function hasSubscription(kube: KubeClient, ns: string, signal?: Abo
 }
 
 /** Subscribes to WMCO; without a catalog in `l`, redhat-operators (community-operators on OKD). */
-export async function createSubscription(kube: KubeClient, l: WmcoLocation, approval: string, signal?: AbortSignal): Promise<string> {
+export async function createSubscription(
+  kube: KubeClient,
+  l: WmcoLocation,
+  approval: string,
+  signal?: AbortSignal,
+): Promise<string> {
   const source = l.source ?? ((await isOkd(kube, signal)) ? WMCO_OKD_CATALOG_SOURCE : WMCO_CATALOG_SOURCE);
-  await createIfMissing(kube, subscriptionsPath(l.namespace), subscriptionBody(l.namespace, l, approval, source), signal);
+  await createIfMissing(
+    kube,
+    subscriptionsPath(l.namespace),
+    subscriptionBody(l.namespace, l, approval, source),
+    signal,
+  );
   return source;
 }
 
 /** Approves WMCO's first unapproved InstallPlan; the plan's name, or undefined when none waits. */
-export async function approveWmcoInstallPlan(kube: KubeClient, ns: string, signal?: AbortSignal): Promise<string | undefined> {
+export async function approveWmcoInstallPlan(
+  kube: KubeClient,
+  ns: string,
+  signal?: AbortSignal,
+): Promise<string | undefined> {
   const plans = await getOrUndefined<{ items?: InstallPlan[] }>(kube, installPlansPath(ns), signal);
-  const waiting = (plans?.items ?? []).find((p) => p.spec?.approved === false && (p.spec.clusterServiceVersionNames ?? []).some((n) => n.startsWith(WMCO_PACKAGE)));
+  const waiting = (plans?.items ?? []).find(
+    (p) =>
+      p.spec?.approved === false && (p.spec.clusterServiceVersionNames ?? []).some((n) => n.startsWith(WMCO_PACKAGE)),
+  );
   if (!waiting) return undefined;
-  await kube.patch(`${installPlansPath(ns)}/${enc(waiting.metadata.name)}`, { spec: { approved: true } }, 'merge', signal);
+  await kube.patch(
+    `${installPlansPath(ns)}/${enc(waiting.metadata.name)}`,
+    { spec: { approved: true } },
+    'merge',
+    signal,
+  );
   return waiting.metadata.name;
 }
 

@@ -30,7 +30,8 @@ export const podName = (p: DrainPod): string => `${p.metadata.namespace ?? ''}/$
 /** What `kubectl drain --ignore-daemonsets` leaves alone: DaemonSet pods and static (mirror) pods. */
 export function drainSkipReason(p: DrainPod): string | undefined {
   if (p.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined) return 'a static (mirror) pod';
-  if ((p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.controller !== false)) return 'a DaemonSet pod';
+  if ((p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.controller !== false))
+    return 'a DaemonSet pod';
   return undefined;
 }
 
@@ -60,18 +61,31 @@ export function selectorMatches(sel: LabelSelector | undefined, labels: Record<s
   for (const e of sel.matchExpressions ?? []) {
     const has = Object.prototype.hasOwnProperty.call(labels, e.key);
     const inValues = has && (e.values ?? []).includes(labels[e.key] as string);
-    if ((e.operator === 'In' && !inValues) || (e.operator === 'NotIn' && inValues) || (e.operator === 'Exists' && !has) || (e.operator === 'DoesNotExist' && has)) return false;
+    if (
+      (e.operator === 'In' && !inValues) ||
+      (e.operator === 'NotIn' && inValues) ||
+      (e.operator === 'Exists' && !has) ||
+      (e.operator === 'DoesNotExist' && has)
+    )
+      return false;
   }
   return true;
 }
 
 /** namespace/name of the budgets that select a pod. */
 export function budgetsSelecting(pdbs: readonly DrainPdb[], pod: DrainPod): string[] {
-  return pdbs.filter((b) => selectorMatches(b.spec?.selector, pod.metadata.labels ?? {})).map((b) => `${b.metadata.namespace ?? pod.metadata.namespace ?? ''}/${b.metadata.name}`);
+  return pdbs
+    .filter((b) => selectorMatches(b.spec?.selector, pod.metadata.labels ?? {}))
+    .map((b) => `${b.metadata.namespace ?? pod.metadata.namespace ?? ''}/${b.metadata.name}`);
 }
 
-/** The budget named in a refused eviction's (429) details.causes ("The disruption budget web needs 2 healthy pods ..."). */
-export function evictionRefusal(body: { message?: string; details?: { causes?: { reason?: string; message?: string }[] } } | undefined, fallback: string): { pdb?: string; message: string } {
+/**
+ * The budget named in a refused eviction's (429) details.causes ("The disruption budget web needs 2 healthy pods ...").
+ */
+export function evictionRefusal(
+  body: { message?: string; details?: { causes?: { reason?: string; message?: string }[] } } | undefined,
+  fallback: string,
+): { pdb?: string; message: string } {
   const causes = (body?.details?.causes ?? []).filter((c) => c.message);
   const message = causes.map((c) => c.message as string).join('; ') || (body?.message ?? fallback);
   const pdb = /disruption budget (\S+)/.exec(message)?.[1];

@@ -23,7 +23,10 @@ export class NodeLogInputError extends Error {
 export function logPathSegments(path: string): string {
   const trimmed = path.trim().replace(/\\/g, '/');
   if (trimmed === '' || trimmed === '/') return '';
-  if (/^[A-Za-z]:/.test(trimmed) || trimmed.startsWith('/')) throw new NodeLogInputError(`--path is relative to the node's log folder (C:\\var\\log on Windows): "kubelet/kubelet.log", not "${path}"`);
+  if (/^[A-Za-z]:/.test(trimmed) || trimmed.startsWith('/'))
+    throw new NodeLogInputError(
+      `--path is relative to the node's log folder (C:\\var\\log on Windows): "kubelet/kubelet.log", not "${path}"`,
+    );
   const parts = trimmed.split('/');
   const dir = parts[parts.length - 1] === '';
   const segs = parts.filter((p) => p !== '' && p !== '.');
@@ -54,11 +57,15 @@ export function sinceTime(since: string, now: Date): string {
   const s = since.trim();
   if (/^\d{4}-\d{2}-\d{2}T/.test(s)) {
     const t = Date.parse(s);
-    if (Number.isNaN(t) || !/(Z|[+-]\d{2}:\d{2})$/i.test(s)) throw new NodeLogInputError(`--since "${since}" is not an RFC 3339 time (2026-05-01T10:00:00Z) or a duration (1h, 30m)`);
+    if (Number.isNaN(t) || !/(Z|[+-]\d{2}:\d{2})$/i.test(s))
+      throw new NodeLogInputError(
+        `--since "${since}" is not an RFC 3339 time (2026-05-01T10:00:00Z) or a duration (1h, 30m)`,
+      );
     return rfc3339(new Date(t));
   }
   const parts = [...s.matchAll(/(\d+)([smhd])/g)];
-  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== s) throw new NodeLogInputError(`--since "${since}" is not a duration (1h, 30m, 2h30m, 45s, 1d) or an RFC 3339 time`);
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== s)
+    throw new NodeLogInputError(`--since "${since}" is not a duration (1h, 30m, 2h30m, 45s, 1d) or an RFC 3339 time`);
   const ms = parts.reduce((n, p) => n + Number(p[1]) * (UNIT_MS[p[2] as string] as number), 0);
   if (ms <= 0) throw new NodeLogInputError(`--since must be more than 0`);
   return rfc3339(new Date(now.getTime() - ms));
@@ -75,12 +82,18 @@ export function logQuery(input: LogQueryInput): Record<string, string> {
   if (q === '') throw new NodeLogInputError('--query needs a service name, such as kubelet');
   const file = /[/\\]/.test(q);
   if (!file && (!SERVICE_NAME.test(q) || q.length > MAX_SERVICE_LENGTH))
-    throw new NodeLogInputError(`--query "${input.query}" is not a service name the kubelet accepts (letters, digits and - _ . : @, at most ${MAX_SERVICE_LENGTH})`);
+    throw new NodeLogInputError(
+      `--query "${input.query}" is not a service name the kubelet accepts (letters, digits and - _ . : @, at most ${MAX_SERVICE_LENGTH})`,
+    );
   const hasOptions = input.tail !== undefined || input.since !== undefined || input.pattern !== undefined;
-  if (file && hasOptions) throw new NodeLogInputError('--query names a file (it has / or \\): the kubelet takes no --tail, --since or --pattern with a file; use --path for a file');
+  if (file && hasOptions)
+    throw new NodeLogInputError(
+      '--query names a file (it has / or \\): the kubelet takes no --tail, --since or --pattern with a file; use --path for a file',
+    );
   const out: Record<string, string> = { query: q };
   if (input.tail !== undefined) {
-    if (!Number.isInteger(input.tail) || input.tail < 0 || input.tail > MAX_TAIL_LINES) throw new NodeLogInputError(`--tail must be a whole number from 0 to ${MAX_TAIL_LINES}`);
+    if (!Number.isInteger(input.tail) || input.tail < 0 || input.tail > MAX_TAIL_LINES)
+      throw new NodeLogInputError(`--tail must be a whole number from 0 to ${MAX_TAIL_LINES}`);
     out.tailLines = String(input.tail);
   }
   if (input.since !== undefined) out.sinceTime = sinceTime(input.since, input.now);
@@ -95,7 +108,10 @@ export function logQuery(input: LogQueryInput): Record<string, string> {
   return out;
 }
 
-/** The names in a folder listing the kubelet's file server sends (Go's http.FileServer: `<a href="name">`); folders end with /. */
+/**
+ * The names in a folder listing the kubelet's file server sends (Go's http.FileServer: `<a href="name">`); folders end
+ * with /.
+ */
 export function parseLogListing(html: string): string[] {
   const names: string[] = [];
   for (const m of html.matchAll(/<a href="([^"]*)">/g)) {
@@ -111,7 +127,14 @@ export function parseLogListing(html: string): string[] {
       continue;
     }
     // Only entries of this folder: no parent, no absolute links, no links elsewhere.
-    if (name === '' || name === '../' || name.startsWith('/') || /^[a-z]+:/i.test(name) || name.slice(0, -1).includes('/')) continue;
+    if (
+      name === '' ||
+      name === '../' ||
+      name.startsWith('/') ||
+      /^[a-z]+:/i.test(name) ||
+      name.slice(0, -1).includes('/')
+    )
+      continue;
     names.push(name);
   }
   return names;
@@ -126,7 +149,8 @@ export function isLogListing(contentType: string | undefined, text: string): boo
 const ENABLE_NODE_LOGS =
   'To serve node logs the kubelet needs `enableSystemLogHandler: true` (the log folder) and, for --query, `enableSystemLogQuery: true` with the feature gate `NodeLogQuery=true` (featureGates: {NodeLogQuery: true}) in its configuration; the caller needs RBAC `get` on `nodes/proxy`.';
 
-export type NodeLogRefusalKind = 'no-node' | 'forbidden' | 'disabled' | 'query-off' | 'not-found' | 'invalid' | 'unreachable' | 'other';
+export type NodeLogRefusalKind =
+  'no-node' | 'forbidden' | 'disabled' | 'query-off' | 'not-found' | 'invalid' | 'unreachable' | 'other';
 
 export interface NodeLogRefusal {
   kind: NodeLogRefusalKind;
@@ -141,27 +165,43 @@ export interface NodeLogRefusal {
 export function nodeLogRefusal(node: string, what: string, status: number, text: string): NodeLogRefusal {
   const said = firstLine(text);
   const apiStatus = parseStatus(text);
-  if (status === 404 && apiStatus?.reason === 'NotFound' && apiStatus.details?.kind === 'nodes') return { kind: 'no-node', message: `There is no node "${node}" (404: ${said}).` };
+  if (status === 404 && apiStatus?.reason === 'NotFound' && apiStatus.details?.kind === 'nodes')
+    return { kind: 'no-node', message: `There is no node "${node}" (404: ${said}).` };
   if (status === 403)
     return {
       kind: 'forbidden',
       message: `You may not read ${what} of ${node} through the API (403: ${said || 'forbidden'}). Reading node logs needs RBAC \`get\` on the \`nodes/proxy\` resource (a ClusterRole rule: apiGroups [""], resources ["nodes/proxy"], verbs ["get"]).`,
     };
   if (status === 405 || /logs endpoint is disabled/i.test(text))
-    return { kind: 'disabled', message: `The kubelet of ${node} does not serve its logs (${said || `HTTP ${status}`}). ${ENABLE_NODE_LOGS}` };
-  if (status === 404) return { kind: 'not-found', message: `The kubelet of ${node} has no ${what} (404: ${said || 'not found'}).` };
-  if (status === 400 || status === 406) return { kind: 'invalid', message: `The kubelet of ${node} refused ${what} (${status}: ${said}).` };
-  if (status === 502 || status === 503 || /error trying to reach service|dial tcp|connection refused|no route to host|i\/o timeout/i.test(text))
+    return {
+      kind: 'disabled',
+      message: `The kubelet of ${node} does not serve its logs (${said || `HTTP ${status}`}). ${ENABLE_NODE_LOGS}`,
+    };
+  if (status === 404)
+    return { kind: 'not-found', message: `The kubelet of ${node} has no ${what} (404: ${said || 'not found'}).` };
+  if (status === 400 || status === 406)
+    return { kind: 'invalid', message: `The kubelet of ${node} refused ${what} (${status}: ${said}).` };
+  if (
+    status === 502 ||
+    status === 503 ||
+    /error trying to reach service|dial tcp|connection refused|no route to host|i\/o timeout/i.test(text)
+  )
     return { kind: 'unreachable', message: `The API server cannot reach the kubelet of ${node} (${status}: ${said}).` };
   return { kind: 'other', message: `Reading ${what} of ${node} failed (${status}${said ? `: ${said}` : ''}).` };
 }
 
 /** The kubelet answered a log query with its folder listing: the query is off there. */
 export function queryOffRefusal(node: string): NodeLogRefusal {
-  return { kind: 'query-off', message: `The kubelet of ${node} ignored the log query and sent its log folder instead: the log query is off there. ${ENABLE_NODE_LOGS}` };
+  return {
+    kind: 'query-off',
+    message: `The kubelet of ${node} ignored the log query and sent its log folder instead: the log query is off there. ${ENABLE_NODE_LOGS}`,
+  };
 }
 
-/** The kubelet's note "options present and query resolved to log files for [kubelet]": that service logs to a file, which takes no options. */
+/**
+ * The kubelet's note "options present and query resolved to log files for [kubelet]": that service logs to a file,
+ * which takes no options.
+ */
 export function fileLoggerRefusal(node: string, service: string, text: string): NodeLogRefusal {
   const files = /log files for \[([^\]]*)\]/.exec(text)?.[1] ?? service;
   return {

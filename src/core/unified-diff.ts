@@ -18,7 +18,8 @@ function script(a: string[], b: string[]): Op[] {
   const m = b.length;
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--)
+      lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   }
   const ops: Op[] = [];
   let i = 0;
@@ -26,7 +27,8 @@ function script(a: string[], b: string[]): Op[] {
   while (i < n || j < m) {
     if (i < n && j < m && a[i] === b[j]) ops.push({ kind: ' ', line: a[i++]!, a: i, b: ++j });
     // Deletions before insertions, as diff -u prints them.
-    else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!)) ops.push({ kind: '-', line: a[i++]!, a: i, b: j });
+    else if (i < n && (j >= m || lcs[i + 1]![j]! >= lcs[i]![j + 1]!))
+      ops.push({ kind: '-', line: a[i++]!, a: i, b: j });
     else ops.push({ kind: '+', line: b[j++]!, a: i, b: j });
   }
   return ops;

@@ -13,27 +13,40 @@ export interface OwnerRef {
 }
 
 /** What a pod's controller says about restarting: the next object to read, or why there is nothing to restart. */
-export type RestartStep = { read: { kind: 'ReplicaSet' | 'Deployment' | 'DaemonSet' | 'StatefulSet'; name: string } } | { refuse: string };
+export type RestartStep =
+  { read: { kind: 'ReplicaSet' | 'Deployment' | 'DaemonSet' | 'StatefulSet'; name: string } } | { refuse: string };
 
 export const RESTARTABLE = ['Deployment', 'DaemonSet', 'StatefulSet'] as const;
 export type RestartableKind = (typeof RESTARTABLE)[number];
 
-const controllerOf = (owners: readonly OwnerRef[] | undefined): OwnerRef | undefined => (owners ?? []).find((o) => o.controller === true);
+const controllerOf = (owners: readonly OwnerRef[] | undefined): OwnerRef | undefined =>
+  (owners ?? []).find((o) => o.controller === true);
 
 /** The first step from a pod to the workload a rollout restart acts on. */
 export function restartStepOfPod(pod: string, owners: readonly OwnerRef[] | undefined): RestartStep {
   const c = controllerOf(owners);
-  if (!c) return { refuse: `${pod} is a bare pod (no controller owns it): there is no workload to restart. Delete it and create it again instead.` };
-  if (c.kind === 'ReplicaSet' || c.kind === 'DaemonSet' || c.kind === 'StatefulSet') return { read: { kind: c.kind, name: c.name } };
-  if (c.kind === 'Job') return { refuse: `${pod} belongs to Job ${c.name}: a Job cannot be rollout-restarted (its pods run to completion). Delete the Job and create it again to run it anew.` };
-  return { refuse: `${pod} is controlled by ${c.kind} ${c.name}: only Deployments, DaemonSets and StatefulSets have a rollout restart.` };
+  if (!c)
+    return {
+      refuse: `${pod} is a bare pod (no controller owns it): there is no workload to restart. Delete it and create it again instead.`,
+    };
+  if (c.kind === 'ReplicaSet' || c.kind === 'DaemonSet' || c.kind === 'StatefulSet')
+    return { read: { kind: c.kind, name: c.name } };
+  if (c.kind === 'Job')
+    return {
+      refuse: `${pod} belongs to Job ${c.name}: a Job cannot be rollout-restarted (its pods run to completion). Delete the Job and create it again to run it anew.`,
+    };
+  return {
+    refuse: `${pod} is controlled by ${c.kind} ${c.name}: only Deployments, DaemonSets and StatefulSets have a rollout restart.`,
+  };
 }
 
 /** From a ReplicaSet to its Deployment; a ReplicaSet of its own is refused as kubectl refuses it. */
 export function restartStepOfReplicaSet(name: string, owners: readonly OwnerRef[] | undefined): RestartStep {
   const c = controllerOf(owners);
   if (c?.kind === 'Deployment') return { read: { kind: 'Deployment', name: c.name } };
-  return { refuse: `ReplicaSet ${name} is not managed by a Deployment: a ReplicaSet has no rollout restart. Delete its pods to have them created again.` };
+  return {
+    refuse: `ReplicaSet ${name} is not managed by a Deployment: a ReplicaSet has no rollout restart. Delete its pods to have them created again.`,
+  };
 }
 
 /** The annotation a rollout restart sets on the pod template (a new value rolls the pods). */
@@ -63,8 +76,10 @@ function keyProblem(key: string): string | undefined {
   if (parts.length > 2) return `the key "${key}" has more than one "/"`;
   const name = parts[parts.length - 1] ?? '';
   const prefix = parts.length === 2 ? parts[0] : undefined;
-  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix))) return `the key prefix "${prefix}" is not a DNS subdomain`;
-  if (name.length === 0 || name.length > 63 || !NAME.test(name)) return `the key "${key}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
+  if (prefix !== undefined && (prefix.length === 0 || prefix.length > 253 || !DNS_SUBDOMAIN.test(prefix)))
+    return `the key prefix "${prefix}" is not a DNS subdomain`;
+  if (name.length === 0 || name.length > 63 || !NAME.test(name))
+    return `the key "${key}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`;
   return undefined;
 }
 
@@ -72,16 +87,21 @@ function keyProblem(key: string): string | undefined {
 export function parseTaint(text: string): Taint | { error: string } {
   const t = text.trim();
   const colon = t.lastIndexOf(':');
-  if (colon < 0) return { error: `"${t}" has no effect: write key=value:Effect (Effect is ${TAINT_EFFECTS.join(', ')})` };
+  if (colon < 0)
+    return { error: `"${t}" has no effect: write key=value:Effect (Effect is ${TAINT_EFFECTS.join(', ')})` };
   const effect = t.slice(colon + 1);
   const kv = t.slice(0, colon);
   const eq = kv.indexOf('=');
   const key = eq < 0 ? kv : kv.slice(0, eq);
   const value = eq < 0 ? '' : kv.slice(eq + 1);
-  if (!(TAINT_EFFECTS as readonly string[]).includes(effect)) return { error: `"${effect}" is not a taint effect: use ${TAINT_EFFECTS.join(', ')}` };
+  if (!(TAINT_EFFECTS as readonly string[]).includes(effect))
+    return { error: `"${effect}" is not a taint effect: use ${TAINT_EFFECTS.join(', ')}` };
   const bad = keyProblem(key);
   if (bad) return { error: bad };
-  if (value && (value.length > 63 || !NAME.test(value))) return { error: `the value "${value}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit` };
+  if (value && (value.length > 63 || !NAME.test(value)))
+    return {
+      error: `the value "${value}" must be at most 63 letters, digits, "-", "_" or ".", starting and ending with a letter or digit`,
+    };
   return { key, ...(value ? { value } : {}), effect };
 }
 
@@ -111,7 +131,10 @@ export function parseTaints(text: string): { taints: Taint[] } | { error: string
 }
 
 /** What changed between two taint lists, for the confirmation: added and removed texts. */
-export function taintChanges(before: readonly Taint[], after: readonly Taint[]): { added: string[]; removed: string[] } {
+export function taintChanges(
+  before: readonly Taint[],
+  after: readonly Taint[],
+): { added: string[]; removed: string[] } {
   const a = new Set(before.map(taintText));
   const b = new Set(after.map(taintText));
   return { added: [...b].filter((x) => !a.has(x)), removed: [...a].filter((x) => !b.has(x)) };

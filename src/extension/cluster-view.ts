@@ -68,7 +68,9 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
   async open(node: TreeNode): Promise<void> {
     if (!node.yaml) return;
     const object = await node.yaml();
-    const uri = vscode.Uri.parse(`${YAML_SCHEME}:/${encodeURIComponent(node.label)}.yaml?${encodeURIComponent(node.id)}`);
+    const uri = vscode.Uri.parse(
+      `${YAML_SCHEME}:/${encodeURIComponent(node.label)}.yaml?${encodeURIComponent(node.id)}`,
+    );
     const again = this.objects.has(uri.toString());
     this.objects.set(uri.toString(), object);
     if (again) this.changed.fire(uri); // an open document shows the object as read now
@@ -87,10 +89,18 @@ class YamlDocuments implements vscode.TextDocumentContentProvider {
 export type RevealWindowsNode = (context: string, node: string) => Promise<void>;
 
 /** `services` feeds the Services group under each Windows node (node-commands.ts); without it there is none. */
-export function registerClusterView(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, services?: NodeServicesSource): RevealWindowsNode {
+export function registerClusterView(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  services?: NodeServicesSource,
+): RevealWindowsNode {
   const makeTree = () => {
     const config = readConfig();
-    return new ClusterTree({ locate: { explicit: config.kubeconfig }, ...(config.wmco.namespace ? { session: { wmcoNamespace: config.wmco.namespace } } : {}), ...(services ? { services } : {}) });
+    return new ClusterTree({
+      locate: { explicit: config.kubeconfig },
+      ...(config.wmco.namespace ? { session: { wmcoNamespace: config.wmco.namespace } } : {}),
+      ...(services ? { services } : {}),
+    });
   };
   let tree = makeTree();
   const provider = new Provider(tree, log);
@@ -116,9 +126,13 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
       const id = typeof arg === 'string' ? arg : arg?.id;
       if (id) tree.retry(id);
     }),
-    vscode.commands.registerCommand('kubeWindows.refreshServices', (context: string, node: string) => tree.refreshServices(context, node)),
+    vscode.commands.registerCommand('kubeWindows.refreshServices', (context: string, node: string) =>
+      tree.refreshServices(context, node),
+    ),
     // Internal (machineset-commands.ts): a command changed a context's Windows MachineSets.
-    vscode.commands.registerCommand('kubeWindows.refreshMachineSets', (context: string, machineSet?: string) => tree.refreshMachineSet(context, machineSet)),
+    vscode.commands.registerCommand('kubeWindows.refreshMachineSets', (context: string, machineSet?: string) =>
+      tree.refreshMachineSet(context, machineSet),
+    ),
     vscode.commands.registerCommand('kubeWindows.copyName', async (node: TreeNode | undefined) => {
       if (node) await vscode.env.clipboard.writeText(node.label);
     }),
@@ -170,7 +184,11 @@ export function registerClusterView(context: vscode.ExtensionContext, log: vscod
 /** The tree throttles snapshots already (once per second); this forwards them and logs. */
 function forwardSnapshot(log: vscode.LogOutputChannel) {
   return (snapshot: Parameters<typeof sendClusterSnapshot>[0]) => {
-    log.info(snapshot ? `cluster snapshot of ${snapshot.name}: ${snapshot.windowsNodes.length} Windows nodes` : 'cluster snapshot cleared');
+    log.info(
+      snapshot
+        ? `cluster snapshot of ${snapshot.name}: ${snapshot.windowsNodes.length} Windows nodes`
+        : 'cluster snapshot cleared',
+    );
     void sendClusterSnapshot(snapshot);
   };
 }

@@ -12,7 +12,11 @@ export const PLAN_LANGUAGE = 'kube-windows-plan';
 export const firstLine = (text: string): string => text.split('\n')[0]?.trim() ?? '';
 
 /** Wraps a command: an unexpected failure becomes one error line (no stack), logged in full. */
-function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: unknown) => Promise<void>): (arg: unknown) => Promise<void> {
+function guarded(
+  log: vscode.LogOutputChannel,
+  name: string,
+  fn: (arg: unknown) => Promise<void>,
+): (arg: unknown) => Promise<void> {
   return async (arg: unknown) => {
     try {
       await fn(arg);
@@ -24,7 +28,10 @@ function guarded(log: vscode.LogOutputChannel, name: string, fn: (arg: unknown) 
   };
 }
 
-/** One command of a family's table: what it runs (with the family's runtime and the command's argument, a tree item or a URI). */
+/**
+ * One command of a family's table: what it runs (with the family's runtime and the command's argument, a tree item or a
+ * URI).
+ */
 export interface CommandEntry<R> {
   run: (rt: R, arg: unknown) => unknown;
   /**
@@ -37,8 +44,16 @@ export interface CommandEntry<R> {
 /** A family's commands, declared once: command id -> entry. */
 export type CommandTable<R> = Readonly<Record<`kubeWindows.${string}`, CommandEntry<R>>>;
 
-/** Registers a family's table, each command guarded (a failure is one error line, logged in full under the id's own name). */
-export function registerCommands<R>(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, table: CommandTable<R>, rt: R): void {
+/**
+ * Registers a family's table, each command guarded (a failure is one error line, logged in full under the id's own
+ * name).
+ */
+export function registerCommands<R>(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  table: CommandTable<R>,
+  rt: R,
+): void {
   for (const [id, entry] of Object.entries<CommandEntry<R>>(table)) {
     context.subscriptions.push(
       vscode.commands.registerCommand(
@@ -63,22 +78,40 @@ export interface CommandRuntime<D> {
   declined: Set<string>;
 }
 
-export function commandRuntime<D>(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, load: () => Promise<D>, overrides?: Partial<D>): CommandRuntime<D> {
+export function commandRuntime<D>(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  load: () => Promise<D>,
+  overrides?: Partial<D>,
+): CommandRuntime<D> {
   let loaded: Promise<D> | undefined;
   const channels = new Map<string, vscode.OutputChannel>();
   context.subscriptions.push({ dispose: () => channels.forEach((c) => c.dispose()) });
-  return { context, log, deps: () => (loaded ??= load().then((d) => ({ ...d, ...overrides }))), channels, declined: new Set() };
+  return {
+    context,
+    log,
+    deps: () => (loaded ??= load().then((d) => ({ ...d, ...overrides }))),
+    channels,
+    declined: new Set(),
+  };
 }
 
-/** The named engine functions, as the engine module types them: what a family's deps take from it (tests replace any of them). */
-export function engineFunctions<const K extends keyof typeof Engine>(e: typeof Engine, names: readonly K[]): Pick<typeof Engine, K> {
+/**
+ * The named engine functions, as the engine module types them: what a family's deps take from it (tests replace any of
+ * them).
+ */
+export function engineFunctions<const K extends keyof typeof Engine>(
+  e: typeof Engine,
+  names: readonly K[],
+): Pick<typeof Engine, K> {
   return Object.fromEntries(names.map((name) => [name, e[name]])) as Pick<typeof Engine, K>;
 }
 
 /** SSH to a host through the engine, and a check of a key's passphrase (before offering to remember it). */
 export function sshAccess(e: typeof Engine) {
   return {
-    host: (options: ConstructorParameters<typeof Engine.SshConnector>[0]) => new e.WindowsHost(new e.SshConnector(options)),
+    host: (options: ConstructorParameters<typeof Engine.SshConnector>[0]) =>
+      new e.WindowsHost(new e.SshConnector(options)),
     checkPassphrase: async (keyPath: string, passphrase: string): Promise<boolean> => {
       try {
         await e.loadPrivateKey(keyPath, async (_path, attempt) => (attempt === 1 ? passphrase : undefined));
@@ -92,7 +125,10 @@ export function sshAccess(e: typeof Engine) {
 
 export type ContextList = { ok: true; names: string[]; current?: string } | { ok: false; message: string };
 
-/** The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules); clusters opened as the CLI opens them. */
+/**
+ * The kubeconfig as the cluster view reads it (the kubeWindows.kubeconfig setting, else kubectl's rules); clusters
+ * opened as the CLI opens them.
+ */
 export function kubeconfigAccess(e: typeof Engine) {
   const locate = () => ({ explicit: readConfig().kubeconfig });
   /** A client for the context and its config (no CA read: only kubeadm discovery needs that). */
@@ -105,7 +141,11 @@ export function kubeconfigAccess(e: typeof Engine) {
     contexts: async (): Promise<ContextList> => {
       const loaded = e.loadKubeconfig(locate());
       if (!loaded.ok) return { ok: false, message: loaded.message };
-      return { ok: true, names: loaded.contexts.map((c) => c.name), ...(loaded.currentContext ? { current: loaded.currentContext } : {}) };
+      return {
+        ok: true,
+        names: loaded.contexts.map((c) => c.name),
+        ...(loaded.currentContext ? { current: loaded.currentContext } : {}),
+      };
     },
     /** A client for the context, and its CA (for kubeadm discovery), as the CLI's clusterFor does. */
     cluster: async (context: string) => {
@@ -126,7 +166,10 @@ export function loadEngine(): Promise<typeof import('./engine-bundle')> {
   return Promise.resolve().then(() => require('./engine-bundle') as typeof import('./engine-bundle'));
 }
 
-/** Words for a failure, the CLI's words (cluster/errors.ts), from the engine's copy: its errors' classes are the ones it threw. */
+/**
+ * Words for a failure, the CLI's words (cluster/errors.ts), from the engine's copy: its errors' classes are the ones it
+ * threw.
+ */
 export async function userMessage(err: unknown, context: string): Promise<string> {
   return (await loadEngine()).userMessage(err, context);
 }
@@ -156,7 +199,9 @@ export async function pickContext(contexts: () => Promise<ContextList>, arg: unk
     return undefined;
   }
   if (list.names.length === 0) {
-    void vscode.window.showErrorMessage('kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).');
+    void vscode.window.showErrorMessage(
+      'kube-windows: the kubeconfig has no contexts. Log in to a cluster first (for example `oc login`).',
+    );
     return undefined;
   }
   const names = [...list.names].sort((a, b) => (a === list.current ? -1 : b === list.current ? 1 : 0));
@@ -181,7 +226,11 @@ export function channelFor(rt: { channels: Map<string, vscode.OutputChannel> }, 
  * Runs work (a plan) on a host: whatever happens, the host is closed and the offer to remember the
  * key's passphrase is settled. What the work returned, or what it threw.
  */
-export async function onHost<T>(host: { close(): void } | undefined, prompts: { settled(): Promise<void> } | undefined, work: () => Promise<T>): Promise<{ result?: T; thrown?: unknown }> {
+export async function onHost<T>(
+  host: { close(): void } | undefined,
+  prompts: { settled(): Promise<void> } | undefined,
+  work: () => Promise<T>,
+): Promise<{ result?: T; thrown?: unknown }> {
   try {
     return { result: await work() };
   } catch (err) {
@@ -197,37 +246,40 @@ export type RunFn = (options: { signal: AbortSignal; onEvent: (e: RunEvent) => v
 /** Runs under a cancellable notification; every event goes to the channel as a plan-log line. */
 export async function runWithProgress(title: string, channel: vscode.OutputChannel, run: RunFn): Promise<RunResult> {
   const { renderLog } = await loadEngine();
-  return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title, cancellable: true }, async (progress, token) => {
-    const ctl = new AbortController();
-    const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-    let total = 1;
-    let step = '';
-    const onEvent = (e: RunEvent) => {
-      channel.appendLine(renderLog([e]).replace(/\n$/, ''));
-      switch (e.type) {
-        case 'plan-start':
-          total = Math.max(1, e.steps.length);
-          break;
-        case 'step-start':
-          step = `step ${e.index}/${e.total}: ${e.title}`;
-          progress.report({ message: step });
-          break;
-        case 'log': {
-          const line = e.message.length > 100 ? `${e.message.slice(0, 99)}…` : e.message;
-          progress.report({ message: step ? `${step} — ${line}` : line });
-          break;
+  return vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+    async (progress, token) => {
+      const ctl = new AbortController();
+      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+      let total = 1;
+      let step = '';
+      const onEvent = (e: RunEvent) => {
+        channel.appendLine(renderLog([e]).replace(/\n$/, ''));
+        switch (e.type) {
+          case 'plan-start':
+            total = Math.max(1, e.steps.length);
+            break;
+          case 'step-start':
+            step = `step ${e.index}/${e.total}: ${e.title}`;
+            progress.report({ message: step });
+            break;
+          case 'log': {
+            const line = e.message.length > 100 ? `${e.message.slice(0, 99)}…` : e.message;
+            progress.report({ message: step ? `${step} — ${line}` : line });
+            break;
+          }
+          case 'step-end':
+            progress.report({ increment: 100 / total });
+            break;
+          default:
+            break;
         }
-        case 'step-end':
-          progress.report({ increment: 100 / total });
-          break;
-        default:
-          break;
+      };
+      try {
+        return await run({ signal: ctl.signal, onEvent });
+      } finally {
+        sub.dispose();
       }
-    };
-    try {
-      return await run({ signal: ctl.signal, onEvent });
-    } finally {
-      sub.dispose();
-    }
-  });
+    },
+  );
 }

@@ -12,7 +12,10 @@ interface PayloadUrl {
   sha256: string;
 }
 
-/** The kubeWindows section, shaped as its setting names are: `reboot.timeoutMinutes` is `kubeWindows.reboot.timeoutMinutes`. */
+/**
+ * The kubeWindows section, shaped as its setting names are: `reboot.timeoutMinutes` is
+ * `kubeWindows.reboot.timeoutMinutes`.
+ */
 export interface KubeWindowsConfig extends KubeWindowsSettings {
   /** A kubeconfig path; '' for kubectl's rules (KUBECONFIG, then ~/.kube/config). */
   kubeconfig: string;
@@ -33,20 +36,39 @@ export function readConfig(): KubeWindowsConfig {
   return {
     ...lspSettings(get),
     kubeconfig: get('kubeWindows.kubeconfig'),
-    ssh: { privateKeyPath: localPath(get('kubeWindows.ssh.privateKeyPath')), port: get('kubeWindows.ssh.port'), knownHostsFile: localPath(get('kubeWindows.ssh.knownHostsFile')) },
+    ssh: {
+      privateKeyPath: localPath(get('kubeWindows.ssh.privateKeyPath')),
+      port: get('kubeWindows.ssh.port'),
+      knownHostsFile: localPath(get('kubeWindows.ssh.knownHostsFile')),
+    },
     // The payload reader checks each URL entry (https, a SHA-256): a malformed one is reported there.
-    join: { payloadFolder: localPath(get('kubeWindows.join.payloadFolder')), payloadUrls: get('kubeWindows.join.payloadUrls') as Record<string, PayloadUrl> },
+    join: {
+      payloadFolder: localPath(get('kubeWindows.join.payloadFolder')),
+      payloadUrls: get('kubeWindows.join.payloadUrls') as Record<string, PayloadUrl>,
+    },
     reboot: { timeoutMinutes: get('kubeWindows.reboot.timeoutMinutes') },
     logs: { maxMegabytes: get('kubeWindows.logs.maxMegabytes') },
     mirrors: { concurrency: get('kubeWindows.mirrors.concurrency') },
-    wmco: { namespace: get('kubeWindows.wmco.namespace').trim(), catalogSource: get('kubeWindows.wmco.catalogSource').trim(), channel: get('kubeWindows.wmco.channel').trim() },
+    wmco: {
+      namespace: get('kubeWindows.wmco.namespace').trim(),
+      catalogSource: get('kubeWindows.wmco.catalogSource').trim(),
+      channel: get('kubeWindows.wmco.channel').trim(),
+    },
   };
 }
 
 /** The WMCO settings as the engine takes them (empty ones left to its defaults). */
-export function wmcoSettings(config: KubeWindowsConfig = readConfig()): { namespace?: string; source?: string; channel?: string } {
+export function wmcoSettings(config: KubeWindowsConfig = readConfig()): {
+  namespace?: string;
+  source?: string;
+  channel?: string;
+} {
   const w = config.wmco;
-  return { ...(w.namespace ? { namespace: w.namespace } : {}), ...(w.catalogSource ? { source: w.catalogSource } : {}), ...(w.channel ? { channel: w.channel } : {}) };
+  return {
+    ...(w.namespace ? { namespace: w.namespace } : {}),
+    ...(w.catalogSource ? { source: w.catalogSource } : {}),
+    ...(w.channel ? { channel: w.channel } : {}),
+  };
 }
 
 /** The part of the section the language server receives (initializationOptions, workspace/configuration). */

@@ -12,10 +12,33 @@ export { getNode } from '../cluster/nodes';
 export { windowsInstances } from '../cluster/wmco';
 export { Secret } from '../bootstrap/plan';
 export { renderLog, renderPlan } from '../bootstrap/render';
-// Node operations: the graceful reboot plan (a prepared plan: shown by renderPlan, run by its run()), log collection, the node services.
-export { rebootPlanFor, rebootSummary, isAwsNode, DEFAULT_REBOOT_TIMEOUT_MINUTES, type RebootContext, type RebootOptions, type RebootState, type BlockedEviction } from '../bootstrap/reboot';
-export { collectNodeLogs, DEFAULT_LOG_CAP_BYTES, type CollectLogsOptions, type CollectLogsResult } from '../bootstrap/node-logs';
-export { nodeServices, quietNodeServices, restartNodeService, isNodeService, nodeAddress, NODE_SERVICES, type NodeServiceState } from '../bootstrap/node-services';
+// Node operations: the graceful reboot plan (a prepared plan: shown by renderPlan, run by its run()), log collection,
+// the node services.
+export {
+  rebootPlanFor,
+  rebootSummary,
+  isAwsNode,
+  DEFAULT_REBOOT_TIMEOUT_MINUTES,
+  type RebootContext,
+  type RebootOptions,
+  type RebootState,
+  type BlockedEviction,
+} from '../bootstrap/reboot';
+export {
+  collectNodeLogs,
+  DEFAULT_LOG_CAP_BYTES,
+  type CollectLogsOptions,
+  type CollectLogsResult,
+} from '../bootstrap/node-logs';
+export {
+  nodeServices,
+  quietNodeServices,
+  restartNodeService,
+  isNodeService,
+  nodeAddress,
+  NODE_SERVICES,
+  type NodeServiceState,
+} from '../bootstrap/node-services';
 export type { RunEvent, RunResult } from '../bootstrap/runner';
 // The node terminal: an interactive PowerShell over SSH, or through a HostProcess pod when SSH fails.
 export { openSshSession, type InteractiveSession } from '../remote/interactive';
@@ -23,8 +46,20 @@ export { openPodShell } from '../cluster/pod-shell';
 export { drainTargets, podsWithEmptyDir } from '../bootstrap/reboot';
 // For the pod and node items of the explorer: a container's shell over pods/exec, node
 // logs through the node proxy, cordon/uncordon/drain from the reboot plan's steps.
-export { openContainerShell, resolveShellTarget, ContainerShellError, type ContainerShellOptions, type ShellTarget } from '../cluster/pod-exec';
-export { streamNodeLog, listNodeLogFolder, nodeLogCall, NodeLogRefusedError, type NodeLogRequest } from '../cluster/node-logs';
+export {
+  openContainerShell,
+  resolveShellTarget,
+  ContainerShellError,
+  type ContainerShellOptions,
+  type ShellTarget,
+} from '../cluster/pod-exec';
+export {
+  streamNodeLog,
+  listNodeLogFolder,
+  nodeLogCall,
+  NodeLogRefusedError,
+  type NodeLogRequest,
+} from '../cluster/node-logs';
 export { collectNodeLogsOverApi, type CollectApiLogsOptions } from '../bootstrap/node-logs';
 export { drainPreview, schedulingPlanFor, schedulingSummary, type SchedulingAction } from '../bootstrap/drain';
 // Registry mirrors: diff, apply and preview of the nodes' containerd hosts.toml trees.
@@ -40,7 +75,8 @@ export {
   type MirrorTarget,
   type MirrorsRequest,
 } from '../bootstrap/mirrors-apply';
-// Windows MachineSets on OpenShift: create from a Linux worker MachineSet (or an edited draft), follow, scale, delete a Machine.
+// Windows MachineSets on OpenShift: create from a Linux worker MachineSet (or an edited draft), follow, scale, delete a
+// Machine.
 export {
   createWindowsMachineSet,
   creationRefusals,
@@ -56,7 +92,17 @@ export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster
 export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/windows-machineset';
 export { machineView } from '../core/openshift/machine-state';
 // Pod and node actions of the explorer: logs, events, describe, delete, rollout restart, taints.
-export { getPod, streamPodLog, logContainers, podEvents, nodeEvents, deletePodNamed, restartTargetOf, restartWorkload, setNodeTaints } from '../cluster/pod-actions';
+export {
+  getPod,
+  streamPodLog,
+  logContainers,
+  podEvents,
+  nodeEvents,
+  deletePodNamed,
+  restartTargetOf,
+  restartWorkload,
+  setNodeTaints,
+} from '../cluster/pod-actions';
 export { describePod, describeNodeEvents } from '../core/live/describe';
 export { nodeFactsOf } from '../core/live/explain';
 export { parseTaints, taintText, taintChanges } from '../core/workload-actions';

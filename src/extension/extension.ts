@@ -79,11 +79,17 @@ function engineLoaded(): boolean {
 async function restartServer(server: ServerController): Promise<void> {
   if (!server.isEnabled) {
     const open = 'Open setting';
-    const choice = await vscode.window.showInformationMessage('kube-windows is turned off (kubeWindows.enable is false), so there is no language server to restart.', open);
+    const choice = await vscode.window.showInformationMessage(
+      'kube-windows is turned off (kubeWindows.enable is false), so there is no language server to restart.',
+      open,
+    );
     if (choice === open) await vscode.commands.executeCommand('workbench.action.openSettings', `${SECTION}.enable`);
     return;
   }
-  await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'kube-windows: restarting the language server…' }, () => server.restart());
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'kube-windows: restarting the language server…' },
+    () => server.restart(),
+  );
 }
 
 export function deactivate(): Promise<void> | undefined {

@@ -52,7 +52,15 @@ export interface ClusterHandle {
 }
 
 /** The engine functions these commands call. */
-const ENGINE = ['detectVia', 'joinPlan', 'dryRunFindings', 'removePlanFor', 'resolvePayload', 'getNode', 'windowsInstances'] as const;
+const ENGINE = [
+  'detectVia',
+  'joinPlan',
+  'dryRunFindings',
+  'removePlanFor',
+  'resolvePayload',
+  'getNode',
+  'windowsInstances',
+] as const;
 
 /**
  * The seam between these commands and the engine: its own functions, typed by the engine module
@@ -76,11 +84,19 @@ export interface JoinDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
 async function defaultDeps(): Promise<JoinDeps> {
   const e = await loadEngine();
   const kc = kubeconfigAccess(e);
-  return { ...engineFunctions(e, ENGINE), contexts: kc.contexts, cluster: kc.cluster, ...sshAccess(e), secret: (value) => new e.Secret(value) };
+  return {
+    ...engineFunctions(e, ENGINE),
+    contexts: kc.contexts,
+    cluster: kc.cluster,
+    ...sshAccess(e),
+    secret: (value) => new e.Secret(value),
+  };
 }
 
 function isPreflightError(err: unknown): err is Error & { findings: Finding[] } {
-  return err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings);
+  return (
+    err instanceof Error && err.name === 'PreflightError' && Array.isArray((err as { findings?: unknown }).findings)
+  );
 }
 
 interface Answers {
@@ -97,19 +113,27 @@ interface Answers {
 
 type Runtime = CommandRuntime<JoinDeps>;
 
-/** The join family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The join family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree).
+ */
 export const JOIN_COMMANDS = {
   'kubeWindows.joinNode': { run: joinNode },
   'kubeWindows.showJoinPlan': { run: showJoinPlan },
   'kubeWindows.removeNode': { run: removeNode, palette: false },
 } satisfies CommandTable<Runtime>;
 
-export function registerJoinCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<JoinDeps>): void {
+export function registerJoinCommands(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  deps?: Partial<JoinDeps>,
+): void {
   const rt: Runtime = commandRuntime(context, log, defaultDeps, deps);
   registerCommands(context, log, JOIN_COMMANDS, rt);
   context.subscriptions.push(
     // Dry-run plans are read-only virtual documents: nothing to save, nothing to edit by mistake.
-    vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, { provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n' }),
+    vscode.workspace.registerTextDocumentContentProvider(PLAN_SCHEME, {
+      provideTextDocumentContent: (uri: vscode.Uri) => planDocs.get(uri.toString()) ?? '# no longer available\n',
+    }),
   );
 }
 
@@ -120,13 +144,21 @@ async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefine
   return pickContextOf(async () => (await rt.deps()).contexts(), arg);
 }
 
-async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hint: boolean | undefined): Promise<JoinVia | undefined> {
+async function pickVia(
+  rt: Runtime,
+  context: string,
+  cluster: ClusterHandle,
+  hint: boolean | undefined,
+): Promise<JoinVia | undefined> {
   let detected: JoinVia | undefined = hint === undefined ? undefined : hint ? 'byoh' : 'kubeadm';
   let why = '';
   if (!detected) {
     const deps = await rt.deps();
     try {
-      detected = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${context}…` }, () => deps.detectVia(cluster.kube));
+      detected = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${context}…` },
+        () => deps.detectVia(cluster.kube),
+      );
     } catch (err) {
       why = firstLine(await userMessage(err, context));
       rt.log.warn(`detecting the join path of ${context}: ${why}`);
@@ -137,20 +169,24 @@ async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hin
       via: 'byoh',
       label: 'BYOH (Windows Machine Config Operator)',
       description: detected === 'byoh' ? 'detected: OpenShift/OKD' : '',
-      detail: 'OpenShift/OKD: checks the host, adds it to the windows-instances ConfigMap, and follows WMCO as it configures the host over SSH with the key in cloud-private-key.',
+      detail:
+        'OpenShift/OKD: checks the host, adds it to the windows-instances ConfigMap, and follows WMCO as it configures the host over SSH with the key in cloud-private-key.',
     },
     {
       via: 'kubeadm',
       label: 'kubeadm',
       description: detected === 'kubeadm' ? 'detected: Kubernetes (not OpenShift)' : '',
-      detail: 'Upstream Kubernetes: installs containerd, kubelet and kubeadm from a payload folder over SSH, then runs kubeadm join with a short-lived bootstrap token.',
+      detail:
+        'Upstream Kubernetes: installs containerd, kubelet and kubeadm from a payload folder over SSH, then runs kubeadm join with a short-lived bootstrap token.',
     },
   ];
   // The detected path first: showQuickPick makes the first item the active one.
   if (detected === 'kubeadm') items.reverse();
   const picked = await vscode.window.showQuickPick(items, {
     title: `kube-windows: how to join a Windows host to ${context}?`,
-    placeHolder: detected ? `Detected: ${detected === 'byoh' ? 'BYOH' : 'kubeadm'}` : `Could not detect the cluster kind${why ? ` (${why})` : ''}: choose`,
+    placeHolder: detected
+      ? `Detected: ${detected === 'byoh' ? 'BYOH' : 'kubeadm'}`
+      : `Could not detect the cluster kind${why ? ` (${why})` : ''}: choose`,
     ignoreFocusOut: true,
   });
   return picked?.via;
@@ -159,7 +195,10 @@ async function pickVia(rt: Runtime, context: string, cluster: ClusterHandle, hin
 async function askAddress(via: JoinVia, value?: string): Promise<string | undefined> {
   const address = await vscode.window.showInputBox({
     title: 'kube-windows: Windows host address',
-    prompt: via === 'byoh' ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)' : `Address or DNS name of the host (SSH, port ${readConfig().ssh.port})`,
+    prompt:
+      via === 'byoh'
+        ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)'
+        : `Address or DNS name of the host (SSH, port ${readConfig().ssh.port})`,
     placeHolder: '10.0.0.12 or win-node-1.example.com',
     ignoreFocusOut: true,
     ...(value ? { value } : {}),
@@ -187,8 +226,9 @@ async function askPayload(rt: Runtime): Promise<Payload | undefined> {
   const deps = await rt.deps();
   const dir = folder ?? 'the payload URLs';
   try {
-    return await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the payload in ${dir}…` }, () =>
-      deps.resolvePayload({ ...(folder ? { folder } : {}), urls }),
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the payload in ${dir}…` },
+      () => deps.resolvePayload({ ...(folder ? { folder } : {}), urls }),
     );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
@@ -199,20 +239,35 @@ async function askPayload(rt: Runtime): Promise<Payload | undefined> {
 }
 
 async function askTaint(): Promise<boolean | undefined> {
-  const yes = { label: 'Taint the node os=windows:NoSchedule', detail: 'Recommended: only pods that tolerate the taint (Windows workloads) are scheduled on it.', taint: true };
-  const no = { label: 'No taint', detail: 'Pods are kept off the node by nodeSelector kubernetes.io/os=windows only.', taint: false };
-  const picked = await vscode.window.showQuickPick([yes, no], { title: 'kube-windows: taint the new node?', ignoreFocusOut: true });
+  const yes = {
+    label: 'Taint the node os=windows:NoSchedule',
+    detail: 'Recommended: only pods that tolerate the taint (Windows workloads) are scheduled on it.',
+    taint: true,
+  };
+  const no = {
+    label: 'No taint',
+    detail: 'Pods are kept off the node by nodeSelector kubernetes.io/os=windows only.',
+    taint: false,
+  };
+  const picked = await vscode.window.showQuickPick([yes, no], {
+    title: 'kube-windows: taint the new node?',
+    ignoreFocusOut: true,
+  });
   return picked?.taint;
 }
 
 async function askRuntimeClass(): Promise<boolean | undefined> {
   const yes = {
     label: "Create the RuntimeClass of the node's Windows build",
-    detail: 'windows-2019, windows-2022 or windows-2025 (handler runhcs-wcow-process, the build selector and the os=windows toleration), when missing.',
+    detail:
+      'windows-2019, windows-2022 or windows-2025 (handler runhcs-wcow-process, the build selector and the os=windows toleration), when missing.',
     yes: true,
   };
   const no = { label: 'No RuntimeClass', detail: 'Workloads pin the build with their own nodeSelector.', yes: false };
-  const picked = await vscode.window.showQuickPick([yes, no], { title: 'kube-windows: create a RuntimeClass for the node?', ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick([yes, no], {
+    title: 'kube-windows: create a RuntimeClass for the node?',
+    ignoreFocusOut: true,
+  });
   return picked?.yes;
 }
 
@@ -306,7 +361,11 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     }
     if (result?.outcome === 'cancelled') {
       rt.log.info(`join ${a.address}: cancelled`);
-      const choice = await vscode.window.showInformationMessage(`kube-windows: joining ${a.address} was cancelled. Run it again to resume where it stopped.`, SHOW_LOG, RUN_AGAIN);
+      const choice = await vscode.window.showInformationMessage(
+        `kube-windows: joining ${a.address} was cancelled. Run it again to resume where it stopped.`,
+        SHOW_LOG,
+        RUN_AGAIN,
+      );
       if (choice === RUN_AGAIN) continue;
       if (choice === SHOW_LOG) channel.show(true);
       return;
@@ -317,7 +376,10 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     const text = runFailureSummary(result, why, findings);
     rt.log.error(`join ${a.address}: ${text}`);
     const fix = firstOffer(findings);
-    if ((fix?.offer === 'install-wmco' && !extra.installWmco) || (fix?.offer === 'create-key-secret' && !extra.privateKey)) {
+    if (
+      (fix?.offer === 'install-wmco' && !extra.installWmco) ||
+      (fix?.offer === 'create-key-secret' && !extra.privateKey)
+    ) {
       const setup = await offerWmcoSetup(rt, deps.secret, fix.offer, `${a.address}: ${text}`, [SHOW_LOG], a.keyPath);
       if (typeof setup === 'object') {
         extra = { ...extra, ...setup };
@@ -326,7 +388,11 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       if (setup === SHOW_LOG) channel.show(true);
       return;
     }
-    const choice = await vscode.window.showErrorMessage(`kube-windows: joining ${a.address} failed: ${text}`, SHOW_LOG, RUN_AGAIN);
+    const choice = await vscode.window.showErrorMessage(
+      `kube-windows: joining ${a.address} failed: ${text}`,
+      SHOW_LOG,
+      RUN_AGAIN,
+    );
     if (choice === RUN_AGAIN) continue; // the plan's checks skip the steps already done
     if (choice === SHOW_LOG) channel.show(true);
     return;
@@ -376,7 +442,9 @@ let planCounter = 0;
 async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   const { context, node: name } = parseItem(arg);
   if (!context || !name) {
-    void vscode.window.showInformationMessage('kube-windows: run "Remove node" on a Windows node in the Clusters view.');
+    void vscode.window.showInformationMessage(
+      'kube-windows: run "Remove node" on a Windows node in the Clusters view.',
+    );
     return;
   }
   const remove = 'Remove node';
@@ -397,8 +465,9 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   let node: NodeObject | undefined;
   try {
     cluster = await deps.cluster(context);
-    [via, node] = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` }, () =>
-      Promise.all([deps.detectVia(cluster.kube), deps.getNode(cluster.kube, name)]),
+    [via, node] = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` },
+      () => Promise.all([deps.detectVia(cluster.kube), deps.getNode(cluster.kube, name)]),
     );
   } catch (err) {
     void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
@@ -429,8 +498,16 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   } else {
     const reset = await vscode.window.showQuickPick(
       [
-        { label: 'Cordon and delete the Node', detail: 'The host keeps kubelet installed; it cannot rejoin until it is reset.', reset: false },
-        { label: 'Also run kubeadm reset on the host', detail: 'Connects over SSH (user and key asked next), runs kubeadm reset and removes the kubelet service.', reset: true },
+        {
+          label: 'Cordon and delete the Node',
+          detail: 'The host keeps kubelet installed; it cannot rejoin until it is reset.',
+          reset: false,
+        },
+        {
+          label: 'Also run kubeadm reset on the host',
+          detail: 'Connects over SSH (user and key asked next), runs kubeadm reset and removes the kubelet service.',
+          reset: true,
+        },
       ],
       { title: `kube-windows: remove ${name}`, ignoreFocusOut: true },
     );
@@ -446,7 +523,14 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
       address = at;
       const p = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
       prompts = p;
-      makeHost = () => deps.host({ host: at, username: user, privateKeyPath: keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...p.options });
+      makeHost = () =>
+        deps.host({
+          host: at,
+          username: user,
+          privateKeyPath: keyPath,
+          ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+          ...p.options,
+        });
     }
   }
 
@@ -455,7 +539,14 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
   for (;;) {
     const host = makeHost?.();
     const { result, thrown } = await onHost(host, prompts, async () => {
-      const r = await deps.removePlanFor({ kube: cluster.kube, via, address, nodeName: name, wmco: wmcoSettings(), ...(host ? { host } : {}) });
+      const r = await deps.removePlanFor({
+        kube: cluster.kube,
+        via,
+        address,
+        nodeName: name,
+        wmco: wmcoSettings(),
+        ...(host ? { host } : {}),
+      });
       return runWithProgress(`kube-windows: removing ${name} from ${context}`, channel, (o) => r.run(o));
     });
     if (result?.outcome === 'done') {
@@ -463,9 +554,16 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
       return;
     }
     if (prompts?.declinedByUser()) return;
-    const text = result?.outcome === 'cancelled' ? 'cancelled' : runFailureSummary(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
+    const text =
+      result?.outcome === 'cancelled'
+        ? 'cancelled'
+        : runFailureSummary(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
     rt.log.error(`remove ${name}: ${text}`);
-    const choice = await vscode.window.showErrorMessage(`kube-windows: removing ${name} ${result?.outcome === 'cancelled' ? 'was cancelled' : `failed: ${text}`}`, SHOW_LOG, RUN_AGAIN);
+    const choice = await vscode.window.showErrorMessage(
+      `kube-windows: removing ${name} ${result?.outcome === 'cancelled' ? 'was cancelled' : `failed: ${text}`}`,
+      SHOW_LOG,
+      RUN_AGAIN,
+    );
     if (choice === RUN_AGAIN) continue;
     if (choice === SHOW_LOG) channel.show(true);
     return;

@@ -11,10 +11,17 @@ import { WindowsNodeLookup, windowsNodeDecoration } from '../views/kubernetes-ex
 export const KUBERNETES_EXTENSION_ID = 'ms-kubernetes-tools.vscode-kubernetes-tools';
 const CLUSTERS_VIEW_FOCUS = 'kubeWindows.clusters.focus';
 
-/** What "Show in kube-windows" does once the Clusters view is focused and the node is known to be a Windows node of `context`. */
+/**
+ * What "Show in kube-windows" does once the Clusters view is focused and the node is known to be a Windows node of
+ * `context`.
+ */
 export type RevealNode = (context: string, node: string) => Promise<void>;
 
-export function registerKubernetesTools(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, reveal: RevealNode): void {
+export function registerKubernetesTools(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  reveal: RevealNode,
+): void {
   let integration: Promise<KubernetesToolsIntegration | undefined> | undefined;
   const start = (): Promise<KubernetesToolsIntegration | undefined> =>
     (integration ??= connectKubernetesTools(log, reveal).then((i) => {
@@ -25,7 +32,9 @@ export function registerKubernetesTools(context: vscode.ExtensionContext, log: v
     vscode.commands.registerCommand('kubeWindows.showInClusterTree', async (target: unknown) => {
       const i = await start();
       if (!i) {
-        void vscode.window.showInformationMessage('kube-windows: this action belongs to the Kubernetes extension’s Cluster Explorer, which is not available.');
+        void vscode.window.showInformationMessage(
+          'kube-windows: this action belongs to the Kubernetes extension’s Cluster Explorer, which is not available.',
+        );
         return;
       }
       await i.showInTree(target);
@@ -35,7 +44,10 @@ export function registerKubernetesTools(context: vscode.ExtensionContext, log: v
   if (vscode.extensions.getExtension(KUBERNETES_EXTENSION_ID)) setTimeout(() => void start(), 0);
 }
 
-async function connectKubernetesTools(log: vscode.LogOutputChannel, reveal: RevealNode): Promise<KubernetesToolsIntegration | undefined> {
+async function connectKubernetesTools(
+  log: vscode.LogOutputChannel,
+  reveal: RevealNode,
+): Promise<KubernetesToolsIntegration | undefined> {
   if (!vscode.extensions.getExtension(KUBERNETES_EXTENSION_ID)) return undefined;
   try {
     // Loaded here, not at activation: importing it asks VS Code for the Kubernetes extension's API.
@@ -47,7 +59,11 @@ async function connectKubernetesTools(log: vscode.LogOutputChannel, reveal: Reve
       return undefined;
     }
     const configuration = await k8s.extension.configuration.v1_1;
-    const integration = new KubernetesToolsIntegration(explorer.api, configuration.available ? configuration.api : undefined, reveal);
+    const integration = new KubernetesToolsIntegration(
+      explorer.api,
+      configuration.available ? configuration.api : undefined,
+      reveal,
+    );
     log.info('Kubernetes extension: Windows details added to its Cluster Explorer');
     return integration;
   } catch (err) {
@@ -74,7 +90,10 @@ export class KubernetesToolsIntegration implements vscode.Disposable {
         this.lookup.reset();
         explorer.refresh();
       };
-      this.subscriptions.push(configuration.onDidChangeContext(changed), configuration.onDidChangeKubeconfigPath(changed));
+      this.subscriptions.push(
+        configuration.onDidChangeContext(changed),
+        configuration.onDidChangeKubeconfigPath(changed),
+      );
     }
   }
 
@@ -84,7 +103,8 @@ export class KubernetesToolsIntegration implements vscode.Disposable {
     const view = await this.lookup.find(name);
     if (!view) return;
     const { description, tooltip } = windowsNodeDecoration(view);
-    item.description = typeof item.description === 'string' && item.description ? `${item.description} · ${description}` : description;
+    item.description =
+      typeof item.description === 'string' && item.description ? `${item.description} · ${description}` : description;
     const before = typeof item.tooltip === 'string' ? item.tooltip : (item.tooltip?.value ?? '');
     item.tooltip = before ? `${before}\n\n${tooltip}` : tooltip;
   }
@@ -92,13 +112,17 @@ export class KubernetesToolsIntegration implements vscode.Disposable {
   async showInTree(target: unknown): Promise<void> {
     const name = nodeName(this.explorer.resolveCommandTarget(target));
     if (!name) {
-      void vscode.window.showInformationMessage('kube-windows: pick a Node in the Kubernetes extension’s Cluster Explorer.');
+      void vscode.window.showInformationMessage(
+        'kube-windows: pick a Node in the Kubernetes extension’s Cluster Explorer.',
+      );
       return;
     }
     const view = await this.lookup.find(name);
     const context = this.lookup.context;
     if (!view || !context) {
-      void vscode.window.showInformationMessage(`kube-windows: ${name} is not a Windows node (no kubernetes.io/os=windows label), or its cluster did not answer.`);
+      void vscode.window.showInformationMessage(
+        `kube-windows: ${name} is not a Windows node (no kubernetes.io/os=windows label), or its cluster did not answer.`,
+      );
       return;
     }
     await vscode.commands.executeCommand(CLUSTERS_VIEW_FOCUS);

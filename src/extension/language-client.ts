@@ -14,7 +14,15 @@ import {
   type LanguageClientOptions,
   type ServerOptions,
 } from 'vscode-languageclient/node';
-import { CLUSTER_SNAPSHOT_NOTIFICATION, DOCUMENT_SELECTOR, SECTION, STATUS_NOTIFICATION, isStatusParams, type ClusterSnapshot, type StatusParams } from '../shared/protocol';
+import {
+  CLUSTER_SNAPSHOT_NOTIFICATION,
+  DOCUMENT_SELECTOR,
+  SECTION,
+  STATUS_NOTIFICATION,
+  isStatusParams,
+  type ClusterSnapshot,
+  type StatusParams,
+} from '../shared/protocol';
 import { serverSettings } from './config';
 import type { ServerState } from './status-text';
 import { QUICK_FIX_APPLIED } from './walkthrough';
@@ -35,7 +43,8 @@ function reason(error: unknown): string {
 function startFailure(error: unknown): string {
   const text = reason(error);
   // What the client library says when the server process dies before answering `initialize`.
-  if (/connection got disposed|connection is (closed|disposed)/i.test(text)) return 'its process exited while starting; the log shows its output';
+  if (/connection got disposed|connection is (closed|disposed)/i.test(text))
+    return 'its process exited while starting; the log shows its output';
   return text;
 }
 
@@ -171,14 +180,19 @@ export class ServerController implements vscode.Disposable {
   private async startClient(): Promise<void> {
     this.failed = false;
     if (!existsSync(this.serverModule)) {
-      this.reportFailure(`is missing from the extension (${this.serverModule})`, 'Reinstall the kube-windows extension.');
+      this.reportFailure(
+        `is missing from the extension (${this.serverModule})`,
+        'Reinstall the kube-windows extension.',
+      );
       return;
     }
     let client: KubeWindowsClient;
     try {
       client = this.createClient();
     } catch (error) {
-      this.log.error(`The language client could not be created: ${error instanceof Error && error.stack ? error.stack : String(error)}`);
+      this.log.error(
+        `The language client could not be created: ${error instanceof Error && error.stack ? error.stack : String(error)}`,
+      );
       this.reportFailure(`could not start (${reason(error)})`);
       return;
     }
@@ -188,12 +202,17 @@ export class ServerController implements vscode.Disposable {
     let timer: NodeJS.Timeout | undefined;
     try {
       const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} seconds`)), START_TIMEOUT_MS);
+        timer = setTimeout(
+          () => reject(new Error(`no answer within ${START_TIMEOUT_MS / 1000} seconds`)),
+          START_TIMEOUT_MS,
+        );
       });
       await Promise.race([client.start(), timeout]);
       this.log.info('The language server is running.');
     } catch (error) {
-      this.log.error(`The language server could not start: ${error instanceof Error && error.stack ? error.stack : String(error)}`);
+      this.log.error(
+        `The language server could not start: ${error instanceof Error && error.stack ? error.stack : String(error)}`,
+      );
       await this.retire(client);
       this.reportFailure(`could not start (${startFailure(error)})`);
     } finally {
@@ -230,14 +249,21 @@ export class ServerController implements vscode.Disposable {
   private createClient(): KubeWindowsClient {
     const serverOptions: ServerOptions = {
       run: { module: this.serverModule, transport: TransportKind.ipc },
-      debug: { module: this.serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+      debug: {
+        module: this.serverModule,
+        transport: TransportKind.ipc,
+        options: { execArgv: ['--nolazy', '--inspect=6019'] },
+      },
     };
     const settings = serverSettings();
     this.log.info(`Starting the language server with settings ${JSON.stringify(settings)}`);
     const clientOptions: LanguageClientOptions = {
       documentSelector: DOCUMENT_SELECTOR,
       initializationOptions: () => serverSettings(),
-      middleware: { provideCodeActions: async (document, range, context, token, next) => markApplied(await next(document, range, context, token)) },
+      middleware: {
+        provideCodeActions: async (document, range, context, token, next) =>
+          markApplied(await next(document, range, context, token)),
+      },
       synchronize: { configurationSection: SECTION },
       outputChannel: this.log,
       revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -291,15 +317,28 @@ export class ServerController implements vscode.Disposable {
     this.restarts = this.restarts.filter((t) => now - t < RESTART_WINDOW_MS);
     this.restarts.push(now);
     if (this.restarts.length <= MAX_RESTARTS) {
-      return { action: CloseAction.Restart, message: 'The language server stopped unexpectedly; restarting it.', handled: true };
+      return {
+        action: CloseAction.Restart,
+        message: 'The language server stopped unexpectedly; restarting it.',
+        handled: true,
+      };
     }
     this.restarts = [];
-    this.reportFailure(`stopped unexpectedly ${MAX_RESTARTS + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes and was not restarted again`);
-    return { action: CloseAction.DoNotRestart, message: 'The language server crashed repeatedly; it will not be restarted.', handled: true };
+    this.reportFailure(
+      `stopped unexpectedly ${MAX_RESTARTS + 1} times in ${RESTART_WINDOW_MS / 60_000} minutes and was not restarted again`,
+    );
+    return {
+      action: CloseAction.DoNotRestart,
+      message: 'The language server crashed repeatedly; it will not be restarted.',
+      handled: true,
+    };
   }
 
   /** One clear message (at most one on screen at a time) with a way to the log; details stay in the log. */
-  private reportFailure(what: string, todo = 'Run "kube-windows: Restart language server" once the log shows the cause.'): void {
+  private reportFailure(
+    what: string,
+    todo = 'Run "kube-windows: Restart language server" once the log shows the cause.',
+  ): void {
     this.failed = true;
     this.fireState();
     const text = `kube-windows: the language server ${what}. Windows checks of YAML files are off until it runs. ${todo}`;
@@ -317,9 +356,12 @@ export class ServerController implements vscode.Disposable {
  * Our code actions carry a command VS Code runs after applying their edit, so the walkthrough's
  * quick-fix step completes (it never replaces a command the server set).
  */
-function markApplied(actions: (vscode.Command | vscode.CodeAction)[] | null | undefined): (vscode.Command | vscode.CodeAction)[] | null | undefined {
+function markApplied(
+  actions: (vscode.Command | vscode.CodeAction)[] | null | undefined,
+): (vscode.Command | vscode.CodeAction)[] | null | undefined {
   for (const action of actions ?? []) {
-    if (action instanceof vscode.CodeAction && !action.command) action.command = { command: QUICK_FIX_APPLIED, title: 'Quick fix applied' };
+    if (action instanceof vscode.CodeAction && !action.command)
+      action.command = { command: QUICK_FIX_APPLIED, title: 'Quick fix applied' };
   }
   return actions;
 }

@@ -33,7 +33,10 @@ export const FOLLOW_AGAIN = 'Follow again';
 export const CREATE_ANYWAY = 'Create anyway';
 export const SCALE = 'Scale';
 export const DELETE_MACHINE = 'Delete Machine';
-/** Internal: reads a context's Windows MachineSets again, with (context, MachineSet name?); registered by the cluster view. */
+/**
+ * Internal: reads a context's Windows MachineSets again, with (context, MachineSet name?); registered by the cluster
+ * view.
+ */
 export const REFRESH_MACHINESETS_COMMAND = 'kubeWindows.refreshMachineSets';
 const APPLY_COMMAND = 'kubeWindows.applyMachineSet';
 
@@ -57,7 +60,10 @@ const ENGINE = [
   'machineView',
 ] as const;
 
-/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters. */
+/**
+ * The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to
+ * clusters.
+ */
 export interface MachineSetDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   contexts: ReturnType<typeof kubeconfigAccess>['contexts'];
   cluster(context: string): Promise<ClusterHandle>;
@@ -69,7 +75,12 @@ export interface MachineSetDeps extends Pick<typeof Engine, (typeof ENGINE)[numb
 async function defaultDeps(): Promise<MachineSetDeps> {
   const e = await loadEngine();
   const kc = kubeconfigAccess(e);
-  return { ...engineFunctions(e, ENGINE), contexts: kc.contexts, cluster: kc.cluster, secret: (value) => new e.Secret(value) };
+  return {
+    ...engineFunctions(e, ENGINE),
+    contexts: kc.contexts,
+    cluster: kc.cluster,
+    secret: (value) => new e.Secret(value),
+  };
 }
 
 /** An untitled MachineSet editor made by "Create Windows MachineSet…": the cluster it is for. */
@@ -84,7 +95,10 @@ interface Runtime extends CommandRuntime<MachineSetDeps> {
   lensesChanged: vscode.EventEmitter<void>;
 }
 
-/** The MachineSet family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The MachineSet family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both
+ * agree).
+ */
 export const MACHINESET_COMMANDS = {
   'kubeWindows.createMachineSet': { run: createMachineSet },
   'kubeWindows.applyMachineSet': { run: applyMachineSet, palette: 'editorLangId == yaml' },
@@ -93,7 +107,11 @@ export const MACHINESET_COMMANDS = {
   'kubeWindows.deleteMachine': { run: deleteFromItem, palette: false },
 } satisfies CommandTable<Runtime>;
 
-export function registerMachineSetCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MachineSetDeps>): void {
+export function registerMachineSetCommands(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  deps?: Partial<MachineSetDeps>,
+): void {
   const lensesChanged = new vscode.EventEmitter<void>();
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), drafts: new Map(), lensesChanged };
   registerCommands(context, log, MACHINESET_COMMANDS, rt);
@@ -108,7 +126,9 @@ export function registerMachineSetCommands(context: vscode.ExtensionContext, log
           const draft = rt.drafts.get(doc.uri.toString());
           if (!draft) return [];
           const title = `$(cloud-upload) Create in ${draft.context}`;
-          return [new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title, command: APPLY_COMMAND, arguments: [doc.uri] })];
+          return [
+            new vscode.CodeLens(new vscode.Range(0, 0, 0, 0), { title, command: APPLY_COMMAND, arguments: [doc.uri] }),
+          ];
         },
       },
     ),
@@ -130,18 +150,30 @@ async function fail(err: unknown, context: string, what: string): Promise<void> 
   void vscode.window.showErrorMessage(`kube-windows: ${what}: ${firstLine(text)}`);
 }
 
-const refreshTree = (context: string, name?: string): Thenable<unknown> => vscode.commands.executeCommand(REFRESH_MACHINESETS_COMMAND, context, name);
+const refreshTree = (context: string, name?: string): Thenable<unknown> =>
+  vscode.commands.executeCommand(REFRESH_MACHINESETS_COMMAND, context, name);
 
 /**
  * Nothing refuses creating a Windows MachineSet any more (WMCO installed, cloud-private-key present),
  * after the join command's WMCO setup when what is missing was offered and accepted. False: refused
  * (the message said why) or the user declined.
  */
-async function creationAllowed(rt: Runtime, deps: MachineSetDeps, context: string, cluster: ClusterHandle): Promise<boolean> {
+async function creationAllowed(
+  rt: Runtime,
+  deps: MachineSetDeps,
+  context: string,
+  cluster: ClusterHandle,
+): Promise<boolean> {
   for (let round = 0; round < 3; round++) {
     const [refusal] = await deps.creationRefusals(cluster.kube, wmcoNamespace());
     if (!refusal) return true;
-    const setup = await offerWmcoSetup(rt, deps.secret, refusal.offer, `a Windows MachineSet cannot be created in ${context}: ${refusal.message}`, []);
+    const setup = await offerWmcoSetup(
+      rt,
+      deps.secret,
+      refusal.offer,
+      `a Windows MachineSet cannot be created in ${context}: ${refusal.message}`,
+      [],
+    );
     if (typeof setup !== 'object') return false;
     const channel = channelFor(rt, `kube-windows: WMCO setup ${context}`);
     const plan = deps.wmcoSetupPlan({ kube: cluster.kube, wmco: wmcoSettings(), ...setup });
@@ -169,7 +201,10 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   let sources: Engine.MachineSetSources;
   try {
     cluster = await deps.cluster(context);
-    sources = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading the MachineSets of ${context}…` }, () => deps.machineSetSources(cluster.kube));
+    sources = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading the MachineSets of ${context}…` },
+      () => deps.machineSetSources(cluster.kube),
+    );
     if (!(await creationAllowed(rt, deps, context, cluster))) return;
   } catch (err) {
     await fail(err, context, `cannot create a Windows MachineSet in ${context}`);
@@ -182,7 +217,8 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
     sources.linuxWorkers.map((name, i) => ({ label: name, ...(i === 0 ? { description: 'default' } : {}) })),
     {
       title: `kube-windows: the Linux worker MachineSet to start from (${context})`,
-      placeHolder: 'Its network, credentials, zone and size are copied; the image, labels and user data become Windows ones',
+      placeHolder:
+        'Its network, credentials, zone and size are copied; the image, labels and user data become Windows ones',
       ignoreFocusOut: true,
     },
   );
@@ -256,10 +292,13 @@ const IMAGE_EXAMPLES: Record<string, string> = {
 // Apply: the draft editor's text, created and followed
 
 async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
-  const uri = arg instanceof Object && 'scheme' in arg ? (arg as vscode.Uri) : vscode.window.activeTextEditor?.document.uri;
+  const uri =
+    arg instanceof Object && 'scheme' in arg ? (arg as vscode.Uri) : vscode.window.activeTextEditor?.document.uri;
   const doc = uri ? vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString()) : undefined;
   if (!uri || !doc) {
-    void vscode.window.showInformationMessage('kube-windows: open a Windows MachineSet in the editor first (right-click a cluster: Create Windows MachineSet…).');
+    void vscode.window.showInformationMessage(
+      'kube-windows: open a Windows MachineSet in the editor first (right-click a cluster: Create Windows MachineSet…).',
+    );
     return;
   }
   const draft = rt.drafts.get(uri.toString());
@@ -275,7 +314,9 @@ async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   }
   const errors = vscode.languages.getDiagnostics(uri).filter((d) => d.severity === vscode.DiagnosticSeverity.Error);
   if (errors.length > 0) {
-    const codes = [...new Set(errors.map((d) => String(typeof d.code === 'object' ? d.code.value : (d.code ?? ''))).filter(Boolean))].join(', ');
+    const codes = [
+      ...new Set(errors.map((d) => String(typeof d.code === 'object' ? d.code.value : (d.code ?? ''))).filter(Boolean)),
+    ].join(', ');
     const choice = await vscode.window.showWarningMessage(
       `MachineSet ${parsed.name} has ${errors.length} error${errors.length === 1 ? '' : 's'}${codes ? ` (${codes})` : ''}. Create it in ${context} anyway?`,
       { modal: true, detail: firstLine(errors[0]?.message ?? '') },
@@ -293,16 +334,25 @@ async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   }
   const channel = channelFor(rt, `kube-windows: machineset ${parsed.name}`);
   try {
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: creating MachineSet ${parsed.name} in ${context}`, cancellable: false }, (progress) =>
-      deps.createWindowsMachineSet(cluster.kube, parsed, undefined, (m) => {
-        channel.appendLine(m);
-        progress.report({ message: m });
-      }),
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: creating MachineSet ${parsed.name} in ${context}`,
+        cancellable: false,
+      },
+      (progress) =>
+        deps.createWindowsMachineSet(cluster.kube, parsed, undefined, (m) => {
+          channel.appendLine(m);
+          progress.report({ message: m });
+        }),
     );
   } catch (err) {
     const text = await userMessage(err, context);
     rt.log.error(`create machineset ${parsed.name} in ${context}: ${text}`);
-    const choice = await vscode.window.showErrorMessage(`kube-windows: the API server did not create MachineSet ${parsed.name} in ${context}: ${firstLine(text)}`, SHOW_LOG);
+    const choice = await vscode.window.showErrorMessage(
+      `kube-windows: the API server did not create MachineSet ${parsed.name} in ${context}: ${firstLine(text)}`,
+      SHOW_LOG,
+    );
     if (choice === SHOW_LOG) channel.show(true);
     return;
   }
@@ -317,7 +367,14 @@ async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
 // Follow, scale, delete
 
 /** Follows the Machines under a cancellable notification; the tree shows each change. */
-async function follow(rt: Runtime, deps: MachineSetDeps, context: string, cluster: ClusterHandle, name: string, expected?: number): Promise<void> {
+async function follow(
+  rt: Runtime,
+  deps: MachineSetDeps,
+  context: string,
+  cluster: ClusterHandle,
+  name: string,
+  expected?: number,
+): Promise<void> {
   if (expected === 0) {
     void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} has 0 replicas: no Machine to follow.`);
     return;
@@ -352,21 +409,34 @@ async function follow(rt: Runtime, deps: MachineSetDeps, context: string, cluste
   await refreshTree(context, name);
   if (result.outcome === 'done') {
     const list = Object.entries(nodes).map(([m, n]) => `${m} → ${n}`);
-    void vscode.window.showInformationMessage(`kube-windows: every Machine of ${name} is a Ready Windows node${list.length ? ` (${list.join(', ')})` : ''}.`);
+    void vscode.window.showInformationMessage(
+      `kube-windows: every Machine of ${name} is a Ready Windows node${list.length ? ` (${list.join(', ')})` : ''}.`,
+    );
     return;
   }
-  const text = result.outcome === 'cancelled' ? `stopped following ${name}; the MachineSet stays and its Machines go on.` : `${name}: ${result.error?.message ?? 'the follow failed'}`;
+  const text =
+    result.outcome === 'cancelled'
+      ? `stopped following ${name}; the MachineSet stays and its Machines go on.`
+      : `${name}: ${result.error?.message ?? 'the follow failed'}`;
   rt.log[result.outcome === 'cancelled' ? 'info' : 'error'](`follow ${name} in ${context}: ${text}`);
   const message = `kube-windows: ${firstLine(text)}`;
-  const choice = await (result.outcome === 'cancelled' ? vscode.window.showInformationMessage(message, SHOW_LOG, FOLLOW_AGAIN) : vscode.window.showErrorMessage(message, SHOW_LOG, FOLLOW_AGAIN));
+  const choice = await (result.outcome === 'cancelled'
+    ? vscode.window.showInformationMessage(message, SHOW_LOG, FOLLOW_AGAIN)
+    : vscode.window.showErrorMessage(message, SHOW_LOG, FOLLOW_AGAIN));
   if (choice === SHOW_LOG) channel.show(true);
   if (choice === FOLLOW_AGAIN) await follow(rt, deps, context, cluster, name);
 }
 
-async function machineSetTarget(rt: Runtime, arg: unknown, what: string): Promise<{ context: string; name: string; deps: MachineSetDeps; cluster: ClusterHandle } | undefined> {
+async function machineSetTarget(
+  rt: Runtime,
+  arg: unknown,
+  what: string,
+): Promise<{ context: string; name: string; deps: MachineSetDeps; cluster: ClusterHandle } | undefined> {
   const ref = refOf(arg);
   if (ref?.kind !== 'machineSet') {
-    void vscode.window.showInformationMessage(`kube-windows: run "${what}" on a Windows MachineSet in the Clusters view.`);
+    void vscode.window.showInformationMessage(
+      `kube-windows: run "${what}" on a Windows MachineSet in the Clusters view.`,
+    );
     return undefined;
   }
   const deps = await rt.deps();
@@ -412,8 +482,15 @@ async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
     void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} already has ${to} replica(s).`);
     return;
   }
-  const down = to < from ? `The machine controller deletes ${from - to} Machine(s) and their nodes (drained first).` : `The machine controller makes ${to - from} Machine(s); WMCO configures them.`;
-  const confirm = await vscode.window.showWarningMessage(`Scale MachineSet ${name} from ${from} to ${to} replica(s) in ${context}?`, { modal: true, detail: down }, SCALE);
+  const down =
+    to < from
+      ? `The machine controller deletes ${from - to} Machine(s) and their nodes (drained first).`
+      : `The machine controller makes ${to - from} Machine(s); WMCO configures them.`;
+  const confirm = await vscode.window.showWarningMessage(
+    `Scale MachineSet ${name} from ${from} to ${to} replica(s) in ${context}?`,
+    { modal: true, detail: down },
+    SCALE,
+  );
   if (confirm !== SCALE) return;
   try {
     await deps.scaleMachineSet(cluster.kube, name, to);
@@ -424,15 +501,23 @@ async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
   rt.log.info(`machineset ${name} in ${context} scaled from ${from} to ${to}`);
   await refreshTree(context, name);
   if (to > from) {
-    const choice = await vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`, 'Follow');
+    const choice = await vscode.window.showInformationMessage(
+      `kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`,
+      'Follow',
+    );
     if (choice === 'Follow') await follow(rt, deps, context, cluster, name, to);
-  } else void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`);
+  } else
+    void vscode.window.showInformationMessage(
+      `kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`,
+    );
 }
 
 async function deleteFromItem(rt: Runtime, arg: unknown): Promise<void> {
   const ref = refOf(arg);
   if (ref?.kind !== 'machine') {
-    void vscode.window.showInformationMessage('kube-windows: run "Delete Machine" on a Machine of a Windows MachineSet in the Clusters view.');
+    void vscode.window.showInformationMessage(
+      'kube-windows: run "Delete Machine" on a Machine of a Windows MachineSet in the Clusters view.',
+    );
     return;
   }
   const { context, machine: name } = ref;

@@ -4,7 +4,16 @@
 // loadEngine), so registering costs nothing at activation; SSH questions are those of join.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { commandRuntime, engineFunctions, firstLine, kubeconfigAccess, sshAccess, registerCommands, type CommandRuntime, type CommandTable } from './command-kit';
+import {
+  commandRuntime,
+  engineFunctions,
+  firstLine,
+  kubeconfigAccess,
+  sshAccess,
+  registerCommands,
+  type CommandRuntime,
+  type CommandTable,
+} from './command-kit';
 import type { KubeClient } from '../cluster/kube-client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
@@ -18,9 +27,19 @@ const WITHOUT_SSH = 'Without reading the nodes';
 const OTHER_KEY = 'Another user or key…';
 
 /** The engine functions these commands call. */
-const ENGINE = ['mirrorsDiff', 'mirrorsApply', 'mirrorObjectsOfText', 'mirrorsPreviewText', 'mirrorsRenderOnly', 'mirrorResultTable'] as const;
+const ENGINE = [
+  'mirrorsDiff',
+  'mirrorsApply',
+  'mirrorObjectsOfText',
+  'mirrorsPreviewText',
+  'mirrorsRenderOnly',
+  'mirrorResultTable',
+] as const;
 
-/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters and hosts. */
+/**
+ * The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to
+ * clusters and hosts.
+ */
 export interface MirrorDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   contexts(): Promise<{ ok: true; names: string[]; current?: string } | { ok: false; message: string }>;
   cluster(context: string): Promise<{ kube: KubeClient }>;
@@ -40,13 +59,20 @@ interface Runtime extends CommandRuntime<MirrorDeps> {
   previewChanged: vscode.EventEmitter<vscode.Uri>;
 }
 
-/** The mirror family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The mirror family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both
+ * agree).
+ */
 export const MIRROR_COMMANDS = {
   'kubeWindows.previewMirrors': { run: preview },
   'kubeWindows.applyMirrors': { run: apply },
 } satisfies CommandTable<Runtime>;
 
-export function registerMirrorCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<MirrorDeps>): void {
+export function registerMirrorCommands(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  deps?: Partial<MirrorDeps>,
+): void {
   const previews = new Map<string, string>();
   const previewChanged = new vscode.EventEmitter<vscode.Uri>();
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), previews, previewChanged };
@@ -78,12 +104,19 @@ function editorObjects(deps: MirrorDeps): { objects: unknown[]; from: string } |
  * How to read the nodes: the key remembered for this context (from join), another user and key,
  * or no SSH at all. undefined: cancelled; null: without SSH.
  */
-async function chooseSsh(rt: Runtime, context: string, withoutLabel: string): Promise<{ user: string; keyPath: string } | null | undefined> {
+async function chooseSsh(
+  rt: Runtime,
+  context: string,
+  withoutLabel: string,
+): Promise<{ user: string; keyPath: string } | null | undefined> {
   const keyPath = rememberedKeyPath(rt.context, context);
   const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'none' })[] = [];
   if (keyPath) items.push({ pick: 'remembered', label: 'SSH as Administrator', description: keyPath });
   items.push({ pick: 'other', label: OTHER_KEY }, { pick: 'none', label: withoutLabel });
-  const picked = await vscode.window.showQuickPick(items, { title: "kube-windows: read the Windows nodes' hosts.toml over SSH?", ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: "kube-windows: read the Windows nodes' hosts.toml over SSH?",
+    ignoreFocusOut: true,
+  });
   if (!picked) return undefined;
   if (picked.pick === 'none') return null;
   if (picked.pick === 'remembered' && keyPath) return { user: 'Administrator', keyPath };
@@ -95,7 +128,13 @@ async function chooseSsh(rt: Runtime, context: string, withoutLabel: string): Pr
 
 function hostFactory(deps: MirrorDeps, ssh: { user: string; keyPath: string }, prompts: Prompts) {
   return (t: Engine.MirrorTarget) =>
-    deps.host({ host: t.address, username: ssh.user, privateKeyPath: ssh.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options });
+    deps.host({
+      host: t.address,
+      username: ssh.user,
+      privateKeyPath: ssh.keyPath,
+      ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+      ...prompts.options,
+    });
 }
 
 async function preview(rt: Runtime, arg: unknown): Promise<void> {
@@ -110,13 +149,18 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
   let note = '';
   try {
     const cluster = await deps.cluster(context);
-    out = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the mirror configuration of ${context}…` }, () =>
-      deps.mirrorsDiff({
-        kube: cluster.kube,
-        ...(fromEditor ? { objects: fromEditor.objects } : {}),
-        ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
-        concurrency: readConfig().mirrors.concurrency,
-      }),
+    out = await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: reading the mirror configuration of ${context}…`,
+      },
+      () =>
+        deps.mirrorsDiff({
+          kube: cluster.kube,
+          ...(fromEditor ? { objects: fromEditor.objects } : {}),
+          ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
+          concurrency: readConfig().mirrors.concurrency,
+        }),
     );
   } catch (err) {
     const message = firstLine(await userMessage(err, context));
@@ -163,7 +207,11 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
   let out: Engine.MirrorsOutcome;
   try {
     out = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `kube-windows: applying mirror configuration to ${context}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: applying mirror configuration to ${context}`,
+        cancellable: true,
+      },
       async (progress, token) => {
         const ctl = new AbortController();
         const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
@@ -177,7 +225,8 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
             signal: ctl.signal,
             onLog: (line) => channel.appendLine(line),
             onEvent: (t, e) => {
-              if (e.type === 'step-end' && e.outcome === 'failed') channel.appendLine(`[${t.node}] ${e.stepId} failed: ${e.message ?? ''}`);
+              if (e.type === 'step-end' && e.outcome === 'failed')
+                channel.appendLine(`[${t.node}] ${e.stepId} failed: ${e.message ?? ''}`);
               else if (e.type === 'log' && e.stepId) channel.appendLine(`[${t.node}] ${e.message}`);
               else if (e.type === 'plan-end') {
                 done++;
@@ -199,9 +248,12 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
   } finally {
     await prompts.settled();
   }
-  for (const o of out.objects) channel.appendLine(`${o.kind}/${o.name}: ${o.action}${o.reason ? ` (${o.reason})` : ''}`);
+  for (const o of out.objects)
+    channel.appendLine(`${o.kind}/${o.name}: ${o.action}${o.reason ? ` (${o.reason})` : ''}`);
   for (const r of out.render.refused) channel.appendLine(`refused ${r.source}: ${r.message}`);
-  channel.appendLine(out.nodes.length === 0 ? 'The cluster has no Windows nodes.' : deps.mirrorResultTable(out.nodes).trimEnd());
+  channel.appendLine(
+    out.nodes.length === 0 ? 'The cluster has no Windows nodes.' : deps.mirrorResultTable(out.nodes).trimEnd(),
+  );
   channel.show(true);
   const count = (s: string) => out.nodes.filter((n) => n.status === s).length;
   const bad = count('failed') + count('drift') + (out.wmco ? 0 : count('skipped'));

@@ -7,7 +7,19 @@ import * as vscode from 'vscode';
 import type { KubeClient } from '../cluster/kube-client';
 import type { NodeObject } from '../cluster/nodes';
 import type { SchedulingAction } from '../bootstrap/drain';
-import { channelFor, commandRuntime, firstLine, kubeconfigAccess, loadEngine, parseItem, registerCommands, runWithProgress, userMessage, type CommandRuntime, type CommandTable } from './command-kit';
+import {
+  channelFor,
+  commandRuntime,
+  firstLine,
+  kubeconfigAccess,
+  loadEngine,
+  parseItem,
+  registerCommands,
+  runWithProgress,
+  userMessage,
+  type CommandRuntime,
+  type CommandTable,
+} from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 
 const DRAIN = 'Drain';
@@ -54,7 +66,10 @@ function onNode(title: string, fn: (rt: Runtime, t: Target) => Promise<void>) {
   };
 }
 
-/** The node actions through the API (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The node actions through the API (package.json contributes them; test/unit/package-conventions.test.ts checks both
+ * agree).
+ */
 export const NODE_ACTION_COMMANDS = {
   'kubeWindows.cordonNode': { run: onNode('Cordon', (r, t) => schedule(r, t, 'cordon')), palette: false },
   'kubeWindows.uncordonNode': { run: onNode('Uncordon', (r, t) => schedule(r, t, 'uncordon')), palette: false },
@@ -64,7 +79,12 @@ export const NODE_ACTION_COMMANDS = {
   'kubeWindows.nodeLogs': { run: onNode('Node logs', nodeLogs), palette: false },
 } satisfies CommandTable<Runtime>;
 
-export function registerNodeActions(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<NodeActionDeps>): void {
+export function registerNodeActions(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  docs: ReadOnlyDocs,
+  deps?: Partial<NodeActionDeps>,
+): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs };
   registerCommands(context, log, NODE_ACTION_COMMANDS, rt);
 }
@@ -78,7 +98,10 @@ async function target(rt: Runtime, arg: unknown, what: string): Promise<Target |
   try {
     const { kube } = await (await rt.deps()).cluster(context);
     const e = await loadEngine();
-    const node = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` }, () => e.getNode(kube, name));
+    const node = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` },
+      () => e.getNode(kube, name),
+    );
     if (node) return { context, name, kube, node, item: arg };
     void vscode.window.showErrorMessage(`kube-windows: there is no Node named ${name} in ${context} any more.`);
   } catch (err) {
@@ -96,7 +119,12 @@ async function fail(err: unknown, context: string, prefix = ''): Promise<void> {
 
 async function schedule(rt: Runtime, t: Target, action: SchedulingAction, deleteEmptyDirData = false): Promise<void> {
   const e = await loadEngine();
-  const opts = { kube: t.kube, node: t.node, ...(deleteEmptyDirData ? { deleteEmptyDirData } : {}), ...((await rt.deps()).drainTiming ?? {}) };
+  const opts = {
+    kube: t.kube,
+    node: t.node,
+    ...(deleteEmptyDirData ? { deleteEmptyDirData } : {}),
+    ...((await rt.deps()).drainTiming ?? {}),
+  };
   const plan = e.schedulingPlanFor(action, opts);
   const channel = channelFor(rt, `kube-windows: ${action} ${t.name}`);
   const result = await runWithProgress(`kube-windows: ${action} ${t.name}`, channel, (o) => plan.run(o));
@@ -126,12 +154,16 @@ async function drainNode(rt: Runtime, t: Target): Promise<void> {
   } catch (err) {
     return fail(err, t.context);
   }
-  const list = (names: string[]) => `${names.slice(0, 12).join('\n')}${names.length > 12 ? `\n… and ${names.length - 12} more` : ''}`;
+  const list = (names: string[]) =>
+    `${names.slice(0, 12).join('\n')}${names.length > 12 ? `\n… and ${names.length - 12} more` : ''}`;
   let deleteEmptyDirData = false;
   if (preview.emptyDir.length > 0) {
     const ok = await vscode.window.showWarningMessage(
       `${preview.emptyDir.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
-      { modal: true, detail: `${list(preview.emptyDir)}\n\nWithout consent the node is not drained (nothing changes).` },
+      {
+        modal: true,
+        detail: `${list(preview.emptyDir)}\n\nWithout consent the node is not drained (nothing changes).`,
+      },
       DELETE_EMPTYDIR_DATA,
     );
     if (ok !== DELETE_EMPTYDIR_DATA) return;
@@ -144,7 +176,11 @@ async function drainNode(rt: Runtime, t: Target): Promise<void> {
     ]
       .filter(Boolean)
       .join('\n\n');
-    const ok = await vscode.window.showWarningMessage(`Drain ${t.name}: cordon it and evict ${preview.evict.length} pod(s)?`, { modal: true, detail }, DRAIN);
+    const ok = await vscode.window.showWarningMessage(
+      `Drain ${t.name}: cordon it and evict ${preview.evict.length} pod(s)?`,
+      { modal: true, detail },
+      DRAIN,
+    );
     if (ok !== DRAIN) return;
   }
   await schedule(rt, t, 'drain', deleteEmptyDirData);
@@ -158,7 +194,8 @@ async function editTaints(rt: Runtime, t: Target): Promise<void> {
   const before = t.node.spec?.taints ?? [];
   const text = await vscode.window.showInputBox({
     title: `kube-windows: taints of ${t.name}`,
-    prompt: 'key=value:Effect, comma-separated (Effect: NoSchedule, PreferNoSchedule or NoExecute); empty removes them all',
+    prompt:
+      'key=value:Effect, comma-separated (Effect: NoSchedule, PreferNoSchedule or NoExecute); empty removes them all',
     value: before.map(e.taintText).join(', '),
     ignoreFocusOut: true,
     validateInput: (v) => {
@@ -181,13 +218,19 @@ async function editTaints(rt: Runtime, t: Target): Promise<void> {
   ]
     .filter(Boolean)
     .join('\n');
-  const ok = await vscode.window.showWarningMessage(`Change the taints of ${t.name}?`, { modal: true, detail }, SET_TAINTS);
+  const ok = await vscode.window.showWarningMessage(
+    `Change the taints of ${t.name}?`,
+    { modal: true, detail },
+    SET_TAINTS,
+  );
   if (ok !== SET_TAINTS) return;
   try {
     await e.setNodeTaints(t.kube, t.node, parsed.taints);
   } catch (err) {
     if ((err as { status?: number }).status === 409) {
-      void vscode.window.showErrorMessage(`kube-windows: ${t.name} changed while its taints were edited; nothing was written. Run Edit taints again.`);
+      void vscode.window.showErrorMessage(
+        `kube-windows: ${t.name} changed while its taints were edited; nothing was written. Run Edit taints again.`,
+      );
       return;
     }
     return fail(err, t.context);
@@ -212,16 +255,25 @@ async function nodeEvents(rt: Runtime, t: Target): Promise<void> {
 /** Which log: a service's log query, or a file picked in the node's log folder. undefined: cancelled. */
 async function pickNodeLog(t: Target): Promise<{ query: string } | { path: string } | undefined> {
   const e = await loadEngine();
-  const picked = await vscode.window.showQuickPick([...LOG_SERVICES.map((s) => ({ label: s, description: 'the kubelet’s log query' })), { label: BROWSE, description: 'C:\\var\\log on the node' }], {
-    title: `kube-windows: which log of ${t.name}?`,
-    ignoreFocusOut: true,
-  });
+  const picked = await vscode.window.showQuickPick(
+    [
+      ...LOG_SERVICES.map((s) => ({ label: s, description: 'the kubelet’s log query' })),
+      { label: BROWSE, description: 'C:\\var\\log on the node' },
+    ],
+    {
+      title: `kube-windows: which log of ${t.name}?`,
+      ignoreFocusOut: true,
+    },
+  );
   if (!picked) return undefined;
   if (picked.label !== BROWSE) return { query: picked.label };
   let folder = '';
   for (;;) {
     const names = await e.listNodeLogFolder(t.kube, t.name, folder);
-    const name = await vscode.window.showQuickPick(names, { title: `kube-windows: ${t.name}: logs/${folder}`, ignoreFocusOut: true });
+    const name = await vscode.window.showQuickPick(names, {
+      title: `kube-windows: ${t.name}: logs/${folder}`,
+      ignoreFocusOut: true,
+    });
     if (!name) return undefined;
     if (!name.endsWith('/')) return { path: `${folder}${name}` };
     folder = `${folder}${name}`;
@@ -238,28 +290,35 @@ async function nodeLogs(rt: Runtime, t: Target): Promise<void> {
     if (!request) return;
     const r = request;
     const what = 'query' in r ? `the ${r.query} log` : r.path;
-    await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: reading ${what} of ${t.name}…`, cancellable: true }, async (_p, token) => {
-      const ctl = new AbortController();
-      const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
-      try {
-        await e.streamNodeLog(
-          t.kube,
-          t.name,
-          r,
-          (c) => {
-            if (bytes >= LOG_CAP_BYTES) return ctl.abort(new Error('cap'));
-            bytes += c.length;
-            text += c.toString('utf8');
-          },
-          ctl.signal,
-        );
-      } catch (err) {
-        if (!(bytes >= LOG_CAP_BYTES && ctl.signal.aborted)) throw err;
-        text += `\n[kube-windows] the first ${LOG_CAP_BYTES / 1048576} MB are shown; Collect logs over SSH fetches everything.\n`;
-      } finally {
-        sub.dispose();
-      }
-    });
+    await vscode.window.withProgress(
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: reading ${what} of ${t.name}…`,
+        cancellable: true,
+      },
+      async (_p, token) => {
+        const ctl = new AbortController();
+        const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
+        try {
+          await e.streamNodeLog(
+            t.kube,
+            t.name,
+            r,
+            (c) => {
+              if (bytes >= LOG_CAP_BYTES) return ctl.abort(new Error('cap'));
+              bytes += c.length;
+              text += c.toString('utf8');
+            },
+            ctl.signal,
+          );
+        } catch (err) {
+          if (!(bytes >= LOG_CAP_BYTES && ctl.signal.aborted)) throw err;
+          text += `\n[kube-windows] the first ${LOG_CAP_BYTES / 1048576} MB are shown; Collect logs over SSH fetches everything.\n`;
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
   } catch (err) {
     if (err instanceof e.NodeLogRefusedError) {
       rt.log.warn(`node logs ${t.name}: ${err.refusal.kind}: ${err.message}`);

@@ -9,7 +9,16 @@
 // usable credentials it shows "Connect to show services…", which asks.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
-import { commandRuntime, engineFunctions, firstLine, kubeconfigAccess, sshAccess, registerCommands, type CommandRuntime, type CommandTable } from './command-kit';
+import {
+  commandRuntime,
+  engineFunctions,
+  firstLine,
+  kubeconfigAccess,
+  sshAccess,
+  registerCommands,
+  type CommandRuntime,
+  type CommandTable,
+} from './command-kit';
 import { homedir } from 'node:os';
 import { basename, join as joinPath } from 'node:path';
 import type { KubeConfig } from '../cluster/kubeconfig';
@@ -25,7 +34,15 @@ import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
 import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
-import { askKeyFile, askUser, passphraseKey, rememberedKeyPath, sshEndpoint, sshPrompts, type Prompts } from './ssh-prompts';
+import {
+  askKeyFile,
+  askUser,
+  passphraseKey,
+  rememberedKeyPath,
+  sshEndpoint,
+  sshPrompts,
+  type Prompts,
+} from './ssh-prompts';
 import { SessionPty } from './terminal';
 
 const USERS = 'kubeWindows.ssh.users';
@@ -41,14 +58,29 @@ export const RESTART = 'Restart';
 const SERVICES_FRESH_MS = 30_000;
 
 /** The engine functions these commands call. */
-const ENGINE = ['getNode', 'nodeAddress', 'nodeServices', 'restartNodeService', 'quietNodeServices', 'rebootPlanFor', 'rebootSummary', 'podsWithEmptyDir', 'collectNodeLogs'] as const;
+const ENGINE = [
+  'getNode',
+  'nodeAddress',
+  'nodeServices',
+  'restartNodeService',
+  'quietNodeServices',
+  'rebootPlanFor',
+  'rebootSummary',
+  'podsWithEmptyDir',
+  'collectNodeLogs',
+] as const;
 
-/** The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to clusters, hosts and terminals. */
+/**
+ * The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to
+ * clusters, hosts and terminals.
+ */
 export interface NodeDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
   cluster(context: string): Promise<ClusterHandle & { config?: KubeConfig }>;
   host(options: SshConnectorOptions): WindowsHost;
   checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
-  openSsh(options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal }): Promise<InteractiveSession>;
+  openSsh(
+    options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal },
+  ): Promise<InteractiveSession>;
   openPod(options: {
     context: string;
     nodeName: string;
@@ -85,7 +117,10 @@ export interface NodeCommands {
   services: NodeServicesSource;
 }
 
-/** The node family's commands over SSH (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The node family's commands over SSH (package.json contributes them; test/unit/package-conventions.test.ts checks both
+ * agree).
+ */
 export const NODE_COMMANDS = {
   'kubeWindows.openTerminal': { run: openTerminal, palette: false },
   'kubeWindows.rebootNode': { run: rebootNode, palette: false },
@@ -94,7 +129,11 @@ export const NODE_COMMANDS = {
   'kubeWindows.connectServices': { run: connectServices, palette: false },
 } satisfies CommandTable<Runtime>;
 
-export function registerNodeCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, deps?: Partial<NodeDeps>): NodeCommands {
+export function registerNodeCommands(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  deps?: Partial<NodeDeps>,
+): NodeCommands {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map() };
   registerCommands(context, log, NODE_COMMANDS, rt);
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
@@ -121,7 +160,10 @@ async function target(rt: Runtime, arg: unknown, what: string): Promise<Target |
   const deps = await rt.deps();
   try {
     const cluster = await deps.cluster(context);
-    const node = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` }, () => deps.getNode(cluster.kube, name));
+    const node = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` },
+      () => deps.getNode(cluster.kube, name),
+    );
     if (!node) {
       void vscode.window.showErrorMessage(`kube-windows: there is no Node named ${name} in ${context} any more.`);
       return undefined;
@@ -151,12 +193,27 @@ async function chooseAccess(rt: Runtime, t: Target, allowPod: boolean): Promise<
   const user = rememberedUser(rt, t.context) ?? 'Administrator';
   const where = t.address ?? t.name;
   const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'pod' })[] = [];
-  if (keyPath) items.push({ pick: 'remembered', label: `SSH as ${user}`, description: `${where} · key ${basename(keyPath)}`, detail: keyPath });
+  if (keyPath)
+    items.push({
+      pick: 'remembered',
+      label: `SSH as ${user}`,
+      description: `${where} · key ${basename(keyPath)}`,
+      detail: keyPath,
+    });
   items.push({ pick: 'other', label: OTHER_KEY, description: where });
-  if (allowPod) items.push({ pick: 'pod', label: USE_POD, detail: 'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host; it is deleted when the terminal closes.' });
+  if (allowPod)
+    items.push({
+      pick: 'pod',
+      label: USE_POD,
+      detail:
+        'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host; it is deleted when the terminal closes.',
+    });
   let pick: 'remembered' | 'other' | 'pod' = 'other';
   if (items.length > 1) {
-    const picked = await vscode.window.showQuickPick(items, { title: `kube-windows: how to reach ${t.name}?`, ignoreFocusOut: true });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `kube-windows: how to reach ${t.name}?`,
+      ignoreFocusOut: true,
+    });
     if (!picked) return undefined;
     pick = picked.pick;
   }
@@ -172,7 +229,13 @@ async function chooseAccess(rt: Runtime, t: Target, allowPod: boolean): Promise<
 }
 
 function sshOptions(address: string, c: SshChoice, prompts: Pick<Prompts, 'options'>): SshConnectorOptions {
-  return { host: address, username: c.user, privateKeyPath: c.keyPath, ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}), ...prompts.options };
+  return {
+    host: address,
+    username: c.user,
+    privateKeyPath: c.keyPath,
+    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
+    ...prompts.options,
+  };
 }
 
 function promptsFor(rt: Runtime, deps: NodeDeps): Prompts {
@@ -181,7 +244,9 @@ function promptsFor(rt: Runtime, deps: NodeDeps): Prompts {
 
 function noAddress(t: Target): boolean {
   if (t.address) return false;
-  void vscode.window.showErrorMessage(`kube-windows: ${t.name} reports no InternalIP or ExternalIP address: SSH cannot reach it.`);
+  void vscode.window.showErrorMessage(
+    `kube-windows: ${t.name} reports no InternalIP or ExternalIP address: SSH cannot reach it.`,
+  );
   return true;
 }
 
@@ -195,9 +260,19 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
   if (!access) return;
   const deps = await rt.deps();
   const labels = t.node.metadata.labels ?? {};
-  const viaPod = async (io: Parameters<ConstructorParameters<typeof SessionPty>[0]>[0]): Promise<InteractiveSession> => {
+  const viaPod = async (
+    io: Parameters<ConstructorParameters<typeof SessionPty>[0]>[0],
+  ): Promise<InteractiveSession> => {
     io.print(`Starting a HostProcess pod on ${t.name} (it is deleted when this terminal closes)…`);
-    const session = await deps.openPod({ context: t.context, nodeName: t.name, labels, cols: io.size.cols, rows: io.size.rows, signal: io.signal, onStatus: (s) => io.print(`  ${s}`) });
+    const session = await deps.openPod({
+      context: t.context,
+      nodeName: t.name,
+      labels,
+      cols: io.size.cols,
+      rows: io.size.rows,
+      signal: io.signal,
+      onStatus: (s) => io.print(`  ${s}`),
+    });
     rt.log.info(`terminal ${t.name}: ${session.label}`);
     return session;
   };
@@ -207,7 +282,12 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
     const prompts = promptsFor(rt, deps);
     io.print(`Connecting to ${access.user}@${address} over SSH…`);
     try {
-      const session = await deps.openSsh({ ...sshOptions(address, access, prompts), cols: io.size.cols, rows: io.size.rows, signal: io.signal });
+      const session = await deps.openSsh({
+        ...sshOptions(address, access, prompts),
+        cols: io.size.cols,
+        rows: io.size.rows,
+        signal: io.signal,
+      });
       void prompts.settled();
       return session;
     } catch (err) {
@@ -217,12 +297,19 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
       rt.log.warn(`terminal ${t.name}: SSH failed: ${why}`);
       io.print(why);
       if (isHostKeyRefusalOrCancel(err)) throw new Error('SSH is not possible with this host key.');
-      const choice = await vscode.window.showWarningMessage(`kube-windows: SSH to ${t.name} failed: ${why} Open a shell through a HostProcess pod instead?`, USE_POD);
+      const choice = await vscode.window.showWarningMessage(
+        `kube-windows: SSH to ${t.name} failed: ${why} Open a shell through a HostProcess pod instead?`,
+        USE_POD,
+      );
       if (choice !== USE_POD) throw new Error('SSH failed; no shell was opened.');
       return viaPod(io);
     }
   });
-  const terminal = vscode.window.createTerminal({ name: `${t.name} (${access === 'pod' ? 'pod' : 'SSH'})`, pty, iconPath: new vscode.ThemeIcon('terminal-powershell') });
+  const terminal = vscode.window.createTerminal({
+    name: `${t.name} (${access === 'pod' ? 'pod' : 'SSH'})`,
+    pty,
+    iconPath: new vscode.ThemeIcon('terminal-powershell'),
+  });
   terminal.show();
 }
 
@@ -253,7 +340,10 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     if (names.length > 0) {
       const ok = await vscode.window.showWarningMessage(
         `${names.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
-        { modal: true, detail: `${names.slice(0, 10).join('\n')}${names.length > 10 ? `\n… and ${names.length - 10} more` : ''}\n\nWithout consent the node is not rebooted.` },
+        {
+          modal: true,
+          detail: `${names.slice(0, 10).join('\n')}${names.length > 10 ? `\n… and ${names.length - 10} more` : ''}\n\nWithout consent the node is not rebooted.`,
+        },
         DELETE_EMPTYDIR,
       );
       if (ok !== DELETE_EMPTYDIR) return;
@@ -274,7 +364,14 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
     const host = deps.host(sshOptions(address, access, prompts));
     let blocked = undefined as { pod: string; pdb?: string }[] | undefined;
     const { result, thrown } = await onHost(host, prompts, async () => {
-      const plan = await deps.rebootPlanFor({ kube: t.cluster.kube, host, nodeName: t.name, deleteEmptyDirData, disableEviction, timeoutMs: minutes * 60_000 });
+      const plan = await deps.rebootPlanFor({
+        kube: t.cluster.kube,
+        host,
+        nodeName: t.name,
+        deleteEmptyDirData,
+        disableEviction,
+        timeoutMs: minutes * 60_000,
+      });
       const r = await runWithProgress(`kube-windows: rebooting ${t.name}`, channel, (o) => plan.run(o));
       blocked = plan.state.blockedBy;
       return r;
@@ -301,7 +398,9 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
         continue;
       }
     }
-    const text = result ? deps.rebootSummary(result, t.name) : `The reboot of ${t.name} could not start: ${firstLine(await userMessage(thrown, t.context))}`;
+    const text = result
+      ? deps.rebootSummary(result, t.name)
+      : `The reboot of ${t.name} could not start: ${firstLine(await userMessage(thrown, t.context))}`;
     rt.log.error(`reboot ${t.name}: ${text}`);
     const choice = await vscode.window.showErrorMessage(`kube-windows: ${text}`, SHOW_LOG, RUN_AGAIN);
     if (choice === RUN_AGAIN) continue; // resumable: done steps are skipped
@@ -325,7 +424,11 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   let result: Awaited<ReturnType<NodeDeps['collectNodeLogs']>>;
   try {
     result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `kube-windows: collecting the logs of ${t.name}`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: collecting the logs of ${t.name}`,
+        cancellable: true,
+      },
       async (progress, token) => {
         const ctl = new AbortController();
         const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
@@ -354,7 +457,9 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
     const cancelled = err instanceof Error && /cancelled by the user/.test(err.message);
     const text = cancelled ? 'cancelled' : firstLine(await userMessage(err, t.context));
     rt.log.error(`logs ${t.name}: ${text}`);
-    void vscode.window.showErrorMessage(`kube-windows: collecting the logs of ${t.name} ${cancelled ? 'was cancelled' : `failed: ${text}`}`);
+    void vscode.window.showErrorMessage(
+      `kube-windows: collecting the logs of ${t.name} ${cancelled ? 'was cancelled' : `failed: ${text}`}`,
+    );
     return;
   } finally {
     host.close();
@@ -365,7 +470,8 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.folder));
   const open = 'Open folder';
   const choice = await vscode.window.showInformationMessage(`kube-windows: ${result.message}`, open);
-  if (choice === open) await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.folder), { forceNewWindow: true });
+  if (choice === open)
+    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.folder), { forceNewWindow: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -378,7 +484,10 @@ async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView):
   const cached = rt.services.get(serviceKey(context, view.name));
   if (cached && Date.now() - cached.at < SERVICES_FRESH_MS) return cached.answer;
   const keyPath = rememberedKeyPath(rt.context, context) ?? (readConfig().ssh.privateKeyPath || undefined);
-  if (!keyPath) return { connect: `No SSH key is known for ${context} yet: connect once (user and key) to show the services of its nodes.` };
+  if (!keyPath)
+    return {
+      connect: `No SSH key is known for ${context} yet: connect once (user and key) to show the services of its nodes.`,
+    };
   const deps = await rt.deps();
   const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
   if (!address) return { error: `${view.name} reports no InternalIP or ExternalIP address.` };
@@ -424,7 +533,9 @@ async function connectServices(rt: Runtime, arg: unknown): Promise<void> {
 async function restartService(rt: Runtime, arg: unknown): Promise<void> {
   const ref = (arg as Partial<TreeNode> | undefined)?.ref;
   if (ref?.kind !== 'service') {
-    void vscode.window.showInformationMessage('kube-windows: run "Restart service" on a service under a Windows node in the Clusters view.');
+    void vscode.window.showInformationMessage(
+      'kube-windows: run "Restart service" on a service under a Windows node in the Clusters view.',
+    );
     return;
   }
   const { service, node: nodeName } = ref;
@@ -445,7 +556,10 @@ async function restartService(rt: Runtime, arg: unknown): Promise<void> {
   if (!t || noAddress(t)) return;
   const r = await overSsh(rt, t, `restarting ${service} on ${t.name}`, async (host, deps) => {
     const restarted = await deps.restartNodeService(host, service);
-    rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services: await deps.nodeServices(host) } });
+    rt.services.set(serviceKey(t.context, t.name), {
+      at: Date.now(),
+      answer: { services: await deps.nodeServices(host) },
+    });
     return restarted;
   });
   if (!r) return;
@@ -458,7 +572,12 @@ async function restartService(rt: Runtime, arg: unknown): Promise<void> {
  * Does `what` on the node over SSH (asking how to connect) under a progress notification. Undefined
  * when the user cancelled or declined a question, or when it failed (one error message said so).
  */
-async function overSsh<T>(rt: Runtime, t: Target, what: string, work: (host: WindowsHost, deps: NodeDeps) => Promise<T>): Promise<T | undefined> {
+async function overSsh<T>(
+  rt: Runtime,
+  t: Target,
+  what: string,
+  work: (host: WindowsHost, deps: NodeDeps) => Promise<T>,
+): Promise<T | undefined> {
   const access = await chooseAccess(rt, t, false);
   if (!access || access === 'pod') return undefined;
   const deps = await rt.deps();
@@ -466,10 +585,16 @@ async function overSsh<T>(rt: Runtime, t: Target, what: string, work: (host: Win
   const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
   let result: T;
   try {
-    result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `kube-windows: ${what}…` }, () => work(host, deps));
+    result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `kube-windows: ${what}…` },
+      () => work(host, deps),
+    );
   } catch (err) {
     await prompts.settled();
-    if (!prompts.declinedByUser()) void vscode.window.showErrorMessage(`kube-windows: ${what} failed: ${firstLine(await userMessage(err, t.context))}`);
+    if (!prompts.declinedByUser())
+      void vscode.window.showErrorMessage(
+        `kube-windows: ${what} failed: ${firstLine(await userMessage(err, t.context))}`,
+      );
     return undefined;
   } finally {
     host.close();

@@ -9,7 +9,16 @@ import type { KubeConfig } from '../cluster/kubeconfig';
 import type { PodObject } from '../cluster/pod-actions';
 import type { TreeNode } from '../views/cluster-item';
 import type { ShellKind } from '../core/windows/container-shell';
-import { commandRuntime, firstLine, kubeconfigAccess, loadEngine, registerCommands, userMessage, type CommandRuntime, type CommandTable } from './command-kit';
+import {
+  commandRuntime,
+  firstLine,
+  kubeconfigAccess,
+  loadEngine,
+  registerCommands,
+  userMessage,
+  type CommandRuntime,
+  type CommandTable,
+} from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 import { SessionPty } from './terminal';
 
@@ -49,11 +58,16 @@ function onPod(fn: (rt: Runtime, pod: PodRef) => Promise<void>) {
   return async (rt: Runtime, arg: unknown): Promise<void> => {
     const pod = podOf(arg);
     if (pod) await fn(rt, pod);
-    else void vscode.window.showInformationMessage('kube-windows: run this on a pod under a Windows node in the Clusters view.');
+    else
+      void vscode.window.showInformationMessage(
+        'kube-windows: run this on a pod under a Windows node in the Clusters view.',
+      );
   };
 }
 
-/** The pod family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree). */
+/**
+ * The pod family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both agree).
+ */
 export const POD_COMMANDS = {
   'kubeWindows.podLogs': { run: onPod(podLogs), palette: false },
   'kubeWindows.podShell': { run: onPod(podShell), palette: false },
@@ -63,7 +77,12 @@ export const POD_COMMANDS = {
   'kubeWindows.stopFollowingLogs': { run: (rt) => stopFollows(rt), palette: 'kubeWindows.followingLogs' },
 } satisfies CommandTable<Runtime>;
 
-export function registerPodCommands(context: vscode.ExtensionContext, log: vscode.LogOutputChannel, docs: ReadOnlyDocs, deps?: Partial<PodDeps>): void {
+export function registerPodCommands(
+  context: vscode.ExtensionContext,
+  log: vscode.LogOutputChannel,
+  docs: ReadOnlyDocs,
+  deps?: Partial<PodDeps>,
+): void {
   const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), docs, follows: new Map() };
   registerCommands(context, log, POD_COMMANDS, rt);
   context.subscriptions.push({ dispose: () => stopFollows(rt) });
@@ -87,11 +106,17 @@ async function fail(p: PodRef, err: unknown): Promise<void> {
 }
 
 /** The pod as the API has it now; undefined (after a message) when it is gone or unreadable. */
-async function readPod(rt: Runtime, p: PodRef): Promise<{ kube: KubeClient; config: KubeConfig; pod: PodObject } | undefined> {
+async function readPod(
+  rt: Runtime,
+  p: PodRef,
+): Promise<{ kube: KubeClient; config: KubeConfig; pod: PodObject } | undefined> {
   try {
     const { kube, config } = await (await rt.deps()).cluster(p.context);
     const e = await loadEngine();
-    const pod = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${podName(p)}…` }, () => e.getPod(kube, p.namespace, p.name));
+    const pod = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${podName(p)}…` },
+      () => e.getPod(kube, p.namespace, p.name),
+    );
     if (pod) return { kube, config, pod };
     void vscode.window.showErrorMessage(`kube-windows: the pod ${podName(p)} no longer exists in ${p.context}.`);
   } catch (err) {
@@ -103,10 +128,18 @@ async function readPod(rt: Runtime, p: PodRef): Promise<{ kube: KubeClient; conf
 // ---------------------------------------------------------------------------------------------
 // Logs
 
-async function pickContainer(names: { name: string; init?: boolean; restarts?: number }[], title: string): Promise<string | undefined> {
+async function pickContainer(
+  names: { name: string; init?: boolean; restarts?: number }[],
+  title: string,
+): Promise<string | undefined> {
   if (names.length <= 1) return names[0]?.name;
   const picked = await vscode.window.showQuickPick(
-    names.map((c) => ({ label: c.name, description: [c.init ? 'init container' : '', c.restarts ? `${c.restarts} restart(s)` : ''].filter(Boolean).join(', ') })),
+    names.map((c) => ({
+      label: c.name,
+      description: [c.init ? 'init container' : '', c.restarts ? `${c.restarts} restart(s)` : '']
+        .filter(Boolean)
+        .join(', '),
+    })),
     { title, ignoreFocusOut: true },
   );
   return picked?.label;
@@ -122,9 +155,17 @@ async function podLogs(rt: Runtime, p: PodRef): Promise<void> {
   const has = containers.find((c) => c.name === container);
   const mode = await vscode.window.showQuickPick(
     [
-      { label: FOLLOW, description: 'into an output channel that keeps following (kube-windows: Stop Following Pod Logs ends it)' },
+      {
+        label: FOLLOW,
+        description: 'into an output channel that keeps following (kube-windows: Stop Following Pod Logs ends it)',
+      },
       { label: SHOW_LOG, description: `its last ${LOG_TAIL_LINES} lines in an editor` },
-      { label: PREVIOUS, description: has?.previous ? 'the instance that ran before the last restart' : 'the container has not restarted: the API may have none' },
+      {
+        label: PREVIOUS,
+        description: has?.previous
+          ? 'the instance that ran before the last restart'
+          : 'the container has not restarted: the API may have none',
+      },
     ],
     { title: `kube-windows: the log of ${p.name} (${container})`, ignoreFocusOut: true },
   );
@@ -135,12 +176,21 @@ async function podLogs(rt: Runtime, p: PodRef): Promise<void> {
   let text = '';
   try {
     await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `kube-windows: reading the log of ${podName(p)} (${container})…`, cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: `kube-windows: reading the log of ${podName(p)} (${container})…`,
+        cancellable: true,
+      },
       async (_progress, token) => {
         const ctl = new AbortController();
         const sub = token.onCancellationRequested(() => ctl.abort(new Error('cancelled by the user')));
         try {
-          await e.streamPodLog(read.kube, { ...request, previous, tailLines: LOG_TAIL_LINES }, (c) => (text += c.toString('utf8')), ctl.signal);
+          await e.streamPodLog(
+            read.kube,
+            { ...request, previous, tailLines: LOG_TAIL_LINES },
+            (c) => (text += c.toString('utf8')),
+            ctl.signal,
+          );
         } finally {
           sub.dispose();
         }
@@ -149,11 +199,16 @@ async function podLogs(rt: Runtime, p: PodRef): Promise<void> {
   } catch (err) {
     return fail(p, err);
   }
-  await rt.docs.show(`logs/${p.namespace}/${p.name}/${container}${previous ? '.previous' : ''}.log`, text || `(the ${previous ? 'previous instance' : 'container'} wrote nothing to its log)\n`, 'log');
+  await rt.docs.show(
+    `logs/${p.namespace}/${p.name}/${container}${previous ? '.previous' : ''}.log`,
+    text || `(the ${previous ? 'previous instance' : 'container'} wrote nothing to its log)\n`,
+    'log',
+  );
 }
 
 /** Whether a follow is under way: "Stop following pod logs" shows in the palette only then. */
-const following = (rt: Runtime): Thenable<unknown> => vscode.commands.executeCommand('setContext', 'kubeWindows.followingLogs', rt.follows.size > 0);
+const following = (rt: Runtime): Thenable<unknown> =>
+  vscode.commands.executeCommand('setContext', 'kubeWindows.followingLogs', rt.follows.size > 0);
 
 function stopFollows(rt: Runtime): void {
   for (const c of rt.follows.values()) c.abort(new Error('stopped'));
@@ -179,8 +234,16 @@ async function follow(rt: Runtime, kube: KubeClient, p: PodRef, container: strin
   rt.log.info(`following the log of ${podName(p)} (${container})`);
   const e = await loadEngine();
   try {
-    await e.streamPodLog(kube, { namespace: p.namespace, pod: p.name, container, follow: true, tailLines: FOLLOW_TAIL_LINES }, (c) => out.append(c.toString('utf8')), ctl.signal);
-    if (!ctl.signal.aborted) out.appendLine(`[kube-windows] the log of ${podName(p)} (${container}) ended: the container stopped or the pod is gone.`);
+    await e.streamPodLog(
+      kube,
+      { namespace: p.namespace, pod: p.name, container, follow: true, tailLines: FOLLOW_TAIL_LINES },
+      (c) => out.append(c.toString('utf8')),
+      ctl.signal,
+    );
+    if (!ctl.signal.aborted)
+      out.appendLine(
+        `[kube-windows] the log of ${podName(p)} (${container}) ended: the container stopped or the pod is gone.`,
+      );
   } catch (err) {
     if (ctl.signal.aborted) return;
     const why = firstLine(await userMessage(err, p.context));
@@ -211,10 +274,19 @@ async function podShell(rt: Runtime, p: PodRef): Promise<void> {
   }
   const auto = target.choice;
   const items = [
-    { label: auto.command[0] ?? auto.shell, description: `automatic: ${auto.why}`, shell: undefined as ShellKind | undefined },
-    ...(['cmd', 'powershell', 'pwsh', 'sh'] as const).filter((s) => s !== auto.shell).map((s) => ({ label: s, description: 'whatever the image', shell: s as ShellKind | undefined })),
+    {
+      label: auto.command[0] ?? auto.shell,
+      description: `automatic: ${auto.why}`,
+      shell: undefined as ShellKind | undefined,
+    },
+    ...(['cmd', 'powershell', 'pwsh', 'sh'] as const)
+      .filter((s) => s !== auto.shell)
+      .map((s) => ({ label: s, description: 'whatever the image', shell: s as ShellKind | undefined })),
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: `kube-windows: which shell in ${p.name} (${container})?`, ignoreFocusOut: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `kube-windows: which shell in ${p.name} (${container})?`,
+    ignoreFocusOut: true,
+  });
   if (!picked) return;
   const pty = new SessionPty(async (io) => {
     const session = await e.openContainerShell({
@@ -230,16 +302,23 @@ async function podShell(rt: Runtime, p: PodRef): Promise<void> {
       ...(picked.shell ? { shell: picked.shell } : {}),
     });
     const t = session.target;
-    io.print(`kube-windows: ${t.command.join(' ')} in ${podName(p)} container ${t.container} (${picked.shell ? 'chosen' : t.choice.why})`);
+    io.print(
+      `kube-windows: ${t.command.join(' ')} in ${podName(p)} container ${t.container} (${picked.shell ? 'chosen' : t.choice.why})`,
+    );
     session.onEnd((end) => {
       if (end.lost) return;
       const code = end.exitCode ?? 0;
       rt.log.info(`shell ${podName(p)} (${t.container}): ${t.command[0]} exited with code ${code}`);
-      if (code !== 0) void vscode.window.showWarningMessage(`kube-windows: ${t.command[0]} in ${podName(p)} exited with code ${code}.`);
+      if (code !== 0)
+        void vscode.window.showWarningMessage(
+          `kube-windows: ${t.command[0]} in ${podName(p)} exited with code ${code}.`,
+        );
     });
     return session;
   });
-  vscode.window.createTerminal({ name: `${p.name} (${container})`, pty, iconPath: new vscode.ThemeIcon('terminal') }).show();
+  vscode.window
+    .createTerminal({ name: `${p.name} (${container})`, pty, iconPath: new vscode.ThemeIcon('terminal') })
+    .show();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -255,9 +334,16 @@ async function describePod(rt: Runtime, p: PodRef): Promise<void> {
       return [];
     }),
     // Reading nodes is often not allowed to those who may read pods: the explanation does without.
-    read.pod.spec?.nodeName ? e.getNode(read.kube, read.pod.spec.nodeName).catch(() => undefined) : Promise.resolve(undefined),
+    read.pod.spec?.nodeName
+      ? e.getNode(read.kube, read.pod.spec.nodeName).catch(() => undefined)
+      : Promise.resolve(undefined),
   ]);
-  const text = e.describePod({ pod: read.pod, events, ...(node ? { node: e.nodeFactsOf(node) } : {}), now: (await rt.deps()).now() });
+  const text = e.describePod({
+    pod: read.pod,
+    events,
+    ...(node ? { node: e.nodeFactsOf(node) } : {}),
+    now: (await rt.deps()).now(),
+  });
   await rt.docs.show(`describe/${p.namespace}/${p.name}.txt`, text);
 }
 
@@ -267,7 +353,12 @@ async function deletePod(rt: Runtime, p: PodRef): Promise<void> {
   const owner = (read.pod.metadata.ownerReferences ?? []).find((o) => o.controller);
   const ok = await vscode.window.showWarningMessage(
     `Delete the pod ${podName(p)}?`,
-    { modal: true, detail: owner ? `${owner.kind} ${owner.name} controls it and creates a new pod.` : 'It is a bare pod: nothing creates it again.' },
+    {
+      modal: true,
+      detail: owner
+        ? `${owner.kind} ${owner.name} controls it and creates a new pod.`
+        : 'It is a bare pod: nothing creates it again.',
+    },
     DELETE,
   );
   if (ok !== DELETE) return;
@@ -275,7 +366,9 @@ async function deletePod(rt: Runtime, p: PodRef): Promise<void> {
   try {
     const deleted = await e.deletePodNamed(read.kube, p.namespace, p.name);
     rt.log.info(`delete ${podName(p)}: ${deleted ? 'deleted' : 'already gone'}`);
-    void vscode.window.showInformationMessage(`kube-windows: ${deleted ? `the pod ${podName(p)} is being deleted.` : `the pod ${podName(p)} was already gone.`}`);
+    void vscode.window.showInformationMessage(
+      `kube-windows: ${deleted ? `the pod ${podName(p)} is being deleted.` : `the pod ${podName(p)} was already gone.`}`,
+    );
   } catch (err) {
     await fail(p, err);
   }
@@ -294,7 +387,10 @@ async function restartWorkload(rt: Runtime, p: PodRef): Promise<void> {
     const what = `${target.kind} ${target.namespace}/${target.name}`;
     const ok = await vscode.window.showWarningMessage(
       `Restart ${what}?`,
-      { modal: true, detail: `As kubectl rollout restart: a new kubectl.kubernetes.io/restartedAt on its pod template replaces its pods as its update strategy says.` },
+      {
+        modal: true,
+        detail: `As kubectl rollout restart: a new kubectl.kubernetes.io/restartedAt on its pod template replaces its pods as its update strategy says.`,
+      },
       RESTART_WORKLOAD,
     );
     if (ok !== RESTART_WORKLOAD) return;

@@ -71,7 +71,9 @@ class LiveDocuments implements vscode.TextDocumentContentProvider {
   async open(tree: ProblemsTree, key: LiveObjectKey, index: number | undefined): Promise<boolean> {
     const doc = await tree.document(key);
     if (!doc) return false;
-    const path = [doc.context, key.kind, key.namespace ?? '_cluster', `${key.name}.yaml`].map(encodeURIComponent).join('/');
+    const path = [doc.context, key.kind, key.namespace ?? '_cluster', `${key.name}.yaml`]
+      .map(encodeURIComponent)
+      .join('/');
     const uri = vscode.Uri.parse(`${LIVE_SCHEME}:/${path}`);
     const again = this.texts.has(uri.toString());
     this.texts.set(uri.toString(), doc.text);
@@ -91,7 +93,10 @@ class LiveDocuments implements vscode.TextDocumentContentProvider {
   }
 
   provideTextDocumentContent(uri: vscode.Uri): string {
-    return this.texts.get(uri.toString()) ?? '# no longer available: open the object again from the Windows workload problems view\n';
+    return (
+      this.texts.get(uri.toString()) ??
+      '# no longer available: open the object again from the Windows workload problems view\n'
+    );
   }
 
   dispose(): void {
@@ -100,7 +105,8 @@ class LiveDocuments implements vscode.TextDocumentContentProvider {
   }
 }
 
-const rangeOf = (r: PlacedFinding['range']): vscode.Range => new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+const rangeOf = (r: PlacedFinding['range']): vscode.Range =>
+  new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
 
 function diagnosticOf(f: PlacedFinding): vscode.Diagnostic {
   const d = new vscode.Diagnostic(rangeOf(f.range), f.message, SEVERITY[f.severity]);
@@ -139,11 +145,15 @@ export function registerProblemsView(context: vscode.ExtensionContext, log: vsco
       'kubeWindows.openLiveObject',
       guard('openLiveObject', async (arg: unknown, index?: unknown) => {
         const node = arg as Partial<ProblemNode> & Partial<LiveObjectKey>;
-        const key = node?.object ?? (typeof node?.kind === 'string' && typeof node.name === 'string' ? (node as LiveObjectKey) : undefined);
+        const key =
+          node?.object ??
+          (typeof node?.kind === 'string' && typeof node.name === 'string' ? (node as LiveObjectKey) : undefined);
         if (!key) return;
         const at = typeof index === 'number' ? index : node.finding;
         if (!(await docs.open(await provider.model(), key, at))) {
-          void vscode.window.showWarningMessage(`kube-windows: ${key.kind} ${key.name} is not in the last check any more. Refresh the Windows workload problems view.`);
+          void vscode.window.showWarningMessage(
+            `kube-windows: ${key.kind} ${key.name} is not in the last check any more. Refresh the Windows workload problems view.`,
+          );
         }
       }),
     ),
@@ -157,7 +167,10 @@ export function registerProblemsView(context: vscode.ExtensionContext, log: vsco
           return;
         }
         const picked = await vscode.window.showQuickPick(
-          list.names.map((name) => ({ label: name, ...(name === list.current ? { description: 'current context' } : {}) })),
+          list.names.map((name) => ({
+            label: name,
+            ...(name === list.current ? { description: 'current context' } : {}),
+          })),
           { title: 'kube-windows: check the workloads of which cluster?', placeHolder: 'A context of your kubeconfig' },
         );
         if (picked) tree.setScope({ context: picked.label });
@@ -171,7 +184,10 @@ export function registerProblemsView(context: vscode.ExtensionContext, log: vsco
           title: 'kube-windows: check one namespace',
           prompt: 'The namespace whose workloads the Windows workload problems view checks',
           value: tree.currentScope.namespace ?? '',
-          validateInput: (v) => (DNS_LABEL.test(v.trim()) ? undefined : 'A namespace name: lower-case letters, digits and "-", at most 63 characters'),
+          validateInput: (v) =>
+            DNS_LABEL.test(v.trim())
+              ? undefined
+              : 'A namespace name: lower-case letters, digits and "-", at most 63 characters',
         });
         if (namespace !== undefined) tree.setScope({ ...tree.currentScope, namespace: namespace.trim() });
       }),

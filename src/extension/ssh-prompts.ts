@@ -53,8 +53,15 @@ export async function askKeyFile(rt: Pick<PromptRuntime, 'context'>, context: st
   const offers = keyOffers(last, configured);
   let path: string | undefined;
   if (offers.length) {
-    const items: vscode.QuickPickItem[] = [...offers.map((o) => ({ label: o.path, description: o.why })), { label: BROWSE, description: 'another key file' }];
-    const picked = await vscode.window.showQuickPick(items, { title: 'kube-windows: private key for SSH to the host', placeHolder: 'The key file the host accepts', ignoreFocusOut: true });
+    const items: vscode.QuickPickItem[] = [
+      ...offers.map((o) => ({ label: o.path, description: o.why })),
+      { label: BROWSE, description: 'another key file' },
+    ];
+    const picked = await vscode.window.showQuickPick(items, {
+      title: 'kube-windows: private key for SSH to the host',
+      placeHolder: 'The key file the host accepts',
+      ignoreFocusOut: true,
+    });
     if (!picked) return undefined;
     if (picked.label !== BROWSE) path = picked.label;
   }
@@ -122,7 +129,10 @@ export function sshPrompts(rt: PromptRuntime, checkPassphrase: CheckPassphrase):
         }
         const typed = await vscode.window.showInputBox({
           title: 'kube-windows: SSH key passphrase',
-          prompt: attempt > 1 ? `Wrong passphrase. Passphrase for ${keyPath} (attempt ${attempt})` : `Passphrase for ${keyPath}`,
+          prompt:
+            attempt > 1
+              ? `Wrong passphrase. Passphrase for ${keyPath} (attempt ${attempt})`
+              : `Passphrase for ${keyPath}`,
           password: true,
           ignoreFocusOut: true,
         });
@@ -156,10 +166,17 @@ export function sshPrompts(rt: PromptRuntime, checkPassphrase: CheckPassphrase):
   };
 }
 
-/** Offered once per key path (until accepted): remembers the passphrase in SecretStorage (the OS keychain) only on "Remember". */
+/**
+ * Offered once per key path (until accepted): remembers the passphrase in SecretStorage (the OS keychain) only on
+ * "Remember".
+ */
 async function offerRemember(rt: PromptRuntime, keyPath: string, passphrase: string): Promise<void> {
   const remember = 'Remember';
-  const choice = await vscode.window.showInformationMessage(`kube-windows: remember the passphrase of ${keyPath} in VS Code's secret storage (your OS keychain)?`, remember, 'Not now');
+  const choice = await vscode.window.showInformationMessage(
+    `kube-windows: remember the passphrase of ${keyPath} in VS Code's secret storage (your OS keychain)?`,
+    remember,
+    'Not now',
+  );
   if (choice === remember) await rt.context.secrets.store(passphraseKey(keyPath), passphrase);
   else rt.declined.add(keyPath); // asked once: no nagging for this key again in this session
 }

@@ -28,7 +28,12 @@ function findingsDetail(s: StatusParams): string {
 }
 
 export function describeStatus(state: ServerState, status: StatusParams | undefined): StatusView {
-  const view = (text: string, detail: string, severity: StatusView['severity'] = 'information', busy = false): StatusView => ({
+  const view = (
+    text: string,
+    detail: string,
+    severity: StatusView['severity'] = 'information',
+    busy = false,
+  ): StatusView => ({
     text: `${PREFIX}: ${text}`,
     detail,
     severity,
@@ -40,15 +45,24 @@ export function describeStatus(state: ServerState, status: StatusParams | undefi
     case 'starting':
       return view('starting', 'The language server is starting.', 'information', true);
     case 'failed':
-      return view('server not running', 'The language server failed. Click to see the log, then run "kube-windows: Restart language server".', 'error');
+      return view(
+        'server not running',
+        'The language server failed. Click to see the log, then run "kube-windows: Restart language server".',
+        'error',
+      );
     case 'stopped':
-      return view('server stopped', 'The language server is not running. Run "kube-windows: Restart language server" to start it.', 'warning');
+      return view(
+        'server stopped',
+        'The language server is not running. Run "kube-windows: Restart language server" to start it.',
+        'warning',
+      );
     case 'running':
       break;
   }
   if (status === undefined) return view('not checked yet', 'This file has not been checked yet.');
   if (status.skipped !== undefined) {
-    if (status.skipped === NOT_KUBERNETES) return view(NOT_KUBERNETES, 'This YAML file holds no Kubernetes objects, so no Windows checks apply.');
+    if (status.skipped === NOT_KUBERNETES)
+      return view(NOT_KUBERNETES, 'This YAML file holds no Kubernetes objects, so no Windows checks apply.');
     // Reasons can be long ("file is 12 MiB, over the 10 MiB limit…; split it or…"): the text keeps the first clause.
     const short = status.skipped.split(';', 1)[0].trim();
     return view(`not analysed: ${short}`, `Not checked: ${status.skipped}.`);
@@ -59,7 +73,13 @@ export function describeStatus(state: ServerState, status: StatusParams | undefi
   }
   const workloads = `${count(status.workloads, 'workload')} in this file`;
   if (status.windowsWorkloads === 0) {
-    return view(`no Windows workloads, ${findingsPart(status)}`, `${workloads}, none for Windows. ${findingsDetail(status)}`);
+    return view(
+      `no Windows workloads, ${findingsPart(status)}`,
+      `${workloads}, none for Windows. ${findingsDetail(status)}`,
+    );
   }
-  return view(`${count(status.windowsWorkloads, 'Windows workload')}, ${findingsPart(status)}`, `${workloads}, ${status.windowsWorkloads} of them for Windows. ${findingsDetail(status)}`);
+  return view(
+    `${count(status.windowsWorkloads, 'Windows workload')}, ${findingsPart(status)}`,
+    `${workloads}, ${status.windowsWorkloads} of them for Windows. ${findingsDetail(status)}`,
+  );
 }

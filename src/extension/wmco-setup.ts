@@ -38,16 +38,25 @@ export async function offerWmcoSetup(
       WMCO_MANUAL,
       ...more,
     );
-    if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL) return { installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
+    if (choice === WMCO_AUTOMATIC || choice === WMCO_MANUAL)
+      return { installWmco: { approval: choice === WMCO_AUTOMATIC ? 'Automatic' : 'Manual' } };
     return choice;
   }
-  const choice = await vscode.window.showErrorMessage(`kube-windows: ${what}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`, CREATE_KEY, ...more);
+  const choice = await vscode.window.showErrorMessage(
+    `kube-windows: ${what}. kube-windows can create it from the private key WMCO should use (PEM, no passphrase).`,
+    CREATE_KEY,
+    ...more,
+  );
   if (choice !== CREATE_KEY) return choice;
   const key = await readPrivateKeyFile(rt, secret, nearKey);
   return key ? { privateKey: key } : undefined;
 }
 
-async function readPrivateKeyFile(rt: Pick<CommandRuntime<unknown>, 'log'>, secret: (value: string) => Secret, near: string | undefined): Promise<{ pem: Secret; source: string } | undefined> {
+async function readPrivateKeyFile(
+  rt: Pick<CommandRuntime<unknown>, 'log'>,
+  secret: (value: string) => Secret,
+  near: string | undefined,
+): Promise<{ pem: Secret; source: string } | undefined> {
   const picked = await vscode.window.showOpenDialog({
     title: 'kube-windows: private key for cloud-private-key (the key WMCO uses to reach Windows hosts)',
     openLabel: 'Create the secret from this key',

@@ -16,11 +16,17 @@ function sshSession(label: string, stream: ShellStream, release: () => void): In
   });
   stream.on('error', () => undefined);
   stream.on('close', () => hub.end(exitCode, `the connection to ${label} was lost`));
-  return hub.session({ write: (data) => stream.write(data), resize: (cols, rows) => stream.resize(cols, rows), close: () => stream.close() });
+  return hub.session({
+    write: (data) => stream.write(data),
+    resize: (cols, rows) => stream.resize(cols, rows),
+    close: () => stream.close(),
+  });
 }
 
 /** Connects and opens an interactive shell with a pty; the connection closes with the session. */
-export async function openSshSession(options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal }): Promise<InteractiveSession> {
+export async function openSshSession(
+  options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal },
+): Promise<InteractiveSession> {
   const { cols, rows, signal, ...ssh } = options;
   const conn = await new SshConnector(ssh).connect(signal);
   if (!(conn instanceof SshConnection)) throw new Error('an SSH connection was expected');

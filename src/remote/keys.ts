@@ -66,7 +66,9 @@ export async function loadPrivateKey(path: string, ask?: PassphrasePrompt): Prom
     for (let attempt = 1; attempt <= MAX_PASSPHRASE_ATTEMPTS; attempt++) {
       const passphrase = await ask(path, attempt);
       if (passphrase === undefined) {
-        throw new AuthenticationError(`No passphrase was given for the SSH private key ${path}; authentication cancelled.`);
+        throw new AuthenticationError(
+          `No passphrase was given for the SSH private key ${path}; authentication cancelled.`,
+        );
       }
       const next = parse(data, passphrase);
       if ('key' in next) return { path, key: next.key, encrypted: true };
@@ -74,7 +76,9 @@ export async function loadPrivateKey(path: string, ask?: PassphrasePrompt): Prom
         throw new AuthenticationError(`The file ${path} is not a usable SSH private key: ${next.reason}.`);
       }
     }
-    throw new AuthenticationError(`Wrong passphrase for the SSH private key ${path} (${MAX_PASSPHRASE_ATTEMPTS} attempts).`);
+    throw new AuthenticationError(
+      `Wrong passphrase for the SSH private key ${path} (${MAX_PASSPHRASE_ATTEMPTS} attempts).`,
+    );
   }
 }
 

@@ -8,7 +8,10 @@ export type KnownHostsLookup =
   | { status: 'match'; line: number }
   /** No line pins a key of this type. `knownTypes`: other key types pinned for the host, if any. */
   | { status: 'unknown'; knownTypes: string[] }
-  /** A line pins another key of the same type for this host: possible man-in-the-middle. `pinned`: that key's fingerprint. */
+  /**
+   * A line pins another key of the same type for this host: possible man-in-the-middle. `pinned`: that key's
+   * fingerprint.
+   */
   | { status: 'changed'; line: number; pinned: string }
   /** The key is marked @revoked: never accept it. */
   | { status: 'revoked'; line: number };
@@ -30,7 +33,8 @@ export function knownHostsName(host: string, port: number): string {
 /** One known_hosts line (no newline) pinning keyBlob for host:port. */
 export function knownHostsLine(host: string, port: number, keyType: string, keyBlob: Uint8Array): string {
   // A host with a space, a comma or a line break would add patterns or lines to the file: never written.
-  if (/[\s,#*?!]|[\x00-\x1f\x7f]/.test(host) || host === '') throw new Error(`${JSON.stringify(host)} is not a host name or address; its key is not recorded`);
+  if (/[\s,#*?!]|[\x00-\x1f\x7f]/.test(host) || host === '')
+    throw new Error(`${JSON.stringify(host)} is not a host name or address; its key is not recorded`);
   return `${knownHostsName(host, port)} ${keyType} ${Buffer.from(keyBlob).toString('base64')}`;
 }
 
@@ -143,7 +147,8 @@ export class KnownHosts {
       knownTypes.add(e.keyType);
     }
     if (match !== undefined) return { status: 'match', line: match };
-    if (changed !== undefined) return { status: 'changed', line: changed.line, pinned: fingerprintSha256(changed.keyBlob) };
+    if (changed !== undefined)
+      return { status: 'changed', line: changed.line, pinned: fingerprintSha256(changed.keyBlob) };
     return { status: 'unknown', knownTypes: [...knownTypes] };
   }
 
@@ -173,7 +178,13 @@ export async function readKnownHosts(path: string): Promise<KnownHosts> {
  * the same directory which then replaces the old one, so a crash never leaves a truncated file.
  * Creates the directory (0700) when missing; the file ends up 0600.
  */
-export async function addKnownHost(path: string, host: string, port: number, keyType: string, keyBlob: Uint8Array): Promise<void> {
+export async function addKnownHost(
+  path: string,
+  host: string,
+  port: number,
+  keyType: string,
+  keyBlob: Uint8Array,
+): Promise<void> {
   const dir = dirname(path);
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   let existing = '';

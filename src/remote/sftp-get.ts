@@ -11,14 +11,22 @@ import type { GetOptions } from './types';
 const CHUNK = 64 * 1024;
 const WINDOW = 8;
 
-export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: string, remotePath: string, localPath: string, options: GetOptions = {}): Promise<{ bytes: number }> {
+export async function sftpDownload(
+  conn: LossWatcher,
+  sftp: SFTPWrapper,
+  label: string,
+  remotePath: string,
+  localPath: string,
+  options: GetOptions = {},
+): Promise<{ bytes: number }> {
   const { signal, onProgress } = options;
   const t = new TransferStop(conn, label, options);
   if (signal?.aborted) t.stop(signal.reason);
   const temp = `${localPath}.kw-${randomBytes(6).toString('hex')}.part`;
   let local: FileHandle | undefined;
   let handle: Buffer | undefined;
-  const call = <T>(start: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> => t.call(remotePath, start);
+  const call = <T>(start: (cb: (err: Error | null | undefined, value: T) => void) => void): Promise<T> =>
+    t.call(remotePath, start);
   try {
     handle = await call<Buffer>((cb) => sftp.open(remotePath, 'r', cb));
     const h = handle;
@@ -32,7 +40,9 @@ export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: 
       const end = start + length;
       while (at < end && t.error === undefined) {
         const buf = Buffer.allocUnsafe(end - at);
-        const n = await call<number>((cb) => sftp.read(h, buf, 0, end - at, at, (err, bytesRead) => cb(err, bytesRead)));
+        const n = await call<number>((cb) =>
+          sftp.read(h, buf, 0, end - at, at, (err, bytesRead) => cb(err, bytesRead)),
+        );
         if (n <= 0) break; // EOF: the file shrank while we read it (a rotated log); keep what we have
         await file.write(buf, 0, n, at);
         at += n;
@@ -49,7 +59,10 @@ export async function sftpDownload(conn: LossWatcher, sftp: SFTPWrapper, label: 
         await readRange(s, l);
       }
     };
-    await Promise.race([Promise.all(Array.from({ length: Math.min(WINDOW, Math.max(1, ranges.length)) }, worker)), t.stopped]);
+    await Promise.race([
+      Promise.all(Array.from({ length: Math.min(WINDOW, Math.max(1, ranges.length)) }, worker)),
+      t.stopped,
+    ]);
     if (t.error !== undefined) throw t.error;
     handle = undefined;
     await call<void>((cb) => sftp.close(h, cb));

@@ -3,7 +3,13 @@
 import { promises as fsp } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import type { SFTPWrapper } from 'ssh2';
-import { RemoteError, TransferTimeoutError, type ConnectionLostError, type PutOptions, type UploadSource } from './types';
+import {
+  RemoteError,
+  TransferTimeoutError,
+  type ConnectionLostError,
+  type PutOptions,
+  type UploadSource,
+} from './types';
 
 /**
  * Bytes per WRITE request. Below OpenSSH's 256 KiB limit; ssh2 splits a write into several
@@ -38,7 +44,10 @@ export class TransferStop {
     const onAbort = (): void => this.stop(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     const unwatch = conn.watch((err) => this.stop(err));
-    const timer = timeoutMs !== undefined ? setTimeout(() => this.stop(new TransferTimeoutError(label, timeoutMs)), timeoutMs) : undefined;
+    const timer =
+      timeoutMs !== undefined
+        ? setTimeout(() => this.stop(new TransferTimeoutError(label, timeoutMs)), timeoutMs)
+        : undefined;
     this.release = () => {
       clearTimeout(timer);
       unwatch();
@@ -57,7 +66,8 @@ export class TransferStop {
     return new Promise<T>((resolve, reject) => {
       void this.stopped.then(() => reject(this.error));
       start((err, value) => {
-        if (err) reject(new RemoteError(`SFTP on ${this.label} failed for ${remotePath}: ${err.message}`, { cause: err }));
+        if (err)
+          reject(new RemoteError(`SFTP on ${this.label} failed for ${remotePath}: ${err.message}`, { cause: err }));
         else resolve(value);
       });
     });
@@ -84,7 +94,8 @@ export class SftpUploader {
       if ('path' in source) local = await fsp.open(source.path, 'r');
       if (signal?.aborted) t.stop(signal.reason);
       const total = local ? (await local.stat()).size : (source as { data: Uint8Array }).data.byteLength;
-      const data = 'data' in source ? Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength) : undefined;
+      const data =
+        'data' in source ? Buffer.from(source.data.buffer, source.data.byteOffset, source.data.byteLength) : undefined;
       handle = await t.call<Buffer>(remotePath, (cb) => this.sftp.open(remotePath, 'w', cb));
       let offset = 0;
       let sent = 0;
@@ -96,12 +107,16 @@ export class SftpUploader {
         if (local) {
           chunk = Buffer.allocUnsafe(n);
           const { bytesRead } = await local.read(chunk, 0, n, offset);
-          if (bytesRead !== n) throw new RemoteError(`The local file ${'path' in source ? source.path : ''} changed size during the upload.`);
+          if (bytesRead !== n)
+            throw new RemoteError(
+              `The local file ${'path' in source ? source.path : ''} changed size during the upload.`,
+            );
         } else chunk = data!.subarray(offset, offset + n);
         const at = offset;
         const p: Promise<void> = new Promise<void>((resolve) => {
           this.sftp.write(fileHandle, chunk, 0, n, at, (err) => {
-            if (err) t.stop(new RemoteError(`Writing ${remotePath} on ${this.label} failed: ${err.message}`, { cause: err }));
+            if (err)
+              t.stop(new RemoteError(`Writing ${remotePath} on ${this.label} failed: ${err.message}`, { cause: err }));
             else {
               sent += n;
               onProgress?.(sent, total);

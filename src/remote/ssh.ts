@@ -4,7 +4,14 @@
 import { Client, type ClientChannel, type AuthenticationType, type AnyAuthMethod, type SFTPWrapper } from 'ssh2';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { addKnownHost, fingerprintSha256, keyTypeOfBlob, knownHostsName, readKnownHosts, type KnownHosts } from './known-hosts';
+import {
+  addKnownHost,
+  fingerprintSha256,
+  keyTypeOfBlob,
+  knownHostsName,
+  readKnownHosts,
+  type KnownHosts,
+} from './known-hosts';
 import { loadPrivateKey, type PassphrasePrompt } from './keys';
 import { SftpUploader } from './sftp-put';
 import { sftpDownload } from './sftp-get';
@@ -45,7 +52,13 @@ export interface SshConnectorOptions {
    * `otherKnownTypes` lists key types known_hosts already pins for this host (non-empty: the host
    * offered a new key type, which deserves a warning in the prompt).
    */
-  confirmUnknownHost?: (host: string, port: number, fingerprint: string, keyType: string, otherKnownTypes: string[]) => Promise<boolean>;
+  confirmUnknownHost?: (
+    host: string,
+    port: number,
+    fingerprint: string,
+    keyType: string,
+    otherKnownTypes: string[],
+  ) => Promise<boolean>;
   /** TCP connect + SSH handshake + authentication, not counting time spent in prompts. Default 20 s. */
   connectTimeoutMs?: number;
   /** Default 10 s. */
@@ -73,12 +86,25 @@ export interface ShellOptions {
 export type ShellStream = ClientChannel & { resize(cols: number, rows: number): void };
 
 // ssh2's default host key algorithms, in its order; used to put the types known_hosts pins first.
-const HOST_KEY_ALGORITHMS = ['ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'];
+const HOST_KEY_ALGORITHMS = [
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
+];
 
-/** Host key algorithms with the ones known_hosts pins first, as OpenSSH does, so a pinned RSA key is not reported as unknown. */
+/**
+ * Host key algorithms with the ones known_hosts pins first, as OpenSSH does, so a pinned RSA key is not reported as
+ * unknown.
+ */
 function hostKeyAlgorithms(pinned: string[]): string[] | undefined {
   if (pinned.length === 0) return undefined;
-  const first = pinned.flatMap((t) => (t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t])).filter((t) => HOST_KEY_ALGORITHMS.includes(t));
+  const first = pinned
+    .flatMap((t) => (t === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [t]))
+    .filter((t) => HOST_KEY_ALGORITHMS.includes(t));
   return [...new Set([...first, ...HOST_KEY_ALGORITHMS])];
 }
 
@@ -135,7 +161,10 @@ function socketError(label: string, port: number, err: Ssh2Error): RemoteError {
     EAI_AGAIN: 'the host name could not be resolved right now (DNS)',
   };
   const reason = why[code] ?? err.message;
-  return new RemoteError(`Could not connect to ${label}: ${reason}.`, { cause: err, transient: TRANSIENT_CODES.has(code) || code === 'EAI_AGAIN' });
+  return new RemoteError(`Could not connect to ${label}: ${reason}.`, {
+    cause: err,
+    transient: TRANSIENT_CODES.has(code) || code === 'EAI_AGAIN',
+  });
 }
 
 export class SshConnector implements HostConnector {
@@ -156,13 +185,21 @@ export class SshConnector implements HostConnector {
       knownHosts = await readKnownHosts(this.knownHostsPath);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? String(e);
-      throw new RemoteError(`Cannot read the known_hosts file ${this.knownHostsPath} (${code}); the host key of ${this.label} cannot be checked.`, { cause: e });
+      throw new RemoteError(
+        `Cannot read the known_hosts file ${this.knownHostsPath} (${code}); the host key of ${this.label} cannot be checked.`,
+        { cause: e },
+      );
     }
     signal?.throwIfAborted();
     return new Promise<HostConnection>((resolve, reject) => this.handshake(knownHosts, signal, resolve, reject));
   }
 
-  private handshake(knownHosts: KnownHosts, signal: AbortSignal | undefined, resolve: (c: HostConnection) => void, reject: (e: unknown) => void): void {
+  private handshake(
+    knownHosts: KnownHosts,
+    signal: AbortSignal | undefined,
+    resolve: (c: HostConnection) => void,
+    reject: (e: unknown) => void,
+  ): void {
     const o = this.options;
     const { label, port } = this;
     const connectTimeoutMs = o.connectTimeoutMs ?? 20_000;
@@ -214,7 +251,9 @@ export class SshConnector implements HostConnector {
           break;
       }
       const confirm = o.confirmUnknownHost;
-      const accepted = confirm ? await prompting(() => confirm(o.host, port, fingerprint, keyType, found.knownTypes)) : false;
+      const accepted = confirm
+        ? await prompting(() => confirm(o.host, port, fingerprint, keyType, found.knownTypes))
+        : false;
       if (accepted !== true) throw new HostKeyUnknownError(name, fingerprint);
       if (settled) return false;
       await addKnownHost(this.knownHostsPath, o.host, port, keyType, keyBlob);
@@ -223,7 +262,11 @@ export class SshConnector implements HostConnector {
 
     // Which method to try next: agent keys, then the key file; false ends authentication.
     let step = 0;
-    const authHandler = (_left: AuthenticationType[], _partial: boolean, next: (m: AuthenticationType | AnyAuthMethod) => void): void => {
+    const authHandler = (
+      _left: AuthenticationType[],
+      _partial: boolean,
+      next: (m: AuthenticationType | AnyAuthMethod) => void,
+    ): void => {
       const giveUp = (): void => next(false as unknown as AuthenticationType); // ssh2 accepts false: "no more methods"
       const current = step++;
       if (current === 0 && o.agent) {
@@ -264,14 +307,24 @@ export class SshConnector implements HostConnector {
       if (decided) return fail(decided);
       if (err.level === 'client-authentication') {
         const tried = triedKeys.length ? triedKeys.join(' and ') : 'no key (none configured)';
-        return fail(new AuthenticationError(`Authentication to ${label} failed: the host refused ${tried} for user ${o.username}.`, { cause: err }));
+        return fail(
+          new AuthenticationError(
+            `Authentication to ${label} failed: the host refused ${tried} for user ${o.username}.`,
+            { cause: err },
+          ),
+        );
       }
       if (err.level === 'client-socket' || err.level === 'client-dns') return fail(socketError(label, port, err));
       // A link lost during the handshake (host rebooting, sshd restarting) is worth another try.
       const lost = /connection lost|ECONNRESET|EPIPE/i.test(err.message);
       fail(new RemoteError(`SSH handshake with ${label} failed: ${err.message}`, { cause: err, transient: lost }));
     });
-    client.on('close', () => fail(decided ?? new ConnectionLostError(label, new Error('the host closed the connection before the session was ready'))));
+    client.on('close', () =>
+      fail(
+        decided ??
+          new ConnectionLostError(label, new Error('the host closed the connection before the session was ready')),
+      ),
+    );
 
     if (signal?.aborted) return onAbort();
     const serverHostKey = hostKeyAlgorithms(knownHosts.keyTypesFor(o.host, port));
@@ -373,10 +426,16 @@ export class SshConnection implements HostConnection {
       const onAbort = (): void => finish(signal?.reason);
       const unwatch = this.watch((lostErr) => finish(lostErr));
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (timeoutMs !== undefined) timer = setTimeout(() => finish(new CommandTimeoutError(this.label, timeoutMs)), timeoutMs);
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => finish(new CommandTimeoutError(this.label, timeoutMs)), timeoutMs);
 
       this.client.exec(argv.join(' '), (err, stream) => {
-        if (err) return finish(this.alive ? new RemoteError(`Could not start a command on ${this.label}: ${err.message}`, { cause: err }) : this.lostError);
+        if (err)
+          return finish(
+            this.alive
+              ? new RemoteError(`Could not start a command on ${this.label}: ${err.message}`, { cause: err })
+              : this.lostError,
+          );
         channel = stream;
         if (done) return stop();
         const out: Buffer[] = [];
@@ -387,7 +446,11 @@ export class SshConnection implements HostConnection {
         const collect = (into: Buffer[]) => (chunk: Buffer) => {
           size += chunk.length;
           if (size > this.maxOutputBytes) {
-            finish(new RemoteError(`A command on ${this.label} wrote more than ${Math.round(this.maxOutputBytes / 1048576)} MB of output; it was stopped.`));
+            finish(
+              new RemoteError(
+                `A command on ${this.label} wrote more than ${Math.round(this.maxOutputBytes / 1048576)} MB of output; it was stopped.`,
+              ),
+            );
             return;
           }
           into.push(chunk);
@@ -399,12 +462,17 @@ export class SshConnection implements HostConnection {
           if (sig) exitSignal = sig;
         });
         stream.on('close', () => {
-          const result: ExecResult = { exitCode, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(errOut).toString('utf8') };
+          const result: ExecResult = {
+            exitCode,
+            stdout: Buffer.concat(out).toString('utf8'),
+            stderr: Buffer.concat(errOut).toString('utf8'),
+          };
           if (exitSignal) result.signal = exitSignal;
           finish(undefined, result);
         });
         // Always close stdin so that a command reading it does not wait forever.
-        if (stdin !== undefined) stream.end(typeof stdin === 'string' ? Buffer.from(stdin, 'utf8') : Buffer.from(stdin));
+        if (stdin !== undefined)
+          stream.end(typeof stdin === 'string' ? Buffer.from(stdin, 'utf8') : Buffer.from(stdin));
         else stream.end();
       });
     });
@@ -432,7 +500,12 @@ export class SshConnection implements HostConnection {
           channel?.close();
           return;
         }
-        if (err) return reject(this.alive ? new RemoteError(`Could not open a shell on ${this.label}: ${err.message}`, { cause: err }) : this.lostError);
+        if (err)
+          return reject(
+            this.alive
+              ? new RemoteError(`Could not open a shell on ${this.label}: ${err.message}`, { cause: err })
+              : this.lostError,
+          );
         // ssh2 may not close a channel whose connection went away: end it ourselves so readers see 'close'.
         const unwatch = this.watch(() => channel.destroy());
         const onAbort = (): void => void channel.close();
@@ -459,7 +532,11 @@ export class SshConnection implements HostConnection {
         unwatch();
         if (err) {
           this.sftpSession = undefined;
-          reject(this.alive ? new RemoteError(`Could not open an SFTP session on ${this.label}: ${err.message}`, { cause: err }) : this.lostError);
+          reject(
+            this.alive
+              ? new RemoteError(`Could not open an SFTP session on ${this.label}: ${err.message}`, { cause: err })
+              : this.lostError,
+          );
           return;
         }
         sftp.on('close', () => {

@@ -136,7 +136,10 @@ export class CommandTimeoutError extends RemoteError {
 export class ConnectionLostError extends RemoteError {
   override name = 'ConnectionLostError';
   constructor(label: string, cause?: unknown) {
-    super(`The connection to ${label} was lost${cause instanceof Error && cause.message ? `: ${cause.message}` : ''}.`, { transient: true, cause });
+    super(
+      `The connection to ${label} was lost${cause instanceof Error && cause.message ? `: ${cause.message}` : ''}.`,
+      { transient: true, cause },
+    );
   }
 }
 
@@ -160,7 +163,10 @@ export class HostKeyRevokedError extends RemoteError {
     readonly knownHostsFile: string,
     readonly line: number,
   ) {
-    super(`WARNING: the host ${host} presented the key ${fingerprint}, which line ${line} of ${knownHostsFile} marks as REVOKED. ` + 'Connection refused; nothing was sent to the host.');
+    super(
+      `WARNING: the host ${host} presented the key ${fingerprint}, which line ${line} of ${knownHostsFile} marks as REVOKED. ` +
+        'Connection refused; nothing was sent to the host.',
+    );
   }
 }
 
@@ -168,7 +174,9 @@ export class HostKeyRevokedError extends RemoteError {
 export class TransferTimeoutError extends RemoteError {
   override name = 'TransferTimeoutError';
   constructor(label: string, ms: number) {
-    super(`A file transfer to ${label} did not finish within ${Math.round(ms / 1000)} s and was stopped.`, { transient: true });
+    super(`A file transfer to ${label} did not finish within ${Math.round(ms / 1000)} s and was stopped.`, {
+      transient: true,
+    });
   }
 }
 

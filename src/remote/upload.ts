@@ -60,7 +60,9 @@ export async function uploadAtomically(
   options: AtomicUploadOptions = {},
 ): Promise<{ sha256: string; bytes: number; tempPath: string }> {
   const { sha256: known, ...put } = options;
-  const { sha256, bytes } = known ? { sha256: known, bytes: 'data' in source ? source.data.byteLength : (await fsp.stat(source.path)).size } : await sha256OfSource(source);
+  const { sha256, bytes } = known
+    ? { sha256: known, bytes: 'data' in source ? source.data.byteLength : (await fsp.stat(source.path)).size }
+    : await sha256OfSource(source);
   const tempPath = tempSiblingOf(finalPath);
   try {
     await conn.sftpPut(source, sftpPathOf(tempPath), put);

@@ -5,7 +5,14 @@
 
 import { commitUpload, ensureDirectories, fileHash, type HostOp } from '../core/windows/host-ops';
 import { powershellCommand } from '../core/windows/powershell';
-import { isHostKeyRefusalOrCancel, RemoteCommandError, RemoteError, type HostConnection, type HostConnector, type UploadSource } from './types';
+import {
+  isHostKeyRefusalOrCancel,
+  RemoteCommandError,
+  RemoteError,
+  type HostConnection,
+  type HostConnector,
+  type UploadSource,
+} from './types';
 import { sftpPathOf, sha256OfSource, uploadAtomically } from './upload';
 import { delay } from '../core/delay';
 
@@ -48,10 +55,15 @@ export class WindowsHost {
     return this.withRetry(op.name, op.retryable, signal, async (conn) => {
       const started = Date.now();
       const result = await conn.exec(powershellCommand(op.script), { signal, timeoutMs: op.timeoutMs });
-      this.options.onLog?.(`${op.name} on ${this.label}: exit ${String(result.exitCode)} in ${Date.now() - started} ms`);
+      this.options.onLog?.(
+        `${op.name} on ${this.label}: exit ${String(result.exitCode)} in ${Date.now() - started} ms`,
+      );
       if (result.exitCode !== 0) {
         const detail = scrub(firstLines(result.stderr || result.stdout), op.secrets);
-        throw new RemoteCommandError(`${op.name} failed on ${this.label}: ${detail || `exit code ${String(result.exitCode)}`}`, result);
+        throw new RemoteCommandError(
+          `${op.name} failed on ${this.label}: ${detail || `exit code ${String(result.exitCode)}`}`,
+          result,
+        );
       }
       try {
         return op.parse(result.stdout);
@@ -67,7 +79,12 @@ export class WindowsHost {
    * directory, checked with Get-FileHash on the host, and moved into place. A lost connection
    * restarts the upload on a new connection; leftovers of interrupted attempts are removed.
    */
-  async put(source: UploadSource, path: string, signal?: AbortSignal, onProgress?: (sent: number, total: number) => void): Promise<PutResult> {
+  async put(
+    source: UploadSource,
+    path: string,
+    signal?: AbortSignal,
+    onProgress?: (sent: number, total: number) => void,
+  ): Promise<PutResult> {
     const { sha256, bytes } = await sha256OfSource(source);
     const current = await this.run(fileHash(path), signal);
     if (current.exists && current.sha256 === sha256) return { sha256, changed: false, bytes };
@@ -76,8 +93,12 @@ export class WindowsHost {
     await this.withRetry('upload', true, signal, async (conn) => {
       // The commit runs on the same connection as the upload: its answer says whether the move happened.
       const commit = async (temp: string, hash: string, commitSignal?: AbortSignal) => {
-        const result = await conn.exec(powershellCommand(commitUpload(temp, path, hash).script), { signal: commitSignal, timeoutMs: 120_000 });
-        if (result.exitCode !== 0) throw new RemoteCommandError(`Could not put ${path} on ${this.label}: ${firstLines(result.stderr)}`, result);
+        const result = await conn.exec(powershellCommand(commitUpload(temp, path, hash).script), {
+          signal: commitSignal,
+          timeoutMs: 120_000,
+        });
+        if (result.exitCode !== 0)
+          throw new RemoteCommandError(`Could not put ${path} on ${this.label}: ${firstLines(result.stderr)}`, result);
       };
       await uploadAtomically(conn, source, path, commit, { sha256, signal, onProgress });
     });
@@ -88,8 +109,18 @@ export class WindowsHost {
    * Copies a file of the host to localPath over SFTP (to a temporary sibling, renamed when complete);
    * a lost connection restarts the download on a new connection.
    */
-  async get(path: string, localPath: string, signal?: AbortSignal, onProgress?: (received: number, total: number) => void): Promise<{ bytes: number }> {
-    return this.withRetry('download', true, signal, (conn) => conn.sftpGet(sftpPathOf(path), localPath, { ...(signal ? { signal } : {}), ...(onProgress ? { onProgress } : {}) }));
+  async get(
+    path: string,
+    localPath: string,
+    signal?: AbortSignal,
+    onProgress?: (received: number, total: number) => void,
+  ): Promise<{ bytes: number }> {
+    return this.withRetry('download', true, signal, (conn) =>
+      conn.sftpGet(sftpPathOf(path), localPath, {
+        ...(signal ? { signal } : {}),
+        ...(onProgress ? { onProgress } : {}),
+      }),
+    );
   }
 
   /**
@@ -118,14 +149,21 @@ export class WindowsHost {
       }
     }
     const why = lastError instanceof Error ? ` (last error: ${lastError.message})` : '';
-    throw new RemoteError(`${this.label} did not come back within ${Math.round(timeoutMs / 1000)} s after the restart${why}.`);
+    throw new RemoteError(
+      `${this.label} did not come back within ${Math.round(timeoutMs / 1000)} s after the restart${why}.`,
+    );
   }
 
   close(): void {
     this.drop();
   }
 
-  private async withRetry<T>(what: string, retryable: boolean, signal: AbortSignal | undefined, fn: (conn: HostConnection) => Promise<T>): Promise<T> {
+  private async withRetry<T>(
+    what: string,
+    retryable: boolean,
+    signal: AbortSignal | undefined,
+    fn: (conn: HostConnection) => Promise<T>,
+  ): Promise<T> {
     let wait = this.backoffMs;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();

@@ -8,7 +8,11 @@ import { SOURCE } from './convert';
 
 export const FIX_ALL_KIND = `${CodeActionKind.SourceFixAll}.kube-windows`;
 
-const sameRange = (a: Range, b: Range) => a.start.line === b.start.line && a.start.character === b.start.character && a.end.line === b.end.line && a.end.character === b.end.character;
+const sameRange = (a: Range, b: Range) =>
+  a.start.line === b.start.line &&
+  a.start.character === b.start.character &&
+  a.end.line === b.end.line &&
+  a.end.character === b.end.character;
 
 const overlaps = (a: Range, b: Range) =>
   !(
@@ -23,7 +27,12 @@ function findingFor(analysis: Analysis, d: Diagnostic): Finding | undefined {
   return analysis.findings.find((f) => f.ruleId === d.code && sameRange(f.range, d.range));
 }
 
-export function quickFixes(doc: TextDocument, analysis: Analysis, range: Range, diagnostics: Diagnostic[]): CodeAction[] {
+export function quickFixes(
+  doc: TextDocument,
+  analysis: Analysis,
+  range: Range,
+  diagnostics: Diagnostic[],
+): CodeAction[] {
   const actions: CodeAction[] = [];
   const ours = diagnostics.filter((d) => d.source === SOURCE);
   // Diagnostics the client sent, or (when it sent none) our findings at the range.
@@ -61,7 +70,10 @@ function disableNextLine(doc: TextDocument, f: Finding): TextEdit {
   const text = doc.getText({ start: { line, character: 0 }, end: { line: line + 1, character: 0 } });
   const indent = /^[ \t]*/.exec(text)?.[0] ?? '';
   const eol = text.endsWith('\r\n') ? '\r\n' : '\n';
-  return { range: { start: { line, character: 0 }, end: { line, character: 0 } }, newText: `${indent}# kube-windows-disable-next-line ${f.ruleId}${eol}` };
+  return {
+    range: { start: { line, character: 0 }, end: { line, character: 0 } },
+    newText: `${indent}# kube-windows-disable-next-line ${f.ruleId}${eol}`,
+  };
 }
 
 /** "Fix all Windows issues in this file": every safe fix, applied in passes, as one minimal edit. */
@@ -81,6 +93,15 @@ export function fixAll(doc: TextDocument, options: CheckOptions): CodeAction | u
   return {
     title: 'Fix all Windows issues in this file',
     kind: FIX_ALL_KIND,
-    edit: { changes: { [doc.uri]: [{ range: { start: doc.positionAt(start), end: doc.positionAt(endOld) }, newText: fixed.text.slice(start, endNew) }] } },
+    edit: {
+      changes: {
+        [doc.uri]: [
+          {
+            range: { start: doc.positionAt(start), end: doc.positionAt(endOld) },
+            newText: fixed.text.slice(start, endNew),
+          },
+        ],
+      },
+    },
   };
 }

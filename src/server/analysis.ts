@@ -45,7 +45,12 @@ export interface ChangeWindow {
 }
 
 /** Adds one change (offsets in the text before it, its new text) to a window; `length` is that text's length. */
-export function widenWindow(window: ChangeWindow | undefined, length: number, start: number, end: number): ChangeWindow {
+export function widenWindow(
+  window: ChangeWindow | undefined,
+  length: number,
+  start: number,
+  end: number,
+): ChangeWindow {
   const w = window ?? { prefix: Infinity, suffix: Infinity };
   return { prefix: Math.min(w.prefix, start), suffix: Math.min(w.suffix, length - end) };
 }
@@ -110,10 +115,26 @@ export class Analyzer {
    * `lineAt` lets the analysis use the editor's line table instead of building another per edit;
    * `change` says what changed since this uri's last analysis (unknown: every span is compared).
    */
-  analyze(uri: string, text: string, version: number, lineAt?: (offset: number) => number, change?: ChangeWindow): Analysis {
+  analyze(
+    uri: string,
+    text: string,
+    version: number,
+    lineAt?: (offset: number) => number,
+    change?: ChangeWindow,
+  ): Analysis {
     const file = openManifest(text);
     if (lineAt) file.lineAt = lineAt;
-    const base: Analysis = { version, text, file, findings: [], documents: [], workloads: 0, windowsWorkloads: 0, rechecked: 0, ruleErrors: [] };
+    const base: Analysis = {
+      version,
+      text,
+      file,
+      findings: [],
+      documents: [],
+      workloads: 0,
+      windowsWorkloads: 0,
+      rechecked: 0,
+      ruleErrors: [],
+    };
     if (file.skipped) {
       this.states.delete(uri);
       return { ...base, skipped: file.skipped };
@@ -133,7 +154,9 @@ export class Analyzer {
       if (spliced && reusable) entries = spliced.entries;
       else {
         // Unknown change: reuse the results of every document whose text is unchanged.
-        const old = new Map<string, CachedDocument | null | undefined>(reusable ? previous.entries.map((e) => [e.text, e.cached]) : []);
+        const old = new Map<string, CachedDocument | null | undefined>(
+          reusable ? previous.entries.map((e) => [e.text, e.cached]) : [],
+        );
         entries = splitDocuments(text).map((span) => {
           const docText = text.slice(span.start, span.end);
           return entry(span, docText, old.get(docText));
@@ -142,7 +165,12 @@ export class Analyzer {
       if (spliced && !reusable) for (const e of entries) e.cached = undefined;
     }
 
-    const check = documentChecker(file, { facts, flavoured: true, severity: this.settings.rules, flavour: this.settings.flavour });
+    const check = documentChecker(file, {
+      facts,
+      flavoured: true,
+      severity: this.settings.rules,
+      flavour: this.settings.flavour,
+    });
     const lineOf = file.lineAt ?? ((offset: number) => file.lines().positionAt(offset).line);
     // Load what the cache does not know in one go (adjacent documents are parsed in batches: that
     // is what makes opening a 5000-document file fast).
@@ -196,12 +224,18 @@ export class Analyzer {
  * change are kept, the stretch around it is split again (new entries, to be checked), and the
  * spans after it are kept, shifted. Undefined when the window does not fit the texts.
  */
-function splice(previous: FileState, text: string, change: ChangeWindow): { entries: Entry[]; factsTouched: boolean } | undefined {
+function splice(
+  previous: FileState,
+  text: string,
+  change: ChangeWindow,
+): { entries: Entry[]; factsTouched: boolean } | undefined {
   const oldEntries = previous.entries;
   const oldLength = previous.text.length;
   const { prefix, suffix } = change;
-  if (!Number.isFinite(prefix) || !Number.isFinite(suffix)) return prefix === Infinity && text === previous.text ? { entries: oldEntries, factsTouched: false } : undefined;
-  if (prefix < 0 || suffix < 0 || prefix + suffix > Math.min(oldLength, text.length) || oldEntries.length === 0) return undefined;
+  if (!Number.isFinite(prefix) || !Number.isFinite(suffix))
+    return prefix === Infinity && text === previous.text ? { entries: oldEntries, factsTouched: false } : undefined;
+  if (prefix < 0 || suffix < 0 || prefix + suffix > Math.min(oldLength, text.length) || oldEntries.length === 0)
+    return undefined;
   const delta = text.length - oldLength;
   const oldEnd = oldLength - suffix; // the change is [prefix, oldEnd) in the old text, [prefix, newEnd) in the new
   const newEnd = text.length - suffix;
@@ -211,10 +245,15 @@ function splice(previous: FileState, text: string, change: ChangeWindow): { entr
   while (first + 1 < oldEntries.length && oldEntries[first + 1].span.start + 4 <= prefix) first++;
   const from = first === 0 ? 0 : oldEntries[first].span.start; // 0: a byte order mark may have changed
   const oldStarts = new Map<number, number>();
-  for (let i = first + 1; i < oldEntries.length; i++) if (oldEntries[i].span.start >= oldEnd) oldStarts.set(oldEntries[i].span.start, i);
+  for (let i = first + 1; i < oldEntries.length; i++)
+    if (oldEntries[i].span.start >= oldEnd) oldStarts.set(oldEntries[i].span.start, i);
   // Stop at the first boundary past the change, made by a marker line the change did not touch,
   // that was a boundary before: from there on, the old spans hold.
-  const { spans, stoppedAt } = splitDocumentsFrom(text, from, (boundary, markerLine) => markerLine >= newEnd && oldStarts.has(boundary - delta));
+  const { spans, stoppedAt } = splitDocumentsFrom(
+    text,
+    from,
+    (boundary, markerLine) => markerLine >= newEnd && oldStarts.has(boundary - delta),
+  );
   const resumeAt = stoppedAt === undefined ? oldEntries.length : (oldStarts.get(stoppedAt - delta) as number);
   let factsTouched = false;
   for (let i = first; i < resumeAt; i++) factsTouched ||= oldEntries[i].facts;
@@ -261,7 +300,12 @@ function rebase(f: Finding, lines: number, offset: number, document: number): Fi
     document,
     range: shiftRange(f.range, lines),
     span: { start: f.span.start + offset, end: f.span.end + offset },
-    fixes: f.fixes.map((fix) => ({ title: fix.title, edits: fix.edits.map((e) => ({ range: shiftRange(e.range, lines), newText: e.newText })) })),
-    ...(f.related ? { related: f.related.map((r) => ({ range: shiftRange(r.range, lines), message: r.message })) } : {}),
+    fixes: f.fixes.map((fix) => ({
+      title: fix.title,
+      edits: fix.edits.map((e) => ({ range: shiftRange(e.range, lines), newText: e.newText })),
+    })),
+    ...(f.related
+      ? { related: f.related.map((r) => ({ range: shiftRange(r.range, lines), message: r.message })) }
+      : {}),
   };
 }

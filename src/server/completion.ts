@@ -2,7 +2,11 @@ import { CompletionItemKind, InsertTextFormat, type CompletionItem, type Positio
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { completionsAt } from '../core/editor/completion';
 
-const KIND = { value: CompletionItemKind.Value, snippet: CompletionItemKind.Snippet, key: CompletionItemKind.Property } as const;
+const KIND = {
+  value: CompletionItemKind.Value,
+  snippet: CompletionItemKind.Snippet,
+  key: CompletionItemKind.Property,
+} as const;
 
 /** Windows values and snippets at the cursor; the knowledge lives in core/editor. */
 export function completions(doc: TextDocument, position: Position): CompletionItem[] {
@@ -14,6 +18,9 @@ export function completions(doc: TextDocument, position: Position): CompletionIt
     ...(c.documentation ? { documentation: { kind: 'markdown' as const, value: c.documentation } } : {}),
     sortText: c.sortText ?? String(i).padStart(3, '0'),
     insertTextFormat: c.isSnippet ? InsertTextFormat.Snippet : InsertTextFormat.PlainText,
-    textEdit: { range: { start: doc.positionAt(c.replaceRange.start), end: doc.positionAt(c.replaceRange.end) }, newText: c.insertText },
+    textEdit: {
+      range: { start: doc.positionAt(c.replaceRange.start), end: doc.positionAt(c.replaceRange.end) },
+      newText: c.insertText,
+    },
   }));
 }

@@ -39,7 +39,10 @@ function looksLikeKubernetes(text: string): boolean {
   return API_VERSION.test(text) && (KIND.test(text) || PLATFORM.test(text));
 }
 
-/** A file in a templates/ folder that uses template syntax, outside a chart (those are analysed): not YAML until rendered. */
+/**
+ * A file in a templates/ folder that uses template syntax, outside a chart (those are analysed): not YAML until
+ * rendered.
+ */
 function isHelmTemplate(path: string, text: string): boolean {
   return /(^|\/)templates\/[^/]+$/.test(path) && text.includes('{{') && chartRootOf(path, existsSync) === undefined;
 }

@@ -19,7 +19,9 @@ const cache = new Map<string, { stamp: string; values: ChartValues }>();
 
 /** The chart's values, read again only when a values file changed on disk. */
 function chartValues(root: string, extra: string[]): ChartValues {
-  const files = [join(root, 'values.yaml'), ...extra.map((f) => (isAbsolute(f) ? f : join(root, f)))].filter((f) => existsSync(f));
+  const files = [join(root, 'values.yaml'), ...extra.map((f) => (isAbsolute(f) ? f : join(root, f)))].filter((f) =>
+    existsSync(f),
+  );
   const stamp = files.map((f) => `${f}:${statSync(f).mtimeMs}`).join('|');
   const have = cache.get(root);
   if (have && have.stamp === stamp) return have.values;
@@ -30,7 +32,13 @@ function chartValues(root: string, extra: string[]): ChartValues {
 
 export type ChartAnalysis = Analysis & { unchecked: ReturnType<typeof checkChartTemplate>['unchecked'] };
 
-export function analyseChartTemplate(root: string, text: string, version: number, valuesFiles: string[], options: CheckOptions): ChartAnalysis {
+export function analyseChartTemplate(
+  root: string,
+  text: string,
+  version: number,
+  valuesFiles: string[],
+  options: CheckOptions,
+): ChartAnalysis {
   let values: ChartValues | undefined;
   try {
     values = chartValues(root, valuesFiles);

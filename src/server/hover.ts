@@ -6,16 +6,24 @@ import type { Analysis } from './analysis';
 import type { ChartAnalysis } from './helm';
 
 const contains = (r: { start: Position; end: Position }, p: Position) =>
-  (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) && (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
+  (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) &&
+  (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
 
 /** Findings under the cursor (with their rule's reason and link), then what the field means on Windows. */
-export function hover(doc: TextDocument, analysis: Analysis, position: Position, title: (id: string) => string): Hover | null {
+export function hover(
+  doc: TextDocument,
+  analysis: Analysis,
+  position: Position,
+  title: (id: string) => string,
+): Hover | null {
   const parts: string[] = [];
   let range: Hover['range'];
   for (const f of analysis.findings) {
     if (!contains(f.range, position)) continue;
     range ??= f.range;
-    parts.push(`**${f.ruleId}** (${f.severity}): ${f.message}\n\n${title(f.ruleId)} [Rule documentation](${docsUrl(f.ruleId)})`);
+    parts.push(
+      `**${f.ruleId}** (${f.severity}): ${f.message}\n\n${title(f.ruleId)} [Rule documentation](${docsUrl(f.ruleId)})`,
+    );
   }
   for (const u of (analysis as Partial<ChartAnalysis>).unchecked ?? []) {
     if (!contains(u.range, position)) continue;

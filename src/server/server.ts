@@ -21,7 +21,14 @@ import { completions } from './completion';
 import { FileFilter } from './files';
 import { hover } from './hover';
 import { analyseChartTemplate, chartOfUri } from './helm';
-import { CLUSTER_SNAPSHOT_NOTIFICATION, DEFAULT_SETTINGS, SECTION, STATUS_NOTIFICATION, type KubeWindowsSettings, type StatusParams } from '../shared/protocol';
+import {
+  CLUSTER_SNAPSHOT_NOTIFICATION,
+  DEFAULT_SETTINGS,
+  SECTION,
+  STATUS_NOTIFICATION,
+  type KubeWindowsSettings,
+  type StatusParams,
+} from '../shared/protocol';
 import { readClientSettings } from './settings';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
@@ -37,7 +44,8 @@ export function startServer(connection: Connection): void {
       let current = doc;
       for (const c of contentChanges) {
         const length = current.getText().length;
-        const [start, end] = 'range' in c ? [current.offsetAt(c.range.start), current.offsetAt(c.range.end)] : [0, length];
+        const [start, end] =
+          'range' in c ? [current.offsetAt(c.range.start), current.offsetAt(c.range.end)] : [0, length];
         changes.set(doc.uri, widenWindow(changes.get(doc.uri), length, start, end));
         current = TextDocument.update(current, [c], version);
       }
@@ -85,7 +93,9 @@ export function startServer(connection: Connection): void {
 
   connection.onInitialized(async () => {
     if (configurationPull) {
-      await connection.client.register(DidChangeConfigurationNotification.type, { section: 'kubeWindows' }).catch(() => undefined);
+      await connection.client
+        .register(DidChangeConfigurationNotification.type, { section: 'kubeWindows' })
+        .catch(() => undefined);
       await reloadSettings();
     }
   });
@@ -117,7 +127,9 @@ export function startServer(connection: Connection): void {
   connection.onNotification(
     ClusterSnapshotNotification,
     guard('cluster snapshot', undefined, (snapshot) => {
-      analyzer.setCluster(snapshot && typeof snapshot === 'object' && Array.isArray(snapshot.windowsNodes) ? snapshot : undefined);
+      analyzer.setCluster(
+        snapshot && typeof snapshot === 'object' && Array.isArray(snapshot.windowsNodes) ? snapshot : undefined,
+      );
       results.clear();
       if (pull) connection.languages.diagnostics.refresh();
       for (const doc of documents.all()) schedule(doc.uri, 0);
@@ -165,11 +177,17 @@ export function startServer(connection: Connection): void {
     const result = skip
       ? { version: doc.version, skipped: skip }
       : chart
-        ? analyseChartTemplate(chart, text, doc.version, settings.helm.valuesFiles, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster })
+        ? analyseChartTemplate(chart, text, doc.version, settings.helm.valuesFiles, {
+            severity: settings.rules,
+            flavour: settings.flavour,
+            cluster: analyzer.cluster,
+          })
         : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
     if (skip) analyzer.forget(doc.uri);
     results.set(doc.uri, result);
-    if ('ruleErrors' in result) for (const e of result.ruleErrors) connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);
+    if ('ruleErrors' in result)
+      for (const e of result.ruleErrors)
+        connection.console.error(`rule ${e.ruleId} failed on ${doc.uri}: ${e.message}`);
     return result;
   }
 
@@ -194,7 +212,9 @@ export function startServer(connection: Connection): void {
         : { uri, workloads: 0, windowsWorkloads: 0, findings: 0, errors: 0, skipped: result.skipped };
     void connection.sendNotification(StatusNotification, status);
     if ('rechecked' in result)
-      log(`checked ${uri} v${doc.version}: ${result.rechecked} of ${result.documents.length} documents re-evaluated, ${result.findings.length} findings, ${(performance.now() - t0).toFixed(1)} ms`);
+      log(
+        `checked ${uri} v${doc.version}: ${result.rechecked} of ${result.documents.length} documents re-evaluated, ${result.findings.length} findings, ${(performance.now() - t0).toFixed(1)} ms`,
+      );
   });
 
   documents.onDidOpen((e) => schedule(e.document.uri, 0));
@@ -222,7 +242,8 @@ export function startServer(connection: Connection): void {
   connection.languages.diagnostics.on(
     guard('pull diagnostics', { kind: 'full' as const, items: [] as Diagnostic[] }, (params) => {
       const result = current(params.textDocument.uri);
-      const items = result && 'findings' in result ? result.findings.map((f) => toDiagnostic(params.textDocument.uri, f)) : [];
+      const items =
+        result && 'findings' in result ? result.findings.map((f) => toDiagnostic(params.textDocument.uri, f)) : [];
       return { kind: 'full' as const, items };
     }),
   );

@@ -7,7 +7,9 @@ import { settingValue, type SettingKey } from '../shared/settings';
 
 /** The settings from what a client sent; a value the schema refuses, or a missing one, is the default. */
 export function readClientSettings(raw: unknown): KubeWindowsSettings {
-  const settings = lspSettings(<K extends SettingKey>(key: K) => settingValue(key, valueAt(raw, key.slice(SECTION.length + 1).split('.'))));
+  const settings = lspSettings(<K extends SettingKey>(key: K) =>
+    settingValue(key, valueAt(raw, key.slice(SECTION.length + 1).split('.'))),
+  );
   // Rule ids are matched in upper case whatever the client wrote: the schema's id pattern is advice to
   // editors, not a filter.
   const rules = Object.fromEntries(Object.entries(settings.rules).map(([id, level]) => [id.toUpperCase(), level]));
@@ -18,7 +20,8 @@ export function readClientSettings(raw: unknown): KubeWindowsSettings {
 function valueAt(raw: unknown, path: string[]): unknown {
   let v = raw;
   for (const key of path) {
-    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, key)) return undefined;
+    if (typeof v !== 'object' || v === null || Array.isArray(v) || !Object.prototype.hasOwnProperty.call(v, key))
+      return undefined;
     v = (v as Record<string, unknown>)[key];
   }
   return v;

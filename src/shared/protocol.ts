@@ -44,8 +44,13 @@ export interface KubeWindowsSettings {
   trace: { server: 'off' | 'messages' | 'verbose' };
 }
 
-/** The language server's settings, each read by `get` under its full name (a default, or a checked value from a settings file). */
-export function lspSettings(get: <K extends SettingKey>(key: K) => ReturnType<typeof settingDefault<K>>): KubeWindowsSettings {
+/**
+ * The language server's settings, each read by `get` under its full name (a default, or a checked value from a settings
+ * file).
+ */
+export function lspSettings(
+  get: <K extends SettingKey>(key: K) => ReturnType<typeof settingDefault<K>>,
+): KubeWindowsSettings {
   return {
     enable: get('kubeWindows.enable'),
     debounceMs: get('kubeWindows.debounceMs'),
@@ -72,5 +77,12 @@ const isCount = (v: unknown): boolean => typeof v === 'number' && Number.isInteg
 export function isStatusParams(v: unknown): v is StatusParams {
   if (typeof v !== 'object' || v === null) return false;
   const s = v as Record<string, unknown>;
-  return typeof s.uri === 'string' && isCount(s.workloads) && isCount(s.windowsWorkloads) && isCount(s.findings) && isCount(s.errors) && (s.skipped === undefined || typeof s.skipped === 'string');
+  return (
+    typeof s.uri === 'string' &&
+    isCount(s.workloads) &&
+    isCount(s.windowsWorkloads) &&
+    isCount(s.findings) &&
+    isCount(s.errors) &&
+    (s.skipped === undefined || typeof s.skipped === 'string')
+  );
 }

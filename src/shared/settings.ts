@@ -38,7 +38,8 @@ export function settingValue<K extends SettingKey>(key: K, raw: unknown): (typeo
       return typeof raw === 'boolean' ? (raw as typeof fallback) : fallback;
     case 'number':
     case 'integer': {
-      if (typeof raw !== 'number' || !Number.isFinite(raw) || (p.type === 'integer' && !Number.isInteger(raw))) return fallback;
+      if (typeof raw !== 'number' || !Number.isFinite(raw) || (p.type === 'integer' && !Number.isInteger(raw)))
+        return fallback;
       const { minimum, maximum } = settingRange(key);
       return Math.max(minimum, Math.min(maximum, raw)) as typeof fallback;
     }
@@ -47,20 +48,27 @@ export function settingValue<K extends SettingKey>(key: K, raw: unknown): (typeo
     case 'array':
       return Array.isArray(raw) && raw.every((x) => typeof x === 'string') ? ([...raw] as typeof fallback) : fallback;
     case 'object':
-      return typeof raw === 'object' && raw !== null && !Array.isArray(raw) ? (allowedEntries(p, copy(raw as Record<string, unknown>)) as typeof fallback) : fallback;
+      return typeof raw === 'object' && raw !== null && !Array.isArray(raw)
+        ? (allowedEntries(p, copy(raw as Record<string, unknown>)) as typeof fallback)
+        : fallback;
     default:
       return fallback;
   }
 }
 
 /** The object without the entries whose value the schema's `additionalProperties.enum` does not allow. */
-function allowedEntries(p: { additionalProperties?: { enum?: string[] } }, value: Record<string, unknown>): Record<string, unknown> {
+function allowedEntries(
+  p: { additionalProperties?: { enum?: string[] } },
+  value: Record<string, unknown>,
+): Record<string, unknown> {
   const allowed = p.additionalProperties?.enum;
   if (!allowed) return value;
   return Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v === 'string' && allowed.includes(v)));
 }
 
-/** A deep copy of JSON data. VS Code hands out settings objects behind read-only proxies, which structuredClone refuses. */
+/**
+ * A deep copy of JSON data. VS Code hands out settings objects behind read-only proxies, which structuredClone refuses.
+ */
 function copy<T>(value: T): T {
   return value === undefined ? value : JSON.parse(JSON.stringify(value));
 }

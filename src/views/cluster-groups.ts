@@ -38,7 +38,8 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     key: 'machineSets',
     label: 'Windows MachineSets',
     icon: 'server-process',
-    tooltip: 'MachineSets in `openshift-machine-api` whose Machines are Windows ones (label `machine.openshift.io/os-id` or a Windows image), with their Machines.',
+    tooltip:
+      'MachineSets in `openshift-machine-api` whose Machines are Windows ones (label `machine.openshift.io/os-id` or a Windows image), with their Machines.',
     // Only OpenShift has the Machine API: elsewhere the group is not shown at all.
     shownOn: (info) => info.flavour === 'openshift',
     children: async (g) => machineSetItems(g, await g.session.windowsMachineSets(), (ms) => machineSetRow(g, ms)),

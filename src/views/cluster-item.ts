@@ -62,7 +62,9 @@ export function withRef(ref: TreeRef, node: TreeNode): TreeNode {
 export function detailRef(parent: TreeRef | undefined): TreeRef {
   if (!parent || parent.kind === 'kubeconfig') return { kind: 'kubeconfig' };
   const node = 'node' in parent ? parent.node : undefined;
-  return node === undefined ? { kind: 'detail', context: parent.context } : { kind: 'detail', context: parent.context, node };
+  return node === undefined
+    ? { kind: 'detail', context: parent.context }
+    : { kind: 'detail', context: parent.context, node };
 }
 
 /** Where a group's rows go (its id, its cluster's id and context), and how to read an object of that cluster. */

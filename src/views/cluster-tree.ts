@@ -6,7 +6,13 @@
 import type { ClusterSnapshot } from '../core/rules/facts';
 import { explainPod } from '../core/live/explain';
 import { isErrorItem } from '../cluster/extras';
-import { loadKubeconfig, watchKubeconfig, type KubeconfigLoad, type KubeconfigWatcher, type LocateOptions } from '../cluster/kubeconfig';
+import {
+  loadKubeconfig,
+  watchKubeconfig,
+  type KubeconfigLoad,
+  type KubeconfigWatcher,
+  type LocateOptions,
+} from '../cluster/kubeconfig';
 import { nodePath } from '../cluster/nodes';
 import { nodeFactsOfView, type NodePodWatch } from '../cluster/node-pods';
 import { podPath } from '../cluster/pods';
@@ -243,11 +249,17 @@ export class ClusterTree {
     const load = this.ensureLoaded();
     if (!load.ok) {
       if (this.noKubeconfig) return [];
-      return [errorNode('kubeconfig/error', { kind: 'error', reason: 'config', message: load.message, what: 'kubeconfig' })];
+      return [
+        errorNode('kubeconfig/error', { kind: 'error', reason: 'config', message: load.message, what: 'kubeconfig' }),
+      ];
     }
     return load.contexts.map((c) => {
       const flavour = this.manager && this.load?.ok ? this.session(c.name)?.state : undefined;
-      const node = contextNode(c, c.name === load.currentContext, flavour?.status === 'connected' && flavour.info.flavour === 'openshift');
+      const node = contextNode(
+        c,
+        c.name === load.currentContext,
+        flavour?.status === 'connected' && flavour.info.flavour === 'openshift',
+      );
       this.tree.expandable(node.id, () => this.clusterChildren(node.id, c.name));
       return node;
     });
@@ -299,7 +311,8 @@ export class ClusterTree {
     const out: TreeNode[] = [];
     if (model.error) out.push(errorNode(`${gid}/error`, model.error));
     for (const n of nodes) out.push(this.windowsNodeItem(ctxId, n, session));
-    if (!nodes.length && !model.error) out.push(placeholder(`${gid}/none`, 'No Windows nodes', 'No node is labelled `kubernetes.io/os=windows`.'));
+    if (!nodes.length && !model.error)
+      out.push(placeholder(`${gid}/none`, 'No Windows nodes', 'No node is labelled `kubernetes.io/os=windows`.'));
     if (session.context === this.activeContext) this.scheduleSnapshot(session);
     return out;
   }
@@ -339,14 +352,24 @@ export class ClusterTree {
     const out = nodeFactNodes(id, model);
     const pid = `${id}/pods`;
     this.tree.expandable(pid, () => this.podItems(pid, name, session));
-    const pods = { label: 'Pods', icon: 'package', tooltip: `Pods scheduled on ${md(name)}, watched while this group is expanded (field selector \`spec.nodeName\`).` };
+    const pods = {
+      label: 'Pods',
+      icon: 'package',
+      tooltip: `Pods scheduled on ${md(name)}, watched while this group is expanded (field selector \`spec.nodeName\`).`,
+    };
     out.push(groupNode(pid, pods, { context: session.context, group: 'pods', node: name }));
     const services = this.options.services;
     if (services) {
       const sid = `${id}/services`;
       this.serviceGroups.set(nodeKey(session.context, name), sid);
-      this.tree.expandable(sid, async () => serviceItems(sid, { context: session.context, node: name }, await services(session.context, model)));
-      const row = { label: 'Services', icon: 'gear', tooltip: `The node services of ${md(name)} (kubelet, containerd, kube-proxy, ...), read over SSH.` };
+      this.tree.expandable(sid, async () =>
+        serviceItems(sid, { context: session.context, node: name }, await services(session.context, model)),
+      );
+      const row = {
+        label: 'Services',
+        icon: 'gear',
+        tooltip: `The node services of ${md(name)} (kubelet, containerd, kube-proxy, ...), read over SSH.`,
+      };
       out.push(groupNode(sid, row, { context: session.context, group: 'services', node: name }));
     }
     return out;
@@ -368,7 +391,8 @@ export class ClusterTree {
     const entries = watch.pods();
     const out: TreeNode[] = [];
     if (watch.error) out.push(errorNode(`${pid}/error`, watch.error));
-    if (!entries.length && !watch.error) return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
+    if (!entries.length && !watch.error)
+      return [placeholder(`${pid}/none`, 'No pods', `No pod is scheduled on ${md(nodeName)}.`)];
     const node = this.nodeViews.get(nodeKey(session.context, nodeName));
     const nodeFacts = node ? nodeFactsOfView(node) : undefined;
     const facts = { cluster: await this.clusterFacts(session) };
@@ -377,8 +401,19 @@ export class ClusterTree {
     // the first node's list may still be shown, and one id must never stand for two rows.
     for (const { view: p, pod } of entries) {
       const yaml = () => session.client.get(podPath(p.namespace, p.name)).then(forDisplay);
-      const ref = { kind: 'pod', context: session.context, node: nodeName, namespace: p.namespace, name: p.name } as const;
-      out.push(withRef(ref, podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, explainPod(pod, [], nodeFacts, facts), now, yaml)));
+      const ref = {
+        kind: 'pod',
+        context: session.context,
+        node: nodeName,
+        namespace: p.namespace,
+        name: p.name,
+      } as const;
+      out.push(
+        withRef(
+          ref,
+          podNode(`${pid}/${enc(p.namespace)}/${enc(p.name)}`, p, explainPod(pod, [], nodeFacts, facts), now, yaml),
+        ),
+      );
     }
     return out;
   }

@@ -224,7 +224,8 @@ export class LazyTree<T extends Identified> {
 
   /** Whether `id` is `ancestor` or lies below it. */
   private isAtOrBelow(id: string | undefined, ancestor: string): boolean {
-    for (let at = id, hops = 0; at !== undefined && hops < 64; at = this.parents.get(at), hops++) if (at === ancestor) return true;
+    for (let at = id, hops = 0; at !== undefined && hops < 64; at = this.parents.get(at), hops++)
+      if (at === ancestor) return true;
     return false;
   }
 

@@ -11,7 +11,14 @@ import { classifyError } from '../cluster/errors';
 import { loadKubeconfig, type LocateOptions } from '../cluster/kubeconfig';
 import { readLiveState } from '../cluster/live';
 import { Emitter } from './emitter';
-import { checkFailedNode, findingNodes, noProblemsNode, objectNode, ruleErrorNode, unreadNode } from './items/live-problem';
+import {
+  checkFailedNode,
+  findingNodes,
+  noProblemsNode,
+  objectNode,
+  ruleErrorNode,
+  unreadNode,
+} from './items/live-problem';
 import type { LiveObjectKey, ProblemNode } from './problem-item';
 
 export interface ProblemsScope {
@@ -66,7 +73,9 @@ export class ProblemsTree {
   contexts(): { names: string[]; current?: string } | { message: string } {
     const load = loadKubeconfig(this.options.locate);
     if (!load.ok) return { message: kubeconfigMessage(load.message) };
-    const names = load.contexts.map((c) => c.name).sort((a, b) => (a === load.currentContext ? -1 : b === load.currentContext ? 1 : 0));
+    const names = load.contexts
+      .map((c) => c.name)
+      .sort((a, b) => (a === load.currentContext ? -1 : b === load.currentContext ? 1 : 0));
     return { names, ...(load.currentContext ? { current: load.currentContext } : {}) };
   }
 
@@ -84,7 +93,8 @@ export class ProblemsTree {
 
   async children(node?: ProblemNode): Promise<ProblemNode[]> {
     const loaded = await this.loaded();
-    if (node?.object && node.finding === undefined) return findingNodes(node.object, findingsOf(loaded.report, node.object));
+    if (node?.object && node.finding === undefined)
+      return findingNodes(node.object, findingsOf(loaded.report, node.object));
     if (node) return [];
     return this.rootNodes(loaded);
   }
@@ -115,14 +125,32 @@ export class ProblemsTree {
     const readAt = this.options.now?.() ?? new Date();
     const namespace = this.scope.namespace;
     const load = loadKubeconfig(this.options.locate);
-    if (!load.ok) return { ...(namespace !== undefined ? { namespace } : {}), error: kubeconfigMessage(load.message), readAt };
+    if (!load.ok)
+      return { ...(namespace !== undefined ? { namespace } : {}), error: kubeconfigMessage(load.message), readAt };
     const context = this.scope.context ?? load.currentContext;
     const base = { ...(context ? { context } : {}), ...(namespace !== undefined ? { namespace } : {}), readAt };
-    if (!context) return { ...base, error: 'The kubeconfig has no current context. Pick a context for this view (kube-windows: Check another cluster…).' };
-    if (!load.contexts.some((c) => c.name === context)) return { ...base, error: `The kubeconfig has no context "${context}". Pick another (kube-windows: Check another cluster…).` };
+    if (!context)
+      return {
+        ...base,
+        error:
+          'The kubeconfig has no current context. Pick a context for this view (kube-windows: Check another cluster…).',
+      };
+    if (!load.contexts.some((c) => c.name === context))
+      return {
+        ...base,
+        error: `The kubeconfig has no context "${context}". Pick another (kube-windows: Check another cluster…).`,
+      };
     try {
-      const { kube } = openCluster({ context, config: load.config, ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}) });
-      const state = await readLiveState(kube, { context, ...(namespace !== undefined ? { namespace } : {}), partial: true });
+      const { kube } = openCluster({
+        context,
+        config: load.config,
+        ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
+      });
+      const state = await readLiveState(kube, {
+        context,
+        ...(namespace !== undefined ? { namespace } : {}),
+        partial: true,
+      });
       const report = checkLive(state);
       return { ...base, state, report, options: liveCheckOptions(state) };
     } catch (err) {
@@ -143,7 +171,9 @@ export class ProblemsTree {
 }
 
 function findingsOf(report: LiveReport | undefined, key: LiveObjectKey): LiveFinding[] {
-  const o = report?.objects.find((x) => x.kind === key.kind && x.name === key.name && (x.namespace ?? undefined) === (key.namespace ?? undefined));
+  const o = report?.objects.find(
+    (x) => x.kind === key.kind && x.name === key.name && (x.namespace ?? undefined) === (key.namespace ?? undefined),
+  );
   return o?.findings ?? [];
 }
 

@@ -24,7 +24,17 @@ import { snapshotOf } from '../../src/cluster/snapshot';
 import { configForContext } from '../../src/cluster/kubeconfig';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
 import { mixedCluster, windowsNode, linuxNode } from '../support/kube-seed';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, expectStatus, fromEmulatorSeed, patchStatus, seed, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  CONTEXT_RESTRICTED,
+  expectStatus,
+  fromEmulatorSeed,
+  patchStatus,
+  seed,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 let api: RealApiServer;
 const sessions: ClusterSession[] = [];
@@ -53,7 +63,11 @@ function client(context = CONTEXT_ADMIN): KubeClient {
   return new KubeClient(configForContext(load.config, context), { timeoutMs: 10_000 });
 }
 
-function nextChange(model: WindowsNodeModel, pred: (c: NodeChange) => boolean, timeoutMs = 10_000): Promise<NodeChange> {
+function nextChange(
+  model: WindowsNodeModel,
+  pred: (c: NodeChange) => boolean,
+  timeoutMs = 10_000,
+): Promise<NodeChange> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       model.off('change', on);
@@ -79,16 +93,55 @@ test('a mixed OpenShift cluster on the real API server: version, flavour, counts
   assert.equal(state.info.version, 'v1.35.4');
   assert.equal(state.info.flavour, 'openshift', 'config.openshift.io is served (the CRDs from openshift/api)');
   assert.deepEqual(state.info.nodes, { linux: 3, windows: 3 });
-  assert.deepEqual(state.info.wmco, { present: true, csv: 'windows-machine-config-operator.v10.18.0', phase: 'Succeeded', version: '10.18.0' });
+  assert.deepEqual(state.info.wmco, {
+    present: true,
+    csv: 'windows-machine-config-operator.v10.18.0',
+    phase: 'Succeeded',
+    version: '10.18.0',
+  });
   assert.deepEqual(state.info.errors, []);
 
   const model = await s.windowsNodes();
   assert.deepEqual(
-    model.nodes().map((n) => [n.name, n.windowsVersion, n.provisioning, n.ready, n.kubeletVersion, n.containerRuntimeVersion, n.osImage]),
+    model
+      .nodes()
+      .map((n) => [
+        n.name,
+        n.windowsVersion,
+        n.provisioning,
+        n.ready,
+        n.kubeletVersion,
+        n.containerRuntimeVersion,
+        n.osImage,
+      ]),
     [
-      ['byoh-win2022-1', 'Windows Server 2022', 'byoh', true, 'v1.31.3-dirty', 'containerd://1.7.22', 'Windows Server 2022 Datacenter'],
-      ['winworker-2019-a', 'Windows Server 2019', 'machine', true, 'v1.31.3-dirty', 'containerd://1.7.22', 'Windows Server 2019 Datacenter'],
-      ['winworker-2022-b', 'Windows Server 2022', 'machine', true, 'v1.31.3-dirty', 'containerd://1.7.22', 'Windows Server 2022 Datacenter'],
+      [
+        'byoh-win2022-1',
+        'Windows Server 2022',
+        'byoh',
+        true,
+        'v1.31.3-dirty',
+        'containerd://1.7.22',
+        'Windows Server 2022 Datacenter',
+      ],
+      [
+        'winworker-2019-a',
+        'Windows Server 2019',
+        'machine',
+        true,
+        'v1.31.3-dirty',
+        'containerd://1.7.22',
+        'Windows Server 2019 Datacenter',
+      ],
+      [
+        'winworker-2022-b',
+        'Windows Server 2022',
+        'machine',
+        true,
+        'v1.31.3-dirty',
+        'containerd://1.7.22',
+        'Windows Server 2022 Datacenter',
+      ],
     ],
   );
   // The real server's TaintNodesByCondition admission adds node.kubernetes.io/not-ready to every new
@@ -152,7 +205,12 @@ const byLabel = (nodes: TreeNode[], label: string): TreeNode => {
 };
 
 test('the cluster tree on the real API server: info line, Windows nodes, node details, pods, BYOH, mirrors, RuntimeClasses; error items for the restricted user', async () => {
-  const t = new ClusterTree({ locate: { explicit: api.kubeconfigPath }, watchKubeconfig: false, session: { timeoutMs: 10_000, retryMs: 100 }, loadingAfterMs: 60_000 });
+  const t = new ClusterTree({
+    locate: { explicit: api.kubeconfigPath },
+    watchKubeconfig: false,
+    session: { timeoutMs: 10_000, retryMs: 100 },
+    loadingAfterMs: 60_000,
+  });
   try {
     const roots = await children(t);
     assert.deepEqual(
@@ -205,7 +263,9 @@ test('the cluster tree on the real API server: info line, Windows nodes, node de
     const errors = limited.filter((k) => k.contextValue === 'error');
     assert.ok(errors.length > 0, limited.map((k) => `${k.label}: ${k.description ?? ''}`).join(' | '));
     assert.ok(
-      errors.some((e) => /not allowed to list nodes cluster-wide/.test(`${e.label} ${e.description ?? ''} ${e.tooltip}`)),
+      errors.some((e) =>
+        /not allowed to list nodes cluster-wide/.test(`${e.label} ${e.description ?? ''} ${e.tooltip}`),
+      ),
       errors.map((e) => `${e.label} ${e.description ?? ''}`).join(' | '),
     );
   } finally {
@@ -215,16 +275,25 @@ test('the cluster tree on the real API server: info line, Windows nodes, node de
 
 test('label and field selectors, and pagination with limit and continue, as the model relies on them', async () => {
   const kube = client();
-  const windows = await kube.get<V1NodeList>('/api/v1/nodes', { labelSelector: 'kubernetes.io/os=windows,node.kubernetes.io/windows-build=10.0.20348' });
+  const windows = await kube.get<V1NodeList>('/api/v1/nodes', {
+    labelSelector: 'kubernetes.io/os=windows,node.kubernetes.io/windows-build=10.0.20348',
+  });
   assert.deepEqual(windows.items.map((n) => n.metadata?.name).sort(), ['byoh-win2022-1', 'winworker-2022-b']);
-  const byoh = await kube.get<V1NodeList>('/api/v1/nodes', { labelSelector: 'windowsmachineconfig.openshift.io/byoh=true' });
+  const byoh = await kube.get<V1NodeList>('/api/v1/nodes', {
+    labelSelector: 'windowsmachineconfig.openshift.io/byoh=true',
+  });
   assert.deepEqual(
     byoh.items.map((n) => n.metadata?.name),
     ['byoh-win2022-1'],
   );
-  const unschedulable = await kube.get<V1NodeList>('/api/v1/nodes', { fieldSelector: 'spec.unschedulable=false', labelSelector: 'kubernetes.io/os=linux' });
+  const unschedulable = await kube.get<V1NodeList>('/api/v1/nodes', {
+    fieldSelector: 'spec.unschedulable=false',
+    labelSelector: 'kubernetes.io/os=linux',
+  });
   assert.equal(unschedulable.items.length, 3);
-  const pending = await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/win-apps/pods', { fieldSelector: 'spec.nodeName=' });
+  const pending = await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/win-apps/pods', {
+    fieldSelector: 'spec.nodeName=',
+  });
   assert.deepEqual(
     pending.items.map((p) => p.metadata.name),
     ['iis-7c9d5f8b6-uvwxy'],
@@ -235,7 +304,10 @@ test('label and field selectors, and pagination with limit and continue, as the 
   assert.equal(first.items.length, 1);
   assert.equal(first.metadata?.remainingItemCount, 5);
   // Selected: the server gives a continue token but no count, so the session lists the selection.
-  const selected = await kube.get<V1NodeList & { metadata: { continue?: string } }>('/api/v1/nodes', { limit: 1, labelSelector: 'kubernetes.io/os=linux' });
+  const selected = await kube.get<V1NodeList & { metadata: { continue?: string } }>('/api/v1/nodes', {
+    limit: 1,
+    labelSelector: 'kubernetes.io/os=linux',
+  });
   assert.equal(selected.metadata?.remainingItemCount, undefined);
   assert.ok(selected.metadata.continue);
   // Walking the pages returns every node once.
@@ -243,7 +315,10 @@ test('label and field selectors, and pagination with limit and continue, as the 
   let token: string | undefined;
   let pages = 0;
   do {
-    const page: V1NodeList & { metadata: { continue?: string } } = await kube.get('/api/v1/nodes', { limit: 2, continue: token });
+    const page: V1NodeList & { metadata: { continue?: string } } = await kube.get('/api/v1/nodes', {
+      limit: 2,
+      continue: token,
+    });
     names.push(...page.items.map((n) => n.metadata?.name ?? ''));
     token = page.metadata.continue || undefined;
     pages++;
@@ -260,27 +335,45 @@ test('watched changes: NotReady, a new Windows node (a Linux one never reaches t
 
   const notReady = nextChange(model, (c) => c.type === 'modified' && c.name === 'winworker-2019-a');
   await patchStatus(api, '/api/v1/nodes', 'winworker-2019-a', {
-    conditions: [{ type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: '2026-11-21T09:00:00Z' }],
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+        message: 'Kubelet stopped posting node status.',
+        lastHeartbeatTime: '2026-11-21T09:00:00Z',
+      },
+    ],
   });
   const change = await notReady;
   assert.equal(change.type === 'modified' && change.node.ready, undefined);
   assert.ok(model.get('winworker-2019-a')?.problems.includes('Not ready (NodeStatusUnknown)'));
 
   const added = nextChange(model, (c) => c.type === 'added');
-  await seed(api, [linuxNode('ip-10-0-23-9.us-east-2.compute.internal', { address: '10.0.23.9' }), windowsNode('winworker-2025-c', { build: '10.0.26100', address: '10.0.132.7' })] as SeedObject[]);
+  await seed(api, [
+    linuxNode('ip-10-0-23-9.us-east-2.compute.internal', { address: '10.0.23.9' }),
+    windowsNode('winworker-2025-c', { build: '10.0.26100', address: '10.0.132.7' }),
+  ] as SeedObject[]);
   const a = await added;
   assert.equal(a.type === 'added' && a.name, 'winworker-2025-c', 'the Linux node never reaches the Windows model');
   // Created first, its status comes in a second write: wait for it.
-  if (!model.get('winworker-2025-c')?.kubeletVersion) await nextChange(model, (c) => c.type === 'modified' && c.name === 'winworker-2025-c');
+  if (!model.get('winworker-2025-c')?.kubeletVersion)
+    await nextChange(model, (c) => c.type === 'modified' && c.name === 'winworker-2025-c');
   assert.equal(model.get('winworker-2025-c')?.windowsVersion, 'Windows Server 2025');
 
   const removed = nextChange(model, (c) => c.type === 'removed');
   expectStatus(await api.request('/api/v1/nodes/winworker-2025-c', { method: 'DELETE' }), [200], 'deleting the node');
   assert.deepEqual(await removed, { type: 'removed', name: 'winworker-2025-c' });
-  expectStatus(await api.request('/api/v1/nodes/ip-10-0-23-9.us-east-2.compute.internal', { method: 'DELETE' }), [200], 'deleting the node');
+  expectStatus(
+    await api.request('/api/v1/nodes/ip-10-0-23-9.us-east-2.compute.internal', { method: 'DELETE' }),
+    [200],
+    'deleting the node',
+  );
   assert.equal(model.lists, 1, 'no re-list');
   assert.equal(model.error, undefined);
-  await patchStatus(api, '/api/v1/nodes', 'winworker-2019-a', { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] });
+  await patchStatus(api, '/api/v1/nodes', 'winworker-2019-a', {
+    conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
+  });
 });
 
 /** Writes to etcd (a ConfigMap updated) so that revisions move on and compaction passes `rv`. */
@@ -290,7 +383,11 @@ async function churnPast(rv: number, ms: number): Promise<void> {
   await api.request(cm, { body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name }, data: { n: '0' } } });
   const end = Date.now() + ms;
   for (let i = 1; Date.now() < end; i++) {
-    await api.request(`${cm}/${name}`, { method: 'PATCH', body: { data: { n: String(i) } }, contentType: 'application/merge-patch+json' });
+    await api.request(`${cm}/${name}`, {
+      method: 'PATCH',
+      body: { data: { n: String(i) } },
+      contentType: 'application/merge-patch+json',
+    });
     await sleep(100);
   }
   assert.ok(rv > 0);
@@ -303,7 +400,10 @@ test('a real 410 Gone: a watch from a compacted resourceVersion, and the model l
   // The API server compacts etcd every second to the revision it saw a second before.
   await churnPast(oldRv, 3500);
 
-  const outcome = await new Promise<{ error?: unknown; event?: { type: string; object: { code?: number; reason?: string } } }>((resolve) => {
+  const outcome = await new Promise<{
+    error?: unknown;
+    event?: { type: string; object: { code?: number; reason?: string } };
+  }>((resolve) => {
     const h = kube.watch<{ code?: number; reason?: string }>(
       '/api/v1/nodes',
       { labelSelector: 'kubernetes.io/os=windows', resourceVersion: String(oldRv) },
@@ -319,7 +419,11 @@ test('a real 410 Gone: a watch from a compacted resourceVersion, and the model l
   // The server says so either as the HTTP status or as an ERROR event in the stream; here, which one is recorded.
   const code = outcome.error instanceof ApiError ? outcome.error.status : outcome.event?.object.code;
   assert.equal(code, 410, `expected 410 Gone, got ${JSON.stringify(outcome.event ?? String(outcome.error))}`);
-  t.diagnostic(outcome.event ? `410 as an ERROR event: ${outcome.event.object.reason ?? ''}` : `410 as the HTTP status: ${String(outcome.error)}`);
+  t.diagnostic(
+    outcome.event
+      ? `410 as an ERROR event: ${outcome.event.object.reason ?? ''}`
+      : `410 as the HTTP status: ${String(outcome.error)}`,
+  );
 
   // The model: watches that end every second resume from their last resourceVersion; once that
   // is compacted, the 410 makes it list again and catch up with what changed meanwhile.
@@ -327,13 +431,29 @@ test('a real 410 Gone: a watch from a compacted resourceVersion, and the model l
   const model = await s.windowsNodes();
   assert.equal(model.lists, 1);
   await churnPast(1, 3500);
-  expectStatus(await api.request('/api/v1/nodes/byoh-win2022-1', { method: 'PATCH', body: { spec: { unschedulable: true } }, contentType: 'application/merge-patch+json' }), [200], 'cordon');
+  expectStatus(
+    await api.request('/api/v1/nodes/byoh-win2022-1', {
+      method: 'PATCH',
+      body: { spec: { unschedulable: true } },
+      contentType: 'application/merge-patch+json',
+    }),
+    [200],
+    'cordon',
+  );
   const deadline = Date.now() + 15_000;
   while ((model.lists < 2 || !model.get('byoh-win2022-1')?.cordoned) && Date.now() < deadline) await sleep(100);
   assert.ok(model.lists >= 2, `the model never listed again (lists: ${model.lists})`);
   assert.equal(model.get('byoh-win2022-1')?.cordoned, true);
   assert.equal(model.error, undefined);
-  expectStatus(await api.request('/api/v1/nodes/byoh-win2022-1', { method: 'PATCH', body: { spec: { unschedulable: null } }, contentType: 'application/merge-patch+json' }), [200], 'uncordon');
+  expectStatus(
+    await api.request('/api/v1/nodes/byoh-win2022-1', {
+      method: 'PATCH',
+      body: { spec: { unschedulable: null } },
+      contentType: 'application/merge-patch+json',
+    }),
+    [200],
+    'uncordon',
+  );
 });
 
 test('the pods of a Windows node by watch: created with spec.nodeName, changed, deleted, without a re-list; a real 410 lists them again', async () => {
@@ -364,13 +484,26 @@ test('the pods of a Windows node by watch: created with spec.nodeName, changed, 
     },
   });
   expectStatus(await api.request(pods, { body: body('live-web', NODE) }), [201], 'creating a pod on the node');
-  expectStatus(await api.request(pods, { body: body('elsewhere', 'winworker-2022-b') }), [201], 'creating a pod on another node');
+  expectStatus(
+    await api.request(pods, { body: body('elsewhere', 'winworker-2022-b') }),
+    [201],
+    'creating a pod on another node',
+  );
   await until('the new pod', () => names().includes('win-apps/live-web'));
   assert.equal(w.pods().find((e) => e.view.name === 'live-web')?.view.phase, 'Pending');
 
   await patchStatus(api, pods, 'live-web', {
     phase: 'Running',
-    containerStatuses: [{ name: 'web', ready: true, restartCount: 2, image: 'iis', imageID: '', state: { running: { startedAt: '2026-11-25T08:00:00Z' } } }],
+    containerStatuses: [
+      {
+        name: 'web',
+        ready: true,
+        restartCount: 2,
+        image: 'iis',
+        imageID: '',
+        state: { running: { startedAt: '2026-11-25T08:00:00Z' } },
+      },
+    ],
   });
   await until('the status change', () => w.pods().find((e) => e.view.name === 'live-web')?.view.restarts === 2);
   assert.equal(w.pods().find((e) => e.view.name === 'live-web')?.view.readyCount, 1);
@@ -378,7 +511,14 @@ test('the pods of a Windows node by watch: created with spec.nodeName, changed, 
   // Bound to a node, a pod is first marked for deletion (the kubelet would confirm): Terminating.
   expectStatus(await api.request(`${pods}/live-web`, { method: 'DELETE' }), [200], 'deleting the pod');
   await until('Terminating', () => w.pods().find((e) => e.view.name === 'live-web')?.view.phase === 'Terminating');
-  expectStatus(await api.request(`${pods}/live-web`, { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } }), [200], 'force-deleting the pod');
+  expectStatus(
+    await api.request(`${pods}/live-web`, {
+      method: 'DELETE',
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 },
+    }),
+    [200],
+    'force-deleting the pod',
+  );
   await until('the removal', () => !names().includes('win-apps/live-web'));
   assert.ok(!names().includes('win-apps/elsewhere'), 'a pod of another node never arrives');
   assert.equal(w.lists, 1, 'every change by watch: no re-list');
@@ -389,7 +529,11 @@ test('the pods of a Windows node by watch: created with spec.nodeName, changed, 
   expectStatus(await api.request(pods, { body: body('after-gone', NODE) }), [201], 'creating a pod');
   await until('a re-list after 410', () => w.lists >= 2 && names().includes('win-apps/after-gone'), 20_000);
   assert.equal(w.error, undefined);
-  for (const name of ['after-gone', 'elsewhere']) await api.request(`${pods}/${name}`, { method: 'DELETE', body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 } });
+  for (const name of ['after-gone', 'elsewhere'])
+    await api.request(`${pods}/${name}`, {
+      method: 'DELETE',
+      body: { kind: 'DeleteOptions', apiVersion: 'v1', gracePeriodSeconds: 0 },
+    });
 });
 
 test('RBAC: a user with no rights gets error items naming the permission, never a crash', async () => {
@@ -405,7 +549,10 @@ test('RBAC: a user with no rights gets error items naming the permission, never 
   assert.equal(nodesError.reason, 'forbidden');
   assert.equal(nodesError.status, 403);
   assert.deepEqual(nodesError.permission, { verb: 'list', resource: 'nodes' });
-  assert.match(nodesError.message, /You are not allowed to list nodes cluster-wide on cluster "kube-windows-apiserver-restricted" \(403 Forbidden\)/);
+  assert.match(
+    nodesError.message,
+    /You are not allowed to list nodes cluster-wide on cluster "kube-windows-apiserver-restricted" \(403 Forbidden\)/,
+  );
   assert.ok(!nodesError.message.includes(api.restrictedToken), 'no token in messages');
   assert.ok(state.info.wmco.error?.reason === 'forbidden', JSON.stringify(state.info.wmco));
   const model = await s.windowsNodes();
@@ -416,14 +563,25 @@ test('RBAC: a user with no rights gets error items naming the permission, never 
   assert.deepEqual(isErrorItem(pods) && pods.permission, { verb: 'list', resource: 'pods' });
   const mirrors = await s.mirrorSets();
   assert.ok(isErrorItem(mirrors) && mirrors.reason === 'forbidden', JSON.stringify(mirrors));
-  assert.deepEqual(isErrorItem(mirrors) && mirrors.permission, { verb: 'list', resource: 'imagedigestmirrorsets', group: 'config.openshift.io' });
+  assert.deepEqual(isErrorItem(mirrors) && mirrors.permission, {
+    verb: 'list',
+    resource: 'imagedigestmirrorsets',
+    group: 'config.openshift.io',
+  });
 });
 
 test('RBAC: nodes allowed but not the windows-instances ConfigMap: the BYOH part is an error item, the rest works', async () => {
   const user = 'kube-windows-restricted';
   const rules = [{ apiGroups: [''], resources: ['nodes', 'namespaces'], verbs: ['get', 'list', 'watch'] }];
   expectStatus(
-    await api.request('/apis/rbac.authorization.k8s.io/v1/clusterroles', { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: { name: 'kw-node-reader' }, rules } }),
+    await api.request('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: 'kw-node-reader' },
+        rules,
+      },
+    }),
     [201],
     'ClusterRole',
   );
@@ -457,7 +615,10 @@ test('RBAC: nodes allowed but not the windows-instances ConfigMap: the BYOH part
     assert.ok(isErrorItem(byoh));
     assert.equal(byoh.reason, 'forbidden');
     assert.deepEqual(byoh.permission, { verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE });
-    assert.match(byoh.message, /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/);
+    assert.match(
+      byoh.message,
+      /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/,
+    );
   } finally {
     await api.request('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kw-node-reader', { method: 'DELETE' });
     await api.request('/apis/rbac.authorization.k8s.io/v1/clusterroles/kw-node-reader', { method: 'DELETE' });

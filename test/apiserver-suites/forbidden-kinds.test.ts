@@ -5,7 +5,15 @@
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer } from '../support/real-apiserver';
+import {
+  CONTEXT_RESTRICTED,
+  ensureNamespace,
+  expectStatus,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+} from '../support/real-apiserver';
 
 const NS = uniqueName('kw-forbid');
 let api: RealApiServer;
@@ -22,7 +30,16 @@ before(async () => {
       rules: [
         {
           apiGroups: ['', 'apps', 'batch', 'apps.openshift.io'],
-          resources: ['pods', 'deployments', 'daemonsets', 'statefulsets', 'replicasets', 'jobs', 'cronjobs', 'deploymentconfigs'],
+          resources: [
+            'pods',
+            'deployments',
+            'daemonsets',
+            'statefulsets',
+            'replicasets',
+            'jobs',
+            'cronjobs',
+            'deploymentconfigs',
+          ],
           verbs: ['get', 'list'],
         },
       ],
@@ -52,7 +69,13 @@ before(async () => {
           metadata: { labels: { app: 'iis' } },
           spec: {
             nodeSelector: { 'kubernetes.io/os': 'windows' },
-            containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', securityContext: { privileged: true } }],
+            containers: [
+              {
+                name: 'iis',
+                image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+                securityContext: { privileged: true },
+              },
+            ],
           },
         },
       },
@@ -61,16 +84,38 @@ before(async () => {
 });
 
 test('a user who may read only the workloads still gets their findings, with one line per kind not read', async () => {
-  const r = await runCli(['check', '--context', CONTEXT_RESTRICTED, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json']);
+  const r = await runCli([
+    'check',
+    '--context',
+    CONTEXT_RESTRICTED,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-n',
+    NS,
+    '--format',
+    'json',
+  ]);
   assert.equal(r.code, 1, r.stderr);
   const report = JSON.parse(r.stdout) as { objects: { kind: string; name: string; findings: { ruleId: string }[] }[] };
   const iis = report.objects.find((o) => o.kind === 'Deployment' && o.name === 'iis');
   assert.ok(iis && iis.findings.length > 0, r.stdout);
   const lines = r.stderr.trim().split('\n');
-  const refused = ['Warning events', 'Windows nodes', 'RuntimeClasses', 'Namespaces', 'PersistentVolumeClaims', 'PersistentVolumes', 'StorageClasses', 'CSINodes', 'CSIDrivers'];
+  const refused = [
+    'Warning events',
+    'Windows nodes',
+    'RuntimeClasses',
+    'Namespaces',
+    'PersistentVolumeClaims',
+    'PersistentVolumes',
+    'StorageClasses',
+    'CSINodes',
+    'CSIDrivers',
+  ];
   for (const what of refused) {
     assert.ok(
-      lines.some((l) => l.startsWith(`kube-windows: ${what} not read: You are not allowed to `) && l.includes('(403 Forbidden)')),
+      lines.some(
+        (l) => l.startsWith(`kube-windows: ${what} not read: You are not allowed to `) && l.includes('(403 Forbidden)'),
+      ),
       `no line for ${what}:\n${r.stderr}`,
     );
   }

@@ -34,7 +34,17 @@ import type { HostOp } from '../../src/core/windows/host-ops';
 import { clusterInfoKubeconfig, windowsNode } from '../support/kube-seed';
 import { calicoManifest, cilium, controlPlaneNode, flannel, kubeadmKubeProxy } from '../support/cni-seed';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  ensureNamespace,
+  expectStatus,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+  type Status,
+} from '../support/real-apiserver';
 
 let api: RealApiServer;
 let kube: KubeClient;
@@ -71,7 +81,15 @@ async function kubeadmInit(): Promise<void> {
   await ensureNamespace(api, 'kube-public');
   const rbac = '/apis/rbac.authorization.k8s.io/v1';
   for (const [path, body] of [
-    ['/api/v1/namespaces/kube-public/configmaps', { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'cluster-info', namespace: 'kube-public' }, data: { kubeconfig } }],
+    [
+      '/api/v1/namespaces/kube-public/configmaps',
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'cluster-info', namespace: 'kube-public' },
+        data: { kubeconfig },
+      },
+    ],
     [
       `${rbac}/namespaces/kube-public/roles`,
       {
@@ -98,7 +116,13 @@ async function kubeadmInit(): Promise<void> {
         kind: 'ClusterRoleBinding',
         metadata: { name: 'kubeadm:kubelet-bootstrap' },
         roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: 'system:node-bootstrapper' },
-        subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'Group', name: 'system:bootstrappers:kubeadm:default-node-token' }],
+        subjects: [
+          {
+            apiGroup: 'rbac.authorization.k8s.io',
+            kind: 'Group',
+            name: 'system:bootstrappers:kubeadm:default-node-token',
+          },
+        ],
       },
     ],
   ] as const) {
@@ -107,7 +131,12 @@ async function kubeadmInit(): Promise<void> {
 }
 
 /** One HTTPS request as someone other than the admin: a bearer token, a client certificate, or nobody. */
-function as(who: { token?: string; cert?: string; key?: string }, method: string, path: string, body?: unknown): Promise<{ status: number; body: Status & Record<string, unknown> }> {
+function as(
+  who: { token?: string; cert?: string; key?: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: Status & Record<string, unknown> }> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   const headers: Record<string, string | number> = { Accept: 'application/json' };
   if (who.token) headers.Authorization = `Bearer ${who.token}`;
@@ -116,20 +145,24 @@ function as(who: { token?: string; cert?: string; key?: string }, method: string
     headers['Content-Length'] = payload.length;
   }
   return new Promise((resolve, reject) => {
-    const req = request(new URL(api.server + path), { method, headers, ca: api.ca, cert: who.cert, key: who.key }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let parsed: unknown = { message: text };
-        try {
-          parsed = JSON.parse(text);
-        } catch {
-          // plain text
-        }
-        resolve({ status: res.statusCode ?? 0, body: parsed as Status & Record<string, unknown> });
-      });
-    });
+    const req = request(
+      new URL(api.server + path),
+      { method, headers, ca: api.ca, cert: who.cert, key: who.key },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = { message: text };
+          try {
+            parsed = JSON.parse(text);
+          } catch {
+            // plain text
+          }
+          resolve({ status: res.statusCode ?? 0, body: parsed as Status & Record<string, unknown> });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -137,7 +170,12 @@ function as(who: { token?: string; cert?: string; key?: string }, method: string
 
 /** The payload the host-side steps would install (they do not run here). */
 const PAYLOAD = {
-  containerd: { kind: 'url', name: 'containerd-1.7.27-windows-amd64.tar.gz', url: 'https://example.invalid/containerd.tar.gz', sha256: 'a'.repeat(64) },
+  containerd: {
+    kind: 'url',
+    name: 'containerd-1.7.27-windows-amd64.tar.gz',
+    url: 'https://example.invalid/containerd.tar.gz',
+    sha256: 'a'.repeat(64),
+  },
   kubelet: { kind: 'url', name: 'kubelet.exe', url: 'https://example.invalid/kubelet.exe', sha256: 'b'.repeat(64) },
   kubeadm: { kind: 'url', name: 'kubeadm.exe', url: 'https://example.invalid/kubeadm.exe', sha256: 'c'.repeat(64) },
 };
@@ -162,7 +200,11 @@ async function acceptedWithin(token: string, ms: number): Promise<Awaited<Return
   }
 }
 
-const whoami = async (token: string) => as({ token }, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', { apiVersion: 'authentication.k8s.io/v1', kind: 'SelfSubjectReview' });
+const whoami = async (token: string) =>
+  as({ token }, 'POST', '/apis/authentication.k8s.io/v1/selfsubjectreviews', {
+    apiVersion: 'authentication.k8s.io/v1',
+    kind: 'SelfSubjectReview',
+  });
 
 test('discovery: the API endpoint and CA hash from kube-public/cluster-info, the hash kubeadm documents (openssl over the SubjectPublicKeyInfo)', async () => {
   assert.equal(await isOpenShift(kube), false);
@@ -190,12 +232,19 @@ test('discovery: the API endpoint and CA hash from kube-public/cluster-info, the
 test('the bootstrap token Secret: the real authenticator accepts the token it makes, with kubeadm groups; expired or deleted, it does not', async () => {
   const tok = newBootstrapToken();
   assert.match(tok.token, /^[a-z0-9]{6}\.[a-z0-9]{16}$/);
-  await kube.create('/api/v1/namespaces/kube-system/secrets', bootstrapTokenSecret(tok.id, tok.secret, new Date(Date.now() + 3_600_000), 'kube-windows test'));
+  await kube.create(
+    '/api/v1/namespaces/kube-system/secrets',
+    bootstrapTokenSecret(tok.id, tok.secret, new Date(Date.now() + 3_600_000), 'kube-windows test'),
+  );
   const me = await acceptedWithin(tok.token, 10_000);
   assert.equal(me.status, 201, JSON.stringify(me.body));
   const user = (me.body.status as unknown as { userInfo: { username: string; groups: string[] } }).userInfo;
   assert.equal(user.username, `system:bootstrap:${tok.id}`);
-  assert.deepEqual([...user.groups].sort(), ['system:authenticated', 'system:bootstrappers', 'system:bootstrappers:kubeadm:default-node-token']);
+  assert.deepEqual([...user.groups].sort(), [
+    'system:authenticated',
+    'system:bootstrappers',
+    'system:bootstrappers:kubeadm:default-node-token',
+  ]);
   // A wrong secret for the same id.
   const wrong = await whoami(`${tok.id}.${'x'.repeat(16)}`);
   assert.equal(wrong.status, 401, JSON.stringify(wrong.body));
@@ -205,7 +254,10 @@ test('the bootstrap token Secret: the real authenticator accepts the token it ma
   assert.ok(await rejectedWithin(tok.token, 20_000), 'the deleted token still authenticates after 20 s');
   // Expired: the authenticator reads `expiration` (RFC 3339, as the Secret writes it).
   const old = newBootstrapToken();
-  await kube.create('/api/v1/namespaces/kube-system/secrets', bootstrapTokenSecret(old.id, old.secret, new Date(Date.now() - 60_000), 'expired'));
+  await kube.create(
+    '/api/v1/namespaces/kube-system/secrets',
+    bootstrapTokenSecret(old.id, old.secret, new Date(Date.now() - 60_000), 'expired'),
+  );
   assert.equal((await whoami(old.token)).status, 401);
 });
 
@@ -221,29 +273,76 @@ function joiningHost(log: string[]): WindowsHost {
     // kubeadm: cluster-info, read anonymously, and its CA checked against the pin.
     const info = await as({}, 'GET', '/api/v1/namespaces/kube-public/configmaps/cluster-info');
     assert.equal(info.status, 200, `anonymous cluster-info: ${JSON.stringify(info.body)}`);
-    const kc = load((info.body.data as { kubeconfig: string }).kubeconfig) as { clusters: { cluster: { server: string; 'certificate-authority-data': string } }[] };
+    const kc = load((info.body.data as { kubeconfig: string }).kubeconfig) as {
+      clusters: { cluster: { server: string; 'certificate-authority-data': string } }[];
+    };
     const ca = Buffer.from(kc.clusters[0].cluster['certificate-authority-data'], 'base64').toString('utf8');
-    if (caCertHash(ca) !== CaCertHash) return { exitCode: 1, output: `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${caCertHash(ca)}" are pinned` };
+    if (caCertHash(ca) !== CaCertHash)
+      return {
+        exitCode: 1,
+        output: `cluster CA found in cluster-info ConfigMap is invalid: none of the public keys "${caCertHash(ca)}" are pinned`,
+      };
     assert.equal(new URL(kc.clusters[0].cluster.server).host, Endpoint);
     log.push('discovery ok');
     // kubelet TLS bootstrap: a key and a CSR for system:node:<name>, filed with the bootstrap token.
-    openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'kubelet.key', '-out', 'kubelet.csr', '-subj', `/O=system:nodes/CN=system:node:${NodeName}`]);
+    openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'kubelet.key',
+      '-out',
+      'kubelet.csr',
+      '-subj',
+      `/O=system:nodes/CN=system:node:${NodeName}`,
+    ]);
     const csrName = `node-csr-${randomBytes(6).toString('hex')}`;
     const csr = await as({ token: Token }, 'POST', '/apis/certificates.k8s.io/v1/certificatesigningrequests', {
       apiVersion: 'certificates.k8s.io/v1',
       kind: 'CertificateSigningRequest',
       metadata: { name: csrName },
-      spec: { request: readFileSync(join(tmp, 'kubelet.csr')).toString('base64'), signerName: 'kubernetes.io/kube-apiserver-client-kubelet', usages: ['digital signature', 'client auth'] },
+      spec: {
+        request: readFileSync(join(tmp, 'kubelet.csr')).toString('base64'),
+        signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
+        usages: ['digital signature', 'client auth'],
+      },
     });
-    if (csr.status !== 201) return { exitCode: 1, output: `error: failed to run Kubelet: cannot create certificate signing request: ${csr.body.message}` };
+    if (csr.status !== 201)
+      return {
+        exitCode: 1,
+        output: `error: failed to run Kubelet: cannot create certificate signing request: ${csr.body.message}`,
+      };
     log.push(`csr ${csrName} by ${String((csr.body.spec as { username: string }).username)}`);
     // The controller-manager's approver and signer.
     const approval = {
       ...csr.body,
-      status: { conditions: [{ type: 'Approved', status: 'True', reason: 'AutoApproved', message: 'Auto approving kubelet client certificate after SubjectAccessReview.' }] },
+      status: {
+        conditions: [
+          {
+            type: 'Approved',
+            status: 'True',
+            reason: 'AutoApproved',
+            message: 'Auto approving kubelet client certificate after SubjectAccessReview.',
+          },
+        ],
+      },
     };
-    expectStatus(await api.request(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}/approval`, { method: 'PUT', body: approval }), [200], 'approve');
-    writeFileSync(join(tmp, 'client.ext'), 'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n');
+    expectStatus(
+      await api.request(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}/approval`, {
+        method: 'PUT',
+        body: approval,
+      }),
+      [200],
+      'approve',
+    );
+    writeFileSync(
+      join(tmp, 'client.ext'),
+      'basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=clientAuth\n',
+    );
     openssl([
       'x509',
       '-req',
@@ -262,11 +361,31 @@ function joiningHost(log: string[]): WindowsHost {
       '-out',
       'kubelet.crt',
     ]);
-    const approved = expectStatus(await api.request<Record<string, unknown>>(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}`), [200], 'csr');
-    const signed = { ...approved, status: { ...(approved.status as object), certificate: readFileSync(join(tmp, 'kubelet.crt')).toString('base64') } };
-    expectStatus(await api.request(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}/status`, { method: 'PUT', body: signed }), [200], 'sign');
+    const approved = expectStatus(
+      await api.request<Record<string, unknown>>(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}`),
+      [200],
+      'csr',
+    );
+    const signed = {
+      ...approved,
+      status: {
+        ...(approved.status as object),
+        certificate: readFileSync(join(tmp, 'kubelet.crt')).toString('base64'),
+      },
+    };
+    expectStatus(
+      await api.request(`/apis/certificates.k8s.io/v1/certificatesigningrequests/${csrName}/status`, {
+        method: 'PUT',
+        body: signed,
+      }),
+      [200],
+      'sign',
+    );
     // The kubelet, now with its own client certificate, registers its Node and reports Ready.
-    const cred = { cert: readFileSync(join(tmp, 'kubelet.crt'), 'utf8'), key: readFileSync(join(tmp, 'kubelet.key'), 'utf8') };
+    const cred = {
+      cert: readFileSync(join(tmp, 'kubelet.crt'), 'utf8'),
+      key: readFileSync(join(tmp, 'kubelet.key'), 'utf8'),
+    };
     const node = windowsNode(NodeName, { build: '10.0.20348', address: '10.0.133.9', unmanaged: true }) as SeedObject;
     // A kubeadm kubelet registers without taints (not WMCO's os=Windows); the plan adds its own.
     (node.spec as { taints?: unknown[] }).taints = [];
@@ -274,7 +393,8 @@ function joiningHost(log: string[]): WindowsHost {
     delete (spec.metadata as Record<string, unknown>).uid;
     delete (spec.metadata as Record<string, unknown>).creationTimestamp;
     const created = await as(cred, 'POST', '/api/v1/nodes', spec);
-    if (created.status !== 201) return { exitCode: 1, output: `kubelet: unable to register node: ${created.body.message}` };
+    if (created.status !== 201)
+      return { exitCode: 1, output: `kubelet: unable to register node: ${created.body.message}` };
     const ready = await as(cred, 'PUT', `/api/v1/nodes/${NodeName}/status`, { ...created.body, status });
     assert.equal(ready.status, 200, JSON.stringify(ready.body));
     log.push('node registered by the kubelet');
@@ -298,9 +418,17 @@ test('kubeadm join: the join step makes a token, the host joins as kubeadm and t
   } as unknown as Parameters<typeof buildKubeadmJoinPlan>[0];
   const full = buildKubeadmJoinPlan(opts);
   // The host-side steps (containerd, kubelet service …) are the simulated hosts' business (test/integration).
-  const plan: Plan<KubeadmContext> = { ...full, steps: full.steps.filter((s) => ['join', 'node-ready', 'taint'].includes(s.id)) };
+  const plan: Plan<KubeadmContext> = {
+    ...full,
+    steps: full.steps.filter((s) => ['join', 'node-ready', 'taint'].includes(s.id)),
+  };
   const ctx: KubeadmContext = { opts, state: { nodeName } };
-  const before = new Set(((await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')).items ?? []).map((s) => s.metadata.name));
+  const before = new Set(
+    (
+      (await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')).items ??
+      []
+    ).map((s) => s.metadata.name),
+  );
   const result = await runPlan(plan, ctx);
   assert.equal(result.outcome, 'done', JSON.stringify(result.error));
   assert.deepEqual(log.slice(0, 1), ['discovery ok']);
@@ -308,7 +436,9 @@ test('kubeadm join: the join step makes a token, the host joins as kubeadm and t
   assert.equal(log[2], 'node registered by the kubelet');
 
   // The token Secret the step made is deleted, and its token no longer authenticates.
-  const after = ((await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')).items ?? []).map((s) => s.metadata.name);
+  const after = (
+    (await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')).items ?? []
+  ).map((s) => s.metadata.name);
   assert.deepEqual(
     after.filter((n) => n.startsWith('bootstrap-token-') && !before.has(n)),
     [],
@@ -326,7 +456,9 @@ test('kubeadm join: the join step makes a token, the host joins as kubeadm and t
   assert.equal(csrs[0].spec.signerName, 'kubernetes.io/kube-apiserver-client-kubelet');
 
   // The Node, registered by the node identity, Ready and tainted by the plan.
-  const node = await kube.get<RebootNode & { metadata: { managedFields?: { manager?: string }[] } }>(`/api/v1/nodes/${nodeName}`);
+  const node = await kube.get<RebootNode & { metadata: { managedFields?: { manager?: string }[] } }>(
+    `/api/v1/nodes/${nodeName}`,
+  );
   assert.ok(
     node.spec?.taints?.some((t) => t.key === 'os' && t.value === 'windows' && t.effect === 'NoSchedule'),
     JSON.stringify(node.spec?.taints),
@@ -338,10 +470,17 @@ test('kubeadm join: the join step makes a token, the host joins as kubeadm and t
 
   // An os:NoSchedule taint with another value (WMCO's os=Windows): replaced, since the API server
   // keeps taints unique by key and effect and refuses a second one.
-  await kube.patch(`/api/v1/nodes/${nodeName}`, { spec: { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] } });
-  const taint = await runPlan({ ...plan, steps: plan.steps.filter((s) => s.id === 'taint') }, { opts, state: { nodeName } });
+  await kube.patch(`/api/v1/nodes/${nodeName}`, {
+    spec: { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
+  });
+  const taint = await runPlan(
+    { ...plan, steps: plan.steps.filter((s) => s.id === 'taint') },
+    { opts, state: { nodeName } },
+  );
   assert.equal(taint.outcome, 'done', JSON.stringify(taint.error));
-  assert.deepEqual((await kube.get<RebootNode>(`/api/v1/nodes/${nodeName}`)).spec?.taints, [{ key: 'os', value: 'windows', effect: 'NoSchedule' }]);
+  assert.deepEqual((await kube.get<RebootNode>(`/api/v1/nodes/${nodeName}`)).spec?.taints, [
+    { key: 'os', value: 'windows', effect: 'NoSchedule' },
+  ]);
 });
 
 test("kubeadm join with a wrong CA pin: the host refuses, the step fails with kubeadm's words and still deletes its token", async () => {
@@ -357,18 +496,32 @@ test("kubeadm join with a wrong CA pin: the host refuses, the step fails with ku
   } as unknown as Parameters<typeof buildKubeadmJoinPlan>[0];
   const full = buildKubeadmJoinPlan(opts);
   const plan: Plan<KubeadmContext> = { ...full, steps: full.steps.filter((s) => s.id === 'join') };
-  const ctx: KubeadmContext = { opts, state: { nodeName, endpoint: new URL(api.server).host, caHash: `sha256:${'0'.repeat(64)}` } };
+  const ctx: KubeadmContext = {
+    opts,
+    state: { nodeName, endpoint: new URL(api.server).host, caHash: `sha256:${'0'.repeat(64)}` },
+  };
   const result = await runPlan(plan, ctx);
   assert.equal(result.outcome, 'failed');
-  assert.match(result.error?.message ?? '', /kubeadm join failed \(exit code 1\):\ncluster CA found in cluster-info ConfigMap is invalid/);
-  const secrets = (await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')).items.map((s) => s.metadata.name);
+  assert.match(
+    result.error?.message ?? '',
+    /kubeadm join failed \(exit code 1\):\ncluster CA found in cluster-info ConfigMap is invalid/,
+  );
+  const secrets = (
+    await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/namespaces/kube-system/secrets')
+  ).items.map((s) => s.metadata.name);
   assert.ok(!secrets.includes(`bootstrap-token-${ctx.state.tokenId}`), 'token deleted after a failed join');
 });
 
 // ---------------------------------------------------------------------------------------------
 // Eviction with PodDisruptionBudgets
 
-async function readyPod(ns: string, name: string, nodeName: string, labels: Record<string, string>, extra: Record<string, unknown> = {}): Promise<void> {
+async function readyPod(
+  ns: string,
+  name: string,
+  nodeName: string,
+  labels: Record<string, string>,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
   await seed(api, [
     {
       apiVersion: 'v1',
@@ -380,18 +533,43 @@ async function readyPod(ns: string, name: string, nodeName: string, labels: Reco
         tolerations: [{ key: 'os', operator: 'Exists', effect: 'NoSchedule' }],
         containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }],
       },
-      status: { phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }], startTime: new Date().toISOString() },
+      status: {
+        phase: 'Running',
+        conditions: [{ type: 'Ready', status: 'True' }],
+        startTime: new Date().toISOString(),
+      },
     },
   ]);
 }
 
 /** The disruption controller's part: the budget's status, as it would compute it. */
-async function budgetStatus(ns: string, name: string, allowed: number, healthy: number, desired: number): Promise<void> {
-  const pdb = expectStatus(await api.request<Record<string, unknown> & { metadata: { generation: number } }>(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/${name}`), [200], 'pdb');
+async function budgetStatus(
+  ns: string,
+  name: string,
+  allowed: number,
+  healthy: number,
+  desired: number,
+): Promise<void> {
+  const pdb = expectStatus(
+    await api.request<Record<string, unknown> & { metadata: { generation: number } }>(
+      `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/${name}`,
+    ),
+    [200],
+    'pdb',
+  );
   expectStatus(
     await api.request(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/${name}/status`, {
       method: 'PUT',
-      body: { ...pdb, status: { observedGeneration: pdb.metadata.generation, disruptionsAllowed: allowed, currentHealthy: healthy, desiredHealthy: desired, expectedPods: healthy } },
+      body: {
+        ...pdb,
+        status: {
+          observedGeneration: pdb.metadata.generation,
+          disruptionsAllowed: allowed,
+          currentHealthy: healthy,
+          desiredHealthy: desired,
+          expectedPods: healthy,
+        },
+      },
     }),
     [200],
     'pdb status',
@@ -403,10 +581,15 @@ function kubeletFinalizer(nodeName: string): () => Promise<void> {
   let stop = false;
   const loop = (async () => {
     while (!stop) {
-      const pods = await kube.get<{ items: { metadata: { name: string; namespace: string; deletionTimestamp?: string } }[] }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` });
+      const pods = await kube.get<{
+        items: { metadata: { name: string; namespace: string; deletionTimestamp?: string } }[];
+      }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` });
       for (const p of pods.items) {
         if (p.metadata.deletionTimestamp)
-          await api.request(`/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`, { method: 'DELETE', body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 } });
+          await api.request(`/api/v1/namespaces/${p.metadata.namespace}/pods/${p.metadata.name}`, {
+            method: 'DELETE',
+            body: { apiVersion: 'v1', kind: 'DeleteOptions', gracePeriodSeconds: 0 },
+          });
       }
       await sleep(100);
     }
@@ -429,11 +612,26 @@ test("drain: eviction refused by a PodDisruptionBudget names the budget and the 
     'agent-x7k2p',
     nodeName,
     { app: 'agent' },
-    { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'agent', uid: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b', controller: true }] },
+    {
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'DaemonSet',
+          name: 'agent',
+          uid: '6f1d2c3b-4a5e-4f60-8a7b-9c0d1e2f3a4b',
+          controller: true,
+        },
+      ],
+    },
   );
   expectStatus(
     await api.request(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
-      body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name: 'web', namespace: ns }, spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } } },
+      body: {
+        apiVersion: 'policy/v1',
+        kind: 'PodDisruptionBudget',
+        metadata: { name: 'web', namespace: ns },
+        spec: { minAvailable: 2, selector: { matchLabels: { app: 'web' } } },
+      },
     }),
     [201],
     'pdb',
@@ -448,7 +646,12 @@ test("drain: eviction refused by a PodDisruptionBudget names the budget and the 
   const first = await runPlan(plan, blocked);
   assert.equal(first.outcome, 'failed');
   assert.equal(first.error?.stepId, 'drain');
-  assert.match(first.error?.message ?? '', new RegExp(`blocked by the PodDisruptionBudget ${ns}/web: ${ns}/web-0 \\(The disruption budget web needs 2 healthy pods and has 2 currently\\)`));
+  assert.match(
+    first.error?.message ?? '',
+    new RegExp(
+      `blocked by the PodDisruptionBudget ${ns}/web: ${ns}/web-0 \\(The disruption budget web needs 2 healthy pods and has 2 currently\\)`,
+    ),
+  );
   assert.match(first.error?.message ?? '', new RegExp(`The node ${nodeName} stays cordoned`));
   assert.deepEqual(
     blocked.state.blockedBy?.map((b) => [b.pod, b.pdb]),
@@ -469,7 +672,9 @@ test("drain: eviction refused by a PodDisruptionBudget names the budget and the 
   } finally {
     await finish();
   }
-  const left = await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${nodeName}` });
+  const left = await kube.get<{ items: { metadata: { name: string } }[] }>('/api/v1/pods', {
+    fieldSelector: `spec.nodeName=${nodeName}`,
+  });
   assert.deepEqual(
     left.items.map((p) => p.metadata.name),
     ['agent-x7k2p'],
@@ -477,7 +682,9 @@ test("drain: eviction refused by a PodDisruptionBudget names the budget and the 
   assert.deepEqual(ctx.state.skipped, [`${ns}/agent-x7k2p (a DaemonSet pod)`]);
   // The eviction subresource counted the disruptions in the budget's status.
   const pdb = expectStatus(
-    await api.request<{ status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } }>(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/web`),
+    await api.request<{ status: { disruptionsAllowed: number; disruptedPods?: Record<string, string> } }>(
+      `/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets/web`,
+    ),
     [200],
     'pdb',
   );
@@ -497,7 +704,12 @@ test('drain: a pod selected by two PodDisruptionBudgets, which the Eviction API 
   ] as const) {
     expectStatus(
       await api.request(`/apis/policy/v1/namespaces/${ns}/poddisruptionbudgets`, {
-        body: { apiVersion: 'policy/v1', kind: 'PodDisruptionBudget', metadata: { name, namespace: ns }, spec: { maxUnavailable: 1, selector: { matchLabels: selector } } },
+        body: {
+          apiVersion: 'policy/v1',
+          kind: 'PodDisruptionBudget',
+          metadata: { name, namespace: ns },
+          spec: { maxUnavailable: 1, selector: { matchLabels: selector } },
+        },
       }),
       [201],
       'pdb',
@@ -510,7 +722,12 @@ test('drain: a pod selected by two PodDisruptionBudgets, which the Eviction API 
   const plan: Plan<RebootContext> = { ...full, steps: full.steps.filter((s) => s.id === 'drain') };
   const result = await runPlan(plan, { opts, state: {} });
   assert.equal(result.outcome, 'failed');
-  assert.match(result.error?.message ?? '', new RegExp(`Cannot evict ${ns}/api-0: it is selected by several PodDisruptionBudgets \\(${ns}/api, ${ns}/backend\\)`));
+  assert.match(
+    result.error?.message ?? '',
+    new RegExp(
+      `Cannot evict ${ns}/api-0: it is selected by several PodDisruptionBudgets \\(${ns}/api, ${ns}/backend\\)`,
+    ),
+  );
 });
 
 // ---- kube-windows join --via kubeadm --dry-run against the real API server --------------------
@@ -537,10 +754,17 @@ async function withCluster(objects: SeedObject[], fn: () => Promise<void>): Prom
   try {
     await fn();
   } finally {
-    for (const o of [...created].reverse() as { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; selfLink?: string } }[]) {
+    for (const o of [...created].reverse() as {
+      apiVersion: string;
+      kind: string;
+      metadata: { name: string; namespace?: string; selfLink?: string };
+    }[]) {
       const group = o.apiVersion.includes('/') ? `/apis/${o.apiVersion}` : `/api/${o.apiVersion}`;
       const plural = `${o.kind.toLowerCase()}s`.replace(/ys$/, 'ies');
-      await api.request(`${group}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}/${o.metadata.name}`, { method: 'DELETE' });
+      await api.request(
+        `${group}${o.metadata.namespace ? `/namespaces/${o.metadata.namespace}` : ''}/${plural}/${o.metadata.name}`,
+        { method: 'DELETE' },
+      );
     }
   }
 }
@@ -567,37 +791,75 @@ const dryRun = (extra: string[] = [], payload = payloadDir()) =>
 const serverVersion = async () => (await kube.get<{ gitVersion: string }>('/version')).gitVersion;
 
 /** The preflight block (above the first STEP) of a dry run's output. */
-const preflightOf = (stdout: string) => stdout.slice(stdout.indexOf('Cluster preflight (read only):'), stdout.indexOf('STEP 1/'));
+const preflightOf = (stdout: string) =>
+  stdout.slice(stdout.indexOf('Cluster preflight (read only):'), stdout.indexOf('STEP 1/'));
 
 test('join --via kubeadm --dry-run, Calico cluster: the preflight passes above the plan (exit 0); the plan shows every step and the Windows networking objects, which the server accepts', async () => {
   const version = await serverVersion();
-  await withCluster([controlPlaneNode('kw-cp-1') as SeedObject, ...(kubeadmKubeProxy(api.server, version) as SeedObject[]), ...(calicoManifest('v3.28.2') as SeedObject[])], async () => {
-    const r = await dryRun();
-    assert.equal(r.code, 0, r.stderr + r.stdout);
-    const pre = preflightOf(r.stdout);
-    assert.ok(pre.length > 0 && r.stdout.indexOf('Cluster preflight') < r.stdout.indexOf('STEP 1/'), 'the findings come above the plan');
-    assert.match(pre, /✓ The control plane runs Linux \(kw-cp-1\)/);
-    assert.match(pre, /✓ CNI: calico v3\.28\.2 \(DaemonSet kube-system\/calico-node\)/);
-    assert.match(pre, new RegExp(`✓ kubelet ${version.replace(/\./g, '\\.')} is within the version skew policy`));
-    assert.match(pre, /✓ containerd 1\.7\.27 runs HostProcess containers/);
-    assert.doesNotMatch(pre, /✗/);
-    for (const id of ['preflight', 'kube-binaries', 'kubelet-service', 'join', 'taint', 'windows-networking', 'node-ready', 'networking-pods', 'runtime-class', 'probe'])
-      assert.match(r.stdout, new RegExp(`STEP \\d+/17  ${id} `), id);
-    assert.match(r.stdout, /calico-node-windows/);
-    assert.match(r.stdout, /^ {4}# Made by kube-windows join for the cluster's calico v3\.28\.2 \(found: DaemonSet kube-system\/calico-node\)/m);
-    assert.match(r.stdout, new RegExp(`sigwindowstools/kube-proxy:${version.replace(/\./g, '\\.')}-calico-hostprocess`));
-    assert.match(r.stdout, /--register-with-taints=os=windows:NoSchedule/);
-    assert.doesNotMatch(r.stdout, /[a-z0-9]{6}\.[a-z0-9]{16}/, 'no token');
-  });
+  await withCluster(
+    [
+      controlPlaneNode('kw-cp-1') as SeedObject,
+      ...(kubeadmKubeProxy(api.server, version) as SeedObject[]),
+      ...(calicoManifest('v3.28.2') as SeedObject[]),
+    ],
+    async () => {
+      const r = await dryRun();
+      assert.equal(r.code, 0, r.stderr + r.stdout);
+      const pre = preflightOf(r.stdout);
+      assert.ok(
+        pre.length > 0 && r.stdout.indexOf('Cluster preflight') < r.stdout.indexOf('STEP 1/'),
+        'the findings come above the plan',
+      );
+      assert.match(pre, /✓ The control plane runs Linux \(kw-cp-1\)/);
+      assert.match(pre, /✓ CNI: calico v3\.28\.2 \(DaemonSet kube-system\/calico-node\)/);
+      assert.match(pre, new RegExp(`✓ kubelet ${version.replace(/\./g, '\\.')} is within the version skew policy`));
+      assert.match(pre, /✓ containerd 1\.7\.27 runs HostProcess containers/);
+      assert.doesNotMatch(pre, /✗/);
+      for (const id of [
+        'preflight',
+        'kube-binaries',
+        'kubelet-service',
+        'join',
+        'taint',
+        'windows-networking',
+        'node-ready',
+        'networking-pods',
+        'runtime-class',
+        'probe',
+      ])
+        assert.match(r.stdout, new RegExp(`STEP \\d+/17  ${id} `), id);
+      assert.match(r.stdout, /calico-node-windows/);
+      assert.match(
+        r.stdout,
+        /^ {4}# Made by kube-windows join for the cluster's calico v3\.28\.2 \(found: DaemonSet kube-system\/calico-node\)/m,
+      );
+      assert.match(
+        r.stdout,
+        new RegExp(`sigwindowstools/kube-proxy:${version.replace(/\./g, '\\.')}-calico-hostprocess`),
+      );
+      assert.match(r.stdout, /--register-with-taints=os=windows:NoSchedule/);
+      assert.doesNotMatch(r.stdout, /[a-z0-9]{6}\.[a-z0-9]{16}/, 'no token');
+    },
+  );
   // The objects the windows-networking step would create, as the server validates them (dryRun=All, strict).
-  const { windowsNetworkingObjects, runtimeClassFor, probePod } = await import('../../src/core/windows/kubeadm-networking');
+  const { windowsNetworkingObjects, runtimeClassFor, probePod } =
+    await import('../../src/core/windows/kubeadm-networking');
   const { objectPaths } = await import('../../src/cluster/networking');
   await ensureNamespace(api, 'kube-flannel');
   for (const cni of [
     { kind: 'calico' as const, via: 'x', namespace: 'kube-system', daemonSet: 'calico-node', version: 'v3.28.2' },
     { kind: 'flannel' as const, via: 'x', namespace: 'kube-flannel', daemonSet: 'kube-flannel-ds', version: 'v0.25.6' },
   ]) {
-    for (const o of [...windowsNetworkingObjects({ cni, serverVersion: version, endpoint: '10.0.0.10:6443', serviceSubnet: '10.96.0.0/12' }), runtimeClassFor(26100)!, probePod('win-1', 26100)]) {
+    for (const o of [
+      ...windowsNetworkingObjects({
+        cni,
+        serverVersion: version,
+        endpoint: '10.0.0.10:6443',
+        serviceSubnet: '10.96.0.0/12',
+      }),
+      runtimeClassFor(26100)!,
+      probePod('win-1', 26100),
+    ]) {
       const r = await api.request(`${objectPaths(o).collection}?dryRun=All&fieldValidation=Strict`, { body: o });
       assert.equal(r.status, 201, `${o.kind} ${o.metadata.name}: ${JSON.stringify(r.body)}`);
     }
@@ -605,18 +867,21 @@ test('join --via kubeadm --dry-run, Calico cluster: the preflight passes above t
 });
 
 test('join --via kubeadm --dry-run, Flannel with a wrong backend: exit 1, the finding says exactly what to change, above the plan', async () => {
-  await withCluster([controlPlaneNode('kw-cp-2') as SeedObject, ...(flannel({ Type: 'vxlan' }) as SeedObject[])], async () => {
-    const r = await dryRun();
-    assert.equal(r.code, 1, r.stderr + r.stdout);
-    const pre = preflightOf(r.stdout);
-    assert.match(pre, /✓ CNI: flannel v0\.25\.6 \(DaemonSet kube-flannel\/kube-flannel-ds\)/);
-    assert.match(
-      pre,
-      /✗ flannel's backend does not work with Windows nodes: VNI is unset \(flannel defaults to 1\) \(must be 4096\), Port is unset \(flannel defaults to 8472\) \(must be 4789\) in kube-flannel\/kube-flannel-cfg net-conf\.json\n {4}fix: Set "Backend": \{"Type": "vxlan", "VNI": 4096, "Port": 4789\} in kube-flannel\/kube-flannel-cfg net-conf\.json/,
-    );
-    assert.match(r.stdout, /STEP 1\/17  preflight /, 'the plan is still shown');
-    assert.match(r.stderr, /the cluster preflight found problems/);
-  });
+  await withCluster(
+    [controlPlaneNode('kw-cp-2') as SeedObject, ...(flannel({ Type: 'vxlan' }) as SeedObject[])],
+    async () => {
+      const r = await dryRun();
+      assert.equal(r.code, 1, r.stderr + r.stdout);
+      const pre = preflightOf(r.stdout);
+      assert.match(pre, /✓ CNI: flannel v0\.25\.6 \(DaemonSet kube-flannel\/kube-flannel-ds\)/);
+      assert.match(
+        pre,
+        /✗ flannel's backend does not work with Windows nodes: VNI is unset \(flannel defaults to 1\) \(must be 4096\), Port is unset \(flannel defaults to 8472\) \(must be 4789\) in kube-flannel\/kube-flannel-cfg net-conf\.json\n {4}fix: Set "Backend": \{"Type": "vxlan", "VNI": 4096, "Port": 4789\} in kube-flannel\/kube-flannel-cfg net-conf\.json/,
+      );
+      assert.match(r.stdout, /STEP 1\/17  preflight /, 'the plan is still shown');
+      assert.match(r.stderr, /the cluster preflight found problems/);
+    },
+  );
   // host-gw: the other documented flannel backend, not the one Windows overlay networking needs.
   await withCluster([...(flannel({ Type: 'host-gw' }) as SeedObject[])], async () => {
     const r = await dryRun();
@@ -631,7 +896,12 @@ test('join --via kubeadm --dry-run, skewed versions and an unsupported CNI: exit
   await withCluster([...(calicoManifest() as SeedObject[])], async () => {
     const newer = await dryRun(['--kubernetes-version', `v${major}.${minor + 1}.0`]);
     assert.equal(newer.code, 1, newer.stderr + newer.stdout);
-    assert.match(preflightOf(newer.stdout), new RegExp(`✗ kubelet v${major}\\.${minor + 1}\\.0 would be newer than the API server \\(${version.replace(/\./g, '\\.')}\\)`));
+    assert.match(
+      preflightOf(newer.stdout),
+      new RegExp(
+        `✗ kubelet v${major}\\.${minor + 1}\\.0 would be newer than the API server \\(${version.replace(/\./g, '\\.')}\\)`,
+      ),
+    );
     const old = await dryRun(['--kubernetes-version', `v${major}.${minor - 4}.0`]);
     assert.equal(old.code, 1);
     assert.match(preflightOf(old.stdout), /✗ kubelet .* is 4 minor versions older than the API server .* at most 3/);
@@ -648,6 +918,9 @@ test('join --via kubeadm --dry-run, skewed versions and an unsupported CNI: exit
   await withCluster([...(cilium() as SeedObject[])], async () => {
     const r = await dryRun();
     assert.equal(r.code, 1);
-    assert.match(preflightOf(r.stdout), /✗ No CNI that supports Windows nodes was found \(DaemonSets: kube-system\/cilium\): this network plugin is not supported for Windows/);
+    assert.match(
+      preflightOf(r.stdout),
+      /✗ No CNI that supports Windows nodes was found \(DaemonSets: kube-system\/cilium\): this network plugin is not supported for Windows/,
+    );
   });
 });

@@ -20,7 +20,17 @@ import { runPlan } from '../../src/bootstrap/runner';
 import type { Plan } from '../../src/bootstrap/plan';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import { linuxNode, windowsNode } from '../support/kube-seed';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  ensureNamespace,
+  expectStatus,
+  ROOT,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 interface Kwok {
   stop(): Promise<void>;
@@ -46,8 +56,14 @@ function fake(node: SeedObject): SeedObject {
 before(async () => {
   api = await useApiServer();
   tmp = mkdtempSync(join(tmpdir(), 'kw-kwok-'));
-  const harness = (await import(pathToFileURL(join(ROOT, 'scripts', 'kwok.mjs')).href)) as { startKwok(o: { kubeconfigPath: string; dir: string; log?: (l: string) => void }): Promise<Kwok> };
-  kwok = await harness.startKwok({ kubeconfigPath: api.kubeconfigPath, dir: tmp, log: (l) => /build/.test(l) && console.error(l) });
+  const harness = (await import(pathToFileURL(join(ROOT, 'scripts', 'kwok.mjs')).href)) as {
+    startKwok(o: { kubeconfigPath: string; dir: string; log?: (l: string) => void }): Promise<Kwok>;
+  };
+  kwok = await harness.startKwok({
+    kubeconfigPath: api.kubeconfigPath,
+    dir: tmp,
+    log: (l) => /build/.test(l) && console.error(l),
+  });
   const load = loadKubeconfig({ explicit: api.kubeconfigPath });
   assert.ok(load.ok);
   kube = new KubeClient(configForContext(load.config, CONTEXT_ADMIN), { timeoutMs: 10_000 });
@@ -102,7 +118,10 @@ test('KWOK brings a Windows node up as a kubelet would: Ready, its Windows nodeI
   const model = await s.windowsNodes();
   // Registered as a kubelet registers: one create with the status in it (nodeInfo and all), so
   // KWOK never sees the Node without its nodeInfo.
-  for (const n of [fake(windowsNode(WIN, { build: '10.0.20348', address: '10.0.135.4', ready: false }) as SeedObject), fake(linuxNode(LINUX, { ready: false }) as SeedObject)]) {
+  for (const n of [
+    fake(windowsNode(WIN, { build: '10.0.20348', address: '10.0.135.4', ready: false }) as SeedObject),
+    fake(linuxNode(LINUX, { ready: false }) as SeedObject),
+  ]) {
     delete n.metadata.uid;
     delete n.metadata.creationTimestamp;
     expectStatus(await api.request('/api/v1/nodes', { body: n }), [201], `creating ${n.metadata.name}`);
@@ -146,7 +165,11 @@ test('pods on the KWOK Windows node: one Running and Ready, one whose container 
       containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }],
     },
   });
-  await seed(api, [pod('iis', WIN), pod('crashy', WIN, { 'pod-container-running-failed.stage.kwok.x-k8s.io': 'true' }), pod('waiting', undefined)]);
+  await seed(api, [
+    pod('iis', WIN),
+    pod('crashy', WIN, { 'pod-container-running-failed.stage.kwok.x-k8s.io': 'true' }),
+    pod('waiting', undefined),
+  ]);
   const s = session();
   const views = await waitFor('KWOK to run the pods', async () => {
     const v = await s.podsOfNode(WIN);
@@ -162,8 +185,15 @@ test('pods on the KWOK Windows node: one Running and Ready, one whose container 
       ['iis', 'Running', true, 0],
     ],
   );
-  const crashy = await kube.get<{ status: { containerStatuses: { state: { terminated?: { exitCode: number; reason: string } } }[] } }>(`/api/v1/namespaces/${NS}/pods/crashy`);
-  assert.deepEqual(crashy.status.containerStatuses[0].state.terminated && { exitCode: crashy.status.containerStatuses[0].state.terminated.exitCode }, { exitCode: 1 });
+  const crashy = await kube.get<{
+    status: { containerStatuses: { state: { terminated?: { exitCode: number; reason: string } } }[] };
+  }>(`/api/v1/namespaces/${NS}/pods/crashy`);
+  assert.deepEqual(
+    crashy.status.containerStatuses[0].state.terminated && {
+      exitCode: crashy.status.containerStatuses[0].state.terminated.exitCode,
+    },
+    { exitCode: 1 },
+  );
   const waiting = await kube.get<{ status: { phase: string } }>(`/api/v1/namespaces/${NS}/pods/waiting`);
   assert.equal(waiting.status.phase, 'Pending', 'no scheduler: a pod without nodeName stays Pending');
 });
@@ -172,7 +202,10 @@ test('a drain of the KWOK node: the pods are evicted and KWOK, as the kubelet, d
   const node = await kube.get<RebootNode>(`/api/v1/nodes/${WIN}`);
   const opts = { kube, host: {} as WindowsHost, node, evictionRetryMs: 2000, pollMs: 200, drainTimeoutMs: 30_000 };
   const full = buildRebootPlan(opts);
-  const plan: Plan<RebootContext> = { ...full, steps: full.steps.filter((st) => st.id === 'cordon' || st.id === 'drain') };
+  const plan: Plan<RebootContext> = {
+    ...full,
+    steps: full.steps.filter((st) => st.id === 'cordon' || st.id === 'drain'),
+  };
   const result = await runPlan(plan, { opts, state: {} });
   assert.equal(result.outcome, 'done', JSON.stringify(result.error));
   const left = await kube.get<{ items: unknown[] }>('/api/v1/pods', { fieldSelector: `spec.nodeName=${WIN}` });

@@ -11,7 +11,17 @@ import assert from 'node:assert/strict';
 import { pod, windowsNode } from '../support/kube-seed';
 import { ProblemsTree } from '../../src/views/problems-tree';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  CONTEXT_RESTRICTED,
+  ensureNamespace,
+  expectStatus,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 const NS = uniqueName('kw-live');
 const WIN1 = uniqueName('kw-live-win');
@@ -23,16 +33,30 @@ const template = {
   spec: {
     nodeSelector: { 'kubernetes.io/os': 'windows' },
     tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
-    containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', securityContext: { privileged: true } }],
+    containers: [
+      {
+        name: 'iis',
+        image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+        securityContext: { privileged: true },
+      },
+    ],
   },
 };
 
 before(async () => {
   api = await useApiServer();
   await ensureNamespace(api, NS);
-  await seed(api, [windowsNode(WIN1, { build: '10.0.20348' }) as SeedObject, windowsNode(WIN2, { build: '10.0.20348' }) as SeedObject]);
+  await seed(api, [
+    windowsNode(WIN1, { build: '10.0.20348' }) as SeedObject,
+    windowsNode(WIN2, { build: '10.0.20348' }) as SeedObject,
+  ]);
   const [deploy] = await seed(api, [
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'iis', namespace: NS }, spec: { replicas: 1, selector: { matchLabels: { app: 'iis' } }, template } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'iis', namespace: NS },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'iis' } }, template },
+    },
   ]);
   const deployUid = (deploy.metadata as { uid: string }).uid;
   // The ReplicaSet the deployment controller would make (there is none here): owned, so not checked again.
@@ -40,13 +64,20 @@ before(async () => {
     {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: 'iis-7d9c', namespace: NS, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'iis', uid: deployUid, controller: true }] },
+      metadata: {
+        name: 'iis-7d9c',
+        namespace: NS,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'iis', uid: deployUid, controller: true }],
+      },
       spec: { replicas: 1, selector: { matchLabels: { app: 'iis' } }, template },
     },
   ]);
   // SIMULATED KUBELET REPORT: the pod is bound to a Windows node of build 20348 and its container
   // cannot be created, as containerd reports an image of the wrong build (the status subresource).
-  const failing = pod('api-0', NS, WIN2, { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019' }) as SeedObject;
+  const failing = pod('api-0', NS, WIN2, {
+    windows: true,
+    image: 'mcr.microsoft.com/windows/servercore:ltsc2019',
+  }) as SeedObject;
   failing.status = {
     phase: 'Pending',
     containerStatuses: [
@@ -59,7 +90,8 @@ before(async () => {
         state: {
           waiting: {
             reason: 'CreateContainerError',
-            message: 'failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown',
+            message:
+              'failed to create containerd task: failed to create shim task: hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown',
           },
         },
       },
@@ -68,7 +100,11 @@ before(async () => {
   // A Windows pod without the toleration, never scheduled, and the event a scheduler would write.
   const pending = pod('report-0', NS, undefined, { windows: true }) as SeedObject;
   delete (pending.spec as { tolerations?: unknown }).tolerations;
-  const [, created] = await seed(api, [failing, pending, ...[1, 2, 3].map((i) => pod(`static-${i}`, NS, undefined) as SeedObject)]);
+  const [, created] = await seed(api, [
+    failing,
+    pending,
+    ...[1, 2, 3].map((i) => pod(`static-${i}`, NS, undefined) as SeedObject),
+  ]);
   const uid = (created.metadata as { uid: string }).uid;
   // SIMULATED SCHEDULER EVENT (the default scheduler's FailedScheduling words).
   expectStatus(
@@ -119,11 +155,29 @@ const EXPECTED_WINF001 =
   'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node NODE runs 10.0.20348 (2022): use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).';
 
 test('check --context -n NS --format json on a real API server, in pages of 2', async () => {
-  const r = await runCli(['check', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json', '--chunk-size', '2']);
+  const r = await runCli([
+    'check',
+    '--context',
+    CONTEXT_ADMIN,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-n',
+    NS,
+    '--format',
+    'json',
+    '--chunk-size',
+    '2',
+  ]);
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, '');
   const out = JSON.parse(r.stdout) as {
-    objects: { apiVersion: string; kind: string; namespace: string; name: string; findings: { ruleId: string; severity: string; message: string; path: string }[] }[];
+    objects: {
+      apiVersion: string;
+      kind: string;
+      namespace: string;
+      name: string;
+      findings: { ruleId: string; severity: string; message: string; path: string }[];
+    }[];
     summary: Record<string, number>;
   };
   const deploy = out.objects[0];
@@ -132,7 +186,9 @@ test('check --context -n NS --format json on a real API server, in pages of 2', 
     [`apps/v1 Deployment/${NS}/iis`, `v1 Pod/${NS}/api-0`, `v1 Pod/${NS}/report-0`],
   );
   assert.ok(
-    deploy.findings.some((f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged' && f.severity === 'error'),
+    deploy.findings.some(
+      (f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged' && f.severity === 'error',
+    ),
     JSON.stringify(deploy.findings),
   );
   // api-0 is a bare pod here (no controller made it): the rules run on it too. The server's defaults
@@ -140,7 +196,14 @@ test('check --context -n NS --format json on a real API server, in pages of 2', 
   const api0 = out.objects[1].findings;
   assert.deepEqual(
     api0.filter((f) => f.ruleId.startsWith('WINF')),
-    [{ ruleId: 'WINF001', severity: 'error', message: EXPECTED_WINF001.replace('NODE', WIN2), path: 'spec.containers[0].image' }],
+    [
+      {
+        ruleId: 'WINF001',
+        severity: 'error',
+        message: EXPECTED_WINF001.replace('NODE', WIN2),
+        path: 'spec.containers[0].image',
+      },
+    ],
   );
   assert.ok(!api0.some((f) => f.path.includes('defaultMode')), JSON.stringify(api0));
   const taint = out.objects[2].findings.filter((f) => f.ruleId.startsWith('WINF'));
@@ -148,20 +211,50 @@ test('check --context -n NS --format json on a real API server, in pages of 2', 
     taint.map((f) => [f.ruleId, f.path]),
     [['WINF004', 'spec.tolerations']],
   );
-  assert.match(taint[0].message, /^2 Windows node\(s\) carry the taint os=Windows:NoSchedule and the pod does not tolerate it\./);
+  assert.match(
+    taint[0].message,
+    /^2 Windows node\(s\) carry the taint os=Windows:NoSchedule and the pod does not tolerate it\./,
+  );
   // Every object of the namespace was read across the pages: the Deployment, the 5 pods (bare or not: api-0 is bare here, on a Windows node).
   assert.equal(out.summary.objects, 6);
   assert.equal(out.summary.errors, out.objects.flatMap((o) => o.findings).filter((f) => f.severity === 'error').length);
 });
 
 test('check --context -A finds the same objects among everything the server holds; --format sarif names them by logical location', async () => {
-  const r = await runCli(['check', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '-A', '--format', 'json', '--chunk-size', '50']);
+  const r = await runCli([
+    'check',
+    '--context',
+    CONTEXT_ADMIN,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-A',
+    '--format',
+    'json',
+    '--chunk-size',
+    '50',
+  ]);
   assert.equal(r.code, 1, r.stderr);
-  const out = JSON.parse(r.stdout) as { objects: { kind: string; namespace?: string; name: string; findings: { ruleId: string; message: string }[] }[] };
+  const out = JSON.parse(r.stdout) as {
+    objects: { kind: string; namespace?: string; name: string; findings: { ruleId: string; message: string }[] }[];
+  };
   const mine = out.objects.filter((o) => o.namespace === NS).map((o) => `${o.kind}/${o.name}`);
   assert.deepEqual(mine, ['Deployment/iis', 'Pod/api-0', 'Pod/report-0']);
-  const sarif = await runCli(['check', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'sarif']);
-  const results = (JSON.parse(sarif.stdout) as { runs: { results: { ruleId: string; locations: { logicalLocations: { fullyQualifiedName: string }[] }[] }[] }[] }).runs[0].results;
+  const sarif = await runCli([
+    'check',
+    '--context',
+    CONTEXT_ADMIN,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-n',
+    NS,
+    '--format',
+    'sarif',
+  ]);
+  const results = (
+    JSON.parse(sarif.stdout) as {
+      runs: { results: { ruleId: string; locations: { logicalLocations: { fullyQualifiedName: string }[] }[] }[] }[];
+    }
+  ).runs[0].results;
   const winf = results.find((x) => x.ruleId === 'WINF001');
   assert.equal(winf?.locations[0].logicalLocations[0].fullyQualifiedName, `Pod/${NS}/api-0`);
 });
@@ -169,7 +262,10 @@ test('check --context -A finds the same objects among everything the server hold
 test('snapshot --context reads the Windows nodes by label selector from the real server', async () => {
   const r = await runCli(['snapshot', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath]);
   assert.equal(r.code, 0, r.stderr);
-  const facts = JSON.parse(r.stdout) as { name: string; windowsNodes: { name: string; build: string; taints: { key: string; value?: string; effect: string }[] }[] };
+  const facts = JSON.parse(r.stdout) as {
+    name: string;
+    windowsNodes: { name: string; build: string; taints: { key: string; value?: string; effect: string }[] }[];
+  };
   assert.equal(facts.name, CONTEXT_ADMIN);
   for (const name of [WIN1, WIN2]) {
     const n = facts.windowsNodes.find((x) => x.name === name);
@@ -187,7 +283,14 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
     { apiGroups: ['batch'], resources: ['jobs', 'cronjobs'], verbs: ['get', 'list'] },
   ];
   expectStatus(
-    await api.request(`${rbac}/namespaces/${NS}/roles`, { body: { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'Role', metadata: { name: 'kw-workload-reader', namespace: NS }, rules } }),
+    await api.request(`${rbac}/namespaces/${NS}/roles`, {
+      body: {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'Role',
+        metadata: { name: 'kw-workload-reader', namespace: NS },
+        rules,
+      },
+    }),
     [201],
     'Role',
   );
@@ -205,13 +308,36 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
     'RoleBinding',
   );
   // RBAC answers from an informer: give it a moment to see the binding.
-  let r = await runCli(['check', '--context', CONTEXT_RESTRICTED, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json']);
+  let r = await runCli([
+    'check',
+    '--context',
+    CONTEXT_RESTRICTED,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-n',
+    NS,
+    '--format',
+    'json',
+  ]);
   for (let i = 0; i < 50 && /Deployments not read/.test(r.stderr); i++) {
     await new Promise((res) => setTimeout(res, 100));
-    r = await runCli(['check', '--context', CONTEXT_RESTRICTED, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--format', 'json']);
+    r = await runCli([
+      'check',
+      '--context',
+      CONTEXT_RESTRICTED,
+      '--kubeconfig',
+      api.kubeconfigPath,
+      '-n',
+      NS,
+      '--format',
+      'json',
+    ]);
   }
   assert.equal(r.code, 1, r.stderr);
-  const out = JSON.parse(r.stdout) as { objects: { kind: string; name: string }[]; unread: { what: string; message: string }[] };
+  const out = JSON.parse(r.stdout) as {
+    objects: { kind: string; name: string }[];
+    unread: { what: string; message: string }[];
+  };
   assert.deepEqual(out.unread.map((u) => u.what).sort(), [
     'CSIDrivers',
     'CSINodes',
@@ -224,8 +350,16 @@ test('a user who may read some kinds of one namespace: the refused lists are nam
     'Windows nodes',
   ]);
   const ds = out.unread.find((u) => u.what === 'DaemonSets');
-  assert.match(ds?.message ?? '', new RegExp(`You are not allowed to list daemonsets\\.apps in namespace "${NS}" on cluster "${CONTEXT_RESTRICTED}" \\(403 Forbidden\\)`));
-  assert.match(out.unread.find((u) => u.what === 'Windows nodes')?.message ?? '', /list nodes cluster-wide.*\(403 Forbidden\)/);
+  assert.match(
+    ds?.message ?? '',
+    new RegExp(
+      `You are not allowed to list daemonsets\\.apps in namespace "${NS}" on cluster "${CONTEXT_RESTRICTED}" \\(403 Forbidden\\)`,
+    ),
+  );
+  assert.match(
+    out.unread.find((u) => u.what === 'Windows nodes')?.message ?? '',
+    /list nodes cluster-wide.*\(403 Forbidden\)/,
+  );
   assert.deepEqual(
     r.stderr
       .trim()
@@ -268,7 +402,10 @@ test('the Windows workload problems view on a real API server: objects by kind, 
   const pod = await tree.document({ kind: 'Pod', namespace: NS, name: 'api-0' });
   const winf = pod?.findings.find((f) => f.ruleId === 'WINF001');
   assert.ok(pod && winf);
-  assert.match(pod.text.split('\n')[winf.range.start.line], /^\s+(- )?image: mcr\.microsoft\.com\/windows\/servercore:ltsc2019$/);
+  assert.match(
+    pod.text.split('\n')[winf.range.start.line],
+    /^\s+(- )?image: mcr\.microsoft\.com\/windows\/servercore:ltsc2019$/,
+  );
   // The restricted user of the previous test: what RBAC refuses is a line each, the Deployment still shown.
   tree.setScope({ context: CONTEXT_RESTRICTED, namespace: NS });
   const restricted = await tree.children();

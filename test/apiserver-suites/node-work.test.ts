@@ -14,12 +14,25 @@ import assert from 'node:assert/strict';
 import { linuxNode, pod } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, CONTEXT_RESTRICTED, ensureNamespace, expectStatus, proxyableAddress, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  CONTEXT_RESTRICTED,
+  ensureNamespace,
+  expectStatus,
+  proxyableAddress,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 const NODE = uniqueName('kw-logs-node');
 const NS = uniqueName('kw-drain');
-const KUBELET_LOG = 'I0501 10:00:00.000000    4242 server.go:484] "Kubelet version" kubeletVersion="v1.35.4"\nE0501 10:00:05.000000    4242 kubelet.go:2046] "Skipping pod synchronization"\n';
-const CONTAINERD = 'time="2026-05-01T10:00:01Z" level=info msg="starting containerd"\ntime="2026-05-01T10:00:02Z" level=error msg="failed to load cni"\n';
+const KUBELET_LOG =
+  'I0501 10:00:00.000000    4242 server.go:484] "Kubelet version" kubeletVersion="v1.35.4"\nE0501 10:00:05.000000    4242 kubelet.go:2046] "Skipping pod synchronization"\n';
+const CONTAINERD =
+  'time="2026-05-01T10:00:01Z" level=info msg="starting containerd"\ntime="2026-05-01T10:00:02Z" level=error msg="failed to load cni"\n';
 
 let api: RealApiServer;
 let kubelet: KubeletDouble;
@@ -56,7 +69,21 @@ test('nodes logs --path through the real API server: the kubelet double receives
 
 test('nodes logs --query --tail --since --pattern through the real API server: the query string arrives as sent', async () => {
   const before = Date.now();
-  const r = await run(['nodes', 'logs', NODE, '--context', CONTEXT_ADMIN, '--query', 'containerd', '--tail', '1', '--since', '1h', '--pattern', 'level=error']);
+  const r = await run([
+    'nodes',
+    'logs',
+    NODE,
+    '--context',
+    CONTEXT_ADMIN,
+    '--query',
+    'containerd',
+    '--tail',
+    '1',
+    '--since',
+    '1h',
+    '--pattern',
+    'level=error',
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, 'time="2026-05-01T10:00:02Z" level=error msg="failed to load cni"\n');
   const got = kubelet.requests.at(-1)!;
@@ -80,9 +107,20 @@ test('nodes logs through the real API server: the kubelet refusing and a caller 
     kubelet.set({ enableSystemLogQuery: true });
   }
   const seen = kubelet.requests.length;
-  const forbidden = await run(['nodes', 'logs', NODE, '--context', CONTEXT_RESTRICTED, '--path', 'kubelet/kubelet.log']);
+  const forbidden = await run([
+    'nodes',
+    'logs',
+    NODE,
+    '--context',
+    CONTEXT_RESTRICTED,
+    '--path',
+    'kubelet/kubelet.log',
+  ]);
   assert.equal(forbidden.code, 1);
-  assert.match(forbidden.stderr, /403: nodes "[^"]+" is forbidden: User "kube-windows-restricted" cannot get resource "nodes\/proxy".*RBAC `get` on the `nodes\/proxy` resource/);
+  assert.match(
+    forbidden.stderr,
+    /403: nodes "[^"]+" is forbidden: User "kube-windows-restricted" cannot get resource "nodes\/proxy".*RBAC `get` on the `nodes\/proxy` resource/,
+  );
   assert.equal(kubelet.requests.length, seen, 'the server stopped it before the kubelet');
 });
 
@@ -105,17 +143,43 @@ test('nodes cordon, drain (the real eviction API refusing for a PodDisruptionBud
   ]);
   const cordon = await run(['nodes', 'cordon', NODE, '--context', CONTEXT_ADMIN]);
   assert.equal(cordon.code, 0, cordon.stderr);
-  const n = expectStatus(await api.request<{ spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${NODE}`), [200], 'node');
+  const n = expectStatus(
+    await api.request<{ spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${NODE}`),
+    [200],
+    'node',
+  );
   assert.equal(n.spec?.unschedulable, true);
 
-  const drain = await run(['nodes', 'drain', NODE, '--context', CONTEXT_ADMIN, '--yes', '--timeout', '1', '--eviction-retry', '0', '--poll-interval', '50']);
+  const drain = await run([
+    'nodes',
+    'drain',
+    NODE,
+    '--context',
+    CONTEXT_ADMIN,
+    '--yes',
+    '--timeout',
+    '1',
+    '--eviction-retry',
+    '0',
+    '--poll-interval',
+    '50',
+  ]);
   assert.equal(drain.code, 1, drain.stdout + drain.stderr);
-  assert.match(drain.stdout, new RegExp(`blocked by the PodDisruptionBudget ${NS}/web-pdb: ${NS}/web-1 \\(The disruption budget web-pdb needs 1 healthy pods and has 1 currently\\)`));
+  assert.match(
+    drain.stdout,
+    new RegExp(
+      `blocked by the PodDisruptionBudget ${NS}/web-pdb: ${NS}/web-1 \\(The disruption budget web-pdb needs 1 healthy pods and has 1 currently\\)`,
+    ),
+  );
   assert.match(drain.stdout, /stays cordoned.*run the drain again/);
   assert.equal((await api.request(`/api/v1/namespaces/${NS}/pods/web-1`)).status, 200, 'the pod is still there');
 
   const uncordon = await run(['nodes', 'uncordon', NODE, '--context', CONTEXT_ADMIN]);
   assert.equal(uncordon.code, 0, uncordon.stderr);
-  const u = expectStatus(await api.request<{ spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${NODE}`), [200], 'node');
+  const u = expectStatus(
+    await api.request<{ spec?: { unschedulable?: boolean } }>(`/api/v1/nodes/${NODE}`),
+    [200],
+    'node',
+  );
   assert.equal(u.spec?.unschedulable, undefined);
 });

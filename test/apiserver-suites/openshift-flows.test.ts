@@ -20,7 +20,18 @@ import { clusterMirrorObjects } from '../../src/bootstrap/mirrors-apply';
 import { mirrorEntriesOf, renderHostsToml } from '../../src/core/mirrors/render';
 import { checkText } from '../../src/core/rules/checker';
 import { idms, itms, openshiftClusterConfig } from '../support/kube-seed';
-import { CONTEXT_ADMIN, expectStatus, fromEmulatorSeed, ROOT, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject, type Status } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  expectStatus,
+  fromEmulatorSeed,
+  ROOT,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+  type Status,
+} from '../support/real-apiserver';
 import { spawn } from 'node:child_process';
 import { resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -40,7 +51,14 @@ import {
 } from '../../src/cluster/machinesets';
 import { createWindowsMachineSet } from '../../src/bootstrap/machineset-create';
 import { buildWindowsMachineSet, type MachineApiObject } from '../../src/core/openshift/windows-machineset';
-import { CLUSTER as MACHINE_CLUSTER, infrastructure as machineInfrastructure, linuxWorkerMachineSet, PLATFORMS, wmcoReference, type Platform } from '../support/machine-api-seed';
+import {
+  CLUSTER as MACHINE_CLUSTER,
+  infrastructure as machineInfrastructure,
+  linuxWorkerMachineSet,
+  PLATFORMS,
+  wmcoReference,
+  type Platform,
+} from '../support/machine-api-seed';
 
 let api: RealApiServer;
 let kube: KubeClient;
@@ -58,13 +76,20 @@ after(async () => {
 });
 
 test('the cluster configuration the BYOH join reads, created under the real config.openshift.io and operator.openshift.io schemas', async () => {
-  const config = openshiftClusterConfig({ hybridOverlay: true, vxlanPort: 9898, proxy: { httpProxy: 'http://proxy.example.com:3128', noProxy: '.example.com' } });
+  const config = openshiftClusterConfig({
+    hybridOverlay: true,
+    vxlanPort: 9898,
+    proxy: { httpProxy: 'http://proxy.example.com:3128', noProxy: '.example.com' },
+  });
   await seed(api, fromEmulatorSeed(config as SeedObject[]));
   assert.equal(await isOpenShift(kube), true);
 
   const opNet = await operatorNetwork(kube);
   assert.equal(opNet?.spec?.defaultNetwork?.type, 'OVNKubernetes');
-  assert.deepEqual(opNet?.spec?.defaultNetwork?.ovnKubernetesConfig?.hybridOverlayConfig, { hybridClusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }], hybridOverlayVXLANPort: 9898 });
+  assert.deepEqual(opNet?.spec?.defaultNetwork?.ovnKubernetesConfig?.hybridOverlayConfig, {
+    hybridClusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }],
+    hybridOverlayVXLANPort: 9898,
+  });
   const cfgNet = await configNetwork(kube);
   assert.deepEqual(
     cfgNet?.spec?.clusterNetwork?.map((n) => n.cidr),
@@ -81,12 +106,21 @@ test('the cluster configuration the BYOH join reads, created under the real conf
   assert.equal(infra?.status?.platform, 'None');
 
   // The network rules read these objects as the server returns them (defaults filled in).
-  const text = JSON.stringify({ apiVersion: 'v1', kind: 'List', items: [{ ...opNet, apiVersion: 'operator.openshift.io/v1', kind: 'Network' }] });
+  const text = JSON.stringify({
+    apiVersion: 'v1',
+    kind: 'List',
+    items: [{ ...opNet, apiVersion: 'operator.openshift.io/v1', kind: 'Network' }],
+  });
   const netFindings = checkText(text, { flavour: 'openshift' }).findings.filter((f) => f.ruleId.startsWith('NET'));
   assert.deepEqual(netFindings, [], 'hybrid overlay configured: no NET finding');
-  const withoutHybrid = structuredClone(opNet) as { spec: { defaultNetwork: { ovnKubernetesConfig: Record<string, unknown> } } };
+  const withoutHybrid = structuredClone(opNet) as {
+    spec: { defaultNetwork: { ovnKubernetesConfig: Record<string, unknown> } };
+  };
   delete withoutHybrid.spec.defaultNetwork.ovnKubernetesConfig.hybridOverlayConfig;
-  const noHybrid = checkText(JSON.stringify({ ...withoutHybrid, apiVersion: 'operator.openshift.io/v1', kind: 'Network' }), { flavour: 'openshift' }).findings;
+  const noHybrid = checkText(
+    JSON.stringify({ ...withoutHybrid, apiVersion: 'operator.openshift.io/v1', kind: 'Network' }),
+    { flavour: 'openshift' },
+  ).findings;
   assert.deepEqual(
     noHybrid.map((f) => f.ruleId),
     ['NET003'],
@@ -98,12 +132,20 @@ test('the cluster configuration the BYOH join reads, created under the real conf
     query: { dryRun: 'All' },
   });
   assert.equal(bad.status, 422, JSON.stringify(bad.body));
-  assert.match(bad.body.message ?? '', /spec\.httpProxy: Invalid value: "integer": spec\.httpProxy in body must be of type string: "integer"/);
+  assert.match(
+    bad.body.message ?? '',
+    /spec\.httpProxy: Invalid value: "integer": spec\.httpProxy in body must be of type string: "integer"/,
+  );
 });
 
 test('WMCO install with Manual approval on the real OLM CRDs: Namespace, OperatorGroup, Subscription, InstallPlan approved, CSV Succeeded', async () => {
   const ns = uniqueName('kw-wmco');
-  const plan = { id: 'wmco-install', title: 'Install WMCO', target: ns, steps: wmcoInstallSteps<object>(ns, { approval: 'Manual', timeoutMs: 30_000 }, () => kube, 100) };
+  const plan = {
+    id: 'wmco-install',
+    title: 'Install WMCO',
+    target: ns,
+    steps: wmcoInstallSteps<object>(ns, { approval: 'Manual', timeoutMs: 30_000 }, () => kube, 100),
+  };
 
   // OLM's part: an InstallPlan waiting for approval once the Subscription exists, and the CSV once it is approved.
   let stop = false;
@@ -147,14 +189,21 @@ test('WMCO install with Manual approval on the real OLM CRDs: Namespace, Operato
                       name: 'windows-machine-config-operator',
                       spec: {
                         selector: { matchLabels: { name: 'windows-machine-config-operator' } },
-                        template: { metadata: { labels: { name: 'windows-machine-config-operator' } }, spec: { containers: [{ name: 'manager', image: 'registry.redhat.io/wmco:10.18.0' }] } },
+                        template: {
+                          metadata: { labels: { name: 'windows-machine-config-operator' } },
+                          spec: { containers: [{ name: 'manager', image: 'registry.redhat.io/wmco:10.18.0' }] },
+                        },
                       },
                     },
                   ],
                 },
               },
             },
-            status: { phase: 'Succeeded', reason: 'InstallSucceeded', message: 'install strategy completed with no errors' },
+            status: {
+              phase: 'Succeeded',
+              reason: 'InstallSucceeded',
+              message: 'install strategy completed with no errors',
+            },
           },
         ]);
         csvMade = true;
@@ -178,16 +227,34 @@ test('WMCO install with Manual approval on the real OLM CRDs: Namespace, Operato
     stop = true;
     await olm;
   }
-  const nsObj = expectStatus(await api.request<{ metadata: { labels: Record<string, string> } }>(`/api/v1/namespaces/${ns}`), [200], 'namespace');
+  const nsObj = expectStatus(
+    await api.request<{ metadata: { labels: Record<string, string> } }>(`/api/v1/namespaces/${ns}`),
+    [200],
+    'namespace',
+  );
   assert.equal(nsObj.metadata.labels['openshift.io/cluster-monitoring'], 'true');
-  const og = expectStatus(await api.request<{ items: { spec: { targetNamespaces: string[] } }[] }>(`/apis/operators.coreos.com/v1/namespaces/${ns}/operatorgroups`), [200], 'operatorgroups');
+  const og = expectStatus(
+    await api.request<{ items: { spec: { targetNamespaces: string[] } }[] }>(
+      `/apis/operators.coreos.com/v1/namespaces/${ns}/operatorgroups`,
+    ),
+    [200],
+    'operatorgroups',
+  );
   assert.deepEqual(og.items[0].spec.targetNamespaces, [ns]);
   const sub = expectStatus(
-    await api.request<{ spec: Record<string, string> }>(`/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/windows-machine-config-operator`),
+    await api.request<{ spec: Record<string, string> }>(
+      `/apis/operators.coreos.com/v1alpha1/namespaces/${ns}/subscriptions/windows-machine-config-operator`,
+    ),
     [200],
     'subscription',
   );
-  assert.deepEqual(sub.spec, { channel: 'stable', installPlanApproval: 'Manual', name: 'windows-machine-config-operator', source: 'redhat-operators', sourceNamespace: 'openshift-marketplace' });
+  assert.deepEqual(sub.spec, {
+    channel: 'stable',
+    installPlanApproval: 'Manual',
+    name: 'windows-machine-config-operator',
+    source: 'redhat-operators',
+    sourceNamespace: 'openshift-marketplace',
+  });
   assert.equal((await wmcoCsv(kube, undefined, ns))?.status?.phase, 'Succeeded');
 
   // Run again: every step checks done and applies nothing.
@@ -212,47 +279,89 @@ test('WMCO install with Manual approval on the real OLM CRDs: Namespace, Operato
 
 test('windows-instances: BYOH entries added and removed by merge patches of one key, and the BYOH rules on what the server returns', async () => {
   const ns = uniqueName('kw-byoh');
-  expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } }), [201], 'namespace');
+  expectStatus(
+    await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: ns } } }),
+    [201],
+    'namespace',
+  );
   assert.equal(await windowsInstances(kube, undefined, ns), undefined);
   await addInstance(kube, '10.0.140.12', 'Administrator', undefined, ns);
   await addInstance(kube, 'win-byoh-2.example.com', 'Administrator', undefined, ns);
   await addInstance(kube, '10.0.140.12', 'Administrator', undefined, ns);
-  assert.deepEqual(await windowsInstances(kube, undefined, ns), { '10.0.140.12': 'username=Administrator', 'win-byoh-2.example.com': 'username=Administrator' });
+  assert.deepEqual(await windowsInstances(kube, undefined, ns), {
+    '10.0.140.12': 'username=Administrator',
+    'win-byoh-2.example.com': 'username=Administrator',
+  });
   await removeInstance(kube, '10.0.140.12', undefined, ns);
   assert.deepEqual(await windowsInstances(kube, undefined, ns), { 'win-byoh-2.example.com': 'username=Administrator' });
 
   // ConfigMap keys are validated by the server too: an IPv6 address (BYOH001's case) is not even a valid key.
   const v6 = await api.request<Status>(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
-    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'windows-instances', namespace: ns }, data: { 'fd00::12': 'username=Administrator' } },
+    body: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'windows-instances', namespace: ns },
+      data: { 'fd00::12': 'username=Administrator' },
+    },
   });
   assert.equal(v6.status, 422);
-  assert.match(v6.body.message ?? '', /data\[fd00::12\]: Invalid value: "fd00::12": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/);
+  assert.match(
+    v6.body.message ?? '',
+    /data\[fd00::12\]: Invalid value: "fd00::12": a valid config key must consist of alphanumeric characters, '-', '_' or '\.'/,
+  );
   // A value the server stores but WMCO refuses: BYOH002 on the object as read back.
   const cm = await api.request<Record<string, unknown>>(`/api/v1/namespaces/${ns}/configmaps?dryRun=All`, {
-    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'windows-instances', namespace: 'openshift-windows-machine-config-operator' }, data: { '10.0.140.13': 'user=Administrator' } },
+    body: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'windows-instances', namespace: 'openshift-windows-machine-config-operator' },
+      data: { '10.0.140.13': 'user=Administrator' },
+    },
   });
   assert.equal(cm.status, 400, 'the namespace of the body must match the path');
   const fresh = uniqueName('kw-byoh');
-  expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fresh } } }), [201], 'namespace');
+  expectStatus(
+    await api.request('/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fresh } },
+    }),
+    [201],
+    'namespace',
+  );
   const stored = await api.request<Record<string, unknown>>(`/api/v1/namespaces/${fresh}/configmaps?dryRun=All`, {
-    body: { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'windows-instances', namespace: fresh }, data: { '10.0.140.13': 'user=Administrator' } },
+    body: {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'windows-instances', namespace: fresh },
+      data: { '10.0.140.13': 'user=Administrator' },
+    },
   });
   assert.equal(stored.status, 201);
-  const ids = checkText(JSON.stringify({ ...stored.body, apiVersion: 'v1', kind: 'ConfigMap' }), { flavour: 'openshift' }).findings.map((f) => f.ruleId);
+  const ids = checkText(JSON.stringify({ ...stored.body, apiVersion: 'v1', kind: 'ConfigMap' }), {
+    flavour: 'openshift',
+  }).findings.map((f) => f.ruleId);
   assert.ok(ids.includes('BYOH002'), ids.join(','));
 });
 
 test('mirror sets read back from the real CRDs render the same hosts.toml as the manifests they came from', async () => {
   const objects = [
     idms(uniqueName('kw-idms'), [
-      { source: 'mcr.microsoft.com/windows/servercore', mirrors: ['mirror.example.com/windows/servercore', 'backup.example.com/windows/servercore'] },
-      { source: 'registry.example.com/team', mirrors: ['mirror.example.com/team'], mirrorSourcePolicy: 'NeverContactSource' },
+      {
+        source: 'mcr.microsoft.com/windows/servercore',
+        mirrors: ['mirror.example.com/windows/servercore', 'backup.example.com/windows/servercore'],
+      },
+      {
+        source: 'registry.example.com/team',
+        mirrors: ['mirror.example.com/team'],
+        mirrorSourcePolicy: 'NeverContactSource',
+      },
     ]),
     itms(uniqueName('kw-itms'), [{ source: 'quay.io/example/app', mirrors: ['mirror.example.com/example/app'] }]),
   ] as SeedObject[];
   const names = objects.map((o) => o.metadata.name);
   await seed(api, objects);
-  const fromServer = (await clusterMirrorObjects(kube)).filter((o) => names.includes((o as { metadata: { name: string } }).metadata.name));
+  const fromServer = (await clusterMirrorObjects(kube)).filter((o) =>
+    names.includes((o as { metadata: { name: string } }).metadata.name),
+  );
   assert.equal(fromServer.length, 2);
   const render = (objs: unknown[]) => renderHostsToml(mirrorEntriesOf(objs), { mode: 'ordered' });
   assert.deepEqual(render(fromServer), render(objects));
@@ -268,17 +377,29 @@ test('mirror sets read back from the real CRDs render the same hosts.toml as the
 
 /** A Windows MachineSet as the OpenShift docs give it for AWS (WMCO's machine-api flavour). */
 function windowsMachineSet(name: string, replicas: unknown = 1): Record<string, unknown> {
-  const labels = { 'machine.openshift.io/cluster-api-cluster': 'test-x7k2p', 'machine.openshift.io/cluster-api-machineset': name };
+  const labels = {
+    'machine.openshift.io/cluster-api-cluster': 'test-x7k2p',
+    'machine.openshift.io/cluster-api-machineset': name,
+  };
   return {
     apiVersion: 'machine.openshift.io/v1beta1',
     kind: 'MachineSet',
-    metadata: { name, namespace: 'openshift-machine-api', labels: { 'machine.openshift.io/cluster-api-cluster': 'test-x7k2p' } },
+    metadata: {
+      name,
+      namespace: 'openshift-machine-api',
+      labels: { 'machine.openshift.io/cluster-api-cluster': 'test-x7k2p' },
+    },
     spec: {
       replicas,
       selector: { matchLabels: labels },
       template: {
         metadata: {
-          labels: { ...labels, 'machine.openshift.io/cluster-api-machine-role': 'worker', 'machine.openshift.io/cluster-api-machine-type': 'worker', 'machine.openshift.io/os-id': 'Windows' },
+          labels: {
+            ...labels,
+            'machine.openshift.io/cluster-api-machine-role': 'worker',
+            'machine.openshift.io/cluster-api-machine-type': 'worker',
+            'machine.openshift.io/os-id': 'Windows',
+          },
         },
         spec: {
           metadata: { labels: { 'node-role.kubernetes.io/worker': '' } },
@@ -306,7 +427,13 @@ function windowsMachineSet(name: string, replicas: unknown = 1): Record<string, 
 }
 
 test('a Windows MachineSet created with server-side dry run against the real machine.openshift.io schema', async () => {
-  expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } } }), [201, 409], 'namespace');
+  expectStatus(
+    await api.request('/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } },
+    }),
+    [201, 409],
+    'namespace',
+  );
   const path = '/apis/machine.openshift.io/v1beta1/namespaces/openshift-machine-api/machinesets';
   const ok = await api.request<Record<string, unknown> & { spec: { replicas: number } }>(path, {
     body: windowsMachineSet('test-x7k2p-windows-us-east-2a'),
@@ -319,12 +446,21 @@ test('a Windows MachineSet created with server-side dry run against the real mac
   assert.equal((await api.request(`${path}/test-x7k2p-windows-us-east-2a`)).status, 404);
 
   // The schema's own answers.
-  const wrongType = await api.request<Status>(path, { body: windowsMachineSet('test-x7k2p-windows-bad', 'two'), query: { dryRun: 'All' } });
+  const wrongType = await api.request<Status>(path, {
+    body: windowsMachineSet('test-x7k2p-windows-bad', 'two'),
+    query: { dryRun: 'All' },
+  });
   assert.equal(wrongType.status, 422);
-  assert.match(wrongType.body.message ?? '', /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string"/);
+  assert.match(
+    wrongType.body.message ?? '',
+    /spec\.replicas: Invalid value: "string": spec\.replicas in body must be of type integer: "string"/,
+  );
   const unknown = windowsMachineSet('test-x7k2p-windows-typo');
   (unknown.spec as Record<string, unknown>).replica = 2;
-  const strict = await api.request<Status>(path, { body: unknown, query: { dryRun: 'All', fieldValidation: 'Strict' } });
+  const strict = await api.request<Status>(path, {
+    body: unknown,
+    query: { dryRun: 'All', fieldValidation: 'Strict' },
+  });
   assert.equal(strict.status, 400);
   assert.match(strict.body.message ?? '', /unknown field "spec\.replica"/);
 });
@@ -356,11 +492,18 @@ async function useInfrastructure(platform: Platform): Promise<void> {
   }
   const { status, ...rest } = want;
   const replaced = expectStatus(
-    await api.request<Record<string, unknown>>(`${INFRA_PATH}/cluster`, { method: 'PUT', body: { ...rest, metadata: { name: 'cluster', resourceVersion: live.body.metadata.resourceVersion } } }),
+    await api.request<Record<string, unknown>>(`${INFRA_PATH}/cluster`, {
+      method: 'PUT',
+      body: { ...rest, metadata: { name: 'cluster', resourceVersion: live.body.metadata.resourceVersion } },
+    }),
     [200],
     'replacing the Infrastructure',
   );
-  expectStatus(await api.request(`${INFRA_PATH}/cluster/status`, { method: 'PUT', body: { ...replaced, status } }), [200], 'the Infrastructure status');
+  expectStatus(
+    await api.request(`${INFRA_PATH}/cluster/status`, { method: 'PUT', body: { ...replaced, status } }),
+    [200],
+    'the Infrastructure status',
+  );
 }
 
 /** The installer's Linux worker MachineSet, as a client may create it (what the server and controllers own left out). */
@@ -373,7 +516,13 @@ function linuxSeed(platform: Platform): SeedObject {
 
 for (const platform of PLATFORMS) {
   test(`${platform}: machineset create --dry-run against the real API server with the machine.openshift.io CRDs prints WMCO's documented MachineSet, which the server accepts (dryRun=All, strict)`, async () => {
-    expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } } }), [201, 409], 'namespace');
+    expectStatus(
+      await api.request('/api/v1/namespaces', {
+        body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } },
+      }),
+      [201, 409],
+      'namespace',
+    );
     await useInfrastructure(platform);
     const linux = linuxSeed(platform);
     await seed(api, [linux]);
@@ -395,18 +544,31 @@ for (const platform of PLATFORMS) {
       const printed = parseYaml(r.stdout) as Record<string, unknown> & { metadata: { name: string } };
       assert.deepEqual(printed, wmcoReference(platform));
       // The server's own check of what was printed: strict field validation, nothing unknown, nothing stored.
-      const dry = await api.request<Record<string, unknown>>(MS_PATH, { body: printed, query: { dryRun: 'All', fieldValidation: 'Strict' } });
+      const dry = await api.request<Record<string, unknown>>(MS_PATH, {
+        body: printed,
+        query: { dryRun: 'All', fieldValidation: 'Strict' },
+      });
       assert.equal(dry.status, 201, JSON.stringify(dry.body));
       assert.deepEqual(dry.warnings, []);
       assert.equal((await api.request(`${MS_PATH}/${printed.metadata.name}`)).status, 404, 'nothing stored');
     } finally {
-      expectStatus(await api.request(`${MS_PATH}/${linux.metadata.name}`, { method: 'DELETE' }), [200], 'deleting the Linux MachineSet');
+      expectStatus(
+        await api.request(`${MS_PATH}/${linux.metadata.name}`, { method: 'DELETE' }),
+        [200],
+        'deleting the Linux MachineSet',
+      );
     }
   });
 }
 
 test('src/cluster/machinesets.ts against the real server: pages, Linux vs Windows, create with dryRun=All then for real, the scale subresource, Machines by label, events by field selector, delete', async () => {
-  expectStatus(await api.request('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } } }), [201, 409], 'namespace');
+  expectStatus(
+    await api.request('/api/v1/namespaces', {
+      body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'openshift-machine-api' } },
+    }),
+    [201, 409],
+    'namespace',
+  );
   await useInfrastructure('AWS');
   const linux = [
     linuxSeed('AWS'),
@@ -455,14 +617,30 @@ test('src/cluster/machinesets.ts against the real server: pages, Linux vs Window
     assert.equal(scaled.spec?.replicas, 3);
     assert.equal((await getMachineSet(kube, 'kw-win-aws'))?.spec?.replicas, 3);
     assert.equal((await getScale(kube, 'kw-win-aws'))?.spec?.replicas, 3);
-    const r = await runCli(['machineset', 'scale', 'kw-win-aws', '--replicas', '0', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '--yes']);
+    const r = await runCli([
+      'machineset',
+      'scale',
+      'kw-win-aws',
+      '--replicas',
+      '0',
+      '--context',
+      CONTEXT_ADMIN,
+      '--kubeconfig',
+      api.kubeconfigPath,
+      '--yes',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /MachineSet kw-win-aws scaled from 3 to 0 replica\(s\)\./);
     assert.equal((await getMachineSet(kube, 'kw-win-aws'))?.spec?.replicas, 0);
-    await assert.rejects(scaleMachineSet(kube, 'kw-win-aws', -1), (e: unknown) => e instanceof ApiError && e.status === 422);
+    await assert.rejects(
+      scaleMachineSet(kube, 'kw-win-aws', -1),
+      (e: unknown) => e instanceof ApiError && e.status === 422,
+    );
 
     // A Machine of the MachineSet (what the MachineSet controller would make), found by its label; its events by field selector.
-    const template = (created.spec as { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } }).template;
+    const template = (
+      created.spec as { template: { metadata: { labels: Record<string, string> }; spec: Record<string, unknown> } }
+    ).template;
     await seed(api, [
       {
         apiVersion: 'machine.openshift.io/v1beta1',
@@ -482,7 +660,12 @@ test('src/cluster/machinesets.ts against the real server: pages, Linux vs Window
             apiVersion: 'v1',
             kind: 'Event',
             metadata: { name, namespace: otherNs },
-            involvedObject: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', name: machine, namespace: otherNs },
+            involvedObject: {
+              apiVersion: 'machine.openshift.io/v1beta1',
+              kind: 'Machine',
+              name: machine,
+              namespace: otherNs,
+            },
             reason: 'MachineSetupFailure',
             message: `failed to configure instance ${machine}`,
             type,

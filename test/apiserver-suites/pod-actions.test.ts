@@ -11,11 +11,31 @@ import { KubeClient } from '../../src/cluster/kube-client';
 import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ApiError } from '../../src/cluster/errors';
 import { getNode } from '../../src/cluster/nodes';
-import { deletePodNamed, getPod, nodeEvents, podEvents, PodLogError, restartTargetOf, restartWorkload, setNodeTaints, streamPodLog } from '../../src/cluster/pod-actions';
+import {
+  deletePodNamed,
+  getPod,
+  nodeEvents,
+  podEvents,
+  PodLogError,
+  restartTargetOf,
+  restartWorkload,
+  setNodeTaints,
+  streamPodLog,
+} from '../../src/cluster/pod-actions';
 import { parseTaints } from '../../src/core/workload-actions';
 import { linuxNode, pod } from '../support/kube-seed';
 import { startKubeletDouble, type KubeletDouble } from '../support/kubelet-double';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, proxyableAddress, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  ensureNamespace,
+  expectStatus,
+  proxyableAddress,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 const NS = uniqueName('kw-podact');
 const NODE = uniqueName('kw-podact-node');
@@ -26,10 +46,20 @@ let kube: KubeClient;
 let kubelet: KubeletDouble;
 const LOG = 'GET / 200\nGET /cart 500\nGET /health 200\n';
 
-const template = (app: string) => ({ metadata: { labels: { app } }, spec: { containers: [{ name: app, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] } });
+const template = (app: string) => ({
+  metadata: { labels: { app } },
+  spec: { containers: [{ name: app, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] },
+});
 const ownerRef = (o: Record<string, unknown>) => {
   const m = o.metadata as { name: string; uid: string };
-  return { apiVersion: String(o.apiVersion), kind: String(o.kind), name: m.name, uid: m.uid, controller: true, blockOwnerDeletion: true };
+  return {
+    apiVersion: String(o.apiVersion),
+    kind: String(o.kind),
+    name: m.name,
+    uid: m.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
 };
 
 function podOwnedBy(name: string, owner: Record<string, unknown> | undefined): SeedObject {
@@ -76,8 +106,18 @@ after(async () => {
 
 test('restart: Pod → ReplicaSet → Deployment, the restartedAt merge patch accepted; DaemonSet and StatefulSet directly; bare pods and Jobs refused', async () => {
   const [deploy, ds, ss, job] = await seed(api, [
-    { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'web', namespace: NS }, spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') } },
-    { apiVersion: 'apps/v1', kind: 'DaemonSet', metadata: { name: 'agent', namespace: NS }, spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') } },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'web', namespace: NS },
+      spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') },
+    },
+    {
+      apiVersion: 'apps/v1',
+      kind: 'DaemonSet',
+      metadata: { name: 'agent', namespace: NS },
+      spec: { selector: { matchLabels: { app: 'agent' } }, template: template('agent') },
+    },
     {
       apiVersion: 'apps/v1',
       kind: 'StatefulSet',
@@ -88,7 +128,15 @@ test('restart: Pod → ReplicaSet → Deployment, the restartedAt merge patch ac
       apiVersion: 'batch/v1',
       kind: 'Job',
       metadata: { name: 'batch', namespace: NS },
-      spec: { template: { metadata: { labels: { app: 'batch' } }, spec: { restartPolicy: 'Never', containers: [{ name: 'b', image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022' }] } } },
+      spec: {
+        template: {
+          metadata: { labels: { app: 'batch' } },
+          spec: {
+            restartPolicy: 'Never',
+            containers: [{ name: 'b', image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022' }],
+          },
+        },
+      },
     },
   ]);
   const rsObj: SeedObject = {
@@ -98,14 +146,26 @@ test('restart: Pod → ReplicaSet → Deployment, the restartedAt merge patch ac
     spec: { replicas: 1, selector: { matchLabels: { app: 'web' } }, template: template('web') },
   };
   const [rs] = await seed(api, [rsObj]);
-  await seed(api, [podOwnedBy('web-7d9f8-abcde', rs), podOwnedBy('agent-x', ds), podOwnedBy('db-0', ss), podOwnedBy('batch-q', job), podOwnedBy('bare', undefined)]);
+  await seed(api, [
+    podOwnedBy('web-7d9f8-abcde', rs),
+    podOwnedBy('agent-x', ds),
+    podOwnedBy('db-0', ss),
+    podOwnedBy('batch-q', job),
+    podOwnedBy('bare', undefined),
+  ]);
   const target = async (name: string) => restartTargetOf(kube, (await getPod(kube, NS, name))!);
 
   const t = await target('web-7d9f8-abcde');
   assert.deepEqual(t, { kind: 'Deployment', namespace: NS, name: 'web' });
   if ('refuse' in t) return;
   await restartWorkload(kube, t, NOW);
-  const d = expectStatus(await api.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>(`/apis/apps/v1/namespaces/${NS}/deployments/web`), [200], 'deployment');
+  const d = expectStatus(
+    await api.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>(
+      `/apis/apps/v1/namespaces/${NS}/deployments/web`,
+    ),
+    [200],
+    'deployment',
+  );
   assert.equal(d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], '2026-11-25T09:30:00Z');
 
   assert.deepEqual(await target('agent-x'), { kind: 'DaemonSet', namespace: NS, name: 'agent' });
@@ -113,7 +173,13 @@ test('restart: Pod → ReplicaSet → Deployment, the restartedAt merge patch ac
   for (const kind of ['DaemonSet', 'StatefulSet'] as const) {
     await restartWorkload(kube, { kind, namespace: NS, name: kind === 'DaemonSet' ? 'agent' : 'db' }, NOW);
   }
-  const s = expectStatus(await api.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>(`/apis/apps/v1/namespaces/${NS}/statefulsets/db`), [200], 'statefulset');
+  const s = expectStatus(
+    await api.request<{ spec: { template: { metadata: { annotations?: Record<string, string> } } } }>(
+      `/apis/apps/v1/namespaces/${NS}/statefulsets/db`,
+    ),
+    [200],
+    'statefulset',
+  );
   assert.equal(s.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], '2026-11-25T09:30:00Z');
   assert.match(((await target('batch-q')) as { refuse: string }).refuse, /belongs to Job batch/);
   assert.match(((await target('bare')) as { refuse: string }).refuse, /is a bare pod/);
@@ -130,7 +196,12 @@ test('events: the pod’s own by involvedObject kind, name, namespace and uid (f
   const uid = (p!.metadata as { uid: string }).uid;
   await seed(api, [
     event('evented.1', NS, { kind: 'Pod', name: 'evented', namespace: NS, uid, apiVersion: 'v1' }, 'this pod'),
-    event('evented.2', NS, { kind: 'Pod', name: 'evented', namespace: NS, uid: 'an-earlier-pod', apiVersion: 'v1' }, 'a pod of the same name before'),
+    event(
+      'evented.2',
+      NS,
+      { kind: 'Pod', name: 'evented', namespace: NS, uid: 'an-earlier-pod', apiVersion: 'v1' },
+      'a pod of the same name before',
+    ),
     event('other.1', NS, { kind: 'Pod', name: 'other', namespace: NS, apiVersion: 'v1' }, 'another pod'),
     event(`${NODE}.1`, 'default', { kind: 'Node', name: NODE, uid: NODE, apiVersion: 'v1' }, 'node event in default'),
     event(`${NODE}.2`, 'default', { kind: 'Node', name: 'another-node', apiVersion: 'v1' }, 'another node'),
@@ -146,7 +217,9 @@ test('events: the pod’s own by involvedObject kind, name, namespace and uid (f
     ['node event in default'],
   );
   // The server keeps a cluster-scoped object's events in default and refuses one elsewhere: reading default is enough.
-  const elsewhere = await api.request(`/api/v1/namespaces/${NS}/events`, { body: event('misplaced', NS, { kind: 'Node', name: NODE, apiVersion: 'v1' }, 'x') });
+  const elsewhere = await api.request(`/api/v1/namespaces/${NS}/events`, {
+    body: event('misplaced', NS, { kind: 'Node', name: NODE, apiVersion: 'v1' }, 'x'),
+  });
   assert.equal(elsewhere.status, 422);
 });
 
@@ -172,7 +245,10 @@ test('taints: written with the resourceVersion read (a stale one is refused with
   ];
   assert.ok('error' in parseTaints('a=b:NoSchedule, a=c:NoSchedule'));
   const refused = await setNodeTaints(kube, cleared, dup).catch((e: unknown) => e);
-  assert.ok(refused instanceof ApiError && refused.status === 422, `the server refuses a duplicate too: ${String(refused)}`);
+  assert.ok(
+    refused instanceof ApiError && refused.status === 422,
+    `the server refuses a duplicate too: ${String(refused)}`,
+  );
   const badEffect = await setNodeTaints(kube, cleared, [{ key: 'a', effect: 'Sometimes' }]).catch((e: unknown) => e);
   assert.ok(badEffect instanceof ApiError && badEffect.status === 422);
   assert.ok('error' in parseTaints('a:Sometimes'));
@@ -188,7 +264,11 @@ test('pods/log through the real API server: container, tailLines, follow and pre
   kubelet.set({ containerLogs: { [`${NS}/two-containers/web`]: LOG } });
   const read = async (r: Partial<Parameters<typeof streamPodLog>[1]>): Promise<string> => {
     let text = '';
-    await streamPodLog(kube, { namespace: NS, pod: 'two-containers', container: 'web', ...r }, (c) => (text += c.toString('utf8')));
+    await streamPodLog(
+      kube,
+      { namespace: NS, pod: 'two-containers', container: 'web', ...r },
+      (c) => (text += c.toString('utf8')),
+    );
     return text;
   };
   assert.equal(await read({ tailLines: 2 }), 'GET /cart 500\nGET /health 200\n');

@@ -13,7 +13,16 @@ import { RULES } from '../../src/core/rules/registry';
 import type { Finding } from '../../src/core/rules/types';
 import { splitDocuments } from '../../src/core/manifest/split';
 import { applyFix, findings } from '../support/check';
-import { collectionPath, ensureNamespace, ROOT, uniqueName, useApiServer, type ApiResponse, type RealApiServer, type Status } from '../support/real-apiserver';
+import {
+  collectionPath,
+  ensureNamespace,
+  ROOT,
+  uniqueName,
+  useApiServer,
+  type ApiResponse,
+  type RealApiServer,
+  type Status,
+} from '../support/real-apiserver';
 
 let api: RealApiServer;
 let serverVersion = '';
@@ -26,7 +35,10 @@ before(async () => {
   serverVersion = ((await api.request<{ gitVersion: string }>('/version')).body.gitVersion ?? '').trim();
   await ensureNamespace(api, NS);
   await ensureNamespace(api, NS_BASELINE, { 'pod-security.kubernetes.io/enforce': 'baseline' });
-  await ensureNamespace(api, NS_RESTRICTED, { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'v1.30' });
+  await ensureNamespace(api, NS_RESTRICTED, {
+    'pod-security.kubernetes.io/enforce': 'restricted',
+    'pod-security.kubernetes.io/enforce-version': 'v1.30',
+  });
 });
 
 after(async () => {
@@ -41,7 +53,8 @@ const indent = (text: string, by: number) => text.replace(/^(?=.)/gm, ' '.repeat
 /** The pod spec (YAML at column 0) inside an object of `kind`, named `name`. */
 function workload(kind: string, name: string, podSpec: string, namespace?: string): string {
   const meta = `metadata:\n  name: ${name}\n${namespace ? `  namespace: ${namespace}\n` : ''}`;
-  const tpl = (by: number, restartNever = false) => `${indent(`metadata:\n  labels: {app: ${name}}\nspec:\n${indent((restartNever ? 'restartPolicy: Never\n' : '') + podSpec, 2)}`, by)}`;
+  const tpl = (by: number, restartNever = false) =>
+    `${indent(`metadata:\n  labels: {app: ${name}}\nspec:\n${indent((restartNever ? 'restartPolicy: Never\n' : '') + podSpec, 2)}`, by)}`;
   const sel = `  selector:\n    matchLabels: {app: ${name}}\n`;
   switch (kind) {
     case 'Pod':
@@ -65,7 +78,17 @@ function workload(kind: string, name: string, podSpec: string, namespace?: strin
   }
 }
 
-const ALL_KINDS = ['Pod', 'Deployment', 'ReplicaSet', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob', 'ReplicationController', 'PodTemplate'];
+const ALL_KINDS = [
+  'Pod',
+  'Deployment',
+  'ReplicaSet',
+  'StatefulSet',
+  'DaemonSet',
+  'Job',
+  'CronJob',
+  'ReplicationController',
+  'PodTemplate',
+];
 
 const WINDOWS = `os: {name: windows}\nnodeSelector: {kubernetes.io/os: windows}\n`;
 const NANO = 'mcr.microsoft.com/windows/nanoserver:ltsc2022';
@@ -86,18 +109,31 @@ function docsOf(text: string): Doc[] {
   return splitDocuments(text).map((span) => {
     const docText = text.slice(span.start, span.end);
     const v = load(docText) as { apiVersion: string; kind: string; metadata?: { name?: string; namespace?: string } };
-    return { text: docText, apiVersion: v.apiVersion, kind: v.kind, name: v.metadata?.name ?? '', namespace: v.metadata?.namespace };
+    return {
+      text: docText,
+      apiVersion: v.apiVersion,
+      kind: v.kind,
+      name: v.metadata?.name ?? '',
+      namespace: v.metadata?.namespace,
+    };
   });
 }
 
 /** Sends one document's YAML text as a create, dry run unless told otherwise. */
-async function create(doc: Doc, options: { dryRun?: boolean; fieldValidation?: 'Strict' | 'Warn' | 'Ignore' } = {}): Promise<ApiResponse<Status & Record<string, unknown>>> {
+async function create(
+  doc: Doc,
+  options: { dryRun?: boolean; fieldValidation?: 'Strict' | 'Warn' | 'Ignore' } = {},
+): Promise<ApiResponse<Status & Record<string, unknown>>> {
   const ns = doc.namespace ?? NS;
   const path = await collectionPath(api, doc.apiVersion, doc.kind, ns);
   if (!path) {
     // Not served: what a client gets when it posts to that version anyway.
     const group = doc.apiVersion.includes('/') ? `/apis/${doc.apiVersion}` : `/api/${doc.apiVersion}`;
-    return api.request(`${group}/${doc.kind.toLowerCase()}s`, { body: doc.text, contentType: 'application/yaml', query: { dryRun: 'All' } });
+    return api.request(`${group}/${doc.kind.toLowerCase()}s`, {
+      body: doc.text,
+      contentType: 'application/yaml',
+      query: { dryRun: 'All' },
+    });
   }
   return api.request(path, {
     body: doc.text,
@@ -109,7 +145,9 @@ async function create(doc: Doc, options: { dryRun?: boolean; fieldValidation?: '
 /** The server's answer as texts: the whole message, and `field: message` per cause. */
 function answer(r: ApiResponse<Status>): { message: string; causes: string[] } {
   const body = typeof r.body === 'string' ? ({ message: r.body } as Status) : r.body;
-  const causes = (body.details?.causes ?? []).map((c) => (c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? '')));
+  const causes = (body.details?.causes ?? []).map((c) =>
+    c.field ? `${c.field}: ${c.message ?? ''}` : (c.message ?? ''),
+  );
   return { message: body.message ?? '', causes };
 }
 
@@ -148,7 +186,9 @@ function leadingQuotes(f: Finding, causes: string[]): string[] {
     let end = -1;
     const hit = causes.find((c) => !used.includes(c) && (end = matchAt(f.message, pos, c)) >= 0);
     if (!hit) {
-      assert.fail(`${f.ruleId} quotes a message the API server does not give.\n  rule says:   ${f.message.slice(pos, pos + 300)}\n  server says: ${causes.join('\n               ') || '(no causes)'}`);
+      assert.fail(
+        `${f.ruleId} quotes a message the API server does not give.\n  rule says:   ${f.message.slice(pos, pos + 300)}\n  server says: ${causes.join('\n               ') || '(no causes)'}`,
+      );
     }
     used.push(hit);
     pos = end;
@@ -156,7 +196,10 @@ function leadingQuotes(f: Finding, causes: string[]): string[] {
       pos += 2;
       continue;
     }
-    assert.ok(pos === f.message.length || f.message[pos] === '.', `${f.ruleId}: the quoted server message ends at "${f.message.slice(pos, pos + 40)}"`);
+    assert.ok(
+      pos === f.message.length || f.message[pos] === '.',
+      `${f.ruleId}: the quoted server message ends at "${f.message.slice(pos, pos + 40)}"`,
+    );
     return used;
   }
 }
@@ -164,7 +207,8 @@ function leadingQuotes(f: Finding, causes: string[]): string[] {
 /** Whether a message quotes `cause` at its start or after "; " (another quote). */
 function quotesCause(msg: string, cause: string): boolean {
   if (matchAt(msg, 0, cause) >= 0) return true;
-  for (let i = msg.indexOf('; '); i >= 0; i = msg.indexOf('; ', i + 2)) if (matchAt(msg, i + 2, cause) >= 0) return true;
+  for (let i = msg.indexOf('; '); i >= 0; i = msg.indexOf('; ', i + 2))
+    if (matchAt(msg, i + 2, cause) >= 0) return true;
   return false;
 }
 
@@ -305,17 +349,29 @@ containers:
 cases.push({
   title: 'WIN004 os.name with a capital (ReplicationController)',
   rules: ['WIN004'],
-  yaml: workload('ReplicationController', 'win004-case', `os: {name: Windows}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'ReplicationController',
+    'win004-case',
+    `os: {name: Windows}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
 });
 cases.push({
   title: 'WIN004 os.name empty (PodTemplate)',
   rules: ['WIN004'],
-  yaml: workload('PodTemplate', 'win004-empty', `os: {name: ""}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'PodTemplate',
+    'win004-empty',
+    `os: {name: ""}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
 });
 cases.push({
   title: 'WIN004 os without a name (Job)',
   rules: ['WIN004'],
-  yaml: workload('Job', 'win004-missing', `os: {}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'Job',
+    'win004-missing',
+    `os: {}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
 });
 
 // HostProcess: WIN010, WIN011, WIN012.
@@ -342,7 +398,11 @@ containers:
 cases.push({
   title: 'WIN011 HostProcess pod without hostNetwork (Pod)',
   rules: ['WIN011'],
-  yaml: workload('Pod', 'win011-missing', `${WINDOWS}securityContext:\n  windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\SYSTEM"}\ncontainers:\n- name: agent\n  image: ${HPC}\n`),
+  yaml: workload(
+    'Pod',
+    'win011-missing',
+    `${WINDOWS}securityContext:\n  windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\SYSTEM"}\ncontainers:\n- name: agent\n  image: ${HPC}\n`,
+  ),
 });
 cases.push({
   title: 'WIN011 HostProcess pod with hostNetwork: false (Job)',
@@ -373,7 +433,9 @@ containers:
   ),
   // The server also counts the contradicting container as a normal one in a HostProcess pod;
   // WIN010 leaves that cause to WIN012 on purpose (one error per cause).
-  unclaimed: [/^spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers$/],
+  unclaimed: [
+    /^spec: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers$/,
+  ],
 });
 
 // WIN015: Pod Security admission (the API server's built-in PodSecurity plugin).
@@ -399,13 +461,18 @@ const verifyPsa = (fs: Finding[], r: ApiResponse<Status>) => {
   assert.equal(r.status, 403, JSON.stringify(r.body));
   for (const f of fs) {
     const quote = psaQuote(f);
-    assert.ok(answer(r).message.includes(quote), `WIN015 quotes a PodSecurity message the API server does not give.\n  rule says:   ${quote}\n  server says: ${answer(r).message}`);
+    assert.ok(
+      answer(r).message.includes(quote),
+      `WIN015 quotes a PodSecurity message the API server does not give.\n  rule says:   ${quote}\n  server says: ${answer(r).message}`,
+    );
   }
 };
 cases.push({
   title: 'WIN015 HostProcess pod in a baseline namespace (Pod)',
   rules: ['WIN015'],
-  yaml: psaNamespace(NS_BASELINE, { 'pod-security.kubernetes.io/enforce': 'baseline' }) + workload('Pod', 'win015-baseline', hpSpec(), NS_BASELINE),
+  yaml:
+    psaNamespace(NS_BASELINE, { 'pod-security.kubernetes.io/enforce': 'baseline' }) +
+    workload('Pod', 'win015-baseline', hpSpec(), NS_BASELINE),
   quotes: 'custom',
   verify: verifyPsa,
   fixed: workload('Pod', 'win015-baseline', hpSpec(), NS),
@@ -442,7 +509,10 @@ cases.push({
   title: 'WIN015 HostProcess containers and a hostPath volume in a restricted namespace (Pod)',
   rules: ['WIN015'],
   yaml:
-    psaNamespace(NS_RESTRICTED, { 'pod-security.kubernetes.io/enforce': 'restricted', 'pod-security.kubernetes.io/enforce-version': 'v1.30' }) +
+    psaNamespace(NS_RESTRICTED, {
+      'pod-security.kubernetes.io/enforce': 'restricted',
+      'pod-security.kubernetes.io/enforce-version': 'v1.30',
+    }) +
     workload(
       'Pod',
       'win015-restricted',
@@ -485,7 +555,9 @@ containers:
 cases.push({
   title: 'WIN015 HostProcess DaemonSet in a baseline namespace: admitted with a warning, its pods are not',
   rules: ['WIN015'],
-  yaml: psaNamespace(NS_BASELINE, { 'pod-security.kubernetes.io/enforce': 'baseline' }) + workload('DaemonSet', 'win015-ds', hpSpec(), NS_BASELINE),
+  yaml:
+    psaNamespace(NS_BASELINE, { 'pod-security.kubernetes.io/enforce': 'baseline' }) +
+    workload('DaemonSet', 'win015-ds', hpSpec(), NS_BASELINE),
   quotes: 'custom',
   verify: async (fs, r) => {
     // Workloads are admitted; PodSecurity warns, and rejects the pods their controller creates.
@@ -510,7 +582,11 @@ const userPod = (name: string, users: string[], level: 'container' | 'pod' = 'co
     `${WINDOWS}${level === 'pod' ? `securityContext:\n  windowsOptions: {runAsUserName: ${users[0]}}\n` : ''}containers:
 ${(level === 'pod' ? [users[0]] : users).map((u, i) => `- name: c${i}\n  image: ${NANO}\n${level === 'container' ? `  securityContext:\n    windowsOptions:\n      runAsUserName: ${u}\n` : ''}`).join('')}`,
   );
-cases.push({ title: 'WIN020 empty runAsUserName at pod level (CronJob)', rules: ['WIN020'], yaml: userPod('win020', ['""'], 'pod') });
+cases.push({
+  title: 'WIN020 empty runAsUserName at pod level (CronJob)',
+  rules: ['WIN020'],
+  yaml: userPod('win020', ['""'], 'pod'),
+});
 cases.push({
   title: 'WIN021 control characters: a tab, the newline of a block scalar, a DEL (CronJob)',
   rules: ['WIN021'],
@@ -569,18 +645,34 @@ cases.push({
 cases.push({
   title: 'WIN027 gmsaCredentialSpecName with capitals, as in the upstream docs (Deployment)',
   rules: ['WIN027'],
-  yaml: workload('Deployment', 'win027', `${WINDOWS}securityContext:\n  windowsOptions: {gmsaCredentialSpecName: gmsa-WebApp1}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'Deployment',
+    'win027',
+    `${WINDOWS}securityContext:\n  windowsOptions: {gmsaCredentialSpecName: gmsa-WebApp1}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
 });
 cases.push({
   title: 'WIN027 gmsaCredentialSpecName over 253 characters (Pod)',
   rules: ['WIN027'],
-  yaml: workload('Pod', 'win027-long', `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: ${'a'.repeat(254)}}\n`),
-  fixed: workload('Pod', 'win027-long', `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: ${'a'.repeat(253)}}\n`),
+  yaml: workload(
+    'Pod',
+    'win027-long',
+    `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: ${'a'.repeat(254)}}\n`,
+  ),
+  fixed: workload(
+    'Pod',
+    'win027-long',
+    `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: ${'a'.repeat(253)}}\n`,
+  ),
 });
 cases.push({
   title: 'WIN028 empty gmsaCredentialSpec (Pod)',
   rules: ['WIN028'],
-  yaml: workload('Pod', 'win028-empty', `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: webapp1, gmsaCredentialSpec: ""}\n`),
+  yaml: workload(
+    'Pod',
+    'win028-empty',
+    `${WINDOWS}containers:\n- name: app\n  image: ${NANO}\n  securityContext:\n    windowsOptions: {gmsaCredentialSpecName: webapp1, gmsaCredentialSpec: ""}\n`,
+  ),
 });
 cases.push({
   title: 'WIN028 gmsaCredentialSpec over 64 KiB (Pod)',
@@ -594,7 +686,11 @@ cases.push({
 
 // Inferred Windows pods (no spec.os.name): accepted as they are, rejected once os.name is set.
 const inferred = `nodeSelector: {kubernetes.io/os: windows}\ntolerations: [{key: os, operator: Equal, value: Windows, effect: NoSchedule}]\n`;
-const declare = (yaml: string) => yaml.replace(/^( *)nodeSelector: \{kubernetes.io\/os: windows\}/m, '$1os: {name: windows}\n$1nodeSelector: {kubernetes.io/os: windows}');
+const declare = (yaml: string) =>
+  yaml.replace(
+    /^( *)nodeSelector: \{kubernetes.io\/os: windows\}/m,
+    '$1os: {name: windows}\n$1nodeSelector: {kubernetes.io/os: windows}',
+  );
 /** The field a WIN040/WIN056/WIN058 finding names first must get the server's Forbidden cause once spec.os.name is set. */
 const verifyOnceDeclared = (detail: string) => async (fs: Finding[], r: ApiResponse<Status>, doc: Doc) => {
   assert.ok(r.status === 201, `the API server rejects the pod even without spec.os.name: ${answer(r).message}`);
@@ -603,7 +699,10 @@ const verifyOnceDeclared = (detail: string) => async (fs: Finding[], r: ApiRespo
   const causes = answer(declared).causes;
   for (const f of fs) {
     const field = /^(\S+?):? /.exec(f.message)?.[1] ?? '';
-    assert.ok(causes.includes(`${field}: Forbidden: ${detail}`), `${f.ruleId} says ${field} is rejected once spec.os.name is set; the server says: ${causes.join(' | ')}`);
+    assert.ok(
+      causes.includes(`${field}: Forbidden: ${detail}`),
+      `${f.ruleId} says ${field} is rejected once spec.os.name is set; the server says: ${causes.join(' | ')}`,
+    );
   }
 };
 cases.push({
@@ -628,7 +727,11 @@ containers:
 cases.push({
   title: 'WIN056 shareProcessNamespace on an inferred Windows pod (Deployment)',
   rules: ['WIN056'],
-  yaml: workload('Deployment', 'win056', `${inferred}shareProcessNamespace: false\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'Deployment',
+    'win056',
+    `${inferred}shareProcessNamespace: false\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
   quotes: 'custom',
   verify: verifyOnceDeclared('cannot be set for a windows pod'),
 });
@@ -637,13 +740,21 @@ cases.push({
 cases.push({
   title: 'WIN058 pod-level resources on a Windows pod (ReplicaSet)',
   rules: ['WIN058'],
-  yaml: workload('ReplicaSet', 'win058', `${WINDOWS}resources:\n  limits: {cpu: "1", memory: 1Gi}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'ReplicaSet',
+    'win058',
+    `${WINDOWS}resources:\n  limits: {cpu: "1", memory: 1Gi}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
 });
 
 cases.push({
   title: 'WIN058 pod-level resources on an inferred Windows pod (Deployment)',
   rules: ['WIN058'],
-  yaml: workload('Deployment', 'win058-inferred', `${inferred}resources:\n  requests: {cpu: 500m}\ncontainers:\n- name: app\n  image: ${NANO}\n`),
+  yaml: workload(
+    'Deployment',
+    'win058-inferred',
+    `${inferred}resources:\n  requests: {cpu: 500m}\ncontainers:\n- name: app\n  image: ${NANO}\n`,
+  ),
   quotes: 'custom',
   verify: verifyOnceDeclared('may not be set for a windows pod'),
 });
@@ -674,14 +785,18 @@ cases.push({
   verify: async (fs, r, doc) => {
     // No fieldValidation: the server drops the fields and says so in warnings.
     assert.equal(r.status, 201, JSON.stringify(r.body));
-    const kept = (r.body as unknown as { spec: { template: { spec: { tolerations: Record<string, unknown>[] } } } }).spec.template.spec.tolerations;
+    const kept = (r.body as unknown as { spec: { template: { spec: { tolerations: Record<string, unknown>[] } } } })
+      .spec.template.spec.tolerations;
     assert.deepEqual(kept[0], { key: 'os' }, 'the misspelt fields are dropped');
     const strict = await create(doc, { fieldValidation: 'Strict' });
     assert.equal(strict.status, 400);
     for (const f of fs) {
       const quote = /unknown field "[^"]+"/.exec(f.message)?.[0] ?? '';
       assert.ok(r.warnings.includes(quote), `${f.ruleId} quotes ${quote}; the server warns: ${r.warnings.join(' | ')}`);
-      assert.ok(answer(strict).message.includes(quote), `${f.ruleId} quotes ${quote}; strict validation says: ${answer(strict).message}`);
+      assert.ok(
+        answer(strict).message.includes(quote),
+        `${f.ruleId} quotes ${quote}; strict validation says: ${answer(strict).message}`,
+      );
     }
   },
   // Seconds has no fix (the rule cannot know what was meant): the fixed version drops it by hand.
@@ -808,7 +923,10 @@ for (const c of cases) {
       for (const cause of causes) {
         if (quoted.has(cause)) continue;
         const claimedElsewhere = all.some((f) => quotesCause(f.message, cause));
-        assert.ok(claimedElsewhere || (c.unclaimed ?? []).some((re) => re.test(cause)), `the API server also rejects this, and no rule says so: ${cause}`);
+        assert.ok(
+          claimedElsewhere || (c.unclaimed ?? []).some((re) => re.test(cause)),
+          `the API server also rejects this, and no rule says so: ${cause}`,
+        );
       }
     }
     // The fixed version: no finding of these rules, and the server accepts it.
@@ -821,7 +939,11 @@ for (const c of cases) {
     );
     const fixedDocs = docsOf(fixed);
     const ok = await create(fixedDocs[fixedDocs.length - 1]);
-    assert.equal(ok.status, 201, `the API server rejects the fixed version: ${answer(ok).message}\n${fixedDocs[fixedDocs.length - 1].text}`);
+    assert.equal(
+      ok.status,
+      201,
+      `the API server rejects the fixed version: ${answer(ok).message}\n${fixedDocs[fixedDocs.length - 1].text}`,
+    );
     for (const id of c.rules) cover(id, c.title);
   });
 }
@@ -830,7 +952,8 @@ test('every rule that says the API server rejects something is checked against i
   // A rule whose title says so and is not in the list above means a case is missing here.
   const claims = new Set(API_CLAIMS);
   for (const r of RULES) {
-    if (/rejected by the API server|API server (forbids|rejects)|API server drops|no longer serves/i.test(r.title)) assert.ok(claims.has(r.id), `${r.id} (${r.title}) has no case here`);
+    if (/rejected by the API server|API server (forbids|rejects)|API server drops|no longer serves/i.test(r.title))
+      assert.ok(claims.has(r.id), `${r.id} (${r.title}) has no case here`);
   }
   const missing = API_CLAIMS.filter((id) => !covered.has(id));
   assert.deepEqual(missing, [], 'rules with no passing case');

@@ -9,7 +9,16 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { linuxNode, windowsNode } from '../support/kube-seed';
 import { runCli } from '../support/run-cli';
-import { CONTEXT_ADMIN, ensureNamespace, expectStatus, seed, uniqueName, useApiServer, type RealApiServer, type SeedObject } from '../support/real-apiserver';
+import {
+  CONTEXT_ADMIN,
+  ensureNamespace,
+  expectStatus,
+  seed,
+  uniqueName,
+  useApiServer,
+  type RealApiServer,
+  type SeedObject,
+} from '../support/real-apiserver';
 
 const NS = uniqueName('kw-csi');
 const WIN = uniqueName('kw-csi-win');
@@ -35,19 +44,35 @@ async function registerDrivers(node: string, drivers: string[]): Promise<void> {
     return;
   }
   const current = expectStatus(existing, [200], `reading CSINode ${node}`);
-  expectStatus(await api.request(path, { method: 'PUT', body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata.resourceVersion } } }), [200], `updating CSINode ${node}`);
+  expectStatus(
+    await api.request(path, {
+      method: 'PUT',
+      body: { ...body, metadata: { ...body.metadata, resourceVersion: current.metadata.resourceVersion } },
+    }),
+    [200],
+    `updating CSINode ${node}`,
+  );
 }
 
 before(async () => {
   api = await useApiServer();
   await ensureNamespace(api, NS);
-  const nodes = await seed(api, [windowsNode(WIN, { build: '10.0.20348' }) as SeedObject, linuxNode(LINUX) as SeedObject]);
+  const nodes = await seed(api, [
+    windowsNode(WIN, { build: '10.0.20348' }) as SeedObject,
+    linuxNode(LINUX) as SeedObject,
+  ]);
   for (const n of nodes) {
     const meta = n.metadata as { name: string; uid: string };
     nodeUid.set(meta.name, meta.uid);
   }
   await seed(api, [
-    { apiVersion: 'storage.k8s.io/v1', kind: 'StorageClass', metadata: { name: CLASS }, provisioner: DRIVER, volumeBindingMode: 'WaitForFirstConsumer' },
+    {
+      apiVersion: 'storage.k8s.io/v1',
+      kind: 'StorageClass',
+      metadata: { name: CLASS },
+      provisioner: DRIVER,
+      volumeBindingMode: 'WaitForFirstConsumer',
+    },
     {
       apiVersion: 'v1',
       kind: 'PersistentVolumeClaim',
@@ -67,7 +92,13 @@ before(async () => {
             os: { name: 'windows' },
             nodeSelector: { 'kubernetes.io/os': 'windows' },
             tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
-            containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/servercore:ltsc2022', volumeMounts: [{ name: 'data', mountPath: 'C:\\data' }] }],
+            containers: [
+              {
+                name: 'app',
+                image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+                volumeMounts: [{ name: 'data', mountPath: 'C:\\data' }],
+              },
+            ],
             volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'shares' } }],
           },
         },
@@ -93,7 +124,22 @@ interface LiveJson {
   unread?: unknown;
 }
 
-const check = () => runCli(['check', '--context', CONTEXT_ADMIN, '--kubeconfig', api.kubeconfigPath, '-n', NS, '--enable', 'WIN063', '--format', 'json', '--chunk-size', '1']);
+const check = () =>
+  runCli([
+    'check',
+    '--context',
+    CONTEXT_ADMIN,
+    '--kubeconfig',
+    api.kubeconfigPath,
+    '-n',
+    NS,
+    '--enable',
+    'WIN063',
+    '--format',
+    'json',
+    '--chunk-size',
+    '1',
+  ]);
 
 test('check --context: WIN063 when only the Linux node registered the class driver; none once the Windows node has', async () => {
   const r = await check();
@@ -108,9 +154,14 @@ test('check --context: WIN063 when only the Linux node registered the class driv
   const [f] = out.objects[0].findings;
   assert.equal(f.ruleId, 'WIN063');
   assert.equal(f.path, 'spec.template.spec.volumes[0].persistentVolumeClaim.claimName');
-  assert.ok(f.message.includes(`PersistentVolumeClaim shares uses StorageClass ${CLASS}, provisioned by CSI driver ${DRIVER}`), f.message);
+  assert.ok(
+    f.message.includes(`PersistentVolumeClaim shares uses StorageClass ${CLASS}, provisioned by CSI driver ${DRIVER}`),
+    f.message,
+  );
   // Other suites' Windows nodes may share the server: ours is among the nodes named, none has the driver.
-  const named = new RegExp(`can run on \\(([^)]*)\\) lists ${DRIVER.replace(/\./g, '\\.')} in its CSINode`).exec(f.message);
+  const named = new RegExp(`can run on \\(([^)]*)\\) lists ${DRIVER.replace(/\./g, '\\.')} in its CSINode`).exec(
+    f.message,
+  );
   assert.ok(named?.[1].split(', ').includes(WIN), f.message);
 
   await registerDrivers(WIN, [DRIVER]);
@@ -121,7 +172,12 @@ test('check --context: WIN063 when only the Linux node registered the class driv
 
 test('the real server accepts a CSINode without an ownerReference and without a Node of its name (the rule trusts names, not owners)', async () => {
   const name = uniqueName('kw-csi-orphan');
-  const body = { apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name }, spec: { drivers: [{ name: DRIVER, nodeID: name }] } };
+  const body = {
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name },
+    spec: { drivers: [{ name: DRIVER, nodeID: name }] },
+  };
   expectStatus(await api.request('/apis/storage.k8s.io/v1/csinodes', { body }), [201], 'creating an orphan CSINode');
   const noNodeId = { ...body, metadata: { name: `${name}-x` }, spec: { drivers: [{ name: DRIVER }] } };
   const refused = await api.request('/apis/storage.k8s.io/v1/csinodes', { body: noNodeId });

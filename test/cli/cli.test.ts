@@ -9,7 +9,13 @@ import { join, resolve } from 'node:path';
 const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
 function run(args: string[], opts: { cwd?: string; input?: string } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd, input: opts.input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    input: opts.input,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -73,7 +79,10 @@ test('exit codes: 0 clean, 1 findings, 2 usage and I/O errors', () => {
 test('text output: path:line:col severity RULE message, and a summary line', () => {
   const dir = tmp({ 'bad.yaml': BAD });
   const r = run(['check', 'bad.yaml'], { cwd: dir });
-  assert.match(r.stdout, /^bad\.yaml:16:9 error WIN002 spec\.containers\[0\]\.securityContext\.privileged: Forbidden: cannot be set for a windows pod\./m);
+  assert.match(
+    r.stdout,
+    /^bad\.yaml:16:9 error WIN002 spec\.containers\[0\]\.securityContext\.privileged: Forbidden: cannot be set for a windows pod\./m,
+  );
   assert.match(r.stdout, /✖ 1 finding \(1 error, 0 warnings, 0 info\) in 1 of 1 file/);
   assert.doesNotMatch(r.stdout, /\u001b\[/, 'no colour when not a terminal');
   assert.match(run(['check', '--color', 'bad.yaml'], { cwd: dir }).stdout, /\u001b\[31merror/);
@@ -138,14 +147,18 @@ test('--fix rewrites files atomically, keeps comments, and reports what is left'
   assert.deepEqual(readdirSync(dir), ['bad.yaml'], 'no temporary file left behind');
 });
 
-test('--fix on a read-only directory leaves the file untouched and exits 2', { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false }, () => {
-  const dir = tmp({ 'ro/bad.yaml': BAD });
-  chmodSync(join(dir, 'ro'), 0o555);
-  const r = run(['check', '--fix', 'ro/bad.yaml'], { cwd: dir });
-  assert.equal(r.code, 2);
-  assert.match(r.stderr, /fixes not written: permission denied; the file is unchanged/);
-  assert.equal(readFileSync(join(dir, 'ro/bad.yaml'), 'utf8'), BAD);
-});
+test(
+  '--fix on a read-only directory leaves the file untouched and exits 2',
+  { skip: process.getuid?.() === 0 ? 'root can write anywhere' : false },
+  () => {
+    const dir = tmp({ 'ro/bad.yaml': BAD });
+    chmodSync(join(dir, 'ro'), 0o555);
+    const r = run(['check', '--fix', 'ro/bad.yaml'], { cwd: dir });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /fixes not written: permission denied; the file is unchanged/);
+    assert.equal(readFileSync(join(dir, 'ro/bad.yaml'), 'utf8'), BAD);
+  },
+);
 
 test('--fix cannot rewrite stdin; stdin is checked with -', () => {
   assert.equal(run(['check', '--fix', '-'], { input: BAD }).code, 2);
@@ -155,7 +168,13 @@ test('--fix cannot rewrite stdin; stdin is checked with -', () => {
 });
 
 test('directories are walked for *.yaml and *.yml, skipping node_modules and .git', () => {
-  const dir = tmp({ 'a/x.yaml': BAD, 'a/y.yml': GOOD, 'a/notes.txt': BAD, 'node_modules/m/z.yaml': BAD, '.git/q.yaml': BAD });
+  const dir = tmp({
+    'a/x.yaml': BAD,
+    'a/y.yml': GOOD,
+    'a/notes.txt': BAD,
+    'node_modules/m/z.yaml': BAD,
+    '.git/q.yaml': BAD,
+  });
   const out = JSON.parse(run(['check', '--format', 'json', '.'], { cwd: dir }).stdout);
   assert.deepEqual(
     out.files.map((f: { path: string }) => f.path),
@@ -173,7 +192,11 @@ test('globs expand; --min-severity, --enable and --disable filter', () => {
 });
 
 test('a broken file is reported and the other files are still checked', () => {
-  const dir = tmp({ 'a.yaml': 'key: [unclosed\n', 'b.yaml': BAD, 'c.bin.yaml': Buffer.from([0, 1, 2, 3, 0, 255]).toString('latin1') });
+  const dir = tmp({
+    'a.yaml': 'key: [unclosed\n',
+    'b.yaml': BAD,
+    'c.bin.yaml': Buffer.from([0, 1, 2, 3, 0, 255]).toString('latin1'),
+  });
   const out = JSON.parse(run(['check', '--format', 'json', '.'], { cwd: dir }).stdout);
   const byPath = Object.fromEntries(out.files.map((f: { path: string }) => [f.path, f]));
   assert.equal(byPath['a.yaml'].findings[0].ruleId, 'YAML001');
@@ -199,10 +222,16 @@ test('rules lists every rule with its severity', () => {
 test('join: the kubeadm options are checked before anything is read (exit 2, one line saying what is expected)', () => {
   const cases: [string[], RegExp][] = [
     [['--cni', 'weave'], /--cni must be calico, flannel or auto, not "weave"/],
-    [['--kubernetes-version', '1.31.3'], /--kubernetes-version takes a release version vX\.Y\.Z, such as v1\.31\.3 \(got "1\.31\.3"\)/],
+    [
+      ['--kubernetes-version', '1.31.3'],
+      /--kubernetes-version takes a release version vX\.Y\.Z, such as v1\.31\.3 \(got "1\.31\.3"\)/,
+    ],
     [['--kube-reserved', 'cpu=500m,memory=1GB'], /--kube-reserved "1GB" is not a quantity/],
     [['--system-reserved', 'gpu=1'], /--system-reserved cannot reserve "gpu"/],
-    [['--system-reserved', 'memory'], /--system-reserved takes resource=quantity pairs separated by commas, such as cpu=500m,memory=1Gi/],
+    [
+      ['--system-reserved', 'memory'],
+      /--system-reserved takes resource=quantity pairs separated by commas, such as cpu=500m,memory=1Gi/,
+    ],
   ];
   for (const [args, message] of cases) {
     const r = run(['join', '--address', '10.0.0.5', '--via', 'kubeadm', ...args]);
@@ -210,5 +239,12 @@ test('join: the kubeadm options are checked before anything is read (exit 2, one
     assert.match(r.stderr, message, args.join(' '));
   }
   const help = run(['join', '--help']);
-  for (const option of ['--cni calico|flannel|auto', '--runtime-class', '--kube-reserved', '--system-reserved', '--kubernetes-version vX.Y.Z']) assert.ok(help.stdout.includes(option), option);
+  for (const option of [
+    '--cni calico|flannel|auto',
+    '--runtime-class',
+    '--kube-reserved',
+    '--system-reserved',
+    '--kubernetes-version vX.Y.Z',
+  ])
+    assert.ok(help.stdout.includes(option), option);
 });

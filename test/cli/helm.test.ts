@@ -9,7 +9,12 @@ import { join, resolve } from 'node:path';
 const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
 function run(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -73,7 +78,9 @@ test('--helm-values: later files win; an unset value is not reported; a Linux se
     [],
   );
   assert.equal(off.code, 0, off.stdout);
-  const linux = JSON.parse(run(['check', 'chart', '--helm-values', 'off.yaml', '--helm-values', 'linux.yaml', '--format', 'json'], dir).stdout);
+  const linux = JSON.parse(
+    run(['check', 'chart', '--helm-values', 'off.yaml', '--helm-values', 'linux.yaml', '--format', 'json'], dir).stdout,
+  );
   assert.equal(linux.summary.windowsWorkloads, 0);
   const missing = run(['check', 'chart', '--helm-values', 'nope.yaml'], dir);
   assert.equal(missing.code, 2);
@@ -83,14 +90,16 @@ test('--helm-values: later files win; an unset value is not reported; a Linux se
 
 test("a chart's values files are data: their ${VAR} and {{ }} strings do not make them templates", () => {
   const dir = chart();
-  const values = 'nodeSelector:\n  kubernetes.io/os: windows\nprivileged: false\nenv:\n  LEVEL: "${LOG_LEVEL}"\nconfig: |\n  endpoint {{ .Values.region }}\n';
+  const values =
+    'nodeSelector:\n  kubernetes.io/os: windows\nprivileged: false\nenv:\n  LEVEL: "${LOG_LEVEL}"\nconfig: |\n  endpoint {{ .Values.region }}\n';
   writeFileSync(join(dir, 'chart', 'values.yaml'), values);
   mkdirSync(join(dir, 'chart', 'ci'));
   writeFileSync(join(dir, 'chart', 'ci', 'test-values.yaml'), values);
   // The same text outside a chart is still an envsubst template.
   writeFileSync(join(dir, 'loose.yaml'), values);
   const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
-  const rules = (suffix: string) => out.files.find((f: { path: string }) => f.path.endsWith(suffix)).findings.map((f: { ruleId: string }) => f.ruleId);
+  const rules = (suffix: string) =>
+    out.files.find((f: { path: string }) => f.path.endsWith(suffix)).findings.map((f: { ruleId: string }) => f.ruleId);
   assert.deepEqual(rules(join('chart', 'values.yaml')), []);
   assert.deepEqual(rules('test-values.yaml'), []);
   assert.deepEqual(rules('loose.yaml'), ['YAML002']);
@@ -100,7 +109,10 @@ test('a chart template: `${VAR}` left once its actions are set aside is shell te
   const dir = chart();
   writeFileSync(
     join(dir, 'chart', 'templates', 'ds.yaml'),
-    TEMPLATE.replace('securityContext:\n            privileged: {{ .Values.privileged }}\n          ', '').replace('resources:', 'args: ["echo ${NODE_NAME}"]\n          resources:'),
+    TEMPLATE.replace('securityContext:\n            privileged: {{ .Values.privileged }}\n          ', '').replace(
+      'resources:',
+      'args: ["echo ${NODE_NAME}"]\n          resources:',
+    ),
   );
   const out = JSON.parse(run(['check', 'chart', '--format', 'json'], dir).stdout);
   assert.deepEqual(
@@ -113,7 +125,10 @@ test('a chart template: `${VAR}` left once its actions are set aside is shell te
 test('check chart/: a .tpl file under templates/ that defines a whole manifest is checked; .tpl files elsewhere are not read', () => {
   const dir = chart();
   writeFileSync(join(dir, 'chart', 'templates', 'ds.yaml'), '{{- include "agent-windows" . }}\n');
-  writeFileSync(join(dir, 'chart', 'templates', '_agent-windows.tpl'), `{{- define "agent-windows" }}\n${TEMPLATE}{{- end }}\n`);
+  writeFileSync(
+    join(dir, 'chart', 'templates', '_agent-windows.tpl'),
+    `{{- define "agent-windows" }}\n${TEMPLATE}{{- end }}\n`,
+  );
   writeFileSync(join(dir, 'loose.tpl'), 'kind: {{ .Values.x }}\n');
   const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
   assert.deepEqual(

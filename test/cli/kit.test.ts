@@ -17,7 +17,10 @@ const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 /** Runs the built CLI without blocking this process (the emulator and the simulated host live here). */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveP) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SSH_AUTH_SOCK: '', NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, SSH_AUTH_SOCK: '', NO_COLOR: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -66,14 +69,20 @@ test('every --help ends with the same exit codes, and exits 0', async () => {
 
 test('the README documents the same exit codes as --help', () => {
   const readme = readFileSync(resolve(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('## Options and exit codes every command shares'), readme.indexOf('## In the editor'));
-  const rows = [...section.matchAll(/^\| `(\d)` \| (.*) \|$/gm)].map((m) => [Number(m[1]), m[2]!.replace(/`/g, '')] as const);
+  const section = readme.slice(
+    readme.indexOf('## Options and exit codes every command shares'),
+    readme.indexOf('## In the editor'),
+  );
+  const rows = [...section.matchAll(/^\| `(\d)` \| (.*) \|$/gm)].map(
+    (m) => [Number(m[1]), m[2]!.replace(/`/g, '')] as const,
+  );
   assert.deepEqual(
     rows.map(([code]) => code),
     [EXIT.OK, EXIT.FAILED, EXIT.USAGE],
   );
   const help = EXIT_CODES_HELP.replace(/\n {5}/g, ' ');
-  for (const [code, meaning] of rows) assert.ok(help.includes(`  ${code}  ${meaning.split(':')[0]}:`), `README's meaning of ${code} is not --help's`);
+  for (const [code, meaning] of rows)
+    assert.ok(help.includes(`  ${code}  ${meaning.split(':')[0]}:`), `README's meaning of ${code} is not --help's`);
 });
 
 test('--context is required, with the same message, by every command that reaches a cluster', async () => {
@@ -103,7 +112,18 @@ test('join: --user defaults to Administrator, as for nodes, mirrors and the VS C
 test('-y/--yes is accepted by every command that changes something (join, remove, nodes, mirrors)', async () => {
   const join = await cli(['join', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '-y']);
   assert.equal(join.code, EXIT.OK, join.stderr);
-  const remove = await cli(['remove', ...NOWHERE, '--via', 'kubeadm', '--node', 'win-a', '--address', '10.0.0.5', '--dry-run', '--yes']);
+  const remove = await cli([
+    'remove',
+    ...NOWHERE,
+    '--via',
+    'kubeadm',
+    '--node',
+    'win-a',
+    '--address',
+    '10.0.0.5',
+    '--dry-run',
+    '--yes',
+  ]);
   assert.equal(remove.code, EXIT.OK, remove.stderr);
   // Refused for another reason than the option: --yes itself is known.
   const apply = await cli(['mirrors', 'apply', '--yes', '--concurrency', '0']);
@@ -113,7 +133,18 @@ test('-y/--yes is accepted by every command that changes something (join, remove
 test('SSH options are checked before anything runs: a bad --port or an unreadable --key is a usage error (2) for every command', async () => {
   // join used to check --port per host while joining (exit 1, one failure per host) and --key not at
   // all (each host failed: 1), while nodes and mirrors said 2.
-  const port = await cli(['join', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--address', '10.0.0.6', '--port', '70000']);
+  const port = await cli([
+    'join',
+    ...NOWHERE,
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--address',
+    '10.0.0.6',
+    '--port',
+    '70000',
+  ]);
   assert.equal(port.code, EXIT.USAGE);
   assert.equal(port.stderr, 'kube-windows: --port must be a TCP port number\n');
   assert.equal(port.stdout, '', 'nothing ran');
@@ -125,7 +156,11 @@ test('SSH options are checked before anything runs: a bad --port or an unreadabl
   ]) {
     const r = await cli([...args, '--key', join(dir, 'no-such-key')]);
     assert.equal(r.code, EXIT.USAGE, args.join(' '));
-    assert.match(r.stderr, /^kube-windows: --key .*no-such-key: cannot read the key file \(ENOENT\)\n$/, args.join(' '));
+    assert.match(
+      r.stderr,
+      /^kube-windows: --key .*no-such-key: cannot read the key file \(ENOENT\)\n$/,
+      args.join(' '),
+    );
   }
 });
 
@@ -166,7 +201,10 @@ test('progress lines name what a finished plan did; Ctrl-C cancels after the cur
   const end = { type: 'plan-end', outcome: 'done', durationMs: 1234 } as const;
   assert.equal(progressLine('', end as never, 'removed'), 'removed (1.2 s)');
   assert.equal(progressLine('10.0.0.5', end as never, 'joined'), '[10.0.0.5] joined (1.2 s)');
-  assert.equal(progressLine('', { type: 'plan-end', outcome: 'failed', message: 'no\nmore', durationMs: 0 } as never), 'failed: no (0.0 s)');
+  assert.equal(
+    progressLine('', { type: 'plan-end', outcome: 'failed', message: 'no\nmore', durationMs: 0 } as never),
+    'failed: no (0.0 s)',
+  );
 
   const stderr: string[] = [];
   const write = process.stderr.write;
@@ -181,7 +219,10 @@ test('progress lines name what a finished plan did; Ctrl-C cancels after the cur
   } finally {
     process.stderr.write = write;
   }
-  assert.deepEqual(stderr, ['kube-windows: cancelling (the plan stops after the current step)\n', 'kube-windows: cancelled\n']);
+  assert.deepEqual(stderr, [
+    'kube-windows: cancelling (the plan stops after the current step)\n',
+    'kube-windows: cancelled\n',
+  ]);
   assert.equal(process.listenerCount('SIGINT'), 0, 'the handler is removed');
 });
 
@@ -192,13 +233,28 @@ let rig: Rig;
 before(async () => {
   rig = await startRig({
     hosts: 1,
-    objects: [windowsNode('win-a', { build: '10.0.20348', address: hostAddress(0), byoh: true }), windowsNode('win-k', { build: '10.0.20348', address: '10.9.9.9', byoh: true })],
+    objects: [
+      windowsNode('win-a', { build: '10.0.20348', address: hostAddress(0), byoh: true }),
+      windowsNode('win-k', { build: '10.0.20348', address: '10.9.9.9', byoh: true }),
+    ],
   });
 });
 after(() => rig.stop());
 
 test('remove prints "removed" when done (it said "joined")', async () => {
-  const r = await cli(['remove', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--via', 'kubeadm', '--address', '10.9.9.9', '--poll-interval', '20']);
+  const r = await cli([
+    'remove',
+    '--kubeconfig',
+    rig.kubeconfigPath,
+    '--context',
+    'emulator',
+    '--via',
+    'kubeadm',
+    '--address',
+    '10.9.9.9',
+    '--poll-interval',
+    '20',
+  ]);
   assert.equal(r.code, EXIT.OK, r.stdout + r.stderr);
   assert.match(r.stdout, /\nremoved \(\d+\.\d s\)\n$/);
   assert.doesNotMatch(r.stdout, /joined/);
@@ -209,10 +265,24 @@ test('nodes: an SSH failure on the node is the operation failing (1), as for joi
   // nodes used to exit 2 for connection, authentication and host key failures.
   const emptyKnownHosts = join(dir, 'empty_known_hosts');
   writeFileSync(emptyKnownHosts, '');
-  const ssh = ['--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--key', rig.keyPath, '--port', String(rig.port), '--known-hosts', emptyKnownHosts];
+  const ssh = [
+    '--kubeconfig',
+    rig.kubeconfigPath,
+    '--context',
+    'emulator',
+    '--key',
+    rig.keyPath,
+    '--port',
+    String(rig.port),
+    '--known-hosts',
+    emptyKnownHosts,
+  ];
   const r = await cli(['nodes', 'services', 'win-a', ...ssh]);
   assert.equal(r.code, EXIT.FAILED, r.stdout + r.stderr);
-  assert.match(r.stderr, /host key of \[127\.0\.0\.2\]:\d+ \(SHA256:[A-Za-z0-9+/]+\) is not known and was not accepted/);
+  assert.match(
+    r.stderr,
+    /host key of \[127\.0\.0\.2\]:\d+ \(SHA256:[A-Za-z0-9+/]+\) is not known and was not accepted/,
+  );
   assert.equal(rig.sims[0]!.state.opLog.length, 0, 'nothing ran on an unverified host');
   // The cluster side is still an environment error: no such node.
   assert.equal((await cli(['nodes', 'services', 'nope', ...ssh])).code, EXIT.USAGE);
@@ -241,10 +311,30 @@ test('--wmco-namespace, --olm-source and --olm-channel reach the BYOH plan; a ma
   assert.doesNotMatch(r.stdout, /openshift-windows-machine-config-operator/);
   assert.match(r.stdout, /^ {6}source: my-catalog$/m);
   assert.match(r.stdout, /^ {6}channel: preview$/m);
-  const remove = await cli(['remove', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '--wmco-namespace', 'windows-ops']);
+  const remove = await cli([
+    'remove',
+    ...NOWHERE,
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--dry-run',
+    '--wmco-namespace',
+    'windows-ops',
+  ]);
   assert.equal(remove.code, EXIT.OK, remove.stderr);
   assert.match(remove.stdout, /namespaces\/windows-ops\/configmaps\/windows-instances/);
-  const bad = await cli(['join', ...NOWHERE, '--via', 'byoh', '--address', '10.0.0.5', '--dry-run', '--wmco-namespace', 'Windows_Ops']);
+  const bad = await cli([
+    'join',
+    ...NOWHERE,
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--dry-run',
+    '--wmco-namespace',
+    'Windows_Ops',
+  ]);
   assert.equal(bad.code, EXIT.USAGE);
   assert.equal(bad.stderr, 'kube-windows: --wmco-namespace "Windows_Ops" is not a valid namespace\n');
 });

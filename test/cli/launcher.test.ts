@@ -14,12 +14,17 @@ const BUNDLE_FILE = join(ROOT, 'dist', BUNDLE);
 // V8 answers a second compile of the same source in one process from memory, whatever the cache
 // says: whether it accepts a cache is asked in a fresh process (this file, run as a probe).
 if (process.env.KW_PROBE_CACHE) {
-  process.stdout.write(String(compileBundle(BUNDLE_FILE, readFileSync(process.env.KW_PROBE_CACHE)).script.cachedDataRejected));
+  process.stdout.write(
+    String(compileBundle(BUNDLE_FILE, readFileSync(process.env.KW_PROBE_CACHE)).script.cachedDataRejected),
+  );
   process.exit(0);
 }
 
 function rejected(cacheFile: string): string {
-  return spawnSync(process.execPath, [__filename], { encoding: 'utf8', env: { ...process.env, KW_PROBE_CACHE: cacheFile } }).stdout;
+  return spawnSync(process.execPath, [__filename], {
+    encoding: 'utf8',
+    env: { ...process.env, KW_PROBE_CACHE: cacheFile },
+  }).stdout;
 }
 
 /** The launcher and the bundle copied to a directory of their own, with the given code cache. */
@@ -32,7 +37,10 @@ function install(cache: Buffer): string {
 }
 
 function check(cli: string) {
-  return spawnSync(process.execPath, [cli, 'check', '--format', 'json', EXAMPLES], { encoding: 'utf8', timeout: 60_000 });
+  return spawnSync(process.execPath, [cli, 'check', '--format', 'json', EXAMPLES], {
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
 }
 
 test('the launcher runs the bundle with a code cache V8 accepts, with the same output as without one', () => {

@@ -29,22 +29,37 @@ function seed(): KubeObject[] {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: 'iis' } },
-      template: WIN_TEMPLATE('mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', { securityContext: { privileged: true } }),
+      template: WIN_TEMPLATE('mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', {
+        securityContext: { privileged: true },
+      }),
     },
   };
   const rs: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'ReplicaSet',
-    metadata: { name: 'iis-7d9c', namespace: 'web', uid: 'rs-1', ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'iis', uid: 'd-1', controller: true }] },
+    metadata: {
+      name: 'iis-7d9c',
+      namespace: 'web',
+      uid: 'rs-1',
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'iis', uid: 'd-1', controller: true }],
+    },
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: 'iis' } },
-      template: WIN_TEMPLATE('mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', { securityContext: { privileged: true } }),
+      template: WIN_TEMPLATE('mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', {
+        securityContext: { privileged: true },
+      }),
     },
   };
   // A pod of another rollout, on win-2 with an image of the wrong build, as the kubelet reports it.
-  const failing = pod('api-5f6b-x2k9q', 'web', 'win-2', { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019', phase: 'Pending' });
-  failing.metadata.ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'api-5f6b', uid: 'rs-2', controller: true }];
+  const failing = pod('api-5f6b-x2k9q', 'web', 'win-2', {
+    windows: true,
+    image: 'mcr.microsoft.com/windows/servercore:ltsc2019',
+    phase: 'Pending',
+  });
+  failing.metadata.ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'api-5f6b', uid: 'rs-2', controller: true },
+  ];
   failing.status = {
     phase: 'Pending',
     containerStatuses: [
@@ -82,13 +97,30 @@ function seed(): KubeObject[] {
   const linuxFailing = pod('cache-0', 'batch', 'ip-10-0-1-1', { phase: 'Pending' });
   linuxFailing.status = {
     phase: 'Pending',
-    containerStatuses: [{ name: 'cache', state: { waiting: { reason: 'CreateContainerError', message: 'The container operating system does not match the host operating system' } } }],
+    containerStatuses: [
+      {
+        name: 'cache',
+        state: {
+          waiting: {
+            reason: 'CreateContainerError',
+            message: 'The container operating system does not match the host operating system',
+          },
+        },
+      },
+    ],
   };
   const job: KubeObject = {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: { name: 'nightly', namespace: 'batch' },
-    spec: { template: { spec: { restartPolicy: 'Never', containers: [{ name: 'n', image: 'registry.access.redhat.com/ubi9/ubi-minimal:9.4' }] } } },
+    spec: {
+      template: {
+        spec: {
+          restartPolicy: 'Never',
+          containers: [{ name: 'n', image: 'registry.access.redhat.com/ubi9/ubi-minimal:9.4' }],
+        },
+      },
+    },
   };
   return [
     namespace('web'),
@@ -128,7 +160,13 @@ test('check --context -A --format json: the objects with findings, located by fi
   assert.equal(r.code, 1, r.stderr);
   assert.equal(r.stderr, '');
   const out = JSON.parse(r.stdout) as {
-    objects: { apiVersion: string; kind: string; namespace: string; name: string; findings: { ruleId: string; severity: string; message: string; path: string }[] }[];
+    objects: {
+      apiVersion: string;
+      kind: string;
+      namespace: string;
+      name: string;
+      findings: { ruleId: string; severity: string; message: string; path: string }[];
+    }[];
     summary: Record<string, number>;
   };
   assert.deepEqual(Object.keys(out), ['objects', 'summary']);
@@ -140,11 +178,16 @@ test('check --context -A --format json: the objects with findings, located by fi
   const names = out.objects.map((o) => `${o.apiVersion} ${o.kind}/${o.namespace}/${o.name}`);
   assert.deepEqual(names, ['apps/v1 Deployment/web/iis', 'v1 Pod/web/api-5f6b-x2k9q', 'v1 Pod/web/report-0']);
   const deploy = out.objects[0];
-  const privileged = deploy.findings.find((f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged');
+  const privileged = deploy.findings.find(
+    (f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged',
+  );
   assert.ok(privileged, JSON.stringify(deploy.findings));
   assert.equal(privileged.severity, 'error');
   const [mismatch] = out.objects[1].findings;
-  assert.deepEqual({ ruleId: mismatch.ruleId, path: mismatch.path }, { ruleId: 'WINF001', path: 'spec.containers[0].image' });
+  assert.deepEqual(
+    { ruleId: mismatch.ruleId, path: mismatch.path },
+    { ruleId: 'WINF001', path: 'spec.containers[0].image' },
+  );
   assert.equal(
     mismatch.message,
     'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node win-2 runs 10.0.20348 (2022): use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).',
@@ -168,9 +211,15 @@ test('check --context -A --format json: the objects with findings, located by fi
       q,
       /^GET \/(apis|api\/v1\/(pods|events|nodes|namespaces|persistentvolumeclaims|persistentvolumes)|apis\/(apps\/v1\/(deployments|daemonsets|statefulsets|replicasets)|batch\/v1\/(jobs|cronjobs)|node\.k8s\.io\/v1\/runtimeclasses|storage\.k8s\.io\/v1\/(storageclasses|csinodes|csidrivers)))$/,
     );
-  assert.equal(new Set(reqs).size, reqs.length - reqs.filter((q) => q === 'GET /apis').length + (reqs.includes('GET /apis') ? 1 : 0));
+  assert.equal(
+    new Set(reqs).size,
+    reqs.length - reqs.filter((q) => q === 'GET /apis').length + (reqs.includes('GET /apis') ? 1 : 0),
+  );
   const events = emu.requests.slice(from).find((q) => q.path === '/api/v1/events');
-  assert.ok(events && /fieldSelector=type%3DWarning/.test(events.query) && /limit=500/.test(events.query), events?.query);
+  assert.ok(
+    events && /fieldSelector=type%3DWarning/.test(events.query) && /limit=500/.test(events.query),
+    events?.query,
+  );
   const nodes = emu.requests.slice(from).find((q) => q.path === '/api/v1/nodes');
   assert.ok(nodes && /labelSelector=kubernetes.io%2Fos%3Dwindows/.test(nodes.query), nodes?.query);
 });
@@ -181,7 +230,12 @@ test('-n reads one namespace (namespaced lists); a clean namespace exits 0; -n a
   assert.equal(web.code, 0, web.stderr + web.stdout);
   assert.deepEqual(JSON.parse(web.stdout), { objects: [], summary: { objects: 2, errors: 0, warnings: 0, infos: 0 } });
   const paths = emu.requests.slice(from).map((q) => q.path);
-  assert.ok(paths.includes('/apis/apps/v1/namespaces/batch/deployments') && paths.includes('/api/v1/namespaces/batch/pods') && paths.includes('/api/v1/namespaces/batch/events'), paths.join('\n'));
+  assert.ok(
+    paths.includes('/apis/apps/v1/namespaces/batch/deployments') &&
+      paths.includes('/api/v1/namespaces/batch/pods') &&
+      paths.includes('/api/v1/namespaces/batch/events'),
+    paths.join('\n'),
+  );
   assert.ok(!paths.includes('/api/v1/pods'));
 
   const clean = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '--namespace', 'clean']);
@@ -199,7 +253,10 @@ test('-n reads one namespace (namespaced lists); a clean namespace exits 0; -n a
 test('text output names objects and field paths; SARIF uses logical locations', async () => {
   const text = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web']);
   assert.equal(text.code, 1);
-  assert.match(text.stdout, /^Deployment\/web\/iis\n {2}spec\.template\.spec\.containers\[0\]\.securityContext\.privileged error WIN\d+ /m);
+  assert.match(
+    text.stdout,
+    /^Deployment\/web\/iis\n {2}spec\.template\.spec\.containers\[0\]\.securityContext\.privileged error WIN\d+ /m,
+  );
   assert.match(text.stdout, /^Pod\/web\/api-5f6b-x2k9q\n {2}spec\.containers\[0\]\.image error WINF001 image mcr/m);
 
   const sarif = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--format', 'sarif']);
@@ -207,7 +264,14 @@ test('text output names objects and field paths; SARIF uses logical locations', 
   const doc = JSON.parse(sarif.stdout) as {
     runs: {
       tool: { driver: { rules: { id: string }[] } };
-      results: { ruleId: string; ruleIndex: number; locations: { logicalLocations: { name: string; fullyQualifiedName: string; kind: string }[]; physicalLocation?: unknown }[] }[];
+      results: {
+        ruleId: string;
+        ruleIndex: number;
+        locations: {
+          logicalLocations: { name: string; fullyQualifiedName: string; kind: string }[];
+          physicalLocation?: unknown;
+        }[];
+      }[];
     }[];
   };
   const run0 = doc.runs[0];
@@ -216,13 +280,29 @@ test('text output names objects and field paths; SARIF uses logical locations', 
   assert.equal(run0.tool.driver.rules[winf.ruleIndex].id, 'WINF001');
   assert.deepEqual(winf.locations[0].logicalLocations, [
     { name: 'api-5f6b-x2k9q', fullyQualifiedName: 'Pod/web/api-5f6b-x2k9q', kind: 'resource' },
-    { name: 'spec.containers[0].image', fullyQualifiedName: 'Pod/web/api-5f6b-x2k9q/spec.containers[0].image', kind: 'property' },
+    {
+      name: 'spec.containers[0].image',
+      fullyQualifiedName: 'Pod/web/api-5f6b-x2k9q/spec.containers[0].image',
+      kind: 'property',
+    },
   ]);
   assert.equal(winf.locations[0].physicalLocation, undefined);
 });
 
 test('--enable/--disable and --min-severity apply to failure signatures too', async () => {
-  const r = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--format', 'json', '--enable', 'WINF001']);
+  const r = await run([
+    'check',
+    '--context',
+    'lab',
+    '--kubeconfig',
+    kubeconfig,
+    '-n',
+    'web',
+    '--format',
+    'json',
+    '--enable',
+    'WINF001',
+  ]);
   const out = JSON.parse(r.stdout) as { objects: { name: string; findings: { ruleId: string }[] }[] };
   assert.deepEqual(
     out.objects.map((o) => [o.name, o.findings.map((f) => f.ruleId)]),
@@ -258,7 +338,11 @@ current-context: dead
 test('snapshot --context writes the facts; check --snapshot checks files offline against them', async () => {
   const snap = await run(['snapshot', '--context', 'lab', '--kubeconfig', kubeconfig]);
   assert.equal(snap.code, 0, snap.stderr);
-  const facts = JSON.parse(snap.stdout) as { name: string; flavour: string; windowsNodes: { name: string; build: string }[] };
+  const facts = JSON.parse(snap.stdout) as {
+    name: string;
+    flavour: string;
+    windowsNodes: { name: string; build: string }[];
+  };
   assert.equal(facts.name, 'lab');
   assert.equal(facts.flavour, 'kubernetes');
   assert.deepEqual(
@@ -305,7 +389,10 @@ spec:
 
   for (const [content, words] of [
     ['not json', /is not JSON/],
-    ['{"name": "x", "windowsNodes": [{"name": "a"}], "runtimeClasses": []}', /windowsNodes\[0\] must be an object with name and build strings/],
+    [
+      '{"name": "x", "windowsNodes": [{"name": "a"}], "runtimeClasses": []}',
+      /windowsNodes\[0\] must be an object with name and build strings/,
+    ],
     ['[]', /must be a JSON object/],
   ] as const) {
     const bad = join(dir, 'bad.json');
@@ -326,8 +413,14 @@ test('a kind the user may not list: one warning line naming it, the rest checked
     const config = writeProblemsKubeconfig(restricted, home);
     const r = await run(['check', '--context', 'restricted', '--kubeconfig', config, '-A', '--format', 'json']);
     assert.equal(r.code, 1, r.stderr);
-    assert.match(r.stderr, /^kube-windows: DaemonSets not read: You are not allowed to list daemonsets.*\(403 Forbidden\)\. Ask a cluster administrator for this permission\.\n$/);
-    const out = JSON.parse(r.stdout) as { objects: { kind: string; name: string }[]; unread?: { what: string; message: string }[] };
+    assert.match(
+      r.stderr,
+      /^kube-windows: DaemonSets not read: You are not allowed to list daemonsets.*\(403 Forbidden\)\. Ask a cluster administrator for this permission\.\n$/,
+    );
+    const out = JSON.parse(r.stdout) as {
+      objects: { kind: string; name: string }[];
+      unread?: { what: string; message: string }[];
+    };
     assert.deepEqual(
       out.objects.map((o) => `${o.kind}/${o.name}`),
       ['Deployment/iis', 'Pod/api-0'],

@@ -33,7 +33,13 @@ function windowsApp(name: string, claimName: string): KubeObject {
           os: { name: 'windows' },
           nodeSelector: { 'kubernetes.io/os': 'windows' },
           tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
-          containers: [{ name: 'app', image: 'mcr.microsoft.com/windows/servercore:ltsc2022', resources: { limits: { cpu: '1', memory: '1Gi' } } }],
+          containers: [
+            {
+              name: 'app',
+              image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+              resources: { limits: { cpu: '1', memory: '1Gi' } },
+            },
+          ],
           volumes: [{ name: 'data', persistentVolumeClaim: { claimName } }],
         },
       },
@@ -56,8 +62,18 @@ function seed(): KubeObject[] {
     { apiVersion: 'storage.k8s.io/v1', kind: 'CSIDriver', metadata: { name: DRIVER }, spec: { attachRequired: false } },
     csiNode('linux-1', [DRIVER, 'disk.csi.azure.com']),
     csiNode('win-1', ['disk.csi.azure.com']),
-    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'shares', namespace: 'web' }, spec: { storageClassName: 'smb', accessModes: ['ReadWriteMany'] } },
-    { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'disk', namespace: 'web' }, spec: { accessModes: ['ReadWriteOnce'] } },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'shares', namespace: 'web' },
+      spec: { storageClassName: 'smb', accessModes: ['ReadWriteMany'] },
+    },
+    {
+      apiVersion: 'v1',
+      kind: 'PersistentVolumeClaim',
+      metadata: { name: 'disk', namespace: 'web' },
+      spec: { accessModes: ['ReadWriteOnce'] },
+    },
     windowsApp('files', 'shares'),
     windowsApp('db', 'disk'),
   ];
@@ -72,7 +88,11 @@ let emu: Emulator;
 let dir: string;
 
 before(async () => {
-  emu = await startEmulator({ objects: seed(), openshift: false, tokens: { 'no-csinodes': { user: 'dev', deny: [{ verb: 'list', resource: 'csinodes' }] } } });
+  emu = await startEmulator({
+    objects: seed(),
+    openshift: false,
+    tokens: { 'no-csinodes': { user: 'dev', deny: [{ verb: 'list', resource: 'csinodes' }] } },
+  });
   dir = mkdtempSync(join(tmpdir(), 'kw-storage-'));
 });
 after(async () => {
@@ -82,7 +102,21 @@ after(async () => {
 
 test('check --context: WIN063 on the Windows Deployment whose class driver only the Linux node registered, with paged storage lists', async () => {
   const from = emu.requests.length;
-  const r = await run(['check', '--context', 'lab', '--kubeconfig', emu.kubeconfig({ context: 'lab' }), '-n', 'web', '--enable', 'WIN063', '--chunk-size', '1', '--format', 'json']);
+  const r = await run([
+    'check',
+    '--context',
+    'lab',
+    '--kubeconfig',
+    emu.kubeconfig({ context: 'lab' }),
+    '-n',
+    'web',
+    '--enable',
+    'WIN063',
+    '--chunk-size',
+    '1',
+    '--format',
+    'json',
+  ]);
   assert.equal(r.code, 1, r.stderr);
   const out = JSON.parse(r.stdout) as LiveJson;
   assert.deepEqual(
@@ -103,7 +137,10 @@ test('check --context: WIN063 on the Windows Deployment whose class driver only 
     '/apis/storage.k8s.io/v1/csidrivers',
   ]) {
     const pages = reqs.filter((q) => q.path === path);
-    assert.ok(pages.length > 0 && pages.every((q) => /(^|&)limit=1(&|$)/.test(q.query)), `${path}: ${pages.map((q) => q.query).join(' | ')}`);
+    assert.ok(
+      pages.length > 0 && pages.every((q) => /(^|&)limit=1(&|$)/.test(q.query)),
+      `${path}: ${pages.map((q) => q.query).join(' | ')}`,
+    );
   }
   assert.ok(reqs.filter((q) => q.path === '/apis/storage.k8s.io/v1/csinodes').some((q) => /continue=/.test(q.query)));
 });
@@ -112,8 +149,12 @@ test('once the Windows node registers the driver, no finding; snapshot carries t
   const kubeconfig = emu.kubeconfig({ context: 'lab' });
   const snap = await run(['snapshot', '--context', 'lab', '--kubeconfig', kubeconfig]);
   assert.equal(snap.code, 0, snap.stderr);
-  const facts = JSON.parse(snap.stdout) as { storage?: { windowsNodes: { name: string; drivers: string[] }[]; csiDrivers: string[] } };
-  assert.deepEqual(facts.storage?.windowsNodes, [{ name: 'win-1', build: '10.0.20348', drivers: ['disk.csi.azure.com'] }]);
+  const facts = JSON.parse(snap.stdout) as {
+    storage?: { windowsNodes: { name: string; drivers: string[] }[]; csiDrivers: string[] };
+  };
+  assert.deepEqual(facts.storage?.windowsNodes, [
+    { name: 'win-1', build: '10.0.20348', drivers: ['disk.csi.azure.com'] },
+  ]);
   assert.deepEqual(facts.storage?.csiDrivers, ['disk.csi.azure.com', DRIVER]);
   const factsFile = join(dir, 'facts.json');
   writeFileSync(factsFile, snap.stdout);
@@ -125,7 +166,19 @@ test('once the Windows node registers the driver, no finding; snapshot carries t
 
   emu.apply(csiNode('win-1', ['disk.csi.azure.com', DRIVER]));
   try {
-    const r = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--enable', 'WIN063', '--format', 'json']);
+    const r = await run([
+      'check',
+      '--context',
+      'lab',
+      '--kubeconfig',
+      kubeconfig,
+      '-n',
+      'web',
+      '--enable',
+      'WIN063',
+      '--format',
+      'json',
+    ]);
     assert.equal(r.code, 0, r.stdout + r.stderr);
     assert.deepEqual((JSON.parse(r.stdout) as LiveJson).objects, []);
   } finally {
@@ -134,7 +187,17 @@ test('once the Windows node registers the driver, no finding; snapshot carries t
 });
 
 test('a user who may not list CSINodes: one "not read" line, the rest checked, no WIN063 guessed', async () => {
-  const r = await run(['check', '--context', 'dev', '--kubeconfig', emu.kubeconfig({ context: 'dev', token: 'no-csinodes' }), '-n', 'web', '--format', 'json']);
+  const r = await run([
+    'check',
+    '--context',
+    'dev',
+    '--kubeconfig',
+    emu.kubeconfig({ context: 'dev', token: 'no-csinodes' }),
+    '-n',
+    'web',
+    '--format',
+    'json',
+  ]);
   assert.match(r.stderr, /^kube-windows: CSINodes not read: You are not allowed to list csinodes.*\(403 Forbidden\)/);
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
   const out = JSON.parse(r.stdout) as LiveJson;

@@ -7,7 +7,15 @@ import assert from 'node:assert/strict';
 import { parse as parseYaml } from 'yaml';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { namespace, wmcoCsv } from '../support/kube-seed';
-import { CLUSTER, infrastructure, linuxWorkerMachineSet, PLATFORMS, REFUSED_AMI, wmcoReference, type Platform } from '../support/machine-api-seed';
+import {
+  CLUSTER,
+  infrastructure,
+  linuxWorkerMachineSet,
+  PLATFORMS,
+  REFUSED_AMI,
+  wmcoReference,
+  type Platform,
+} from '../support/machine-api-seed';
 import { startMachineControllerDouble } from '../support/machine-controller-double';
 import { runCli } from '../support/run-cli';
 
@@ -16,12 +24,24 @@ const NS = 'openshift-machine-api';
 
 const run = (args: string[]) => runCli(args);
 
-const secret = (name: string, ns: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, type: 'Opaque', data });
+const secret = (name: string, ns: string, data: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: ns },
+  type: 'Opaque',
+  data,
+});
 const KEY = secret(WMCO_NS, WMCO_NS, {});
 KEY.metadata.name = 'cloud-private-key';
-KEY.data = { 'private-key.pem': Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n').toString('base64') };
+KEY.data = {
+  'private-key.pem': Buffer.from(
+    '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+  ).toString('base64'),
+};
 const USER_DATA = secret('windows-user-data', NS, {
-  userData: Buffer.from('<powershell>Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0</powershell><persist>true</persist>').toString('base64'),
+  userData: Buffer.from(
+    '<powershell>Add-WindowsCapability -Online -Name OpenSSH.Server~~~~0.0.1.0</powershell><persist>true</persist>',
+  ).toString('base64'),
 });
 
 interface Cluster {
@@ -31,7 +51,10 @@ interface Cluster {
   stop(): Promise<void>;
 }
 
-async function cluster(platform: Platform | 'BareMetal', opts: { wmco?: boolean; key?: boolean; userData?: boolean; double?: boolean; version?: string } = {}): Promise<Cluster> {
+async function cluster(
+  platform: Platform | 'BareMetal',
+  opts: { wmco?: boolean; key?: boolean; userData?: boolean; double?: boolean; version?: string } = {},
+): Promise<Cluster> {
   const objects: KubeObject[] = [
     namespace(NS),
     namespace(WMCO_NS, { 'openshift.io/cluster-monitoring': 'true' }),
@@ -74,10 +97,20 @@ for (const platform of PLATFORMS) {
       const r = await run(['machineset', 'create', ...c.base, '--image', CLUSTER[platform].windowsImage, '--dry-run']);
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(parseYaml(r.stdout), wmcoReference(platform));
-      assert.match(r.stderr, new RegExp(`MachineSet ${CLUSTER[platform].windowsName} \\(${platform}, from ${CLUSTER[platform].linuxName}\\) not created \\(--dry-run\\)`));
+      assert.match(
+        r.stderr,
+        new RegExp(
+          `MachineSet ${CLUSTER[platform].windowsName} \\(${platform}, from ${CLUSTER[platform].linuxName}\\) not created \\(--dry-run\\)`,
+        ),
+      );
       assert.deepEqual(writes(c.emu), [], 'nothing was written');
       // The MachineSets were listed page by page.
-      assert.ok(c.emu.requests.some((q) => q.path === `/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machinesets` && /limit=\d+/.test(q.query)));
+      assert.ok(
+        c.emu.requests.some(
+          (q) =>
+            q.path === `/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machinesets` && /limit=\d+/.test(q.query),
+        ),
+      );
     } finally {
       await c.stop();
     }
@@ -86,7 +119,18 @@ for (const platform of PLATFORMS) {
   test(`${platform}: machineset create --yes creates it (server-side dry run first) and follows its Machines to Ready nodes`, async () => {
     const c = await cluster(platform, { double: true });
     try {
-      const r = await run(['machineset', 'create', ...c.base, '--image', CLUSTER[platform].windowsImage, '--replicas', '2', '--yes', '--poll-interval', '40']);
+      const r = await run([
+        'machineset',
+        'create',
+        ...c.base,
+        '--image',
+        CLUSTER[platform].windowsImage,
+        '--replicas',
+        '2',
+        '--yes',
+        '--poll-interval',
+        '40',
+      ]);
       assert.equal(r.code, 0, r.stdout + r.stderr);
       const name = CLUSTER[platform].windowsName;
       const posts = writes(c.emu).filter((q) => q.path.endsWith('/machinesets'));
@@ -101,8 +145,17 @@ for (const platform of PLATFORMS) {
       const expected = wmcoReference(platform);
       (expected.spec as { replicas: number }).replicas = 2;
       // Stored as sent (the server adds metadata, the double a status).
-      assert.deepEqual({ ...ms, metadata: { name: ms?.metadata.name, namespace: ms?.metadata.namespace, labels: ms?.metadata.labels }, status: undefined }, { ...expected, status: undefined });
-      const machines = c.emu.list('Machine').filter((m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === name);
+      assert.deepEqual(
+        {
+          ...ms,
+          metadata: { name: ms?.metadata.name, namespace: ms?.metadata.namespace, labels: ms?.metadata.labels },
+          status: undefined,
+        },
+        { ...expected, status: undefined },
+      );
+      const machines = c.emu
+        .list('Machine')
+        .filter((m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === name);
       assert.equal(machines.length, 2);
       for (const m of machines) {
         assert.equal((m.status as { phase: string }).phase, 'Running');
@@ -111,7 +164,14 @@ for (const platform of PLATFORMS) {
         // (the step is then done at once), so the summary line is what every run prints.
         assert.match(r.stdout, new RegExp(`${m.metadata.name} → node ${m.metadata.name}`));
       }
-      for (const stage of ['Machines created by the machine controller', 'Provisioned: the VM exists, WMCO configures it', 'Running', 'node registered', 'WMCO configured the node', 'node Ready'])
+      for (const stage of [
+        'Machines created by the machine controller',
+        'Provisioned: the VM exists, WMCO configures it',
+        'Running',
+        'node registered',
+        'WMCO configured the node',
+        'node Ready',
+      ])
         assert.match(r.stdout, new RegExp(`\\d/6 ${stage}`));
       assert.match(r.stdout, /The API server accepted MachineSet .* in a dry run\.\nMachineSet .* created\./);
       assert.match(r.stdout, /every Machine is a Ready node/);
@@ -128,7 +188,10 @@ test('refused (exit 1): a platform without Windows MachineSets, WMCO not install
     const r = await run(['machineset', 'create', ...bare.base, '--image', 'ami-0e2a1f3b5c7d9e0f1', '--dry-run']);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
-    assert.match(r.stderr, /Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster's platform is "BareMetal"\. Add Windows nodes with Bring-Your-Own-Host instead/);
+    assert.match(
+      r.stderr,
+      /Windows MachineSets are made on AWS, Azure, GCP, vSphere and Nutanix; this cluster's platform is "BareMetal"\. Add Windows nodes with Bring-Your-Own-Host instead/,
+    );
   } finally {
     await bare.stop();
   }
@@ -136,7 +199,10 @@ test('refused (exit 1): a platform without Windows MachineSets, WMCO not install
   try {
     const r = await run(['machineset', 'create', ...noWmco.base, '--image', 'ami-0e2a1f3b5c7d9e0f1', '--yes']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /WMCO is not installed in namespace openshift-windows-machine-config-operator .*nothing would configure the Windows Machines/);
+    assert.match(
+      r.stderr,
+      /WMCO is not installed in namespace openshift-windows-machine-config-operator .*nothing would configure the Windows Machines/,
+    );
     assert.deepEqual(writes(noWmco.emu), []);
     const dry = await run(['machineset', 'create', ...noWmco.base, '--image', 'ami-0e2a1f3b5c7d9e0f1', '--dry-run']);
     assert.equal(dry.code, 0);
@@ -149,8 +215,14 @@ test('refused (exit 1): a platform without Windows MachineSets, WMCO not install
   try {
     const r = await run(['machineset', 'create', ...noKey.base, '--image', CLUSTER.Azure.windowsImage, '--yes']);
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /Secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/);
-    assert.match(r.stderr, /oc create secret generic cloud-private-key --from-file=private-key\.pem=<private key file> -n openshift-windows-machine-config-operator/);
+    assert.match(
+      r.stderr,
+      /Secret cloud-private-key is missing in namespace openshift-windows-machine-config-operator/,
+    );
+    assert.match(
+      r.stderr,
+      /oc create secret generic cloud-private-key --from-file=private-key\.pem=<private key file> -n openshift-windows-machine-config-operator/,
+    );
     assert.match(r.stderr, /kube-windows join --context C --address A --key FILE/);
     assert.deepEqual(writes(noKey.emu), []);
   } finally {
@@ -184,9 +256,18 @@ test('usage errors (exit 2): no --image, an image of another platform, a name to
   try {
     const cases: [string[], RegExp][] = [
       [[], /machineset create needs --image/],
-      [['--image', 'ami-0e2a1f3b5c7d9e0f1'], /--image "ami-0e2a1f3b5c7d9e0f1": on Azure the image is a URN, publisher:offer:sku:version .*az vm image list --all --location centralus/],
-      [['--image', CLUSTER.Azure.windowsImage, '--name', 'windows-workers'], /--name "windows-workers": on Azure Windows machine names are limited to 15 characters/],
-      [['--image', CLUSTER.Azure.windowsImage, '--from', 'nope'], /--from nope: there is no MachineSet of that name in openshift-machine-api \(Linux workers: test-x7k2p-worker-centralus1\)/],
+      [
+        ['--image', 'ami-0e2a1f3b5c7d9e0f1'],
+        /--image "ami-0e2a1f3b5c7d9e0f1": on Azure the image is a URN, publisher:offer:sku:version .*az vm image list --all --location centralus/,
+      ],
+      [
+        ['--image', CLUSTER.Azure.windowsImage, '--name', 'windows-workers'],
+        /--name "windows-workers": on Azure Windows machine names are limited to 15 characters/,
+      ],
+      [
+        ['--image', CLUSTER.Azure.windowsImage, '--from', 'nope'],
+        /--from nope: there is no MachineSet of that name in openshift-machine-api \(Linux workers: test-x7k2p-worker-centralus1\)/,
+      ],
       [['--image', CLUSTER.Azure.windowsImage, '--replicas', 'two'], /--replicas must be a non-negative number/],
       [['extra', '--image', CLUSTER.Azure.windowsImage], /machineset create takes no NAME argument/],
     ];
@@ -224,7 +305,18 @@ test("a Machine the cloud refuses: the follow stops at once with the machine con
 test('a stall explained: without the windows-user-data secret the Machine stays Provisioned, and the follow says why when the stage times out', async () => {
   const c = await cluster('VSphere', { double: true, userData: false });
   try {
-    const r = await run(['machineset', 'create', ...c.base, '--image', CLUSTER.VSphere.windowsImage, '--yes', '--poll-interval', '40', '--timeout', '0.03']);
+    const r = await run([
+      'machineset',
+      'create',
+      ...c.base,
+      '--image',
+      CLUSTER.VSphere.windowsImage,
+      '--yes',
+      '--poll-interval',
+      '40',
+      '--timeout',
+      '0.03',
+    ]);
     assert.equal(r.code, 1, r.stdout + r.stderr);
     assert.match(r.stdout, /winworker-\w{5} did not reach "Running" within 2 s\./);
     assert.match(r.stdout, /Secret windows-user-data is missing in openshift-machine-api: WMCO writes it when it runs/);
@@ -238,12 +330,24 @@ test('scale through the scale subresource (asks first), follow, and delete-machi
   const c = await cluster('GCP', { double: true });
   try {
     const name = CLUSTER.GCP.windowsName;
-    const created = await run(['machineset', 'create', ...c.base, '--image', CLUSTER.GCP.windowsImage, '--yes', '--poll-interval', '40']);
+    const created = await run([
+      'machineset',
+      'create',
+      ...c.base,
+      '--image',
+      CLUSTER.GCP.windowsImage,
+      '--yes',
+      '--poll-interval',
+      '40',
+    ]);
     assert.equal(created.code, 0, created.stdout + created.stderr);
 
     const noTty = await run(['machineset', 'scale', name, '--replicas', '3', ...c.base]);
     assert.equal(noTty.code, 2);
-    assert.match(noTty.stderr, /Scale MachineSet test-x7k2p-windows-worker-a from 1 to 3 replica\(s\) in context ocp\?: no terminal to ask on; pass --yes to confirm/);
+    assert.match(
+      noTty.stderr,
+      /Scale MachineSet test-x7k2p-windows-worker-a from 1 to 3 replica\(s\) in context ocp\?: no terminal to ask on; pass --yes to confirm/,
+    );
 
     const up = await run(['machineset', 'scale', name, '--replicas', '3', ...c.base, '--yes']);
     assert.equal(up.code, 0, up.stderr);
@@ -275,11 +379,18 @@ test('scale through the scale subresource (asks first), follow, and delete-machi
     assert.equal(same.code, 0);
     assert.match(same.stdout, /already has 3 replica\(s\)/);
 
-    const victim = c.emu.list('Machine').find((m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === name)!.metadata.name;
+    const victim = c.emu
+      .list('Machine')
+      .find((m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === name)!.metadata.name;
     const del = await run(['machineset', 'delete-machine', victim, ...c.base, '--yes']);
     assert.equal(del.code, 0, del.stderr);
     assert.match(del.stdout, new RegExp(`Machine ${victim} \\(node ${victim}\\) of MachineSet ${name} deleted\\.`));
-    assert.ok(writes(c.emu).some((q) => q.method === 'DELETE' && q.path === `/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machines/${victim}`));
+    assert.ok(
+      writes(c.emu).some(
+        (q) =>
+          q.method === 'DELETE' && q.path === `/apis/machine.openshift.io/v1beta1/namespaces/${NS}/machines/${victim}`,
+      ),
+    );
     const again = await run(['machineset', 'follow', name, ...c.base, '--poll-interval', '40']);
     assert.equal(again.code, 0, again.stdout + again.stderr);
     const names = c.emu

@@ -10,7 +10,13 @@ import { parse as parseToml } from 'smol-toml';
 const CLI = resolve(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
 function run(args: string[], opts: { cwd?: string; input?: string } = {}) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { cwd: opts.cwd, input: opts.input, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    input: opts.input,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -75,7 +81,11 @@ test('mirrors render --mode wmco writes what WMCO writes, one directory per sour
   const r = run(['mirrors', 'render', '--mode', 'wmco', '--out', 'out', 'm.yaml'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const files = tree(join(dir, 'out'));
-  assert.deepEqual(Object.keys(files), ['mcr.microsoft.com/hosts.toml', 'registry.access.redhat.com/hosts.toml', 'registry.local:5000/hosts.toml']);
+  assert.deepEqual(Object.keys(files), [
+    'mcr.microsoft.com/hosts.toml',
+    'registry.access.redhat.com/hosts.toml',
+    'registry.local:5000/hosts.toml',
+  ]);
   assert.equal(
     files['registry.access.redhat.com/hosts.toml'],
     `server = "https://mirror.example.com/v2/redhat"
@@ -101,8 +111,15 @@ test('mirrors render (ordered, the default) keeps priority and writes host_port_
   const r = run(['mirrors', 'render', '--out', 'out', 'm.yaml'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const files = tree(join(dir, 'out'));
-  assert.deepEqual(Object.keys(files), ['mcr.microsoft.com/hosts.toml', 'registry.access.redhat.com/hosts.toml', 'registry.local_5000_/hosts.toml']);
-  assert.match(files['registry.access.redhat.com/hosts.toml'], /^server = "https:\/\/zeta\.example\.com\/v2"\n[\s\S]*zeta[\s\S]*mirror\.example\.com/);
+  assert.deepEqual(Object.keys(files), [
+    'mcr.microsoft.com/hosts.toml',
+    'registry.access.redhat.com/hosts.toml',
+    'registry.local_5000_/hosts.toml',
+  ]);
+  assert.match(
+    files['registry.access.redhat.com/hosts.toml'],
+    /^server = "https:\/\/zeta\.example\.com\/v2"\n[\s\S]*zeta[\s\S]*mirror\.example\.com/,
+  );
   assert.match(r.stdout, /registry\.local_5000_\/  \(source registry\.local:5000\)/);
 });
 
@@ -126,14 +143,22 @@ test('--pull-secret adds headers, the file is private, and the secret never reac
   const r = run(['mirrors', 'render', '--pull-secret', 'auth.json', '--out', 'out', 'm.yaml'], { cwd: dir });
   assert.equal(r.code, 0, r.stderr);
   const file = join(dir, 'out', 'mcr.microsoft.com', 'hosts.toml');
-  assert.match(readFileSync(file, 'utf8'), new RegExp(`\\[host\\."https://quay\\.io/v2/testuser/testnamespace"\\.header\\]\\n    authorization = "Basic ${token}"`));
+  assert.match(
+    readFileSync(file, 'utf8'),
+    new RegExp(
+      `\\[host\\."https://quay\\.io/v2/testuser/testnamespace"\\.header\\]\\n    authorization = "Basic ${token}"`,
+    ),
+  );
   assert.equal(statSync(file).mode & 0o777, 0o600);
   assert.match(r.stdout, /1 mirror, with credentials/);
   assert.ok(!(r.stdout + r.stderr).includes(token) && !(r.stdout + r.stderr).includes('s3cr3t'));
   // A Secret object works too; a broken auth is an error that does not quote it.
   const secret = `apiVersion: v1\nkind: Secret\ntype: kubernetes.io/dockerconfigjson\nmetadata: {name: pull-secret, namespace: openshift-config}\ndata:\n  .dockerconfigjson: ${Buffer.from(JSON.stringify({ auths: { 'quay.io': { auth: token } } })).toString('base64')}\n`;
   writeFileSync(join(dir, 'secret.yaml'), secret);
-  assert.equal(run(['mirrors', 'render', '--pull-secret', 'secret.yaml', '--out', 'out2', 'm.yaml'], { cwd: dir }).code, 0);
+  assert.equal(
+    run(['mirrors', 'render', '--pull-secret', 'secret.yaml', '--out', 'out2', 'm.yaml'], { cwd: dir }).code,
+    0,
+  );
   assert.match(readFileSync(join(dir, 'out2', 'mcr.microsoft.com', 'hosts.toml'), 'utf8'), /authorization/);
   const bad = Buffer.from('no-colon-s3cr3t').toString('base64');
   writeFileSync(join(dir, 'bad.json'), JSON.stringify({ auths: { 'quay.io': { auth: bad } } }));

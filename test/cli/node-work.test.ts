@@ -25,7 +25,10 @@ const running = (p: KubeObject, container?: string): KubeObject => {
     image: c.image,
     ready: true,
     restartCount: 0,
-    state: container && c.name !== container ? { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } } : { running: { startedAt: '2026-11-20T10:02:40Z' } },
+    state:
+      container && c.name !== container
+        ? { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 5m0s restarting failed container' } }
+        : { running: { startedAt: '2026-11-20T10:02:40Z' } },
   }));
   return p;
 };
@@ -34,7 +37,10 @@ const LINUX_NODE = linuxNode('worker-1');
 const WIN_NODE = windowsNode('win-a', { build: '10.0.20348' });
 const winPod = (name: string, image: string) => running(pod(name, 'web', 'win-a', { windows: true, image }));
 
-async function cluster(extra: KubeObject[] = [], kubelet?: KubeletDouble): Promise<{ emu: Emulator; base: string[]; restricted: string[] }> {
+async function cluster(
+  extra: KubeObject[] = [],
+  kubelet?: KubeletDouble,
+): Promise<{ emu: Emulator; base: string[]; restricted: string[] }> {
   const node = structuredClone(WIN_NODE);
   if (kubelet) Object.assign(node.status as object, kubelet.nodeStatus());
   const emu = await startEmulator({
@@ -56,7 +62,8 @@ async function cluster(extra: KubeObject[] = [], kubelet?: KubeletDouble): Promi
   };
 }
 
-const noStack = (r: { stdout: string; stderr: string }): void => assert.ok(!/\n\s+at /.test(r.stdout + r.stderr), `no stack trace:\n${r.stderr}`);
+const noStack = (r: { stdout: string; stderr: string }): void =>
+  assert.ok(!/\n\s+at /.test(r.stdout + r.stderr), `no stack trace:\n${r.stderr}`);
 
 test('shell: the shell follows the image (Server Core, Nano Server, PowerShell 7, Linux), over pods/exec with v5.channel.k8s.io, stdin piped, the exit code returned', async () => {
   const c = await cluster([
@@ -134,7 +141,15 @@ test('openContainerShell (the VS Code terminal): a tty session, resize on channe
     const loaded = loadKubeconfig({ explicit: c.base[3]! });
     assert.ok(loaded.ok);
     const config = configForContext(loaded.config, 'emu');
-    const session = await openContainerShell({ kube: new KubeClient(config), config, namespace: 'web', pod: 'nano-1', tty: true, cols: 120, rows: 30 });
+    const session = await openContainerShell({
+      kube: new KubeClient(config),
+      config,
+      namespace: 'web',
+      pod: 'nano-1',
+      tty: true,
+      cols: 120,
+      rows: 30,
+    });
     let text = '';
     session.onData((t) => (text += t));
     const ended = new Promise<{ exitCode?: number; lost?: string }>((r) => session.onEnd(r));
@@ -158,7 +173,8 @@ test('openContainerShell (the VS Code terminal): a tty session, resize on channe
   }
 });
 
-const KUBELET_LOG = 'I1120 10:02:31.101 server.go:484] "Kubelet version" kubeletVersion="v1.31.3"\nE1120 10:05:02.220 pod_workers.go:1301] "Error syncing pod" err="failed to \\"StartContainer\\""\n';
+const KUBELET_LOG =
+  'I1120 10:02:31.101 server.go:484] "Kubelet version" kubeletVersion="v1.31.3"\nE1120 10:05:02.220 pod_workers.go:1301] "Error syncing pod" err="failed to \\"StartContainer\\""\n';
 const CONTAINERD = [
   'time="2026-11-20T10:00:01Z" level=info msg="starting containerd"',
   'time="2026-11-20T10:00:02Z" level=error msg="hcs::CreateComputeSystem: error"',
@@ -167,7 +183,12 @@ const CONTAINERD = [
 
 async function kubeletDouble(): Promise<KubeletDouble> {
   return startKubeletDouble({
-    files: { 'kubelet/kubelet.log': KUBELET_LOG, 'kubelet/kubelet.err.log': 'E1120 fatal\n', 'containerd/containerd.log': CONTAINERD, 'kube-proxy/kube-proxy.log': 'I1120 proxier\n' },
+    files: {
+      'kubelet/kubelet.log': KUBELET_LOG,
+      'kubelet/kubelet.err.log': 'E1120 fatal\n',
+      'containerd/containerd.log': CONTAINERD,
+      'kube-proxy/kube-proxy.log': 'I1120 proxier\n',
+    },
     services: { containerd: { native: CONTAINERD }, kubelet: { file: 'kubelet/kubelet.log' } },
   });
 }
@@ -188,7 +209,20 @@ test('nodes logs --path and --query: exactly GET /api/v1/nodes/NODE/proxy/logs/.
     assert.deepEqual(kubelet.requests.at(-1), { method: 'GET', path: '/logs/kubelet/kubelet.log', query: '' });
 
     const before = Date.now();
-    const q = await run(['nodes', 'logs', 'win-a', ...c.base, '--query', 'containerd', '--tail', '2', '--since', '1h', '--pattern', 'level=(error|info)']);
+    const q = await run([
+      'nodes',
+      'logs',
+      'win-a',
+      ...c.base,
+      '--query',
+      'containerd',
+      '--tail',
+      '2',
+      '--since',
+      '1h',
+      '--pattern',
+      'level=(error|info)',
+    ]);
     assert.equal(q.code, 0, q.stderr);
     assert.equal(q.stdout, `${CONTAINERD.split('\n').slice(-2).join('\n')}\n`);
     const last = c.emu.requests.at(-1)!;
@@ -245,12 +279,18 @@ test('nodes logs: the node refusing (query off, handler off, 403 on nodes/proxy)
     assert.match(off.stderr, /ignored the log query.*enableSystemLogQuery: true.*NodeLogQuery=true/);
     assert.match(off.stderr, /Over SSH instead: kube-windows nodes logs win-a --context C --out DIR --key FILE/);
     // the folder still works without the query
-    assert.equal((await run(['nodes', 'logs', 'win-a', ...c.base, '--path', 'kube-proxy/kube-proxy.log'])).stdout, 'I1120 proxier\n');
+    assert.equal(
+      (await run(['nodes', 'logs', 'win-a', ...c.base, '--path', 'kube-proxy/kube-proxy.log'])).stdout,
+      'I1120 proxier\n',
+    );
 
     kubelet.set({ enableSystemLogHandler: false });
     const disabled = await run(['nodes', 'logs', 'win-a', ...c.base, '--path', 'kubelet/kubelet.log']);
     assert.equal(disabled.code, 1);
-    assert.match(disabled.stderr, /does not serve its logs \(logs endpoint is disabled\.\).*enableSystemLogHandler: true/);
+    assert.match(
+      disabled.stderr,
+      /does not serve its logs \(logs endpoint is disabled\.\).*enableSystemLogHandler: true/,
+    );
     const dir = mkdtempSync(join(tmpdir(), 'kw-logs-'));
     try {
       const noKey = await run(['nodes', 'logs', 'win-a', ...c.base, '--out', dir]);
@@ -272,13 +312,23 @@ test('nodes logs: the node refusing (query off, handler off, 403 on nodes/proxy)
 
 test('nodes logs --out DIR: the whole log folder over the API (listing, then each file), names kept inside DIR, the size cap named', async () => {
   const kubelet = await kubeletDouble();
-  kubelet.set({ files: { 'kubelet/kubelet.log': KUBELET_LOG, 'containerd/containerd.log': CONTAINERD, 'big.log': 'x'.repeat(3000), 'we?ird#name.log': 'odd\n' } });
+  kubelet.set({
+    files: {
+      'kubelet/kubelet.log': KUBELET_LOG,
+      'containerd/containerd.log': CONTAINERD,
+      'big.log': 'x'.repeat(3000),
+      'we?ird#name.log': 'odd\n',
+    },
+  });
   const c = await cluster([], kubelet);
   const dir = mkdtempSync(join(tmpdir(), 'kw-logs-'));
   try {
     const r = await run(['nodes', 'logs', 'win-a', ...c.base, '--out', dir, '--max-size', '0.0005']);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /Collected 3 log file\(s\).*through the API \(node proxy, no SSH\).*Skipped 1 file\(s\).*big\.log/);
+    assert.match(
+      r.stdout,
+      /Collected 3 log file\(s\).*through the API \(node proxy, no SSH\).*Skipped 1 file\(s\).*big\.log/,
+    );
     const [folder] = readdirSync(dir);
     assert.match(folder!, /^win-a-\d{8}-\d{6}$/);
     assert.equal(readFileSync(join(dir, folder!, 'kubelet', 'kubelet.log'), 'utf8'), KUBELET_LOG);
@@ -299,11 +349,15 @@ test('nodes logs --out DIR: the whole log folder over the API (listing, then eac
 
 test('nodes cordon, uncordon and drain: the reboot plan steps; emptyDir named, a question without --yes, a PDB blocks and is named, DaemonSet pods left', async () => {
   const web = pod('web-5c7d9-abcde', 'web', 'win-a', { windows: true, labels: { app: 'web' } });
-  (web.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5c7d9', uid: 'u1', controller: true }];
+  (web.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-5c7d9', uid: 'u1', controller: true },
+  ];
   const cache = pod('cache-1', 'web', 'win-a', { windows: true });
   (cache.spec as { volumes?: unknown[] }).volumes = [{ name: 'scratch', emptyDir: {} }];
   const ds = pod('node-exporter-x1', 'web', 'win-a', { windows: true });
-  (ds.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'node-exporter', uid: 'u2', controller: true }];
+  (ds.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'node-exporter', uid: 'u2', controller: true },
+  ];
   const pdb: KubeObject = {
     apiVersion: 'policy/v1',
     kind: 'PodDisruptionBudget',
@@ -327,17 +381,35 @@ test('nodes cordon, uncordon and drain: the reboot plan steps; emptyDir named, a
     const emptyDir = await run(['nodes', 'drain', 'win-a', ...c.base, '--yes']);
     assert.equal(emptyDir.code, 1);
     assert.match(emptyDir.stderr, /web\/cache-1 use emptyDir volumes.*--delete-emptydir-data/);
-    assert.equal((c.emu.get('Node', 'win-a')!.spec as { unschedulable?: boolean }).unschedulable, undefined, 'nothing done before the consent');
+    assert.equal(
+      (c.emu.get('Node', 'win-a')!.spec as { unschedulable?: boolean }).unschedulable,
+      undefined,
+      'nothing done before the consent',
+    );
 
     const ask = await run(['nodes', 'drain', 'win-a', ...c.base, '--delete-emptydir-data']);
     assert.equal(ask.code, 2);
     assert.match(ask.stderr, /Cordon win-a and evict 2 pod\(s\).*no terminal to ask on; pass --yes/);
 
-    const blocked = await run(['nodes', 'drain', 'win-a', ...c.base, '--delete-emptydir-data', '--yes', '--eviction-retry', '0', '--poll-interval', '30']);
+    const blocked = await run([
+      'nodes',
+      'drain',
+      'win-a',
+      ...c.base,
+      '--delete-emptydir-data',
+      '--yes',
+      '--eviction-retry',
+      '0',
+      '--poll-interval',
+      '30',
+    ]);
     assert.equal(blocked.code, 1, blocked.stderr);
     assert.match(blocked.stdout, /leaving web\/node-exporter-x1 \(a DaemonSet pod\)/);
     assert.match(blocked.stdout, /evicted web\/cache-1/);
-    assert.match(blocked.stdout, /blocked by the PodDisruptionBudget web\/web-pdb: web\/web-5c7d9-abcde \(The disruption budget web-pdb needs 1 healthy pods and has 1 currently\)/);
+    assert.match(
+      blocked.stdout,
+      /blocked by the PodDisruptionBudget web\/web-pdb: web\/web-5c7d9-abcde \(The disruption budget web-pdb needs 1 healthy pods and has 1 currently\)/,
+    );
     assert.match(blocked.stdout, /stays cordoned.*run the drain again/);
     const evictions = c.emu.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/eviction'));
     assert.deepEqual(

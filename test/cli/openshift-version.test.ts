@@ -12,12 +12,20 @@ const AZURE = resolve(ROOT, 'test', 'fixtures', 'machinesets', 'azure.yaml');
 const GCP = resolve(ROOT, 'test', 'fixtures', 'machinesets', 'gcp.yaml');
 
 function run(args: string[]) {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, timeout: 30_000 });
+  const r = spawnSync(process.execPath, [CLI, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 function findings(stdout: string): { ruleId: string; message: string; range: { start: { line: number } } }[] {
-  return (JSON.parse(stdout) as { files: { findings: { ruleId: string; message: string; range: { start: { line: number } } }[] }[] }).files.flatMap((f) => f.findings);
+  return (
+    JSON.parse(stdout) as {
+      files: { findings: { ruleId: string; message: string; range: { start: { line: number } } }[] }[];
+    }
+  ).files.flatMap((f) => f.findings);
 }
 
 test('check --openshift-version selects the support table row offline', () => {
@@ -32,7 +40,10 @@ test('check --openshift-version selects the support table row offline', () => {
     list.map((f) => f.ruleId),
     ['WIN094'],
   );
-  assert.match(list[0].message, /^Windows Server 2022 on Azure is not supported on OpenShift 4\.6 \(supported from 4\.11\)/);
+  assert.match(
+    list[0].message,
+    /^Windows Server 2022 on Azure is not supported on OpenShift 4\.6 \(supported from 4\.11\)/,
+  );
   assert.equal(list[0].range.start.line, 36);
 
   const gcp = run(['check', '--openshift-version', '4.10.3', GCP]);
@@ -45,7 +56,12 @@ test('check --openshift-version rejects a bad value or --flavour kubernetes with
   for (const bad of ['four', '4', '3.11', '4.x', '']) {
     const r = run(['check', '--openshift-version', bad, AZURE]);
     assert.equal(r.code, 2, `${bad}: ${r.stdout}`);
-    assert.match(r.stderr, new RegExp(`--openshift-version must be an OpenShift 4 \\(or later\\) release such as 4\\.16, not "${bad.replace('.', '\\.')}"`));
+    assert.match(
+      r.stderr,
+      new RegExp(
+        `--openshift-version must be an OpenShift 4 \\(or later\\) release such as 4\\.16, not "${bad.replace('.', '\\.')}"`,
+      ),
+    );
     assert.equal(r.stdout, '');
   }
   const k = run(['check', '--openshift-version', '4.16', '--flavour', 'kubernetes', AZURE]);

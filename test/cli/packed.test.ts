@@ -22,23 +22,49 @@ before(() => {
   execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'ignore' });
   const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
   assert.ok(tarball, 'npm pack wrote a tarball');
-  execFileSync(npm, ['install', '-g', '--prefix', join(dir, 'prefix'), join(dir, tarball), '--omit=dev', '--no-audit', '--no-fund', '--prefer-offline'], { stdio: 'ignore' });
+  execFileSync(
+    npm,
+    [
+      'install',
+      '-g',
+      '--prefix',
+      join(dir, 'prefix'),
+      join(dir, tarball),
+      '--omit=dev',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+    ],
+    { stdio: 'ignore' },
+  );
   bin = join(dir, 'prefix', 'bin', 'kube-windows');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('the packed CLI installs globally without dev dependencies and checks the examples', () => {
   assert.ok(existsSync(bin), 'the bin link exists');
-  const tree = spawnSync(npm, ['ls', '-g', '--prefix', join(dir, 'prefix'), '--all', '--parseable'], { encoding: 'utf8' }).stdout;
-  for (const devOnly of ['esbuild', 'typescript', 'eslint', 'prettier']) assert.doesNotMatch(tree, new RegExp(`node_modules/${devOnly}\\b`), `${devOnly} is not installed`);
-  const r = spawnSync(bin, ['check', EXAMPLES], { encoding: 'utf8', cwd: tmpdir(), env: { ...process.env, NO_COLOR: '1' } });
+  const tree = spawnSync(npm, ['ls', '-g', '--prefix', join(dir, 'prefix'), '--all', '--parseable'], {
+    encoding: 'utf8',
+  }).stdout;
+  for (const devOnly of ['esbuild', 'typescript', 'eslint', 'prettier'])
+    assert.doesNotMatch(tree, new RegExp(`node_modules/${devOnly}\\b`), `${devOnly} is not installed`);
+  const r = spawnSync(bin, ['check', EXAMPLES], {
+    encoding: 'utf8',
+    cwd: tmpdir(),
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   assert.equal(r.status, 1, r.stderr);
   assert.match(r.stdout, /✖ \d+ findings \(\d+ errors, \d+ warnings, \d+ info\) in \d+ of \d+ files/);
-  const sarif = spawnSync(bin, ['check', '--format', 'sarif', join(EXAMPLES, 'good')], { encoding: 'utf8', cwd: tmpdir() });
+  const sarif = spawnSync(bin, ['check', '--format', 'sarif', join(EXAMPLES, 'good')], {
+    encoding: 'utf8',
+    cwd: tmpdir(),
+  });
   assert.equal(JSON.parse(sarif.stdout).version, '2.1.0');
   // The package itself holds the bundle, its docs, the action and the hook: no sources, tests or maps.
   const pkgDir = join(dir, 'prefix', 'lib', 'node_modules', 'kube-windows');
-  const own = (readdirSync(pkgDir, { recursive: true }) as string[]).filter((f) => !f.startsWith('node_modules')).sort();
+  const own = (readdirSync(pkgDir, { recursive: true }) as string[])
+    .filter((f) => !f.startsWith('node_modules'))
+    .sort();
   // The V8 code cache of the bundle comes with a production build (npm pack's prepack makes one); a
   // test build has none, and the CLI then compiles as usual.
   const cache = existsSync(join(ROOT, 'dist', 'cli-main.cache')) ? ['dist/cli-main.cache'] : [];
@@ -64,7 +90,10 @@ test("the action's script writes SARIF for code scanning and fails only when ask
   const script = join(dir, 'prefix', 'lib', 'node_modules', 'kube-windows', 'scripts', 'action-check.mjs');
   const sarifFile = join(dir, 'out.sarif');
   const run = (env: Record<string, string>) =>
-    spawnSync(process.execPath, [script], { encoding: 'utf8', env: { PATH: process.env.PATH ?? '', KW_SARIF: sarifFile, GITHUB_OUTPUT: join(dir, 'gh-output'), ...env } });
+    spawnSync(process.execPath, [script], {
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', KW_SARIF: sarifFile, GITHUB_OUTPUT: join(dir, 'gh-output'), ...env },
+    });
   const r = run({ KW_PATHS: EXAMPLES });
   assert.equal(r.status, 0, r.stderr);
   const results = JSON.parse(readFileSync(sarifFile, 'utf8')).runs[0].results as unknown[];
@@ -79,21 +108,40 @@ test("the action's script writes SARIF for code scanning and fails only when ask
   assert.ok(!existsSync('/tmp/kw-pwned'));
   assert.equal(run({ KW_PATHS: EXAMPLES, KW_ARGS: '--fix' }).status, 2, 'the action only reports');
 
-  const action = load(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as { runs: { using: string; steps: { run?: string; env?: Record<string, string> }[] }; inputs: Record<string, unknown> };
+  const action = load(readFileSync(join(ROOT, 'action.yml'), 'utf8')) as {
+    runs: { using: string; steps: { run?: string; env?: Record<string, string> }[] };
+    inputs: Record<string, unknown>;
+  };
   assert.equal(action.runs.using, 'composite');
   assert.deepEqual(Object.keys(action.inputs).sort(), ['args', 'fail-on-findings', 'paths', 'sarif-file', 'upload']);
-  for (const step of action.runs.steps) assert.doesNotMatch(step.run ?? '', /\$\{\{\s*inputs\./, 'inputs reach the script through env, not pasted into the shell line');
+  for (const step of action.runs.steps)
+    assert.doesNotMatch(
+      step.run ?? '',
+      /\$\{\{\s*inputs\./,
+      'inputs reach the script through env, not pasted into the shell line',
+    );
 });
 
 test('the pre-commit hook runs the installed CLI on YAML files', () => {
-  const hooks = load(readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8')) as { id: string; entry: string; language: string; files: string }[];
+  const hooks = load(readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8')) as {
+    id: string;
+    entry: string;
+    language: string;
+    files: string;
+  }[];
   const hook = hooks.find((h) => h.id === 'kube-windows-check');
   assert.ok(hook);
   assert.equal(hook.language, 'node');
-  assert.ok(new RegExp(hook.files).test('deploy/iis.yaml') && new RegExp(hook.files).test('a.yml') && !new RegExp(hook.files).test('a.json'));
+  assert.ok(
+    new RegExp(hook.files).test('deploy/iis.yaml') &&
+      new RegExp(hook.files).test('a.yml') &&
+      !new RegExp(hook.files).test('a.json'),
+  );
   // pre-commit runs `entry` with the staged files appended.
   const [command, ...args] = hook.entry.split(' ');
   assert.equal(command, 'kube-windows');
-  const r = spawnSync(bin, [...args, join(EXAMPLES, 'good', readdirSync(join(EXAMPLES, 'good'))[0]!)], { encoding: 'utf8' });
+  const r = spawnSync(bin, [...args, join(EXAMPLES, 'good', readdirSync(join(EXAMPLES, 'good'))[0]!)], {
+    encoding: 'utf8',
+  });
   assert.equal(r.status, 0, r.stdout + r.stderr);
 });

@@ -9,14 +9,26 @@ import { namespace, pod, windowsNode } from '../support/kube-seed';
 import { runCli } from '../support/run-cli';
 
 const NS = 'web';
-const BUILD_MISMATCH = 'hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown';
+const BUILD_MISMATCH =
+  'hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown';
 
 function objects(): KubeObject[] {
   const web = pod('web-7d9f8-abcde', NS, 'win-a', { windows: true });
-  (web.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8', uid: 'u-rs', controller: true }];
-  (web.status as Record<string, unknown>).containerStatuses = [{ name: 'web-7d9f8', ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-25T09:00:00Z' } } }];
+  (web.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'web-7d9f8', uid: 'u-rs', controller: true },
+  ];
+  (web.status as Record<string, unknown>).containerStatuses = [
+    { name: 'web-7d9f8', ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-25T09:00:00Z' } } },
+  ];
   const api = pod('api-1', NS, 'win-a', { windows: true, image: 'contoso/api:ltsc2019' });
-  (api.status as Record<string, unknown>).containerStatuses = [{ name: 'api', ready: false, restartCount: 2, state: { waiting: { reason: 'CreateContainerError', message: BUILD_MISMATCH } } }];
+  (api.status as Record<string, unknown>).containerStatuses = [
+    {
+      name: 'api',
+      ready: false,
+      restartCount: 2,
+      state: { waiting: { reason: 'CreateContainerError', message: BUILD_MISMATCH } },
+    },
+  ];
   return [
     namespace(NS),
     windowsNode('win-a', { build: '10.0.20348' }),
@@ -24,13 +36,23 @@ function objects(): KubeObject[] {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: 'web', namespace: NS },
-      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x' }] } },
+      },
     },
     {
       apiVersion: 'apps/v1',
       kind: 'ReplicaSet',
-      metadata: { name: 'web-7d9f8', namespace: NS, ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u-d', controller: true }] },
-      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x' }] } } },
+      metadata: {
+        name: 'web-7d9f8',
+        namespace: NS,
+        ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: 'web', uid: 'u-d', controller: true }],
+      },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'web', image: 'x' }] } },
+      },
     },
     web,
     api,
@@ -73,7 +95,10 @@ test('pods logs, describe, restart and delete; nodes events and taints, from the
     assert.equal(restart.code, 0, restart.stderr);
     assert.match(restart.stdout, /Deployment web\/web is restarting/);
     assert.match(
-      String((emu.get('Deployment', 'web', NS)?.spec as { template: { metadata: { annotations?: Record<string, string> } } }).template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt']),
+      String(
+        (emu.get('Deployment', 'web', NS)?.spec as { template: { metadata: { annotations?: Record<string, string> } } })
+          .template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'],
+      ),
       /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/,
     );
 
@@ -88,7 +113,14 @@ test('pods logs, describe, restart and delete; nodes events and taints, from the
     const bad = await run('nodes', 'taints', 'win-a', '--set', 'a=b:NoSchedule,a=c:NoSchedule', '--yes');
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--set: a:NoSchedule appears twice/);
-    const set = await run('nodes', 'taints', 'win-a', '--set', 'os=Windows:NoSchedule,dedicated=gpu:NoExecute', '--yes');
+    const set = await run(
+      'nodes',
+      'taints',
+      'win-a',
+      '--set',
+      'os=Windows:NoSchedule,dedicated=gpu:NoExecute',
+      '--yes',
+    );
     assert.equal(set.code, 0, set.stderr);
     const shown = await run('nodes', 'taints', 'win-a');
     assert.equal(shown.stdout, 'os=Windows:NoSchedule\ndedicated=gpu:NoExecute\n');

@@ -19,37 +19,67 @@ interface Component {
   properties: { name: string; value: string }[];
 }
 
-test('npm run sbom: CycloneDX of the bundled packages, each with its bundles and why; no dev tool', { timeout: 120_000 }, () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-sbom-'));
-  try {
-    const file = join(dir, 'sbom.json');
-    // The test build wrote out/bundle-inputs.json for the same entry points.
-    const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'sbom.mjs'), '--out', file], { cwd: ROOT, encoding: 'utf8', timeout: 110_000 });
-    assert.equal(r.status, 0, r.stderr);
-    const sbom = JSON.parse(readFileSync(file, 'utf8')) as { bomFormat: string; specVersion: string; components: Component[]; metadata: { component: { name: string } } };
-    assert.equal(sbom.bomFormat, 'CycloneDX');
-    assert.equal(sbom.specVersion, '1.5');
-    assert.equal(sbom.metadata.component.name, 'kube-windows');
-    const names = sbom.components.map((c) => c.name);
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    // Every runtime dependency is bundled somewhere (npm sbom --omit dev drops several of them).
-    for (const dep of Object.keys(pkg.dependencies)) assert.ok(names.includes(dep), `${dep} missing from the SBOM`);
-    for (const dev of ['typescript', 'esbuild', 'eslint', 'playwright-core', 'yaml-language-server', 'node-forge', 'web-tree-sitter', 'mocha']) {
-      assert.ok(!names.includes(dev), `${dev} is a development tool, not shipped`);
+test(
+  'npm run sbom: CycloneDX of the bundled packages, each with its bundles and why; no dev tool',
+  { timeout: 120_000 },
+  () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kw-sbom-'));
+    try {
+      const file = join(dir, 'sbom.json');
+      // The test build wrote out/bundle-inputs.json for the same entry points.
+      const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'sbom.mjs'), '--out', file], {
+        cwd: ROOT,
+        encoding: 'utf8',
+        timeout: 110_000,
+      });
+      assert.equal(r.status, 0, r.stderr);
+      const sbom = JSON.parse(readFileSync(file, 'utf8')) as {
+        bomFormat: string;
+        specVersion: string;
+        components: Component[];
+        metadata: { component: { name: string } };
+      };
+      assert.equal(sbom.bomFormat, 'CycloneDX');
+      assert.equal(sbom.specVersion, '1.5');
+      assert.equal(sbom.metadata.component.name, 'kube-windows');
+      const names = sbom.components.map((c) => c.name);
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+        devDependencies: Record<string, string>;
+      };
+      // Every runtime dependency is bundled somewhere (npm sbom --omit dev drops several of them).
+      for (const dep of Object.keys(pkg.dependencies)) assert.ok(names.includes(dep), `${dep} missing from the SBOM`);
+      for (const dev of [
+        'typescript',
+        'esbuild',
+        'eslint',
+        'playwright-core',
+        'yaml-language-server',
+        'node-forge',
+        'web-tree-sitter',
+        'mocha',
+      ]) {
+        assert.ok(!names.includes(dev), `${dev} is a development tool, not shipped`);
+      }
+      assert.ok(!names.includes('cpu-features'), "ssh2's optional native add-on is left out of the bundles");
+      for (const c of sbom.components) {
+        const props = Object.fromEntries(c.properties.map((p) => [p.name, p.value]));
+        assert.match(
+          props['kube-windows:bundles'] ?? '',
+          /^(cli|engine|extension|server)(,(cli|engine|extension|server))*$/,
+          `${c.name}: bundles`,
+        );
+        assert.ok((props['kube-windows:why'] ?? '').length > 5, `${c.name}: why`);
+        assert.match(c.purl, /^pkg:npm\//);
+        assert.ok(c.hashes?.length, `${c.name}: integrity hash`);
+      }
+      assert.match(r.stdout, /^SBOM \(CycloneDX 1\.5\) of what ships: \d+ packages/);
+      // The README names every direct runtime dependency.
+      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      for (const dep of Object.keys(pkg.dependencies))
+        assert.ok(readme.includes(`\`${dep}\``), `README does not name ${dep}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    assert.ok(!names.includes('cpu-features'), "ssh2's optional native add-on is left out of the bundles");
-    for (const c of sbom.components) {
-      const props = Object.fromEntries(c.properties.map((p) => [p.name, p.value]));
-      assert.match(props['kube-windows:bundles'] ?? '', /^(cli|engine|extension|server)(,(cli|engine|extension|server))*$/, `${c.name}: bundles`);
-      assert.ok((props['kube-windows:why'] ?? '').length > 5, `${c.name}: why`);
-      assert.match(c.purl, /^pkg:npm\//);
-      assert.ok(c.hashes?.length, `${c.name}: integrity hash`);
-    }
-    assert.match(r.stdout, /^SBOM \(CycloneDX 1\.5\) of what ships: \d+ packages/);
-    // The README names every direct runtime dependency.
-    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-    for (const dep of Object.keys(pkg.dependencies)) assert.ok(readme.includes(`\`${dep}\``), `README does not name ${dep}`);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
+  },
+);

@@ -51,8 +51,19 @@ before(async () => {
       namespace('web'),
       windowsNode('win-a', { build: '10.0.20348', address: hostAddress(0) }),
       pod('iis-1', 'web', 'win-a', { windows: true }),
-      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'db', namespace: 'web' }, type: 'Opaque', data: { password: Buffer.from(SECRET_VALUE).toString('base64') } },
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'app', namespace: 'web' }, data: { 'db.password': CONFIG_VALUE } },
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'db', namespace: 'web' },
+        type: 'Opaque',
+        data: { password: Buffer.from(SECRET_VALUE).toString('base64') },
+      },
+      {
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'app', namespace: 'web' },
+        data: { 'db.password': CONFIG_VALUE },
+      },
     ],
   });
   dir = mkdtempSync(join(tmpdir(), 'kw-secrets-'));
@@ -75,7 +86,9 @@ after(async () => {
 
 /** The secrets found in `text`, by name. */
 function found(text: string, except: string[] = []): string[] {
-  return [...secrets].filter(([name, vs]) => !except.includes(name) && vs.some((v) => text.includes(v))).map(([name]) => name);
+  return [...secrets]
+    .filter(([name, vs]) => !except.includes(name) && vs.some((v) => text.includes(v)))
+    .map(([name]) => name);
 }
 
 /** Every file under `root` with its text. */
@@ -90,7 +103,11 @@ function filesUnder(root: string): [string, string][] {
 }
 
 /** Runs one command path and asserts nothing it printed names a secret. */
-async function sweep(label: string, args: string[], opts: { input?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function sweep(
+  label: string,
+  args: string[],
+  opts: { input?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const r = await runCli(args, { env: { SSH_AUTH_SOCK: '', KUBE_WINDOWS_DEBUG: '' }, ...opts });
   paths++;
   const hits = found(r.stdout + r.stderr);
@@ -105,7 +122,10 @@ const ssh = (key: string): string[] => ['--key', key, '--port', String(rig.port)
 test('the detector finds each secret where it is (a sweep that cannot fail proves nothing)', () => {
   assert.deepEqual(found(readFileSync(rig.keyPath, 'utf8')), ['SSH private key']);
   assert.deepEqual(found(readFileSync(encryptedKey, 'utf8')), ['encrypted SSH key']);
-  assert.deepEqual(found(`{"password":"${Buffer.from(SECRET_VALUE).toString('base64')}"} token ${rig.emu.token} Basic ${PULL_AUTH}`), ['kubeconfig token', 'pull-secret auth', 'Secret value']);
+  assert.deepEqual(
+    found(`{"password":"${Buffer.from(SECRET_VALUE).toString('base64')}"} token ${rig.emu.token} Basic ${PULL_AUTH}`),
+    ['kubeconfig token', 'pull-secret auth', 'Secret value'],
+  );
 });
 
 test('the live check in every format, and the snapshot, hold no token and no cluster secret', async () => {
@@ -133,25 +153,62 @@ test('an SSH command on the node, with the key, prints no key material', async (
 });
 
 test('an encrypted key with no terminal to ask the passphrase on: a clear error without the key', async () => {
-  const r = await sweep('nodes services, encrypted key', ['nodes', 'services', 'win-a', ...cluster(), ...ssh(encryptedKey)], { input: `${PASSPHRASE}\n` });
+  const r = await sweep(
+    'nodes services, encrypted key',
+    ['nodes', 'services', 'win-a', ...cluster(), ...ssh(encryptedKey)],
+    { input: `${PASSPHRASE}\n` },
+  );
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /passphrase|encrypted/i);
 });
 
 test('plan previews show secrets as •••: BYOH with --create-key-secret, a reboot', async () => {
-  const byoh = await sweep('join --via byoh --create-key-secret --dry-run', ['join', ...cluster(), '--via', 'byoh', '--address', '10.0.0.5', '--create-key-secret', rig.keyPath, '--dry-run']);
+  const byoh = await sweep('join --via byoh --create-key-secret --dry-run', [
+    'join',
+    ...cluster(),
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--create-key-secret',
+    rig.keyPath,
+    '--dry-run',
+  ]);
   assert.equal(byoh.code, 0, byoh.stderr);
   assert.match(byoh.stdout, /•••/);
-  const reboot = await sweep('nodes reboot --dry-run', ['nodes', 'reboot', 'win-a', ...cluster(), ...ssh(rig.keyPath), '--dry-run']);
+  const reboot = await sweep('nodes reboot --dry-run', [
+    'nodes',
+    'reboot',
+    'win-a',
+    ...cluster(),
+    ...ssh(rig.keyPath),
+    '--dry-run',
+  ]);
   assert.equal(reboot.code, 0, reboot.stderr);
 });
 
 test('a key file that is not a key: the error does not quote it', async () => {
   const notAKey = join(dir, 'not-a-key');
   writeFileSync(notAKey, `password=${PASSPHRASE}\n${SECRET_VALUE}\n`);
-  const r = await sweep('join --create-key-secret with garbage', ['join', ...cluster(), '--via', 'byoh', '--address', '10.0.0.5', '--create-key-secret', notAKey, '--dry-run']);
+  const r = await sweep('join --create-key-secret with garbage', [
+    'join',
+    ...cluster(),
+    '--via',
+    'byoh',
+    '--address',
+    '10.0.0.5',
+    '--create-key-secret',
+    notAKey,
+    '--dry-run',
+  ]);
   assert.ok(r.code !== null);
-  const keyed = await sweep('nodes services with garbage key', ['nodes', 'services', 'win-a', ...cluster(), ...ssh(notAKey)]);
+  const keyed = await sweep('nodes services with garbage key', [
+    'nodes',
+    'services',
+    'win-a',
+    ...cluster(),
+    ...ssh(notAKey),
+  ]);
   assert.notEqual(keyed.code, 0);
 });
 
@@ -164,7 +221,15 @@ test('mirrors render: the pull secret reaches only the authorization header of h
   const auth = join(dir, 'auth.json');
   writeFileSync(auth, JSON.stringify({ auths: { 'quay.io': { auth: PULL_AUTH } } }));
   const out = join(dir, 'out');
-  const r = await sweep('mirrors render --pull-secret', ['mirrors', 'render', '--pull-secret', auth, '--out', out, idms]);
+  const r = await sweep('mirrors render --pull-secret', [
+    'mirrors',
+    'render',
+    '--pull-secret',
+    auth,
+    '--out',
+    out,
+    idms,
+  ]);
   assert.equal(r.code, 0, r.stderr);
   const files = filesUnder(out);
   assert.ok(files.length > 0);
@@ -180,6 +245,14 @@ test('mirrors render: the pull secret reaches only the authorization header of h
   }
   const broken = join(dir, 'broken.json');
   writeFileSync(broken, `{"auths": {"quay.io": {"auth": "${PULL_AUTH}"`);
-  const b = await sweep('mirrors render, broken pull secret', ['mirrors', 'render', '--pull-secret', broken, '--out', join(dir, 'out2'), idms]);
+  const b = await sweep('mirrors render, broken pull secret', [
+    'mirrors',
+    'render',
+    '--pull-secret',
+    broken,
+    '--out',
+    join(dir, 'out2'),
+    idms,
+  ]);
   assert.equal(b.code, 2);
 });

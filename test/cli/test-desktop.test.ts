@@ -29,7 +29,11 @@ test('test:desktop fails fast with the reason and names test:vscode when VS Code
       cwd: ROOT,
       encoding: 'utf8',
       timeout: 60_000,
-      env: { ...process.env, npm_config_https_proxy: `http://127.0.0.1:${await closedPort()}`, KW_DESKTOP_CACHE: cache },
+      env: {
+        ...process.env,
+        npm_config_https_proxy: `http://127.0.0.1:${await closedPort()}`,
+        KW_DESKTOP_CACHE: cache,
+      },
     });
     assert.equal(r.status, 1, `exit status ${r.status}\n${r.stderr}`);
     assert.match(r.stderr, /test:desktop: VS Code \d+\.\d+\.\d+ could not be downloaded \(.*ECONNREFUSED/);

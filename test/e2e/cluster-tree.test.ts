@@ -11,7 +11,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { closeWorkbench, extensionLog, openKubeWindows, ROOT, runCommand, screenshot, startWorkbench, type CodeServer } from './harness';
+import {
+  closeWorkbench,
+  extensionLog,
+  openKubeWindows,
+  ROOT,
+  runCommand,
+  screenshot,
+  startWorkbench,
+  type CodeServer,
+} from './harness';
 
 const CONTEXT = 'kube-windows-sandbox';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -26,7 +35,10 @@ const rows = (page: Page) => page.locator('.pane-body .monaco-list-row');
 async function errorNotifications(page: Page): Promise<string[]> {
   const items = page.locator('.notification-toast, .notifications-center .notification-list-item');
   const errors = items.filter({ has: page.locator('.codicon-error') });
-  return [...(await errors.allInnerTexts()), ...(await items.filter({ hasText: 'already registered' }).allInnerTexts())];
+  return [
+    ...(await errors.allInnerTexts()),
+    ...(await items.filter({ hasText: 'already registered' }).allInnerTexts()),
+  ];
 }
 
 async function openView(page: Page): Promise<void> {
@@ -51,7 +63,9 @@ async function expectChildren(page: Page, when: string): Promise<void> {
     if (!missing.length) return;
     if (Date.now() > end) {
       await screenshot(page, `failed-tree-${when}`);
-      assert.fail(`${when}: the cluster shows no ${missing.join(', ')} (rows: ${shown.map((s) => s.split('\n')[0]).join(' | ')})`);
+      assert.fail(
+        `${when}: the cluster shows no ${missing.join(', ')} (rows: ${shown.map((s) => s.split('\n')[0]).join(' | ')})`,
+      );
     }
     await page.waitForTimeout(200);
   }
@@ -67,7 +81,12 @@ describe('cluster tree in a real VS Code, opened first on a fresh profile', { ti
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-tree-'));
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
-      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-tree-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
+      ({ cs, browser, page } = await startWorkbench({
+        vsix,
+        folder: join(ROOT, 'examples'),
+        label: 'kw-e2e-tree-',
+        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath },
+      }));
     },
     { timeout: 180_000 },
   );
@@ -113,7 +132,9 @@ describe('cluster tree in a real VS Code, opened first on a fresh profile', { ti
   test('collapse and expand again keeps the children', { timeout: 60_000 }, async () => {
     const cluster = rows(page).filter({ hasText: CONTEXT }).first();
     await cluster.click();
-    await page.locator('.pane-body .monaco-list-row[aria-expanded="false"]', { hasText: CONTEXT }).waitFor({ timeout: 10_000 });
+    await page
+      .locator('.pane-body .monaco-list-row[aria-expanded="false"]', { hasText: CONTEXT })
+      .waitFor({ timeout: 10_000 });
     await cluster.click();
     await expectChildren(page, 'collapse and expand');
   });

@@ -12,8 +12,12 @@ import type { Browser, Page } from 'playwright-core';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results');
-const CODE_SERVER = process.env.KW_CODE_SERVER ?? join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
-const VSCODE_SERVER = process.env.KW_VSCODE_SERVER ?? join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js');
+const CODE_SERVER =
+  process.env.KW_CODE_SERVER ??
+  join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'out', 'node', 'entry.js');
+const VSCODE_SERVER =
+  process.env.KW_VSCODE_SERVER ??
+  join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'lib', 'vscode', 'out', 'server-main.js');
 const CHROMIUM = process.env.KW_CHROMIUM ?? '/usr/bin/chromium';
 
 export interface CodeServer {
@@ -108,9 +112,17 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     workspace = join(dir, 'workspace');
     cpSync(o.folder, workspace, { recursive: true });
   }
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...o.settings }, null, 2));
+  writeFileSync(
+    join(userDataDir, 'User', 'settings.json'),
+    JSON.stringify({ ...QUIET_SETTINGS, ...o.settings }, null, 2),
+  );
   // A HOME of its own: ~/.ssh/known_hosts, ~/.kube and code-server's config never touch the user's.
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: join(home, '.config'), XDG_DATA_HOME: join(home, '.local', 'share') };
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+  };
   Object.assign(env, o.env);
   delete env.KUBECONFIG;
   delete env.SSH_AUTH_SOCK;
@@ -196,10 +208,24 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
     throw err;
   }
   const folder = vscodeServer ? `vscode-remote://127.0.0.1:${port}${workspace}` : workspace;
-  return { url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`, port, dir, home, userDataDir, extensionsDir, workspace, output: () => output, stop };
+  return {
+    url: `http://127.0.0.1:${port}/?folder=${encodeURIComponent(folder)}`,
+    port,
+    dir,
+    home,
+    userDataDir,
+    extensionsDir,
+    workspace,
+    output: () => output,
+    stop,
+  };
 }
 
-export async function waitFor(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: () => string): Promise<void> {
+export async function waitFor(
+  cond: () => boolean | Promise<boolean>,
+  timeoutMs: number,
+  what: () => string,
+): Promise<void> {
   const end = Date.now() + timeoutMs;
   for (;;) {
     if (await cond()) return;
@@ -241,7 +267,16 @@ export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--disable-dev-shm-usage',
+    ],
   });
 }
 
@@ -280,7 +315,9 @@ export async function runCommand(page: Page, title: string): Promise<void> {
 
 /** Picks the quick pick item whose label contains `label`, once the quick pick titled `title` shows. */
 export async function pick(page: Page, title: string | RegExp, label: string): Promise<void> {
-  await quickInput(page).locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
+  await quickInput(page)
+    .locator('.quick-input-title', { hasText: title })
+    .waitFor({ state: 'visible', timeout: 30_000 });
   const row = quickInput(page).locator('.monaco-list-row', { hasText: label }).first();
   await row.waitFor({ state: 'visible' });
   await row.click();
@@ -288,14 +325,20 @@ export async function pick(page: Page, title: string | RegExp, label: string): P
 
 /** Answers the input box titled `title`. */
 export async function answer(page: Page, title: string | RegExp, value: string): Promise<void> {
-  await quickInput(page).locator('.quick-input-title', { hasText: title }).waitFor({ state: 'visible', timeout: 30_000 });
+  await quickInput(page)
+    .locator('.quick-input-title', { hasText: title })
+    .waitFor({ state: 'visible', timeout: 30_000 });
   const input = quickInput(page).locator('input.input');
   await input.fill(value);
   await input.press('Enter');
 }
 
 /** Runs a test step; on failure leaves a screenshot named after it in test-results/. */
-export function withShot<T extends unknown[]>(name: string, page: () => Page | undefined, fn: (...a: T) => Promise<void>): (...a: T) => Promise<void> {
+export function withShot<T extends unknown[]>(
+  name: string,
+  page: () => Page | undefined,
+  fn: (...a: T) => Promise<void>,
+): (...a: T) => Promise<void> {
   return async (...a: T) => {
     try {
       await fn(...a);

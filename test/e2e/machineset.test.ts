@@ -12,7 +12,18 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import { CLUSTER } from '../support/machine-api-seed';
-import { answer, closeWorkbench, extensionLog, openKubeWindows, pick, ROOT, screenshot, startWorkbench, waitFor, type CodeServer } from './harness';
+import {
+  answer,
+  closeWorkbench,
+  extensionLog,
+  openKubeWindows,
+  pick,
+  ROOT,
+  screenshot,
+  startWorkbench,
+  waitFor,
+  type CodeServer,
+} from './harness';
 
 const CONTEXT = 'kube-windows-e2e-ms';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -60,7 +71,12 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
     async () => {
       worldDir = mkdtempSync(join(tmpdir(), 'kw-e2e-ms-'));
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0, machineApi: { tickMs: 400 } });
-      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-ms-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
+      ({ cs, browser, page } = await startWorkbench({
+        vsix,
+        folder: join(ROOT, 'examples'),
+        label: 'kw-e2e-ms-',
+        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath },
+      }));
     },
     { timeout: 180_000 },
   );
@@ -85,7 +101,12 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
       await page.locator('.context-view .action-label', { hasText: 'Create Windows MachineSet…' }).first().waitFor();
       for (let i = 0; i < 12; i++) {
         await page.keyboard.press('ArrowDown');
-        if (((await page.locator('.context-view .action-item.focused').first().textContent()) ?? '').includes('Create Windows MachineSet…')) break;
+        if (
+          ((await page.locator('.context-view .action-item.focused').first().textContent()) ?? '').includes(
+            'Create Windows MachineSet…',
+          )
+        )
+          break;
       }
       await page.keyboard.press('Enter');
       await pick(page, /Linux worker MachineSet to start from/, CLUSTER.AWS.linuxName);
@@ -144,9 +165,15 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
         () => `MachineSet ${MS} was not created`,
       );
       const created = world.emu.get('MachineSet', MS, 'openshift-machine-api') as Obj;
-      assert.equal(created.spec.template.spec.providerSpec.value.userDataSecret.name, 'windows-user-data', 'the text as fixed in the editor');
+      assert.equal(
+        created.spec.template.spec.providerSpec.value.userDataSecret.name,
+        'windows-user-data',
+        'the text as fixed in the editor',
+      );
       assert.ok(
-        world.emu.requests.some((r) => r.method === 'POST' && r.path.endsWith('/machinesets') && r.query.includes('dryRun=All')),
+        world.emu.requests.some(
+          (r) => r.method === 'POST' && r.path.endsWith('/machinesets') && r.query.includes('dryRun=All'),
+        ),
         'a server-side dry run first',
       );
       await page
@@ -167,7 +194,9 @@ describe('Windows MachineSet: create from the cluster, edit, apply, Machines to 
         .first()
         .waitFor({ timeout: 90_000 });
       // (The double also makes the Linux worker MachineSet's Machines.)
-      const machines = (world.emu.list('Machine') as Obj[]).filter((m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === MS);
+      const machines = (world.emu.list('Machine') as Obj[]).filter(
+        (m) => m.metadata.labels?.['machine.openshift.io/cluster-api-machineset'] === MS,
+      );
       assert.equal(machines.length, 1);
       assert.equal(machines[0]?.status?.phase, 'Running');
       assert.ok(machines[0]?.status?.nodeRef?.name, 'the Machine has its node');

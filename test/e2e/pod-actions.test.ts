@@ -12,27 +12,56 @@ import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import { pod } from '../support/kube-seed';
 import type { KubeObject } from '../support/kube-api-emulator';
-import { closeWorkbench, extensionLog, openKubeWindows, pick, ROOT, screenshot, startWorkbench, type CodeServer } from './harness';
+import {
+  closeWorkbench,
+  extensionLog,
+  openKubeWindows,
+  pick,
+  ROOT,
+  screenshot,
+  startWorkbench,
+  type CodeServer,
+} from './harness';
 
 const CONTEXT = 'kube-windows-e2e-pods';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
 const NODE = 'winworker-2022-b';
 const POD = 'shop-5d8c7b9f4-q7x2m';
 const LOG = 'GET /index.html 200 12ms\nGET /api/cart 500 3ms\n';
-const PULL = 'Failed to pull image "contoso/cart-sidecar:1.4": no matching manifest for windows/amd64 10.0.20348 in the manifest list entries';
+const PULL =
+  'Failed to pull image "contoso/cart-sidecar:1.4": no matching manifest for windows/amd64 10.0.20348 in the manifest list entries';
 
 /** A pod of two containers: the web server runs (and logs), its sidecar cannot pull its image. */
 function shopPod(): KubeObject {
-  const p = pod(POD, 'win-apps', NODE, { windows: true, phase: 'Pending', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', runtimeClassName: 'windows2022' });
+  const p = pod(POD, 'win-apps', NODE, {
+    windows: true,
+    phase: 'Pending',
+    image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+    runtimeClassName: 'windows2022',
+  });
   const spec = p.spec as { containers: { name: string; image: string }[] };
   spec.containers = [
     { name: 'web', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' },
     { name: 'cart-sidecar', image: 'contoso/cart-sidecar:1.4' },
   ];
-  (p.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'shop-5d8c7b9f4', uid: 'uid-shop-rs', controller: true }];
+  (p.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'shop-5d8c7b9f4', uid: 'uid-shop-rs', controller: true },
+  ];
   (p.status as Record<string, unknown>).containerStatuses = [
-    { name: 'web', image: spec.containers[0]!.image, ready: true, restartCount: 0, state: { running: { startedAt: '2026-11-25T09:00:00Z' } } },
-    { name: 'cart-sidecar', image: 'contoso/cart-sidecar:1.4', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: PULL } } },
+    {
+      name: 'web',
+      image: spec.containers[0]!.image,
+      ready: true,
+      restartCount: 0,
+      state: { running: { startedAt: '2026-11-25T09:00:00Z' } },
+    },
+    {
+      name: 'cart-sidecar',
+      image: 'contoso/cart-sidecar:1.4',
+      ready: false,
+      restartCount: 0,
+      state: { waiting: { reason: 'ErrImagePull', message: PULL } },
+    },
   ];
   return p;
 }
@@ -64,13 +93,17 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
     await page.locator('.context-view .action-label', { hasText: item }).first().waitFor();
     for (let i = 0; i < 16; i++) {
       await page.keyboard.press('ArrowDown');
-      if (((await page.locator('.context-view .action-item.focused').first().textContent()) ?? '').trim().startsWith(item)) break;
+      if (
+        ((await page.locator('.context-view .action-item.focused').first().textContent()) ?? '').trim().startsWith(item)
+      )
+        break;
     }
     await page.keyboard.press('Enter');
   }
 
   /** The text of the visible editor (its rendered lines). */
-  const editorText = async (): Promise<string> => (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
+  const editorText = async (): Promise<string> =>
+    (await page.locator('.editor-instance .monaco-editor .view-lines').first().innerText()).replace(/\u00a0/g, ' ');
 
   before(
     async () => {
@@ -78,7 +111,12 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
       world = await startWorld({ dir: worldDir, context: CONTEXT, hosts: 0 });
       world.emu.apply(shopPod());
       world.emu.setPodLog('win-apps', POD, 'web', LOG);
-      ({ cs, browser, page } = await startWorkbench({ vsix, folder: join(ROOT, 'examples'), label: 'kw-e2e-pods-', settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath } }));
+      ({ cs, browser, page } = await startWorkbench({
+        vsix,
+        folder: join(ROOT, 'examples'),
+        label: 'kw-e2e-pods-',
+        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath },
+      }));
     },
     { timeout: 180_000 },
   );
@@ -114,11 +152,19 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
       await fromContextMenu('Logs…');
       await pick(page, /the log of which container/, 'web');
       await pick(page, /the log of shop/, 'Show the log');
-      await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'GET /api/cart 500' }).first().waitFor({ timeout: 30_000 });
+      await page
+        .locator('.editor-instance .monaco-editor .view-lines', { hasText: 'GET /api/cart 500' })
+        .first()
+        .waitFor({ timeout: 30_000 });
       const text = await editorText();
       assert.match(text, /GET \/index\.html 200 12ms\s+GET \/api\/cart 500 3ms/);
       assert.ok(
-        world.emu.requests.some((r) => r.path === `/api/v1/namespaces/win-apps/pods/${POD}/log` && r.query === 'container=web&tailLines=10000' && r.status === 200),
+        world.emu.requests.some(
+          (r) =>
+            r.path === `/api/v1/namespaces/win-apps/pods/${POD}/log` &&
+            r.query === 'container=web&tailLines=10000' &&
+            r.status === 200,
+        ),
         'the log was read through pods/log',
       );
       await screenshot(page, 'pods-02-logs');
@@ -130,7 +176,10 @@ describe('pod actions in a real VS Code: Logs and Describe from the pod’s cont
     { timeout: 90_000 },
     shot('describe', async () => {
       await fromContextMenu('Describe');
-      await page.locator('.editor-instance .monaco-editor .view-lines', { hasText: 'WINF002' }).first().waitFor({ timeout: 30_000 });
+      await page
+        .locator('.editor-instance .monaco-editor .view-lines', { hasText: 'WINF002' })
+        .first()
+        .waitFor({ timeout: 30_000 });
       const text = await editorText();
       const lines = text.split('\n').map((l) => l.trim());
       assert.match(lines[0] ?? '', new RegExp(`^Pod win-apps/${POD}$`));

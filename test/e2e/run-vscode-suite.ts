@@ -30,13 +30,20 @@ async function main(): Promise<number> {
   let browser: Browser | undefined;
   const log: string[] = [];
   try {
-    cs = await startCodeServer({ server: 'vscode', folder: join(ROOT, 'examples'), label: 'kw-vscode-suite-', env: { KW_VSCODE_RESULTS: RESULTS } });
+    cs = await startCodeServer({
+      server: 'vscode',
+      folder: join(ROOT, 'examples'),
+      label: 'kw-vscode-suite-',
+      env: { KW_VSCODE_RESULTS: RESULTS },
+    });
     browser = await launchBrowser();
     const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
     let exitCode: (code: number) => void = () => undefined;
     const exited = new Promise<number>((res) => (exitCode = res));
     // What the extension host prints (mocha's reporter) reaches the page as codeAutomationLog.
-    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) => log.push(`${type}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`));
+    await page.exposeFunction('codeAutomationLog', (type: string, args: unknown[]) =>
+      log.push(`${type}: ${args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' ')}`),
+    );
     await page.exposeFunction('codeAutomationExit', (code: number) => exitCode(code));
     page.on('pageerror', (e) => log.push(`pageerror: ${e.message}`));
     const remote = (p: string) => `vscode-remote://127.0.0.1:${cs!.port}${p}`;
@@ -48,19 +55,27 @@ async function main(): Promise<number> {
     ];
     await page.goto(`${cs.url}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     let timer: NodeJS.Timeout | undefined;
-    const code = await Promise.race([exited, new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), TIMEOUT_MS)))]);
+    const code = await Promise.race([
+      exited,
+      new Promise<'timeout'>((res) => (timer = setTimeout(() => res('timeout'), TIMEOUT_MS))),
+    ]);
     clearTimeout(timer);
     const secs = ((Date.now() - t0) / 1000).toFixed(1);
     if (code === 'timeout' || !existsSync(RESULTS)) {
       await screenshot(page, 'failed-vscode-suite').catch(() => undefined);
       console.error(
-        code === 'timeout' ? `test:vscode: no result after ${TIMEOUT_MS / 1000} s (KW_VSCODE_TIMEOUT_MS)` : `test:vscode: the extension host exited with ${code} without writing ${RESULTS}`,
+        code === 'timeout'
+          ? `test:vscode: no result after ${TIMEOUT_MS / 1000} s (KW_VSCODE_TIMEOUT_MS)`
+          : `test:vscode: the extension host exited with ${code} without writing ${RESULTS}`,
       );
-      console.error(`extension host / workbench log:\n${log.slice(-60).join('\n')}\nserver output:\n${cs.output().slice(-3000)}`);
+      console.error(
+        `extension host / workbench log:\n${log.slice(-60).join('\n')}\nserver output:\n${cs.output().slice(-3000)}`,
+      );
       return 1;
     }
     const r = JSON.parse(readFileSync(RESULTS, 'utf8')) as SuiteResults;
-    for (const t of r.results) console.log(`${t.state === 'passed' ? 'ok    ' : 'FAILED'} ${t.title}${t.error ? `: ${t.error}` : ''}`);
+    for (const t of r.results)
+      console.log(`${t.state === 'passed' ? 'ok    ' : 'FAILED'} ${t.title}${t.error ? `: ${t.error}` : ''}`);
     const passed = r.results.filter((t) => t.state === 'passed').length;
     console.log(`test:vscode: ${passed} passed, ${r.failures} failed (extension host exit code ${code}) in ${secs} s`);
     return r.failures === 0 && code === 0 && passed > 0 ? 0 : 1;

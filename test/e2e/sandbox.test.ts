@@ -9,7 +9,18 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openSshSession } from '../../src/remote/interactive';
@@ -31,7 +42,11 @@ interface Run {
 /** Whether nobody can read every one of these paths (the folders above them included). */
 function nobodyCanRead(paths: string[]): boolean {
   const probe = `for (const p of ${JSON.stringify(paths)}) require('fs').accessSync(p, require('fs').constants.R_OK)`;
-  return spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', probe], { stdio: 'ignore' }).status === 0;
+  return (
+    spawnSync('setpriv', [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, '-e', probe], {
+      stdio: 'ignore',
+    }).status === 0
+  );
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -39,7 +54,10 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** The CLI with no ssh-agent (the key is given), bounded in time. */
 function cli(args: string[], timeoutMs = 90_000): Promise<Run> {
   return new Promise((resolveRun) => {
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      env: { ...process.env, SSH_AUTH_SOCK: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -64,7 +82,8 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
   let ranAs = '';
 
   before(async () => {
-    for (const f of [SANDBOX, CLI, vsix]) assert.ok(existsSync(f), `${f} is missing: run node scripts/e2e.mjs --prepare first`);
+    for (const f of [SANDBOX, CLI, vsix])
+      assert.ok(existsSync(f), `${f} is missing: run node scripts/e2e.mjs --prepare first`);
     const root = mkdtempSync(join(tmpdir(), 'kw-sandbox-test-'));
     // The state folder belongs to the user the sandbox runs as (mkdtemp's folder is root's, 0700).
     chmodSync(root, 0o755);
@@ -72,12 +91,30 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     const asRoot = process.getuid?.() === 0;
     // A checkout in a folder only root may enter (/root/...) cannot be run by nobody: then the
     // sandbox runs as root, said in the test's output, and every feature is still driven.
-    const dropRoot = asRoot && nobodyCanRead([SANDBOX, vsix, join(ROOT, 'examples'), process.env.KW_CODE_SERVER ?? join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'package.json')]);
+    const dropRoot =
+      asRoot &&
+      nobodyCanRead([
+        SANDBOX,
+        vsix,
+        join(ROOT, 'examples'),
+        process.env.KW_CODE_SERVER ??
+          join(ROOT, '.cache', 'code-server', 'node_modules', 'code-server', 'package.json'),
+      ]);
     ranAs = dropRoot || !asRoot ? 'an ordinary user' : 'root (the checkout is not readable by nobody)';
     mkdirSync(dir);
     if (dropRoot) chownSync(dir, NOBODY, NOBODY);
-    const env = { ...process.env, SANDBOX_DIR: dir, SANDBOX_PORT: String(await freePort()), SANDBOX_SSH_PORT: String(await freePort()), KW_VSIX: vsix, HOME: dir, SSH_AUTH_SOCK: '' };
-    const argv = dropRoot ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, SANDBOX] : [process.execPath, SANDBOX];
+    const env = {
+      ...process.env,
+      SANDBOX_DIR: dir,
+      SANDBOX_PORT: String(await freePort()),
+      SANDBOX_SSH_PORT: String(await freePort()),
+      KW_VSIX: vsix,
+      HOME: dir,
+      SSH_AUTH_SOCK: '',
+    };
+    const argv = dropRoot
+      ? ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', process.execPath, SANDBOX]
+      : [process.execPath, SANDBOX];
     child = spawn(argv[0]!, argv.slice(1), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
     child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
@@ -110,42 +147,54 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     if (ranAs === 'an ordinary user') assert.notEqual(uid, '0', 'the sandbox does not run as root');
     assert.notEqual(info.sshPort, 22);
     assert.deepEqual(info.nodes.map((n) => n.node).sort(), ['byoh-win2022-1', 'winworker-2019-a', 'winworker-2022-b']);
-    for (const n of info.nodes) assert.ok(output.includes(`${n.address}:${info.sshPort}`), `the banner lists ${n.node}'s SSH endpoint`);
+    for (const n of info.nodes)
+      assert.ok(output.includes(`${n.address}:${info.sshPort}`), `the banner lists ${n.node}'s SSH endpoint`);
     // Every host key is pinned: nothing below is asked to trust a key (no --accept-new-host-key).
     const known = readFileSync(info.knownHosts, 'utf8');
-    for (const a of [...info.nodes.map((n) => n.address), ...info.joinable.map((h) => h.address), info.kubeadmHost.address])
+    for (const a of [
+      ...info.nodes.map((n) => n.address),
+      ...info.joinable.map((h) => h.address),
+      info.kubeadmHost.address,
+    ])
       assert.ok(known.includes(`[${a}]:${info.sshPort} `), `${a} in known_hosts`);
     const res = await fetch(info.url);
     assert.equal(res.status, 200);
     assert.match(await res.text(), /<html/i);
   });
 
-  test("in its VS Code, a node's Services group reads the host over SSH with the settings the sandbox wrote (port, known_hosts, key)", { timeout: 120_000 }, async () => {
-    const browser = await launchBrowser();
-    try {
-      const page = await openWorkbench(browser, info.url);
-      const rows = page.locator('.pane-body .monaco-list-row');
-      const row = (text: string | RegExp) => rows.filter({ hasText: text }).first();
-      await openKubeWindows(page);
-      await row('winworker-2022-b').waitFor({ timeout: 60_000 });
-      await row('winworker-2022-b').click();
-      await row(/^Services/).waitFor({ timeout: 30_000 });
-      await row(/^Services/).click();
+  test(
+    "in its VS Code, a node's Services group reads the host over SSH with the settings the sandbox wrote (port, known_hosts, key)",
+    { timeout: 120_000 },
+    async () => {
+      const browser = await launchBrowser();
       try {
-        await rows
-          .filter({ hasText: /kubelet/ })
-          .filter({ hasText: /Running/ })
-          .first()
-          .waitFor({ timeout: 30_000 });
-      } catch (err) {
-        await screenshot(page, 'failed-sandbox-services');
-        throw new Error(`no running kubelet under Services (rows: ${(await rows.allInnerTexts()).map((t) => t.split('\n').join(' ')).join(' | ')})`, { cause: err });
+        const page = await openWorkbench(browser, info.url);
+        const rows = page.locator('.pane-body .monaco-list-row');
+        const row = (text: string | RegExp) => rows.filter({ hasText: text }).first();
+        await openKubeWindows(page);
+        await row('winworker-2022-b').waitFor({ timeout: 60_000 });
+        await row('winworker-2022-b').click();
+        await row(/^Services/).waitFor({ timeout: 30_000 });
+        await row(/^Services/).click();
+        try {
+          await rows
+            .filter({ hasText: /kubelet/ })
+            .filter({ hasText: /Running/ })
+            .first()
+            .waitFor({ timeout: 30_000 });
+        } catch (err) {
+          await screenshot(page, 'failed-sandbox-services');
+          throw new Error(
+            `no running kubelet under Services (rows: ${(await rows.allInnerTexts()).map((t) => t.split('\n').join(' ')).join(' | ')})`,
+            { cause: err },
+          );
+        }
+        await screenshot(page, 'sandbox-services');
+      } finally {
+        await browser.close();
       }
-      await screenshot(page, 'sandbox-services');
-    } finally {
-      await browser.close();
-    }
-  });
+    },
+  );
 
   test('services are listed and one is restarted; logs are collected; one command runs in an SSH shell', async () => {
     const ctx = ['--context', info.contexts.openshift, ...cluster];
@@ -153,7 +202,16 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     assert.equal(list.code, 0, show(list));
     assert.match(list.stdout, /kubelet\s+Running\s+Automatic/);
     assert.match(list.stdout, /containerd\s+Running/);
-    const restart = await cli(['nodes', 'services', 'winworker-2022-b', ...ctx, ...ssh, '--restart', 'kube-proxy', '--yes']);
+    const restart = await cli([
+      'nodes',
+      'services',
+      'winworker-2022-b',
+      ...ctx,
+      ...ssh,
+      '--restart',
+      'kube-proxy',
+      '--yes',
+    ]);
     assert.equal(restart.code, 0, show(restart));
     assert.match(restart.stdout, /kube-proxy restarted on winworker-2022-b: Running/);
 
@@ -167,7 +225,15 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
 
     const node = info.nodes.find((n) => n.node === 'winworker-2019-a')!;
     // The session the extension's SSH terminal opens (PowerShell on a pty).
-    const session = await openSshSession({ host: node.address, port: info.sshPort, username: info.user, privateKeyPath: info.keyPath, knownHostsPath: info.knownHosts, cols: 100, rows: 30 });
+    const session = await openSshSession({
+      host: node.address,
+      port: info.sshPort,
+      username: info.user,
+      privateKeyPath: info.keyPath,
+      knownHostsPath: info.knownHosts,
+      cols: 100,
+      rows: 30,
+    });
     let seen = '';
     session.onData((text) => (seen += text));
     const until = async (re: RegExp) => {
@@ -190,7 +256,10 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     const ctx = ['--context', info.contexts.openshift, ...cluster];
     const check = await cli(['check', ...ctx, '-n', 'win-apps']);
     assert.equal(check.code, 1, show(check));
-    assert.match(check.stdout, /Pod\/win-apps\/reports-6b7c8d9f5-mq2zt[\s\S]*?WINF001 image mcr\.microsoft\.com\/windows\/servercore:ltsc2022 needs Windows Server 2022/);
+    assert.match(
+      check.stdout,
+      /Pod\/win-apps\/reports-6b7c8d9f5-mq2zt[\s\S]*?WINF001 image mcr\.microsoft\.com\/windows\/servercore:ltsc2022 needs Windows Server 2022/,
+    );
     assert.match(check.stdout, /WINF004 3 Windows node\(s\) carry the taint os=Windows:NoSchedule/);
     const describe = await cli(['pods', 'describe', 'reports-6b7c8d9f5-mq2zt', '-n', 'win-apps', ...ctx]);
     assert.equal(describe.code, 0, show(describe));
@@ -237,21 +306,50 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
       assert.match(remove.stdout, /removed/);
     })();
     const machines = (async () => {
-      const create = await cli(['machineset', 'create', ...ctx, '--image', 'ami-0abcdef1234567890', '--yes', '--timeout', '2']);
+      const create = await cli([
+        'machineset',
+        'create',
+        ...ctx,
+        '--image',
+        'ami-0abcdef1234567890',
+        '--yes',
+        '--timeout',
+        '2',
+      ]);
       assert.equal(create.code, 0, show(create));
       assert.match(create.stdout, /-windows-worker-us-east-2a-\w+: created[\s\S]*every Machine is a Ready node/);
     })();
     const kubeadm = (async () => {
-      const join = await cli(['join', '--context', info.contexts.kubeadm, ...cluster, ...ssh, '--address', info.kubeadmHost.address, '--payload', info.payloadDir, '--yes'], 120_000);
+      const join = await cli(
+        [
+          'join',
+          '--context',
+          info.contexts.kubeadm,
+          ...cluster,
+          ...ssh,
+          '--address',
+          info.kubeadmHost.address,
+          '--payload',
+          info.payloadDir,
+          '--yes',
+        ],
+        120_000,
+      );
       assert.equal(join.code, 0, show(join));
       assert.match(join.stdout, /CNI: calico/);
-      assert.match(join.stdout, /created DaemonSet kube-system\/calico-node-windows[\s\S]*created DaemonSet kube-system\/kube-proxy-windows/);
+      assert.match(
+        join.stdout,
+        /created DaemonSet kube-system\/calico-node-windows[\s\S]*created DaemonSet kube-system\/kube-proxy-windows/,
+      );
       assert.match(join.stdout, /the probe printed ok and succeeded[\s\S]*joined/);
     })();
     // The reboot evicts the node's pods: after the pod checks above.
     const reboot = await cli(['nodes', 'reboot', 'winworker-2022-b', ...ctx, ...ssh, '--yes', '--timeout', '2']);
     assert.equal(reboot.code, 0, show(reboot));
-    assert.match(reboot.stdout, /169\.254\.169\.254[\s\S]*winworker-2022-b was rebooted and is Ready and schedulable again/);
+    assert.match(
+      reboot.stdout,
+      /169\.254\.169\.254[\s\S]*winworker-2022-b was rebooted and is Ready and schedulable again/,
+    );
     await Promise.all([byoh, machines, kubeadm]);
   });
 });

@@ -21,7 +21,10 @@ test('extension-host suite in a real VS Code (code-server)', { timeout: 300_000 
     child.on('close', resolve);
   });
   assert.ok(existsSync(RESULTS), `the suite wrote no results (exit ${code}):\n${output.join('').slice(-4000)}`);
-  const r = JSON.parse(readFileSync(RESULTS, 'utf8')) as { failures: number; results: { title: string; state: string; error?: string }[] };
+  const r = JSON.parse(readFileSync(RESULTS, 'utf8')) as {
+    failures: number;
+    results: { title: string; state: string; error?: string }[];
+  };
   for (const each of r.results) {
     await t.test(each.title, () => assert.equal(each.state, 'passed', each.error ?? each.state));
   }

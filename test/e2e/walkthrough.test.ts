@@ -9,10 +9,27 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { closeWorkbench, focusRow, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
+import {
+  closeWorkbench,
+  focusRow,
+  ROOT,
+  runCommand,
+  screenshot,
+  startWorkbench,
+  waitFor,
+  withShot,
+  type CodeServer,
+} from './harness';
 
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
-const STEPS = ['Open a Windows manifest', 'See what the API server would reject', 'Apply a quick fix', 'Open the cluster tree', 'Try the sandbox', 'Join a node: dry-run'];
+const STEPS = [
+  'Open a Windows manifest',
+  'See what the API server would reject',
+  'Apply a quick fix',
+  'Open the cluster tree',
+  'Try the sandbox',
+  'Join a node: dry-run',
+];
 
 describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, () => {
   let cs: CodeServer;
@@ -24,7 +41,11 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
     async () => {
       // An empty folder: the walkthrough's example is the only manifest, as for someone who just installed it.
       empty = mkdtempSync(join(tmpdir(), 'kw-walkthrough-'));
-      ({ cs, browser, page } = await startWorkbench({ vsix, folder: empty, settings: { 'kubeWindows.kubeconfig': join(empty, 'no-kubeconfig') } }));
+      ({ cs, browser, page } = await startWorkbench({
+        vsix,
+        folder: empty,
+        settings: { 'kubeWindows.kubeconfig': join(empty, 'no-kubeconfig') },
+      }));
     },
     { timeout: 180_000 },
   );
@@ -51,9 +72,14 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
       async () => {
         await runCommand(page, 'Welcome: Open Walkthrough...');
         // The picker has a placeholder ("Select a walkthrough to open"), no title.
-        await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Get started with kube-windows' }).first().click();
-        for (const title of STEPS) await page.locator('button.getting-started-step', { hasText: title }).first().waitFor({ timeout: 30_000 });
-        for (const step of ['openManifest', 'applyQuickFix', 'openClusterView']) assert.equal(await checked(step), false, `${step} done before anything happened`);
+        await page
+          .locator('.quick-input-widget .monaco-list-row', { hasText: 'Get started with kube-windows' })
+          .first()
+          .click();
+        for (const title of STEPS)
+          await page.locator('button.getting-started-step', { hasText: title }).first().waitFor({ timeout: 30_000 });
+        for (const step of ['openManifest', 'applyQuickFix', 'openClusterView'])
+          assert.equal(await checked(step), false, `${step} done before anything happened`);
         await screenshot(page, 'walkthrough');
       },
     ),
@@ -68,7 +94,10 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
       async () => {
         await page.locator('button.getting-started-step', { hasText: STEPS[0] }).first().click();
         await page.getByRole('button', { name: 'Open the example' }).first().click();
-        await page.locator('.monaco-editor .view-lines', { hasText: 'readOnlyRootFilesystem' }).first().waitFor({ timeout: 30_000 });
+        await page
+          .locator('.monaco-editor .view-lines', { hasText: 'readOnlyRootFilesystem' })
+          .first()
+          .waitFor({ timeout: 30_000 });
         await openWalkthroughTab();
         await waitFor(
           () => checked('openManifest'),
@@ -78,7 +107,10 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
         // The next step's button shows the Problems panel with the example's findings.
         await page.locator('button.getting-started-step', { hasText: STEPS[1] }).first().click();
         await page.getByRole('button', { name: 'Show the Problems panel' }).first().click();
-        await page.locator('.markers-panel .monaco-list-row', { hasText: 'WIN002' }).first().waitFor({ timeout: 60_000 });
+        await page
+          .locator('.markers-panel .monaco-list-row', { hasText: 'WIN002' })
+          .first()
+          .waitFor({ timeout: 60_000 });
         await screenshot(page, 'walkthrough-findings');
         await waitFor(
           () => checked('seeDiagnostic'),
@@ -134,7 +166,10 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
       async () => {
         await page.locator('button.getting-started-step', { hasText: STEPS[3] }).first().click();
         await page.getByRole('button', { name: 'Open the Clusters view' }).first().click();
-        await page.locator('.activitybar .action-item.checked .action-label[aria-label^="Windows on Kubernetes"]').first().waitFor({ timeout: 30_000 });
+        await page
+          .locator('.activitybar .action-item.checked .action-label[aria-label^="Windows on Kubernetes"]')
+          .first()
+          .waitFor({ timeout: 30_000 });
         await openWalkthroughTab();
         await waitFor(
           () => checked('openClusterView'),

@@ -8,7 +8,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
-import { answer, closeWorkbench, extensionLog, focusRow, freePort, pick, RESULTS, ROOT, runCommand, screenshot, startWorkbench, waitFor, withShot, type CodeServer } from './harness';
+import {
+  answer,
+  closeWorkbench,
+  extensionLog,
+  focusRow,
+  freePort,
+  pick,
+  RESULTS,
+  ROOT,
+  runCommand,
+  screenshot,
+  startWorkbench,
+  waitFor,
+  withShot,
+  type CodeServer,
+} from './harness';
 
 const CONTEXT = 'kube-windows-e2e';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
@@ -30,7 +45,11 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
       ({ cs, browser, page } = await startWorkbench({
         vsix,
         folder: join(ROOT, 'examples'),
-        settings: { 'kubeWindows.kubeconfig': world.kubeconfigPath, 'kubeWindows.ssh.privateKeyPath': world.keyPath, 'kubeWindows.ssh.port': world.sshPort },
+        settings: {
+          'kubeWindows.kubeconfig': world.kubeconfigPath,
+          'kubeWindows.ssh.privateKeyPath': world.keyPath,
+          'kubeWindows.ssh.port': world.sshPort,
+        },
       }));
     },
     { timeout: 180_000 },
@@ -73,7 +92,8 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
         await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'scheduling.yaml' }).first().click();
         await page.locator('.monaco-editor .view-lines', { hasText: 'wrong-case' }).waitFor();
         await page.keyboard.press('Control+Shift+M');
-        for (const id of ['WIN070', 'WIN071', 'WIN074']) await problems().filter({ hasText: id }).first().waitFor({ timeout: 60_000 });
+        for (const id of ['WIN070', 'WIN071', 'WIN074'])
+          await problems().filter({ hasText: id }).first().waitFor({ timeout: 60_000 });
         await screenshot(page, '02-problems');
       },
     ),
@@ -94,10 +114,17 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
         );
         const [, ms, engine] = line as unknown as RegExpExecArray;
         mkdirSync(RESULTS, { recursive: true });
-        writeFileSync(join(RESULTS, 'activation.json'), JSON.stringify({ activateMs: Number(ms), measuredAt: new Date().toISOString() }) + '\n');
+        writeFileSync(
+          join(RESULTS, 'activation.json'),
+          JSON.stringify({ activateMs: Number(ms), measuredAt: new Date().toISOString() }) + '\n',
+        );
         // A figure, not an assertion: under the load of parallel suites a timer measures the machine.
         console.log(`activate took ${ms} ms`);
-        assert.equal(engine, 'false', 'activation loaded dist/engine.js (ssh2 and the plans belong to the first command)');
+        assert.equal(
+          engine,
+          'false',
+          'activation loaded dist/engine.js (ssh2 and the plans belong to the first command)',
+        );
         assert.equal(world.emu.requests.length, 0, 'opening a YAML file contacted the cluster');
       },
     ),
@@ -122,7 +149,10 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
         // The widget's overlay takes the pointer: choose with the keyboard, as a keyboard user would.
         await focusRow(page, '.action-widget .monaco-list-row.action', title);
         await page.keyboard.press('Enter');
-        await page.locator('.monaco-editor .view-lines', { hasText: 'kubernetes.io/os: windows' }).first().waitFor({ timeout: 30_000 });
+        await page
+          .locator('.monaco-editor .view-lines', { hasText: 'kubernetes.io/os: windows' })
+          .first()
+          .waitFor({ timeout: 30_000 });
         await waitFor(
           async () => (await problems().filter({ hasText: 'WIN071' }).count()) === 0,
           30_000,
@@ -161,7 +191,9 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
       'join-plan',
       () => page,
       async () => {
-        const before = JSON.stringify(world.emu.get('ConfigMap', 'windows-instances', 'openshift-windows-machine-config-operator')?.data);
+        const before = JSON.stringify(
+          world.emu.get('ConfigMap', 'windows-instances', 'openshift-windows-machine-config-operator')?.data,
+        );
         await runCommand(page, 'kube-windows: Show join plan…');
         await pick(page, 'which cluster?', CONTEXT);
         await pick(page, 'how to join', 'BYOH');
@@ -171,7 +203,9 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
           .locator('.monaco-editor .view-lines', { hasText: `Join ${world.addresses[0]} through WMCO` })
           .first()
           .waitFor({ timeout: 60_000 });
-        const after = JSON.stringify(world.emu.get('ConfigMap', 'windows-instances', 'openshift-windows-machine-config-operator')?.data);
+        const after = JSON.stringify(
+          world.emu.get('ConfigMap', 'windows-instances', 'openshift-windows-machine-config-operator')?.data,
+        );
         assert.equal(after, before, 'the dry-run changed windows-instances');
         assert.equal(world.sims[0]?.connections, 0, 'the dry-run connected to the host');
         await screenshot(page, '05-join-plan');
@@ -207,8 +241,15 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
           .locator('.notification-toast', { hasText: `${address} joined ${CONTEXT}` })
           .first()
           .waitFor({ timeout: 180_000 });
-        assert.equal((world.emu.get('Node', world.hostnames[0]!.toLowerCase()) as { metadata?: { name?: string } } | undefined)?.metadata?.name, world.hostnames[0]!.toLowerCase());
-        await page.locator('.monaco-list-row', { hasText: world.hostnames[0]!.toLowerCase() }).first().waitFor({ timeout: 60_000 });
+        assert.equal(
+          (world.emu.get('Node', world.hostnames[0]!.toLowerCase()) as { metadata?: { name?: string } } | undefined)
+            ?.metadata?.name,
+          world.hostnames[0]!.toLowerCase(),
+        );
+        await page
+          .locator('.monaco-list-row', { hasText: world.hostnames[0]!.toLowerCase() })
+          .first()
+          .waitFor({ timeout: 60_000 });
         await screenshot(page, '08-joined');
         const known = readFileSync(join(cs.home, '.ssh', 'known_hosts'), 'utf8');
         // Trusted on the prompt and written as OpenSSH does for a port other than 22.

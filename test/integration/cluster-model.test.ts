@@ -13,7 +13,11 @@ import { snapshotOf } from '../../src/cluster/snapshot';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
 
 // Small local fixtures (the shared seed helpers may replace them).
-function node(name: string, os: 'linux' | 'windows', opts: { build?: string; byoh?: boolean; ip?: string; version?: string; desired?: string } = {}): KubeObject {
+function node(
+  name: string,
+  os: 'linux' | 'windows',
+  opts: { build?: string; byoh?: boolean; ip?: string; version?: string; desired?: string } = {},
+): KubeObject {
   const labels: Record<string, string> = { 'kubernetes.io/os': os };
   if (opts.build) labels['node.kubernetes.io/windows-build'] = opts.build;
   if (opts.byoh) labels['windowsmachineconfig.openshift.io/byoh'] = 'true';
@@ -26,7 +30,9 @@ function node(name: string, os: 'linux' | 'windows', opts: { build?: string; byo
     metadata: { name, labels, annotations },
     spec: os === 'windows' ? { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] } : {},
     status: {
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: '2026-01-01T00:00:00Z' }],
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', lastHeartbeatTime: '2026-01-01T00:00:00Z' },
+      ],
       addresses: [{ type: 'InternalIP', address: opts.ip ?? '10.0.0.1' }],
       nodeInfo: {
         osImage: os === 'windows' ? 'Windows Server Datacenter' : 'Red Hat Enterprise Linux CoreOS',
@@ -46,7 +52,13 @@ function mixedCluster(): KubeObject[] {
     node('worker-0', 'linux', { ip: '10.0.1.2' }),
     node('worker-1', 'linux', { ip: '10.0.1.3' }),
     node('win-2022', 'windows', { build: '10.0.20348', ip: '10.0.2.1', version: '10.17.0', desired: '10.17.0' }),
-    node('win-byoh', 'windows', { build: '10.0.17763', byoh: true, ip: '10.0.2.2', version: '10.16.0', desired: '10.17.0' }),
+    node('win-byoh', 'windows', {
+      build: '10.0.17763',
+      byoh: true,
+      ip: '10.0.2.2',
+      version: '10.16.0',
+      desired: '10.17.0',
+    }),
     { apiVersion: 'v1', kind: 'Namespace', metadata: { name: WMCO_NAMESPACE } },
     {
       apiVersion: 'operators.coreos.com/v1alpha1',
@@ -55,13 +67,21 @@ function mixedCluster(): KubeObject[] {
       spec: { version: '10.17.0', displayName: 'Windows Machine Config Operator' },
       status: { phase: 'Succeeded' },
     },
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'windows-instances', namespace: WMCO_NAMESPACE }, data: { '10.0.2.2': 'username=Administrator', '10.0.2.9': 'username=Administrator' } },
+    {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'windows-instances', namespace: WMCO_NAMESPACE },
+      data: { '10.0.2.2': 'username=Administrator', '10.0.2.9': 'username=Administrator' },
+    },
     {
       apiVersion: 'node.k8s.io/v1',
       kind: 'RuntimeClass',
       metadata: { name: 'windows-2022' },
       handler: 'runhcs-wcow-process',
-      scheduling: { nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' }, tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
+      scheduling: {
+        nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' },
+        tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
+      },
     },
     { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'kata' }, handler: 'kata' },
     {
@@ -74,10 +94,19 @@ function mixedCluster(): KubeObject[] {
       apiVersion: 'v1',
       kind: 'Pod',
       metadata: { name: 'iis', namespace: 'web' },
-      spec: { nodeName: 'win-2022', containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] },
+      spec: {
+        nodeName: 'win-2022',
+        containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }],
+      },
       status: { phase: 'Running' },
     },
-    { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'nginx', namespace: 'web' }, spec: { nodeName: 'worker-0', containers: [{ name: 'nginx', image: 'nginx' }] }, status: { phase: 'Running' } },
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'nginx', namespace: 'web' },
+      spec: { nodeName: 'worker-0', containers: [{ name: 'nginx', image: 'nginx' }] },
+      status: { phase: 'Running' },
+    },
   ];
 }
 
@@ -88,7 +117,10 @@ const sessions: ClusterSession[] = [];
 function session(kubeconfigFile: string, opts: { timeoutMs?: number } = {}): ClusterSession {
   const load = loadKubeconfig({ explicit: kubeconfigFile });
   assert.ok(load.ok, !load.ok ? load.message : '');
-  const s = new ClusterSession(load.currentContext ?? '', load.config, { timeoutMs: opts.timeoutMs ?? 5000, retryMs: 100 });
+  const s = new ClusterSession(load.currentContext ?? '', load.config, {
+    timeoutMs: opts.timeoutMs ?? 5000,
+    retryMs: 100,
+  });
   sessions.push(s);
   return s;
 }
@@ -109,10 +141,23 @@ function nextChange(model: WindowsNodeModel, pred: (c: NodeChange) => boolean, t
   });
 }
 
-const nodeLists = () => emu.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.includes('kubernetes.io%2Fos%3Dwindows') && !r.query.includes('watch=true') && !r.query.includes('limit='));
+const nodeLists = () =>
+  emu.requests.filter(
+    (r) =>
+      r.path === '/api/v1/nodes' &&
+      r.query.includes('kubernetes.io%2Fos%3Dwindows') &&
+      !r.query.includes('watch=true') &&
+      !r.query.includes('limit='),
+  );
 
 before(async () => {
-  emu = await startEmulator({ objects: mixedCluster(), openshift: true, tokens: { 'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] } } });
+  emu = await startEmulator({
+    objects: mixedCluster(),
+    openshift: true,
+    tokens: {
+      'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
+    },
+  });
   tmp = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
 });
 
@@ -130,7 +175,12 @@ test('initial load of a mixed cluster: counts, builds, WMCO state, BYOH not join
   assert.equal(state.info.flavour, 'openshift');
   assert.ok(state.info.version);
   assert.deepEqual(state.info.nodes, { linux: 3, windows: 2 });
-  assert.deepEqual(state.info.wmco, { present: true, csv: 'windows-machine-config-operator.v10.17.0', phase: 'Succeeded', version: '10.17.0' });
+  assert.deepEqual(state.info.wmco, {
+    present: true,
+    csv: 'windows-machine-config-operator.v10.17.0',
+    phase: 'Succeeded',
+    version: '10.17.0',
+  });
   assert.deepEqual(state.info.errors, []);
 
   const model = await s.windowsNodes();
@@ -142,7 +192,12 @@ test('initial load of a mixed cluster: counts, builds, WMCO state, BYOH not join
       ['win-byoh', 'Windows Server 2019', 'byoh', true, true],
     ],
   );
-  assert.ok(!emu.requests.some((r) => r.path === '/api/v1/nodes' && !r.query.includes('labelSelector') && !r.query.includes('limit=1')), 'never a full unselected node list');
+  assert.ok(
+    !emu.requests.some(
+      (r) => r.path === '/api/v1/nodes' && !r.query.includes('labelSelector') && !r.query.includes('limit=1'),
+    ),
+    'never a full unselected node list',
+  );
 
   const byoh = await s.byohInstances();
   assert.ok(!isErrorItem(byoh));
@@ -192,7 +247,13 @@ test('a node going NotReady and a new Windows node arrive by watch, without a re
   const listsBefore = nodeLists().length;
 
   const notReady = nextChange(model, (c) => c.type === 'modified' && c.name === 'win-2022');
-  emu.patch('Node', 'win-2022', undefined, { status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', lastHeartbeatTime: '2026-01-01T00:01:00Z' }] } });
+  emu.patch('Node', 'win-2022', undefined, {
+    status: {
+      conditions: [
+        { type: 'Ready', status: 'False', reason: 'KubeletNotReady', lastHeartbeatTime: '2026-01-01T00:01:00Z' },
+      ],
+    },
+  });
   const change = await notReady;
   assert.equal(change.type === 'modified' && change.node.ready, false);
   assert.deepEqual(model.get('win-2022')?.problems, ['Not ready (KubeletNotReady)']);
@@ -212,7 +273,9 @@ test('a node going NotReady and a new Windows node arrive by watch, without a re
 
   emu.remove('Node', 'win-new');
   emu.remove('Node', 'linux-new');
-  emu.patch('Node', 'win-2022', undefined, { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } });
+  emu.patch('Node', 'win-2022', undefined, {
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] },
+  });
 });
 
 test('a watch that resumes after compaction gets 410 Gone and lists again', async () => {
@@ -264,10 +327,16 @@ test('a cluster that does not answer: an error item, quickly', async () => {
   }
   // Nothing listening at all: unreachable, named with the URL.
   const closed = join(tmp, 'closed-config');
-  writeFileSync(closed, readFileSync(emu.kubeconfig({ context: 'closed' }), 'utf8').replace(emu.url, 'https://127.0.0.1:1'));
+  writeFileSync(
+    closed,
+    readFileSync(emu.kubeconfig({ context: 'closed' }), 'utf8').replace(emu.url, 'https://127.0.0.1:1'),
+  );
   const refused = await session(closed).connect();
   assert.equal(refused.status === 'error' && refused.error.reason, 'unreachable');
-  assert.match(refused.status === 'error' ? refused.error.message : '', /^Cluster "closed" does not answer at https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/);
+  assert.match(
+    refused.status === 'error' ? refused.error.message : '',
+    /^Cluster "closed" does not answer at https:\/\/127\.0\.0\.1:1 \(ECONNREFUSED\)/,
+  );
 });
 
 test('the kubeconfig edited while running: the watcher fires and sessions follow', async () => {
@@ -315,12 +384,19 @@ test('an exec credential plugin that fails: its stderr, or the PATH hint when it
   assert.equal(missing.status, 'error');
   if (missing.status === 'error') {
     assert.equal(missing.error.reason, 'exec');
-    assert.match(missing.error.message, /"kw-no-such-credential-plugin" for cluster "exec" was not found\. VS Code may not have your shell's PATH/);
+    assert.match(
+      missing.error.message,
+      /"kw-no-such-credential-plugin" for cluster "exec" was not found\. VS Code may not have your shell's PATH/,
+    );
   }
-  write(process.execPath, ['-e', "process.stderr.write('error: you must be logged in (run kw-login)'); process.exit(1)"]);
+  write(process.execPath, [
+    '-e',
+    "process.stderr.write('error: you must be logged in (run kw-login)'); process.exit(1)",
+  ]);
   const failing = await session(file).connect();
   assert.equal(failing.status, 'error');
-  if (failing.status === 'error') assert.match(failing.error.message, /failed: error: you must be logged in \(run kw-login\)/);
+  if (failing.status === 'error')
+    assert.match(failing.error.message, /failed: error: you must be logged in \(run kw-login\)/);
 });
 
 test('WMCO is read from its own ClusterServiceVersion only, in the namespace the settings name', async () => {
@@ -342,13 +418,18 @@ test('WMCO is read from its own ClusterServiceVersion only, in the namespace the
     ],
   });
   try {
-    const s = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), { timeoutMs: 5000, wmcoNamespace: ns });
+    const s = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), {
+      timeoutMs: 5000,
+      wmcoNamespace: ns,
+    });
     const state = await s.connect();
     assert.equal(state.status, 'connected');
     if (state.status === 'connected') assert.deepEqual(state.info.wmco, { present: true });
     s.dispose();
     // The default namespace does not exist here: WMCO is not installed.
-    const d = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), { timeoutMs: 5000 });
+    const d = new ClusterSession('local', loadKubeconfigOrThrow(local.kubeconfig({ context: 'local' })), {
+      timeoutMs: 5000,
+    });
     const dState = await d.connect();
     if (dState.status === 'connected') assert.deepEqual(dState.info.wmco, { present: false });
     d.dispose();
@@ -376,7 +457,12 @@ test("the editor's snapshot carries storage facts: StorageClasses and the CSI dr
     metadata: { name: 'smb', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
     provisioner: 'smb.csi.k8s.io',
   } as KubeObject);
-  emu.apply({ apiVersion: 'storage.k8s.io/v1', kind: 'CSINode', metadata: { name: 'win-2022' }, spec: { drivers: [{ name: 'disk.csi.azure.com', nodeID: 'win-2022' }] } } as KubeObject);
+  emu.apply({
+    apiVersion: 'storage.k8s.io/v1',
+    kind: 'CSINode',
+    metadata: { name: 'win-2022' },
+    spec: { drivers: [{ name: 'disk.csi.azure.com', nodeID: 'win-2022' }] },
+  } as KubeObject);
   const s = session(emu.kubeconfig({ context: 'storage' }));
   const reads = () => emu.requests.filter((r) => r.path === '/apis/storage.k8s.io/v1/csinodes').length;
   const before = reads();

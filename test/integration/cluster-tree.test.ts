@@ -15,7 +15,13 @@ let tmp: string;
 const trees: ClusterTree[] = [];
 
 before(async () => {
-  emu = await startEmulator({ objects: mixedCluster(), openshift: true, tokens: { 'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] } } });
+  emu = await startEmulator({
+    objects: mixedCluster(),
+    openshift: true,
+    tokens: {
+      'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
+    },
+  });
   tmp = mkdtempSync(join(tmpdir(), 'kw-tree-'));
 });
 
@@ -27,13 +33,25 @@ after(async () => {
 
 function tree(kubeconfig: string, options: Omit<ClusterTreeOptions, 'locate'> = {}): ClusterTree {
   // Answers in full unless a test asks for loading rows (their own tests below).
-  const t = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, session: { timeoutMs: 5000, retryMs: 100 }, loadingAfterMs: 60_000, ...options });
+  const t = new ClusterTree({
+    locate: { explicit: kubeconfig },
+    watchKubeconfig: false,
+    session: { timeoutMs: 5000, retryMs: 100 },
+    loadingAfterMs: 60_000,
+    ...options,
+  });
   trees.push(t);
   return t;
 }
 
 const windowsNodeLists = () =>
-  emu.requests.filter((r) => r.path === '/api/v1/nodes' && r.query.includes('kubernetes.io%2Fos%3Dwindows') && !r.query.includes('watch=true') && !r.query.includes('limit=')).length;
+  emu.requests.filter(
+    (r) =>
+      r.path === '/api/v1/nodes' &&
+      r.query.includes('kubernetes.io%2Fos%3Dwindows') &&
+      !r.query.includes('watch=true') &&
+      !r.query.includes('limit='),
+  ).length;
 
 test('roots are the kubeconfig contexts, listed without any request to the cluster', async () => {
   const before = emu.requests.length;
@@ -87,12 +105,19 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
     pods.map((p) => [p.id, p.contextValue]),
     [['ctx/mixed/node/winworker-2022-b/pods/win-apps/iis-7c9d5f8b6-abcde', 'pod']],
   );
-  assert.ok(emu.requests.some((r) => r.path === '/api/v1/pods' && r.query.includes('fieldSelector=spec.nodeName%3Dwinworker-2022-b')));
+  assert.ok(
+    emu.requests.some(
+      (r) => r.path === '/api/v1/pods' && r.query.includes('fieldSelector=spec.nodeName%3Dwinworker-2022-b'),
+    ),
+  );
   assert.ok(
     emu.requests.every((r) => r.path !== '/api/v1/pods' || r.query.includes('fieldSelector=')),
     'never a cluster-wide pod list',
   );
-  assert.ok(!details.some((d) => d.label === 'Services'), 'no Services group without a services source (the CLI, plain trees)');
+  assert.ok(
+    !details.some((d) => d.label === 'Services'),
+    'no Services group without a services source (the CLI, plain trees)',
+  );
 
   const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
   assert.deepEqual(
@@ -133,7 +158,11 @@ test('a node going NotReady updates only its item, without a re-list; a new node
   t.onDidChange((id) => changes.push(id));
   const lists = windowsNodeLists();
 
-  emu.patch('Node', 'winworker-2022-b', undefined, { status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down' }] } });
+  emu.patch('Node', 'winworker-2022-b', undefined, {
+    status: {
+      conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'container runtime is down' }],
+    },
+  });
   await waitFor('the node change', () => changes.includes(item.id));
   assert.deepEqual(changes, [item.id], 'only that item');
   assert.equal(windowsNodeLists(), lists, 'no re-list');
@@ -150,7 +179,9 @@ test('a node going NotReady updates only its item, without a re-list; a new node
   assert.equal(windowsNodeLists(), lists, 'still no re-list');
 
   emu.remove('Node', 'winworker-2025-c');
-  emu.patch('Node', 'winworker-2022-b', undefined, { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] } });
+  emu.patch('Node', 'winworker-2022-b', undefined, {
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady' }] },
+  });
 });
 
 test('403 on the windows-instances ConfigMap: an error item naming the permission, the rest works', async () => {
@@ -164,7 +195,10 @@ test('403 on the windows-instances ConfigMap: an error item naming the permissio
   const [err] = byoh;
   assert.equal(err.contextValue, 'error');
   assert.match(err.label, /permission denied/);
-  assert.match(err.description ?? '', /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/);
+  assert.match(
+    err.description ?? '',
+    /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/,
+  );
   assert.ok(!JSON.stringify(err).includes('limited-token'));
   assert.deepEqual(err.command && [err.command.id, err.command.args], ['kubeWindows.retry', [err.id]]);
   // Retry asks the group again.
@@ -238,7 +272,11 @@ test('with a services source each Windows node gets a Services group fed by it (
   answer = { connect: 'No SSH key is known for mixed yet.' };
   const connect = await ask(t, group);
   assert.equal(connect[0]?.label, 'Connect to show services…');
-  assert.deepEqual(connect[0]?.command, { id: 'kubeWindows.connectServices', title: 'Connect', args: [{ ref: { kind: 'node', context: 'mixed', node: 'winworker-2022-b' } }] });
+  assert.deepEqual(connect[0]?.command, {
+    id: 'kubeWindows.connectServices',
+    title: 'Connect',
+    args: [{ ref: { kind: 'node', context: 'mixed', node: 'winworker-2022-b' } }],
+  });
   answer = { error: 'Could not connect: connection refused.' };
   const failed = await ask(t, group);
   assert.equal(failed[0]?.contextValue, 'error');
@@ -286,7 +324,11 @@ test('a slow cluster answers with a loading row at once; its change event brings
     kids.slice(1).map((k) => k.label),
     ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
-  assert.equal(emu.requests.filter((r) => r.path === '/version').length, versions, 'the children that arrived were used, not asked again');
+  assert.equal(
+    emu.requests.filter((r) => r.path === '/version').length,
+    versions,
+    'the children that arrived were used, not asked again',
+  );
 });
 
 test('a change of an item waits while children below it are being read, then fires for that item only', async () => {
@@ -377,11 +419,22 @@ test('every item carries a typed reference (what commands read instead of parsin
   const details = await ask(t, node);
   assert.deepEqual(byLabel(details, 'Ready: True').ref, { kind: 'detail', context: 'refs', node: 'winworker-2022-b' });
   const pods = await ask(t, byLabel(details, 'Pods'));
-  assert.deepEqual(pods[0].ref, { kind: 'pod', context: 'refs', node: 'winworker-2022-b', namespace: 'win-apps', name: 'iis-7c9d5f8b6-abcde' });
+  assert.deepEqual(pods[0].ref, {
+    kind: 'pod',
+    context: 'refs',
+    node: 'winworker-2022-b',
+    namespace: 'win-apps',
+    name: 'iis-7c9d5f8b6-abcde',
+  });
   const byoh = await ask(t, byLabel(kids, 'BYOH instances'));
   assert.deepEqual(byoh[0].ref, { kind: 'byohInstance', context: 'refs', address: '10.0.140.12' });
   const sets = await ask(t, byLabel(kids, 'Mirror sets'));
-  assert.deepEqual(sets[0].ref, { kind: 'mirrorSet', context: 'refs', setKind: 'ImageDigestMirrorSet', name: 'windows-mirrors' });
+  assert.deepEqual(sets[0].ref, {
+    kind: 'mirrorSet',
+    context: 'refs',
+    setKind: 'ImageDigestMirrorSet',
+    name: 'windows-mirrors',
+  });
   // A retry of an id the tree never handed out changes nothing (it used to reload the whole tree).
   const changes: (string | undefined)[] = [];
   t.onDidChange((id) => changes.push(id));

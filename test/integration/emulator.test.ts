@@ -4,7 +4,17 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { request } from 'node:https';
-import { ApiException, CertificatesV1Api, CoreV1Api, KubeConfig, PatchStrategy, Watch, setHeaderOptions, type RequestContext, type ResponseContext } from '@kubernetes/client-node';
+import {
+  ApiException,
+  CertificatesV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  Watch,
+  setHeaderOptions,
+  type RequestContext,
+  type ResponseContext,
+} from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
 import { mixedCluster, pod, WMCO_NAMESPACE } from '../support/kube-seed';
 
@@ -22,7 +32,9 @@ function clientFor(token?: string): KubeConfig {
 function statusOf(e: unknown): Record<string, unknown> {
   assert.ok(e instanceof ApiException, `expected ApiException, got ${String(e)}`);
   const body: unknown = (e as ApiException<unknown>).body;
-  return typeof body === 'string' ? (JSON.parse(body) as Record<string, unknown>) : ((body ?? {}) as Record<string, unknown>);
+  return typeof body === 'string'
+    ? (JSON.parse(body) as Record<string, unknown>)
+    : ((body ?? {}) as Record<string, unknown>);
 }
 
 async function rejects(p: Promise<unknown>): Promise<unknown> {
@@ -38,12 +50,21 @@ async function rejects(p: Promise<unknown>): Promise<unknown> {
 function rawGet(path: string, token: string | undefined): Promise<{ status: number; body: string }> {
   const u = new URL(emu.url + path);
   return new Promise((resolve, reject) => {
-    const req = request({ host: u.hostname, port: u.port, path: u.pathname + u.search, ca: emu.caPem, headers: token ? { Authorization: `Bearer ${token}` } : {} }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => (body += c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        ca: emu.caPem,
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => (body += c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -86,22 +107,33 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const apis = JSON.parse((await rawGet('/apis', emu.token)).body) as { kind: string; groups: { name: string }[] };
     assert.equal(apis.kind, 'APIGroupList');
     const names = apis.groups.map((g) => g.name);
-    for (const g of ['certificates.k8s.io', 'node.k8s.io', 'config.openshift.io', 'operators.coreos.com']) assert.ok(names.includes(g), g);
+    for (const g of ['certificates.k8s.io', 'node.k8s.io', 'config.openshift.io', 'operators.coreos.com'])
+      assert.ok(names.includes(g), g);
     const core = JSON.parse((await rawGet('/api/v1', emu.token)).body) as { resources: { name: string }[] };
     assert.ok(core.resources.some((r) => r.name === 'pods/eviction'));
   });
 
   test('lists nodes with a label selector; items are realistic Windows nodes', async () => {
-    const list = await core.listNode({ labelSelector: 'kubernetes.io/os=windows,node.kubernetes.io/windows-build in (10.0.17763,10.0.20348)' });
-    assert.deepEqual(list.items.map((n) => n.metadata?.name).sort(), ['byoh-win2022-1', 'winworker-2019-a', 'winworker-2022-b']);
+    const list = await core.listNode({
+      labelSelector: 'kubernetes.io/os=windows,node.kubernetes.io/windows-build in (10.0.17763,10.0.20348)',
+    });
+    assert.deepEqual(list.items.map((n) => n.metadata?.name).sort(), [
+      'byoh-win2022-1',
+      'winworker-2019-a',
+      'winworker-2022-b',
+    ]);
     assert.ok(Number(list.metadata?.resourceVersion) > 0);
     const byoh = list.items.find((n) => n.metadata?.name === 'byoh-win2022-1')!;
     assert.equal(byoh.metadata?.labels?.['windowsmachineconfig.openshift.io/byoh'], 'true');
     assert.deepEqual({ ...byoh.spec?.taints?.[0] }, { key: 'os', value: 'Windows', effect: 'NoSchedule' });
     assert.equal(byoh.status?.nodeInfo?.osImage, 'Windows Server 2022 Datacenter');
-    const linux = await core.listNode({ labelSelector: 'kubernetes.io/os!=windows,!windowsmachineconfig.openshift.io/byoh' });
+    const linux = await core.listNode({
+      labelSelector: 'kubernetes.io/os!=windows,!windowsmachineconfig.openshift.io/byoh',
+    });
     assert.equal(linux.items.length, 3);
-    const notin = await core.listNode({ labelSelector: 'node.openshift.io/os_id notin (rhcos),windowsmachineconfig.openshift.io/byoh' });
+    const notin = await core.listNode({
+      labelSelector: 'node.openshift.io/os_id notin (rhcos),windowsmachineconfig.openshift.io/byoh',
+    });
     assert.deepEqual(
       notin.items.map((n) => n.metadata?.name),
       ['byoh-win2022-1'],
@@ -143,7 +175,11 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const modified = new Promise<void>((r) => (resolveModified = r));
     const ctrl = await new Watch(kc).watch(
       '/api/v1/nodes',
-      { labelSelector: 'kubernetes.io/os=windows', resourceVersion: list.metadata?.resourceVersion, allowWatchBookmarks: true },
+      {
+        labelSelector: 'kubernetes.io/os=windows',
+        resourceVersion: list.metadata?.resourceVersion,
+        allowWatchBookmarks: true,
+      },
       (type, obj: KubeObject) => {
         events.push({ type, name: obj.metadata?.name });
         if (type === 'MODIFIED' && events.some((e) => e.type === 'BOOKMARK')) resolveModified();
@@ -151,8 +187,12 @@ describe('kube API emulator through @kubernetes/client-node', () => {
       () => undefined,
     );
     await new Promise((r) => setTimeout(r, 250));
-    emu.patch('Node', 'winworker-2019-a', undefined, { metadata: { annotations: { 'windowsmachineconfig.openshift.io/reboot-required': '' } } });
-    emu.patch('Node', 'ip-10-0-21-7.us-east-2.compute.internal', undefined, { metadata: { labels: { touched: 'yes' } } });
+    emu.patch('Node', 'winworker-2019-a', undefined, {
+      metadata: { annotations: { 'windowsmachineconfig.openshift.io/reboot-required': '' } },
+    });
+    emu.patch('Node', 'ip-10-0-21-7.us-east-2.compute.internal', undefined, {
+      metadata: { labels: { touched: 'yes' } },
+    });
     await modified;
     ctrl.abort();
     assert.deepEqual(
@@ -169,7 +209,10 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const ev = JSON.parse(res.body.trim()) as { type: string; object: { kind: string; code: number; reason: string } };
     assert.equal(ev.type, 'ERROR');
     assert.deepEqual([ev.object.kind, ev.object.code, ev.object.reason], ['Status', 410, 'Expired']);
-    const fresh = await rawGet(`/api/v1/nodes?watch=1&resourceVersion=${(await core.listNode({})).metadata!.resourceVersion}&timeoutSeconds=1`, emu.token);
+    const fresh = await rawGet(
+      `/api/v1/nodes?watch=1&resourceVersion=${(await core.listNode({})).metadata!.resourceVersion}&timeoutSeconds=1`,
+      emu.token,
+    );
     assert.equal(fresh.body, '');
   });
 
@@ -179,7 +222,15 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     assert.equal((e as ApiException<unknown>).code, 401);
     const raw = await rawGet('/api/v1/nodes', 'not-a-token');
     assert.equal(raw.status, 401);
-    assert.deepEqual(JSON.parse(raw.body), { kind: 'Status', apiVersion: 'v1', metadata: {}, status: 'Failure', message: 'Unauthorized', reason: 'Unauthorized', code: 401 });
+    assert.deepEqual(JSON.parse(raw.body), {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Failure',
+      message: 'Unauthorized',
+      reason: 'Unauthorized',
+      code: 401,
+    });
     assert.equal((await rawGet('/api/v1/nodes', undefined)).status, 401);
   });
 
@@ -190,12 +241,23 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const st = statusOf(e);
     assert.equal(st.kind, 'Status');
     assert.equal(st.reason, 'Forbidden');
-    assert.equal(st.message, 'nodes is forbidden: User "system:serviceaccount:win-apps:viewer" cannot list resource "nodes" in API group "" at the cluster scope');
-    const del = statusOf(await rejects(viewer.deleteNamespacedPod({ name: 'iis-7c9d5f8b6-abcde', namespace: 'win-apps' })));
-    assert.equal(del.message, 'pods "iis-7c9d5f8b6-abcde" is forbidden: User "system:serviceaccount:win-apps:viewer" cannot delete resource "pods" in API group "" in the namespace "win-apps"');
+    assert.equal(
+      st.message,
+      'nodes is forbidden: User "system:serviceaccount:win-apps:viewer" cannot list resource "nodes" in API group "" at the cluster scope',
+    );
+    const del = statusOf(
+      await rejects(viewer.deleteNamespacedPod({ name: 'iis-7c9d5f8b6-abcde', namespace: 'win-apps' })),
+    );
+    assert.equal(
+      del.message,
+      'pods "iis-7c9d5f8b6-abcde" is forbidden: User "system:serviceaccount:win-apps:viewer" cannot delete resource "pods" in API group "" in the namespace "win-apps"',
+    );
     const pods = await viewer.listNamespacedPod({ namespace: 'win-apps' });
     assert.ok(pods.items.length > 0);
-    assert.equal(emu.requests.filter((r) => r.user === 'system:serviceaccount:win-apps:viewer' && r.status === 403).length, 2);
+    assert.equal(
+      emu.requests.filter((r) => r.user === 'system:serviceaccount:win-apps:viewer' && r.status === 403).length,
+      2,
+    );
   });
 
   test('CSR approval through the approval subresource', async () => {
@@ -213,11 +275,17 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     });
     const certs = kc.makeApiClient(CertificatesV1Api);
     const csr = await certs.readCertificateSigningRequest({ name: 'csr-7xk2p' });
-    csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'WMCOApprove', message: 'approved by WMCO' }] };
+    csr.status = {
+      conditions: [{ type: 'Approved', status: 'True', reason: 'WMCOApprove', message: 'approved by WMCO' }],
+    };
     csr.spec.usages = ['server auth'];
     const approved = await certs.replaceCertificateSigningRequestApproval({ name: 'csr-7xk2p', body: csr });
     assert.equal(approved.status?.conditions?.[0].type, 'Approved');
-    assert.deepEqual(approved.spec.usages, ['digital signature', 'client auth'], 'the approval subresource changes only the conditions');
+    assert.deepEqual(
+      approved.spec.usages,
+      ['digital signature', 'client auth'],
+      'the approval subresource changes only the conditions',
+    );
     assert.ok(Number(approved.metadata?.resourceVersion) > Number(csr.metadata?.resourceVersion));
   });
 
@@ -225,15 +293,28 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     await core.createNamespacedPodEviction({
       name: 'frontend-6f7d8c9b5-pqrst',
       namespace: 'win-apps',
-      body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'frontend-6f7d8c9b5-pqrst', namespace: 'win-apps' } },
+      body: {
+        apiVersion: 'policy/v1',
+        kind: 'Eviction',
+        metadata: { name: 'frontend-6f7d8c9b5-pqrst', namespace: 'win-apps' },
+      },
     });
     assert.ok(!emu.list('Pod').some((p) => p.metadata.name === 'frontend-6f7d8c9b5-pqrst'));
-    const gone = await rejects(core.createNamespacedPodEviction({ name: 'nope', namespace: 'win-apps', body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'nope' } } }));
+    const gone = await rejects(
+      core.createNamespacedPodEviction({
+        name: 'nope',
+        namespace: 'win-apps',
+        body: { apiVersion: 'policy/v1', kind: 'Eviction', metadata: { name: 'nope' } },
+      }),
+    );
     assert.equal((gone as ApiException<unknown>).code, 404);
   });
 
   test('merge patch and JSON patch through the library; create conflicts and not-found', async () => {
-    const cordoned = await core.patchNode({ name: 'winworker-2022-b', body: { spec: { unschedulable: true } } }, setHeaderOptions('Content-Type', PatchStrategy.MergePatch));
+    const cordoned = await core.patchNode(
+      { name: 'winworker-2022-b', body: { spec: { unschedulable: true } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
     assert.equal(cordoned.spec?.unschedulable, true);
     const labelled = await core.patchNode({
       name: 'byoh-win2022-1',
@@ -246,12 +327,32 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     assert.equal(labelled.metadata?.annotations?.['windowsmachineconfig.openshift.io/version'], undefined);
     const cm = await core.readNamespacedConfigMap({ name: 'windows-instances', namespace: WMCO_NAMESPACE });
     assert.equal(cm.data?.['10.0.140.25'], 'username=Administrator');
-    const created = await core.createNamespacedPod({ namespace: 'win-apps', body: pod('iis-new-00001', 'win-apps', undefined, { windows: true }) as never });
+    const created = await core.createNamespacedPod({
+      namespace: 'win-apps',
+      body: pod('iis-new-00001', 'win-apps', undefined, { windows: true }) as never,
+    });
     assert.ok(created.metadata?.uid);
-    assert.equal(((await rejects(core.createNamespacedPod({ namespace: 'win-apps', body: pod('iis-new-00001', 'win-apps', undefined) as never }))) as ApiException<unknown>).code, 409);
+    assert.equal(
+      (
+        (await rejects(
+          core.createNamespacedPod({
+            namespace: 'win-apps',
+            body: pod('iis-new-00001', 'win-apps', undefined) as never,
+          }),
+        )) as ApiException<unknown>
+      ).code,
+      409,
+    );
     assert.equal(((await rejects(core.readNode({ name: 'missing' }))) as ApiException<unknown>).code, 404);
     const stale = { ...cm, metadata: { ...cm.metadata, resourceVersion: '1' } };
-    assert.equal(((await rejects(core.replaceNamespacedConfigMap({ name: 'windows-instances', namespace: WMCO_NAMESPACE, body: stale }))) as ApiException<unknown>).code, 409);
+    assert.equal(
+      (
+        (await rejects(
+          core.replaceNamespacedConfigMap({ name: 'windows-instances', namespace: WMCO_NAMESPACE, body: stale }),
+        )) as ApiException<unknown>
+      ).code,
+      409,
+    );
   });
 
   test('fault injection: 500, dropped connection, and a hang beyond a client timeout', async () => {
@@ -298,7 +399,12 @@ describe('kube API emulator through @kubernetes/client-node', () => {
     const st = await core.patchNodeStatus(
       {
         name: 'winworker-2019-a',
-        body: { metadata: { labels: { ignored: 'x' } }, status: { conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'PLEG is not healthy' }] } },
+        body: {
+          metadata: { labels: { ignored: 'x' } },
+          status: {
+            conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: 'PLEG is not healthy' }],
+          },
+        },
       },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
@@ -308,9 +414,14 @@ describe('kube API emulator through @kubernetes/client-node', () => {
 
   test('a label-selected watch sees objects enter (ADDED) and leave (DELETED) the selection', async () => {
     const rv = (await core.listNode({})).metadata!.resourceVersion!;
-    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { pool: 'special' } } });
+    emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, {
+      metadata: { labels: { pool: 'special' } },
+    });
     emu.patch('Node', 'ip-10-0-22-88.us-east-2.compute.internal', undefined, { metadata: { labels: { pool: null } } });
-    const res = await rawGet(`/api/v1/nodes?watch=true&labelSelector=pool%3Dspecial&resourceVersion=${rv}&timeoutSeconds=1`, emu.token);
+    const res = await rawGet(
+      `/api/v1/nodes?watch=true&labelSelector=pool%3Dspecial&resourceVersion=${rv}&timeoutSeconds=1`,
+      emu.token,
+    );
     const types = res.body
       .trim()
       .split('\n')
@@ -324,16 +435,28 @@ describe('kube API emulator through @kubernetes/client-node', () => {
       const get = (path: string) =>
         new Promise<number>((resolve, reject) => {
           const u = new URL(plain.url + path);
-          request({ host: u.hostname, port: u.port, path: u.pathname, ca: plain.caPem, headers: { Authorization: `Bearer ${plain.token}` } }, (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          })
+          request(
+            {
+              host: u.hostname,
+              port: u.port,
+              path: u.pathname,
+              ca: plain.caPem,
+              headers: { Authorization: `Bearer ${plain.token}` },
+            },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          )
             .on('error', reject)
             .end();
         });
       assert.equal(await get('/apis/config.openshift.io/v1/imagedigestmirrorsets'), 404);
       assert.equal(await get('/apis/node.k8s.io/v1/runtimeclasses'), 200);
-      assert.throws(() => plain.apply({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'x' } }), /unsupported kind/);
+      assert.throws(
+        () => plain.apply({ apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', metadata: { name: 'x' } }),
+        /unsupported kind/,
+      );
     } finally {
       await plain.stop();
     }
@@ -345,11 +468,16 @@ describe('kube API emulator through @kubernetes/client-node', () => {
       for (const name of readdirSync(dir)) {
         const p = join(dir, name);
         if (statSync(p).isDirectory()) walk(p);
-        else if (/\.(ts|js|mjs)$/.test(name) && /test\/support|kube-api-emulator|kube-seed/.test(readFileSync(p, 'utf8'))) offenders.push(p);
+        else if (
+          /\.(ts|js|mjs)$/.test(name) &&
+          /test\/support|kube-api-emulator|kube-seed/.test(readFileSync(p, 'utf8'))
+        )
+          offenders.push(p);
       }
     };
     walk('src');
-    for (const f of ['dist/extension.js', 'dist/server.js', 'dist/cli.js']) if (existsSync(f) && readFileSync(f, 'utf8').includes('kube-emulator-ca')) offenders.push(f);
+    for (const f of ['dist/extension.js', 'dist/server.js', 'dist/cli.js'])
+      if (existsSync(f) && readFileSync(f, 'utf8').includes('kube-emulator-ca')) offenders.push(f);
     assert.deepEqual(offenders, []);
   });
 });

@@ -35,7 +35,12 @@ test.before(async () => {
     res.end(
       JSON.stringify(
         forbidden
-          ? { kind: 'Status', reason: 'Forbidden', message: 'nodes is forbidden: User "dev" cannot list resource "nodes" in API group "" at the cluster scope' }
+          ? {
+              kind: 'Status',
+              reason: 'Forbidden',
+              message:
+                'nodes is forbidden: User "dev" cannot list resource "nodes" in API group "" at the cluster scope',
+            }
           : { kind: 'Status', reason: 'Unauthorized', message: 'Unauthorized' },
       ),
     );
@@ -92,7 +97,10 @@ test('an unreachable server, expired credentials and a missing permission read t
 
   const live = openCluster({ context: 'live', locate: { explicit: KUBECONFIG } });
   const expired = await bothSay(await failureOf(() => live.kube.get('/version')), 'live');
-  assert.match(expired, /^The credentials for cluster "live" are expired or invalid \(401 Unauthorized\)\. Log in again/);
+  assert.match(
+    expired,
+    /^The credentials for cluster "live" are expired or invalid \(401 Unauthorized\)\. Log in again/,
+  );
   const forbidden = await bothSay(await failureOf(() => live.kube.get('/api/v1/nodes')), 'live');
   assert.match(forbidden, /^You are not allowed to list nodes cluster-wide on cluster "live" \(403 Forbidden\)\./);
 });
@@ -124,11 +132,32 @@ test('a wrong context and a malformed kubeconfig read the same in both, and as t
 test('host-key refusals, preflight findings, a cancel, a timeout, a credential plugin and a plan step read the same in both', async () => {
   const unknown = await bothSay(new HostKeyUnknownError('10.0.0.5', 'SHA256:abc'), 'lab');
   assert.match(unknown, /^The host key of 10\.0\.0\.5 \(SHA256:abc\) is not known and was not accepted/);
-  assert.match(await bothSay(new HostKeyChangedError('10.0.0.5', 'SHA256:new', '/home/u/.ssh/known_hosts', 3, 'ssh-ed25519', 'SHA256:old'), 'lab'), /REMOTE HOST IDENTIFICATION HAS CHANGED/);
-  assert.match(await bothSay(new PreflightError([{ id: 'x', severity: 'error', title: 'The host runs Windows Server 2016' }]), 'lab'), /^Preflight found 1 problem:/);
+  assert.match(
+    await bothSay(
+      new HostKeyChangedError('10.0.0.5', 'SHA256:new', '/home/u/.ssh/known_hosts', 3, 'ssh-ed25519', 'SHA256:old'),
+      'lab',
+    ),
+    /REMOTE HOST IDENTIFICATION HAS CHANGED/,
+  );
+  assert.match(
+    await bothSay(
+      new PreflightError([{ id: 'x', severity: 'error', title: 'The host runs Windows Server 2016' }]),
+      'lab',
+    ),
+    /^Preflight found 1 problem:/,
+  );
   assert.equal(await bothSay(new Error('cancelled by the user'), 'lab'), 'cancelled by the user');
-  assert.match(await bothSay(new RequestTimeoutError('https://api.lab:6443', 2000), 'lab'), /^Cluster "lab" does not answer.*no response within 2 s/);
-  assert.match(await bothSay(new ExecPluginError('kubelogin', Object.assign(new Error('spawn kubelogin ENOENT'), { code: 'ENOENT' })), 'lab'), /"kubelogin" for cluster "lab" was not found/);
+  assert.match(
+    await bothSay(new RequestTimeoutError('https://api.lab:6443', 2000), 'lab'),
+    /^Cluster "lab" does not answer.*no response within 2 s/,
+  );
+  assert.match(
+    await bothSay(
+      new ExecPluginError('kubelogin', Object.assign(new Error('spawn kubelogin ENOENT'), { code: 'ENOENT' })),
+      'lab',
+    ),
+    /"kubelogin" for cluster "lab" was not found/,
+  );
   // A plan step's own words (the steps throw plain Errors written for users).
   assert.equal(await bothSay(new Error('The Node win-1 no longer exists.'), 'lab'), 'The Node win-1 no longer exists.');
   // A CA file that cannot be read: the same words (the extension used to show the raw file error).
@@ -138,21 +167,28 @@ test('host-key refusals, preflight findings, a cancel, a timeout, a credential p
     `apiVersion: v1\nkind: Config\nclusters:\n- name: c\n  cluster:\n    server: https://127.0.0.1:1\n    certificate-authority: ${join(dir, 'no-ca.crt')}\nusers:\n- name: u\n  user: {}\ncontexts:\n- name: c\n  context:\n    cluster: c\n    user: u\n`,
   );
   const ca = await failureOf(async () => openCluster({ context: 'c', locate: { explicit: caConfig }, readCa: true }));
-  assert.match(await bothSay(ca, 'c'), /^cannot read the certificate-authority file .*no-ca\.crt of context "c" \(ENOENT\)$/);
+  assert.match(
+    await bothSay(ca, 'c'),
+    /^cannot read the certificate-authority file .*no-ca\.crt of context "c" \(ENOENT\)$/,
+  );
 });
 
-test("the engine bundle's user errors are user errors here too (a brand, not instanceof)", { skip: !existsSync(resolve('dist/engine.js')) && 'dist/engine.js is not built' }, () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const engine = require(resolve('dist/engine.js')) as typeof import('../../src/extension/engine-bundle');
-  let thrown: unknown;
-  try {
-    engine.openCluster({ context: 'prod', locate: { explicit: KUBECONFIG } });
-  } catch (err) {
-    thrown = err;
-  }
-  assert.ok(thrown instanceof Error);
-  assert.ok(!(thrown instanceof ClusterOpenError), 'another bundle, another class');
-  assert.ok(isUserError(thrown));
-  assert.equal(cliMessage(thrown, 'prod'), 'the kubeconfig has no context "prod" (it has: live, closed)');
-  assert.equal(engine.userMessage(new UsageError('said for the user'), 'prod'), 'said for the user');
-});
+test(
+  "the engine bundle's user errors are user errors here too (a brand, not instanceof)",
+  { skip: !existsSync(resolve('dist/engine.js')) && 'dist/engine.js is not built' },
+  () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const engine = require(resolve('dist/engine.js')) as typeof import('../../src/extension/engine-bundle');
+    let thrown: unknown;
+    try {
+      engine.openCluster({ context: 'prod', locate: { explicit: KUBECONFIG } });
+    } catch (err) {
+      thrown = err;
+    }
+    assert.ok(thrown instanceof Error);
+    assert.ok(!(thrown instanceof ClusterOpenError), 'another bundle, another class');
+    assert.ok(isUserError(thrown));
+    assert.equal(cliMessage(thrown, 'prod'), 'the kubeconfig has no context "prod" (it has: live, closed)');
+    assert.equal(engine.userMessage(new UsageError('said for the user'), 'prod'), 'said for the user');
+  },
+);

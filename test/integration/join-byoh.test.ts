@@ -6,13 +6,25 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { buildByohJoinPlan, buildByohRemovePlan, type ByohContext, type ByohOptions, type Resolver } from '../../src/bootstrap/byoh';
+import {
+  buildByohJoinPlan,
+  buildByohRemovePlan,
+  type ByohContext,
+  type ByohOptions,
+  type Resolver,
+} from '../../src/bootstrap/byoh';
 import { runBounded } from '../../src/bootstrap/join';
 import { Secret } from '../../src/bootstrap/plan';
 import { PreflightError } from '../../src/bootstrap/preflight';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
 import { renderPlan } from '../../src/bootstrap/render';
-import { namespace, openshiftClusterConfig, windowsInstancesConfigMap, wmcoCsv, WMCO_NAMESPACE } from '../support/kube-seed';
+import {
+  namespace,
+  openshiftClusterConfig,
+  windowsInstancesConfigMap,
+  wmcoCsv,
+  WMCO_NAMESPACE,
+} from '../support/kube-seed';
 import { attachOlmStandin } from '../support/olm-standin';
 import { attachWmcoStandin, type WmcoHost } from '../support/wmco-standin';
 import { startRig, type Rig } from '../support/join-rig';
@@ -27,18 +39,39 @@ interface ByohRig extends Rig {
 }
 
 function keySecret(pem: string): KubeObject {
-  return { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-private-key', namespace: NS }, type: 'Opaque', data: { 'private-key.pem': Buffer.from(pem).toString('base64') } } as KubeObject;
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'cloud-private-key', namespace: NS },
+    type: 'Opaque',
+    data: { 'private-key.pem': Buffer.from(pem).toString('base64') },
+  } as KubeObject;
 }
 
 /** An OpenShift cluster with hybrid OVN; WMCO and the key secret present unless told otherwise. */
 async function byohRig(
   hosts: number,
-  o: { wmco?: boolean; secret?: boolean; config?: Parameters<typeof openshiftClusterConfig>[0]; host?: (i: number) => Record<string, unknown>; ptr?: (i: number) => string | undefined } = {},
+  o: {
+    wmco?: boolean;
+    secret?: boolean;
+    config?: Parameters<typeof openshiftClusterConfig>[0];
+    host?: (i: number) => Record<string, unknown>;
+    ptr?: (i: number) => string | undefined;
+  } = {},
 ): Promise<ByohRig> {
   const rig = await startRig({
     hosts,
-    objects: [namespace(NS, { 'openshift.io/cluster-monitoring': 'true' }), ...openshiftClusterConfig({ hybridOverlay: true, ...o.config })],
-    host: (i) => ({ hostname: `WIN-B${i}`, domain: 'lab.example.com', containersFeature: 'Enabled', dns: { 'api-int.test.example.com': ['10.0.0.2'] }, ...o.host?.(i) }),
+    objects: [
+      namespace(NS, { 'openshift.io/cluster-monitoring': 'true' }),
+      ...openshiftClusterConfig({ hybridOverlay: true, ...o.config }),
+    ],
+    host: (i) => ({
+      hostname: `WIN-B${i}`,
+      domain: 'lab.example.com',
+      containersFeature: 'Enabled',
+      dns: { 'api-int.test.example.com': ['10.0.0.2'] },
+      ...o.host?.(i),
+    }),
   });
   if (o.wmco !== false) rig.emu.apply(wmcoCsv('Succeeded'));
   if (o.secret !== false) rig.emu.apply(keySecret(readFileSync(rig.keyPath, 'utf8')));
@@ -87,27 +120,52 @@ test('BYOH: WMCO installed by the plan (Manual approval), cloud-private-key crea
   try {
     rig.emu.remove('Namespace', NS);
     const pem = new Secret(readFileSync(rig.keyPath, 'utf8'));
-    const { plan, ctx, host } = byohPlan(rig, 0, { installWmco: { approval: 'Manual' }, privateKey: { pem, source: rig.keyPath } });
+    const { plan, ctx, host } = byohPlan(rig, 0, {
+      installWmco: { approval: 'Manual' },
+      privateKey: { pem, source: rig.keyPath },
+    });
     const events: RunEvent[] = [];
     const result = await runPlan(plan, ctx, { onEvent: (e) => events.push(e), backoffMs: 10 });
     host.close();
     assert.equal(result.outcome, 'done', JSON.stringify(result.error));
     assert.deepEqual(
       result.steps.map((s) => s.id),
-      ['wmco-namespace', 'wmco-operatorgroup', 'wmco-subscription', 'wmco-csv', 'cloud-private-key', 'preflight', 'add-instance', 'node-registered', 'csrs-approved', 'node-version', 'node-ready'],
+      [
+        'wmco-namespace',
+        'wmco-operatorgroup',
+        'wmco-subscription',
+        'wmco-csv',
+        'cloud-private-key',
+        'preflight',
+        'add-instance',
+        'node-registered',
+        'csrs-approved',
+        'node-version',
+        'node-ready',
+      ],
     );
     const ns = rig.emu.get('Namespace', NS);
     assert.equal(ns?.metadata.labels?.['openshift.io/cluster-monitoring'], 'true');
-    const sub = rig.emu.get('Subscription', 'windows-machine-config-operator', NS) as KubeObject & { spec: Record<string, string> };
-    assert.deepEqual([sub.spec.channel, sub.spec.installPlanApproval, sub.spec.name], ['stable', 'Manual', 'windows-machine-config-operator']);
+    const sub = rig.emu.get('Subscription', 'windows-machine-config-operator', NS) as KubeObject & {
+      spec: Record<string, string>;
+    };
+    assert.deepEqual(
+      [sub.spec.channel, sub.spec.installPlanApproval, sub.spec.name],
+      ['stable', 'Manual', 'windows-machine-config-operator'],
+    );
     assert.ok(events.some((e) => e.type === 'log' && /approved InstallPlan/.test(e.message)));
     const secret = rig.emu.get('Secret', 'cloud-private-key', NS) as KubeObject & { data: Record<string, string> };
     assert.equal(Buffer.from(secret.data['private-key.pem']!, 'base64').toString(), pem.reveal());
     assert.ok(!JSON.stringify(events).includes(pem.reveal().split('\n')[1]!), 'the key never appears in events');
     const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
     assert.deepEqual(cm.data, { [rig.addresses[0]!]: `username=${rig.user}` });
-    const node = rig.emu.get('Node', 'win-b0') as KubeObject & { status: { conditions: { type: string; status: string }[] } };
-    assert.equal(node.metadata.annotations?.['windowsmachineconfig.openshift.io/version'], node.metadata.annotations?.['windowsmachineconfig.openshift.io/desired-version']);
+    const node = rig.emu.get('Node', 'win-b0') as KubeObject & {
+      status: { conditions: { type: string; status: string }[] };
+    };
+    assert.equal(
+      node.metadata.annotations?.['windowsmachineconfig.openshift.io/version'],
+      node.metadata.annotations?.['windowsmachineconfig.openshift.io/desired-version'],
+    );
     assert.ok(node.status.conditions.some((c) => c.type === 'Ready' && c.status === 'True'));
   } finally {
     await stop(rig);
@@ -145,7 +203,11 @@ test('BYOH preflight: each failure stops before any change, with its fix-it mess
   const cases: { name: string; rig: Parameters<typeof byohRig>[1]; match: RegExp[] }[] = [
     { name: 'no WMCO', rig: { wmco: false }, match: [/Windows Machine Config Operator is not installed/] },
     { name: 'no key secret', rig: { secret: false }, match: [/cloud-private-key secret is missing/] },
-    { name: 'no hybrid networking', rig: { config: { hybridOverlay: false } }, match: [/hybrid networking is not configured/, /oc patch networks\.operator\.openshift\.io/] },
+    {
+      name: 'no hybrid networking',
+      rig: { config: { hybridOverlay: false } },
+      match: [/hybrid networking is not configured/, /oc patch networks\.operator\.openshift\.io/],
+    },
     { name: 'class E network', rig: { config: { clusterNetwork: ['240.0.0.0/14'] } }, match: [/class E/] },
     {
       name: 'dual NIC, docker, old build',
@@ -162,9 +224,21 @@ test('BYOH preflight: each failure stops before any change, with its fix-it mess
       },
       match: [/dual NIC/, /Docker/],
     },
-    { name: 'PTR mismatch', rig: { ptr: () => 'somebody-else.lab.example.com' }, match: [/never approve/, /PTR record/] },
-    { name: 'api-int unresolvable', rig: { host: () => ({ dns: {} }) }, match: [/cannot resolve api-int\.test\.example\.com/] },
-    { name: 'uppercase host name with underscore', rig: { host: () => ({ hostname: 'WIN_B0' }) }, match: [/not a valid RFC 1123 label/] },
+    {
+      name: 'PTR mismatch',
+      rig: { ptr: () => 'somebody-else.lab.example.com' },
+      match: [/never approve/, /PTR record/],
+    },
+    {
+      name: 'api-int unresolvable',
+      rig: { host: () => ({ dns: {} }) },
+      match: [/cannot resolve api-int\.test\.example\.com/],
+    },
+    {
+      name: 'uppercase host name with underscore',
+      rig: { host: () => ({ hostname: 'WIN_B0' }) },
+      match: [/not a valid RFC 1123 label/],
+    },
   ];
   for (const c of cases) {
     const rig = await byohRig(1, c.rig);
@@ -195,7 +269,10 @@ test('BYOH preflight: the host must accept the key in cloud-private-key (public 
     host.close();
     assert.equal(result.outcome, 'failed');
     assert.match(result.error?.message ?? '', /does not accept the key in cloud-private-key/);
-    assert.ok((result.error?.message ?? '').includes(readFileSync(`${rig.dir}/other.pub`, 'utf8').split(' ')[1]!), 'the fix names the public key to add');
+    assert.ok(
+      (result.error?.message ?? '').includes(readFileSync(`${rig.dir}/other.pub`, 'utf8').split(' ')[1]!),
+      'the fix names the public key to add',
+    );
     assert.ok(ctx.state.findings?.some((f) => f.id === 'host-accepts-key'));
   } finally {
     await stop(rig);
@@ -219,22 +296,39 @@ test('BYOH: the SSH connection dropped at every host op (before it runs and befo
         assert.equal(r1.outcome, 'failed', label);
         assert.equal(r1.error?.stepId, 'preflight', label);
         assert.match(r1.error?.message ?? '', /lost|closed/i, label);
-        assert.equal(rig.emu.get('ConfigMap', 'windows-instances', NS), undefined, `${label}: no entry for a host that was not checked`);
+        assert.equal(
+          rig.emu.get('ConfigMap', 'windows-instances', NS),
+          undefined,
+          `${label}: no entry for a host that was not checked`,
+        );
         rig.sims[0]!.clearFaults();
         const second = byohPlan(rig, 0, extra);
         const r2 = await runPlan(second.plan, second.ctx, { backoffMs: 5 });
         second.host.close();
         assert.equal(r2.outcome, 'done', `${label}: ${JSON.stringify(r2.error)}`);
-        assert.equal(r2.steps.find((s) => s.id === 'add-instance')?.outcome, 'applied', `${label}: the entry is added by the re-run`);
+        assert.equal(
+          r2.steps.find((s) => s.id === 'add-instance')?.outcome,
+          'applied',
+          `${label}: the entry is added by the re-run`,
+        );
         // What the first run created is reused, never created twice.
-        for (const s of ['wmco-namespace', 'wmco-operatorgroup', 'wmco-subscription', 'cloud-private-key']) assert.equal(r2.steps.find((x) => x.id === s)?.outcome, 'skipped', `${label}: ${s} reused`);
+        for (const s of ['wmco-namespace', 'wmco-operatorgroup', 'wmco-subscription', 'cloud-private-key'])
+          assert.equal(r2.steps.find((x) => x.id === s)?.outcome, 'skipped', `${label}: ${s} reused`);
         const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
-        assert.deepEqual(cm.data, { [rig.addresses[0]!]: `username=${rig.user}` }, `${label}: one windows-instances entry`);
+        assert.deepEqual(
+          cm.data,
+          { [rig.addresses[0]!]: `username=${rig.user}` },
+          `${label}: one windows-instances entry`,
+        );
         assert.equal(rig.emu.list('ConfigMap').filter((c) => c.metadata.name === 'windows-instances').length, 1, label);
         assert.equal(rig.emu.list('Node').length, 1, `${label}: one Node`);
         assert.equal(rig.emu.list('Subscription').length, 1, `${label}: one Subscription`);
         assert.equal(rig.emu.list('OperatorGroup').length, 1, `${label}: one OperatorGroup`);
-        assert.equal(rig.emu.list('Secret').filter((x) => x.metadata.name === 'cloud-private-key').length, 1, `${label}: one key Secret`);
+        assert.equal(
+          rig.emu.list('Secret').filter((x) => x.metadata.name === 'cloud-private-key').length,
+          1,
+          `${label}: one key Secret`,
+        );
       } finally {
         await stop(rig);
       }
@@ -251,7 +345,10 @@ test('BYOH: a host WMCO cannot configure times out with a message that says wher
     host.close();
     assert.equal(result.outcome, 'failed');
     assert.equal(result.error?.stepId, 'node-registered');
-    assert.match(result.error?.message ?? '', /No Node registered .* oc get events -n openshift-windows-machine-config-operator/);
+    assert.match(
+      result.error?.message ?? '',
+      /No Node registered .* oc get events -n openshift-windows-machine-config-operator/,
+    );
   } finally {
     await stop(rig);
   }
@@ -269,7 +366,11 @@ test('BYOH: ten hosts at once, at most four at a time, each with its own progres
       try {
         const { plan, ctx, host } = byohPlan(rig, i);
         try {
-          return await runPlan(plan, ctx, { onEvent: (e) => e.type === 'step-end' && perHost.set(address, [...(perHost.get(address) ?? []), `${e.stepId}:${e.outcome}`]) });
+          return await runPlan(plan, ctx, {
+            onEvent: (e) =>
+              e.type === 'step-end' &&
+              perHost.set(address, [...(perHost.get(address) ?? []), `${e.stepId}:${e.outcome}`]),
+          });
         } finally {
           host.close();
         }
@@ -280,7 +381,10 @@ test('BYOH: ten hosts at once, at most four at a time, each with its own progres
     assert.equal(peak, 4);
     const outcomes = results.map((r) => (r.ok ? r.value.outcome : 'threw'));
     assert.deepEqual(outcomes, ['done', 'done', 'done', 'failed', 'done', 'done', 'done', 'done', 'done', 'done']);
-    assert.match(results[3]!.ok ? ((results[3] as { value: { error?: { message: string } } }).value.error?.message ?? '') : '', /not a supported Windows Server build/);
+    assert.match(
+      results[3]!.ok ? ((results[3] as { value: { error?: { message: string } } }).value.error?.message ?? '') : '',
+      /not a supported Windows Server build/,
+    );
     assert.equal(perHost.size, 10, 'every host reported its own progress');
     const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as KubeObject & { data: Record<string, string> };
     assert.equal(Object.keys(cm.data).length, 9, 'nine entries, none duplicated, the failed host not added');
@@ -319,14 +423,20 @@ test('BYOH dry run: reads like the WMCO README BYOH steps, with WMCO install and
   const rig = await byohRig(1, { wmco: false, secret: false });
   try {
     const pem = new Secret(readFileSync(rig.keyPath, 'utf8'));
-    const { plan, host } = byohPlan(rig, 0, { installWmco: { approval: 'Automatic' }, privateKey: { pem, source: rig.keyPath } });
+    const { plan, host } = byohPlan(rig, 0, {
+      installWmco: { approval: 'Automatic' },
+      privateKey: { pem, source: rig.keyPath },
+    });
     const text = renderPlan(plan);
     host.close();
     assert.match(text, /openshift\.io\/cluster-monitoring/);
     assert.match(text, /^ {6}installPlanApproval: Automatic$/m);
     assert.match(text, /^ {6}private-key\.pem: •••$/m);
     assert.ok(!text.includes(pem.reveal().split('\n')[1]!));
-    assert.match(text, /PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances/);
+    assert.match(
+      text,
+      /PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances/,
+    );
     assert.match(text, /username=Administrator/);
     assert.match(text, /# kube-windows op: host-facts/);
     assert.match(text, /version equals desired-version/);
@@ -337,9 +447,15 @@ test('BYOH dry run: reads like the WMCO README BYOH steps, with WMCO install and
 });
 
 /** Runs the built CLI; resolves with its exit code and output. */
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function cli(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, SSH_AUTH_SOCK: '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      env: { ...process.env, SSH_AUTH_SOCK: '', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -385,7 +501,21 @@ test('CLI: kube-windows join with three --address values and --concurrency 2 joi
 test('CLI: join --dry-run prints the plan and touches nothing; an unknown host key is refused without --accept-new-host-key', async () => {
   const rig = await byohRig(1);
   try {
-    const base = ['join', '--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--user', rig.user, '--key', rig.keyPath, '--port', String(rig.port), '--address', rig.addresses[0]!];
+    const base = [
+      'join',
+      '--kubeconfig',
+      rig.kubeconfigPath,
+      '--context',
+      'emulator',
+      '--user',
+      rig.user,
+      '--key',
+      rig.keyPath,
+      '--port',
+      String(rig.port),
+      '--address',
+      rig.addresses[0]!,
+    ];
     const dry = await cli([...base, '--known-hosts', rig.knownHostsPath, '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stdout, /# kube-windows plan: Join 127\.0\.0\.2 through WMCO/);
@@ -393,7 +523,10 @@ test('CLI: join --dry-run prints the plan and touches nothing; an unknown host k
     const emptyKnownHosts = `${rig.dir}/empty_known_hosts`;
     const refused = await cli([...base, '--known-hosts', emptyKnownHosts]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stdout, /host key of \[127\.0\.0\.2\]:\d+ \(SHA256:[A-Za-z0-9+/]+\) is not known and was not accepted/);
+    assert.match(
+      refused.stdout,
+      /host key of \[127\.0\.0\.2\]:\d+ \(SHA256:[A-Za-z0-9+/]+\) is not known and was not accepted/,
+    );
     assert.equal(rig.sims[0]!.state.opLog.length, 0, 'nothing ran on an unverified host');
     assert.doesNotMatch(refused.stdout + refused.stderr, /\n\s+at /, 'no stack trace');
   } finally {

@@ -50,7 +50,8 @@ function kubernetesExtension(path: () => string) {
     registerNodeContributor: () => undefined,
     refresh: () => void refreshes++,
     // What the extension passes to a command is its own tree node; resolving it gives the public shape.
-    resolveCommandTarget: (target?: unknown) => (target as { publicNode?: ClusterExplorerV1.ClusterExplorerNode } | undefined)?.publicNode,
+    resolveCommandTarget: (target?: unknown) =>
+      (target as { publicNode?: ClusterExplorerV1.ClusterExplorerNode } | undefined)?.publicNode,
     nodeSources: {} as ClusterExplorerV1.NodeSources,
   } satisfies ClusterExplorerV1;
   const configuration = {
@@ -62,7 +63,13 @@ function kubernetesExtension(path: () => string) {
     },
     onDidChangeNamespace: () => ({ dispose: () => undefined }),
   };
-  return { explorer, configuration, customizers, refreshes: () => refreshes, switchContext: (c: string) => contextChanged.forEach((l) => l(c)) };
+  return {
+    explorer,
+    configuration,
+    customizers,
+    refreshes: () => refreshes,
+    switchContext: (c: string) => contextChanged.forEach((l) => l(c)),
+  };
 }
 
 const nodeRow = (name: string): ClusterExplorerV1.ClusterExplorerNode =>
@@ -84,7 +91,12 @@ async function integration(path = () => kubeconfig, waitMs?: number) {
   const { KubernetesToolsIntegration } = await load();
   const k8s = kubernetesExtension(path);
   const revealed: [string, string][] = [];
-  const i = new KubernetesToolsIntegration(k8s.explorer, k8s.configuration, async (context, node) => void revealed.push([context, node]), waitMs);
+  const i = new KubernetesToolsIntegration(
+    k8s.explorer,
+    k8s.configuration,
+    async (context, node) => void revealed.push([context, node]),
+    waitMs,
+  );
   disposables.push(i);
   return { i, k8s, revealed };
 }
@@ -101,7 +113,10 @@ test('Windows node rows get their Windows Server version, build and WMCO version
   const lists = () => emu.requests.filter((r) => r.path === '/api/v1/nodes' && !r.query.includes('watch=true')).length;
   const listsBefore = lists();
   for (const r of [...rows, pod]) await customizer.customize(r.node, r.item);
-  assert.match(String(rows[0].item.description), /^Ready · Windows Server 2022 · 10\.0\.20348 · WMCO 10\.18\.0-8d3a4b1$/);
+  assert.match(
+    String(rows[0].item.description),
+    /^Ready · Windows Server 2022 · 10\.0\.20348 · WMCO 10\.18\.0-8d3a4b1$/,
+  );
   assert.match(String(rows[0].item.tooltip), /^node\n\nWindows Server 2022 \(build 10\.0\.20348\)\n/);
   assert.match(String(rows[0].item.tooltip), /Show in kube-windows/);
   assert.match(String(rows[1].item.description), /^Ready · Windows Server 2019 · 10\.0\.17763/);
@@ -109,7 +124,11 @@ test('Windows node rows get their Windows Server version, build and WMCO version
   assert.equal(rows[2].item.tooltip, 'node');
   assert.equal(pod.item.description, undefined, 'a pod named like a Windows node is not decorated');
   assert.equal(lists() - listsBefore, 1, 'one list of Windows nodes (label selector) serves every row');
-  assert.ok(emu.requests.some((r) => r.path === '/api/v1/nodes' && r.query.includes('labelSelector=kubernetes.io%2Fos%3Dwindows')));
+  assert.ok(
+    emu.requests.some(
+      (r) => r.path === '/api/v1/nodes' && r.query.includes('labelSelector=kubernetes.io%2Fos%3Dwindows'),
+    ),
+  );
 });
 
 test('a context switch in the Kubernetes extension drops what we knew and refreshes its explorer', async () => {
@@ -123,7 +142,11 @@ test('a context switch in the Kubernetes extension drops what we knew and refres
   assert.equal(k8s.refreshes(), 1);
   const again = { label: 'winworker-2022-b', description: 'Ready' } as vscode.TreeItem;
   await k8s.customizers[0].customize(nodeRow('winworker-2022-b'), again);
-  assert.equal(again.description, 'Ready', 'a context whose credentials are refused decorates nothing and throws nothing');
+  assert.equal(
+    again.description,
+    'Ready',
+    'a context whose credentials are refused decorates nothing and throws nothing',
+  );
 });
 
 test('an unreachable cluster leaves the rows as they are within the wait, without an error', async () => {
@@ -197,10 +220,17 @@ test('the whole path in the extension bundle: the Kubernetes extension is found,
       return { available: false, reason: 'version-unknown' };
     },
   };
-  fake.installedExtensions.set('ms-kubernetes-tools.vscode-kubernetes-tools', { isActive: true, activate: async () => (activations++, broker) });
+  fake.installedExtensions.set('ms-kubernetes-tools.vscode-kubernetes-tools', {
+    isActive: true,
+    activate: async () => (activations++, broker),
+  });
   const ext = loadWithFakeVscode<{ activate(c: unknown): void; deactivate(): Promise<void> | undefined }>(BUNDLE, fake);
   const home = mkdtempSync(join(tmpdir(), 'kw-k8s-ext-'));
-  const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(home, p), globalState: { get: () => undefined, update: async () => undefined } };
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    asAbsolutePath: (p: string) => join(home, p),
+    globalState: { get: () => undefined, update: async () => undefined },
+  };
   try {
     ext.activate(context);
     const until = async (what: string, done: () => boolean) => {

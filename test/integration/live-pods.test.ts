@@ -23,7 +23,12 @@ const sessions: ClusterSession[] = [];
 const trees: ClusterTree[] = [];
 
 before(async () => {
-  emu = await startEmulator({ objects: mixedCluster(), openshift: true, bookmarkIntervalMs: 60_000, tokens: { 'no-pods': { user: 'no-pods', deny: [{ verb: 'list', resource: 'pods' }] } } });
+  emu = await startEmulator({
+    objects: mixedCluster(),
+    openshift: true,
+    bookmarkIntervalMs: 60_000,
+    tokens: { 'no-pods': { user: 'no-pods', deny: [{ verb: 'list', resource: 'pods' }] } },
+  });
   tmp = mkdtempSync(join(tmpdir(), 'kw-live-pods-'));
 });
 
@@ -34,10 +39,19 @@ after(async () => {
   rmSync(tmp, { recursive: true, force: true });
 });
 
-function session(context: string, opts: { watchTimeoutSeconds?: number; retryMs?: number; token?: string } = {}): ClusterSession {
-  const load = loadKubeconfig({ explicit: emu.kubeconfig({ context, file: join(tmp, context), ...(opts.token ? { token: opts.token } : {}) }) });
+function session(
+  context: string,
+  opts: { watchTimeoutSeconds?: number; retryMs?: number; token?: string } = {},
+): ClusterSession {
+  const load = loadKubeconfig({
+    explicit: emu.kubeconfig({ context, file: join(tmp, context), ...(opts.token ? { token: opts.token } : {}) }),
+  });
   assert.ok(load.ok, !load.ok ? load.message : '');
-  const s = new ClusterSession(context, load.config, { timeoutMs: 5000, retryMs: opts.retryMs ?? 100, watchTimeoutSeconds: opts.watchTimeoutSeconds });
+  const s = new ClusterSession(context, load.config, {
+    timeoutMs: 5000,
+    retryMs: opts.retryMs ?? 100,
+    watchTimeoutSeconds: opts.watchTimeoutSeconds,
+  });
   sessions.push(s);
   return s;
 }
@@ -55,7 +69,11 @@ function tree(context: string): ClusterTree {
 
 const query = (r: RequestLogEntry) => new URLSearchParams(r.query);
 const isWatch = (r: RequestLogEntry) => query(r).get('watch') === 'true';
-const podRequests = (node: string, watch: boolean) => emu.requests.filter((r) => r.path === '/api/v1/pods' && query(r).get('fieldSelector') === `spec.nodeName=${node}` && isWatch(r) === watch);
+const podRequests = (node: string, watch: boolean) =>
+  emu.requests.filter(
+    (r) =>
+      r.path === '/api/v1/pods' && query(r).get('fieldSelector') === `spec.nodeName=${node}` && isWatch(r) === watch,
+  );
 
 function nextChange(w: NodePodWatch, pred: (c: PodChange) => boolean = () => true, ms = 5000): Promise<PodChange> {
   return new Promise((resolve, reject) => {
@@ -74,7 +92,10 @@ function nextChange(w: NodePodWatch, pred: (c: PodChange) => boolean = () => tru
 }
 
 const names = (w: NodePodWatch) => w.pods().map((e) => `${e.view.namespace}/${e.view.name}`);
-const winPod = (name: string, node = NODE, extra: Partial<KubeObject> = {}): KubeObject => ({ ...pod(name, 'win-apps', node, { windows: true }), ...extra });
+const winPod = (name: string, node = NODE, extra: Partial<KubeObject> = {}): KubeObject => ({
+  ...pod(name, 'win-apps', node, { windows: true }),
+  ...extra,
+});
 
 test('one paged list with the spec.nodeName field selector, then a watch from its resourceVersion with bookmarks and a timeout', async () => {
   const s = session('requests', { watchTimeoutSeconds: 120 });
@@ -117,7 +138,13 @@ test('created, changed and deleted pods arrive by watch without a re-list; pods 
   assert.equal(changes.length, 1, 'the pod on the other node is no change here');
 
   const modified = nextChange(w);
-  emu.patch('Pod', 'web-2', 'win-apps', { status: { containerStatuses: [{ name: 'web', ready: true, restartCount: 3, image: 'x', imageID: '', state: { running: {} } }] } });
+  emu.patch('Pod', 'web-2', 'win-apps', {
+    status: {
+      containerStatuses: [
+        { name: 'web', ready: true, restartCount: 3, image: 'x', imageID: '', state: { running: {} } },
+      ],
+    },
+  });
   await modified;
   const view = w.pods().find((e) => e.view.name === 'web-2')?.view;
   assert.deepEqual([view?.readyCount, view?.containerCount, view?.restarts, view?.ready], [1, 1, 3, true]);
@@ -144,7 +171,10 @@ test('a watch the server ends at its timeout resumes from the last resourceVersi
   await waitFor('a resumed watch', () => podRequests(NODE, true).length > watchesBefore, 5000);
   const resumed = query(podRequests(NODE, true).at(-1) as RequestLogEntry);
   // The emulator, as the real server, sends a last bookmark at the timeout: the version may be newer.
-  assert.ok(Number(resumed.get('resourceVersion')) >= rv, `resumed from ${resumed.get('resourceVersion')}, the pod was ${rv}`);
+  assert.ok(
+    Number(resumed.get('resourceVersion')) >= rv,
+    `resumed from ${resumed.get('resourceVersion')}, the pod was ${rv}`,
+  );
   assert.equal(w.lists, 1, 'resumed, not listed again');
   const again = nextChange(w);
   emu.apply(winPod('resume-2'));
@@ -194,7 +224,10 @@ test('a dropped connection is an error the caller can show, retried with growing
   assert.ok(seen.length >= 4, `${seen.length} attempts`);
   const gaps = seen.slice(1).map((t, i) => t - seen[i]);
   // 300, 600, 1200 ms apart, give or take a TLS handshake on a busy machine.
-  assert.ok(gaps[0] >= 240 && gaps[1] >= 480 && gaps[2] >= 960 && gaps[2] > gaps[0] * 2, `backoff doubles: gaps ${gaps.join(', ')} ms`);
+  assert.ok(
+    gaps[0] >= 240 && gaps[1] >= 480 && gaps[2] >= 960 && gaps[2] > gaps[0] * 2,
+    `backoff doubles: gaps ${gaps.join(', ')} ms`,
+  );
   assert.ok(errors.length >= 1);
   const e = errors[0];
   assert.ok(e.type === 'error' && e.error.reason === 'unreachable', JSON.stringify(e));
@@ -226,7 +259,13 @@ test('tree: expanding the Pods group starts the watch; a new pod fires the chang
     first.map((p) => [p.id, p.label, p.contextValue]),
     [[`ctx/tree-live/node/${NODE}/pods/win-apps/iis-7c9d5f8b6-abcde`, 'iis-7c9d5f8b6-abcde', 'pod']],
   );
-  assert.deepEqual(first[0].ref, { kind: 'pod', context: 'tree-live', node: NODE, namespace: 'win-apps', name: 'iis-7c9d5f8b6-abcde' });
+  assert.deepEqual(first[0].ref, {
+    kind: 'pod',
+    context: 'tree-live',
+    node: NODE,
+    namespace: 'win-apps',
+    name: 'iis-7c9d5f8b6-abcde',
+  });
 
   const changes: (string | undefined)[] = [];
   t.onDidChange((id) => changes.push(id));
@@ -234,7 +273,12 @@ test('tree: expanding the Pods group starts the watch; a new pod fires the chang
   const created = new Date(Date.now() - 5 * 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const body = winPod('live-1', NODE, {});
   (body.metadata as Record<string, unknown>).creationTimestamp = created;
-  body.status = { phase: 'Running', containerStatuses: [{ name: 'live', ready: true, restartCount: 3, image: 'x', imageID: '', state: { running: {} } }] };
+  body.status = {
+    phase: 'Running',
+    containerStatuses: [
+      { name: 'live', ready: true, restartCount: 3, image: 'x', imageID: '', state: { running: {} } },
+    ],
+  };
   const t0 = Date.now();
   emu.apply(body);
   await waitFor('the Pods group change', () => changes.includes(group.id));
@@ -258,7 +302,8 @@ test('tree: a pod the failure signatures explain carries the badge (icon and tit
   const changes: (string | undefined)[] = [];
   t.onDidChange((id) => changes.push(id));
   const body = winPod('mismatch-1', NODE);
-  (body.spec as { containers: { image: string }[] }).containers[0].image = 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019';
+  (body.spec as { containers: { image: string }[] }).containers[0].image =
+    'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019';
   body.status = {
     phase: 'Pending',
     containerStatuses: [
@@ -268,7 +313,13 @@ test('tree: a pod the failure signatures explain carries the badge (icon and tit
         restartCount: 0,
         image: '',
         imageID: '',
-        state: { waiting: { reason: 'CreateContainerError', message: 'hcs::CreateComputeSystem mismatch: The container operating system does not match the host operating system.: unknown' } },
+        state: {
+          waiting: {
+            reason: 'CreateContainerError',
+            message:
+              'hcs::CreateComputeSystem mismatch: The container operating system does not match the host operating system.: unknown',
+          },
+        },
       },
     ],
   };
@@ -276,7 +327,10 @@ test('tree: a pod the failure signatures explain carries the badge (icon and tit
   await waitFor('the Pods group change', () => changes.includes(group.id));
   const row = byLabel(await ask(t, group), 'mismatch-1');
   assert.deepEqual(row.icon, { id: 'error', color: 'problemsErrorIcon.foreground' });
-  assert.match(row.description ?? '', /^Pending · 0\/1 · 0 restarts · \d+[smhd] · Image and node Windows builds differ/);
+  assert.match(
+    row.description ?? '',
+    /^Pending · 0\/1 · 0 restarts · \d+[smhd] · Image and node Windows builds differ/,
+  );
   assert.match(row.tooltip, /\$\(error\) \*\*WINF001\*\*/);
   assert.match(row.tooltip, /10\\\.0\\\.20348/, 'worded with the node build');
   assert.match(row.tooltip, /Reason: CreateContainerError/);
@@ -314,14 +368,20 @@ test('tree: a node that disappears stops its pod watch; refresh and dispose stop
   const t = tree('tree-gone');
   emu.apply({
     ...(mixedCluster().find((o) => o.kind === 'Node' && o.metadata.name === NODE) as KubeObject),
-    metadata: { name: 'winworker-2022-z', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } },
+    metadata: {
+      name: 'winworker-2022-z',
+      labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' },
+    },
   });
   const group = await podsGroup(t, 'winworker-2022-z');
   assert.deepEqual(await ask(t, group).then((rows) => rows.map((r) => r.label)), ['No pods']);
   await ask(t, await podsGroup(t, NODE));
   assert.deepEqual(t.watchedPodNodes('tree-gone').sort(), [NODE, 'winworker-2022-z']);
   emu.remove('Node', 'winworker-2022-z');
-  await waitFor('the watch of the deleted node to stop', () => !t.watchedPodNodes('tree-gone').includes('winworker-2022-z'));
+  await waitFor(
+    'the watch of the deleted node to stop',
+    () => !t.watchedPodNodes('tree-gone').includes('winworker-2022-z'),
+  );
   const watches = podRequests('winworker-2022-z', true).length;
   await new Promise((r) => setTimeout(r, 300));
   assert.equal(podRequests('winworker-2022-z', true).length, watches, 'no new watch for it');
@@ -339,7 +399,9 @@ test('tree: pods the user may not list are an error item naming the permission, 
   assert.match(w.error?.message ?? '', /not allowed to list pods/);
   assert.ok(!/\n\s+at /.test(w.error?.message ?? ''));
   const t = new ClusterTree({
-    locate: { explicit: emu.kubeconfig({ context: 'no-pods-tree', token: 'no-pods', file: join(tmp, 'no-pods-tree') }) },
+    locate: {
+      explicit: emu.kubeconfig({ context: 'no-pods-tree', token: 'no-pods', file: join(tmp, 'no-pods-tree') }),
+    },
     watchKubeconfig: false,
     session: { timeoutMs: 5000, retryMs: 100 },
     loadingAfterMs: 60_000,

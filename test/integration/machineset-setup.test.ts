@@ -27,14 +27,32 @@ async function cluster(objects: KubeObject[]): Promise<{ emu: Emulator; kube: Ku
 }
 
 const keySecret = (): KubeObject =>
-  ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE }, type: 'Opaque', data: { 'private-key.pem': 'QUFBQQ==' } }) as KubeObject;
+  ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'cloud-private-key', namespace: WMCO_NAMESPACE },
+    type: 'Opaque',
+    data: { 'private-key.pem': 'QUFBQQ==' },
+  }) as KubeObject;
 
 test('machineSetSources: the platform, the region of the first Linux worker and the Linux workers by name (Windows and infra ones left out)', async () => {
-  const infra = linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-infra-us-east-2a' }) as KubeObject & { spec: { template: { metadata: { labels: Record<string, string> } } } };
+  const infra = linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-infra-us-east-2a' }) as KubeObject & {
+    spec: { template: { metadata: { labels: Record<string, string> } } };
+  };
   infra.spec.template.metadata.labels['machine.openshift.io/cluster-api-machine-role'] = 'infra';
-  const { emu, kube } = await cluster([namespace(NS), infrastructure('AWS'), linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-worker-us-east-2b' }), linuxWorkerMachineSet('AWS'), infra]);
+  const { emu, kube } = await cluster([
+    namespace(NS),
+    infrastructure('AWS'),
+    linuxWorkerMachineSet('AWS', { name: 'test-x7k2p-worker-us-east-2b' }),
+    linuxWorkerMachineSet('AWS'),
+    infra,
+  ]);
   try {
-    assert.deepEqual(await machineSetSources(kube), { platform: 'AWS', region: 'us-east-2', linuxWorkers: [CLUSTER.AWS.linuxName, 'test-x7k2p-worker-us-east-2b'] });
+    assert.deepEqual(await machineSetSources(kube), {
+      platform: 'AWS',
+      region: 'us-east-2',
+      linuxWorkers: [CLUSTER.AWS.linuxName, 'test-x7k2p-worker-us-east-2b'],
+    });
   } finally {
     await emu.stop();
   }
@@ -42,14 +60,20 @@ test('machineSetSources: the platform, the region of the first Linux worker and 
 
 test('machineSetSources refuses: a platform none of the five, no Infrastructure (not OpenShift), no Linux worker MachineSet', async () => {
   const cases: [KubeObject[], RegExp][] = [
-    [[namespace(NS), infrastructure('BareMetal'), linuxWorkerMachineSet('AWS')], /platform is "BareMetal".*Bring-Your-Own-Host/],
+    [
+      [namespace(NS), infrastructure('BareMetal'), linuxWorkerMachineSet('AWS')],
+      /platform is "BareMetal".*Bring-Your-Own-Host/,
+    ],
     [[namespace(NS), linuxWorkerMachineSet('AWS')], /no Infrastructure object .* OpenShift clusters only/],
     [[namespace(NS), infrastructure('Azure')], /no Linux worker MachineSet to start from/],
   ];
   for (const [objects, why] of cases) {
     const { emu, kube } = await cluster(objects);
     try {
-      await assert.rejects(machineSetSources(kube), (err: unknown) => err instanceof MachineSetInputError && err.kind === 'refused' && why.test(err.message));
+      await assert.rejects(
+        machineSetSources(kube),
+        (err: unknown) => err instanceof MachineSetInputError && err.kind === 'refused' && why.test(err.message),
+      );
     } finally {
       await emu.stop();
     }
@@ -65,7 +89,10 @@ test('creationRefusals: WMCO missing offers its install, then cloud-private-key 
     emu.apply(wmcoCsv());
     const [key] = await creationRefusals(kube);
     assert.equal(key?.offer, 'create-key-secret');
-    assert.match(key?.message ?? '', /Secret cloud-private-key is missing .* oc create secret generic cloud-private-key/);
+    assert.match(
+      key?.message ?? '',
+      /Secret cloud-private-key is missing .* oc create secret generic cloud-private-key/,
+    );
     emu.apply(keySecret());
     assert.deepEqual(await creationRefusals(kube), []);
   } finally {
@@ -78,7 +105,13 @@ test('wmcoSetupPlan: installs WMCO (OLM stand-in) and creates cloud-private-key 
   const olm = attachOlmStandin(emu, { stepMs: 20 });
   try {
     const pem = sshKeyPair().private;
-    const setup = () => wmcoSetupPlan({ kube, installWmco: { approval: 'Automatic' }, privateKey: { pem: new Secret(pem), source: '/keys/wmco' }, pollMs: 20 });
+    const setup = () =>
+      wmcoSetupPlan({
+        kube,
+        installWmco: { approval: 'Automatic' },
+        privateKey: { pem: new Secret(pem), source: '/keys/wmco' },
+        pollMs: 20,
+      });
     const plan = setup();
     assert.deepEqual(
       plan.steps.map((s) => s.id),
@@ -87,7 +120,9 @@ test('wmcoSetupPlan: installs WMCO (OLM stand-in) and creates cloud-private-key 
     const first = await plan.run();
     assert.equal(first.outcome, 'done', JSON.stringify(first.error));
     assert.deepEqual(await creationRefusals(kube), [], 'nothing refuses a Windows MachineSet any more');
-    const secret = emu.get('Secret', 'cloud-private-key', WMCO_NAMESPACE) as unknown as { data: Record<string, string> };
+    const secret = emu.get('Secret', 'cloud-private-key', WMCO_NAMESPACE) as unknown as {
+      data: Record<string, string>;
+    };
     assert.equal(Buffer.from(secret.data['private-key.pem'] as string, 'base64').toString('utf8'), pem);
     const second = await setup().run();
     assert.deepEqual(

@@ -21,7 +21,13 @@ import { createWindowsMachineSet, prepareWindowsMachineSet } from '../../src/boo
 import { scaleMachineSet } from '../../src/cluster/machinesets';
 
 const NS = 'openshift-machine-api';
-const secret = (name: string, ns: string, data: Record<string, string>): KubeObject => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace: ns }, type: 'Opaque', data });
+const secret = (name: string, ns: string, data: Record<string, string>): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'Secret',
+  metadata: { name, namespace: ns },
+  type: 'Opaque',
+  data,
+});
 
 let emu: Emulator;
 let plain: Emulator;
@@ -37,7 +43,11 @@ before(async () => {
       infrastructure('AWS'),
       linuxWorkerMachineSet('AWS'),
       wmcoCsv(),
-      secret('cloud-private-key', WMCO_NAMESPACE, { 'private-key.pem': Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n').toString('base64') }),
+      secret('cloud-private-key', WMCO_NAMESPACE, {
+        'private-key.pem': Buffer.from(
+          '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+        ).toString('base64'),
+      }),
       secret('windows-user-data', NS, { userData: Buffer.from('<powershell></powershell>').toString('base64') }),
     ],
     openshift: true,
@@ -57,7 +67,12 @@ after(async () => {
 });
 
 function tree(kubeconfig: string): ClusterTree {
-  const t = new ClusterTree({ locate: { explicit: kubeconfig }, watchKubeconfig: false, session: { timeoutMs: 5000, retryMs: 100 }, loadingAfterMs: 60_000 });
+  const t = new ClusterTree({
+    locate: { explicit: kubeconfig },
+    watchKubeconfig: false,
+    session: { timeoutMs: 5000, retryMs: 100 },
+    loadingAfterMs: 60_000,
+  });
   trees.push(t);
   return t;
 }
@@ -83,7 +98,10 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
     ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
   );
   const group = byLabel(kids, 'Windows MachineSets');
-  assert.deepEqual([group.id, group.contextValue, group.collapsible], ['ctx/ocp/group/machineSets', 'group', 'collapsed']);
+  assert.deepEqual(
+    [group.id, group.contextValue, group.collapsible],
+    ['ctx/ocp/group/machineSets', 'group', 'collapsed'],
+  );
   assert.deepEqual(group.ref, { kind: 'group', context: 'ocp', group: 'machineSets' });
   const none = await ask(t, group);
   assert.deepEqual(
@@ -163,7 +181,12 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
 
 test('the same MachineSet name in two contexts gives two ids; a failed Machine shows its error', async () => {
   const client = kube(emu.kubeconfig({ context: 'a', file: join(tmp, 'a') }), 'a');
-  const prepared = await prepareWindowsMachineSet({ kube: client, image: 'ami-00000000000000000', name: 'refused-win', replicas: 1 });
+  const prepared = await prepareWindowsMachineSet({
+    kube: client,
+    image: 'ami-00000000000000000',
+    name: 'refused-win',
+    replicas: 1,
+  });
   await createWindowsMachineSet(client, prepared.built);
   const ids = new Set<string>();
   for (const context of ['a', 'b']) {
@@ -184,7 +207,10 @@ test('the same MachineSet name in two contexts gives two ids; a failed Machine s
       15_000,
     );
     const [m] = machines;
-    assert.match(m.description ?? '', /^Failed · \d+s · InvalidConfiguration: error launching instance: InvalidAMIID\.NotFound/);
+    assert.match(
+      m.description ?? '',
+      /^Failed · \d+s · InvalidConfiguration: error launching instance: InvalidAMIID\.NotFound/,
+    );
     assert.equal(m.icon.id, 'error');
     assert.match(m.tooltip, /Error: InvalidConfiguration/);
     ids.add(m.id);
@@ -217,5 +243,9 @@ test('plain Kubernetes: no Windows MachineSets group at all, and no Machine API 
   assert.ok(!kids.some((k) => k.label === 'Windows MachineSets'));
   assert.equal(plain.requests.filter((r) => r.path.includes('machine.openshift.io')).length, 0);
   await t.refreshMachineSet('kind', 'anything');
-  assert.equal(plain.requests.filter((r) => r.path.includes('machine.openshift.io')).length, 0, 'a refresh of a context without the group reads nothing');
+  assert.equal(
+    plain.requests.filter((r) => r.path.includes('machine.openshift.io')).length,
+    0,
+    'a refresh of a context without the group reads nothing',
+  );
 });

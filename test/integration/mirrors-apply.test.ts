@@ -9,7 +9,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { mirrorsApply, mirrorsDiff, isWmcoCluster, desiredTree, WMCO_REGISTRY_DIR, type MirrorTarget } from '../../src/bootstrap/mirrors-apply';
+import {
+  mirrorsApply,
+  mirrorsDiff,
+  isWmcoCluster,
+  desiredTree,
+  WMCO_REGISTRY_DIR,
+  type MirrorTarget,
+} from '../../src/bootstrap/mirrors-apply';
 import { containerdConfig } from '../../src/core/windows/kubeadm';
 import { LAYOUT } from '../../src/core/windows/layout';
 import { renderHostsToml, mirrorEntriesOf } from '../../src/core/mirrors/render';
@@ -23,7 +30,8 @@ import { assertHostKeyRefusal } from '../support/host-key-change';
 
 const ROOT = LAYOUT.registryHosts;
 const OLD: Record<string, string> = {
-  'docker.io\\hosts.toml': 'server = "https://registry-1.docker.io"\n\n[host."https://old-mirror.example.com/v2"]\n  capabilities = ["pull"]\n',
+  'docker.io\\hosts.toml':
+    'server = "https://registry-1.docker.io"\n\n[host."https://old-mirror.example.com/v2"]\n  capabilities = ["pull"]\n',
   'quay.io\\hosts.toml': 'server = "https://quay.io/v2"\n',
 };
 const OBJECTS = [
@@ -31,7 +39,13 @@ const OBJECTS = [
     { source: 'docker.io/library', mirrors: ['mirror.example.com/library', 'backup.example.com/library'] },
     { source: 'registry.local:5000/team/app', mirrors: ['mirror.example.com:8443/team/app'] },
   ]),
-  itms('tags', [{ source: 'mcr.microsoft.com/oss/kubernetes/pause', mirrors: ['mirror.example.com/oss/kubernetes/pause'], mirrorSourcePolicy: 'NeverContactSource' }]),
+  itms('tags', [
+    {
+      source: 'mcr.microsoft.com/oss/kubernetes/pause',
+      mirrors: ['mirror.example.com/oss/kubernetes/pause'],
+      mirrorSourcePolicy: 'NeverContactSource',
+    },
+  ]),
 ];
 const NEW = Object.fromEntries(desiredTree(renderHostsToml(mirrorEntriesOf(OBJECTS), { mode: 'ordered' }).files));
 
@@ -41,7 +55,9 @@ let rig: Rig;
 const oldFiles = () => Object.fromEntries(Object.entries(OLD).map(([p, c]) => [`${ROOT}\\${p}`, c]));
 
 before(async () => {
-  const nodes = Array.from({ length: N }, (_, i) => windowsNode(`win-${String(i).padStart(2, '0')}`, { build: '10.0.20348', address: hostAddress(i), unmanaged: true }));
+  const nodes = Array.from({ length: N }, (_, i) =>
+    windowsNode(`win-${String(i).padStart(2, '0')}`, { build: '10.0.20348', address: hostAddress(i), unmanaged: true }),
+  );
   rig = await startRig({
     hosts: N,
     objects: nodes,
@@ -50,7 +66,10 @@ before(async () => {
       services: { containerd: { status: 'Running', binaryPathName: `"${LAYOUT.containerdExe}" --run-service` } },
       // Host 0 has no tree yet and a config without config_path; the others have the old tree.
       files: {
-        [LAYOUT.containerdConfig]: i === 0 ? containerdConfig(1).replace(/ {2}\[plugins."io.containerd.grpc.v1.cri".registry\]\r\n.*\r\n/, '') : containerdConfig(1),
+        [LAYOUT.containerdConfig]:
+          i === 0
+            ? containerdConfig(1).replace(/ {2}\[plugins."io.containerd.grpc.v1.cri".registry\]\r\n.*\r\n/, '')
+            : containerdConfig(1),
         ...(i === 0 ? {} : oldFiles()),
       },
     }),
@@ -76,7 +95,15 @@ function assertWhole(sim: SimHost, i: number): 'old' | 'new' | 'absent' {
 }
 
 // Every op of a push, and how each can break: one fault per host.
-const OPS = ['read-hosts-tree', 'clear-hosts-staging', 'file-hash', 'ensure-directories', 'commit-upload', 'swap-hosts-tree', 'ensure-config-path'];
+const OPS = [
+  'read-hosts-tree',
+  'clear-hosts-staging',
+  'file-hash',
+  'ensure-directories',
+  'commit-upload',
+  'swap-hosts-tree',
+  'ensure-config-path',
+];
 type Fault = { label: string; set: (s: SimHost) => void; swapDone?: boolean };
 const FAULTS: Fault[] = [
   ...OPS.flatMap((op): Fault[] => [
@@ -87,7 +114,10 @@ const FAULTS: Fault[] = [
   { label: 'upload cut after 10 bytes', set: (s) => s.dropAfterSftpBytes(10) },
   { label: 'upload cut after 1 byte', set: (s) => s.dropAfterSftpBytes(1) },
   // The config step fails after the swap and the rollback fails too: the new tree stays whole.
-  { label: 'fail ensure-config-path and rollback', set: (s) => (s.failOp('ensure-config-path'), s.failOp('rollback-hosts-tree', { times: 3 })) },
+  {
+    label: 'fail ensure-config-path and rollback',
+    set: (s) => (s.failOp('ensure-config-path'), s.failOp('rollback-hosts-tree', { times: 3 })),
+  },
   // Fails twice in a row on the same connection drop: the retries are spent.
   { label: 'drop before swap three times', set: (s) => s.dropOnOp('swap-hosts-tree', { after: 'before', times: 3 }) },
 ];
@@ -111,7 +141,9 @@ test('a fault at every step of the push leaves every node whole; failures roll b
     const r = first.nodes.find((n) => n.address === rig.addresses[i])!;
     const whole = assertWhole(sim, i);
     // Nothing half-written next to the live tree either: no temporaries, no staging left behind.
-    const leftovers = [...sim.state.files.values()].filter((f) => f.path.includes('.kw-') && f.path.endsWith('.tmp') && f.path.startsWith(ROOT));
+    const leftovers = [...sim.state.files.values()].filter(
+      (f) => f.path.includes('.kw-') && f.path.endsWith('.tmp') && f.path.startsWith(ROOT),
+    );
     assert.deepEqual(leftovers, [], `host ${i}`);
     if (r.status === 'failed') {
       const label = FAULTS[i - 1]?.label ?? 'none';
@@ -127,7 +159,9 @@ test('a fault at every step of the push leaves every node whole; failures roll b
       assert.equal(whole, 'new');
     }
   }
-  const failed = first.nodes.filter((n) => n.status === 'failed').map((n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label);
+  const failed = first.nodes
+    .filter((n) => n.status === 'failed')
+    .map((n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label);
   // Every "fail" fault fails its node; lost connections are retried and succeed.
   for (const op of OPS) assert.ok(failed.includes(`fail ${op}`), `fail ${op} fails the node`);
   assert.deepEqual(
@@ -136,14 +170,19 @@ test('a fault at every step of the push leaves every node whole; failures roll b
     'a connection lost once is retried',
   );
   assert.ok(failed.includes('drop before swap three times'));
-  const restored = first.nodes.find((n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label === 'fail ensure-config-path');
+  const restored = first.nodes.find(
+    (n) => FAULTS[rig.addresses.indexOf(n.address) - 1]?.label === 'fail ensure-config-path',
+  );
   assert.equal(restored?.rolledBack, true);
   assert.match(restored?.reason ?? '', /previous configuration was restored/);
 
   // Host 0 had no config_path: set, containerd restarted; the others kept their config untouched.
   const cfg0 = rig.sims[0]!.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString();
   assert.match(cfg0, /config_path = "C:\\\\Program Files\\\\containerd\\\\certs.d"/);
-  assert.equal(rig.sims[30]!.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString(), containerdConfig(1));
+  assert.equal(
+    rig.sims[30]!.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString(),
+    containerdConfig(1),
+  );
 
   // Second run: every node converges.
   const second = await mirrorsApply({ kube: rig.kube, objects: OBJECTS, hostFor, concurrency: 8 });
@@ -152,7 +191,10 @@ test('a fault at every step of the push leaves every node whole; failures roll b
     assert.notEqual(r.status, 'failed', `host ${i}: ${r.reason ?? ''}`);
     assert.equal(assertWhole(sim, i), 'new');
     // The previous tree is kept as the backup (the second run's backup is the first run's tree, or the old one).
-    assert.ok([...sim.state.directories.keys()].some((d) => d === `${ROOT}.kw-backup`.toLowerCase()) || i === 0, `host ${i} keeps a backup`);
+    assert.ok(
+      [...sim.state.directories.keys()].some((d) => d === `${ROOT}.kw-backup`.toLowerCase()) || i === 0,
+      `host ${i} keeps a backup`,
+    );
     assert.ok(![...sim.state.directories.keys()].some((d) => d.includes('.kw-staging-')), `host ${i}: no staging left`);
   }
 
@@ -165,11 +207,20 @@ test('a fault at every step of the push leaves every node whole; failures roll b
   );
   for (const [i, sim] of rig.sims.entries()) {
     const ops = sim.state.opLog.slice(before3[i]).map((o) => o.name);
-    assert.ok(!ops.some((o) => ['commit-upload', 'swap-hosts-tree', 'ensure-directories'].includes(o)), `host ${i} wrote something: ${ops.join(',')}`);
+    assert.ok(
+      !ops.some((o) => ['commit-upload', 'swap-hosts-tree', 'ensure-directories'].includes(o)),
+      `host ${i} wrote something: ${ops.join(',')}`,
+    );
   }
 
   // Diff against the nodes: nothing to change now; with other objects, per-node changes with a unified diff.
-  const same = await mirrorsDiff({ kube: rig.kube, objects: OBJECTS, hostFor, concurrency: 8, only: ['win-01', 'win-02'] });
+  const same = await mirrorsDiff({
+    kube: rig.kube,
+    objects: OBJECTS,
+    hostFor,
+    concurrency: 8,
+    only: ['win-01', 'win-02'],
+  });
   assert.deepEqual(
     same.nodes.map((n) => n.status),
     ['unchanged', 'unchanged'],
@@ -180,7 +231,10 @@ test('a fault at every step of the push leaves every node whole; failures roll b
     d.changes.map((c) => [c.path, c.change]),
     [['mcr.microsoft.com\\hosts.toml', 'removed']],
   );
-  assert.match(d.changes[0]!.diff, /^--- a\/mcr.microsoft.com\/hosts.toml\n\+\+\+ \/dev\/null\n@@ -1,\d+ \+0,0 @@\n-server = /);
+  assert.match(
+    d.changes[0]!.diff,
+    /^--- a\/mcr.microsoft.com\/hosts.toml\n\+\+\+ \/dev\/null\n@@ -1,\d+ \+0,0 @@\n-server = /,
+  );
 });
 
 test('WMCO cluster: IDMS/ITMS created or updated through the API, each node compared with what WMCO writes', async () => {
@@ -201,7 +255,12 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
     const ours = [
       idms('ours', [{ source: 'docker.io/library/nginx', mirrors: ['mirror.example.com/library/nginx'] }]),
       itms('tags', [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }]),
-      { apiVersion: 'operator.openshift.io/v1alpha1', kind: 'ImageContentSourcePolicy', metadata: { name: 'legacy' }, spec: {} },
+      {
+        apiVersion: 'operator.openshift.io/v1alpha1',
+        kind: 'ImageContentSourcePolicy',
+        metadata: { name: 'legacy' },
+        spec: {},
+      },
     ];
     // WMCO's view after our objects: all the cluster's sets, rendered its way. Host 0 gets it, host 1 keeps something stale.
     const expected = renderHostsToml(mirrorEntriesOf([existing, ...ours]), { mode: 'wmco' }).files;
@@ -210,10 +269,16 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
     for (const [p, c] of fs0) {
       const dir = p.slice(0, p.lastIndexOf('\\'));
       sim0.state.directories.set(dir.toLowerCase(), dir);
-      for (let parent = dir; parent.length > 3; parent = parent.slice(0, parent.lastIndexOf('\\'))) sim0.state.directories.set(parent.toLowerCase(), parent);
+      for (let parent = dir; parent.length > 3; parent = parent.slice(0, parent.lastIndexOf('\\')))
+        sim0.state.directories.set(parent.toLowerCase(), parent);
       sim0.state.files.set(p.toLowerCase(), { path: p, data: Buffer.from(c) });
     }
-    const out = await mirrorsApply({ kube: wrig.kube, objects: ours, hostFor: (t) => wrig.hostFor(wrig.addresses.indexOf(t.address)), convergeTimeoutMs: 0 });
+    const out = await mirrorsApply({
+      kube: wrig.kube,
+      objects: ours,
+      hostFor: (t) => wrig.hostFor(wrig.addresses.indexOf(t.address)),
+      convergeTimeoutMs: 0,
+    });
     assert.equal(out.wmco, true);
     assert.deepEqual(
       out.objects.map((o) => [o.kind, o.name, o.action]),
@@ -223,7 +288,9 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
         ['ImageContentSourcePolicy', 'legacy', 'skipped'],
       ],
     );
-    assert.deepEqual((wrig.emu.get('ImageTagMirrorSet', 'tags') as unknown as { spec: unknown }).spec, { imageTagMirrors: [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }] });
+    assert.deepEqual((wrig.emu.get('ImageTagMirrorSet', 'tags') as unknown as { spec: unknown }).spec, {
+      imageTagMirrors: [{ source: 'quay.io/org/app', mirrors: ['new.example.com/org/app'] }],
+    });
     assert.ok(wrig.emu.get('ImageDigestMirrorSet', 'ours'));
     assert.deepEqual(
       out.nodes.map((n) => [n.node, n.status]),
@@ -234,7 +301,8 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
     );
     assert.match(out.nodes[1]!.reason ?? '', /differs from what WMCO should write \(3 added/);
     // Nothing was written to any node: WMCO owns the files.
-    for (const s of wrig.sims) assert.ok(!s.state.opLog.some((o) => ['commit-upload', 'swap-hosts-tree'].includes(o.name)));
+    for (const s of wrig.sims)
+      assert.ok(!s.state.opLog.some((o) => ['commit-upload', 'swap-hosts-tree'].includes(o.name)));
     // A second apply changes no object.
     const again = await mirrorsApply({ kube: wrig.kube, objects: ours.slice(0, 2), convergeTimeoutMs: 0 });
     assert.deepEqual(
@@ -252,7 +320,10 @@ test('WMCO cluster: IDMS/ITMS created or updated through the API, each node comp
 
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolveP) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      env: { ...process.env, SSH_AUTH_SOCK: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
@@ -302,7 +373,10 @@ test('CLI: mirrors diff and apply on two nodes, usage errors exit 2 without a st
 
   const apply = await cli(['mirrors', 'apply', ...base, file]);
   assert.equal(apply.code, 0, apply.stdout + apply.stderr);
-  assert.match(apply.stdout, /NODE {2,}ADDRESS {2,}RESULT {2,}DETAIL\nwin-05 {2,}127\.0\.0\.7 {2,}changed {2,}0 added, 1 changed, 2 removed/);
+  assert.match(
+    apply.stdout,
+    /NODE {2,}ADDRESS {2,}RESULT {2,}DETAIL\nwin-05 {2,}127\.0\.0\.7 {2,}changed {2,}0 added, 1 changed, 2 removed/,
+  );
   assert.deepEqual([...simTree(rig.sims[5]!.state, ROOT).keys()], ['docker.io\\hosts.toml']);
 
   const again = await cli(['mirrors', 'diff', ...base, file]);
@@ -316,7 +390,11 @@ test('every mirror op parses and is run by the simulated host; config_path is ad
     try {
       await host.run(op);
     } catch (err) {
-      assert.doesNotMatch((err as Error).message, /unknown op|does not parse|simulator error|not recognized as an internal/, op.name);
+      assert.doesNotMatch(
+        (err as Error).message,
+        /unknown op|does not parse|simulator error|not recognized as an internal/,
+        op.name,
+      );
     }
   }
   const sim = rig.sims[N - 1]!;
@@ -324,7 +402,10 @@ test('every mirror op parses and is run by the simulated host; config_path is ad
   sim.state.files.set(LAYOUT.containerdConfig.toLowerCase(), { path: LAYOUT.containerdConfig, data: Buffer.from(v3) });
   const first = await host.run(ensureConfigPath(LAYOUT.containerdConfig, ROOT));
   assert.deepEqual([first.changed, first.restarted, first.previous], [true, true, []]);
-  assert.equal(sim.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString(), containerdConfig(2).replace(/ {4}config_path/, '  config_path'));
+  assert.equal(
+    sim.state.files.get(LAYOUT.containerdConfig.toLowerCase())!.data.toString(),
+    containerdConfig(2).replace(/ {4}config_path/, '  config_path'),
+  );
   const second = await host.run(ensureConfigPath(LAYOUT.containerdConfig, ROOT));
   assert.equal(second.changed, false);
 });
@@ -347,8 +428,18 @@ test('mirror push: the host key changes between the staging and the swap: the sw
   const r = res.nodes.find((n) => n.node === node)!;
   assert.equal(r.status, 'failed');
   assert.ok(opsAtChange > 0, 'the staging ran before the key changed');
-  assertHostKeyRefusal(r.reason ?? '', sim, { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } }, rig.keyPath, 'mirror push');
-  assert.equal(sim.state.opLog.length, opsAtChange, 'no swap, no rollback: nothing ran on the host after its key changed');
+  assertHostKeyRefusal(
+    r.reason ?? '',
+    sim,
+    { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } },
+    rig.keyPath,
+    'mirror push',
+  );
+  assert.equal(
+    sim.state.opLog.length,
+    opsAtChange,
+    'no swap, no rollback: nothing ran on the host after its key changed',
+  );
   assert.deepEqual(liveTree(sim), before, 'the live tree is the one it had');
   // Other nodes are not held up by one refused host.
   const other = await mirrorsApply({ kube: rig.kube, objects: variant, hostFor, only: ['win-46'] });

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildRebootPlan, podsWithEmptyDir, rebootSummary, type RebootContext, type RebootNode, type RebootOptions } from '../../src/bootstrap/reboot';
+import {
+  buildRebootPlan,
+  podsWithEmptyDir,
+  rebootSummary,
+  type RebootContext,
+  type RebootNode,
+  type RebootOptions,
+} from '../../src/bootstrap/reboot';
 import { collectNodeLogs } from '../../src/bootstrap/node-logs';
 import { nodeServices, restartNodeService } from '../../src/bootstrap/node-services';
 import { runPlan, type RunEvent } from '../../src/bootstrap/runner';
@@ -28,14 +35,18 @@ function nodeObject(aws: boolean): KubeObject {
 
 function deployment(name: string, labels: Record<string, string>, extra: Record<string, unknown> = {}): KubeObject {
   const p = pod(name, 'default', NODE, { windows: true, labels });
-  (p.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-rs`, uid: 'u1', controller: true }];
+  (p.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'ReplicaSet', name: `${name}-rs`, uid: 'u1', controller: true },
+  ];
   Object.assign(p.spec as object, extra);
   return p;
 }
 
 function daemonPod(name: string): KubeObject {
   const p = pod(name, 'openshift-monitoring', NODE, { windows: true });
-  (p.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'windows-exporter', uid: 'u2', controller: true }];
+  (p.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: 'apps/v1', kind: 'DaemonSet', name: 'windows-exporter', uid: 'u2', controller: true },
+  ];
   return p;
 }
 
@@ -45,7 +56,13 @@ function pdb(name: string, app: string, allowed: number): KubeObject {
     kind: 'PodDisruptionBudget',
     metadata: { name, namespace: 'default' },
     spec: { minAvailable: 1, selector: { matchLabels: { app } } },
-    status: { disruptionsAllowed: allowed, desiredHealthy: 1, currentHealthy: allowed + 1, expectedPods: 1, observedGeneration: 1 },
+    status: {
+      disruptionsAllowed: allowed,
+      desiredHealthy: 1,
+      currentHealthy: allowed + 1,
+      expectedPods: 1,
+      observedGeneration: 1,
+    },
   };
 }
 
@@ -61,9 +78,15 @@ interface Timeline {
  */
 function drive(rig: Rig, o: { neverReady?: boolean } = {}): Timeline {
   const events: { at: number; what: string }[] = [];
-  const kubelet = startKubeletStandin(rig.emu, rig.sims, { tickMs: 15, readyAfterMs: 150, ...(o.neverReady ? { neverReady: true } : {}) });
+  const kubelet = startKubeletStandin(rig.emu, rig.sims, {
+    tickMs: 15,
+    readyAfterMs: 150,
+    ...(o.neverReady ? { neverReady: true } : {}),
+  });
   const readyOf = (n: KubeObject | undefined): string | undefined =>
-    ((n?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find((c) => c.type === 'Ready')?.status;
+    ((n?.status as { conditions?: { type: string; status: string }[] } | undefined)?.conditions ?? []).find(
+      (c) => c.type === 'Ready',
+    )?.status;
   const off = rig.emu.onChange((ev) => {
     if (ev.object.kind === 'Node' && ev.old) {
       const was = Boolean((ev.old.spec as { unschedulable?: boolean } | undefined)?.unschedulable);
@@ -72,7 +95,8 @@ function drive(rig: Rig, o: { neverReady?: boolean } = {}): Timeline {
       const ready = readyOf(ev.object);
       if (ready !== readyOf(ev.old)) events.push({ at: Date.now(), what: ready === 'True' ? 'Ready' : 'NotReady' });
     }
-    if (ev.object.kind === 'Pod' && ev.type === 'DELETED') events.push({ at: Date.now(), what: `pod-gone ${ev.object.metadata.name}` });
+    if (ev.object.kind === 'Pod' && ev.type === 'DELETED')
+      events.push({ at: Date.now(), what: `pod-gone ${ev.object.metadata.name}` });
   });
   return {
     events,
@@ -93,28 +117,68 @@ async function rig(objects: KubeObject[], extra: Partial<SimHostOptions> = {}): 
   return startRig({
     hosts: 1,
     objects,
-    host: () => ({ hostname: 'WIN-A', services: { kubelet: { status: 'Running' }, containerd: { status: 'Running' }, 'kube-proxy': { status: 'Running' } }, ...extra }),
+    host: () => ({
+      hostname: 'WIN-A',
+      services: {
+        kubelet: { status: 'Running' },
+        containerd: { status: 'Running' },
+        'kube-proxy': { status: 'Running' },
+      },
+      ...extra,
+    }),
   });
 }
 
-function plan(r: Rig, extra: Partial<RebootOptions> = {}): { ctx: RebootContext; run: (signal?: AbortSignal) => ReturnType<typeof runPlan<RebootContext>>; events: RunEvent[]; opts: RebootOptions } {
+function plan(
+  r: Rig,
+  extra: Partial<RebootOptions> = {},
+): {
+  ctx: RebootContext;
+  run: (signal?: AbortSignal) => ReturnType<typeof runPlan<RebootContext>>;
+  events: RunEvent[];
+  opts: RebootOptions;
+} {
   const node = r.emu.get('Node', NODE) as unknown as RebootNode;
-  const opts: RebootOptions = { kube: r.kube, host: r.hostFor(0), node, pollMs: 30, timeoutMs: 8000, evictionRetryMs: 0, drainTimeoutMs: 3000, ...extra };
+  const opts: RebootOptions = {
+    kube: r.kube,
+    host: r.hostFor(0),
+    node,
+    pollMs: 30,
+    timeoutMs: 8000,
+    evictionRetryMs: 0,
+    drainTimeoutMs: 3000,
+    ...extra,
+  };
   const ctx: RebootContext = { opts, state: {} };
   const events: RunEvent[] = [];
   const p = buildRebootPlan(opts);
-  return { ctx, events, opts, run: (signal) => runPlan(p, ctx, { onEvent: (e) => events.push(e), ...(signal ? { signal } : {}) }) };
+  return {
+    ctx,
+    events,
+    opts,
+    run: (signal) => runPlan(p, ctx, { onEvent: (e) => events.push(e), ...(signal ? { signal } : {}) }),
+  };
 }
 
 /** A wait step is done whether it waited (applied) or found the state already reached when checked (skipped). */
-const outcome = (s: { id: string; outcome: string }): string => (s.id.startsWith('wait-') && (s.outcome === 'applied' || s.outcome === 'skipped') ? 'ok' : s.outcome);
-const writes = (r: Rig): string[] => r.emu.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`);
-const unschedulable = (r: Rig): boolean => Boolean((r.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable);
+const outcome = (s: { id: string; outcome: string }): string =>
+  s.id.startsWith('wait-') && (s.outcome === 'applied' || s.outcome === 'skipped') ? 'ok' : s.outcome;
+const writes = (r: Rig): string[] =>
+  r.emu.requests.filter((q) => q.method !== 'GET').map((q) => `${q.method} ${q.path}`);
+const unschedulable = (r: Rig): boolean =>
+  Boolean((r.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable);
 
 test('reboot on AWS: the documented order, API writes and host ops; DaemonSet and mirror pods stay', async () => {
   const mirror = pod('kube-proxy-static', 'kube-system', NODE, { windows: true });
   mirror.metadata.annotations = { 'kubernetes.io/config.mirror': 'abc' };
-  const r = await rig([nodeObject(true), deployment('web-1', { app: 'web' }), deployment('api-1', { app: 'api' }), daemonPod('windows-exporter-x'), mirror, pdb('web-pdb', 'web', 1)]);
+  const r = await rig([
+    nodeObject(true),
+    deployment('web-1', { app: 'web' }),
+    deployment('api-1', { app: 'api' }),
+    daemonPod('windows-exporter-x'),
+    mirror,
+    pdb('web-pdb', 'web', 1),
+  ]);
   const t = drive(r);
   try {
     const p = plan(r);
@@ -122,7 +186,16 @@ test('reboot on AWS: the documented order, API writes and host ops; DaemonSet an
     assert.equal(result.outcome, 'done', JSON.stringify(result.error));
     assert.deepEqual(
       result.steps.map((s) => `${s.id}:${outcome(s)}`),
-      ['cordon:applied', 'drain:applied', 'restart:applied', 'wait-not-ready:ok', 'aws-metadata-route:applied', 'wait-ready:ok', 'uncordon:applied', 'verify:applied'],
+      [
+        'cordon:applied',
+        'drain:applied',
+        'restart:applied',
+        'wait-not-ready:ok',
+        'aws-metadata-route:applied',
+        'wait-ready:ok',
+        'uncordon:applied',
+        'verify:applied',
+      ],
     );
     // API writes, in order: cordon, one eviction per pod, the boot annotation, uncordon.
     assert.deepEqual(writes(r), [
@@ -134,12 +207,24 @@ test('reboot on AWS: the documented order, API writes and host ops; DaemonSet an
     ]);
     // The whole procedure as one timeline.
     const seq = sequence(r, t).filter((s) => !/op (last-boot-time|metadata-route-state)/.test(s));
-    assert.deepEqual(seq, ['cordon', 'pod-gone api-1', 'pod-gone web-1', 'op restart-computer', 'NotReady', 'op add-metadata-route', 'Ready', 'uncordon']);
+    assert.deepEqual(seq, [
+      'cordon',
+      'pod-gone api-1',
+      'pod-gone web-1',
+      'op restart-computer',
+      'NotReady',
+      'op add-metadata-route',
+      'Ready',
+      'uncordon',
+    ]);
     assert.deepEqual(simNode(r.sims[0]!.state).metadataRoutes, ['127.0.0.1']);
     assert.equal(r.sims[0]!.state.bootCount, 1);
     assert.ok(r.emu.get('Pod', 'windows-exporter-x', 'openshift-monitoring'), 'the DaemonSet pod stays');
     assert.ok(r.emu.get('Pod', 'kube-proxy-static', 'kube-system'), 'the mirror pod stays');
-    assert.deepEqual(p.ctx.state.skipped?.sort(), ['kube-system/kube-proxy-static (a static (mirror) pod)', 'openshift-monitoring/windows-exporter-x (a DaemonSet pod)']);
+    assert.deepEqual(p.ctx.state.skipped?.sort(), [
+      'kube-system/kube-proxy-static (a static (mirror) pod)',
+      'openshift-monitoring/windows-exporter-x (a DaemonSet pod)',
+    ]);
     assert.equal(unschedulable(r), false);
     assert.equal(r.emu.get('Node', NODE)?.metadata.annotations?.['kube-windows.io/reboot-from-boot'], undefined);
     assert.match(rebootSummary(result, NODE), /rebooted and is Ready and schedulable/);
@@ -161,10 +246,20 @@ test('a PodDisruptionBudget blocks the drain: the step names it and the node sta
     assert.match(result.error!.message, /needs 1 healthy pods and has 1 currently/);
     assert.match(result.error!.message, /disable-eviction/);
     assert.match(result.error!.message, /stays cordoned/);
-    assert.deepEqual(first.ctx.state.blockedBy, [{ pod: 'default/web-1', pdb: 'default/web-pdb', message: 'The disruption budget web-pdb needs 1 healthy pods and has 1 currently' }]);
+    assert.deepEqual(first.ctx.state.blockedBy, [
+      {
+        pod: 'default/web-1',
+        pdb: 'default/web-pdb',
+        message: 'The disruption budget web-pdb needs 1 healthy pods and has 1 currently',
+      },
+    ]);
     assert.ok(r.emu.get('Pod', 'web-1', 'default'), 'the pod is still there');
     assert.equal(unschedulable(r), true);
-    assert.equal(r.sims[0]!.state.opLog.filter((o) => o.name === 'restart-computer').length, 0, 'no restart with pods still on the node');
+    assert.equal(
+      r.sims[0]!.state.opLog.filter((o) => o.name === 'restart-computer').length,
+      0,
+      'no restart with pods still on the node',
+    );
 
     // The user confirmed: delete directly (a re-run resumes: the cordon is already done).
     const second = plan(r, { disableEviction: true });
@@ -172,7 +267,15 @@ test('a PodDisruptionBudget blocks the drain: the step names it and the node sta
     assert.equal(result2.outcome, 'done', JSON.stringify(result2.error));
     assert.deepEqual(
       result2.steps.map((s) => `${s.id}:${outcome(s)}`),
-      ['cordon:skipped', 'drain:applied', 'restart:applied', 'wait-not-ready:ok', 'wait-ready:ok', 'uncordon:applied', 'verify:applied'],
+      [
+        'cordon:skipped',
+        'drain:applied',
+        'restart:applied',
+        'wait-not-ready:ok',
+        'wait-ready:ok',
+        'uncordon:applied',
+        'verify:applied',
+      ],
     );
     assert.ok(writes(r).includes('DELETE /api/v1/namespaces/default/pods/web-1'));
     assert.ok(!r.sims[0]!.state.opLog.some((o) => /metadata-route/.test(o.name)), 'no metadata route op off AWS');
@@ -197,12 +300,26 @@ test('a node that never comes back: the wait times out, the node stays cordoned 
 
     // The kubelet comes back; the same command again finishes the job.
     t.stop();
-    r.emu.patch('Node', NODE, undefined, { status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: new Date().toISOString() }] } });
+    r.emu.patch('Node', NODE, undefined, {
+      status: {
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime: new Date().toISOString() },
+        ],
+      },
+    });
     const again = await plan(r).run();
     assert.equal(again.outcome, 'done', JSON.stringify(again.error));
     assert.deepEqual(
       again.steps.map((s) => `${s.id}:${s.outcome}`),
-      ['cordon:skipped', 'drain:skipped', 'restart:skipped', 'wait-not-ready:skipped', 'wait-ready:skipped', 'uncordon:applied', 'verify:applied'],
+      [
+        'cordon:skipped',
+        'drain:skipped',
+        'restart:skipped',
+        'wait-not-ready:skipped',
+        'wait-ready:skipped',
+        'uncordon:applied',
+        'verify:applied',
+      ],
     );
     assert.equal(r.sims[0]!.state.opLog.filter((o) => o.name === 'restart-computer').length, 1);
     assert.equal(unschedulable(r), false);
@@ -220,7 +337,12 @@ test('cancel mid-drain: the run stops at once, cancelled at the drain, the node 
     const started = Date.now();
     const running = p.run(ctl.signal);
     const waitForLog = async (): Promise<void> => {
-      while (!p.events.some((e) => e.type === 'log' && /waiting: default\/web-1 is protected by default\/web-pdb/.test(e.message))) await new Promise((res) => setTimeout(res, 10));
+      while (
+        !p.events.some(
+          (e) => e.type === 'log' && /waiting: default\/web-1 is protected by default\/web-pdb/.test(e.message),
+        )
+      )
+        await new Promise((res) => setTimeout(res, 10));
     };
     await waitForLog();
     ctl.abort(new Error('user'));
@@ -237,7 +359,10 @@ test('cancel mid-drain: the run stops at once, cancelled at the drain, the node 
 });
 
 test('pods with emptyDir volumes stop the drain unless their data may be deleted', async () => {
-  const r = await rig([nodeObject(false), deployment('cache-1', { app: 'cache' }, { volumes: [{ name: 'scratch', emptyDir: {} }] })]);
+  const r = await rig([
+    nodeObject(false),
+    deployment('cache-1', { app: 'cache' }, { volumes: [{ name: 'scratch', emptyDir: {} }] }),
+  ]);
   try {
     // What the UI asks consent for, before anything changes.
     assert.deepEqual(await podsWithEmptyDir(r.kube, nodeObject(false).metadata.name), ['default/cache-1']);
@@ -272,13 +397,28 @@ test('logs: listing first, files over the size cap skipped and named, services a
     }),
   });
   try {
-    simNode(r.sims[0]!.state).systemErrors.push({ time: '2026-11-21T09:00:00.0000000Z', id: 7031, provider: 'Service Control Manager', message: 'The kubelet service terminated unexpectedly.' });
+    simNode(r.sims[0]!.state).systemErrors.push({
+      time: '2026-11-21T09:00:00.0000000Z',
+      id: 7031,
+      provider: 'Service Control Manager',
+      message: 'The kubelet service terminated unexpectedly.',
+    });
     const dir = join(r.dir, 'logs');
     const progress: string[] = [];
-    const res = await collectNodeLogs({ host: r.hostFor(0), nodeName: NODE, dir, maxBytes: 5000, now: new Date(2026, 10, 21, 9, 5, 7), onProgress: (m) => progress.push(m) });
+    const res = await collectNodeLogs({
+      host: r.hostFor(0),
+      nodeName: NODE,
+      dir,
+      maxBytes: 5000,
+      now: new Date(2026, 10, 21, 9, 5, 7),
+      onProgress: (m) => progress.push(m),
+    });
     assert.equal(res.folder, join(dir, 'win-a-20261121-090507'));
     assert.deepEqual(readdirSync(res.folder).sort(), ['SKIPPED.txt', 'k', 'services.txt', 'system-errors.txt', 'var']);
-    assert.equal(readFileSync(join(res.folder, 'var', 'log', 'kubelet', 'kubelet.log'), 'utf8'), 'I1121 kubelet started\n'.repeat(100));
+    assert.equal(
+      readFileSync(join(res.folder, 'var', 'log', 'kubelet', 'kubelet.log'), 'utf8'),
+      'I1121 kubelet started\n'.repeat(100),
+    );
     assert.equal(readFileSync(join(res.folder, 'k', 'log', 'kube-proxy.log'), 'utf8'), 'proxier ready\n');
     assert.ok(!existsSync(join(res.folder, 'var', 'log', 'hybrid-overlay', 'hybrid-overlay.log')));
     assert.deepEqual(
@@ -314,13 +454,24 @@ test('services: the state of every node service in one op; restart only for thos
     const list = await nodeServices(host);
     assert.deepEqual(
       list.map((s) => `${s.name}=${s.exists ? s.status : '-'}`),
-      ['kubelet=Running', 'containerd=Running', 'kube-proxy=Stopped', 'hybrid-overlay-node=-', 'windows_exporter=-', 'csi-proxy=-', 'windows-instance-config-daemon=Running'],
+      [
+        'kubelet=Running',
+        'containerd=Running',
+        'kube-proxy=Stopped',
+        'hybrid-overlay-node=-',
+        'windows_exporter=-',
+        'csi-proxy=-',
+        'windows-instance-config-daemon=Running',
+      ],
     );
     assert.equal(r.sims[0]!.state.opLog.length, 1);
     assert.deepEqual(await restartNodeService(host, 'kube-proxy'), { name: 'kube-proxy', status: 'Running' });
     assert.deepEqual(simNode(r.sims[0]!.state).restarts, ['kube-proxy']);
     await assert.rejects(restartNodeService(host, 'sshd'), /not a node service kube-windows restarts/);
-    await assert.rejects(restartNodeService(host, 'csi-proxy'), /Cannot find any service with service name 'csi-proxy'/);
+    await assert.rejects(
+      restartNodeService(host, 'csi-proxy'),
+      /Cannot find any service with service name 'csi-proxy'/,
+    );
   } finally {
     await r.stop();
   }
@@ -329,7 +480,10 @@ test('services: the state of every node service in one op; restart only for thos
 /** Runs the built CLI; resolves with its exit code and output. */
 function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['dist/cli.js', ...args], { env: { ...process.env, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['dist/cli.js', ...args], {
+      env: { ...process.env, SSH_AUTH_SOCK: '' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -341,7 +495,20 @@ function cli(args: string[]): Promise<{ code: number | null; stdout: string; std
 test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB-blocked drain exits 1), nodes logs, usage errors exit 2', async () => {
   const r = await rig([nodeObject(false), deployment('web-1', { app: 'web' }), pdb('web-pdb', 'web', 0)]);
   try {
-    const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];
+    const ssh = [
+      '--kubeconfig',
+      r.kubeconfigPath,
+      '--context',
+      'emulator',
+      '--user',
+      r.user,
+      '--key',
+      r.keyPath,
+      '--port',
+      String(r.port),
+      '--known-hosts',
+      r.knownHostsPath,
+    ];
     const svc = await cli(['nodes', 'services', NODE, ...ssh, '--restart', 'kube-proxy', '--yes']);
     assert.equal(svc.code, 0, svc.stderr);
     assert.match(svc.stdout, /kube-proxy restarted on win-a: Running/);
@@ -350,7 +517,10 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
 
     const dry = await cli(['nodes', 'reboot', NODE, ...ssh, '--dry-run']);
     assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stdout, /Cordon win-a[\s\S]*Drain[\s\S]*Restart Windows[\s\S]*NotReady[\s\S]*Ready[\s\S]*Uncordon/);
+    assert.match(
+      dry.stdout,
+      /Cordon win-a[\s\S]*Drain[\s\S]*Restart Windows[\s\S]*NotReady[\s\S]*Ready[\s\S]*Uncordon/,
+    );
     assert.ok(!/metadata endpoint/.test(dry.stdout), 'no AWS step for a BYOH node');
 
     const blocked = await cli(['nodes', 'reboot', NODE, ...ssh, '--eviction-retry', '0', '--poll-interval', '30']);
@@ -379,7 +549,11 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
 });
 
 /** A rig whose Node a stand-in kubelet drives (see drive), stopped whatever fn does. */
-async function driven(objects: KubeObject[], fn: (r: Rig, sim: SimHost) => Promise<void>, extra: Partial<SimHostOptions> = {}): Promise<void> {
+async function driven(
+  objects: KubeObject[],
+  fn: (r: Rig, sim: SimHost) => Promise<void>,
+  extra: Partial<SimHostOptions> = {},
+): Promise<void> {
   const r = await rig(objects, extra);
   const t = drive(r);
   try {
@@ -403,8 +577,16 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
         sim.dropOnOp(op, { times: 20, after });
         const first = await plan(r).run();
         assert.equal(first.outcome, 'failed', `${label}: the run ends failed`);
-        assert.match(first.error!.message, /connection to .* was lost|closed the connection/, `${label}: the reason names the lost connection`);
-        assert.match(first.error!.message, /win-a stays cordoned \(unschedulable\): run the reboot again to resume where it stopped/, `${label}: resumable, and the node state said`);
+        assert.match(
+          first.error!.message,
+          /connection to .* was lost|closed the connection/,
+          `${label}: the reason names the lost connection`,
+        );
+        assert.match(
+          first.error!.message,
+          /win-a stays cordoned \(unschedulable\): run the reboot again to resume where it stopped/,
+          `${label}: resumable, and the node state said`,
+        );
         assert.equal(unschedulable(r), true, `${label}: cordoned, as the message says`);
         assert.match(rebootSummary(first, NODE), /failed at step/);
         outcomes.push(`${label}: failed at ${first.error!.stepId}`);
@@ -416,10 +598,22 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
         assert.equal(again.outcome, 'done', `${label}: the re-run completes (${JSON.stringify(again.error)})`);
         assert.equal(sim.state.bootCount, 1, `${label}: exactly one restart`);
         // A restart-computer dropped before it ran never reached shutdown.exe (the sim logs only ops that ran).
-        assert.equal(sim.state.opLog.filter((o) => o.name === 'restart-computer').length, 1, `${label}: restart-computer ran once`);
+        assert.equal(
+          sim.state.opLog.filter((o) => o.name === 'restart-computer').length,
+          1,
+          `${label}: restart-computer ran once`,
+        );
         assert.equal(unschedulable(r), false, `${label}: uncordoned`);
-        assert.equal(readyCondition(r.emu.get('Node', NODE) as unknown as RebootNode)?.status, 'True', `${label}: Ready`);
-        assert.equal(r.emu.get('Node', NODE)?.metadata.annotations?.['kube-windows.io/reboot-from-boot'], undefined, `${label}: the boot annotation is cleared`);
+        assert.equal(
+          readyCondition(r.emu.get('Node', NODE) as unknown as RebootNode)?.status,
+          'True',
+          `${label}: Ready`,
+        );
+        assert.equal(
+          r.emu.get('Node', NODE)?.metadata.annotations?.['kube-windows.io/reboot-from-boot'],
+          undefined,
+          `${label}: the boot annotation is cleared`,
+        );
         assert.deepEqual(simNode(sim.state).metadataRoutes, ['127.0.0.1'], `${label}: one metadata route`);
         if (op === 'restart-computer' && after === 'after') {
           // The host did restart while the first run lost its answer: the re-run knows it from the boot time.
@@ -428,7 +622,9 @@ test('reboot: the SSH connection dropped at each host op (before it runs and bef
       });
     }
   }
-  console.log(`reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`);
+  console.log(
+    `reboot drops: ${outcomes.length} faults, each failed resumable then completed on re-run: ${outcomes.join('; ')}`,
+  );
 });
 
 test("reboot: restart-computer's answer lost and the reboot run again at once, while that restart is still pending: the re-run waits for it, no second restart", async () => {
@@ -473,7 +669,11 @@ test('reboot: the host comes back from its restart with another host key: refuse
     assert.equal(first.outcome, 'failed');
     assert.equal(first.error?.stepId, 'restart');
     assertHostKeyRefusal(first.error!.message, sim, change, r.keyPath, 'reboot');
-    assert.doesNotMatch(first.error!.message, /did not come back within/, 'refused at once, not waited for until the timeout');
+    assert.doesNotMatch(
+      first.error!.message,
+      /did not come back within/,
+      'refused at once, not waited for until the timeout',
+    );
     assert.match(first.error!.message, /win-a stays cordoned/);
     assert.equal(unschedulable(r), true);
     assert.equal(sim.state.opLog.at(-1)?.name, 'restart-computer', 'no op after the key changed');
@@ -499,10 +699,29 @@ test('CLI: nodes reboot against a host whose key changed between two steps exits
   await driven([nodeObject(false)], async (r, sim) => {
     const old = { public: sim.hostKeyPublic, private: sim.hostKeyPrivate };
     sim.changeHostKeyAfterOp('last-boot-time');
-    const ssh = ['--kubeconfig', r.kubeconfigPath, '--context', 'emulator', '--user', r.user, '--key', r.keyPath, '--port', String(r.port), '--known-hosts', r.knownHostsPath];
+    const ssh = [
+      '--kubeconfig',
+      r.kubeconfigPath,
+      '--context',
+      'emulator',
+      '--user',
+      r.user,
+      '--key',
+      r.keyPath,
+      '--port',
+      String(r.port),
+      '--known-hosts',
+      r.knownHostsPath,
+    ];
     const res = await cli(['nodes', 'reboot', NODE, ...ssh, '--poll-interval', '30']);
     assert.equal(res.code, 1, res.stdout + res.stderr);
-    assertHostKeyRefusal(res.stdout + res.stderr, sim, { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } }, r.keyPath, 'CLI');
+    assertHostKeyRefusal(
+      res.stdout + res.stderr,
+      sim,
+      { old, now: { public: sim.hostKeyPublic, private: sim.hostKeyPrivate } },
+      r.keyPath,
+      'CLI',
+    );
     assert.match(res.stdout, /stays cordoned/);
     assert.doesNotMatch(res.stdout + res.stderr, /\n\s+at /, 'no stack trace');
     assert.deepEqual(

@@ -15,11 +15,17 @@ const key: KubeObject = {
   apiVersion: 'v1',
   kind: 'Secret',
   metadata: { name: 'cloud-private-key', namespace: WMCO_NS },
-  data: { 'private-key.pem': Buffer.from('-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n').toString('base64') },
+  data: {
+    'private-key.pem': Buffer.from(
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n',
+    ).toString('base64'),
+  },
 };
 
 function cluster(): KubeObject[] {
-  const config = openshiftClusterConfig({ hybridOverlay: true, version: '4.16.12' }).filter((o) => o.kind !== 'Infrastructure');
+  const config = openshiftClusterConfig({ hybridOverlay: true, version: '4.16.12' }).filter(
+    (o) => o.kind !== 'Infrastructure',
+  );
   return [...config, infrastructure('Azure'), namespace(WMCO_NS), wmcoCsv(), key];
 }
 
@@ -44,7 +50,8 @@ test('the snapshot of an OpenShift cluster carries its version, platform, infras
       wmcoInstalled: true,
       cloudPrivateKey: true,
     });
-    const reads = (): number => emu.requests.filter((r) => r.path === '/apis/config.openshift.io/v1/clusterversions/version').length;
+    const reads = (): number =>
+      emu.requests.filter((r) => r.path === '/apis/config.openshift.io/v1/clusterversions/version').length;
     assert.equal(reads(), 1);
     await snapshotOf(s);
     assert.equal(reads(), 1, 'read once per cluster');

@@ -20,10 +20,13 @@ test.after(() => unhook());
 const NS = 'web';
 const NODE = 'win-a';
 const NOW = new Date('2026-11-25T09:30:00Z');
-const BUILD_MISMATCH = 'hcs::CreateComputeSystem web: The container operating system does not match the host operating system.: unknown';
+const BUILD_MISMATCH =
+  'hcs::CreateComputeSystem web: The container operating system does not match the host operating system.: unknown';
 
 const owned = (p: KubeObject, kind: string, name: string): KubeObject => {
-  (p.metadata as Record<string, unknown>).ownerReferences = [{ apiVersion: kind === 'Job' ? 'batch/v1' : 'apps/v1', kind, name, uid: `uid-${name}`, controller: true }];
+  (p.metadata as Record<string, unknown>).ownerReferences = [
+    { apiVersion: kind === 'Job' ? 'batch/v1' : 'apps/v1', kind, name, uid: `uid-${name}`, controller: true },
+  ];
   return p;
 };
 
@@ -35,15 +38,27 @@ function running(p: KubeObject, opts: { restarted?: boolean } = {}): KubeObject 
     ready: true,
     restartCount: opts.restarted ? 1 : 0,
     state: { running: { startedAt: '2026-11-25T09:00:00Z' } },
-    ...(opts.restarted ? { lastState: { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-25T08:59:00Z' } } } : {}),
+    ...(opts.restarted
+      ? { lastState: { terminated: { reason: 'Error', exitCode: 1, finishedAt: '2026-11-25T08:59:00Z' } } }
+      : {}),
   }));
   return p;
 }
 
 function broken(): KubeObject {
-  const p = owned(pod('broken-5c7d8-xk2p9', NS, NODE, { windows: true, phase: 'Pending', image: 'contoso/web:ltsc2019' }), 'ReplicaSet', 'broken-5c7d8');
+  const p = owned(
+    pod('broken-5c7d8-xk2p9', NS, NODE, { windows: true, phase: 'Pending', image: 'contoso/web:ltsc2019' }),
+    'ReplicaSet',
+    'broken-5c7d8',
+  );
   (p.status as Record<string, unknown>).containerStatuses = [
-    { name: 'broken-5c7d8', image: 'contoso/web:ltsc2019', ready: false, restartCount: 3, state: { waiting: { reason: 'CreateContainerError', message: BUILD_MISMATCH } } },
+    {
+      name: 'broken-5c7d8',
+      image: 'contoso/web:ltsc2019',
+      ready: false,
+      restartCount: 3,
+      state: { waiting: { reason: 'CreateContainerError', message: BUILD_MISMATCH } },
+    },
   ];
   return p;
 }
@@ -71,7 +86,10 @@ const deployment = (name: string): KubeObject => ({
   spec: {
     replicas: 1,
     selector: { matchLabels: { app: name } },
-    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] } },
+    template: {
+      metadata: { labels: { app: name } },
+      spec: { containers: [{ name, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }] },
+    },
   },
 });
 const replicaSet = (name: string, deploymentName?: string): KubeObject => ({
@@ -81,18 +99,46 @@ const replicaSet = (name: string, deploymentName?: string): KubeObject => ({
     name,
     namespace: NS,
     uid: `uid-${name}`,
-    ...(deploymentName ? { ownerReferences: [{ apiVersion: 'apps/v1', kind: 'Deployment', name: deploymentName, uid: `uid-${deploymentName}`, controller: true }] } : {}),
+    ...(deploymentName
+      ? {
+          ownerReferences: [
+            {
+              apiVersion: 'apps/v1',
+              kind: 'Deployment',
+              name: deploymentName,
+              uid: `uid-${deploymentName}`,
+              controller: true,
+            },
+          ],
+        }
+      : {}),
   },
-  spec: { replicas: 1, selector: { matchLabels: { app: name } }, template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'x' }] } } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: name } },
+    template: { metadata: { labels: { app: name } }, spec: { containers: [{ name, image: 'x' }] } },
+  },
 });
 
 function objects(kubelet: KubeletDouble): KubeObject[] {
   const node = windowsNode(NODE, { build: '10.0.20348' });
   Object.assign(node.status as object, kubelet.nodeStatus());
-  const web = running(owned(pod('web-7d9f8-abcde', NS, NODE, { windows: true, image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022' }), 'ReplicaSet', 'web-7d9f8'), {
-    restarted: true,
-  });
-  const scratch = running(owned(pod('scratch-1', NS, NODE, { windows: true, labels: { app: 'scratch' } }), 'ReplicaSet', 'scratch-rs'));
+  const web = running(
+    owned(
+      pod('web-7d9f8-abcde', NS, NODE, {
+        windows: true,
+        image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+      }),
+      'ReplicaSet',
+      'web-7d9f8',
+    ),
+    {
+      restarted: true,
+    },
+  );
+  const scratch = running(
+    owned(pod('scratch-1', NS, NODE, { windows: true, labels: { app: 'scratch' } }), 'ReplicaSet', 'scratch-rs'),
+  );
   (scratch.spec as Record<string, unknown>).volumes = [{ name: 'cache', emptyDir: {} }];
   const b = broken();
   return [
@@ -108,8 +154,24 @@ function objects(kubelet: KubeletDouble): KubeObject[] {
     running(owned(pod('batch-x7k2q', NS, NODE, { windows: true }), 'Job', 'batch')),
     scratch,
     b,
-    event('broken.1', { kind: 'Pod', name: 'broken-5c7d8-xk2p9', namespace: NS, uid: String(b.metadata.uid), fieldPath: 'spec.containers{broken-5c7d8}' }, 'Failed', `Error: ${BUILD_MISMATCH}`),
-    event('other.1', { kind: 'Pod', name: 'web-7d9f8-abcde', namespace: NS, uid: 'uid-other' }, 'BackOff', 'unrelated to broken'),
+    event(
+      'broken.1',
+      {
+        kind: 'Pod',
+        name: 'broken-5c7d8-xk2p9',
+        namespace: NS,
+        uid: String(b.metadata.uid),
+        fieldPath: 'spec.containers{broken-5c7d8}',
+      },
+      'Failed',
+      `Error: ${BUILD_MISMATCH}`,
+    ),
+    event(
+      'other.1',
+      { kind: 'Pod', name: 'web-7d9f8-abcde', namespace: NS, uid: 'uid-other' },
+      'BackOff',
+      'unrelated to broken',
+    ),
     event('win-a.1', { kind: 'Node', name: NODE, uid: NODE }, 'NodeNotReady', 'Node win-a status is now: NodeNotReady'),
   ];
 }
@@ -121,8 +183,12 @@ interface H {
   stop(): Promise<void>;
 }
 
-async function harness(o: { token?: string; seed?: (emu: Emulator) => void; evictionRetryMs?: number } = {}): Promise<H> {
-  const kubelet = await startKubeletDouble({ services: { kubelet: { native: 'I1125 09:00:00 kubelet started\nI1125 09:00:01 node registered\n' } } });
+async function harness(
+  o: { token?: string; seed?: (emu: Emulator) => void; evictionRetryMs?: number } = {},
+): Promise<H> {
+  const kubelet = await startKubeletDouble({
+    services: { kubelet: { native: 'I1125 09:00:00 kubelet started\nI1125 09:00:01 node registered\n' } },
+  });
   const emu = await startEmulator({
     objects: objects(kubelet),
     tokens: {
@@ -140,16 +206,23 @@ async function harness(o: { token?: string; seed?: (emu: Emulator) => void; evic
   emu.setPodLog(NS, 'web-7d9f8-abcde', 'web-7d9f8', 'GET / 200\nGET /health 200\n');
   emu.setPodLog(NS, 'web-7d9f8-abcde', 'web-7d9f8', 'panic: the last instance crashed\n', true);
   o.seed?.(emu);
-  fake = createFakeVscode({ 'kubeWindows.kubeconfig': emu.kubeconfig({ context: 'emu', ...(o.token ? { token: o.token } : {}) }) });
+  fake = createFakeVscode({
+    'kubeWindows.kubeconfig': emu.kubeconfig({ context: 'emu', ...(o.token ? { token: o.token } : {}) }),
+  });
   const { registerPodCommands } = await import('../../src/extension/pod-commands');
   const { registerNodeActions } = await import('../../src/extension/node-actions');
   const { ReadOnlyDocs } = await import('../../src/extension/read-only-docs');
   const subscriptions: { dispose(): unknown }[] = [];
   const context = { subscriptions } as unknown as vscode.ExtensionContext;
-  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
+    log: true,
+  }) as vscode.LogOutputChannel;
   const docs = ReadOnlyDocs.register(context);
   registerPodCommands(context, log, docs, { now: () => NOW });
-  registerNodeActions(context, log, docs, { now: () => NOW, drainTiming: { evictionRetryMs: o.evictionRetryMs ?? 300, pollMs: 50, drainTimeoutMs: 5000 } });
+  registerNodeActions(context, log, docs, {
+    now: () => NOW,
+    drainTiming: { evictionRetryMs: o.evictionRetryMs ?? 300, pollMs: 50, drainTimeoutMs: 5000 },
+  });
   return {
     emu,
     kubelet,
@@ -162,7 +235,12 @@ async function harness(o: { token?: string; seed?: (emu: Emulator) => void; evic
   };
 }
 
-const podItem = (name: string) => ({ id: `ctx/emu/node/${NODE}/pods/${NS}/${name}`, contextValue: 'pod', label: name, ref: { kind: 'pod', context: 'emu', node: NODE, namespace: NS, name } });
+const podItem = (name: string) => ({
+  id: `ctx/emu/node/${NODE}/pods/${NS}/${name}`,
+  contextValue: 'pod',
+  label: name,
+  ref: { kind: 'pod', context: 'emu', node: NODE, namespace: NS, name },
+});
 const nodeItem = (cordoned = false) => ({
   id: `ctx/emu/node/${NODE}`,
   contextValue: cordoned ? 'windowsNode.cordoned' : 'windowsNode',
@@ -203,7 +281,10 @@ test('Logs: into an editor (pods/log with container and tailLines), the previous
 
     fake.replies.push('Show the log');
     await h.run('kubeWindows.podLogs', podItem('broken-5c7d8-xk2p9'));
-    assert.equal(errors()[1], 'kube-windows: container "broken-5c7d8" in pod "broken-5c7d8-xk2p9" is waiting to start: CreateContainerError');
+    assert.equal(
+      errors()[1],
+      'kube-windows: container "broken-5c7d8" in pod "broken-5c7d8-xk2p9" is waiting to start: CreateContainerError',
+    );
     noStack();
   } finally {
     await h.stop();
@@ -222,19 +303,30 @@ test('Logs: follow goes to an output channel that keeps following until stopped;
     await waitFor('a line written after the follow began', () => text().includes('GET /later 500'));
     const req = h.emu.requests.find((r) => r.path.endsWith('/web-7d9f8-abcde/log'));
     assert.equal(req?.query, 'container=web-7d9f8&follow=true&tailLines=200');
-    assert.ok(fake.executed.some((e) => e[0] === 'setContext' && e[1] === 'kubeWindows.followingLogs' && e[2] === true));
+    assert.ok(
+      fake.executed.some((e) => e[0] === 'setContext' && e[1] === 'kubeWindows.followingLogs' && e[2] === true),
+    );
     // The same log picked again: the first follow stops, the new one starts over with the tail.
     fake.replies.push('Follow');
     const again = h.run('kubeWindows.podLogs', podItem('web-7d9f8-abcde'));
     await following;
-    await waitFor('the second follow', () => h.emu.requests.filter((r) => r.path.endsWith('/web-7d9f8-abcde/log')).length === 2 && text().includes('GET /later 500'));
+    await waitFor(
+      'the second follow',
+      () =>
+        h.emu.requests.filter((r) => r.path.endsWith('/web-7d9f8-abcde/log')).length === 2 &&
+        text().includes('GET /later 500'),
+    );
     h.emu.appendPodLog(NS, 'web-7d9f8-abcde', 'web-7d9f8', 'GET /again 200\n');
     await waitFor('a line of the second follow', () => text().includes('GET /again 200'));
     assert.equal(text().split('GET /again 200').length, 2, 'one follow writes each line, not two');
     await h.run('kubeWindows.stopFollowingLogs');
     await again;
     assert.match(text(), /stopped following\.\n?$/);
-    assert.deepEqual(fake.executed.filter((e) => e[0] === 'setContext').at(-1), ['setContext', 'kubeWindows.followingLogs', false]);
+    assert.deepEqual(fake.executed.filter((e) => e[0] === 'setContext').at(-1), [
+      'setContext',
+      'kubeWindows.followingLogs',
+      false,
+    ]);
     assert.deepEqual(errors(), []);
   } finally {
     await h.stop();
@@ -246,13 +338,19 @@ test('Logs, Restart, Node logs and Shell without the permission: the 403 says wh
   try {
     fake.replies.push('Show the log');
     await h.run('kubeWindows.podLogs', podItem('web-7d9f8-abcde'));
-    assert.match(errors()[0] ?? '', /may not read the logs of pods in namespace "web" \(403 Forbidden\).*`get` on `pods\/log`/);
+    assert.match(
+      errors()[0] ?? '',
+      /may not read the logs of pods in namespace "web" \(403 Forbidden\).*`get` on `pods\/log`/,
+    );
     fake.answers.push('Restart');
     await h.run('kubeWindows.restartWorkload', podItem('web-7d9f8-abcde'));
     assert.match(errors()[1] ?? '', /not allowed to .*deployments.* \(403 Forbidden\)/);
     fake.replies.push('kubelet');
     await h.run('kubeWindows.nodeLogs', nodeItem());
-    assert.match(errors()[2] ?? '', /You may not read the log query for kubelet of win-a through the API \(403: .*RBAC `get` on the `nodes\/proxy` resource/);
+    assert.match(
+      errors()[2] ?? '',
+      /You may not read the log query for kubelet of win-a through the API \(403: .*RBAC `get` on the `nodes\/proxy` resource/,
+    );
     assert.deepEqual(fake.shown.at(-1)?.items, ['Collect logs over SSH'], 'SSH is offered instead');
     fake.replies.push('cmd.exe');
     await h.run('kubeWindows.podShell', podItem('nano-1'));
@@ -279,7 +377,10 @@ test('Describe: the failure explanation on top, then status, containers and only
     assert.match(text, /== Events\n {2}Warning +Failed +5m \(x3\) +kubelet \[spec\.containers\{broken-5c7d8\}\]/);
     assert.doesNotMatch(text, /unrelated/);
     const q = h.emu.requests.find((r) => r.path === `/api/v1/namespaces/${NS}/events`)?.query ?? '';
-    assert.match(decodeURIComponent(q), /fieldSelector=involvedObject\.kind=Pod,involvedObject\.name=broken-5c7d8-xk2p9,involvedObject\.namespace=web,involvedObject\.uid=/);
+    assert.match(
+      decodeURIComponent(q),
+      /fieldSelector=involvedObject\.kind=Pod,involvedObject\.name=broken-5c7d8-xk2p9,involvedObject\.namespace=web,involvedObject\.uid=/,
+    );
   } finally {
     await h.stop();
   }
@@ -299,7 +400,9 @@ test('Delete asks first (modal, naming the controller); Restart patches the Depl
 
     fake.answers.push('Restart');
     await h.run('kubeWindows.restartWorkload', podItem('broken-5c7d8-xk2p9'));
-    const d = h.emu.get('Deployment', 'broken', NS) as unknown as { spec: { template: { metadata: { annotations?: Record<string, string> } } } };
+    const d = h.emu.get('Deployment', 'broken', NS) as unknown as {
+      spec: { template: { metadata: { annotations?: Record<string, string> } } };
+    };
     assert.equal(d.spec.template.metadata.annotations?.['kubectl.kubernetes.io/restartedAt'], '2026-11-25T09:30:00Z');
     assert.match(fake.shown.at(-2)?.message ?? '', /Restart Deployment web\/broken\?/);
 
@@ -361,7 +464,11 @@ test('Cordon and Uncordon patch spec.unschedulable; Drain names the emptyDir dat
     assert.deepEqual(errors(), []);
     assert.equal((h.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable, true);
     assert.equal(h.emu.get('Pod', 'scratch-1', NS), undefined);
-    assert.ok(h.emu.requests.some((r) => r.method === 'POST' && r.path === `/api/v1/namespaces/${NS}/pods/web-7d9f8-abcde/eviction`));
+    assert.ok(
+      h.emu.requests.some(
+        (r) => r.method === 'POST' && r.path === `/api/v1/namespaces/${NS}/pods/web-7d9f8-abcde/eviction`,
+      ),
+    );
     assert.match(fake.shown.at(-1)?.message ?? '', /win-a is drained and stays cordoned\.$/);
   } finally {
     await h.stop();
@@ -384,7 +491,9 @@ test('Drain cancelled from its notification while a budget refuses: it stops, sa
   try {
     fake.answers.push('Drain');
     const draining = h.run('kubeWindows.drainNode', nodeItem());
-    await waitFor('a refused eviction', () => h.emu.requests.some((r) => r.path.endsWith('/web-7d9f8-abcde/eviction') && r.status === 429));
+    await waitFor('a refused eviction', () =>
+      h.emu.requests.some((r) => r.path.endsWith('/web-7d9f8-abcde/eviction') && r.status === 429),
+    );
     const run = fake.progressRuns.find((r) => r.title === 'kube-windows: drain win-a');
     assert.equal(run?.options.cancellable, true);
     const t0 = Date.now();
@@ -403,7 +512,10 @@ test('Drain blocked by a PodDisruptionBudget (429): the budget is named and the 
   try {
     fake.answers.push('Drain');
     await h.run('kubeWindows.drainNode', nodeItem());
-    assert.match(fake.shown[0]?.options?.detail ?? '', /Evicted \(PodDisruptionBudgets honoured\):[\s\S]*web\/web-7d9f8-abcde/);
+    assert.match(
+      fake.shown[0]?.options?.detail ?? '',
+      /Evicted \(PodDisruptionBudgets honoured\):[\s\S]*web\/web-7d9f8-abcde/,
+    );
     assert.ok(h.emu.requests.some((r) => r.path.endsWith('/web-7d9f8-abcde/eviction') && r.status === 429));
     assert.match(errors()[0] ?? '', /blocked by PodDisruptionBudget web\/web-pdb .*stays cordoned/);
     assert.equal((h.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable, true);
@@ -417,13 +529,21 @@ test('Drain blocked by a PodDisruptionBudget (429): the budget is named and the 
 test('Edit taints: the text is validated as the API server would (unique key and effect), the change confirmed, then patched', async () => {
   const h = await harness();
   try {
-    fake.replies.push('a=b:NoSchedule, a=c:NoSchedule', 'dedicated=gpu:Sometimes', 'os=Windows:NoSchedule, dedicated=gpu:NoExecute');
+    fake.replies.push(
+      'a=b:NoSchedule, a=c:NoSchedule',
+      'dedicated=gpu:Sometimes',
+      'os=Windows:NoSchedule, dedicated=gpu:NoExecute',
+    );
     fake.answers.push('Set taints');
     await h.run('kubeWindows.editTaints', nodeItem());
     const q = fake.questions.find((x) => x.kind === 'input');
-    assert.deepEqual(q?.rejected, ['a:NoSchedule appears twice: a node has one taint per key and effect', '"Sometimes" is not a taint effect: use NoSchedule, PreferNoSchedule, NoExecute']);
+    assert.deepEqual(q?.rejected, [
+      'a:NoSchedule appears twice: a node has one taint per key and effect',
+      '"Sometimes" is not a taint effect: use NoSchedule, PreferNoSchedule, NoExecute',
+    ]);
     assert.match(fake.shown[0]?.options?.detail ?? '', /Added: dedicated=gpu:NoExecute[\s\S]*NoExecute evicts/);
-    const taints = (h.emu.get('Node', NODE)?.spec as { taints?: { key: string; value?: string; effect: string }[] }).taints;
+    const taints = (h.emu.get('Node', NODE)?.spec as { taints?: { key: string; value?: string; effect: string }[] })
+      .taints;
     assert.deepEqual(
       taints?.map((t) => `${t.key}=${t.value}:${t.effect}`),
       ['os=Windows:NoSchedule', 'dedicated=gpu:NoExecute'],
@@ -438,14 +558,22 @@ test('Events of a node (field selector on involvedObject, namespace default); No
   const h = await harness();
   try {
     await h.run('kubeWindows.nodeEvents', nodeItem());
-    assert.match(lastDoc()?.getText() ?? '', /Warning +NodeNotReady +5m \(x3\) +kubelet: Node win-a status is now: NodeNotReady/);
-    assert.match(decodeURIComponent(h.emu.requests.find((r) => r.path === '/api/v1/namespaces/default/events')?.query ?? ''), /fieldSelector=involvedObject\.kind=Node,involvedObject\.name=win-a/);
+    assert.match(
+      lastDoc()?.getText() ?? '',
+      /Warning +NodeNotReady +5m \(x3\) +kubelet: Node win-a status is now: NodeNotReady/,
+    );
+    assert.match(
+      decodeURIComponent(h.emu.requests.find((r) => r.path === '/api/v1/namespaces/default/events')?.query ?? ''),
+      /fieldSelector=involvedObject\.kind=Node,involvedObject\.name=win-a/,
+    );
 
     fake.replies.push('kubelet');
     await h.run('kubeWindows.nodeLogs', nodeItem());
     assert.deepEqual(errors(), []);
     assert.match(lastDoc()?.getText() ?? '', /kubelet started\nI1125 09:00:01 node registered/);
-    assert.ok(h.emu.requests.some((r) => r.path === `/api/v1/nodes/${NODE}/proxy/logs/` && /query=kubelet/.test(r.query)));
+    assert.ok(
+      h.emu.requests.some((r) => r.path === `/api/v1/nodes/${NODE}/proxy/logs/` && /query=kubelet/.test(r.query)),
+    );
 
     // A file picked in the node's log folder, folder by folder.
     h.kubelet.set({ files: { 'kubelet/kubelet.log': 'I1125 kubelet.log line\n', 'containerd/containerd.log': 'x\n' } });

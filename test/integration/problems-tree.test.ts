@@ -29,7 +29,8 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const newTree = () => new ProblemsTree({ locate: { explicit: kubeconfig }, timeoutMs: 3000, now: () => new Date('2026-11-25T09:00:00Z') });
+const newTree = () =>
+  new ProblemsTree({ locate: { explicit: kubeconfig }, timeoutMs: 3000, now: () => new Date('2026-11-25T09:00:00Z') });
 const labels = (nodes: ProblemNode[]) => nodes.map((n) => n.label);
 
 test('the current context, all namespaces: objects with findings (counts, severity icon), then their findings with rule ids', async () => {
@@ -42,13 +43,20 @@ test('the current context, all namespaces: objects with findings (counts, severi
   assert.equal(iis.collapsible, 'collapsed');
   assert.deepEqual(iis.icon, { id: 'error', color: 'problemsErrorIcon.foreground' });
   assert.match(iis.description ?? '', /^1 error(, \d+ warnings?)?(, \d+ infos?)?$/);
-  assert.deepEqual(iis.command, { id: 'kubeWindows.openLiveObject', title: 'Open the live YAML', args: [{ kind: 'Deployment', namespace: 'web', name: 'iis' }] });
+  assert.deepEqual(iis.command, {
+    id: 'kubeWindows.openLiveObject',
+    title: 'Open the live YAML',
+    args: [{ kind: 'Deployment', namespace: 'web', name: 'iis' }],
+  });
   const findings = await tree.children(iis);
   const privileged = findings.find((f) => f.contextValue === 'liveFinding' && f.icon.id === 'error');
   assert.ok(privileged, labels(findings).join(', '));
   assert.match(privileged.label, /^WIN\d{3}$/);
   assert.match(privileged.tooltip, /securityContext\.privileged/);
-  assert.deepEqual(privileged.command?.args, [{ kind: 'Deployment', namespace: 'web', name: 'iis' }, privileged.finding]);
+  assert.deepEqual(privileged.command?.args, [
+    { kind: 'Deployment', namespace: 'web', name: 'iis' },
+    privileged.finding,
+  ]);
   // The count in the description is the number of findings under the object.
   const total = (iis.description ?? '').split(', ').reduce((n, part) => n + Number(part.split(' ')[0]), 0);
   assert.equal(total, findings.length);
@@ -74,7 +82,10 @@ test('a kind the user may not list: a line says what was not read and why; the o
   const line = roots[0];
   assert.equal(line.contextValue, 'info');
   assert.equal(line.icon.id, 'warning');
-  assert.match(line.description ?? '', /You are not allowed to list daemonsets.* \(403 Forbidden\)\. Ask a cluster administrator for this permission\./);
+  assert.match(
+    line.description ?? '',
+    /You are not allowed to list daemonsets.* \(403 Forbidden\)\. Ask a cluster administrator for this permission\./,
+  );
   assert.doesNotMatch(line.tooltip, /at .*\.js:\d+/);
   assert.equal(await tree.scopeLabel(), 'restricted · all namespaces');
 });
@@ -86,7 +97,10 @@ test('an unreachable cluster is one error item that retries; no stack trace', as
   assert.equal(roots.length, 1);
   const [error] = roots;
   assert.equal(error.contextValue, 'error');
-  assert.match(error.description ?? '', /^Cluster "down" does not answer.*\(ECONNREFUSED\)\. Check the network, VPN or proxy, and that the cluster is running\.$/);
+  assert.match(
+    error.description ?? '',
+    /^Cluster "down" does not answer.*\(ECONNREFUSED\)\. Check the network, VPN or proxy, and that the cluster is running\.$/,
+  );
   assert.doesNotMatch(`${error.description} ${error.tooltip}`, /\n\s+at |Error:/);
   assert.deepEqual(error.command, { id: 'kubeWindows.refreshProblems', title: 'Retry', args: [] });
   assert.equal(await tree.document({ kind: 'Deployment', namespace: 'web', name: 'iis' }), undefined);
@@ -137,7 +151,10 @@ test('the live YAML: managedFields dropped, every finding at the range the engin
   assert.equal(doc.title, 'Deployment web/iis');
   assert.equal(doc.context, 'lab');
   assert.doesNotMatch(doc.text, /^\s*managedFields:/m);
-  assert.match(doc.text, /^# Deployment web\/iis on cluster "lab" as kube-windows read it at 2026-11-25T09:00:00\.000Z \(read-only\)\.\n/);
+  assert.match(
+    doc.text,
+    /^# Deployment web\/iis on cluster "lab" as kube-windows read it at 2026-11-25T09:00:00\.000Z \(read-only\)\.\n/,
+  );
   const findings = await tree.children(roots[0]);
   assert.deepEqual(
     doc.findings.map((f) => f.ruleId),

@@ -11,7 +11,14 @@ import { join, resolve } from 'node:path';
 import type { ProblemNode } from '../../src/views/problem-item';
 import { LineIndex } from '../../src/core/manifest/text';
 import type { Emulator } from '../support/kube-api-emulator';
-import { createFakeVscode, hookVscodeModule, type FakeRange, type FakeThemeIcon, type FakeTreeItem, type FakeVscode } from '../support/fake-vscode';
+import {
+  createFakeVscode,
+  hookVscodeModule,
+  type FakeRange,
+  type FakeThemeIcon,
+  type FakeTreeItem,
+  type FakeVscode,
+} from '../support/fake-vscode';
 import { startProblemsEmulator, writeProblemsKubeconfig } from '../support/problems-seed';
 
 let fake: FakeVscode = createFakeVscode();
@@ -38,12 +45,18 @@ async function register() {
   registerProblemsView(context as never, createLog() as never);
   const view = fake.treeViews.find((v) => v.id === 'kubeWindows.problems');
   assert.ok(view, 'the view is created');
-  const provider = view.options.treeDataProvider as { getChildren(n?: ProblemNode): Promise<ProblemNode[]>; getTreeItem(n: ProblemNode): FakeTreeItem };
+  const provider = view.options.treeDataProvider as {
+    getChildren(n?: ProblemNode): Promise<ProblemNode[]>;
+    getTreeItem(n: ProblemNode): FakeTreeItem;
+  };
   return { context, view, provider, dispose: () => context.subscriptions.forEach((d) => d.dispose()) };
 }
 
 function createLog() {
-  return (fake.module.window as { createOutputChannel(n: string, o: unknown): unknown }).createOutputChannel('kube-windows', { log: true });
+  return (fake.module.window as { createOutputChannel(n: string, o: unknown): unknown }).createOutputChannel(
+    'kube-windows',
+    { log: true },
+  );
 }
 
 test('nothing is read until the view asks; then objects with counts and severity icons, the scope in the description', async () => {
@@ -94,7 +107,10 @@ test('opening a finding: the live YAML read-only, its diagnostics at the engine 
   assert.equal(d.source, 'kube-windows');
   assert.equal(d.message, winf.description);
   const lines = new LineIndex(doc.content);
-  const under = doc.content.slice(lines.offsetAt({ line: d.range.startLine, character: d.range.startCharacter }), lines.offsetAt({ line: d.range.endLine, character: d.range.endCharacter }));
+  const under = doc.content.slice(
+    lines.offsetAt({ line: d.range.startLine, character: d.range.startCharacter }),
+    lines.offsetAt({ line: d.range.endLine, character: d.range.endCharacter }),
+  );
   assert.equal(under, 'image');
   assert.match(doc.content.split('\n')[d.range.startLine], /image: mcr\.microsoft\.com\/windows\/servercore:ltsc2019$/);
   assert.deepEqual(doc.showOptions?.selection as FakeRange, d.range, 'the cursor is on the finding');
@@ -160,10 +176,22 @@ test('manifest: the view in the kubeWindows container, its title and item menus 
   const c = pkg.contributes;
   const view = c.views.kubeWindows.find((v: { id: string }) => v.id === 'kubeWindows.problems');
   assert.equal(view?.name, 'Windows workload problems');
-  const title: { command: string; when: string }[] = c.menus['view/title'].filter((m: { when: string }) => m.when.startsWith('view == kubeWindows.problems'));
-  assert.deepEqual(title.map((m) => m.command).sort(), ['kubeWindows.problemsAllNamespaces', 'kubeWindows.problemsPickContext', 'kubeWindows.problemsScopeNamespace', 'kubeWindows.refreshProblems']);
-  assert.match(title.find((m) => m.command === 'kubeWindows.problemsAllNamespaces')?.when ?? '', /kubeWindows\.problemsNamespaced/);
-  const open = c.menus['view/item/context'].find((m: { command: string }) => m.command === 'kubeWindows.openLiveObject');
+  const title: { command: string; when: string }[] = c.menus['view/title'].filter((m: { when: string }) =>
+    m.when.startsWith('view == kubeWindows.problems'),
+  );
+  assert.deepEqual(title.map((m) => m.command).sort(), [
+    'kubeWindows.problemsAllNamespaces',
+    'kubeWindows.problemsPickContext',
+    'kubeWindows.problemsScopeNamespace',
+    'kubeWindows.refreshProblems',
+  ]);
+  assert.match(
+    title.find((m) => m.command === 'kubeWindows.problemsAllNamespaces')?.when ?? '',
+    /kubeWindows\.problemsNamespaced/,
+  );
+  const open = c.menus['view/item/context'].find(
+    (m: { command: string }) => m.command === 'kubeWindows.openLiveObject',
+  );
   const r = new RegExp(/viewItem =~ \/(.*)\//.exec(open.when)?.[1] ?? '$^');
   for (const v of ['liveObject', 'liveFinding']) assert.match(v, r);
   for (const v of ['error', 'info']) assert.doesNotMatch(v, r);

@@ -35,7 +35,10 @@ function shq(s: string): string {
 function linuxCommit(conn: HostConnection, finalPath: string): UploadCommit {
   return async (tempPath, sha256, signal) => {
     const script = 'printf "%s  %s\\n" "$3" "$1" | sha256sum -c --quiet - >/dev/null && mv -f -- "$1" "$2"';
-    const r = await conn.exec(['sh', '-c', shq(script), 'sh', shq(tempPath), shq(finalPath), shq(sha256)], { signal, timeoutMs: 30_000 });
+    const r = await conn.exec(['sh', '-c', shq(script), 'sh', shq(tempPath), shq(finalPath), shq(sha256)], {
+      signal,
+      timeoutMs: 30_000,
+    });
     if (r.exitCode !== 0) throw new Error(`commit failed (${r.exitCode}): ${r.stderr}`);
   };
 }
@@ -58,398 +61,429 @@ async function rejectsWithin<T>(p: Promise<T>, ms: number): Promise<{ err: unkno
   assert.fail('expected a rejection');
 }
 
-describe('SSH transport against a real sshd', { skip: !avail.ok && avail.skip ? avail.reason : false, timeout: 60_000 }, () => {
-  let sshd: Sshd;
-  let work: string;
-  let knownHosts: string;
-  let bigFile: string;
-  let bigSha: string;
+describe(
+  'SSH transport against a real sshd',
+  { skip: !avail.ok && avail.skip ? avail.reason : false, timeout: 60_000 },
+  () => {
+    let sshd: Sshd;
+    let work: string;
+    let knownHosts: string;
+    let bigFile: string;
+    let bigSha: string;
 
-  before(async () => {
-    if (!avail.ok) throw new Error(avail.reason);
-    sshd = await startSshd();
-    work = await fsp.mkdtemp(join(sshd.dir, 'work-'));
-    knownHosts = join(work, 'known_hosts');
-    await fsp.writeFile(knownHosts, `${sshd.knownHostsLine()}\n`);
-    bigFile = join(work, 'big.bin');
-    const data = randomBytes(BIG);
-    bigSha = createHash('sha256').update(data).digest('hex');
-    await fsp.writeFile(bigFile, data);
-  });
-
-  after(async () => {
-    await sshd?.stop();
-  });
-
-  const connector = (extra: Partial<SshConnectorOptions> = {}): SshConnector =>
-    new SshConnector({
-      host: sshd.host,
-      port: sshd.port,
-      username: sshd.user,
-      privateKeyPath: sshd.keys.ed25519,
-      knownHostsPath: knownHosts,
-      confirmUnknownHost: () => Promise.reject(new Error('must not be asked')),
-      connectTimeoutMs: 5000,
-      ...extra,
+    before(async () => {
+      if (!avail.ok) throw new Error(avail.reason);
+      sshd = await startSshd();
+      work = await fsp.mkdtemp(join(sshd.dir, 'work-'));
+      knownHosts = join(work, 'known_hosts');
+      await fsp.writeFile(knownHosts, `${sshd.knownHostsLine()}\n`);
+      bigFile = join(work, 'big.bin');
+      const data = randomBytes(BIG);
+      bigSha = createHash('sha256').update(data).digest('hex');
+      await fsp.writeFile(bigFile, data);
     });
 
-  describe('authentication', () => {
-    it('connects with a plain ed25519 key and with an RSA key', async () => {
-      for (const key of [sshd.keys.ed25519, sshd.keys.rsa]) {
-        const conn = await connector({ privateKeyPath: key }).connect();
+    after(async () => {
+      await sshd?.stop();
+    });
+
+    const connector = (extra: Partial<SshConnectorOptions> = {}): SshConnector =>
+      new SshConnector({
+        host: sshd.host,
+        port: sshd.port,
+        username: sshd.user,
+        privateKeyPath: sshd.keys.ed25519,
+        knownHostsPath: knownHosts,
+        confirmUnknownHost: () => Promise.reject(new Error('must not be asked')),
+        connectTimeoutMs: 5000,
+        ...extra,
+      });
+
+    describe('authentication', () => {
+      it('connects with a plain ed25519 key and with an RSA key', async () => {
+        for (const key of [sshd.keys.ed25519, sshd.keys.rsa]) {
+          const conn = await connector({ privateKeyPath: key }).connect();
+          try {
+            const r = await conn.exec(['echo', 'hello'], { timeoutMs: 5000 });
+            assert.deepEqual(r, { exitCode: 0, stdout: 'hello\n', stderr: '' });
+            assert.equal(conn.connected, true);
+            assert.equal(conn.label, `${sshd.user}@127.0.0.1:${sshd.port}`);
+          } finally {
+            conn.close();
+          }
+          assert.equal(conn.connected, false);
+        }
+      });
+
+      it('asks for the passphrase of an encrypted key, and again after a wrong one', async () => {
+        const asked: number[] = [];
+        const conn = await connector({
+          privateKeyPath: sshd.keys.encrypted,
+          askPassphrase: (path, attempt) => {
+            assert.equal(path, sshd.keys.encrypted);
+            asked.push(attempt);
+            return Promise.resolve(attempt === 1 ? 'wrong' : sshd.keys.passphrase);
+          },
+        }).connect();
+        conn.close();
+        assert.deepEqual(asked, [1, 2]);
+      });
+
+      it('gives up after three wrong passphrases with a clear error that holds no secret', async () => {
+        let calls = 0;
+        const secret = 'hunter2-not-the-passphrase';
+        const { err } = await rejectsWithin(
+          connector({
+            privateKeyPath: sshd.keys.encrypted,
+            askPassphrase: () => (calls++, Promise.resolve(secret)),
+          }).connect(),
+          5000,
+        );
+        assert.ok(err instanceof AuthenticationError, String(err));
+        assert.equal(calls, 3);
+        assert.match(err.message, /Wrong passphrase/);
+        assert.ok(err.message.includes(sshd.keys.encrypted));
+        const keyBody = (await fsp.readFile(sshd.keys.encrypted, 'utf8')).split('\n')[1]!;
+        for (const text of [err.message, String(err), err.stack ?? '']) {
+          assert.ok(!text.includes(secret) && !text.includes(sshd.keys.passphrase) && !text.includes(keyBody));
+        }
+      });
+
+      it('reports a cancelled passphrase prompt as an AuthenticationError', async () => {
+        const { err } = await rejectsWithin(
+          connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => Promise.resolve(undefined) }).connect(),
+          5000,
+        );
+        assert.ok(err instanceof AuthenticationError);
+        assert.match(err.message, /cancelled/);
+      });
+
+      it('names the refused key file (not its contents) when the host refuses the key', async () => {
+        const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 5000);
+        assert.ok(err instanceof AuthenticationError, String(err));
+        assert.ok(err.message.includes(`key ${sshd.keys.unauthorized}`), err.message);
+        assert.ok(err.message.includes(`user ${sshd.user}`), err.message);
+        assert.ok(!err.message.includes('PRIVATE KEY'));
+      });
+
+      it('authenticates with a key held by ssh-agent', async () => {
+        const sock = join(work, 'agent.sock');
+        const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
         try {
-          const r = await conn.exec(['echo', 'hello'], { timeoutMs: 5000 });
-          assert.deepEqual(r, { exitCode: 0, stdout: 'hello\n', stderr: '' });
-          assert.equal(conn.connected, true);
-          assert.equal(conn.label, `${sshd.user}@127.0.0.1:${sshd.port}`);
+          for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 20));
+          await run('ssh-add', ['-q', sshd.keys.rsa], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
+          const conn = await connector({ agent: sock, privateKeyPath: undefined }).connect();
+          assert.equal((await conn.exec(['echo', 'via agent'], { timeoutMs: 5000 })).stdout, 'via agent\n');
+          conn.close();
+        } finally {
+          agent.kill();
+        }
+      });
+
+      it('tries agent keys first and goes on to the key file when the agent is unreachable', async () => {
+        const conn = await connector({ agent: join(work, 'no-such-agent.sock') }).connect();
+        conn.close();
+      });
+    });
+
+    describe('host keys', () => {
+      it('refuses an unknown host key when not confirmed, before authenticating', async () => {
+        const file = join(work, 'kh-unknown', 'known_hosts');
+        let asked = 0;
+        let prompted = 0;
+        const { err } = await rejectsWithin(
+          connector({
+            knownHostsPath: file,
+            privateKeyPath: sshd.keys.encrypted,
+            askPassphrase: () => (prompted++, Promise.resolve(sshd.keys.passphrase)),
+            confirmUnknownHost: (host, port, fp, type) => {
+              asked++;
+              assert.equal(host, '127.0.0.1');
+              assert.equal(port, sshd.port);
+              assert.equal(type, 'ssh-ed25519');
+              assert.match(fp, /^SHA256:[A-Za-z0-9+/]{43}$/);
+              return Promise.resolve(false);
+            },
+          }).connect(),
+          5000,
+        );
+        assert.ok(err instanceof HostKeyUnknownError, String(err));
+        assert.equal(asked, 1);
+        assert.equal(prompted, 0, 'authentication must not start');
+        assert.equal(existsSync(file), false);
+      });
+
+      it('trusts a confirmed key on first use and does not ask again', async () => {
+        const dir = join(work, 'kh-tofu', '.ssh');
+        const file = join(dir, 'known_hosts');
+        let asked = 0;
+        const c = connector({ knownHostsPath: file, confirmUnknownHost: () => (asked++, Promise.resolve(true)) });
+        (await c.connect()).close();
+        assert.equal(asked, 1);
+        assert.equal(await fsp.readFile(file, 'utf8'), `${sshd.knownHostsLine()}\n`);
+        assert.equal((await fsp.stat(file)).mode & 0o777, 0o600);
+        assert.equal((await fsp.stat(dir)).mode & 0o777, 0o700);
+        (await c.connect()).close();
+        assert.equal(asked, 1);
+      });
+
+      it('refuses a changed host key loudly, naming the file and line', async () => {
+        const file = join(work, 'kh-changed');
+        await fsp.writeFile(
+          file,
+          `# pinned\nother.example ${sshd.hostKeyPub}\n[127.0.0.1]:${sshd.port} ${sshd.otherHostKeyPub}\n`,
+        );
+        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
+        assert.ok(err instanceof HostKeyChangedError, String(err));
+        assert.equal(err.line, 3);
+        assert.ok(err.message.includes(file) && err.message.includes('line 3'), err.message);
+        assert.match(err.message, /CHANGED/);
+      });
+
+      it('refuses a revoked host key even when another line accepts it', async () => {
+        const file = join(work, 'kh-revoked');
+        await fsp.writeFile(file, `${sshd.knownHostsLine()}\n@revoked * ${sshd.hostKeyPub}\n`);
+        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
+        assert.ok(err instanceof HostKeyRevokedError, String(err));
+        assert.equal(err.line, 2);
+      });
+
+      it('matches a hashed known_hosts entry (ssh-keygen -H)', async () => {
+        const file = join(work, 'kh-hashed');
+        await fsp.writeFile(file, `${sshd.knownHostsLine()}\n`);
+        await run('ssh-keygen', ['-H', '-f', file]);
+        const text = await fsp.readFile(file, 'utf8');
+        assert.match(text, /^\|1\|/);
+        (await connector({ knownHostsPath: file }).connect()).close();
+      });
+    });
+
+    describe('exec', () => {
+      let conn: HostConnection;
+      before(async () => {
+        conn = await connector().connect();
+      });
+      after(() => conn?.close());
+
+      it('returns stdout, stderr and the exit code, and feeds stdin', async () => {
+        const r = await conn.exec(['sh', '-c', shq('echo out; echo err >&2; exit 3')], { timeoutMs: 5000 });
+        assert.deepEqual(r, { exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
+        const utf8 = 'héllo wörld ✓\n';
+        assert.equal((await conn.exec(['cat'], { stdin: utf8, timeoutMs: 5000 })).stdout, utf8);
+        assert.equal(
+          (await conn.exec(['wc', '-c'], { stdin: new Uint8Array(1000), timeoutMs: 5000 })).stdout.trim(),
+          '1000',
+        );
+        // stdin is closed even when none is given: `cat` ends at once.
+        assert.equal((await conn.exec(['cat'], { timeoutMs: 5000 })).stdout, '');
+      });
+
+      it('stops a command at its timeout and keeps the connection usable', async () => {
+        const { err, elapsed } = await rejectsWithin(conn.exec(['sleep', '30'], { timeoutMs: 500 }), 1500);
+        assert.ok(err instanceof CommandTimeoutError, String(err));
+        assert.ok(elapsed >= 450);
+        assert.equal(conn.connected, true);
+        assert.equal((await conn.exec(['echo', 'still here'], { timeoutMs: 5000 })).stdout, 'still here\n');
+      });
+
+      it('rejects promptly with the abort reason when cancelled', async () => {
+        const ac = new AbortController();
+        const reason = new Error('user cancelled');
+        setTimeout(() => ac.abort(reason), 200);
+        const { err } = await rejectsWithin(conn.exec(['sleep', '30'], { signal: ac.signal }), 1000);
+        assert.equal(err, reason);
+      });
+
+      it('caps the collected output', async () => {
+        const small = await connector({ maxOutputBytes: 1024 * 1024 }).connect();
+        try {
+          const { err } = await rejectsWithin(
+            small.exec(['head', '-c', '3000000', '/dev/zero'], { timeoutMs: 5000 }),
+            5000,
+          );
+          assert.ok(err instanceof RemoteError && /more than 1 MB/.test(err.message), String(err));
+        } finally {
+          small.close();
+        }
+      });
+
+      it('reports a connection dropped during a command as ConnectionLostError', async () => {
+        const c = await connector().connect();
+        const p = c.exec(['sleep', '30'], { timeoutMs: 10_000 });
+        setTimeout(() => void sshd.dropConnections(), 300);
+        const { err } = await rejectsWithin(p, 3000);
+        assert.ok(err instanceof ConnectionLostError, String(err));
+        assert.equal(err.transient, true);
+        assert.equal(c.connected, false);
+        // Dropping killed our shared connection too: reconnect for the tests after this one.
+        conn = await connector().connect();
+      });
+    });
+
+    describe('SFTP uploads', () => {
+      it('uploads 50 MB atomically with a hash check', async (t) => {
+        const conn = await connector().connect();
+        try {
+          const final = join(work, 'up-50.bin');
+          let last = 0;
+          const start = process.hrtime.bigint();
+          const r = await uploadAtomically(conn, { path: bigFile }, final, linuxCommit(conn, final), {
+            onProgress: (sent) => (last = sent),
+            timeoutMs: 30_000,
+          });
+          const ms = Number(process.hrtime.bigint() - start) / 1e6;
+          t.diagnostic(`50 MB upload + remote sha256 + mv: ${ms.toFixed(0)} ms, ${(50 / (ms / 1000)).toFixed(1)} MB/s`);
+          assert.equal(r.sha256, bigSha);
+          assert.equal(last, BIG);
+          assert.equal(await sha256File(final), bigSha);
+          assert.equal(existsSync(r.tempPath), false);
+          // The transfer alone (the figure above adds hashing on both sides and the move).
+          const rawStart = process.hrtime.bigint();
+          await conn.sftpPut({ path: bigFile }, join(work, 'up-raw.bin'), { timeoutMs: 30_000 });
+          const rawMs = Number(process.hrtime.bigint() - rawStart) / 1e6;
+          t.diagnostic(`50 MB sftpPut alone: ${rawMs.toFixed(0)} ms, ${(50 / (rawMs / 1000)).toFixed(1)} MB/s`);
+          assert.equal(await sha256File(join(work, 'up-raw.bin')), bigSha);
+          // Bytes in memory too, and an empty file.
+          const small = join(work, 'up-small.bin');
+          await uploadAtomically(conn, { data: Buffer.from('abc') }, small, linuxCommit(conn, small));
+          assert.equal(await fsp.readFile(small, 'utf8'), 'abc');
+          const empty = join(work, 'up-empty.bin');
+          await uploadAtomically(conn, { data: new Uint8Array(0) }, empty, linuxCommit(conn, empty));
+          assert.equal((await fsp.stat(empty)).size, 0);
+          await conn.sftpRemove(join(work, 'no-such-file'));
         } finally {
           conn.close();
         }
-        assert.equal(conn.connected, false);
-      }
-    });
+      });
 
-    it('asks for the passphrase of an encrypted key, and again after a wrong one', async () => {
-      const asked: number[] = [];
-      const conn = await connector({
-        privateKeyPath: sshd.keys.encrypted,
-        askPassphrase: (path, attempt) => {
-          assert.equal(path, sshd.keys.encrypted);
-          asked.push(attempt);
-          return Promise.resolve(attempt === 1 ? 'wrong' : sshd.keys.passphrase);
-        },
-      }).connect();
-      conn.close();
-      assert.deepEqual(asked, [1, 2]);
-    });
-
-    it('gives up after three wrong passphrases with a clear error that holds no secret', async () => {
-      let calls = 0;
-      const secret = 'hunter2-not-the-passphrase';
-      const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => (calls++, Promise.resolve(secret)) }).connect(), 5000);
-      assert.ok(err instanceof AuthenticationError, String(err));
-      assert.equal(calls, 3);
-      assert.match(err.message, /Wrong passphrase/);
-      assert.ok(err.message.includes(sshd.keys.encrypted));
-      const keyBody = (await fsp.readFile(sshd.keys.encrypted, 'utf8')).split('\n')[1]!;
-      for (const text of [err.message, String(err), err.stack ?? '']) {
-        assert.ok(!text.includes(secret) && !text.includes(sshd.keys.passphrase) && !text.includes(keyBody));
-      }
-    });
-
-    it('reports a cancelled passphrase prompt as an AuthenticationError', async () => {
-      const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => Promise.resolve(undefined) }).connect(), 5000);
-      assert.ok(err instanceof AuthenticationError);
-      assert.match(err.message, /cancelled/);
-    });
-
-    it('names the refused key file (not its contents) when the host refuses the key', async () => {
-      const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 5000);
-      assert.ok(err instanceof AuthenticationError, String(err));
-      assert.ok(err.message.includes(`key ${sshd.keys.unauthorized}`), err.message);
-      assert.ok(err.message.includes(`user ${sshd.user}`), err.message);
-      assert.ok(!err.message.includes('PRIVATE KEY'));
-    });
-
-    it('authenticates with a key held by ssh-agent', async () => {
-      const sock = join(work, 'agent.sock');
-      const agent = spawn('ssh-agent', ['-D', '-a', sock], { stdio: 'ignore' });
-      try {
-        for (let i = 0; i < 100 && !existsSync(sock); i++) await new Promise((r) => setTimeout(r, 20));
-        await run('ssh-add', ['-q', sshd.keys.rsa], { env: { ...process.env, SSH_AUTH_SOCK: sock } });
-        const conn = await connector({ agent: sock, privateKeyPath: undefined }).connect();
-        assert.equal((await conn.exec(['echo', 'via agent'], { timeoutMs: 5000 })).stdout, 'via agent\n');
-        conn.close();
-      } finally {
-        agent.kill();
-      }
-    });
-
-    it('tries agent keys first and goes on to the key file when the agent is unreachable', async () => {
-      const conn = await connector({ agent: join(work, 'no-such-agent.sock') }).connect();
-      conn.close();
-    });
-  });
-
-  describe('host keys', () => {
-    it('refuses an unknown host key when not confirmed, before authenticating', async () => {
-      const file = join(work, 'kh-unknown', 'known_hosts');
-      let asked = 0;
-      let prompted = 0;
-      const { err } = await rejectsWithin(
-        connector({
-          knownHostsPath: file,
-          privateKeyPath: sshd.keys.encrypted,
-          askPassphrase: () => (prompted++, Promise.resolve(sshd.keys.passphrase)),
-          confirmUnknownHost: (host, port, fp, type) => {
-            asked++;
-            assert.equal(host, '127.0.0.1');
-            assert.equal(port, sshd.port);
-            assert.equal(type, 'ssh-ed25519');
-            assert.match(fp, /^SHA256:[A-Za-z0-9+/]{43}$/);
-            return Promise.resolve(false);
-          },
-        }).connect(),
-        5000,
-      );
-      assert.ok(err instanceof HostKeyUnknownError, String(err));
-      assert.equal(asked, 1);
-      assert.equal(prompted, 0, 'authentication must not start');
-      assert.equal(existsSync(file), false);
-    });
-
-    it('trusts a confirmed key on first use and does not ask again', async () => {
-      const dir = join(work, 'kh-tofu', '.ssh');
-      const file = join(dir, 'known_hosts');
-      let asked = 0;
-      const c = connector({ knownHostsPath: file, confirmUnknownHost: () => (asked++, Promise.resolve(true)) });
-      (await c.connect()).close();
-      assert.equal(asked, 1);
-      assert.equal(await fsp.readFile(file, 'utf8'), `${sshd.knownHostsLine()}\n`);
-      assert.equal((await fsp.stat(file)).mode & 0o777, 0o600);
-      assert.equal((await fsp.stat(dir)).mode & 0o777, 0o700);
-      (await c.connect()).close();
-      assert.equal(asked, 1);
-    });
-
-    it('refuses a changed host key loudly, naming the file and line', async () => {
-      const file = join(work, 'kh-changed');
-      await fsp.writeFile(file, `# pinned\nother.example ${sshd.hostKeyPub}\n[127.0.0.1]:${sshd.port} ${sshd.otherHostKeyPub}\n`);
-      const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
-      assert.ok(err instanceof HostKeyChangedError, String(err));
-      assert.equal(err.line, 3);
-      assert.ok(err.message.includes(file) && err.message.includes('line 3'), err.message);
-      assert.match(err.message, /CHANGED/);
-    });
-
-    it('refuses a revoked host key even when another line accepts it', async () => {
-      const file = join(work, 'kh-revoked');
-      await fsp.writeFile(file, `${sshd.knownHostsLine()}\n@revoked * ${sshd.hostKeyPub}\n`);
-      const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
-      assert.ok(err instanceof HostKeyRevokedError, String(err));
-      assert.equal(err.line, 2);
-    });
-
-    it('matches a hashed known_hosts entry (ssh-keygen -H)', async () => {
-      const file = join(work, 'kh-hashed');
-      await fsp.writeFile(file, `${sshd.knownHostsLine()}\n`);
-      await run('ssh-keygen', ['-H', '-f', file]);
-      const text = await fsp.readFile(file, 'utf8');
-      assert.match(text, /^\|1\|/);
-      (await connector({ knownHostsPath: file }).connect()).close();
-    });
-  });
-
-  describe('exec', () => {
-    let conn: HostConnection;
-    before(async () => {
-      conn = await connector().connect();
-    });
-    after(() => conn?.close());
-
-    it('returns stdout, stderr and the exit code, and feeds stdin', async () => {
-      const r = await conn.exec(['sh', '-c', shq('echo out; echo err >&2; exit 3')], { timeoutMs: 5000 });
-      assert.deepEqual(r, { exitCode: 3, stdout: 'out\n', stderr: 'err\n' });
-      const utf8 = 'héllo wörld ✓\n';
-      assert.equal((await conn.exec(['cat'], { stdin: utf8, timeoutMs: 5000 })).stdout, utf8);
-      assert.equal((await conn.exec(['wc', '-c'], { stdin: new Uint8Array(1000), timeoutMs: 5000 })).stdout.trim(), '1000');
-      // stdin is closed even when none is given: `cat` ends at once.
-      assert.equal((await conn.exec(['cat'], { timeoutMs: 5000 })).stdout, '');
-    });
-
-    it('stops a command at its timeout and keeps the connection usable', async () => {
-      const { err, elapsed } = await rejectsWithin(conn.exec(['sleep', '30'], { timeoutMs: 500 }), 1500);
-      assert.ok(err instanceof CommandTimeoutError, String(err));
-      assert.ok(elapsed >= 450);
-      assert.equal(conn.connected, true);
-      assert.equal((await conn.exec(['echo', 'still here'], { timeoutMs: 5000 })).stdout, 'still here\n');
-    });
-
-    it('rejects promptly with the abort reason when cancelled', async () => {
-      const ac = new AbortController();
-      const reason = new Error('user cancelled');
-      setTimeout(() => ac.abort(reason), 200);
-      const { err } = await rejectsWithin(conn.exec(['sleep', '30'], { signal: ac.signal }), 1000);
-      assert.equal(err, reason);
-    });
-
-    it('caps the collected output', async () => {
-      const small = await connector({ maxOutputBytes: 1024 * 1024 }).connect();
-      try {
-        const { err } = await rejectsWithin(small.exec(['head', '-c', '3000000', '/dev/zero'], { timeoutMs: 5000 }), 5000);
-        assert.ok(err instanceof RemoteError && /more than 1 MB/.test(err.message), String(err));
-      } finally {
-        small.close();
-      }
-    });
-
-    it('reports a connection dropped during a command as ConnectionLostError', async () => {
-      const c = await connector().connect();
-      const p = c.exec(['sleep', '30'], { timeoutMs: 10_000 });
-      setTimeout(() => void sshd.dropConnections(), 300);
-      const { err } = await rejectsWithin(p, 3000);
-      assert.ok(err instanceof ConnectionLostError, String(err));
-      assert.equal(err.transient, true);
-      assert.equal(c.connected, false);
-      // Dropping killed our shared connection too: reconnect for the tests after this one.
-      conn = await connector().connect();
-    });
-  });
-
-  describe('SFTP uploads', () => {
-    it('uploads 50 MB atomically with a hash check', async (t) => {
-      const conn = await connector().connect();
-      try {
-        const final = join(work, 'up-50.bin');
-        let last = 0;
-        const start = process.hrtime.bigint();
-        const r = await uploadAtomically(conn, { path: bigFile }, final, linuxCommit(conn, final), { onProgress: (sent) => (last = sent), timeoutMs: 30_000 });
-        const ms = Number(process.hrtime.bigint() - start) / 1e6;
-        t.diagnostic(`50 MB upload + remote sha256 + mv: ${ms.toFixed(0)} ms, ${(50 / (ms / 1000)).toFixed(1)} MB/s`);
-        assert.equal(r.sha256, bigSha);
-        assert.equal(last, BIG);
-        assert.equal(await sha256File(final), bigSha);
-        assert.equal(existsSync(r.tempPath), false);
-        // The transfer alone (the figure above adds hashing on both sides and the move).
-        const rawStart = process.hrtime.bigint();
-        await conn.sftpPut({ path: bigFile }, join(work, 'up-raw.bin'), { timeoutMs: 30_000 });
-        const rawMs = Number(process.hrtime.bigint() - rawStart) / 1e6;
-        t.diagnostic(`50 MB sftpPut alone: ${rawMs.toFixed(0)} ms, ${(50 / (rawMs / 1000)).toFixed(1)} MB/s`);
-        assert.equal(await sha256File(join(work, 'up-raw.bin')), bigSha);
-        // Bytes in memory too, and an empty file.
-        const small = join(work, 'up-small.bin');
-        await uploadAtomically(conn, { data: Buffer.from('abc') }, small, linuxCommit(conn, small));
-        assert.equal(await fsp.readFile(small, 'utf8'), 'abc');
-        const empty = join(work, 'up-empty.bin');
-        await uploadAtomically(conn, { data: new Uint8Array(0) }, empty, linuxCommit(conn, empty));
-        assert.equal((await fsp.stat(empty)).size, 0);
-        await conn.sftpRemove(join(work, 'no-such-file'));
-      } finally {
-        conn.close();
-      }
-    });
-
-    it('survives a connection dropped mid-upload by retrying on a new connection', async () => {
-      const proxy = await startProxy(sshd.port);
-      try {
-        await fsp.appendFile(knownHosts, `${sshd.knownHostsLine(proxy.port)}\n`);
-        const viaProxy = connector({ port: proxy.port });
-        const final = join(work, 'up-drop.bin');
-        const first = await viaProxy.connect();
-        let cut = false;
-        const { err } = await rejectsWithin(
-          uploadAtomically(first, { path: bigFile }, final, linuxCommit(first, final), {
-            onProgress: (sent) => {
-              if (!cut && sent > 10 * 1024 * 1024) {
-                cut = true;
-                proxy.cut();
-              }
-            },
-          }),
-          5000,
-        );
-        assert.ok(err instanceof ConnectionLostError, String(err));
-        assert.equal(existsSync(final), false, 'nothing may appear at the final path');
-        const second = await viaProxy.connect();
+      it('survives a connection dropped mid-upload by retrying on a new connection', async () => {
+        const proxy = await startProxy(sshd.port);
         try {
-          await uploadAtomically(second, { path: bigFile }, final, linuxCommit(second, final));
+          await fsp.appendFile(knownHosts, `${sshd.knownHostsLine(proxy.port)}\n`);
+          const viaProxy = connector({ port: proxy.port });
+          const final = join(work, 'up-drop.bin');
+          const first = await viaProxy.connect();
+          let cut = false;
+          const { err } = await rejectsWithin(
+            uploadAtomically(first, { path: bigFile }, final, linuxCommit(first, final), {
+              onProgress: (sent) => {
+                if (!cut && sent > 10 * 1024 * 1024) {
+                  cut = true;
+                  proxy.cut();
+                }
+              },
+            }),
+            5000,
+          );
+          assert.ok(err instanceof ConnectionLostError, String(err));
+          assert.equal(existsSync(final), false, 'nothing may appear at the final path');
+          const second = await viaProxy.connect();
+          try {
+            await uploadAtomically(second, { path: bigFile }, final, linuxCommit(second, final));
+          } finally {
+            second.close();
+          }
+          assert.equal(await sha256File(final), bigSha);
+          const leftovers = (await fsp.readdir(work)).filter((n) => n.startsWith('up-drop.bin.kw-'));
+          assert.ok(leftovers.length <= 1, `at most the interrupted temp remains: ${leftovers.join(', ')}`);
         } finally {
-          second.close();
+          await proxy.close();
         }
-        assert.equal(await sha256File(final), bigSha);
-        const leftovers = (await fsp.readdir(work)).filter((n) => n.startsWith('up-drop.bin.kw-'));
-        assert.ok(leftovers.length <= 1, `at most the interrupted temp remains: ${leftovers.join(', ')}`);
-      } finally {
-        await proxy.close();
-      }
+      });
+
+      it('stops promptly when cancelled and removes the temporary file', async () => {
+        const conn = await connector().connect();
+        try {
+          const final = join(work, 'up-cancel.bin');
+          const ac = new AbortController();
+          const reason = new Error('cancelled by test');
+          const { err } = await rejectsWithin(
+            uploadAtomically(conn, { path: bigFile }, final, linuxCommit(conn, final), {
+              signal: ac.signal,
+              sha256: bigSha,
+              onProgress: (sent) => {
+                if (sent > 5 * 1024 * 1024) ac.abort(reason);
+              },
+            }),
+            2000,
+          );
+          assert.equal(err, reason);
+          assert.equal(conn.connected, true);
+          assert.equal(existsSync(final), false);
+          assert.deepEqual(
+            (await fsp.readdir(work)).filter((n) => n.startsWith('up-cancel.bin')),
+            [],
+          );
+        } finally {
+          conn.close();
+        }
+      });
+
+      it('stops at the transfer time limit', async () => {
+        const conn = await connector().connect();
+        try {
+          const { err } = await rejectsWithin(
+            conn.sftpPut({ path: bigFile }, join(work, 'up-timeout.bin'), { timeoutMs: 20 }),
+            2000,
+          );
+          assert.ok(err instanceof RemoteError && err.name === 'TransferTimeoutError', String(err));
+        } finally {
+          conn.close();
+        }
+      });
     });
 
-    it('stops promptly when cancelled and removes the temporary file', async () => {
-      const conn = await connector().connect();
-      try {
-        const final = join(work, 'up-cancel.bin');
-        const ac = new AbortController();
-        const reason = new Error('cancelled by test');
-        const { err } = await rejectsWithin(
-          uploadAtomically(conn, { path: bigFile }, final, linuxCommit(conn, final), {
-            signal: ac.signal,
-            sha256: bigSha,
-            onProgress: (sent) => {
-              if (sent > 5 * 1024 * 1024) ac.abort(reason);
-            },
-          }),
-          2000,
-        );
-        assert.equal(err, reason);
-        assert.equal(conn.connected, true);
-        assert.equal(existsSync(final), false);
-        assert.deepEqual(
-          (await fsp.readdir(work)).filter((n) => n.startsWith('up-cancel.bin')),
-          [],
-        );
-      } finally {
-        conn.close();
-      }
-    });
+    describe('connection failures', () => {
+      it('reports a closed port as a transient, clear error', async () => {
+        const port = await freePort();
+        const { err } = await rejectsWithin(connector({ port }).connect(), 3000);
+        assert.ok(err instanceof RemoteError, String(err));
+        assert.equal(err.transient, true);
+        assert.match(err.message, /connection refused/);
+        assert.ok(err.message.includes(`127.0.0.1:${port}`));
+      });
 
-    it('stops at the transfer time limit', async () => {
-      const conn = await connector().connect();
-      try {
-        const { err } = await rejectsWithin(conn.sftpPut({ path: bigFile }, join(work, 'up-timeout.bin'), { timeoutMs: 20 }), 2000);
-        assert.ok(err instanceof RemoteError && err.name === 'TransferTimeoutError', String(err));
-      } finally {
-        conn.close();
-      }
-    });
-  });
+      it('times out on a peer that accepts TCP and never speaks', async () => {
+        const silent = await startSilentServer();
+        try {
+          const { err, elapsed } = await rejectsWithin(
+            connector({ port: silent.port, connectTimeoutMs: 500 }).connect(),
+            1500,
+          );
+          assert.ok(err instanceof ConnectTimeoutError, String(err));
+          assert.ok(elapsed >= 450);
+        } finally {
+          await silent.close();
+        }
+      });
 
-  describe('connection failures', () => {
-    it('reports a closed port as a transient, clear error', async () => {
-      const port = await freePort();
-      const { err } = await rejectsWithin(connector({ port }).connect(), 3000);
-      assert.ok(err instanceof RemoteError, String(err));
-      assert.equal(err.transient, true);
-      assert.match(err.message, /connection refused/);
-      assert.ok(err.message.includes(`127.0.0.1:${port}`));
-    });
+      it('cancels a connection attempt promptly', async () => {
+        const silent = await startSilentServer();
+        try {
+          const ac = new AbortController();
+          const reason = new Error('stop connecting');
+          setTimeout(() => ac.abort(reason), 200);
+          const { err } = await rejectsWithin(connector({ port: silent.port }).connect(ac.signal), 1000);
+          assert.equal(err, reason);
+        } finally {
+          await silent.close();
+        }
+      });
 
-    it('times out on a peer that accepts TCP and never speaks', async () => {
-      const silent = await startSilentServer();
-      try {
-        const { err, elapsed } = await rejectsWithin(connector({ port: silent.port, connectTimeoutMs: 500 }).connect(), 1500);
-        assert.ok(err instanceof ConnectTimeoutError, String(err));
-        assert.ok(elapsed >= 450);
-      } finally {
-        await silent.close();
-      }
+      it('detects a silent peer through keepalives', async () => {
+        const proxy = await startProxy(sshd.port);
+        try {
+          await fsp.appendFile(knownHosts, `${sshd.knownHostsLine(proxy.port)}\n`);
+          const conn = await connector({ port: proxy.port, keepaliveIntervalMs: 200, keepaliveCountMax: 2 }).connect();
+          proxy.freeze();
+          const { err } = await rejectsWithin(conn.exec(['sleep', '30']), 3000);
+          assert.ok(err instanceof ConnectionLostError, String(err));
+          assert.match(err.message, /keepalive/);
+          assert.equal(conn.connected, false);
+        } finally {
+          await proxy.close();
+        }
+      });
     });
-
-    it('cancels a connection attempt promptly', async () => {
-      const silent = await startSilentServer();
-      try {
-        const ac = new AbortController();
-        const reason = new Error('stop connecting');
-        setTimeout(() => ac.abort(reason), 200);
-        const { err } = await rejectsWithin(connector({ port: silent.port }).connect(ac.signal), 1000);
-        assert.equal(err, reason);
-      } finally {
-        await silent.close();
-      }
-    });
-
-    it('detects a silent peer through keepalives', async () => {
-      const proxy = await startProxy(sshd.port);
-      try {
-        await fsp.appendFile(knownHosts, `${sshd.knownHostsLine(proxy.port)}\n`);
-        const conn = await connector({ port: proxy.port, keepaliveIntervalMs: 200, keepaliveCountMax: 2 }).connect();
-        proxy.freeze();
-        const { err } = await rejectsWithin(conn.exec(['sleep', '30']), 3000);
-        assert.ok(err instanceof ConnectionLostError, String(err));
-        assert.match(err.message, /keepalive/);
-        assert.equal(conn.connected, false);
-      } finally {
-        await proxy.close();
-      }
-    });
-  });
-});
+  },
+);

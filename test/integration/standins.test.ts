@@ -3,10 +3,25 @@
 // Network), CSR approval over HTTP, and the kubeadm cluster-info seed.
 import { afterEach, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CertificatesV1Api, CoreV1Api, CustomObjectsApi, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  CertificatesV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { load as loadYaml } from 'js-yaml';
 import { startEmulator, type Emulator, type KubeObject } from '../support/kube-api-emulator';
-import { caCertHash, kubeadmCluster, namespace, openshiftClusterConfig, windowsInstancesConfigMap, wmcoCsv, WMCO_NAMESPACE } from '../support/kube-seed';
+import {
+  caCertHash,
+  kubeadmCluster,
+  namespace,
+  openshiftClusterConfig,
+  windowsInstancesConfigMap,
+  wmcoCsv,
+  WMCO_NAMESPACE,
+} from '../support/kube-seed';
 import { attachOlmStandin, type OlmStandin } from '../support/olm-standin';
 import { attachWmcoStandin, WMCO_APPROVAL_MESSAGE, type WmcoHost, type WmcoStandin } from '../support/wmco-standin';
 
@@ -24,7 +39,12 @@ async function waitFor<T>(what: string, fn: () => T | undefined | false, timeout
   }
 }
 
-const operatorGroup = (ns: string): KubeObject => ({ apiVersion: 'operators.coreos.com/v1', kind: 'OperatorGroup', metadata: { name: `${ns}-og`, namespace: ns }, spec: { targetNamespaces: [ns] } });
+const operatorGroup = (ns: string): KubeObject => ({
+  apiVersion: 'operators.coreos.com/v1',
+  kind: 'OperatorGroup',
+  metadata: { name: `${ns}-og`, namespace: ns },
+  spec: { targetNamespaces: [ns] },
+});
 const subscription = (approval: 'Automatic' | 'Manual'): KubeObject => ({
   apiVersion: 'operators.coreos.com/v1alpha1',
   kind: 'Subscription',
@@ -49,22 +69,29 @@ afterEach(async () => {
   emu = olm = wmco = undefined;
 });
 
-const csvOf = (e: Emulator): KubeObject | undefined => e.list('ClusterServiceVersion').find((c) => c.metadata.namespace === WMCO_NAMESPACE);
+const csvOf = (e: Emulator): KubeObject | undefined =>
+  e.list('ClusterServiceVersion').find((c) => c.metadata.namespace === WMCO_NAMESPACE);
 
 describe('OLM stand-in', () => {
   test('Automatic: Subscription → approved InstallPlan → CSV Pending, Installing, Succeeded; Subscription AtLatestKnown', async () => {
     emu = await startEmulator({ objects: [namespace(WMCO_NAMESPACE), operatorGroup(WMCO_NAMESPACE)], openshift: true });
     olm = attachOlmStandin(emu, { stepMs: 10 });
     const phases = new Set<string>();
-    emu.onChange((ev) => void (ev.object.kind === 'ClusterServiceVersion' && phases.add(String(obj(ev.object.status).phase))));
+    emu.onChange(
+      (ev) => void (ev.object.kind === 'ClusterServiceVersion' && phases.add(String(obj(ev.object.status).phase))),
+    );
     emu.apply(subscription('Automatic'));
-    const csv = await waitFor('CSV Succeeded', () => (obj(csvOf(emu!)?.status).phase === 'Succeeded' ? csvOf(emu!) : undefined));
+    const csv = await waitFor('CSV Succeeded', () =>
+      obj(csvOf(emu!)?.status).phase === 'Succeeded' ? csvOf(emu!) : undefined,
+    );
     assert.equal(csv.metadata.name, 'windows-machine-config-operator.v10.18.0');
     assert.deepEqual([...phases], ['Pending', 'Installing', 'Succeeded']);
     const plan = emu.list('InstallPlan')[0]!;
     assert.deepEqual(obj(plan.spec).approved, true);
     assert.deepEqual(obj(plan.spec).clusterServiceVersionNames, ['windows-machine-config-operator.v10.18.0']);
-    const sub = await waitFor('Subscription installed', () => emu!.list('Subscription').find((s) => obj(s.status).state === 'AtLatestKnown'));
+    const sub = await waitFor('Subscription installed', () =>
+      emu!.list('Subscription').find((s) => obj(s.status).state === 'AtLatestKnown'),
+    );
     assert.equal(obj(sub.status).installedCSV, 'windows-machine-config-operator.v10.18.0');
     assert.equal(obj(obj(sub.status).installPlanRef).name, plan.metadata.name);
     assert.equal(olm.installPlansCreated, 1);
@@ -77,7 +104,16 @@ describe('OLM stand-in', () => {
     const plan = await waitFor('InstallPlan', () => emu!.list('InstallPlan')[0]);
     assert.equal(obj(plan.spec).approved, false);
     assert.equal(obj(plan.status).phase, 'RequiresApproval');
-    assert.equal(obj((await waitFor('pending sub', () => emu!.list('Subscription').find((s) => obj(s.status).state === 'UpgradePending'))).status).state, 'UpgradePending');
+    assert.equal(
+      obj(
+        (
+          await waitFor('pending sub', () =>
+            emu!.list('Subscription').find((s) => obj(s.status).state === 'UpgradePending'),
+          )
+        ).status,
+      ).state,
+      'UpgradePending',
+    );
     await sleep(60);
     assert.equal(csvOf(emu), undefined, 'nothing installs before approval');
     const kc = new KubeConfig();
@@ -103,27 +139,48 @@ describe('OLM stand-in', () => {
     await sleep(50);
     assert.equal(emu.list('InstallPlan').length, 0);
     emu.apply(operatorGroup(WMCO_NAMESPACE));
-    const csv = await waitFor('CSV Failed', () => (obj(csvOf(emu!)?.status).phase === 'Failed' ? csvOf(emu!) : undefined));
+    const csv = await waitFor('CSV Failed', () =>
+      obj(csvOf(emu!)?.status).phase === 'Failed' ? csvOf(emu!) : undefined,
+    );
     assert.equal(obj(csv.status).message, 'install timeout');
   });
 });
 
 describe('WMCO stand-in', () => {
-  const host = (h: Partial<WmcoHost> = {}): WmcoHost => ({ hostname: 'WIN-BYOH-01', reverseDns: 'win-byoh-01.corp.example.com.', build: '10.0.20348', ...h });
-  async function cluster(hosts: Map<string, WmcoHost>, extra: KubeObject[] = [], csvPhase: 'Succeeded' | 'Installing' = 'Succeeded'): Promise<Emulator> {
-    emu = await startEmulator({ objects: [namespace(WMCO_NAMESPACE), wmcoCsv(csvPhase, '10.18.0'), ...openshiftClusterConfig({ hybridOverlay: true }), ...extra] });
+  const host = (h: Partial<WmcoHost> = {}): WmcoHost => ({
+    hostname: 'WIN-BYOH-01',
+    reverseDns: 'win-byoh-01.corp.example.com.',
+    build: '10.0.20348',
+    ...h,
+  });
+  async function cluster(
+    hosts: Map<string, WmcoHost>,
+    extra: KubeObject[] = [],
+    csvPhase: 'Succeeded' | 'Installing' = 'Succeeded',
+  ): Promise<Emulator> {
+    emu = await startEmulator({
+      objects: [
+        namespace(WMCO_NAMESPACE),
+        wmcoCsv(csvPhase, '10.18.0'),
+        ...openshiftClusterConfig({ hybridOverlay: true }),
+        ...extra,
+      ],
+    });
     wmco = attachWmcoStandin(emu, { hosts, stepMs: 10 });
     return emu;
   }
   const csrs = (e: Emulator): KubeObject[] => e.list('CertificateSigningRequest');
-  const approved = (c: KubeObject): boolean => ((obj(c.status).conditions as Obj[] | undefined) ?? []).some((x) => x.type === 'Approved');
+  const approved = (c: KubeObject): boolean =>
+    ((obj(c.status).conditions as Obj[] | undefined) ?? []).some((x) => x.type === 'Approved');
 
   test('a windows-instances entry becomes a Ready BYOH Node with version == desired-version', async () => {
     const e = await cluster(new Map([['10.0.140.25', host()]]));
     e.apply(windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' }));
     const node = await waitFor('Node Ready', () => {
       const n = e.get('Node', 'win-byoh-01');
-      const ready = ((obj(n?.status).conditions as Obj[] | undefined) ?? []).some((c) => c.type === 'Ready' && c.status === 'True');
+      const ready = ((obj(n?.status).conditions as Obj[] | undefined) ?? []).some(
+        (c) => c.type === 'Ready' && c.status === 'True',
+      );
       return ready ? n : undefined;
     });
     const ann = node.metadata.annotations ?? {};
@@ -139,7 +196,10 @@ describe('WMCO stand-in', () => {
     const cond = ((obj(all[0]!.status).conditions as Obj[]) ?? [])[0]!;
     assert.equal(cond.reason, 'WMCOApprove');
     assert.equal(cond.message, WMCO_APPROVAL_MESSAGE);
-    assert.deepEqual(all.map((c) => obj(c.spec).signerName).sort(), ['kubernetes.io/kube-apiserver-client-kubelet', 'kubernetes.io/kubelet-serving']);
+    assert.deepEqual(all.map((c) => obj(c.spec).signerName).sort(), [
+      'kubernetes.io/kube-apiserver-client-kubelet',
+      'kubernetes.io/kubelet-serving',
+    ]);
     assert.ok(
       all.every((c) =>
         Buffer.from(String(obj(c.spec).request), 'base64')
@@ -156,35 +216,56 @@ describe('WMCO stand-in', () => {
   });
 
   test('nothing happens until the WMCO CSV has Succeeded', async () => {
-    const e = await cluster(new Map([['10.0.140.25', host()]]), [windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' })], 'Installing');
+    const e = await cluster(
+      new Map([['10.0.140.25', host()]]),
+      [windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' })],
+      'Installing',
+    );
     await sleep(60);
     assert.equal(e.list('Node').length, 0);
-    e.patch('ClusterServiceVersion', 'windows-machine-config-operator.v10.18.0', WMCO_NAMESPACE, { status: { phase: 'Succeeded' } });
+    e.patch('ClusterServiceVersion', 'windows-machine-config-operator.v10.18.0', WMCO_NAMESPACE, {
+      status: { phase: 'Succeeded' },
+    });
     await waitFor('Node', () => e.get('Node', 'win-byoh-01'));
   });
 
   test('one malformed entry fails the whole ConfigMap: nothing is configured', async () => {
     const e = await cluster(new Map([['10.0.140.25', host()]]));
-    e.apply({ ...windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' }), data: { '10.0.140.25': 'username=Administrator', '10.0.140.26': 'user=Administrator' } });
+    e.apply({
+      ...windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' }),
+      data: { '10.0.140.25': 'username=Administrator', '10.0.140.26': 'user=Administrator' },
+    });
     await sleep(80);
     await wmco!.settled();
     assert.equal(e.list('Node').length, 0);
     assert.equal(csrs(e).length, 0);
-    assert.ok(wmco!.events.some((ev) => ev.reason === 'InstanceSetupFailure' && /data has an incorrect format/.test(ev.message)));
+    assert.ok(
+      wmco!.events.some(
+        (ev) => ev.reason === 'InstanceSetupFailure' && /data has an incorrect format/.test(ev.message),
+      ),
+    );
   });
 
   test('removing the entry cordons then deletes the Node', async () => {
     const e = await cluster(new Map([['10.0.140.25', host()]]));
     e.apply(windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' }));
-    await waitFor('Node version', () => e.get('Node', 'win-byoh-01')?.metadata.annotations?.['windowsmachineconfig.openshift.io/version']);
-    const cordoned = new Promise<void>((resolve) => e.onChange((ev) => void (ev.object.kind === 'Node' && obj(ev.object.spec).unschedulable === true && resolve())));
+    await waitFor(
+      'Node version',
+      () => e.get('Node', 'win-byoh-01')?.metadata.annotations?.['windowsmachineconfig.openshift.io/version'],
+    );
+    const cordoned = new Promise<void>((resolve) =>
+      e.onChange((ev) => void (ev.object.kind === 'Node' && obj(ev.object.spec).unschedulable === true && resolve())),
+    );
     e.apply(windowsInstancesConfigMap({}));
     await cordoned;
     await waitFor('Node deleted', () => !e.get('Node', 'win-byoh-01'));
     assert.equal(wmco!.counters.nodesDeleted, 1);
     // Adding it back joins it again; deleting the whole ConfigMap deconfigures every BYOH node.
     e.apply(windowsInstancesConfigMap({ '10.0.140.25': 'Administrator' }));
-    await waitFor('Node again', () => e.get('Node', 'win-byoh-01')?.metadata.annotations?.['windowsmachineconfig.openshift.io/version']);
+    await waitFor(
+      'Node again',
+      () => e.get('Node', 'win-byoh-01')?.metadata.annotations?.['windowsmachineconfig.openshift.io/version'],
+    );
     e.remove('ConfigMap', 'windows-instances', WMCO_NAMESPACE);
     await waitFor('Node deleted again', () => !e.get('Node', 'win-byoh-01'));
     assert.equal(wmco!.counters.nodesDeleted, 2);
@@ -218,23 +299,51 @@ describe('WMCO stand-in', () => {
 
 describe('emulator extensions', () => {
   test('both Network kinds coexist and are served at their own paths; Infrastructure, Proxy, ClusterVersion', async () => {
-    emu = await startEmulator({ objects: openshiftClusterConfig({ hybridOverlay: true, proxy: { httpProxy: 'http://proxy:3128', noProxy: 'example.com' } }) });
+    emu = await startEmulator({
+      objects: openshiftClusterConfig({
+        hybridOverlay: true,
+        proxy: { httpProxy: 'http://proxy:3128', noProxy: 'example.com' },
+      }),
+    });
     const kc = new KubeConfig();
     kc.loadFromFile(emu.kubeconfig());
     const api = kc.makeApiClient(CustomObjectsApi);
-    const cfg = (await api.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'networks', name: 'cluster' })) as KubeObject;
-    const op = (await api.getClusterCustomObject({ group: 'operator.openshift.io', version: 'v1', plural: 'networks', name: 'cluster' })) as KubeObject;
+    const cfg = (await api.getClusterCustomObject({
+      group: 'config.openshift.io',
+      version: 'v1',
+      plural: 'networks',
+      name: 'cluster',
+    })) as KubeObject;
+    const op = (await api.getClusterCustomObject({
+      group: 'operator.openshift.io',
+      version: 'v1',
+      plural: 'networks',
+      name: 'cluster',
+    })) as KubeObject;
     assert.deepEqual(obj(cfg.spec).clusterNetwork, [{ cidr: '10.128.0.0/14', hostPrefix: 23 }]);
-    assert.deepEqual(obj(obj(obj(obj(op.spec).defaultNetwork).ovnKubernetesConfig).hybridOverlayConfig).hybridClusterNetwork, [{ cidr: '10.132.0.0/14', hostPrefix: 23 }]);
+    assert.deepEqual(
+      obj(obj(obj(obj(op.spec).defaultNetwork).ovnKubernetesConfig).hybridOverlayConfig).hybridClusterNetwork,
+      [{ cidr: '10.132.0.0/14', hostPrefix: 23 }],
+    );
     assert.equal(emu.list('Network').length, 1);
     assert.equal(emu.list('Network.operator.openshift.io').length, 1);
-    const infra = (await api.getClusterCustomObject({ group: 'config.openshift.io', version: 'v1', plural: 'infrastructures', name: 'cluster' })) as KubeObject;
+    const infra = (await api.getClusterCustomObject({
+      group: 'config.openshift.io',
+      version: 'v1',
+      plural: 'infrastructures',
+      name: 'cluster',
+    })) as KubeObject;
     assert.equal(obj(infra.status).apiServerInternalURL, 'https://api-int.test.example.com:6443');
     const proxy = emu.get('Proxy', 'cluster')!;
     assert.match(String(obj(proxy.status).noProxy), /api-int\.test\.example\.com/);
     assert.equal(obj(obj(emu.get('ClusterVersion', 'version')!.status).desired).version, '4.18.3');
     // Deleting one Network leaves the other.
-    await api.deleteClusterCustomObject({ group: 'operator.openshift.io', version: 'v1', plural: 'networks', name: 'cluster' });
+    await api.deleteClusterCustomObject({
+      group: 'operator.openshift.io',
+      version: 'v1',
+      plural: 'networks',
+      name: 'cluster',
+    });
     assert.equal(emu.list('Network').length, 1);
     assert.equal(emu.list('Network.operator.openshift.io').length, 0);
   });
@@ -251,7 +360,9 @@ describe('emulator extensions', () => {
     kc.loadFromFile(emu.kubeconfig());
     const certs = kc.makeApiClient(CertificatesV1Api);
     const csr = await certs.readCertificateSigningRequest({ name: 'csr-abcde' });
-    csr.status = { conditions: [{ type: 'Approved', status: 'True', reason: 'KubeWindowsApprove', message: 'approved by a test' }] };
+    csr.status = {
+      conditions: [{ type: 'Approved', status: 'True', reason: 'KubeWindowsApprove', message: 'approved by a test' }],
+    };
     await certs.replaceCertificateSigningRequestApproval({ name: 'csr-abcde', body: csr });
     const cond = ((obj(emu.get('CertificateSigningRequest', 'csr-abcde')!.status).conditions as Obj[]) ?? [])[0]!;
     assert.equal(cond.type, 'Approved');
@@ -263,7 +374,9 @@ describe('emulator extensions', () => {
     for (const o of kubeadmCluster({ server: emu.url, caPem: emu.caPem })) emu.apply(o);
     const kc = new KubeConfig();
     kc.loadFromFile(emu.kubeconfig());
-    const cm = await kc.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: 'cluster-info', namespace: 'kube-public' });
+    const cm = await kc
+      .makeApiClient(CoreV1Api)
+      .readNamespacedConfigMap({ name: 'cluster-info', namespace: 'kube-public' });
     // kubeadm writes the cluster with name "" (client-node's loader refuses that), so read it as YAML.
     const info = obj(loadYaml(cm.data?.kubeconfig ?? ''));
     const cluster = obj(obj((info.clusters as unknown[])[0]).cluster);

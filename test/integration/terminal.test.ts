@@ -28,7 +28,11 @@ let keyPath: string;
 let knownHosts: string;
 
 before(async () => {
-  sim = await startWindowsHostSim({ users: { Administrator: [admin.public] }, hostname: 'WIN-NODE-07', services: { kubelet: { status: 'Running' } } });
+  sim = await startWindowsHostSim({
+    users: { Administrator: [admin.public] },
+    hostname: 'WIN-NODE-07',
+    services: { kubelet: { status: 'Running' } },
+  });
   dir = mkdtempSync(join(tmpdir(), 'kw-terminal-'));
   keyPath = join(dir, 'id_ed25519');
   writeFileSync(keyPath, admin.private, { mode: 0o600 });
@@ -50,11 +54,23 @@ async function until(what: string, ok: () => boolean, ms = 5000): Promise<void> 
 }
 
 /** A terminal on a SessionPty over a real SSH shell to the simulator. */
-async function openTerminal(): Promise<{ t: FakeTerminal; pty: InstanceType<Awaited<ReturnType<typeof loadTerminal>>['SessionPty']> }> {
+async function openTerminal(): Promise<{
+  t: FakeTerminal;
+  pty: InstanceType<Awaited<ReturnType<typeof loadTerminal>>['SessionPty']>;
+}> {
   fake = createFakeVscode();
   const { SessionPty } = await loadTerminal();
   const pty = new SessionPty((io) =>
-    openSshSession({ host: sim.host, port: sim.port, username: 'Administrator', privateKeyPath: keyPath, knownHostsPath: knownHosts, cols: io.size.cols, rows: io.size.rows, signal: io.signal }),
+    openSshSession({
+      host: sim.host,
+      port: sim.port,
+      username: 'Administrator',
+      privateKeyPath: keyPath,
+      knownHostsPath: knownHosts,
+      cols: io.size.cols,
+      rows: io.size.rows,
+      signal: io.signal,
+    }),
   );
   (fake.module.window as unknown as typeof vscode.window).createTerminal({ name: 'win (SSH)', pty });
   const t = fake.terminals[0]!;
@@ -123,20 +139,38 @@ test('"Open SSH terminal" on a node item: the host key is asked (join rules) and
   const global = new Map<string, unknown>([['kubeWindows.join.keyPaths', { kind: keyPath }]]);
   const context = {
     subscriptions: [] as { dispose(): unknown }[],
-    globalState: { get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d), update: async (k: string, v: unknown) => void global.set(k, v), keys: () => [...global.keys()] },
-    secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined, onDidChange: () => ({ dispose: () => undefined }) },
+    globalState: {
+      get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d),
+      update: async (k: string, v: unknown) => void global.set(k, v),
+      keys: () => [...global.keys()],
+    },
+    secrets: {
+      get: async () => undefined,
+      store: async () => undefined,
+      delete: async () => undefined,
+      onDidChange: () => ({ dispose: () => undefined }),
+    },
   } as unknown as vscode.ExtensionContext;
-  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
+    log: true,
+  }) as vscode.LogOutputChannel;
   registerNodeCommands(context, log, {
     cluster: async () => ({ kube: {} as KubeClient }),
-    getNode: async () => ({ metadata: { name: 'win-7' }, status: { addresses: [{ type: 'InternalIP', address: sim.host }] } }),
+    getNode: async () => ({
+      metadata: { name: 'win-7' },
+      status: { addresses: [{ type: 'InternalIP', address: sim.host }] },
+    }),
     nodeAddress,
     // The real SSH session; only the port and the known_hosts file are the test's.
     openSsh: (o) => openSshSession({ ...o, port: sim.port, knownHostsPath: fresh }),
   });
   fake.replies.push('SSH as Administrator');
   fake.answers.push('Trust and continue');
-  await fake.commands.get('kubeWindows.openTerminal')?.({ id: 'ctx/kind/node/win-7', contextValue: 'windowsNode', ref: { kind: 'node', context: 'kind', node: 'win-7' } });
+  await fake.commands.get('kubeWindows.openTerminal')?.({
+    id: 'ctx/kind/node/win-7',
+    contextValue: 'windowsNode',
+    ref: { kind: 'node', context: 'kind', node: 'win-7' },
+  });
   const t = fake.terminals[0]!;
   await until('the prompt', () => t.output.includes('PS C:\\Users\\Administrator> '));
   const trust = fake.shown.find((s) => s.items.includes('Trust and continue'));

@@ -26,7 +26,14 @@ function connect(sim: SimHost, username = 'Administrator', privateKey = admin.pr
       resolve(c);
     });
     c.once('error', reject);
-    c.connect({ host: sim.host, port: sim.port, username, privateKey, readyTimeout: 5000, hostVerifier: (key: Buffer) => key.equals(hostKey) });
+    c.connect({
+      host: sim.host,
+      port: sim.port,
+      username,
+      privateKey,
+      readyTimeout: 5000,
+      hostVerifier: (key: Buffer) => key.equals(hostKey),
+    });
   });
 }
 
@@ -113,7 +120,10 @@ describe('simulated Windows host', () => {
     const b = await connect(sim, 'builder', other.private);
     const denied = await run(b, ops.authorizedKeys());
     assert.equal(denied.code, 1);
-    assert.match(denied.stderr, /Access to the path 'C:\\ProgramData\\ssh\\administrators_authorized_keys' is denied\./);
+    assert.match(
+      denied.stderr,
+      /Access to the path 'C:\\ProgramData\\ssh\\administrators_authorized_keys' is denied\./,
+    );
     assert.equal((await ok(b, ops.hostFacts())).isAdministrator, false);
     b.end();
   });
@@ -149,7 +159,18 @@ describe('simulated Windows host', () => {
     const broken = await runCommand(c, powershellCommand('# kube-windows op: host-facts\n$x = (').join(' '));
     assert.equal(broken.code, 1);
     assert.match(broken.stderr, /does not parse/);
-    const unwrapped = await runCommand(c, ['powershell', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand', encodeCommand('# kube-windows op: host-facts\n')].join(' '));
+    const unwrapped = await runCommand(
+      c,
+      [
+        'powershell',
+        '-NoProfile',
+        '-NonInteractive',
+        '-ExecutionPolicy',
+        'Bypass',
+        '-EncodedCommand',
+        encodeCommand('# kube-windows op: host-facts\n'),
+      ].join(' '),
+    );
     assert.equal(unwrapped.code, 1);
     const unknown = await runCommand(c, powershellCommand("# kube-windows op: format-disk\n$Disk = 'C'\n").join(' '));
     assert.equal(unknown.code, 1);
@@ -162,7 +183,9 @@ describe('simulated Windows host', () => {
     const data = Buffer.from('MZ kubelet binary');
     await put(s, '/C:/k/kubelet.exe.kw-old.tmp', Buffer.from('leftover'));
     await put(s, '/C:/k/kubelet.exe.kw-1.tmp', data);
-    assert.deepEqual(await ok(c, ops.commitUpload('C:\\k\\kubelet.exe.kw-1.tmp', 'C:\\k\\kubelet.exe', sha(data))), { moved: true });
+    assert.deepEqual(await ok(c, ops.commitUpload('C:\\k\\kubelet.exe.kw-1.tmp', 'C:\\k\\kubelet.exe', sha(data))), {
+      moved: true,
+    });
     assert.deepEqual(await ok(c, ops.fileHash('C:\\K\\KUBELET.EXE')), { exists: true, sha256: sha(data) });
     assert.deepEqual(await ok(c, ops.readTextFile('C:\\k\\kubelet.exe')), { exists: true, text: 'MZ kubelet binary' });
     assert.deepEqual(await ok(c, ops.readTextFile('C:\\k\\none.txt')), { exists: false, text: '' });
@@ -171,11 +194,17 @@ describe('simulated Windows host', () => {
     await put(s, 'C:/k/kubelet.exe.kw-2.tmp', Buffer.from('garbage'));
     const bad = await run(c, ops.commitUpload('C:\\k\\kubelet.exe.kw-2.tmp', 'C:\\k\\kubelet.exe', sha(data)));
     assert.equal(bad.code, 1);
-    assert.match(bad.stderr, /The uploaded file is corrupt \(SHA-256 [0-9a-f]{64}, expected [0-9a-f]{64}\); it was deleted and C:\\k\\kubelet.exe was left as it was\./);
+    assert.match(
+      bad.stderr,
+      /The uploaded file is corrupt \(SHA-256 [0-9a-f]{64}, expected [0-9a-f]{64}\); it was deleted and C:\\k\\kubelet.exe was left as it was\./,
+    );
     assert.equal((await ok(c, ops.fileHash('C:\\k\\kubelet.exe.kw-2.tmp'))).exists, false);
     assert.equal((await ok(c, ops.fileHash('C:\\k\\kubelet.exe'))).sha256, sha(data));
 
-    await assert.rejects(put(s, '/C:/nope/x.exe', data), (e: Error & { code?: number }) => e.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE);
+    await assert.rejects(
+      put(s, '/C:/nope/x.exe', data),
+      (e: Error & { code?: number }) => e.code === utils.sftp.STATUS_CODE.NO_SUCH_FILE,
+    );
     s.end();
   });
 
@@ -188,7 +217,10 @@ describe('simulated Windows host', () => {
     s.writeFile('/C:/k/big.bin.kw-9.tmp', Buffer.alloc(100_000, 7), () => undefined);
     await gone;
     const partial = sim.state.files.get('c:\\k\\big.bin.kw-9.tmp');
-    assert.ok(partial && partial.data.length > 0 && partial.data.length < 100_000, `partial length ${partial?.data.length}`);
+    assert.ok(
+      partial && partial.data.length > 0 && partial.data.length < 100_000,
+      `partial length ${partial?.data.length}`,
+    );
     // The fault is consumed: the next upload succeeds.
     const e = await connect(sim);
     const s2 = await sftpOf(e);
@@ -226,7 +258,11 @@ describe('simulated Windows host', () => {
   test('auth: unknown keys, unknown users and passwords are rejected', async () => {
     await assert.rejects(connect(sim, 'Administrator', intruder.private), /authentication/i);
     await assert.rejects(connect(sim, 'Guest', admin.private), /authentication/i);
-    await assert.rejects(connect(sim, 'builder', admin.private), /authentication/i, 'administrators_authorized_keys is for administrators only');
+    await assert.rejects(
+      connect(sim, 'builder', admin.private),
+      /authentication/i,
+      'administrators_authorized_keys is for administrators only',
+    );
     // Key rotation: the new key works, the old one no longer does.
     sim.setAuthorizedKeys('builder', [intruder.public]);
     (await connect(sim, 'builder', intruder.private)).end();
@@ -237,7 +273,13 @@ describe('simulated Windows host', () => {
         const x = new Client();
         x.once('ready', () => resolve());
         x.once('error', reject);
-        x.connect({ host: sim.host, port: sim.port, username: 'Administrator', password: 'hunter2', readyTimeout: 5000 });
+        x.connect({
+          host: sim.host,
+          port: sim.port,
+          username: 'Administrator',
+          password: 'hunter2',
+          readyTimeout: 5000,
+        });
       }),
       /authentication/i,
     );
@@ -255,15 +297,38 @@ describe('simulated Windows host', () => {
     const missing = await run(c, ops.expandArchive('C:\\k\\nope.tar.gz', 'C:\\k\\nope', sha('x')));
     assert.equal(missing.code, 1);
 
-    const spec = { name: 'containerd', binaryPathName: `"${dest}\\containerd.exe" --run-service`, displayName: 'containerd', description: 'OpenShift managed containerd', dependsOn: [] };
+    const spec = {
+      name: 'containerd',
+      binaryPathName: `"${dest}\\containerd.exe" --run-service`,
+      displayName: 'containerd',
+      description: 'OpenShift managed containerd',
+      dependsOn: [],
+    };
     assert.deepEqual(await ok(c, ops.ensureService(spec)), { created: true, changed: true });
     assert.deepEqual(await ok(c, ops.ensureService(spec)), { created: false, changed: false });
-    assert.deepEqual(await ok(c, ops.ensureService({ ...spec, binaryPathName: spec.binaryPathName + ' --log-level debug' })), { created: false, changed: true });
+    assert.deepEqual(
+      await ok(c, ops.ensureService({ ...spec, binaryPathName: spec.binaryPathName + ' --log-level debug' })),
+      { created: false, changed: true },
+    );
     assert.deepEqual(await ok(c, ops.startService('containerd')), { status: 'Running' });
-    assert.deepEqual(await ok(c, ops.serviceState('containerd')), { exists: true, status: 'Running', startType: 'Auto', binaryPathName: spec.binaryPathName + ' --log-level debug' });
+    assert.deepEqual(await ok(c, ops.serviceState('containerd')), {
+      exists: true,
+      status: 'Running',
+      startType: 'Auto',
+      binaryPathName: spec.binaryPathName + ' --log-level debug',
+    });
 
     // kubelet cannot start before kubeadm join has written its configuration.
-    await ok(c, ops.ensureService({ name: 'kubelet', binaryPathName: 'C:\\k\\kubelet.exe --windows-service', displayName: 'kubelet', description: 'kubelet', dependsOn: ['containerd'] }));
+    await ok(
+      c,
+      ops.ensureService({
+        name: 'kubelet',
+        binaryPathName: 'C:\\k\\kubelet.exe --windows-service',
+        displayName: 'kubelet',
+        description: 'kubelet',
+        dependsOn: ['containerd'],
+      }),
+    );
     const k = await run(c, ops.startService('kubelet'));
     assert.equal(k.code, 1);
     assert.match(k.stderr, /The service did not start/);
@@ -273,18 +338,37 @@ describe('simulated Windows host', () => {
     assert.deepEqual(await ok(c, ops.ensureFirewallRule('kubelet', 10250)), { changed: true });
     assert.deepEqual(await ok(c, ops.ensureFirewallRule('kubelet', 10250)), { changed: false });
 
-    assert.deepEqual(await ok(c, ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\kubeadm.exe', sha('MZ kubeadm'))), { changed: true });
-    assert.deepEqual(await ok(c, ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\kubeadm.exe', sha('MZ kubeadm'))), { changed: false });
-    const wrong = await run(c, ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\other.exe', sha('something else')));
+    assert.deepEqual(
+      await ok(c, ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\kubeadm.exe', sha('MZ kubeadm'))),
+      { changed: true },
+    );
+    assert.deepEqual(
+      await ok(c, ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\kubeadm.exe', sha('MZ kubeadm'))),
+      { changed: false },
+    );
+    const wrong = await run(
+      c,
+      ops.downloadFile('https://dl.example.com/kubeadm.exe', 'C:\\k\\other.exe', sha('something else')),
+    );
     assert.match(wrong.stderr, /has SHA-256 [0-9a-f]{64}, expected [0-9a-f]{64}; it was deleted\./);
     assert.equal(sim.state.files.has('c:\\k\\other.exe.kw-download.tmp'), false);
   });
 
   test('kubeadm join: wrong token, success with the hook, already joined; reset', async () => {
     const joined: { nodeName: string; build: string }[] = [];
-    sim.expectedJoin = { token: 'abcdef.0123456789abcdef', caCertHash: 'sha256:' + 'a'.repeat(64), endpoint: '10.0.0.5:6443' };
+    sim.expectedJoin = {
+      token: 'abcdef.0123456789abcdef',
+      caCertHash: 'sha256:' + 'a'.repeat(64),
+      endpoint: '10.0.0.5:6443',
+    };
     sim.onKubeadmJoin = (info) => void joined.push(info);
-    const params = { kubeadmPath: 'C:\\k\\kubeadm.exe', apiServerEndpoint: '10.0.0.5:6443', token: 'zzzzzz.0123456789abcdef', caCertHash: 'sha256:' + 'a'.repeat(64), nodeName: 'win-byoh-01' };
+    const params = {
+      kubeadmPath: 'C:\\k\\kubeadm.exe',
+      apiServerEndpoint: '10.0.0.5:6443',
+      token: 'zzzzzz.0123456789abcdef',
+      caCertHash: 'sha256:' + 'a'.repeat(64),
+      nodeName: 'win-byoh-01',
+    };
     const bad = await ok(c, ops.kubeadmJoin(params));
     assert.equal(bad.exitCode, 1);
     assert.match(bad.output, /could not find a JWS signature in the cluster-info ConfigMap for token ID "zzzzzz"/);
@@ -294,7 +378,10 @@ describe('simulated Windows host', () => {
     assert.equal((await ok(c, ops.serviceState('kubelet'))).status, 'Running');
     const again = await ok(c, ops.kubeadmJoin({ ...params, token: 'abcdef.0123456789abcdef' }));
     assert.equal(again.exitCode, 1);
-    assert.match(again.output, /\[ERROR FileAvailable--etc-kubernetes-kubelet.conf\]: \/etc\/kubernetes\/kubelet.conf already exists/);
+    assert.match(
+      again.output,
+      /\[ERROR FileAvailable--etc-kubernetes-kubelet.conf\]: \/etc\/kubernetes\/kubelet.conf already exists/,
+    );
     assert.equal((await ok(c, ops.kubeadmReset('C:\\k\\kubeadm.exe'))).exitCode, 0);
     assert.equal((await ok(c, ops.serviceState('kubelet'))).status, 'Stopped');
     assert.equal((await ok(c, ops.fileHash('C:\\etc\\kubernetes\\kubelet.conf'))).exists, false);
@@ -337,7 +424,11 @@ describe('simulated Windows host', () => {
     for (const op of sampleOps('C:\\sample')) {
       if (op.name === 'restart-computer') continue;
       const r = await run(c, op);
-      assert.doesNotMatch(r.stderr, /unknown op|does not parse|simulator error|not recognized as an internal/, `${op.name}: ${r.stderr}`);
+      assert.doesNotMatch(
+        r.stderr,
+        /unknown op|does not parse|simulator error|not recognized as an internal/,
+        `${op.name}: ${r.stderr}`,
+      );
     }
   });
 });

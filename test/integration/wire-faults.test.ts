@@ -21,7 +21,11 @@ const outcomes: string[] = [];
 
 before(async () => {
   emu = await startEmulator({
-    objects: [namespace('web'), windowsNode('win-1', { build: '10.0.20348', address: '10.0.0.5' }), pod('iis-1', 'web', 'win-1', { windows: true })],
+    objects: [
+      namespace('web'),
+      windowsNode('win-1', { build: '10.0.20348', address: '10.0.0.5' }),
+      pod('iis-1', 'web', 'win-1', { windows: true }),
+    ],
     tokens: {
       'no-events-token': {
         user: 'auditor',
@@ -53,7 +57,9 @@ async function checkUnder(fault: Fault | undefined, env: Record<string, string> 
   emu.setFault(fault);
   const started = Date.now();
   try {
-    const r = await runCli(['check', '--context', 'lab', '--kubeconfig', config, '-n', 'web', '--format', 'json'], { env });
+    const r = await runCli(['check', '--context', 'lab', '--kubeconfig', config, '-n', 'web', '--format', 'json'], {
+      env,
+    });
     return { ...r, ms: Date.now() - started };
   } finally {
     emu.setFault(undefined);
@@ -108,7 +114,11 @@ test('429 with Retry-After: waits as told, then done; a server that keeps refusi
   emu.requests.length = 0;
   const refused = await checkUnder({ path: NODES, status: 429, retryAfterSeconds: 1 });
   assertStatedFailure(refused, /answered 429/);
-  assert.equal(emu.requests.filter((q) => q.path === '/api/v1/nodes').length, 4, 'one request and three retries, then it stops');
+  assert.equal(
+    emu.requests.filter((q) => q.path === '/api/v1/nodes').length,
+    4,
+    'one request and three retries, then it stops',
+  );
   outcomes.push('429 (Retry-After 1 s, twice): done after the waits; 429 forever: failed after 3 retries');
 });
 
@@ -133,7 +143,10 @@ test('writes are never repeated by the client: a 503 on a POST is the caller’s
   const kube = client();
   emu.requests.length = 0;
   emu.setFault({ path: /\/configmaps$/, status: 503 });
-  await assert.rejects(kube.create('/api/v1/namespaces/web/configmaps', { metadata: { name: 'x' } }), (e: unknown) => e instanceof ApiError && e.status === 503);
+  await assert.rejects(
+    kube.create('/api/v1/namespaces/web/configmaps', { metadata: { name: 'x' } }),
+    (e: unknown) => e instanceof ApiError && e.status === 503,
+  );
   emu.setFault(undefined);
   assert.equal(emu.requests.filter((q) => q.method === 'POST').length, 1);
   assert.equal(emu.get('ConfigMap', 'x', 'web'), undefined, 'no duplicate, no object at all');

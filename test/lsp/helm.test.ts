@@ -81,7 +81,10 @@ test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unse
     diagnostics.filter((d) => d.range.start.line === privilegedLine),
     [],
   );
-  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: privilegedLine, character: lines[privilegedLine].indexOf('privileged') + 2 } });
+  const h = await c.conn.sendRequest(HoverRequest.type, {
+    textDocument: { uri },
+    position: { line: privilegedLine, character: lines[privilegedLine].indexOf('privileged') + 2 },
+  });
   assert.match((h?.contents as MarkupContent).value, /value comes from `\{\{ \.Values\.privileged \}\}`: not checked/);
 });
 

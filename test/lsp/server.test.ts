@@ -45,7 +45,10 @@ const badPod = (i: number) =>
     `web-${i}`,
   );
 const goodPod = (i: number) =>
-  deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n    resources: {limits: {cpu: 500m, memory: 512Mi}}\n`, `web-${i}`);
+  deployment(
+    `${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n    resources: {limits: {cpu: 500m, memory: 512Mi}}\n`,
+    `web-${i}`,
+  );
 
 async function waitFor<T>(get: () => T | undefined, ms = 5000): Promise<T | undefined> {
   const end = Date.now() + ms;
@@ -96,7 +99,12 @@ test('an edit in the middle of a 1000-document file re-checks only that document
   const target = lines.findIndex((l) => l.includes('name: web-505'));
   const imageLine = lines.findIndex((l, i) => i > target && l.includes('image:'));
   const indent = /^ */.exec(lines[imageLine])![0];
-  const v = await c.change(uri, [{ range: { start: { line: imageLine + 1, character: 0 }, end: { line: imageLine + 1, character: 0 } }, text: `${indent}securityContext: {privileged: true}\n` }]);
+  const v = await c.change(uri, [
+    {
+      range: { start: { line: imageLine + 1, character: 0 }, end: { line: imageLine + 1, character: 0 } },
+      text: `${indent}securityContext: {privileged: true}\n`,
+    },
+  ]);
   const second = await c.diagnostics(uri, v);
   assert.equal(second.diagnostics.length, 101);
   const added = second.diagnostics.find((d) => d.range.start.line === imageLine + 1);
@@ -115,7 +123,12 @@ test('an edit in the middle of a 1000-document file re-checks only that document
 test('after many incremental edits (several changes per message), diagnostics equal those of the same text opened fresh', async () => {
   const c = await client();
   const uri = 'file:///work/edited.yaml';
-  let doc = TextDocument.create(uri, 'yaml', 1, Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? badPod(i) : goodPod(i))).join('---\n'));
+  let doc = TextDocument.create(
+    uri,
+    'yaml',
+    1,
+    Array.from({ length: 40 }, (_, i) => (i % 3 === 0 ? badPod(i) : goodPod(i))).join('---\n'),
+  );
   await c.open(uri, doc.getText());
   await c.diagnostics(uri, 1);
   const inserts = ['---\n', 'x', '\n', '    securityContext: {privileged: true}\n', '# kube-windows-disable\n', ''];
@@ -128,7 +141,10 @@ test('after many incremental edits (several changes per message), diagnostics eq
       const length = doc.getText().length;
       const start = Math.floor(rnd() * length);
       const end = Math.min(length, start + (rnd() < 0.5 ? 0 : Math.floor(rnd() * 40)));
-      const change = { range: { start: doc.positionAt(start), end: doc.positionAt(end) }, text: inserts[Math.floor(rnd() * inserts.length)] };
+      const change = {
+        range: { start: doc.positionAt(start), end: doc.positionAt(end) },
+        text: inserts[Math.floor(rnd() * inserts.length)],
+      };
       changes.push(change);
       doc = TextDocument.update(doc, [change], doc.version + 1);
     }
@@ -152,7 +168,9 @@ test('diagnostics are published once on open and once per edit, each for its ver
   await c.diagnostics(uri, 1);
   const line = text.split('\n').findIndex((l) => l.includes('name: web-100'));
   for (let e = 0; e < 10; e++) {
-    const v = await c.change(uri, [{ range: { start: { line, character: 8 }, end: { line, character: 9 } }, text: String(e % 10) }]);
+    const v = await c.change(uri, [
+      { range: { start: { line, character: 8 }, end: { line, character: 9 } }, text: String(e % 10) },
+    ]);
     await c.diagnostics(uri, v);
   }
   await new Promise((r) => setTimeout(r, 200));
@@ -177,7 +195,11 @@ test('every quick fix of every bad example removes its diagnostic', async () => 
     for (let guard = 0; guard < 40; guard++) {
       const fixable: { d: Diagnostic; fix: CodeAction }[] = [];
       for (const d of diagnostics) {
-        const actions = (await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+        const actions = (await c.conn.sendRequest(CodeActionRequest.type, {
+          textDocument: { uri },
+          range: d.range,
+          context: { diagnostics: [d] },
+        })) as CodeAction[];
         const fix = actions.find((a) => a.isPreferred && a.edit);
         if (fix) fixable.push({ d, fix });
       }
@@ -188,8 +210,14 @@ test('every quick fix of every bad example removes its diagnostic', async () => 
       text = apply(text, fix.edit!.changes![uri]);
       version = await c.change(uri, fullChange(text));
       ({ diagnostics } = await c.diagnostics(uri, version));
-      assert.ok(diagnostics.filter((x) => x.code === 'YAML001').length <= brokenBefore, `fix "${fix.title}" broke the YAML of ${name}`);
-      assert.ok(diagnostics.filter((x) => x.code === d.code).length < sameBefore, `fix "${fix.title}" did not remove ${d.code} in ${name}`);
+      assert.ok(
+        diagnostics.filter((x) => x.code === 'YAML001').length <= brokenBefore,
+        `fix "${fix.title}" broke the YAML of ${name}`,
+      );
+      assert.ok(
+        diagnostics.filter((x) => x.code === d.code).length < sameBefore,
+        `fix "${fix.title}" did not remove ${d.code} in ${name}`,
+      );
       checked++;
     }
     await c.close(uri);
@@ -226,7 +254,11 @@ test('"Disable RULE for this line" inserts a suppression comment that silences i
   const text = badPod(1);
   await c.open(uri, text);
   const [d] = (await c.diagnostics(uri, 1)).diagnostics;
-  const actions = (await c.conn.sendRequest(CodeActionRequest.type, { textDocument: { uri }, range: d.range, context: { diagnostics: [d] } })) as CodeAction[];
+  const actions = (await c.conn.sendRequest(CodeActionRequest.type, {
+    textDocument: { uri },
+    range: d.range,
+    context: { diagnostics: [d] },
+  })) as CodeAction[];
   const disable = actions.find((a) => a.title === 'Disable WIN002 for this line');
   assert.ok(disable);
   const next = apply(text, disable.edit!.changes![uri]);
@@ -247,17 +279,24 @@ test('hover explains a finding and a Windows field', async () => {
   assert.match(value, /docs\/rules\.md#win002/);
   const lines = text.split('\n');
   const osLine = lines.findIndex((l) => l.includes('os: {name: windows}'));
-  const h2 = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: { line: osLine, character: lines[osLine].indexOf('name') + 1 } });
+  const h2 = await c.conn.sendRequest(HoverRequest.type, {
+    textDocument: { uri },
+    position: { line: osLine, character: lines[osLine].indexOf('name') + 1 },
+  });
   assert.match((h2!.contents as { value: string }).value, /windows/i);
 });
 
 test('completion offers Windows values', async () => {
   const c = await client();
   const uri = 'file:///work/complete.yaml';
-  const text = 'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    kubernetes.io/os: \n  containers: []\n';
+  const text =
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  nodeSelector:\n    kubernetes.io/os: \n  containers: []\n';
   await c.open(uri, text);
   await c.diagnostics(uri, 1);
-  const items = (await c.conn.sendRequest(CompletionRequest.type, { textDocument: { uri }, position: { line: 5, character: 22 } })) as { label: string }[];
+  const items = (await c.conn.sendRequest(CompletionRequest.type, {
+    textDocument: { uri },
+    position: { line: 5, character: 22 },
+  })) as { label: string }[];
   assert.ok(
     items.some((i) => i.label === 'windows'),
     JSON.stringify(items.map((i) => i.label)),
@@ -270,7 +309,9 @@ test('configuration changes apply without restart (per-rule severity off)', asyn
   await c.open(uri, badPod(3));
   assert.equal((await c.diagnostics(uri, 1)).diagnostics.length, 1);
   const next = c.diagnostics(uri);
-  await c.conn.sendNotification(DidChangeConfigurationNotification.type, { settings: { kubeWindows: { debounceMs: 0, rules: { WIN002: 'off' } } } });
+  await c.conn.sendNotification(DidChangeConfigurationNotification.type, {
+    settings: { kubeWindows: { debounceMs: 0, rules: { WIN002: 'off' } } },
+  });
   assert.deepEqual((await next).diagnostics, []);
 });
 
@@ -287,7 +328,10 @@ test('pull diagnostics when the client supports them', async () => {
   const c = await client({ capabilities: { textDocument: { diagnostic: { dynamicRegistration: false } } } });
   const uri = 'file:///work/pull.yaml';
   await c.open(uri, badPod(5));
-  const report = (await c.conn.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri } })) as { kind: string; items: Diagnostic[] };
+  const report = (await c.conn.sendRequest(DocumentDiagnosticRequest.type, { textDocument: { uri } })) as {
+    kind: string;
+    items: Diagnostic[];
+  };
   assert.equal(report.kind, 'full');
   assert.equal(report.items[0].code, 'WIN002');
 });
@@ -319,7 +363,10 @@ test('a 10 MB document is checked, and the server stays responsive', async () =>
   const { diagnostics } = await c.diagnostics(uri, 1, 30_000);
   assert.equal(diagnostics.length, Math.ceil(docs.length / 10));
   assert.ok(Date.now() - t0 < 20_000);
-  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: diagnostics[0].range.start });
+  const h = await c.conn.sendRequest(HoverRequest.type, {
+    textDocument: { uri },
+    position: diagnostics[0].range.start,
+  });
   assert.ok(h);
 });
 
@@ -330,7 +377,8 @@ test('a document closed while it is being validated ends with empty diagnostics'
   await c.close(uri);
   // The last word for this document is an empty list, whatever was in flight: wait (under load the
   // clearing publish can take a while) until one came and nothing followed it for a second.
-  const mine = () => (c as unknown as { published: { uri: string; diagnostics: unknown[] }[] }).published.filter((p) => p.uri === uri);
+  const mine = () =>
+    (c as unknown as { published: { uri: string; diagnostics: unknown[] }[] }).published.filter((p) => p.uri === uri);
   const end = Date.now() + 30_000;
   let seen = -1;
   let quietSince = Date.now();
@@ -364,7 +412,10 @@ test('malformed and out-of-order messages do not take the server down', async ()
   // A request with impossible positions.
   await c.open('file:///work/after.yaml', badPod(7));
   await c.diagnostics('file:///work/after.yaml', 1);
-  const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri: 'file:///work/after.yaml' }, position: { line: 9999, character: 9999 } });
+  const h = await c.conn.sendRequest(HoverRequest.type, {
+    textDocument: { uri: 'file:///work/after.yaml' },
+    position: { line: 9999, character: 9999 },
+  });
   assert.equal(h, null);
   assert.ok(c.alive());
 });
@@ -372,7 +423,9 @@ test('malformed and out-of-order messages do not take the server down', async ()
 test('a cluster snapshot makes image rules name the cluster and its node builds', async () => {
   const c = await client();
   const uri = 'file:///work/snapshot.yaml';
-  const text = deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\n`);
+  const text = deployment(
+    `${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\n`,
+  );
   await c.open(uri, text);
   assert.deepEqual(
     (await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN080'),
@@ -382,7 +435,9 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', {
     name: 'prod',
     flavour: 'kubernetes',
-    windowsNodes: [{ name: 'win-1', build: '10.0.17763', taints: [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] }],
+    windowsNodes: [
+      { name: 'win-1', build: '10.0.17763', taints: [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] },
+    ],
     runtimeClasses: [],
   });
   const d = (await next).diagnostics.find((x) => x.code === 'WIN080');
@@ -405,10 +460,9 @@ test('WIN063 in the editor: a claim in the file whose CSI driver no Windows node
     'apiVersion: v1\nkind: PersistentVolumeClaim\nmetadata: {name: data, namespace: apps}\nspec: {storageClassName: smb, accessModes: [ReadWriteMany], resources: {requests: {storage: 1Gi}}}\n---\n';
   const text =
     claim +
-    deployment(`${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\nvolumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n`).replace(
-      'metadata:\n  name:',
-      'metadata:\n  namespace: apps\n  name:',
-    );
+    deployment(
+      `${WIN}containers:\n  - name: app\n    image: mcr.microsoft.com/windows/servercore:ltsc2022\nvolumes:\n  - name: data\n    persistentVolumeClaim: {claimName: data}\n`,
+    ).replace('metadata:\n  name:', 'metadata:\n  namespace: apps\n  name:');
   await c.open(uri, text);
   assert.deepEqual(
     (await c.diagnostics(uri, 1)).diagnostics.filter((d) => d.code === 'WIN063'),

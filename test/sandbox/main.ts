@@ -77,7 +77,16 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void stop(0));
   process.on('SIGTERM', () => void stop(0));
   try {
-    world = await startWorld({ dir, context: CONTEXT, hosts, sshPort, nodeHosts: true, failingPods: true, machineApi: { tickMs: 1000 }, kubeadm: { context: KUBEADM_CONTEXT } });
+    world = await startWorld({
+      dir,
+      context: CONTEXT,
+      hosts,
+      sshPort,
+      nodeHosts: true,
+      failingPods: true,
+      machineApi: { tickMs: 1000 },
+      kubeadm: { context: KUBEADM_CONTEXT },
+    });
     const w = world;
     const kubeadm = w.kubeadm!;
     cs = await startCodeServer({
@@ -111,7 +120,10 @@ async function main(): Promise<void> {
     console.log(banner(info, w));
   } catch (err) {
     console.error(`sandbox: could not start: ${err instanceof Error ? err.message : String(err)}`);
-    if (/EADDRINUSE/.test(String(err))) console.error(`sandbox: a port is in use: choose others with SANDBOX_SSH_PORT (now ${sshPort}) and SANDBOX_PORT (now ${port}).`);
+    if (/EADDRINUSE/.test(String(err)))
+      console.error(
+        `sandbox: a port is in use: choose others with SANDBOX_SSH_PORT (now ${sshPort}) and SANDBOX_PORT (now ${port}).`,
+      );
     await stop(1);
     return;
   }

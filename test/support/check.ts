@@ -35,7 +35,10 @@ export function applyFix(text: string, f: Finding, fixIndex = 0): string {
   const lines = new LineIndex(text);
   return applyTextEdits(
     text,
-    fix.edits.map((e) => ({ span: { start: lines.offsetAt(e.range.start), end: lines.offsetAt(e.range.end) }, newText: e.newText })),
+    fix.edits.map((e) => ({
+      span: { start: lines.offsetAt(e.range.start), end: lines.offsetAt(e.range.end) },
+      newText: e.newText,
+    })),
   );
 }
 
@@ -43,11 +46,19 @@ export function applyFix(text: string, f: Finding, fixIndex = 0): string {
  * Applies the fix and re-checks: the finding must be gone (no finding of the same rule at the same
  * place), the text must still parse, and no new finding may appear. Returns the fixed text.
  */
-export function fixAndRecheck(text: string, ruleId: string, options: CheckOptions = {}, fixIndex = 0): { fixed: string; before: Finding[]; after: Finding[] } {
+export function fixAndRecheck(
+  text: string,
+  ruleId: string,
+  options: CheckOptions = {},
+  fixIndex = 0,
+): { fixed: string; before: Finding[]; after: Finding[] } {
   const before = findings(text, options);
   // The first finding of the rule that offers this fix (findings come in document order).
   const target = before.find((f) => f.ruleId === ruleId && f.fixes.length > fixIndex);
-  if (!target) throw new Error(`no ${ruleId} finding with fix #${fixIndex} in:\n${text}\nfound: ${before.map((f) => f.ruleId).join(', ')}`);
+  if (!target)
+    throw new Error(
+      `no ${ruleId} finding with fix #${fixIndex} in:\n${text}\nfound: ${before.map((f) => f.ruleId).join(', ')}`,
+    );
   const fixed = applyFix(text, target, fixIndex);
   const after = findings(fixed, options);
   const key = (f: Finding) => `${f.ruleId}@${f.message}`;

@@ -36,7 +36,15 @@ function daemonSet(
       },
       updateStrategy: { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1 } },
     },
-    status: { currentNumberScheduled: 1, desiredNumberScheduled: 1, numberAvailable: 1, numberMisscheduled: 0, numberReady: 1, observedGeneration: 1, updatedNumberScheduled: 1 },
+    status: {
+      currentNumberScheduled: 1,
+      desiredNumberScheduled: 1,
+      numberAvailable: 1,
+      numberMisscheduled: 0,
+      numberReady: 1,
+      observedGeneration: 1,
+      updatedNumberScheduled: 1,
+    },
   };
 }
 
@@ -47,7 +55,11 @@ const ns = (name: string): KubeObject => ({
   spec: { finalizers: ['kubernetes'] },
   status: { phase: 'Active' },
 });
-const sa = (namespace: string, name: string): KubeObject => ({ apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } });
+const sa = (namespace: string, name: string): KubeObject => ({
+  apiVersion: 'v1',
+  kind: 'ServiceAccount',
+  metadata: { name, namespace },
+});
 
 /** A kubeadm control-plane node (Linux, tainted as kubeadm init leaves it). */
 export function controlPlaneNode(name = 'cp-1', os = 'linux'): KubeObject {
@@ -66,16 +78,31 @@ export function controlPlaneNode(name = 'cp-1', os = 'linux'): KubeObject {
         'node-role.kubernetes.io/control-plane': '',
         'node.kubernetes.io/exclude-from-external-load-balancers': '',
       },
-      annotations: { 'kubeadm.alpha.kubernetes.io/cri-socket': 'unix:///var/run/containerd/containerd.sock', 'node.alpha.kubernetes.io/ttl': '0' },
+      annotations: {
+        'kubeadm.alpha.kubernetes.io/cri-socket': 'unix:///var/run/containerd/containerd.sock',
+        'node.alpha.kubernetes.io/ttl': '0',
+      },
     },
-    spec: { podCIDR: '10.244.0.0/24', podCIDRs: ['10.244.0.0/24'], taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }] },
+    spec: {
+      podCIDR: '10.244.0.0/24',
+      podCIDRs: ['10.244.0.0/24'],
+      taints: [{ key: 'node-role.kubernetes.io/control-plane', effect: 'NoSchedule' }],
+    },
     status: {
       addresses: [
         { type: 'InternalIP', address: '10.0.0.10' },
         { type: 'Hostname', address: name },
       ],
-      conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }],
-      nodeInfo: { kubeletVersion: 'v1.31.3', osImage: 'Ubuntu 24.04.1 LTS', containerRuntimeVersion: 'containerd://1.7.22', operatingSystem: os, architecture: 'amd64' },
+      conditions: [
+        { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+      ],
+      nodeInfo: {
+        kubeletVersion: 'v1.31.3',
+        osImage: 'Ubuntu 24.04.1 LTS',
+        containerRuntimeVersion: 'containerd://1.7.22',
+        operatingSystem: os,
+        architecture: 'amd64',
+      },
     },
   };
 }
@@ -89,7 +116,8 @@ export function kubeadmKubeProxy(server: string, version = 'v1.31.3'): KubeObjec
       kind: 'ConfigMap',
       metadata: { name: 'kube-proxy', namespace: 'kube-system', labels: { app: 'kube-proxy' } },
       data: {
-        'config.conf': 'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: 10.244.0.0/16\nmode: ""\n',
+        'config.conf':
+          'apiVersion: kubeproxy.config.k8s.io/v1alpha1\nkind: KubeProxyConfiguration\nclusterCIDR: 10.244.0.0/16\nmode: ""\n',
         'kubeconfig.conf': [
           'apiVersion: v1',
           'kind: Config',
@@ -113,7 +141,14 @@ export function kubeadmKubeProxy(server: string, version = 'v1.31.3'): KubeObjec
         ].join('\n'),
       },
     },
-    daemonSet('kube-system', 'kube-proxy', { 'k8s-app': 'kube-proxy' }, [{ name: 'kube-proxy', image: `registry.k8s.io/kube-proxy:${version}` }], [], 'kube-proxy'),
+    daemonSet(
+      'kube-system',
+      'kube-proxy',
+      { 'k8s-app': 'kube-proxy' },
+      [{ name: 'kube-proxy', image: `registry.k8s.io/kube-proxy:${version}` }],
+      [],
+      'kube-proxy',
+    ),
   ];
 }
 
@@ -151,11 +186,26 @@ export function calicoOperator(windowsDataplane?: 'HNS' | 'Disabled', version = 
         cni: { type: 'Calico', ipam: { type: 'Calico' } },
         calicoNetwork: {
           bgp: 'Disabled',
-          ipPools: [{ name: 'default-ipv4-ippool', cidr: '10.244.0.0/16', encapsulation: 'VXLAN', natOutgoing: 'Enabled', nodeSelector: 'all()', blockSize: 26 }],
+          ipPools: [
+            {
+              name: 'default-ipv4-ippool',
+              cidr: '10.244.0.0/16',
+              encapsulation: 'VXLAN',
+              natOutgoing: 'Enabled',
+              nodeSelector: 'all()',
+              blockSize: 26,
+            },
+          ],
           ...(windowsDataplane ? { windowsDataplane } : {}),
         },
       },
-      status: { variant: 'Calico', calicoVersion: version, conditions: [{ type: 'Ready', status: 'True', reason: 'AllObjectsAvailable', message: 'All Objects Available' }] },
+      status: {
+        variant: 'Calico',
+        calicoVersion: version,
+        conditions: [
+          { type: 'Ready', status: 'True', reason: 'AllObjectsAvailable', message: 'All Objects Available' },
+        ],
+      },
     },
     sa('calico-system', 'calico-node'),
     daemonSet(
@@ -179,14 +229,19 @@ export function calicoOperator(windowsDataplane?: 'HNS' | 'Disabled', version = 
       [{ name: 'install-cni', image: `docker.io/calico/cni-windows:${version}` }],
       'calico-node',
     );
-    (win.spec as { template: { spec: { nodeSelector: Record<string, string> } } }).template.spec.nodeSelector = { 'kubernetes.io/os': 'windows' };
+    (win.spec as { template: { spec: { nodeSelector: Record<string, string> } } }).template.spec.nodeSelector = {
+      'kubernetes.io/os': 'windows',
+    };
     out.push(win);
   }
   return out;
 }
 
 /** Flannel from kube-flannel.yml, with the given net-conf.json backend. */
-export function flannel(backend: Record<string, unknown> = { Type: 'vxlan', VNI: 4096, Port: 4789 }, namespace = 'kube-flannel'): KubeObject[] {
+export function flannel(
+  backend: Record<string, unknown> = { Type: 'vxlan', VNI: 4096, Port: 4789 },
+  namespace = 'kube-flannel',
+): KubeObject[] {
   return [
     ns(namespace),
     sa(namespace, 'flannel'),
@@ -226,5 +281,15 @@ export function flannel(backend: Record<string, unknown> = { Type: 'vxlan', VNI:
 
 /** Cilium (kube-system/cilium): a CNI kube-windows does not support for Windows nodes. */
 export function cilium(): KubeObject[] {
-  return [sa('kube-system', 'cilium'), daemonSet('kube-system', 'cilium', { 'k8s-app': 'cilium' }, [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.16.3' }], [], 'cilium')];
+  return [
+    sa('kube-system', 'cilium'),
+    daemonSet(
+      'kube-system',
+      'cilium',
+      { 'k8s-app': 'cilium' },
+      [{ name: 'cilium-agent', image: 'quay.io/cilium/cilium:v1.16.3' }],
+      [],
+      'cilium',
+    ),
+  ];
 }

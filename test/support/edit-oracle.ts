@@ -84,6 +84,7 @@ export function applyOp(value: unknown, op: EditOp, emptied: 'empty' | 'null' = 
 export function allPaths(value: unknown, base: Path = []): Path[] {
   const out: Path[] = [];
   if (Array.isArray(value)) value.forEach((v, i) => out.push([...base, i], ...allPaths(v, [...base, i])));
-  else if (isObj(value)) for (const k of Object.keys(value)) out.push([...base, k], ...allPaths(value[k], [...base, k]));
+  else if (isObj(value))
+    for (const k of Object.keys(value)) out.push([...base, k], ...allPaths(value[k], [...base, k]));
   return out;
 }

@@ -123,7 +123,8 @@ function fakeUri(text: string): FakeUri {
 function stub(): unknown {
   const target = function () {};
   return new Proxy(target, {
-    get: (t, key) => (key === 'prototype' ? t.prototype : key === Symbol.toPrimitive ? () => '' : key === 'then' ? undefined : stub()),
+    get: (t, key) =>
+      key === 'prototype' ? t.prototype : key === Symbol.toPrimitive ? () => '' : key === 'then' ? undefined : stub(),
     apply: () => stub(),
     construct: () => stub() as object,
   });
@@ -131,7 +132,9 @@ function stub(): unknown {
 
 /** The object, with a deep stub for every member it does not model. */
 function withFallback<T extends object>(object: T): T {
-  return new Proxy(object, { get: (t, key) => (key in t ? (t as Record<string | symbol, unknown>)[key] : key === 'then' ? undefined : stub()) });
+  return new Proxy(object, {
+    get: (t, key) => (key in t ? (t as Record<string | symbol, unknown>)[key] : key === 'then' ? undefined : stub()),
+  });
 }
 
 let exportNames: string[] | undefined;
@@ -203,7 +206,10 @@ export interface FakeDiagnosticCollection {
 
 export interface FakeCodeLensProvider {
   selector: unknown;
-  provider: { provideCodeLenses(doc: { uri: FakeUri }): FakeCodeLens[] | undefined; onDidChangeCodeLenses?: (l: () => void) => unknown };
+  provider: {
+    provideCodeLenses(doc: { uri: FakeUri }): FakeCodeLens[] | undefined;
+    onDidChangeCodeLenses?: (l: () => void) => unknown;
+  };
 }
 
 export class FakeTreeItem {
@@ -324,18 +330,22 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         const revealed: FakeTreeView['revealed'] = [];
         const handle: FakeTreeView['handle'] & Record<string, unknown> = { dispose: () => undefined };
         treeViews.push({ id, options, collapse, revealed, handle });
-        const provider = options.treeDataProvider as FakeTreeView['options']['treeDataProvider'] & { getParent?(e: unknown): unknown };
+        const provider = options.treeDataProvider as FakeTreeView['options']['treeDataProvider'] & {
+          getParent?(e: unknown): unknown;
+        };
         // As VS Code does: reveal needs getParent, and `expand` asks for the children of the element
         // (and of those that open expanded), levels deep.
         const expand = async (element: unknown, levels: number): Promise<void> => {
           if (levels <= 0) return;
           for (const child of ((await provider.getChildren(element)) as unknown[]) ?? []) {
-            if ((provider.getTreeItem(child) as { collapsibleState?: number }).collapsibleState === 2) await expand(child, 1);
+            if ((provider.getTreeItem(child) as { collapsibleState?: number }).collapsibleState === 2)
+              await expand(child, 1);
             else await expand(child, levels - 1);
           }
         };
         const reveal = async (element: unknown, options?: FakeTreeView['revealed'][number]['options']) => {
-          if (!provider.getParent) throw new Error('TreeDataProvider does not implement getParent: reveal is not possible');
+          if (!provider.getParent)
+            throw new Error('TreeDataProvider does not implement getParent: reveal is not possible');
           revealed.push({ element, ...(options ? { options } : {}) });
           const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
           await expand(element, levels);
@@ -361,7 +371,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         progressRuns.push(run);
         return task({ report: (r: { message?: string; increment?: number }) => run.reports.push(r) }, token);
       },
-      showQuickPick: async (items: readonly ({ label: string } | string)[] | Promise<readonly ({ label: string } | string)[]>, options: Record<string, unknown> = {}) => {
+      showQuickPick: async (
+        items: readonly ({ label: string } | string)[] | Promise<readonly ({ label: string } | string)[]>,
+        options: Record<string, unknown> = {},
+      ) => {
         const list = await items;
         const label = (x: { label: string } | string) => (typeof x === 'string' ? x : x.label);
         ask('quickPick', options, list.map(label));
@@ -375,7 +388,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           const reply = replies.shift();
           if (reply === undefined || !validate) return reply;
           const verdict = await validate(reply);
-          const message = typeof verdict === 'string' ? verdict : (verdict as { message?: string } | null | undefined)?.message;
+          const message =
+            typeof verdict === 'string' ? verdict : (verdict as { message?: string } | null | undefined)?.message;
           if (!message) return reply;
           (q.rejected ??= []).push(message);
         }
@@ -387,7 +401,14 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       },
       createTerminal: (options: Record<string, unknown>) => {
         const pty = options.pty as FakeTerminal['pty'];
-        const t: FakeTerminal = { name: String(options.name ?? ''), options, output: '', shown: 0, disposed: false, ...(pty ? { pty } : {}) };
+        const t: FakeTerminal = {
+          name: String(options.name ?? ''),
+          options,
+          output: '',
+          shown: 0,
+          disposed: false,
+          ...(pty ? { pty } : {}),
+        };
         terminals.push(t);
         if (pty) {
           pty.onDidWrite((text) => (t.output += text));
@@ -431,7 +452,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         diagnosticCollections.push(c);
         return {
           name,
-          set: (uri: FakeUri, list: FakeSetDiagnostic[] | undefined) => (list ? c.entries.set(uri.toString(), [...list]) : c.entries.delete(uri.toString())),
+          set: (uri: FakeUri, list: FakeSetDiagnostic[] | undefined) =>
+            list ? c.entries.set(uri.toString(), [...list]) : c.entries.delete(uri.toString()),
           delete: (uri: FakeUri) => c.entries.delete(uri.toString()),
           get: (uri: FakeUri) => c.entries.get(uri.toString()),
           clear: () => c.entries.clear(),
@@ -466,13 +488,26 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         return { dispose: () => contentProviders.delete(scheme) };
       },
       openTextDocument: async (arg: { language?: string; content?: string } | unknown) => {
-        const o = (typeof arg === 'object' && arg !== null && !('scheme' in arg) ? arg : {}) as { language?: string; content?: string };
+        const o = (typeof arg === 'object' && arg !== null && !('scheme' in arg) ? arg : {}) as {
+          language?: string;
+          content?: string;
+        };
         // A URI of a registered content provider: a read-only virtual document with the provider's text.
         const uri = typeof arg === 'object' && arg !== null && 'scheme' in arg ? (arg as FakeUri) : undefined;
-        const provider = uri ? (contentProviders.get(uri.scheme) as { provideTextDocumentContent?: (u: FakeUri) => string } | undefined) : undefined;
-        const content = provider?.provideTextDocumentContent ? provider.provideTextDocumentContent(uri as FakeUri) : (o.content ?? '');
+        const provider = uri
+          ? (contentProviders.get(uri.scheme) as { provideTextDocumentContent?: (u: FakeUri) => string } | undefined)
+          : undefined;
+        const content = provider?.provideTextDocumentContent
+          ? provider.provideTextDocumentContent(uri as FakeUri)
+          : (o.content ?? '');
         const own = uri ?? (o.content !== undefined ? fakeUri(`untitled:Untitled-${++untitled}`) : undefined);
-        const doc: FakeDocument = { languageId: o.language ?? 'plaintext', content, shown: 0, getText: () => doc.content, ...(own ? { uri: own } : {}) };
+        const doc: FakeDocument = {
+          languageId: o.language ?? 'plaintext',
+          content,
+          shown: 0,
+          getText: () => doc.content,
+          ...(own ? { uri: own } : {}),
+        };
         documents.push(doc);
         return doc;
       },
@@ -486,7 +521,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   // helpers, which copy own keys, see them all; the ones not modelled above are deep stubs.
   const module: Record<string, unknown> = {};
   for (const name of vscodeExportNames()) module[name] = stub();
-  for (const [name, value] of Object.entries(api)) module[name] = typeof value === 'object' ? withFallback(value) : value;
+  for (const [name, value] of Object.entries(api))
+    module[name] = typeof value === 'object' ? withFallback(value) : value;
 
   return {
     module,
@@ -515,7 +551,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     },
     /** Makes a YAML document with this URI the active editor's, as when the user switches tabs. */
     setActiveDocument(uri: string | undefined) {
-      api.window.activeTextEditor = uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };
+      api.window.activeTextEditor =
+        uri === undefined ? undefined : { document: { uri: fakeUri(uri), languageId: 'yaml' } };
       activeEditorChanged.fire(api.window.activeTextEditor);
     },
     /** Changes settings and fires onDidChangeConfiguration as VS Code does. */
@@ -564,7 +601,9 @@ export function hookVscodeModule(current: () => FakeVscode): () => void {
       ownKeys: () => Reflect.ownKeys(current().module),
       getOwnPropertyDescriptor: (_t, key) => {
         const module = current().module;
-        return key in module ? { configurable: true, enumerable: true, writable: false, value: module[key as string] } : undefined;
+        return key in module
+          ? { configurable: true, enumerable: true, writable: false, value: module[key as string] }
+          : undefined;
       },
     },
   );

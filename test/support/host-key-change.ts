@@ -21,7 +21,13 @@ const secretLines = (privateKeyText: string): string[] =>
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('-----'));
 
-export function assertHostKeyRefusal(text: string, sim: SimHost, change: { old: SimHostKey; now: SimHostKey }, userKeyPath: string, what: string): void {
+export function assertHostKeyRefusal(
+  text: string,
+  sim: SimHost,
+  change: { old: SimHostKey; now: SimHostKey },
+  userKeyPath: string,
+  what: string,
+): void {
   assert.match(text, /REMOTE HOST IDENTIFICATION HAS CHANGED/, `${what}: OpenSSH's warning`);
   assert.ok(text.includes(`[${sim.host}]:${sim.port}`), `${what}: names the host: ${text}`);
   assert.ok(text.includes('ssh-ed25519'), `${what}: names the key type`);
@@ -29,7 +35,11 @@ export function assertHostKeyRefusal(text: string, sim: SimHost, change: { old: 
   assert.ok(text.includes(fingerprintOf(change.now.public)), `${what}: the presented fingerprint`);
   assert.match(text, /nothing was sent to the host/, `${what}: says nothing was done`);
   assert.doesNotMatch(text, /PRIVATE KEY/, `${what}: no key material`);
-  for (const line of [...secretLines(change.old.private), ...secretLines(change.now.private), ...secretLines(readFileSync(userKeyPath, 'utf8'))]) {
+  for (const line of [
+    ...secretLines(change.old.private),
+    ...secretLines(change.now.private),
+    ...secretLines(readFileSync(userKeyPath, 'utf8')),
+  ]) {
     assert.ok(!text.includes(line), `${what}: a private key line leaked`);
   }
 }

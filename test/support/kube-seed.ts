@@ -46,13 +46,16 @@ function conditions(ready: boolean, kubeletMsg: string): Record<string, unknown>
     c('MemoryPressure', 'False', 'KubeletHasSufficientMemory', 'kubelet has sufficient memory available'),
     c('DiskPressure', 'False', 'KubeletHasNoDiskPressure', 'kubelet has no disk pressure'),
     c('PIDPressure', 'False', 'KubeletHasSufficientPID', 'kubelet has sufficient PID available'),
-    ready ? c('Ready', 'True', 'KubeletReady', kubeletMsg) : c('Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
+    ready
+      ? c('Ready', 'True', 'KubeletReady', kubeletMsg)
+      : c('Ready', 'Unknown', 'NodeStatusUnknown', 'Kubelet stopped posting node status.'),
   ];
 }
 
 function schedulingTaints(ready: boolean, cordoned: boolean): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
-  if (cordoned) out.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: '2026-11-21T08:30:02Z' });
+  if (cordoned)
+    out.push({ key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule', timeAdded: '2026-11-21T08:30:02Z' });
   if (!ready) {
     out.push({ key: 'node.kubernetes.io/unreachable', effect: 'NoSchedule', timeAdded: '2026-11-21T08:41:10Z' });
     out.push({ key: 'node.kubernetes.io/unreachable', effect: 'NoExecute', timeAdded: '2026-11-21T08:41:15Z' });
@@ -78,7 +81,9 @@ export interface WindowsNodeOptions {
 export function windowsNode(name: string, opts: WindowsNodeOptions): KubeObject {
   const ready = opts.ready ?? true;
   const cordoned = opts.cordoned ?? false;
-  const address = opts.address ?? `10.0.${128 + (parseInt(hash(name, 2), 16) % 64)}.${10 + (parseInt(hash(name + 'ip', 2), 16) % 200)}`;
+  const address =
+    opts.address ??
+    `10.0.${128 + (parseInt(hash(name, 2), 16) % 64)}.${10 + (parseInt(hash(name + 'ip', 2), 16) % 200)}`;
   const version = opts.wmcoVersion ?? DEFAULT_WMCO_VERSION;
   const desired = opts.desiredVersion ?? version;
   const labels: Record<string, string> = {
@@ -113,9 +118,11 @@ export function windowsNode(name: string, opts: WindowsNodeOptions): KubeObject 
   };
   if (!opts.unmanaged) {
     annotations[`${WMCO_PREFIX}/pub-key-hash`] = hash('ssh-rsa AAAAB3NzaC1yc2E cloud-private-key');
-    annotations[`${WMCO_PREFIX}/username`] = `wy0EBwMIbc6kxrNAnxrg0kEBP9xJ3JtY4Lf0N1Z${hash(name, 16)}<wmcoMarker>=${hash(name + 'u', 4)}`;
+    annotations[`${WMCO_PREFIX}/username`] =
+      `wy0EBwMIbc6kxrNAnxrg0kEBP9xJ3JtY4Lf0N1Z${hash(name, 16)}<wmcoMarker>=${hash(name + 'u', 4)}`;
     annotations[`${WMCO_PREFIX}/desired-version`] = desired;
-    if (opts.wmcoVersion !== undefined || opts.desiredVersion === undefined) annotations[`${WMCO_PREFIX}/version`] = version;
+    if (opts.wmcoVersion !== undefined || opts.desiredVersion === undefined)
+      annotations[`${WMCO_PREFIX}/version`] = version;
     annotations[`${WMCO_PREFIX}/ssh-host-key`] = `AAAAC3NzaC1lZDI1NTE5AAAAI${Buffer.from(hash(name + 'hk', 32), 'hex')
       .toString('base64')
       .slice(0, 42)}`;
@@ -182,11 +189,14 @@ export function linuxNode(name: string, opts: LinuxNodeOptions = {}): KubeObject
     'topology.ebs.csi.aws.com/zone': 'us-east-2a',
     'topology.kubernetes.io/region': 'us-east-2',
     'topology.kubernetes.io/zone': 'us-east-2a',
-    ...(role === 'master' ? { 'node-role.kubernetes.io/control-plane': '', 'node-role.kubernetes.io/master': '' } : { 'node-role.kubernetes.io/worker': '' }),
+    ...(role === 'master'
+      ? { 'node-role.kubernetes.io/control-plane': '', 'node-role.kubernetes.io/master': '' }
+      : { 'node-role.kubernetes.io/worker': '' }),
   };
   const pool = role === 'master' ? 'master' : 'worker';
   const annotations: Record<string, string> = {
-    'cloud.network.openshift.io/egress-ipconfig': '[{"interface":"eni-0a1b2c3d","ifaddr":{"ipv4":"10.0.0.0/19"},"capacity":{"ipv4":14,"ipv6":15}}]',
+    'cloud.network.openshift.io/egress-ipconfig':
+      '[{"interface":"eni-0a1b2c3d","ifaddr":{"ipv4":"10.0.0.0/19"},"capacity":{"ipv4":14,"ipv6":15}}]',
     'csi.volume.kubernetes.io/nodeid': `{"ebs.csi.aws.com":"i-0${hash(name, 16)}"}`,
     'k8s.ovn.org/host-cidrs': '["10.0.12.34/19"]',
     'k8s.ovn.org/node-subnets': `{"default":["10.129.${parseInt(hash(name, 2), 16) % 250}.0/23"]}`,
@@ -198,7 +208,8 @@ export function linuxNode(name: string, opts: LinuxNodeOptions = {}): KubeObject
     'machineconfiguration.openshift.io/state': 'Done',
     'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
   };
-  const address = opts.address ?? `10.0.${parseInt(hash(name, 2), 16) % 32}.${10 + (parseInt(hash(name + 'ip', 2), 16) % 200)}`;
+  const address =
+    opts.address ?? `10.0.${parseInt(hash(name, 2), 16) % 32}.${10 + (parseInt(hash(name + 'ip', 2), 16) % 200)}`;
   return {
     apiVersion: 'v1',
     kind: 'Node',
@@ -207,7 +218,12 @@ export function linuxNode(name: string, opts: LinuxNodeOptions = {}): KubeObject
       providerID: `aws:///us-east-2a/i-0${hash(name, 16)}`,
       ...(cordoned ? { unschedulable: true } : {}),
       ...(role === 'master' || cordoned || !ready
-        ? { taints: [...(role === 'master' ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : []), ...schedulingTaints(ready, cordoned)] }
+        ? {
+            taints: [
+              ...(role === 'master' ? [{ key: 'node-role.kubernetes.io/master', effect: 'NoSchedule' }] : []),
+              ...schedulingTaints(ready, cordoned),
+            ],
+          }
         : {}),
     },
     status: {
@@ -261,7 +277,9 @@ export interface PodOptions {
 export function pod(name: string, namespace: string, nodeName: string | undefined, opts: PodOptions = {}): KubeObject {
   const windows = opts.windows ?? false;
   const phase = opts.phase ?? (nodeName ? 'Running' : 'Pending');
-  const image = opts.image ?? (windows ? 'mcr.microsoft.com/windows/servercore:ltsc2022' : 'registry.access.redhat.com/ubi9/ubi-minimal:9.4');
+  const image =
+    opts.image ??
+    (windows ? 'mcr.microsoft.com/windows/servercore:ltsc2022' : 'registry.access.redhat.com/ubi9/ubi-minimal:9.4');
   const appLabel = name.replace(/-[a-z0-9]{5}$/, '');
   return {
     apiVersion: 'v1',
@@ -290,7 +308,13 @@ export function pod(name: string, namespace: string, nodeName: string | undefine
     },
     status: {
       phase,
-      ...(nodeName && phase === 'Running' ? { hostIP: windows ? '10.0.130.21' : '10.0.12.34', podIP: windows ? '10.132.1.14' : '10.129.2.17', startTime: '2026-11-20T10:02:35Z' } : {}),
+      ...(nodeName && phase === 'Running'
+        ? {
+            hostIP: windows ? '10.0.130.21' : '10.0.12.34',
+            podIP: windows ? '10.132.1.14' : '10.129.2.17',
+            startTime: '2026-11-20T10:02:35Z',
+          }
+        : {}),
       qosClass: 'BestEffort',
     },
   };
@@ -300,14 +324,22 @@ export function namespace(name: string, labels: Record<string, string> = {}): Ku
   return {
     apiVersion: 'v1',
     kind: 'Namespace',
-    metadata: { name, uid: uuidFrom('ns/' + name), creationTimestamp: '2026-10-02T07:20:11Z', labels: { 'kubernetes.io/metadata.name': name, ...labels } },
+    metadata: {
+      name,
+      uid: uuidFrom('ns/' + name),
+      creationTimestamp: '2026-10-02T07:20:11Z',
+      labels: { 'kubernetes.io/metadata.name': name, ...labels },
+    },
     spec: { finalizers: ['kubernetes'] },
     status: { phase: 'Active' },
   };
 }
 
 /** WMCO's ClusterServiceVersion as OLM installs it in the operator namespace. */
-export function wmcoCsv(phase: 'Pending' | 'InstallReady' | 'Installing' | 'Succeeded' | 'Failed' = 'Succeeded', version = '10.18.0'): KubeObject {
+export function wmcoCsv(
+  phase: 'Pending' | 'InstallReady' | 'Installing' | 'Succeeded' | 'Failed' = 'Succeeded',
+  version = '10.18.0',
+): KubeObject {
   return {
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'ClusterServiceVersion',
@@ -315,28 +347,53 @@ export function wmcoCsv(phase: 'Pending' | 'InstallReady' | 'Installing' | 'Succ
       name: `windows-machine-config-operator.v${version}`,
       namespace: WMCO_NAMESPACE,
       labels: { 'olm.managed': 'true', [`operators.coreos.com/windows-machine-config-operator.${WMCO_NAMESPACE}`]: '' },
-      annotations: { 'olm.operatorNamespace': WMCO_NAMESPACE, 'olm.targetNamespaces': WMCO_NAMESPACE, 'operatorframework.io/suggested-namespace': WMCO_NAMESPACE },
+      annotations: {
+        'olm.operatorNamespace': WMCO_NAMESPACE,
+        'olm.targetNamespaces': WMCO_NAMESPACE,
+        'operatorframework.io/suggested-namespace': WMCO_NAMESPACE,
+      },
     },
     spec: {
       displayName: 'Windows Machine Config Operator',
       version,
-      ...(/\.0$/.test(version) ? {} : { replaces: `windows-machine-config-operator.v${version.replace(/\.(\d+)$/, (_m, z: string) => `.${Number(z) - 1}`)}` }),
+      ...(/\.0$/.test(version)
+        ? {}
+        : {
+            replaces: `windows-machine-config-operator.v${version.replace(/\.(\d+)$/, (_m, z: string) => `.${Number(z) - 1}`)}`,
+          }),
       install: { strategy: 'deployment', spec: { deployments: [{ name: 'windows-machine-config-operator' }] } },
     },
     status: {
       phase,
       reason: phase === 'Succeeded' ? 'InstallSucceeded' : phase === 'Failed' ? 'InstallCheckFailed' : 'InstallWaiting',
-      message: phase === 'Succeeded' ? 'install strategy completed with no errors' : 'installing: waiting for deployment windows-machine-config-operator to become ready',
+      message:
+        phase === 'Succeeded'
+          ? 'install strategy completed with no errors'
+          : 'installing: waiting for deployment windows-machine-config-operator to become ready',
     },
   };
 }
 
-export function wmcoSubscription(channel = 'stable', startingCsv = 'windows-machine-config-operator.v10.18.0'): KubeObject {
+export function wmcoSubscription(
+  channel = 'stable',
+  startingCsv = 'windows-machine-config-operator.v10.18.0',
+): KubeObject {
   return {
     apiVersion: 'operators.coreos.com/v1alpha1',
     kind: 'Subscription',
-    metadata: { name: 'windows-machine-config-operator', namespace: WMCO_NAMESPACE, labels: { [`operators.coreos.com/windows-machine-config-operator.${WMCO_NAMESPACE}`]: '' } },
-    spec: { channel, installPlanApproval: 'Automatic', name: 'windows-machine-config-operator', source: 'redhat-operators', sourceNamespace: 'openshift-marketplace', startingCSV: startingCsv },
+    metadata: {
+      name: 'windows-machine-config-operator',
+      namespace: WMCO_NAMESPACE,
+      labels: { [`operators.coreos.com/windows-machine-config-operator.${WMCO_NAMESPACE}`]: '' },
+    },
+    spec: {
+      channel,
+      installPlanApproval: 'Automatic',
+      name: 'windows-machine-config-operator',
+      source: 'redhat-operators',
+      sourceNamespace: 'openshift-marketplace',
+      startingCSV: startingCsv,
+    },
     status: { currentCSV: startingCsv, installedCSV: startingCsv, state: 'AtLatestKnown' },
   };
 }
@@ -351,7 +408,10 @@ export function windowsInstancesConfigMap(entries: Record<string, string>): Kube
   };
 }
 
-export function idms(name: string, mirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: 'AllowContactingSource' | 'NeverContactSource' }[]): KubeObject {
+export function idms(
+  name: string,
+  mirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: 'AllowContactingSource' | 'NeverContactSource' }[],
+): KubeObject {
   return {
     apiVersion: 'config.openshift.io/v1',
     kind: 'ImageDigestMirrorSet',
@@ -360,7 +420,10 @@ export function idms(name: string, mirrors: { source: string; mirrors: string[];
   };
 }
 
-export function itms(name: string, mirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: 'AllowContactingSource' | 'NeverContactSource' }[]): KubeObject {
+export function itms(
+  name: string,
+  mirrors: { source: string; mirrors: string[]; mirrorSourcePolicy?: 'AllowContactingSource' | 'NeverContactSource' }[],
+): KubeObject {
   return {
     apiVersion: 'config.openshift.io/v1',
     kind: 'ImageTagMirrorSet',
@@ -407,16 +470,23 @@ export function mixedCluster(): KubeObject[] {
     windowsInstancesConfigMap({ '10.0.140.12': 'Administrator', '10.0.140.25': 'Administrator' }),
     wmcoSubscription(),
     wmcoCsv('Succeeded', '10.18.0'),
-    idms('windows-mirrors', [{ source: 'mcr.microsoft.com/windows/servercore', mirrors: ['mirror.example.internal:5000/windows/servercore'] }]),
+    idms('windows-mirrors', [
+      { source: 'mcr.microsoft.com/windows/servercore', mirrors: ['mirror.example.internal:5000/windows/servercore'] },
+    ]),
     runtimeClass('windows2019', '10.0.17763'),
     runtimeClass('windows2022', '10.0.20348'),
     pod('windows-machine-config-operator-6d9f8b7c5-x2k4p', WMCO_NAMESPACE, 'ip-10-0-12-34.us-east-2.compute.internal', {
-      image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator@sha256:3c6a5f9b0e1d2c4a7b8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c',
+      image:
+        'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator@sha256:3c6a5f9b0e1d2c4a7b8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0c',
       labels: { name: 'windows-machine-config-operator' },
     }),
     pod('iis-7c9d5f8b6-abcde', 'win-apps', 'winworker-2022-b', { windows: true, runtimeClassName: 'windows2022' }),
     pod('iis-7c9d5f8b6-fghij', 'win-apps', 'byoh-win2022-1', { windows: true, runtimeClassName: 'windows2022' }),
-    pod('legacy-app-5b8c7d9f4-klmno', 'win-apps', 'winworker-2019-a', { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019', runtimeClassName: 'windows2019' }),
+    pod('legacy-app-5b8c7d9f4-klmno', 'win-apps', 'winworker-2019-a', {
+      windows: true,
+      image: 'mcr.microsoft.com/windows/servercore:ltsc2019',
+      runtimeClassName: 'windows2019',
+    }),
     pod('frontend-6f7d8c9b5-pqrst', 'win-apps', 'ip-10-0-21-7.us-east-2.compute.internal'),
     pod('iis-7c9d5f8b6-uvwxy', 'win-apps', undefined, { windows: true, runtimeClassName: 'windows2022' }),
   ];
@@ -450,15 +520,40 @@ export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {})
   const internal = opts.apiServerInternalURL ?? 'https://api-int.test.example.com:6443';
   const domain = new URL(internal).hostname.replace(/^api-int\./, '');
   const version = opts.version ?? '4.18.3';
-  const meta = (name: string): KubeObject['metadata'] => ({ name, uid: uuidFrom('cfg/' + name), creationTimestamp: '2026-10-02T07:12:40Z', generation: 2 });
-  const ovn: Record<string, unknown> = { genevePort: 6081, mtu: 1400, policyAuditConfig: { destination: 'null', maxFileSize: 50, rateLimit: 20, syslogFacility: 'local0' } };
+  const meta = (name: string): KubeObject['metadata'] => ({
+    name,
+    uid: uuidFrom('cfg/' + name),
+    creationTimestamp: '2026-10-02T07:12:40Z',
+    generation: 2,
+  });
+  const ovn: Record<string, unknown> = {
+    genevePort: 6081,
+    mtu: 1400,
+    policyAuditConfig: { destination: 'null', maxFileSize: 50, rateLimit: 20, syslogFacility: 'local0' },
+  };
   if (opts.hybridOverlay) {
-    ovn.hybridOverlayConfig = { hybridClusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }], ...(opts.vxlanPort ? { hybridOverlayVXLANPort: opts.vxlanPort } : {}) };
+    ovn.hybridOverlayConfig = {
+      hybridClusterNetwork: [{ cidr: '10.132.0.0/14', hostPrefix: 23 }],
+      ...(opts.vxlanPort ? { hybridOverlayVXLANPort: opts.vxlanPort } : {}),
+    };
   }
   const userNoProxy = opts.proxy?.noProxy ? opts.proxy.noProxy.split(',') : [];
   // The proxy controller adds the cluster's own networks and API names to the user's noProxy.
   const statusNoProxy = opts.proxy
-    ? [...new Set(['.cluster.local', '.svc', ...clusterNetwork.map((c) => c.cidr), '127.0.0.1', ...serviceNetwork, `api-int.${domain}`, 'localhost', ...userNoProxy])].sort().join(',')
+    ? [
+        ...new Set([
+          '.cluster.local',
+          '.svc',
+          ...clusterNetwork.map((c) => c.cidr),
+          '127.0.0.1',
+          ...serviceNetwork,
+          `api-int.${domain}`,
+          'localhost',
+          ...userNoProxy,
+        ]),
+      ]
+        .sort()
+        .join(',')
     : '';
   return [
     {
@@ -472,7 +567,14 @@ export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {})
       apiVersion: 'operator.openshift.io/v1',
       kind: 'Network',
       metadata: meta('cluster'),
-      spec: { clusterNetwork, serviceNetwork, defaultNetwork: { type: 'OVNKubernetes', ovnKubernetesConfig: ovn }, managementState: 'Managed', logLevel: 'Normal', operatorLogLevel: 'Normal' },
+      spec: {
+        clusterNetwork,
+        serviceNetwork,
+        defaultNetwork: { type: 'OVNKubernetes', ovnKubernetesConfig: ovn },
+        managementState: 'Managed',
+        logLevel: 'Normal',
+        operatorLogLevel: 'Normal',
+      },
       status: { readyReplicas: 0, version },
     },
     {
@@ -498,7 +600,9 @@ export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {})
       kind: 'Proxy',
       metadata: meta('cluster'),
       spec: { trustedCA: { name: '' }, ...(opts.proxy ?? {}) },
-      status: opts.proxy ? { httpProxy: opts.proxy.httpProxy ?? '', httpsProxy: opts.proxy.httpsProxy ?? '', noProxy: statusNoProxy } : {},
+      status: opts.proxy
+        ? { httpProxy: opts.proxy.httpProxy ?? '', httpsProxy: opts.proxy.httpsProxy ?? '', noProxy: statusNoProxy }
+        : {},
     },
     {
       apiVersion: 'config.openshift.io/v1',
@@ -519,8 +623,18 @@ export function openshiftClusterConfig(opts: OpenShiftClusterConfigOptions = {})
           },
         ],
         conditions: [
-          { type: 'Available', status: 'True', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Done applying ${version}` },
-          { type: 'Progressing', status: 'False', lastTransitionTime: '2026-10-02T07:52:31Z', message: `Cluster version is ${version}` },
+          {
+            type: 'Available',
+            status: 'True',
+            lastTransitionTime: '2026-10-02T07:52:31Z',
+            message: `Done applying ${version}`,
+          },
+          {
+            type: 'Progressing',
+            status: 'False',
+            lastTransitionTime: '2026-10-02T07:52:31Z',
+            message: `Cluster version is ${version}`,
+          },
         ],
       },
     },
@@ -578,7 +692,10 @@ export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
       kind: 'ConfigMap',
       metadata: { name: 'cluster-info', namespace: 'kube-public' },
       // A detached JWS (header..signature) over the kubeconfig, keyed by token id; a stand-in value.
-      data: { kubeconfig, [`jws-kubeconfig-${id}`]: `eyJhbGciOiJIUzI1NiIsImtpZCI6IiR7aWR9In0..${Buffer.from(hash(kubeconfig + secret), 'hex').toString('base64url')}` },
+      data: {
+        kubeconfig,
+        [`jws-kubeconfig-${id}`]: `eyJhbGciOiJIUzI1NiIsImtpZCI6IiR7aWR9In0..${Buffer.from(hash(kubeconfig + secret), 'hex').toString('base64url')}`,
+      },
     },
     {
       apiVersion: 'v1',
@@ -622,7 +739,13 @@ export function kubeadmCluster(opts: KubeadmClusterOptions): KubeObject[] {
  * Linux nodes named as on AWS (the first three masters) and Windows nodes `winworker-NNNN` whose
  * builds cycle through `builds` (every tenth a BYOH instance when `byoh` is set).
  */
-export function largeCluster(opts: { namespaces: number; linux: number; windows: number; builds: WindowsBuild[]; byoh?: boolean }): {
+export function largeCluster(opts: {
+  namespaces: number;
+  linux: number;
+  windows: number;
+  builds: WindowsBuild[];
+  byoh?: boolean;
+}): {
   objects: KubeObject[];
   linuxNames: string[];
   windowsNames: string[];
@@ -639,7 +762,9 @@ export function largeCluster(opts: { namespaces: number; linux: number; windows:
   for (let i = 0; i < opts.windows; i++) {
     const name = `winworker-${String(i).padStart(4, '0')}`;
     windowsNames.push(name);
-    objects.push(windowsNode(name, { build: opts.builds[i % opts.builds.length], byoh: opts.byoh === true && i % 10 === 9 }));
+    objects.push(
+      windowsNode(name, { build: opts.builds[i % opts.builds.length], byoh: opts.byoh === true && i % 10 === 9 }),
+    );
   }
   return { objects, linuxNames, windowsNames };
 }

@@ -16,14 +16,19 @@ export function wireKubeadmJoin(emu: Emulator, caPem: string, sim: SimHost, addr
     caCertHash: caCertHash(caPem),
     token: (token) => {
       const [id, secret] = token.split('.');
-      const s = emu.list('Secret').find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as (KubeObject & { data?: Record<string, string> }) | undefined;
+      const s = emu
+        .list('Secret')
+        .find((o) => o.metadata.name === `bootstrap-token-${id}` && o.metadata.namespace === 'kube-system') as
+        (KubeObject & { data?: Record<string, string> }) | undefined;
       return Boolean(s?.data && Buffer.from(s.data['token-secret'] ?? '', 'base64').toString() === secret);
     },
   };
   sim.onKubeadmJoin = ({ nodeName, build }) => {
     const node = windowsNode(nodeName, { build: build as '10.0.20348', unmanaged: true, ready: false, address });
     // The kubelet registers with the taints of its --register-with-taints flag (key=value:Effect,...).
-    const flag = /--register-with-taints=(\S+)/.exec([...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')?.[1].binaryPathName ?? '')?.[1];
+    const flag = /--register-with-taints=(\S+)/.exec(
+      [...sim.state.services].find(([n]) => n.toLowerCase() === 'kubelet')?.[1].binaryPathName ?? '',
+    )?.[1];
     (node as unknown as { spec: { taints?: unknown[] } }).spec.taints = (flag ? flag.split(',') : []).map((t) => {
       const [kv, effect] = t.split(':');
       const [key, value] = (kv ?? '').split('=');
@@ -33,10 +38,22 @@ export function wireKubeadmJoin(emu: Emulator, caPem: string, sim: SimHost, addr
     setTimeout(() => {
       const current = emu.get('Node', nodeName);
       if (current)
-        emu.apply({ ...current, status: { ...(current.status as object), conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' }] } });
+        emu.apply({
+          ...current,
+          status: {
+            ...(current.status as object),
+            conditions: [
+              { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status' },
+            ],
+          },
+        });
     }, 100);
   };
 }
 
 /** A kubeadm or kubelet binary as the simulated host reads its version: the string Go's linker put in. */
-export const fakeKubeBinary = (version: string, bytes: number): Buffer => Buffer.concat([Buffer.from(`MZ\0-X k8s.io/component-base/version.gitVersion=${version}\0`, 'latin1'), randomBytes(bytes)]);
+export const fakeKubeBinary = (version: string, bytes: number): Buffer =>
+  Buffer.concat([
+    Buffer.from(`MZ\0-X k8s.io/component-base/version.gitVersion=${version}\0`, 'latin1'),
+    randomBytes(bytes),
+  ]);

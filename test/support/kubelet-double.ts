@@ -49,7 +49,10 @@ export interface KubeletDouble {
   requests: KubeletRequest[];
   set(options: Partial<KubeletDoubleOptions>): void;
   /** A Node's status pieces pointing at this double. */
-  nodeStatus(): { addresses: { type: string; address: string }[]; daemonEndpoints: { kubeletEndpoint: { Port: number } } };
+  nodeStatus(): {
+    addresses: { type: string; address: string }[];
+    daemonEndpoints: { kubeletEndpoint: { Port: number } };
+  };
   stop(): Promise<void>;
 }
 
@@ -62,7 +65,13 @@ function goError(res: ServerResponse, status: number, message: string): void {
 }
 
 export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Promise<KubeletDouble> {
-  let o: KubeletDoubleOptions = { enableSystemLogHandler: true, enableSystemLogQuery: true, files: {}, services: {}, ...options };
+  let o: KubeletDoubleOptions = {
+    enableSystemLogHandler: true,
+    enableSystemLogQuery: true,
+    files: {},
+    services: {},
+    ...options,
+  };
   const requests: KubeletRequest[] = [];
   const certs = generateCerts();
 
@@ -83,7 +92,10 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
         '<!doctype html>\n<meta name="viewport" content="width=device-width">\n<pre>\n' +
         [...names]
           .sort()
-          .map((n) => `<a href="${encodeURI(n).replace(/\?/g, '%3F').replace(/#/g, '%23')}">${n.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</a>\n`)
+          .map(
+            (n) =>
+              `<a href="${encodeURI(n).replace(/\?/g, '%3F').replace(/#/g, '%23')}">${n.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</a>\n`,
+          )
           .join('') +
         '</pre>\n';
       res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
@@ -97,7 +109,11 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
     const text = files[rel];
     if (text === undefined) return goError(res, 404, '404 page not found');
     const buf = Buffer.from(text);
-    res.writeHead(200, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(buf.length), 'Last-Modified': new Date(0).toUTCString() });
+    res.writeHead(200, {
+      'Content-Type': 'text/plain; charset=utf-8',
+      'Content-Length': String(buf.length),
+      'Last-Modified': new Date(0).toUTCString(),
+    });
     res.end(buf);
   }
 
@@ -134,22 +150,32 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
     const errs: string[] = [];
     const files = queries.filter((x) => /[/\\]/.test(x));
     const services = queries.filter((x) => !/[/\\]/.test(x) && x.trim() !== '');
-    if (q.has('query') && files.length === 0 && services.length === 0) errs.push(`query: Invalid value: ${JSON.stringify(queries)}: may not be empty`);
+    if (q.has('query') && files.length === 0 && services.length === 0)
+      errs.push(`query: Invalid value: ${JSON.stringify(queries)}: may not be empty`);
     const since = q.get('sinceTime');
-    if (since && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(since)) errs.push(`sinceTime: Invalid value: "${since}": invalid time format`);
+    if (since && !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(since))
+      errs.push(`sinceTime: Invalid value: "${since}": invalid time format`);
     const tail = q.get('tailLines');
-    if (tail && !/^-?\d+$/.test(tail)) errs.push(`tailLines: Invalid value: "${tail}": strconv.Atoi: parsing "${tail}": invalid syntax`);
+    if (tail && !/^-?\d+$/.test(tail))
+      errs.push(`tailLines: Invalid value: "${tail}": strconv.Atoi: parsing "${tail}": invalid syntax`);
     if (errs.length > 0) return goError(res, 400, errs.length > 1 ? `[${errs.join(', ')}]` : errs[0]!);
     const hasOptions = Boolean(since || q.get('untilTime') || tail || q.get('boot') || q.get('pattern'));
     const isQuery = queries.length > 0 || hasOptions;
     if (!isQuery) return fileServer(res, path);
     if (path !== '') return goError(res, 406, 'path not allowed in query mode');
     const v: string[] = [];
-    for (const s of services) if (SERVICE_UNSAFE.test(s) || s.length > 256) v.push(`query: Invalid value: "${s}": input contains unsafe characters`);
+    for (const s of services)
+      if (SERVICE_UNSAFE.test(s) || s.length > 256)
+        v.push(`query: Invalid value: "${s}": input contains unsafe characters`);
     if (files.length === 0 && services.length === 0) v.push('query: Required value: cannot be empty with options');
-    else if (files.length > 0 && services.length > 0) v.push(`query: Invalid value: "[${files.join(' ')}], [${services.join(' ')}]": cannot specify a file and service`);
-    else if (files.length === 1 && hasOptions) v.push(`query: Invalid value: ${JSON.stringify(files)}: cannot specify file with options`);
-    if (tail && (Number(tail) < 0 || Number(tail) > 100000)) v.push(`tailLines: Invalid value: ${tail}: must be between 0 and 100000, inclusive`);
+    else if (files.length > 0 && services.length > 0)
+      v.push(
+        `query: Invalid value: "[${files.join(' ')}], [${services.join(' ')}]": cannot specify a file and service`,
+      );
+    else if (files.length === 1 && hasOptions)
+      v.push(`query: Invalid value: ${JSON.stringify(files)}: cannot specify file with options`);
+    if (tail && (Number(tail) < 0 || Number(tail) > 100000))
+      v.push(`tailLines: Invalid value: ${tail}: must be between 0 and 100000, inclusive`);
     if (v.length > 0) return goError(res, 406, v.length > 1 ? `[${v.join(', ')}]` : v[0]!);
     if (files.length === 1) return fileServer(res, files[0]!.replace(/\\/g, '/'));
     res.writeHead(200, { 'Content-Type': 'text/plain;charset=UTF-8' });
@@ -165,7 +191,9 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
       } else fileLoggers.push(s);
     }
     if (fileLoggers.length > 0 && hasOptions) {
-      res.end(`\noptions present and query resolved to log files for [${fileLoggers.join(' ')}]\ntry without specifying options\n`);
+      res.end(
+        `\noptions present and query resolved to log files for [${fileLoggers.join(' ')}]\ntry without specifying options\n`,
+      );
       return;
     }
     for (const s of fileLoggers) {
@@ -188,7 +216,10 @@ export async function startKubeletDouble(options: KubeletDoubleOptions = {}): Pr
     port,
     requests,
     set: (next) => void (o = { ...o, ...next }),
-    nodeStatus: () => ({ addresses: [{ type: 'InternalIP', address: host }], daemonEndpoints: { kubeletEndpoint: { Port: port } } }),
+    nodeStatus: () => ({
+      addresses: [{ type: 'InternalIP', address: host }],
+      daemonEndpoints: { kubeletEndpoint: { Port: port } },
+    }),
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -18,25 +18,48 @@ export interface KubeletStandinOptions {
 /** The route is seen at least this long before Ready: a kubelet reports on its next status update. */
 const ROUTE_TO_READY_MS = 20;
 
-type NodeLike = KubeObject & { spec?: { providerID?: string }; status?: { addresses?: { type: string; address: string }[]; conditions?: Record<string, unknown>[] } };
+type NodeLike = KubeObject & {
+  spec?: { providerID?: string };
+  status?: { addresses?: { type: string; address: string }[]; conditions?: Record<string, unknown>[] };
+};
 
 /** Sets the Ready condition, keeping the others. */
 function setReady(emu: Emulator, node: NodeLike, ready: boolean): void {
   const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
   const others = (node.status?.conditions ?? []).filter((c) => c.type !== 'Ready');
   const condition = ready
-    ? { type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now, lastTransitionTime: now }
-    : { type: 'Ready', status: 'Unknown', reason: 'NodeStatusUnknown', message: 'Kubelet stopped posting node status.', lastHeartbeatTime: now, lastTransitionTime: now };
+    ? {
+        type: 'Ready',
+        status: 'True',
+        reason: 'KubeletReady',
+        message: 'kubelet is posting ready status',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      }
+    : {
+        type: 'Ready',
+        status: 'Unknown',
+        reason: 'NodeStatusUnknown',
+        message: 'Kubelet stopped posting node status.',
+        lastHeartbeatTime: now,
+        lastTransitionTime: now,
+      };
   emu.patch('Node', node.metadata.name, undefined, { status: { conditions: [...others, condition] } });
 }
 
 /** Watches `sims` (the array may grow: hosts joined later are watched too). */
-export function startKubeletStandin(emu: Emulator, sims: readonly SimHost[], opts: KubeletStandinOptions = {}): { stop(): void } {
+export function startKubeletStandin(
+  emu: Emulator,
+  sims: readonly SimHost[],
+  opts: KubeletStandinOptions = {},
+): { stop(): void } {
   const readyAfter = opts.readyAfterMs ?? 300;
   const down = new Map<SimHost, { backAt?: number; routedAt?: number }>();
   const tick = (): void => {
     for (const sim of sims) {
-      const node = (emu.list('Node') as NodeLike[]).find((n) => (n.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === sim.host));
+      const node = (emu.list('Node') as NodeLike[]).find((n) =>
+        (n.status?.addresses ?? []).some((a) => a.type === 'InternalIP' && a.address === sim.host),
+      );
       if (!node) continue;
       const ready = (node.status?.conditions ?? []).find((c) => c.type === 'Ready')?.status === 'True';
       if (sim.rebooting) {
@@ -49,7 +72,12 @@ export function startKubeletStandin(emu: Emulator, sims: readonly SimHost[], opt
       d.backAt ??= Date.now();
       const routed = !node.spec?.providerID?.startsWith('aws://') || simNode(sim.state).metadataRoutes.length > 0;
       if (routed) d.routedAt ??= Date.now();
-      if (!opts.neverReady && routed && Date.now() - d.backAt >= readyAfter && Date.now() - d.routedAt! >= ROUTE_TO_READY_MS) {
+      if (
+        !opts.neverReady &&
+        routed &&
+        Date.now() - d.backAt >= readyAfter &&
+        Date.now() - d.routedAt! >= ROUTE_TO_READY_MS
+      ) {
         setReady(emu, node, true);
         down.delete(sim);
       }

@@ -25,7 +25,14 @@ import { NotificationType } from 'vscode-languageserver-protocol';
 
 export const SERVER = resolve(__dirname, '..', '..', '..', 'dist', 'server.js');
 
-export const StatusNotification = new NotificationType<{ uri: string; workloads: number; windowsWorkloads: number; findings: number; errors: number; skipped?: string }>('kubeWindows/status');
+export const StatusNotification = new NotificationType<{
+  uri: string;
+  workloads: number;
+  windowsWorkloads: number;
+  findings: number;
+  errors: number;
+  skipped?: string;
+}>('kubeWindows/status');
 
 interface Published {
   uri: string;
@@ -53,7 +60,10 @@ export class TestClient {
   constructor(private readonly options: ClientOptions = {}) {
     this.proc = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.proc.stderr!.on('data', (d) => (this.stderr += String(d)));
-    this.conn = createProtocolConnection(new StreamMessageReader(this.proc.stdout!), new StreamMessageWriter(this.proc.stdin!));
+    this.conn = createProtocolConnection(
+      new StreamMessageReader(this.proc.stdout!),
+      new StreamMessageWriter(this.proc.stdin!),
+    );
     this.conn.onNotification(PublishDiagnosticsNotification.type, (p) => {
       const entry = { uri: p.uri, version: p.version, diagnostics: p.diagnostics };
       this.published.push(entry);
@@ -81,9 +91,19 @@ export class TestClient {
   async initialize(): Promise<void> {
     const capabilities: ClientCapabilities = {
       ...(this.options.capabilities ?? {}),
-      workspace: { ...(this.options.capabilities?.workspace ?? {}), ...(this.options.configuration ? { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } : {}) },
+      workspace: {
+        ...(this.options.capabilities?.workspace ?? {}),
+        ...(this.options.configuration
+          ? { configuration: true, didChangeConfiguration: { dynamicRegistration: true } }
+          : {}),
+      },
     };
-    await this.conn.sendRequest(InitializeRequest.type, { processId: process.pid, rootUri: null, capabilities, initializationOptions: this.options.initializationOptions ?? { debounceMs: 0 } });
+    await this.conn.sendRequest(InitializeRequest.type, {
+      processId: process.pid,
+      rootUri: null,
+      capabilities,
+      initializationOptions: this.options.initializationOptions ?? { debounceMs: 0 },
+    });
     await this.conn.sendNotification(InitializedNotification.type, {});
   }
 
@@ -98,7 +118,10 @@ export class TestClient {
     const seen = [...this.published].reverse().find(match);
     if (seen && version !== undefined) return Promise.resolve(seen);
     return new Promise((resolvePromise, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no diagnostics for ${uri} v${version} within ${timeoutMs} ms; stderr: ${this.stderr}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no diagnostics for ${uri} v${version} within ${timeoutMs} ms; stderr: ${this.stderr}`)),
+        timeoutMs,
+      );
       this.waiters.push({ match, resolve: (p) => (clearTimeout(timer), resolvePromise(p)) });
     });
   }
@@ -106,14 +129,19 @@ export class TestClient {
   /** Opens a document; `version` above 1 reopens one without reusing a version already published for it. */
   async open(uri: string, text: string, languageId = 'yaml', version = 1): Promise<number> {
     this.versions.set(uri, version);
-    await this.conn.sendNotification(DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version, text } });
+    await this.conn.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId, version, text },
+    });
     return version;
   }
 
   async change(uri: string, changes: TextDocumentContentChangeEvent[]): Promise<number> {
     const version = (this.versions.get(uri) ?? 1) + 1;
     this.versions.set(uri, version);
-    await this.conn.sendNotification(DidChangeTextDocumentNotification.type, { textDocument: { uri, version }, contentChanges: changes });
+    await this.conn.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version },
+      contentChanges: changes,
+    });
     return version;
   }
 

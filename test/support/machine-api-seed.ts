@@ -15,12 +15,29 @@ export const PLATFORMS: Platform[] = ['AWS', 'Azure', 'GCP', 'VSphere', 'Nutanix
 export const INFRA = 'test-x7k2p';
 
 /** The repository: out/test/support/ in the unit bundles, out/e2e/ in the real-VS-Code ones. */
-const ROOT = [resolve(__dirname, '..', '..', '..'), resolve(__dirname, '..', '..')].find((d) => existsSync(resolve(d, 'test', 'fixtures', 'wmco-machinesets'))) ?? resolve(__dirname, '..', '..', '..');
+const ROOT =
+  [resolve(__dirname, '..', '..', '..'), resolve(__dirname, '..', '..')].find((d) =>
+    existsSync(resolve(d, 'test', 'fixtures', 'wmco-machinesets')),
+  ) ?? resolve(__dirname, '..', '..', '..');
 
 /** One cluster's values for the docs' placeholders, per platform, and the Windows image the tests pass. */
-export const CLUSTER: Record<Platform, { placeholders: Record<string, string>; windowsImage: string; linuxName: string; windowsName: string; region?: string }> = {
+export const CLUSTER: Record<
+  Platform,
+  {
+    placeholders: Record<string, string>;
+    windowsImage: string;
+    linuxName: string;
+    windowsName: string;
+    region?: string;
+  }
+> = {
   AWS: {
-    placeholders: { '<infrastructureID>': INFRA, '<zone>': 'us-east-2a', '<region>': 'us-east-2', '<windows_server_ami>': 'ami-0e2a1f3b5c7d9e0f1' },
+    placeholders: {
+      '<infrastructureID>': INFRA,
+      '<zone>': 'us-east-2a',
+      '<region>': 'us-east-2',
+      '<windows_server_ami>': 'ami-0e2a1f3b5c7d9e0f1',
+    },
     windowsImage: 'ami-0e2a1f3b5c7d9e0f1',
     linuxName: `${INFRA}-worker-us-east-2a`,
     windowsName: `${INFRA}-windows-worker-us-east-2a`,
@@ -78,10 +95,14 @@ export const CLUSTER: Record<Platform, { placeholders: Record<string, string>; w
 
 /** WMCO's documented Windows MachineSet for the platform, placeholders filled, parsed. */
 export function wmcoDocMachineSet(platform: Platform): KubeObject {
-  let text = readFileSync(resolve(ROOT, 'test', 'fixtures', 'wmco-machinesets', `${platform.toLowerCase()}.yaml`), 'utf8');
+  let text = readFileSync(
+    resolve(ROOT, 'test', 'fixtures', 'wmco-machinesets', `${platform.toLowerCase()}.yaml`),
+    'utf8',
+  );
   for (const [k, v] of Object.entries(CLUSTER[platform].placeholders)) text = text.split(k).join(v);
   const body = text.replace(/^#.*$/gm, '');
-  if (/<[A-Za-z_ ]+>/.test(body)) throw new Error(`unfilled placeholder in the ${platform} example: ${/<[A-Za-z_ /]+>/.exec(body)?.[0]}`);
+  if (/<[A-Za-z_ ]+>/.test(body))
+    throw new Error(`unfilled placeholder in the ${platform} example: ${/<[A-Za-z_ /]+>/.exec(body)?.[0]}`);
   return load(text) as KubeObject;
 }
 
@@ -142,10 +163,30 @@ export function linuxWorkerMachineSet(platform: Platform, opts: { name?: string;
     'machine.openshift.io/vCPU': '2',
     'machine.openshift.io/cluster-api-autoscaler-node-group-min-size': '1',
     'machine.openshift.io/cluster-api-autoscaler-node-group-max-size': '6',
-    'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({ apiVersion: 'machine.openshift.io/v1beta1', kind: 'MachineSet', metadata: { name } }),
+    'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify({
+      apiVersion: 'machine.openshift.io/v1beta1',
+      kind: 'MachineSet',
+      metadata: { name },
+    }),
   };
-  ms.metadata.managedFields = [{ manager: 'cluster-bootstrap', operation: 'Update', apiVersion: 'machine.openshift.io/v1beta1', time: '2026-10-02T07:31:08Z', fieldsType: 'FieldsV1', fieldsV1: {} }];
-  ms.metadata.ownerReferences = [{ apiVersion: 'config.openshift.io/v1', kind: 'ClusterVersion', name: 'version', uid: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9' }];
+  ms.metadata.managedFields = [
+    {
+      manager: 'cluster-bootstrap',
+      operation: 'Update',
+      apiVersion: 'machine.openshift.io/v1beta1',
+      time: '2026-10-02T07:31:08Z',
+      fieldsType: 'FieldsV1',
+      fieldsV1: {},
+    },
+  ];
+  ms.metadata.ownerReferences = [
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ClusterVersion',
+      name: 'version',
+      uid: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9',
+    },
+  ];
   ms.spec.replicas = opts.replicas ?? 2;
   ms.spec.selector.matchLabels['machine.openshift.io/cluster-api-machineset'] = name;
   const labels = ms.spec.template.metadata.labels;
@@ -164,7 +205,12 @@ export function linuxWorkerMachineSet(platform: Platform, opts: { name?: string;
 export function infrastructure(platform: Platform | 'None' | 'BareMetal'): KubeObject {
   const platformStatus: Obj = { type: platform };
   if (platform === 'AWS') platformStatus.aws = { region: 'us-east-2' };
-  if (platform === 'Azure') platformStatus.azure = { cloudName: 'AzurePublicCloud', networkResourceGroupName: `${INFRA}-rg`, resourceGroupName: `${INFRA}-rg` };
+  if (platform === 'Azure')
+    platformStatus.azure = {
+      cloudName: 'AzurePublicCloud',
+      networkResourceGroupName: `${INFRA}-rg`,
+      resourceGroupName: `${INFRA}-rg`,
+    };
   if (platform === 'GCP') platformStatus.gcp = { projectID: 'openshift-windows-ci', region: 'us-central1' };
   return {
     apiVersion: 'config.openshift.io/v1',

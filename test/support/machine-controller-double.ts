@@ -32,17 +32,32 @@ export interface MachineControllerDouble {
 
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
 
-export function startMachineControllerDouble(emu: Emulator, opts: MachineControllerDoubleOptions = {}): MachineControllerDouble {
+export function startMachineControllerDouble(
+  emu: Emulator,
+  opts: MachineControllerDoubleOptions = {},
+): MachineControllerDouble {
   const log: string[] = [];
   const nodes = new Set<string>();
   let events = 0;
-  const event = (machine: Obj, type: 'Normal' | 'Warning', reason: string, message: string, component: string): void => {
+  const event = (
+    machine: Obj,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    component: string,
+  ): void => {
     const t = now();
     emu.apply({
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { name: `${machine.metadata.name}.${(0x17a2b3c4d5e6f + ++events).toString(16)}`, namespace: NS },
-      involvedObject: { apiVersion: 'machine.openshift.io/v1beta1', kind: 'Machine', name: machine.metadata.name, namespace: NS, uid: machine.metadata.uid },
+      involvedObject: {
+        apiVersion: 'machine.openshift.io/v1beta1',
+        kind: 'Machine',
+        name: machine.metadata.name,
+        namespace: NS,
+        uid: machine.metadata.uid,
+      },
       reason,
       message,
       type,
@@ -68,7 +83,16 @@ export function startMachineControllerDouble(emu: Emulator, opts: MachineControl
             name: machineName,
             namespace: NS,
             labels: { ...(template.metadata?.labels ?? {}) },
-            ownerReferences: [{ apiVersion: 'machine.openshift.io/v1beta1', kind: 'MachineSet', name, uid: ms.metadata.uid, controller: true, blockOwnerDeletion: true }],
+            ownerReferences: [
+              {
+                apiVersion: 'machine.openshift.io/v1beta1',
+                kind: 'MachineSet',
+                name,
+                uid: ms.metadata.uid,
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
           },
           spec: structuredClone(template.spec ?? {}),
           status: { phase: 'Provisioning' },
@@ -76,15 +100,29 @@ export function startMachineControllerDouble(emu: Emulator, opts: MachineControl
         log.push(`${machineName}: created`);
       }
       if (mine.length > want) {
-        const newestFirst = [...mine].sort((a, b) => String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) || b.metadata.name.localeCompare(a.metadata.name));
+        const newestFirst = [...mine].sort(
+          (a, b) =>
+            String(b.metadata.creationTimestamp).localeCompare(String(a.metadata.creationTimestamp)) ||
+            b.metadata.name.localeCompare(a.metadata.name),
+        );
         for (const m of newestFirst.slice(0, mine.length - want)) remove(m);
       }
-      const count = Math.min(want, (emu.list('Machine') as Obj[]).filter((m) => m.metadata.labels?.[SET_LABEL] === name).length);
+      const count = Math.min(
+        want,
+        (emu.list('Machine') as Obj[]).filter((m) => m.metadata.labels?.[SET_LABEL] === name).length,
+      );
       const selector = Object.entries(ms.spec.selector?.matchLabels ?? {})
         .map(([k, v]) => `${k}=${String(v)}`)
         .join(',');
       if (ms.status?.replicas !== count || ms.status?.labelSelector !== selector) {
-        emu.patch('MachineSet', name, NS, { status: { replicas: count, fullyLabeledReplicas: count, observedGeneration: ms.metadata.generation ?? 1, labelSelector: selector } });
+        emu.patch('MachineSet', name, NS, {
+          status: {
+            replicas: count,
+            fullyLabeledReplicas: count,
+            observedGeneration: ms.metadata.generation ?? 1,
+            labelSelector: selector,
+          },
+        });
       }
     }
   };
@@ -103,7 +141,9 @@ export function startMachineControllerDouble(emu: Emulator, opts: MachineControl
     if (phase === 'Provisioning') {
       if (value.ami?.id === REFUSED_AMI) {
         const message = `error launching instance: InvalidAMIID.NotFound: The image id '[${REFUSED_AMI}]' does not exist`;
-        emu.patch('Machine', name, NS, { status: { phase: 'Failed', errorReason: 'InvalidConfiguration', errorMessage: message } });
+        emu.patch('Machine', name, NS, {
+          status: { phase: 'Failed', errorReason: 'InvalidConfiguration', errorMessage: message },
+        });
         event(m, 'Warning', 'FailedCreate', `CreateError: ${message}`, 'awscontroller');
         log.push(`${name}: failed`);
         return;
@@ -127,16 +167,26 @@ export function startMachineControllerDouble(emu: Emulator, opts: MachineControl
     }
     if (opts.wmco === false) return;
     const windows = m.metadata.labels?.['machine.openshift.io/os-id'] === 'Windows';
-    if (!windows || value.userDataSecret?.name !== 'windows-user-data' || !emu.get('Secret', 'windows-user-data', NS)) return;
+    if (!windows || value.userDataSecret?.name !== 'windows-user-data' || !emu.get('Secret', 'windows-user-data', NS))
+      return;
     const nodeName = m.status?.nodeRef?.name as string | undefined;
     if (phase === 'Provisioned' && !nodeName) {
-      const address = (m.status.addresses as { type: string; address: string }[]).find((a) => a.type === 'InternalIP')?.address;
-      const node = windowsNode(name, { build: '10.0.20348', ready: false, desiredVersion: DEFAULT_WMCO_VERSION, ...(address ? { address } : {}) });
+      const address = (m.status.addresses as { type: string; address: string }[]).find(
+        (a) => a.type === 'InternalIP',
+      )?.address;
+      const node = windowsNode(name, {
+        build: '10.0.20348',
+        ready: false,
+        desiredVersion: DEFAULT_WMCO_VERSION,
+        ...(address ? { address } : {}),
+      });
       node.metadata.annotations = { ...node.metadata.annotations, 'machine.openshift.io/machine': `${NS}/${name}` };
       delete (node.metadata as Obj).uid;
       const created = emu.apply(node);
       nodes.add(name);
-      emu.patch('Machine', name, NS, { status: { phase: 'Running', nodeRef: { kind: 'Node', name, uid: created.metadata.uid } } });
+      emu.patch('Machine', name, NS, {
+        status: { phase: 'Running', nodeRef: { kind: 'Node', name, uid: created.metadata.uid } },
+      });
       log.push(`${name}: node registered`);
       return;
     }
@@ -144,14 +194,26 @@ export function startMachineControllerDouble(emu: Emulator, opts: MachineControl
     if (!node) return;
     const annotations = node.metadata.annotations ?? {};
     if (!annotations['windowsmachineconfig.openshift.io/version']) {
-      emu.patch('Node', node.metadata.name, undefined, { metadata: { annotations: { 'windowsmachineconfig.openshift.io/version': DEFAULT_WMCO_VERSION } } });
+      emu.patch('Node', node.metadata.name, undefined, {
+        metadata: { annotations: { 'windowsmachineconfig.openshift.io/version': DEFAULT_WMCO_VERSION } },
+      });
       event(m, 'Normal', 'MachineSetup', `Machine ${name} configured successfully`, 'windows-machine-config-operator');
       log.push(`${name}: configured`);
       return;
     }
     const conditions = (node.status?.conditions ?? []) as Obj[];
     if (!conditions.some((c) => c.type === 'Ready' && c.status === 'True')) {
-      const ready = conditions.map((c) => (c.type === 'Ready' ? { ...c, status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastTransitionTime: now() } : c));
+      const ready = conditions.map((c) =>
+        c.type === 'Ready'
+          ? {
+              ...c,
+              status: 'True',
+              reason: 'KubeletReady',
+              message: 'kubelet is posting ready status',
+              lastTransitionTime: now(),
+            }
+          : c,
+      );
       const taints = ((node.spec?.taints ?? []) as Obj[]).filter((t) => t.key !== 'node.kubernetes.io/unreachable');
       emu.patch('Node', node.metadata.name, undefined, { spec: { taints }, status: { conditions: ready } });
       log.push(`${name}: ready`);

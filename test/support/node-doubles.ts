@@ -67,8 +67,21 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
           metadata: {
             name,
             namespace: ds.metadata.namespace,
-            labels: { ...(tpl.metadata?.labels ?? {}), 'controller-revision-hash': '6d4f5b7c8d', 'pod-template-generation': '1' },
-            ownerReferences: [{ apiVersion: 'apps/v1', kind: 'DaemonSet', name: ds.metadata.name, uid: ds.metadata.uid ?? '', controller: true, blockOwnerDeletion: true }],
+            labels: {
+              ...(tpl.metadata?.labels ?? {}),
+              'controller-revision-hash': '6d4f5b7c8d',
+              'pod-template-generation': '1',
+            },
+            ownerReferences: [
+              {
+                apiVersion: 'apps/v1',
+                kind: 'DaemonSet',
+                name: ds.metadata.name,
+                uid: ds.metadata.uid ?? '',
+                controller: true,
+                blockOwnerDeletion: true,
+              },
+            ],
             creationTimestamp: now(),
           },
           spec: { ...(tpl.spec ?? {}), nodeName: node.metadata.name },
@@ -78,12 +91,15 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
       }
     }
     // kubelet double on the Windows nodes.
-    const windows = new Set(nodes.filter((n) => n.metadata.labels?.['kubernetes.io/os'] === 'windows').map((n) => n.metadata.name as string));
+    const windows = new Set(
+      nodes.filter((n) => n.metadata.labels?.['kubernetes.io/os'] === 'windows').map((n) => n.metadata.name as string),
+    );
     for (const pod of pods) {
       if (!windows.has(pod.spec?.nodeName)) continue;
       const phase = pod.status?.phase;
       const containers = (pod.spec?.containers ?? []) as Obj[];
-      const owner = (pod.metadata.ownerReferences ?? []).find((o: Obj) => o.kind === 'DaemonSet')?.name as string | undefined;
+      const owner = (pod.metadata.ownerReferences ?? []).find((o: Obj) => o.kind === 'DaemonSet')?.name as
+        string | undefined;
       const ns = pod.metadata.namespace;
       const status = (s: Obj): void => void emu.patch('Pod', pod.metadata.name, ns, { status: s });
       if (phase === undefined || (phase === 'Pending' && !pod.status?.containerStatuses)) {
@@ -101,7 +117,12 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
         status({
           phase: 'Pending',
           containerStatuses: containers.map((c) =>
-            containerStatus(c, c === unpullable ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` } } : { waiting: { reason: 'PodInitializing' } }),
+            containerStatus(
+              c,
+              c === unpullable
+                ? { waiting: { reason: 'ImagePullBackOff', message: `Back-off pulling image "${c.image}"` } }
+                : { waiting: { reason: 'PodInitializing' } },
+            ),
           ),
         });
         continue;
@@ -110,13 +131,30 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
         if (pod.status?.containerStatuses?.some((c: Obj) => c.state?.waiting?.reason === 'CrashLoopBackOff')) continue;
         status({
           phase: 'Running',
-          conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: `containers with unready status: [${crash.container}]` }],
+          conditions: [
+            {
+              type: 'Ready',
+              status: 'False',
+              reason: 'ContainersNotReady',
+              message: `containers with unready status: [${crash.container}]`,
+            },
+          ],
           containerStatuses: containers.map((c) =>
             c.name === crash.container
               ? containerStatus(
                   c,
-                  { waiting: { reason: 'CrashLoopBackOff', message: `back-off 2m40s restarting failed container=${c.name} pod=${pod.metadata.name}_${ns}(${pod.metadata.uid ?? ''})` } },
-                  { restartCount: 5, lastState: { terminated: { exitCode: 1, reason: 'Error', message: crash.message, finishedAt: now() } } },
+                  {
+                    waiting: {
+                      reason: 'CrashLoopBackOff',
+                      message: `back-off 2m40s restarting failed container=${c.name} pod=${pod.metadata.name}_${ns}(${pod.metadata.uid ?? ''})`,
+                    },
+                  },
+                  {
+                    restartCount: 5,
+                    lastState: {
+                      terminated: { exitCode: 1, reason: 'Error', message: crash.message, finishedAt: now() },
+                    },
+                  },
                 )
               : containerStatus(c, { running: { startedAt: now() } }),
           ),
@@ -127,7 +165,9 @@ export function startNodeDoubles(emu: Emulator, opts: NodeDoublesOptions = {}): 
       if (pod.spec?.restartPolicy === 'Never' && !owner) {
         status({
           phase: 'Succeeded',
-          containerStatuses: containers.map((c) => containerStatus(c, { terminated: { exitCode: 0, reason: 'Completed', finishedAt: now() } })),
+          containerStatuses: containers.map((c) =>
+            containerStatus(c, { terminated: { exitCode: 0, reason: 'Completed', finishedAt: now() } }),
+          ),
         });
         log.push(`${pod.metadata.name}: Succeeded`);
         continue;

@@ -54,7 +54,10 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
     if (!hasOperatorGroup(ns)) return;
     const spec = obj(sub.spec);
     const approval = spec.installPlanApproval === 'Manual' ? 'Manual' : 'Automatic';
-    const csv = typeof spec.startingCSV === 'string' && spec.startingCSV ? spec.startingCSV : (options.defaultCsv ?? 'windows-machine-config-operator.v10.18.0');
+    const csv =
+      typeof spec.startingCSV === 'string' && spec.startingCSV
+        ? spec.startingCSV
+        : (options.defaultCsv ?? 'windows-machine-config-operator.v10.18.0');
     const name = `install-${randomBytes(3).toString('hex').slice(0, 5)}`;
     plans += 1;
     emu.apply({
@@ -65,10 +68,22 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
         namespace: ns,
         generateName: 'install-',
         labels: { [`operators.coreos.com/${String(spec.name ?? sub.metadata.name)}.${ns}`]: '' },
-        ownerReferences: [{ apiVersion: 'operators.coreos.com/v1alpha1', kind: 'Subscription', name: sub.metadata.name, uid: sub.metadata.uid ?? '', blockOwnerDeletion: false, controller: false }],
+        ownerReferences: [
+          {
+            apiVersion: 'operators.coreos.com/v1alpha1',
+            kind: 'Subscription',
+            name: sub.metadata.name,
+            uid: sub.metadata.uid ?? '',
+            blockOwnerDeletion: false,
+            controller: false,
+          },
+        ],
       },
       spec: { approval, approved: approval === 'Automatic', clusterServiceVersionNames: [csv], generation: 1 },
-      status: { phase: approval === 'Automatic' ? 'Installing' : 'RequiresApproval', catalogSources: [String(spec.source ?? 'redhat-operators')] },
+      status: {
+        phase: approval === 'Automatic' ? 'Installing' : 'RequiresApproval',
+        catalogSources: [String(spec.source ?? 'redhat-operators')],
+      },
     });
     const ref = { apiVersion: 'operators.coreos.com/v1alpha1', kind: 'InstallPlan', name, namespace: ns };
     emu.patch('Subscription', sub.metadata.name, ns, {
@@ -79,7 +94,10 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
         installPlanGeneration: 1,
         state: 'UpgradePending',
         lastUpdated: now(),
-        conditions: approval === 'Manual' ? [{ type: 'InstallPlanPending', status: 'True', reason: 'RequiresApproval', lastTransitionTime: now() }] : [],
+        conditions:
+          approval === 'Manual'
+            ? [{ type: 'InstallPlanPending', status: 'True', reason: 'RequiresApproval', lastTransitionTime: now() }]
+            : [],
       },
     });
   }
@@ -91,7 +109,9 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
     installing.add(key);
     const csvName = String((obj(plan.spec).clusterServiceVersionNames as unknown[] | undefined)?.[0] ?? '');
     const version = /\.v(\d+\.\d+\.\d+.*)$/.exec(csvName)?.[1] ?? '0.0.0';
-    const sub = emu.list('Subscription').find((s) => s.metadata.namespace === ns && obj(obj(s.status).installPlanRef).name === plan.metadata.name);
+    const sub = emu
+      .list('Subscription')
+      .find((s) => s.metadata.namespace === ns && obj(obj(s.status).installPlanRef).name === plan.metadata.name);
     emu.patch('InstallPlan', plan.metadata.name, ns, { status: { phase: 'Installing' } });
     emu.apply({
       apiVersion: 'operators.coreos.com/v1alpha1',
@@ -102,25 +122,56 @@ export function attachOlmStandin(emu: Emulator, options: OlmStandinOptions = {})
         labels: { 'olm.managed': 'true' },
         annotations: { 'olm.operatorNamespace': ns, 'olm.targetNamespaces': ns },
       },
-      spec: { displayName: 'Windows Machine Config Operator', version, install: { strategy: 'deployment', spec: { deployments: [{ name: 'windows-machine-config-operator' }] } } },
-      status: { phase: 'Pending', reason: 'RequirementsUnknown', message: 'requirements not yet checked', lastTransitionTime: now() },
+      spec: {
+        displayName: 'Windows Machine Config Operator',
+        version,
+        install: { strategy: 'deployment', spec: { deployments: [{ name: 'windows-machine-config-operator' }] } },
+      },
+      status: {
+        phase: 'Pending',
+        reason: 'RequirementsUnknown',
+        message: 'requirements not yet checked',
+        lastTransitionTime: now(),
+      },
     });
     await sleep(stepMs);
     if (stopped) return;
     emu.patch('ClusterServiceVersion', csvName, ns, {
-      status: { phase: 'Installing', reason: 'InstallWaiting', message: 'installing: waiting for deployment windows-machine-config-operator to become ready', lastTransitionTime: now() },
+      status: {
+        phase: 'Installing',
+        reason: 'InstallWaiting',
+        message: 'installing: waiting for deployment windows-machine-config-operator to become ready',
+        lastTransitionTime: now(),
+      },
     });
     await sleep(stepMs);
     if (stopped) return;
     if (failWith !== undefined) {
-      emu.patch('ClusterServiceVersion', csvName, ns, { status: { phase: 'Failed', reason: 'InstallCheckFailed', message: failWith, lastTransitionTime: now() } });
+      emu.patch('ClusterServiceVersion', csvName, ns, {
+        status: { phase: 'Failed', reason: 'InstallCheckFailed', message: failWith, lastTransitionTime: now() },
+      });
       emu.patch('InstallPlan', plan.metadata.name, ns, { status: { phase: 'Failed', message: failWith } });
       return;
     }
-    emu.patch('ClusterServiceVersion', csvName, ns, { status: { phase: 'Succeeded', reason: 'InstallSucceeded', message: 'install strategy completed with no errors', lastTransitionTime: now() } });
+    emu.patch('ClusterServiceVersion', csvName, ns, {
+      status: {
+        phase: 'Succeeded',
+        reason: 'InstallSucceeded',
+        message: 'install strategy completed with no errors',
+        lastTransitionTime: now(),
+      },
+    });
     emu.patch('InstallPlan', plan.metadata.name, ns, { status: { phase: 'Complete' } });
     if (sub) {
-      emu.patch('Subscription', sub.metadata.name, ns, { status: { installedCSV: csvName, currentCSV: csvName, state: 'AtLatestKnown', lastUpdated: now(), conditions: [] } });
+      emu.patch('Subscription', sub.metadata.name, ns, {
+        status: {
+          installedCSV: csvName,
+          currentCSV: csvName,
+          state: 'AtLatestKnown',
+          lastUpdated: now(),
+          conditions: [],
+        },
+      });
     }
   }
 

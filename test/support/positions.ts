@@ -45,7 +45,13 @@ function hasAlias(n: PNode): boolean {
 function sameScalar(read: unknown, value: unknown): boolean {
   if (isDeepStrictEqual(read, value)) return true;
   if (typeof read === 'number' && typeof value === 'number' && Number.isNaN(read) && Number.isNaN(value)) return true;
-  if (typeof read === 'string' && typeof value === 'string' && value.startsWith(read) && /^\n*$/.test(value.slice(read.length))) return true;
+  if (
+    typeof read === 'string' &&
+    typeof value === 'string' &&
+    value.startsWith(read) &&
+    /^\n*$/.test(value.slice(read.length))
+  )
+    return true;
   if (value instanceof Uint8Array || value instanceof Date) return true;
   return false;
 }
@@ -71,9 +77,11 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
 
   // Structure of the tree itself.
   const walk = (n: PNode, lo: number, hi: number, where: string) => {
-    if (!(n.start >= 0 && n.start <= n.end && n.end <= text.length)) say(`${where}: span ${n.start}-${n.end} outside the document (${text.length})`);
+    if (!(n.start >= 0 && n.start <= n.end && n.end <= text.length))
+      say(`${where}: span ${n.start}-${n.end} outside the document (${text.length})`);
     if (n.start < lo || n.end > hi) say(`${where}: span ${n.start}-${n.end} outside its parent ${lo}-${hi}`);
-    if (n.kind === 'alias' && text.slice(n.start, n.end) !== `*${n.name}`) say(`${where}: alias span holds ${JSON.stringify(text.slice(n.start, n.end))}`);
+    if (n.kind === 'alias' && text.slice(n.start, n.end) !== `*${n.name}`)
+      say(`${where}: alias span holds ${JSON.stringify(text.slice(n.start, n.end))}`);
     if (n.kind === 'map' || n.kind === 'seq') {
       const children = n.kind === 'map' ? n.pairs.flatMap((p) => [p.key, p.value]) : n.items;
       let prev = n.start;
@@ -96,8 +104,12 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
       if (text[vs.start] === '*') {
         // An alias is underlined where it is used; its value is read at the anchor.
         const target = locate(root, path).node;
-        if (!target || text.slice(vs.start, vs.end) !== `*${/^\*([^\s,\]}]+)/.exec(text.slice(vs.start))?.[1]}`) return say(`${where}: alias span ${JSON.stringify(text.slice(vs.start, vs.end))}`);
-        vs = target.kind === 'map' || target.kind === 'seq' ? { start: target.start, end: target.start } : { start: target.start, end: target.end };
+        if (!target || text.slice(vs.start, vs.end) !== `*${/^\*([^\s,\]}]+)/.exec(text.slice(vs.start))?.[1]}`)
+          return say(`${where}: alias span ${JSON.stringify(text.slice(vs.start, vs.end))}`);
+        vs =
+          target.kind === 'map' || target.kind === 'seq'
+            ? { start: target.start, end: target.start }
+            : { start: target.start, end: target.end };
         if (vs.start === vs.end) return;
       }
       if (typeof last === 'string') {
@@ -106,13 +118,22 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
         try {
           const keyNode = locate(root, path).pair?.key;
           // A multi-line flow key cannot be read on its own line: its decoded text must match instead.
-          k = text.slice(ks.start, ks.end).includes('\n') && keyNode ? keyString(keyNode) : readKey(text.slice(ks.start, ks.end), column(text, ks.start));
+          k =
+            text.slice(ks.start, ks.end).includes('\n') && keyNode
+              ? keyString(keyNode)
+              : readKey(text.slice(ks.start, ks.end), column(text, ks.start));
         } catch (e) {
-          return say(`${where}: key span ${JSON.stringify(text.slice(ks.start, ks.end))} is not a key: ${(e as Error).message.split('\n')[0]}`);
+          return say(
+            `${where}: key span ${JSON.stringify(text.slice(ks.start, ks.end))} is not a key: ${(e as Error).message.split('\n')[0]}`,
+          );
         }
-        if (k !== last) say(`${where}: key span ${JSON.stringify(text.slice(ks.start, ks.end))} reads as ${JSON.stringify(k)}`);
+        if (k !== last)
+          say(`${where}: key span ${JSON.stringify(text.slice(ks.start, ks.end))} reads as ${JSON.stringify(k)}`);
         const ps = spanFor(root, path, 'pair');
-        if (!ps || ps.start !== ks.start || ps.end < vs.end) say(`${where}: pair span ${JSON.stringify(ps)} does not cover key ${JSON.stringify(ks)} and value ${JSON.stringify(vs)}`);
+        if (!ps || ps.start !== ks.start || ps.end < vs.end)
+          say(
+            `${where}: pair span ${JSON.stringify(ps)} does not cover key ${JSON.stringify(ks)} and value ${JSON.stringify(vs)}`,
+          );
       }
       const valueIsKey = typeof last === 'string' && vs.start === ks.start && vs.end === ks.end;
       if (v === null || typeof v !== 'object' || v instanceof Uint8Array || v instanceof Date) {
@@ -125,14 +146,17 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
             // An indentation indicator counts from the parent's indentation: the span does not read
             // the same on its own. Its decoded text must still be the value.
             const node = locate(root, path).node;
-            if (!(node?.kind === 'scalar' && node.text === v)) say(`${where}: block scalar ${JSON.stringify(slice)} decodes as ${JSON.stringify(node)}`);
+            if (!(node?.kind === 'scalar' && node.text === v))
+              say(`${where}: block scalar ${JSON.stringify(slice)} decodes as ${JSON.stringify(node)}`);
             return;
           }
           let read: unknown;
           try {
             read = reread(text, vs.start, vs.end);
           } catch (e) {
-            return say(`${where}: value span ${JSON.stringify(text.slice(vs.start, vs.end))} does not read: ${(e as Error).message.split('\n')[0]}`);
+            return say(
+              `${where}: value span ${JSON.stringify(text.slice(vs.start, vs.end))} does not read: ${(e as Error).message.split('\n')[0]}`,
+            );
           }
           if (!sameScalar(read, v) && column(text, vs.start) > 0) {
             // js-yaml reads an indented `---` at the top level as a marker: read it nested instead.
@@ -142,7 +166,10 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
               // keep the first reading
             }
           }
-          if (!sameScalar(read, v)) say(`${where}: value span ${JSON.stringify(text.slice(vs.start, vs.end))} reads as ${JSON.stringify(read)}, value is ${JSON.stringify(v)}`);
+          if (!sameScalar(read, v))
+            say(
+              `${where}: value span ${JSON.stringify(text.slice(vs.start, vs.end))} reads as ${JSON.stringify(read)}, value is ${JSON.stringify(v)}`,
+            );
         }
       } else {
         const slice = text.slice(vs.start, vs.end);
@@ -152,17 +179,20 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
           try {
             read = load11(slice);
           } catch (e) {
-            if (!/alias/.test((e as Error).message)) say(`${where}: flow span ${JSON.stringify(slice)} does not read: ${(e as Error).message.split('\n')[0]}`);
+            if (!/alias/.test((e as Error).message))
+              say(`${where}: flow span ${JSON.stringify(slice)} does not read: ${(e as Error).message.split('\n')[0]}`);
             read = v;
           }
-          if (!isDeepStrictEqual(read, v) && !slice.includes('*')) say(`${where}: flow span ${JSON.stringify(slice)} reads as ${JSON.stringify(read)}`);
+          if (!isDeepStrictEqual(read, v) && !slice.includes('*'))
+            say(`${where}: flow span ${JSON.stringify(slice)} reads as ${JSON.stringify(read)}`);
         } else if (slice.includes('\n') && !/[|>]/.test(slice)) {
           // Only the first line is underlined, unless the first entry is itself a multi-line scalar.
           const n = locate(root, path).node;
           const first = n?.kind === 'map' ? n.pairs[0]?.key : n?.kind === 'seq' ? n.items[0] : undefined;
           const multiLineFirst = first?.kind === 'scalar' && text.slice(first.start, first.end).includes('\n');
           const firstOnNextLine = first !== undefined && text.slice(vs.start, first.start).includes('\n'); // `-` alone, entry below
-          if (!multiLineFirst && !firstOnNextLine) say(`${where}: block collection underlined over several lines: ${JSON.stringify(slice)}`);
+          if (!multiLineFirst && !firstOnNextLine)
+            say(`${where}: block collection underlined over several lines: ${JSON.stringify(slice)}`);
         }
       }
     }
@@ -175,11 +205,19 @@ export function positionProblems(doc: ManifestDocument, limit = 20): string[] {
 
   // Block collections without aliases read back whole from their span.
   const whole = (n: PNode, where: string) => {
-    if ((n.kind === 'map' || n.kind === 'seq') && !n.flow && !hasAlias(n) && n.anchor === undefined && n.tag === undefined) {
+    if (
+      (n.kind === 'map' || n.kind === 'seq') &&
+      !n.flow &&
+      !hasAlias(n) &&
+      n.anchor === undefined &&
+      n.tag === undefined
+    ) {
       try {
         reread(text, n.start, n.end);
       } catch (e) {
-        say(`${where}: block ${n.kind} span ${JSON.stringify(text.slice(n.start, n.end).slice(0, 80))} does not read: ${(e as Error).message.split('\n')[0]}`);
+        say(
+          `${where}: block ${n.kind} span ${JSON.stringify(text.slice(n.start, n.end).slice(0, 80))} does not read: ${(e as Error).message.split('\n')[0]}`,
+        );
       }
     }
     if (n.kind === 'map') n.pairs.forEach((p, i) => whole(p.value, `${where}/${i}`));

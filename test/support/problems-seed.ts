@@ -17,17 +17,33 @@ export function problemsSeed(): KubeObject[] {
   const deploy: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
-    metadata: { name: 'iis', namespace: 'web', uid: 'd-1', managedFields: [{ manager: 'kubectl', operation: 'Apply' }] },
-    spec: { replicas: 1, selector: { matchLabels: { app: 'iis' } }, template: { metadata: { labels: { app: 'iis' } }, spec: WIN_SPEC({ securityContext: { privileged: true } }) } },
+    metadata: {
+      name: 'iis',
+      namespace: 'web',
+      uid: 'd-1',
+      managedFields: [{ manager: 'kubectl', operation: 'Apply' }],
+    },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: 'iis' } },
+      template: { metadata: { labels: { app: 'iis' } }, spec: WIN_SPEC({ securityContext: { privileged: true } }) },
+    },
   };
   const agent: KubeObject = {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
     metadata: { name: 'agent', namespace: 'web', uid: 'ds-1' },
-    spec: { selector: { matchLabels: { app: 'agent' } }, template: { metadata: { labels: { app: 'agent' } }, spec: { ...WIN_SPEC(), hostNetwork: true } } },
+    spec: {
+      selector: { matchLabels: { app: 'agent' } },
+      template: { metadata: { labels: { app: 'agent' } }, spec: { ...WIN_SPEC(), hostNetwork: true } },
+    },
   };
   // A bare pod on win-1 whose image needs another Windows build, as the kubelet reports it.
-  const failing = pod('api-0', 'web', 'win-1', { windows: true, image: 'mcr.microsoft.com/windows/servercore:ltsc2019', phase: 'Pending' });
+  const failing = pod('api-0', 'web', 'win-1', {
+    windows: true,
+    image: 'mcr.microsoft.com/windows/servercore:ltsc2019',
+    phase: 'Pending',
+  });
   failing.status = {
     phase: 'Pending',
     containerStatuses: [
@@ -39,18 +55,31 @@ export function problemsSeed(): KubeObject[] {
         state: {
           waiting: {
             reason: 'CreateContainerError',
-            message: 'hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown',
+            message:
+              'hcs::CreateComputeSystem api: The container operating system does not match the host operating system.: unknown',
           },
         },
       },
     ],
   };
-  return [namespace('web'), namespace('clean'), windowsNode('win-1', { build: '10.0.20348' }), deploy, agent, failing, pod('ok-0', 'clean', undefined)];
+  return [
+    namespace('web'),
+    namespace('clean'),
+    windowsNode('win-1', { build: '10.0.20348' }),
+    deploy,
+    agent,
+    failing,
+    pod('ok-0', 'clean', undefined),
+  ];
 }
 
 /** The emulator with problemsSeed(); `limited-token` may not list DaemonSets. */
 export function startProblemsEmulator(): Promise<Emulator> {
-  return startEmulator({ objects: problemsSeed(), openshift: false, tokens: { 'limited-token': { user: 'limited', deny: [{ verb: 'list', resource: 'daemonsets' }] } } });
+  return startEmulator({
+    objects: problemsSeed(),
+    openshift: false,
+    tokens: { 'limited-token': { user: 'limited', deny: [{ verb: 'list', resource: 'daemonsets' }] } },
+  });
 }
 
 /** One kubeconfig, three contexts: the admin, a user who may not list DaemonSets, a cluster that is down. */
@@ -96,7 +125,14 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
     (p.spec as { containers: { name: string }[] }).containers[0]!.name = container;
     return p;
   };
-  const mismatch = named(pod('reports-6b7c8d9f5-mq2zt', ns, 'winworker-2019-a', { windows: true, phase: 'Pending', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }), 'reports');
+  const mismatch = named(
+    pod('reports-6b7c8d9f5-mq2zt', ns, 'winworker-2019-a', {
+      windows: true,
+      phase: 'Pending',
+      image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
+    }),
+    'reports',
+  );
   mismatch.status = {
     phase: 'Pending',
     hostIP: '10.0.130.21',
@@ -106,7 +142,13 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
         ready: false,
         restartCount: 0,
         image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
-        state: { waiting: { reason: 'CreateContainerError', message: 'hcs::CreateComputeSystem reports: The container operating system does not match the host operating system.: unknown' } },
+        state: {
+          waiting: {
+            reason: 'CreateContainerError',
+            message:
+              'hcs::CreateComputeSystem reports: The container operating system does not match the host operating system.: unknown',
+          },
+        },
       },
     ],
   };
@@ -133,8 +175,17 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
         ready: false,
         restartCount: 6,
         image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
-        state: { waiting: { reason: 'CrashLoopBackOff', message: 'back-off 2m40s restarting failed container=worker' } },
-        lastState: { terminated: { exitCode: 1, reason: 'Error', startedAt: '2026-11-25T08:40:00Z', finishedAt: '2026-11-25T08:40:03Z' } },
+        state: {
+          waiting: { reason: 'CrashLoopBackOff', message: 'back-off 2m40s restarting failed container=worker' },
+        },
+        lastState: {
+          terminated: {
+            exitCode: 1,
+            reason: 'Error',
+            startedAt: '2026-11-25T08:40:00Z',
+            finishedAt: '2026-11-25T08:40:03Z',
+          },
+        },
       },
     ],
   };
@@ -142,7 +193,13 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
     apiVersion: 'v1',
     kind: 'Event',
     metadata: { name: 'batch-5f6d7c8b9-x7k2p.187a1b2c3d4e5f60', namespace: ns },
-    involvedObject: { apiVersion: 'v1', kind: 'Pod', name: untolerated.metadata.name, namespace: ns, uid: untolerated.metadata.uid },
+    involvedObject: {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      name: untolerated.metadata.name,
+      namespace: ns,
+      uid: untolerated.metadata.uid,
+    },
     reason: 'FailedScheduling',
     message: (untolerated.status as { conditions: { message: string }[] }).conditions[0]!.message,
     type: 'Warning',
@@ -151,9 +208,13 @@ export function failingWindowsPods(): { objects: KubeObject[]; containerLogs: Re
     lastTimestamp: '2026-11-25T08:45:00Z',
     source: { component: 'default-scheduler' },
   } as KubeObject;
-  const log = 'Starting worker...\nUnhandled exception. System.IO.FileNotFoundException: Could not find file C:\\app\\settings.json\n';
+  const log =
+    'Starting worker...\nUnhandled exception. System.IO.FileNotFoundException: Could not find file C:\\app\\settings.json\n';
   return {
     objects: [mismatch, untolerated, crashing, event],
-    containerLogs: { [`${ns}/${crashing.metadata.name}/worker`]: log, [`${ns}/${crashing.metadata.name}/worker#previous`]: log },
+    containerLogs: {
+      [`${ns}/${crashing.metadata.name}/worker`]: log,
+      [`${ns}/${crashing.metadata.name}/worker#previous`]: log,
+    },
   };
 }

@@ -42,7 +42,12 @@ export interface Status {
   message?: string;
   reason?: string;
   code?: number;
-  details?: { name?: string; group?: string; kind?: string; causes?: { reason?: string; message?: string; field?: string }[] };
+  details?: {
+    name?: string;
+    group?: string;
+    kind?: string;
+    causes?: { reason?: string; message?: string; field?: string }[];
+  };
 }
 
 export interface RealApiServer {
@@ -71,7 +76,11 @@ export interface UseOptions {
 }
 
 interface Harness {
-  startApiServer(options: { compactionInterval?: string; extraArgs?: string[]; log?: (line: string) => void }): Promise<{
+  startApiServer(options: {
+    compactionInterval?: string;
+    extraArgs?: string[];
+    log?: (line: string) => void;
+  }): Promise<{
     kubeconfigPath: string;
     server: string;
     adminToken: string;
@@ -81,11 +90,15 @@ interface Harness {
   }>;
 }
 interface CrdInstaller {
-  installCrds(api: { server: string; adminToken: string; caPath: string }, options?: { log?: (line: string) => void }): Promise<{ count: number; names: string[]; ms: number }>;
+  installCrds(
+    api: { server: string; adminToken: string; caPath: string },
+    options?: { log?: (line: string) => void },
+  ): Promise<{ count: number; names: string[]; ms: number }>;
 }
 
 // Loaded from the repository at run time: the scripts stay scripts, outside every bundle.
-const loadScript = <T>(name: string): Promise<T> => import(pathToFileURL(join(ROOT, 'scripts', name)).href) as Promise<T>;
+const loadScript = <T>(name: string): Promise<T> =>
+  import(pathToFileURL(join(ROOT, 'scripts', name)).href) as Promise<T>;
 
 let sharedServer: Promise<RealApiServer> | undefined;
 
@@ -97,7 +110,8 @@ export function useApiServer(options: UseOptions = {}): Promise<RealApiServer> {
   const unavailable = process.env.KW_APISERVER_UNAVAILABLE;
   if (unavailable) return Promise.reject(new Error(`The real API server is not available: ${unavailable}`));
   const openshift = options.openshift ?? true;
-  const own = options.own || !openshift || options.compactionInterval !== undefined || (options.extraArgs?.length ?? 0) > 0;
+  const own =
+    options.own || !openshift || options.compactionInterval !== undefined || (options.extraArgs?.length ?? 0) > 0;
   const fromRunner = process.env.KW_APISERVER_KUBECONFIG;
   if (!own && fromRunner) {
     sharedServer ??= Promise.resolve(fromKubeconfig(fromRunner));
@@ -111,7 +125,11 @@ async function startOwn(options: UseOptions & { openshift: boolean }): Promise<R
   const quiet = (line: string) => {
     if (/building|waiting|built in/.test(line)) console.error(line);
   };
-  const started = await harness.startApiServer({ compactionInterval: options.compactionInterval, extraArgs: options.extraArgs, log: quiet });
+  const started = await harness.startApiServer({
+    compactionInterval: options.compactionInterval,
+    extraArgs: options.extraArgs,
+    log: quiet,
+  });
   try {
     if (options.openshift) await (await loadScript<CrdInstaller>('apiserver-crds.mjs')).installCrds(started);
   } catch (e) {
@@ -131,7 +149,9 @@ export function fromKubeconfig(path: string, shared = true, openshift = true): R
   const admin = kc.getUser(ADMIN_USER)?.token;
   const restricted = kc.getUser(RESTRICTED_USER)?.token;
   if (!cluster?.caData || !admin || !restricted)
-    throw new Error(`${path} is not a kubeconfig written by scripts/apiserver.mjs (cluster ${CONTEXT_ADMIN}, users ${ADMIN_USER} and ${RESTRICTED_USER}).`);
+    throw new Error(
+      `${path} is not a kubeconfig written by scripts/apiserver.mjs (cluster ${CONTEXT_ADMIN}, users ${ADMIN_USER} and ${RESTRICTED_USER}).`,
+    );
   const ca = Buffer.from(cluster.caData, 'base64');
   const api: RealApiServer = {
     kubeconfigPath: path,
@@ -150,30 +170,40 @@ export function fromKubeconfig(path: string, shared = true, openshift = true): R
 function apiCall<T>(api: RealApiServer, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
   const url = new URL(api.server + path);
   for (const [k, v] of Object.entries(options.query ?? {})) if (v !== undefined) url.searchParams.set(k, String(v));
-  const payload = options.body === undefined ? undefined : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body), 'utf8');
-  const headers: Record<string, string | number> = { Authorization: `Bearer ${options.token ?? api.adminToken}`, Accept: 'application/json' };
+  const payload =
+    options.body === undefined
+      ? undefined
+      : Buffer.from(typeof options.body === 'string' ? options.body : JSON.stringify(options.body), 'utf8');
+  const headers: Record<string, string | number> = {
+    Authorization: `Bearer ${options.token ?? api.adminToken}`,
+    Accept: 'application/json',
+  };
   if (payload) {
     headers['Content-Type'] = options.contentType ?? 'application/json';
     headers['Content-Length'] = payload.length;
   }
   return new Promise((resolveP, reject) => {
-    const req = request(url, { method: options.method ?? (payload ? 'POST' : 'GET'), ca: api.ca, headers, timeout: 30_000 }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let body: unknown = text;
-        try {
-          body = JSON.parse(text);
-        } catch {
-          // not JSON
-        }
-        const raw = res.headers.warning;
-        const warnings = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap(splitWarnings);
-        resolveP({ status: res.statusCode ?? 0, body: body as T, warnings });
-      });
-    });
+    const req = request(
+      url,
+      { method: options.method ?? (payload ? 'POST' : 'GET'), ca: api.ca, headers, timeout: 30_000 },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let body: unknown = text;
+          try {
+            body = JSON.parse(text);
+          } catch {
+            // not JSON
+          }
+          const raw = res.headers.warning;
+          const warnings = (Array.isArray(raw) ? raw : raw ? [raw] : []).flatMap(splitWarnings);
+          resolveP({ status: res.statusCode ?? 0, body: body as T, warnings });
+        });
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`${options.method ?? 'GET'} ${path}: no answer within 30 s`)));
     req.on('error', reject);
     req.end(payload);
@@ -198,18 +228,30 @@ export function uniqueName(prefix: string): string {
  * Creates a namespace (with labels) and its `default` ServiceAccount: there is no controller-manager
  * to make it, and the ServiceAccount admission plugin refuses pods whose account is missing.
  */
-export async function ensureNamespace(api: RealApiServer, name: string, labels: Record<string, string> = {}): Promise<void> {
-  const ns = await api.request<Status>('/api/v1/namespaces', { body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } } });
-  if (ns.status !== 201 && ns.status !== 409) throw new Error(`creating namespace ${name}: HTTP ${ns.status} ${ns.body.message}`);
-  const sa = await api.request<Status>(`/api/v1/namespaces/${name}/serviceaccounts`, { body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } } });
-  if (sa.status !== 201 && sa.status !== 409) throw new Error(`creating ServiceAccount ${name}/default: HTTP ${sa.status} ${sa.body.message}`);
+export async function ensureNamespace(
+  api: RealApiServer,
+  name: string,
+  labels: Record<string, string> = {},
+): Promise<void> {
+  const ns = await api.request<Status>('/api/v1/namespaces', {
+    body: { apiVersion: 'v1', kind: 'Namespace', metadata: { name, labels } },
+  });
+  if (ns.status !== 201 && ns.status !== 409)
+    throw new Error(`creating namespace ${name}: HTTP ${ns.status} ${ns.body.message}`);
+  const sa = await api.request<Status>(`/api/v1/namespaces/${name}/serviceaccounts`, {
+    body: { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name: 'default', namespace: name } },
+  });
+  if (sa.status !== 201 && sa.status !== 409)
+    throw new Error(`creating ServiceAccount ${name}/default: HTTP ${sa.status} ${sa.body.message}`);
 }
 
 /** Throws with the server's message unless the status is one of `ok`. */
 export function expectStatus<T>(r: ApiResponse<T>, ok: number[], what: string): T {
   if (!ok.includes(r.status)) {
     const body = r.body as Status | string;
-    throw new Error(`${what}: HTTP ${r.status} ${typeof body === 'string' ? body.slice(0, 500) : (body.message ?? JSON.stringify(body).slice(0, 500))}`);
+    throw new Error(
+      `${what}: HTTP ${r.status} ${typeof body === 'string' ? body.slice(0, 500) : (body.message ?? JSON.stringify(body).slice(0, 500))}`,
+    );
   }
   return r.body;
 }
@@ -230,13 +272,20 @@ export interface ResourceInfo {
 }
 
 /** Where objects of `apiVersion`/`kind` live (from the server's own discovery), or undefined when that version is not served. */
-export async function resourceInfo(api: RealApiServer, apiVersion: string, kind: string, namespace = 'default'): Promise<ResourceInfo | undefined> {
+export async function resourceInfo(
+  api: RealApiServer,
+  apiVersion: string,
+  kind: string,
+  namespace = 'default',
+): Promise<ResourceInfo | undefined> {
   let cache = discovery.get(api);
   if (!cache) discovery.set(api, (cache = new Map()));
   const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
   let list = cache.get(base);
   if (!list) {
-    list = api.request<{ resources?: DiscoveredResource[] }>(base).then((r) => (r.status === 200 ? (r.body.resources ?? []) : undefined));
+    list = api
+      .request<{ resources?: DiscoveredResource[] }>(base)
+      .then((r) => (r.status === 200 ? (r.body.resources ?? []) : undefined));
     cache.set(base, list);
   }
   const resources = await list;
@@ -250,7 +299,12 @@ export async function resourceInfo(api: RealApiServer, apiVersion: string, kind:
 }
 
 /** The collection path for objects of `apiVersion`/`kind`, or undefined when the server does not serve that version. */
-export async function collectionPath(api: RealApiServer, apiVersion: string, kind: string, namespace = 'default'): Promise<string | undefined> {
+export async function collectionPath(
+  api: RealApiServer,
+  apiVersion: string,
+  kind: string,
+  namespace = 'default',
+): Promise<string | undefined> {
   return (await resourceInfo(api, apiVersion, kind, namespace))?.path;
 }
 
@@ -258,7 +312,13 @@ export async function collectionPath(api: RealApiServer, apiVersion: string, kin
 export interface SeedObject {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [k: string]: unknown;
+  };
   status?: unknown;
   [k: string]: unknown;
 }
@@ -285,10 +345,17 @@ export async function seed(api: RealApiServer, objects: SeedObject[]): Promise<R
     if (!info) throw new Error(`the API server does not serve ${o.apiVersion} ${o.kind}`);
     const status = o.status;
     delete o.status;
-    let created = expectStatus(await api.request<Record<string, unknown>>(info.path, { body: o }), [201], `creating ${o.kind} ${ns ? `${ns}/` : ''}${o.metadata.name}`);
+    let created = expectStatus(
+      await api.request<Record<string, unknown>>(info.path, { body: o }),
+      [201],
+      `creating ${o.kind} ${ns ? `${ns}/` : ''}${o.metadata.name}`,
+    );
     if (status !== undefined && info.status) {
       created = expectStatus(
-        await api.request<Record<string, unknown>>(`${info.path}/${encodeURIComponent(o.metadata.name)}/status`, { method: 'PUT', body: { ...created, status } }),
+        await api.request<Record<string, unknown>>(`${info.path}/${encodeURIComponent(o.metadata.name)}/status`, {
+          method: 'PUT',
+          body: { ...created, status },
+        }),
         [200],
         `setting the status of ${o.kind} ${o.metadata.name}`,
       );
@@ -311,18 +378,29 @@ export async function seed(api: RealApiServer, objects: SeedObject[]): Promise<R
 export function fromEmulatorSeed(objects: SeedObject[]): SeedObject[] {
   return objects.map((obj) => {
     const o = structuredClone(obj);
-    for (const key of Object.keys(o.metadata.labels ?? {})) if ((key.split('/').pop() ?? '').length > 63) delete o.metadata.labels?.[key];
+    for (const key of Object.keys(o.metadata.labels ?? {}))
+      if ((key.split('/').pop() ?? '').length > 63) delete o.metadata.labels?.[key];
     const status = o.status && typeof o.status === 'object' ? (o.status as Record<string, unknown>) : undefined;
     if (o.kind === 'Subscription' && status) o.status = { lastUpdated: '2026-10-02T07:40:00Z', ...status };
-    if (o.kind === 'ClusterVersion' && status) o.status = { observedGeneration: 1, versionHash: 'Zm9yLXRlc3Rz', ...status };
+    if (o.kind === 'ClusterVersion' && status)
+      o.status = { observedGeneration: 1, versionHash: 'Zm9yLXRlc3Rz', ...status };
     if (o.kind === 'ClusterServiceVersion') {
-      const deployments = (o.spec as { install?: { spec?: { deployments?: Record<string, unknown>[] } } } | undefined)?.install?.spec?.deployments ?? [];
+      const deployments =
+        (o.spec as { install?: { spec?: { deployments?: Record<string, unknown>[] } } } | undefined)?.install?.spec
+          ?.deployments ?? [];
       for (const d of deployments) {
         d.spec ??= {
           selector: { matchLabels: { name: String(d.name) } },
           template: {
             metadata: { labels: { name: String(d.name) } },
-            spec: { containers: [{ name: 'manager', image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator:v10.18.0' }] },
+            spec: {
+              containers: [
+                {
+                  name: 'manager',
+                  image: 'registry.redhat.io/openshift4-wincw/windows-machine-config-rhel9-operator:v10.18.0',
+                },
+              ],
+            },
           },
         };
       }
@@ -332,9 +410,18 @@ export function fromEmulatorSeed(objects: SeedObject[]): SeedObject[] {
 }
 
 /** A merge patch of an object's status (the status subresource), e.g. a node's conditions. */
-export async function patchStatus(api: RealApiServer, collection: string, name: string, status: unknown): Promise<void> {
+export async function patchStatus(
+  api: RealApiServer,
+  collection: string,
+  name: string,
+  status: unknown,
+): Promise<void> {
   expectStatus(
-    await api.request(`${collection}/${encodeURIComponent(name)}/status`, { method: 'PATCH', body: { status }, contentType: 'application/merge-patch+json' }),
+    await api.request(`${collection}/${encodeURIComponent(name)}/status`, {
+      method: 'PATCH',
+      body: { status },
+      contentType: 'application/merge-patch+json',
+    }),
     [200],
     `patching the status of ${name}`,
   );
@@ -346,6 +433,10 @@ export async function patchStatus(api: RealApiServer, collection: string, name: 
  * points to listens here.
  */
 export function proxyableAddress(): string {
-  for (const list of Object.values(networkInterfaces())) for (const a of list ?? []) if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
-  throw new Error('This machine has no non-loopback IPv4 address: the API server proxies to nodes only at global unicast addresses, so the kubelet double cannot be reached.');
+  for (const list of Object.values(networkInterfaces()))
+    for (const a of list ?? [])
+      if (a.family === 'IPv4' && !a.internal && !a.address.startsWith('169.254.')) return a.address;
+  throw new Error(
+    'This machine has no non-loopback IPv4 address: the API server proxies to nodes only at global unicast addresses, so the kubelet double cannot be reached.',
+  );
 }

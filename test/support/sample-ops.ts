@@ -23,8 +23,22 @@ import {
   serviceState,
   startService,
 } from '../../src/core/windows/host-ops';
-import { addMetadataRoute, lastBootTime, listLogFiles, metadataRouteState, nodeServicesState, restartService, systemEventErrors } from '../../src/core/windows/node-ops';
-import { clearStaging, ensureConfigPath, readHostsTree, rollbackHostsTree, swapHostsTree } from '../../src/core/windows/mirror-ops';
+import {
+  addMetadataRoute,
+  lastBootTime,
+  listLogFiles,
+  metadataRouteState,
+  nodeServicesState,
+  restartService,
+  systemEventErrors,
+} from '../../src/core/windows/node-ops';
+import {
+  clearStaging,
+  ensureConfigPath,
+  readHostsTree,
+  rollbackHostsTree,
+  swapHostsTree,
+} from '../../src/core/windows/mirror-ops';
 
 /** The join and host ops (host-ops.ts). */
 export function sampleOps(sample: string): HostOp<unknown>[] {
@@ -42,11 +56,24 @@ export function sampleOps(sample: string): HostOp<unknown>[] {
     enableContainersFeature(),
     restartComputer(),
     serviceState(sample),
-    ensureService({ name: sample, binaryPathName: sample, displayName: sample, description: sample, dependsOn: [sample] }),
+    ensureService({
+      name: sample,
+      binaryPathName: sample,
+      displayName: sample,
+      description: sample,
+      dependsOn: [sample],
+    }),
     startService(sample),
     removeService(sample),
     ensureFirewallRule(sample, 10250),
-    kubeadmJoin({ kubeadmPath: sample, apiServerEndpoint: sample, token: 'abcdef.0123456789abcdef', caCertHash: 'sha256:' + '0'.repeat(64), nodeName: sample, criSocket: sample }),
+    kubeadmJoin({
+      kubeadmPath: sample,
+      apiServerEndpoint: sample,
+      token: 'abcdef.0123456789abcdef',
+      caCertHash: 'sha256:' + '0'.repeat(64),
+      nodeName: sample,
+      criSocket: sample,
+    }),
     kubeadmReset(sample),
     executableVersion(sample, [sample, '--version']),
   ];
@@ -54,7 +81,15 @@ export function sampleOps(sample: string): HostOp<unknown>[] {
 
 /** The node operations' ops (node-ops.ts). */
 export function sampleNodeOps(sample: string): HostOp<unknown>[] {
-  return [nodeServicesState([sample, sample]), restartService(sample), lastBootTime(), metadataRouteState(), addMetadataRoute(sample, 3), listLogFiles([sample]), systemEventErrors(200)];
+  return [
+    nodeServicesState([sample, sample]),
+    restartService(sample),
+    lastBootTime(),
+    metadataRouteState(),
+    addMetadataRoute(sample, 3),
+    listLogFiles([sample]),
+    systemEventErrors(200),
+  ];
 }
 
 /** The mirror push ops (mirror-ops.ts). */

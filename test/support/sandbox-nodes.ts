@@ -20,10 +20,13 @@ export interface NodeHost {
 }
 
 const LOG_FILES = (node: string): Record<string, string> => ({
-  'kubelet/kubelet.log': Array.from({ length: 40 }, (_, i) => `I1125 08:${String(10 + i).padStart(2, '0')}:00.000000    4242 kubelet.go:2450] "SyncLoop (PLEG): event for pod" node="${node}"\n`).join(
-    '',
-  ),
-  'containerd/containerd.log': 'time="2026-11-25T08:10:00Z" level=info msg="containerd successfully booted in 0.412s"\n',
+  'kubelet/kubelet.log': Array.from(
+    { length: 40 },
+    (_, i) =>
+      `I1125 08:${String(10 + i).padStart(2, '0')}:00.000000    4242 kubelet.go:2450] "SyncLoop (PLEG): event for pod" node="${node}"\n`,
+  ).join(''),
+  'containerd/containerd.log':
+    'time="2026-11-25T08:10:00Z" level=info msg="containerd successfully booted in 0.412s"\n',
   'kube-proxy/kube-proxy.log': 'I1125 08:10:02.000000    5120 server.go:484] "Version info" version="v1.31.3"\n',
 });
 
@@ -42,34 +45,49 @@ export function nodeHostState(node: string): Pick<SimHostOptions, 'services' | '
     files: {
       // Without its config a restarted kubelet stays stopped (the simulated host's rule).
       'C:\\var\\lib\\kubelet\\config.yaml': 'kind: KubeletConfiguration\n',
-      ...Object.fromEntries(Object.entries(LOG_FILES(node)).map(([p, c]) => [`C:\\var\\log\\${p.replace(/\//g, '\\')}`, c])),
+      ...Object.fromEntries(
+        Object.entries(LOG_FILES(node)).map(([p, c]) => [`C:\\var\\log\\${p.replace(/\//g, '\\')}`, c]),
+      ),
     },
   };
 }
 
-type NodeLike = KubeObject & { status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: unknown } };
+type NodeLike = KubeObject & {
+  status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: unknown };
+};
 
 /**
  * Gives every Windows Node of `objects` the address `addressOf(i)` (changing the objects in place,
  * the windows-instances entry of a BYOH node too) and a kubelet double listening there.
  */
 export async function placeWindowsNodes(objects: KubeObject[], addressOf: (i: number) => string): Promise<NodeHost[]> {
-  const nodes = objects.filter((o): o is NodeLike => o.kind === 'Node' && o.metadata.labels?.['kubernetes.io/os'] === 'windows');
-  const instances = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'windows-instances' && o.metadata.namespace === WMCO_NAMESPACE) as
-    (KubeObject & { data?: Record<string, string> }) | undefined;
+  const nodes = objects.filter(
+    (o): o is NodeLike => o.kind === 'Node' && o.metadata.labels?.['kubernetes.io/os'] === 'windows',
+  );
+  const instances = objects.find(
+    (o) => o.kind === 'ConfigMap' && o.metadata.name === 'windows-instances' && o.metadata.namespace === WMCO_NAMESPACE,
+  ) as (KubeObject & { data?: Record<string, string> }) | undefined;
   const out: NodeHost[] = [];
   try {
     for (const [i, node] of nodes.entries()) {
       const address = addressOf(i);
       const name = node.metadata.name;
-      const kubelet = await startKubeletDouble({ host: address, files: LOG_FILES(name), services: { kubelet: { file: 'kubelet/kubelet.log' }, containerd: { file: 'containerd/containerd.log' } } });
+      const kubelet = await startKubeletDouble({
+        host: address,
+        files: LOG_FILES(name),
+        services: { kubelet: { file: 'kubelet/kubelet.log' }, containerd: { file: 'containerd/containerd.log' } },
+      });
       out.push({ node: name, address, hostname: name.toUpperCase(), kubelet });
       const old = node.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
       if (old && instances?.data?.[old] !== undefined) {
         instances.data[address] = instances.data[old];
         delete instances.data[old];
       }
-      node.status = { ...node.status, ...kubelet.nodeStatus(), addresses: [...kubelet.nodeStatus().addresses, { type: 'Hostname', address: name }] };
+      node.status = {
+        ...node.status,
+        ...kubelet.nodeStatus(),
+        addresses: [...kubelet.nodeStatus().addresses, { type: 'Hostname', address: name }],
+      };
     }
   } catch (err) {
     await Promise.all(out.map((h) => h.kubelet.stop()));
@@ -118,7 +136,9 @@ export function attachWmcoMirrorWriter(emu: Emulator, sims: readonly SimHost[], 
 export function attachWmcoHostSetup(emu: Emulator, sims: readonly SimHost[]): { stop(): void } {
   const unsubscribe = emu.onChange((ev) => {
     if (ev.type === 'MODIFIED' || ev.object.kind !== 'Node') return;
-    const addresses = ((ev.object as NodeLike).status?.addresses ?? []).filter((a) => a.type === 'InternalIP').map((a) => a.address);
+    const addresses = ((ev.object as NodeLike).status?.addresses ?? [])
+      .filter((a) => a.type === 'InternalIP')
+      .map((a) => a.address);
     const sim = sims.find((s) => addresses.includes(s.host));
     if (!sim) return;
     const { services, files } = nodeHostState(ev.object.metadata.name);
@@ -128,7 +148,14 @@ export function attachWmcoHostSetup(emu: Emulator, sims: readonly SimHost[]): { 
     }
     if (findService(sim.state, 'kubelet')) return;
     const fs = new SimFs(sim.state);
-    for (const [name, s] of Object.entries(services ?? {})) sim.state.services.set(name, { startType: 'Auto', binaryPathName: `C:\\k\\${name}.exe`, dependsOn: [], description: '', ...s });
+    for (const [name, s] of Object.entries(services ?? {}))
+      sim.state.services.set(name, {
+        startType: 'Auto',
+        binaryPathName: `C:\\k\\${name}.exe`,
+        dependsOn: [],
+        description: '',
+        ...s,
+      });
     for (const [path, text] of Object.entries(files ?? {})) {
       fs.mkdirp(path.slice(0, path.lastIndexOf('\\')));
       fs.write(path, Buffer.from(text));

@@ -19,7 +19,14 @@ import { fakeKubeBinary, wireKubeadmJoin } from './kubeadm-wiring';
 import { startKubeletStandin } from './kubelet-standin';
 import { startNodeDoubles } from './node-doubles';
 import { failingWindowsPods } from './problems-seed';
-import { attachWmcoHostSetup, attachWmcoMirrorWriter, nodeHostState, placeWindowsNodes, writeWmcoTree, type NodeHost } from './sandbox-nodes';
+import {
+  attachWmcoHostSetup,
+  attachWmcoMirrorWriter,
+  nodeHostState,
+  placeWindowsNodes,
+  writeWmcoTree,
+  type NodeHost,
+} from './sandbox-nodes';
 import { infrastructure, linuxWorkerMachineSet } from './machine-api-seed';
 import { startMachineControllerDouble } from './machine-controller-double';
 import { attachOlmStandin } from './olm-standin';
@@ -77,14 +84,21 @@ export interface World {
 function mergeKubeconfigs(file: string, parts: { path: string; name: string }[]): void {
   const docs = parts.map((p) => ({
     name: p.name,
-    doc: parse(readFileSync(p.path, 'utf8')) as { clusters: { cluster: unknown }[]; users: { user: unknown }[]; contexts: { name: string; context: { namespace?: string } }[] },
+    doc: parse(readFileSync(p.path, 'utf8')) as {
+      clusters: { cluster: unknown }[];
+      users: { user: unknown }[];
+      contexts: { name: string; context: { namespace?: string } }[];
+    },
   }));
   const merged = {
     apiVersion: 'v1',
     kind: 'Config',
     clusters: docs.map((d) => ({ name: d.name, cluster: d.doc.clusters[0]!.cluster })),
     users: docs.map((d) => ({ name: d.name, user: d.doc.users[0]!.user })),
-    contexts: docs.map((d) => ({ name: d.doc.contexts[0]!.name, context: { ...d.doc.contexts[0]!.context, cluster: d.name, user: d.name } })),
+    contexts: docs.map((d) => ({
+      name: d.doc.contexts[0]!.name,
+      context: { ...d.doc.contexts[0]!.context, cluster: d.name, user: d.name },
+    })),
     'current-context': docs[0]!.doc.contexts[0]!.name,
   };
   writeFileSync(file, stringify(merged), { mode: 0o600 });
@@ -141,7 +155,9 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       ]
     : [];
   // The Machine API cluster is an AWS one; the plain world is platform None (BYOH).
-  const objects = o.machineApi ? [...config.filter((x) => x.kind !== 'Infrastructure'), infrastructure('AWS'), ...machineApi] : config;
+  const objects = o.machineApi
+    ? [...config.filter((x) => x.kind !== 'Infrastructure'), infrastructure('AWS'), ...machineApi]
+    : config;
   const port = o.sshPort ?? 22;
   const seed = [...mixedCluster(), ...objects, keySecret(readFileSync(keyPath, 'utf8'))];
   const failing = o.failingPods ? failingWindowsPods() : undefined;
@@ -216,13 +232,17 @@ export async function startWorld(o: WorldOptions): Promise<World> {
         () => setup.stop(),
       );
     }
-    if (o.kubeadm) kubeadm = await startKubeadmCluster(o.dir, o.kubeadm.context, sim, o.hosts + 2 + nodes.length, stoppers);
+    if (o.kubeadm)
+      kubeadm = await startKubeadmCluster(o.dir, o.kubeadm.context, sim, o.hosts + 2 + nodes.length, stoppers);
   } catch (err) {
     await stopAll();
     throw err;
   }
   const kubeconfigPath = join(o.dir, 'kubeconfig');
-  const openshiftConfig = emu.kubeconfig({ file: kubeadm ? join(o.dir, 'kubeconfig-openshift') : kubeconfigPath, context: o.context });
+  const openshiftConfig = emu.kubeconfig({
+    file: kubeadm ? join(o.dir, 'kubeconfig-openshift') : kubeconfigPath,
+    context: o.context,
+  });
   if (kubeadm) {
     const other = kubeadm.emu.kubeconfig({ file: join(o.dir, 'kubeconfig-kubeadm'), context: kubeadm.context });
     mergeKubeconfigs(kubeconfigPath, [
@@ -270,7 +290,13 @@ async function startKubeadmCluster(
 ): Promise<NonNullable<World['kubeadm']>> {
   const emu = await startEmulator({ objects: [], openshift: false });
   stoppers.push(() => emu.stop());
-  for (const x of [...kubeadmCluster({ server: emu.url, caPem: emu.caPem }), controlPlaneNode(), ...kubeadmKubeProxy(emu.url), ...calicoManifest()]) emu.apply(x);
+  for (const x of [
+    ...kubeadmCluster({ server: emu.url, caPem: emu.caPem }),
+    controlPlaneNode(),
+    ...kubeadmKubeProxy(emu.url),
+    ...calicoManifest(),
+  ])
+    emu.apply(x);
   const doubles = startNodeDoubles(emu);
   stoppers.push(() => doubles.stop());
   const address = `127.0.0.${octet}`;

@@ -13,7 +13,8 @@ export interface SshKeyPair {
 export function sshKeyPair(): SshKeyPair {
   for (let i = 0; i < 50; i++) {
     const pair = utils.generateKeyPairSync('ed25519');
-    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error)) return pair;
+    if (!(utils.parseKey(pair.private) instanceof Error) && !(utils.parseKey(pair.public) instanceof Error))
+      return pair;
   }
   throw new Error('ssh2 produced 50 unparsable ed25519 key pairs in a row');
 }

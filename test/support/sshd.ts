@@ -18,7 +18,11 @@ export function sshdAvailability(): { ok: true } | { ok: false; skip: boolean; r
   const root = typeof process.getuid === 'function' && process.getuid() === 0;
   if (!root) return { ok: false, skip: true, reason: 'sshd tests need root (sshd privilege separation)' };
   if (!existsSync(SSHD_PATH)) {
-    return { ok: false, skip: false, reason: `${SSHD_PATH} is missing: run \`node scripts/test-env.mjs\` (npm test does) to install openssh-server` };
+    return {
+      ok: false,
+      skip: false,
+      reason: `${SSHD_PATH} is missing: run \`node scripts/test-env.mjs\` (npm test does) to install openssh-server`,
+    };
   }
   return { ok: true };
 }
@@ -106,7 +110,8 @@ export async function startSshd(): Promise<Sshd> {
     keygen(keys.rsa, 'rsa'),
     keygen(keys.unauthorized, 'ed25519'),
   ]);
-  const pub = async (p: string): Promise<string> => (await fsp.readFile(`${p}.pub`, 'utf8')).trim().split(/\s+/).slice(0, 2).join(' ');
+  const pub = async (p: string): Promise<string> =>
+    (await fsp.readFile(`${p}.pub`, 'utf8')).trim().split(/\s+/).slice(0, 2).join(' ');
   const authorized = await Promise.all([keys.ed25519, keys.encrypted, keys.rsa].map(pub));
   await fsp.writeFile(join(dir, 'authorized_keys'), authorized.join('\n') + '\n', { mode: 0o600 });
   const hostKeyPub = await pub(join(dir, 'hostkey'));

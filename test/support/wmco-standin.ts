@@ -54,7 +54,8 @@ const BOOTSTRAPPER = 'system:serviceaccount:openshift-machine-config-operator:no
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 const now = (): string => new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-const isIPv4 = (s: string): boolean => /^(\d{1,3})(\.\d{1,3}){3}$/.test(s) && s.split('.').every((p) => Number(p) <= 255);
+const isIPv4 = (s: string): boolean =>
+  /^(\d{1,3})(\.\d{1,3}){3}$/.test(s) && s.split('.').every((p) => Number(p) <= 255);
 
 /** k8s.io/apimachinery IsDNS1123Subdomain. */
 export function isDns1123Subdomain(s: string): boolean {
@@ -85,8 +86,12 @@ function csrRequest(nodeName: string, sans: { dns?: string[]; ips?: string[] } =
     { name: 'organizationName', value: 'system:nodes' },
     { name: 'commonName', value: `system:node:${nodeName}` },
   ]);
-  const altNames = [...(sans.dns ?? []).map((value) => ({ type: 2, value })), ...(sans.ips ?? []).map((ip) => ({ type: 7, ip }))];
-  if (altNames.length > 0) req.setAttributes([{ name: 'extensionRequest', extensions: [{ name: 'subjectAltName', altNames }] }]);
+  const altNames = [
+    ...(sans.dns ?? []).map((value) => ({ type: 2, value })),
+    ...(sans.ips ?? []).map((ip) => ({ type: 7, ip })),
+  ];
+  if (altNames.length > 0)
+    req.setAttributes([{ name: 'extensionRequest', extensions: [{ name: 'subjectAltName', altNames }] }]);
   req.sign(priv as forge.pki.rsa.PrivateKey, forge.md.sha256.create());
   return Buffer.from(forge.pki.certificationRequestToPem(req)).toString('base64');
 }
@@ -115,18 +120,36 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
       timers.set(t, resolve);
     });
   const track = (p: Promise<void>): void => {
-    const q = p.catch((e: unknown) => void events.push({ type: 'Warning', reason: 'StandinError', message: String(e) })).finally(() => running.delete(q));
+    const q = p
+      .catch((e: unknown) => void events.push({ type: 'Warning', reason: 'StandinError', message: String(e) }))
+      .finally(() => running.delete(q));
     running.add(q);
   };
-  const event = (type: WmcoEvent['type'], reason: string, message: string): void => void events.push({ type, reason, message });
+  const event = (type: WmcoEvent['type'], reason: string, message: string): void =>
+    void events.push({ type, reason, message });
 
   function activeVersion(): string | undefined {
-    const csv = emu.list('ClusterServiceVersion').find((c) => c.metadata.namespace === ns && c.metadata.name.startsWith('windows-machine-config-operator') && obj(c.status).phase === 'Succeeded');
+    const csv = emu
+      .list('ClusterServiceVersion')
+      .find(
+        (c) =>
+          c.metadata.namespace === ns &&
+          c.metadata.name.startsWith('windows-machine-config-operator') &&
+          obj(c.status).phase === 'Succeeded',
+      );
     if (!csv) return undefined;
-    return options.version ?? (typeof obj(csv.spec).version === 'string' ? String(obj(csv.spec).version) : (/\.v(.+)$/.exec(csv.metadata.name)?.[1] ?? '0.0.0'));
+    return (
+      options.version ??
+      (typeof obj(csv.spec).version === 'string'
+        ? String(obj(csv.spec).version)
+        : (/\.v(.+)$/.exec(csv.metadata.name)?.[1] ?? '0.0.0'))
+    );
   }
 
-  const nodeByAddress = (address: string): KubeObject | undefined => emu.list('Node').find((n) => ((obj(n.status).addresses as Obj[] | undefined) ?? []).some((a) => a.address === address));
+  const nodeByAddress = (address: string): KubeObject | undefined =>
+    emu
+      .list('Node')
+      .find((n) => ((obj(n.status).addresses as Obj[] | undefined) ?? []).some((a) => a.address === address));
 
   /** wiparser.Parse: one bad entry fails the whole ConfigMap. */
   function parseInstances(cm: KubeObject | undefined): Map<string, string> | Error {
@@ -134,9 +157,11 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
     for (const [address, value] of Object.entries((cm?.data as Record<string, string> | undefined) ?? {})) {
       const i = value.indexOf('=');
       const [first, rest] = i < 0 ? [value, undefined] : [value.slice(0, i), value.slice(i + 1)];
-      if (first !== 'username' || rest === undefined) return new Error(`unable to parse data for instance ${address}: data has an incorrect format`);
+      if (first !== 'username' || rest === undefined)
+        return new Error(`unable to parse data for instance ${address}: data has an incorrect format`);
       if (address.includes(':')) return new Error(`unable to parse data for instance ${address}: invalid IPv4 address`);
-      if (!isIPv4(address) && !options.hosts.has(address)) return new Error(`unable to parse data for instance ${address}: lookup ${address}: no such host`);
+      if (!isIPv4(address) && !options.hosts.has(address))
+        return new Error(`unable to parse data for instance ${address}: lookup ${address}: no such host`);
       out.set(address, rest);
     }
     return out;
@@ -156,8 +181,19 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
   function approve(name: string): void {
     emu.patch('CertificateSigningRequest', name, undefined, {
       status: {
-        conditions: [{ type: 'Approved', status: 'True', reason: 'WMCOApprove', message: WMCO_APPROVAL_MESSAGE, lastUpdateTime: now(), lastTransitionTime: now() }],
-        certificate: Buffer.from(`-----BEGIN CERTIFICATE-----\n${randomBytes(48).toString('base64')}\n-----END CERTIFICATE-----\n`).toString('base64'),
+        conditions: [
+          {
+            type: 'Approved',
+            status: 'True',
+            reason: 'WMCOApprove',
+            message: WMCO_APPROVAL_MESSAGE,
+            lastUpdateTime: now(),
+            lastTransitionTime: now(),
+          },
+        ],
+        certificate: Buffer.from(
+          `-----BEGIN CERTIFICATE-----\n${randomBytes(48).toString('base64')}\n-----END CERTIFICATE-----\n`,
+        ).toString('base64'),
       },
     });
     counters.csrsApproved += 1;
@@ -183,7 +219,11 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
             signerName: 'kubernetes.io/kube-apiserver-client-kubelet',
             usages: ['digital signature', 'client auth'],
             username: BOOTSTRAPPER,
-            groups: ['system:serviceaccounts', 'system:serviceaccounts:openshift-machine-config-operator', 'system:authenticated'],
+            groups: [
+              'system:serviceaccounts',
+              'system:serviceaccounts:openshift-machine-config-operator',
+              'system:authenticated',
+            ],
           },
     });
     return name;
@@ -192,7 +232,11 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
   async function configure(address: string, username: string, version: string): Promise<void> {
     const host = options.hosts.get(address);
     if (!host || host.reachable === false) {
-      event('Warning', 'InstanceSetupFailure', `unable to connect to Windows VM ${address}: dial tcp ${address}:22: i/o timeout`);
+      event(
+        'Warning',
+        'InstanceSetupFailure',
+        `unable to connect to Windows VM ${address}: dial tcp ${address}:22: i/o timeout`,
+      );
       return;
     }
     const nodeName = host.hostname.toLowerCase();
@@ -203,7 +247,11 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
     if (stopped) return;
     // Client CSRs are approved only while the Node does not exist yet.
     if (!nameMatches(address, host, nodeName) || emu.get('Node', nodeName)) {
-      event('Warning', 'NodeNameValidationFailed', `CSR ${clientCsr}: node name ${nodeName} does not match any instance in windows-instances`);
+      event(
+        'Warning',
+        'NodeNameValidationFailed',
+        `CSR ${clientCsr}: node name ${nodeName} does not match any instance in windows-instances`,
+      );
       return; // stays pending; the kubelet never gets its client certificate
     }
     approve(clientCsr);
@@ -226,7 +274,10 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
           [`${PREFIX}/byoh`]: 'true',
           'node-role.kubernetes.io/worker': '',
         },
-        annotations: { 'node.alpha.kubernetes.io/ttl': '0', 'volumes.kubernetes.io/controller-managed-attach-detach': 'true' },
+        annotations: {
+          'node.alpha.kubernetes.io/ttl': '0',
+          'volumes.kubernetes.io/controller-managed-attach-detach': 'true',
+        },
       },
       spec: {
         taints: [
@@ -244,7 +295,8 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
             type: 'Ready',
             status: 'False',
             reason: 'KubeletNotReady',
-            message: 'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
+            message:
+              'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
             lastHeartbeatTime: now(),
             lastTransitionTime: now(),
           },
@@ -257,7 +309,12 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
           kubeProxyVersion: '',
           kubeletVersion: options.kubeletVersion ?? 'v1.31.3',
           operatingSystem: 'windows',
-          osImage: build === '10.0.17763' ? 'Windows Server 2019 Datacenter' : build === '10.0.26100' ? 'Windows Server 2025 Datacenter' : 'Windows Server 2022 Datacenter',
+          osImage:
+            build === '10.0.17763'
+              ? 'Windows Server 2019 Datacenter'
+              : build === '10.0.26100'
+                ? 'Windows Server 2025 Datacenter'
+                : 'Windows Server 2022 Datacenter',
         },
       },
     });
@@ -266,7 +323,12 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
     if (stopped) return;
     approve(createCsr(nodeName, true, address));
     emu.patch('Node', nodeName, undefined, {
-      metadata: { annotations: { [`${PREFIX}/desired-version`]: version, [`${PREFIX}/username`]: `wy0EBwMI${Buffer.from(username).toString('base64')}<wmcoMarker>` } },
+      metadata: {
+        annotations: {
+          [`${PREFIX}/desired-version`]: version,
+          [`${PREFIX}/username`]: `wy0EBwMI${Buffer.from(username).toString('base64')}<wmcoMarker>`,
+        },
+      },
     });
     await sleep(stepMs);
     if (stopped || !emu.get('Node', nodeName)) return;
@@ -274,7 +336,18 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
     emu.patch('Node', nodeName, undefined, {
       metadata: { annotations: { [`${PREFIX}/version`]: version } },
       spec: { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
-      status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', message: 'kubelet is posting ready status', lastHeartbeatTime: now(), lastTransitionTime: now() }] },
+      status: {
+        conditions: [
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'KubeletReady',
+            message: 'kubelet is posting ready status',
+            lastHeartbeatTime: now(),
+            lastTransitionTime: now(),
+          },
+        ],
+      },
     });
     event('Normal', 'InstanceSetup', `Configured instance with address ${address} as a worker node`);
   }
@@ -319,7 +392,9 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
       const labels = node.metadata.labels ?? {};
       if (labels[`${PREFIX}/byoh`] !== 'true' || labels['kubernetes.io/os'] !== 'windows') continue;
       const addrs = ((obj(node.status).addresses as Obj[] | undefined) ?? []).map((a) => String(a.address));
-      const reverse = [...options.hosts].filter(([, h]) => h.hostname.toLowerCase() === node.metadata.name).map(([a]) => a);
+      const reverse = [...options.hosts]
+        .filter(([, h]) => h.hostname.toLowerCase() === node.metadata.name)
+        .map(([a]) => a);
       if (addrs.some((a) => instances.has(a)) || reverse.some((a) => instances.has(a))) continue;
       track(deconfigure(node));
     }
@@ -327,7 +402,9 @@ export function attachWmcoStandin(emu: Emulator, options: WmcoStandinOptions): W
 
   function onEvent(ev: EmulatorEvent): void {
     const o = ev.object;
-    const relevant = (o.kind === 'ConfigMap' && o.metadata.namespace === ns && o.metadata.name === 'windows-instances') || (o.kind === 'ClusterServiceVersion' && o.metadata.namespace === ns);
+    const relevant =
+      (o.kind === 'ConfigMap' && o.metadata.namespace === ns && o.metadata.name === 'windows-instances') ||
+      (o.kind === 'ClusterServiceVersion' && o.metadata.namespace === ns);
     if (!relevant || stopped) return;
     queue = queue.then(reconcile);
   }

@@ -75,7 +75,30 @@ const WORDS = [
   'NT AUTHORITY',
 ];
 /** Plain scalars YAML 1.1 reads as something other than a string: resolution must not confuse positions. */
-const SPECIAL = ['yes', 'No', 'on', 'OFF', 'y', 'n', 'true', 'False', '~', 'null', '0x1F', '010', '1_000', '1.5e3', '-3', '+7', '.inf', '.NaN', '12', '0', '3.25', '1:20'];
+const SPECIAL = [
+  'yes',
+  'No',
+  'on',
+  'OFF',
+  'y',
+  'n',
+  'true',
+  'False',
+  '~',
+  'null',
+  '0x1F',
+  '010',
+  '1_000',
+  '1.5e3',
+  '-3',
+  '+7',
+  '.inf',
+  '.NaN',
+  '12',
+  '0',
+  '3.25',
+  '1:20',
+];
 const KEYS = [
   'name',
   'image',
@@ -108,7 +131,19 @@ const KEYS = [
   'kubernetes.io/os',
   'app.kubernetes.io/name',
 ];
-const ODD_KEYS = ['y', 'on', '12', '~', 'with space', 'colon:inside', 'dash-key', 'ünïcode', '"quoted"', "'single'", 'tab\there'];
+const ODD_KEYS = [
+  'y',
+  'on',
+  '12',
+  '~',
+  'with space',
+  'colon:inside',
+  'dash-key',
+  'ünïcode',
+  '"quoted"',
+  "'single'",
+  'tab\there',
+];
 
 export interface GenOptions {
   /** Anchors, aliases and merge keys (default true). */
@@ -262,17 +297,29 @@ class Gen {
     const roll = r.int(10);
     if (depth < this.o.maxDepth && roll < 3) {
       const a = this.anchor();
-      if (this.o.flow && r.chance(0.25)) return this.define(a, true, ` ${a}${this.flowMap(depth + 1)}${this.trailing()}`);
-      return this.define(a, true, ` ${a}`.trimEnd() + `${this.trailing()}\n${' '.repeat(col + 2)}${this.blockMap(col + 2, depth + 1)}`);
+      if (this.o.flow && r.chance(0.25))
+        return this.define(a, true, ` ${a}${this.flowMap(depth + 1)}${this.trailing()}`);
+      return this.define(
+        a,
+        true,
+        ` ${a}`.trimEnd() + `${this.trailing()}\n${' '.repeat(col + 2)}${this.blockMap(col + 2, depth + 1)}`,
+      );
     }
     if (depth < this.o.maxDepth && roll < 5) {
       const a = this.anchor();
-      if (this.o.flow && r.chance(0.25)) return this.define(a, false, ` ${a}${this.flowSeq(depth + 1)}${this.trailing()}`);
+      if (this.o.flow && r.chance(0.25))
+        return this.define(a, false, ` ${a}${this.flowSeq(depth + 1)}${this.trailing()}`);
       const indent = r.chance(0.5) ? col + 2 : col;
-      return this.define(a, false, ` ${a}`.trimEnd() + `${this.trailing()}\n${' '.repeat(indent)}${this.blockSeq(indent, depth + 1)}`);
+      return this.define(
+        a,
+        false,
+        ` ${a}`.trimEnd() + `${this.trailing()}\n${' '.repeat(indent)}${this.blockSeq(indent, depth + 1)}`,
+      );
     }
-    if (roll === 5 && r.chance(0.5)) return r.pick(['', ' ~', ' null', ' {}', ' []', ' !!str', ' !!null']) + this.trailing();
-    if (roll === 6 && this.o.anchors && this.defined.length > 0 && r.chance(0.5)) return ` *${r.pick(this.defined).name}${this.trailing()}`;
+    if (roll === 5 && r.chance(0.5))
+      return r.pick(['', ' ~', ' null', ' {}', ' []', ' !!str', ' !!null']) + this.trailing();
+    if (roll === 6 && this.o.anchors && this.defined.length > 0 && r.chance(0.5))
+      return ` *${r.pick(this.defined).name}${this.trailing()}`;
     if (roll === 7 && this.o.blockScalars) {
       const a = this.anchor();
       return this.define(a, false, ` ${a}${this.blockScalar(col + 2)}`);
@@ -287,10 +334,12 @@ class Gen {
     const roll = r.int(10);
     if (depth < this.o.maxDepth && roll < 3) return this.blockMap(col, depth + 1); // `- key: value`
     if (depth < this.o.maxDepth && roll === 3) return this.blockSeq(col, depth + 1); // `- - item`
-    if (depth < this.o.maxDepth && roll === 4 && this.o.flow) return r.chance(0.5) ? this.flowMap(depth + 1) : this.flowSeq(depth + 1);
+    if (depth < this.o.maxDepth && roll === 4 && this.o.flow)
+      return r.chance(0.5) ? this.flowMap(depth + 1) : this.flowSeq(depth + 1);
     if (roll === 5 && r.chance(0.3)) return '';
     if (roll === 6 && this.o.blockScalars) return this.blockScalar(col + 2);
-    if (roll === 7 && this.o.anchors && this.defined.length > 0 && r.chance(0.5)) return `*${r.pick(this.defined).name}`;
+    if (roll === 7 && this.o.anchors && this.defined.length > 0 && r.chance(0.5))
+      return `*${r.pick(this.defined).name}`;
     const a = this.anchor();
     return this.define(a, false, `${a}${this.scalar()}${this.trailing()}`);
   }
@@ -309,7 +358,8 @@ class Gen {
   private flowSeq(depth: number): string {
     const n = this.r.int(4);
     const parts: string[] = [];
-    for (let i = 0; i < n; i++) parts.push(depth < this.o.maxDepth && this.r.chance(0.2) ? this.flowMap(depth + 1) : this.flowScalar());
+    for (let i = 0; i < n; i++)
+      parts.push(depth < this.o.maxDepth && this.r.chance(0.2) ? this.flowMap(depth + 1) : this.flowScalar());
     return `[${parts.join(', ')}]`;
   }
 
@@ -350,7 +400,8 @@ class Gen {
     const pad = ' '.repeat(col);
     const lines: string[] = [];
     const n = 1 + r.int(3);
-    for (let i = 0; i < n; i++) lines.push(`${pad}${r.pick(WORDS)} ${r.chance(0.2) ? '# not a comment' : r.pick(WORDS)}`);
+    for (let i = 0; i < n; i++)
+      lines.push(`${pad}${r.pick(WORDS)} ${r.chance(0.2) ? '# not a comment' : r.pick(WORDS)}`);
     if (r.chance(0.3)) lines.splice(1, 0, '');
     if (r.chance(0.3)) lines.push(`${pad}  more indented`);
     let out = `${header}\n${lines.join('\n')}`;
@@ -394,11 +445,19 @@ export function genWorkload(r: Rng, i: number): string {
         '  securityContext:',
         `    ${r.pick(['privileged: true', 'privileged: false', 'runAsUser: 1000', 'readOnlyRootFilesystem: true', 'capabilities: {add: [NET_ADMIN]}', 'allowPrivilegeEscalation: false', 'windowsOptions: {runAsUserName: ContainerAdministrator}'])}`,
       );
-    if (r.chance(0.3)) podLines.push('  resources:', '    limits:', `      cpu: "${r.pick(['1', '500m'])}"`, `      memory: ${r.pick(['1Gi', '800Mi'])}`);
-    if (r.chance(0.2)) podLines.push('  volumeMounts:', '  - name: data', `    mountPath: ${r.pick(['C:\\data', '/data', 'C:/data'])}`);
+    if (r.chance(0.3))
+      podLines.push(
+        '  resources:',
+        '    limits:',
+        `      cpu: "${r.pick(['1', '500m'])}"`,
+        `      memory: ${r.pick(['1Gi', '800Mi'])}`,
+      );
+    if (r.chance(0.2))
+      podLines.push('  volumeMounts:', '  - name: data', `    mountPath: ${r.pick(['C:\\data', '/data', 'C:/data'])}`);
     if (r.chance(0.2)) podLines.push('  command: ["powershell", "-Command", "Start-Sleep 3600"]');
   }
-  if (r.chance(0.2)) podLines.push('volumes:', '- name: data', `  hostPath: {path: "${r.pick(['C:\\\\data', '/var/log'])}"}`);
+  if (r.chance(0.2))
+    podLines.push('volumes:', '- name: data', `  hostPath: {path: "${r.pick(['C:\\\\data', '/var/log'])}"}`);
   const podSpec = podLines.join('\n');
   const indentBy = (text: string, n: number) => text.replace(/^/gm, ' '.repeat(n));
   const meta = `metadata:\n  name: w${i}\n  labels: {app: w${i}}`;

@@ -28,7 +28,9 @@ const plan: Plan<unknown> = {
       ...noop,
       preview: {
         check: '(Get-WindowsFeature Containers).Installed',
-        powershell: [`Install-WindowsFeature -Name Containers\n$pw = ConvertTo-SecureString '${password}' -AsPlainText -Force`],
+        powershell: [
+          `Install-WindowsFeature -Name Containers\n$pw = ConvertTo-SecureString '${password}' -AsPlainText -Force`,
+        ],
         notes: ['May reboot the host.'],
       },
       retries: 2,
@@ -54,7 +56,10 @@ const plan: Plan<unknown> = {
       title: 'Push the public key',
       ...noop,
       preview: {
-        powershell: ['Set-Content C:\\ProgramData\\ssh\\administrators_authorized_keys -Value $key', `Write-Host ${token.reveal()}`],
+        powershell: [
+          'Set-Content C:\\ProgramData\\ssh\\administrators_authorized_keys -Value $key',
+          `Write-Host ${token.reveal()}`,
+        ],
         api: [{ verb: 'POST', path: '/api/v1/namespaces/x/secrets', body: `password: ${password}` }],
       },
     },
@@ -74,14 +79,20 @@ test('the rendered plan shows each step, its PowerShell fences, API calls and no
   assert.equal(text.match(/^ {2}```powershell$/gm)?.length, 3);
   assert.equal(text.match(/^ {2}```$/gm)?.length, 3);
   assert.match(text, /^ {2}```powershell\n {2}Install-WindowsFeature -Name Containers\n/m);
-  assert.match(text, /^ {2}API PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances$/m);
+  assert.match(
+    text,
+    /^ {2}API PATCH \/api\/v1\/namespaces\/openshift-windows-machine-config-operator\/configmaps\/windows-instances$/m,
+  );
   assert.match(text, /^ {2}API GET \/api\/v1\/nodes\/win-1$/m);
   // Bodies as YAML, indented under their call.
   assert.match(text, /^ {4}data:\n {6}10\.0\.0\.5: username=Administrator\n {4}token: •••$/m);
   assert.match(text, /^ {2}note: May reboot the host\.$/m);
   assert.match(text, /^ {2}retries: 2/m);
   // Step order follows the plan.
-  assert.ok(text.indexOf('enable-containers') < text.indexOf('byoh-configmap') && text.indexOf('byoh-configmap') < text.indexOf('push-key'));
+  assert.ok(
+    text.indexOf('enable-containers') < text.indexOf('byoh-configmap') &&
+      text.indexOf('byoh-configmap') < text.indexOf('push-key'),
+  );
 });
 
 test('secrets never appear in the rendered plan or log', () => {
@@ -93,7 +104,10 @@ test('secrets never appear in the rendered plan or log', () => {
   assert.match(withToken, /Write-Host •••/);
   assert.match(withToken, /^ {4}token: •••$/m);
 
-  const log = renderLog([{ type: 'log', time: 0, level: 'info', message: `pw ${password}` }], { secrets: [password], utc: true });
+  const log = renderLog([{ type: 'log', time: 0, level: 'info', message: `pw ${password}` }], {
+    secrets: [password],
+    utc: true,
+  });
   assert.equal(log, '[00:00:00]   INFO pw •••\n');
 });
 
@@ -108,7 +122,14 @@ test('the log has timestamped STEP lines with statuses', () => {
     { type: 'step-end', time: t + 1500, stepId: 'a', outcome: 'applied', durationMs: 1500 },
     { type: 'step-end', time: t, stepId: 'b', outcome: 'skipped', durationMs: 3, message: 'already done' },
     { type: 'step-end', time: t, stepId: 'c', outcome: 'failed', durationMs: 3, message: 'boom' },
-    { type: 'step-end', time: t, stepId: 'd', outcome: 'cancelled', durationMs: 3, message: 'Cancelled during step d.' },
+    {
+      type: 'step-end',
+      time: t,
+      stepId: 'd',
+      outcome: 'cancelled',
+      durationMs: 3,
+      message: 'Cancelled during step d.',
+    },
     { type: 'log', time: t, level: 'warn', stepId: 'a', message: 'retrying' },
     { type: 'plan-end', time: t, planId: 'join', outcome: 'failed', durationMs: 10, message: 'boom' },
   ];
@@ -141,7 +162,9 @@ interface GrammarRule {
 }
 
 test('the grammar is valid JSON, uses the contributed scope names, and its regexes compile', () => {
-  const grammar = JSON.parse(readFileSync(join(root, 'syntaxes', 'kube-windows-plan.tmLanguage.json'), 'utf8')) as GrammarRule & { scopeName: string };
+  const grammar = JSON.parse(
+    readFileSync(join(root, 'syntaxes', 'kube-windows-plan.tmLanguage.json'), 'utf8'),
+  ) as GrammarRule & { scopeName: string };
   assert.equal(grammar.scopeName, 'source.kube-windows-plan');
 
   const regexes: string[] = [];
@@ -153,13 +176,15 @@ test('the grammar is valid JSON, uses the contributed scope names, and its regex
     if (rule.name) names.push(rule.name);
     if (rule.contentName) names.push(rule.contentName);
     for (const child of rule.patterns ?? []) walk(child);
-    for (const group of [rule.captures, rule.beginCaptures, rule.endCaptures, rule.repository]) for (const child of Object.values(group ?? {})) walk(child);
+    for (const group of [rule.captures, rule.beginCaptures, rule.endCaptures, rule.repository])
+      for (const child of Object.values(group ?? {})) walk(child);
   };
   walk(grammar);
 
   assert.ok(regexes.length >= 10);
   for (const source of regexes) assert.doesNotThrow(() => new RegExp(source), source);
-  for (const inc of includes.filter((i) => i.startsWith('#'))) assert.ok(grammar.repository?.[inc.slice(1)], `missing repository entry ${inc}`);
+  for (const inc of includes.filter((i) => i.startsWith('#')))
+    assert.ok(grammar.repository?.[inc.slice(1)], `missing repository entry ${inc}`);
   assert.ok(includes.includes('source.powershell'));
   assert.ok(names.includes('meta.embedded.block.powershell'));
   for (const scope of [
@@ -173,7 +198,8 @@ test('the grammar is valid JSON, uses the contributed scope names, and its regex
   }
 
   // The regexes recognise the lines the renderer writes.
-  const rx = (key: string) => new RegExp(grammar.repository?.[key]?.match ?? grammar.repository?.[key]?.begin ?? '(?!)');
+  const rx = (key: string) =>
+    new RegExp(grammar.repository?.[key]?.match ?? grammar.repository?.[key]?.begin ?? '(?!)');
   const text = renderPlan(plan);
   assert.ok(text.split('\n').filter((l) => rx('plan-step').test(l)).length === 3);
   assert.ok(text.split('\n').filter((l) => rx('powershell-fence').test(l)).length === 3);
@@ -184,7 +210,10 @@ test('the grammar is valid JSON, uses the contributed scope names, and its regex
 
   // package.json contributes the language and grammar with the same names.
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-    contributes: { languages?: { id: string; extensions?: string[] }[]; grammars?: { language: string; scopeName: string; path: string; embeddedLanguages?: Record<string, string> }[] };
+    contributes: {
+      languages?: { id: string; extensions?: string[] }[];
+      grammars?: { language: string; scopeName: string; path: string; embeddedLanguages?: Record<string, string> }[];
+    };
   };
   const language = pkg.contributes.languages?.find((l) => l.id === 'kube-windows-plan');
   assert.deepEqual(language?.extensions, ['.kwplan']);

@@ -2,11 +2,24 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
 import type { Plan, Step } from '../../src/bootstrap/plan';
-import { redact, resumePoint, runPlan, Secret, TransientError, type RunEvent, type RunResult } from '../../src/bootstrap/runner';
+import {
+  redact,
+  resumePoint,
+  runPlan,
+  Secret,
+  TransientError,
+  type RunEvent,
+  type RunResult,
+} from '../../src/bootstrap/runner';
 import { renderLog } from '../../src/bootstrap/render';
 
 // An in-memory Windows host: each step installs one feature; faults make a step misbehave.
-type Fault = { kind: 'throw'; message: string } | { kind: 'transient'; times: number } | { kind: 'verify-lies' } | { kind: 'hang' } | { kind: 'hang-until-aborted' };
+type Fault =
+  | { kind: 'throw'; message: string }
+  | { kind: 'transient'; times: number }
+  | { kind: 'verify-lies' }
+  | { kind: 'hang' }
+  | { kind: 'hang-until-aborted' };
 
 interface Host {
   features: Set<string>;
@@ -61,7 +74,11 @@ function makePlan(overrides: Record<string, Partial<Step<Host>>> = {}): Plan<Hos
   return { id: 'join', title: 'Join win-1', target: 'win-1', steps: IDS.map((id) => step(id, overrides[id])) };
 }
 
-async function run(plan: Plan<Host>, host: Host, opts: Parameters<typeof runPlan<Host>>[2] = {}): Promise<{ result: RunResult; events: RunEvent[] }> {
+async function run(
+  plan: Plan<Host>,
+  host: Host,
+  opts: Parameters<typeof runPlan<Host>>[2] = {},
+): Promise<{ result: RunResult; events: RunEvent[] }> {
   const events: RunEvent[] = [];
   const result = await runPlan(plan, host, { backoffMs: 1, ...opts, onEvent: (e) => events.push(e) });
   return { result, events };
@@ -133,7 +150,9 @@ test('a verify failure fails the step with the verify message', async () => {
   assert.equal(result.outcome, 'failed');
   assert.deepEqual(outcomes(result), ['applied', 'applied', 'applied', 'failed', 'not-run']);
   assert.match(result.error?.message ?? '', /configure-cni is still missing after apply/);
-  assert.ok(events.some((e) => e.type === 'step-verify' && !e.ok && e.message === 'configure-cni is still missing after apply'));
+  assert.ok(
+    events.some((e) => e.type === 'step-verify' && !e.ok && e.message === 'configure-cni is still missing after apply'),
+  );
   assertWellFormed(events);
 });
 

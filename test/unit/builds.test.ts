@@ -3,22 +3,58 @@ import assert from 'node:assert/strict';
 import { dockerHubMicrosoftSuccessor, linuxOnlyImage, retagForBuild } from '../../src/core/windows/builds';
 
 test('retagForBuild swaps the build token, keeping the tag style', () => {
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022', 17763), 'mcr.microsoft.com/windows/servercore:ltsc2019');
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:1809', 20348), 'mcr.microsoft.com/windows/servercore:ltsc2022');
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:20H2', 17763), 'mcr.microsoft.com/windows/servercore:1809');
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/nanoserver:ltsc2022', 17763), 'mcr.microsoft.com/windows/nanoserver:1809');
-  assert.equal(retagForBuild('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 17763), 'mcr.microsoft.com/powershell:lts-nanoserver-1809');
-  assert.equal(retagForBuild('mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2019', 26100), 'mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2025');
-  assert.equal(retagForBuild('localhost:5000/team/app:1.2-windows-ltsc2022-amd64', 17763), 'localhost:5000/team/app:1.2-windows-ltsc2019-amd64');
-  assert.equal(retagForBuild('  mcr.microsoft.com/windows/servercore:ltsc2022 ', 20348), 'mcr.microsoft.com/windows/servercore:ltsc2022');
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022', 17763),
+    'mcr.microsoft.com/windows/servercore:ltsc2019',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:1809', 20348),
+    'mcr.microsoft.com/windows/servercore:ltsc2022',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:20H2', 17763),
+    'mcr.microsoft.com/windows/servercore:1809',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/nanoserver:ltsc2022', 17763),
+    'mcr.microsoft.com/windows/nanoserver:1809',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 17763),
+    'mcr.microsoft.com/powershell:lts-nanoserver-1809',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2019', 26100),
+    'mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2025',
+  );
+  assert.equal(
+    retagForBuild('localhost:5000/team/app:1.2-windows-ltsc2022-amd64', 17763),
+    'localhost:5000/team/app:1.2-windows-ltsc2019-amd64',
+  );
+  assert.equal(
+    retagForBuild('  mcr.microsoft.com/windows/servercore:ltsc2022 ', 20348),
+    'mcr.microsoft.com/windows/servercore:ltsc2022',
+  );
 });
 
 test('retagForBuild gives up where a new tag would be a guess', () => {
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:10.0.17763.5820', 20348), undefined, 'pinned revision');
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022@sha256:abc', 17763), undefined, 'digest wins');
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:10.0.17763.5820', 20348),
+    undefined,
+    'pinned revision',
+  );
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022@sha256:abc', 17763),
+    undefined,
+    'digest wins',
+  );
   assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore', 17763), undefined, 'no tag');
   assert.equal(retagForBuild('registry.k8s.io/pause:3.9', 17763), undefined, 'multi-arch tag');
-  assert.equal(retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022', 19043), undefined, 'unknown target build');
+  assert.equal(
+    retagForBuild('mcr.microsoft.com/windows/servercore:ltsc2022', 19043),
+    undefined,
+    'unknown target build',
+  );
 });
 
 test('linuxOnlyImage knows a short, certain list', () => {
@@ -38,7 +74,11 @@ test('linuxOnlyImage knows a short, certain list', () => {
   ]) {
     assert.ok(linuxOnlyImage(image), image);
   }
-  for (const image of ['registry.access.redhat.com/ubi9', 'registry.redhat.io/ubi8/ubi-minimal:8.10', 'gcr.io/distroless/base-debian12']) {
+  for (const image of [
+    'registry.access.redhat.com/ubi9',
+    'registry.redhat.io/ubi8/ubi-minimal:8.10',
+    'gcr.io/distroless/base-debian12',
+  ]) {
     assert.ok(linuxOnlyImage(image), image);
   }
   for (const image of [

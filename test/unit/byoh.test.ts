@@ -4,7 +4,11 @@ import { load } from 'js-yaml';
 import { only, covered, fixAndRecheck, ids } from '../support/check';
 import { classifyAddress, parseInstanceValue } from '../../src/core/rules/families/byoh';
 
-const cm = (data: string, namespace = 'openshift-windows-machine-config-operator', name = 'windows-instances') => `kind: ConfigMap
+const cm = (
+  data: string,
+  namespace = 'openshift-windows-machine-config-operator',
+  name = 'windows-instances',
+) => `kind: ConfigMap
 apiVersion: v1
 metadata:
   name: ${name}
@@ -39,7 +43,11 @@ test('classifyAddress: IPv4, DNS names, IPv6 and the rest', () => {
 
 test('parseInstanceValue reads the value as WMCO does', () => {
   assert.deepEqual(parseInstanceValue('username=core'), { ok: true, username: 'core' });
-  assert.deepEqual(parseInstanceValue('username=core\n'), { ok: false, kind: 'whitespace', normalized: 'username=core' });
+  assert.deepEqual(parseInstanceValue('username=core\n'), {
+    ok: false,
+    kind: 'whitespace',
+    normalized: 'username=core',
+  });
   assert.equal(parseInstanceValue('username = core').ok, false);
   assert.equal((parseInstanceValue('username = core') as { normalized?: string }).normalized, 'username=core');
   assert.equal((parseInstanceValue('user=core') as { normalized?: string }).normalized, undefined);

@@ -28,7 +28,8 @@ test('every declared option is listed in its help, but the hidden test hooks', (
       if (o.help === undefined) assert.ok(hidden.has(name), `${c.name} --${name} has no help`);
       else assert.match(help, new RegExp(`--${name}\\b`), `${c.name} --${name}`);
     }
-    for (const action of Object.keys(c.actions ?? {})) assert.match(help, new RegExp(`^${action} `, 'm'), `${c.name} ${action}`);
+    for (const action of Object.keys(c.actions ?? {}))
+      assert.match(help, new RegExp(`^${action} `, 'm'), `${c.name} ${action}`);
   }
 });
 
@@ -43,16 +44,25 @@ test('an action given an option it does not take is a usage error that names the
     }
     return '';
   };
-  assert.equal(refused(['logs', 'win-a', '--dry-run']), '--dry-run goes with nodes reboot; nodes logs has no plan to show');
+  assert.equal(
+    refused(['logs', 'win-a', '--dry-run']),
+    '--dry-run goes with nodes reboot; nodes logs has no plan to show',
+  );
   assert.equal(refused(['reboot', 'win-a', '--restart', 'kubelet']), '--restart goes with nodes services');
   assert.equal(refused(['drain', 'win-a', '--path', 'x']), '--path goes with nodes logs');
   assert.equal(refused(['cordon', 'win-a', '--timeout', '3']), '--timeout goes with nodes reboot and nodes drain');
-  assert.equal(refused(['events', 'win-a', '--key', 'k']), '--key goes with nodes reboot and nodes logs and nodes services');
+  assert.equal(
+    refused(['events', 'win-a', '--key', 'k']),
+    '--key goes with nodes reboot and nodes logs and nodes services',
+  );
   assert.equal(refused(['reboot', 'win-a', '--set', 'a=b:NoSchedule']), '--set goes with nodes taints');
   // Accepted and unused, as before the declarations: --timeout by logs, SSH options by cordon.
   assert.equal(refused(['logs', 'win-a', '--timeout', '3']), '');
   assert.equal(refused(['cordon', 'win-a', '--key', 'k', '--address', '10.0.0.5']), '');
-  assert.equal(refused(['frobnicate', 'win-a']), 'nodes takes reboot, logs, services, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"');
+  assert.equal(
+    refused(['frobnicate', 'win-a']),
+    'nodes takes reboot, logs, services, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"',
+  );
   assert.equal(refused(['taints']), 'nodes taints needs the node name');
   assert.equal(refused(['taints', 'a', 'b']), 'unexpected argument "b"');
 });
@@ -80,5 +90,8 @@ test('machineset: the create options go with create alone; --timeout is ignored 
   assert.equal(refused(['scale', 'ms', '--dry-run']), '--dry-run goes with machineset create');
   assert.equal(refused(['follow', 'ms', '--replicas', '2']), '--replicas goes with machineset create and scale');
   assert.equal(refused(['scale', 'ms', '--replicas', '2', '--timeout', '5']), '');
-  assert.equal(refused(['frobnicate']), 'machineset takes create, follow, scale or delete-machine, not "frobnicate"; try "kube-windows machineset --help"');
+  assert.equal(
+    refused(['frobnicate']),
+    'machineset takes create, follow, scale or delete-machine, not "frobnicate"; try "kube-windows machineset --help"',
+  );
 });

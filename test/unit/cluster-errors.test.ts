@@ -1,6 +1,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ApiError, classifyError, ExecPluginError, parseForbidden, redact, RequestTimeoutError } from '../../src/cluster/errors';
+import {
+  ApiError,
+  classifyError,
+  ExecPluginError,
+  parseForbidden,
+  redact,
+  RequestTimeoutError,
+} from '../../src/cluster/errors';
 import { byohInstancesOf } from '../../src/cluster/extras';
 import { windowsNodeView } from '../../src/cluster/windows-nodes';
 import { buildSnapshot } from '../../src/cluster/snapshot';
@@ -24,25 +31,43 @@ test('401 says to log in again; 403 names the missing permission', () => {
   const e401 = classifyError(new ApiError(401, 'Unauthorized', '/version', { message: 'Unauthorized' }), ctx);
   assert.equal(e401.reason, 'unauthorized');
   assert.match(e401.message, /Log in again/);
-  const body = { message: 'configmaps "windows-instances" is forbidden: User "dev" cannot get resource "configmaps" in API group "" in the namespace "openshift-windows-machine-config-operator"' };
+  const body = {
+    message:
+      'configmaps "windows-instances" is forbidden: User "dev" cannot get resource "configmaps" in API group "" in the namespace "openshift-windows-machine-config-operator"',
+  };
   const e403 = classifyError(new ApiError(403, 'Forbidden', '/api/v1/...', body), { ...ctx, what: 'BYOH instances' });
   assert.equal(e403.reason, 'forbidden');
-  assert.deepEqual(e403.permission, { verb: 'get', resource: 'configmaps', namespace: 'openshift-windows-machine-config-operator' });
+  assert.deepEqual(e403.permission, {
+    verb: 'get',
+    resource: 'configmaps',
+    namespace: 'openshift-windows-machine-config-operator',
+  });
   assert.match(e403.message, /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/);
   assert.equal(e403.what, 'BYOH instances');
-  assert.deepEqual(parseForbidden('nodes is forbidden: User "x" cannot list resource "nodes" in API group "" at the cluster scope'), { verb: 'list', resource: 'nodes' });
-  assert.deepEqual(parseForbidden('User "x" cannot list resource "imagedigestmirrorsets" in API group "config.openshift.io" at the cluster scope'), {
-    verb: 'list',
-    resource: 'imagedigestmirrorsets',
-    group: 'config.openshift.io',
-  });
+  assert.deepEqual(
+    parseForbidden('nodes is forbidden: User "x" cannot list resource "nodes" in API group "" at the cluster scope'),
+    { verb: 'list', resource: 'nodes' },
+  );
+  assert.deepEqual(
+    parseForbidden(
+      'User "x" cannot list resource "imagedigestmirrorsets" in API group "config.openshift.io" at the cluster scope',
+    ),
+    {
+      verb: 'list',
+      resource: 'imagedigestmirrorsets',
+      group: 'config.openshift.io',
+    },
+  );
 });
 
 test('exec plugin failures: stderr, or the PATH hint when the command is missing', () => {
   const missing = classifyError(new ExecPluginError('kubelogin', sysErr('ENOENT', 'spawn kubelogin ENOENT')), ctx);
   assert.equal(missing.reason, 'exec');
   assert.match(missing.message, /"kubelogin" .* was not found\. VS Code may not have your shell's PATH/);
-  const failed = classifyError(new ExecPluginError('aws', new Error('error: token expired; Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.abc\n')), ctx);
+  const failed = classifyError(
+    new ExecPluginError('aws', new Error('error: token expired; Bearer eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.abc\n')),
+    ctx,
+  );
   assert.match(failed.message, /"aws" for cluster "prod" failed: error: token expired/);
   assert.doesNotMatch(failed.message, /eyJ/);
 });
@@ -54,7 +79,9 @@ test('TLS failures are named', () => {
 });
 
 test('redact removes tokens, keys and passwords', () => {
-  const text = redact('Authorization: Bearer sha256~abcdefghijklmnopqrstuvwxyz012345 token=abc password: hunter2 -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----');
+  const text = redact(
+    'Authorization: Bearer sha256~abcdefghijklmnopqrstuvwxyz012345 token=abc password: hunter2 -----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----',
+  );
   assert.doesNotMatch(text, /sha256~|abc |hunter2|MIIE/);
 });
 
@@ -62,8 +89,15 @@ test('a Windows node view: build name, BYOH, WMCO upgrading, taints, cordoned, c
   const view = windowsNodeView({
     metadata: {
       name: 'win-1',
-      labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348', 'windowsmachineconfig.openshift.io/byoh': 'true' },
-      annotations: { 'windowsmachineconfig.openshift.io/version': '9.0.0', 'windowsmachineconfig.openshift.io/desired-version': '10.0.0' },
+      labels: {
+        'kubernetes.io/os': 'windows',
+        'node.kubernetes.io/windows-build': '10.0.20348',
+        'windowsmachineconfig.openshift.io/byoh': 'true',
+      },
+      annotations: {
+        'windowsmachineconfig.openshift.io/version': '9.0.0',
+        'windowsmachineconfig.openshift.io/desired-version': '10.0.0',
+      },
     },
     spec: { unschedulable: true, taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
     status: {
@@ -92,9 +126,16 @@ test('a Windows node view: build name, BYOH, WMCO upgrading, taints, cordoned, c
   assert.equal(view.cordoned, true);
   assert.deepEqual(view.taints, [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }]);
   assert.ok(!JSON.stringify(view).includes('Heartbeat'));
-  assert.equal(windowsNodeView({ metadata: { name: 'w', labels: { 'node.kubernetes.io/windows-build': '10.0.17763' } } }).windowsVersion, 'Windows Server 2019');
+  assert.equal(
+    windowsNodeView({ metadata: { name: 'w', labels: { 'node.kubernetes.io/windows-build': '10.0.17763' } } })
+      .windowsVersion,
+    'Windows Server 2019',
+  );
 
-  const instances = byohInstancesOf({ '10.0.0.5': 'username=Administrator', 'host.example.com': 'username=core', bad: 'user=x' }, [view]);
+  const instances = byohInstancesOf(
+    { '10.0.0.5': 'username=Administrator', 'host.example.com': 'username=core', bad: 'user=x' },
+    [view],
+  );
   assert.deepEqual(
     instances.map((i) => [i.address, i.status, i.node, i.username, i.invalid]),
     [
@@ -107,7 +148,9 @@ test('a Windows node view: build name, BYOH, WMCO upgrading, taints, cordoned, c
   assert.deepEqual(snap, {
     name: 'prod',
     flavour: 'openshift',
-    windowsNodes: [{ name: 'win-1', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] }],
+    windowsNodes: [
+      { name: 'win-1', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
+    ],
     runtimeClasses: [],
   });
 });

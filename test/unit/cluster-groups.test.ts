@@ -26,21 +26,30 @@ test('the table: unique keys in the order shown, the Windows nodes expanded, Mac
     CLUSTER_GROUPS.filter((g) => g.expanded).map((g) => g.key),
     ['nodes'],
   );
-  const shown = (flavour: SessionInfo['flavour']) => CLUSTER_GROUPS.filter((g) => !g.shownOn || g.shownOn({ flavour } as SessionInfo)).map((g) => g.key);
+  const shown = (flavour: SessionInfo['flavour']) =>
+    CLUSTER_GROUPS.filter((g) => !g.shownOn || g.shownOn({ flavour } as SessionInfo)).map((g) => g.key);
   assert.ok(shown('openshift').includes('machineSets'));
   assert.ok(!shown('kubernetes').includes('machineSets'));
 });
 
 test('mirror sets and RuntimeClasses: one row each with its ref; the YAML view reads the path of its API', async () => {
   read.length = 0;
-  const [ms] = mirrorSetItems(scope, { available: true, sets: [{ kind: 'ImageTagMirrorSet', name: 'a b', mirrors: [] }] });
+  const [ms] = mirrorSetItems(scope, {
+    available: true,
+    sets: [{ kind: 'ImageTagMirrorSet', name: 'a b', mirrors: [] }],
+  });
   assert.equal(ms.id, 'ctx/c/mirrorSet/ImageTagMirrorSet/a%20b');
   assert.deepEqual(ms.ref, { kind: 'mirrorSet', context: 'c', setKind: 'ImageTagMirrorSet', name: 'a b' });
-  const [rc] = runtimeClassItems(scope, [{ name: 'win-2022', handler: 'runhcs-wcow-process', nodeSelector: {}, tolerations: [] }]);
+  const [rc] = runtimeClassItems(scope, [
+    { name: 'win-2022', handler: 'runhcs-wcow-process', nodeSelector: {}, tolerations: [] },
+  ]);
   assert.deepEqual(rc.ref, { kind: 'runtimeClass', context: 'c', name: 'win-2022' });
   await ms.yaml?.();
   await rc.yaml?.();
-  assert.deepEqual(read, ['/apis/config.openshift.io/v1/imagetagmirrorsets/a%20b', '/apis/node.k8s.io/v1/runtimeclasses/win-2022']);
+  assert.deepEqual(read, [
+    '/apis/config.openshift.io/v1/imagetagmirrorsets/a%20b',
+    '/apis/node.k8s.io/v1/runtimeclasses/win-2022',
+  ]);
 });
 
 test('a group whose read failed or found nothing says so in one row', () => {

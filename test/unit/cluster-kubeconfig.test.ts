@@ -5,7 +5,12 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { configForContext, loadKubeconfig, locateKubeconfig, watchKubeconfig } from '../../src/cluster/kubeconfig';
 
-function kubeconfig(opts: { current?: string; clusters: [string, string][]; users: string[]; contexts: [string, string, string][] }): string {
+function kubeconfig(opts: {
+  current?: string;
+  clusters: [string, string][];
+  users: string[];
+  contexts: [string, string, string][];
+}): string {
   const lines = ['apiVersion: v1', 'kind: Config'];
   if (opts.current) lines.push(`current-context: ${opts.current}`);
   lines.push('clusters:');
@@ -13,7 +18,8 @@ function kubeconfig(opts: { current?: string; clusters: [string, string][]; user
   lines.push('users:');
   for (const name of opts.users) lines.push(`- name: ${name}`, '  user:', `    token: tok-${name}`);
   lines.push('contexts:');
-  for (const [name, cluster, user] of opts.contexts) lines.push(`- name: ${name}`, '  context:', `    cluster: ${cluster}`, `    user: ${user}`);
+  for (const [name, cluster, user] of opts.contexts)
+    lines.push(`- name: ${name}`, '  context:', `    cluster: ${cluster}`, `    user: ${user}`);
   return lines.join('\n') + '\n';
 }
 
@@ -26,7 +32,14 @@ test('KUBECONFIG files merge: first file wins for duplicate names, current-conte
   try {
     const a = join(dir, 'a.yaml');
     const b = join(dir, 'b.yaml');
-    writeFileSync(a, kubeconfig({ clusters: [['one', 'https://one-from-a:6443']], users: ['u1'], contexts: [['ctx-one', 'one', 'u1']] }));
+    writeFileSync(
+      a,
+      kubeconfig({
+        clusters: [['one', 'https://one-from-a:6443']],
+        users: ['u1'],
+        contexts: [['ctx-one', 'one', 'u1']],
+      }),
+    );
     writeFileSync(
       b,
       kubeconfig({
@@ -65,10 +78,19 @@ test('KUBECONFIG files merge: first file wins for duplicate names, current-conte
 test('the explicit path overrides KUBECONFIG and the default; the default is ~/.kube/config', () => {
   const dir = tempDir();
   try {
-    assert.deepEqual(locateKubeconfig({ explicit: '~/x/config', env: { KUBECONFIG: '/a' }, home: dir }), { files: [join(dir, 'x/config')], origin: 'setting' });
-    assert.deepEqual(locateKubeconfig({ env: {}, home: dir }), { files: [join(dir, '.kube', 'config')], origin: 'default' });
+    assert.deepEqual(locateKubeconfig({ explicit: '~/x/config', env: { KUBECONFIG: '/a' }, home: dir }), {
+      files: [join(dir, 'x/config')],
+      origin: 'setting',
+    });
+    assert.deepEqual(locateKubeconfig({ env: {}, home: dir }), {
+      files: [join(dir, '.kube', 'config')],
+      origin: 'default',
+    });
     mkdirSync(join(dir, '.kube'));
-    writeFileSync(join(dir, '.kube', 'config'), kubeconfig({ current: 'c', clusters: [['k', 'https://k:6443']], users: ['u'], contexts: [['c', 'k', 'u']] }));
+    writeFileSync(
+      join(dir, '.kube', 'config'),
+      kubeconfig({ current: 'c', clusters: [['k', 'https://k:6443']], users: ['u'], contexts: [['c', 'k', 'u']] }),
+    );
     const load = loadKubeconfig({ env: {}, home: dir });
     assert.ok(load.ok);
     assert.equal(load.currentContext, 'c');
@@ -102,7 +124,10 @@ test('the watcher fires once, debounced, when a kubeconfig is replaced or edited
     writeFileSync(file, kubeconfig({ clusters: [], users: [], contexts: [] }));
     let calls = 0;
     const watcher = watchKubeconfig([file], () => calls++, { debounceMs: 100 });
-    writeFileSync(file, kubeconfig({ current: 'c', clusters: [['k', 'https://k:6443']], users: ['u'], contexts: [['c', 'k', 'u']] }));
+    writeFileSync(
+      file,
+      kubeconfig({ current: 'c', clusters: [['k', 'https://k:6443']], users: ['u'], contexts: [['c', 'k', 'u']] }),
+    );
     writeFileSync(join(dir, 'config.tmp'), 'x');
     const { renameSync } = await import('node:fs');
     renameSync(join(dir, 'config.tmp'), file);

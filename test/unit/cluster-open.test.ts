@@ -53,7 +53,11 @@ test('openCluster: the context current, its server, its namespace, and the CA fr
     assert.equal(data.config.getCurrentContext(), 'data');
     assert.equal(data.namespace, 'web');
     assert.equal(data.caPem, PEM);
-    assert.equal(openCluster({ context: 'data', locate: { explicit: file } }).caPem, undefined, 'the CA only when asked for');
+    assert.equal(
+      openCluster({ context: 'data', locate: { explicit: file } }).caPem,
+      undefined,
+      'the CA only when asked for',
+    );
 
     writeFileSync(join(dir, 'ca.crt'), PEM);
     const fromFile = openCluster({ context: 'file', locate: { explicit: file }, readCa: true });
@@ -68,19 +72,35 @@ test('openCluster: what cannot be used is a ClusterOpenError, a user error worde
     const refused = (options: Parameters<typeof openCluster>[0], message: RegExp | string) =>
       assert.throws(
         () => openCluster(options),
-        (err: unknown) => err instanceof ClusterOpenError && isUserError(err) && (typeof message === 'string' ? err.message === message : message.test(err.message)),
+        (err: unknown) =>
+          err instanceof ClusterOpenError &&
+          isUserError(err) &&
+          (typeof message === 'string' ? err.message === message : message.test(err.message)),
       );
-    refused({ context: 'prod', locate: { explicit: file } }, 'the kubeconfig has no context "prod" (it has: data, file, none)');
+    refused(
+      { context: 'prod', locate: { explicit: file } },
+      'the kubeconfig has no context "prod" (it has: data, file, none)',
+    );
     refused({ context: 'data', locate: { explicit: join(dir, 'nope') } }, `no kubeconfig at ${join(dir, 'nope')}`);
-    refused({ context: 'file', locate: { explicit: file }, readCa: true }, `cannot read the certificate-authority file ${join(dir, 'ca.crt')} of context "file" (ENOENT)`);
-    refused({ context: 'data', locate: { explicit: file }, env: { KUBE_WINDOWS_REQUEST_TIMEOUT: 'soon' } }, 'KUBE_WINDOWS_REQUEST_TIMEOUT must be a positive number of seconds (it is "soon")');
-    refused({ context: 'data', locate: { explicit: file }, env: { KUBE_WINDOWS_REQUEST_TIMEOUT: '0' } }, /must be a positive number/);
+    refused(
+      { context: 'file', locate: { explicit: file }, readCa: true },
+      `cannot read the certificate-authority file ${join(dir, 'ca.crt')} of context "file" (ENOENT)`,
+    );
+    refused(
+      { context: 'data', locate: { explicit: file }, env: { KUBE_WINDOWS_REQUEST_TIMEOUT: 'soon' } },
+      'KUBE_WINDOWS_REQUEST_TIMEOUT must be a positive number of seconds (it is "soon")',
+    );
+    refused(
+      { context: 'data', locate: { explicit: file }, env: { KUBE_WINDOWS_REQUEST_TIMEOUT: '0' } },
+      /must be a positive number/,
+    );
   });
 });
 
 test('timeouts: a command waits a minute or KUBE_WINDOWS_REQUEST_TIMEOUT; a view 15 s; a caller its own', () => {
   withKubeconfig((file) => {
-    const open = (extra: Partial<Parameters<typeof openCluster>[0]>) => timeoutOf(openCluster({ context: 'data', locate: { explicit: file }, env: {}, ...extra }).kube);
+    const open = (extra: Partial<Parameters<typeof openCluster>[0]>) =>
+      timeoutOf(openCluster({ context: 'data', locate: { explicit: file }, env: {}, ...extra }).kube);
     assert.equal(open({}), 60_000);
     assert.equal(open({ env: { KUBE_WINDOWS_REQUEST_TIMEOUT: '2.5' } }), 2500);
     assert.equal(open({ use: 'view', env: { KUBE_WINDOWS_REQUEST_TIMEOUT: '120' } }), 15_000);
@@ -89,7 +109,10 @@ test('timeouts: a command waits a minute or KUBE_WINDOWS_REQUEST_TIMEOUT; a view
     const loaded = loadKubeconfig({ explicit: file });
     assert.ok(loaded.ok);
     // A kubeconfig already loaded (the tree's) is used as it is, and the tree's sessions wait 15 s.
-    assert.equal(openCluster({ context: 'file', config: loaded.config, locate: { explicit: '/nowhere' } }).kube.server, 'https://file:6443');
+    assert.equal(
+      openCluster({ context: 'file', config: loaded.config, locate: { explicit: '/nowhere' } }).kube.server,
+      'https://file:6443',
+    );
     assert.equal(timeoutOf(contextClient(loaded.config, 'none', { use: 'view' })), 15_000);
     assert.equal(timeoutOf(new ClusterSession('data', loaded.config).client), 15_000);
     assert.equal(timeoutOf(new ClusterSession('data', loaded.config, { timeoutMs: 5000 }).client), 5000);

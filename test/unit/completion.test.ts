@@ -18,7 +18,10 @@ function complete(src: string): { text: string; offset: number; items: Completio
   const { text, offset } = at(src);
   const items = completionsAt(text, offset);
   for (const item of items) {
-    assert.ok(item.replaceRange.start <= offset && offset <= item.replaceRange.end, `${item.label}: the range contains the cursor`);
+    assert.ok(
+      item.replaceRange.start <= offset && offset <= item.replaceRange.end,
+      `${item.label}: the range contains the cursor`,
+    );
     assert.ok(!text.slice(item.replaceRange.start, item.replaceRange.end).includes('\n'), `${item.label}: one line`);
   }
   return { text, offset, items };
@@ -55,7 +58,12 @@ test('kubernetes.io/os values: windows first, then linux', () => {
   );
   assert.ok(items[0].sortText! < items[1].sortText!);
   assert.deepEqual(items[0].replaceRange, { start: offset, end: offset });
-  assert.equal((load11(accept(text, items[0])) as { spec: { nodeSelector: Record<string, string> } }).spec.nodeSelector['kubernetes.io/os'], 'windows');
+  assert.equal(
+    (load11(accept(text, items[0])) as { spec: { nodeSelector: Record<string, string> } }).spec.nodeSelector[
+      'kubernetes.io/os'
+    ],
+    'windows',
+  );
 
   // A partly typed, quoted value is replaced whole.
   const typed = complete(POD.replace(': ‸', ': "Win‸"'));
@@ -68,7 +76,10 @@ test('kubernetes.io/os values: windows first, then linux', () => {
   assert.equal(tight.items[0].insertText, ' windows');
   assert.match(accept(tight.text, tight.items[0]), /kubernetes\.io\/os: windows\n/);
 
-  assert.deepEqual(labels(complete(POD.replace('kubernetes.io/os', 'beta.kubernetes.io/os')).items), ['windows', 'linux']);
+  assert.deepEqual(labels(complete(POD.replace('kubernetes.io/os', 'beta.kubernetes.io/os')).items), [
+    'windows',
+    'linux',
+  ]);
 });
 
 test('windows-build values: LTSC builds quoted, named in detail, end-of-life last', () => {
@@ -85,22 +96,48 @@ test('windows-build values: LTSC builds quoted, named in detail, end-of-life las
   assert.ok(!labels(items).includes('10.0.25398'), 'no annual-channel build');
   for (const item of items) {
     const doc = load11(accept(text, item));
-    assert.equal(getAt(doc, ['spec', 'nodeSelector', 'node.kubernetes.io/windows-build']), item.label, 'a string, not a number');
+    assert.equal(
+      getAt(doc, ['spec', 'nodeSelector', 'node.kubernetes.io/windows-build']),
+      item.label,
+      'a string, not a number',
+    );
   }
 });
 
 test('runAsUserName values: the accounts, quoted so that YAML keeps one backslash', () => {
-  const src = POD.replace('kubernetes.io/os: ‸', 'zz: 1').replace('    image:', '    securityContext:\n      windowsOptions:\n        runAsUserName: ‸\n    image:');
+  const src = POD.replace('kubernetes.io/os: ‸', 'zz: 1').replace(
+    '    image:',
+    '    securityContext:\n      windowsOptions:\n        runAsUserName: ‸\n    image:',
+  );
   const { text, items } = complete(src);
-  assert.deepEqual(labels(items), ['ContainerUser', 'ContainerAdministrator', 'NT AUTHORITY\\SYSTEM', 'NT AUTHORITY\\Local service', 'NT AUTHORITY\\NetworkService']);
+  assert.deepEqual(labels(items), [
+    'ContainerUser',
+    'ContainerAdministrator',
+    'NT AUTHORITY\\SYSTEM',
+    'NT AUTHORITY\\Local service',
+    'NT AUTHORITY\\NetworkService',
+  ]);
   assert.deepEqual(
     items.map((i) => i.insertText),
-    ['ContainerUser', 'ContainerAdministrator', "'NT AUTHORITY\\SYSTEM'", "'NT AUTHORITY\\Local service'", "'NT AUTHORITY\\NetworkService'"],
+    [
+      'ContainerUser',
+      'ContainerAdministrator',
+      "'NT AUTHORITY\\SYSTEM'",
+      "'NT AUTHORITY\\Local service'",
+      "'NT AUTHORITY\\NetworkService'",
+    ],
   );
   for (const item of items) {
     assert.ok(item.detail, `${item.label} has a detail`);
     assert.ok(!item.detail.includes('\n'), 'one line');
-    const value = getAt(load11(accept(text, item)), ['spec', 'containers', 0, 'securityContext', 'windowsOptions', 'runAsUserName']);
+    const value = getAt(load11(accept(text, item)), [
+      'spec',
+      'containers',
+      0,
+      'securityContext',
+      'windowsOptions',
+      'runAsUserName',
+    ]);
     assert.equal(value, item.label);
     assert.equal(String(value).split('\\').length - 1, item.label.includes('\\') ? 1 : 0, 'exactly one backslash');
   }
@@ -140,7 +177,9 @@ test('keys inside a nodeSelector', () => {
   assert.equal(items[1].isSnippet, true);
   assert.equal(items[1].insertText, 'node.kubernetes.io/windows-build: "${1|10.0.26100,10.0.20348,10.0.17763|}"');
   assert.deepEqual(getAt(load11(accept(text, items[0])), ['spec', 'nodeSelector']), { 'kubernetes.io/os': 'windows' });
-  assert.deepEqual(getAt(load11(accept(text, items[1])), ['spec', 'nodeSelector']), { 'node.kubernetes.io/windows-build': '10.0.26100' });
+  assert.deepEqual(getAt(load11(accept(text, items[1])), ['spec', 'nodeSelector']), {
+    'node.kubernetes.io/windows-build': '10.0.26100',
+  });
 
   // Partly typed, and with a colon already there: only the key is replaced.
   const typed = complete(POD.replace('    kubernetes.io/os: ‸', '    kub‸'));
@@ -172,18 +211,33 @@ test('pod spec snippets in a Pod: block YAML at the cursor indentation', () => {
   assert.deepEqual(getAt(load11(accept(text, os)), ['spec', 'os']), { name: 'windows' });
 
   const sched = snippet(items, 'Windows scheduling');
-  assert.equal(sched.insertText, 'nodeSelector:\n    kubernetes.io/os: windows\n  tolerations:\n  - key: os\n    operator: Exists\n    effect: NoSchedule', 'indentless, as containers below');
+  assert.equal(
+    sched.insertText,
+    'nodeSelector:\n    kubernetes.io/os: windows\n  tolerations:\n  - key: os\n    operator: Exists\n    effect: NoSchedule',
+    'indentless, as containers below',
+  );
   const scheduled = load11(accept(text, sched));
   assert.deepEqual(getAt(scheduled, ['spec', 'nodeSelector']), { 'kubernetes.io/os': 'windows' });
-  assert.deepEqual(getAt(scheduled, ['spec', 'tolerations']), [{ key: 'os', operator: 'Exists', effect: 'NoSchedule' }]);
+  assert.deepEqual(getAt(scheduled, ['spec', 'tolerations']), [
+    { key: 'os', operator: 'Exists', effect: 'NoSchedule' },
+  ]);
   assert.equal(getAt(scheduled, ['spec', 'containers', 0, 'name']), 'web');
 
   const hpc = snippet(items, 'HostProcess pod');
   assert.equal(hpc.isSnippet, true);
-  assert.match(hpc.insertText, /\$\{1\|'NT AUTHORITY\\\\Local service','NT AUTHORITY\\\\NetworkService','NT AUTHORITY\\\\SYSTEM'\|\}/);
-  assert.equal(snippetToText(hpc.insertText), "securityContext:\n    windowsOptions:\n      hostProcess: true\n      runAsUserName: 'NT AUTHORITY\\Local service'\n  hostNetwork: true");
+  assert.match(
+    hpc.insertText,
+    /\$\{1\|'NT AUTHORITY\\\\Local service','NT AUTHORITY\\\\NetworkService','NT AUTHORITY\\\\SYSTEM'\|\}/,
+  );
+  assert.equal(
+    snippetToText(hpc.insertText),
+    "securityContext:\n    windowsOptions:\n      hostProcess: true\n      runAsUserName: 'NT AUTHORITY\\Local service'\n  hostNetwork: true",
+  );
   const host = load11(accept(text, hpc));
-  assert.equal(getAt(host, ['spec', 'securityContext', 'windowsOptions', 'runAsUserName']), 'NT AUTHORITY\\Local service');
+  assert.equal(
+    getAt(host, ['spec', 'securityContext', 'windowsOptions', 'runAsUserName']),
+    'NT AUTHORITY\\Local service',
+  );
   assert.equal(getAt(host, ['spec', 'securityContext', 'windowsOptions', 'hostProcess']), true);
   assert.equal(getAt(host, ['spec', 'hostNetwork']), true);
 });
@@ -211,7 +265,10 @@ spec:
     const doc = load11(accept(text, item));
     assert.equal(getAt(doc, ['spec', 'template', 'spec', 'containers', 0, 'name']), 'web', item.label);
   }
-  assert.deepEqual(getAt(load11(accept(text, sched)), ['spec', 'template', 'spec', 'tolerations', 0, 'operator']), 'Exists');
+  assert.deepEqual(
+    getAt(load11(accept(text, sched)), ['spec', 'template', 'spec', 'tolerations', 0, 'operator']),
+    'Exists',
+  );
 
   const cron = complete(`kind: CronJob
 spec:
@@ -222,7 +279,18 @@ spec:
           ‸
 `);
   assert.deepEqual(labels(cron.items), ['os: windows', 'Windows scheduling', 'HostProcess pod']);
-  assert.equal(getAt(load11(accept(cron.text, snippet(cron.items, 'os: windows'))), ['spec', 'jobTemplate', 'spec', 'template', 'spec', 'os', 'name']), 'windows');
+  assert.equal(
+    getAt(load11(accept(cron.text, snippet(cron.items, 'os: windows'))), [
+      'spec',
+      'jobTemplate',
+      'spec',
+      'template',
+      'spec',
+      'os',
+      'name',
+    ]),
+    'windows',
+  );
 });
 
 test('pod spec snippets: CRLF files get CRLF lines; keys already there are left out', () => {
@@ -232,11 +300,18 @@ test('pod spec snippets: CRLF files get CRLF lines; keys already there are left 
   assert.equal(os.insertText, 'os:\r\n    name: windows');
   const after = accept(text, snippet(items, 'HostProcess pod'));
   assert.ok(!/[^\r]\n/.test(after), 'no bare LF');
-  assert.equal(getAt(load11(after), ['spec', 'securityContext', 'windowsOptions', 'runAsUserName']), 'NT AUTHORITY\\Local service');
+  assert.equal(
+    getAt(load11(after), ['spec', 'securityContext', 'windowsOptions', 'runAsUserName']),
+    'NT AUTHORITY\\Local service',
+  );
 
   const busy = complete('kind: Pod\nspec:\n  os: {name: windows}\n  securityContext: {}\n  ‸\n  nodeSelector: {}\n');
   assert.deepEqual(labels(busy.items), ['Windows scheduling']);
-  assert.equal(busy.items[0].insertText, 'tolerations:\n    - key: os\n      operator: Exists\n      effect: NoSchedule', 'indented sequences when the document has none');
+  assert.equal(
+    busy.items[0].insertText,
+    'tolerations:\n    - key: os\n      operator: Exists\n      effect: NoSchedule',
+    'indented sequences when the document has none',
+  );
 
   const hostNet = complete('kind: Pod\nspec:\n  hostNetwork: true\n  ‸\n');
   assert.ok(!snippet(hostNet.items, 'HostProcess pod').insertText.includes('hostNetwork'));

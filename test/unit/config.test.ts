@@ -35,7 +35,8 @@ function flatten(value: object, prefix = 'kubeWindows'): Record<string, unknown>
   for (const [k, v] of Object.entries(value)) {
     const key = `${prefix}.${k}`;
     // Objects that are setting values (rules, payloadUrls) stay whole.
-    if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(key in contributed)) Object.assign(out, flatten(v, key));
+    if (typeof v === 'object' && v !== null && !Array.isArray(v) && !(key in contributed))
+      Object.assign(out, flatten(v, key));
     else out[key] = v;
   }
   return out;
@@ -80,8 +81,21 @@ test('readConfig passes set values through and checks them against package.json'
 
 test('out-of-range numbers are brought within the contributed bounds, for every number setting alike', async () => {
   // Before one reader: mirrors.concurrency 0 fell back to 8, while reboot.timeoutMinutes 0 became 1.
-  const low = await read({ 'kubeWindows.mirrors.concurrency': 0, 'kubeWindows.reboot.timeoutMinutes': 0, 'kubeWindows.logs.maxMegabytes': -5, 'kubeWindows.debounceMs': -1 });
-  assert.deepEqual([low.config.mirrors.concurrency, low.config.reboot.timeoutMinutes, low.config.logs.maxMegabytes, low.config.debounceMs], [1, 1, 1, 0]);
+  const low = await read({
+    'kubeWindows.mirrors.concurrency': 0,
+    'kubeWindows.reboot.timeoutMinutes': 0,
+    'kubeWindows.logs.maxMegabytes': -5,
+    'kubeWindows.debounceMs': -1,
+  });
+  assert.deepEqual(
+    [
+      low.config.mirrors.concurrency,
+      low.config.reboot.timeoutMinutes,
+      low.config.logs.maxMegabytes,
+      low.config.debounceMs,
+    ],
+    [1, 1, 1, 0],
+  );
   const high = await read({ 'kubeWindows.mirrors.concurrency': 1000, 'kubeWindows.debounceMs': 99_999 });
   assert.deepEqual([high.config.mirrors.concurrency, high.config.debounceMs], [64, 2000]);
   // The language server brings debounceMs within the same bounds.
@@ -99,13 +113,22 @@ test('the language server checks what any client sends with the same schema read
     trace: { server: 'verbose' },
   });
   // Rule ids in any case; a level outside the schema's enum is left out.
-  assert.deepEqual(s, { ...DEFAULT_SETTINGS, rules: { WIN070: 'off', WIN004: 'info' }, files: { include: DEFAULT_SETTINGS.files.include, exclude: ['a'] }, trace: { server: 'verbose' } });
-  for (const junk of [null, 42, 'x', [], { files: null, helm: { valuesFiles: [null] } }, { rules: ['error'] }]) assert.deepEqual(readClientSettings(junk), DEFAULT_SETTINGS);
+  assert.deepEqual(s, {
+    ...DEFAULT_SETTINGS,
+    rules: { WIN070: 'off', WIN004: 'info' },
+    files: { include: DEFAULT_SETTINGS.files.include, exclude: ['a'] },
+    trace: { server: 'verbose' },
+  });
+  for (const junk of [null, 42, 'x', [], { files: null, helm: { valuesFiles: [null] } }, { rules: ['error'] }])
+    assert.deepEqual(readClientSettings(junk), DEFAULT_SETTINGS);
 });
 
 test('path settings: trimmed, and a leading ~ is the home folder for the key file as for the payload folder', async () => {
   // Before one reader, kubeWindows.join.payloadFolder expanded ~ and kubeWindows.ssh.privateKeyPath did not.
-  const { config } = await read({ 'kubeWindows.ssh.privateKeyPath': ' ~/.ssh/win_ed25519 ', 'kubeWindows.join.payloadFolder': '~/payload' });
+  const { config } = await read({
+    'kubeWindows.ssh.privateKeyPath': ' ~/.ssh/win_ed25519 ',
+    'kubeWindows.join.payloadFolder': '~/payload',
+  });
   assert.equal(config.ssh.privateKeyPath, join(homedir(), '.ssh', 'win_ed25519'));
   assert.equal(config.join.payloadFolder, join(homedir(), 'payload'));
   assert.equal((await read({ 'kubeWindows.ssh.privateKeyPath': '/keys/a' })).config.ssh.privateKeyPath, '/keys/a');
@@ -117,8 +140,22 @@ test('the extension, the language server and the CLI start from the same default
   const s = readClientSettings(undefined);
   assert.deepEqual(s, DEFAULT_SETTINGS);
   assert.deepEqual(
-    { enable: s.enable, debounceMs: s.debounceMs, rules: s.rules, flavour: s.flavour, include: s.files.include, exclude: s.files.exclude },
-    { enable: server.enable, debounceMs: server.debounceMs, rules: server.rules, flavour: server.flavour, include: server.files.include, exclude: server.files.exclude },
+    {
+      enable: s.enable,
+      debounceMs: s.debounceMs,
+      rules: s.rules,
+      flavour: s.flavour,
+      include: s.files.include,
+      exclude: s.files.exclude,
+    },
+    {
+      enable: server.enable,
+      debounceMs: server.debounceMs,
+      rules: server.rules,
+      flavour: server.flavour,
+      include: server.files.include,
+      exclude: server.files.exclude,
+    },
   );
   // The CLI's defaults are the engine's; the settings must say the same.
   assert.equal(contributed['kubeWindows.mirrors.concurrency']!.default, DEFAULT_MIRROR_CONCURRENCY);

@@ -38,7 +38,9 @@ function currentFindings(): Record<string, string[]> {
   for (const file of files(CORPUS)) {
     const result = checkText(readFileSync(file, 'utf8'));
     assert.deepEqual(result.ruleErrors, [], `rule errors on ${file}`);
-    out[relative(CORPUS, file)] = result.findings.map((f) => `${f.range.start.line + 1}:${f.range.start.character + 1} ${f.severity} ${f.ruleId}`);
+    out[relative(CORPUS, file)] = result.findings.map(
+      (f) => `${f.range.start.line + 1}:${f.range.start.character + 1} ${f.severity} ${f.ruleId}`,
+    );
   }
   return out;
 }

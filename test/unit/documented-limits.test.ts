@@ -48,10 +48,19 @@ test('WIN059: an in-tree volume plugin Windows nodes do not have is a warning at
       ['warning', 'glusterfs'],
     ],
   );
-  assert.match(found[0].message, /^spec\.template\.spec\.volumes\[0\]\.rbd: Windows nodes have no rbd volume plugin .*Use a CSI driver with a Windows node plugin\.$/);
+  assert.match(
+    found[0].message,
+    /^spec\.template\.spec\.volumes\[0\]\.rbd: Windows nodes have no rbd volume plugin .*Use a CSI driver with a Windows node plugin\.$/,
+  );
   // The same volumes on a Linux pod: nothing.
-  assert.deepEqual(only(text.replace(windows.replace(/^/gm, '      ').trimEnd(), linux.replace(/^/gm, '      ').trimEnd()), 'WIN059'), []);
-  assert.deepEqual(only(deployment(`${linux}${container()}volumes:\n  - name: data\n    rbd: {image: data}\n`), 'WIN059'), []);
+  assert.deepEqual(
+    only(text.replace(windows.replace(/^/gm, '      ').trimEnd(), linux.replace(/^/gm, '      ').trimEnd()), 'WIN059'),
+    [],
+  );
+  assert.deepEqual(
+    only(deployment(`${linux}${container()}volumes:\n  - name: data\n    rbd: {image: data}\n`), 'WIN059'),
+    [],
+  );
 });
 
 test('WIN059: an inline CSI volume needs CSI Proxy (info), unless the cluster runs WMCO, which installs it', () => {
@@ -63,7 +72,13 @@ test('WIN059: an inline CSI volume needs CSI Proxy (info), unless the cluster ru
   assert.equal(csi.severity, 'info');
   assert.equal(covered(text, csi), 'csi');
   assert.match(csi.message, /CSI Proxy/);
-  const wmco: ClusterSnapshot = { name: 'ocp', flavour: 'openshift', windowsNodes: [], runtimeClasses: [], openshift: { wmcoInstalled: true } };
+  const wmco: ClusterSnapshot = {
+    name: 'ocp',
+    flavour: 'openshift',
+    windowsNodes: [],
+    runtimeClasses: [],
+    openshift: { wmcoInstalled: true },
+  };
   assert.deepEqual(only(text, 'WIN059', { cluster: wmco }), []);
   const noWmco: ClusterSnapshot = { ...wmco, openshift: { wmcoInstalled: false } };
   assert.equal(only(text, 'WIN059', { cluster: noWmco }).length, 1);
@@ -74,18 +89,28 @@ test('WIN062: a Windows container without CPU/memory requests and limits (info),
   const [f] = only(none, 'WIN062');
   assert.equal(f.severity, 'info');
   assert.equal(covered(none, f), 'name: app');
-  assert.match(f.message, /^spec\.template\.spec\.containers\[0\]\.resources: no requests\.cpu, requests\.memory, limits\.cpu, limits\.memory\. Windows nodes neither OOM-kill/);
+  assert.match(
+    f.message,
+    /^spec\.template\.spec\.containers\[0\]\.resources: no requests\.cpu, requests\.memory, limits\.cpu, limits\.memory\. Windows nodes neither OOM-kill/,
+  );
 
-  const requestsOnly = deployment(`${windows}${container('    resources:\n      requests: {cpu: 100m, memory: 256Mi}\n')}`);
+  const requestsOnly = deployment(
+    `${windows}${container('    resources:\n      requests: {cpu: 100m, memory: 256Mi}\n')}`,
+  );
   const [r] = only(requestsOnly, 'WIN062');
   assert.equal(covered(requestsOnly, r), 'resources');
   assert.match(r.message, /: no limits\.cpu, limits\.memory\./);
 
   // The API server defaults requests to limits: limits alone leave nothing missing.
-  assert.deepEqual(only(deployment(`${windows}${container('    resources:\n      limits: {cpu: "1", memory: 1Gi}\n')}`), 'WIN062'), []);
+  assert.deepEqual(
+    only(deployment(`${windows}${container('    resources:\n      limits: {cpu: "1", memory: 1Gi}\n')}`), 'WIN062'),
+    [],
+  );
   assert.deepEqual(only(deployment(`${windows}${container()}`), 'WIN062'), []);
   // Init containers count; a Linux pod and HostProcess node agents do not.
-  const init = deployment(`${windows}initContainers:\n  - name: init\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n${container()}`);
+  const init = deployment(
+    `${windows}initContainers:\n  - name: init\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n${container()}`,
+  );
   assert.deepEqual(
     only(init, 'WIN062').map((x) => x.message.split(':')[0]),
     ['spec.template.spec.initContainers[0].resources'],
@@ -99,7 +124,9 @@ ${container('')}`);
 });
 
 test('WIN075: a Windows pod pinned to another CPU architecture than amd64 (selector or required affinity); the fix sets amd64', () => {
-  const arm = deployment(`${windows.replace('  kubernetes.io/os: windows\n', '  kubernetes.io/os: windows\n  kubernetes.io/arch: arm64\n')}${container()}`);
+  const arm = deployment(
+    `${windows.replace('  kubernetes.io/os: windows\n', '  kubernetes.io/os: windows\n  kubernetes.io/arch: arm64\n')}${container()}`,
+  );
   const [f] = only(arm, 'WIN075');
   assert.equal(f.severity, 'warning');
   assert.equal(covered(arm, f), 'arm64');
@@ -109,7 +136,10 @@ test('WIN075: a Windows pod pinned to another CPU architecture than amd64 (selec
   assert.deepEqual(only(fixed, 'WIN075'), []);
   // amd64, and arm64 on a Linux pod: nothing.
   assert.deepEqual(only(arm.replace('arm64', 'amd64'), 'WIN075'), []);
-  assert.deepEqual(only(deployment(`${linux}  kubernetes.io/arch: arm64\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN075'), []);
+  assert.deepEqual(
+    only(deployment(`${linux}  kubernetes.io/arch: arm64\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN075'),
+    [],
+  );
 
   const affinity = (operator: string, values: string) =>
     deployment(`${windows}affinity:
@@ -121,7 +151,9 @@ test('WIN075: a Windows pod pinned to another CPU architecture than amd64 (selec
 ${container()}`);
   assert.deepEqual(
     only(affinity('In', 'arm64'), 'WIN075').map((x) => x.message),
-    ['Required node affinity kubernetes.io/arch In [arm64] on a Windows pod excludes amd64, the only architecture of Windows nodes: no node matches this term and the pod stays Pending. Allow amd64.'],
+    [
+      'Required node affinity kubernetes.io/arch In [arm64] on a Windows pod excludes amd64, the only architecture of Windows nodes: no node matches this term and the pod stays Pending. Allow amd64.',
+    ],
   );
   assert.equal(only(affinity('NotIn', 'amd64'), 'WIN075').length, 1);
   assert.deepEqual(only(affinity('In', 'amd64, arm64'), 'WIN075'), []);
@@ -141,7 +173,10 @@ test('OCP002: OpenShift Pipelines runs whose pod template selects Windows nodes 
   const [f] = only(tr, 'OCP002', openshift);
   assert.equal(f.severity, 'warning');
   assert.equal(covered(tr, f), 'kubernetes.io/os');
-  assert.match(f.message, /^OpenShift Pipelines is not supported on Windows nodes, yet this pod template of TaskRun "build-win" selects them/);
+  assert.match(
+    f.message,
+    /^OpenShift Pipelines is not supported on Windows nodes, yet this pod template of TaskRun "build-win" selects them/,
+  );
   // Plain Kubernetes (Tekton runs Windows tasks there), a Linux selector, another API group: nothing.
   assert.deepEqual(only(tr, 'OCP002', { flavour: 'kubernetes' }), []);
   assert.deepEqual(only(tr.replace('windows', 'linux'), 'OCP002', openshift), []);
@@ -195,20 +230,41 @@ test('OCP002: a PodMonitor (user-defined monitoring) that selects the pods of a 
   const [f] = only(selecting, 'OCP002', openshift);
   assert.ok(f, 'the PodMonitor selects the Windows pods');
   assert.equal(covered(selecting, f), 'web');
-  assert.match(f.message, /^Monitoring for user-defined projects is not supported on Windows nodes, but PodMonitor "web-metrics" selects the pods of this Windows Deployment/);
+  assert.match(
+    f.message,
+    /^Monitoring for user-defined projects is not supported on Windows nodes, but PodMonitor "web-metrics" selects the pods of this Windows Deployment/,
+  );
   // Other labels, another namespace, platform monitoring, plain Kubernetes: nothing.
   assert.deepEqual(only(`${web}${podMonitor('shop', '{matchLabels: {app: api}}')}`, 'OCP002', openshift), []);
   assert.deepEqual(only(`${web}${podMonitor('other', '{matchLabels: {app: web}}')}`, 'OCP002', openshift), []);
-  assert.deepEqual(only(`${web}${podMonitor('openshift-monitoring', '{}', '  namespaceSelector: {any: true}\n')}`, 'OCP002', openshift), []);
+  assert.deepEqual(
+    only(
+      `${web}${podMonitor('openshift-monitoring', '{}', '  namespaceSelector: {any: true}\n')}`,
+      'OCP002',
+      openshift,
+    ),
+    [],
+  );
   assert.deepEqual(only(selecting, 'OCP002', { flavour: 'kubernetes' }), []);
   // namespaceSelector any / matchNames reach other namespaces; matchExpressions are evaluated.
-  assert.equal(only(`${web}${podMonitor('monitoring', '{}', '  namespaceSelector: {any: true}\n')}`, 'OCP002', openshift).length, 1);
   assert.equal(
-    only(`${web}${podMonitor('monitoring', '{matchExpressions: [{key: app, operator: In, values: [web]}]}', '  namespaceSelector: {matchNames: [shop]}\n')}`, 'OCP002', openshift).length,
+    only(`${web}${podMonitor('monitoring', '{}', '  namespaceSelector: {any: true}\n')}`, 'OCP002', openshift).length,
+    1,
+  );
+  assert.equal(
+    only(
+      `${web}${podMonitor('monitoring', '{matchExpressions: [{key: app, operator: In, values: [web]}]}', '  namespaceSelector: {matchNames: [shop]}\n')}`,
+      'OCP002',
+      openshift,
+    ).length,
     1,
   );
   assert.deepEqual(
-    only(`${web}${podMonitor('monitoring', '{matchExpressions: [{key: app, operator: NotIn, values: [web]}]}', '  namespaceSelector: {matchNames: [shop]}\n')}`, 'OCP002', openshift),
+    only(
+      `${web}${podMonitor('monitoring', '{matchExpressions: [{key: app, operator: NotIn, values: [web]}]}', '  namespaceSelector: {matchNames: [shop]}\n')}`,
+      'OCP002',
+      openshift,
+    ),
     [],
   );
 });

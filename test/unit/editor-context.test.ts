@@ -18,8 +18,14 @@ function ctxOf(src: string): PositionContext {
   const { text, offset } = at(src);
   const ctx = positionContext(text, offset);
   assert.ok(ctx, 'expected a context');
-  assert.ok(ctx.replaceRange.start <= offset && offset <= ctx.replaceRange.end, 'the replace range contains the cursor');
-  assert.ok(!text.slice(ctx.replaceRange.start, ctx.replaceRange.end).includes('\n'), 'the replace range stays on the line');
+  assert.ok(
+    ctx.replaceRange.start <= offset && offset <= ctx.replaceRange.end,
+    'the replace range contains the cursor',
+  );
+  assert.ok(
+    !text.slice(ctx.replaceRange.start, ctx.replaceRange.end).includes('\n'),
+    'the replace range stays on the line',
+  );
   return ctx;
 }
 
@@ -159,7 +165,11 @@ spec:
   assert.deepEqual(ctx.object, { kind: 'Deployment', path: [] });
   assert.equal(ctx.indent, 8);
 
-  const key = ctxOf(src.replace('        name: ‸', '        name: windows').replace('      containers: []', '      ‸\n      containers: []'));
+  const key = ctxOf(
+    src
+      .replace('        name: ‸', '        name: windows')
+      .replace('      containers: []', '      ‸\n      containers: []'),
+  );
   assert.deepEqual(key.path, ['spec', 'template', 'spec']);
   assert.deepEqual(Object.keys(key.siblings).sort(), ['containers', 'os']);
 });
@@ -182,7 +192,11 @@ items:
   assert.deepEqual(list.path, ['items', 0, 'spec']);
   assert.deepEqual(list.object, { kind: 'Pod', path: ['items', 0] });
 
-  const items = Array.from({ length: 4 }, (_, i) => `- kind: ${i === 3 ? 'Pod' : 'Service'}\n  metadata:\n    name: s${i}\n  spec:\n    ports:\n    - port: 80\n`).join('');
+  const items = Array.from(
+    { length: 4 },
+    (_, i) =>
+      `- kind: ${i === 3 ? 'Pod' : 'Service'}\n  metadata:\n    name: s${i}\n  spec:\n    ports:\n    - port: 80\n`,
+  ).join('');
   const third = ctxOf(`apiVersion: v1\nkind: List\nitems:\n${items}  spec:\n    ‸\n`);
   assert.deepEqual(third.path, ['items', 3, 'spec']);
   assert.deepEqual(third.object, { kind: 'Pod', path: ['items', 3] });
@@ -377,7 +391,9 @@ test("oracle: on valid YAML the line-based path of every scalar value is the par
   const r = new Rng(seed);
   let compared = 0;
   for (let round = 0; round < 150; round++) {
-    let text = Array.from({ length: 1 + r.int(3) }, (_, i) => genWorkload(r, i)).join(r.chance(0.5) ? '---\n' : '\n---\n');
+    let text = Array.from({ length: 1 + r.int(3) }, (_, i) => genWorkload(r, i)).join(
+      r.chance(0.5) ? '---\n' : '\n---\n',
+    );
     if (r.chance(0.3)) text = toCrlf(text);
     if (loadManifest(text).documents.some((d) => d.status !== 'ok')) continue;
     const valueLine = /^[ -]*[A-Za-z0-9_./-]+: +([^\s#|>&*!{[][^\r\n]*)$/gm;
@@ -399,12 +415,18 @@ test('completion never parses: nothing it imports, directly or not, loads a YAML
   const visit = (file: string) => {
     if (seen.has(file)) return;
     seen.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gms)) visit(`${resolve(dirname(file), m[1])}.ts`);
+    for (const m of readFileSync(file, 'utf8').matchAll(/^import (?!type )[^;]*? from '(\.[^']+)';/gms))
+      visit(`${resolve(dirname(file), m[1])}.ts`);
   };
   visit(join(root, 'src', 'core', 'editor', 'completion.ts'));
   const reached = [...seen].map((f) => relative(root, f).split(sep).join('/'));
   assert.ok(reached.includes('src/core/editor/context.ts'));
-  for (const loader of ['src/core/manifest/document.ts', 'src/core/manifest/split.ts', 'src/core/editor/node-at.ts', 'src/core/editor/hover.ts']) {
+  for (const loader of [
+    'src/core/manifest/document.ts',
+    'src/core/manifest/split.ts',
+    'src/core/editor/node-at.ts',
+    'src/core/editor/hover.ts',
+  ]) {
     assert.ok(!reached.includes(loader), `completion reaches ${loader}`);
   }
 });

@@ -15,7 +15,12 @@ function editsOf(text: string, ops: EditOp[], index = 0): TextEdit[] {
   const doc = file.documents[index];
   assert.ok(doc && doc.status === 'ok', `document ${index} did not load: ${doc?.reason}`);
   const ctx = { text: doc.text, root: doc.tree(), newline: file.newline };
-  return ops.flatMap((op) => opToEdits(ctx, op)).map((e) => ({ span: { start: e.span.start + doc.span.start, end: e.span.end + doc.span.start }, newText: e.newText }));
+  return ops
+    .flatMap((op) => opToEdits(ctx, op))
+    .map((e) => ({
+      span: { start: e.span.start + doc.span.start, end: e.span.end + doc.span.start },
+      newText: e.newText,
+    }));
 }
 
 /** Applies `ops` to document `index` and checks that the result loads, with the value the op means. */
@@ -24,7 +29,8 @@ function edit(text: string, op: EditOp | EditOp[], index = 0): string {
   const out = applyTextEdits(text, editsOf(text, ops, index));
   const before = loadManifest(text).documents;
   const after = loadManifest(out).documents;
-  for (const d of after) assert.ok(d.status === 'ok' || d.status === 'empty', `the edit broke the YAML (${d.reason}):\n${out}`);
+  for (const d of after)
+    assert.ok(d.status === 'ok' || d.status === 'empty', `the edit broke the YAML (${d.reason}):\n${out}`);
   // A kept collection emptied by a delete reads as {} in flow style, as null (`key:`) in block style.
   const expect = (emptied: 'empty' | 'null') => {
     let v = before[index].value;
@@ -57,8 +63,14 @@ e:
   f:
     g: 1
 `;
-  assert.equal(edit(text, { op: 'delete', path: ['b', 'c'] }), 'a: 1\nb:\n  # about c\n  # about d\n  d: 3\ne:\n  f:\n    g: 1\n');
-  assert.equal(edit(text, { op: 'delete', path: ['e', 'f', 'g'] }), 'a: 1\nb:\n  # about c\n  c: 2 # trailing\n  # about d\n  d: 3\n');
+  assert.equal(
+    edit(text, { op: 'delete', path: ['b', 'c'] }),
+    'a: 1\nb:\n  # about c\n  # about d\n  d: 3\ne:\n  f:\n    g: 1\n',
+  );
+  assert.equal(
+    edit(text, { op: 'delete', path: ['e', 'f', 'g'] }),
+    'a: 1\nb:\n  # about c\n  c: 2 # trailing\n  # about d\n  d: 3\n',
+  );
 });
 
 test('delete: the cascade stops at `keep`; the kept key stays, empty, for other ops of the fix to fill', () => {
@@ -115,7 +127,10 @@ test('delete: `- key:` sequence items, first key, other keys, the only key, whol
   assert.equal(edit('l:\n  - -\n    - [b]\n', { op: 'delete', path: ['l', 0, 0] }), 'l:\n  - - [b]\n');
   assert.equal(edit('l:\n  - - a\n  - c\n', { op: 'delete', path: ['l', 0, 0], keep: 2 }), 'l:\n  -\n  - c\n');
   // Comment lines between the first key and the next move above the item instead of being lost.
-  assert.equal(edit('list:\n  - x: 1 # about x\n    # about w\n    w: 2\n', { op: 'delete', path: ['list', 0, 'x'] }), 'list:\n    # about w\n  - w: 2\n');
+  assert.equal(
+    edit('list:\n  - x: 1 # about x\n    # about w\n    w: 2\n', { op: 'delete', path: ['list', 0, 'x'] }),
+    'list:\n    # about w\n  - w: 2\n',
+  );
 });
 
 test('delete: multi-line values go with their lines; a `|+` scalar takes its kept blank lines', () => {
@@ -126,7 +141,10 @@ test('delete: multi-line values go with their lines; a `|+` scalar takes its kep
 });
 
 test('delete: CRLF and files without a final newline keep their line endings', () => {
-  assert.equal(edit('a: 1\r\nb:\r\n  c: 2\r\n  d: 3\r\n', { op: 'delete', path: ['b', 'c'] }), 'a: 1\r\nb:\r\n  d: 3\r\n');
+  assert.equal(
+    edit('a: 1\r\nb:\r\n  c: 2\r\n  d: 3\r\n', { op: 'delete', path: ['b', 'c'] }),
+    'a: 1\r\nb:\r\n  d: 3\r\n',
+  );
   assert.equal(edit('a: 1\r\nb: 2', { op: 'delete', path: ['b'] }), 'a: 1');
   assert.equal(edit('a: 1\nb: 2', { op: 'delete', path: ['b'] }), 'a: 1');
   assert.equal(edit('a: 1\nb: 2', { op: 'delete', path: ['a'] }), 'b: 2');
@@ -171,118 +189,213 @@ test('set: replacing scalars keeps comments, quoting follows YAML 1.1', () => {
 });
 
 test('set: a multi-line string becomes a block scalar; a comment on the line moves to its header', () => {
-  assert.equal(edit('a: 1\nb:\n  c: 2 # why\n', { op: 'set', path: ['b', 'c'], value: 'multi\nline' }), 'a: 1\nb:\n  c: |- # why\n    multi\n    line\n');
+  assert.equal(
+    edit('a: 1\nb:\n  c: 2 # why\n', { op: 'set', path: ['b', 'c'], value: 'multi\nline' }),
+    'a: 1\nb:\n  c: |- # why\n    multi\n    line\n',
+  );
   assert.equal(edit('a: [x]\n', { op: 'set', path: ['a', 0], value: 'multi\nline' }), 'a: ["multi\\nline"]\n');
-  assert.equal(edit('a: 1\r\nb: 2\r\n', { op: 'set', path: ['a'], value: 'l1\nl2' }), 'a: |-\r\n  l1\r\n  l2\r\nb: 2\r\n');
+  assert.equal(
+    edit('a: 1\r\nb: 2\r\n', { op: 'set', path: ['a'], value: 'l1\nl2' }),
+    'a: |-\r\n  l1\r\n  l2\r\nb: 2\r\n',
+  );
 });
 
 test('set: new keys at the end or first, nested maps created, indentation learned from the file', () => {
   const text = 'a: 1\nb:\n  c: 2\n';
   assert.equal(edit(text, { op: 'set', path: ['b', 'd'], value: 'x y' }), 'a: 1\nb:\n  c: 2\n  d: x y\n');
   assert.equal(edit(text, { op: 'set', path: ['b', 'd'], value: 'x', first: true }), 'a: 1\nb:\n  d: x\n  c: 2\n');
-  assert.equal(edit(text, { op: 'set', path: ['b', 'e', 'f', 'g'], value: true }), 'a: 1\nb:\n  c: 2\n  e:\n    f:\n      g: true\n');
+  assert.equal(
+    edit(text, { op: 'set', path: ['b', 'e', 'f', 'g'], value: true }),
+    'a: 1\nb:\n  c: 2\n  e:\n    f:\n      g: true\n',
+  );
   assert.equal(edit(text, { op: 'set', path: ['x', 'y'], value: 's' }), "a: 1\nb:\n  c: 2\nx:\n  'y': s\n");
-  assert.equal(edit('a:\n    b:\n        c: 1\n', { op: 'set', path: ['a', 'd'], value: { e: { f: 1 } } }), 'a:\n    b:\n        c: 1\n    d:\n        e:\n          f: 1\n');
-  assert.equal(edit('a:\n   b:\n      c: 1\n', { op: 'set', path: ['a', 'b', 'x'], value: [1, { k: 'v' }] }), 'a:\n   b:\n      c: 1\n      x:\n        - 1\n        - k: v\n');
-  assert.equal(edit('a: 1\nb:\n  c: 2 # trailing\n# end comment\n', { op: 'set', path: ['b', 'd'], value: 3 }), 'a: 1\nb:\n  c: 2 # trailing\n  d: 3\n# end comment\n');
+  assert.equal(
+    edit('a:\n    b:\n        c: 1\n', { op: 'set', path: ['a', 'd'], value: { e: { f: 1 } } }),
+    'a:\n    b:\n        c: 1\n    d:\n        e:\n          f: 1\n',
+  );
+  assert.equal(
+    edit('a:\n   b:\n      c: 1\n', { op: 'set', path: ['a', 'b', 'x'], value: [1, { k: 'v' }] }),
+    'a:\n   b:\n      c: 1\n      x:\n        - 1\n        - k: v\n',
+  );
+  assert.equal(
+    edit('a: 1\nb:\n  c: 2 # trailing\n# end comment\n', { op: 'set', path: ['b', 'd'], value: 3 }),
+    'a: 1\nb:\n  c: 2 # trailing\n  d: 3\n# end comment\n',
+  );
 });
 
 test('set: into empty and null values, into flow maps, over collections', () => {
   assert.equal(edit('a: 1\nb:\nc: 2\n', { op: 'set', path: ['b', 'w'], value: 's' }), 'a: 1\nb:\n  w: s\nc: 2\n');
   assert.equal(edit('a: 1\nb: ~ # none\n', { op: 'set', path: ['b', 'w'], value: 's' }), 'a: 1\nb: # none\n  w: s\n');
   assert.equal(edit('a: 1\nb:\n  c:\n', { op: 'set', path: ['b', 'c'], value: 's' }), 'a: 1\nb:\n  c: s\n');
-  assert.equal(edit('a: 1\nb:\n  c:\n    d:\n  e: 2\n', { op: 'set', path: ['b', 'c'], value: 's' }), 'a: 1\nb:\n  c: s\n  e: 2\n');
-  assert.equal(edit('b: {c: 2}\n', { op: 'set', path: ['b', 'd'], value: { e: [1, 2] } }), 'b: {c: 2, d: {e: [1, 2]}}\n');
+  assert.equal(
+    edit('a: 1\nb:\n  c:\n    d:\n  e: 2\n', { op: 'set', path: ['b', 'c'], value: 's' }),
+    'a: 1\nb:\n  c: s\n  e: 2\n',
+  );
+  assert.equal(
+    edit('b: {c: 2}\n', { op: 'set', path: ['b', 'd'], value: { e: [1, 2] } }),
+    'b: {c: 2, d: {e: [1, 2]}}\n',
+  );
   assert.equal(edit('b: {c: 2}\n', { op: 'set', path: ['b', 'd'], value: 3, first: true }), 'b: {d: 3, c: 2}\n');
   assert.equal(edit('b: {}\n', { op: 'set', path: ['b', 'd'], value: 3 }), 'b: {d: 3}\n');
   assert.equal(edit('b: {c, d}\n', { op: 'set', path: ['b', 'c'], value: 1 }), 'b: {c: 1, d}\n');
   assert.equal(edit('b: {c: 1, }\n', { op: 'set', path: ['b', 'd'], value: 2 }), 'b: {c: 1, d: 2, }\n');
   assert.equal(edit('a: 1\nb:\n  c: 2\n', { op: 'set', path: ['b'], value: { x: 1 } }), 'a: 1\nb:\n  x: 1\n');
   assert.equal(edit('a: 1\nb:\n  c: 2\n', { op: 'set', path: ['b'], value: 's' }), 'a: 1\nb: s\n');
-  assert.equal(edit('a: 1 # why\n', { op: 'set', path: ['a'], value: { x: 1, y: [2] } }), "a: # why\n  x: 1\n  'y':\n    - 2\n");
+  assert.equal(
+    edit('a: 1 # why\n', { op: 'set', path: ['a'], value: { x: 1, y: [2] } }),
+    "a: # why\n  x: 1\n  'y':\n    - 2\n",
+  );
   assert.equal(edit('a: 1\n', { op: 'set', path: ['a'], value: {} }), 'a: {}\n');
 });
 
 test('set: sequence items in block and flow style, `-` alone, items of `- key:` maps', () => {
   assert.equal(edit('a:\n- x: 1\n', { op: 'set', path: ['a', 0], value: 's' }), 'a:\n- s\n');
   assert.equal(edit('a:\n-\n- b\n', { op: 'set', path: ['a', 0], value: 's' }), 'a:\n- s\n- b\n');
-  assert.equal(edit('a:\n  - x\n', { op: 'set', path: ['a', 0], value: { k: 'v', k2: 'v2' } }), 'a:\n  - k: v\n    k2: v2\n');
+  assert.equal(
+    edit('a:\n  - x\n', { op: 'set', path: ['a', 0], value: { k: 'v', k2: 'v2' } }),
+    'a:\n  - k: v\n    k2: v2\n',
+  );
   assert.equal(edit('a: [x, y]\n', { op: 'set', path: ['a', 1], value: { k: 'v' } }), 'a: [x, {k: v}]\n');
-  assert.equal(edit('a:\n- x: 1\n  y2: 2\n', { op: 'set', path: ['a', 0, 'z'], value: 3 }), 'a:\n- x: 1\n  y2: 2\n  z: 3\n');
+  assert.equal(
+    edit('a:\n- x: 1\n  y2: 2\n', { op: 'set', path: ['a', 0, 'z'], value: 3 }),
+    'a:\n- x: 1\n  y2: 2\n  z: 3\n',
+  );
   assert.equal(edit('a:\n- x: 1\n', { op: 'set', path: ['a', 0, 'z'], value: 3, first: true }), 'a:\n- z: 3\n  x: 1\n');
-  assert.equal(edit('a:\n    - x: 1\n', { op: 'set', path: ['a', 0, 'z', 'w'], value: 3 }), 'a:\n    - x: 1\n      z:\n        w: 3\n');
+  assert.equal(
+    edit('a:\n    - x: 1\n', { op: 'set', path: ['a', 0, 'z', 'w'], value: 3 }),
+    'a:\n    - x: 1\n      z:\n        w: 3\n',
+  );
   refused('a:\n  - x\n', { op: 'set', path: ['a', 1], value: 'y' }, /sequence items/);
 });
 
 test('set: anchors stay, aliases and merge keys are respected', () => {
   // An anchor no alias uses stays; one an alias uses is not edited (its aliases would change too).
-  assert.equal(applyTextEdits('a: &anc 1\nb: 3\n', editsOf('a: &anc 1\nb: 3\n', [{ op: 'set', path: ['a'], value: 2 }])), 'a: &anc 2\nb: 3\n');
+  assert.equal(
+    applyTextEdits('a: &anc 1\nb: 3\n', editsOf('a: &anc 1\nb: 3\n', [{ op: 'set', path: ['a'], value: 2 }])),
+    'a: &anc 2\nb: 3\n',
+  );
   refused('a: &anc 1\nb: *anc\n', { op: 'set', path: ['a'], value: 2 }, /anchor &anc is used elsewhere/);
   refused('a: [&i 1, 2]\nb: *i\n', { op: 'set', path: ['a', 0], value: 5 }, /anchor &i is used elsewhere/);
-  refused('kind: &k DeploymentConfig\nimage: *k\n', { op: 'set', path: ['kind'], value: 'Deployment' }, /anchor &k is used elsewhere/);
+  refused(
+    'kind: &k DeploymentConfig\nimage: *k\n',
+    { op: 'set', path: ['kind'], value: 'Deployment' },
+    /anchor &k is used elsewhere/,
+  );
   refused('a: &anc 1\nb: *anc\n', { op: 'set', path: ['b'], value: 2 }, /alias/);
   refused('a: &m {x: 1}\nb: *m\n', { op: 'set', path: ['b', 'x'], value: 2 }, /alias/);
   // A key that only comes from a merge is overridden in the merging map.
   const merged = 'base: &b\n  cpu: 1\n  mem: 2\nuse:\n  <<: *b\n  other: 3\n';
-  assert.equal(edit(merged, { op: 'set', path: ['use', 'cpu'], value: 5 }), 'base: &b\n  cpu: 1\n  mem: 2\nuse:\n  <<: *b\n  other: 3\n  cpu: 5\n');
+  assert.equal(
+    edit(merged, { op: 'set', path: ['use', 'cpu'], value: 5 }),
+    'base: &b\n  cpu: 1\n  mem: 2\nuse:\n  <<: *b\n  other: 3\n  cpu: 5\n',
+  );
   refused(merged, { op: 'set', path: ['use', 'cpu', 'deep'], value: 5 }, /alias/);
 });
 
 test('set: CRLF files, files without a final newline, a `|+` scalar before the insertion point', () => {
-  assert.equal(edit('a: 1\r\nb:\r\n  c: 2\r\n', { op: 'set', path: ['b', 'd', 'e'], value: 3 }), 'a: 1\r\nb:\r\n  c: 2\r\n  d:\r\n    e: 3\r\n');
+  assert.equal(
+    edit('a: 1\r\nb:\r\n  c: 2\r\n', { op: 'set', path: ['b', 'd', 'e'], value: 3 }),
+    'a: 1\r\nb:\r\n  c: 2\r\n  d:\r\n    e: 3\r\n',
+  );
   assert.equal(edit('a: 1\nb: 2', { op: 'set', path: ['c'], value: 3 }), 'a: 1\nb: 2\nc: 3\n');
-  assert.equal(edit('a: 1\nb:\n  c: |+\n    text\n\nz: 1\n', { op: 'set', path: ['b', 'd'], value: 3 }), 'a: 1\nb:\n  c: |+\n    text\n\n  d: 3\nz: 1\n');
+  assert.equal(
+    edit('a: 1\nb:\n  c: |+\n    text\n\nz: 1\n', { op: 'set', path: ['b', 'd'], value: 3 }),
+    'a: 1\nb:\n  c: |+\n    text\n\n  d: 3\nz: 1\n',
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
 // renameKey, replacePair, append
 
 test('renameKey: block, flow and `- key:` maps; keys quoted when YAML 1.1 needs it', () => {
-  assert.equal(edit('a: 1\nb:\n  c: 2 # c\n', { op: 'renameKey', path: ['b', 'c'], newKey: 'd' }), 'a: 1\nb:\n  d: 2 # c\n');
+  assert.equal(
+    edit('a: 1\nb:\n  c: 2 # c\n', { op: 'renameKey', path: ['b', 'c'], newKey: 'd' }),
+    'a: 1\nb:\n  d: 2 # c\n',
+  );
   assert.equal(edit('b: {c: 2}\n', { op: 'renameKey', path: ['b', 'c'], newKey: 'yes' }), "b: {'yes': 2}\n");
   assert.equal(edit('b:\n- c: 2\n', { op: 'renameKey', path: ['b', 0, 'c'], newKey: 'd e' }), 'b:\n- d e: 2\n');
   refused('!!str a: 1\n', { op: 'renameKey', path: ['a'], newKey: 'b' }, /plain scalar/);
 });
 
 test('replacePair: in place, with the block rendered under the key and the comment kept', () => {
-  assert.equal(edit('a: 1\nb:\n  c: 2 # x\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: { e: 'f' } }), 'a: 1\nb:\n  d: # x\n    e: f\n');
-  assert.equal(edit('b:\n  c:\n    x: 1\n  z: 2\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: 'v' }), 'b:\n  d: v\n  z: 2\n');
-  assert.equal(edit('b:\n- c: 1\n  z: 2\n', { op: 'replacePair', path: ['b', 0, 'c'], key: 'd', value: { e: { f: 1 } } }), 'b:\n- d:\n    e:\n      f: 1\n  z: 2\n');
-  assert.equal(edit('b: {c: 1, z: 2}\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: { e: { f: 1 } } }), 'b: {d: {e: {f: 1}}, z: 2}\n');
-  assert.equal(edit('b:\n  c:\n  z: 2\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: 'x' }), 'b:\n  d: x\n  z: 2\n');
+  assert.equal(
+    edit('a: 1\nb:\n  c: 2 # x\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: { e: 'f' } }),
+    'a: 1\nb:\n  d: # x\n    e: f\n',
+  );
+  assert.equal(
+    edit('b:\n  c:\n    x: 1\n  z: 2\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: 'v' }),
+    'b:\n  d: v\n  z: 2\n',
+  );
+  assert.equal(
+    edit('b:\n- c: 1\n  z: 2\n', { op: 'replacePair', path: ['b', 0, 'c'], key: 'd', value: { e: { f: 1 } } }),
+    'b:\n- d:\n    e:\n      f: 1\n  z: 2\n',
+  );
+  assert.equal(
+    edit('b: {c: 1, z: 2}\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: { e: { f: 1 } } }),
+    'b: {d: {e: {f: 1}}, z: 2}\n',
+  );
+  assert.equal(
+    edit('b:\n  c:\n  z: 2\n', { op: 'replacePair', path: ['b', 'c'], key: 'd', value: 'x' }),
+    'b:\n  d: x\n  z: 2\n',
+  );
 });
 
 test('append: block sequences keep their dash style and indentation; flow sequences their commas', () => {
   assert.equal(edit('b:\n  - x\n', { op: 'append', path: ['b'], value: 'y' }), "b:\n  - x\n  - 'y'\n");
-  assert.equal(edit('b:\n- x\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }), 'b:\n- x\n- k: v\n  k2: v2\n');
-  assert.equal(edit('b:\n    -   x\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }), 'b:\n    -   x\n    -   k: v\n        k2: v2\n');
+  assert.equal(
+    edit('b:\n- x\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }),
+    'b:\n- x\n- k: v\n  k2: v2\n',
+  );
+  assert.equal(
+    edit('b:\n    -   x\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }),
+    'b:\n    -   x\n    -   k: v\n        k2: v2\n',
+  );
   assert.equal(edit('b: [x]\n', { op: 'append', path: ['b'], value: { k: 'v' } }), 'b: [x, {k: v}]\n');
   assert.equal(edit('b: []\n', { op: 'append', path: ['b'], value: 'z' }), 'b: [z]\n');
   assert.equal(edit('b: [x, y, ]\n', { op: 'append', path: ['b'], value: 'z' }), 'b: [x, y, z, ]\n');
   assert.equal(edit('b: [x,\n  w]\n', { op: 'append', path: ['b'], value: 'z' }), 'b: [x,\n  w, z]\n');
   assert.equal(edit('b:\n  - - x\n', { op: 'append', path: ['b', 0], value: 'z' }), 'b:\n  - - x\n    - z\n');
-  assert.equal(edit('b:\n  - x\n', { op: 'append', path: ['b'], value: 'multi\nline' }), 'b:\n  - x\n  - |-\n    multi\n    line\n');
+  assert.equal(
+    edit('b:\n  - x\n', { op: 'append', path: ['b'], value: 'multi\nline' }),
+    'b:\n  - x\n  - |-\n    multi\n    line\n',
+  );
 });
 
 test('append: creates the sequence when missing or empty; after comments and block scalars; CRLF; no final newline', () => {
   assert.equal(edit('a: 1\n', { op: 'append', path: ['b'], value: 'z' }), 'a: 1\nb:\n  - z\n');
   assert.equal(edit('a: 1\nb:\n', { op: 'append', path: ['b'], value: 'z' }), 'a: 1\nb:\n  - z\n');
-  assert.equal(edit('b:\n  - x # comment\n# trailing comment\nc: 1\n', { op: 'append', path: ['b'], value: 'z' }), 'b:\n  - x # comment\n  - z\n# trailing comment\nc: 1\n');
-  assert.equal(edit('b:\n- name: a\n  v: |\n    text\nc: 1\n', { op: 'append', path: ['b'], value: { name: 'b' } }), 'b:\n- name: a\n  v: |\n    text\n- name: b\nc: 1\n');
-  assert.equal(edit('b:\r\n  - x\r\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }), 'b:\r\n  - x\r\n  - k: v\r\n    k2: v2\r\n');
+  assert.equal(
+    edit('b:\n  - x # comment\n# trailing comment\nc: 1\n', { op: 'append', path: ['b'], value: 'z' }),
+    'b:\n  - x # comment\n  - z\n# trailing comment\nc: 1\n',
+  );
+  assert.equal(
+    edit('b:\n- name: a\n  v: |\n    text\nc: 1\n', { op: 'append', path: ['b'], value: { name: 'b' } }),
+    'b:\n- name: a\n  v: |\n    text\n- name: b\nc: 1\n',
+  );
+  assert.equal(
+    edit('b:\r\n  - x\r\n', { op: 'append', path: ['b'], value: { k: 'v', k2: 'v2' } }),
+    'b:\r\n  - x\r\n  - k: v\r\n    k2: v2\r\n',
+  );
   assert.equal(edit('b:\n  - x', { op: 'append', path: ['b'], value: 'z' }), 'b:\n  - x\n  - z\n');
   refused('b: 1\n', { op: 'append', path: ['b'], value: 'z' }, /not a sequence/);
 });
 
 test('edits in one document of a multi-document file leave the others alone', () => {
   const text = 'kind: A\nx: 1\n---\nkind: B\nx: 1 # keep\n---\nkind: C\n';
-  assert.equal(edit(text, { op: 'set', path: ['x'], value: 2 }, 1), 'kind: A\nx: 1\n---\nkind: B\nx: 2 # keep\n---\nkind: C\n');
+  assert.equal(
+    edit(text, { op: 'set', path: ['x'], value: 2 }, 1),
+    'kind: A\nx: 1\n---\nkind: B\nx: 2 # keep\n---\nkind: C\n',
+  );
   assert.equal(edit(text, { op: 'delete', path: ['x'] }, 1), 'kind: A\nx: 1\n---\nkind: B\n---\nkind: C\n');
 });
 
 test('several ops of one fix: edits that touch are applied together, overlapping ones are refused', () => {
   const text = 'spec:\n  securityContext:\n    runAsUser: 1000\n    runAsNonRoot: true\n';
-  const set: EditOp = { op: 'set', path: ['spec', 'securityContext', 'windowsOptions', 'runAsUserName'], value: 'ContainerUser' };
+  const set: EditOp = {
+    op: 'set',
+    path: ['spec', 'securityContext', 'windowsOptions', 'runAsUserName'],
+    value: 'ContainerUser',
+  };
   assert.equal(
     edit(text, [{ op: 'delete', path: ['spec', 'securityContext', 'runAsNonRoot'] }, set]),
     'spec:\n  securityContext:\n    runAsUser: 1000\n    windowsOptions:\n      runAsUserName: ContainerUser\n',
@@ -300,7 +413,21 @@ test('several ops of one fix: edits that touch are applied together, overlapping
 
 test('property: random ops on random documents give the value the op means, or refuse cleanly', () => {
   const base = seedFromEnv(4242);
-  const values: unknown[] = ['x', 'multi\nline', 42, true, null, { a: 1, 'b c': ['p', { q: 'yes' }] }, [1, 'two'], {}, [], 'on', '1.5', 'with: colon', 'it\'s "q"'];
+  const values: unknown[] = [
+    'x',
+    'multi\nline',
+    42,
+    true,
+    null,
+    { a: 1, 'b c': ['p', { q: 'yes' }] },
+    [1, 'two'],
+    {},
+    [],
+    'on',
+    '1.5',
+    'with: colon',
+    'it\'s "q"',
+  ];
   let ok = 0;
   let refusedCount = 0;
   for (let i = 0; i < 250; i++) {
@@ -363,9 +490,15 @@ test('property: random ops on random documents give the value the op means, or r
         }
         const after = loadManifest(out).documents[0];
         const what = `${JSON.stringify(op)}\n--- before\n${doc.text}\n--- after\n${out}`;
-        assert.ok(!after || after.status === 'ok' || after.status === 'empty', `broke the YAML (${after?.reason}): ${what}`);
+        assert.ok(
+          !after || after.status === 'ok' || after.status === 'empty',
+          `broke the YAML (${after?.reason}): ${what}`,
+        );
         const got = after?.value ?? null;
-        assert.ok(isDeepStrictEqual(got, expected) || isDeepStrictEqual(got, orNull), `wrong value ${JSON.stringify(after?.value)} vs ${JSON.stringify(expected)}: ${what}`);
+        assert.ok(
+          isDeepStrictEqual(got, expected) || isDeepStrictEqual(got, orNull),
+          `wrong value ${JSON.stringify(after?.value)} vs ${JSON.stringify(expected)}: ${what}`,
+        );
         if (crlf && doc.text.includes('\n')) assert.ok(!/(^|[^\r])\n/.test(out), `a bare LF in a CRLF file: ${what}`);
         ok++;
       }
@@ -391,7 +524,10 @@ test('scalars written into flow collections are quoted when flow indicators woul
     ['a: {u: x}\n', { op: 'set', path: ['a', 'u'], value: 'plain-value' }, { a: { u: 'plain-value' } }],
   ];
   for (const [text, op, expected] of cases) {
-    const out = applyTextEdits(text, opToEdits({ text, root: buildTree(text, parseEvents(text, {})), newline: '\n' }, op));
+    const out = applyTextEdits(
+      text,
+      opToEdits({ text, root: buildTree(text, parseEvents(text, {})), newline: '\n' }, op),
+    );
     assert.deepEqual(load(out), expected, out);
   }
 });

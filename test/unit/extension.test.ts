@@ -13,31 +13,65 @@ import { EXTENSION_COMMANDS } from '../support/commands';
 
 const BUNDLE = resolve(__dirname, '..', '..', '..', 'dist', 'extension.js');
 
-const status = (s: Partial<StatusParams>): StatusParams => ({ uri: 'file:///a.yaml', workloads: 0, windowsWorkloads: 0, findings: 0, errors: 0, ...s });
+const status = (s: Partial<StatusParams>): StatusParams => ({
+  uri: 'file:///a.yaml',
+  workloads: 0,
+  windowsWorkloads: 0,
+  findings: 0,
+  errors: 0,
+  ...s,
+});
 
 test('status text: Windows workloads and findings of the active document', () => {
-  assert.equal(describeStatus('running', status({ workloads: 5, windowsWorkloads: 3, findings: 2, errors: 1 })).text, 'kube-windows: 3 Windows workloads, 2 findings');
-  assert.equal(describeStatus('running', status({ workloads: 1, windowsWorkloads: 1, findings: 1 })).text, 'kube-windows: 1 Windows workload, 1 finding');
-  assert.equal(describeStatus('running', status({ workloads: 2, windowsWorkloads: 1 })).text, 'kube-windows: 1 Windows workload, no findings');
-  assert.equal(describeStatus('running', status({ workloads: 4 })).text, 'kube-windows: no Windows workloads, no findings');
+  assert.equal(
+    describeStatus('running', status({ workloads: 5, windowsWorkloads: 3, findings: 2, errors: 1 })).text,
+    'kube-windows: 3 Windows workloads, 2 findings',
+  );
+  assert.equal(
+    describeStatus('running', status({ workloads: 1, windowsWorkloads: 1, findings: 1 })).text,
+    'kube-windows: 1 Windows workload, 1 finding',
+  );
+  assert.equal(
+    describeStatus('running', status({ workloads: 2, windowsWorkloads: 1 })).text,
+    'kube-windows: 1 Windows workload, no findings',
+  );
+  assert.equal(
+    describeStatus('running', status({ workloads: 4 })).text,
+    'kube-windows: no Windows workloads, no findings',
+  );
   assert.equal(describeStatus('running', status({})).text, 'kube-windows: no workloads');
   assert.equal(describeStatus('running', status({ findings: 3 })).text, 'kube-windows: no workloads, 3 findings');
-  const detail = describeStatus('running', status({ workloads: 5, windowsWorkloads: 3, findings: 2, errors: 1 })).detail;
+  const detail = describeStatus(
+    'running',
+    status({ workloads: 5, windowsWorkloads: 3, findings: 2, errors: 1 }),
+  ).detail;
   assert.match(detail, /5 workloads in this file, 3 of them for Windows/);
   assert.match(detail, /2 findings \(1 error\)/);
 });
 
 test('status text: skipped documents and server states', () => {
-  assert.equal(describeStatus('running', status({ skipped: NOT_KUBERNETES })).text, 'kube-windows: not a Kubernetes file');
-  assert.equal(describeStatus('running', status({ skipped: 'outside kubeWindows.files.include' })).text, 'kube-windows: not analysed: outside kubeWindows.files.include');
-  const big = describeStatus('running', status({ skipped: 'file is 12 MiB, over the 10 MiB limit for one manifest; split it or raise the limit' }));
+  assert.equal(
+    describeStatus('running', status({ skipped: NOT_KUBERNETES })).text,
+    'kube-windows: not a Kubernetes file',
+  );
+  assert.equal(
+    describeStatus('running', status({ skipped: 'outside kubeWindows.files.include' })).text,
+    'kube-windows: not analysed: outside kubeWindows.files.include',
+  );
+  const big = describeStatus(
+    'running',
+    status({ skipped: 'file is 12 MiB, over the 10 MiB limit for one manifest; split it or raise the limit' }),
+  );
   assert.equal(big.text, 'kube-windows: not analysed: file is 12 MiB, over the 10 MiB limit for one manifest');
   assert.match(big.detail, /split it or raise the limit/);
   assert.equal(describeStatus('running', undefined).text, 'kube-windows: not checked yet');
   // Not running: the state wins over a stale status.
   const last = status({ workloads: 1, windowsWorkloads: 1 });
   assert.equal(describeStatus('disabled', last).text, 'kube-windows: off');
-  assert.deepEqual({ ...describeStatus('starting', last), detail: '' }, { text: 'kube-windows: starting', detail: '', severity: 'information', busy: true });
+  assert.deepEqual(
+    { ...describeStatus('starting', last), detail: '' },
+    { text: 'kube-windows: starting', detail: '', severity: 'information', busy: true },
+  );
   assert.equal(describeStatus('failed', last).severity, 'error');
   assert.equal(describeStatus('stopped', last).severity, 'warning');
 });
@@ -58,7 +92,10 @@ interface Extension {
   sendClusterSnapshot(snapshot: unknown): Promise<void>;
 }
 
-function activate(settings: Record<string, unknown> = {}, serverRoot = join(tmpdir(), 'kube-windows-no-such-extension')) {
+function activate(
+  settings: Record<string, unknown> = {},
+  serverRoot = join(tmpdir(), 'kube-windows-no-such-extension'),
+) {
   const fake = createFakeVscode(settings);
   const ext = loadWithFakeVscode<Extension>(BUNDLE, fake);
   const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(serverRoot, p) };
@@ -70,7 +107,8 @@ const settle = async () => {
 };
 
 function noStack(fake: FakeVscode) {
-  for (const m of fake.shown) assert.doesNotMatch(m.message, /\n|\bat .+:\d+:\d+/, `a stack trace reached the user: ${m.message}`);
+  for (const m of fake.shown)
+    assert.doesNotMatch(m.message, /\n|\bat .+:\d+:\d+/, `a stack trace reached the user: ${m.message}`);
 }
 
 test('activation: commands, log channel and a YAML language status item; a missing server is one clear message', async () => {
@@ -94,7 +132,10 @@ test('activation: commands, log channel and a YAML language status item; a missi
   // dist/server.js does not exist under this fake extension folder.
   assert.equal(fake.shown.length, 1);
   assert.equal(fake.shown[0].kind, 'error');
-  assert.match(fake.shown[0].message, /^kube-windows: the language server is missing from the extension .*dist[\\/]server\.js/);
+  assert.match(
+    fake.shown[0].message,
+    /^kube-windows: the language server is missing from the extension .*dist[\\/]server\.js/,
+  );
   assert.match(fake.shown[0].message, /Reinstall/);
   assert.deepEqual(fake.shown[0].items, ['Show log']);
   noStack(fake);
@@ -203,7 +244,10 @@ async function waitFor(what: string, condition: () => boolean, ms = 10_000): Pro
 
 test('lifecycle against a stand-in server: settings at start, status, snapshot, restart, enable, deactivate', async () => {
   const server = standInServer();
-  const { fake, ext, context } = activate({ 'kubeWindows.debounceMs': 250, 'kubeWindows.rules': { LNT001: 'off' } }, server.root);
+  const { fake, ext, context } = activate(
+    { 'kubeWindows.debounceMs': 250, 'kubeWindows.rules': { LNT001: 'off' } },
+    server.root,
+  );
   fake.setActiveDocument('file:///w/a.yaml');
   // Sent before the server runs: kept and delivered once it does.
   await ext.sendClusterSnapshot({ name: 'dev', windowsNodes: [], runtimeClasses: [] });
@@ -222,7 +266,9 @@ test('lifecycle against a stand-in server: settings at start, status, snapshot, 
     helm: { valuesFiles: [] },
     trace: { server: 'off' },
   });
-  await waitFor('the early snapshot', () => server.events().some((e) => (e.snapshot as { name?: string } | null)?.name === 'dev'));
+  await waitFor('the early snapshot', () =>
+    server.events().some((e) => (e.snapshot as { name?: string } | null)?.name === 'dev'),
+  );
 
   // Another document is active: its status is not known yet.
   fake.setActiveDocument('file:///w/b.yaml');
@@ -278,7 +324,10 @@ test('a server that keeps crashing is restarted a few times, then reported once,
   // Restart after fixing the cause (here: forgetting the snapshot) brings it back.
   await ext.sendClusterSnapshot(null);
   await fake.commands.get('kubeWindows.restartServer')?.();
-  await waitFor('running again', () => item.text !== 'kube-windows: server not running' && item.text !== 'kube-windows: starting');
+  await waitFor(
+    'running again',
+    () => item.text !== 'kube-windows: server not running' && item.text !== 'kube-windows: starting',
+  );
   assert.equal(item.text, 'kube-windows: not checked yet');
   await ext.deactivate();
   rmSync(server.root, { recursive: true, force: true });
@@ -287,14 +336,20 @@ test('a server that keeps crashing is restarted a few times, then reported once,
 test('a server that dies while starting is reported once, with its output in the log, and not retried', async () => {
   const root = mkdtempSync(join(tmpdir(), 'kw-ext-'));
   mkdirSync(join(root, 'dist'));
-  writeFileSync(join(root, 'dist', 'server.js'), "process.stderr.write('kube-windows server: cannot read its rule catalogue\\n'); process.exit(2);\n");
+  writeFileSync(
+    join(root, 'dist', 'server.js'),
+    "process.stderr.write('kube-windows server: cannot read its rule catalogue\\n'); process.exit(2);\n",
+  );
   const { fake, ext, context } = activate({}, root);
   ext.activate(context);
   const item = fake.statusItems[0];
   await waitFor('the failure report', () => fake.shown.length > 0);
   await new Promise((r) => setTimeout(r, 500));
   assert.equal(fake.shown.length, 1);
-  assert.match(fake.shown[0].message, /^kube-windows: the language server could not start \(its process exited while starting; the log shows its output\)\./);
+  assert.match(
+    fake.shown[0].message,
+    /^kube-windows: the language server could not start \(its process exited while starting; the log shows its output\)\./,
+  );
   noStack(fake);
   assert.equal(item.text, 'kube-windows: server not running');
   const outputs = fake.logs[0].lines.filter((l) => l.text.includes('cannot read its rule catalogue'));

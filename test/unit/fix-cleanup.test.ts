@@ -43,14 +43,26 @@ test('fixes that together empty a securityContext remove it, at pod and containe
   assert.equal(r.result.findings.filter((f) => f.severity === 'error').length, 0);
   const spec = (load(r.text) as { spec: { template: { spec: Record<string, unknown> } } }).spec.template.spec;
   assert.equal(spec.securityContext, undefined);
-  assert.deepEqual(spec.containers, [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', ports: [{ containerPort: 80 }] }]);
+  assert.deepEqual(spec.containers, [
+    {
+      name: 'iis',
+      image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+      ports: [{ containerPort: 80 }],
+    },
+  ]);
   assert.match(r.text, /# what Windows cannot run\n {8}ports:/, 'the comment stays');
 });
 
 test('a map that keeps a key is left alone; a map that was already empty is not the fix’s to remove', () => {
-  const keep = DEPLOYMENT.replace('          privileged: true\n', '          privileged: true\n          windowsOptions: {runAsUserName: ContainerUser}\n');
+  const keep = DEPLOYMENT.replace(
+    '          privileged: true\n',
+    '          privileged: true\n          windowsOptions: {runAsUserName: ContainerUser}\n',
+  );
   const r = fixText(keep, { disable: ['WIN073'] });
   assert.match(r.text, / {8}securityContext:\n {10}windowsOptions: \{runAsUserName: ContainerUser\}\n {8}ports:/);
-  const emptyBefore = DEPLOYMENT.replace('      os: {name: windows}\n', '      os: {name: windows}\n      hostAliases: []\n      dnsConfig: {}\n');
+  const emptyBefore = DEPLOYMENT.replace(
+    '      os: {name: windows}\n',
+    '      os: {name: windows}\n      hostAliases: []\n      dnsConfig: {}\n',
+  );
   assert.match(fixText(emptyBefore, { disable: ['WIN073'] }).text, /dnsConfig: \{\}/);
 });

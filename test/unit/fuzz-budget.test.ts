@@ -34,9 +34,27 @@ function yamlFiles(dir: string): string[] {
   return out;
 }
 
-const SOURCES = [...yamlFiles(join(ROOT, 'examples')), ...yamlFiles(join(ROOT, 'test', 'fixtures')), ...yamlFiles('/work/shared/corpus')];
+const SOURCES = [
+  ...yamlFiles(join(ROOT, 'examples')),
+  ...yamlFiles(join(ROOT, 'test', 'fixtures')),
+  ...yamlFiles('/work/shared/corpus'),
+];
 
-const KEYS = ['name', 'image', 'nodeSelector', 'tolerations', 'securityContext', 'runAsUser', 'hostNetwork', 'spec', 'template', 'containers', 'kind', 'apiVersion', 'metadata'];
+const KEYS = [
+  'name',
+  'image',
+  'nodeSelector',
+  'tolerations',
+  'securityContext',
+  'runAsUser',
+  'hostNetwork',
+  'spec',
+  'template',
+  'containers',
+  'kind',
+  'apiVersion',
+  'metadata',
+];
 
 /** One mutation of the kinds the shared generator does not make. */
 function mutateMore(r: Rng, text: string): string {
@@ -80,7 +98,8 @@ function mutateMore(r: Rng, text: string): string {
       return lines.join('\n');
     default:
       // Indentation shifted for a run of lines.
-      for (let i = l; i < Math.min(lines.length, l + 1 + r.int(6)); i++) lines[i] = r.chance(0.5) ? ` ${lines[i]}` : lines[i]!.replace(/^ /, '');
+      for (let i = l; i < Math.min(lines.length, l + 1 + r.int(6)); i++)
+        lines[i] = r.chance(0.5) ? ` ${lines[i]}` : lines[i]!.replace(/^ /, '');
       return lines.join('\n');
   }
 }
@@ -108,8 +127,14 @@ function forBudget(ms: number, body: (seed: number, text: string) => void): numb
 
 function assertFindingsInside(text: string, findings: Finding[]): void {
   for (const f of findings) {
-    assert.ok(f.span.start >= 0 && f.span.start <= f.span.end && f.span.end <= text.length, `${f.ruleId} span ${JSON.stringify(f.span)} outside the text (${text.length})`);
-    assert.ok(f.range.start.line <= f.range.end.line && f.range.start.line >= 0, `${f.ruleId} range ${JSON.stringify(f.range)}`);
+    assert.ok(
+      f.span.start >= 0 && f.span.start <= f.span.end && f.span.end <= text.length,
+      `${f.ruleId} span ${JSON.stringify(f.span)} outside the text (${text.length})`,
+    );
+    assert.ok(
+      f.range.start.line <= f.range.end.line && f.range.start.line >= 0,
+      `${f.ruleId} range ${JSON.stringify(f.range)}`,
+    );
   }
 }
 
@@ -126,7 +151,9 @@ test(`fuzz for a budget: checkText never throws, answers each input within ${PER
     assert.deepEqual(result.ruleErrors, []);
     assertFindingsInside(text, result.findings);
   });
-  console.log(`engine fuzz: ${inputs} inputs in ${((Date.now() - t0) / 1000).toFixed(1)} s from ${SOURCES.length} files, slowest ${slowest.toFixed(0)} ms (first seed ${FIRST_SEED})`);
+  console.log(
+    `engine fuzz: ${inputs} inputs in ${((Date.now() - t0) / 1000).toFixed(1)} s from ${SOURCES.length} files, slowest ${slowest.toFixed(0)} ms (first seed ${FIRST_SEED})`,
+  );
 });
 
 type Path = (string | number)[];
@@ -145,7 +172,13 @@ function differences(a: unknown, b: unknown, path: Path = [], out: Path[] = []):
     return out;
   }
   const keys = new Set([...Object.keys(a as object), ...Object.keys(b as object)]);
-  for (const k of keys) differences((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k], [...path, Array.isArray(a) ? Number(k) : k], out);
+  for (const k of keys)
+    differences(
+      (a as Record<string, unknown>)[k],
+      (b as Record<string, unknown>)[k],
+      [...path, Array.isArray(a) ? Number(k) : k],
+      out,
+    );
   return out;
 }
 
@@ -179,24 +212,46 @@ test('fuzz for a budget: each fix alone loads, removes its finding, and changes 
     const file = loadManifest(text);
     const lines = new LineIndex(text);
     for (const f of fixable) {
-      const edits: TextEdit[] = f.fixes[0]!.edits.map((e) => ({ span: { start: lines.offsetAt(e.range.start), end: lines.offsetAt(e.range.end) }, newText: e.newText }));
-      for (const e of edits) assert.ok(e.span.start >= 0 && e.span.end <= text.length && e.span.start <= e.span.end, `${f.ruleId}: fix edit outside the text`);
+      const edits: TextEdit[] = f.fixes[0]!.edits.map((e) => ({
+        span: { start: lines.offsetAt(e.range.start), end: lines.offsetAt(e.range.end) },
+        newText: e.newText,
+      }));
+      for (const e of edits)
+        assert.ok(
+          e.span.start >= 0 && e.span.end <= text.length && e.span.start <= e.span.end,
+          `${f.ruleId}: fix edit outside the text`,
+        );
       const out = applyTextEdits(text, edits);
       const after = loadManifest(out);
       const doc = file.documents[f.document]!;
       const fixedDoc = after.documents[f.document];
-      assert.equal(after.documents.length, file.documents.length, `${f.ruleId}: the fix changed the number of documents`);
-      assert.equal(fixedDoc?.status, doc.status === 'ok' ? 'ok' : fixedDoc?.status, `${f.ruleId}: the fixed document no longer loads (${fixedDoc?.reason})\n${out}`);
-      for (const d of file.documents) if (d.index !== f.document) assert.equal(after.documents[d.index]!.text, d.text, `${f.ruleId}: document ${d.index} changed`);
+      assert.equal(
+        after.documents.length,
+        file.documents.length,
+        `${f.ruleId}: the fix changed the number of documents`,
+      );
+      assert.equal(
+        fixedDoc?.status,
+        doc.status === 'ok' ? 'ok' : fixedDoc?.status,
+        `${f.ruleId}: the fixed document no longer loads (${fixedDoc?.reason})\n${out}`,
+      );
+      for (const d of file.documents)
+        if (d.index !== f.document)
+          assert.equal(after.documents[d.index]!.text, d.text, `${f.ruleId}: document ${d.index} changed`);
       // The finding itself (its rule and message, which names its path) is gone; another place the
       // same rule then reports is a finding of its own.
-      const count = (r: ReturnType<typeof checkText>) => r.findings.filter((x) => x.ruleId === f.ruleId && x.document === f.document && x.message === f.message).length;
+      const count = (r: ReturnType<typeof checkText>) =>
+        r.findings.filter((x) => x.ruleId === f.ruleId && x.document === f.document && x.message === f.message).length;
       const recheck = checkText(out);
-      assert.ok(count(recheck) < count(before), `${f.ruleId} (${f.fixes[0]!.title}): still ${count(recheck)} finding(s) after its fix\n--- before\n${doc.text}\n--- after\n${fixedDoc?.text}`);
+      assert.ok(
+        count(recheck) < count(before),
+        `${f.ruleId} (${f.fixes[0]!.title}): still ${count(recheck)} finding(s) after its fix\n--- before\n${doc.text}\n--- after\n${fixedDoc?.text}`,
+      );
       const touched = new Set<string>();
       for (const e of edits) for (const c of comments(text.slice(e.span.start, e.span.end))) touched.add(c);
       const kept = new Set(comments(fixedDoc!.text));
-      for (const c of comments(doc.text)) if (!touched.has(c)) assert.ok(kept.has(c), `${f.ruleId}: comment ${JSON.stringify(c)} lost`);
+      for (const c of comments(doc.text))
+        if (!touched.has(c)) assert.ok(kept.has(c), `${f.ruleId}: comment ${JSON.stringify(c)} lost`);
       if (doc.status === 'ok') {
         const changed = differences(doc.value, fixedDoc!.value);
         assert.ok(changed.length > 0, `${f.ruleId}: the fix changed nothing in the document`);
@@ -204,15 +259,28 @@ test('fuzz for a budget: each fix alone loads, removes its finding, and changes 
           // A conversion (DeploymentConfig to Deployment) rewrites the object around its pod: the
           // metadata and the pod template must come through whole.
           const whole = (v: unknown, k: string) => (v as Record<string, unknown> | null)?.[k];
-          assert.deepEqual(whole(fixedDoc!.value, 'metadata'), whole(doc.value, 'metadata'), `${f.ruleId}: metadata lost`);
-          assert.deepEqual(whole(whole(fixedDoc!.value, 'spec'), 'template'), whole(whole(doc.value, 'spec'), 'template'), `${f.ruleId}: pod template lost`);
+          assert.deepEqual(
+            whole(fixedDoc!.value, 'metadata'),
+            whole(doc.value, 'metadata'),
+            `${f.ruleId}: metadata lost`,
+          );
+          assert.deepEqual(
+            whole(whole(fixedDoc!.value, 'spec'), 'template'),
+            whole(whole(doc.value, 'spec'), 'template'),
+            `${f.ruleId}: pod template lost`,
+          );
         } else {
-          assert.ok(commonPrefix(changed).length >= 1, `${f.ruleId}: the fix changed ${JSON.stringify(changed)}: more than one place`);
+          assert.ok(
+            commonPrefix(changed).length >= 1,
+            `${f.ruleId}: the fix changed ${JSON.stringify(changed)}: more than one place`,
+          );
         }
       }
       verified++;
     }
   });
-  console.log(`fix fuzz: ${verified} fixes verified on ${inputs} inputs in ${((Date.now() - t0) / 1000).toFixed(1)} s (first seed ${FIRST_SEED})`);
+  console.log(
+    `fix fuzz: ${verified} fixes verified on ${inputs} inputs in ${((Date.now() - t0) / 1000).toFixed(1)} s (first seed ${FIRST_SEED})`,
+  );
   assert.ok(verified > 0, 'no fix was verified');
 });

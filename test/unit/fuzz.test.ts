@@ -17,7 +17,10 @@ import { positionProblems } from '../support/positions';
 import { Rng, genDocument, genStream, genWorkload, mutate, seedFromEnv, toCrlf, withSeed } from '../support/yaml-gen';
 
 // The corpus vendored in the repository (test/fixtures/corpus), else the shared one it came from.
-const CORPUS = [join(resolve(__dirname, '..', '..', '..'), 'test', 'fixtures', 'corpus'), '/work/shared/corpus'].find((d) => existsSync(d)) ?? '';
+const CORPUS =
+  [join(resolve(__dirname, '..', '..', '..'), 'test', 'fixtures', 'corpus'), '/work/shared/corpus'].find((d) =>
+    existsSync(d),
+  ) ?? '';
 const PER_INPUT_MS = 2000;
 
 function corpusTexts(): string[] {
@@ -76,7 +79,10 @@ test('fuzz: checkText never throws, never reports rule errors, and answers each 
       assert.deepEqual(result.ruleErrors, [], text);
       assert.ok(ms < PER_INPUT_MS, `took ${ms.toFixed(0)} ms`);
       for (const f of result.findings) {
-        assert.ok(f.span.start >= 0 && f.span.start <= f.span.end && f.span.end <= text.length, `${f.ruleId} span ${JSON.stringify(f.span)} outside the text`);
+        assert.ok(
+          f.span.start >= 0 && f.span.start <= f.span.end && f.span.end <= text.length,
+          `${f.ruleId} span ${JSON.stringify(f.span)} outside the text`,
+        );
         assert.ok(f.message.length > 0 && !/\n\s+at /.test(f.message), `${f.ruleId} message: ${f.message}`);
       }
     });
@@ -108,7 +114,11 @@ test('fuzz: documents that still load keep exact positions, and every edit appli
           { op: 'set', path: [...path.slice(0, -1), 'added'], value: { k: 'v' }, first: r.chance(0.5) },
           { op: 'append', path, value: r.pick(['x', { name: 'y' }]) },
         ];
-        if (typeof path[path.length - 1] === 'string') ops.push({ op: 'renameKey', path, newKey: 'renamedKey' }, { op: 'replacePair', path, key: 'replacedKey', value: 'v' });
+        if (typeof path[path.length - 1] === 'string')
+          ops.push(
+            { op: 'renameKey', path, newKey: 'renamedKey' },
+            { op: 'replacePair', path, key: 'replacedKey', value: 'v' },
+          );
         for (const op of ops) {
           let out: string;
           try {
@@ -122,7 +132,10 @@ test('fuzz: documents that still load keep exact positions, and every edit appli
           for (const d of after) {
             // Keys renamed or added next to existing ones may collide; anything else must still load.
             if (d.status === 'syntax-error' && /duplicated mapping key/.test(d.reason ?? '')) continue;
-            assert.ok(d.status === 'ok' || d.status === 'empty', `${JSON.stringify(op)} broke the document (${d.reason}):\n--- before\n${doc.text}\n--- after\n${out}`);
+            assert.ok(
+              d.status === 'ok' || d.status === 'empty',
+              `${JSON.stringify(op)} broke the document (${d.reason}):\n--- before\n${doc.text}\n--- after\n${out}`,
+            );
           }
         }
       }
@@ -162,12 +175,16 @@ test('fuzz: fixText output parses again and has no more findings of the rules it
       const nBefore = count(before.findings.map((f) => f.ruleId));
       const nAfter = count(after.findings.map((f) => f.ruleId));
       for (const id of fixedRules) {
-        assert.ok((nAfter.get(id) ?? 0) <= (nBefore.get(id) ?? 0), `${id}: ${nBefore.get(id)} findings before the fixes, ${nAfter.get(id)} after:\n--- before\n${text}\n--- after\n${out.text}`);
+        assert.ok(
+          (nAfter.get(id) ?? 0) <= (nBefore.get(id) ?? 0),
+          `${id}: ${nBefore.get(id)} findings before the fixes, ${nAfter.get(id)} after:\n--- before\n${text}\n--- after\n${out.text}`,
+        );
       }
       if (out.applied > 0) fixed++;
       // Fixes leave the text alone where nothing was fixed, and the CRLF convention is kept.
       if (out.applied === 0) assert.equal(out.text, text);
-      if (text.includes('\r\n') && !/(^|[^\r])\n/.test(text)) assert.ok(!/(^|[^\r])\n/.test(out.text), 'a fix wrote a bare LF into a CRLF file');
+      if (text.includes('\r\n') && !/(^|[^\r])\n/.test(text))
+        assert.ok(!/(^|[^\r])\n/.test(out.text), 'a fix wrote a bare LF into a CRLF file');
     });
   }
   assert.ok(fixed > 20, `${fixed} texts fixed`);

@@ -58,23 +58,38 @@ function checkChart(chart: string, mode: Row['values']) {
   let windows = 0;
   let templates = 0;
   const switches = join(SWITCHES, `${chart}.yaml`);
-  const extra: ValuesSource[] = mode === 'windows' && existsSync(switches) ? [{ name: `${chart}.yaml`, text: readFileSync(switches, 'utf8') }] : [];
+  const extra: ValuesSource[] =
+    mode === 'windows' && existsSync(switches) ? [{ name: `${chart}.yaml`, text: readFileSync(switches, 'utf8') }] : [];
   for (const file of files(join(ROOT, chart))) {
     const root = chartRootOf(file, existsSync);
     if (!root) continue;
     templates++;
-    const values = loadValues([{ name: 'values.yaml', text: readFileSync(join(root, 'values.yaml'), 'utf8') }, ...extra]);
+    const values = loadValues([
+      { name: 'values.yaml', text: readFileSync(join(root, 'values.yaml'), 'utf8') },
+      ...extra,
+    ]);
     const result = checkChartTemplate(readFileSync(file, 'utf8'), values);
     windows += result.windowsWorkloads;
     for (const f of result.findings) {
-      rows.push({ chart, values: mode, file: relative(join(ROOT, chart), file), at: `${f.range.start.line + 1}:${f.range.start.character + 1}`, ruleId: f.ruleId, subject: f.message.split(' ')[0] });
+      rows.push({
+        chart,
+        values: mode,
+        file: relative(join(ROOT, chart), file),
+        at: `${f.range.start.line + 1}:${f.range.start.character + 1}`,
+        ruleId: f.ruleId,
+        subject: f.message.split(' ')[0],
+      });
     }
   }
   return { rows, windows, templates };
 }
 
 const charts = readdirSync(ROOT).filter((d) => statSync(join(ROOT, d)).isDirectory());
-const runs = charts.map((chart) => ({ chart, default: checkChart(chart, 'default'), windows: checkChart(chart, 'windows') }));
+const runs = charts.map((chart) => ({
+  chart,
+  default: checkChart(chart, 'default'),
+  windows: checkChart(chart, 'windows'),
+}));
 
 test('every chart fixture has a source line, and every Windows switch file a chart', () => {
   const sources = readFileSync(join(ROOT, 'SOURCES.tsv'), 'utf8').split('\n').slice(1).filter(Boolean);
@@ -87,13 +102,21 @@ test('every chart fixture has a source line, and every Windows switch file a cha
   });
   assert.deepEqual([...listed].sort(), [...charts].sort());
   assert.ok(charts.length >= 15, `only ${charts.length} charts`);
-  for (const f of readdirSync(SWITCHES).filter((n) => n.endsWith('.yaml'))) assert.ok(charts.includes(f.replace(/\.yaml$/, '')), f);
+  for (const f of readdirSync(SWITCHES).filter((n) => n.endsWith('.yaml')))
+    assert.ok(charts.includes(f.replace(/\.yaml$/, '')), f);
 });
 
 test('real charts: Windows pod specs analysed and findings per chart, with values.yaml and with the Windows switches', (t) => {
-  const got = Object.fromEntries(runs.map((r) => [r.chart, { windows: [r.default.windows, r.windows.windows], findings: [r.default.rows.length, r.windows.rows.length] }]));
+  const got = Object.fromEntries(
+    runs.map((r) => [
+      r.chart,
+      { windows: [r.default.windows, r.windows.windows], findings: [r.default.rows.length, r.windows.rows.length] },
+    ]),
+  );
   const total = (mode: 'default' | 'windows') => runs.reduce((n, r) => n + r[mode].windows, 0);
-  t.diagnostic(`${runs.reduce((n, r) => n + r.default.templates, 0)} templates; Windows pod specs: ${total('default')} with values.yaml, ${total('windows')} with the Windows switches`);
+  t.diagnostic(
+    `${runs.reduce((n, r) => n + r.default.templates, 0)} templates; Windows pod specs: ${total('default')} with values.yaml, ${total('windows')} with the Windows switches`,
+  );
   if (process.env.DUMP_FINDINGS) {
     t.diagnostic(JSON.stringify(got));
     for (const r of runs) for (const row of [...r.default.rows, ...r.windows.rows]) t.diagnostic(key(row));

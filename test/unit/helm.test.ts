@@ -57,7 +57,8 @@ test('neutralisation without values keeps every line and column', () => {
   assert.equal(out.length, src.length);
   // Control and include-only lines are empty (spaces there could break a block scalar); every
   // other line keeps its columns, inline actions being placeholders over the same columns.
-  for (let i = 0; i < src.length; i++) assert.equal(out[i].length, /^\s*\{\{[^}]*\}\}\s*$/.test(src[i]) ? 0 : src[i].length, `line ${i + 1}`);
+  for (let i = 0; i < src.length; i++)
+    assert.equal(out[i].length, /^\s*\{\{[^}]*\}\}\s*$/.test(src[i]) ? 0 : src[i].length, `line ${i + 1}`);
   assert.doesNotMatch(n.text, /\{\{|\}\}/);
   assert.equal(out[0], '');
   assert.equal(out[6], '');
@@ -95,7 +96,10 @@ test('values: scalars and with/toYaml blocks are put in; a finding names the ori
   assert.match(priv.message, /\(value from values\.yaml:4\)$/);
   const line = TEMPLATE.split('\n')[priv.range.start.line];
   assert.equal(line.trim(), 'privileged: {{ .Values.privileged }}');
-  assert.equal(TEMPLATE.slice(priv.span.start, priv.span.end), line.slice(priv.range.start.character, priv.range.end.character));
+  assert.equal(
+    TEMPLATE.slice(priv.span.start, priv.span.end),
+    line.slice(priv.range.start.character, priv.range.end.character),
+  );
   // runAsUser has no value anywhere: it stays a placeholder and no rule reports it.
   assert.ok(result.findings.every((f) => !/runAsUser/.test(f.message)));
 });
@@ -130,10 +134,18 @@ test('if/else: values choose the branch; undecided keeps the first only (no dupl
 test('toYaml lines read back as the value', () => {
   const value = { tolerations: [{ key: 'os', operator: 'Equal', value: 'windows' }], on: 'yes', n: 3, empty: {} };
   const lines = yamlLines(value, []);
-  const n = neutralise('x:\n  {{- toYaml .Values.v | nindent 2 }}\n', loadValues([{ name: 'v.yaml', text: `v: ${JSON.stringify(value)}\n` }]));
+  const n = neutralise(
+    'x:\n  {{- toYaml .Values.v | nindent 2 }}\n',
+    loadValues([{ name: 'v.yaml', text: `v: ${JSON.stringify(value)}\n` }]),
+  );
   const back = checkText(n.text);
   assert.deepEqual(back.findings, [], n.text);
-  assert.deepEqual(lines.map((l) => l.text).slice(0, 4), ['tolerations:', '- key: os', '  operator: Equal', '  value: windows']);
+  assert.deepEqual(lines.map((l) => l.text).slice(0, 4), [
+    'tolerations:',
+    '- key: os',
+    '  operator: Equal',
+    '  value: windows',
+  ]);
   assert.ok(lines.some((l) => l.text === '"on": "yes"'));
 });
 
@@ -147,7 +159,8 @@ test('chart detection: a file under templates/ of a folder holding Chart.yaml', 
 });
 
 test('a range over an empty value renders nothing; over a set one its body is checked', () => {
-  const tpl = 'volumes:\n  {{- range $_, $m := .Values.extra }}\n  - name: {{ $m.name }}\n    emptyDir: {medium: Memory}\n  {{- end }}\n';
+  const tpl =
+    'volumes:\n  {{- range $_, $m := .Values.extra }}\n  - name: {{ $m.name }}\n    emptyDir: {medium: Memory}\n  {{- end }}\n';
   const empty = neutralise(tpl, loadValues([{ name: 'values.yaml', text: 'extra: []\n' }]));
   assert.doesNotMatch(empty.text, /Memory/);
   const set = neutralise(tpl, loadValues([{ name: 'values.yaml', text: 'extra: [{name: a}]\n' }]));
@@ -156,7 +169,8 @@ test('a range over an empty value renders nothing; over a set one its body is ch
 });
 
 test('a block scalar whose first lines are actions stays a block scalar', () => {
-  const tpl = 'apiVersion: v1\nkind: ConfigMap\ndata:\n  a.yml: |\n    {{- toYaml .Values.common | nindent 4 }}\n    kubelet:\n      enabled: true\n';
+  const tpl =
+    'apiVersion: v1\nkind: ConfigMap\ndata:\n  a.yml: |\n    {{- toYaml .Values.common | nindent 4 }}\n    kubelet:\n      enabled: true\n';
   const n = neutralise(tpl);
   assert.deepEqual(checkText(n.text).findings, [], n.text);
 });
@@ -197,7 +211,12 @@ test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes
     'nothing is said about resources a template computes, and `- {{ … }}` followed by keys is read as one item',
   );
   assert.equal(unknown.windowsWorkloads, 1);
-  const values = loadValues([{ name: 'values.yaml', text: 'resources:\n  requests: {cpu: 10m, memory: 40Mi}\ntoleration:\n  key: os\n  operator: Exists\n' }]);
+  const values = loadValues([
+    {
+      name: 'values.yaml',
+      text: 'resources:\n  requests: {cpu: 10m, memory: 40Mi}\ntoleration:\n  key: os\n  operator: Exists\n',
+    },
+  ]);
   const known = checkChartTemplate(tpl, values);
   const win062 = known.findings.find((f) => f.ruleId === 'WIN062');
   assert.ok(win062, JSON.stringify(known.findings.map((f) => f.ruleId)));
@@ -215,7 +234,8 @@ test('values files holding ${VAR} strings are still read', () => {
 
 test('conditions: and/or/not, eq/ne with strings, booleans and numbers, contains over lower, in pipelines too', () => {
   const values = loadValues([{ name: 'values.yaml', text: 'up: true\ndown: false\nos: Linux\nhp: true\nn: 2\n' }]);
-  const kept = (cond: string) => /b: 1/.test(neutralise(`a:\n  {{- if ${cond} }}\n  b: 1\n  {{- end }}\n`, values).text);
+  const kept = (cond: string) =>
+    /b: 1/.test(neutralise(`a:\n  {{- if ${cond} }}\n  b: 1\n  {{- end }}\n`, values).text);
   assert.equal(kept('and .Values.up (not .Values.down)'), true);
   assert.equal(kept('and .Values.up .Values.down'), false);
   assert.equal(kept('and (include "x" .) .Values.down'), false, 'one false operand decides and');
@@ -247,7 +267,10 @@ spec:
     win.findings.map((f) => f.ruleId),
     ['WIN040'],
   );
-  assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'isWindows: false\n' }])).windowsWorkloads, 0);
+  assert.equal(
+    checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'isWindows: false\n' }])).windowsWorkloads,
+    0,
+  );
 });
 
 test('inside a document, a branch the values cannot decide is read but its findings are set aside; a computed key hides an absent selector', () => {
@@ -306,17 +329,29 @@ ${WINDOWS_DAEMONSET}      hostPID: true
     on.findings.map((f) => [f.ruleId, f.range.start.line]),
     [['WIN040', 13]],
   );
-  assert.equal(checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: false\n' }])).windowsWorkloads, 0);
+  assert.equal(
+    checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'enableWindows: false\n' }])).windowsWorkloads,
+    0,
+  );
 });
 
 test('a template still not YAML once set aside: YAML002 names the construct that stopped it', () => {
-  const include = checkChartTemplate('apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {{ include "labels" . }}\n    app: x\n', undefined);
+  const include = checkChartTemplate(
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  labels: {{ include "labels" . }}\n    app: x\n',
+    undefined,
+  );
   assert.deepEqual(
     include.findings.map((f) => f.ruleId),
     ['YAML002'],
   );
-  assert.match(include.findings[0].message, /stopped by `\{\{ include "labels" \. \}\}` on line 4, whose output cannot be set aside/);
-  const quoted = checkChartTemplate("apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      command: ['sh', '-c', '\n      mkdir -p {{ .Values.dir }};\n      ']\n", undefined);
+  assert.match(
+    include.findings[0].message,
+    /stopped by `\{\{ include "labels" \. \}\}` on line 4, whose output cannot be set aside/,
+  );
+  const quoted = checkChartTemplate(
+    "apiVersion: v1\nkind: Pod\nspec:\n  containers:\n    - name: a\n      command: ['sh', '-c', '\n      mkdir -p {{ .Values.dir }};\n      ']\n",
+    undefined,
+  );
   assert.deepEqual(
     quoted.findings.map((f) => f.ruleId),
     ['YAML002'],

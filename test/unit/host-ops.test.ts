@@ -34,7 +34,13 @@ test('a hostile parameter is one string literal on its own assignment line', asy
 });
 
 test('secret parameters are declared so they can be redacted', () => {
-  const op = kubeadmJoin({ kubeadmPath: 'C:\\k\\kubeadm.exe', apiServerEndpoint: '10.0.0.1:6443', token: 'abcdef.0123456789abcdef', caCertHash: 'sha256:00', nodeName: 'win-1' });
+  const op = kubeadmJoin({
+    kubeadmPath: 'C:\\k\\kubeadm.exe',
+    apiServerEndpoint: '10.0.0.1:6443',
+    token: 'abcdef.0123456789abcdef',
+    caCertHash: 'sha256:00',
+    nodeName: 'win-1',
+  });
   assert.deepEqual(op.secrets, ['abcdef.0123456789abcdef']);
   assert.ok(op.script.includes("'abcdef.0123456789abcdef'"));
 });

@@ -25,16 +25,26 @@ test('the PowerShell image follows the node build label', () => {
 });
 
 test('the pod is a HostProcess pod pinned to the node, as SYSTEM, with the Windows tolerations', () => {
-  const r = hostProcessShellPod({ nodeName: 'WIN-Node_01.example.com', labels: build('10.0.20348'), namespace: 'kube-system', suffix: 'a1b2c' });
+  const r = hostProcessShellPod({
+    nodeName: 'WIN-Node_01.example.com',
+    labels: build('10.0.20348'),
+    namespace: 'kube-system',
+    suffix: 'a1b2c',
+  });
   assert.ok(!('error' in r));
   const { pod } = r;
   assert.match(pod.metadata.name, /^kube-windows-shell-win-node-01-example-com-a1b2c$/);
   assert.ok(pod.metadata.name.length <= 63);
   assert.equal(pod.metadata.namespace, 'kube-system');
-  const spec = pod.spec as Record<string, unknown> & { containers: { name: string; image: string }[]; tolerations: { key: string; value?: string; effect: string }[] };
+  const spec = pod.spec as Record<string, unknown> & {
+    containers: { name: string; image: string }[];
+    tolerations: { key: string; value?: string; effect: string }[];
+  };
   assert.equal(spec.nodeName, 'WIN-Node_01.example.com');
   assert.equal(spec.hostNetwork, true);
-  assert.deepEqual(spec.securityContext, { windowsOptions: { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' } });
+  assert.deepEqual(spec.securityContext, {
+    windowsOptions: { hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM' },
+  });
   assert.ok(spec.tolerations.some((t) => t.key === 'os' && t.value === 'Windows' && t.effect === 'NoSchedule'));
   assert.ok(spec.tolerations.some((t) => t.key === 'os' && t.value === 'windows' && t.effect === 'NoSchedule'));
   assert.equal(spec.containers[0]?.name, SHELL_CONTAINER);
@@ -46,7 +56,12 @@ test('the pod is a HostProcess pod pinned to the node, as SYSTEM, with the Windo
 
 test('our own rules find no error in the dumped pod, for every supported build', () => {
   for (const label of ['10.0.17763', '10.0.20348', '10.0.26100']) {
-    const r = hostProcessShellPod({ nodeName: 'win-1', labels: build(label), namespace: 'kube-system', suffix: 'abc12' });
+    const r = hostProcessShellPod({
+      nodeName: 'win-1',
+      labels: build(label),
+      namespace: 'kube-system',
+      suffix: 'abc12',
+    });
     assert.ok(!('error' in r));
     const result = checkText(dump(r.pod, { noRefs: true }));
     assert.equal(result.windowsWorkloads, 1, 'the rules see a Windows workload');
@@ -61,6 +76,11 @@ test('our own rules find no error in the dumped pod, for every supported build',
 });
 
 test('an unsupported build is an error, not a pod', () => {
-  const r = hostProcessShellPod({ nodeName: 'win-1', labels: build('10.0.14393'), namespace: 'kube-system', suffix: 'abc12' });
+  const r = hostProcessShellPod({
+    nodeName: 'win-1',
+    labels: build('10.0.14393'),
+    namespace: 'kube-system',
+    suffix: 'abc12',
+  });
   assert.ok('error' in r && /Windows Server 2019/.test(r.error));
 });

@@ -62,7 +62,10 @@ containers:
   assert.equal(covered(text, f[0]), 'hostProcess');
   assert.equal(f[0].related?.length, 1);
   const { fixed } = fixAndRecheck(text, 'WIN010');
-  assert.match(fixed, /spec:\n {6}hostNetwork: true\n {6}securityContext:\n {8}windowsOptions:\n {10}runAsUserName: "NT AUTHORITY\\\\Local service"\n {10}hostProcess: true\n/);
+  assert.match(
+    fixed,
+    /spec:\n {6}hostNetwork: true\n {6}securityContext:\n {8}windowsOptions:\n {10}runAsUserName: "NT AUTHORITY\\\\Local service"\n {10}hostProcess: true\n/,
+  );
 });
 
 test('WIN010 fix removes explicit hostProcess: false of the other containers (flow style)', () => {
@@ -76,7 +79,10 @@ containers:
   assert.equal(f.length, 1);
   assert.match(f[0].message, /Not HostProcess: container "b"\./);
   const { fixed } = fixAndRecheck(text, 'WIN010');
-  assert.match(fixed, /securityContext: \{windowsOptions: \{runAsUserName: "NT AUTHORITY\\\\SYSTEM", hostProcess: true\}\}/);
+  assert.match(
+    fixed,
+    /securityContext: \{windowsOptions: \{runAsUserName: "NT AUTHORITY\\\\SYSTEM", hostProcess: true\}\}/,
+  );
   assert.match(fixed, /- \{name: b, image: base\}/);
 });
 
@@ -100,7 +106,10 @@ test('WIN011 flags a missing or false hostNetwork and sets it to true', () => {
   const f = only(missing, 'WIN011');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
-  assert.match(f[0].message, /^spec\.template\.spec\.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.hostNetwork: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers\./,
+  );
   assert.equal(covered(missing, f[0]), 'hostProcess');
   const { fixed } = fixAndRecheck(missing, 'WIN011');
   assert.match(fixed, /hostNetwork: true/);
@@ -191,9 +200,12 @@ test('WIN014 flags runAsNonRoot: true on HostProcess pods, pod- and container-le
 });
 
 test('WIN014 on a container whose pod also says runAsNonRoot: true: the fix sets false (removing it would let the pod value apply)', () => {
-  const text = daemonSet(`${goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: true\n')}    securityContext: {runAsNonRoot: true}
+  const text =
+    daemonSet(`${goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: true\n')}    securityContext: {runAsNonRoot: true}
 `);
-  const container = only(text, 'WIN014').find((f) => /container "agent"/.test(f.message) && covered(text, f) === 'runAsNonRoot');
+  const container = only(text, 'WIN014').find(
+    (f) => /container "agent"/.test(f.message) && covered(text, f) === 'runAsNonRoot',
+  );
   assert.ok(container);
   const { fixed, after } = fixAndRecheck(text, 'WIN014');
   assert.match(fixed, /securityContext: \{runAsNonRoot: false\}/);
@@ -201,7 +213,10 @@ test('WIN014 on a container whose pod also says runAsNonRoot: true: the fix sets
 });
 
 test('WIN014 does not fire for runAsNonRoot: false or for normal containers', () => {
-  assert.deepEqual(only(daemonSet(goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: false\n')), 'WIN014'), []);
+  assert.deepEqual(
+    only(daemonSet(goodHp.replace('securityContext:\n', 'securityContext:\n  runAsNonRoot: false\n')), 'WIN014'),
+    [],
+  );
   const normal = daemonSet(`securityContext:
   runAsNonRoot: true
   windowsOptions: {runAsUserName: ContainerUser}
@@ -258,7 +273,10 @@ containers:
     );
   const f = only(text, 'WIN015');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /: host namespaces \(hostNetwork=true\), hostProcess \(containers "a", "b" must not set securityContext\.windowsOptions\.hostProcess=true\)\. /);
+  assert.match(
+    f[0].message,
+    /: host namespaces \(hostNetwork=true\), hostProcess \(containers "a", "b" must not set securityContext\.windowsOptions\.hostProcess=true\)\. /,
+  );
 });
 
 test('WIN015 words hostPath volumes, hostPorts and privileged containers as PodSecurity does, in its order', () => {
@@ -286,7 +304,10 @@ containers:
   );
   // restricted reports hostPath volumes later, as restricted volume types
   const restricted = only(spec('restricted'), 'WIN015');
-  assert.match(restricted[0].message, /"restricted:latest": host namespaces \(hostNetwork=true\), hostPort \(container "a" uses hostPorts 10250, 9182\), privileged/);
+  assert.match(
+    restricted[0].message,
+    /"restricted:latest": host namespaces \(hostNetwork=true\), hostPort \(container "a" uses hostPorts 10250, 9182\), privileged/,
+  );
 });
 
 test('WIN015 stays quiet for privileged, unlabelled or unknown namespaces', () => {

@@ -59,7 +59,41 @@ const FROM_THE_CLUSTER: string[] = [
   `${'a-'.repeat(5000)}!`,
 ];
 
-const META = ["'", '"', '`', '$', '(', ')', ';', '&', '|', '<', '>', '\n', '\r', '\\', '/', '..', ':', '*', '?', '#', '[', ']', '{', '}', '%', ' ', '\t', '\0', '\u2019', '\u201c', 'ℂ', 'ｍ', 'с'];
+const META = [
+  "'",
+  '"',
+  '`',
+  '$',
+  '(',
+  ')',
+  ';',
+  '&',
+  '|',
+  '<',
+  '>',
+  '\n',
+  '\r',
+  '\\',
+  '/',
+  '..',
+  ':',
+  '*',
+  '?',
+  '#',
+  '[',
+  ']',
+  '{',
+  '}',
+  '%',
+  ' ',
+  '\t',
+  '\0',
+  '\u2019',
+  '\u201c',
+  'ℂ',
+  'ｍ',
+  'с',
+];
 const PLAIN = ['a', 'quay', 'io', '.', '-', '5000', 'reg'];
 
 function randomString(rng: Rng): string {
@@ -72,8 +106,18 @@ function randomString(rng: Rng): string {
 /** The mirror objects a hostile writer could have put in the cluster (were the API not to check them). */
 function mirrorObjects(source: string, mirror: string): unknown[] {
   return [
-    { apiVersion: 'config.openshift.io/v1', kind: 'ImageDigestMirrorSet', metadata: { name: 'd' }, spec: { imageDigestMirrors: [{ source, mirrors: [mirror] }] } },
-    { apiVersion: 'config.openshift.io/v1', kind: 'ImageTagMirrorSet', metadata: { name: 't' }, spec: { imageTagMirrors: [{ source: 'quay.io/ok', mirrors: [mirror] }] } },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageDigestMirrorSet',
+      metadata: { name: 'd' },
+      spec: { imageDigestMirrors: [{ source, mirrors: [mirror] }] },
+    },
+    {
+      apiVersion: 'config.openshift.io/v1',
+      kind: 'ImageTagMirrorSet',
+      metadata: { name: 't' },
+      spec: { imageTagMirrors: [{ source: 'quay.io/ok', mirrors: [mirror] }] },
+    },
   ];
 }
 
@@ -82,8 +126,13 @@ function checkMirrors(source: string, mirror: string): void {
   tried++;
   const entries = mirrorEntriesOf(mirrorObjects(source, mirror));
   for (const e of entries) {
-    const apiAccepts = (e.setName === 't' || acceptedReference(source, 'source')) && acceptedReference(mirror, 'mirror');
-    assert.equal(e.invalid === undefined, apiAccepts, `${JSON.stringify([source, mirror])} (${e.kind}): invalid exactly when the API rejects it`);
+    const apiAccepts =
+      (e.setName === 't' || acceptedReference(source, 'source')) && acceptedReference(mirror, 'mirror');
+    assert.equal(
+      e.invalid === undefined,
+      apiAccepts,
+      `${JSON.stringify([source, mirror])} (${e.kind}): invalid exactly when the API rejects it`,
+    );
   }
   for (const mode of ['wmco', 'ordered'] as const) {
     const r = renderHostsToml(entries, { mode });
@@ -103,9 +152,16 @@ function checkMirrors(source: string, mirror: string): void {
         `${mode}: ${JSON.stringify(mirror)} added no table of its own`,
       );
       // Every value rendered came from an entry the API server accepts.
-      assert.ok(acceptedReference(f.source, 'source') || f.source === 'quay.io', `${mode}: rendered ${JSON.stringify(f.source)}`);
+      assert.ok(
+        acceptedReference(f.source, 'source') || f.source === 'quay.io',
+        `${mode}: rendered ${JSON.stringify(f.source)}`,
+      );
     }
-    for (const m of r.refused) assert.ok(!/\n/.test(m.message.replace(/"(?:[^"\\]|\\.)*"/g, '')), 'a refusal is one line outside its quoted values');
+    for (const m of r.refused)
+      assert.ok(
+        !/\n/.test(m.message.replace(/"(?:[^"\\]|\\.)*"/g, '')),
+        'a refusal is one line outside its quoted values',
+      );
   }
 }
 
@@ -137,26 +193,48 @@ test('the linear reference patterns accept exactly what the CRD patterns accept,
     let v = rng.pick(['quay.io/', 'reg.example.com:5000/', '*.', '', 'a']);
     const n = rng.int(10);
     for (let j = 0; j < n; j++) v += rng.pick(alphabet);
-    for (const field of ['mirror', 'source'] as const) assert.equal(acceptedReference(v, field), CRD_PATTERNS[field].test(v), `${field} ${JSON.stringify(v)} (seed ${SEED})`);
+    for (const field of ['mirror', 'source'] as const)
+      assert.equal(
+        acceptedReference(v, field),
+        CRD_PATTERNS[field].test(v),
+        `${field} ${JSON.stringify(v)} (seed ${SEED})`,
+      );
   }
   for (const v of FROM_THE_CLUSTER) {
     const t0 = performance.now();
     acceptedReference(v, 'mirror');
     acceptedReference(v, 'source');
-    assert.ok(performance.now() - t0 < 100, `${JSON.stringify(v.slice(0, 60))}: ${(performance.now() - t0).toFixed(0)} ms`);
+    assert.ok(
+      performance.now() - t0 < 100,
+      `${JSON.stringify(v.slice(0, 60))}: ${(performance.now() - t0).toFixed(0)} ms`,
+    );
   }
 });
 
 test('node addresses: only an IP address or a DNS name is ever used for SSH', () => {
-  const node = (address: string, type = 'InternalIP') => ({ metadata: { name: 'n' }, status: { addresses: [{ type, address }] } });
+  const node = (address: string, type = 'InternalIP') => ({
+    metadata: { name: 'n' },
+    status: { addresses: [{ type, address }] },
+  });
   const rng = new Rng(SEED ^ 0x5eed);
-  const values = [...FROM_THE_CLUSTER, '10.0.0.5\n* ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK', '10.0.0.5 -oProxyCommand=calc', '-oProxyCommand=calc', '10.0.0.5,evil.io', '!10.0.0.5'];
+  const values = [
+    ...FROM_THE_CLUSTER,
+    '10.0.0.5\n* ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK',
+    '10.0.0.5 -oProxyCommand=calc',
+    '-oProxyCommand=calc',
+    '10.0.0.5,evil.io',
+    '!10.0.0.5',
+  ];
   for (let i = 0; i < 500; i++) values.push(randomString(rng));
   for (const v of values) {
     tried++;
     for (const got of [nodeAddress(node(v)), reachableAddress(node(v)) || undefined]) {
       if (got === undefined) continue;
-      assert.match(got, /^(?:[0-9.]+|[0-9a-fA-F:]+|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?)$/, `${JSON.stringify(v)} used as ${JSON.stringify(got)} (seed ${SEED})`);
+      assert.match(
+        got,
+        /^(?:[0-9.]+|[0-9a-fA-F:]+|[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?)$/,
+        `${JSON.stringify(v)} used as ${JSON.stringify(got)} (seed ${SEED})`,
+      );
     }
   }
   // A hostile InternalIP does not hide a good ExternalIP.
@@ -177,7 +255,11 @@ test('node addresses: only an IP address or a DNS name is ever used for SSH', ()
 test('known_hosts: a host that would add a pattern or a line is never written', () => {
   const blob = Buffer.from('00000007' + Buffer.from('ssh-rsa').toString('hex'), 'hex');
   for (const host of ['10.0.0.5\n* ssh-ed25519 AAAA', '10.0.0.5,evil.io', '*', 'a b', '!x', '', 'h#c']) {
-    assert.throws(() => knownHostsLine(host, 22, 'ssh-rsa', blob), /is not a host name or address/, JSON.stringify(host));
+    assert.throws(
+      () => knownHostsLine(host, 22, 'ssh-rsa', blob),
+      /is not a host name or address/,
+      JSON.stringify(host),
+    );
   }
   assert.equal(knownHostsLine('10.0.0.5', 2222, 'ssh-rsa', blob).split(' ')[0], '[10.0.0.5]:2222');
   assert.equal(knownHostsLine('fe80::1', 22, 'ssh-rsa', blob).split(' ')[0], 'fe80::1');

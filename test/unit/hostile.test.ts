@@ -83,7 +83,11 @@ test('binary after a valid start is still answered, document by document', () =>
 });
 
 test('10 000 levels of flow nesting `[[[…` are reported as too deep', () => {
-  for (const text of [`${'['.repeat(10_000)}${']'.repeat(10_000)}\n`, `a: ${'['.repeat(10_000)}\n`, `${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}\n`]) {
+  for (const text of [
+    `${'['.repeat(10_000)}${']'.repeat(10_000)}\n`,
+    `a: ${'['.repeat(10_000)}\n`,
+    `${'{a: '.repeat(10_000)}1${'}'.repeat(10_000)}\n`,
+  ]) {
     const r = timedCheck(text);
     const f = only(r, 'YAML003');
     assert.equal(f.length, 1, r.findings.map((x) => x.message).join('\n'));
@@ -113,7 +117,10 @@ test('10 000 levels of block nesting are reported as too deep (or too large)', (
 test('a 50 MB scalar: skipped by the size limit; under a raised limit it is parsed in time', () => {
   const text = `apiVersion: v1\nkind: ConfigMap\nmetadata: {name: big}\ndata:\n  blob: ${'x'.repeat(50 * 1024 * 1024)}\n`;
   const r = timedCheck(text);
-  assert.match(r.skipped ?? '', /^file is 50 MiB, over the 32 MiB limit for one manifest; split it or raise the limit$/);
+  assert.match(
+    r.skipped ?? '',
+    /^file is 50 MiB, over the 32 MiB limit for one manifest; split it or raise the limit$/,
+  );
   const raised = timedCheck(text, { load: { maxBytes: 64 * 1024 * 1024 } });
   assert.equal(raised.skipped, undefined);
   assert.deepEqual(raised.findings, []);
@@ -141,10 +148,16 @@ test('a 20 MB file of many documents with one broken document in the middle', ()
   assert.equal(errors[0].document, broken);
   assert.match(errors[0].message, /^not valid YAML: .*; this document was not analysed$/);
   const lines = text.slice(0, text.indexOf('metadata: {name: broken')).split('\n').length - 1;
-  assert.ok(errors[0].range.start.line >= lines - 1 && errors[0].range.start.line <= lines + 3, `error at line ${errors[0].range.start.line}, document at ${lines}`);
+  assert.ok(
+    errors[0].range.start.line >= lines - 1 && errors[0].range.start.line <= lines + 3,
+    `error at line ${errors[0].range.start.line}, document at ${lines}`,
+  );
   const others = r.findings.filter((f) => !f.ruleId.startsWith('YAML'));
   const expected = docs.filter((_, i) => i !== broken && i % 3 !== 2 && i % 10 === 0).length;
-  assert.ok(others.filter((f) => f.document < broken).length > 0 && others.filter((f) => f.document > broken).length > 0, 'findings before and after the broken document');
+  assert.ok(
+    others.filter((f) => f.document < broken).length > 0 && others.filter((f) => f.document > broken).length > 0,
+    'findings before and after the broken document',
+  );
   assert.ok(others.length >= expected, `${others.length} findings for ${expected} bad deployments`);
 });
 
@@ -205,6 +218,9 @@ spec:
 }
 
 function configMap(i: number): string {
-  const body = Array.from({ length: 40 }, (_, l) => `    $Setting${l} = "value ${i}-${l}" # configuration line ${l}`).join('\n');
+  const body = Array.from(
+    { length: 40 },
+    (_, l) => `    $Setting${l} = "value ${i}-${l}" # configuration line ${l}`,
+  ).join('\n');
   return `apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-${i}\ndata:\n  setup.ps1: |\n${body}\n`;
 }

@@ -32,7 +32,8 @@ test('docs/ARCHITECTURE.md names every folder of src/ and only files that exist'
   const folders = readdirSync(SRC, { withFileTypes: true })
     .filter((e) => e.isDirectory())
     .map((e) => e.name);
-  for (const folder of folders) assert.match(doc, new RegExp(`\\b${folder}/`), `the code map does not describe src/${folder}/`);
+  for (const folder of folders)
+    assert.match(doc, new RegExp(`\\b${folder}/`), `the code map does not describe src/${folder}/`);
   // Every `src/...ts` path the map spells out in full must exist (a rename must update the map).
   const paths = [...doc.matchAll(/`(src\/[\w/.-]+\.ts)`/g)].map((m) => m[1]);
   assert.ok(paths.length > 20, `the code map names only ${paths.length} files`);

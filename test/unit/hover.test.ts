@@ -64,7 +64,8 @@ function check(h: FieldHover | undefined, text: string, covers: string, ...phras
   const body = h.markdown.split('\n\n')[1];
   const sentences = body.split(/(?<=[.!?])\s+(?=[A-Z`'"])/).length;
   assert.ok(sentences >= 1 && sentences <= 5, `short: ${sentences} sentences in ${body}`);
-  for (const p of phrases) assert.match(h.markdown, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
+  for (const p of phrases)
+    assert.match(h.markdown, typeof p === 'string' ? new RegExp(p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) : p);
   return h.markdown;
 }
 
@@ -73,17 +74,41 @@ test('os and os.name', () => {
   check(hoverOn(WIN_POD, 'name: windows'), WIN_POD, 'name', 'lowercase');
   check(hoverOn(WIN_POD, 'windows\n  nodeSelector', 0, 1), WIN_POD, 'windows', 'spec.os.name');
   const bad = WIN_POD.replace('name: windows', 'name: Windows');
-  check(hoverOn(bad, 'Windows\n  nodeSelector', 0, 1), bad, 'Windows', '`Windows` is not a valid value: write `windows`');
+  check(
+    hoverOn(bad, 'Windows\n  nodeSelector', 0, 1),
+    bad,
+    'Windows',
+    '`Windows` is not a valid value: write `windows`',
+  );
 });
 
 test('windowsOptions at pod and container level, and each of its fields', () => {
-  check(hoverOn(WIN_POD, 'windowsOptions', 0), WIN_POD, 'windowsOptions', 'every container of the pod', 'windows/intro/');
+  check(
+    hoverOn(WIN_POD, 'windowsOptions', 0),
+    WIN_POD,
+    'windowsOptions',
+    'every container of the pod',
+    'windows/intro/',
+  );
   check(hoverOn(WIN_POD, 'windowsOptions', 1), WIN_POD, 'windowsOptions', 'for this container');
   check(hoverOn(WIN_POD, 'hostProcess'), WIN_POD, 'hostProcess', 'hostNetwork: true', 'create-hostprocess-pod/');
-  check(hoverOn(WIN_POD, 'runAsUserName', 0), WIN_POD, 'runAsUserName', 'exactly one backslash', 'configure-runasusername/');
+  check(
+    hoverOn(WIN_POD, 'runAsUserName', 0),
+    WIN_POD,
+    'runAsUserName',
+    'exactly one backslash',
+    'configure-runasusername/',
+  );
   check(hoverOn(WIN_POD, 'ContainerUser\n'), WIN_POD, 'ContainerUser', 'unprivileged account');
   check(hoverOn(WIN_POD, "'NT AUTHORITY"), WIN_POD, "'NT AUTHORITY\\Local service'", 'least privileged');
-  check(hoverOn(WIN_POD, 'gmsaCredentialSpecName'), WIN_POD, 'gmsaCredentialSpecName', 'GMSACredentialSpec', 'lowercase', 'configure-gmsa/');
+  check(
+    hoverOn(WIN_POD, 'gmsaCredentialSpecName'),
+    WIN_POD,
+    'gmsaCredentialSpecName',
+    'GMSACredentialSpec',
+    'lowercase',
+    'configure-gmsa/',
+  );
   check(hoverOn(WIN_POD, 'gmsaCredentialSpec:'), WIN_POD, 'gmsaCredentialSpec', '64 KiB', 'configure-gmsa/');
 
   const doubled = WIN_POD.replace("'NT AUTHORITY\\Local service'", "'NT AUTHORITY\\\\SYSTEM'");
@@ -91,21 +116,52 @@ test('windowsOptions at pod and container level, and each of its fields', () => 
 });
 
 test('OS labels: nodeSelector keys and match-expression keys', () => {
-  check(hoverOn(WIN_POD, '    kubernetes.io/os', 0, 6), WIN_POD, 'kubernetes.io/os', 'case-sensitive', 'does not read `spec.os.name`');
+  check(
+    hoverOn(WIN_POD, '    kubernetes.io/os', 0, 6),
+    WIN_POD,
+    'kubernetes.io/os',
+    'case-sensitive',
+    'does not read `spec.os.name`',
+  );
   check(hoverOn(WIN_POD, 'beta.kubernetes.io/os'), WIN_POD, 'beta.kubernetes.io/os', 'Deprecated');
   check(hoverOn(WIN_POD, 'key: kubernetes.io/os', 0, 6), WIN_POD, 'kubernetes.io/os', 'Node label');
 });
 
 test('windows-build: the label, its values and the images that run there', () => {
-  check(hoverOn(WIN_POD, 'node.kubernetes.io/windows-build:'), WIN_POD, 'node.kubernetes.io/windows-build', '`10.0.20348` Windows Server 2022');
-  const v2022 = check(hoverOn(WIN_POD, '"10.0.20348"'), WIN_POD, '"10.0.20348"', 'Nodes running Windows Server 2022 carry this value.', '`ltsc2022`');
+  check(
+    hoverOn(WIN_POD, 'node.kubernetes.io/windows-build:'),
+    WIN_POD,
+    'node.kubernetes.io/windows-build',
+    '`10.0.20348` Windows Server 2022',
+  );
+  const v2022 = check(
+    hoverOn(WIN_POD, '"10.0.20348"'),
+    WIN_POD,
+    '"10.0.20348"',
+    'Nodes running Windows Server 2022 carry this value.',
+    '`ltsc2022`',
+  );
   assert.doesNotMatch(v2022, /ltsc2019/);
   check(hoverOn(WIN_POD, 'key: node.kubernetes.io', 0, 6), WIN_POD, 'node.kubernetes.io/windows-build', 'Node label');
-  const v2019 = check(hoverOn(WIN_POD, '- 10.0.17763'), WIN_POD, '10.0.17763', 'Windows Server 2019', 'match the host exactly', '`ltsc2019`/`1809`');
+  const v2019 = check(
+    hoverOn(WIN_POD, '- 10.0.17763'),
+    WIN_POD,
+    '10.0.17763',
+    'Windows Server 2019',
+    'match the host exactly',
+    '`ltsc2019`/`1809`',
+  );
   assert.doesNotMatch(v2019, /ltsc2022/);
 
   const y2025 = WIN_POD.replace('"10.0.20348"', '"10.0.26100"');
-  const v2025 = check(hoverOn(y2025, '"10.0.26100"'), y2025, '"10.0.26100"', 'Windows Server 2025', '`ltsc2022`', '`ltsc2025`');
+  const v2025 = check(
+    hoverOn(y2025, '"10.0.26100"'),
+    y2025,
+    '"10.0.26100"',
+    'Windows Server 2025',
+    '`ltsc2022`',
+    '`ltsc2025`',
+  );
   assert.doesNotMatch(v2025, /ltsc2019/);
   const y2016 = WIN_POD.replace('"10.0.20348"', '"10.0.14393"');
   check(hoverOn(y2016, '"10.0.14393"'), y2016, '"10.0.14393"', 'Windows Server 2016', 'out of support');
@@ -118,20 +174,48 @@ test('runtimeClassName', () => {
 });
 
 test('container images whose tag names a Windows build', () => {
-  check(hoverOn(WIN_POD, 'mcr.microsoft.com/windows/servercore:ltsc2019', 0, 10), WIN_POD, 'mcr.microsoft.com/windows/servercore:ltsc2019', 'Windows Server 2019', 'exact build', 'Server Core base');
-  check(hoverOn(WIN_POD, 'nanoserver:1809', 0, 3), WIN_POD, 'mcr.microsoft.com/windows/nanoserver:1809', 'Nano Server base', 'no PowerShell');
-  check(hoverOn(WIN_POD, 'servercore:1909', 0, 3), WIN_POD, 'mcr.microsoft.com/windows/servercore:1909', '1909', 'out of support');
+  check(
+    hoverOn(WIN_POD, 'mcr.microsoft.com/windows/servercore:ltsc2019', 0, 10),
+    WIN_POD,
+    'mcr.microsoft.com/windows/servercore:ltsc2019',
+    'Windows Server 2019',
+    'exact build',
+    'Server Core base',
+  );
+  check(
+    hoverOn(WIN_POD, 'nanoserver:1809', 0, 3),
+    WIN_POD,
+    'mcr.microsoft.com/windows/nanoserver:1809',
+    'Nano Server base',
+    'no PowerShell',
+  );
+  check(
+    hoverOn(WIN_POD, 'servercore:1909', 0, 3),
+    WIN_POD,
+    'mcr.microsoft.com/windows/servercore:1909',
+    '1909',
+    'out of support',
+  );
   assert.equal(hoverOn(WIN_POD, 'pause:3.9'), undefined, 'a multi-arch tag names no build');
 
-  const y2022 = 'kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"\n';
-  check(hoverOn(y2022, 'iis:'), y2022, '"mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"', 'Windows Server 2025', 'build 10.0.20348 or newer');
+  const y2022 =
+    'kind: Deployment\nspec:\n  template:\n    spec:\n      containers:\n      - image: "mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"\n';
+  check(
+    hoverOn(y2022, 'iis:'),
+    y2022,
+    '"mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022"',
+    'Windows Server 2025',
+    'build 10.0.20348 or newer',
+  );
 });
 
 test('hostNetwork: in a Windows pod only', () => {
   check(hoverOn(WIN_POD, 'hostNetwork'), WIN_POD, 'hostNetwork', 'HostProcess', 'windows-networking/');
-  const hpc = 'kind: DaemonSet\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      securityContext:\n        windowsOptions: {hostProcess: true}\n      containers: [{name: a, image: x}]\n';
+  const hpc =
+    'kind: DaemonSet\nspec:\n  template:\n    spec:\n      hostNetwork: true\n      securityContext:\n        windowsOptions: {hostProcess: true}\n      containers: [{name: a, image: x}]\n';
   check(hoverOn(hpc, 'true\n'), hpc, 'true', 'This pod has HostProcess containers');
-  const linux = 'kind: Pod\nspec:\n  hostNetwork: true\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n';
+  const linux =
+    'kind: Pod\nspec:\n  hostNetwork: true\n  nodeSelector: {kubernetes.io/os: linux}\n  containers: [{name: a, image: nginx}]\n';
   assert.equal(hoverOn(linux, 'hostNetwork'), undefined);
 });
 
@@ -147,7 +231,8 @@ test('nothing on fields that mean the same everywhere, in comments, or in broken
 });
 
 test('multi-document files, CRLF and List items', () => {
-  const text = 'kind: Service\nspec: {}\n---\r\nkind: List\r\nitems:\r\n- kind: Pod\r\n  spec:\r\n    os:\r\n      name: windows\r\n';
+  const text =
+    'kind: Service\nspec: {}\n---\r\nkind: List\r\nitems:\r\n- kind: Pod\r\n  spec:\r\n    os:\r\n      name: windows\r\n';
   check(hoverOn(text, 'os:', 0, 0), text, 'os', 'spec.os');
   check(hoverOn(text, 'windows'), text, 'windows', 'spec.os.name');
 });

@@ -84,9 +84,15 @@ ${one('mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2022'
 });
 
 test('WIN080 stays quiet for compatible builds, HostProcess containers and unpinned pods', () => {
-  assert.deepEqual(only(deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN080'), []);
+  assert.deepEqual(
+    only(deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN080'),
+    [],
+  );
   // A 2025 host runs ltsc2022 images (containerd's rule from build 20348 on).
-  assert.deepEqual(only(deploy(`${pinned('10.0.26100')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN080'), []);
+  assert.deepEqual(
+    only(deploy(`${pinned('10.0.26100')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN080'),
+    [],
+  );
   const hostProcess = deploy(`${pinned('10.0.17763')}hostNetwork: true
 securityContext:
   windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\SYSTEM"}
@@ -96,17 +102,24 @@ ${one('mcr.microsoft.com/oss/kubernetes/windows-host-process-containers-base-ima
 });
 
 test('WIN080 a newer image never runs on an older pin, and a digest-pinned image gets no retag fix', () => {
-  const text = deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2025@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef')}`);
+  const text = deploy(
+    `${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2025@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef')}`,
+  );
   const f = only(text, 'WIN080');
   assert.equal(f.length, 1);
   assert.deepEqual(f[0].fixes, []);
 });
 
 test('WIN080 with a cluster snapshot and no pin: no node runs the image', () => {
-  const text = deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
+  const text = deploy(
+    `${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`,
+  );
   const f = only(text, 'WIN080', { cluster: cluster('10.0.17763', '10.0.17763') });
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /No Windows node in cluster "prod" runs 10\.0\.20348 \(ltsc2022\) images; its nodes run 10\.0\.17763\./);
+  assert.match(
+    f[0].message,
+    /No Windows node in cluster "prod" runs 10\.0\.20348 \(ltsc2022\) images; its nodes run 10\.0\.17763\./,
+  );
   const { fixed } = fixAndRecheck(text, 'WIN080', { cluster: cluster('10.0.17763') });
   assert.match(fixed, /servercore:ltsc2019\n/);
   assert.deepEqual(only(text, 'WIN080', { cluster: cluster('10.0.17763', '10.0.20348') }), []);
@@ -150,33 +163,57 @@ scheduling:
   .join('');
 
 test('WIN082 stays quiet without evidence of several Windows builds', () => {
-  const text = deploy(`${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
+  const text = deploy(
+    `${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`,
+  );
   assert.deepEqual(only(text, 'WIN082'), []);
 });
 
 test('WIN082 without a pin: info on the image, fix adds the windows-build nodeSelector', () => {
-  const text = MIXED_RUNTIME_CLASSES + deploy(`${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
+  const text =
+    MIXED_RUNTIME_CLASSES +
+    deploy(`${WIN}nodeSelector:\n  kubernetes.io/os: windows\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
   const f = only(text, 'WIN082');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'info');
   assert.equal(covered(text, f[0]), 'mcr.microsoft.com/windows/servercore:ltsc2022');
   const { fixed } = fixAndRecheck(text, 'WIN082');
-  assert.match(fixed, /nodeSelector:\n\s+kubernetes\.io\/os: windows\n\s+node\.kubernetes\.io\/windows-build: 10\.0\.20348\n/);
+  assert.match(
+    fixed,
+    /nodeSelector:\n\s+kubernetes\.io\/os: windows\n\s+node\.kubernetes\.io\/windows-build: 10\.0\.20348\n/,
+  );
   assert.match(f[0].message, /RuntimeClasses here pin Windows 10\.0\.17763 and 10\.0\.20348/);
-  assert.deepEqual(only(MIXED_RUNTIME_CLASSES + deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`), 'WIN082'), []);
+  assert.deepEqual(
+    only(
+      MIXED_RUNTIME_CLASSES + deploy(`${pinned('10.0.20348')}${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`),
+      'WIN082',
+    ),
+    [],
+  );
   // Multi-arch tags name no build: nothing to pin.
-  assert.deepEqual(only(MIXED_RUNTIME_CLASSES + deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('registry.k8s.io/pause:3.9')}`), 'WIN082'), []);
+  assert.deepEqual(
+    only(
+      MIXED_RUNTIME_CLASSES +
+        deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('registry.k8s.io/pause:3.9')}`),
+      'WIN082',
+    ),
+    [],
+  );
 });
 
 test('WIN082 with a snapshot: only when the nodes run several builds and the choice matters', () => {
-  const text = deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2019')}`);
+  const text = deploy(
+    `${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2019')}`,
+  );
   assert.deepEqual(only(text, 'WIN082', { cluster: cluster('10.0.17763', '10.0.17763') }), []);
   const f = only(text, 'WIN082', { cluster: cluster('10.0.17763', '10.0.20348') });
   assert.equal(f.length, 1);
   assert.match(f[0].message, /cluster "prod" runs Windows 10\.0\.17763 and 10\.0\.20348/);
   fixAndRecheck(text, 'WIN082', { cluster: cluster('10.0.17763', '10.0.20348') });
   // Both a 2022 and a 2025 node run ltsc2022 images.
-  const ltsc2022 = deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`);
+  const ltsc2022 = deploy(
+    `${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one('mcr.microsoft.com/windows/servercore:ltsc2022')}`,
+  );
   assert.deepEqual(only(ltsc2022, 'WIN082', { cluster: cluster('10.0.20348', '10.0.26100') }), []);
 });
 
@@ -253,7 +290,13 @@ test('WIN084 Windows and Linux-only images in one pod', () => {
 });
 
 test('WIN085 Windows-targeted pod pulling a Linux-only image', () => {
-  for (const image of ['busybox:1.36', 'alpine', 'registry.access.redhat.com/ubi8/ubi-minimal:8.9', 'gcr.io/distroless/static:nonroot', 'postgres:16']) {
+  for (const image of [
+    'busybox:1.36',
+    'alpine',
+    'registry.access.redhat.com/ubi8/ubi-minimal:8.9',
+    'gcr.io/distroless/static:nonroot',
+    'postgres:16',
+  ]) {
     const text = deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one(image)}`);
     const f = only(text, 'WIN085');
     assert.equal(f.length, 1, image);
@@ -271,6 +314,10 @@ test('WIN085 Windows-targeted pod pulling a Linux-only image', () => {
     'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
     'golang:1.22',
   ]) {
-    assert.deepEqual(only(deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one(image)}`), 'WIN085'), [], image);
+    assert.deepEqual(
+      only(deploy(`${WIN}nodeSelector: {kubernetes.io/os: windows}\n${one(image)}`), 'WIN085'),
+      [],
+      image,
+    );
   }
 });

@@ -20,7 +20,10 @@ const PIECES = [
     `${WIN}tolerations: [{key: os, operator: Equal, value: windows, effect: NoSchedule}]\ncontainers:\n  - name: a\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n    securityContext: {privileged: true}\n`,
     'a',
   ),
-  deployment(`${WIN}runtimeClassName: win2022\ncontainers:\n  - name: b\n    image: mcr.microsoft.com/windows/servercore:ltsc2019\n`, 'b'),
+  deployment(
+    `${WIN}runtimeClassName: win2022\ncontainers:\n  - name: b\n    image: mcr.microsoft.com/windows/servercore:ltsc2019\n`,
+    'b',
+  ),
   'apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: win2022}\nhandler: runhcs-wcow-process\nscheduling:\n  nodeSelector: {kubernetes.io/os: windows, node.kubernetes.io/windows-build: "10.0.20348"}\n',
   '# only a comment here\n',
   deployment(
@@ -28,7 +31,10 @@ const PIECES = [
     'c',
   ),
   'apiVersion: v1\nkind: Pod\nmetadata:\n  name: {{ .Values.name }}\nspec: {}\n',
-  deployment(`${WIN}containers:\n  - name: d\n    image: nginx\n    securityContext:\n      runAsUser: 1000\n      windowsOptions: {runAsUserName: ContainerUser}\n`, 'd'),
+  deployment(
+    `${WIN}containers:\n  - name: d\n    image: nginx\n    securityContext:\n      runAsUser: 1000\n      windowsOptions: {runAsUserName: ContainerUser}\n`,
+    'd',
+  ),
   'key: [unclosed\n',
 ];
 
@@ -45,9 +51,28 @@ function random(seed: number): () => number {
 }
 
 // Insertions that change how the file splits and what it holds, besides plain characters.
-const INSERTS = ['---\n', '\n---\n', '...\n', '%YAML 1.1\n', '# kube-windows-disable\n', 'x', '-', '\n', ' ', 'privileged: true\n', 'kind: Namespace\n', '{{ x }}', '\r\n', ': ', '  '];
+const INSERTS = [
+  '---\n',
+  '\n---\n',
+  '...\n',
+  '%YAML 1.1\n',
+  '# kube-windows-disable\n',
+  'x',
+  '-',
+  '\n',
+  ' ',
+  'privileged: true\n',
+  'kind: Namespace\n',
+  '{{ x }}',
+  '\r\n',
+  ': ',
+  '  ',
+];
 
-function randomEdit(rnd: () => number, doc: TextDocument): { range: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string } {
+function randomEdit(
+  rnd: () => number,
+  doc: TextDocument,
+): { range: { start: { line: number; character: number }; end: { line: number; character: number } }; text: string } {
   const length = doc.getText().length;
   const start = Math.floor(rnd() * (length + 1));
   const removed = rnd() < 0.4 ? Math.floor(rnd() * Math.min(60, length - start + 1)) : 0;
@@ -57,7 +82,13 @@ function randomEdit(rnd: () => number, doc: TextDocument): { range: { start: { l
 
 /** What a user sees of an analysis: findings, the documents' places and the counts. */
 function visible(a: Analysis) {
-  return { findings: a.findings, documents: a.documents, workloads: a.workloads, windowsWorkloads: a.windowsWorkloads, skipped: a.skipped };
+  return {
+    findings: a.findings,
+    documents: a.documents,
+    workloads: a.workloads,
+    windowsWorkloads: a.windowsWorkloads,
+    skipped: a.skipped,
+  };
 }
 
 test('incremental analysis after random edit sequences gives what a fresh analysis gives', () => {
@@ -76,7 +107,12 @@ test('incremental analysis after random edit sequences gives what a fresh analys
       const count = 1 + Math.floor(rnd() * 3);
       for (let k = 0; k < count; k++) {
         const change = randomEdit(rnd, doc);
-        window = widenWindow(window, doc.getText().length, doc.offsetAt(change.range.start), doc.offsetAt(change.range.end));
+        window = widenWindow(
+          window,
+          doc.getText().length,
+          doc.offsetAt(change.range.start),
+          doc.offsetAt(change.range.end),
+        );
         doc = TextDocument.update(doc, [change], doc.version + 1);
       }
       const text = doc.getText();
@@ -106,7 +142,9 @@ test('the analysis finds what kube-windows check finds', () => {
 });
 
 test('an edit in one document re-checks that document only, and moves the findings after it', () => {
-  const text = Array.from({ length: 50 }, (_, i) => PIECES[i % 2 === 0 ? 0 : 6].replace(/name: ([ad])$/m, `name: $1${i}`)).join('---\n');
+  const text = Array.from({ length: 50 }, (_, i) =>
+    PIECES[i % 2 === 0 ? 0 : 6].replace(/name: ([ad])$/m, `name: $1${i}`),
+  ).join('---\n');
   let doc = TextDocument.create('file:///t.yaml', 'yaml', 1, text);
   const analyzer = new Analyzer(DEFAULT_SETTINGS);
   const before = analyzer.analyze(doc.uri, text, 1, (o) => doc.positionAt(o).line);
@@ -123,7 +161,11 @@ test('an edit in one document re-checks that document only, and moves the findin
 });
 
 test('a split resumed at a boundary past an edit matches a split of the whole text', () => {
-  const texts = ['a: 1\n---\nb: 2\n...\n# c\n---\nd: 4\n', '\uFEFF%YAML 1.1\n---\na: 1\n--- x\n...\n...\n---\n', PIECES.join('---\n')];
+  const texts = [
+    'a: 1\n---\nb: 2\n...\n# c\n---\nd: 4\n',
+    '\uFEFF%YAML 1.1\n---\na: 1\n--- x\n...\n...\n---\n',
+    PIECES.join('---\n'),
+  ];
   for (const text of texts) {
     const whole = splitDocuments(text);
     for (const span of whole) {
@@ -141,7 +183,9 @@ test('a split resumed at a boundary past an edit matches a split of the whole te
 });
 
 test('a tree built from a batch parse is the tree of a parse of the document alone', () => {
-  const text = PIECES.filter((p) => !p.includes('{{') && !p.includes('unclosed')).join('---\n') + '---\nblock: |+\n  kept\n\nflow: {a: [1, 2], b: "q"}\n';
+  const text =
+    PIECES.filter((p) => !p.includes('{{') && !p.includes('unclosed')).join('---\n') +
+    '---\nblock: |+\n  kept\n\nflow: {a: [1, 2], b: "q"}\n';
   let trees = 0;
   loadSpans(text, splitDocuments(text), {}, (doc) => {
     const alone = buildTree(doc.text, parseEvents(doc.text, {}));
@@ -152,7 +196,12 @@ test('a tree built from a batch parse is the tree of a parse of the document alo
 });
 
 test('a fix value rendered twice is the same text (renderings are memoized, not shared wrongly)', () => {
-  const text = [PIECES[0], PIECES[0].replace('name: a', 'name: a2').replace(/^(\s+)tolerations: .*$/m, '$1tolerations:\n$1  - {key: os, operator: Equal, value: windows}')].join('---\n');
+  const text = [
+    PIECES[0],
+    PIECES[0]
+      .replace('name: a', 'name: a2')
+      .replace(/^(\s+)tolerations: .*$/m, '$1tolerations:\n$1  - {key: os, operator: Equal, value: windows}'),
+  ].join('---\n');
   const fixes = checkText(text)
     .findings.filter((f) => f.ruleId === 'WIN073')
     .map((f) => f.fixes[0].edits.map((e) => e.newText).join(''));

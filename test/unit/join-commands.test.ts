@@ -46,7 +46,12 @@ function makeContext() {
       onDidChange: () => ({ dispose: () => undefined }),
     },
   };
-  return { context: context as unknown as vscode.ExtensionContext, global, secrets, subscriptions: context.subscriptions };
+  return {
+    context: context as unknown as vscode.ExtensionContext,
+    global,
+    secrets,
+    subscriptions: context.subscriptions,
+  };
 }
 
 interface Harness {
@@ -85,13 +90,23 @@ function standInPlan(r: JoinRequest, host: SshConnectorOptions, h: Harness, scri
         apply: async () => {
           // As known_hosts: a trusted key is not asked about again.
           if (!h.trusted) {
-            const trusted = await host.confirmUnknownHost?.(r.address, 22, 'SHA256:q3Kx9T0aFakeFingerprint', 'ssh-ed25519', []);
-            if (!trusted) throw new Error(`The host key of ${r.address} (SHA256:q3Kx9T0aFakeFingerprint) is not known and was not accepted; nothing was sent to the host.`);
+            const trusted = await host.confirmUnknownHost?.(
+              r.address,
+              22,
+              'SHA256:q3Kx9T0aFakeFingerprint',
+              'ssh-ed25519',
+              [],
+            );
+            if (!trusted)
+              throw new Error(
+                `The host key of ${r.address} (SHA256:q3Kx9T0aFakeFingerprint) is not known and was not accepted; nothing was sent to the host.`,
+              );
             h.trusted = true;
           }
           for (let attempt = 1; attempt <= 3; attempt++) {
             const p = await host.askPassphrase?.(KEY, attempt);
-            if (p === undefined) throw new Error(`No passphrase was given for the SSH private key ${KEY}; authentication cancelled.`);
+            if (p === undefined)
+              throw new Error(`No passphrase was given for the SSH private key ${KEY}; authentication cancelled.`);
             if (p === PASS) return;
           }
           throw new Error(`Wrong passphrase for the SSH private key ${KEY} (3 attempts).`);
@@ -154,7 +169,11 @@ async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): 
     checkPassphrase: async (_path, p) => p === PASS,
     ...overrides,
   };
-  registerJoinCommands(context, log.createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel, deps);
+  registerJoinCommands(
+    context,
+    log.createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel,
+    deps,
+  );
   return h;
 }
 
@@ -162,8 +181,14 @@ async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): 
 function assertNowhere(h: Harness, secret: string) {
   assert.ok(!JSON.stringify([...h.global]).includes(secret), 'the passphrase reached globalState');
   assert.ok(!JSON.stringify(fake.shown).includes(secret), 'the passphrase reached a message');
-  assert.ok(!JSON.stringify(fake.logs.map((l) => l.lines)).includes(secret), 'the passphrase reached a log or output channel');
-  assert.ok(!JSON.stringify(fake.questions.map((q) => ({ ...q.options, validateInput: undefined }))).includes(secret), 'the passphrase reached a question');
+  assert.ok(
+    !JSON.stringify(fake.logs.map((l) => l.lines)).includes(secret),
+    'the passphrase reached a log or output channel',
+  );
+  assert.ok(
+    !JSON.stringify(fake.questions.map((q) => ({ ...q.options, validateInput: undefined }))).includes(secret),
+    'the passphrase reached a question',
+  );
 }
 
 test('joinNode: the questions, their defaults and validation; the plan runs with progress and a plan-log channel', async () => {
@@ -202,14 +227,19 @@ test('joinNode: the questions, their defaults and validation; the plan runs with
   assert.ok(channel, 'an output channel for the operation');
   assert.equal(channel.options, 'kube-windows-plan');
   const text = channel.lines.map((l) => l.text);
-  assert.match(text[0] ?? '', /^\[\d\d:\d\d:\d\d\] PLAN byoh-join RUNNING {2}Join 10\.0\.0\.5 through WMCO on 10\.0\.0\.5 \(2 steps\)$/);
+  assert.match(
+    text[0] ?? '',
+    /^\[\d\d:\d\d:\d\d\] PLAN byoh-join RUNNING {2}Join 10\.0\.0\.5 through WMCO on 10\.0\.0\.5 \(2 steps\)$/,
+  );
   assert.ok(text.some((l) => /STEP register OK/.test(l)));
   assert.ok(text.every((l) => !l.endsWith('\n')));
 
   const progress = fake.progressRuns.at(-1);
   assert.equal(progress?.options.cancellable, true);
   assert.ok(progress?.reports.some((r) => r.message === 'step 1/2: Connect to 10.0.0.5'));
-  assert.ok(progress?.reports.some((r) => r.message === 'step 2/2: Add the host to windows-instances — patching the ConfigMap'));
+  assert.ok(
+    progress?.reports.some((r) => r.message === 'step 2/2: Add the host to windows-instances — patching the ConfigMap'),
+  );
   assert.equal(
     progress?.reports.reduce((n, r) => n + (r.increment ?? 0), 0),
     100,
@@ -271,7 +301,12 @@ test('kubeWindows.ssh.port and kubeWindows.ssh.knownHostsFile reach the connecti
 test('passphrase: stored in SecretStorage only on "Remember", then reused; a stale one is deleted and asked again', async () => {
   const h = await harness();
   // From a cluster item: no context question; the item says OpenShift.
-  const item = { id: `ctx/${encodeURIComponent('prod')}`, contextValue: 'cluster.openshift', label: 'prod', ref: { kind: 'cluster', context: 'prod' } };
+  const item = {
+    id: `ctx/${encodeURIComponent('prod')}`,
+    contextValue: 'cluster.openshift',
+    label: 'prod',
+    ref: { kind: 'cluster', context: 'prod' },
+  };
   fake.replies.push(BYOH, 'win-1.example.com', 'Administrator', KEY, PASS);
   fake.answers.push('Trust and continue', 'Remember', undefined);
   await h.run('kubeWindows.joinNode', item);
@@ -317,7 +352,13 @@ test('passphrase: stored in SecretStorage only on "Remember", then reused; a sta
 });
 
 test('a cancelled question ends the command quietly, at any point', async () => {
-  for (const replies of [[undefined], ['prod', undefined], ['prod', BYOH, undefined], ['prod', BYOH, '10.0.0.5', undefined], ['prod', BYOH, '10.0.0.5', 'Administrator', undefined]]) {
+  for (const replies of [
+    [undefined],
+    ['prod', undefined],
+    ['prod', BYOH, undefined],
+    ['prod', BYOH, '10.0.0.5', undefined],
+    ['prod', BYOH, '10.0.0.5', 'Administrator', undefined],
+  ]) {
     const h = await harness();
     fake.replies.push(...replies);
     await h.run('kubeWindows.joinNode');
@@ -349,7 +390,9 @@ test('refusing the unknown host key stops before anything runs on the host, with
 });
 
 test('a failure shows its first line with "Show log" and "Run again"; Run again resumes', async () => {
-  const h = await harness({ fail: [new Error('WMCO did not register the node\n    at Object.<anonymous> (byoh.ts:12:3)')] });
+  const h = await harness({
+    fail: [new Error('WMCO did not register the node\n    at Object.<anonymous> (byoh.ts:12:3)')],
+  });
   fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY, PASS);
   fake.answers.push('Trust and continue', 'Not now', 'Run again', undefined);
   await h.run('kubeWindows.joinNode');
@@ -359,14 +402,24 @@ test('a failure shows its first line with "Show log" and "Run again"; Run again 
   assert.equal(h.requests.length, 2, 'ran again');
   assert.deepEqual(h.ran, ['register', 'register']);
   assert.match(fake.shown.at(-1)?.message ?? '', /joined/);
-  assert.equal(fake.questions.filter((q) => q.options.password).length, 1, 'the passphrase is not asked again in the same operation');
+  assert.equal(
+    fake.questions.filter((q) => q.options.password).length,
+    1,
+    'the passphrase is not asked again in the same operation',
+  );
   for (const m of fake.shown) assert.doesNotMatch(m.message, /\n|\bat .+:\d+:\d+/);
   h.dispose();
 });
 
 test('a preflight finding with an offer: "Install WMCO (Automatic)" runs the plan again with installWmco', async () => {
   const findings = [
-    { id: 'wmco', severity: 'error' as const, title: 'The Windows Machine Config Operator is not installed', fix: 'Install WMCO', offer: 'install-wmco' as const },
+    {
+      id: 'wmco',
+      severity: 'error' as const,
+      title: 'The Windows Machine Config Operator is not installed',
+      fix: 'Install WMCO',
+      offer: 'install-wmco' as const,
+    },
     { id: 'address', severity: 'info' as const, title: '10.0.0.5 is IPv4' },
   ];
   const h = await harness({ findings });
@@ -386,32 +439,72 @@ test('showJoinPlan: the same questions without SSH, and a kube-windows-plan docu
   fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator');
   await h.run('kubeWindows.showJoinPlan');
   assert.equal(fake.questions.length, 4, 'no key file question');
-  assert.ok(!h.hosts[0]?.askPassphrase && !h.hosts[0]?.confirmUnknownHost && !h.hosts[0]?.privateKeyPath, 'no prompts: nothing connects');
+  assert.ok(
+    !h.hosts[0]?.askPassphrase && !h.hosts[0]?.confirmUnknownHost && !h.hosts[0]?.privateKeyPath,
+    'no prompts: nothing connects',
+  );
   const doc = fake.documents[0];
   assert.equal(doc?.languageId, 'kube-windows-plan');
   assert.equal(doc?.shown, 1);
-  const plan = realJoinPlan({ kube: {} as KubeClient, host: {} as WindowsHost, address: '10.0.0.5', user: 'Administrator', via: 'byoh' });
+  const plan = realJoinPlan({
+    kube: {} as KubeClient,
+    host: {} as WindowsHost,
+    address: '10.0.0.5',
+    user: 'Administrator',
+    via: 'byoh',
+  });
   assert.ok(doc?.content.startsWith(`# kube-windows plan: ${plan.title}`));
-  for (const [i, step] of plan.steps.entries()) assert.ok(doc?.content.includes(`STEP ${i + 1}/${plan.steps.length}  ${step.id}  ${step.title}`), step.id);
+  for (const [i, step] of plan.steps.entries())
+    assert.ok(doc?.content.includes(`STEP ${i + 1}/${plan.steps.length}  ${step.id}  ${step.title}`), step.id);
   assert.equal(fake.shown.length, 0);
   h.dispose();
 });
 
 test('showJoinPlan on kubeadm: the payload, taint and RuntimeClass questions reach the request', async () => {
-  const payload = { containerd: { kind: 'url', name: 'containerd-1.7.27-windows-amd64.tar.gz', url: 'https://x/c.tar.gz', sha256: 'a'.repeat(64) } };
+  const payload = {
+    containerd: {
+      kind: 'url',
+      name: 'containerd-1.7.27-windows-amd64.tar.gz',
+      url: 'https://x/c.tar.gz',
+      sha256: 'a'.repeat(64),
+    },
+  };
   const findings = [
     { id: 'cni', severity: 'info', title: 'CNI: calico v3.28.2 (DaemonSet kube-system/calico-node)' },
-    { id: 'kubelet-skew', severity: 'error', title: 'kubelet v1.32.0 would be newer than the API server (v1.31.3)', fix: 'Use v1.31.3.' },
+    {
+      id: 'kubelet-skew',
+      severity: 'error',
+      title: 'kubelet v1.32.0 would be newer than the API server (v1.31.3)',
+      fix: 'Use v1.31.3.',
+    },
   ];
-  const h = await harness({}, { detectVia: async () => 'kubeadm', resolvePayload: async () => payload as never, dryRunFindings: async () => ({ findings: findings as never }) });
-  fake.replies.push('prod', 'kubeadm', '10.0.0.5', 'Administrator', '/payload', 'Taint the node os=windows:NoSchedule', "Create the RuntimeClass of the node's Windows build");
+  const h = await harness(
+    {},
+    {
+      detectVia: async () => 'kubeadm',
+      resolvePayload: async () => payload as never,
+      dryRunFindings: async () => ({ findings: findings as never }),
+    },
+  );
+  fake.replies.push(
+    'prod',
+    'kubeadm',
+    '10.0.0.5',
+    'Administrator',
+    '/payload',
+    'Taint the node os=windows:NoSchedule',
+    "Create the RuntimeClass of the node's Windows build",
+  );
   await h.run('kubeWindows.showJoinPlan');
   const q = fake.questions.at(-1);
   assert.equal(q?.options.title, 'kube-windows: create a RuntimeClass for the node?');
   assert.equal(h.requests[0]?.runtimeClass, true);
   assert.equal(h.requests[0]?.taint, true);
   const doc = fake.documents[0]?.content ?? '';
-  assert.match(doc, /^# ✓ CNI: calico v3\.28\.2[\s\S]*# ✗ kubelet v1\.32\.0 would be newer than the API server \(v1\.31\.3\)\n#     fix: Use v1\.31\.3\.\n\n# kube-windows plan:/);
+  assert.match(
+    doc,
+    /^# ✓ CNI: calico v3\.28\.2[\s\S]*# ✗ kubelet v1\.32\.0 would be newer than the API server \(v1\.31\.3\)\n#     fix: Use v1\.31\.3\.\n\n# kube-windows plan:/,
+  );
   h.dispose();
 });
 
@@ -427,13 +520,32 @@ test('address validation and the windows-instances key of a node', async () => {
   assert.match(validateAddress('a b', 'kubeadm') ?? '', /spaces/);
   const node = { metadata: { name: 'win-1' }, status: { addresses: [{ type: 'InternalIP', address: '10.0.0.5' }] } };
   assert.equal(instanceKeyFor(node, 'win-1', ['10.0.0.9', '10.0.0.5']), '10.0.0.5');
-  assert.equal(instanceKeyFor({ metadata: { name: 'win-1' } }, 'win-1', ['10.0.0.9', 'WIN-1.example.com']), 'WIN-1.example.com');
+  assert.equal(
+    instanceKeyFor({ metadata: { name: 'win-1' } }, 'win-1', ['10.0.0.9', 'WIN-1.example.com']),
+    'WIN-1.example.com',
+  );
   assert.equal(instanceKeyFor(undefined, 'win-1', ['win-10.example.com']), undefined);
   // From the item's typed reference, never its id (a context name may hold "/" or "%").
-  assert.deepEqual(parseItem({ id: 'ctx/a%2Fb/node/win-1', contextValue: 'windowsNode', ref: { kind: 'node', context: 'a/b', node: 'win-1' } }), { context: 'a/b', node: 'win-1' });
-  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster', ref: { kind: 'cluster', context: 'dev' } }), { context: 'dev', openshift: false });
-  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster.openshift', ref: { kind: 'cluster', context: 'dev' } }), { context: 'dev', openshift: true });
-  assert.deepEqual(parseItem({ id: 'x', ref: { kind: 'pod', context: 'dev', node: 'win-1', namespace: 'a', name: 'p' } }), { context: 'dev' });
+  assert.deepEqual(
+    parseItem({
+      id: 'ctx/a%2Fb/node/win-1',
+      contextValue: 'windowsNode',
+      ref: { kind: 'node', context: 'a/b', node: 'win-1' },
+    }),
+    { context: 'a/b', node: 'win-1' },
+  );
+  assert.deepEqual(parseItem({ id: 'ctx/dev', contextValue: 'cluster', ref: { kind: 'cluster', context: 'dev' } }), {
+    context: 'dev',
+    openshift: false,
+  });
+  assert.deepEqual(
+    parseItem({ id: 'ctx/dev', contextValue: 'cluster.openshift', ref: { kind: 'cluster', context: 'dev' } }),
+    { context: 'dev', openshift: true },
+  );
+  assert.deepEqual(
+    parseItem({ id: 'x', ref: { kind: 'pod', context: 'dev', node: 'win-1', namespace: 'a', name: 'p' } }),
+    { context: 'dev' },
+  );
   assert.deepEqual(parseItem({ id: 'ctx/dev/node/win-1' }), {}, 'an id alone is not parsed');
 });
 
@@ -459,7 +571,11 @@ test('one address check: the VS Code prompt, the engine and the windows-instance
     assert.equal(prompt === undefined ? 'ok' : 'refused', want, `prompt on ${address}`);
     assert.equal(engine, prompt, `engine and prompt on ${address}`);
     const rule = classifyAddress(address);
-    assert.equal(rule === 'ipv4' || rule === 'dns' ? 'ok' : 'refused', want, `the windows-instances rule on ${address}`);
+    assert.equal(
+      rule === 'ipv4' || rule === 'dns' ? 'ok' : 'refused',
+      want,
+      `the windows-instances rule on ${address}`,
+    );
     const build = () => joinPlan({ kube: {} as never, host: {} as never, address, user: 'Administrator', via: 'byoh' });
     if (want === 'refused') assert.throws(build, JoinInputError, `joinPlan on ${address}`);
     else assert.doesNotThrow(build, `joinPlan on ${address}`);
@@ -471,7 +587,10 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   const c = pkg.contributes;
   const cmd = (id: string) => c.commands.find((x: { command: string }) => x.command === id);
   assert.deepEqual(
-    ['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.removeNode'].map((id) => [cmd(id)?.category, cmd(id)?.icon]),
+    ['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.removeNode'].map((id) => [
+      cmd(id)?.category,
+      cmd(id)?.icon,
+    ]),
     [
       ['kube-windows', '$(add)'],
       ['kube-windows', '$(preview)'],
@@ -481,11 +600,16 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   const menus: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
   const join = menus.filter((m) => m.command === 'kubeWindows.joinNode');
   assert.deepEqual(join.map((m) => m.group?.split('@')[0]).sort(), ['2_join', 'inline']);
-  for (const m of [...join, ...menus.filter((x) => x.command === 'kubeWindows.showJoinPlan')]) assert.match(m.when, /viewItem =~ \/\^cluster\//);
+  for (const m of [...join, ...menus.filter((x) => x.command === 'kubeWindows.showJoinPlan')])
+    assert.match(m.when, /viewItem =~ \/\^cluster\//);
   const remove = menus.find((m) => m.command === 'kubeWindows.removeNode');
   assert.match(remove?.when ?? '', /viewItem =~ \/\^windowsNode\//);
   assert.match(remove?.group ?? '', /^7_modification/);
-  assert.ok(c.menus.commandPalette.some((m: { command: string; when: string }) => m.command === 'kubeWindows.removeNode' && m.when === 'false'));
+  assert.ok(
+    c.menus.commandPalette.some(
+      (m: { command: string; when: string }) => m.command === 'kubeWindows.removeNode' && m.when === 'false',
+    ),
+  );
   const setting = c.configuration.properties['kubeWindows.join.payloadFolder'];
   assert.equal(setting.type, 'string');
   assert.equal(setting.scope, 'machine');

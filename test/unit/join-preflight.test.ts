@@ -4,8 +4,22 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { evaluateByoh, blocking, firstOffer, compareVersions, checkBuild, PreflightError, type ByohInputs } from '../../src/bootstrap/preflight';
-import { bootstrapTokenSecret, caCertHash, containerdConfig, kubeletServiceCommand, newBootstrapToken } from '../../src/core/windows/kubeadm';
+import {
+  evaluateByoh,
+  blocking,
+  firstOffer,
+  compareVersions,
+  checkBuild,
+  PreflightError,
+  type ByohInputs,
+} from '../../src/bootstrap/preflight';
+import {
+  bootstrapTokenSecret,
+  caCertHash,
+  containerdConfig,
+  kubeletServiceCommand,
+  newBootstrapToken,
+} from '../../src/core/windows/kubeadm';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from '../../src/bootstrap/ssh-key-info';
 import { runBounded } from '../../src/bootstrap/join';
 import { csrCommonName } from '../../src/cluster/csr';
@@ -51,7 +65,11 @@ test('a healthy BYOH host has no blocking finding', () => {
 test('each BYOH prerequisite, when missing, gives its own error with a fix', () => {
   const cases: [string, Partial<ByohInputs>, RegExp][] = [
     ['wmco', { csv: undefined }, /not installed/],
-    ['wmco', { csv: { name: 'windows-machine-config-operator.v10.18.0', phase: 'Failed', message: 'boom' } }, /Failed: boom/],
+    [
+      'wmco',
+      { csv: { name: 'windows-machine-config-operator.v10.18.0', phase: 'Failed', message: 'boom' } },
+      /Failed: boom/,
+    ],
     ['key-secret', { keySecret: { present: false, hasKey: false } }, /missing/],
     ['key-secret', { keySecret: { present: true, hasKey: false } }, /missing 'private-key.pem'/],
     ['key-secret', { keySecret: { present: true, hasKey: true, encrypted: true } }, /passphrase/],
@@ -64,7 +82,11 @@ test('each BYOH prerequisite, when missing, gives its own error with a fix', () 
     ['windows-build', { facts: { ...FACTS, build: 19041 } }, /not a supported/],
     ['windows-build', { facts: { ...FACTS, ubr: 600 } }, /KB5012637/],
     ['docker', { facts: { ...FACTS, services: { docker: 'Running', containerd: null, kubelet: null } } }, /Docker/],
-    ['containerd-preinstalled', { facts: { ...FACTS, services: { docker: null, containerd: 'Stopped', kubelet: null } } }, /containerd/],
+    [
+      'containerd-preinstalled',
+      { facts: { ...FACTS, services: { docker: null, containerd: 'Stopped', kubelet: null } } },
+      /containerd/,
+    ],
     [
       'dual-nic',
       {
@@ -79,12 +101,31 @@ test('each BYOH prerequisite, when missing, gives its own error with a fix', () 
       /dual NIC/,
     ],
     ['admin', { facts: { ...FACTS, isAdministrator: false } }, /administrator/],
-    ['hybrid-networking', { operatorNetwork: { type: 'OVNKubernetes', hybrid: false } }, /hybrid networking is not configured/],
+    [
+      'hybrid-networking',
+      { operatorNetwork: { type: 'OVNKubernetes', hybrid: false } },
+      /hybrid networking is not configured/,
+    ],
     ['hybrid-networking', { operatorNetwork: { type: 'OpenShiftSDN', hybrid: false } }, /not OVN-Kubernetes/],
-    ['vxlan-port', { operatorNetwork: { type: 'OVNKubernetes', hybrid: true, vxlanPort: 9898 }, facts: { ...FACTS, build: 17763 } }, /VXLAN/],
+    [
+      'vxlan-port',
+      { operatorNetwork: { type: 'OVNKubernetes', hybrid: true, vxlanPort: 9898 }, facts: { ...FACTS, build: 17763 } },
+      /VXLAN/,
+    ],
     ['class-e', { clusterNetworks: ['10.128.0.0/14', '240.0.0.0/14'] }, /class E/],
-    ['proxy', { proxy: { httpProxy: 'http://proxy:3128' }, csv: { name: 'windows-machine-config-operator.v8.1.0', phase: 'Succeeded', version: '8.1.0' } }, /proxy/],
-    ['api-int', { apiInt: { host: 'api-int.c.example.com', resolvedFromHost: [], error: 'No such host is known' } }, /cannot resolve api-int/],
+    [
+      'proxy',
+      {
+        proxy: { httpProxy: 'http://proxy:3128' },
+        csv: { name: 'windows-machine-config-operator.v8.1.0', phase: 'Succeeded', version: '8.1.0' },
+      },
+      /proxy/,
+    ],
+    [
+      'api-int',
+      { apiInt: { host: 'api-int.c.example.com', resolvedFromHost: [], error: 'No such host is known' } },
+      /cannot resolve api-int/,
+    ],
   ];
   for (const [id, change, message] of cases) {
     const findings = evaluateByoh({ ...GOOD, ...change });
@@ -100,7 +141,16 @@ test('offers: WMCO and the key secret can be set up by the engine, and then they
   assert.deepEqual(missing.map((f) => f.offer).sort(), ['create-key-secret', 'install-wmco']);
   assert.equal(firstOffer(missing)?.offer, 'install-wmco', 'the UI offers the first fix the engine can do');
   assert.equal(firstOffer(evaluateByoh(GOOD)), undefined);
-  assert.deepEqual(ids({ ...GOOD, csv: undefined, installsWmco: true, keySecret: { present: false, hasKey: false }, createsKeySecret: true }), []);
+  assert.deepEqual(
+    ids({
+      ...GOOD,
+      csv: undefined,
+      installsWmco: true,
+      keySecret: { present: false, hasKey: false },
+      createsKeySecret: true,
+    }),
+    [],
+  );
   // The proxy check passes on a WMCO version that supports it.
   assert.deepEqual(ids({ ...GOOD, proxy: { httpsProxy: 'http://p:3128' } }), []);
 });
@@ -113,7 +163,13 @@ test('no PTR record is a warning (WMCO falls back to the SSH host name), a DNS k
 });
 
 test('PreflightError lists every blocking finding with its fix', () => {
-  const err = new PreflightError(evaluateByoh({ ...GOOD, hostKeyHashes: [], facts: { ...FACTS, adapters: [...FACTS.adapters, { name: 'x', ipv4: ['1.2.3.4'] }] } }));
+  const err = new PreflightError(
+    evaluateByoh({
+      ...GOOD,
+      hostKeyHashes: [],
+      facts: { ...FACTS, adapters: [...FACTS.adapters, { name: 'x', ipv4: ['1.2.3.4'] }] },
+    }),
+  );
   assert.match(err.message, /Preflight found 2 problems/);
   assert.match(err.message, /fix: Add this public key/);
   assert.match(err.message, /Disable-NetAdapter/);
@@ -129,7 +185,9 @@ test('class E: the preflight refuses every cluster network the NET001 rule flags
     ['10.128.0.0/14', false],
     ['fd01::/48', false],
   ] as const) {
-    const found = evaluateByoh({ ...GOOD, clusterNetworks: [cidr] }).some((f) => f.severity === 'error' && /class E/.test(f.title));
+    const found = evaluateByoh({ ...GOOD, clusterNetworks: [cidr] }).some(
+      (f) => f.severity === 'error' && /class E/.test(f.title),
+    );
     assert.equal(found, refused, cidr);
   }
 });
@@ -159,7 +217,11 @@ test("bootstrap tokens have kubeadm's format and their Secret the bootstrap-toke
     seen.add(t.token);
   }
   assert.equal(seen.size, 50);
-  const s = bootstrapTokenSecret('abcdef', '0123456789abcdef', new Date('2026-11-21T10:00:00.000Z'), 'd') as { type: string; metadata: { name: string }; data: Record<string, string> };
+  const s = bootstrapTokenSecret('abcdef', '0123456789abcdef', new Date('2026-11-21T10:00:00.000Z'), 'd') as {
+    type: string;
+    metadata: { name: string };
+    data: Record<string, string>;
+  };
   assert.equal(s.type, 'bootstrap.kubernetes.io/token');
   assert.equal(s.metadata.name, 'bootstrap-token-abcdef');
   const dec = (k: string) => Buffer.from(s.data[k]!, 'base64').toString();
@@ -171,7 +233,10 @@ test("bootstrap tokens have kubeadm's format and their Secret the bootstrap-toke
 test('containerd config sets the registry config_path in both layouts', () => {
   const v1 = containerdConfig(1);
   assert.match(v1, /^version = 2/);
-  assert.match(v1, /\[plugins\."io\.containerd\.grpc\.v1\.cri"\.registry\]\r\n    config_path = "C:\\\\Program Files\\\\containerd\\\\certs\.d"/);
+  assert.match(
+    v1,
+    /\[plugins\."io\.containerd\.grpc\.v1\.cri"\.registry\]\r\n    config_path = "C:\\\\Program Files\\\\containerd\\\\certs\.d"/,
+  );
   const v2 = containerdConfig(2);
   assert.match(v2, /^version = 3/);
   assert.match(v2, /\[plugins\.'io\.containerd\.cri\.v1\.images'\.registry\]\r\n    config_path = /);
@@ -180,7 +245,8 @@ test('containerd config sets the registry config_path in both layouts', () => {
 
 test('the kubelet command line refuses a node name that is not a DNS name', () => {
   assert.match(kubeletServiceCommand('win-a'), /--hostname-override=win-a /);
-  for (const bad of ['Win-A', 'a b', 'a"b', 'a;b', '-a', '']) assert.throws(() => kubeletServiceCommand(bad), /invalid node name/);
+  for (const bad of ['Win-A', 'a b', 'a"b', 'a;b', '-a', ''])
+    assert.throws(() => kubeletServiceCommand(bad), /invalid node name/);
 });
 
 test('key info: public line and WMCO hash, passphrase and garbage detected, nothing secret in the result', () => {
@@ -221,7 +287,21 @@ test('csrCommonName reads the subject CN of a real PKCS#10 request', () => {
   const dir = mkdtempSync(join(tmpdir(), 'kw-csr-'));
   execFileSync(
     'openssl',
-    ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', join(dir, 'k.pem'), '-out', join(dir, 'r.csr'), '-subj', '/O=system:nodes/CN=system:node:win-a'],
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-keyout',
+      join(dir, 'k.pem'),
+      '-out',
+      join(dir, 'r.csr'),
+      '-subj',
+      '/O=system:nodes/CN=system:node:win-a',
+    ],
     { stdio: 'ignore' },
   );
   const request = Buffer.from(readFileSync(join(dir, 'r.csr'))).toString('base64');
@@ -238,8 +318,14 @@ test('runFailureSummary: the first blocking preflight finding and how many more,
     { id: 'b', severity: 'info' as const, title: 'fine' },
     { id: 'c', severity: 'error' as const, title: 'no key' },
   ];
-  assert.equal(runFailureSummary({ outcome: 'failed', error: { message: 'Preflight found 2 problems' } }, undefined, findings), 'WMCO is not installed (and 1 more problem; see the log)');
-  assert.equal(runFailureSummary({ outcome: 'failed', error: { message: 'kubeadm join failed\nline 2' } }, undefined, findings), 'kubeadm join failed');
+  assert.equal(
+    runFailureSummary({ outcome: 'failed', error: { message: 'Preflight found 2 problems' } }, undefined, findings),
+    'WMCO is not installed (and 1 more problem; see the log)',
+  );
+  assert.equal(
+    runFailureSummary({ outcome: 'failed', error: { message: 'kubeadm join failed\nline 2' } }, undefined, findings),
+    'kubeadm join failed',
+  );
   assert.equal(runFailureSummary(undefined, 'unreachable\nmore', undefined), 'unreachable');
   assert.equal(runFailureSummary({ outcome: 'cancelled' }, undefined, undefined), 'cancelled');
   assert.equal(isHostKeyRefusalOrCancel(Object.assign(new Error('x'), { name: 'HostKeyChangedError' })), true);

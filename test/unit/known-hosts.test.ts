@@ -8,7 +8,13 @@ import { promises as fsp } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { addKnownHost, fingerprintSha256, keyTypeOfBlob, KnownHosts, knownHostsLine } from '../../src/remote/known-hosts';
+import {
+  addKnownHost,
+  fingerprintSha256,
+  keyTypeOfBlob,
+  KnownHosts,
+  knownHostsLine,
+} from '../../src/remote/known-hosts';
 import { authorizedKeyLine, loadPrivateKey, publicKeyHash } from '../../src/remote/keys';
 import { sftpPathOf, sha256OfSource } from '../../src/remote/upload';
 import { AuthenticationError } from '../../src/remote/types';
@@ -18,9 +24,24 @@ const run = promisify(execFile);
 let dir: string;
 const blobOf = (pubLine: string): Buffer => Buffer.from(pubLine.split(' ')[1]!, 'base64');
 
-async function keygen(name: string, type: 'ed25519' | 'rsa' | 'ecdsa', passphrase = ''): Promise<{ path: string; pub: string }> {
+async function keygen(
+  name: string,
+  type: 'ed25519' | 'rsa' | 'ecdsa',
+  passphrase = '',
+): Promise<{ path: string; pub: string }> {
   const path = join(dir, name);
-  await run('ssh-keygen', ['-q', '-t', type, ...(type === 'rsa' ? ['-b', '2048'] : []), '-N', passphrase, '-C', 'c', '-f', path]);
+  await run('ssh-keygen', [
+    '-q',
+    '-t',
+    type,
+    ...(type === 'rsa' ? ['-b', '2048'] : []),
+    '-N',
+    passphrase,
+    '-C',
+    'c',
+    '-f',
+    path,
+  ]);
   const pub = (await fsp.readFile(`${path}.pub`, 'utf8')).trim().split(' ').slice(0, 2).join(' ');
   return { path, pub };
 }
@@ -51,9 +72,16 @@ describe('known_hosts lookup', () => {
 
   it('reports a different key of the same type as changed, with its line', () => {
     const kh = KnownHosts.parse(`other ${b.pub}\nweb1 ${a.pub}\n`);
-    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 2, pinned: fingerprintSha256(blobOf(a.pub)) });
+    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), {
+      status: 'changed',
+      line: 2,
+      pinned: fingerprintSha256(blobOf(a.pub)),
+    });
     // A key of another type is unknown (OpenSSH asks), but the pinned types are reported.
-    assert.deepEqual(kh.lookup('web1', 22, 'ssh-rsa', blobOf(rsa.pub)), { status: 'unknown', knownTypes: ['ssh-ed25519'] });
+    assert.deepEqual(kh.lookup('web1', 22, 'ssh-rsa', blobOf(rsa.pub)), {
+      status: 'unknown',
+      knownTypes: ['ssh-ed25519'],
+    });
     assert.deepEqual(kh.keyTypesFor('web1', 22), ['ssh-ed25519']);
   });
 
@@ -86,10 +114,16 @@ describe('known_hosts lookup', () => {
   });
 
   it('refuses a @revoked key even when another line pins it, and ignores @cert-authority lines', () => {
-    const kh = KnownHosts.parse(`web1 ${a.pub}\n@revoked * ${a.pub}\n@cert-authority * ${b.pub}\n@bogus web1 ${b.pub}\n`);
+    const kh = KnownHosts.parse(
+      `web1 ${a.pub}\n@revoked * ${a.pub}\n@cert-authority * ${b.pub}\n@bogus web1 ${b.pub}\n`,
+    );
     assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(a.pub)), { status: 'revoked', line: 2 });
     // The CA key is not a host key for web1; the pinned key a makes b "changed".
-    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'changed', line: 1, pinned: fingerprintSha256(blobOf(a.pub)) });
+    assert.deepEqual(kh.lookup('web1', 22, 'ssh-ed25519', blobOf(b.pub)), {
+      status: 'changed',
+      line: 1,
+      pinned: fingerprintSha256(blobOf(a.pub)),
+    });
     assert.deepEqual(kh.lookup('web2', 22, 'ssh-ed25519', blobOf(b.pub)), { status: 'unknown', knownTypes: [] });
   });
 
@@ -131,7 +165,10 @@ describe('addKnownHost', () => {
     const before = `# mine\n|1|abc|def ssh-ed25519 AAAA\n@revoked * ${b.pub}`;
     await fsp.writeFile(file, before);
     await addKnownHost(file, 'h', 22, 'ssh-ed25519', blobOf(a.pub));
-    assert.equal(await fsp.readFile(file, 'utf8'), `${before}\n${knownHostsLine('h', 22, 'ssh-ed25519', blobOf(a.pub))}\n`);
+    assert.equal(
+      await fsp.readFile(file, 'utf8'),
+      `${before}\n${knownHostsLine('h', 22, 'ssh-ed25519', blobOf(a.pub))}\n`,
+    );
   });
 });
 
@@ -152,7 +189,10 @@ describe('private keys', () => {
     const keyText = await fsp.readFile(enc.path, 'utf8');
     const body = keyText.split('\n')[1]!;
     const attempts: number[] = [];
-    const ok = await loadPrivateKey(enc.path, (p, n) => (assert.equal(p, enc.path), attempts.push(n), Promise.resolve(n < 3 ? 'nope' : pass)));
+    const ok = await loadPrivateKey(
+      enc.path,
+      (p, n) => (assert.equal(p, enc.path), attempts.push(n), Promise.resolve(n < 3 ? 'nope' : pass)),
+    );
     assert.deepEqual(attempts, [1, 2, 3]);
     assert.equal(ok.encrypted, true);
     assert.equal(authorizedKeyLine(ok.key), enc.pub);
@@ -180,7 +220,8 @@ describe('private keys', () => {
 
   it('names an unusable file without echoing its contents', async () => {
     const garbled = join(dir, 'garbled');
-    const content = '-----BEGIN OPENSSH PRIVATE KEY-----\nTOPSECRETbase64materialxyz\n-----END OPENSSH PRIVATE KEY-----\n';
+    const content =
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nTOPSECRETbase64materialxyz\n-----END OPENSSH PRIVATE KEY-----\n';
     await fsp.writeFile(garbled, content);
     const cases: [string, RegExp][] = [
       [garbled, /not a usable SSH private key/],

@@ -55,7 +55,11 @@ test('LNT001 flags seccomp and AppArmor annotations on a Windows pod template an
   assert.ok(f.every((x) => x.severity === 'info'));
   assert.deepEqual(
     f.map((x) => covered(text, x)),
-    ['seccomp.security.alpha.kubernetes.io/pod', 'container.apparmor.security.beta.kubernetes.io/app', 'container.seccomp.security.alpha.kubernetes.io/app'],
+    [
+      'seccomp.security.alpha.kubernetes.io/pod',
+      'container.apparmor.security.beta.kubernetes.io/app',
+      'container.seccomp.security.alpha.kubernetes.io/app',
+    ],
   );
   assert.match(
     f[0].message,
@@ -84,7 +88,10 @@ spec:
 `;
   const f = only(text, 'LNT001');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /^metadata\.annotations\[container\.apparmor\.security\.beta\.kubernetes\.io\/app\]: .*\(Windows inferred from nodeSelector kubernetes\.io\/os: windows\)/);
+  assert.match(
+    f[0].message,
+    /^metadata\.annotations\[container\.apparmor\.security\.beta\.kubernetes\.io\/app\]: .*\(Windows inferred from nodeSelector kubernetes\.io\/os: windows\)/,
+  );
   const { fixed } = fixAndRecheck(text, 'LNT001');
   assert.ok(!fixed.includes('annotations'), fixed);
   assert.ok(fixed.includes('metadata:\n  name: p\nspec:'), fixed);
@@ -99,8 +106,17 @@ test('LNT001 does not fire for Linux or unknown pods, nor for other annotations'
 // ---------------------------------------------------------------------------------------------
 // Registry-wide: no fix, of any rule, ever hardens a Windows pod the Linux way.
 
-const LINUX_HARDENING_FIELDS = ['readOnlyRootFilesystem', 'capabilities', 'seccompProfile', 'allowPrivilegeEscalation', 'runAsUser', 'runAsGroup', 'privileged'];
-const LINUX_HARDENING_ANNOTATION = /^(seccomp\.security\.alpha\.kubernetes\.io\/pod$|container\.(seccomp\.security\.alpha|apparmor\.security\.beta)\.kubernetes\.io\/)/;
+const LINUX_HARDENING_FIELDS = [
+  'readOnlyRootFilesystem',
+  'capabilities',
+  'seccompProfile',
+  'allowPrivilegeEscalation',
+  'runAsUser',
+  'runAsGroup',
+  'privileged',
+];
+const LINUX_HARDENING_ANNOTATION =
+  /^(seccomp\.security\.alpha\.kubernetes\.io\/pod$|container\.(seccomp\.security\.alpha|apparmor\.security\.beta)\.kubernetes\.io\/)/;
 
 /** Windows pod fixtures that provoke as many rules, and fixes, as possible. */
 const FIXTURES: Record<string, string> = {
@@ -264,7 +280,8 @@ function hardeningCounts(text: string): Map<string, number> {
       if (!pod) continue;
       walk(pod.spec);
       const annotations = pod.metadata.annotations;
-      if (isObj(annotations)) for (const k of Object.keys(annotations)) if (LINUX_HARDENING_ANNOTATION.test(k)) bump(`annotation ${k}`);
+      if (isObj(annotations))
+        for (const k of Object.keys(annotations)) if (LINUX_HARDENING_ANNOTATION.test(k)) bump(`annotation ${k}`);
     }
   }
   return counts;

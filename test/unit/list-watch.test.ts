@@ -17,9 +17,19 @@ function scripted(endings: Ending[]) {
     async get(_path: string, query: Query) {
       calls.push({ kind: 'list', query });
       rv += 10;
-      return { items: [{ metadata: { name: `a${rv}`, resourceVersion: String(rv) } }], metadata: { resourceVersion: String(rv) } };
+      return {
+        items: [{ metadata: { name: `a${rv}`, resourceVersion: String(rv) } }],
+        metadata: { resourceVersion: String(rv) },
+      };
     },
-    watch(_path: string, query: Query, onEvent: (e: WatchEvent<Obj>) => void, onDone: (err?: unknown) => void, _idle: number, onOpen?: () => void) {
+    watch(
+      _path: string,
+      query: Query,
+      onEvent: (e: WatchEvent<Obj>) => void,
+      onDone: (err?: unknown) => void,
+      _idle: number,
+      onOpen?: () => void,
+    ) {
       calls.push({ kind: 'watch', query });
       const e = endings.shift() ?? { open: true };
       setTimeout(() => {
@@ -43,7 +53,13 @@ function run(endings: Ending[]) {
   const seen: string[] = [];
   const lw = new ListWatch<Obj>(
     client,
-    { path: '/api/v1/pods', selector: { fieldSelector: 'spec.nodeName=n1' }, pageSize: 50, watchTimeoutSeconds: 30, retryMs: 10 },
+    {
+      path: '/api/v1/pods',
+      selector: { fieldSelector: 'spec.nodeName=n1' },
+      pageSize: 50,
+      watchTimeoutSeconds: 30,
+      retryMs: 10,
+    },
     {
       listed: (items) => seen.push(`listed ${items.map((i) => i.metadata?.name).join(',')}`),
       event: (type, o) => seen.push(`${type} ${o.metadata?.name}`),
@@ -70,7 +86,12 @@ test('an HTTP 410 on the watch lists again; the new watch starts from the new li
   );
   assert.deepEqual(seen, ['listed a20', 'listed a30']);
   assert.equal(lw.lists, 2);
-  assert.deepEqual(calls[1].query, { fieldSelector: 'spec.nodeName=n1', resourceVersion: '20', allowWatchBookmarks: true, timeoutSeconds: 30 });
+  assert.deepEqual(calls[1].query, {
+    fieldSelector: 'spec.nodeName=n1',
+    resourceVersion: '20',
+    allowWatchBookmarks: true,
+    timeoutSeconds: 30,
+  });
 });
 
 test('an ERROR event with code 410 lists again; a clean end resumes from the last version seen, bookmarks included', async () => {
@@ -101,7 +122,9 @@ test('an ERROR event with code 410 lists again; a clean end resumes from the las
 });
 
 test('a failed watch is reported, retried from the same version, and recovered once the server accepts it', async () => {
-  const { lw, calls, seen } = run([{ open: false, end: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) }]);
+  const { lw, calls, seen } = run([
+    { open: false, end: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) },
+  ]);
   await lw.start();
   await until(() => seen.includes('recovered'));
   lw.stop();

@@ -29,7 +29,10 @@ test('checkObject runs the same rules as checkText: same ids, same messages, a f
   const value = load(DEPLOY) as Record<string, unknown>;
   const live = checkObject(value).findings;
   assert.ok(text.length >= 2);
-  assert.deepEqual(live.map((f) => `${f.ruleId} ${f.message}`).sort(), text.map((f) => `${f.ruleId} ${f.message}`).sort());
+  assert.deepEqual(
+    live.map((f) => `${f.ruleId} ${f.message}`).sort(),
+    text.map((f) => `${f.ruleId} ${f.message}`).sort(),
+  );
   // Each field path names the node the text finding underlines.
   const doc = loadManifest(DEPLOY).documents[0];
   for (const f of live) {
@@ -38,22 +41,38 @@ test('checkObject runs the same rules as checkText: same ids, same messages, a f
       .filter((x) => x !== undefined && x !== '')
       .map((x) => (/^\d+$/.test(x) ? Number(x) : x));
     assert.equal(pathString(segments), f.path);
-    assert.ok(locate(doc.tree(), segments).node || locate(doc.tree(), segments.slice(0, -1)).node, `${f.path} is in the document`);
+    assert.ok(
+      locate(doc.tree(), segments).node || locate(doc.tree(), segments.slice(0, -1)).node,
+      `${f.path} is in the document`,
+    );
   }
   assert.ok(live.some((f) => f.path === 'spec.template.spec.containers[0].securityContext.privileged'));
 });
 
 test('gatherObjectFacts reads Namespaces and RuntimeClasses from plain objects', () => {
   const facts = gatherObjectFacts([
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'web', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } } },
-    { apiVersion: 'node.k8s.io/v1', kind: 'RuntimeClass', metadata: { name: 'win' }, handler: 'runhcs-wcow-process', scheduling: { nodeSelector: { 'kubernetes.io/os': 'windows' } } },
+    {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'web', labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    },
+    {
+      apiVersion: 'node.k8s.io/v1',
+      kind: 'RuntimeClass',
+      metadata: { name: 'win' },
+      handler: 'runhcs-wcow-process',
+      scheduling: { nodeSelector: { 'kubernetes.io/os': 'windows' } },
+    },
   ]);
   assert.equal(facts.namespaces.get('web')?.['pod-security.kubernetes.io/enforce'], 'restricted');
   assert.equal(facts.runtimeClasses.get('win')?.windows, true);
 });
 
 test('isCheckedObject: what a controller the check reads created is not checked twice', () => {
-  const owned = (kind: string, owner: string) => ({ kind, metadata: { name: 'x', ownerReferences: [{ kind: owner, name: 'o', controller: true }] } });
+  const owned = (kind: string, owner: string) => ({
+    kind,
+    metadata: { name: 'x', ownerReferences: [{ kind: owner, name: 'o', controller: true }] },
+  });
   assert.equal(isCheckedObject(owned('ReplicaSet', 'Deployment')), false);
   assert.equal(isCheckedObject(owned('ReplicaSet', 'SomeOperator')), true);
   assert.equal(isCheckedObject(owned('Job', 'CronJob')), false);
@@ -79,7 +98,11 @@ test('withoutServerDefaults drops the 0644 defaultMode the API server writes, an
       { name: 'b', secret: { secretName: 's', defaultMode: 256 } },
     ],
   });
-  assert.equal((pod.spec.volumes[0].projected as { defaultMode?: number }).defaultMode, 420, 'the input is not changed');
+  assert.equal(
+    (pod.spec.volumes[0].projected as { defaultMode?: number }).defaultMode,
+    420,
+    'the input is not changed',
+  );
   const none = { kind: 'Pod', spec: { containers: [] } };
   assert.equal(withoutServerDefaults(none), none);
 });
@@ -90,15 +113,35 @@ test('checkLive: objects with findings in kind order, explanations on Windows po
       {
         apiVersion: 'v1',
         kind: 'Pod',
-        metadata: { name: 'linux-0', namespace: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }] },
+        metadata: {
+          name: 'linux-0',
+          namespace: 'a',
+          ownerReferences: [{ kind: 'ReplicaSet', name: 'r', controller: true }],
+        },
         spec: { nodeName: 'ip-1', containers: [{ name: 'c', image: 'nginx' }] },
-        status: { containerStatuses: [{ name: 'c', state: { waiting: { reason: 'CreateContainerError', message: 'The container operating system does not match the host operating system' } } }] },
+        status: {
+          containerStatuses: [
+            {
+              name: 'c',
+              state: {
+                waiting: {
+                  reason: 'CreateContainerError',
+                  message: 'The container operating system does not match the host operating system',
+                },
+              },
+            },
+          ],
+        },
       },
       load(DEPLOY) as Record<string, unknown>,
       {
         apiVersion: 'apps/v1',
         kind: 'ReplicaSet',
-        metadata: { name: 'iis-1', namespace: 'web', ownerReferences: [{ kind: 'Deployment', name: 'iis', controller: true }] },
+        metadata: {
+          name: 'iis-1',
+          namespace: 'web',
+          ownerReferences: [{ kind: 'Deployment', name: 'iis', controller: true }],
+        },
         spec: (load(DEPLOY) as { spec: unknown }).spec,
       },
     ],
@@ -113,7 +156,10 @@ test('checkLive: objects with findings in kind order, explanations on Windows po
     ['Deployment/web/iis'],
   );
   assert.equal(report.summary.objects, 1);
-  assert.equal(report.summary.errors + report.summary.warnings + report.summary.infos, report.objects[0].findings.length);
+  assert.equal(
+    report.summary.errors + report.summary.warnings + report.summary.infos,
+    report.objects[0].findings.length,
+  );
   const onlyErrors = checkLive(state, { minSeverity: 'error' });
   assert.ok(onlyErrors.objects[0].findings.every((f) => f.severity === 'error'));
 });
@@ -136,6 +182,9 @@ test('readSnapshotText accepts what snapshot writes and says which field is wron
   assert.match(bad('{'), /^is not JSON/);
   assert.match(bad({ ...good, name: 3 }), /name must be a string/);
   assert.match(bad({ ...good, flavour: 'k3s' }), /flavour must be "openshift" or "kubernetes"/);
-  assert.match(bad({ ...good, windowsNodes: [{ name: 'w', build: '10.0.20348', taints: [{ key: 'os' }] }] }), /windowsNodes\[0\]\.taints must be/);
+  assert.match(
+    bad({ ...good, windowsNodes: [{ name: 'w', build: '10.0.20348', taints: [{ key: 'os' }] }] }),
+    /windowsNodes\[0\]\.taints must be/,
+  );
   assert.match(bad({ ...good, runtimeClasses: [{ name: 'rc' }] }), /runtimeClasses\[0\] must be/);
 });

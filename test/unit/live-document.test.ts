@@ -13,7 +13,11 @@ import type { Obj } from '../../src/core/manifest/path';
 const deployment = (): Obj => ({
   apiVersion: 'apps/v1',
   kind: 'Deployment',
-  metadata: { name: 'iis', namespace: 'web', managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update' }] },
+  metadata: {
+    name: 'iis',
+    namespace: 'web',
+    managedFields: [{ manager: 'kubectl-client-side-apply', operation: 'Update' }],
+  },
   spec: {
     selector: { matchLabels: { app: 'iis' } },
     template: {
@@ -21,7 +25,13 @@ const deployment = (): Obj => ({
       spec: {
         nodeSelector: { 'kubernetes.io/os': 'windows' },
         tolerations: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }],
-        containers: [{ name: 'iis', image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022', securityContext: { privileged: true } }],
+        containers: [
+          {
+            name: 'iis',
+            image: 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2022',
+            securityContext: { privileged: true },
+          },
+        ],
         volumes: [{ name: 'conf', configMap: { name: 'iis-conf', defaultMode: 420 } }],
       },
     },
@@ -44,7 +54,14 @@ test('parseFieldPath reads pathString back, keys with dots and slashes included'
     assert.deepEqual(parseFieldPath(o, pathString(path)), path);
   }
   // Past what the object has, segments split at dots; indexes stay numbers.
-  assert.deepEqual(parseFieldPath(o, 'spec.template.spec.securityContext.windowsOptions.runAsUserName'), ['spec', 'template', 'spec', 'securityContext', 'windowsOptions', 'runAsUserName']);
+  assert.deepEqual(parseFieldPath(o, 'spec.template.spec.securityContext.windowsOptions.runAsUserName'), [
+    'spec',
+    'template',
+    'spec',
+    'securityContext',
+    'windowsOptions',
+    'runAsUserName',
+  ]);
   assert.deepEqual(parseFieldPath(o, 'status.containerStatuses[2].state'), ['status', 'containerStatuses', 2, 'state']);
   assert.deepEqual(parseFieldPath(o, ''), []);
 });
@@ -60,7 +77,11 @@ test('the document shows the object as the check saw it: no managedFields, no de
   assert.equal(objectTitle({ kind: 'Deployment', namespace: 'web', name: 'iis' }), 'Deployment web/iis');
   assert.equal(objectTitle({ kind: 'MachineSet', name: 'w' }), 'MachineSet w');
   assert.equal(findObject([o], { kind: 'Deployment', namespace: 'web', name: 'iis' }), o);
-  assert.equal(findObject([o], { kind: 'Deployment', name: 'iis' }), undefined, 'a namespaced object is not found without its namespace');
+  assert.equal(
+    findObject([o], { kind: 'Deployment', name: 'iis' }),
+    undefined,
+    'a namespaced object is not found without its namespace',
+  );
 });
 
 test('rule findings sit where the engine puts them on the same text; an explanation on its field; an unknown path on the deepest key', () => {
@@ -68,9 +89,24 @@ test('rule findings sit where the engine puts them on the same text; an explanat
   // As the live check runs them: on the object without the defaults the API server wrote.
   const rules = checkObject(withoutServerDefaults(o)).findings;
   assert.ok(rules.length > 0);
-  const explanation = { ruleId: 'WINF001', severity: 'error' as const, message: 'image needs another build', path: 'spec.template.spec.containers[0].image' };
-  const selector = { ruleId: 'WINF004', severity: 'error' as const, message: 'taint', path: 'spec.template.spec.nodeSelector.kubernetes.io/os' };
-  const missing = { ruleId: 'WINF005', severity: 'warning' as const, message: 'no such field', path: 'spec.template.spec.securityContext.windowsOptions' };
+  const explanation = {
+    ruleId: 'WINF001',
+    severity: 'error' as const,
+    message: 'image needs another build',
+    path: 'spec.template.spec.containers[0].image',
+  };
+  const selector = {
+    ruleId: 'WINF004',
+    severity: 'error' as const,
+    message: 'taint',
+    path: 'spec.template.spec.nodeSelector.kubernetes.io/os',
+  };
+  const missing = {
+    ruleId: 'WINF005',
+    severity: 'warning' as const,
+    message: 'no such field',
+    path: 'spec.template.spec.securityContext.windowsOptions',
+  };
   const doc = liveDocument(o, [...rules, explanation, selector, missing], {}, ['header line']);
   assert.equal(doc.findings.length, rules.length + 3);
   const engine = checkText(doc.text).findings;

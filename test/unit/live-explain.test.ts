@@ -1,24 +1,58 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type NodeFacts } from '../../src/core/live/explain';
+import {
+  explainEvents,
+  explainPod,
+  nodeFactsOf,
+  podTargetsWindows,
+  type EventFacts,
+  type ExplainFacts,
+  type NodeFacts,
+} from '../../src/core/live/explain';
 import { SIGNATURES } from '../../src/core/live/signatures';
 import type { ClusterSnapshot } from '../../src/core/rules/facts';
 
 // Texts below are the runtime's and the API server's own words as reported in public issue trackers
 // (each signature names its thread in `source`); names and hashes shortened.
 
-const NODE: NodeFacts = { name: 'win-2', build: '10.0.20348', os: 'windows', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } };
+const NODE: NodeFacts = {
+  name: 'win-2',
+  build: '10.0.20348',
+  os: 'windows',
+  labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' },
+};
 const CLUSTER: ClusterSnapshot = {
   name: 'prod',
   windowsNodes: [
     { name: 'win-1', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
     { name: 'win-2', build: '10.0.20348', taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
   ],
-  runtimeClasses: [{ name: 'windows-2022', handler: 'runhcs-wcow-process', nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' }, tolerations: [] }],
+  runtimeClasses: [
+    {
+      name: 'windows-2022',
+      handler: 'runhcs-wcow-process',
+      nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' },
+      tolerations: [],
+    },
+  ],
 };
-const MIRRORS: ExplainFacts['mirrorSets'] = [{ kind: 'ImageDigestMirrorSet', name: 'mcr-mirror', mirrors: [{ source: 'mcr.microsoft.com', mirrors: ['mirror.corp.example/mcr'] }] }];
+const MIRRORS: ExplainFacts['mirrorSets'] = [
+  {
+    kind: 'ImageDigestMirrorSet',
+    name: 'mcr-mirror',
+    mirrors: [{ source: 'mcr.microsoft.com', mirrors: ['mirror.corp.example/mcr'] }],
+  },
+];
 
-function pod(opts: { image?: string; command?: string[]; nodeName?: string; status?: Record<string, unknown>; nodeSelector?: Record<string, string> } = {}) {
+function pod(
+  opts: {
+    image?: string;
+    command?: string[];
+    nodeName?: string;
+    status?: Record<string, unknown>;
+    nodeSelector?: Record<string, string>;
+  } = {},
+) {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -26,7 +60,13 @@ function pod(opts: { image?: string; command?: string[]; nodeName?: string; stat
     spec: {
       nodeSelector: opts.nodeSelector ?? { 'kubernetes.io/os': 'windows' },
       ...(opts.nodeName ? { nodeName: opts.nodeName } : {}),
-      containers: [{ name: 'iis', image: opts.image ?? 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019', ...(opts.command ? { command: opts.command } : {}) }],
+      containers: [
+        {
+          name: 'iis',
+          image: opts.image ?? 'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019',
+          ...(opts.command ? { command: opts.command } : {}),
+        },
+      ],
     },
     status: opts.status ?? { phase: 'Pending' },
   };
@@ -34,31 +74,64 @@ function pod(opts: { image?: string; command?: string[]; nodeName?: string; stat
 
 /** A pending pod whose PodScheduled condition carries the scheduler's message. */
 const unschedulable = (message: string, opts: Parameters<typeof pod>[0] = {}) =>
-  pod({ ...opts, status: { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }] } });
+  pod({
+    ...opts,
+    status: {
+      phase: 'Pending',
+      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message }],
+    },
+  });
 
 const event = (reason: string, message: string, fieldPath?: string): EventFacts => ({
   type: 'Warning',
   reason,
   message,
-  involvedObject: { kind: 'Pod', name: 'iis-7d9c-abcde', namespace: 'web', uid: 'u-1', ...(fieldPath ? { fieldPath } : {}) },
+  involvedObject: {
+    kind: 'Pod',
+    name: 'iis-7d9c-abcde',
+    namespace: 'web',
+    uid: 'u-1',
+    ...(fieldPath ? { fieldPath } : {}),
+  },
 });
 
 /** The pod, events and node that carry one example text of a signature, as a cluster shows it. */
-function carrier(sig: (typeof SIGNATURES)[number], text: string): { p: ReturnType<typeof pod>; events: EventFacts[]; node?: NodeFacts } {
+function carrier(
+  sig: (typeof SIGNATURES)[number],
+  text: string,
+): { p: ReturnType<typeof pod>; events: EventFacts[]; node?: NodeFacts } {
   const kind = sig.kinds[0];
   const reason = sig.reasons?.[0];
   switch (kind) {
     case 'waiting':
       return {
-        p: pod({ nodeName: 'win-2', status: { phase: 'Pending', containerStatuses: [{ name: 'iis', state: { waiting: { reason: reason ?? 'CreateContainerError', message: text } } }] } }),
+        p: pod({
+          nodeName: 'win-2',
+          status: {
+            phase: 'Pending',
+            containerStatuses: [
+              { name: 'iis', state: { waiting: { reason: reason ?? 'CreateContainerError', message: text } } },
+            ],
+          },
+        }),
         events: [],
         node: NODE,
       };
     case 'terminated': {
       const code = /^exit code (-?\d+)$/.exec(text);
-      const terminated = code ? { reason: 'Error', exitCode: Number(code[1]) } : { reason: 'StartError', exitCode: 128, message: text };
+      const terminated = code
+        ? { reason: 'Error', exitCode: Number(code[1]) }
+        : { reason: 'StartError', exitCode: 128, message: text };
       return {
-        p: pod({ nodeName: 'win-2', status: { phase: 'Running', containerStatuses: [{ name: 'iis', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated } }] } }),
+        p: pod({
+          nodeName: 'win-2',
+          status: {
+            phase: 'Running',
+            containerStatuses: [
+              { name: 'iis', state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated } },
+            ],
+          },
+        }),
         events: [],
         node: NODE,
       };
@@ -66,11 +139,26 @@ function carrier(sig: (typeof SIGNATURES)[number], text: string): { p: ReturnTyp
     case 'scheduling':
       return { p: unschedulable(text), events: [] };
     case 'node':
-      return { p: pod({ nodeName: 'win-2' }), events: [], node: { ...NODE, conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: text }] } };
+      return {
+        p: pod({ nodeName: 'win-2' }),
+        events: [],
+        node: { ...NODE, conditions: [{ type: 'Ready', status: 'False', reason: 'KubeletNotReady', message: text }] },
+      };
     case 'pod':
-      return { p: pod({ nodeName: 'win-2', status: { phase: 'Failed', reason: text.includes('PodOS') ? 'PodOSNotSupported' : 'Failed', message: text } }), events: [], node: NODE };
+      return {
+        p: pod({
+          nodeName: 'win-2',
+          status: { phase: 'Failed', reason: text.includes('PodOS') ? 'PodOSNotSupported' : 'Failed', message: text },
+        }),
+        events: [],
+        node: NODE,
+      };
     default:
-      return { p: pod({ nodeName: 'win-2' }), events: [event(reason ?? 'Failed', text, 'spec.containers{iis}')], node: NODE };
+      return {
+        p: pod({ nodeName: 'win-2' }),
+        events: [event(reason ?? 'Failed', text, 'spec.containers{iis}')],
+        node: NODE,
+      };
   }
 }
 
@@ -107,7 +195,8 @@ test('WINF001 names the image build, the node build, the tag to use and the labe
           state: {
             waiting: {
               reason: 'CreateContainerError',
-              message: 'failed to create containerd task: hcs::CreateComputeSystem iis: The container operating system does not match the host operating system.: unknown',
+              message:
+                'failed to create containerd task: hcs::CreateComputeSystem iis: The container operating system does not match the host operating system.: unknown',
             },
           },
         },
@@ -139,7 +228,9 @@ test("WINF001 from a sandbox event (no container named) uses the pod's Windows i
 });
 
 test('WINF004 names the taint the nodes carry and the toleration to add', () => {
-  const p = unschedulable("0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.");
+  const p = unschedulable(
+    "0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.",
+  );
   const e = explainPod(p, [], undefined, { cluster: CLUSTER }).find((x) => x.id === 'WINF004');
   assert.ok(e);
   assert.equal(e.message, '2 Windows node(s) carry the taint os=Windows:NoSchedule and the pod does not tolerate it.');
@@ -152,11 +243,16 @@ test('WINF005 names the build the pod selects and the builds the cluster has', (
   });
   const [e] = explainPod(p, [], undefined, { cluster: CLUSTER });
   assert.equal(e.id, 'WINF005');
-  assert.equal(e.message, 'the pod selects node.kubernetes.io/windows-build=10.0.17763 (2019), which no Windows node runs; the Windows nodes run 10.0.20348 (2022) (2 nodes).');
+  assert.equal(
+    e.message,
+    'the pod selects node.kubernetes.io/windows-build=10.0.17763 (2019), which no Windows node runs; the Windows nodes run 10.0.20348 (2022) (2 nodes).',
+  );
 });
 
 test('WINF005 is left out when the selector only kept the pod off the other nodes (the Windows ones failed for another reason)', () => {
-  const p = unschedulable("0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.");
+  const p = unschedulable(
+    "0/5 nodes are available: 2 node(s) had untolerated taint {os: Windows}, 3 node(s) didn't match Pod's node affinity/selector.",
+  );
   assert.deepEqual(
     explainPod(p, [], undefined, { cluster: CLUSTER }).map((e) => e.id),
     ['WINF004'],
@@ -164,7 +260,10 @@ test('WINF005 is left out when the selector only kept the pod off the other node
 });
 
 test('WINF005 is not a Windows failure for a Linux pod', () => {
-  const p = unschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", { image: 'nginx:1.27', nodeSelector: { 'kubernetes.io/os': 'linux' } });
+  const p = unschedulable("0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector.", {
+    image: 'nginx:1.27',
+    nodeSelector: { 'kubernetes.io/os': 'linux' },
+  });
   assert.deepEqual(explainPod(p, [], undefined, { cluster: CLUSTER }), []);
 });
 
@@ -175,12 +274,23 @@ test('WINF003: a Linux-only image failing to pull on a Windows node, whatever th
     status: {
       phase: 'Pending',
       containerStatuses: [
-        { name: 'iis', state: { waiting: { reason: 'ErrImagePull', message: 'failed to pull and unpack image "docker.io/library/redis:7": no match for platform in manifest: not found' } } },
+        {
+          name: 'iis',
+          state: {
+            waiting: {
+              reason: 'ErrImagePull',
+              message:
+                'failed to pull and unpack image "docker.io/library/redis:7": no match for platform in manifest: not found',
+            },
+          },
+        },
       ],
     },
   });
   const ids = explainPod(p, [], NODE, {}).map((e) => `${e.id}:${e.message}`);
-  assert.deepEqual(ids, ['WINF003:image redis:7 cannot run on node win-2 (Windows 10.0.20348): the Docker Hub official image redis is published for Linux only.']);
+  assert.deepEqual(ids, [
+    'WINF003:image redis:7 cannot run on node win-2 (Windows 10.0.20348): the Docker Hub official image redis is published for Linux only.',
+  ]);
 });
 
 test('WINF006 lists the Windows RuntimeClasses the cluster has', () => {
@@ -188,13 +298,17 @@ test('WINF006 lists the Windows RuntimeClasses the cluster has', () => {
     {
       type: 'Warning',
       reason: 'FailedCreate',
-      message: 'Error creating: pods "iis-5d8f7c9b4-" is forbidden: pod rejected: RuntimeClass "windows-2019" not found',
+      message:
+        'Error creating: pods "iis-5d8f7c9b4-" is forbidden: pod rejected: RuntimeClass "windows-2019" not found',
       involvedObject: { kind: 'ReplicaSet', name: 'iis-5d8f7c9b4', namespace: 'web' },
     },
   ];
   const [e] = explainEvents(events, { cluster: CLUSTER });
   assert.equal(e.id, 'WINF006');
-  assert.equal(e.message, `RuntimeClass "windows-2019" does not exist; the cluster's Windows RuntimeClasses are windows-2022.`);
+  assert.equal(
+    e.message,
+    `RuntimeClass "windows-2019" does not exist; the cluster's Windows RuntimeClasses are windows-2022.`,
+  );
   assert.equal(e.evidence[0].from, 'event FailedCreate on ReplicaSet iis-5d8f7c9b4');
 });
 
@@ -204,11 +318,17 @@ test('WINF014: a tag pull of an image only a digest mirror set covers', () => {
   const p = pod({
     image: 'mcr.microsoft.com/windows/servercore:ltsc2022',
     nodeName: 'win-2',
-    status: { phase: 'Pending', containerStatuses: [{ name: 'iis', state: { waiting: { reason: 'ErrImagePull', message: msg } } }] },
+    status: {
+      phase: 'Pending',
+      containerStatuses: [{ name: 'iis', state: { waiting: { reason: 'ErrImagePull', message: msg } } }],
+    },
   });
   const [e] = explainPod(p, [], NODE, { mirrorSets: MIRRORS });
   assert.equal(e.id, 'WINF014');
-  assert.match(e.message, /referenced by tag, and only ImageDigestMirrorSet mcr-mirror mirrors mcr\.microsoft\.com \(to mirror\.corp\.example\/mcr\)/);
+  assert.match(
+    e.message,
+    /referenced by tag, and only ImageDigestMirrorSet mcr-mirror mirrors mcr\.microsoft\.com \(to mirror\.corp\.example\/mcr\)/,
+  );
   // Without a mirror set this is an unreachable registry, not a mirror problem.
   assert.deepEqual(explainPod(p, [], NODE, {}), []);
 });
@@ -222,20 +342,32 @@ test('WINF016 names a Linux shell as the command', () => {
       containerStatuses: [
         {
           name: 'iis',
-          state: { waiting: { reason: 'RunContainerError', message: 'failed to start containerd task "iis": hcs::System::CreateProcess iis: The system cannot find the file specified.: unknown' } },
+          state: {
+            waiting: {
+              reason: 'RunContainerError',
+              message:
+                'failed to start containerd task "iis": hcs::System::CreateProcess iis: The system cannot find the file specified.: unknown',
+            },
+          },
         },
       ],
     },
   });
   const [e] = explainPod(p, [], NODE);
-  assert.equal(e.message, 'container iis could not start its process (sh): sh is a Linux shell, absent from Windows images.');
+  assert.equal(
+    e.message,
+    'container iis could not start its process (sh): sh is a Linux shell, absent from Windows images.',
+  );
 });
 
 test('WINF017 decodes the NTSTATUS exit code', () => {
   const p = pod({
     image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022',
     nodeName: 'win-2',
-    status: { phase: 'Running', containerStatuses: [{ name: 'iis', state: { terminated: { reason: 'Error', exitCode: -1073741515 } } }] },
+    status: {
+      phase: 'Running',
+      containerStatuses: [{ name: 'iis', state: { terminated: { reason: 'Error', exitCode: -1073741515 } } }],
+    },
   });
   const [e] = explainPod(p, [], NODE);
   assert.equal(
@@ -245,13 +377,19 @@ test('WINF017 decodes the NTSTATUS exit code', () => {
 });
 
 test('events of other pods are not read; a healthy pod has no explanation', () => {
-  const other = { ...event('Failed', 'The container operating system does not match the host operating system.'), involvedObject: { kind: 'Pod', name: 'other', namespace: 'web', uid: 'u-2' } };
+  const other = {
+    ...event('Failed', 'The container operating system does not match the host operating system.'),
+    involvedObject: { kind: 'Pod', name: 'other', namespace: 'web', uid: 'u-2' },
+  };
   assert.deepEqual(explainPod(pod({ nodeName: 'win-2', status: { phase: 'Running' } }), [other], NODE), []);
 });
 
 test('nodeFactsOf and podTargetsWindows read live objects', () => {
   const n = nodeFactsOf({
-    metadata: { name: 'w', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.17763' } },
+    metadata: {
+      name: 'w',
+      labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.17763' },
+    },
     spec: { taints: [{ key: 'os', value: 'Windows', effect: 'NoSchedule' }] },
     status: { conditions: [{ type: 'Ready', status: 'True' }] },
   });

@@ -36,12 +36,27 @@ const load = () => import('../../src/extension/machineset-commands');
 
 const CLUSTER_ITEM = { id: 'ctx/ocp', contextValue: 'cluster.openshift', ref: { kind: 'cluster', context: 'ocp' } };
 const MS = CLUSTER.AWS.windowsName;
-const MS_ITEM = { id: `ctx/ocp/machineSet/${MS}`, contextValue: 'machineSet', ref: { kind: 'machineSet', context: 'ocp', machineSet: MS } };
-const MACHINE_ITEM = { id: `ctx/ocp/machineSet/${MS}/machine/${MS}-ab12c`, contextValue: 'machine', ref: { kind: 'machine', context: 'ocp', machineSet: MS, machine: `${MS}-ab12c` } };
+const MS_ITEM = {
+  id: `ctx/ocp/machineSet/${MS}`,
+  contextValue: 'machineSet',
+  ref: { kind: 'machineSet', context: 'ocp', machineSet: MS },
+};
+const MACHINE_ITEM = {
+  id: `ctx/ocp/machineSet/${MS}/machine/${MS}-ab12c`,
+  contextValue: 'machine',
+  ref: { kind: 'machine', context: 'ocp', machineSet: MS, machine: `${MS}-ab12c` },
+};
 const AMI = CLUSTER.AWS.windowsImage;
-const PEM = '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsecretsecret\n-----END OPENSSH PRIVATE KEY-----\n';
+const PEM =
+  '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAAsecretsecret\n-----END OPENSSH PRIVATE KEY-----\n';
 
-const result = (outcome: RunResult['outcome'], error?: RunResult['error']): RunResult => ({ planId: 'machineset-follow', outcome, steps: [], durationMs: 1, ...(error ? { error } : {}) });
+const result = (outcome: RunResult['outcome'], error?: RunResult['error']): RunResult => ({
+  planId: 'machineset-follow',
+  outcome,
+  steps: [],
+  durationMs: 1,
+  ...(error ? { error } : {}),
+});
 
 interface H {
   calls: { name: string; args: unknown[] }[];
@@ -51,7 +66,10 @@ interface H {
 }
 
 function makeContext() {
-  const context = { subscriptions: [] as { dispose(): unknown }[], globalState: { get: (_k: string, d?: unknown) => d, update: async () => undefined, keys: () => [] } };
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    globalState: { get: (_k: string, d?: unknown) => d, update: async () => undefined, keys: () => [] },
+  };
   return context as unknown as vscode.ExtensionContext;
 }
 
@@ -67,7 +85,10 @@ function built(o: { name?: string; replicas?: number } = {}) {
   });
 }
 
-async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => Promise<RunResult> = async () => result('done')): Promise<H> {
+async function harness(
+  overrides: Partial<MachineSetDeps> = {},
+  runPlan: () => Promise<RunResult> = async () => result('done'),
+): Promise<H> {
   fake = createFakeVscode();
   const { registerMachineSetCommands } = await load();
   const calls: H['calls'] = [];
@@ -80,12 +101,22 @@ async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => P
   const deps: Partial<MachineSetDeps> = {
     contexts: async () => ({ ok: true, names: ['kind', 'ocp'], current: 'ocp' }),
     cluster: async () => ({ kube: {} as KubeClient }),
-    machineSetSources: record('machineSetSources', async () => ({ platform: 'AWS' as const, region: 'us-east-2', linuxWorkers: [CLUSTER.AWS.linuxName, `${INFRA}-worker-us-east-2b`] })),
+    machineSetSources: record('machineSetSources', async () => ({
+      platform: 'AWS' as const,
+      region: 'us-east-2',
+      linuxWorkers: [CLUSTER.AWS.linuxName, `${INFRA}-worker-us-east-2b`],
+    })),
     creationRefusals: record('creationRefusals', async () => []),
-    prepareWindowsMachineSet: record('prepareWindowsMachineSet', async (o: Parameters<MachineSetDeps['prepareWindowsMachineSet']>[0]) => {
-      const b = built({ ...(o.name ? { name: o.name } : {}), ...(o.replicas !== undefined ? { replicas: o.replicas } : {}) });
-      return { built: b, yaml: machineSetYaml(b), refusals: [] };
-    }),
+    prepareWindowsMachineSet: record(
+      'prepareWindowsMachineSet',
+      async (o: Parameters<MachineSetDeps['prepareWindowsMachineSet']>[0]) => {
+        const b = built({
+          ...(o.name ? { name: o.name } : {}),
+          ...(o.replicas !== undefined ? { replicas: o.replicas } : {}),
+        });
+        return { built: b, yaml: machineSetYaml(b), refusals: [] };
+      },
+    ),
     machineSetFromText,
     createWindowsMachineSet: record('createWindowsMachineSet', async (_kube, ms, _signal, onStep) => {
       onStep?.(`The API server accepted MachineSet ${ms.name} in a dry run.`);
@@ -93,16 +124,37 @@ async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => P
       return ms.object;
     }),
     followMachineSet: record('followMachineSet', async (o) => {
-      o.onEvent?.({ type: 'log', stepId: 'machines', level: 'info', message: `${o.machineSet}-ab12c: created` } as RunEvent);
+      o.onEvent?.({
+        type: 'log',
+        stepId: 'machines',
+        level: 'info',
+        message: `${o.machineSet}-ab12c: created`,
+      } as RunEvent);
       o.onEvent?.({ type: 'step-end', stepId: 'machines', outcome: 'applied' } as unknown as RunEvent);
       return { result: result('done'), machines: [], nodes: { [`${o.machineSet}-ab12c`]: `${o.machineSet}-ab12c` } };
     }),
-    wmcoSetupPlan: record('wmcoSetupPlan', () => ({ id: 'wmco-setup', title: 'Set up WMCO', target: 'ns', steps: [], state: undefined, run: record('runPlan', runPlan) })),
-    getScale: record('getScale', async (_k: KubeClient, name: string) => ({ metadata: { name }, spec: { replicas: 1 } })),
-    scaleMachineSet: record('scaleMachineSet', async (_k: KubeClient, name: string, replicas: number) => ({ metadata: { name }, spec: { replicas } })),
+    wmcoSetupPlan: record('wmcoSetupPlan', () => ({
+      id: 'wmco-setup',
+      title: 'Set up WMCO',
+      target: 'ns',
+      steps: [],
+      state: undefined,
+      run: record('runPlan', runPlan),
+    })),
+    getScale: record('getScale', async (_k: KubeClient, name: string) => ({
+      metadata: { name },
+      spec: { replicas: 1 },
+    })),
+    scaleMachineSet: record('scaleMachineSet', async (_k: KubeClient, name: string, replicas: number) => ({
+      metadata: { name },
+      spec: { replicas },
+    })),
     getMachine: record('getMachine', async (_k: KubeClient, name: string) =>
       name === MACHINE_ITEM.ref.machine
-        ? ({ metadata: { name, labels: { 'machine.openshift.io/cluster-api-machineset': MS } }, status: { phase: 'Running', nodeRef: { name: 'ip-10-0-1-2' } } } as MachineApiObject)
+        ? ({
+            metadata: { name, labels: { 'machine.openshift.io/cluster-api-machineset': MS } },
+            status: { phase: 'Running', nodeRef: { name: 'ip-10-0-1-2' } },
+          } as MachineApiObject)
         : undefined,
     ),
     deleteMachine: record('deleteMachine', async () => undefined),
@@ -114,7 +166,9 @@ async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => P
     secret: (v) => new Secret(v),
     ...overrides,
   };
-  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
+    log: true,
+  }) as vscode.LogOutputChannel;
   registerMachineSetCommands(makeContext(), log, deps);
   return {
     calls,
@@ -127,7 +181,10 @@ async function harness(overrides: Partial<MachineSetDeps> = {}, runPlan: () => P
 
 const refreshes = () => fake.executed.filter((e) => e[0] === 'kubeWindows.refreshMachineSets');
 const draft = (): FakeDocument | undefined => fake.documents.find((d) => d.languageId === 'yaml');
-const lenses = (doc: FakeDocument) => fake.codeLensProviders.flatMap((p) => p.provider.provideCodeLenses({ uri: doc.uri as NonNullable<FakeDocument['uri']> }) ?? []);
+const lenses = (doc: FakeDocument) =>
+  fake.codeLensProviders.flatMap(
+    (p) => p.provider.provideCodeLenses({ uri: doc.uri as NonNullable<FakeDocument['uri']> }) ?? [],
+  );
 
 test('createMachineSet: asks the Linux MachineSet (first is the default), the image in the platform form, name and replicas; opens the YAML draft with a "Create in <context>" lens', async () => {
   const h = await harness();
@@ -141,7 +198,11 @@ test('createMachineSet: asks the Linux MachineSet (first is the default), the im
   assert.match(from?.text ?? '', /Linux worker MachineSet .*\(ocp\)/);
   assert.equal(image?.kind, 'input');
   assert.match(image?.text ?? '', /Windows Server image on AWS/);
-  assert.match(String(image?.options.prompt), /aws ec2 describe-images --region us-east-2/, 'the prompt says how to find an AMI of the region');
+  assert.match(
+    String(image?.options.prompt),
+    /aws ec2 describe-images --region us-east-2/,
+    'the prompt says how to find an AMI of the region',
+  );
   assert.equal(image?.rejected?.length, 2, 'an RHCOS image and a short AMI id are refused in the box');
   assert.match(image?.rejected?.[0] ?? '', /Linux \(RHCOS\) image/);
   assert.match(image?.rejected?.[1] ?? '', /AMI id/);
@@ -188,8 +249,16 @@ test('createMachineSet from the palette asks the cluster first; "Create in <cont
   assert.deepEqual(refreshes()[0], ['kubeWindows.refreshMachineSets', 'ocp', CLUSTER.AWS.windowsName]);
   const run = fake.progressRuns.find((p) => /following the Machines/.test(p.title));
   assert.equal(run?.options.cancellable, true);
-  assert.ok(fake.logs.some((l) => l.name === `kube-windows: machineset ${MS}` && l.lines.some((x) => /accepted .* in a dry run/.test(x.text))));
-  assert.match(fake.shown.at(-1)?.message ?? '', new RegExp(`every Machine of ${MS} is a Ready Windows node \\(${MS}-ab12c → ${MS}-ab12c\\)`));
+  assert.ok(
+    fake.logs.some(
+      (l) =>
+        l.name === `kube-windows: machineset ${MS}` && l.lines.some((x) => /accepted .* in a dry run/.test(x.text)),
+    ),
+  );
+  assert.match(
+    fake.shown.at(-1)?.message ?? '',
+    new RegExp(`every Machine of ${MS} is a Ready Windows node \\(${MS}-ab12c → ${MS}-ab12c\\)`),
+  );
   assert.deepEqual(lenses(draft() as FakeDocument), [], 'the created draft has no lens any more');
 });
 
@@ -206,16 +275,29 @@ test('createMachineSet refusals: a platform none of the five, or not OpenShift, 
   assert.equal(fake.questions.length, 0);
   assert.equal(fake.shown.length, 1);
   assert.equal(fake.shown[0]?.kind, 'error');
-  assert.match(fake.shown[0]?.message ?? '', /^kube-windows: cannot create a Windows MachineSet in ocp: .*platform is "BareMetal".*Bring-Your-Own-Host/);
+  assert.match(
+    fake.shown[0]?.message ?? '',
+    /^kube-windows: cannot create a Windows MachineSet in ocp: .*platform is "BareMetal".*Bring-Your-Own-Host/,
+  );
   assert.equal(h.of('creationRefusals').length, 0);
 });
 
 test("createMachineSet: WMCO missing offers the join command's WMCO install; declined, nothing else is asked", async () => {
-  const h = await harness({ creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed in namespace openshift-windows-machine-config-operator' }] });
+  const h = await harness({
+    creationRefusals: async () => [
+      {
+        offer: 'install-wmco',
+        message: 'WMCO is not installed in namespace openshift-windows-machine-config-operator',
+      },
+    ],
+  });
   fake.answers.push(undefined);
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
   assert.equal(fake.shown[0]?.kind, 'error');
-  assert.match(fake.shown[0]?.message ?? '', /a Windows MachineSet cannot be created in ocp: WMCO is not installed.*which update approval\?/);
+  assert.match(
+    fake.shown[0]?.message ?? '',
+    /a Windows MachineSet cannot be created in ocp: WMCO is not installed.*which update approval\?/,
+  );
   assert.deepEqual(fake.shown[0]?.items, ['Install WMCO (Automatic)', 'Install WMCO (Manual)']);
   assert.equal(fake.questions.length, 0);
   assert.equal(h.of('wmcoSetupPlan').length, 0);
@@ -258,8 +340,9 @@ test('createMachineSet: cloud-private-key missing offers to create it from a key
 });
 
 test('createMachineSet: a failed WMCO setup is one error with "Show log", and no question', async () => {
-  const h = await harness({ creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed' }] }, async () =>
-    result('failed', { stepId: 'wmco-csv', message: 'WMCO failed to install: no catalog' }),
+  const h = await harness(
+    { creationRefusals: async () => [{ offer: 'install-wmco', message: 'WMCO is not installed' }] },
+    async () => result('failed', { stepId: 'wmco-csv', message: 'WMCO failed to install: no catalog' }),
   );
   fake.answers.push('Install WMCO (Manual)', undefined);
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
@@ -323,7 +406,11 @@ test('applyMachineSet: errors in the editor are asked about in a modal first; de
   const doc = await openDraft(h);
   doc.content = doc.content.replace('windows-user-data', 'worker-user-data');
   fake.diagnostics.set(String(doc.uri), [
-    { message: 'The Linux user data worker-user-data boots a VM that never becomes a node.', severity: 0, code: 'WIN087' },
+    {
+      message: 'The Linux user data worker-user-data boots a VM that never becomes a node.',
+      severity: 0,
+      code: 'WIN087',
+    },
     { message: 'warn', severity: 1 },
   ]);
   fake.answers.push(undefined);
@@ -345,8 +432,14 @@ test('applyMachineSet: a text that is not one MachineSet says what it is, and no
   for (const [text, why] of [
     ['apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n', /not a MachineSet .* it is apps\/v1 Deployment/],
     ['a: [\n', /not valid YAML/],
-    ['apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: a\n---\napiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: b\n', /2 YAML documents/],
-    ['apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: a\n  namespace: default\n', /namespace openshift-machine-api, not default/],
+    [
+      'apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: a\n---\napiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: b\n',
+      /2 YAML documents/,
+    ],
+    [
+      'apiVersion: machine.openshift.io/v1beta1\nkind: MachineSet\nmetadata:\n  name: a\n  namespace: default\n',
+      /namespace openshift-machine-api, not default/,
+    ],
   ] as const) {
     doc.content = text;
     await h.run('kubeWindows.applyMachineSet', doc.uri);
@@ -358,14 +451,19 @@ test('applyMachineSet: a text that is not one MachineSet says what it is, and no
 test('applyMachineSet: the API server refusing it is one error with "Show log"; no follow', async () => {
   const h = await harness({
     createWindowsMachineSet: async () => {
-      throw new Error('MachineSet.machine.openshift.io "winworker" is invalid: spec.selector: Invalid value: selector does not match template labels');
+      throw new Error(
+        'MachineSet.machine.openshift.io "winworker" is invalid: spec.selector: Invalid value: selector does not match template labels',
+      );
     },
   });
   const doc = await openDraft(h);
   fake.answers.push(undefined);
   await h.run('kubeWindows.applyMachineSet', doc.uri);
   assert.equal(fake.shown.at(-1)?.kind, 'error');
-  assert.match(fake.shown.at(-1)?.message ?? '', /the API server did not create MachineSet .* in ocp: .*selector does not match template labels/);
+  assert.match(
+    fake.shown.at(-1)?.message ?? '',
+    /the API server did not create MachineSet .* in ocp: .*selector does not match template labels/,
+  );
   assert.deepEqual(fake.shown.at(-1)?.items, ['Show log']);
   assert.equal(h.of('followMachineSet').length, 0);
   assert.equal(lenses(doc).length, 1, 'the draft keeps its lens to try again');
@@ -373,7 +471,9 @@ test('applyMachineSet: the API server refusing it is one error with "Show log"; 
 
 test('applyMachineSet: refused at create time (WMCO gone meanwhile) without sending anything', async () => {
   let n = 0;
-  const h = await harness({ creationRefusals: async () => (n++ === 0 ? [] : [{ offer: 'install-wmco', message: 'WMCO is not installed' }]) });
+  const h = await harness({
+    creationRefusals: async () => (n++ === 0 ? [] : [{ offer: 'install-wmco', message: 'WMCO is not installed' }]),
+  });
   const doc = await openDraft(h);
   fake.answers.push(undefined);
   await h.run('kubeWindows.applyMachineSet', doc.uri);
@@ -385,7 +485,10 @@ test('applyMachineSet on a YAML editor that is no draft asks the cluster; withou
   const h = await harness();
   await h.run('kubeWindows.applyMachineSet');
   assert.match(fake.shown.at(-1)?.message ?? '', /open a Windows MachineSet in the editor first/);
-  const doc = await (fake.module.workspace as unknown as typeof vscode.workspace).openTextDocument({ language: 'yaml', content: machineSetYaml(built({ name: `${INFRA}-win-b` })) });
+  const doc = await (fake.module.workspace as unknown as typeof vscode.workspace).openTextDocument({
+    language: 'yaml',
+    content: machineSetYaml(built({ name: `${INFRA}-win-b` })),
+  });
   fake.replies.push('ocp');
   await h.run('kubeWindows.applyMachineSet', (doc as unknown as FakeDocument).uri);
   assert.deepEqual(fake.questions.at(-1)?.items, ['ocp', 'kind']);
@@ -418,7 +521,10 @@ test('followMachineSet: cancelling the notification stops following (the Machine
 test('followMachineSet: a failed Machine is an error with the reasons the follow found', async () => {
   const h = await harness({
     followMachineSet: async () => ({
-      result: result('failed', { stepId: 'provisioned', message: `Machine ${MS}-ab12c failed.\nThe cloud refused to create the VM (InvalidAMIID.NotFound).` }),
+      result: result('failed', {
+        stepId: 'provisioned',
+        message: `Machine ${MS}-ab12c failed.\nThe cloud refused to create the VM (InvalidAMIID.NotFound).`,
+      }),
       machines: [],
       nodes: {},
     }),
@@ -494,7 +600,10 @@ test('deleteMachine: a modal confirmation naming the node and the MachineSet; de
   const modal = fake.shown[0];
   assert.equal(modal?.options?.modal, true);
   assert.equal(modal?.message, `Delete Machine ${MS}-ab12c (node ip-10-0-1-2) in ocp?`);
-  assert.match(modal?.options?.detail ?? '', new RegExp(`drains the node and deletes the VM; MachineSet ${MS} then makes a new Machine`));
+  assert.match(
+    modal?.options?.detail ?? '',
+    new RegExp(`drains the node and deletes the VM; MachineSet ${MS} then makes a new Machine`),
+  );
   assert.deepEqual(modal?.items, ['Delete Machine']);
   assert.equal(h.of('deleteMachine').length, 0);
 
@@ -516,11 +625,16 @@ test('deleteMachine: a Machine already gone is an error, not a question', async 
 test('createMachineSet: a read that fails (the refusal check included) is one error line, never a stack', async () => {
   const h = await harness({
     creationRefusals: async () => {
-      throw new Error('secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"\n    at KubeClient.request (client.ts:1:1)');
+      throw new Error(
+        'secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"\n    at KubeClient.request (client.ts:1:1)',
+      );
     },
   });
   await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
   assert.equal(fake.shown.length, 1);
-  assert.equal(fake.shown[0]?.message, 'kube-windows: cannot create a Windows MachineSet in ocp: secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"');
+  assert.equal(
+    fake.shown[0]?.message,
+    'kube-windows: cannot create a Windows MachineSet in ocp: secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"',
+  );
   assert.equal(fake.questions.length, 0);
 });

@@ -29,7 +29,13 @@ function one(text: string, ruleId: string, options = {}): Finding {
   return list[0];
 }
 
-const HEALTHY: OpenShiftFacts = { version: '4.16.3', wmcoInstalled: true, cloudPrivateKey: true, networkType: 'OVNKubernetes', hybridOverlay: true };
+const HEALTHY: OpenShiftFacts = {
+  version: '4.16.3',
+  wmcoInstalled: true,
+  cloudPrivateKey: true,
+  networkType: 'OVNKubernetes',
+  hybridOverlay: true,
+};
 
 for (const name of PLATFORMS) {
   test(`the WMCO-documented Windows MachineSet for ${name} is clean, offline and against a supporting cluster`, () => {
@@ -41,7 +47,10 @@ for (const name of PLATFORMS) {
 }
 
 test('a Linux worker MachineSet (no os-id, RHCOS image) is not a Windows one: no finding', () => {
-  const text = edit('aws', '        machine.openshift.io/os-id: Windows\n', '').replace('name: windows-user-data', 'name: worker-user-data');
+  const text = edit('aws', '        machine.openshift.io/os-id: Windows\n', '').replace(
+    'name: windows-user-data',
+    'name: worker-user-data',
+  );
   assert.deepEqual(findings(text), []);
 });
 
@@ -63,7 +72,10 @@ test('WIN086: os-id missing while the image is a Windows one: reported on the la
   const f = one(text, 'WIN086');
   assert.equal(covered(text, f), 'labels');
   assert.equal(f.range.start.line, 16);
-  assert.match(f.message, /boots the Windows image "projects\/windows-cloud\/global\/images\/family\/windows-2022-core"/);
+  assert.match(
+    f.message,
+    /boots the Windows image "projects\/windows-cloud\/global\/images\/family\/windows-2022-core"/,
+  );
   assert.match(f.message, /lacks machine\.openshift\.io\/os-id: Windows/);
   const { fixed } = fixAndRecheck(text, 'WIN086');
   assert.deepEqual(findings(fixed), []);
@@ -76,7 +88,10 @@ test('WIN087: worker-user-data (the Linux copy mistake) is an error with the rea
   const f = one(text, 'WIN087');
   assert.equal(f.severity, 'error');
   assert.equal(covered(text, f), 'worker-user-data');
-  assert.match(f.message, /Linux workers' Ignition user data: a Windows VM ignores it, never gets the SSH key WMCO connects with, and never becomes a node/);
+  assert.match(
+    f.message,
+    /Linux workers' Ignition user data: a Windows VM ignores it, never gets the SSH key WMCO connects with, and never becomes a node/,
+  );
   const { fixed } = fixAndRecheck(text, 'WIN087');
   assert.deepEqual(findings(fixed), []);
 });
@@ -98,12 +113,18 @@ test('WIN087: another secret name is a warning; no userDataSecret at all is an e
 // ---- WIN088 ------------------------------------------------------------------------------------
 
 test('WIN088: each missing worker label is reported with a fix that adds it', () => {
-  const text = edit('nutanix', '        machine.openshift.io/cluster-api-machine-type: worker\n', '').replace('      metadata:\n        labels:\n          node-role.kubernetes.io/worker: ""\n', '');
+  const text = edit('nutanix', '        machine.openshift.io/cluster-api-machine-type: worker\n', '').replace(
+    '      metadata:\n        labels:\n          node-role.kubernetes.io/worker: ""\n',
+    '',
+  );
   const list = only(text, 'WIN088');
   assert.equal(list.length, 2);
   assert.ok(list.every((f) => f.severity === 'warning'));
   assert.match(list[0].message, /lacks machine\.openshift\.io\/cluster-api-machine-type: worker/);
-  assert.match(list[1].message, /spec\.template\.spec\.metadata\.labels of MachineSet "prod-7xk2p-windows-worker-a" has no node-role\.kubernetes\.io\/worker: ""/);
+  assert.match(
+    list[1].message,
+    /spec\.template\.spec\.metadata\.labels of MachineSet "prod-7xk2p-windows-worker-a" has no node-role\.kubernetes\.io\/worker: ""/,
+  );
   assert.equal(covered(text, list[0]), 'labels');
   const { fixed } = fixAndRecheck(text, 'WIN088');
   const again = fixAndRecheck(fixed, 'WIN088').fixed;
@@ -199,13 +220,23 @@ test('WIN090: with the cluster infrastructure name known, the fix fills it in', 
 // ---- WIN091 ------------------------------------------------------------------------------------
 
 test('WIN091: selector value that the template labels do not carry: the webhook words, fix aligns the template', () => {
-  const text = edit('azure', '      machine.openshift.io/cluster-api-machineset: winworker\n  template', '      machine.openshift.io/cluster-api-machineset: winwork\n  template');
+  const text = edit(
+    'azure',
+    '      machine.openshift.io/cluster-api-machineset: winworker\n  template',
+    '      machine.openshift.io/cluster-api-machineset: winwork\n  template',
+  );
   const f = one(text, 'WIN091');
   assert.equal(f.severity, 'error');
   assert.equal(covered(text, f), 'winwork');
   assert.equal(f.range.start.line, 13);
-  assert.match(f.message, /requires machine\.openshift\.io\/cluster-api-machineset="winwork" but the template labels say "winworker"/);
-  assert.match(f.message, /admission webhook rejects the MachineSet \(spec\.template\.metadata\.labels: Invalid value: …: `selector` does not match template `labels`\)/);
+  assert.match(
+    f.message,
+    /requires machine\.openshift\.io\/cluster-api-machineset="winwork" but the template labels say "winworker"/,
+  );
+  assert.match(
+    f.message,
+    /admission webhook rejects the MachineSet \(spec\.template\.metadata\.labels: Invalid value: …: `selector` does not match template `labels`\)/,
+  );
   assert.equal(f.related?.length, 1);
   const { fixed } = fixAndRecheck(text, 'WIN091');
   assert.ok(fixed.includes('        machine.openshift.io/cluster-api-machineset: winwork\n'));
@@ -218,7 +249,10 @@ test('WIN091: matchExpressions are evaluated too', () => {
     '    matchExpressions:\n      - key: machine.openshift.io/os-id\n        operator: In\n        values: [Linux]\n    matchLabels:\n      machine.openshift.io/cluster-api-cluster: prod-7xk2p\n',
   );
   const f = one(text, 'WIN091');
-  assert.match(f.message, /expression machine\.openshift\.io\/os-id In \("Linux"\) does not match the template labels \(machine\.openshift\.io\/os-id is "Windows"\)/);
+  assert.match(
+    f.message,
+    /expression machine\.openshift\.io\/os-id In \("Linux"\) does not match the template labels \(machine\.openshift\.io\/os-id is "Windows"\)/,
+  );
   assert.equal(f.fixes.length, 0);
 });
 
@@ -229,10 +263,21 @@ test('WIN092: an RHCOS image under the Windows label, on vSphere, GCP and Azure'
   const f = one(vsphere, 'WIN092');
   assert.equal(f.severity, 'error');
   assert.equal(covered(vsphere, f), 'prod-7xk2p-rhcos');
-  assert.match(f.message, /boots "prod-7xk2p-rhcos", a Linux image .* never becomes a Windows node\. Use a Windows Server golden-image template/);
-  const gcp = edit('gcp', 'projects/windows-cloud/global/images/family/windows-2022-core', 'projects/rhcos-cloud/global/images/rhcos-416-94-202405291527-0-gcp-x86-64');
+  assert.match(
+    f.message,
+    /boots "prod-7xk2p-rhcos", a Linux image .* never becomes a Windows node\. Use a Windows Server golden-image template/,
+  );
+  const gcp = edit(
+    'gcp',
+    'projects/windows-cloud/global/images/family/windows-2022-core',
+    'projects/rhcos-cloud/global/images/rhcos-416-94-202405291527-0-gcp-x86-64',
+  );
   assert.equal(one(gcp, 'WIN092').severity, 'error');
-  const azure = edit('azure', 'resourceID: ""', 'resourceID: /resourceGroups/prod-7xk2p-rg/providers/Microsoft.Compute/galleries/gallery_prod_7xk2p/images/prod-7xk2p-gen2/versions/latest')
+  const azure = edit(
+    'azure',
+    'resourceID: ""',
+    'resourceID: /resourceGroups/prod-7xk2p-rg/providers/Microsoft.Compute/galleries/gallery_prod_7xk2p/images/prod-7xk2p-gen2/versions/latest',
+  )
     .replace('offer: WindowsServer\n', 'offer: ""\n')
     .replace('publisher: MicrosoftWindowsServer', 'publisher: ""')
     .replace('sku: 2022-datacenter', 'sku: ""')
@@ -256,13 +301,20 @@ test('WIN093: a Windows Server version no release supports on the platform', () 
   const azure = edit('azure', 'sku: 2022-datacenter', 'sku: 2016-datacenter');
   const f = one(azure, 'WIN093');
   assert.equal(covered(azure, f), '2016-datacenter');
-  assert.match(f.message, /is Windows Server 2016, which no OpenShift release supports on Azure \(WMCO documents Windows Server 2019, Windows Server 2022, Windows Server 2025 there\)/);
+  assert.match(
+    f.message,
+    /is Windows Server 2016, which no OpenShift release supports on Azure \(WMCO documents Windows Server 2019, Windows Server 2022, Windows Server 2025 there\)/,
+  );
   const gcp = edit('gcp', 'windows-2022-core', 'windows-2019-core');
   assert.match(one(gcp, 'WIN093').message, /is Windows Server 2019, which no OpenShift release supports on GCP/);
 });
 
 test('WIN093: a GCP boot image outside the Windows families is a warning', () => {
-  const text = edit('gcp', 'projects/windows-cloud/global/images/family/windows-2022-core', 'projects/example-project/global/images/golden-2024');
+  const text = edit(
+    'gcp',
+    'projects/windows-cloud/global/images/family/windows-2022-core',
+    'projects/example-project/global/images/golden-2024',
+  );
   const f = one(text, 'WIN093');
   assert.equal(f.severity, 'warning');
   assert.match(f.message, /not from a Windows image family/);
@@ -275,7 +327,10 @@ test('WIN094: platform not supported on the cluster release says from which rele
   const text = fixture('gcp');
   const f = one(text, 'WIN094', cluster({ version: '4.10.8' }));
   assert.equal(covered(text, f), 'GCPMachineProviderSpec');
-  assert.equal(f.message, 'Windows nodes on GCP are not supported on OpenShift 4.10 (supported from 4.12): WMCO does not configure these machines there.');
+  assert.equal(
+    f.message,
+    'Windows nodes on GCP are not supported on OpenShift 4.10 (supported from 4.12): WMCO does not configure these machines there.',
+  );
   assert.deepEqual(only(text, 'WIN094', cluster({ version: '4.12.0' })), []);
 });
 

@@ -201,7 +201,15 @@ after: x
       [['after'], 'after', 'x'],
     ],
   );
-  assert.deepEqual(d.doc.value, { lit: 'line1\nline2\n', strip: 'folded text', keep: 'kept\n\n', indented: '  two more\nbase\n', commented: 'body\n', empty: '', after: 'x' });
+  assert.deepEqual(d.doc.value, {
+    lit: 'line1\nline2\n',
+    strip: 'folded text',
+    keep: 'kept\n\n',
+    indented: '  two more\nbase\n',
+    commented: 'body\n',
+    empty: '',
+    after: 'x',
+  });
   // The blank line a `|+` scalar keeps belongs to it, past its underlined end.
   const keep = d.node(['keep']);
   assert.equal(d.doc.text.slice(keep.end, keep.tailEnd), '\n\n');
@@ -236,7 +244,15 @@ last:`;
     [['flow', 'l'], 'l', '1'],
     [['last'], 'last', 'last'],
   ]);
-  assert.deepEqual(d.doc.value, { a: null, b: null, c: '', d: null, seq: [null, null, 'x'], flow: { k: null, j: null, l: 1 }, last: null });
+  assert.deepEqual(d.doc.value, {
+    a: null,
+    b: null,
+    c: '',
+    d: null,
+    seq: [null, null, 'x'],
+    flow: { k: null, j: null, l: 1 },
+    last: null,
+  });
   const text = d.doc.text;
   // An empty value sits right after its `:` or `-`, never somewhere later on the line.
   const at = (path: Path) => {
@@ -408,7 +424,10 @@ f: {g: h}
   assert.deepEqual(d.doc.value, { a: 1, b: [{ c: 'x', d: 'l1\nl2\n' }, 'e'], f: { g: 'h' } });
   const lines = d.file.lines();
   const s = spanFor(d.tree, ['f', 'g'], 'key')!;
-  assert.deepEqual(lines.rangeOf({ start: d.doc.span.start + s.start, end: d.doc.span.start + s.end }), { start: { line: 7, character: 4 }, end: { line: 7, character: 5 } });
+  assert.deepEqual(lines.rangeOf({ start: d.doc.span.start + s.start, end: d.doc.span.start + s.end }), {
+    start: { line: 7, character: 4 },
+    end: { line: 7, character: 5 },
+  });
   assert.equal(lines.lineEnd(0), 4, 'a line ends before its \\r\\n');
 });
 
@@ -448,7 +467,11 @@ test('tab-led continuation lines of quoted scalars are read as go-yaml (kubectl,
     false,
   );
   assert.deepEqual(d.doc.value, { args: ['one \n two three', 'a b'], next: 1 });
-  assert.equal(d.doc.text, 'args:\n  - "one \\n\n\t    two\n\t\t  three"\n  - \'a\n\t   b\'\nnext: 1\n', 'the document keeps its own text');
+  assert.equal(
+    d.doc.text,
+    'args:\n  - "one \\n\n\t    two\n\t\t  three"\n  - \'a\n\t   b\'\nnext: 1\n',
+    'the document keeps its own text',
+  );
   // Still not YAML, for go-yaml too: a tab indenting a block mapping key, a plain scalar's
   // continuation indented by a tab. (go-yaml also takes a quoted line indented less than its
   // scalar, `- "x\n\ty"` under a key at column 2; the spec and js-yaml do not, and neither do we.)
@@ -586,7 +609,10 @@ ok: 1
   assert.equal(file.text.slice(helm.reasonSpan!.start, helm.reasonSpan!.end), '{{ .Values.x }}');
   assert.equal(file.text.slice(env.reasonSpan!.start, env.reasonSpan!.end), '${CLUSTER_NAME}');
   assert.match(broken.reason!, /^not valid YAML: .*; this document was not analysed$/);
-  assert.ok(broken.reasonSpan!.start >= broken.span.start && broken.reasonSpan!.end <= broken.span.end, 'the error points into its document');
+  assert.ok(
+    broken.reasonSpan!.start >= broken.span.start && broken.reasonSpan!.end <= broken.span.end,
+    'the error points into its document',
+  );
   assert.match(deep.reason!, /nesting is deeper than 256 levels/);
   assert.match(rec.reason!, /refers to a node that contains it/);
   assert.equal(rec.value, undefined);
@@ -625,12 +651,17 @@ test('property: in random documents every key and value reads back from its rang
       if (r.chance(0.2)) text = text.replace(/\r?\n$/, '');
       const file = loadManifest(text);
       for (const doc of file.documents) {
-        assert.ok(doc.status === 'ok' || doc.status === 'empty', `generated document did not load: ${doc.reason}\n${doc.text}`);
+        assert.ok(
+          doc.status === 'ok' || doc.status === 'empty',
+          `generated document did not load: ${doc.reason}\n${doc.text}`,
+        );
         assert.deepEqual(positionProblems(doc), [], doc.text);
         checked++;
       }
       // Splitting first finds the same documents as parsing the whole stream.
-      const whole = (loadAll(text.replace(/^\ufeff/, ''), { schema: YAML11_SCHEMA }) as unknown[]).filter((v) => v !== null && v !== undefined);
+      const whole = (loadAll(text.replace(/^\ufeff/, ''), { schema: YAML11_SCHEMA }) as unknown[]).filter(
+        (v) => v !== null && v !== undefined,
+      );
       assert.deepEqual(
         file.documents.map((d) => d.value).filter((v) => v !== null && v !== undefined),
         whole,
@@ -641,26 +672,33 @@ test('property: in random documents every key and value reads back from its rang
 });
 
 // The corpus vendored in the repository (test/fixtures/corpus), else the shared one it came from.
-const CORPUS = [join(resolve(__dirname, '..', '..', '..'), 'test', 'fixtures', 'corpus'), '/work/shared/corpus'].find((d) => existsSync(d)) ?? '';
+const CORPUS =
+  [join(resolve(__dirname, '..', '..', '..'), 'test', 'fixtures', 'corpus'), '/work/shared/corpus'].find((d) =>
+    existsSync(d),
+  ) ?? '';
 
-test('property: every key and value of the real-world corpus reads back from its range', { skip: !CORPUS && 'no corpus here' }, () => {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir)) {
-      const p = join(dir, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (/\.ya?ml$/.test(name)) files.push(p);
+test(
+  'property: every key and value of the real-world corpus reads back from its range',
+  { skip: !CORPUS && 'no corpus here' },
+  () => {
+    const files: string[] = [];
+    const walk = (dir: string) => {
+      for (const name of readdirSync(dir)) {
+        const p = join(dir, name);
+        if (statSync(p).isDirectory()) walk(p);
+        else if (/\.ya?ml$/.test(name)) files.push(p);
+      }
+    };
+    walk(CORPUS);
+    assert.ok(files.length > 0);
+    let docs = 0;
+    for (const f of files) {
+      for (const doc of loadManifest(readFileSync(f, 'utf8')).documents) {
+        if (doc.status !== 'ok') continue;
+        assert.deepEqual(positionProblems(doc), [], f);
+        docs++;
+      }
     }
-  };
-  walk(CORPUS);
-  assert.ok(files.length > 0);
-  let docs = 0;
-  for (const f of files) {
-    for (const doc of loadManifest(readFileSync(f, 'utf8')).documents) {
-      if (doc.status !== 'ok') continue;
-      assert.deepEqual(positionProblems(doc), [], f);
-      docs++;
-    }
-  }
-  assert.ok(docs > 50, `${docs} corpus documents checked`);
-});
+    assert.ok(docs > 50, `${docs} corpus documents checked`);
+  },
+);

@@ -75,7 +75,17 @@ test("activates only on YAML documents (and on the Kubernetes extension's explor
   assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
   assert.equal(pkg.main, './dist/extension.js');
   // Keeps the fields the package had before the extension arrived.
-  for (const key of ['name', 'version', 'bin', 'scripts', 'engines', 'dependencies', 'devDependencies', 'publisher', 'license']) {
+  for (const key of [
+    'name',
+    'version',
+    'bin',
+    'scripts',
+    'engines',
+    'dependencies',
+    'devDependencies',
+    'publisher',
+    'license',
+  ]) {
     assert.ok(key in pkg, `package.json lost ${key}`);
   }
 });
@@ -84,10 +94,15 @@ test('every contributed command is registered by the extension, and every regist
   const sources = extensionSources();
   const all = sources.map((s) => s.text).join('\n');
   // Registered one by one, or declared in a command table (`'kubeWindows.x': { run: ... }`, registered by registerCommands).
-  const registered = new Set([...all.matchAll(/registerCommand\(\s*'([^']+)'|^\s*'(kubeWindows\.\w+)': \{ run:/gm)].map((m) => m[1] ?? m[2]));
+  const registered = new Set(
+    [...all.matchAll(/registerCommand\(\s*'([^']+)'|^\s*'(kubeWindows\.\w+)': \{ run:/gm)].map((m) => m[1] ?? m[2]),
+  );
   assert.ok(commands.length >= 2);
   for (const c of commands) {
-    assert.ok(registered.has(c.command), `${c.command} is contributed but no registerCommand('${c.command}' in src/extension`);
+    assert.ok(
+      registered.has(c.command),
+      `${c.command} is contributed but no registerCommand('${c.command}' in src/extension`,
+    );
     assert.match(c.command, /^kubeWindows\./);
     assert.equal(c.category, 'kube-windows', `${c.command} category`);
     assert.ok(c.title.length > 3, `${c.command} title`);
@@ -181,12 +196,22 @@ test('engines.vscode accepts 1.100, and neither @types/vscode nor vscode-languag
   assert.ok(accepts(engine, '1.100.0'), `engines.vscode ${engine} does not accept 1.100.0`);
   const min = rangeMin(engine);
   const typesRange: string = pkg.devDependencies['@types/vscode'];
-  assert.ok(compare(rangeMin(typesRange), min) <= 0, `@types/vscode ${typesRange} is newer than engines.vscode ${engine}`);
-  const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@types', 'vscode', 'package.json'), 'utf8')).version as string;
+  assert.ok(
+    compare(rangeMin(typesRange), min) <= 0,
+    `@types/vscode ${typesRange} is newer than engines.vscode ${engine}`,
+  );
+  const installed = JSON.parse(readFileSync(join(ROOT, 'node_modules', '@types', 'vscode', 'package.json'), 'utf8'))
+    .version as string;
   const [maj, minor] = parseVersion(installed);
-  assert.ok(maj < min[0] || (maj === min[0] && minor <= min[1]), `installed @types/vscode ${installed} is newer than engines.vscode ${engine} (vsce refuses to package)`);
+  assert.ok(
+    maj < min[0] || (maj === min[0] && minor <= min[1]),
+    `installed @types/vscode ${installed} is newer than engines.vscode ${engine} (vsce refuses to package)`,
+  );
   const client = JSON.parse(readFileSync(join(ROOT, 'node_modules', 'vscode-languageclient', 'package.json'), 'utf8'));
-  assert.ok(compare(rangeMin(client.engines.vscode), min) <= 0, `vscode-languageclient needs VS Code ${client.engines.vscode}`);
+  assert.ok(
+    compare(rangeMin(client.engines.vscode), min) <= 0,
+    `vscode-languageclient needs VS Code ${client.engines.vscode}`,
+  );
 });
 
 test('workspace trust is declared: limited, with the file globs restricted; no virtual workspaces', () => {
@@ -194,7 +219,8 @@ test('workspace trust is declared: limited, with the file globs restricted; no v
   assert.equal(trust?.supported, 'limited');
   assert.ok(typeof trust.description === 'string' && trust.description.length > 20);
   assert.deepEqual(trust.restrictedConfigurations, ['kubeWindows.files.include', 'kubeWindows.files.exclude']);
-  for (const key of trust.restrictedConfigurations) assert.ok(settings[key], `${key} is restricted but not contributed`);
+  for (const key of trust.restrictedConfigurations)
+    assert.ok(settings[key], `${key} is restricted but not contributed`);
   assert.equal(pkg.capabilities.virtualWorkspaces, false);
 });
 
@@ -211,7 +237,8 @@ test('dist/extension.js bundles the language client, keeps vscode external, and 
   // Thin glue: the manifest loader and the rules run in the server, not in the extension host (js-yaml is
   // there only to render the cluster explorer's read-only YAML views).
   assert.doesNotMatch(text, /\/\/ src\/(core\/manifest\/document|core\/rules\/registry|server\/server)\.ts/);
-  for (const c of commands) assert.ok(text.includes(`"${c.command}"`) || text.includes(`'${c.command}'`), `${c.command} not in the bundle`);
+  for (const c of commands)
+    assert.ok(text.includes(`"${c.command}"`) || text.includes(`'${c.command}'`), `${c.command} not in the bundle`);
   // The bootstrap engine (ssh2, plans) is its own bundle, required on the first join command only.
   assert.doesNotMatch(text, /node_modules[\\/]ssh2[\\/]/, 'ssh2 must not be in the activation bundle');
   assert.match(text, /require\("\.\/engine\.js"\)/);

@@ -10,7 +10,16 @@ import type { KubeClient } from '../../src/cluster/kube-client';
 import type { WindowsHost } from '../../src/remote/windows-host';
 import type { SshConnectorOptions } from '../../src/remote/ssh';
 import type { MirrorDeps } from '../../src/extension/mirror-commands';
-import { diffTree, mirrorObjectsOfText, mirrorsPreviewText, mirrorsRenderOnly, resultTable, type MirrorsOutcome, type MirrorsRequest, type NodeResult } from '../../src/bootstrap/mirrors-apply';
+import {
+  diffTree,
+  mirrorObjectsOfText,
+  mirrorsPreviewText,
+  mirrorsRenderOnly,
+  resultTable,
+  type MirrorsOutcome,
+  type MirrorsRequest,
+  type NodeResult,
+} from '../../src/bootstrap/mirrors-apply';
 import { renderHostsToml, mirrorEntriesOf } from '../../src/core/mirrors/render';
 import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 
@@ -31,14 +40,26 @@ function makeContext(keyPaths: Record<string, string> = {}) {
   const global = new Map<string, unknown>([['kubeWindows.join.keyPaths', keyPaths]]);
   const context = {
     subscriptions: [] as { dispose(): unknown }[],
-    globalState: { get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d), update: async (k: string, v: unknown) => void global.set(k, v), keys: () => [...global.keys()] },
-    secrets: { get: async () => undefined, store: async () => undefined, delete: async () => undefined, onDidChange: () => ({ dispose: () => undefined }) },
+    globalState: {
+      get: (k: string, d?: unknown) => (global.has(k) ? global.get(k) : d),
+      update: async (k: string, v: unknown) => void global.set(k, v),
+      keys: () => [...global.keys()],
+    },
+    secrets: {
+      get: async () => undefined,
+      store: async () => undefined,
+      delete: async () => undefined,
+      onDidChange: () => ({ dispose: () => undefined }),
+    },
   };
   return context as unknown as vscode.ExtensionContext;
 }
 
 function outcome(nodes: NodeResult[], extra: Partial<MirrorsOutcome> = {}): MirrorsOutcome {
-  const render = renderHostsToml(mirrorEntriesOf([IDMS]), { mode: 'ordered', credentials: { 'mirror.example.com': { username: 'u', password: 'hunter2-secret' } } });
+  const render = renderHostsToml(mirrorEntriesOf([IDMS]), {
+    mode: 'ordered',
+    credentials: { 'mirror.example.com': { username: 'u', password: 'hunter2-secret' } },
+  });
   return { wmco: false, mode: 'ordered', render, objects: [], nodes, ...extra };
 }
 
@@ -49,7 +70,11 @@ interface H {
   run(command: string, arg?: unknown): Promise<void>;
 }
 
-async function harness(settings: Record<string, unknown>, keyPaths: Record<string, string>, answer: (r: MirrorsRequest) => MirrorsOutcome | Promise<MirrorsOutcome>): Promise<H> {
+async function harness(
+  settings: Record<string, unknown>,
+  keyPaths: Record<string, string>,
+  answer: (r: MirrorsRequest) => MirrorsOutcome | Promise<MirrorsOutcome>,
+): Promise<H> {
   fake = createFakeVscode(settings);
   const { registerMirrorCommands } = await load();
   const h: H = { requests: [], hosts: [], run: async (c, a) => void (await fake.commands.get(c)?.(a)) };
@@ -74,26 +99,61 @@ async function harness(settings: Record<string, unknown>, keyPaths: Record<strin
       for (const n of out.nodes) {
         const t = { node: n.node, address: n.address };
         r.onEvent?.(t, { type: 'plan-start', time: 0, planId: 'mirrors-push', title: 'x', target: n.node, steps: [] });
-        if (n.status === 'failed') r.onEvent?.(t, { type: 'step-end', time: 0, stepId: 'swap', outcome: 'failed', durationMs: 5, message: n.reason ?? '' });
-        r.onEvent?.(t, { type: 'plan-end', time: 0, planId: 'mirrors-push', outcome: n.status === 'failed' ? 'failed' : 'done', durationMs: 1200 });
+        if (n.status === 'failed')
+          r.onEvent?.(t, {
+            type: 'step-end',
+            time: 0,
+            stepId: 'swap',
+            outcome: 'failed',
+            durationMs: 5,
+            message: n.reason ?? '',
+          });
+        r.onEvent?.(t, {
+          type: 'plan-end',
+          time: 0,
+          planId: 'mirrors-push',
+          outcome: n.status === 'failed' ? 'failed' : 'done',
+          durationMs: 1200,
+        });
       }
       return out;
     },
   };
-  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true });
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
+    log: true,
+  });
   registerMirrorCommands(makeContext(keyPaths), log, deps);
   return h;
 }
 
 test('preview from a cluster item: remembered key, tree and files (credentials masked), per-node diff', async () => {
-  const current = { exists: true, files: [{ path: 'docker.io\\hosts.toml', sha256: '0'.repeat(64), size: 10, content: Buffer.from('server = "https://docker.io"\n').toString('base64') }] };
+  const current = {
+    exists: true,
+    files: [
+      {
+        path: 'docker.io\\hosts.toml',
+        sha256: '0'.repeat(64),
+        size: 10,
+        content: Buffer.from('server = "https://docker.io"\n').toString('base64'),
+      },
+    ],
+  };
   const h = await harness({}, { prod: KEY }, () => {
     const r = outcome([]);
     const desired = new Map(r.render.files.map((f) => [`${f.dir}\\hosts.toml`, f.content]));
-    return { ...r, nodes: [{ node: 'win-1', address: '10.0.0.5', status: 'changed', diff: diffTree(current, desired), durationMs: 3 }] };
+    return {
+      ...r,
+      nodes: [
+        { node: 'win-1', address: '10.0.0.5', status: 'changed', diff: diffTree(current, desired), durationMs: 3 },
+      ],
+    };
   });
   fake.replies.push('SSH as Administrator');
-  await h.run('kubeWindows.previewMirrors', { id: 'ctx/prod', contextValue: 'cluster', ref: { kind: 'cluster', context: 'prod' } });
+  await h.run('kubeWindows.previewMirrors', {
+    id: 'ctx/prod',
+    contextValue: 'cluster',
+    ref: { kind: 'cluster', context: 'prod' },
+  });
   assert.equal(h.requests.length, 1);
   assert.equal(h.requests[0]!.objects, undefined, "the cluster's own mirror sets");
   assert.equal(h.requests[0]!.concurrency, 8);
@@ -109,7 +169,10 @@ test('preview from a cluster item: remembered key, tree and files (credentials m
   assert.match(doc.content, /^# Registry mirror configuration for prod, from the cluster's/);
   assert.match(doc.content, /C:\\Program Files\\containerd\\certs\.d\\\n└── docker\.io\\hosts\.toml/);
   assert.match(doc.content, /authorization = "Basic •••"/);
-  assert.ok(!doc.content.includes('hunter2') && !doc.content.includes(Buffer.from('u:hunter2-secret').toString('base64')), 'no credential in the preview');
+  assert.ok(
+    !doc.content.includes('hunter2') && !doc.content.includes(Buffer.from('u:hunter2-secret').toString('base64')),
+    'no credential in the preview',
+  );
   assert.match(
     doc.content,
     /## win-1 \(10\.0\.0\.5\): 0 added, 1 changed, 0 removed, 0 unchanged\nchanged docker\.io\\hosts\.toml\n--- a\/docker\.io\/hosts\.toml\n\+\+\+ b\/docker\.io\/hosts\.toml\n@@ /,
@@ -119,12 +182,18 @@ test('preview from a cluster item: remembered key, tree and files (credentials m
 test("preview without SSH uses the active YAML editor's mirror sets; cancelling the SSH question does nothing", async () => {
   const h = await harness({ 'kubeWindows.mirrors.concurrency': 3 }, {}, () => outcome([]));
   fake.setActiveDocument('file:///work/mirrors.yaml');
-  const editor = (fake.module.window as unknown as { activeTextEditor: { document: Record<string, unknown> } }).activeTextEditor;
-  editor.document.getText = () => `${JSON.stringify(IDMS)}\n---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n`;
+  const editor = (fake.module.window as unknown as { activeTextEditor: { document: Record<string, unknown> } })
+    .activeTextEditor;
+  editor.document.getText = () =>
+    `${JSON.stringify(IDMS)}\n---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: x}\n`;
   fake.replies.push('prod', 'Without reading the nodes');
   await h.run('kubeWindows.previewMirrors');
   assert.deepEqual(fake.questions[0]?.items, ['prod', 'dev']);
-  assert.deepEqual(fake.questions[1]?.items, ['Another user or key…', 'Without reading the nodes'], 'no remembered key: not offered');
+  assert.deepEqual(
+    fake.questions[1]?.items,
+    ['Another user or key…', 'Without reading the nodes'],
+    'no remembered key: not offered',
+  );
   assert.equal(h.requests[0]!.hostFor, undefined);
   assert.equal(h.requests[0]!.concurrency, 3);
   assert.deepEqual(h.requests[0]!.objects, [IDMS], 'only the mirror sets of the editor');
@@ -148,13 +217,24 @@ test('apply: modal confirmation, progress, per-node lines and the final table in
   const nodes: NodeResult[] = [
     { node: 'win-1', address: '10.0.0.5', status: 'changed', durationMs: 1200 },
     { node: 'win-2', address: '10.0.0.6', status: 'unchanged', durationMs: 300 },
-    { node: 'win-3', address: '10.0.0.7', status: 'failed', reason: 'swap-hosts-tree failed; the previous configuration was restored', rolledBack: true, durationMs: 900 },
+    {
+      node: 'win-3',
+      address: '10.0.0.7',
+      status: 'failed',
+      reason: 'swap-hosts-tree failed; the previous configuration was restored',
+      rolledBack: true,
+      durationMs: 900,
+    },
   ];
   const h = await harness({}, { prod: KEY }, () => outcome(nodes));
   fake.answers.push('Apply');
   fake.replies.push('SSH as Administrator');
   fake.answers.push('Show log');
-  await h.run('kubeWindows.applyMirrors', { id: 'ctx/prod', contextValue: 'cluster', ref: { kind: 'cluster', context: 'prod' } });
+  await h.run('kubeWindows.applyMirrors', {
+    id: 'ctx/prod',
+    contextValue: 'cluster',
+    ref: { kind: 'cluster', context: 'prod' },
+  });
   const confirm = fake.shown[0]!;
   assert.equal(confirm.kind, 'warning');
   assert.equal(confirm.options?.modal, true);
@@ -166,7 +246,10 @@ test('apply: modal confirmation, progress, per-node lines and the final table in
   const text = channel.lines.map((l) => l.text).join('\n');
   assert.match(text, /\[win-3\] swap failed: swap-hosts-tree failed/);
   assert.match(text, /NODE {2,}ADDRESS {2,}RESULT {2,}DETAIL\nwin-1 {2,}10\.0\.0\.5 {2,}changed/);
-  assert.match(text, /win-3 {2,}10\.0\.0\.7 {2,}failed {2,}swap-hosts-tree failed; the previous configuration was restored/);
+  assert.match(
+    text,
+    /win-3 {2,}10\.0\.0\.7 {2,}failed {2,}swap-hosts-tree failed; the previous configuration was restored/,
+  );
   const summary = fake.shown.at(-1)!;
   assert.equal(summary.kind, 'warning');
   assert.equal(summary.message, 'kube-windows: prod: 1 node(s) changed, 1 unchanged, 1 failed.');
@@ -176,7 +259,11 @@ test('apply: modal confirmation, progress, per-node lines and the final table in
 
 test('apply: declining the confirmation changes nothing; a WMCO cluster reports objects and convergence', async () => {
   const h = await harness({}, {}, () =>
-    outcome([{ node: 'byoh-a', address: '10.0.0.9', status: 'converged', durationMs: 10 }], { wmco: true, mode: 'wmco', objects: [{ kind: 'ImageDigestMirrorSet', name: 'm', action: 'created' }] }),
+    outcome([{ node: 'byoh-a', address: '10.0.0.9', status: 'converged', durationMs: 10 }], {
+      wmco: true,
+      mode: 'wmco',
+      objects: [{ kind: 'ImageDigestMirrorSet', name: 'm', action: 'created' }],
+    }),
   );
   fake.answers.push(undefined);
   await h.run('kubeWindows.applyMirrors', 'prod');

@@ -32,13 +32,40 @@ test('repositoryPath is the part after the host', () => {
 
 test('wmcoMirrorHost strips the trailing segments shared with the source (WMCO extractMirrorURL cases)', () => {
   assert.equal(wmcoMirrorHost('example.com/path/to/resource', 'example.org/path/to/resource'), 'example.org');
-  assert.equal(wmcoMirrorHost('example.com/path/to/resource/x', 'example.com/path/to/resourceax'), 'example.com/path/to/resourceax');
-  assert.equal(wmcoMirrorHost('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:23'), 'quay.io/powershell:23');
-  assert.equal(wmcoMirrorHost('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:lts-nanoserver-ltsc2022'), 'quay.io');
-  assert.equal(wmcoMirrorHost('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022'), 'quay.io/random_namespace');
-  assert.equal(wmcoMirrorHost('mcr.microsoft.com/windows/servercore:ltsc2022', 'quay.io/mohashai/random_namespace/windows/servercore:ltsc2022'), 'quay.io/mohashai/random_namespace');
+  assert.equal(
+    wmcoMirrorHost('example.com/path/to/resource/x', 'example.com/path/to/resourceax'),
+    'example.com/path/to/resourceax',
+  );
+  assert.equal(
+    wmcoMirrorHost('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:23'),
+    'quay.io/powershell:23',
+  );
+  assert.equal(
+    wmcoMirrorHost(
+      'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+      'quay.io/powershell:lts-nanoserver-ltsc2022',
+    ),
+    'quay.io',
+  );
+  assert.equal(
+    wmcoMirrorHost(
+      'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+      'quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022',
+    ),
+    'quay.io/random_namespace',
+  );
+  assert.equal(
+    wmcoMirrorHost(
+      'mcr.microsoft.com/windows/servercore:ltsc2022',
+      'quay.io/mohashai/random_namespace/windows/servercore:ltsc2022',
+    ),
+    'quay.io/mohashai/random_namespace',
+  );
   assert.equal(wmcoMirrorHost('foo1/fah/different/foo2', 'foo1/fah/something/foo2'), 'foo1/fah/something');
-  assert.equal(wmcoMirrorHost('docker://mcr.microsoft.com/oss/kubernetes/pause', 'quay.io/testuser/oss/kubernetes/pause'), 'quay.io/testuser');
+  assert.equal(
+    wmcoMirrorHost('docker://mcr.microsoft.com/oss/kubernetes/pause', 'quay.io/testuser/oss/kubernetes/pause'),
+    'quay.io/testuser',
+  );
   assert.equal(wmcoMirrorHost('registry.redhat.io', 'mirror.example.com/rh'), 'mirror.example.com/rh');
   // A mirror equal to its source keeps only its host.
   assert.equal(wmcoMirrorHost('quay.io/org/img', 'quay.io/org/img'), 'quay.io');
@@ -53,11 +80,23 @@ test('windowsPullPath: the docs example pulls example.io/example/ubi9/ubi-minima
   assert.equal(linuxPullPath(src, mir), 'example.io/example/ubi-minimal');
   assert.equal(keepsSourcePath(src, mir), false);
   // Images under a namespace source.
-  assert.equal(windowsPullPath('quay.io/remote-org', 'mirror.local/my-org', 'quay.io/remote-org/image'), 'mirror.local/my-org/remote-org/image');
-  assert.equal(linuxPullPath('quay.io/remote-org', 'mirror.local/my-org', 'quay.io/remote-org/image'), 'mirror.local/my-org/image');
-  assert.equal(linuxPullPath('quay.io/remote-org', 'mirror.local/my-org', 'docker.io/library/x'), 'docker.io/library/x');
+  assert.equal(
+    windowsPullPath('quay.io/remote-org', 'mirror.local/my-org', 'quay.io/remote-org/image'),
+    'mirror.local/my-org/remote-org/image',
+  );
+  assert.equal(
+    linuxPullPath('quay.io/remote-org', 'mirror.local/my-org', 'quay.io/remote-org/image'),
+    'mirror.local/my-org/image',
+  );
+  assert.equal(
+    linuxPullPath('quay.io/remote-org', 'mirror.local/my-org', 'docker.io/library/x'),
+    'docker.io/library/x',
+  );
   // Bare registry source.
-  assert.equal(windowsPullPath('registry.redhat.io', 'mirror.example.com/rh', 'registry.redhat.io/ubi9/ubi'), 'mirror.example.com/rh/ubi9/ubi');
+  assert.equal(
+    windowsPullPath('registry.redhat.io', 'mirror.example.com/rh', 'registry.redhat.io/ubi9/ubi'),
+    'mirror.example.com/rh/ubi9/ubi',
+  );
   assert.equal(windowsPullPath('registry.redhat.io', 'mirror.example.com/rh'), 'mirror.example.com/rh');
 });
 
@@ -76,7 +115,11 @@ test('keepsSourcePath holds exactly when Windows and Linux pull the same reposit
   ];
   for (const [src, mir, keeps] of cases) {
     assert.equal(keepsSourcePath(src, mir), keeps, `${src} → ${mir}`);
-    assert.equal(windowsPullPath(src, mir, `${src}/child`) === linuxPullPath(src, mir, `${src}/child`), keeps, `${src} → ${mir} (child image)`);
+    assert.equal(
+      windowsPullPath(src, mir, `${src}/child`) === linuxPullPath(src, mir, `${src}/child`),
+      keeps,
+      `${src} → ${mir} (child image)`,
+    );
   }
 });
 
@@ -95,7 +138,10 @@ test('ports, wildcards and NTFS names', () => {
 
 test('wmcoMirrorOrder sorts byte-wise and deduplicates by prefix', () => {
   const src = 'registry.access.redhat.com/ubi9/ubi-minimal';
-  assert.deepEqual(wmcoMirrorOrder(src, ['z.io/ubi9/ubi-minimal', 'a.io/ubi9/ubi-minimal', 'a.io/ubi9/ubi-minimal']), ['a.io', 'z.io']);
+  assert.deepEqual(wmcoMirrorOrder(src, ['z.io/ubi9/ubi-minimal', 'a.io/ubi9/ubi-minimal', 'a.io/ubi9/ubi-minimal']), [
+    'a.io',
+    'z.io',
+  ]);
   // Upper case sorts before lower case, as in Go.
   assert.deepEqual(wmcoMirrorOrder('r.io', ['b.io', 'B.io']), ['B.io', 'b.io']);
 });

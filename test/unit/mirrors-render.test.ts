@@ -1,7 +1,16 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parse as parseToml } from 'smol-toml';
-import { credentialsFromPullSecret, mirrorEntriesOf, PullSecretError, renderHostsToml, type MirrorEntry, type MirrorMode, type RenderOptions, type RenderResult } from '../../src/core/mirrors/render';
+import {
+  credentialsFromPullSecret,
+  mirrorEntriesOf,
+  PullSecretError,
+  renderHostsToml,
+  type MirrorEntry,
+  type MirrorMode,
+  type RenderOptions,
+  type RenderResult,
+} from '../../src/core/mirrors/render';
 
 // Every rendered file goes through here: it must parse as TOML.
 function render(entries: MirrorEntry[], options: RenderOptions): RenderResult {
@@ -19,7 +28,11 @@ interface Parsed {
   hosts: { url: string; caps: string[]; auth?: string }[];
 }
 function parsed(content: string): Parsed {
-  const t = parseToml(content) as { server?: string; override_path?: boolean; host?: Record<string, { capabilities: string[]; override_path: boolean; header?: { authorization: string } }> };
+  const t = parseToml(content) as {
+    server?: string;
+    override_path?: boolean;
+    host?: Record<string, { capabilities: string[]; override_path: boolean; header?: { authorization: string } }>;
+  };
   if (content !== '') assert.equal(t.override_path, true);
   return {
     ...(t.server !== undefined ? { server: t.server } : {}),
@@ -30,13 +43,21 @@ function parsed(content: string): Parsed {
   };
 }
 
-const idms = (source: string, mirrors: string[], mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy']): MirrorEntry => ({
+const idms = (
+  source: string,
+  mirrors: string[],
+  mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy'],
+): MirrorEntry => ({
   kind: 'IDMS',
   source,
   mirrors,
   ...(mirrorSourcePolicy ? { mirrorSourcePolicy } : {}),
 });
-const itms = (source: string, mirrors: string[], mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy']): MirrorEntry => ({ ...idms(source, mirrors, mirrorSourcePolicy), kind: 'ITMS' });
+const itms = (
+  source: string,
+  mirrors: string[],
+  mirrorSourcePolicy?: MirrorEntry['mirrorSourcePolicy'],
+): MirrorEntry => ({ ...idms(source, mirrors, mirrorSourcePolicy), kind: 'ITMS' });
 const WMCO: RenderOptions = { mode: 'wmco' };
 const ORDERED: RenderOptions = { mode: 'ordered' };
 const byDir = (r: RenderResult) => Object.fromEntries(r.files.map((f) => [f.dir, f.content]));
@@ -56,9 +77,15 @@ test('wmco TestGetMergedMirrorSets "One IDMS item", "One ITMS item": one IDMS en
     ['source1/hosts.toml'],
   );
   assert.equal(a.files[0].source, 'source1');
-  assert.deepEqual(parsed(a.files[0].content), { server: 'https://source1/v2', hosts: [{ url: 'https://mirror1/v2', caps: ['pull'] }] });
+  assert.deepEqual(parsed(a.files[0].content), {
+    server: 'https://source1/v2',
+    hosts: [{ url: 'https://mirror1/v2', caps: ['pull'] }],
+  });
   const b = render([itms('source2', ['mirror2'])], WMCO);
-  assert.deepEqual(parsed(b.files[0].content), { server: 'https://source2/v2', hosts: [{ url: 'https://mirror2/v2', caps: ['pull', 'resolve'] }] });
+  assert.deepEqual(parsed(b.files[0].content), {
+    server: 'https://source2/v2',
+    hosts: [{ url: 'https://mirror2/v2', caps: ['pull', 'resolve'] }],
+  });
 });
 
 test('wmco TestGetMergedMirrorSets "1 IDMS and 1 ITMS": scheme and port kept in the source host, sets sorted', () => {
@@ -84,7 +111,11 @@ const OVERLAP: MirrorEntry[] = [
   itms('docker://mcr.microsoft.com/oss/kubernetes/pause', ['quay.io/testuser/oss/kubernetes/pause']),
   itms('mcr.microsoft.com/powershell', ['quay.io/testuser/testnamespace/powershell']),
   itms('registry.k8s.io/sig-storage/csi-provisioner', ['devcluster.openshift.com:5000/sig-storage/csi-provisioner']),
-  itms('registry.access.redhat.com/ubi9/ubi-minimal', ['devcluster.openshift.com:5000/ubi9/ubi-minimal'], 'AllowContactingSource'),
+  itms(
+    'registry.access.redhat.com/ubi9/ubi-minimal',
+    ['devcluster.openshift.com:5000/ubi9/ubi-minimal'],
+    'AllowContactingSource',
+  ),
   itms('registry.access.redhat.com/ubi8/ubi-minimal', ['random.io/ubi8/ubi-minimal'], 'NeverContactSource'),
 ];
 
@@ -110,13 +141,22 @@ test('wmco TestGetMergedMirrorSets "Mix of overlapping IDMS and 1 ITMS": overlap
       { url: 'https://random.io/v2', caps: ['pull', 'resolve'] },
     ],
   });
-  assert.deepEqual(parsed(d['registry.k8s.io']), { server: 'https://registry.k8s.io/v2', hosts: [{ url: 'https://devcluster.openshift.com:5000/v2', caps: ['pull', 'resolve'] }] });
-  assert.deepEqual(parsed(d['vmc.ci.openshift.org']), { server: 'https://vmc.ci.openshift.org/v2', hosts: [{ url: 'https://devcluster.openshift.com:5000/v2', caps: ['pull'] }] });
+  assert.deepEqual(parsed(d['registry.k8s.io']), {
+    server: 'https://registry.k8s.io/v2',
+    hosts: [{ url: 'https://devcluster.openshift.com:5000/v2', caps: ['pull', 'resolve'] }],
+  });
+  assert.deepEqual(parsed(d['vmc.ci.openshift.org']), {
+    server: 'https://vmc.ci.openshift.org/v2',
+    hosts: [{ url: 'https://devcluster.openshift.com:5000/v2', caps: ['pull'] }],
+  });
 });
 
 // ---- WMCO pkg/registries/registries_test.go TestGenerateConfig -------------------------------
 
-const CREDS: RenderOptions['credentials'] = { 'mirror.example.com': { auth: 'dXNlcjpwYXNz' }, 'mirror.example.net': { username: 'username', password: 'password' } };
+const CREDS: RenderOptions['credentials'] = {
+  'mirror.example.com': { auth: 'dXNlcjpwYXNz' },
+  'mirror.example.net': { username: 'username', password: 'password' },
+};
 const SRC = 'registry.access.redhat.com';
 
 test('wmco TestGenerateConfig "empty mirrors": no mirrors give an empty file (still written)', () => {
@@ -138,7 +178,10 @@ override_path = true
   assert.equal(one(idms(SRC, ['example.io/example'], 'AllowContactingSource')), text(`${SRC}/v2`, '"pull"'));
   assert.equal(one(itms(SRC, ['example.io/example'], 'AllowContactingSource')), text(`${SRC}/v2`, '"pull", "resolve"'));
   assert.equal(one(idms(SRC, ['example.io/example'], 'NeverContactSource')), text('example.io/v2/example', '"pull"'));
-  assert.equal(one(itms(SRC, ['example.io/example'], 'NeverContactSource')), text('example.io/v2/example', '"pull", "resolve"'));
+  assert.equal(
+    one(itms(SRC, ['example.io/example'], 'NeverContactSource')),
+    text('example.io/v2/example', '"pull", "resolve"'),
+  );
 });
 
 const THREE = (server: string) => `server = "https://${server}"
@@ -167,21 +210,34 @@ test('wmco TestGenerateConfig "multiple mirrors", "multiple mirrors never contac
     ['AllowContactingSource', `${SRC}/v2`],
     ['NeverContactSource', 'example.io/v2/example'],
   ] as const) {
-    const entries = [idms(SRC, ['example.io/example', 'mirror.example.com/redhat'], policy), itms(SRC, ['mirror.example.net'], policy)];
+    const entries = [
+      idms(SRC, ['example.io/example', 'mirror.example.com/redhat'], policy),
+      itms(SRC, ['mirror.example.net'], policy),
+    ];
     const r = render(entries, { mode: 'wmco', credentials: CREDS });
     assert.equal(r.files[0].content, THREE(server));
     // ordered mode, written in that order, gives the same bytes.
     assert.equal(render(entries, { mode: 'ordered', credentials: CREDS }).files[0].content, THREE(server));
   }
   // The source never gets a header, even with credentials for it.
-  const c = render([idms(SRC, ['example.io/example'])], { mode: 'wmco', credentials: { [SRC]: { auth: 'dXNlcjpwYXNz' } } }).files[0].content;
+  const c = render([idms(SRC, ['example.io/example'])], {
+    mode: 'wmco',
+    credentials: { [SRC]: { auth: 'dXNlcjpwYXNz' } },
+  }).files[0].content;
   assert.doesNotMatch(c, /authorization/);
 });
 
 // ---- WMCO pkg/registries/registries_test.go TestMergeMirrorSets / TestMergeMirrors -----------
 
 test('wmco TestMergeMirrorSets: same source merges and sorts; Never beats Allow in either order; Allow+Allow stays', () => {
-  const r = render([idms('quay.io/a', ['z.io/x/a']), idms('quay.io/b', ['b.io/y/b']), idms('registry.access.redhat.com/c', ['c.io/c'])], WMCO);
+  const r = render(
+    [
+      idms('quay.io/a', ['z.io/x/a']),
+      idms('quay.io/b', ['b.io/y/b']),
+      idms('registry.access.redhat.com/c', ['c.io/c']),
+    ],
+    WMCO,
+  );
   assert.deepEqual(
     r.files.map((f) => f.dir),
     ['quay.io', 'registry.access.redhat.com'],
@@ -194,7 +250,10 @@ test('wmco TestMergeMirrorSets: same source merges and sorts; Never beats Allow 
     const f = render([idms('q.io/a', ['m2.io/a'], order[0]), idms('q.io/b', ['m1.io/b'], order[1])], WMCO).files[0];
     assert.equal(parsed(f.content).server, 'https://m1.io/v2', order.join('+'));
   }
-  const allow = render([idms('q.io/a', ['m2.io/a'], 'AllowContactingSource'), idms('q.io/b', ['m1.io/b'], 'AllowContactingSource')], WMCO).files[0];
+  const allow = render(
+    [idms('q.io/a', ['m2.io/a'], 'AllowContactingSource'), idms('q.io/b', ['m1.io/b'], 'AllowContactingSource')],
+    WMCO,
+  ).files[0];
   assert.equal(parsed(allow.content).server, 'https://q.io/v2');
 });
 
@@ -206,19 +265,44 @@ test('wmco TestMergeMirrors: one table per host, a tag mirror beats a digest mir
     assert.deepEqual(hosts(render(entries, WMCO).files[0].content), ['https://openshift.com/v2 pull+resolve']);
     assert.deepEqual(hosts(render(entries, ORDERED).files[0].content), ['https://openshift.com/v2 pull+resolve']);
   }
-  assert.deepEqual(hosts(render([idms('s.io/a', ['x.io/a']), idms('s.io/b', ['y.io/b'])], WMCO).files[0].content), ['https://x.io/v2 pull', 'https://y.io/v2 pull']);
+  assert.deepEqual(hosts(render([idms('s.io/a', ['x.io/a']), idms('s.io/b', ['y.io/b'])], WMCO).files[0].content), [
+    'https://x.io/v2 pull',
+    'https://y.io/v2 pull',
+  ]);
 });
 
 // ---- WMCO registries_test.go TestExtractMirrorURL / TestExtractOrgPath, through the renderer ----
 
 test('wmco TestExtractMirrorURL, TestExtractOrgPath: extractMirrorURL and org paths end up in the host URLs', () => {
-  const url = (source: string, mirror: string) => parsed(render([idms(source, [mirror])], WMCO).files[0].content).hosts[0].url;
+  const url = (source: string, mirror: string) =>
+    parsed(render([idms(source, [mirror])], WMCO).files[0].content).hosts[0].url;
   assert.equal(url('example.com/path/to/resource', 'example.org/path/to/resource'), 'https://example.org/v2');
-  assert.equal(url('example.com/path/to/resource/x', 'example.com/path/to/resourceax'), 'https://example.com/v2/path/to/resourceax');
-  assert.equal(url('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:23'), 'https://quay.io/v2/powershell:23');
-  assert.equal(url('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:lts-nanoserver-ltsc2022'), 'https://quay.io/v2');
-  assert.equal(url('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022'), 'https://quay.io/v2/random_namespace');
-  assert.equal(url('mcr.microsoft.com/windows/servercore:ltsc2022', 'quay.io/mohashai/random_namespace/windows/servercore:ltsc2022'), 'https://quay.io/v2/mohashai/random_namespace');
+  assert.equal(
+    url('example.com/path/to/resource/x', 'example.com/path/to/resourceax'),
+    'https://example.com/v2/path/to/resourceax',
+  );
+  assert.equal(
+    url('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:23'),
+    'https://quay.io/v2/powershell:23',
+  );
+  assert.equal(
+    url('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'quay.io/powershell:lts-nanoserver-ltsc2022'),
+    'https://quay.io/v2',
+  );
+  assert.equal(
+    url(
+      'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+      'quay.io/random_namespace/powershell:lts-nanoserver-ltsc2022',
+    ),
+    'https://quay.io/v2/random_namespace',
+  );
+  assert.equal(
+    url(
+      'mcr.microsoft.com/windows/servercore:ltsc2022',
+      'quay.io/mohashai/random_namespace/windows/servercore:ltsc2022',
+    ),
+    'https://quay.io/v2/mohashai/random_namespace',
+  );
   assert.equal(url('foo1/fah/different/foo2', 'foo1/fah/something/foo2'), 'https://foo1/v2/fah/something');
   // longer variants keep every mirror segment that is not part of the common suffix
   assert.equal(url('src.io/a/b/c/d', 'mirror.io/x/y/c/d'), 'https://mirror.io/v2/x/y');
@@ -232,7 +316,10 @@ test('wmco TestExtractMirrorURL, TestExtractOrgPath: extractMirrorURL and org pa
 });
 
 test('wmco e2e testImageMirroring (test/e2e/mirror_test.go) shape: one directory per source registry', () => {
-  const r = render([itms('test.registry.io/powershell', ['mcr.microsoft.com/powershell'], 'AllowContactingSource')], WMCO);
+  const r = render(
+    [itms('test.registry.io/powershell', ['mcr.microsoft.com/powershell'], 'AllowContactingSource')],
+    WMCO,
+  );
   assert.equal(r.files.length, 1);
   assert.equal(
     r.files[0].content,
@@ -254,7 +341,11 @@ test('wmco: unset policy seen first is never replaced by NeverContactSource (WMC
   assert.equal(parsed(render(entries, WMCO).files[0].content).server, 'https://q.io/v2');
   assert.equal(parsed(render(entries, ORDERED).files[0].content).server, 'https://m2.io/v2');
   // Allow then unset: unset replaces Allow, so a later Never is lost too.
-  const three = [idms('q.io/a', ['m2.io/a'], 'AllowContactingSource'), idms('q.io/b', ['m3.io/b']), idms('q.io/c', ['m1.io/c'], 'NeverContactSource')];
+  const three = [
+    idms('q.io/a', ['m2.io/a'], 'AllowContactingSource'),
+    idms('q.io/b', ['m3.io/b']),
+    idms('q.io/c', ['m1.io/c'], 'NeverContactSource'),
+  ];
   assert.equal(parsed(render(three, WMCO).files[0].content).server, 'https://q.io/v2');
 });
 
@@ -281,7 +372,11 @@ test('wmco: IDMS before ITMS and each by name, ICSP ignored (WMCO lists the clus
 });
 
 test('wmco: wildcard and port sources keep WMCO directory names; ordered refuses wildcards and uses host_port_', () => {
-  const entries = [idms('*.example.com', ['mirror.local/example']), idms('registry.local:5000/team/app', ['mirror.local:5000/team/app']), idms('ok.io/x', ['m.io/x'])];
+  const entries = [
+    idms('*.example.com', ['mirror.local/example']),
+    idms('registry.local:5000/team/app', ['mirror.local:5000/team/app']),
+    idms('ok.io/x', ['m.io/x']),
+  ];
   const w = render(entries, WMCO);
   assert.deepEqual(
     w.files.map((f) => f.path),
@@ -306,12 +401,23 @@ test('wmco: wildcard and port sources keep WMCO directory names; ordered refuses
 // ---- ordered mode ----------------------------------------------------------------------------
 
 test('ordered: mirror priority as written, first occurrence wins across entries, Never uses the first mirror', () => {
-  const entries = [idms('registry.redhat.io/ubi9', ['zeta.io/ubi9', 'alpha.io/ubi9'], 'NeverContactSource'), itms('registry.redhat.io/ubi8', ['beta.io/ubi8', 'alpha.io/ubi8', 'zeta.io/ubi8'])];
+  const entries = [
+    idms('registry.redhat.io/ubi9', ['zeta.io/ubi9', 'alpha.io/ubi9'], 'NeverContactSource'),
+    itms('registry.redhat.io/ubi8', ['beta.io/ubi8', 'alpha.io/ubi8', 'zeta.io/ubi8']),
+  ];
   const o = render(entries, ORDERED).files[0].content;
-  assert.deepEqual(hosts(o), ['https://zeta.io/v2 pull+resolve', 'https://alpha.io/v2 pull+resolve', 'https://beta.io/v2 pull+resolve']);
+  assert.deepEqual(hosts(o), [
+    'https://zeta.io/v2 pull+resolve',
+    'https://alpha.io/v2 pull+resolve',
+    'https://beta.io/v2 pull+resolve',
+  ]);
   assert.equal(parsed(o).server, 'https://zeta.io/v2');
   const w = render(entries, WMCO).files[0].content;
-  assert.deepEqual(hosts(w), ['https://alpha.io/v2 pull+resolve', 'https://beta.io/v2 pull+resolve', 'https://zeta.io/v2 pull+resolve']);
+  assert.deepEqual(hosts(w), [
+    'https://alpha.io/v2 pull+resolve',
+    'https://beta.io/v2 pull+resolve',
+    'https://zeta.io/v2 pull+resolve',
+  ]);
   assert.equal(parsed(w).server, 'https://alpha.io/v2');
 });
 
@@ -337,9 +443,23 @@ test('odd characters are escaped so the file stays TOML', () => {
 // ---- credentials ------------------------------------------------------------------------------
 
 test('credentialsFromPullSecret reads auths; header tokens are canonical base64 of user:password', () => {
-  const creds = credentialsFromPullSecret(JSON.stringify({ auths: { 'mirror.example.com': { auth: 'dXNlcjpwYXNz' }, 'm.io:5000': { username: 'u', password: 'p:w' }, 'empty.io': { email: 'x@y' } } }));
-  assert.deepEqual(creds, { 'mirror.example.com': { auth: 'dXNlcjpwYXNz' }, 'm.io:5000': { username: 'u', password: 'p:w' } });
-  const r = render([idms('s.io/x', ['m.io:5000/org/x', 'mirror.example.com/x', 'empty.io/x'])], { mode: 'wmco', credentials: creds });
+  const creds = credentialsFromPullSecret(
+    JSON.stringify({
+      auths: {
+        'mirror.example.com': { auth: 'dXNlcjpwYXNz' },
+        'm.io:5000': { username: 'u', password: 'p:w' },
+        'empty.io': { email: 'x@y' },
+      },
+    }),
+  );
+  assert.deepEqual(creds, {
+    'mirror.example.com': { auth: 'dXNlcjpwYXNz' },
+    'm.io:5000': { username: 'u', password: 'p:w' },
+  });
+  const r = render([idms('s.io/x', ['m.io:5000/org/x', 'mirror.example.com/x', 'empty.io/x'])], {
+    mode: 'wmco',
+    credentials: creds,
+  });
   const p = parsed(r.files[0].content);
   assert.deepEqual(
     p.hosts.map((h) => [h.url, h.auth]),
@@ -350,7 +470,10 @@ test('credentialsFromPullSecret reads auths; header tokens are canonical base64 
     ],
   );
   // Non-ASCII credentials survive the round trip.
-  const u = render([idms('s.io/x', ['m.io/x'])], { mode: 'wmco', credentials: { 'm.io': { username: 'ünï', password: 'pä ss' } } });
+  const u = render([idms('s.io/x', ['m.io/x'])], {
+    mode: 'wmco',
+    credentials: { 'm.io': { username: 'ünï', password: 'pä ss' } },
+  });
   assert.equal(parsed(u.files[0].content).hosts[0].auth, `Basic ${Buffer.from('ünï:pä ss').toString('base64')}`);
 });
 
@@ -358,15 +481,24 @@ test('wmco looks credentials up by exact registry key; ordered also accepts URL-
   const creds = { 'https://m.io/v1/': { auth: 'dXNlcjpwYXNz' } };
   const e = [idms('s.io/x', ['m.io/x'])];
   assert.equal(parsed(render(e, { mode: 'wmco', credentials: creds }).files[0].content).hosts[0].auth, undefined);
-  assert.equal(parsed(render(e, { mode: 'ordered', credentials: creds }).files[0].content).hosts[0].auth, 'Basic dXNlcjpwYXNz');
+  assert.equal(
+    parsed(render(e, { mode: 'ordered', credentials: creds }).files[0].content).hosts[0].auth,
+    'Basic dXNlcjpwYXNz',
+  );
 });
 
 test('pull-secret errors never quote the secret', () => {
   const secret = 'c2VjcmV0LW5vLWNvbG9u'; // base64 of "secret-no-colon"
-  for (const bad of ['{"auths": {"r.io": {"auth": "' + secret + '"}}}', '{"auths": {"r.io": {"auth": "!!' + secret + '"}}}', '{not json ' + secret, '{"auth": "' + secret + '"}']) {
+  for (const bad of [
+    '{"auths": {"r.io": {"auth": "' + secret + '"}}}',
+    '{"auths": {"r.io": {"auth": "!!' + secret + '"}}}',
+    '{not json ' + secret,
+    '{"auth": "' + secret + '"}',
+  ]) {
     assert.throws(
       () => credentialsFromPullSecret(bad),
-      (err: unknown) => err instanceof PullSecretError && !err.message.includes(secret) && !err.message.includes('secret-no-colon'),
+      (err: unknown) =>
+        err instanceof PullSecretError && !err.message.includes(secret) && !err.message.includes('secret-no-colon'),
     );
   }
 });
@@ -379,17 +511,38 @@ test('mirrorEntriesOf reads IDMS, ITMS, ICSP and List objects, skipping the rest
       apiVersion: 'config.openshift.io/v1',
       kind: 'ImageDigestMirrorSet',
       metadata: { name: 'd' },
-      spec: { imageDigestMirrors: [{ source: 'a.io/x', mirrors: ['m.io/x', 3, ''], mirrorSourcePolicy: 'NeverContactSource' }, { mirrors: ['no-source'] }] },
+      spec: {
+        imageDigestMirrors: [
+          { source: 'a.io/x', mirrors: ['m.io/x', 3, ''], mirrorSourcePolicy: 'NeverContactSource' },
+          { mirrors: ['no-source'] },
+        ],
+      },
     },
-    { kind: 'ImageTagMirrorSetList', items: [{ metadata: { name: 't' }, spec: { imageTagMirrors: [{ source: ' b.io ', mirrorSourcePolicy: 'Bogus' }] } }] },
-    { apiVersion: 'operator.openshift.io/v1alpha1', kind: 'ImageContentSourcePolicy', spec: { repositoryDigestMirrors: [{ source: 'c.io/y', mirrors: ['n.io/y'] }] } },
+    {
+      kind: 'ImageTagMirrorSetList',
+      items: [
+        { metadata: { name: 't' }, spec: { imageTagMirrors: [{ source: ' b.io ', mirrorSourcePolicy: 'Bogus' }] } },
+      ],
+    },
+    {
+      apiVersion: 'operator.openshift.io/v1alpha1',
+      kind: 'ImageContentSourcePolicy',
+      spec: { repositoryDigestMirrors: [{ source: 'c.io/y', mirrors: ['n.io/y'] }] },
+    },
     { apiVersion: 'v1', kind: 'ConfigMap', data: {} },
     null,
     'text',
   ];
   assert.deepEqual(mirrorEntriesOf(objects), [
     // An empty mirror and a source with spaces fail the CRD's pattern: kept, marked as the API would reject them.
-    { source: 'a.io/x', mirrors: ['m.io/x'], mirrorSourcePolicy: 'NeverContactSource', kind: 'IDMS', setName: 'd', invalid: '' },
+    {
+      source: 'a.io/x',
+      mirrors: ['m.io/x'],
+      mirrorSourcePolicy: 'NeverContactSource',
+      kind: 'IDMS',
+      setName: 'd',
+      invalid: '',
+    },
     { source: 'b.io', mirrors: [], kind: 'ITMS', setName: 't', invalid: ' b.io ' },
     { source: 'c.io/y', mirrors: ['n.io/y'], kind: 'ICSP' },
   ]);
@@ -408,13 +561,26 @@ function rng(seed: number): () => number {
 test('property: every rendering of generated entries is TOML with the promised shape', () => {
   const rand = rng(20261121);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)];
-  const hostsPool = ['a.io', 'b.io', 'quay.io', 'registry.local:5000', 'mirror.example.com', 'Z.io', '10.0.0.1:443', '*.example.com'];
+  const hostsPool = [
+    'a.io',
+    'b.io',
+    'quay.io',
+    'registry.local:5000',
+    'mirror.example.com',
+    'Z.io',
+    '10.0.0.1:443',
+    '*.example.com',
+  ];
   const segs = ['org', 'ubi9', 'ubi-minimal', 'oss', 'kubernetes', 'pause', 'x', 'pause:3.9'];
   const ref = (host: string) => [host, ...Array.from({ length: Math.floor(rand() * 4) }, () => pick(segs))].join('/');
   for (let round = 0; round < 400; round++) {
     const entries: MirrorEntry[] = Array.from({ length: 1 + Math.floor(rand() * 6) }, () => {
       const source = ref(pick(hostsPool));
-      const mirrors = [...new Set(Array.from({ length: Math.floor(rand() * 4) }, () => ref(pick(hostsPool.filter((h) => !h.startsWith('*'))))))];
+      const mirrors = [
+        ...new Set(
+          Array.from({ length: Math.floor(rand() * 4) }, () => ref(pick(hostsPool.filter((h) => !h.startsWith('*'))))),
+        ),
+      ];
       const kind = pick(['IDMS', 'ITMS', 'ICSP'] as const);
       const policy = pick([undefined, 'AllowContactingSource', 'NeverContactSource'] as const);
       return { source, mirrors, kind, ...(policy ? { mirrorSourcePolicy: policy } : {}) };
@@ -440,10 +606,13 @@ test('property: every rendering of generated entries is TOML with the promised s
           assert.ok(p.server === sourceUrl || p.server === p.hosts[0].url, f.content);
         } else {
           assert.ok(!f.dir.includes(':') && !f.dir.includes('*'), f.dir);
-          const never = entries.some((e) => e.source.split('/')[0] === f.source && e.mirrorSourcePolicy === 'NeverContactSource');
+          const never = entries.some(
+            (e) => e.source.split('/')[0] === f.source && e.mirrorSourcePolicy === 'NeverContactSource',
+          );
           assert.equal(p.server, never ? p.hosts[0].url : sourceUrl, f.content);
           // First written occurrence decides the order.
-          const first = entries.find((e) => e.source.split('/')[0] === f.source && e.mirrors.length > 0)?.mirrors[0] ?? '';
+          const first =
+            entries.find((e) => e.source.split('/')[0] === f.source && e.mirrors.length > 0)?.mirrors[0] ?? '';
           assert.ok(p.hosts[0].url.startsWith(`https://${first.split('/')[0]}/v2`), `${first} first:\n${f.content}`);
         }
       }

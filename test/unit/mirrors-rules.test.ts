@@ -11,7 +11,8 @@ spec:
   imageDigestMirrors:
 ${entries.replace(/^/gm, '    ').replace(/ +$/gm, '')}`;
 
-const itms = (entries: string) => idms(entries).replace('ImageDigestMirrorSet', 'ImageTagMirrorSet').replace('imageDigestMirrors', 'imageTagMirrors');
+const itms = (entries: string) =>
+  idms(entries).replace('ImageDigestMirrorSet', 'ImageTagMirrorSet').replace('imageDigestMirrors', 'imageTagMirrors');
 
 const mirIds = (text: string) => ids(text).filter((id) => id.startsWith('MIR'));
 
@@ -38,7 +39,10 @@ test('MIR001 says which repository Windows nodes actually pull (docs example)', 
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'warning');
   assert.equal(covered(text, f[0]), 'example.io/example/ubi-minimal');
-  assert.match(f[0].message, /pull "registry\.access\.redhat\.com\/ubi9\/ubi-minimal" from "example\.io\/example\/ubi9\/ubi-minimal"/);
+  assert.match(
+    f[0].message,
+    /pull "registry\.access\.redhat\.com\/ubi9\/ubi-minimal" from "example\.io\/example\/ubi9\/ubi-minimal"/,
+  );
   assert.match(f[0].message, /fall back to "registry\.access\.redhat\.com"/);
   assert.match(f[0].message, /ending in "\/ubi9\/ubi-minimal"/);
   assert.deepEqual(f[0].fixes, []);
@@ -103,7 +107,10 @@ test('MIR003 flags sources with a port and names the directory containerd looks 
   assert.match(f[0].message, /"registry\.local_5000_"/);
   assert.equal(covered(text, f[0]), 'registry.local:5000/team/app');
   // A mirror with a port is fine.
-  assert.deepEqual(only(idms(`- source: registry.local/team/app\n  mirrors: [mirror.local:5000/team/app]\n`), 'MIR003'), []);
+  assert.deepEqual(
+    only(idms(`- source: registry.local/team/app\n  mirrors: [mirror.local:5000/team/app]\n`), 'MIR003'),
+    [],
+  );
 });
 
 test('MIR004 flags NeverContactSource without mirrors', () => {
@@ -114,9 +121,22 @@ test('MIR004 flags NeverContactSource without mirrors', () => {
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
   assert.equal(covered(text, f[0]), 'NeverContactSource');
-  assert.equal(only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: []\n  mirrorSourcePolicy: NeverContactSource\n`), 'MIR004').length, 1);
-  assert.deepEqual(only(idms(`- source: registry.redhat.io/ubi9\n  mirrorSourcePolicy: AllowContactingSource\n`), 'MIR004'), []);
-  assert.deepEqual(only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: [m.io/ubi9]\n  mirrorSourcePolicy: NeverContactSource\n`), 'MIR004'), []);
+  assert.equal(
+    only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: []\n  mirrorSourcePolicy: NeverContactSource\n`), 'MIR004')
+      .length,
+    1,
+  );
+  assert.deepEqual(
+    only(idms(`- source: registry.redhat.io/ubi9\n  mirrorSourcePolicy: AllowContactingSource\n`), 'MIR004'),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      idms(`- source: registry.redhat.io/ubi9\n  mirrors: [m.io/ubi9]\n  mirrorSourcePolicy: NeverContactSource\n`),
+      'MIR004',
+    ),
+    [],
+  );
 });
 
 test('MIR005 duplicate mirror is an error with a fix; duplicate source is a warning', () => {
@@ -146,7 +166,15 @@ test('MIR005 duplicate mirror is an error with a fix; duplicate source is a warn
   assert.equal(g.length, 1);
   assert.equal(g[0].severity, 'warning');
   assert.equal(g[0].range.start.line, 8);
-  assert.deepEqual(only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: [a.io/ubi9, b.io/ubi9]\n- source: registry.redhat.io/ubi8\n  mirrors: [a.io/ubi8]\n`), 'MIR005'), []);
+  assert.deepEqual(
+    only(
+      idms(
+        `- source: registry.redhat.io/ubi9\n  mirrors: [a.io/ubi9, b.io/ubi9]\n- source: registry.redhat.io/ubi8\n  mirrors: [a.io/ubi8]\n`,
+      ),
+      'MIR005',
+    ),
+    [],
+  );
 });
 
 test('MIR006 notes that WMCO sorts mirrors alphabetically', () => {
@@ -162,7 +190,10 @@ test('MIR006 notes that WMCO sorts mirrors alphabetically', () => {
   assert.equal(covered(text, f[0]), 'mirrors');
   assert.match(f[0].message, /\("alpha\.io", "zeta\.io"\)/);
   assert.match(f[0].message, /"alpha\.io" also replaces the source/);
-  assert.deepEqual(only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: [alpha.io/ubi9, zeta.io/ubi9]\n`), 'MIR006'), []);
+  assert.deepEqual(
+    only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: [alpha.io/ubi9, zeta.io/ubi9]\n`), 'MIR006'),
+    [],
+  );
   assert.deepEqual(only(idms(`- source: registry.redhat.io/ubi9\n  mirrors: [zeta.io/ubi9]\n`), 'MIR006'), []);
 });
 
@@ -179,11 +210,16 @@ spec:
   const f = only(text, 'MIR007');
   assert.equal(f.length, 1);
   assert.equal(covered(text, f[0]), 'ImageContentSourcePolicy');
-  assert.deepEqual(only(text.replace(/  repositoryDigestMirrors:[\s\S]*/, '  repositoryDigestMirrors: []\n'), 'MIR007'), []);
+  assert.deepEqual(
+    only(text.replace(/  repositoryDigestMirrors:[\s\S]*/, '  repositoryDigestMirrors: []\n'), 'MIR007'),
+    [],
+  );
 });
 
 test('mirror rules ignore objects of other API groups', () => {
-  const text = idms(`- source: registry.access.redhat.com/ubi9/ubi-minimal\n  mirrors: [example.io/example/ubi-minimal]\n`).replace('config.openshift.io/v1', 'example.com/v1');
+  const text = idms(
+    `- source: registry.access.redhat.com/ubi9/ubi-minimal\n  mirrors: [example.io/example/ubi-minimal]\n`,
+  ).replace('config.openshift.io/v1', 'example.com/v1');
   assert.deepEqual(mirIds(text), []);
 });
 
@@ -199,7 +235,10 @@ test('MIR008: NeverContactSource of one repository applies to the whole registry
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'warning');
   assert.equal(covered(text, f[0]), 'registry.access.redhat.com/ubi9/ubi-minimal');
-  assert.match(f[0].message, /"registry\.access\.redhat\.com\/ubi9\/ubi-minimal" also never contacts "registry\.access\.redhat\.com"/);
+  assert.match(
+    f[0].message,
+    /"registry\.access\.redhat\.com\/ubi9\/ubi-minimal" also never contacts "registry\.access\.redhat\.com"/,
+  );
   assert.match(f[0].message, /NeverContactSource of "registry\.access\.redhat\.com\/ubi8\/ubi-minimal"/);
   assert.equal(f[0].related?.length, 1);
 });
@@ -262,10 +301,19 @@ test('MIR009: sources and mirrors the CRD pattern refuses are errors in the API 
   const f = only(text, 'MIR009');
   assert.equal(f.length, 3);
   assert.ok(f.every((x) => x.severity === 'error'));
-  assert.match(f[0]!.message, /^spec\.imageDigestMirrors\[0\]\.source: Invalid value: "registry\.\.example\.com\/team\/app": spec\.imageDigestMirrors\[0\]\.source in body should match '\^\\\*/);
+  assert.match(
+    f[0]!.message,
+    /^spec\.imageDigestMirrors\[0\]\.source: Invalid value: "registry\.\.example\.com\/team\/app": spec\.imageDigestMirrors\[0\]\.source in body should match '\^\\\*/,
+  );
   assert.equal(covered(text, f[0]!), 'registry..example.com/team/app');
-  assert.match(f[1]!.message, /^spec\.imageDigestMirrors\[1\]\.mirrors\[0\]: Invalid value: "mirror\.example\.com\/windows\/servercore \$\(whoami\)"/);
-  assert.match(f[2]!.message, /^spec\.imageDigestMirrors\[1\]\.mirrors\[1\]: Invalid value: "mirror\.example\.com\/Windows\/ServerCore"/);
+  assert.match(
+    f[1]!.message,
+    /^spec\.imageDigestMirrors\[1\]\.mirrors\[0\]: Invalid value: "mirror\.example\.com\/windows\/servercore \$\(whoami\)"/,
+  );
+  assert.match(
+    f[2]!.message,
+    /^spec\.imageDigestMirrors\[1\]\.mirrors\[1\]: Invalid value: "mirror\.example\.com\/Windows\/ServerCore"/,
+  );
   // Without MIR009 the first entry would get MIR001 (the mirror does not keep the path): not now.
   const others = mirIds(text).filter((id) => id !== 'MIR009');
   assert.deepEqual(others, ['MIR003'], 'only the valid third entry (a port) is reasoned about');

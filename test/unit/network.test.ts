@@ -118,7 +118,10 @@ test('NET003: an OVN-Kubernetes operator Network without hybridOverlayConfig is 
 });
 
 test('network rules ignore Network kinds of other API groups', () => {
-  assert.deepEqual(netIds(configNetwork('240.0.0.0/14', 'Calico').replace('config.openshift.io/v1', 'networking.gke.io/v1')), []);
+  assert.deepEqual(
+    netIds(configNetwork('240.0.0.0/14', 'Calico').replace('config.openshift.io/v1', 'networking.gke.io/v1')),
+    [],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -137,7 +140,14 @@ test('looksLikeInstallConfig recognises an install-config and nothing else', () 
 function checkInstallConfig(text: string) {
   const doc = loadManifest(text).documents[0];
   assert.ok(looksLikeInstallConfig(doc.value));
-  const object = { path: [], value: doc.value as Record<string, unknown>, apiVersion: 'v1', kind: INSTALL_CONFIG_KIND, name: 'winc', namespace: undefined };
+  const object = {
+    path: [],
+    value: doc.value as Record<string, unknown>,
+    apiVersion: 'v1',
+    kind: INSTALL_CONFIG_KIND,
+    name: 'winc',
+    namespace: undefined,
+  };
   const out: { id: string; report: Report; covered: string }[] = [];
   for (const rule of networkRules as ObjectRule[]) {
     if (!rule.kinds.includes(INSTALL_CONFIG_KIND)) continue;

@@ -23,11 +23,18 @@ test.after(() => unhook());
 const load = () => import('../../src/extension/node-commands');
 
 const KEY = '/home/u/.ssh/id_ed25519';
-const NODE_ITEM = { id: 'ctx/kind/node/win-1', contextValue: 'windowsNode', ref: { kind: 'node', context: 'kind', node: 'win-1' } };
+const NODE_ITEM = {
+  id: 'ctx/kind/node/win-1',
+  contextValue: 'windowsNode',
+  ref: { kind: 'node', context: 'kind', node: 'win-1' },
+};
 const settle = () => new Promise((r) => setTimeout(r, 20));
 
 const NODE: NodeObject = {
-  metadata: { name: 'win-1', labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' } },
+  metadata: {
+    name: 'win-1',
+    labels: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.20348' },
+  },
   status: {
     addresses: [
       { type: 'Hostname', address: 'win-1' },
@@ -98,9 +105,18 @@ interface H {
   services: ReturnType<Awaited<ReturnType<typeof load>>['registerNodeCommands']>['services'];
 }
 
-const result = (outcome: RunResult['outcome'], error?: RunResult['error']): RunResult => ({ planId: 'node-reboot', outcome, steps: [], durationMs: 1, ...(error ? { error } : {}) });
+const result = (outcome: RunResult['outcome'], error?: RunResult['error']): RunResult => ({
+  planId: 'node-reboot',
+  outcome,
+  steps: [],
+  durationMs: 1,
+  ...(error ? { error } : {}),
+});
 
-async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<string, string> | null = { kind: KEY }): Promise<H> {
+async function harness(
+  overrides: Partial<NodeDeps> = {},
+  keyPaths: Record<string, string> | null = { kind: KEY },
+): Promise<H> {
   fake = createFakeVscode();
   const { registerNodeCommands } = await load();
   const { context, global } = makeContext(keyPaths);
@@ -116,11 +132,15 @@ async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<strin
     checkPassphrase: async () => true,
     podsWithEmptyDir: async () => [],
     rebootSummary: (r, n) =>
-      r.outcome === 'done' ? `${n} was rebooted and is Ready and schedulable again.` : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`,
+      r.outcome === 'done'
+        ? `${n} was rebooted and is Ready and schedulable again.`
+        : `The reboot of ${n} failed at step ${r.error?.stepId}: ${r.error?.message} The node stays cordoned.`,
     logsDir: () => '/tmp/kw-logs',
     ...overrides,
   };
-  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', { log: true }) as vscode.LogOutputChannel;
+  const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
+    log: true,
+  }) as vscode.LogOutputChannel;
   const ops = registerNodeCommands(context, log, deps);
   h.services = ops.services;
   h.run = async (command, arg) => {
@@ -130,7 +150,10 @@ async function harness(overrides: Partial<NodeDeps> = {}, keyPaths: Record<strin
 }
 
 /** A reboot plan stand-in: its run plays `outcomes` in turn and sets blockedBy when told. */
-function rebootDeps(h: { plans: Record<string, unknown>[] }, outcomes: { outcome: RunResult['outcome']; blocked?: boolean }[]): Partial<NodeDeps> {
+function rebootDeps(
+  h: { plans: Record<string, unknown>[] },
+  outcomes: { outcome: RunResult['outcome']; blocked?: boolean }[],
+): Partial<NodeDeps> {
   return {
     rebootPlanFor: async (opts) => {
       h.plans.push({ ...opts, kube: undefined, host: undefined });
@@ -144,8 +167,17 @@ function rebootDeps(h: { plans: Record<string, unknown>[] }, outcomes: { outcome
         run: async (o) => {
           const next = outcomes.shift() ?? { outcome: 'done' };
           o?.onEvent?.({ type: 'log', stepId: 'drain', level: 'info', message: 'evicting default/web-0' } as never);
-          if (next.blocked) state.blockedBy = [{ pod: 'default/web-0', pdb: 'default/web-pdb', message: 'Cannot evict pod as it would violate the pod disruption budget.' }];
-          return next.outcome === 'done' ? result('done') : result(next.outcome, { stepId: 'drain', message: 'blocked by default/web-pdb' });
+          if (next.blocked)
+            state.blockedBy = [
+              {
+                pod: 'default/web-0',
+                pdb: 'default/web-pdb',
+                message: 'Cannot evict pod as it would violate the pod disruption budget.',
+              },
+            ];
+          return next.outcome === 'done'
+            ? result('done')
+            : result(next.outcome, { stepId: 'drain', message: 'blocked by default/web-pdb' });
         },
       };
     },
@@ -172,7 +204,11 @@ test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consen
   fake.answers.push('Reboot', 'Delete the emptyDir data and continue');
   fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
-  assert.deepEqual(fake.questions[0]?.items, ['SSH as Administrator', 'SSH with another user or key…'], 'no pod choice for a reboot');
+  assert.deepEqual(
+    fake.questions[0]?.items,
+    ['SSH as Administrator', 'SSH with another user or key…'],
+    'no pod choice for a reboot',
+  );
   const consent = fake.shown[1];
   assert.equal(consent?.options?.modal, true);
   assert.match(consent?.message ?? '', /emptyDir/);
@@ -184,7 +220,11 @@ test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consen
   assert.equal(plans[0]?.disableEviction, false);
   assert.equal(plans[0]?.timeoutMs, 15 * 60_000, 'kubeWindows.reboot.timeoutMinutes default');
   assert.equal(fake.progressRuns.at(-1)?.options.cancellable, true);
-  assert.ok(fake.logs.some((l) => l.name === 'kube-windows: reboot win-1' && l.lines.some((x) => /evicting default\/web-0/.test(x.text))));
+  assert.ok(
+    fake.logs.some(
+      (l) => l.name === 'kube-windows: reboot win-1' && l.lines.some((x) => /evicting default\/web-0/.test(x.text)),
+    ),
+  );
   assert.match(fake.shown.at(-1)?.message ?? '', /win-1 was rebooted/);
 });
 
@@ -251,7 +291,13 @@ test('collectLogs: progress, the cap from the setting, the folder revealed in th
     collectNodeLogs: async (o) => {
       seen = { ...o, host: undefined };
       o.onProgress?.('downloading C:\\k\\log\\kubelet.log', 0.5);
-      return { folder: '/tmp/kw-logs/win-1-20261121-101500', files: [], skipped: [], totalBytes: 0, message: 'Collected 3 files (1.2 MB).' };
+      return {
+        folder: '/tmp/kw-logs/win-1-20261121-101500',
+        files: [],
+        skipped: [],
+        totalBytes: 0,
+        message: 'Collected 3 files (1.2 MB).',
+      };
     },
   });
   fake.replies.push('SSH as Administrator');
@@ -289,7 +335,11 @@ test('openTerminal over SSH: a pty terminal; input, output and resize pass throu
   });
   fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
-  assert.deepEqual(fake.questions[0]?.items, ['SSH as Administrator', 'SSH with another user or key…', 'Use a HostProcess pod']);
+  assert.deepEqual(fake.questions[0]?.items, [
+    'SSH as Administrator',
+    'SSH with another user or key…',
+    'Use a HostProcess pod',
+  ]);
   const t = fake.terminals[0];
   assert.ok(t?.pty, 'a Pseudoterminal');
   assert.equal(t.shown, 1);
@@ -338,7 +388,9 @@ test('openTerminal: SSH unreachable offers the HostProcess pod, which gets the n
   let podArgs: Record<string, unknown> | undefined;
   const h = await harness({
     openSsh: async () => {
-      throw Object.assign(new Error('Could not connect to Administrator@10.0.0.7:22: the TCP connection timed out.'), { name: 'RemoteError' });
+      throw Object.assign(new Error('Could not connect to Administrator@10.0.0.7:22: the TCP connection timed out.'), {
+        name: 'RemoteError',
+      });
     },
     openPod: async (o) => {
       podArgs = { ...o };
@@ -413,12 +465,20 @@ test('services source: connect item without a key; rows over SSH with one; conne
 
 test('the SSH port, known_hosts file and key of the settings: the services source (no key used yet) and the terminal use them', async () => {
   // Each harness makes a fresh fake VS Code: the settings are set on it.
-  const settings = () => fake.setSettings({ 'kubeWindows.ssh.port': 2222, 'kubeWindows.ssh.knownHostsFile': '/srv/sandbox/known_hosts', 'kubeWindows.ssh.privateKeyPath': '/srv/sandbox/id_ed25519' });
+  const settings = () =>
+    fake.setSettings({
+      'kubeWindows.ssh.port': 2222,
+      'kubeWindows.ssh.knownHostsFile': '/srv/sandbox/known_hosts',
+      'kubeWindows.ssh.privateKeyPath': '/srv/sandbox/id_ed25519',
+    });
   const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
   const h = await harness({ nodeServices: async () => rows }, null);
   settings();
   assert.deepEqual(await h.services('kind', VIEW), { services: rows });
-  assert.deepEqual([h.hosts[0]?.port, h.hosts[0]?.knownHostsPath, h.hosts[0]?.privateKeyPath], [2222, '/srv/sandbox/known_hosts', '/srv/sandbox/id_ed25519']);
+  assert.deepEqual(
+    [h.hosts[0]?.port, h.hosts[0]?.knownHostsPath, h.hosts[0]?.privateKeyPath],
+    [2222, '/srv/sandbox/known_hosts', '/srv/sandbox/id_ed25519'],
+  );
 
   let opened: Record<string, unknown> | undefined;
   const t = await harness({
@@ -449,7 +509,11 @@ test('connectServices asks, reads the services and refreshes the group; restartS
   await h.run('kubeWindows.connectServices', { ref: { kind: 'node', context: 'kind', node: 'win-1' } });
   assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.refreshServices' && e[1] === 'kind' && e[2] === 'win-1'));
 
-  const item = { id: 'ctx/kind/node/win-1/services/kubelet', contextValue: 'windowsService', ref: { kind: 'service', context: 'kind', node: 'win-1', service: 'kubelet' } };
+  const item = {
+    id: 'ctx/kind/node/win-1/services/kubelet',
+    contextValue: 'windowsService',
+    ref: { kind: 'service', context: 'kind', node: 'win-1', service: 'kubelet' },
+  };
   fake.answers.push(undefined);
   await h.run('kubeWindows.restartService', item);
   assert.deepEqual(restarted, []);

@@ -36,7 +36,10 @@ test('the services op carries every node service as a literal; restart takes the
 
 test('log paths from the host stay inside the folder; the cap keeps the smallest files first', () => {
   const folder = resolve('/tmp/kw-logs/win-a-20261121-090507');
-  assert.equal(localPathFor(folder, 'C:\\var\\log\\kubelet\\kubelet.log'), join(folder, 'var', 'log', 'kubelet', 'kubelet.log'));
+  assert.equal(
+    localPathFor(folder, 'C:\\var\\log\\kubelet\\kubelet.log'),
+    join(folder, 'var', 'log', 'kubelet', 'kubelet.log'),
+  );
   assert.equal(localPathFor(folder, 'C:\\var\\log\\..\\..\\Users\\x'), undefined);
   assert.equal(localPathFor(folder, 'C:\\'), undefined);
   assert.equal(localPathFor(folder, 'C:\\k\\log\\a:b?.log'), join(folder, 'k', 'log', 'a_b_.log'));
@@ -60,9 +63,22 @@ test('log paths from the host stay inside the folder; the cap keeps the smallest
 });
 
 test('drain skips DaemonSet and mirror pods only; AWS is decided by the providerID', () => {
-  assert.equal(drainSkipReason({ metadata: { name: 'a', ownerReferences: [{ kind: 'DaemonSet', name: 'ds', controller: true }] } }), 'a DaemonSet pod');
-  assert.equal(drainSkipReason({ metadata: { name: 'a', annotations: { 'kubernetes.io/config.mirror': 'x' } } }), 'a static (mirror) pod');
-  assert.equal(drainSkipReason({ metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'rs', controller: true }] } }), undefined);
+  assert.equal(
+    drainSkipReason({
+      metadata: { name: 'a', ownerReferences: [{ kind: 'DaemonSet', name: 'ds', controller: true }] },
+    }),
+    'a DaemonSet pod',
+  );
+  assert.equal(
+    drainSkipReason({ metadata: { name: 'a', annotations: { 'kubernetes.io/config.mirror': 'x' } } }),
+    'a static (mirror) pod',
+  );
+  assert.equal(
+    drainSkipReason({
+      metadata: { name: 'a', ownerReferences: [{ kind: 'ReplicaSet', name: 'rs', controller: true }] },
+    }),
+    undefined,
+  );
   assert.equal(isAwsNode({ metadata: { name: 'n' }, spec: { providerID: 'aws:///us-east-2a/i-0abc' } }), true);
   assert.equal(isAwsNode({ metadata: { name: 'n' }, spec: { providerID: 'azure:///subscriptions/x' } }), false);
   assert.equal(isAwsNode({ metadata: { name: 'n' } }), false);
@@ -73,5 +89,8 @@ test('the services table aligns its columns and says when a service is not insta
     { name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' },
     { name: 'csi-proxy', exists: false, status: null, startType: null },
   ]);
-  assert.equal(t, 'SERVICE    STATUS         START TYPE\nkubelet    Running        Automatic\ncsi-proxy  not installed\n');
+  assert.equal(
+    t,
+    'SERVICE    STATUS         START TYPE\nkubelet    Running        Automatic\ncsi-proxy  not installed\n',
+  );
 });

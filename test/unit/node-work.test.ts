@@ -4,7 +4,15 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chooseShell, containerOs, execExitCode } from '../../src/core/windows/container-shell';
-import { fileLoggerRefusal, logPathSegments, logQuery, NodeLogInputError, nodeLogRefusal, parseLogListing, sinceTime } from '../../src/core/node-log-query';
+import {
+  fileLoggerRefusal,
+  logPathSegments,
+  logQuery,
+  NodeLogInputError,
+  nodeLogRefusal,
+  parseLogListing,
+  sinceTime,
+} from '../../src/core/node-log-query';
 import { nodeLogCall } from '../../src/cluster/node-logs';
 
 const shell = (image: string, os?: string, tty = true) => chooseShell({ image, tty, ...(os ? { os } : {}) });
@@ -16,8 +24,18 @@ test('chooseShell: cmd.exe in Nano Server, powershell.exe in Server Core / Serve
     ['mcr.microsoft.com/dotnet/aspnet:8.0-nanoserver-ltsc2022', 'windows', 'cmd', ['cmd.exe']],
     ['mcr.microsoft.com/dotnet/runtime:9.0-nanoserver-ltsc2025@sha256:0123456789abcdef', 'windows', 'cmd', ['cmd.exe']],
     ['mcr.microsoft.com/windows/servercore:ltsc2022', 'windows', 'powershell', ['powershell.exe', '-NoLogo']],
-    ['mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019', 'windows', 'powershell', ['powershell.exe', '-NoLogo']],
-    ['mcr.microsoft.com/dotnet/framework/aspnet:4.8.1-windowsservercore-ltsc2022', 'windows', 'powershell', ['powershell.exe', '-NoLogo']],
+    [
+      'mcr.microsoft.com/windows/servercore/iis:windowsservercore-ltsc2019',
+      'windows',
+      'powershell',
+      ['powershell.exe', '-NoLogo'],
+    ],
+    [
+      'mcr.microsoft.com/dotnet/framework/aspnet:4.8.1-windowsservercore-ltsc2022',
+      'windows',
+      'powershell',
+      ['powershell.exe', '-NoLogo'],
+    ],
     ['mcr.microsoft.com/windows/server:ltsc2022', 'windows', 'powershell', ['powershell.exe', '-NoLogo']],
     ['mcr.microsoft.com/windows:ltsc2019', undefined, 'powershell', ['powershell.exe', '-NoLogo']],
     ['mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'windows', 'pwsh', ['pwsh.exe', '-NoLogo']],
@@ -40,9 +58,31 @@ test('chooseShell: cmd.exe in Nano Server, powershell.exe in Server Core / Serve
 });
 
 test('chooseShell: --shell overrides; without a terminal PowerShell reads its commands from stdin (-Command -)', () => {
-  assert.deepEqual(chooseShell({ image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022', os: 'windows', override: 'powershell', tty: true }).command, ['powershell.exe', '-NoLogo']);
-  assert.equal(chooseShell({ image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022', os: 'windows', override: 'powershell', tty: true }).why, '--shell');
-  assert.deepEqual(shell('mcr.microsoft.com/windows/servercore:ltsc2022', 'windows', false).command, ['powershell.exe', '-NoLogo', '-NoProfile', '-Command', '-']);
+  assert.deepEqual(
+    chooseShell({
+      image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022',
+      os: 'windows',
+      override: 'powershell',
+      tty: true,
+    }).command,
+    ['powershell.exe', '-NoLogo'],
+  );
+  assert.equal(
+    chooseShell({
+      image: 'mcr.microsoft.com/windows/nanoserver:ltsc2022',
+      os: 'windows',
+      override: 'powershell',
+      tty: true,
+    }).why,
+    '--shell',
+  );
+  assert.deepEqual(shell('mcr.microsoft.com/windows/servercore:ltsc2022', 'windows', false).command, [
+    'powershell.exe',
+    '-NoLogo',
+    '-NoProfile',
+    '-Command',
+    '-',
+  ]);
   assert.deepEqual(shell('mcr.microsoft.com/windows/nanoserver:ltsc2022', 'windows', false).command, ['cmd.exe']);
   assert.deepEqual(shell('alpine:3.20', 'linux', false).command, ['sh']);
 });
@@ -59,7 +99,14 @@ test('execExitCode: Success is 0, NonZeroExitCode carries the code, a failed sta
     3,
   );
   assert.equal(execExitCode({ status: 'Failure', reason: 'NonZeroExitCode' }), 1);
-  assert.equal(execExitCode({ status: 'Failure', reason: 'InternalError', message: 'failed to exec in container: ... The system cannot find the file specified.' }), undefined);
+  assert.equal(
+    execExitCode({
+      status: 'Failure',
+      reason: 'InternalError',
+      message: 'failed to exec in container: ... The system cannot find the file specified.',
+    }),
+    undefined,
+  );
 });
 
 test('logQuery: the kubelet names (query, tailLines, sinceTime, pattern) and its limits', () => {
@@ -77,7 +124,10 @@ test('logQuery: the kubelet names (query, tailLines, sinceTime, pattern) and its
   assert.throws(() => logQuery({ query: '  ', now }), /needs a service name/);
   assert.throws(() => logQuery({ query: 'kubelet/kubelet.log', tail: 5, now }), /names a file.*--path/);
   assert.deepEqual(logQuery({ query: 'kubelet/kubelet.log', now }), { query: 'kubelet/kubelet.log' });
-  assert.throws(() => logQuery({ query: 'kubelet', pattern: '(unclosed', now }), /--pattern is not a regular expression/);
+  assert.throws(
+    () => logQuery({ query: 'kubelet', pattern: '(unclosed', now }),
+    /--pattern is not a regular expression/,
+  );
 });
 
 test('sinceTime: durations back from now, RFC 3339 times kept, anything else refused', () => {
@@ -88,7 +138,8 @@ test('sinceTime: durations back from now, RFC 3339 times kept, anything else ref
   assert.equal(sinceTime('45s', now), '2026-05-01T11:59:15Z');
   assert.equal(sinceTime('1d', now), '2026-04-30T12:00:00Z');
   assert.equal(sinceTime('2026-04-30T08:00:00+02:00', now), '2026-04-30T06:00:00Z');
-  for (const bad of ['1', 'h', '1 h', '-1h', 'yesterday', '1h30', '2026-04-30T08:00:00', '0s']) assert.throws(() => sinceTime(bad, now), NodeLogInputError, bad);
+  for (const bad of ['1', 'h', '1 h', '-1h', 'yesterday', '1h30', '2026-04-30T08:00:00', '0s'])
+    assert.throws(() => sinceTime(bad, now), NodeLogInputError, bad);
 });
 
 test('logPathSegments and the exact proxy calls', () => {
@@ -97,12 +148,23 @@ test('logPathSegments and the exact proxy calls', () => {
   assert.equal(logPathSegments('containerd/'), 'containerd/');
   assert.equal(logPathSegments('we?ird#name.log'), 'we%3Fird%23name.log');
   assert.equal(logPathSegments(''), '');
-  for (const bad of ['../x', 'a/../../b', 'C:\\var\\log\\kubelet.log', '/var/log/kubelet.log']) assert.throws(() => logPathSegments(bad), NodeLogInputError, bad);
-  assert.deepEqual(nodeLogCall('win-a', { path: 'kubelet/kubelet.log' }), { verb: 'GET', path: '/api/v1/nodes/win-a/proxy/logs/kubelet/kubelet.log' });
-  assert.deepEqual(nodeLogCall('win-a', { query: 'kubelet', tail: 10, since: '1h', pattern: 'E[0-9]+' }, new Date('2026-05-01T12:00:00Z')), {
+  for (const bad of ['../x', 'a/../../b', 'C:\\var\\log\\kubelet.log', '/var/log/kubelet.log'])
+    assert.throws(() => logPathSegments(bad), NodeLogInputError, bad);
+  assert.deepEqual(nodeLogCall('win-a', { path: 'kubelet/kubelet.log' }), {
     verb: 'GET',
-    path: '/api/v1/nodes/win-a/proxy/logs/?query=kubelet&tailLines=10&sinceTime=2026-05-01T11%3A00%3A00Z&pattern=E%5B0-9%5D%2B',
+    path: '/api/v1/nodes/win-a/proxy/logs/kubelet/kubelet.log',
   });
+  assert.deepEqual(
+    nodeLogCall(
+      'win-a',
+      { query: 'kubelet', tail: 10, since: '1h', pattern: 'E[0-9]+' },
+      new Date('2026-05-01T12:00:00Z'),
+    ),
+    {
+      verb: 'GET',
+      path: '/api/v1/nodes/win-a/proxy/logs/?query=kubelet&tailLines=10&sinceTime=2026-05-01T11%3A00%3A00Z&pattern=E%5B0-9%5D%2B',
+    },
+  );
 });
 
 test('parseLogListing: Go http.FileServer folder listings, nothing outside the folder', () => {
@@ -116,7 +178,13 @@ test('nodeLogRefusal: 403, the handler off, 404, the kubelet out of reach, a mis
     'win-a',
     'kubelet/kubelet.log',
     403,
-    JSON.stringify({ kind: 'Status', message: 'nodes "win-a" is forbidden: User "dev" cannot get resource "nodes/proxy" in API group "" at the cluster scope', reason: 'Forbidden', code: 403 }),
+    JSON.stringify({
+      kind: 'Status',
+      message:
+        'nodes "win-a" is forbidden: User "dev" cannot get resource "nodes/proxy" in API group "" at the cluster scope',
+      reason: 'Forbidden',
+      code: 403,
+    }),
   );
   assert.equal(forbidden.kind, 'forbidden');
   assert.match(forbidden.message, /cannot get resource "nodes\/proxy".*RBAC `get` on the `nodes\/proxy` resource/);
@@ -124,14 +192,48 @@ test('nodeLogRefusal: 403, the handler off, 404, the kubelet out of reach, a mis
   assert.equal(off.kind, 'disabled');
   assert.match(off.message, /enableSystemLogHandler: true.*enableSystemLogQuery: true.*NodeLogQuery=true/);
   assert.equal(nodeLogRefusal('win-a', 'x.log', 404, '404 page not found\n').kind, 'not-found');
-  assert.equal(nodeLogRefusal('win-a', 'x', 503, JSON.stringify({ kind: 'Status', message: 'error trying to reach service: dial tcp 10.0.1.5:10250: i/o timeout' })).kind, 'unreachable');
   assert.equal(
-    nodeLogRefusal('win-zz', 'x', 404, JSON.stringify({ kind: 'Status', message: 'nodes "win-zz" not found', reason: 'NotFound', details: { name: 'win-zz', kind: 'nodes' }, code: 404 })).kind,
+    nodeLogRefusal(
+      'win-a',
+      'x',
+      503,
+      JSON.stringify({
+        kind: 'Status',
+        message: 'error trying to reach service: dial tcp 10.0.1.5:10250: i/o timeout',
+      }),
+    ).kind,
+    'unreachable',
+  );
+  assert.equal(
+    nodeLogRefusal(
+      'win-zz',
+      'x',
+      404,
+      JSON.stringify({
+        kind: 'Status',
+        message: 'nodes "win-zz" not found',
+        reason: 'NotFound',
+        details: { name: 'win-zz', kind: 'nodes' },
+        code: 404,
+      }),
+    ).kind,
     'no-node',
   );
-  assert.equal(nodeLogRefusal('win-a', 'the log query for kubelet', 406, 'query: Invalid value: "a b": input contains unsafe characters\n').kind, 'invalid');
+  assert.equal(
+    nodeLogRefusal(
+      'win-a',
+      'the log query for kubelet',
+      406,
+      'query: Invalid value: "a b": input contains unsafe characters\n',
+    ).kind,
+    'invalid',
+  );
   assert.match(
-    fileLoggerRefusal('win-a', 'kubelet', '\noptions present and query resolved to log files for [kubelet]\ntry without specifying options\n').message,
+    fileLoggerRefusal(
+      'win-a',
+      'kubelet',
+      '\noptions present and query resolved to log files for [kubelet]\ntry without specifying options\n',
+    ).message,
     /kubelet logs to a file \(kubelet\)/,
   );
 });

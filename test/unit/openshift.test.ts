@@ -58,7 +58,14 @@ interface Converted {
   apiVersion: string;
   kind: string;
   status?: unknown;
-  spec: { replicas?: number; selector: unknown; strategy: unknown; triggers?: unknown; test?: unknown; template: { spec: { os: unknown } } };
+  spec: {
+    replicas?: number;
+    selector: unknown;
+    strategy: unknown;
+    triggers?: unknown;
+    test?: unknown;
+    template: { spec: { os: unknown } };
+  };
 }
 
 test('OCP001 flags a Windows DeploymentConfig and converts it to an equivalent Deployment', () => {
@@ -106,9 +113,18 @@ test('OCP001 builds the selector from the template labels and maps Recreate', ()
 
 test('OCP001 offers no conversion when a Deployment cannot do the same', () => {
   const cases = [
-    [`triggers:\n  - type: ImageChange\n    imageChangeParams:\n      automatic: true\n      containerNames: [web]\n      from: {kind: ImageStreamTag, name: 'web:latest'}\n`, /ImageChange trigger/],
-    [`strategy:\n  type: Rolling\n  rollingParams:\n    pre:\n      failurePolicy: Abort\n      execNewPod: {containerName: web, command: [migrate]}\n`, /lifecycle hooks/],
-    [`strategy:\n  type: Custom\n  customParams: {image: x}\n`, /has settings a Deployment lacks|no Deployment equivalent/],
+    [
+      `triggers:\n  - type: ImageChange\n    imageChangeParams:\n      automatic: true\n      containerNames: [web]\n      from: {kind: ImageStreamTag, name: 'web:latest'}\n`,
+      /ImageChange trigger/,
+    ],
+    [
+      `strategy:\n  type: Rolling\n  rollingParams:\n    pre:\n      failurePolicy: Abort\n      execNewPod: {containerName: web, command: [migrate]}\n`,
+      /lifecycle hooks/,
+    ],
+    [
+      `strategy:\n  type: Custom\n  customParams: {image: x}\n`,
+      /has settings a Deployment lacks|no Deployment equivalent/,
+    ],
     [`test: true\n`, /spec\.test: true/],
   ] as const;
   for (const [head, why] of cases) {
@@ -173,7 +189,13 @@ test('OCP002 flags sidecar.istio.io/inject "true" on a Windows pod and sets it t
   const { fixed } = fixAndRecheck(text, 'OCP002');
   assert.match(fixed, /sidecar\.istio\.io\/inject: 'false'/);
   // As a label too; an opt-out or a Linux pod is fine.
-  assert.equal(only(deploy(winPod).replace('labels: {app: web}\n', 'labels: {app: web, sidecar.istio.io/inject: "true"}\n'), 'OCP002').length, 1);
+  assert.equal(
+    only(
+      deploy(winPod).replace('labels: {app: web}\n', 'labels: {app: web, sidecar.istio.io/inject: "true"}\n'),
+      'OCP002',
+    ).length,
+    1,
+  );
   assert.deepEqual(only(deploy(linuxPod, `annotations:\n  sidecar.istio.io/inject: "true"\n`), 'OCP002'), []);
 });
 
@@ -269,7 +291,16 @@ test('OCP003 in flavour auto: the file itself must hold OpenShift objects', () =
 // ---------------------------------------------------------------------------------------------
 // OCP004
 
-const onRelease = (version: string) => ({ flavour: 'openshift' as const, cluster: { name: 'prod', flavour: 'openshift' as const, windowsNodes: [], runtimeClasses: [], openshift: { version } } });
+const onRelease = (version: string) => ({
+  flavour: 'openshift' as const,
+  cluster: {
+    name: 'prod',
+    flavour: 'openshift' as const,
+    windowsNodes: [],
+    runtimeClasses: [],
+    openshift: { version },
+  },
+});
 
 test("OCP004: private registries before 4.16 and CSI volumes on 4.6, by the cluster's release; nothing without one", () => {
   const pulling = deploy(`${winPod}imagePullSecrets:\n  - name: registry-creds\n`);
@@ -281,11 +312,16 @@ test("OCP004: private registries before 4.16 and CSI volumes on 4.6, by the clus
   assert.deepEqual(only(pulling, 'OCP004', OCP), [], 'no release known: no finding');
   assert.deepEqual(only(pulling, 'OCP004', K8S), []);
   // A Linux pod pulling from a private registry is not this rule's business.
-  assert.deepEqual(only(deploy(`${linuxPod}imagePullSecrets:\n  - name: registry-creds\n`), 'OCP004', onRelease('4.14.7')), []);
+  assert.deepEqual(
+    only(deploy(`${linuxPod}imagePullSecrets:\n  - name: registry-creds\n`), 'OCP004', onRelease('4.14.7')),
+    [],
+  );
   // An empty list pulls nothing privately.
   assert.deepEqual(only(deploy(`${winPod}imagePullSecrets: []\n`), 'OCP004', onRelease('4.14.7')), []);
 
-  const csi = deploy(`${winPod}volumes:\n  - name: data\n    csi: {driver: smb.csi.k8s.io}\n  - name: tmp\n    emptyDir: {}\n`);
+  const csi = deploy(
+    `${winPod}volumes:\n  - name: data\n    csi: {driver: smb.csi.k8s.io}\n  - name: tmp\n    emptyDir: {}\n`,
+  );
   const [v] = only(csi, 'OCP004', onRelease('4.6.12'));
   assert.ok(v, 'reported on 4.6');
   assert.equal(covered(csi, v), 'csi');

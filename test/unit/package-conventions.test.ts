@@ -29,7 +29,9 @@ interface MenuEntry {
 }
 const commands: Command[] = contributes.commands;
 const menus: Record<string, MenuEntry[]> = contributes.menus;
-const viewIds: string[] = Object.values(contributes.views as Record<string, { id: string }[]>).flatMap((views) => views.map((v) => v.id));
+const viewIds: string[] = Object.values(contributes.views as Record<string, { id: string }[]>).flatMap((views) =>
+  views.map((v) => v.id),
+);
 /** Views of other extensions we add actions to: their tree items are theirs, not in our ContextValue union. */
 const FOREIGN_VIEWS = ['extension.vsKubernetesExplorer'];
 
@@ -78,11 +80,18 @@ test('menu entries only name contributed commands, and view menus say which view
       assert.ok(e.when, `${menu}: ${e.command} has no when-clause, so it would show in every view`);
       const views = [...e.when.matchAll(/view\s*==\s*([\w.-]+)/g)].map((m) => m[1]);
       assert.ok(views.length > 0, `${menu}: ${e.command} does not name a view (${e.when})`);
-      for (const v of views) assert.ok(viewIds.includes(v) || FOREIGN_VIEWS.includes(v), `${menu}: ${e.command} names the unknown view ${v}`);
+      for (const v of views)
+        assert.ok(
+          viewIds.includes(v) || FOREIGN_VIEWS.includes(v),
+          `${menu}: ${e.command} names the unknown view ${v}`,
+        );
       if (menu !== 'view/item/context' || views.some((v) => FOREIGN_VIEWS.includes(v))) continue;
       for (const cond of viewItemConditions(e.when)) {
         const matches = items.filter((i) => (typeof cond === 'string' ? i === cond : cond.test(i)));
-        assert.ok(matches.length > 0, `${menu}: ${e.command} shows for viewItem ${cond}, which no tree item has (${items.join(', ')})`);
+        assert.ok(
+          matches.length > 0,
+          `${menu}: ${e.command} shows for viewItem ${cond}, which no tree item has (${items.join(', ')})`,
+        );
       }
     }
   }
@@ -93,12 +102,23 @@ test('commands that act on a tree item are hidden from the Command Palette', () 
   const onItems = new Set((menus['view/item/context'] ?? []).map((e) => e.command));
   const onTitles = new Set((menus['view/title'] ?? []).map((e) => e.command));
   // These ask for what they need (a context, a file) when run from the palette.
-  const standalone = new Set(['kubeWindows.joinNode', 'kubeWindows.showJoinPlan', 'kubeWindows.previewMirrors', 'kubeWindows.applyMirrors', 'kubeWindows.createMachineSet', 'kubeWindows.showLog']);
+  const standalone = new Set([
+    'kubeWindows.joinNode',
+    'kubeWindows.showJoinPlan',
+    'kubeWindows.previewMirrors',
+    'kubeWindows.applyMirrors',
+    'kubeWindows.createMachineSet',
+    'kubeWindows.showLog',
+  ]);
   for (const command of onItems) {
     if (standalone.has(command) || onTitles.has(command)) continue;
-    assert.ok(palette.has(command), `${command} needs a tree item but shows in the Command Palette (add a commandPalette entry with "when": "false")`);
+    assert.ok(
+      palette.has(command),
+      `${command} needs a tree item but shows in the Command Palette (add a commandPalette entry with "when": "false")`,
+    );
   }
-  for (const [command, when] of palette) assert.ok(when && when.trim(), `${command}: a commandPalette entry without a when-clause does nothing`);
+  for (const [command, when] of palette)
+    assert.ok(when && when.trim(), `${command}: a commandPalette entry without a when-clause does nothing`);
 });
 
 test('inline (hover) actions have an icon, or VS Code shows their whole title in the row', () => {
@@ -106,7 +126,11 @@ test('inline (hover) actions have an icon, or VS Code shows their whole title in
   for (const menu of ['view/item/context', 'view/title']) {
     for (const e of menus[menu] ?? []) {
       if (menu === 'view/title' ? e.group !== 'navigation' : !e.group?.startsWith('inline')) continue;
-      assert.match(byId.get(e.command)?.icon ?? '', /^\$\([\w~-]+\)$/, `${menu}: ${e.command} is inline without a $(codicon) icon`);
+      assert.match(
+        byId.get(e.command)?.icon ?? '',
+        /^\$\([\w~-]+\)$/,
+        `${menu}: ${e.command} is inline without a $(codicon) icon`,
+      );
     }
   }
 });
@@ -118,7 +142,12 @@ test('every setting has a type, a description, a scope and a default; enum value
     assert.match(key, /^kubeWindows\.[a-z][A-Za-z]*(\.[a-z][A-Za-z]*)*$/, `${key}: settings are kubeWindows.camelCase`);
     assert.ok(s.type, `${key}: no type`);
     assert.ok(s.description || s.markdownDescription, `${key}: no description`);
-    assert.ok(['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'].includes(String(s.scope)), `${key}: scope ${String(s.scope)}`);
+    assert.ok(
+      ['application', 'machine', 'machine-overridable', 'window', 'resource', 'language-overridable'].includes(
+        String(s.scope),
+      ),
+      `${key}: scope ${String(s.scope)}`,
+    );
     assert.ok('default' in s, `${key}: no default`);
     if (Array.isArray(s.enum)) {
       const described = (s.enumDescriptions ?? s.markdownEnumDescriptions) as unknown[] | undefined;
@@ -143,7 +172,14 @@ async function commandTables(): Promise<Record<string, { run: unknown; palette?:
   const { NODE_COMMANDS } = await import('../../src/extension/node-commands');
   const { POD_COMMANDS } = await import('../../src/extension/pod-commands');
   const { NODE_ACTION_COMMANDS } = await import('../../src/extension/node-actions');
-  return { ...JOIN_COMMANDS, ...MACHINESET_COMMANDS, ...MIRROR_COMMANDS, ...NODE_COMMANDS, ...POD_COMMANDS, ...NODE_ACTION_COMMANDS };
+  return {
+    ...JOIN_COMMANDS,
+    ...MACHINESET_COMMANDS,
+    ...MIRROR_COMMANDS,
+    ...NODE_COMMANDS,
+    ...POD_COMMANDS,
+    ...NODE_ACTION_COMMANDS,
+  };
 }
 
 test("the command tables' commands are contributed, and the Command Palette shows them where their table says", async () => {
@@ -155,6 +191,10 @@ test("the command tables' commands are contributed, and the Command Palette show
     assert.ok(contributed.has(id), `${id} is in a command table but package.json does not contribute it`);
     assert.ok(EXTENSION_COMMANDS.includes(id), `${id} is missing from test/support/commands.ts`);
     const expected = entry.palette === false ? 'false' : entry.palette;
-    assert.equal(palette.get(id), expected, `${id}: package.json's commandPalette when-clause is not its table's (${String(expected)})`);
+    assert.equal(
+      palette.get(id),
+      expected,
+      `${id}: package.json's commandPalette when-clause is not its table's (${String(expected)})`,
+    );
   }
 });

@@ -4,19 +4,49 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ageOf, describeNodeEvents, describePod, eventLines } from '../../src/core/live/describe';
-import { parseTaint, parseTaints, restartPatch, restartStepOfPod, restartStepOfReplicaSet, taintChanges, taintText } from '../../src/core/workload-actions';
+import {
+  parseTaint,
+  parseTaints,
+  restartPatch,
+  restartStepOfPod,
+  restartStepOfReplicaSet,
+  taintChanges,
+  taintText,
+} from '../../src/core/workload-actions';
 
 const NOW = new Date('2026-11-25T10:00:00Z');
 
 const failing = {
-  metadata: { name: 'api-1', namespace: 'shop', uid: 'u-api-1', ownerReferences: [{ kind: 'ReplicaSet', name: 'api-rs', controller: true }] },
+  metadata: {
+    name: 'api-1',
+    namespace: 'shop',
+    uid: 'u-api-1',
+    ownerReferences: [{ kind: 'ReplicaSet', name: 'api-rs', controller: true }],
+  },
   spec: { nodeName: 'win-2', containers: [{ name: 'api', image: 'contoso/api:2.1' }] },
   status: {
     phase: 'Pending',
     containerStatuses: [
-      { name: 'api', ready: false, restartCount: 0, state: { waiting: { reason: 'ErrImagePull', message: 'no matching manifest for windows/amd64 10.0.20348 in the manifest list entries' } } },
+      {
+        name: 'api',
+        ready: false,
+        restartCount: 0,
+        state: {
+          waiting: {
+            reason: 'ErrImagePull',
+            message: 'no matching manifest for windows/amd64 10.0.20348 in the manifest list entries',
+          },
+        },
+      },
     ],
-    conditions: [{ type: 'Ready', status: 'False', reason: 'ContainersNotReady', message: 'containers with unready status: [api]' }],
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'ContainersNotReady',
+        message: 'containers with unready status: [api]',
+      },
+    ],
   },
 };
 
@@ -33,13 +63,21 @@ test('describePod: the explanation comes first, then status, conditions, contain
   const text = describePod({
     pod: failing,
     events: [
-      ev('api-1', 'u-api-1', 'Failed', 'Failed to pull image "contoso/api:2.1": no matching manifest for windows/amd64 10.0.20348 in the manifest list entries', '2026-11-25T09:57:00Z'),
+      ev(
+        'api-1',
+        'u-api-1',
+        'Failed',
+        'Failed to pull image "contoso/api:2.1": no matching manifest for windows/amd64 10.0.20348 in the manifest list entries',
+        '2026-11-25T09:57:00Z',
+      ),
       ev('api-1', 'u-older-api-1', 'Failed', 'an event of an earlier pod of the same name', '2026-11-25T09:00:00Z'),
     ],
     node: { name: 'win-2', os: 'windows', build: '10.0.20348' },
     now: NOW,
   });
-  const order = ['== Why it fails', 'WINF002', '== Status', '== Conditions', '== Containers', '== Events'].map((s) => text.indexOf(s));
+  const order = ['== Why it fails', 'WINF002', '== Status', '== Conditions', '== Containers', '== Events'].map((s) =>
+    text.indexOf(s),
+  );
   assert.ok(order.every((i) => i >= 0));
   assert.deepEqual(
     [...order].sort((a, b) => a - b),
@@ -60,7 +98,15 @@ test('describePod: a healthy bare pod says no signature matches, and has no even
       spec: { containers: [{ name: 'c', image: 'i' }] },
       status: {
         phase: 'Running',
-        containerStatuses: [{ name: 'c', ready: true, restartCount: 2, state: { running: { startedAt: 'T' } }, lastState: { terminated: { reason: 'Error', exitCode: 1 } } }],
+        containerStatuses: [
+          {
+            name: 'c',
+            ready: true,
+            restartCount: 2,
+            state: { running: { startedAt: 'T' } },
+            lastState: { terminated: { reason: 'Error', exitCode: 1 } },
+          },
+        ],
       },
     },
     events: [],
@@ -74,13 +120,33 @@ test('describePod: a healthy bare pod says no signature matches, and has no even
 
 test('ages and node events: kubectl-like ages, oldest first, repeats counted', () => {
   assert.deepEqual(
-    ['2026-11-25T09:59:30Z', '2026-11-25T09:00:00Z', '2026-11-24T20:00:00Z', '2026-11-20T10:00:00Z', undefined, 'garbage'].map((t) => ageOf(t, NOW)),
+    [
+      '2026-11-25T09:59:30Z',
+      '2026-11-25T09:00:00Z',
+      '2026-11-24T20:00:00Z',
+      '2026-11-20T10:00:00Z',
+      undefined,
+      'garbage',
+    ].map((t) => ageOf(t, NOW)),
     ['30s', '60m', '14h', '5d', '?', '?'],
   );
   const lines = eventLines(
     [
-      { type: 'Normal', reason: 'B', message: 'second', lastTimestamp: '2026-11-25T09:59:00Z', count: 4, source: { component: 'kubelet' } },
-      { type: 'Warning', reason: 'A', message: 'first', eventTime: '2026-11-25T09:58:00Z', reportingComponent: 'node-controller' },
+      {
+        type: 'Normal',
+        reason: 'B',
+        message: 'second',
+        lastTimestamp: '2026-11-25T09:59:00Z',
+        count: 4,
+        source: { component: 'kubelet' },
+      },
+      {
+        type: 'Warning',
+        reason: 'A',
+        message: 'first',
+        eventTime: '2026-11-25T09:58:00Z',
+        reportingComponent: 'node-controller',
+      },
     ],
     NOW,
   );
@@ -90,24 +156,47 @@ test('ages and node events: kubectl-like ages, oldest first, repeats counted', (
 });
 
 test('restart: Deployment through its ReplicaSet, DaemonSet and StatefulSet directly; bare pods, Jobs and lone ReplicaSets refused', () => {
-  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'ReplicaSet', name: 'rs', controller: true }]), { read: { kind: 'ReplicaSet', name: 'rs' } });
-  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'DaemonSet', name: 'ds', controller: true }]), { read: { kind: 'DaemonSet', name: 'ds' } });
-  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'StatefulSet', name: 'ss', controller: true }]), { read: { kind: 'StatefulSet', name: 'ss' } });
+  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'ReplicaSet', name: 'rs', controller: true }]), {
+    read: { kind: 'ReplicaSet', name: 'rs' },
+  });
+  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'DaemonSet', name: 'ds', controller: true }]), {
+    read: { kind: 'DaemonSet', name: 'ds' },
+  });
+  assert.deepEqual(restartStepOfPod('Pod a/p', [{ kind: 'StatefulSet', name: 'ss', controller: true }]), {
+    read: { kind: 'StatefulSet', name: 'ss' },
+  });
   assert.match((restartStepOfPod('Pod a/p', undefined) as { refuse: string }).refuse, /^Pod a\/p is a bare pod/);
-  assert.match((restartStepOfPod('Pod a/p', [{ kind: 'ReplicaSet', name: 'rs' }]) as { refuse: string }).refuse, /bare pod/, 'an owner that is not the controller does not count');
-  assert.match((restartStepOfPod('Pod a/p', [{ kind: 'Job', name: 'j', controller: true }]) as { refuse: string }).refuse, /Job j: a Job cannot be rollout-restarted/);
+  assert.match(
+    (restartStepOfPod('Pod a/p', [{ kind: 'ReplicaSet', name: 'rs' }]) as { refuse: string }).refuse,
+    /bare pod/,
+    'an owner that is not the controller does not count',
+  );
+  assert.match(
+    (restartStepOfPod('Pod a/p', [{ kind: 'Job', name: 'j', controller: true }]) as { refuse: string }).refuse,
+    /Job j: a Job cannot be rollout-restarted/,
+  );
   assert.match(
     (restartStepOfPod('Pod a/p', [{ kind: 'Node', name: 'win-1', controller: true }]) as { refuse: string }).refuse,
     /controlled by Node win-1: only Deployments, DaemonSets and StatefulSets/,
   );
-  assert.deepEqual(restartStepOfReplicaSet('rs', [{ kind: 'Deployment', name: 'web', controller: true }]), { read: { kind: 'Deployment', name: 'web' } });
-  assert.match((restartStepOfReplicaSet('rs', []) as { refuse: string }).refuse, /ReplicaSet rs is not managed by a Deployment/);
-  assert.deepEqual(restartPatch(new Date('2026-11-25T10:00:00.123Z')), { spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-25T10:00:00Z' } } } } });
+  assert.deepEqual(restartStepOfReplicaSet('rs', [{ kind: 'Deployment', name: 'web', controller: true }]), {
+    read: { kind: 'Deployment', name: 'web' },
+  });
+  assert.match(
+    (restartStepOfReplicaSet('rs', []) as { refuse: string }).refuse,
+    /ReplicaSet rs is not managed by a Deployment/,
+  );
+  assert.deepEqual(restartPatch(new Date('2026-11-25T10:00:00.123Z')), {
+    spec: { template: { metadata: { annotations: { 'kubectl.kubernetes.io/restartedAt': '2026-11-25T10:00:00Z' } } } },
+  });
 });
 
 test('taints: parsed and refused as the API server validates them', () => {
   assert.deepEqual(parseTaint('os=Windows:NoSchedule'), { key: 'os', value: 'Windows', effect: 'NoSchedule' });
-  assert.deepEqual(parseTaint(' node.kubernetes.io/unschedulable:NoSchedule '), { key: 'node.kubernetes.io/unschedulable', effect: 'NoSchedule' });
+  assert.deepEqual(parseTaint(' node.kubernetes.io/unschedulable:NoSchedule '), {
+    key: 'node.kubernetes.io/unschedulable',
+    effect: 'NoSchedule',
+  });
   assert.deepEqual(parseTaint('k=:PreferNoSchedule'), { key: 'k', effect: 'PreferNoSchedule' });
   const refused = (t: string) => (parseTaint(t) as { error?: string }).error ?? '';
   assert.match(refused('os=Windows'), /has no effect/);
@@ -118,15 +207,20 @@ test('taints: parsed and refused as the API server validates them', () => {
   assert.match(refused('Example.com/k:NoSchedule'), /prefix "Example\.com" is not a DNS subdomain/);
   assert.match(refused('a/b/c:NoSchedule'), /more than one "\/"/);
   assert.match(refused('k=has space:NoExecute'), /the value "has space"/);
-  assert.deepEqual(parseTaints('# dedicated nodes\nos=Windows:NoSchedule, gpu=true:NoExecute\n\n gpu=true:NoSchedule'), {
-    taints: [
-      { key: 'os', value: 'Windows', effect: 'NoSchedule' },
-      { key: 'gpu', value: 'true', effect: 'NoExecute' },
-      { key: 'gpu', value: 'true', effect: 'NoSchedule' },
-    ],
-  });
+  assert.deepEqual(
+    parseTaints('# dedicated nodes\nos=Windows:NoSchedule, gpu=true:NoExecute\n\n gpu=true:NoSchedule'),
+    {
+      taints: [
+        { key: 'os', value: 'Windows', effect: 'NoSchedule' },
+        { key: 'gpu', value: 'true', effect: 'NoExecute' },
+        { key: 'gpu', value: 'true', effect: 'NoSchedule' },
+      ],
+    },
+  );
   assert.deepEqual(parseTaints(''), { taints: [] });
-  assert.deepEqual(parseTaints('gpu=a:NoSchedule,gpu=b:NoSchedule'), { error: 'gpu:NoSchedule appears twice: a node has one taint per key and effect' });
+  assert.deepEqual(parseTaints('gpu=a:NoSchedule,gpu=b:NoSchedule'), {
+    error: 'gpu:NoSchedule appears twice: a node has one taint per key and effect',
+  });
   assert.equal(taintText({ key: 'os', value: 'Windows', effect: 'NoSchedule' }), 'os=Windows:NoSchedule');
   assert.deepEqual(
     taintChanges(

@@ -34,8 +34,19 @@ containers:
 });
 
 test('WIN001 does not fire for hostPID: false, nor for Linux or unknown pods', () => {
-  assert.deepEqual(only(deploy(`${winBase}hostPID: false\ncontainers:\n  - name: a\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n`), 'WIN001'), []);
-  assert.deepEqual(ids(deploy(`hostPID: true\nsecurityContext:\n  fsGroup: 1\ncontainers:\n  - name: a\n    image: nginx\n`)), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${winBase}hostPID: false\ncontainers:\n  - name: a\n    image: mcr.microsoft.com/windows/nanoserver:ltsc2022\n`,
+      ),
+      'WIN001',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    ids(deploy(`hostPID: true\nsecurityContext:\n  fsGroup: 1\ncontainers:\n  - name: a\n    image: nginx\n`)),
+    [],
+  );
 });
 
 test('WIN002 flags privileged: false too, and deleting the only key removes securityContext', () => {

@@ -31,7 +31,14 @@ const PENDING = { phase: 'Pending', containerStatuses: [{ state: { waiting: { re
 /** A pods/exec stand-in: records the call, echoes stdin to stdout, reports resizes of the tty stream. */
 function execStub() {
   const ws = new EventEmitter() as EventEmitter & { close(): void };
-  const seen: { command?: string[]; tty?: boolean; container?: string; sizes: [number, number][]; status?: (s: V1Status) => void; stdout?: Writable & { columns: number; rows: number } } = {
+  const seen: {
+    command?: string[];
+    tty?: boolean;
+    container?: string;
+    sizes: [number, number][];
+    status?: (s: V1Status) => void;
+    stdout?: Writable & { columns: number; rows: number };
+  } = {
     sizes: [],
   };
   ws.close = () => ws.emit('close');
@@ -58,13 +65,24 @@ function execStub() {
   return { ws, seen, exec };
 }
 
-const base = { config: {} as KubeConfig, nodeName: 'win-1', labels: { 'node.kubernetes.io/windows-build': '10.0.17763' }, cols: 120, rows: 30 };
+const base = {
+  config: {} as KubeConfig,
+  nodeName: 'win-1',
+  labels: { 'node.kubernetes.io/windows-build': '10.0.17763' },
+  cols: 120,
+  rows: 30,
+};
 
 test('a running pod gets an interactive tty exec; input, output and resize pass; closing deletes the pod', async () => {
   const calls: Calls = { created: [], deleted: [] };
   const { ws, seen, exec } = execStub();
   const statuses: string[] = [];
-  const s = await openPodShell({ ...base, kube: kube([PENDING, RUNNING], calls), exec, onStatus: (t) => statuses.push(t) });
+  const s = await openPodShell({
+    ...base,
+    kube: kube([PENDING, RUNNING], calls),
+    exec,
+    onStatus: (t) => statuses.push(t),
+  });
   const body = calls.created[0]?.body;
   assert.equal(calls.created[0]?.path, '/api/v1/namespaces/kube-system/pods');
   assert.equal(body?.spec.nodeName, 'win-1');
@@ -115,8 +133,14 @@ test('the shell exiting ends the session with its code and deletes the pod; a dr
 
 test('an image pull failure or a cancel while starting deletes the pod and rejects', async () => {
   const calls: Calls = { created: [], deleted: [] };
-  const pull = { phase: 'Pending', containerStatuses: [{ state: { waiting: { reason: 'ErrImagePull', message: 'manifest unknown' } } }] };
-  await assert.rejects(openPodShell({ ...base, kube: kube([pull], calls), exec: execStub().exec }), /ErrImagePull — manifest unknown/);
+  const pull = {
+    phase: 'Pending',
+    containerStatuses: [{ state: { waiting: { reason: 'ErrImagePull', message: 'manifest unknown' } } }],
+  };
+  await assert.rejects(
+    openPodShell({ ...base, kube: kube([pull], calls), exec: execStub().exec }),
+    /ErrImagePull — manifest unknown/,
+  );
   assert.equal(calls.deleted.length, 1);
 
   const ctl = new AbortController();
@@ -124,6 +148,14 @@ test('an image pull failure or a cancel while starting deletes the pod and rejec
   setTimeout(() => ctl.abort(new Error('the terminal was closed')), 50);
   await assert.rejects(p, /terminal was closed/);
   assert.equal(calls.deleted.length, 2);
-  await assert.rejects(openPodShell({ ...base, labels: { 'node.kubernetes.io/windows-build': '10.0.14393' }, kube: kube([RUNNING], calls), exec: execStub().exec }), /Windows Server 2019/);
+  await assert.rejects(
+    openPodShell({
+      ...base,
+      labels: { 'node.kubernetes.io/windows-build': '10.0.14393' },
+      kube: kube([RUNNING], calls),
+      exec: execStub().exec,
+    }),
+    /Windows Server 2019/,
+  );
   assert.equal(calls.created.length, 2, 'an unsupported build creates nothing');
 });

@@ -70,7 +70,10 @@ test('psString rejects NUL with a clear error', () => {
 });
 
 test('psScript inserts values only as literals', () => {
-  assert.equal(psScript`Set-Content -LiteralPath ${"C:\\a b'"} -Value ${'$x'}`, "Set-Content -LiteralPath 'C:\\a b''' -Value '$x'");
+  assert.equal(
+    psScript`Set-Content -LiteralPath ${"C:\\a b'"} -Value ${'$x'}`,
+    "Set-Content -LiteralPath 'C:\\a b''' -Value '$x'",
+  );
   assert.equal(psScript`$n = ${42}; $m = ${-5}; $f = ${1.5}; $e = ${1e21}`, '$n = 42; $m = (-5); $f = 1.5; $e = 1e21');
   assert.equal(psScript`$a = ${true}; $b = ${false}`, '$a = $true; $b = $false');
   assert.equal(psScript`$l = ${['a', 1, false, ["b'"]]}`, "$l = @('a', 1, $false, @('b'''))");
@@ -81,7 +84,18 @@ test('psScript inserts values only as literals', () => {
 });
 
 test('psScript refuses anything that is not a literal or PsRaw', () => {
-  const bad: unknown[] = [{ toString: () => 'Remove-Item x' }, null, undefined, () => 'x', 10n, Symbol('s'), new Date(0), ['ok', { nested: true }], NaN, Infinity];
+  const bad: unknown[] = [
+    { toString: () => 'Remove-Item x' },
+    null,
+    undefined,
+    () => 'x',
+    10n,
+    Symbol('s'),
+    new Date(0),
+    ['ok', { nested: true }],
+    NaN,
+    Infinity,
+  ];
   for (const value of bad) {
     assert.throws(
       () => psScript`Write-Output ${value as PsValue}`,
@@ -115,7 +129,14 @@ test('encodeCommand is base64 of UTF-16LE; decodeCommand inverts it', () => {
 test('powershellCommand wraps the script and uses fixed arguments plus base64', () => {
   const script = psScript`Write-Output ${"a'b; Remove-Item x"}`;
   const argv = powershellCommand(script);
-  assert.deepEqual(argv.slice(0, -1), ['powershell', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand']);
+  assert.deepEqual(argv.slice(0, -1), [
+    'powershell',
+    '-NoProfile',
+    '-NonInteractive',
+    '-ExecutionPolicy',
+    'Bypass',
+    '-EncodedCommand',
+  ]);
   assert.deepEqual(argv.slice(0, -1), [...POWERSHELL_PREFIX]);
   const decoded = decodeCommand(argv[argv.length - 1]!);
   assert.equal(decoded, wrapScript(script));
@@ -124,7 +145,10 @@ test('powershellCommand wraps the script and uses fixed arguments plus base64', 
   assert.ok(decoded.endsWith('} catch { [Console]::Error.WriteLine($_.Exception.Message); exit 1 }'));
   const line = powershellCommandLine(script);
   assert.equal(line, argv.join(' '));
-  assert.match(line, /^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand [A-Za-z0-9+/]+=*$/);
+  assert.match(
+    line,
+    /^powershell -NoProfile -NonInteractive -ExecutionPolicy Bypass -EncodedCommand [A-Za-z0-9+/]+=*$/,
+  );
   assert.equal(encodedLength(script), argv[argv.length - 1]!.length);
   assert.equal(commandLineLength(script), line.length);
 });
@@ -160,7 +184,13 @@ test('generated scripts with hostile values parse without errors', async () => {
 });
 
 test('the parser flags broken scripts', async () => {
-  for (const broken of ["try { Write-Output 'x' ", "Write-Output 'unterminated", 'if ($true) { ', '$a = @(1, 2', 'function { }']) {
+  for (const broken of [
+    "try { Write-Output 'x' ",
+    "Write-Output 'unterminated",
+    'if ($true) { ',
+    '$a = @(1, 2',
+    'function { }',
+  ]) {
     const result = await parsePowerShell(broken);
     assert.equal(result.ok, false, broken);
     assert.ok(result.errors.length > 0, broken);
@@ -183,7 +213,15 @@ test('a hostile value is one string literal argument, never code', async () => {
     assert.equal(strings.length, 1, `one string literal for ${JSON.stringify(value)}`);
     assert.equal(strings[0]!.text, literal, JSON.stringify(value));
     // Nothing else from the value became syntax: no variables, sub-expressions, pipelines or statements.
-    for (const kind of ['variable', 'sub_expression', 'array_expression', 'script_block', 'comment', 'empty_statement', 'expandable_string_literal']) {
+    for (const kind of [
+      'variable',
+      'sub_expression',
+      'array_expression',
+      'script_block',
+      'comment',
+      'empty_statement',
+      'expandable_string_literal',
+    ]) {
       assert.equal(nodes.filter((n) => n.type === kind).length, 0, `${kind} in ${JSON.stringify(value)}`);
     }
     assert.equal(nodes.filter((n) => n.type === 'pipeline').length, 1, JSON.stringify(value));

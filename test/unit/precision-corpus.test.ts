@@ -36,7 +36,8 @@ function place(text: string, line: number, character: number): string {
   return `${line + 1}:${character + 1} ${source.slice(0, 60)}`;
 }
 
-const key = (r: { file: string; document: number; ruleId: string; path: string }) => `${r.file}\t${r.document}\t${r.ruleId}\t${r.path}`;
+const key = (r: { file: string; document: number; ruleId: string; path: string }) =>
+  `${r.file}\t${r.document}\t${r.ruleId}\t${r.path}`;
 
 function analyse() {
   const rows: Row[] = [];
@@ -51,7 +52,13 @@ function analyse() {
     documents += result.documents;
     windowsWorkloads += result.windowsWorkloads;
     for (const f of result.findings) {
-      rows.push({ file: relative(CORPUS, file), document: f.document, ruleId: f.ruleId, path: place(text, f.range.start.line, f.range.start.character), message: f.message });
+      rows.push({
+        file: relative(CORPUS, file),
+        document: f.document,
+        ruleId: f.ruleId,
+        path: place(text, f.range.start.line, f.range.start.character),
+        message: f.message,
+      });
     }
   }
   return { files: all.length, documents, windowsWorkloads, rows };
@@ -105,9 +112,15 @@ test('every finding on the precision corpus has a verdict, none judged false com
     const [n, total] = perRule.get(k.split('\t')[2]) ?? [0, 0];
     perRule.set(k.split('\t')[2], [n + (v.verdict === 'true' ? 1 : 0), total + 1]);
   }
-  t.diagnostic(`precision before fixes, true/total: ${[...perRule].map(([id, [n, total]]) => `${id} ${n}/${total}`).join(', ')}`);
+  t.diagnostic(
+    `precision before fixes, true/total: ${[...perRule].map(([id, [n, total]]) => `${id} ${n}/${total}`).join(', ')}`,
+  );
   const current = new Set(run.rows.map(key));
-  assert.deepEqual(run.rows.filter((r) => !judged.has(key(r))).map(key), [], 'findings without a verdict: judge them in VERDICTS.tsv');
+  assert.deepEqual(
+    run.rows.filter((r) => !judged.has(key(r))).map(key),
+    [],
+    'findings without a verdict: judge them in VERDICTS.tsv',
+  );
   // A false positive whose cause lies outside the rules (the YAML parser) is marked "open:" until it is fixed there.
   const open = (v: { reason: string }) => v.reason.startsWith('open:');
   const falseBack = [...judged].filter(([k, v]) => v.verdict === 'false' && !open(v) && current.has(k)).map(([k]) => k);

@@ -80,7 +80,11 @@ test('every entry point returns the prepared shape: join, reboot, scheduling and
   assert.deepEqual(join.state, {});
 
   const reboot = await rebootPlanFor({ kube, host, node });
-  assert.equal(renderPlan(reboot), renderPlan(buildRebootPlan({ kube, host, node })), 'the CLI and VS Code reboot build the same plan');
+  assert.equal(
+    renderPlan(reboot),
+    renderPlan(buildRebootPlan({ kube, host, node })),
+    'the CLI and VS Code reboot build the same plan',
+  );
 
   for (const action of ['cordon', 'uncordon', 'drain'] as const) {
     const p = schedulingPlanFor(action, { kube, node });

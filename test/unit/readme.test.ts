@@ -10,7 +10,11 @@ const ROOT = resolve(__dirname, '..', '..', '..');
 test('the README rule table lists exactly the registry, with the same severities and titles', () => {
   const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf('<!-- rules:start -->'), readme.indexOf('<!-- rules:end -->'));
-  const rows = [...table.matchAll(/^\| \[([A-Z]+\d+)\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({ id: m[1], severity: m[2], title: m[3].replace(/\\\|/g, '|') }));
+  const rows = [...table.matchAll(/^\| \[([A-Z]+\d+)\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({
+    id: m[1],
+    severity: m[2],
+    title: m[3].replace(/\\\|/g, '|'),
+  }));
   assert.ok(rows.length > 0, 'README has a rule table between the rules markers');
   assert.deepEqual(
     rows,
@@ -37,7 +41,11 @@ test('every rule id is unique, well-formed, and has a one-line title', () => {
 test('the README failure table and docs/rules.md list exactly the failure signatures', () => {
   const readme = readFileSync(resolve(ROOT, 'README.md'), 'utf8');
   const table = readme.slice(readme.indexOf('<!-- failures:start -->'), readme.indexOf('<!-- failures:end -->'));
-  const rows = [...table.matchAll(/^\| \[(WINF\d{3})\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({ id: m[1], severity: m[2], title: m[3].replace(/\\\|/g, '|') }));
+  const rows = [...table.matchAll(/^\| \[(WINF\d{3})\]\([^)]*\) \| (\w+) \| (.*) \|$/gm)].map((m) => ({
+    id: m[1],
+    severity: m[2],
+    title: m[3].replace(/\\\|/g, '|'),
+  }));
   assert.deepEqual(
     rows,
     SIGNATURES.map((s) => ({ id: s.id, severity: s.severity, title: s.title })),

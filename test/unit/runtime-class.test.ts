@@ -92,8 +92,19 @@ scheduling:
 });
 
 test('RTC002 accepts operator Exists and ignores Linux or unrelated RuntimeClasses', () => {
-  assert.deepEqual(only(rc(`handler: runhcs-wcow-process\nscheduling:\n  nodeSelector: {kubernetes.io/os: windows}\n  tolerations: [{key: os, operator: Exists}]\n`), 'RTC002'), []);
-  assert.deepEqual(only(rc(`handler: runhcs-wcow-process\nscheduling:\n  tolerations: [{operator: Exists}]\n`), 'RTC002'), []);
+  assert.deepEqual(
+    only(
+      rc(
+        `handler: runhcs-wcow-process\nscheduling:\n  nodeSelector: {kubernetes.io/os: windows}\n  tolerations: [{key: os, operator: Exists}]\n`,
+      ),
+      'RTC002',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(rc(`handler: runhcs-wcow-process\nscheduling:\n  tolerations: [{operator: Exists}]\n`), 'RTC002'),
+    [],
+  );
   assert.deepEqual(only(rc(`handler: runc\nscheduling:\n  nodeSelector: {kubernetes.io/os: linux}\n`), 'RTC002'), []);
   assert.deepEqual(only(rc(`handler: kata\n`), 'RTC002'), []);
   // Windows by handler only: the fix creates scheduling.tolerations.

@@ -3,7 +3,21 @@ import assert from 'node:assert/strict';
 import { only, covered, fixAndRecheck, ids, findings } from '../support/check';
 import { deployment } from '../support/manifests';
 
-const RUNTIME_IDS = ['WIN040', 'WIN041', 'WIN050', 'WIN051', 'WIN052', 'WIN053', 'WIN054', 'WIN055', 'WIN056', 'WIN057', 'WIN058', 'WIN060', 'WIN061'];
+const RUNTIME_IDS = [
+  'WIN040',
+  'WIN041',
+  'WIN050',
+  'WIN051',
+  'WIN052',
+  'WIN053',
+  'WIN054',
+  'WIN055',
+  'WIN056',
+  'WIN057',
+  'WIN058',
+  'WIN060',
+  'WIN061',
+];
 
 const deploy = deployment;
 
@@ -109,7 +123,10 @@ containers:
     f.map((x) => covered(text, x)),
     ['runAsUser', 'readOnlyRootFilesystem', 'capabilities'],
   );
-  assert.match(f[0].message, /^spec\.template\.spec\.securityContext\.runAsUser is Linux-only \(Windows inferred from nodeSelector kubernetes\.io\/os: windows\)/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.securityContext\.runAsUser is Linux-only \(Windows inferred from nodeSelector kubernetes\.io\/os: windows\)/,
+  );
   assert.match(f[0].message, /kubelet silently ignores it.*PR #93475.*rejects it once spec\.os\.name: windows is set/);
   assert.match(f[1].message, /^spec\.template\.spec\.containers\[0\]\.securityContext\.readOnlyRootFilesystem/);
   const { fixed } = fixAndRecheck(text, 'WIN040');
@@ -188,14 +205,18 @@ test('WIN041 flags privileged: true on an inferred Windows pod and removes it', 
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
   assert.equal(covered(text, f[0]), 'privileged');
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.securityContext\.privileged: privileged containers are not supported on Windows/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.securityContext\.privileged: privileged containers are not supported on Windows/,
+  );
   assert.match(f[0].message, /HostProcess/);
   const { fixed } = fixAndRecheck(text, 'WIN041');
   assert.ok(!fixed.includes('securityContext'), fixed);
 });
 
 test('WIN041 does not fire for HostProcess, declared, Linux pods or privileged: false', () => {
-  const c = (v: string) => `containers:\n  - name: app\n    image: ${SERVERCORE}\n    securityContext: {privileged: ${v}}\n`;
+  const c = (v: string) =>
+    `containers:\n  - name: app\n    image: ${SERVERCORE}\n    securityContext: {privileged: ${v}}\n`;
   assert.deepEqual(only(deploy(inferred + hostProcess + c('true')), 'WIN041'), []);
   assert.deepEqual(only(deploy(declared + c('true')), 'WIN041'), []);
   assert.equal(only(deploy(declared + c('true')), 'WIN002').length, 1);
@@ -225,7 +246,10 @@ test('WIN050 flags hugepages in container requests and limits: error when declar
     f.map((x) => covered(text, x)),
     ['hugepages-2Mi', 'hugepages-2Mi'],
   );
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.resources\.requests\.hugepages-2Mi: huge pages are not supported/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.resources\.requests\.hugepages-2Mi: huge pages are not supported/,
+  );
   assert.match(f[0].message, /stays Pending/);
   const { fixed } = fixAndRecheck(text, 'WIN050');
   assert.ok(fixed.includes('requests:\n              memory: 1Gi\n            limits:'), fixed);
@@ -271,7 +295,10 @@ volumes:
   const f = only(block, 'WIN051');
   assert.equal(f.length, 2);
   assert.equal(covered(block, f[0]), 'medium: Memory');
-  assert.match(f[0].message, /^spec\.template\.spec\.volumes\[0\]\.emptyDir\.medium: Memory is not supported on Windows/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.volumes\[0\]\.emptyDir\.medium: Memory is not supported on Windows/,
+  );
   const { fixed } = fixAndRecheck(block, 'WIN051');
   assert.ok(fixed.includes('    emptyDir: {}\n'), fixed);
   const again = fixAndRecheck(fixed, 'WIN051').fixed;
@@ -285,8 +312,22 @@ volumes:
   const ff = fixAndRecheck(flow, 'WIN051').fixed;
   assert.ok(ff.includes('- {name: cache, emptyDir: {}}'), ff);
 
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}}\nvolumes:\n  - {name: c, emptyDir: {medium: ""}}\n`), 'WIN051'), []);
-  assert.deepEqual(only(deploy(`${linux}containers:\n  - {name: a, image: nginx}\nvolumes:\n  - {name: c, emptyDir: {medium: Memory}}\n`), 'WIN051'), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${declared}containers:\n  - {name: a, image: ${SERVERCORE}}\nvolumes:\n  - {name: c, emptyDir: {medium: ""}}\n`,
+      ),
+      'WIN051',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      deploy(`${linux}containers:\n  - {name: a, image: nginx}\nvolumes:\n  - {name: c, emptyDir: {medium: Memory}}\n`),
+      'WIN051',
+    ),
+    [],
+  );
 });
 
 test('WIN052 flags volumeDevices without a fix', () => {
@@ -303,9 +344,21 @@ volumes:
   assert.equal(f.length, 1);
   assert.equal(covered(text, f[0]), 'volumeDevices');
   assert.equal(f[0].fixes.length, 0);
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.volumeDevices: raw block volumes are not supported on Windows/);
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}, volumeDevices: []}\n`), 'WIN052'), []);
-  assert.deepEqual(only(deploy(`${linux}containers:\n  - {name: a, image: nginx, volumeDevices: [{name: d, devicePath: /dev/x}]}\n`), 'WIN052'), []);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.volumeDevices: raw block volumes are not supported on Windows/,
+  );
+  assert.deepEqual(
+    only(deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}, volumeDevices: []}\n`), 'WIN052'),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      deploy(`${linux}containers:\n  - {name: a, image: nginx, volumeDevices: [{name: d, devicePath: /dev/x}]}\n`),
+      'WIN052',
+    ),
+    [],
+  );
 });
 
 test('WIN053 flags mountPropagation other than None and removes it', () => {
@@ -332,7 +385,15 @@ volumes:
   assert.ok(!fixed.includes('Bidirectional') && /mountPath: C:\\data\n\s+- \{name/.test(fixed), fixed);
   const again = fixAndRecheck(fixed, 'WIN053').fixed;
   assert.ok(again.includes('- {name: data, mountPath: C:\\x}'), again);
-  assert.deepEqual(only(deploy(`${linux}containers:\n  - {name: a, image: nginx, volumeMounts: [{name: d, mountPath: /d, mountPropagation: Bidirectional}]}\n`), 'WIN053'), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${linux}containers:\n  - {name: a, image: nginx, volumeMounts: [{name: d, mountPath: /d, mountPropagation: Bidirectional}]}\n`,
+      ),
+      'WIN053',
+    ),
+    [],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -352,8 +413,24 @@ containers:
   const flow = `apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec: {os: {name: windows}, dnsPolicy: ClusterFirstWithHostNet, containers: [{name: a, image: ${SERVERCORE}}]}\n`;
   assert.ok(fixAndRecheck(flow, 'WIN054').fixed.includes('dnsPolicy: ClusterFirst,'));
 
-  assert.deepEqual(only(deploy(`${declared}${hostProcess}dnsPolicy: ClusterFirstWithHostNet\ncontainers:\n  - {name: a, image: ${NANO}}\n`), 'WIN054'), []);
-  assert.deepEqual(only(deploy(`${linux}dnsPolicy: ClusterFirstWithHostNet\nhostNetwork: true\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN054'), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${declared}${hostProcess}dnsPolicy: ClusterFirstWithHostNet\ncontainers:\n  - {name: a, image: ${NANO}}\n`,
+      ),
+      'WIN054',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      deploy(
+        `${linux}dnsPolicy: ClusterFirstWithHostNet\nhostNetwork: true\ncontainers:\n  - {name: a, image: nginx}\n`,
+      ),
+      'WIN054',
+    ),
+    [],
+  );
 });
 
 test('WIN055 flags hostNetwork: true without HostProcess containers and removes it', () => {
@@ -371,12 +448,17 @@ containers:
   assert.deepEqual(only(deploy(`${declared}${hostProcess}containers:\n  - {name: a, image: ${NANO}}\n`), 'WIN055'), []);
   assert.deepEqual(
     only(
-      deploy(`${declared}hostNetwork: true\ncontainers:\n  - name: a\n    image: ${NANO}\n    securityContext:\n      windowsOptions: {hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM'}\n`),
+      deploy(
+        `${declared}hostNetwork: true\ncontainers:\n  - name: a\n    image: ${NANO}\n    securityContext:\n      windowsOptions: {hostProcess: true, runAsUserName: 'NT AUTHORITY\\SYSTEM'}\n`,
+      ),
       'WIN055',
     ),
     [],
   );
-  assert.deepEqual(only(deploy(`${declared}hostNetwork: false\ncontainers:\n  - {name: a, image: ${SERVERCORE}}\n`), 'WIN055'), []);
+  assert.deepEqual(
+    only(deploy(`${declared}hostNetwork: false\ncontainers:\n  - {name: a, image: ${SERVERCORE}}\n`), 'WIN055'),
+    [],
+  );
   assert.deepEqual(only(deploy(`${linux}hostNetwork: true\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN055'), []);
 });
 
@@ -387,14 +469,23 @@ containers:
 `);
   const f = only(text, 'WIN056');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /^spec\.template\.spec\.shareProcessNamespace: process namespaces mean nothing on Windows \(Windows inferred from .*\), and the API server rejects the field, even false/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.shareProcessNamespace: process namespaces mean nothing on Windows \(Windows inferred from .*\), and the API server rejects the field, even false/,
+  );
   fixAndRecheck(text, 'WIN056');
-  const t = only(deploy(`${inferred}shareProcessNamespace: true\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`), 'WIN056');
+  const t = only(
+    deploy(`${inferred}shareProcessNamespace: true\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`),
+    'WIN056',
+  );
   assert.match(t[0].message, /cannot share a process namespace/);
   const dec = deploy(`${declared}shareProcessNamespace: true\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`);
   assert.deepEqual(only(dec, 'WIN056'), []);
   assert.equal(only(dec, 'WIN001').length, 1);
-  assert.deepEqual(ids(deploy(`${linux}shareProcessNamespace: true\ncontainers:\n  - {name: app, image: nginx}\n`)), []);
+  assert.deepEqual(
+    ids(deploy(`${linux}shareProcessNamespace: true\ncontainers:\n  - {name: app, image: nginx}\n`)),
+    [],
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -455,10 +546,16 @@ volumes:
     ],
   );
   f.push(f.shift()!);
-  assert.match(f[0].message, /^spec\.template\.spec\.volumes\[0\]\.nfs: NFS volumes are not supported on Windows nodes/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.volumes\[0\]\.nfs: NFS volumes are not supported on Windows nodes/,
+  );
   assert.equal(f[0].fixes.length, 0);
   assert.match(f[1].message, /volumes\[1\]\.secret\.defaultMode is ignored on Windows/);
-  assert.match(f[2].message, /containers\[0\]\.volumeMounts\[0\]\.subPath: Windows documents subPath mounts of Secret volumes as unsupported/);
+  assert.match(
+    f[2].message,
+    /containers\[0\]\.volumeMounts\[0\]\.subPath: Windows documents subPath mounts of Secret volumes as unsupported/,
+  );
   assert.equal(f[2].fixes.length, 0);
   // The NFS finding has no fix; fix the defaultMode one in a copy without it.
   const withoutNfs = text.replace(/ *- name: share\n.*\n.*\n.*\n/, '');
@@ -479,7 +576,10 @@ volumes:
   assert.equal(f.length, 3);
   const fixed = fixAndRecheck(text, 'WIN057').fixed;
   assert.ok(fixed.includes('{name: a, configMap: {name: a}}'), fixed);
-  assert.deepEqual(only(text.replace('kubernetes.io/os: windows', 'kubernetes.io/os: linux').replace(SERVERCORE, 'nginx'), 'WIN057'), []);
+  assert.deepEqual(
+    only(text.replace('kubernetes.io/os: windows', 'kubernetes.io/os: linux').replace(SERVERCORE, 'nginx'), 'WIN057'),
+    [],
+  );
 });
 
 test('WIN058 flags pod-level resources and removes them', () => {
@@ -495,17 +595,34 @@ containers:
   assert.equal(covered(text, f[0]), 'resources');
   assert.equal(f[0].severity, 'error');
   // The API server's own message (kube-apiserver 1.34+; checked against a real one in test/apiserver-suites).
-  assert.match(f[0].message, /^spec\.template\.spec\.resources: Forbidden: may not be set for a windows pod\. Pod-level resources are not supported on Windows/);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.resources: Forbidden: may not be set for a windows pod\. Pod-level resources are not supported on Windows/,
+  );
   const { fixed } = fixAndRecheck(text, 'WIN058');
   assert.ok(!fixed.includes('memory: 4Gi'), fixed);
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: app, image: ${SERVERCORE}, resources: {limits: {cpu: "1"}}}\n`), 'WIN058'), []);
-  assert.deepEqual(only(deploy(`${linux}resources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: nginx}\n`), 'WIN058'), []);
+  assert.deepEqual(
+    only(
+      deploy(`${declared}containers:\n  - {name: app, image: ${SERVERCORE}, resources: {limits: {cpu: "1"}}}\n`),
+      'WIN058',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(deploy(`${linux}resources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: nginx}\n`), 'WIN058'),
+    [],
+  );
   // Windows only inferred: a warning that says what happens once spec.os.name is set.
-  const inferredPod = deploy(`nodeSelector: {kubernetes.io/os: windows}\nresources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`);
+  const inferredPod = deploy(
+    `nodeSelector: {kubernetes.io/os: windows}\nresources: {limits: {cpu: "1"}}\ncontainers:\n  - {name: app, image: ${SERVERCORE}}\n`,
+  );
   const g = only(inferredPod, 'WIN058');
   assert.equal(g.length, 1);
   assert.equal(g[0].severity, 'warning');
-  assert.match(g[0].message, /rejects them once spec\.os\.name: windows is set \("Forbidden: may not be set for a windows pod"\)/);
+  assert.match(
+    g[0].message,
+    /rejects them once spec\.os\.name: windows is set \("Forbidden: may not be set for a windows pod"\)/,
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -544,12 +661,40 @@ test('WIN060 flags POSIX shells in commands, probes and hooks, ranging the progr
 });
 
 test('WIN060 suggests only cmd on Nano Server, skips busybox images, Windows programs and Linux pods', () => {
-  const nano = only(deploy(`${declared}containers:\n  - {name: a, image: ${NANO}, command: [bash, -c, x]}\n`), 'WIN060');
+  const nano = only(
+    deploy(`${declared}containers:\n  - {name: a, image: ${NANO}, command: [bash, -c, x]}\n`),
+    'WIN060',
+  );
   assert.match(nano[0].message, /Use cmd \/c … \(Nano Server has no PowerShell\)/);
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: a, image: registry.k8s.io/e2e-test-images/busybox:1.36.1-1, command: [sh, -c, x]}\n`), 'WIN060'), []);
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}, command: [powershell, -Command, x], args: [sh]}\n`), 'WIN060'), []);
-  assert.deepEqual(only(deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}, command: ["C:\\\\bin\\\\sh.exe"]}\n`), 'WIN060'), []);
-  assert.deepEqual(only(deploy(`${linux}containers:\n  - {name: a, image: nginx, command: [/bin/sh, -c, x]}\n`), 'WIN060'), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${declared}containers:\n  - {name: a, image: registry.k8s.io/e2e-test-images/busybox:1.36.1-1, command: [sh, -c, x]}\n`,
+      ),
+      'WIN060',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      deploy(
+        `${declared}containers:\n  - {name: a, image: ${SERVERCORE}, command: [powershell, -Command, x], args: [sh]}\n`,
+      ),
+      'WIN060',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(
+      deploy(`${declared}containers:\n  - {name: a, image: ${SERVERCORE}, command: ["C:\\\\bin\\\\sh.exe"]}\n`),
+      'WIN060',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(deploy(`${linux}containers:\n  - {name: a, image: nginx, command: [/bin/sh, -c, x]}\n`), 'WIN060'),
+    [],
+  );
   assert.deepEqual(only(deploy(`containers:\n  - {name: a, image: nginx, command: [/bin/sh, -c, x]}\n`), 'WIN060'), []);
 });
 
@@ -570,15 +715,33 @@ test('WIN061 flags Windows PowerShell on Nano Server images, not pwsh on PowerSh
   );
   assert.match(f[1].message, /startupProbe/);
 
-  const c = (image: string, cmd: string) => `containers:\n  - {name: a, image: ${image}, command: [${cmd}, -Command, x]}\n`;
-  assert.equal(only(deploy(declared + c(NANO, 'pwsh')), 'WIN061').length, 1, 'the bare Nano Server image has no pwsh either');
-  assert.deepEqual(only(deploy(declared + c('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'pwsh')), 'WIN061'), []);
+  const c = (image: string, cmd: string) =>
+    `containers:\n  - {name: a, image: ${image}, command: [${cmd}, -Command, x]}\n`;
+  assert.equal(
+    only(deploy(declared + c(NANO, 'pwsh')), 'WIN061').length,
+    1,
+    'the bare Nano Server image has no pwsh either',
+  );
+  assert.deepEqual(
+    only(deploy(declared + c('mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022', 'pwsh')), 'WIN061'),
+    [],
+  );
   const ps = only(deploy(declared + c('mcr.microsoft.com/powershell:lts-nanoserver-1809', 'powershell')), 'WIN061');
   assert.equal(ps.length, 1);
   assert.match(ps[0].message, /has PowerShell 7 \(pwsh\), not Windows PowerShell.*Use pwsh instead\.$/);
   // windows_exporter's HostProcess init container runs the host's powershell: valid.
-  assert.deepEqual(only(deploy(declared + hostProcess + c('mcr.microsoft.com/powershell:lts-nanoserver-1809', 'powershell')), 'WIN061'), []);
-  assert.deepEqual(only(deploy(declared + c('contoso.azurecr.io/app:1.0-nanoserver-ltsc2022', 'pwsh')), 'WIN061'), [], 'custom Nano Server images may ship pwsh');
+  assert.deepEqual(
+    only(
+      deploy(declared + hostProcess + c('mcr.microsoft.com/powershell:lts-nanoserver-1809', 'powershell')),
+      'WIN061',
+    ),
+    [],
+  );
+  assert.deepEqual(
+    only(deploy(declared + c('contoso.azurecr.io/app:1.0-nanoserver-ltsc2022', 'pwsh')), 'WIN061'),
+    [],
+    'custom Nano Server images may ship pwsh',
+  );
   assert.deepEqual(only(deploy(declared + c(SERVERCORE, 'powershell')), 'WIN061'), []);
   assert.deepEqual(only(deploy(declared + hostProcess + c(NANO, 'powershell')), 'WIN061'), []);
   assert.deepEqual(only(deploy(linux + c(NANO, 'powershell')), 'WIN061'), []);

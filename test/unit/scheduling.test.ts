@@ -22,7 +22,11 @@ handler: runhcs-wcow-process
 ${scheduling}---
 `;
 
-const cluster = (nodes: ClusterSnapshot['windowsNodes']): ClusterSnapshot => ({ name: 'prod', windowsNodes: nodes, runtimeClasses: [] });
+const cluster = (nodes: ClusterSnapshot['windowsNodes']): ClusterSnapshot => ({
+  name: 'prod',
+  windowsNodes: nodes,
+  runtimeClasses: [],
+});
 
 test('a Linux pod gets nothing from the scheduling rules', () => {
   const text = deploy(`nodeSelector:
@@ -35,11 +39,23 @@ containers:
 `);
   assert.deepEqual(mine(text), []);
   assert.deepEqual(mine(text, { flavour: 'openshift' }), []);
-  assert.deepEqual(mine(text, { cluster: cluster([{ name: 'w1', build: '10.0.17763', taints: [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] }]) }), []);
+  assert.deepEqual(
+    mine(text, {
+      cluster: cluster([
+        { name: 'w1', build: '10.0.17763', taints: [{ key: 'os', value: 'windows', effect: 'NoSchedule' }] },
+      ]),
+    }),
+    [],
+  );
 });
 
 test('an unknown-OS pod gets nothing either', () => {
-  assert.deepEqual(mine(deploy(`tolerations:\n  - {Key: os}\ncontainers:\n  - {name: a, image: example.com/app:1.0}\n`), { flavour: 'openshift' }), []);
+  assert.deepEqual(
+    mine(deploy(`tolerations:\n  - {Key: os}\ncontainers:\n  - {name: a, image: example.com/app:1.0}\n`), {
+      flavour: 'openshift',
+    }),
+    [],
+  );
 });
 
 test('WIN070 flags a declared Windows pod without OS selection and adds the nodeSelector', () => {
@@ -80,7 +96,10 @@ spec:
 test('WIN070 stays quiet when something keeps the pod on Windows nodes', () => {
   const base = 'os: {name: windows}\n';
   assert.deepEqual(only(deploy(`${base}nodeSelector: {kubernetes.io/os: windows}\n${IMAGE}`), 'WIN070'), []);
-  assert.deepEqual(only(deploy(`${base}nodeSelector: {node.kubernetes.io/windows-build: 10.0.20348}\n${IMAGE}`), 'WIN070'), []);
+  assert.deepEqual(
+    only(deploy(`${base}nodeSelector: {node.kubernetes.io/windows-build: 10.0.20348}\n${IMAGE}`), 'WIN070'),
+    [],
+  );
   assert.deepEqual(only(deploy(`${base}nodeName: win-1\n${IMAGE}`), 'WIN070'), []);
   const affinity = `${base}affinity:
   nodeAffinity:
@@ -112,7 +131,13 @@ containers:
 ${selector}`);
   // Without any selector the same pod is flagged, so the quiet cases below are the selector's doing.
   assert.equal(only(pod(''), 'WIN070').length, 1);
-  assert.deepEqual(only(pod('nodeSelector:\n  kubernetes.azure.com/os-sku: Windows2022\n  kubernetes.io/hostname: aksnpwin000000\n'), 'WIN070'), []);
+  assert.deepEqual(
+    only(
+      pod('nodeSelector:\n  kubernetes.azure.com/os-sku: Windows2022\n  kubernetes.io/hostname: aksnpwin000000\n'),
+      'WIN070',
+    ),
+    [],
+  );
   const affinity = `affinity:
   nodeAffinity:
     requiredDuringSchedulingIgnoredDuringExecution:
@@ -226,13 +251,21 @@ affinity:
             - {key: kubernetes.io/os, operator: NotIn, values: [windows]}
 ${IMAGE}`);
   assert.equal(only(text, 'WIN072').length, 1);
-  const linux = deploy(`os: {name: linux}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n  - {name: a, image: nginx}\n`);
+  const linux = deploy(
+    `os: {name: linux}\nnodeSelector: {kubernetes.io/os: windows}\ncontainers:\n  - {name: a, image: nginx}\n`,
+  );
   assert.equal(only(linux, 'WIN072').length, 1);
 });
 
 test('WIN072 stays quiet when they agree or one is missing', () => {
-  assert.deepEqual(only(deploy(`os: {name: windows}\nnodeSelector: {kubernetes.io/os: windows}\n${IMAGE}`), 'WIN072'), []);
-  assert.deepEqual(only(deploy(`nodeSelector: {kubernetes.io/os: linux}\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN072'), []);
+  assert.deepEqual(
+    only(deploy(`os: {name: windows}\nnodeSelector: {kubernetes.io/os: windows}\n${IMAGE}`), 'WIN072'),
+    [],
+  );
+  assert.deepEqual(
+    only(deploy(`nodeSelector: {kubernetes.io/os: linux}\ncontainers:\n  - {name: a, image: nginx}\n`), 'WIN072'),
+    [],
+  );
 });
 
 const SELECTED = 'os: {name: windows}\nnodeSelector: {kubernetes.io/os: windows}\n';
@@ -259,9 +292,14 @@ test('WIN073 with a snapshot: quiet when tolerated, or when one node is untainte
   const tolerating = deploy(`${SELECTED}tolerations:\n  - {key: os, operator: Exists}\n${IMAGE}`);
   assert.deepEqual(only(tolerating, 'WIN073', { cluster: cluster([tainted]) }), []);
   const plain = deploy(`${SELECTED}${IMAGE}`);
-  assert.deepEqual(only(plain, 'WIN073', { cluster: cluster([tainted, { name: 'w2', build: '10.0.20348', taints: [] }]) }), []);
+  assert.deepEqual(
+    only(plain, 'WIN073', { cluster: cluster([tainted, { name: 'w2', build: '10.0.20348', taints: [] }]) }),
+    [],
+  );
   // An Equal toleration with the other casing does not tolerate it.
-  const wrongCase = deploy(`${SELECTED}tolerations:\n  - key: os\n    operator: Equal\n    value: windows\n    effect: NoSchedule\n${IMAGE}`);
+  const wrongCase = deploy(
+    `${SELECTED}tolerations:\n  - key: os\n    operator: Equal\n    value: windows\n    effect: NoSchedule\n${IMAGE}`,
+  );
   const f = only(wrongCase, 'WIN073', { cluster: cluster([tainted]) });
   assert.equal(f.length, 1);
   assert.match(f[0].message, /os=Windows:NoSchedule/);
@@ -278,19 +316,36 @@ ${IMAGE}`);
   assert.match(f[0].message, /os=Windows:NoSchedule/);
   assert.match(f[0].message, /case-sensitive/);
   const { fixed } = fixAndRecheck(text, 'WIN073', { flavour: 'openshift' });
-  assert.match(fixed, /tolerations: \[\{key: os, operator: Equal, value: windows, effect: NoSchedule\}, \{key: os, operator: Exists, effect: NoSchedule\}\]/);
+  assert.match(
+    fixed,
+    /tolerations: \[\{key: os, operator: Equal, value: windows, effect: NoSchedule\}, \{key: os, operator: Exists, effect: NoSchedule\}\]/,
+  );
 });
 
 test('WIN073 on OpenShift: no tolerations at all gets a new list; Windows or Exists is fine', () => {
   const none = deploy(`${SELECTED}${IMAGE}`);
   const { fixed } = fixAndRecheck(none, 'WIN073', { flavour: 'openshift' });
   assert.match(fixed, /tolerations:\n\s+- key: os/);
-  for (const tol of ['{key: os, value: Windows, effect: NoSchedule}', '{operator: Exists}', '{key: os, operator: Exists}']) {
-    assert.deepEqual(only(deploy(`${SELECTED}tolerations: [${tol}]\n${IMAGE}`), 'WIN073', { flavour: 'openshift' }), [], tol);
+  for (const tol of [
+    '{key: os, value: Windows, effect: NoSchedule}',
+    '{operator: Exists}',
+    '{key: os, operator: Exists}',
+  ]) {
+    assert.deepEqual(
+      only(deploy(`${SELECTED}tolerations: [${tol}]\n${IMAGE}`), 'WIN073', { flavour: 'openshift' }),
+      [],
+      tol,
+    );
   }
   // RuntimeClass tolerations defined in the same text count (they are merged at admission).
-  const rc = runtimeClass('win', 'scheduling:\n  nodeSelector: {kubernetes.io/os: windows}\n  tolerations:\n    - {key: os, operator: Equal, value: Windows, effect: NoSchedule}\n');
-  assert.deepEqual(only(rc + deploy(`os: {name: windows}\nruntimeClassName: win\n${IMAGE}`), 'WIN073', { flavour: 'openshift' }), []);
+  const rc = runtimeClass(
+    'win',
+    'scheduling:\n  nodeSelector: {kubernetes.io/os: windows}\n  tolerations:\n    - {key: os, operator: Equal, value: Windows, effect: NoSchedule}\n',
+  );
+  assert.deepEqual(
+    only(rc + deploy(`os: {name: windows}\nruntimeClassName: win\n${IMAGE}`), 'WIN073', { flavour: 'openshift' }),
+    [],
+  );
 });
 
 test('WIN073 elsewhere: info when only one casing is tolerated with Equal', () => {
@@ -322,20 +377,33 @@ ${IMAGE}`);
   assert.equal(f[0].severity, 'warning');
   assert.equal(covered(text, f[0]), 'Effect');
   // The API server's words, warning or strict-validation error alike (checked against a real one in test/apiserver-suites).
-  assert.match(f[0].message, /^unknown field "spec\.template\.spec\.tolerations\[0\]\.Effect": field names are case-sensitive/);
+  assert.match(
+    f[0].message,
+    /^unknown field "spec\.template\.spec\.tolerations\[0\]\.Effect": field names are case-sensitive/,
+  );
   const { fixed } = fixAndRecheck(text, 'WIN074');
   assert.match(fixed, /\n\s+effect: "NoSchedule"/);
 });
 
 test('WIN074 duplicate wrong-case field is removed; unknown fields get no fix; correct ones nothing', () => {
-  const dup = deploy(`${SELECTED}tolerations:\n  - {key: os, operator: Exists, effect: NoSchedule, Effect: NoSchedule}\n${IMAGE}`);
+  const dup = deploy(
+    `${SELECTED}tolerations:\n  - {key: os, operator: Exists, effect: NoSchedule, Effect: NoSchedule}\n${IMAGE}`,
+  );
   const { fixed } = fixAndRecheck(dup, 'WIN074');
   assert.ok(!fixed.includes('Effect'), fixed);
   const unknown = deploy(`${SELECTED}tolerations:\n  - {key: os, operator: Exists, effekt: NoSchedule}\n${IMAGE}`);
   const f = only(unknown, 'WIN074');
   assert.equal(f.length, 1);
   assert.deepEqual(f[0].fixes, []);
-  assert.deepEqual(only(deploy(`${SELECTED}tolerations:\n  - {key: os, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}\n${IMAGE}`), 'WIN074'), []);
+  assert.deepEqual(
+    only(
+      deploy(
+        `${SELECTED}tolerations:\n  - {key: os, operator: Exists, effect: NoSchedule, tolerationSeconds: 30}\n${IMAGE}`,
+      ),
+      'WIN074',
+    ),
+    [],
+  );
 });
 
 test('WIN071 beta label in affinity: the key is changed; WIN072 In [linux] against os windows: the value', () => {

@@ -10,7 +10,10 @@ const ROOT = resolve(__dirname, '..', '..', '..');
 
 test('README screenshots: each exists as a PNG under docs/screenshots and each copied one is shown', async () => {
   const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const shown = [...readme.matchAll(/!\[([^\]]+)\]\((docs\/screenshots\/[\w-]+\.png)\)/g)].map((m) => ({ alt: m[1], path: m[2] }));
+  const shown = [...readme.matchAll(/!\[([^\]]+)\]\((docs\/screenshots\/[\w-]+\.png)\)/g)].map((m) => ({
+    alt: m[1],
+    path: m[2],
+  }));
   assert.ok(shown.length >= 5, 'the README shows the screenshots');
   for (const { alt, path } of shown) {
     assert.ok(alt.length > 10, `${path}: an alt text that says what it shows`);
@@ -18,7 +21,9 @@ test('README screenshots: each exists as a PNG under docs/screenshots and each c
     assert.ok(existsSync(file), `${path} is missing: run npm run screenshots`);
     assert.equal(readFileSync(file).subarray(1, 4).toString(), 'PNG', `${path} is not a PNG`);
   }
-  const { SCREENSHOTS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'screenshot-list.mjs')).href)) as { SCREENSHOTS: Record<string, string> };
+  const { SCREENSHOTS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'screenshot-list.mjs')).href)) as {
+    SCREENSHOTS: Record<string, string>;
+  };
   for (const to of Object.values(SCREENSHOTS))
     assert.ok(
       shown.some((s) => s.path === `docs/screenshots/${to}`),

@@ -24,9 +24,19 @@ const storage = (over: Partial<StorageFacts> = {}): StorageFacts => ({
   ...over,
 });
 
-const cluster = (s: StorageFacts | undefined): ClusterSnapshot => ({ name: 'c', windowsNodes: [], runtimeClasses: [], ...(s ? { storage: s } : {}) });
+const cluster = (s: StorageFacts | undefined): ClusterSnapshot => ({
+  name: 'c',
+  windowsNodes: [],
+  runtimeClasses: [],
+  ...(s ? { storage: s } : {}),
+});
 
-const claim = (name: string, spec: Record<string, unknown> = {}, namespace = 'apps') => ({ apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name, namespace }, spec });
+const claim = (name: string, spec: Record<string, unknown> = {}, namespace = 'apps') => ({
+  apiVersion: 'v1',
+  kind: 'PersistentVolumeClaim',
+  metadata: { name, namespace },
+  spec,
+});
 
 function deployment(volumes: unknown[], podSpec: Record<string, unknown> = {}) {
   return {
@@ -35,7 +45,13 @@ function deployment(volumes: unknown[], podSpec: Record<string, unknown> = {}) {
     metadata: { name: 'web', namespace: 'apps' },
     spec: {
       template: {
-        spec: { os: { name: 'windows' }, nodeSelector: { 'kubernetes.io/os': 'windows' }, containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }], volumes, ...podSpec },
+        spec: {
+          os: { name: 'windows' },
+          nodeSelector: { 'kubernetes.io/os': 'windows' },
+          containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }],
+          volumes,
+          ...podSpec,
+        },
       },
     },
   };
@@ -53,7 +69,15 @@ test('WIN063: a claim whose class driver no Windows node registered is reported,
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'warning');
   assert.equal(f[0].path, 'spec.template.spec.volumes[0].persistentVolumeClaim.claimName');
-  for (const part of ['PersistentVolumeClaim data', 'StorageClass smb', 'CSI driver smb.csi.k8s.io', 'win-2019, win-2022', 'CSI Proxy', 'HostProcess', 'Windows node DaemonSet'])
+  for (const part of [
+    'PersistentVolumeClaim data',
+    'StorageClass smb',
+    'CSI driver smb.csi.k8s.io',
+    'win-2019, win-2022',
+    'CSI Proxy',
+    'HostProcess',
+    'Windows node DaemonSet',
+  ])
     assert.ok(f[0].message.includes(part), `${part} in: ${f[0].message}`);
 });
 
@@ -74,11 +98,18 @@ test('WIN063: the pinned build narrows the nodes (a driver on another build does
       { name: 'win-2022', build: '10.0.20348', drivers: ['smb.csi.k8s.io'] },
     ],
   });
-  const pinned = deployment([pvc('data')], { nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.17763' } });
+  const pinned = deployment([pvc('data')], {
+    nodeSelector: { 'kubernetes.io/os': 'windows', 'node.kubernetes.io/windows-build': '10.0.17763' },
+  });
   const f = win063(pinned, [claim('data', { storageClassName: 'smb' })], s);
   assert.equal(f.length, 1);
   assert.ok(f[0].message.includes('(win-2019)'), f[0].message);
-  const onNode = { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'apps' }, spec: { ...deployment([pvc('data')]).spec.template.spec, nodeName: 'win-2022' } };
+  const onNode = {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'apps' },
+    spec: { ...deployment([pvc('data')]).spec.template.spec, nodeName: 'win-2022' },
+  };
   assert.deepEqual(win063(onNode, [claim('data', { storageClassName: 'smb' })], s), []);
 });
 
@@ -88,11 +119,22 @@ test('WIN063: default class when the claim names none, in-tree provisioners mapp
   assert.ok(noClass[0].message.includes('the default StorageClass managed-csi'), noClass[0].message);
   const legacy = win063(deployment([pvc('data')]), [claim('data', { storageClassName: 'legacy' })]);
   assert.equal(legacy.length, 1);
-  assert.ok(legacy[0].message.includes('in-tree kubernetes.io/azure-disk, which CSI migration hands to disk.csi.azure.com'), legacy[0].message);
-  const pv = { apiVersion: 'v1', kind: 'PersistentVolume', metadata: { name: 'pv-1' }, spec: { csi: { driver: 'file.csi.azure.com', volumeHandle: 'h' } } };
+  assert.ok(
+    legacy[0].message.includes('in-tree kubernetes.io/azure-disk, which CSI migration hands to disk.csi.azure.com'),
+    legacy[0].message,
+  );
+  const pv = {
+    apiVersion: 'v1',
+    kind: 'PersistentVolume',
+    metadata: { name: 'pv-1' },
+    spec: { csi: { driver: 'file.csi.azure.com', volumeHandle: 'h' } },
+  };
   const bound = win063(deployment([pvc('data')]), [claim('data', { storageClassName: '', volumeName: 'pv-1' }), pv]);
   assert.equal(bound.length, 1);
-  assert.ok(bound[0].message.includes('bound to PersistentVolume pv-1, a CSI volume of driver file.csi.azure.com'), bound[0].message);
+  assert.ok(
+    bound[0].message.includes('bound to PersistentVolume pv-1, a CSI volume of driver file.csi.azure.com'),
+    bound[0].message,
+  );
 });
 
 test('WIN063: never guesses: no storage facts, unknown claim, unknown class, no-provisioner, non-CSI provisioner, several defaults, Linux pods', () => {
@@ -104,7 +146,12 @@ test('WIN063: never guesses: no storage facts, unknown claim, unknown class, no-
   assert.deepEqual(win063(deployment([pvc('data')]), [claim('data', { storageClassName: 'nfs' })]), []);
   assert.deepEqual(win063(deployment([pvc('data')]), [claim('data', { storageClassName: '' })]), []);
   assert.deepEqual(win063(deployment([pvc('data')]), [claim('data', {}, 'elsewhere')]), []);
-  const twoDefaults = storage({ storageClasses: [...storage().storageClasses, { name: 'other-default', provisioner: 'smb.csi.k8s.io', isDefault: true }] });
+  const twoDefaults = storage({
+    storageClasses: [
+      ...storage().storageClasses,
+      { name: 'other-default', provisioner: 'smb.csi.k8s.io', isDefault: true },
+    ],
+  });
   assert.deepEqual(win063(deployment([pvc('data')]), [claim('data')], twoDefaults), []);
   const linux = deployment([pvc('data')], { os: { name: 'linux' }, nodeSelector: { 'kubernetes.io/os': 'linux' } });
   linux.spec.template.spec.containers[0].image = 'nginx';
@@ -113,7 +160,10 @@ test('WIN063: never guesses: no storage facts, unknown claim, unknown class, no-
 });
 
 test('WIN063: generic ephemeral volumes and StatefulSet claim templates, with their class or the default', () => {
-  const eph = win063(deployment([{ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { storageClassName: 'smb' } } } }]), []);
+  const eph = win063(
+    deployment([{ name: 'scratch', ephemeral: { volumeClaimTemplate: { spec: { storageClassName: 'smb' } } } }]),
+    [],
+  );
   assert.equal(eph.length, 1);
   assert.equal(eph[0].path, 'spec.template.spec.volumes[0].ephemeral');
   const sts = { ...deployment([]), kind: 'StatefulSet' } as Record<string, unknown> & { spec: Record<string, unknown> };
@@ -121,7 +171,10 @@ test('WIN063: generic ephemeral volumes and StatefulSet claim templates, with th
   const f = win063(sts, []);
   assert.equal(f.length, 1);
   assert.equal(f[0].path, 'spec.volumeClaimTemplates[0]');
-  assert.ok(f[0].message.includes('claim template www') && f[0].message.includes('default StorageClass managed-csi'), f[0].message);
+  assert.ok(
+    f[0].message.includes('claim template www') && f[0].message.includes('default StorageClass managed-csi'),
+    f[0].message,
+  );
 });
 
 test('WIN063 on files: nothing without cluster facts; with a snapshot, claims in the files are resolved against its classes', () => {
@@ -162,8 +215,14 @@ test('csiDriverOf: the five migrated in-tree provisioners and Cinder map to thei
 test('storageFactsOf: default annotations, CSINode drivers per Windows node (none without a CSINode), known drivers from CSIDrivers and every CSINode', () => {
   const facts = storageFactsOf({
     storageClasses: [
-      { metadata: { name: 'a', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } }, provisioner: 'x.csi' },
-      { metadata: { name: 'b', annotations: { 'storageclass.beta.kubernetes.io/is-default-class': 'false' } }, provisioner: 'y.csi' },
+      {
+        metadata: { name: 'a', annotations: { 'storageclass.kubernetes.io/is-default-class': 'true' } },
+        provisioner: 'x.csi',
+      },
+      {
+        metadata: { name: 'b', annotations: { 'storageclass.beta.kubernetes.io/is-default-class': 'false' } },
+        provisioner: 'y.csi',
+      },
       { metadata: { name: 'broken' } },
     ],
     csiNodes: [
@@ -171,7 +230,10 @@ test('storageFactsOf: default annotations, CSINode drivers per Windows node (non
       { metadata: { name: 'win-1' }, spec: { drivers: [{ name: 'y.csi', nodeID: 'w1' }] } },
     ],
     csiDrivers: [{ metadata: { name: 'z.csi' } }],
-    windowsNodes: [{ metadata: { name: 'win-1', labels: { 'node.kubernetes.io/windows-build': '10.0.20348' } } }, { metadata: { name: 'win-2' } }],
+    windowsNodes: [
+      { metadata: { name: 'win-1', labels: { 'node.kubernetes.io/windows-build': '10.0.20348' } } },
+      { metadata: { name: 'win-2' } },
+    ],
   });
   assert.deepEqual(facts, {
     storageClasses: [
@@ -203,7 +265,9 @@ test('checkLive: claims read from the cluster reach WIN063 through the fact obje
 test('readSnapshotText checks the storage facts field by field', () => {
   const ok = readSnapshotText(JSON.stringify(cluster(storage())));
   assert.ok(ok.ok);
-  const bad = readSnapshotText(JSON.stringify({ ...cluster(storage()), storage: { ...storage(), windowsNodes: [{ name: 'w', drivers: 'x' }] } }));
+  const bad = readSnapshotText(
+    JSON.stringify({ ...cluster(storage()), storage: { ...storage(), windowsNodes: [{ name: 'w', drivers: 'x' }] } }),
+  );
   assert.equal(bad.ok, false);
   assert.ok(!bad.ok && bad.message.includes('storage.windowsNodes[0]'));
 });

@@ -4,7 +4,19 @@ import { only, covered, fixAndRecheck, ids, findings } from '../support/check';
 import { runAsUserNameProblems, dns1123SubdomainProblems } from '../../src/core/rules/families/windows-options';
 import { deployment } from '../support/manifests';
 
-const WO_IDS = ['WIN020', 'WIN021', 'WIN022', 'WIN023', 'WIN024', 'WIN025', 'WIN026', 'WIN027', 'WIN028', 'WIN029', 'WIN030'];
+const WO_IDS = [
+  'WIN020',
+  'WIN021',
+  'WIN022',
+  'WIN023',
+  'WIN024',
+  'WIN025',
+  'WIN026',
+  'WIN027',
+  'WIN028',
+  'WIN029',
+  'WIN030',
+];
 const woIds = (text: string) => ids(text).filter((id) => WO_IDS.includes(id));
 
 const deploy = deployment;
@@ -78,7 +90,10 @@ test('WIN020 empty runAsUserName: API message, value range, delete fix', () => {
   const f = only(text, 'WIN020');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'error');
-  assert.match(f[0].message, /^spec\.template\.spec\.containers\[0\]\.securityContext\.windowsOptions\.runAsUserName: Invalid value: "": runAsUserName cannot be an empty string\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.containers\[0\]\.securityContext\.windowsOptions\.runAsUserName: Invalid value: "": runAsUserName cannot be an empty string\./,
+  );
   assert.equal(covered(text, f[0]), '""');
   const { fixed } = fixAndRecheck(text, 'WIN020');
   assert.ok(!fixed.includes('securityContext'), fixed);
@@ -95,17 +110,27 @@ containers:
 `);
   const f = only(text, 'WIN021');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /^spec\.template\.spec\.securityContext\.windowsOptions\.runAsUserName: Invalid value: "ContainerUser\\n": runAsUserName cannot contain control characters\./);
+  assert.match(
+    f[0].message,
+    /^spec\.template\.spec\.securityContext\.windowsOptions\.runAsUserName: Invalid value: "ContainerUser\\n": runAsUserName cannot contain control characters\./,
+  );
   const { fixed } = fixAndRecheck(text, 'WIN021');
   assert.match(fixed, /runAsUserName: ContainerUser\ncontainers:|runAsUserName: ContainerUser\n\s+containers:/);
 });
 
 test('WIN022 the YAML quoting pitfall: two backslashes in single quotes or plain, fixed to one', () => {
-  for (const line of [`runAsUserName: 'NT AUTHORITY\\\\SYSTEM'`, 'runAsUserName: NT AUTHORITY\\\\SYSTEM', 'runAsUserName: "NT AUTHORITY\\\\\\\\SYSTEM"']) {
+  for (const line of [
+    `runAsUserName: 'NT AUTHORITY\\\\SYSTEM'`,
+    'runAsUserName: NT AUTHORITY\\\\SYSTEM',
+    'runAsUserName: "NT AUTHORITY\\\\\\\\SYSTEM"',
+  ]) {
     const text = withUser(line);
     const f = only(text, 'WIN022');
     assert.equal(f.length, 1, line);
-    assert.match(f[0].message, /runAsUserName: Invalid value: "NT AUTHORITY\\\\\\\\SYSTEM": runAsUserName cannot contain more than one backslash\./);
+    assert.match(
+      f[0].message,
+      /runAsUserName: Invalid value: "NT AUTHORITY\\\\\\\\SYSTEM": runAsUserName cannot contain more than one backslash\./,
+    );
     assert.match(f[0].message, /only inside double quotes/);
     assert.equal(covered(text, f[0]), line.slice('runAsUserName: '.length));
     assert.equal(f[0].fixes[0].title, 'Use one backslash: NT AUTHORITY\\SYSTEM');
@@ -161,9 +186,15 @@ test('WIN026 user only periods/spaces or with forbidden characters; slash fixed 
   const upn = withUser('runAsUserName: svc-web@corp.example.com');
   const f = only(upn, 'WIN026');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /cannot contain the following characters: "\/\\:;\|=,\+\*\?<>@\[\]\. The user@domain \(UPN\) form is not accepted/);
+  assert.match(
+    f[0].message,
+    /cannot contain the following characters: "\/\\:;\|=,\+\*\?<>@\[\]\. The user@domain \(UPN\) form is not accepted/,
+  );
   assert.equal(f[0].fixes.length, 0);
-  assert.match(only(withUser(`runAsUserName: 'CORP\\. .'`), 'WIN026')[0].message, /cannot contain only periods or spaces/);
+  assert.match(
+    only(withUser(`runAsUserName: 'CORP\\. .'`), 'WIN026')[0].message,
+    /cannot contain only periods or spaces/,
+  );
   const slash = withUser('runAsUserName: NT AUTHORITY/SYSTEM');
   const { fixed } = fixAndRecheck(slash, 'WIN026');
   assert.ok(fixed.includes('runAsUserName: NT AUTHORITY\\SYSTEM\n'));
@@ -201,7 +232,10 @@ test('WIN028 empty or oversized gmsaCredentialSpec; delete fix', () => {
   const text = withUser('gmsaCredentialSpec: ""\n        gmsaCredentialSpecName: webapp1');
   const f = only(text, 'WIN028');
   assert.equal(f.length, 1);
-  assert.match(f[0].message, /gmsaCredentialSpec: Invalid value: "": gmsaCredentialSpec cannot be an empty string\. Remove it: the gMSA webhook fills it in/);
+  assert.match(
+    f[0].message,
+    /gmsaCredentialSpec: Invalid value: "": gmsaCredentialSpec cannot be an empty string\. Remove it: the gMSA webhook fills it in/,
+  );
   assert.equal(covered(text, f[0]), 'gmsaCredentialSpec');
   const { fixed } = fixAndRecheck(text, 'WIN028');
   assert.ok(!fixed.includes('gmsaCredentialSpec:') && fixed.includes('gmsaCredentialSpecName: webapp1'));
@@ -215,7 +249,10 @@ test('WIN028 empty or oversized gmsaCredentialSpec; delete fix', () => {
   // Without a name, dropping the only copy of the identity is not offered.
   const unnamed = withUser(`gmsaCredentialSpec: '{"x": "${'a'.repeat(65600)}"}'`);
   assert.equal(only(unnamed, 'WIN028')[0].fixes.length, 0);
-  assert.deepEqual(only(withUser(`gmsaCredentialSpecName: webapp1\n        gmsaCredentialSpec: '{"a": 1}'`), 'WIN028'), []);
+  assert.deepEqual(
+    only(withUser(`gmsaCredentialSpecName: webapp1\n        gmsaCredentialSpec: '{"a": 1}'`), 'WIN028'),
+    [],
+  );
 });
 
 test('WIN029 inline gmsaCredentialSpec without a name, in the webhook words', () => {
@@ -223,7 +260,10 @@ test('WIN029 inline gmsaCredentialSpec without a name, in the webhook words', ()
   const f = only(text, 'WIN029');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'warning');
-  assert.match(f[0].message, /container "app" has a GMSA cred spec set, but does not define the name of the corresponding resource/);
+  assert.match(
+    f[0].message,
+    /container "app" has a GMSA cred spec set, but does not define the name of the corresponding resource/,
+  );
   assert.equal(covered(text, f[0]), 'gmsaCredentialSpec');
   const pod = `apiVersion: v1
 kind: Pod
@@ -251,7 +291,10 @@ containers:
   const f = only(set, 'WIN030');
   assert.equal(f.length, 1);
   assert.equal(f[0].severity, 'warning');
-  assert.match(f[0].message, /container's runAsUserName \(ContainerAdministrator\) which will be regarded as root identity and will break non-root policy/);
+  assert.match(
+    f[0].message,
+    /container's runAsUserName \(ContainerAdministrator\) which will be regarded as root identity and will break non-root policy/,
+  );
   assert.equal(covered(set, f[0]), 'ContainerAdministrator');
   const { fixed } = fixAndRecheck(set, 'WIN030');
   assert.ok(fixed.includes('runAsUserName: ContainerUser\n') && !fixed.includes('ContainerAdministrator'));
@@ -282,7 +325,10 @@ containers:
   assert.equal(covered(text, f[0]), 'app');
   assert.equal(f[0].related?.length, 2);
   const { fixed } = fixAndRecheck(text, 'WIN030');
-  assert.match(fixed, /- name: app\n\s+image: .*\n\s+securityContext:\n\s+windowsOptions:\n\s+runAsUserName: ContainerUser\n/);
+  assert.match(
+    fixed,
+    /- name: app\n\s+image: .*\n\s+securityContext:\n\s+windowsOptions:\n\s+runAsUserName: ContainerUser\n/,
+  );
 });
 
 test('WIN030 stays quiet without runAsNonRoot, with ContainerUser, on Nano Server, on HostProcess and on non-Windows pods', () => {
@@ -293,8 +339,14 @@ test('WIN030 stays quiet without runAsNonRoot, with ContainerUser, on Nano Serve
 `);
   assert.deepEqual(only(win(''), 'WIN030'), []);
   assert.deepEqual(only(win('securityContext: {runAsNonRoot: false}\n'), 'WIN030'), []);
-  assert.deepEqual(only(win('securityContext: {runAsNonRoot: true, windowsOptions: {runAsUserName: ContainerUser}}\n'), 'WIN030'), []);
-  assert.deepEqual(only(win('securityContext: {runAsNonRoot: true}\n', 'mcr.microsoft.com/windows/nanoserver:ltsc2022'), 'WIN030'), []);
+  assert.deepEqual(
+    only(win('securityContext: {runAsNonRoot: true, windowsOptions: {runAsUserName: ContainerUser}}\n'), 'WIN030'),
+    [],
+  );
+  assert.deepEqual(
+    only(win('securityContext: {runAsNonRoot: true}\n', 'mcr.microsoft.com/windows/nanoserver:ltsc2022'), 'WIN030'),
+    [],
+  );
   // HostProcess containers are WIN014's business.
   const hp = deploy(`${winBase}hostNetwork: true
 securityContext: {runAsNonRoot: true, windowsOptions: {hostProcess: true, runAsUserName: ContainerAdministrator}}

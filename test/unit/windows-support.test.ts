@@ -24,7 +24,8 @@ test('OpenShift releases parse from the forms ClusterVersion and users write', (
   assert.deepEqual(parseOpenShiftRelease('4.16.3'), { major: 4, minor: 16 });
   assert.deepEqual(parseOpenShiftRelease('v4.14.0-rc.1'), { major: 4, minor: 14 });
   assert.deepEqual(parseOpenShiftRelease(' 5.0 '), { major: 5, minor: 0 });
-  for (const bad of ['4', 'four', '4.x', '4.16.3.1', '', '4.-1']) assert.equal(parseOpenShiftRelease(bad), undefined, bad);
+  for (const bad of ['4', 'four', '4.x', '4.16.3.1', '', '4.-1'])
+    assert.equal(parseOpenShiftRelease(bad), undefined, bad);
 });
 
 test('every row of the table names its source and well-formed releases', () => {
@@ -36,12 +37,15 @@ test('every row of the table names its source and well-formed releases', () => {
       for (const url of span.source.split(' ; ')) assert.match(url, /^https:\/\//, platform);
     }
   }
-  for (const [feature, row] of Object.entries(FEATURE_SUPPORT)) for (const url of row.source.split(' ; ')) assert.match(url, /^https:\/\//, feature);
+  for (const [feature, row] of Object.entries(FEATURE_SUPPORT))
+    for (const url of row.source.split(' ; ')) assert.match(url, /^https:\/\//, feature);
 });
 
 test('4.6: AWS and Azure only, Windows Server 2019 only, no proxy, no disconnected clusters, no private registries', () => {
   const v46 = r('4.6');
-  const platforms = (Object.keys(PLATFORM_SUPPORT) as WindowsPlatform[]).filter((p) => platformVerdict(p, v46).supported);
+  const platforms = (Object.keys(PLATFORM_SUPPORT) as WindowsPlatform[]).filter(
+    (p) => platformVerdict(p, v46).supported,
+  );
   assert.deepEqual(platforms, ['AWS', 'Azure']);
   assert.deepEqual(supportedServers('AWS', v46), ['2019']);
   assert.deepEqual(supportedServers('Azure', v46), ['2019']);
@@ -77,11 +81,20 @@ test('verdicts say which release supports it instead of a version-blind warning'
   });
   const v = serverVerdict('AWS', '2022', r('4.6'));
   assert.equal(v.supported, false);
-  assert.equal(!v.supported && v.reason, 'Windows Server 2022 on AWS is not supported on OpenShift 4.6 (supported from 4.11)');
+  assert.equal(
+    !v.supported && v.reason,
+    'Windows Server 2022 on AWS is not supported on OpenShift 4.6 (supported from 4.11)',
+  );
   const ended = serverVerdict('VSphere', '20H2', r('4.12'));
-  assert.equal(!ended.supported && ended.reason, 'Windows Server 20H2 on vSphere is not supported on OpenShift 4.12 (supported through 4.10)');
+  assert.equal(
+    !ended.supported && ended.reason,
+    'Windows Server 20H2 on vSphere is not supported on OpenShift 4.12 (supported through 4.10)',
+  );
   const never = serverVerdict('GCP', '2019', r('4.16'));
-  assert.equal(!never.supported && never.reason, 'Windows Server 2019 is not supported on GCP by any OpenShift release (OpenShift 4.16 supports Windows Server 2022 there)');
+  assert.equal(
+    !never.supported && never.reason,
+    'Windows Server 2019 is not supported on GCP by any OpenShift release (OpenShift 4.16 supports Windows Server 2022 there)',
+  );
   assert.deepEqual(serverVerdict('Azure', '2019', r('4.16')), { supported: true });
 });
 
@@ -94,9 +107,20 @@ test('Infrastructure platform types map to the table, case-insensitively', () =>
 
 test('withOpenShiftRelease: the chosen release wins over a snapshot’s, the other facts stay', () => {
   const offline = withOpenShiftRelease(undefined, r('4.12'));
-  assert.deepEqual(offline, { name: 'OpenShift 4.12', windowsNodes: [], runtimeClasses: [], flavour: 'openshift', openshift: { version: '4.12' } });
+  assert.deepEqual(offline, {
+    name: 'OpenShift 4.12',
+    windowsNodes: [],
+    runtimeClasses: [],
+    flavour: 'openshift',
+    openshift: { version: '4.12' },
+  });
   const live = withOpenShiftRelease(
-    { name: 'prod', windowsNodes: [{ name: 'w1', build: '10.0.20348', taints: [] }], runtimeClasses: [], openshift: { version: '4.16.3', platform: 'Azure', wmcoInstalled: true } },
+    {
+      name: 'prod',
+      windowsNodes: [{ name: 'w1', build: '10.0.20348', taints: [] }],
+      runtimeClasses: [],
+      openshift: { version: '4.16.3', platform: 'Azure', wmcoInstalled: true },
+    },
     r('4.6'),
   );
   assert.equal(live.name, 'prod');

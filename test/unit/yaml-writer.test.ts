@@ -62,7 +62,10 @@ const TRICKY = [
 
 /** A value as the check reads it (js-yaml, YAML 1.1) and as the `yaml` package reads it with 1.1. */
 function readBoth(text: string): { checkPath: unknown; yamlPackage: unknown } {
-  return { checkPath: load(text, { schema: YAML11_SCHEMA }), yamlPackage: parseDocument(text, { version: '1.1' }).toJS() };
+  return {
+    checkPath: load(text, { schema: YAML11_SCHEMA }),
+    yamlPackage: parseDocument(text, { version: '1.1' }).toJS(),
+  };
 }
 
 function assertRoundTrip(value: unknown, text: string): void {
@@ -83,7 +86,11 @@ function assertNoAnchors(text: string): void {
 }
 
 test('written values read back as the same value, tricky strings included, in block and in flow style', () => {
-  const object = { metadata: { name: 'x', annotations: Object.fromEntries(TRICKY.map((s, i) => [`k${i}`, s])) }, list: TRICKY, numbers: [0, -1, 1.5, 1e21, -2.5e-7, 1e-7, true, false, null] };
+  const object = {
+    metadata: { name: 'x', annotations: Object.fromEntries(TRICKY.map((s, i) => [`k${i}`, s])) },
+    list: TRICKY,
+    numbers: [0, -1, 1.5, 1e21, -2.5e-7, 1e-7, true, false, null],
+  };
   for (const flow of [false, true]) {
     const text = writeYaml(object, { flow });
     assertRoundTrip(object, text);
@@ -114,7 +121,10 @@ test('an object used twice is written out twice, never as an anchor and an alias
 });
 
 test('a generated document carries its comments; they do not change the object', () => {
-  const doc = yamlDocument({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, { comment: 'made by kube-windows\nfor a test' });
+  const doc = yamlDocument(
+    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } },
+    { comment: 'made by kube-windows\nfor a test' },
+  );
   const text = yamlText(doc);
   assert.match(text, /^# made by kube-windows\n# for a test\n\napiVersion: v1\n/);
   assertRoundTrip({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }, text);
@@ -141,7 +151,12 @@ test('generated objects round-trip: the RuntimeClass, the Windows networking obj
       [],
     );
   }
-  const live = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'c', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': LONG } }, data: { yes: 'on' } };
+  const live = {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'c', annotations: { 'kubectl.kubernetes.io/last-applied-configuration': LONG } },
+    data: { yes: 'on' },
+  };
   const liveText = liveYaml(live, ['header']);
   assertRoundTrip(live, liveText);
   assert.ok(liveText.split('\n').includes(`    kubectl.kubernetes.io/last-applied-configuration: ${LONG}`), liveText);
@@ -153,7 +168,11 @@ test('generated objects round-trip: the RuntimeClass, the Windows networking obj
     steps: objects.map((o, i) => ({
       id: `s${i}`,
       title: 'create',
-      preview: { api: [{ verb: 'POST', path: '/x', body: o, ...(i === 0 ? { comment: 'Made by a test,\nfor the dry run.' } : {}) }] },
+      preview: {
+        api: [
+          { verb: 'POST', path: '/x', body: o, ...(i === 0 ? { comment: 'Made by a test,\nfor the dry run.' } : {}) },
+        ],
+      },
       check: async () => 'todo' as const,
       apply: async () => undefined,
       verify: async () => true as const,
@@ -168,7 +187,10 @@ test('generated objects round-trip: the RuntimeClass, the Windows networking obj
     const body = lines.slice(0, end).map((l) => l.slice(4));
     assertRoundTrip(objects[i], `${body.join('\n')}\n`);
   });
-  assert.match(text, /^ {2}API POST \/x\n {4}# Made by a test,\n {4}# for the dry run\.\n\n {4}apiVersion: node\.k8s\.io\/v1\n/m);
+  assert.match(
+    text,
+    /^ {2}API POST \/x\n {4}# Made by a test,\n {4}# for the dry run\.\n\n {4}apiVersion: node\.k8s\.io\/v1\n/m,
+  );
 });
 
 const COMMENTED = `# IIS front end (owned by the web team)
@@ -200,7 +222,8 @@ spec:
 # trailing note
 `;
 
-const commentsOf = (text: string) => text.split('\n').flatMap((l) => (l.includes('#') ? [l.slice(l.indexOf('#'))] : []));
+const commentsOf = (text: string) =>
+  text.split('\n').flatMap((l) => (l.includes('#') ? [l.slice(l.indexOf('#'))] : []));
 
 test("a fix that adds a block (the missing tolerations) keeps every comment of the user's document and its formatting", () => {
   const r = fixText(COMMENTED, { only: ['WIN073'], flavour: 'openshift' });
@@ -226,7 +249,11 @@ test("a fix that adds a block (the missing tolerations) keeps every comment of t
 test('edits insert blocks whose long strings stay on one line and whose multi-line strings read back', () => {
   const text = '# keep me\na: 1 # and me\n';
   const doc = loadManifest(text).documents[0]!;
-  const insert = (value: unknown) => applyTextEdits(text, opToEdits({ text: doc.text, root: doc.tree(), newline: '\n' }, { op: 'set', path: ['b'], value }));
+  const insert = (value: unknown) =>
+    applyTextEdits(
+      text,
+      opToEdits({ text: doc.text, root: doc.tree(), newline: '\n' }, { op: 'set', path: ['b'], value }),
+    );
   const long = insert({ note: LONG, list: [LONG] });
   assert.ok(long.includes(`  note: ${LONG}\n`) && long.includes(`    - ${LONG}\n`), long);
   assert.deepEqual(commentsOf(long), ['# keep me', '# and me']);
@@ -235,6 +262,10 @@ test('edits insert blocks whose long strings stay on one line and whose multi-li
     const out = insert(s);
     assert.deepEqual(load(out, { schema: YAML11_SCHEMA }), { a: 1, b: s }, `${JSON.stringify(s)}:\n${out}`);
     const nested = insert({ c: [s] });
-    assert.deepEqual(load(nested, { schema: YAML11_SCHEMA }), { a: 1, b: { c: [s] } }, `${JSON.stringify(s)}:\n${nested}`);
+    assert.deepEqual(
+      load(nested, { schema: YAML11_SCHEMA }),
+      { a: 1, b: { c: [s] } },
+      `${JSON.stringify(s)}:\n${nested}`,
+    );
   }
 });

@@ -44,7 +44,9 @@ suite('kube-windows extension host', () => {
     const codes = await until(
       () => {
         const d = vscode.languages.getDiagnostics(uri).filter((x) => x.source === 'kube-windows');
-        return d.length >= 3 ? d.map((x) => (typeof x.code === 'object' ? String(x.code.value) : String(x.code))) : undefined;
+        return d.length >= 3
+          ? d.map((x) => (typeof x.code === 'object' ? String(x.code.value) : String(x.code)))
+          : undefined;
       },
       30_000,
       'diagnostics for scheduling.yaml',
@@ -54,13 +56,29 @@ suite('kube-windows extension host', () => {
 
   test('a quick fix for WIN071 is offered and removes the finding', async () => {
     const uri = vscode.Uri.file(path.join(folder(), 'bad', 'scheduling.yaml'));
-    const d = vscode.languages.getDiagnostics(uri).find((x) => (typeof x.code === 'object' ? x.code.value : x.code) === 'WIN071');
+    const d = vscode.languages
+      .getDiagnostics(uri)
+      .find((x) => (typeof x.code === 'object' ? x.code.value : x.code) === 'WIN071');
     assert.ok(d);
-    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>('vscode.executeCodeActionProvider', uri, d.range, vscode.CodeActionKind.QuickFix.value);
+    const actions = await vscode.commands.executeCommand<vscode.CodeAction[]>(
+      'vscode.executeCodeActionProvider',
+      uri,
+      d.range,
+      vscode.CodeActionKind.QuickFix.value,
+    );
     const fix = actions.find((a) => a.edit && !/Disable|Fix all/.test(a.title));
     assert.ok(fix, `a fix among ${actions.map((a) => a.title).join(', ')}`);
     assert.ok(await vscode.workspace.applyEdit(fix.edit!));
-    await until(() => (vscode.languages.getDiagnostics(uri).some((x) => (typeof x.code === 'object' ? x.code.value : x.code) === 'WIN071') ? undefined : true), 30_000, 'WIN071 gone');
+    await until(
+      () =>
+        vscode.languages
+          .getDiagnostics(uri)
+          .some((x) => (typeof x.code === 'object' ? x.code.value : x.code) === 'WIN071')
+          ? undefined
+          : true,
+      30_000,
+      'WIN071 gone',
+    );
     await vscode.commands.executeCommand('workbench.action.files.revert');
   });
 

@@ -65,10 +65,26 @@ const BUILD_CHOICES: Choice[] = WINDOWS_BUILDS.filter((b) => b.ltsc)
 /** Accounts for `runAsUserName`; the `NT AUTHORITY` ones single-quoted, so that YAML keeps their one backslash. */
 const ACCOUNT_CHOICES: Choice[] = [
   { label: 'ContainerUser', yaml: 'ContainerUser', detail: 'Unprivileged container account (Nano Server default)' },
-  { label: 'ContainerAdministrator', yaml: 'ContainerAdministrator', detail: 'Container administrator (Server Core default); refused by runAsNonRoot' },
-  { label: 'NT AUTHORITY\\SYSTEM', yaml: "'NT AUTHORITY\\SYSTEM'", detail: 'HostProcess: LocalSystem, full control of the host' },
-  { label: 'NT AUTHORITY\\Local service', yaml: "'NT AUTHORITY\\Local service'", detail: 'HostProcess: least privileged host account (recommended)' },
-  { label: 'NT AUTHORITY\\NetworkService', yaml: "'NT AUTHORITY\\NetworkService'", detail: 'HostProcess: host account with the computer\u2019s network credentials' },
+  {
+    label: 'ContainerAdministrator',
+    yaml: 'ContainerAdministrator',
+    detail: 'Container administrator (Server Core default); refused by runAsNonRoot',
+  },
+  {
+    label: 'NT AUTHORITY\\SYSTEM',
+    yaml: "'NT AUTHORITY\\SYSTEM'",
+    detail: 'HostProcess: LocalSystem, full control of the host',
+  },
+  {
+    label: 'NT AUTHORITY\\Local service',
+    yaml: "'NT AUTHORITY\\Local service'",
+    detail: 'HostProcess: least privileged host account (recommended)',
+  },
+  {
+    label: 'NT AUTHORITY\\NetworkService',
+    yaml: "'NT AUTHORITY\\NetworkService'",
+    detail: 'HostProcess: host account with the computer\u2019s network credentials',
+  },
 ];
 
 function valueItems(ctx: PositionContext): CompletionItem[] {
@@ -90,7 +106,8 @@ function valueChoices(key: string | undefined, path: Segment[]): Choice[] | unde
  */
 function expressionChoices(ctx: PositionContext): Choice[] | undefined {
   const n = ctx.path.length;
-  if (!ctx.seqItem || ctx.hasColon || n < 2 || typeof ctx.path[n - 1] !== 'number' || ctx.path[n - 2] !== 'values') return undefined;
+  if (!ctx.seqItem || ctx.hasColon || n < 2 || typeof ctx.path[n - 1] !== 'number' || ctx.path[n - 2] !== 'values')
+    return undefined;
   const expr = ctx.scopes[n - 2];
   const label = expr?.key;
   if (label === OS_LABEL || label === BETA_OS_LABEL) return OS_VALUES;
@@ -141,7 +158,8 @@ function nodeSelectorItems(ctx: PositionContext): CompletionItem[] {
     out.push({
       label: `${OS_LABEL}: windows`,
       detail: 'Schedule onto Windows nodes',
-      documentation: 'The scheduler does not read `spec.os.name`: this selector is what keeps the pod on Windows nodes.',
+      documentation:
+        'The scheduler does not read `spec.os.name`: this selector is what keeps the pod on Windows nodes.',
       insertText: ctx.hasColon ? OS_LABEL : `${OS_LABEL}: windows`,
       kind: 'key',
       sortText: '00',
@@ -154,7 +172,9 @@ function nodeSelectorItems(ctx: PositionContext): CompletionItem[] {
     out.push({
       label: BUILD_LABEL,
       detail: 'Pin a Windows Server build',
-      documentation: `Keeps the pod on Windows nodes whose build runs its images (${BUILD_CHOICES.filter((c) => !c.detail.includes('end of life'))
+      documentation: `Keeps the pod on Windows nodes whose build runs its images (${BUILD_CHOICES.filter(
+        (c) => !c.detail.includes('end of life'),
+      )
         .map((c) => `\`${c.label}\` ${c.detail}`)
         .join(', ')}).`,
       insertText: ctx.hasColon ? BUILD_LABEL : `${BUILD_LABEL}: "\${1|${choices.join(',')}|}"`,
@@ -192,7 +212,8 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
     out.push({
       label: 'os: windows',
       detail: 'Declare a Windows pod (spec.os.name)',
-      documentation: 'The API server validates the pod as a Windows pod and the kubelet runs it only on Windows nodes. The scheduler does not read it: add Windows scheduling too.',
+      documentation:
+        'The API server validates the pod as a Windows pod and the kubelet runs it only on Windows nodes. The scheduler does not read it: add Windows scheduling too.',
       insertText: block(['os:', `${unit}name: windows`]),
       kind: 'snippet',
       sortText: '10',
@@ -203,7 +224,8 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
 
   const scheduling: string[] = [];
   if (!has('nodeSelector')) scheduling.push('nodeSelector:', `${unit}${OS_LABEL}: windows`);
-  if (!has('tolerations')) scheduling.push('tolerations:', `${dash}key: os`, `${cont}operator: Exists`, `${cont}effect: NoSchedule`);
+  if (!has('tolerations'))
+    scheduling.push('tolerations:', `${dash}key: os`, `${cont}operator: Exists`, `${cont}effect: NoSchedule`);
   if (scheduling.length > 0) {
     out.push({
       label: 'Windows scheduling',
@@ -213,7 +235,8 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
           ? 'nodeSelector kubernetes.io/os: windows'
           : 'nodeSelector kubernetes.io/os: windows + toleration for the os taint',
       documentation:
-        'Selects Windows nodes and tolerates the `os` taint they usually carry, whatever its value (`os=windows` upstream, `os=Windows` on OpenShift).\n\n' + `[Learn more](${DOCS.userGuide})`,
+        'Selects Windows nodes and tolerates the `os` taint they usually carry, whatever its value (`os=windows` upstream, `os=Windows` on OpenShift).\n\n' +
+        `[Learn more](${DOCS.userGuide})`,
       insertText: block(scheduling),
       kind: 'snippet',
       sortText: '11',
@@ -223,8 +246,15 @@ function podSpecSnippets(ctx: PositionContext): CompletionItem[] {
   }
 
   if (!has('securityContext')) {
-    const accounts = ["'NT AUTHORITY\\Local service'", "'NT AUTHORITY\\NetworkService'", "'NT AUTHORITY\\SYSTEM'"].map(escapeChoice);
-    const lines = ['securityContext:', `${unit}windowsOptions:`, `${unit}${unit}hostProcess: true`, `${unit}${unit}runAsUserName: \${1|${accounts.join(',')}|}`];
+    const accounts = ["'NT AUTHORITY\\Local service'", "'NT AUTHORITY\\NetworkService'", "'NT AUTHORITY\\SYSTEM'"].map(
+      escapeChoice,
+    );
+    const lines = [
+      'securityContext:',
+      `${unit}windowsOptions:`,
+      `${unit}${unit}hostProcess: true`,
+      `${unit}${unit}runAsUserName: \${1|${accounts.join(',')}|}`,
+    ];
     if (!has('hostNetwork')) lines.push('hostNetwork: true');
     out.push({
       label: 'HostProcess pod',

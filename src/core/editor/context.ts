@@ -54,7 +54,9 @@ export interface PositionContext {
   newline: '\n' | '\r\n';
 }
 
-/** The cursor context, or undefined where there is nothing to say (comments, block scalars, flow collections, markers). */
+/**
+ * The cursor context, or undefined where there is nothing to say (comments, block scalars, flow collections, markers).
+ */
 export function positionContext(text: string, offset: number): PositionContext | undefined {
   try {
     return computeContext(text, offset);
@@ -214,7 +216,13 @@ function unquote(raw: string): string {
   const t = raw.trim();
   if (t.length >= 2 && t.startsWith("'") && t.endsWith("'")) return t.slice(1, -1).replace(/''/g, "'");
   if (t.length >= 2 && t.startsWith('"') && t.endsWith('"')) {
-    return t.slice(1, -1).replace(/\\(.)/g, (_m, ch: string) => ({ n: '\n', t: '\t', '"': '"', '\\': '\\', '/': '/', ' ': ' ', '0': '\0' })[ch] ?? `\\${ch}`);
+    return t
+      .slice(1, -1)
+      .replace(
+        /\\(.)/g,
+        (_m, ch: string) =>
+          ({ n: '\n', t: '\t', '"': '"', '\\': '\\', '/': '/', ' ': ' ', '0': '\0' })[ch] ?? `\\${ch}`,
+      );
   }
   return t;
 }
@@ -230,7 +238,17 @@ function isMarkerLine(text: string, start: number): boolean {
 /** A line at column 0 that holds a key: the stack of open nodes is empty before it. */
 function isTopKeyLine(text: string, start: number): boolean {
   const c = text.charCodeAt(start);
-  if (Number.isNaN(c) || isWs(c) || c === 10 || c === 13 || c === 35 /* # */ || c === 37 /* % */ || c === 45 /* - */ || c === 46 /* . */) return false;
+  if (
+    Number.isNaN(c) ||
+    isWs(c) ||
+    c === 10 ||
+    c === 13 ||
+    c === 35 /* # */ ||
+    c === 37 /* % */ ||
+    c === 45 /* - */ ||
+    c === 46 /* . */
+  )
+    return false;
   if (c === 0xfeff) return false;
   const line = lineAt(text, start);
   return line.key !== undefined && line.dashes.length === 0 && line.indent === 0;
@@ -294,7 +312,8 @@ class Reader {
   /** Starts reading inside a sequence whose items are at `col`, as if item `index` had just been read. */
   seedItem(col: number, index: number): void {
     while (this.stack.length > 1 && this.top.col > col) this.stack.pop();
-    if (this.style === undefined && this.stack.length > 1 && !this.top.item) this.style = this.top.col === col ? 'indentless' : 'indented';
+    if (this.style === undefined && this.stack.length > 1 && !this.top.item)
+      this.style = this.top.col === col ? 'indentless' : 'indented';
     this.stack.push({ col, seg: index, item: true, entries: {} });
     this.blockCol = undefined;
     this.flowDepth = 0;
@@ -309,7 +328,8 @@ class Reader {
 
   key(col: number, key: string, value: string | null): void {
     const parent = this.parentFor(col);
-    if (this.unit === undefined && this.stack.length > 1 && !parent.item && col > parent.col) this.unit = col - parent.col;
+    if (this.unit === undefined && this.stack.length > 1 && !parent.item && col > parent.col)
+      this.unit = col - parent.col;
     parent.entries[key] = value;
     this.stack.push({ col, seg: key, item: false, entries: {} });
   }
@@ -330,9 +350,25 @@ class Reader {
     }
     if (line.key !== undefined) {
       const first = raw[0];
-      this.key(line.contentCol, line.key, raw === '' || first === '[' || first === '{' || first === '|' || first === '>' || first === '&' || first === '*' || first === '!' ? null : value);
+      this.key(
+        line.contentCol,
+        line.key,
+        raw === '' ||
+          first === '[' ||
+          first === '{' ||
+          first === '|' ||
+          first === '>' ||
+          first === '&' ||
+          first === '*' ||
+          first === '!'
+          ? null
+          : value,
+      );
     }
-    this.afterValue(raw, line.key !== undefined ? line.contentCol : line.dashes.length ? line.dashes[line.dashes.length - 1] : undefined);
+    this.afterValue(
+      raw,
+      line.key !== undefined ? line.contentCol : line.dashes.length ? line.dashes[line.dashes.length - 1] : undefined,
+    );
   }
 
   /** Sets up skipping for what a value opens on later lines. */
@@ -516,7 +552,10 @@ function computeContext(text: string, offset: number): PositionContext | undefin
     }
   }
 
-  base.indentUnit = !holder.item && reader.stack.length > 1 && holder.col >= 0 && col > holder.col ? col - holder.col : (reader.unit ?? 2);
+  base.indentUnit =
+    !holder.item && reader.stack.length > 1 && holder.col >= 0 && col > holder.col
+      ? col - holder.col
+      : (reader.unit ?? 2);
   if (base.indentUnit <= 0 || base.indentUnit > 8) base.indentUnit = 2;
   base.sequenceStyle = reader.style ?? 'indented';
 
@@ -525,7 +564,11 @@ function computeContext(text: string, offset: number): PositionContext | undefin
   let count = 0;
   let afterKey = false;
   let styleBelow = false;
-  for (let p = nextLineStart(text, lineStart); p !== -1 && count < MAX_LINES_AFTER; p = nextLineStart(text, p), count++) {
+  for (
+    let p = nextLineStart(text, lineStart);
+    p !== -1 && count < MAX_LINES_AFTER;
+    p = nextLineStart(text, p), count++
+  ) {
     const next = lineAt(text, p);
     if (isMarkerLine(text, next.start)) break;
     if (next.blank) continue;
@@ -539,7 +582,8 @@ function computeContext(text: string, offset: number): PositionContext | undefin
     afterKey = first === col && next.dashes.length === 0 && next.key !== undefined && next.valueCol === undefined;
     if (first > col || next.dashes.length > 0 || next.key === undefined) continue;
     if (next.key in siblings) continue;
-    siblings[next.key] = next.valueCol === undefined ? null : unquote(text.slice(p + next.valueCol, p + next.valueEnd!));
+    siblings[next.key] =
+      next.valueCol === undefined ? null : unquote(text.slice(p + next.valueCol, p + next.valueEnd!));
   }
 
   // Entries of each mapping along the path (lines before the cursor), and the object around the cursor.

@@ -79,7 +79,8 @@ function describe(node: NodeAt): string | undefined {
 
   // spec.os and spec.os.name
   if (rel && rel.length === 1 && last === 'os' && node.target === 'key') return osHover();
-  if (rel && rel.length === 2 && rel[0] === 'os' && last === 'name') return osNameHover(node.target === 'value' ? node.value : undefined);
+  if (rel && rel.length === 2 && rel[0] === 'os' && last === 'name')
+    return osNameHover(node.target === 'value' ? node.value : undefined);
 
   // securityContext.windowsOptions and its fields
   if (last === 'windowsOptions' && path[path.length - 2] === 'securityContext' && node.target === 'key') {
@@ -105,16 +106,22 @@ function describe(node: NodeAt): string | undefined {
   if (last === 'runtimeClassName') return runtimeClassHover();
 
   // Container images whose tag names a Windows build.
-  if (node.target === 'value' && last === 'image' && typeof node.value === 'string' && isContainerPath(path)) return imageHover(node.value);
+  if (node.target === 'value' && last === 'image' && typeof node.value === 'string' && isContainerPath(path))
+    return imageHover(node.value);
 
   // hostNetwork, where the pod is a Windows pod.
-  if (rel && rel.length === 1 && last === 'hostNetwork' && pod && windowsPod(pod.spec)) return hostNetworkHover(pod.view);
+  if (rel && rel.length === 1 && last === 'hostNetwork' && pod && windowsPod(pod.spec))
+    return hostNetworkHover(pod.view);
   return undefined;
 }
 
 function isContainerPath(path: Segment[]): boolean {
   const group = path[path.length - 3];
-  return typeof path[path.length - 2] === 'number' && typeof group === 'string' && (CONTAINER_GROUPS as string[]).includes(group);
+  return (
+    typeof path[path.length - 2] === 'number' &&
+    typeof group === 'string' &&
+    (CONTAINER_GROUPS as string[]).includes(group)
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -139,7 +146,9 @@ function osNameHover(value: unknown): string {
     'It does not steer scheduling: pair it with a `kubernetes.io/os: windows` nodeSelector.',
   ];
   if (typeof value === 'string' && value !== 'windows' && value !== 'linux') {
-    sentences.unshift(`${code(value)} is not a valid value${value.toLowerCase() === 'windows' ? ': write `windows`' : ''}.`);
+    sentences.unshift(
+      `${code(value)} is not a valid value${value.toLowerCase() === 'windows' ? ': write `windows`' : ''}.`,
+    );
   }
   return md('spec.os.name', sentences, DOCS.userGuide);
 }
@@ -159,13 +168,20 @@ function windowsOptionsHover(podLevel: boolean): string {
 }
 
 const ACCOUNTS: Record<string, string> = {
-  containeruser: '`ContainerUser` is the unprivileged account of Windows base images (the default user of Nano Server images).',
-  containeradministrator: '`ContainerAdministrator` is the container\u2019s administrator (the default user of Server Core images); `runAsNonRoot: true` refuses it.',
-  'nt authority\\system': '`NT AUTHORITY\\SYSTEM` (LocalSystem) has full control of the host: for HostProcess containers, and only when a lesser account will not do.',
-  'nt authority\\local service': '`NT AUTHORITY\\Local service` is the least privileged host account, the recommended one for HostProcess containers.',
-  'nt authority\\localservice': '`NT AUTHORITY\\LocalService` is the least privileged host account, the recommended one for HostProcess containers.',
-  'nt authority\\networkservice': '`NT AUTHORITY\\NetworkService` is a host account that uses the computer\u2019s credentials on the network, for HostProcess containers.',
-  'nt authority\\network service': '`NT AUTHORITY\\Network service` is a host account that uses the computer\u2019s credentials on the network, for HostProcess containers.',
+  containeruser:
+    '`ContainerUser` is the unprivileged account of Windows base images (the default user of Nano Server images).',
+  containeradministrator:
+    '`ContainerAdministrator` is the container\u2019s administrator (the default user of Server Core images); `runAsNonRoot: true` refuses it.',
+  'nt authority\\system':
+    '`NT AUTHORITY\\SYSTEM` (LocalSystem) has full control of the host: for HostProcess containers, and only when a lesser account will not do.',
+  'nt authority\\local service':
+    '`NT AUTHORITY\\Local service` is the least privileged host account, the recommended one for HostProcess containers.',
+  'nt authority\\localservice':
+    '`NT AUTHORITY\\LocalService` is the least privileged host account, the recommended one for HostProcess containers.',
+  'nt authority\\networkservice':
+    '`NT AUTHORITY\\NetworkService` is a host account that uses the computer\u2019s credentials on the network, for HostProcess containers.',
+  'nt authority\\network service':
+    '`NT AUTHORITY\\Network service` is a host account that uses the computer\u2019s credentials on the network, for HostProcess containers.',
 };
 
 function windowsOptionFieldHover(field: string, node: NodeAt): string {
@@ -190,7 +206,11 @@ function windowsOptionFieldHover(field: string, node: NodeAt): string {
         const account = ACCOUNTS[node.value.trim().toLowerCase()];
         if (account) sentences.splice(1, 1, account);
         else if ((node.value.match(/\\/g) ?? []).length > 1)
-          sentences.splice(1, 1, `This value holds ${(node.value.match(/\\/g) ?? []).length} backslashes once YAML has read it; the API server rejects more than one.`);
+          sentences.splice(
+            1,
+            1,
+            `This value holds ${(node.value.match(/\\/g) ?? []).length} backslashes once YAML has read it; the API server rejects more than one.`,
+          );
       }
       return md('windowsOptions.runAsUserName', sentences, DOCS.runAsUserName);
     }
@@ -258,7 +278,9 @@ function buildValueHover(value: unknown): string {
   if (!parsed) {
     return md(
       `${BUILD_LABEL}: ${typeof value === 'string' ? value : String(value)}`,
-      ['Not a Windows build: the kubelet sets this label to `10.0.<build>` (a string; quote it in YAML), e.g. `"10.0.20348"`, so this value matches no node.'],
+      [
+        'Not a Windows build: the kubelet sets this label to `10.0.<build>` (a string; quote it in YAML), e.g. `"10.0.20348"`, so this value matches no node.',
+      ],
       DOCS.userGuide,
     );
   }
@@ -267,7 +289,9 @@ function buildValueHover(value: unknown): string {
   if (!b || parsed.major !== 10 || parsed.minor !== 0) {
     return md(
       `${BUILD_LABEL}: ${label}`,
-      ['Not a Windows Server build this extension knows; Windows nodes carry e.g. `10.0.17763` (2019), `10.0.20348` (2022) or `10.0.26100` (2025).'],
+      [
+        'Not a Windows Server build this extension knows; Windows nodes carry e.g. `10.0.17763` (2019), `10.0.20348` (2022) or `10.0.26100` (2025).',
+      ],
       DOCS.userGuide,
     );
   }
@@ -278,7 +302,8 @@ function buildValueHover(value: unknown): string {
       ? `Nodes of this build run only images built for it (${tagsOf(b)}): before Windows Server 2022, containerd requires the image build to match the host exactly.`
       : `By containerd\u2019s rule (from Windows Server 2022 on, a host runs images from build 20348 up to its own), these nodes run images tagged ${runs.map(tagsOf).join(', ')}.`,
   );
-  if (b.eol) sentences.push('This Windows release is out of support: move to an LTSC release (Windows Server 2022 or 2025).');
+  if (b.eol)
+    sentences.push('This Windows release is out of support: move to an LTSC release (Windows Server 2022 or 2025).');
   else if (!b.ltsc) sentences.push('This is an annual-channel release, not a long-term servicing one.');
   return md(`${BUILD_LABEL}: ${label}`, sentences, DOCS.userGuide);
 }
@@ -303,16 +328,25 @@ function imageHover(raw: string): string | undefined {
   const name = b ? b.name : `build 10.0.${named.build}`;
   const sentences = [`The tag ${code(named.token)} names Windows build 10.0.${named.build}, ${name}.`];
   if (named.build < 20348) {
-    sentences.push(`It runs only on Windows nodes of that exact build (\`${BUILD_LABEL}: "10.0.${named.build}"\`): process isolation needs the image to match the host.`);
+    sentences.push(
+      `It runs only on Windows nodes of that exact build (\`${BUILD_LABEL}: "10.0.${named.build}"\`): process isolation needs the image to match the host.`,
+    );
   } else {
-    const hosts = WINDOWS_BUILDS.filter((h) => !h.eol && isImageCompatible(h.build, named.build)).map((h) => h.name.replace(/ \(.*\)$/, ''));
+    const hosts = WINDOWS_BUILDS.filter((h) => !h.eol && isImageCompatible(h.build, named.build)).map((h) =>
+      h.name.replace(/ \(.*\)$/, ''),
+    );
     sentences.push(
       `It runs on Windows nodes of build 10.0.${named.build} or newer${hosts.length ? ` (${hosts.join(', ')})` : ''}: from Windows Server 2022 on, containerd runs images from build 20348 up to the host\u2019s build.`,
     );
   }
-  if (b?.eol) sentences.push('This Windows release is out of support: rebuild on an LTSC base such as `ltsc2022` or `ltsc2025`.');
-  if (isNanoServer(raw)) sentences.push('Nano Server base: small, with `cmd.exe` but no PowerShell, and `ContainerUser` as default user.');
-  else if (isServerCoreFamily(raw)) sentences.push('Server Core base: larger, with Windows PowerShell (`powershell.exe`), and `ContainerAdministrator` as default user.');
+  if (b?.eol)
+    sentences.push('This Windows release is out of support: rebuild on an LTSC base such as `ltsc2022` or `ltsc2025`.');
+  if (isNanoServer(raw))
+    sentences.push('Nano Server base: small, with `cmd.exe` but no PowerShell, and `ContainerUser` as default user.');
+  else if (isServerCoreFamily(raw))
+    sentences.push(
+      'Server Core base: larger, with Windows PowerShell (`powershell.exe`), and `ContainerAdministrator` as default user.',
+    );
   return md(`Windows image: ${name}`, sentences, DOCS.userGuide);
 }
 
@@ -350,19 +384,35 @@ function containersOf(spec: Obj): Obj[] {
 /** The pod declares or selects Windows, or sets Windows-only options, or runs a Windows image. */
 function windowsPod(spec: Obj): boolean {
   if (isObj(spec.os) && spec.os.name === 'windows') return true;
-  if (isObj(spec.nodeSelector) && (spec.nodeSelector[OS_LABEL] === 'windows' || spec.nodeSelector[BETA_OS_LABEL] === 'windows' || spec.nodeSelector[BUILD_LABEL] !== undefined)) return true;
+  if (
+    isObj(spec.nodeSelector) &&
+    (spec.nodeSelector[OS_LABEL] === 'windows' ||
+      spec.nodeSelector[BETA_OS_LABEL] === 'windows' ||
+      spec.nodeSelector[BUILD_LABEL] !== undefined)
+  )
+    return true;
   if (windowsOptionsOf(spec.securityContext)) return true;
-  const terms = getAt(spec, ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']);
+  const terms = getAt(spec, [
+    'affinity',
+    'nodeAffinity',
+    'requiredDuringSchedulingIgnoredDuringExecution',
+    'nodeSelectorTerms',
+  ]);
   if (Array.isArray(terms)) {
     for (const term of terms) {
       const exprs = isObj(term) ? term.matchExpressions : undefined;
       if (!Array.isArray(exprs)) continue;
       for (const e of exprs) {
         if (!isObj(e)) continue;
-        if ((e.key === OS_LABEL || e.key === BETA_OS_LABEL) && Array.isArray(e.values) && e.values.includes('windows')) return true;
+        if ((e.key === OS_LABEL || e.key === BETA_OS_LABEL) && Array.isArray(e.values) && e.values.includes('windows'))
+          return true;
         if (e.key === BUILD_LABEL) return true;
       }
     }
   }
-  return containersOf(spec).some((c) => windowsOptionsOf(c.securityContext) !== undefined || (typeof c.image === 'string' && windowsImageEvidence(c.image) !== undefined));
+  return containersOf(spec).some(
+    (c) =>
+      windowsOptionsOf(c.securityContext) !== undefined ||
+      (typeof c.image === 'string' && windowsImageEvidence(c.image) !== undefined),
+  );
 }

@@ -81,7 +81,8 @@ function walk(node: PNode, rel: number, path: Segment[]): Hit | undefined {
         if (isMergeKey(pair.key)) continue;
         const key = keyString(pair.key);
         if (key === undefined) continue;
-        if (contains(pair.key, rel)) return { path: [...path, key], target: 'key', span: { start: pair.key.start, end: pair.key.end } };
+        if (contains(pair.key, rel))
+          return { path: [...path, key], target: 'key', span: { start: pair.key.start, end: pair.key.end } };
         if (contains(pair.value, rel)) {
           next = pair.value;
           seg = key;

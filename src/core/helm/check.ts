@@ -23,7 +23,11 @@ export function chartRootOf(path: string, hasFile: (path: string) => boolean): s
   return undefined;
 }
 
-export function checkChartTemplate(text: string, values: ChartValues | undefined, options: CheckOptions = {}): ChartCheck {
+export function checkChartTemplate(
+  text: string,
+  values: ChartValues | undefined,
+  options: CheckOptions = {},
+): ChartCheck {
   const neutral = neutralise(text, values);
   // What is left of a chart template is literal: `${VAR}` there is shell or env text Helm leaves alone.
   const result = checkText(neutral.text, { ...options, load: { ...options.load, templateSyntax: false } });
@@ -32,7 +36,12 @@ export function checkChartTemplate(text: string, values: ChartValues | undefined
   const findings: Finding[] = [];
   const key = computedKey(neutral);
   for (const f of result.findings) {
-    const action = f.ruleId === 'YAML001' ? undefined : (placeholderAt(neutral, f.range.start) ?? neutral.lines[f.range.start.line]?.undecided ?? (ABSENCE.has(f.ruleId) ? key : undefined));
+    const action =
+      f.ruleId === 'YAML001'
+        ? undefined
+        : (placeholderAt(neutral, f.range.start) ??
+          neutral.lines[f.range.start.line]?.undecided ??
+          (ABSENCE.has(f.ruleId) ? key : undefined));
     if (action) {
       unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
       continue;
@@ -49,7 +58,9 @@ const ABSENCE = new Set(['WIN070']);
 /** The first action that computes a mapping key (`{{ template "label.os" . }}: windows`). */
 function computedKey(n: Neutralised): string | undefined {
   const lines = n.text.split('\n');
-  return n.placeholders.find((p) => /^\s*(?:- )?$/.test(lines[p.line].slice(0, p.start)) && /^\s*:(\s|$)/.test(lines[p.line].slice(p.end)))?.action;
+  return n.placeholders.find(
+    (p) => /^\s*(?:- )?$/.test(lines[p.line].slice(0, p.start)) && /^\s*:(\s|$)/.test(lines[p.line].slice(p.end)),
+  )?.action;
 }
 
 /** Template text the neutraliser could not turn into YAML: not the author's error; say which construct stopped it. */
@@ -63,7 +74,10 @@ function asNotAnalysed(f: Finding, template: string): Finding {
   };
 }
 
-/** The construct at or just above the error line: an action whose output shape is unknown, or a YAML form go-yaml accepts. */
+/**
+ * The construct at or just above the error line: an action whose output shape is unknown, or a YAML form go-yaml
+ * accepts.
+ */
 function stoppedBy(f: Finding, template: string): string {
   if (/deficient indentation/.test(f.message)) {
     return 'a quoted or bracketed value continues on a line indented no deeper than its key, which go-yaml (Helm, kubectl) accepts and YAML does not';
@@ -71,7 +85,8 @@ function stoppedBy(f: Finding, template: string): string {
   const lines = template.split('\n');
   for (let l = f.range.start.line; l >= Math.max(0, f.range.start.line - 3); l--) {
     const action = /\{\{-?\s*(.*?)\s*-?\}\}/.exec(lines[l] ?? '');
-    if (action) return `stopped by \`{{ ${action[1].slice(0, 60)} }}\` on line ${l + 1}, whose output cannot be set aside there without breaking the YAML around it`;
+    if (action)
+      return `stopped by \`{{ ${action[1].slice(0, 60)} }}\` on line ${l + 1}, whose output cannot be set aside there without breaking the YAML around it`;
   }
   return 'no template action is next to the error';
 }
@@ -89,7 +104,9 @@ function placeholderAt(n: Neutralised, at: Position): string | undefined {
   if (hit) return hit.action;
   const value = valueStart(n.text, at);
   // A value set aside as blanks (a `key: {{ … | nindent N }}`) ends where the placeholder does.
-  return value === undefined ? undefined : onLine.find((p) => p.start === value || (value > p.start && value <= p.end))?.action;
+  return value === undefined
+    ? undefined
+    : onLine.find((p) => p.start === value || (value > p.start && value <= p.end))?.action;
 }
 
 /** Where the value of a `key: value` that starts at `at` begins on the same line. */
@@ -106,7 +123,8 @@ function mapFinding(n: Neutralised, f: Finding, tplLines: LineIndex): Finding {
   const range = mapRange(n, f.range);
   const origin = originAt(n, f.range.start);
   const fixes = f.fixes.flatMap((fix): FixOut[] => {
-    if (fix.edits.some((e) => !plainLine(n.lines[e.range.start.line]) || !plainLine(n.lines[e.range.end.line]))) return [];
+    if (fix.edits.some((e) => !plainLine(n.lines[e.range.start.line]) || !plainLine(n.lines[e.range.end.line])))
+      return [];
     return [{ ...fix, edits: fix.edits.map((e) => ({ ...e, range: mapRange(n, e.range) })) }];
   });
   return {
@@ -131,7 +149,8 @@ function originAt(n: Neutralised, at: Position): ValuesOrigin | undefined {
   if (line.valueOrigin) return line.valueOrigin;
   if (!line.shifts) return undefined;
   const value = valueStart(n.text, at);
-  return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)?.origin;
+  return line.shifts.find((s) => (at.character >= s.outStart && at.character < s.outEnd) || s.outStart === value)
+    ?.origin;
 }
 
 function mapRange(n: Neutralised, r: Range): Range {
@@ -146,7 +165,8 @@ function mapPosition(n: Neutralised, p: Position, side: 'start' | 'end'): Positi
   let character = p.character;
   for (const s of line.shifts ?? []) {
     if (p.character >= s.outEnd) character += s.tplEnd - s.tplStart - (s.outEnd - s.outStart);
-    else if (p.character >= s.outStart) return { line: line.tplLine, character: side === 'start' ? s.tplStart : s.tplEnd };
+    else if (p.character >= s.outStart)
+      return { line: line.tplLine, character: side === 'start' ? s.tplStart : s.tplEnd };
   }
   return { line: line.tplLine, character };
 }

@@ -12,7 +12,10 @@ export interface Placeholder {
   action: string;
 }
 
-/** A value put in the middle of a literal line: output columns [outStart, outEnd) stand for template columns [tplStart, tplEnd). */
+/**
+ * A value put in the middle of a literal line: output columns [outStart, outEnd) stand for template columns [tplStart,
+ * tplEnd).
+ */
 interface Shift {
   outStart: number;
   outEnd: number;
@@ -46,10 +49,16 @@ interface Action {
   end: number;
   inner: string;
   kind: 'comment' | 'control' | 'output';
-  /** `.Values` path `.` stands for after this action (with), null for an unknown dot (range), undefined if the action opens nothing. */
+  /**
+   * `.Values` path `.` stands for after this action (with), null for an unknown dot (range), undefined if the action
+   * opens nothing.
+   */
   opens?: Path | null;
   closes?: boolean;
-  /** A `define` whose body is a whole manifest (`apiVersion:` and `kind:` at column 0), included with the chart's context. */
+  /**
+   * A `define` whose body is a whole manifest (`apiVersion:` and `kind:` at column 0), included with the chart's
+   * context.
+   */
   document?: boolean;
 }
 
@@ -88,7 +97,12 @@ export function findActions(text: string): Action[] {
       .replace(/\s-$/, '')
       .trim();
     const word = CONTROL.exec(inner)?.[1];
-    const action: Action = { start: i, end, inner, kind: inner.startsWith('/*') ? 'comment' : word || /^\$[\w]*\s*:?=/.test(inner) ? 'control' : 'output' };
+    const action: Action = {
+      start: i,
+      end,
+      inner,
+      kind: inner.startsWith('/*') ? 'comment' : word || /^\$[\w]*\s*:?=/.test(inner) ? 'control' : 'output',
+    };
     if (word === 'with') action.opens = valuesPath(inner.slice(4)) ?? null;
     else if (word === 'range' || word === 'define' || word === 'block') action.opens = null;
     else if (word === 'if') action.opens = undefined;
@@ -127,8 +141,15 @@ interface Frame {
  * Opens, switches or closes a block. A condition read from values decides the branch; an undecided
  * one keeps its first branch only, so that both branches never stand side by side as duplicate keys.
  */
-function branch(stack: Frame[], act: Action, dot: Path | null | undefined, values: ChartValues | undefined, inDocument: boolean) {
-  const undecided = (cond: boolean | undefined) => (cond === undefined && inDocument ? `{{ ${act.inner} }}` : undefined);
+function branch(
+  stack: Frame[],
+  act: Action,
+  dot: Path | null | undefined,
+  values: ChartValues | undefined,
+  inDocument: boolean,
+) {
+  const undecided = (cond: boolean | undefined) =>
+    cond === undefined && inDocument ? `{{ ${act.inner} }}` : undefined;
   const word = CONTROL.exec(act.inner)?.[1];
   if (act.closes) {
     stack.pop();
@@ -138,7 +159,11 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
     const top = stack[stack.length - 1];
     if (!top) return;
     const rest = act.inner.replace(/^else\s*/, '');
-    const cond = rest.startsWith('if ') ? condition(rest.slice(3), dot, values) : rest.startsWith('with ') ? condition(rest.slice(5), dot, values) : true;
+    const cond = rest.startsWith('if ')
+      ? condition(rest.slice(3), dot, values)
+      : rest.startsWith('with ')
+        ? condition(rest.slice(5), dot, values)
+        : true;
     top.active = !top.taken && cond !== false;
     top.undecided = top.active ? undecided(cond) : undefined;
     if (top.active) top.taken = true;
@@ -146,7 +171,12 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
   }
   if (word === 'if' || word === 'with') {
     const cond = condition(act.inner.slice(word.length + 1), dot, values);
-    stack.push({ ...(word === 'with' ? { dot: act.opens } : {}), active: cond !== false, taken: cond !== false, undecided: undecided(cond) });
+    stack.push({
+      ...(word === 'with' ? { dot: act.opens } : {}),
+      active: cond !== false,
+      taken: cond !== false,
+      undecided: undecided(cond),
+    });
     return;
   }
   if (word === 'range') {
@@ -157,7 +187,10 @@ function branch(stack: Frame[], act: Action, dot: Path | null | undefined, value
   }
   // A define is text for other templates, unless it is a whole document: then it is read as one,
   // `.Values` being the chart's values (its include passes the root context, `$` or `.`).
-  if (act.opens !== undefined) stack.push(act.document ? { active: true, taken: true } : { dot: act.opens, active: word !== 'define', taken: true });
+  if (act.opens !== undefined)
+    stack.push(
+      act.document ? { active: true, taken: true } : { dot: act.opens, active: word !== 'define', taken: true },
+    );
 }
 
 /** true / false when values decide it, undefined when they cannot. */
@@ -177,7 +210,8 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
     return vs.every((v) => v === !decisive) ? !decisive : undefined;
   }
   if ((fn === 'eq' || fn === 'ne') && args.length === 2) {
-    const [ref, literal] = literalOf(args[0]) !== undefined ? [args[1], literalOf(args[0])] : [args[0], literalOf(args[1])];
+    const [ref, literal] =
+      literalOf(args[0]) !== undefined ? [args[1], literalOf(args[0])] : [args[0], literalOf(args[1])];
     const path = dotPath(ref, dot);
     const v = path ? getAt(values.value, path) : undefined;
     if (literal === undefined || v === undefined || v === null || typeof v === 'object') return undefined;
@@ -192,8 +226,15 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
   return truthy(getAt(values.value, path));
 }
 
-/** What an inline action prints, when values decide it: a values reference, or a `ternary` on one (and the path it comes from). */
-function scalarOf(inner: string, dot: Path | null | undefined, values: ChartValues): { value: unknown; path: Path } | undefined {
+/**
+ * What an inline action prints, when values decide it: a values reference, or a `ternary` on one (and the path it comes
+ * from).
+ */
+function scalarOf(
+  inner: string,
+  dot: Path | null | undefined,
+  values: ChartValues,
+): { value: unknown; path: Path } | undefined {
   const direct = dotPath(inner, dot);
   if (direct) return { value: getAt(values.value, direct), path: direct };
   const [fn, ...args] = splitArgs(unpipe(inner));
@@ -201,7 +242,9 @@ function scalarOf(inner: string, dot: Path | null | undefined, values: ChartValu
   const [yes, no] = [literalOf(args[0]), literalOf(args[1])];
   const cond = condition(args[2], dot, values);
   const path = dotPath(unwrap(args[2]), dot);
-  return cond === undefined || yes === undefined || no === undefined || !path ? undefined : { value: cond ? yes : no, path };
+  return cond === undefined || yes === undefined || no === undefined || !path
+    ? undefined
+    : { value: cond ? yes : no, path };
 }
 
 /** The string a values reference (or `lower` of one) gives, when values set it. */
@@ -233,7 +276,10 @@ function unwrap(e: string): string {
   return parts.length === 1 ? unwrap(e.slice(1, -1).trim()) : e;
 }
 
-/** The words of a pipeline-free call (or, with `|`, the stages of a pipeline), a parenthesised group or a string counting as one. */
+/**
+ * The words of a pipeline-free call (or, with `|`, the stages of a pipeline), a parenthesised group or a string
+ * counting as one.
+ */
 function splitArgs(e: string, sep: ' ' | '|' = ' '): string[] {
   const out: string[] = [];
   let depth = 0;
@@ -289,7 +335,8 @@ function dotPath(expr: string, dot: Path | null | undefined): Path | undefined {
 /** A scalar that reads back as itself when put in a plain or double-quoted YAML position. */
 function scalarText(value: unknown): string | undefined {
   if (typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) return String(value);
-  if (typeof value === 'string' && /^[A-Za-z0-9_./@=+-][A-Za-z0-9_./@=+ -]*$/.test(value) && !value.endsWith(' ')) return value;
+  if (typeof value === 'string' && /^[A-Za-z0-9_./@=+-][A-Za-z0-9_./@=+ -]*$/.test(value) && !value.endsWith(' '))
+    return value;
   return undefined;
 }
 
@@ -364,13 +411,26 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
         // of its own, so the line keeps only its literal text (a `- ` or `key:` whose value follows).
         const yaml = values ? toYamlBlock(act.inner, current) : undefined;
         const value = yaml && values ? getAt(values.value, yaml.path) : undefined;
-        if (yaml && values && value !== undefined && value !== null && here.filter((h) => h.kind === 'output').length === 1) {
+        if (
+          yaml &&
+          values &&
+          value !== undefined &&
+          value !== null &&
+          here.filter((h) => h.kind === 'output').length === 1
+        ) {
           block = { start: from - lineStart, end: to - lineStart, action: text.slice(act.start, act.end) };
-          for (const l of yamlLines(value, yaml.path)) blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
+          for (const l of yamlLines(value, yaml.path))
+            blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
         const unknown = !block && !actionOnly;
-        if (unknown) placeholders.push({ line: lines.length, start: out.length, end: out.length + width, action: text.slice(act.start, act.end) });
+        if (unknown)
+          placeholders.push({
+            line: lines.length,
+            start: out.length,
+            end: out.length + width,
+            action: text.slice(act.start, act.end),
+          });
         // Unknown content: when literal lines below continue it (`- {{ … }}` then `  key:`), the
         // line ends with its key or dash; otherwise it stands as one unknown value.
         out += (unknown && !continuesBelow(srcLines, tplLine) ? 'x' : ' ').repeat(width);
@@ -380,10 +440,21 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
         const value = scalar ? scalarText(scalar.value) : undefined;
         if (path && values && value !== undefined) {
           identity = false;
-          (outLine.shifts ??= []).push({ outStart: out.length, outEnd: out.length + value.length, tplStart: from - lineStart, tplEnd: to - lineStart, origin: values.originOf(path) });
+          (outLine.shifts ??= []).push({
+            outStart: out.length,
+            outEnd: out.length + value.length,
+            tplStart: from - lineStart,
+            tplEnd: to - lineStart,
+            origin: values.originOf(path),
+          });
           out += value;
         } else {
-          placeholders.push({ line: lines.length, start: out.length, end: out.length + width, action: text.slice(act.start, act.end) });
+          placeholders.push({
+            line: lines.length,
+            start: out.length,
+            end: out.length + width,
+            action: text.slice(act.start, act.end),
+          });
           out += 'x'.repeat(width);
         }
       }
@@ -463,7 +534,8 @@ export function yamlLines(value: unknown, path: Path): { text: string; path: Pat
         if (isCollection(item)) emit(item, [...p, i], `${indent}  `);
         else out.push({ text: `${indent}  ${inlineValue(item)}`, path: [...p, i] });
         // The first line of an item carries the dash.
-        if (out.length > start) out[start] = { ...out[start], text: `${indent}- ${out[start].text.slice(indent.length + 2)}` };
+        if (out.length > start)
+          out[start] = { ...out[start], text: `${indent}- ${out[start].text.slice(indent.length + 2)}` };
         else out.push({ text: `${indent}- ${inlineValue(item)}`, path: [...p, i] });
       });
     } else out.push({ text: `${indent}${inlineValue(v)}`, path: p });
@@ -486,6 +558,9 @@ function inlineValue(v: unknown): string {
 
 /** A string as YAML reads it back unchanged (quoted when YAML 1.1 would read it as something else). */
 function yamlScalar(s: string): string {
-  const plain = /^[A-Za-z0-9_./-][A-Za-z0-9_./ -]*$/.test(s) && !s.endsWith(' ') && !/^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_.:eE+-]*)$/i.test(s);
+  const plain =
+    /^[A-Za-z0-9_./-][A-Za-z0-9_./ -]*$/.test(s) &&
+    !s.endsWith(' ') &&
+    !/^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_.:eE+-]*)$/i.test(s);
   return plain ? s : JSON.stringify(s);
 }

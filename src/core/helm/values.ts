@@ -33,7 +33,9 @@ export function loadValues(sources: ValuesSource[]): ChartValues {
     const doc = file.documents[0];
     if (!doc || doc.status === 'empty') continue;
     if (doc.status !== 'ok' || !isObj(doc.value)) {
-      problems.push(`${source.name}: ${doc.status === 'ok' ? 'not a YAML map' : (doc.reason ?? doc.status)}; its values were not used`);
+      problems.push(
+        `${source.name}: ${doc.status === 'ok' ? 'not a YAML map' : (doc.reason ?? doc.status)}; its values were not used`,
+      );
       continue;
     }
     loaded.push({ name: source.name, value: doc.value, text: source.text, tree: () => doc.tree() });

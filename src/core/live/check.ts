@@ -6,7 +6,17 @@ import { POD_SPEC_PATHS } from '../manifest/workloads';
 import { checkObject, gatherObjectFacts, type CheckOptions, type ObjectFinding } from '../rules/checker';
 import type { ClusterSnapshot, Flavour } from '../rules/facts';
 import { SEVERITY_RANK, type Severity } from '../rules/severity';
-import { explainEvents, explainPod, nodeFactsOf, podTargetsWindows, type EventFacts, type ExplainFacts, type Explanation, type MirrorSetFacts, type NodeFacts } from './explain';
+import {
+  explainEvents,
+  explainPod,
+  nodeFactsOf,
+  podTargetsWindows,
+  type EventFacts,
+  type ExplainFacts,
+  type Explanation,
+  type MirrorSetFacts,
+  type NodeFacts,
+} from './explain';
 
 /** The kinds the live check reads, in output order; `openshift` ones exist only there. */
 export const LIVE_KINDS = [
@@ -104,7 +114,11 @@ const MODE_SOURCES = ['configMap', 'secret', 'projected', 'downwardAPI'];
 export function withoutServerDefaults(object: Obj): Obj {
   const specPath = POD_SPEC_PATHS[String(object.kind)];
   const volumes = specPath ? getAt(object, [...specPath, 'volumes']) : undefined;
-  if (!Array.isArray(volumes) || !volumes.some((v) => isObj(v) && MODE_SOURCES.some((k) => getAt(v, [k, 'defaultMode']) === DEFAULT_MODE))) return object;
+  if (
+    !Array.isArray(volumes) ||
+    !volumes.some((v) => isObj(v) && MODE_SOURCES.some((k) => getAt(v, [k, 'defaultMode']) === DEFAULT_MODE))
+  )
+    return object;
   const copy = structuredClone(object);
   for (const v of getAt(copy, [...(specPath ?? []), 'volumes']) as unknown[]) {
     if (!isObj(v)) continue;
@@ -126,7 +140,10 @@ export function liveCheckOptions(state: LiveState, options: LiveOptions = {}): C
 /** Runs the rules on the live objects and explains the failing Windows pods. */
 export function checkLive(state: LiveState, options: LiveOptions = {}): LiveReport {
   const checkOptions = liveCheckOptions(state, options);
-  const explainFacts: ExplainFacts = { cluster: state.snapshot, ...(state.mirrorSets ? { mirrorSets: state.mirrorSets } : {}) };
+  const explainFacts: ExplainFacts = {
+    cluster: state.snapshot,
+    ...(state.mirrorSets ? { mirrorSets: state.mirrorSets } : {}),
+  };
   const enabled = ruleFilter(options.check);
   const threshold = SEVERITY_RANK[options.minSeverity ?? 'info'];
 
@@ -147,7 +164,10 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   }
   const eventsOf = (o: Obj): EventFacts[] => {
     const uid = getAt(o, ['metadata', 'uid']);
-    const named = byObject.get(`${String(o.kind)}/${String(getAt(o, ['metadata', 'namespace']) ?? '')}/${String(getAt(o, ['metadata', 'name']) ?? '')}`) ?? [];
+    const named =
+      byObject.get(
+        `${String(o.kind)}/${String(getAt(o, ['metadata', 'namespace']) ?? '')}/${String(getAt(o, ['metadata', 'name']) ?? '')}`,
+      ) ?? [];
     return typeof uid === 'string' ? [...(byObject.get(`uid:${uid}`) ?? []), ...named] : named;
   };
 
@@ -170,7 +190,8 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       const pending = typeof nodeName !== 'string' || nodeName === '';
       if (node || (pending && podTargetsWindows(object, undefined, explainFacts))) {
         counted = true;
-        for (const e of explainPod(object, eventsOf(object), node, explainFacts)) findings.push(explanationFinding(e, e.path));
+        for (const e of explainPod(object, eventsOf(object), node, explainFacts))
+          findings.push(explanationFinding(e, e.path));
       }
     } else {
       // Admission refusals leave no pod to explain: they are events on the controller (FailedCreate).
@@ -195,7 +216,12 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
     });
   }
   const order = new Map<string, number>(LIVE_KINDS.map((k, i) => [k.kind, i]));
-  reports.sort((a, b) => (order.get(a.kind) ?? 99) - (order.get(b.kind) ?? 99) || (a.namespace ?? '').localeCompare(b.namespace ?? '') || a.name.localeCompare(b.name));
+  reports.sort(
+    (a, b) =>
+      (order.get(a.kind) ?? 99) - (order.get(b.kind) ?? 99) ||
+      (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
+      a.name.localeCompare(b.name),
+  );
   const summary = { objects, errors: 0, warnings: 0, infos: 0 };
   for (const r of reports) {
     for (const f of r.findings) {
@@ -207,9 +233,12 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   return { objects: reports, summary, ruleErrors };
 }
 
-/** --enable/--disable/--severity off apply to failure signatures as they do to rules (engine.ts applies them to rules). */
+/**
+ * --enable/--disable/--severity off apply to failure signatures as they do to rules (engine.ts applies them to rules).
+ */
 function ruleFilter(options: LiveOptions['check']): (id: string) => boolean {
   const only = options?.only && options.only.length > 0 ? new Set(options.only) : undefined;
   const disabled = new Set(options?.disable ?? []);
-  return (id) => !id.startsWith('WINF') || ((!only || only.has(id)) && !disabled.has(id) && options?.severity?.[id] !== 'off');
+  return (id) =>
+    !id.startsWith('WINF') || ((!only || only.has(id)) && !disabled.has(id) && options?.severity?.[id] !== 'off');
 }

@@ -53,7 +53,8 @@ function stateText(state: Obj): string {
   const w = obj(state.waiting);
   const r = obj(state.running);
   const t = obj(state.terminated);
-  if (isObj(state.waiting)) return `Waiting (${str(w.reason) ?? 'no reason'})${str(w.message) ? `: ${str(w.message)}` : ''}`;
+  if (isObj(state.waiting))
+    return `Waiting (${str(w.reason) ?? 'no reason'})${str(w.message) ? `: ${str(w.message)}` : ''}`;
   if (isObj(state.running)) return `Running since ${str(r.startedAt) ?? '?'}`;
   if (isObj(state.terminated))
     return `Terminated (${str(t.reason) ?? 'no reason'}, exit code ${typeof t.exitCode === 'number' ? t.exitCode : '?'})${str(t.finishedAt) ? ` at ${str(t.finishedAt)}` : ''}${str(t.message) ? `: ${str(t.message)}` : ''}`;
@@ -76,7 +77,8 @@ function containerLines(pod: Obj): string[] {
       out.push(`  Image:          ${str(c.image) ?? '?'}`);
       if (str(s.imageID)) out.push(`  Image ID:       ${str(s.imageID)}`);
       out.push(`  State:          ${isObj(s.state) ? stateText(s.state) : 'not started'}`);
-      if (isObj(s.lastState) && Object.keys(s.lastState).length > 0) out.push(`  Last state:     ${stateText(s.lastState)}`);
+      if (isObj(s.lastState) && Object.keys(s.lastState).length > 0)
+        out.push(`  Last state:     ${stateText(s.lastState)}`);
       out.push(`  Ready:          ${s.ready === true ? 'True' : 'False'}`);
       out.push(`  Restart count:  ${typeof s.restartCount === 'number' ? s.restartCount : 0}`);
     }
@@ -102,9 +104,21 @@ export function describePod(input: DescribePodInput): string {
   const status = obj(pod.status);
   const name = String(meta.name ?? '');
   const namespace = str(meta.namespace);
-  const own = eventsFor(input.events, { kind: 'Pod', name, ...(namespace ? { namespace } : {}), ...(str(meta.uid) ? { uid: str(meta.uid) as string } : {}) });
+  const own = eventsFor(input.events, {
+    kind: 'Pod',
+    name,
+    ...(namespace ? { namespace } : {}),
+    ...(str(meta.uid) ? { uid: str(meta.uid) as string } : {}),
+  });
   const explanations = explainPod(pod, own, input.node, input.facts);
-  const lines = [`Pod ${namespace ?? 'default'}/${name}`, '', '== Why it fails (kube-windows failure signatures)', ...explanationLines(explanations), '', '== Status'];
+  const lines = [
+    `Pod ${namespace ?? 'default'}/${name}`,
+    '',
+    '== Why it fails (kube-windows failure signatures)',
+    ...explanationLines(explanations),
+    '',
+    '== Status',
+  ];
   const owners = list(meta.ownerReferences).map((o) => `${String(o.kind ?? '')}/${String(o.name ?? '')}`);
   lines.push(
     `Phase:           ${str(status.phase) ?? 'Unknown'}${str(status.reason) ? ` (${str(status.reason)})` : ''}`,
@@ -119,7 +133,10 @@ export function describePod(input: DescribePodInput): string {
   );
   const conditions = list(status.conditions);
   if (conditions.length === 0) lines.push('  <none>');
-  for (const c of conditions) lines.push(`  ${String(c.type ?? '').padEnd(26)} ${String(c.status ?? '')}${str(c.reason) ? ` (${str(c.reason)})` : ''}${str(c.message) ? `: ${str(c.message)}` : ''}`);
+  for (const c of conditions)
+    lines.push(
+      `  ${String(c.type ?? '').padEnd(26)} ${String(c.status ?? '')}${str(c.reason) ? ` (${str(c.reason)})` : ''}${str(c.message) ? `: ${str(c.message)}` : ''}`,
+    );
   lines.push('', '== Containers', ...containerLines(pod), '', '== Events', ...eventLines(own, input.now));
   return `${lines.join('\n')}\n`;
 }

@@ -42,9 +42,16 @@ export function liveYaml(object: Obj, header: string[] = []): string {
  * the range of the engine's finding on the text with the same rule and message (else the same rule);
  * an explanation, or a rule finding the text check did not repeat, is placed by its field path.
  */
-export function liveDocument(object: Obj, findings: LiveFinding[], options: CheckOptions, header: string[] = []): LiveDocument {
+export function liveDocument(
+  object: Obj,
+  findings: LiveFinding[],
+  options: CheckOptions,
+  header: string[] = [],
+): LiveDocument {
   const text = liveYaml(object, header);
-  const engine = findings.some((f) => !f.ruleId.startsWith('WINF')) ? checkText(text, { ...options, fixes: false }).findings : [];
+  const engine = findings.some((f) => !f.ruleId.startsWith('WINF'))
+    ? checkText(text, { ...options, fixes: false }).findings
+    : [];
   const used = new Set<Finding>();
   const take = (match: (f: Finding) => boolean): Finding | undefined => {
     const found = engine.find((f) => !used.has(f) && match(f));
@@ -58,7 +65,9 @@ export function liveDocument(object: Obj, findings: LiveFinding[], options: Chec
     return located(path);
   };
   const placed = findings.map((f) => {
-    const same = f.ruleId.startsWith('WINF') ? undefined : (take((e) => e.ruleId === f.ruleId && e.message === f.message) ?? take((e) => e.ruleId === f.ruleId));
+    const same = f.ruleId.startsWith('WINF')
+      ? undefined
+      : (take((e) => e.ruleId === f.ruleId && e.message === f.message) ?? take((e) => e.ruleId === f.ruleId));
     return { ...f, range: same ? same.range : byPath(f.path) };
   });
   return { text, findings: placed };
@@ -82,5 +91,10 @@ export function objectTitle(o: { kind: string; namespace?: string; name: string 
 
 /** The object of `objects` with this kind, namespace and name. */
 export function findObject(objects: Obj[], key: { kind: string; namespace?: string; name: string }): Obj | undefined {
-  return objects.find((o) => o.kind === key.kind && getAt(o, ['metadata', 'name']) === key.name && (getAt(o, ['metadata', 'namespace']) ?? undefined) === (key.namespace ?? undefined));
+  return objects.find(
+    (o) =>
+      o.kind === key.kind &&
+      getAt(o, ['metadata', 'name']) === key.name &&
+      (getAt(o, ['metadata', 'namespace']) ?? undefined) === (key.namespace ?? undefined),
+  );
 }

@@ -9,7 +9,15 @@ import { emptyFacts, stringMap, type ClusterSnapshot, type Taint } from '../rule
 import { targetingOf } from '../rules/targeting';
 import type { Severity } from '../rules/types';
 import type { EventFacts } from '../openshift/machine-state';
-import { buildByNumber, imageBuild, linuxOnlyImage, parseBuildLabel, parseImage, retagForBuild, windowsImageEvidence } from '../windows/builds';
+import {
+  buildByNumber,
+  imageBuild,
+  linuxOnlyImage,
+  parseBuildLabel,
+  parseImage,
+  retagForBuild,
+  windowsImageEvidence,
+} from '../windows/builds';
 import { BUILD_LABEL, OS_LABEL } from '../well-known';
 import { SIGNATURES, type Signature, type TextKind } from './signatures';
 
@@ -39,7 +47,10 @@ export interface ExplainFacts {
 }
 
 export interface Evidence {
-  /** Where the text was read: `container iis waiting (ErrImagePull)`, `event FailedCreatePodSandBox`, `node win-2 Ready`. */
+  /**
+   * Where the text was read: `container iis waiting (ErrImagePull)`, `event FailedCreatePodSandBox`, `node win-2
+   * Ready`.
+   */
   from: string;
   text: string;
 }
@@ -79,7 +90,11 @@ export function nodeFactsOf(node: unknown): NodeFacts {
   if (labels[OS_LABEL]) facts.os = labels[OS_LABEL];
   const taints = getAt(n, ['spec', 'taints']);
   if (Array.isArray(taints))
-    facts.taints = taints.filter(isObj).map((t) => ({ key: String(t.key ?? ''), ...(typeof t.value === 'string' && t.value ? { value: t.value } : {}), effect: String(t.effect ?? '') }));
+    facts.taints = taints.filter(isObj).map((t) => ({
+      key: String(t.key ?? ''),
+      ...(typeof t.value === 'string' && t.value ? { value: t.value } : {}),
+      effect: String(t.effect ?? ''),
+    }));
   const conditions = getAt(n, ['status', 'conditions']);
   if (Array.isArray(conditions)) {
     facts.conditions = conditions.filter(isObj).map((c) => ({
@@ -92,7 +107,9 @@ export function nodeFactsOf(node: unknown): NodeFacts {
   return facts;
 }
 
-/** Whether a live pod targets Windows: its spec (OS field, selectors, RuntimeClass, images) or the node it is bound to. */
+/**
+ * Whether a live pod targets Windows: its spec (OS field, selectors, RuntimeClass, images) or the node it is bound to.
+ */
 export function podTargetsWindows(pod: unknown, node: NodeFacts | undefined, facts: ExplainFacts = {}): boolean {
   if (node?.os === 'windows' || node?.build) return true;
   const view = podView(pod);
@@ -100,7 +117,10 @@ export function podTargetsWindows(pod: unknown, node: NodeFacts | undefined, fac
 }
 
 /** The events that concern one object (by uid when the event has one, else by kind, namespace and name). */
-export function eventsFor(events: readonly EventFacts[], object: { kind: string; namespace?: string; name: string; uid?: string }): EventFacts[] {
+export function eventsFor(
+  events: readonly EventFacts[],
+  object: { kind: string; namespace?: string; name: string; uid?: string },
+): EventFacts[] {
   return events.filter((e) => {
     const o = e.involvedObject;
     if (!o) return false;
@@ -113,7 +133,12 @@ export function eventsFor(events: readonly EventFacts[], object: { kind: string;
  * Explains a live pod's Windows failures. `events` may be every event of the namespace: only those
  * whose involvedObject is this pod are read. `node` is the node the pod is bound to, if any.
  */
-export function explainPod(pod: unknown, events: readonly EventFacts[], node: NodeFacts | undefined, facts: ExplainFacts = {}): Explanation[] {
+export function explainPod(
+  pod: unknown,
+  events: readonly EventFacts[],
+  node: NodeFacts | undefined,
+  facts: ExplainFacts = {},
+): Explanation[] {
   const p = isObj(pod) ? pod : {};
   const meta = isObj(p.metadata) ? p.metadata : {};
   const own = eventsFor(events, {
@@ -164,12 +189,20 @@ function explainTexts(texts: Text[], ctx: Ctx): Explanation[] {
     const why = c.image ? linuxOnlyImage(c.image) : undefined;
     if (!why) continue;
     const failing = texts.filter(
-      (t) => t.container === c.name && (t.kind === 'waiting' || t.kind === 'event') && /ErrImagePull|ImagePullBackOff|Failed|CreateContainerError|InspectFailed/.test(t.reason ?? ''),
+      (t) =>
+        t.container === c.name &&
+        (t.kind === 'waiting' || t.kind === 'event') &&
+        /ErrImagePull|ImagePullBackOff|Failed|CreateContainerError|InspectFailed/.test(t.reason ?? ''),
     );
     if (failing.length === 0) continue;
     found.delete(`WINF002\u0000${c.name}`);
     const sig = SIGNATURES.find((s) => s.id === 'WINF003') as Signature;
-    found.set(`WINF003\u0000${c.name}`, { sig, match: /./.exec('x') as RegExpExecArray, texts: failing.slice(0, 3), container: c.name });
+    found.set(`WINF003\u0000${c.name}`, {
+      sig,
+      match: /./.exec('x') as RegExpExecArray,
+      texts: failing.slice(0, 3),
+      container: c.name,
+    });
   }
   const out: Explanation[] = [];
   for (const { sig, match, texts: seen, container } of found.values()) {
@@ -208,12 +241,26 @@ function podTexts(pod: Obj): Text[] {
         if (!isObj(state)) continue;
         const w = state.waiting;
         if (isObj(w) && typeof w.message === 'string')
-          out.push({ kind: 'waiting', reason: str(w.reason), text: w.message, container: name, from: `container ${name} ${which}waiting (${str(w.reason) ?? 'no reason'})` });
+          out.push({
+            kind: 'waiting',
+            reason: str(w.reason),
+            text: w.message,
+            container: name,
+            from: `container ${name} ${which}waiting (${str(w.reason) ?? 'no reason'})`,
+          });
         const t = state.terminated;
         if (isObj(t)) {
           const from = `container ${name} ${which}terminated (${str(t.reason) ?? 'no reason'})`;
-          if (typeof t.message === 'string' && t.message) out.push({ kind: 'terminated', reason: str(t.reason), text: t.message, container: name, from });
-          if (typeof t.exitCode === 'number' && t.exitCode !== 0) out.push({ kind: 'terminated', reason: str(t.reason), text: `exit code ${t.exitCode}`, container: name, from });
+          if (typeof t.message === 'string' && t.message)
+            out.push({ kind: 'terminated', reason: str(t.reason), text: t.message, container: name, from });
+          if (typeof t.exitCode === 'number' && t.exitCode !== 0)
+            out.push({
+              kind: 'terminated',
+              reason: str(t.reason),
+              text: `exit code ${t.exitCode}`,
+              container: name,
+              from,
+            });
         }
       }
     }
@@ -221,10 +268,20 @@ function podTexts(pod: Obj): Text[] {
   const conditions = Array.isArray(status.conditions) ? status.conditions.filter(isObj) : [];
   const scheduled = conditions.find((c) => c.type === 'PodScheduled' && c.status === 'False');
   if (scheduled && typeof scheduled.message === 'string')
-    out.push({ kind: 'scheduling', reason: str(scheduled.reason), text: scheduled.message, from: `condition PodScheduled (${str(scheduled.reason) ?? 'False'})` });
+    out.push({
+      kind: 'scheduling',
+      reason: str(scheduled.reason),
+      text: scheduled.message,
+      from: `condition PodScheduled (${str(scheduled.reason) ?? 'False'})`,
+    });
   if (typeof status.reason === 'string' || typeof status.message === 'string') {
     const text = [str(status.reason), str(status.message)].filter(Boolean).join(': ');
-    out.push({ kind: 'pod', reason: str(status.reason), text, from: `pod status (${str(status.reason) ?? str(status.phase) ?? ''})` });
+    out.push({
+      kind: 'pod',
+      reason: str(status.reason),
+      text,
+      from: `pod status (${str(status.reason) ?? str(status.phase) ?? ''})`,
+    });
   }
   return out;
 }
@@ -235,9 +292,19 @@ function eventTexts(events: readonly EventFacts[]): Text[] {
     if (!e.message) continue;
     const container = /\{([^}]+)\}/.exec(e.involvedObject?.fieldPath ?? '')?.[1];
     const times = e.count && e.count > 1 ? ` (x${e.count})` : '';
-    const subject = e.involvedObject?.kind && e.involvedObject.kind !== 'Pod' ? ` on ${e.involvedObject.kind} ${e.involvedObject.name ?? ''}` : '';
-    out.push({ kind: 'event', reason: e.reason, text: e.message, from: `event ${e.reason ?? ''}${subject}${times}`, ...(container ? { container } : {}) });
-    if (e.reason === 'FailedScheduling') out.push({ kind: 'scheduling', reason: e.reason, text: e.message, from: `event FailedScheduling${times}` });
+    const subject =
+      e.involvedObject?.kind && e.involvedObject.kind !== 'Pod'
+        ? ` on ${e.involvedObject.kind} ${e.involvedObject.name ?? ''}`
+        : '';
+    out.push({
+      kind: 'event',
+      reason: e.reason,
+      text: e.message,
+      from: `event ${e.reason ?? ''}${subject}${times}`,
+      ...(container ? { container } : {}),
+    });
+    if (e.reason === 'FailedScheduling')
+      out.push({ kind: 'scheduling', reason: e.reason, text: e.message, from: `event FailedScheduling${times}` });
   }
   return out;
 }
@@ -246,7 +313,12 @@ function nodeTexts(node: NodeFacts | undefined): Text[] {
   if (!node) return [];
   return (node.conditions ?? [])
     .filter((c) => (c.type === 'Ready' ? c.status !== 'True' : false) && c.message)
-    .map((c) => ({ kind: 'node' as const, reason: c.reason, text: c.message ?? '', from: `node ${node.name} ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}` }));
+    .map((c) => ({
+      kind: 'node' as const,
+      reason: c.reason,
+      text: c.message ?? '',
+      from: `node ${node.name} ${c.type}=${c.status}${c.reason ? ` (${c.reason})` : ''}`,
+    }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -267,11 +339,15 @@ function describe(sig: Signature, m: RegExpExecArray, container: string | undefi
       const linux = image ? linuxOnlyImage(image) : undefined;
       const build = wanted ? ` ${wanted}${buildName(wanted)}` : '';
       const hint = linux ? ` (${linux})` : '';
-      return { message: `${what} has no variant for windows/amd64${build}${node?.build && wanted === node.build ? `, the build node ${node.name} runs` : on}${hint}.` };
+      return {
+        message: `${what} has no variant for windows/amd64${build}${node?.build && wanted === node.build ? `, the build node ${node.name} runs` : on}${hint}.`,
+      };
     }
     case 'WINF003': {
       const why = image ? linuxOnlyImage(image) : undefined;
-      return { message: `${image ? `image ${image}` : 'a Linux image'} cannot run${on}${node?.build ? ` (Windows ${node.build})` : ''}${why ? `: ${why}` : ''}.` };
+      return {
+        message: `${image ? `image ${image}` : 'a Linux image'} cannot run${on}${node?.build ? ` (Windows ${node.build})` : ''}${why ? `: ${why}` : ''}.`,
+      };
     }
     case 'WINF004':
       return untoleratedTaint(m, ctx);
@@ -283,28 +359,48 @@ function describe(sig: Signature, m: RegExpExecArray, container: string | undefi
       const known = classes.length > 0 ? `; the cluster's Windows RuntimeClasses are ${classes.join(', ')}` : '';
       const handler = /RuntimeHandler|no runtime for/i.test(m[0]);
       return {
-        message: handler ? `handler "${name}" is not configured in containerd${on}${known}.` : `RuntimeClass "${name}" does not exist${known}.`,
-        ...(classes.length > 0 && !handler ? { fix: `Set runtimeClassName to one of ${classes.join(', ')}, or create RuntimeClass "${name}" (handler runhcs-wcow-process).` } : {}),
+        message: handler
+          ? `handler "${name}" is not configured in containerd${on}${known}.`
+          : `RuntimeClass "${name}" does not exist${known}.`,
+        ...(classes.length > 0 && !handler
+          ? {
+              fix: `Set runtimeClassName to one of ${classes.join(', ')}, or create RuntimeClass "${name}" (handler runhcs-wcow-process).`,
+            }
+          : {}),
       };
     }
     case 'WINF011': {
       const os = ctx.facts.cluster?.openshift;
-      const overlay = os && os.hybridOverlay === false ? ' The Network operator has no hybridOverlayConfig: WMCO cannot configure Windows networking without it.' : '';
-      return { message: `node ${node?.name ?? '?'} reports its container network not ready; no pod can start there.${overlay}` };
+      const overlay =
+        os && os.hybridOverlay === false
+          ? ' The Network operator has no hybridOverlayConfig: WMCO cannot configure Windows networking without it.'
+          : '';
+      return {
+        message: `node ${node?.name ?? '?'} reports its container network not ready; no pod can start there.${overlay}`,
+      };
     }
     case 'WINF014':
       return mirrorMissed(image, ctx);
     case 'WINF016': {
       const command = commandOf(ctx.pod, container);
       const linux = command && /^(\/bin\/|\/usr\/bin\/)?(sh|bash|ash|dash|zsh)$/.test(command);
-      return { message: `container ${container ?? '?'} could not start its process${command ? ` (${command})` : ''}${linux ? `: ${command} is a Linux shell, absent from Windows images` : ''}.` };
+      return {
+        message: `container ${container ?? '?'} could not start its process${command ? ` (${command})` : ''}${linux ? `: ${command} is a Linux shell, absent from Windows images` : ''}.`,
+      };
     }
     case 'WINF017': {
       const code = Number(/(-?\d+)$/.exec(m[0])?.[1] ?? 0);
       const hex = `0x${(code >>> 0).toString(16).toUpperCase()}`;
-      const meaning: Record<string, string> = { '0xC0000135': 'a DLL was not found', '0xC0000142': 'a DLL failed to initialise', '0xC0000005': 'an access violation' };
-      const nano = image && /nanoserver/i.test(image) ? `; ${image} is Nano Server based, which lacks most Server Core DLLs` : '';
-      return { message: `container ${container ?? '?'} exited with ${code} (${hex}: ${meaning[hex] ?? 'a Windows status code'})${nano}.` };
+      const meaning: Record<string, string> = {
+        '0xC0000135': 'a DLL was not found',
+        '0xC0000142': 'a DLL failed to initialise',
+        '0xC0000005': 'an access violation',
+      };
+      const nano =
+        image && /nanoserver/i.test(image) ? `; ${image} is Nano Server based, which lacks most Server Core DLLs` : '';
+      return {
+        message: `container ${container ?? '?'} exited with ${code} (${hex}: ${meaning[hex] ?? 'a Windows status code'})${nano}.`,
+      };
     }
     default:
       return { message: `${sig.title.replace(/:.*$/, '')}${container ? ` (container ${container})` : ''}${on}.` };
@@ -317,13 +413,21 @@ function buildMismatch(image: string | undefined, container: string | undefined,
   const needs = named
     ? `needs ${buildByNumber(named.build)?.name.replace(/ \(.*\)$/, '') ?? `Windows build ${named.build}`} (10.0.${named.build})`
     : "was built for another Windows build than the node's";
-  const runs = node ? `node ${node.name} runs ${node.build ? `${node.build}${buildName(node.build)}` : 'another build'}` : 'the node runs another build';
-  const subject = image ? `image ${image}` : container ? `container ${container}'s image` : "the pod's sandbox (pause) image";
+  const runs = node
+    ? `node ${node.name} runs ${node.build ? `${node.build}${buildName(node.build)}` : 'another build'}`
+    : 'the node runs another build';
+  const subject = image
+    ? `image ${image}`
+    : container
+      ? `container ${container}'s image`
+      : "the pod's sandbox (pause) image";
   const retag = image && nodeBuild ? retagForBuild(image, nodeBuild) : undefined;
   const ltsc = nodeBuild ? buildByNumber(nodeBuild)?.tokens[0] : undefined;
   const fix = [
     retag && retag !== image ? `use ${retag}` : ltsc ? `use the ${ltsc} tag` : 'use the tag of the node build',
-    named ? `or schedule by the ${BUILD_LABEL} label (${BUILD_LABEL}: 10.0.${named.build})` : `or schedule by the ${BUILD_LABEL} label`,
+    named
+      ? `or schedule by the ${BUILD_LABEL} label (${BUILD_LABEL}: 10.0.${named.build})`
+      : `or schedule by the ${BUILD_LABEL} label`,
   ].join(' ');
   return { message: `${subject} ${needs}; ${runs}: ${fix}.`, fix: `${fix[0].toUpperCase()}${fix.slice(1)}.` };
 }
@@ -331,7 +435,11 @@ function buildMismatch(image: string | undefined, container: string | undefined,
 function untoleratedTaint(m: RegExpExecArray, ctx: Ctx): Words {
   const count = m[1];
   const nodes = ctx.facts.cluster?.windowsNodes ?? [];
-  const taint = nodes.flatMap((n) => n.taints).find((t) => /^(os|kubernetes\.io\/os|node\.kubernetes\.io\/os)$/.test(t.key) && /windows/i.test(t.value ?? '')) ?? {
+  const taint = nodes
+    .flatMap((n) => n.taints)
+    .find(
+      (t) => /^(os|kubernetes\.io\/os|node\.kubernetes\.io\/os)$/.test(t.key) && /windows/i.test(t.value ?? ''),
+    ) ?? {
     key: 'os',
     value: 'Windows',
     effect: 'NoSchedule',
@@ -379,7 +487,15 @@ function mirrorMissed(image: string | undefined, ctx: Ctx): Words {
   const ref = image.replace(/^docker\.io\//, '');
   const byDigest = image.includes('@sha256:');
   const covering = (ctx.facts.mirrorSets ?? []).flatMap((set) =>
-    set.mirrors.filter((e) => ref === e.source || ref.startsWith(`${e.source}/`) || ref.startsWith(`${e.source}:`) || ref.startsWith(`${e.source}@`)).map((e) => ({ set, entry: e })),
+    set.mirrors
+      .filter(
+        (e) =>
+          ref === e.source ||
+          ref.startsWith(`${e.source}/`) ||
+          ref.startsWith(`${e.source}:`) ||
+          ref.startsWith(`${e.source}@`),
+      )
+      .map((e) => ({ set, entry: e })),
   );
   if (covering.length === 0) return undefined;
   const tagSets = covering.filter((c) => c.set.kind === 'ImageTagMirrorSet');
@@ -450,7 +566,13 @@ function containersOf(pod: Obj): { name: string; image?: string; command?: unkno
   const out: { name: string; image?: string; command?: unknown }[] = [];
   for (const group of ['initContainers', 'containers', 'ephemeralContainers']) {
     const list = spec[group];
-    if (Array.isArray(list)) for (const c of list.filter(isObj)) out.push({ name: String(c.name ?? ''), ...(typeof c.image === 'string' ? { image: c.image } : {}), command: c.command });
+    if (Array.isArray(list))
+      for (const c of list.filter(isObj))
+        out.push({
+          name: String(c.name ?? ''),
+          ...(typeof c.image === 'string' ? { image: c.image } : {}),
+          command: c.command,
+        });
   }
   return out;
 }
@@ -460,7 +582,9 @@ function imageOf(pod: Obj, container: string | undefined): string | undefined {
   const all = containersOf(pod);
   const named = container ? all.find((c) => c.name === container) : undefined;
   if (named) return named.image;
-  return all.find((c) => c.image && windowsImageEvidence(c.image))?.image ?? (all.length === 1 ? all[0].image : undefined);
+  return (
+    all.find((c) => c.image && windowsImageEvidence(c.image))?.image ?? (all.length === 1 ? all[0].image : undefined)
+  );
 }
 
 function commandOf(pod: Obj, container: string | undefined): string | undefined {

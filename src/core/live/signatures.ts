@@ -29,13 +29,15 @@ export interface Signature {
   examples: readonly string[];
 }
 
-const HCS_MISMATCH = /0xc0370101|container operating system does not match the host operating system|operating system of the container does not match the operating system of the host/i;
+const HCS_MISMATCH =
+  /0xc0370101|container operating system does not match the host operating system|operating system of the container does not match the operating system of the host/i;
 
 export const SIGNATURES: readonly Signature[] = [
   {
     id: 'WINF001',
     severity: 'error',
-    title: "Image and node Windows builds differ: HCS refuses the container (0xc0370101, the container's OS does not match the host's)",
+    title:
+      "Image and node Windows builds differ: HCS refuses the container (0xc0370101, the container's OS does not match the host's)",
     cause:
       'With process isolation a Windows container must run the Windows Server build of its node (from Windows Server 2022 on, an image of 2022 up to the node build); the image was built for another one.',
     fix: 'Use the image tag of the node build (ltsc2019 for 10.0.17763, ltsc2022 for 10.0.20348, ltsc2025 for 10.0.26100), or pin the pod to nodes of the image build with the node.kubernetes.io/windows-build label (or a RuntimeClass that does).',
@@ -51,11 +53,14 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF002',
     severity: 'error',
     title: "The image has no manifest for the node's Windows build (no matching manifest for windows/amd64 10.0.x)",
-    cause: "The image's manifest list has no entry for the node's OS and build: it publishes Linux only, or Windows builds other than the node's.",
+    cause:
+      "The image's manifest list has no entry for the node's OS and build: it publishes Linux only, or Windows builds other than the node's.",
     fix: "Use an image (or tag) that publishes a variant for the node's Windows build, or schedule the pod on nodes of a build it publishes (node.kubernetes.io/windows-build).",
     source: 'https://github.com/containerd/containerd/issues/7439',
     kinds: ['waiting', 'event'],
-    patterns: [/no match(?:ing)? (?:manifest|platform)s? for (?:platform )?\[?windows\/(?:amd64|arm64)[^\]]*?(?:\s(10\.0\.\d{5}))?\]?/i],
+    patterns: [
+      /no match(?:ing)? (?:manifest|platform)s? for (?:platform )?\[?windows\/(?:amd64|arm64)[^\]]*?(?:\s(10\.0\.\d{5}))?\]?/i,
+    ],
     examples: [
       'Failed to pull image "contoso/api:2.1": no matching manifest for windows/amd64 10.0.20348 in the manifest list entries',
       'no matching manifest for windows/amd64 10.0.17763 in the manifest list entries',
@@ -65,7 +70,8 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF003',
     severity: 'error',
     title: 'A Linux image on a Windows node: the runtime cannot run it',
-    cause: 'Windows nodes run Windows images only; the pod (or its RuntimeClass) lets it land on a Windows node, or it was meant for Linux nodes and has no OS selector.',
+    cause:
+      'Windows nodes run Windows images only; the pod (or its RuntimeClass) lets it land on a Windows node, or it was meant for Linux nodes and has no OS selector.',
     fix: 'Add nodeSelector kubernetes.io/os: linux to a Linux workload (or a Windows image and kubernetes.io/os: windows to a Windows one).',
     source: 'https://github.com/docker/for-win/issues/7132',
     kinds: ['waiting', 'terminated', 'event'],
@@ -79,7 +85,8 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF004',
     severity: 'error',
     title: 'Pending: the Windows nodes carry the os=Windows taint and the pod does not tolerate it',
-    cause: 'Windows nodes are usually tainted (os=Windows:NoSchedule, WMCO and most installers) so that Linux pods stay away; a Windows pod must tolerate the taint.',
+    cause:
+      'Windows nodes are usually tainted (os=Windows:NoSchedule, WMCO and most installers) so that Linux pods stay away; a Windows pod must tolerate the taint.',
     fix: 'Add tolerations: [{key: os, value: Windows, effect: NoSchedule}] to the pod template, or use a RuntimeClass whose scheduling.tolerations carries it.',
     source: 'https://github.com/ROCm/TheRock/issues/2865',
     kinds: ['scheduling', 'event'],
@@ -99,10 +106,13 @@ export const SIGNATURES: readonly Signature[] = [
     cause:
       'The scheduler found no node whose labels satisfy the nodeSelector and node affinity; for a Windows pod that is usually a windows-build no node runs, a misspelt OS label or a missing OS selector.',
     fix: "Compare the pod's nodeSelector/affinity with the Windows nodes' labels (kubernetes.io/os=windows, node.kubernetes.io/windows-build); select a build the cluster has.",
-    source: 'https://kubernetes.io/docs/concepts/windows/user-guide/#ensuring-os-specific-workloads-land-on-the-appropriate-container-host',
+    source:
+      'https://kubernetes.io/docs/concepts/windows/user-guide/#ensuring-os-specific-workloads-land-on-the-appropriate-container-host',
     kinds: ['scheduling', 'event'],
     patterns: [/(\d+) node\(s\) didn't match (?:Pod's node affinity\/selector|node selector)/i],
-    examples: ["0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling."],
+    examples: [
+      "0/3 nodes are available: 3 node(s) didn't match Pod's node affinity/selector. preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
+    ],
   },
   {
     id: 'WINF006',
@@ -127,8 +137,10 @@ export const SIGNATURES: readonly Signature[] = [
   {
     id: 'WINF007',
     severity: 'error',
-    title: 'HostProcess pod refused: Pod Security, cluster policy or a pod that mixes HostProcess and ordinary containers',
-    cause: 'HostProcess pods need the privileged Pod Security level in their namespace, an API server that allows privileged pods, hostNetwork: true, and every container HostProcess.',
+    title:
+      'HostProcess pod refused: Pod Security, cluster policy or a pod that mixes HostProcess and ordinary containers',
+    cause:
+      'HostProcess pods need the privileged Pod Security level in their namespace, an API server that allows privileged pods, hostNetwork: true, and every container HostProcess.',
     fix: 'Label the namespace pod-security.kubernetes.io/enforce=privileged (on OpenShift also grant a privileged SCC), set hostNetwork: true, and make every container HostProcess.',
     source: 'https://kubernetes.io/docs/tasks/configure-pod-container/create-hostprocess-pod/',
     kinds: ['event', 'pod'],
@@ -153,7 +165,11 @@ export const SIGNATURES: readonly Signature[] = [
     fix: 'Set windowsOptions.runAsUserName to a valid host account, and start binaries from the image as $env:CONTAINER_SANDBOX_MOUNT_POINT\\path\\app.exe (or put them on PATH).',
     source: 'https://github.com/kubernetes/website/issues/29924',
     kinds: ['waiting', 'terminated', 'event'],
-    patterns: [/failed to create user process token/i, /failed to get application name from commandline/i, /failed to find executable "[^"]*"/i],
+    patterns: [
+      /failed to create user process token/i,
+      /failed to get application name from commandline/i,
+      /failed to find executable "[^"]*"/i,
+    ],
     examples: [
       'Error: failed to start containerd task "win-container": failed to get application name from commandline "/usr/local/bin/azure-cns.exe": failed to find executable "\\\\usr\\\\local\\\\bin\\\\azure-cns.exe": unknown',
       'Error: failed to create containerd task: failed to create shim task: failed to create user process token: failed to logon user: The user name or password is incorrect.: unknown',
@@ -185,7 +201,8 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF010',
     severity: 'error',
     title: 'Pod sandbox network failed on the Windows node (HNS or the CNI plugin)',
-    cause: "The CNI plugin could not create the pod's HNS endpoint: stale HNS state after a restart or upgrade, an HNS network that is missing (the overlay was not set up), or IP exhaustion.",
+    cause:
+      "The CNI plugin could not create the pod's HNS endpoint: stale HNS state after a restart or upgrade, an HNS network that is missing (the overlay was not set up), or IP exhaustion.",
     fix: "Read the node's CNI and HNS state (Get-HnsNetwork, Get-HnsEndpoint); on OpenShift check the hybrid overlay and WMCO's node services; a node reboot clears stale HNS endpoints.",
     source: 'https://github.com/kubernetes/kubernetes/issues/74766',
     kinds: ['event', 'waiting'],
@@ -202,11 +219,14 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF011',
     severity: 'error',
     title: "The Windows node's network is not ready (no CNI configuration): no pod can start there",
-    cause: 'The container runtime reports NetworkReady=false: the CNI configuration was not written (on OpenShift WMCO writes it once the hybrid overlay is configured), or the CNI service stopped.',
+    cause:
+      'The container runtime reports NetworkReady=false: the CNI configuration was not written (on OpenShift WMCO writes it once the hybrid overlay is configured), or the CNI service stopped.',
     fix: 'On OpenShift make sure the Network operator has a hybridOverlayConfig and WMCO finished configuring the node; elsewhere install the CNI plugin for Windows (flannel, Calico, Antrea) and its kube-proxy.',
     source: 'https://github.com/kubernetes-sigs/sig-windows-tools/issues/72',
     kinds: ['node', 'event'],
-    patterns: [/NetworkPluginNotReady|cni (?:plugin not initialized|config uninitialized)|network is not ready: container runtime network not ready/i],
+    patterns: [
+      /NetworkPluginNotReady|cni (?:plugin not initialized|config uninitialized)|network is not ready: container runtime network not ready/i,
+    ],
     examples: [
       'container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:Network plugin returns error: cni plugin not initialized',
       'network is not ready: container runtime network not ready: NetworkReady=false reason:NetworkPluginNotReady message:docker: network plugin is not ready: cni config uninitialized',
@@ -216,11 +236,15 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF012',
     severity: 'error',
     title: 'CSI on Windows without csi-proxy (or the node plugin): volumes cannot mount',
-    cause: 'CSI node plugins on Windows reach the host through csi-proxy named pipes (\\\\.\\pipe\\csi-proxy-*), or run as HostProcess; without it (or with the wrong API version) every mount fails.',
+    cause:
+      'CSI node plugins on Windows reach the host through csi-proxy named pipes (\\\\.\\pipe\\csi-proxy-*), or run as HostProcess; without it (or with the wrong API version) every mount fails.',
     fix: "Run csi-proxy on the Windows nodes (a service or the HostProcess DaemonSet) with the API version the driver wants, and the driver's Windows node DaemonSet.",
     source: 'https://github.com/kubernetes-csi/csi-driver-smb/issues/233',
     kinds: ['event', 'waiting', 'terminated'],
-    patterns: [/\\?\\\.\\+pipe\\+csi-proxy|csi-proxy-(?:filesystem|disk|volume|smb|iscsi|system)-v\w+/i, /driver name \S+ not found in the list of registered CSI drivers/i],
+    patterns: [
+      /\\?\\\.\\+pipe\\+csi-proxy|csi-proxy-(?:filesystem|disk|volume|smb|iscsi|system)-v\w+/i,
+      /driver name \S+ not found in the list of registered CSI drivers/i,
+    ],
     examples: [
       'MountVolume.MountDevice failed for volume "my-config": rpc error: code = Internal desc = Could not mount target: rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing open \\\\.\\pipe\\csi-proxy-filesystem-v1beta1: The system cannot find the file specified."',
       'MountVolume.MountDevice failed for volume "pvc-4069" : kubernetes.io/csi: attacher.MountDevice failed to create newCsiDriverClient: driver name smb.csi.k8s.io not found in the list of registered CSI drivers',
@@ -230,7 +254,8 @@ export const SIGNATURES: readonly Signature[] = [
     id: 'WINF013',
     severity: 'error',
     title: 'A volume or mount path Windows cannot use (drive-letter syntax, an image VOLUME on a drive root)',
-    cause: "containerd on Windows mounts into a path inside the container's volume; a bare drive (D:), a path with the wrong syntax, or a VOLUME instruction in the image naming a drive root fails.",
+    cause:
+      "containerd on Windows mounts into a path inside the container's volume; a bare drive (D:), a path with the wrong syntax, or a VOLUME instruction in the image naming a drive root fails.",
     fix: 'Use a mountPath like C:\\data (or /data); mount a directory, not a whole drive letter; remove VOLUME ["D:"] from the Dockerfile.',
     source: 'https://github.com/containerd/containerd/issues/6589',
     kinds: ['waiting', 'terminated', 'event'],
@@ -247,10 +272,13 @@ export const SIGNATURES: readonly Signature[] = [
     cause:
       "The cluster mirrors this registry (ImageDigestMirrorSet/ImageTagMirrorSet), but the pull went to the source: the reference is a tag and only an ImageDigestMirrorSet covers it, or the node's containerd mirror configuration (hosts.toml) was not pushed.",
     fix: 'Reference the image by digest (IDMS) or add an ImageTagMirrorSet for tags; on Windows nodes make sure WMCO (or kube-windows mirrors apply) wrote hosts.toml for the registry.',
-    source: 'https://docs.openshift.com/container-platform/latest/windows_containers/enabling-windows-container-workloads.html',
+    source:
+      'https://docs.openshift.com/container-platform/latest/windows_containers/enabling-windows-container-workloads.html',
     kinds: ['waiting', 'event'],
     reasons: ['ErrImagePull', 'ImagePullBackOff', 'Failed'],
-    patterns: [/dial tcp|i\/o timeout|no such host|connection refused|TLS handshake timeout|context deadline exceeded|network is unreachable|403 Forbidden|connectex/i],
+    patterns: [
+      /dial tcp|i\/o timeout|no such host|connection refused|TLS handshake timeout|context deadline exceeded|network is unreachable|403 Forbidden|connectex/i,
+    ],
     examples: [
       'Failed to pull image "mcr.microsoft.com/windows/servercore:ltsc2022": rpc error: code = Unknown desc = failed to pull and unpack image "mcr.microsoft.com/windows/servercore:ltsc2022": failed to resolve reference "mcr.microsoft.com/windows/servercore:ltsc2022": failed to do request: Head "https://mcr.microsoft.com/v2/windows/servercore/manifests/ltsc2022": dial tcp 204.79.197.219:443: i/o timeout',
     ],
@@ -262,7 +290,8 @@ export const SIGNATURES: readonly Signature[] = [
     cause:
       'The pod was bound to a node of another OS (nodeName set by hand, or a scheduler that ignored the OS label); the kubelet checks spec.os.name and the kubernetes.io/os selector against its own OS.',
     fix: 'Do not set nodeName by hand; select the OS with nodeSelector kubernetes.io/os and keep spec.os.name consistent with it.',
-    source: 'https://kubernetes.io/docs/concepts/windows/user-guide/#ensuring-os-specific-workloads-land-on-the-appropriate-container-host',
+    source:
+      'https://kubernetes.io/docs/concepts/windows/user-guide/#ensuring-os-specific-workloads-land-on-the-appropriate-container-host',
     kinds: ['pod', 'event'],
     patterns: [
       /PodOSNotSupported|PodOSSelectorNodeLabelDoesNotMatch|Failed to admit pod as the OS field doesn't match node OS|Failed to admit pod as the `kubernetes\.io\/os` label doesn't match node label/i,
@@ -302,13 +331,19 @@ export const SIGNATURES: readonly Signature[] = [
   {
     id: 'WINF018',
     severity: 'warning',
-    title: 'HCS timed out creating or starting the container (0xc0370109): the node is overloaded or the image is too large',
-    cause: 'The host compute service did not answer in time: too many containers starting at once, a slow disk, or (with gMSA) a domain controller that does not answer.',
+    title:
+      'HCS timed out creating or starting the container (0xc0370109): the node is overloaded or the image is too large',
+    cause:
+      'The host compute service did not answer in time: too many containers starting at once, a slow disk, or (with gMSA) a domain controller that does not answer.',
     fix: "Spread the rollout (maxSurge), give the node more resources, check the node's disk and its domain connectivity.",
     source: 'https://github.com/MicrosoftDocs/Virtualization-Documentation/issues/587',
     kinds: ['waiting', 'terminated', 'event'],
-    patterns: [/0xc0370109|The operation timed out because a response was not received from the (?:virtual machine|Virtual Machine) hosting the Container/i],
-    examples: ['failure in a Windows system call: The operation timed out because a response was not received from the Virtual Machine hosting the Container. (0xc0370109)'],
+    patterns: [
+      /0xc0370109|The operation timed out because a response was not received from the (?:virtual machine|Virtual Machine) hosting the Container/i,
+    ],
+    examples: [
+      'failure in a Windows system call: The operation timed out because a response was not received from the Virtual Machine hosting the Container. (0xc0370109)',
+    ],
   },
 ];
 

@@ -5,7 +5,10 @@ import { getAt, isObj, type Obj } from '../manifest/path';
 import type { StorageFacts } from '../rules/facts';
 import { BUILD_LABEL } from '../well-known';
 
-const DEFAULT_CLASS_ANNOTATIONS = ['storageclass.kubernetes.io/is-default-class', 'storageclass.beta.kubernetes.io/is-default-class'];
+const DEFAULT_CLASS_ANNOTATIONS = [
+  'storageclass.kubernetes.io/is-default-class',
+  'storageclass.beta.kubernetes.io/is-default-class',
+];
 
 const nameOf = (o: Obj): string => {
   const name = getAt(o, ['metadata', 'name']);
@@ -19,7 +22,12 @@ function registeredDrivers(csiNode: Obj): string[] {
   return drivers.flatMap((d) => (isObj(d) && typeof d.name === 'string' && d.name !== '' ? [d.name] : []));
 }
 
-export function storageFactsOf(input: { storageClasses: Obj[]; csiNodes: Obj[]; csiDrivers: Obj[]; windowsNodes: Obj[] }): StorageFacts {
+export function storageFactsOf(input: {
+  storageClasses: Obj[];
+  csiNodes: Obj[];
+  csiDrivers: Obj[];
+  windowsNodes: Obj[];
+}): StorageFacts {
   const byNode = new Map(input.csiNodes.map((n) => [nameOf(n), registeredDrivers(n)]));
   const known = new Set([...input.csiDrivers.map(nameOf), ...[...byNode.values()].flat()].filter((n) => n !== ''));
   return {

@@ -87,7 +87,11 @@ export function openManifest(text: string, options: LoadOptions = {}): ManifestF
  * not keep the documents let them go right away, which keeps memory flat on 10 000-document files.
  * Indexes are dense over the documents that carry content.
  */
-export function forEachDocument(file: ManifestFile, options: LoadOptions, visit: (doc: ManifestDocument) => void): void {
+export function forEachDocument(
+  file: ManifestFile,
+  options: LoadOptions,
+  visit: (doc: ManifestDocument) => void,
+): void {
   if (file.skipped) return;
   let index = 0;
   loadSpans(file.text, splitDocuments(file.text), options, (doc) => {
@@ -101,7 +105,12 @@ export function forEachDocument(file: ManifestFile, options: LoadOptions, visit:
  * loaded document to `visit`; spans holding only comments are skipped. Adjacent spans are parsed
  * in batches. Index numbering is the caller's.
  */
-export function loadSpans(fileText: string, spans: Span[], options: LoadOptions, visit: (doc: ManifestDocument) => void): void {
+export function loadSpans(
+  fileText: string,
+  spans: Span[],
+  options: LoadOptions,
+  visit: (doc: ManifestDocument) => void,
+): void {
   const one = (span: Span) => {
     const doc = readDocument(fileText, span, 0, options, true);
     if (!doc) return;
@@ -195,11 +204,22 @@ function opensDocument(text: string): boolean {
 }
 
 /** Loads one document of a file; returns undefined for a span holding only comments and blanks. */
-export function loadDocument(fileText: string, span: Span, index: number, options: LoadOptions = {}): ManifestDocument | undefined {
+export function loadDocument(
+  fileText: string,
+  span: Span,
+  index: number,
+  options: LoadOptions = {},
+): ManifestDocument | undefined {
   return readDocument(fileText, span, index, options, false);
 }
 
-function readDocument(fileText: string, span: Span, index: number, options: LoadOptions, keepEvents: boolean): ManifestDocument | undefined {
+function readDocument(
+  fileText: string,
+  span: Span,
+  index: number,
+  options: LoadOptions,
+  keepEvents: boolean,
+): ManifestDocument | undefined {
   const text = fileText.slice(span.start, span.end);
   if (!hasContent(text)) return undefined;
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
@@ -251,7 +271,10 @@ function readDocument(fileText: string, span: Span, index: number, options: Load
  * the parsed text, where the document starts in it when it was parsed with its neighbours, and
  * which of the events are the document's.
  */
-const keptEvents = new WeakMap<ManifestDocument, { source: string; events: Event[]; from: number; to: number; base: number }>();
+const keptEvents = new WeakMap<
+  ManifestDocument,
+  { source: string; events: Event[]; from: number; to: number; base: number }
+>();
 
 /** The text a document was parsed from when it is not its own (see parseWithQuotedTabs). */
 const parsedAs = new WeakMap<ManifestDocument, string>();
@@ -276,7 +299,9 @@ function shell(text: string, span: Span, index: number, options: LoadOptions): M
         keptEvents.delete(doc);
         if (doc.status === 'ok' || doc.status === 'empty') {
           const source = parsedAs.get(doc) ?? text;
-          tree = kept ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to) : buildTree(source, parseEvents(source, { maxDepth }));
+          tree = kept
+            ? buildTree(kept.source, kept.events, kept.base, kept.from, kept.to)
+            : buildTree(source, parseEvents(source, { maxDepth }));
         }
       }
       return tree;
@@ -322,7 +347,10 @@ function hasContent(text: string): boolean {
 const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
 
 /** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
-function templateReason(text: string, templateSyntax = true): { reason: string; offset: number; length: number } | undefined {
+function templateReason(
+  text: string,
+  templateSyntax = true,
+): { reason: string; offset: number; length: number } | undefined {
   if (!templateSyntax) return undefined;
   const braces = text.indexOf('{{');
   const dollar = text.indexOf('${');
@@ -334,7 +362,8 @@ function templateReason(text: string, templateSyntax = true): { reason: string; 
       const b = line.indexOf('{{');
       if (b !== -1 && line.indexOf('}}', b) !== -1) {
         return {
-          reason: 'this document is a Helm/Go template ({{ … }}); it was not analysed. Render it first (helm template, or your generator) and check the output',
+          reason:
+            'this document is a Helm/Go template ({{ … }}); it was not analysed. Render it first (helm template, or your generator) and check the output',
           offset: offset + b,
           length: Math.min(line.length - b, line.indexOf('}}', b) + 2 - b),
         };
@@ -371,7 +400,11 @@ function binaryReason(text: string): string | undefined {
 const MAX_MERGE_KEYS = 10_000;
 
 /** A user-facing message for a parse failure: what went wrong, where, and whether it is about size. */
-function describeYamlError(err: unknown, text: string, maxDepth: number): { message: string; offset: number; tooComplex: boolean } {
+function describeYamlError(
+  err: unknown,
+  text: string,
+  maxDepth: number,
+): { message: string; offset: number; tooComplex: boolean } {
   if (err instanceof RangeError) {
     return { message: 'YAML nesting is too deep to analyse; it was not analysed', offset: 0, tooComplex: true };
   }
@@ -384,7 +417,11 @@ function describeYamlError(err: unknown, text: string, maxDepth: number): { mess
     return { message: `YAML nesting is deeper than ${maxDepth} levels; it was not analysed`, offset, tooComplex: true };
   }
   if (/maxTotalMergeKeys|maxAliases/.test(reason)) {
-    return { message: `merge keys (<<) in this document copy more than ${MAX_MERGE_KEYS.toLocaleString('en-US')} keys (a merge bomb?); it was not analysed`, offset, tooComplex: true };
+    return {
+      message: `merge keys (<<) in this document copy more than ${MAX_MERGE_KEYS.toLocaleString('en-US')} keys (a merge bomb?); it was not analysed`,
+      offset,
+      tooComplex: true,
+    };
   }
   return { message: `not valid YAML: ${reason}; this document was not analysed`, offset, tooComplex: false };
 }

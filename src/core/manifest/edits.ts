@@ -47,9 +47,12 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
       const loc = mustLocate(ctx, op.path);
       if (!loc.pair) throw new EditError('not a map entry');
       const key = loc.pair.key;
-      if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined || key.start === key.end) throw new EditError('the key is not a plain scalar');
+      if (key.kind !== 'scalar' || key.anchor !== undefined || key.tag !== undefined || key.start === key.end)
+        throw new EditError('the key is not a plain scalar');
       const inFlow = loc.parent?.kind === 'map' && loc.parent.flow;
-      return [{ span: { start: key.start, end: key.end }, newText: inFlow ? renderFlowKey(op.newKey) : renderKey(op.newKey) }];
+      return [
+        { span: { start: key.start, end: key.end }, newText: inFlow ? renderFlowKey(op.newKey) : renderKey(op.newKey) },
+      ];
     }
     case 'replacePair': {
       const loc = mustLocate(ctx, op.path);
@@ -58,11 +61,19 @@ export function opToEdits(ctx: EditContext, op: EditOp): TextEdit[] {
       if (pair.key.start === pair.key.end) throw new EditError('the entry has no key');
       const end = pairEnd(pair);
       assertNoAnchorUsedOutside(pair.key.start, end, [pair.key, pair.value]);
-      if (loc.parent.flow) return [{ span: { start: pair.key.start, end }, newText: `${renderFlowKey(op.key)}: ${renderFlow(op.value)}` }];
-      if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, pair.key.start), pair.key.start))) throw new EditError('cannot replace a `? ` entry without reformatting');
+      if (loc.parent.flow)
+        return [{ span: { start: pair.key.start, end }, newText: `${renderFlowKey(op.key)}: ${renderFlow(op.value)}` }];
+      if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, pair.key.start), pair.key.start)))
+        throw new EditError('cannot replace a `? ` entry without reformatting');
       const col = column(ctx.text, pair.key.start);
       const unit = indentUnit(ctx, loc.parent);
-      return [withTrailingComment(ctx, { start: pair.key.start, end }, `${renderKey(op.key)}:${renderAfterKey(op.value, col, unit, ctx.newline)}`)];
+      return [
+        withTrailingComment(
+          ctx,
+          { start: pair.key.start, end },
+          `${renderKey(op.key)}:${renderAfterKey(op.value, col, unit, ctx.newline)}`,
+        ),
+      ];
     }
     case 'append':
       return appendAt(ctx, op.path, op.value);
@@ -100,7 +111,8 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
   const i = loc.index;
   const cur = entries[i];
   assertNoAnchorUsedOutside(cur.start, cur.end, cur.nodes);
-  if (parent.kind === 'map' && parent.implicit) throw new EditError('cannot delete from a `[key: value]` pair without reformatting');
+  if (parent.kind === 'map' && parent.implicit)
+    throw new EditError('cannot delete from a `[key: value]` pair without reformatting');
 
   if (parent.flow) {
     if (entries.length === 1) {
@@ -113,7 +125,8 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
     if (i > 0) {
       const prev = entries[i - 1];
       // Keep comments between the entries: then remove only the separating comma and the entry.
-      if (!text.slice(prev.end, cur.start).includes('#')) return [{ span: { start: prev.end, end: cur.end }, newText: '' }];
+      if (!text.slice(prev.end, cur.start).includes('#'))
+        return [{ span: { start: prev.end, end: cur.end }, newText: '' }];
       const comma = flowComma(text, prev.end);
       if (comma === -1) throw new EditError('cannot find the separator');
       return [
@@ -122,7 +135,8 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
       ];
     }
     const next = entries[i + 1];
-    if (!text.slice(cur.end, next.start).includes('#')) return [{ span: { start: cur.start, end: next.start }, newText: '' }];
+    if (!text.slice(cur.end, next.start).includes('#'))
+      return [{ span: { start: cur.start, end: next.start }, newText: '' }];
     const comma = flowComma(text, cur.end);
     if (comma === -1) throw new EditError('cannot find the separator');
     return [{ span: { start: cur.start, end: comma + 1 }, newText: '' }];
@@ -138,19 +152,25 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
     // The entry owns its lines: remove them whole, with trailing comment and newline. At the end
     // of a text without a final newline, take the newline before instead, so none is added.
     // (Not after a block scalar: its value would lose its final line break.)
-    const joinBefore = after === text.length && !endsWithNewline(text) && ls > 0 && !(i > 0 && endsWithBlockScalar(entries[i - 1].nodes[entries[i - 1].nodes.length - 1]));
+    const joinBefore =
+      after === text.length &&
+      !endsWithNewline(text) &&
+      ls > 0 &&
+      !(i > 0 && endsWithBlockScalar(entries[i - 1].nodes[entries[i - 1].nodes.length - 1]));
     // When this was the only entry (the cascade stopped at `keep`), its key is left with an empty
     // value (`key:`): other ops of the same fix can add entries under it, and alone it reads as null.
     const whole = joinBefore ? { start: newlineBefore(text, ls), end: after } : { start: ls, end: after };
     return [{ span: whole, newText: '' }];
   }
   // The entry shares its line with `- ` indicators (first key of a sequence item map, `- - item`).
-  if (!/^[ \t]*(?:-[ \t]+)+$/.test(text.slice(ls, start))) throw new EditError('cannot delete this entry without reformatting');
+  if (!/^[ \t]*(?:-[ \t]+)+$/.test(text.slice(ls, start)))
+    throw new EditError('cannot delete this entry without reformatting');
   if (i + 1 < entries.length) {
     const next = entries[i + 1];
     const between = text.slice(after, next.start);
     // The next entry moves up onto this line: from this key to the next, or from this `-` to the next.
-    const span = parent.kind === 'seq' ? { start, end: dashBefore(text, next.start) } : { start: cur.start, end: next.start };
+    const span =
+      parent.kind === 'seq' ? { start, end: dashBefore(text, next.start) } : { start: cur.start, end: next.start };
     const edits: TextEdit[] = [{ span, newText: '' }];
     if (between.includes('#')) {
       // Comment lines between this entry and the next would be lost: move them above the item.
@@ -168,7 +188,8 @@ function deleteAt(ctx: EditContext, path: Path, keep: number): TextEdit[] {
 
 function endsWithBlockScalar(node: PNode): boolean {
   let n: PNode | undefined = node;
-  while (n && (n.kind === 'map' || n.kind === 'seq') && !n.flow) n = n.kind === 'map' ? n.pairs[n.pairs.length - 1]?.value : n.items[n.items.length - 1];
+  while (n && (n.kind === 'map' || n.kind === 'seq') && !n.flow)
+    n = n.kind === 'map' ? n.pairs[n.pairs.length - 1]?.value : n.items[n.items.length - 1];
   return n?.kind === 'scalar' && n.style >= 4;
 }
 
@@ -317,14 +338,17 @@ function appendAt(ctx: EditContext, path: Path, value: unknown): TextEdit[] {
   const at = entryLineEnd(ctx.text, last.end, last);
   const body = renderInline(value, col + unit, ctx.newline);
   const lead = at === ctx.text.length && !endsWithNewline(ctx.text) ? ctx.newline : '';
-  return [{ span: { start: at, end: at }, newText: `${lead}${' '.repeat(col)}-${' '.repeat(unit - 1)}${body}${ctx.newline}` }];
+  return [
+    { span: { start: at, end: at }, newText: `${lead}${' '.repeat(col)}-${' '.repeat(unit - 1)}${body}${ctx.newline}` },
+  ];
 }
 
 function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, first: boolean): TextEdit[] {
   if (map.implicit) throw new EditError('cannot add a key to a `[key: value]` pair without reformatting');
   if (map.flow) {
     const close = map.end - 1;
-    if (map.pairs.length === 0) return [{ span: { start: close, end: close }, newText: `${renderFlowKey(key)}: ${renderFlow(value)}` }];
+    if (map.pairs.length === 0)
+      return [{ span: { start: close, end: close }, newText: `${renderFlowKey(key)}: ${renderFlow(value)}` }];
     if (first) {
       const at = map.pairs[0].key.start;
       return [{ span: { start: at, end: at }, newText: `${renderFlowKey(key)}: ${renderFlow(value)}, ` }];
@@ -334,7 +358,8 @@ function insertPair(ctx: EditContext, map: PMap, key: string, value: unknown, fi
   }
   if (map.pairs.length === 0) throw new EditError('empty block map');
   const firstKey = map.pairs[0].key.start;
-  if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, firstKey), firstKey))) throw new EditError('cannot add a key next to `? ` keys without reformatting');
+  if (!/^[ \t]*(?:-[ \t]+)*$/.test(ctx.text.slice(lineStart(ctx.text, firstKey), firstKey)))
+    throw new EditError('cannot add a key next to `? ` keys without reformatting');
   const col = column(ctx.text, firstKey);
   const unit = indentUnit(ctx, map);
   const body = `${renderKey(key)}:${renderAfterKey(value, col, unit, ctx.newline)}`;
@@ -357,7 +382,8 @@ function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, va
   const colon = colonAfter(text, key.end);
   if (colon === -1) {
     // `{a, b}`: a flow key without `:` has a null value; give it one.
-    if (parent.flow && oldIsEmpty) return [{ span: { start: key.end, end: key.end }, newText: `: ${renderFlow(value)}` }];
+    if (parent.flow && oldIsEmpty)
+      return [{ span: { start: key.end, end: key.end }, newText: `: ${renderFlow(value)}` }];
     throw new EditError('cannot find the `:` of the entry');
   }
   // Replace from just after the `:` for collections and empty values, else the scalar itself.
@@ -367,9 +393,16 @@ function replaceValue(ctx: EditContext, key: PNode, old: PNode, parent: PMap, va
   if (parent.flow) return [{ span, newText: `${pad}${anchor}${renderFlow(value)}` }];
   const col = column(text, key.start);
   const unit = indentUnit(ctx, parent);
-  if (isScalarValue(value) || isEmptyCollection(value)) return [withTrailingComment(ctx, span, `${pad}${anchor}${renderInline(value, col + unit, ctx.newline)}`)];
+  if (isScalarValue(value) || isEmptyCollection(value))
+    return [withTrailingComment(ctx, span, `${pad}${anchor}${renderInline(value, col + unit, ctx.newline)}`)];
   // A collection in a block map: write it as a nested block under the key.
-  return [withTrailingComment(ctx, { start: colon + 1, end: span.end }, `${anchor ? ` ${anchor.trimEnd()}` : ''}${renderAfterKey(value, col, unit, ctx.newline)}`)];
+  return [
+    withTrailingComment(
+      ctx,
+      { start: colon + 1, end: span.end },
+      `${anchor ? ` ${anchor.trimEnd()}` : ''}${renderAfterKey(value, col, unit, ctx.newline)}`,
+    ),
+  ];
 }
 
 /** Replaces the item at `index` of a sequence by `value`. */
@@ -381,7 +414,13 @@ function replaceItem(ctx: EditContext, seq: PSeq, index: number, value: unknown)
   // An empty item (`-` alone) sits right after its dash: keep a space between.
   const pad = ctx.text[item.start - 1] === '-' ? ' ' : '';
   const col = column(ctx.text, item.start) + pad.length;
-  return [withTrailingComment(ctx, { start: item.start, end: item.end }, `${pad}${anchor}${renderInline(value, col, ctx.newline)}`)];
+  return [
+    withTrailingComment(
+      ctx,
+      { start: item.start, end: item.end },
+      `${pad}${anchor}${renderInline(value, col, ctx.newline)}`,
+    ),
+  ];
 }
 
 /**
@@ -399,7 +438,10 @@ function withTrailingComment(ctx: EditContext, span: Span, newText: string): Tex
   if (e === -1) e = text.length;
   if (e > i && text[e - 1] === '\r') e--;
   const cut = firstBreak > 0 && newText[firstBreak - 1] === '\r' ? firstBreak - 1 : firstBreak;
-  return { span: { start: span.start, end: e }, newText: `${newText.slice(0, cut)} ${text.slice(i, e)}${newText.slice(cut)}` };
+  return {
+    span: { start: span.start, end: e },
+    newText: `${newText.slice(0, cut)} ${text.slice(i, e)}${newText.slice(cut)}`,
+  };
 }
 
 function indentUnit(ctx: EditContext, map: PMap): number {
@@ -509,7 +551,10 @@ function renderAfterKey(value: unknown, col: number, unit: number, newline: stri
 }
 
 function isEmptyCollection(v: unknown): boolean {
-  return (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0);
+  return (
+    (Array.isArray(v) && v.length === 0) ||
+    (typeof v === 'object' && v !== null && !Array.isArray(v) && Object.keys(v).length === 0)
+  );
 }
 
 /**

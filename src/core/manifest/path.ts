@@ -50,7 +50,9 @@ export function parseFieldPath(value: unknown, text: string): Path {
       continue;
     }
     if (text[i] === '.') i++;
-    const ends = (k: string) => text.startsWith(k, i) && (i + k.length === text.length || text[i + k.length] === '.' || text[i + k.length] === '[');
+    const ends = (k: string) =>
+      text.startsWith(k, i) &&
+      (i + k.length === text.length || text[i + k.length] === '.' || text[i + k.length] === '[');
     let key = isObj(v)
       ? Object.keys(v)
           .filter(ends)
@@ -179,7 +181,10 @@ export function spanFor(root: PNode | undefined, path: Path, target: Target = 'k
     if (target === 'pair' && pair) return { start: pair.key.start, end: Math.max(pair.key.end, pair.value.end) };
     if (valueNode) {
       // An empty value (`key:`) has no text of its own: underline its key.
-      const v = valueNode.kind === 'scalar' && valueNode.empty && valueNode.start === valueNode.end && pair ? pair.key : valueNode;
+      const v =
+        valueNode.kind === 'scalar' && valueNode.empty && valueNode.start === valueNode.end && pair
+          ? pair.key
+          : valueNode;
       if ((v.kind === 'map' || v.kind === 'seq') && !v.flow) return { start: v.contentStart, end: firstLineEnd(v) };
       return { start: v.start, end: v.end };
     }

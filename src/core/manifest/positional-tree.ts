@@ -124,7 +124,15 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
     switch (ev.type) {
       case EV_SCALAR: {
         const top = stack[stack.length - 1];
-        const role = !top ? 'root' : top.node.kind === 'seq' ? (top.node.flow ? 'flow-item' : 'item') : top.pendingKey === undefined ? 'key' : 'value';
+        const role = !top
+          ? 'root'
+          : top.node.kind === 'seq'
+            ? top.node.flow
+              ? 'flow-item'
+              : 'item'
+            : top.pendingKey === undefined
+              ? 'key'
+              : 'value';
         const node = scalarNode(source, ev, lastEnd, role, base);
         lastEnd = Math.max(lastEnd, node.end + base);
         setAnchor(node, ev);
@@ -136,7 +144,10 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
         const start = minPos(ev.start, ev.anchorStart - 1, ev.tagStart) - base;
         const flow = ev.style === COLLECTION_FLOW;
         const at = ev.start - base;
-        const node: PMap | PSeq = ev.type === EV_MAPPING ? { kind: 'map', start, end: at, flow, contentStart: at, pairs: [] } : { kind: 'seq', start, end: at, flow, contentStart: at, items: [] };
+        const node: PMap | PSeq =
+          ev.type === EV_MAPPING
+            ? { kind: 'map', start, end: at, flow, contentStart: at, pairs: [] }
+            : { kind: 'seq', start, end: at, flow, contentStart: at, items: [] };
         const implicit = flow && node.kind === 'map' && source.charCodeAt(ev.start) !== 123; /* { */
         if (implicit) (node as PMap).implicit = true;
         setAnchor(node, ev);
@@ -148,7 +159,13 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
       case EV_ALIAS: {
         const name = source.slice(ev.anchorStart, ev.anchorEnd);
         const target = anchors.get(name);
-        const node: PAlias = { kind: 'alias', start: ev.anchorStart - 1 - base, end: ev.anchorEnd - base, name, target };
+        const node: PAlias = {
+          kind: 'alias',
+          start: ev.anchorStart - 1 - base,
+          end: ev.anchorEnd - base,
+          name,
+          target,
+        };
         if (target) (target.aliases ??= []).push(node);
         lastEnd = Math.max(lastEnd, ev.anchorEnd);
         attach(node);
@@ -167,7 +184,8 @@ export function buildTree(source: string, events: Event[], base = 0, from = 0, t
           lastEnd = close;
         } else {
           node.end = Math.max(node.start, lastEnd - base);
-          const last = node.kind === 'map' ? node.pairs[node.pairs.length - 1]?.value : node.items[node.items.length - 1];
+          const last =
+            node.kind === 'map' ? node.pairs[node.pairs.length - 1]?.value : node.items[node.items.length - 1];
           if (last?.tailEnd !== undefined) node.tailEnd = last.tailEnd;
         }
         break;
@@ -212,7 +230,16 @@ function scalarNode(text: string, ev: ScalarEvent, lastEnd: number, role: Role, 
     start = minPos(vs, ev.anchorStart - 1, ev.tagStart);
     end = ve;
   }
-  const node: PScalar = new Scalar(start - base, end - base, (empty ? end : ev.valueStart) - base, (empty ? end : ev.valueEnd) - base, ev.style, empty, empty ? undefined : text, ev);
+  const node: PScalar = new Scalar(
+    start - base,
+    end - base,
+    (empty ? end : ev.valueStart) - base,
+    (empty ? end : ev.valueEnd) - base,
+    ev.style,
+    empty,
+    empty ? undefined : text,
+    ev,
+  );
   if (tailEnd !== undefined) node.tailEnd = tailEnd - base;
   return node;
 }
@@ -378,5 +405,10 @@ export function keyString(node: PNode): string | undefined {
 
 /** True for a `<<` merge key. */
 export function isMergeKey(node: PNode): boolean {
-  return node.kind === 'scalar' && node.style === STYLE_PLAIN && node.text === '<<' && (node.tag === undefined || node.tag === '!!merge' || node.tag === 'tag:yaml.org,2002:merge');
+  return (
+    node.kind === 'scalar' &&
+    node.style === STYLE_PLAIN &&
+    node.text === '<<' &&
+    (node.tag === undefined || node.tag === '!!merge' || node.tag === 'tag:yaml.org,2002:merge')
+  );
 }

@@ -15,7 +15,8 @@ export function parseWithQuotedTabs(text: string, maxDepth: number): { events: E
   for (;;) {
     try {
       const events = parseEvents(source, { maxDepth });
-      if (repaired.length > 0 && !repaired.every((at) => insideQuoted(events, at))) throw new Error('not in a quoted scalar');
+      if (repaired.length > 0 && !repaired.every((at) => insideQuoted(events, at)))
+        throw new Error('not in a quoted scalar');
       return { events, source };
     } catch (err) {
       const lineStart = repaired.length < MAX_REPAIRS ? tabLedLine(err, source) : undefined;

@@ -23,7 +23,11 @@ export function splitDocuments(text: string): Span[] {
  * line before). An editor re-splits only the stretch an edit touched this way: once a boundary
  * is past the edit and was a boundary before, everything after it splits as it did before.
  */
-export function splitDocumentsFrom(text: string, from: number, stop?: (boundary: number, markerLine: number) => boolean): { spans: Span[]; stoppedAt?: number } {
+export function splitDocumentsFrom(
+  text: string,
+  from: number,
+  stop?: (boundary: number, markerLine: number) => boolean,
+): { spans: Span[]; stoppedAt?: number } {
   const spans: Span[] = [];
   let docStart = from === 0 && text.charCodeAt(0) === 0xfeff ? 1 : from;
   let pos = docStart;

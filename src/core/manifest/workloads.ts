@@ -65,7 +65,15 @@ export function objectsOf(value: unknown, basePath: Path = [], depth = 0): Objec
     return out;
   }
   if (!kind) {
-    if (looksLikeInstallConfig(value)) out.push({ path: basePath, value, apiVersion, kind: INSTALL_CONFIG_KIND, name: nameOf(value), namespace: undefined });
+    if (looksLikeInstallConfig(value))
+      out.push({
+        path: basePath,
+        value,
+        apiVersion,
+        kind: INSTALL_CONFIG_KIND,
+        name: nameOf(value),
+        namespace: undefined,
+      });
     return out;
   }
   const meta = isObj(value.metadata) ? value.metadata : {};
@@ -91,7 +99,13 @@ export const INSTALL_CONFIG_KIND = 'InstallConfig';
 export function looksLikeInstallConfig(value: unknown): boolean {
   if (!isObj(value) || (value.kind !== undefined && value.kind !== null && value.kind !== '')) return false;
   if (value.apiVersion !== 'v1' || !isObj(value.platform)) return false;
-  return typeof value.baseDomain === 'string' || isObj(value.networking) || isObj(value.controlPlane) || Array.isArray(value.compute) || value.pullSecret !== undefined;
+  return (
+    typeof value.baseDomain === 'string' ||
+    isObj(value.networking) ||
+    isObj(value.controlPlane) ||
+    Array.isArray(value.compute) ||
+    value.pullSecret !== undefined
+  );
 }
 
 function nameOf(value: Obj): string {

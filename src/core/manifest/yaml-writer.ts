@@ -8,7 +8,14 @@ import type { Document, Node, ScalarTag, ToStringOptions } from 'yaml';
  * The house style: 2-space indent, sequences indented under their key, block style, long strings
  * never folded, flow collections as `{a: 1}` / `[x, y]`, single quotes where quoting is needed.
  */
-const STYLE: ToStringOptions = { indent: 2, indentSeq: true, lineWidth: 0, minContentWidth: 0, flowCollectionPadding: false, singleQuote: true };
+const STYLE: ToStringOptions = {
+  indent: 2,
+  indentSeq: true,
+  lineWidth: 0,
+  minContentWidth: 0,
+  flowCollectionPadding: false,
+  singleQuote: true,
+};
 
 let lib: typeof Yaml | undefined;
 
@@ -35,7 +42,11 @@ export interface YamlWriteOptions {
  */
 export function yamlDocument(value: unknown, options: YamlWriteOptions = {}): Document {
   const Y = yaml();
-  const doc = new Y.Document(value, { version: '1.1', aliasDuplicateObjects: false, customTags: (tags) => [EXPONENT_NUMBER, ...tags] });
+  const doc = new Y.Document(value, {
+    version: '1.1',
+    aliasDuplicateObjects: false,
+    customTags: (tags) => [EXPONENT_NUMBER, ...tags],
+  });
   quoteGoNumbers(Y, doc);
   if (options.flow && Y.isCollection(doc.contents)) doc.contents.flow = true;
   if (options.comment) doc.commentBefore = commentLines(options.comment);
@@ -87,7 +98,8 @@ const GO_PREFIXED_INT = /^[-+]?0[bBoOxX][0-9a-fA-F_]+$/;
 
 function quoteGoNumbers(Y: typeof Yaml, doc: Document): void {
   const quote = (node: Node | null | undefined) => {
-    if (Y.isScalar(node) && typeof node.value === 'string' && GO_PREFIXED_INT.test(node.value)) node.type = 'QUOTE_SINGLE';
+    if (Y.isScalar(node) && typeof node.value === 'string' && GO_PREFIXED_INT.test(node.value))
+      node.type = 'QUOTE_SINGLE';
   };
   if (!Y.isCollection(doc.contents)) return quote(doc.contents);
   Y.visit(doc, { Scalar: (_key, node) => quote(node) });

@@ -1,6 +1,7 @@
 /**
  * How WMCO turns ImageDigestMirrorSet / ImageTagMirrorSet entries into containerd `hosts.toml`
- * files on Windows nodes (WMCO pkg/registries/registries.go, README "Running in a disconnected/airgapped environment"), as pure functions.
+ * files on Windows nodes (WMCO pkg/registries/registries.go, README "Running in a disconnected/airgapped environment"),
+ * as pure functions.
  *
  * The key difference from Linux nodes: WMCO keeps only the *registry host* of a source and writes
  * one file per source host; the mirror keeps its registry plus whatever "org" prefix is left after
@@ -55,7 +56,8 @@ const NTFS_ILLEGAL = /[<>:"/\\|?*\x00-\x1f]/;
 
 /** Whether `name` can be a directory name on NTFS (no reserved characters, no trailing dot or space). */
 /** One folder name that stays inside its parent: not empty, `.` or `..`, no separator or NUL. */
-export const isOneSegment = (name: string): boolean => name !== '' && name !== '.' && name !== '..' && !/[\\/\0]/.test(name);
+export const isOneSegment = (name: string): boolean =>
+  name !== '' && name !== '.' && name !== '..' && !/[\\/\0]/.test(name);
 
 export function isNtfsSafeName(name: string): boolean {
   return name.length > 0 && !NTFS_ILLEGAL.test(name) && !/[. ]$/.test(name);

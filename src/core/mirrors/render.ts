@@ -10,7 +10,17 @@
  *
  * Pure: no I/O. Credentials only ever appear in the rendered file contents.
  */
-import { containerdHostDir, goStringCompare, isNtfsSafeName, isOneSegment, isWildcard, registryHost, repositoryPath, stripScheme, wmcoMirrorHost } from './paths';
+import {
+  containerdHostDir,
+  goStringCompare,
+  isNtfsSafeName,
+  isOneSegment,
+  isWildcard,
+  registryHost,
+  repositoryPath,
+  stripScheme,
+  wmcoMirrorHost,
+} from './paths';
 import { isMirrorKind, knownPolicy, specEntries } from './spec';
 
 export type MirrorMode = 'wmco' | 'ordered';
@@ -53,7 +63,10 @@ interface Mirror {
 interface MirrorSet {
   source: string;
   mirrors: Mirror[];
-  /** '' = unset; kept distinct because WMCO's merge treats it differently from Allow (WMCO registries.go mergeMirrorSets). */
+  /**
+   * '' = unset; kept distinct because WMCO's merge treats it differently from Allow (WMCO registries.go
+   * mergeMirrorSets).
+   */
   policy: string;
 }
 
@@ -66,7 +79,11 @@ function base64(text: string): string {
   let out = '';
   for (let i = 0; i < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-    out += abc[(n >> 18) & 63] + abc[(n >> 12) & 63] + (i + 1 < bytes.length ? abc[(n >> 6) & 63] : '=') + (i + 2 < bytes.length ? abc[n & 63] : '=');
+    out +=
+      abc[(n >> 18) & 63] +
+      abc[(n >> 12) & 63] +
+      (i + 1 < bytes.length ? abc[(n >> 6) & 63] : '=') +
+      (i + 2 < bytes.length ? abc[n & 63] : '=');
   }
   return out;
 }
@@ -109,10 +126,14 @@ export function credentialsFromPullSecret(json: string): Record<string, Credenti
     parsed = JSON.parse(json);
   } catch {
     // Never echo the parser's message: it can quote the secret's text.
-    throw new PullSecretError('the pull secret is not valid JSON; expected a docker config.json such as {"auths":{"registry.example.com":{"auth":"<base64 of user:password>"}}}');
+    throw new PullSecretError(
+      'the pull secret is not valid JSON; expected a docker config.json such as {"auths":{"registry.example.com":{"auth":"<base64 of user:password>"}}}',
+    );
   }
   if (!isRecord(parsed) || !isRecord(parsed.auths)) {
-    throw new PullSecretError('the pull secret has no "auths" object; expected a docker config.json such as {"auths":{"registry.example.com":{"auth":"<base64 of user:password>"}}}');
+    throw new PullSecretError(
+      'the pull secret has no "auths" object; expected a docker config.json such as {"auths":{"registry.example.com":{"auth":"<base64 of user:password>"}}}',
+    );
   }
   const out: Record<string, Credential> = {};
   for (const [registry, entry] of Object.entries(parsed.auths)) {
@@ -120,11 +141,16 @@ export function credentialsFromPullSecret(json: string): Record<string, Credenti
     if (typeof entry.auth === 'string' && entry.auth !== '') {
       const decoded = unbase64(entry.auth);
       if (decoded === undefined || !decoded.includes(':')) {
-        throw new PullSecretError(`the pull secret's "auth" for ${JSON.stringify(registry.slice(0, 200))} is not base64 of username:password; fix or remove that entry`);
+        throw new PullSecretError(
+          `the pull secret's "auth" for ${JSON.stringify(registry.slice(0, 200))} is not base64 of username:password; fix or remove that entry`,
+        );
       }
       out[registry] = { auth: entry.auth.trim() };
     } else if (typeof entry.username === 'string' || typeof entry.password === 'string') {
-      out[registry] = { username: typeof entry.username === 'string' ? entry.username : '', password: typeof entry.password === 'string' ? entry.password : '' };
+      out[registry] = {
+        username: typeof entry.username === 'string' ? entry.username : '',
+        password: typeof entry.password === 'string' ? entry.password : '',
+      };
     }
   }
   return out;
@@ -193,19 +219,27 @@ function mirrorOf(source: string, mirror: string, resolveTags: boolean): Mirror 
   return { host: wmcoMirrorHost(source, mirror), resolveTags };
 }
 
-/** The mirror sets in WMCO's way: merged by source host, mirrors deduplicated and sorted (WMCO registries.go mergeMirrorSets). */
+/**
+ * The mirror sets in WMCO's way: merged by source host, mirrors deduplicated and sorted (WMCO registries.go
+ * mergeMirrorSets).
+ */
 function wmcoSets(entries: MirrorEntry[]): MirrorSet[] {
   // WMCO lists all IDMS, then all ITMS (each in API order, i.e. by name) and ignores ICSP.
   const inputs = entries
     .map((e, i) => ({ e, i }))
     .filter(({ e }) => e.kind !== 'ICSP')
-    .sort((a, b) => KIND_RANK[a.e.kind] - KIND_RANK[b.e.kind] || goStringCompare(a.e.setName ?? '', b.e.setName ?? '') || a.i - b.i)
+    .sort(
+      (a, b) =>
+        KIND_RANK[a.e.kind] - KIND_RANK[b.e.kind] || goStringCompare(a.e.setName ?? '', b.e.setName ?? '') || a.i - b.i,
+    )
     .map(({ e }) => e);
   const sets = new Map<string, MirrorSet>();
   for (const e of inputs) {
     // WMCO: `if existing == AllowContactingSource { existing = new }` — so NeverContactSource wins
     // over Allow, but an unset policy seen first is never replaced (the mergeMirrorSets quirk).
-    mergeInto(sets, registryHost(e.source), e, (existing, policy) => (existing === 'AllowContactingSource' ? policy : existing));
+    mergeInto(sets, registryHost(e.source), e, (existing, policy) =>
+      existing === 'AllowContactingSource' ? policy : existing,
+    );
   }
   const out = [...sets.values()];
   for (const s of out) s.mirrors.sort((a, b) => goStringCompare(a.host, b.host));
@@ -261,7 +295,10 @@ function orderedSets(entries: MirrorEntry[]): { sets: MirrorSet[]; refused: Refu
     // first (WMCO's unset-policy quirk is not kept).
     mergeInto(sets, source, e, (existing, policy) => (policy === 'NeverContactSource' ? policy : existing));
   }
-  return { sets: [...sets.values()].sort((a, b) => goStringCompare(a.source, b.source)), refused: [...refused.values()].sort((a, b) => goStringCompare(a.source, b.source)) };
+  return {
+    sets: [...sets.values()].sort((a, b) => goStringCompare(a.source, b.source)),
+    refused: [...refused.values()].sort((a, b) => goStringCompare(a.source, b.source)),
+  };
 }
 
 /** Renders one `hosts.toml` per source registry host. */
@@ -285,10 +322,15 @@ function renderValid(entries: MirrorEntry[], options: RenderOptions): RenderResu
   if (options.mode === 'wmco') {
     // WMCO's own naming is reproduced (even names NTFS refuses), but never a folder outside the tree.
     const sets = wmcoSets(usable);
-    const files = sets.filter((s) => isOneSegment(s.source)).map((s) => file(s.source, s.source, generateConfig(s, options)));
+    const files = sets
+      .filter((s) => isOneSegment(s.source))
+      .map((s) => file(s.source, s.source, generateConfig(s, options)));
     const refused = sets
       .filter((s) => !isOneSegment(s.source))
-      .map((s) => ({ source: s.source, message: `source registry ${JSON.stringify(s.source)} is not a folder name (it would leave the registries folder); the API server rejects such a source.` }));
+      .map((s) => ({
+        source: s.source,
+        message: `source registry ${JSON.stringify(s.source)} is not a folder name (it would leave the registries folder); the API server rejects such a source.`,
+      }));
     return { files, refused };
   }
   const { sets, refused } = orderedSets(usable);
@@ -345,7 +387,12 @@ export function mirrorEntriesOf(objects: unknown[]): MirrorEntry[] {
 }
 
 /** Adds an entry's mirrors to the set of its source (created on first sight); `policyOf` merges the policies. */
-function mergeInto(sets: Map<string, MirrorSet>, source: string, e: MirrorEntry, policyOf: (existing: string, policy: string) => string): void {
+function mergeInto(
+  sets: Map<string, MirrorSet>,
+  source: string,
+  e: MirrorEntry,
+  policyOf: (existing: string, policy: string) => string,
+): void {
   const mirrors = e.mirrors.map((m) => mirrorOf(e.source, m, e.kind === 'ITMS'));
   const policy = e.mirrorSourcePolicy ?? '';
   const existing = sets.get(source);

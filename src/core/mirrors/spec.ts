@@ -5,13 +5,15 @@
 export type MirrorKind = 'ImageDigestMirrorSet' | 'ImageTagMirrorSet' | 'ImageContentSourcePolicy';
 
 /** The spec list that holds the entries of each kind. */
-export const MIRROR_LIST_KEY: Record<MirrorKind, 'imageDigestMirrors' | 'imageTagMirrors' | 'repositoryDigestMirrors'> = {
-  ImageDigestMirrorSet: 'imageDigestMirrors',
-  ImageTagMirrorSet: 'imageTagMirrors',
-  ImageContentSourcePolicy: 'repositoryDigestMirrors',
-};
+export const MIRROR_LIST_KEY: Record<MirrorKind, 'imageDigestMirrors' | 'imageTagMirrors' | 'repositoryDigestMirrors'> =
+  {
+    ImageDigestMirrorSet: 'imageDigestMirrors',
+    ImageTagMirrorSet: 'imageTagMirrors',
+    ImageContentSourcePolicy: 'repositoryDigestMirrors',
+  };
 
-export const isMirrorKind = (kind: unknown): kind is MirrorKind => typeof kind === 'string' && Object.prototype.hasOwnProperty.call(MIRROR_LIST_KEY, kind);
+export const isMirrorKind = (kind: unknown): kind is MirrorKind =>
+  typeof kind === 'string' && Object.prototype.hasOwnProperty.call(MIRROR_LIST_KEY, kind);
 
 /** One entry as written: its index in the list, the source and mirrors when usable, the policy as given. */
 export interface SpecEntry {
@@ -22,7 +24,9 @@ export interface SpecEntry {
   mirrors: { value: string; index: number }[];
   /** spec...mirrorSourcePolicy exactly as written (validated by the callers that care). */
   policy: unknown;
-  /** The source or a mirror, as written, fails the CRD's pattern (IDMS / ITMS only): the API server rejects the object. */
+  /**
+   * The source or a mirror, as written, fails the CRD's pattern (IDMS / ITMS only): the API server rejects the object.
+   */
   invalid: boolean;
   /** The first value, as written, that fails the pattern. */
   rejected?: string;
@@ -49,7 +53,8 @@ const SOURCE_RE = new RegExp(`^\\*(?:\\.${LABEL})+$|${LINEAR_REFERENCE}`);
 export const CRD_PATTERNS = { mirror: new RegExp(MIRROR_PATTERN), source: new RegExp(SOURCE_PATTERN) };
 
 /** Whether the API server's schema accepts the value (untrimmed: a space is refused too). */
-export const acceptedReference = (value: string, field: 'source' | 'mirror'): boolean => (field === 'source' ? SOURCE_RE : MIRROR_RE).test(value);
+export const acceptedReference = (value: string, field: 'source' | 'mirror'): boolean =>
+  (field === 'source' ? SOURCE_RE : MIRROR_RE).test(value);
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
@@ -67,7 +72,8 @@ export function specEntries(kind: MirrorKind, spec: unknown): SpecEntry[] {
       : typeof item.source === 'string' && !acceptedReference(item.source, 'source')
         ? item.source
         : Array.isArray(item.mirrors)
-          ? (item.mirrors.find((m): m is string => typeof m === 'string' && !acceptedReference(m, 'mirror')) as string | undefined)
+          ? (item.mirrors.find((m): m is string => typeof m === 'string' && !acceptedReference(m, 'mirror')) as
+              string | undefined)
           : undefined;
     const invalid = rejected !== undefined;
     if (Array.isArray(item.mirrors)) {

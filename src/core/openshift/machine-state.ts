@@ -5,7 +5,15 @@
 // MachineSetup/MachineSetupFailure), the user-data secret it names and whether that secret exists.
 // Pure: plain objects in, plain results out.
 
-import { MACHINE_API_NAMESPACE, MACHINESET_LABEL, WINDOWS_USER_DATA_SECRET, WMCO_DESIRED_VERSION_ANNOTATION, WMCO_NAMESPACE, WMCO_VERSION_ANNOTATION, WORKER_USER_DATA_SECRET } from '../well-known';
+import {
+  MACHINE_API_NAMESPACE,
+  MACHINESET_LABEL,
+  WINDOWS_USER_DATA_SECRET,
+  WMCO_DESIRED_VERSION_ANNOTATION,
+  WMCO_NAMESPACE,
+  WMCO_VERSION_ANNOTATION,
+  WORKER_USER_DATA_SECRET,
+} from '../well-known';
 import type { MachineApiObject } from './windows-machineset';
 import { providerPlatform, providerSpecValue, type MachinePlatform } from './machines';
 
@@ -43,7 +51,8 @@ export const MACHINE_STAGES: readonly { stage: MachineStage; title: string }[] =
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const machinePhase = (m: MachineApiObject): string | undefined => (typeof m.status?.phase === 'string' ? m.status.phase : undefined);
+const machinePhase = (m: MachineApiObject): string | undefined =>
+  typeof m.status?.phase === 'string' ? m.status.phase : undefined;
 export const machineNodeName = (m: MachineApiObject): string | undefined => {
   const ref = m.status?.nodeRef;
   return isObj(ref) && typeof ref.name === 'string' && ref.name ? ref.name : undefined;
@@ -65,7 +74,10 @@ function nodeConfiguredByWmco(node: NodeFacts | undefined): boolean {
   return Boolean(version) && (!desired || desired === version);
 }
 
-/** Whether a stage has been reached. Running comes right after the node registers (the machine controller sets it from nodeRef), so a registered node counts for it too. */
+/**
+ * Whether a stage has been reached. Running comes right after the node registers (the machine controller sets it from
+ * nodeRef), so a registered node counts for it too.
+ */
 export function stageReached(stage: MachineStage, m: MachineApiObject, node: NodeFacts | undefined): boolean {
   const phase = machinePhase(m);
   const hasNode = Boolean(machineNodeName(m) && node);
@@ -90,7 +102,9 @@ export function nextStage(m: MachineApiObject, node: NodeFacts | undefined): Mac
   return MACHINE_STAGES.find((s) => !stageReached(s.stage, m, node))?.stage;
 }
 
-/** The Machine failed for good (phase Failed, or an error the machine controller set): waiting longer changes nothing. */
+/**
+ * The Machine failed for good (phase Failed, or an error the machine controller set): waiting longer changes nothing.
+ */
 export function machineFailed(m: MachineApiObject): boolean {
   return machinePhase(m) === 'Failed' || Boolean(machineError(m).reason || machineError(m).message);
 }
@@ -177,10 +191,12 @@ export interface StallFacts {
   wmcoNamespace?: string;
 }
 
-const IMAGE_REFUSED = /InvalidAMIID|AMI|image|template|ImageNotFound|MarketplacePurchaseEligibilityFailed|not find.*(template|image)/i;
+const IMAGE_REFUSED =
+  /InvalidAMIID|AMI|image|template|ImageNotFound|MarketplacePurchaseEligibilityFailed|not find.*(template|image)/i;
 
 const eventTime = (e: EventFacts): string => e.lastTimestamp ?? e.eventTime ?? e.firstTimestamp ?? '';
-const eventLine = (e: EventFacts): string => `${e.reason ?? 'Event'}: ${(e.message ?? '').trim()}${e.count && e.count > 1 ? ` (×${e.count})` : ''}`;
+const eventLine = (e: EventFacts): string =>
+  `${e.reason ?? 'Event'}: ${(e.message ?? '').trim()}${e.count && e.count > 1 ? ` (×${e.count})` : ''}`;
 
 /** The user-data secret the Machine's provider spec names. */
 function machineUserDataSecret(m: MachineApiObject): string | undefined {
@@ -208,7 +224,10 @@ export function stallReasons(f: StallFacts): string[] {
         ? `The cloud refused to create the VM of Machine ${name} (${what}). Check the image of the MachineSet: it must exist in this region or location and be a Windows Server image.`
         : `The machine controller reports an error on Machine ${name}: ${what}.`,
     );
-  } else if (machinePhase(m) === 'Failed') out.push(`Machine ${name} is in phase Failed without an error message; see its events (oc describe machine ${name} -n ${MACHINE_API_NAMESPACE}).`);
+  } else if (machinePhase(m) === 'Failed')
+    out.push(
+      `Machine ${name} is in phase Failed without an error message; see its events (oc describe machine ${name} -n ${MACHINE_API_NAMESPACE}).`,
+    );
 
   const secret = machineUserDataSecret(m);
   if (secret !== undefined && secret !== WINDOWS_USER_DATA_SECRET) {

@@ -94,8 +94,23 @@ export function machineView(object: ObjectView): MachineView | undefined {
   const provider = isObj(providerValue) ? providerValue : undefined;
   const platform = provider ? providerPlatform(provider) : undefined;
   const osIdValue = labels[MACHINE_OS_ID_LABEL];
-  const osId = typeof osIdValue === 'string' ? osIdValue : osIdValue === undefined || osIdValue === null ? undefined : String(osIdValue);
-  const view: MachineView = { object, kind: object.kind, metadataPath, labels, specPath, providerPath, provider, platform, osId };
+  const osId =
+    typeof osIdValue === 'string'
+      ? osIdValue
+      : osIdValue === undefined || osIdValue === null
+        ? undefined
+        : String(osIdValue);
+  const view: MachineView = {
+    object,
+    kind: object.kind,
+    metadataPath,
+    labels,
+    specPath,
+    providerPath,
+    provider,
+    platform,
+    osId,
+  };
   if (provider && platform) view.image = imageOf(platform, provider, providerPath);
   return view;
 }
@@ -141,7 +156,12 @@ function imageOf(platform: MachinePlatform, provider: Obj, providerPath: Path): 
         const path = [...providerPath, 'image', sku ? 'sku' : publisher ? 'publisher' : 'offer'];
         return { path, text, ...classifyAzure(publisher, offer, sku) };
       }
-      if (resourceID) return { path: [...providerPath, 'image', 'resourceID'], text: resourceID, ...classifyAzureResource(resourceID) };
+      if (resourceID)
+        return {
+          path: [...providerPath, 'image', 'resourceID'],
+          text: resourceID,
+          ...classifyAzureResource(resourceID),
+        };
       return undefined;
     }
     case 'GCP': {
@@ -174,7 +194,8 @@ const SAC = /(?:^|[^0-9a-z])(1809|1903|1909|2004|20h2)(?:[^0-9a-z]|$)/i;
 
 /** Decides from a free-form name (AMI filter, GCP image path, vSphere template, Nutanix image). */
 function classifyName(name: string): Classified {
-  if (LINUX_NAME.test(name)) return { os: 'linux', evidence: `the name ${JSON.stringify(name)} is a Linux (RHCOS) image's` };
+  if (LINUX_NAME.test(name))
+    return { os: 'linux', evidence: `the name ${JSON.stringify(name)} is a Linux (RHCOS) image's` };
   if (!WINDOWS_NAME.test(name)) return { os: 'unknown' };
   return { os: 'windows', evidence: 'the image name says Windows', ...serverOf(name) };
 }
@@ -195,13 +216,20 @@ function classifyAzure(publisher: string | undefined, offer: string | undefined,
     return { os: 'linux', evidence: `${publisher ?? ''}:${offer ?? ''} is a Red Hat (RHCOS) image` };
   }
   if (!/windows/i.test(all)) return { os: 'unknown' };
-  return { os: 'windows', evidence: `${publisher ?? ''}:${offer ?? ''} is a Windows Server image`, ...serverOf(sku ?? offer ?? '') };
+  return {
+    os: 'windows',
+    evidence: `${publisher ?? ''}:${offer ?? ''} is a Windows Server image`,
+    ...serverOf(sku ?? offer ?? ''),
+  };
 }
 
 function classifyAzureResource(id: string): Classified {
   // The cluster's own image (installer-created gallery or managed image) is RHCOS.
-  if (LINUX_NAME.test(id) || /\/galleries\/gallery_/i.test(id)) return { os: 'linux', evidence: 'it is the cluster’s own RHCOS image' };
-  return WINDOWS_NAME.test(id) ? { os: 'windows', evidence: 'the image name says Windows', ...serverOf(id) } : { os: 'unknown' };
+  if (LINUX_NAME.test(id) || /\/galleries\/gallery_/i.test(id))
+    return { os: 'linux', evidence: 'it is the cluster’s own RHCOS image' };
+  return WINDOWS_NAME.test(id)
+    ? { os: 'windows', evidence: 'the image name says Windows', ...serverOf(id) }
+    : { os: 'unknown' };
 }
 
 /**
@@ -217,7 +245,10 @@ function meantAsWindows(osId: string | undefined, image: ImageFacts | undefined)
   return image?.os === 'windows';
 }
 
-/** The same decision on a MachineSet as the API serves it (no source positions): the tree, the CLI and the builder use it. */
+/**
+ * The same decision on a MachineSet as the API serves it (no source positions): the tree, the CLI and the builder use
+ * it.
+ */
 function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
   const template = getAt(ms.spec, ['template']);
   const osId = getAt(template, ['metadata', 'labels', MACHINE_OS_ID_LABEL]);
@@ -230,11 +261,17 @@ function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
 /** A Linux (RHCOS and other) image name. */
 export const isLinuxImageName = (name: string): boolean => LINUX_NAME.test(name);
 
-/** Placeholders the documentation templates use: `<infrastructureID>`, `<windows_server_ami>`, `<VM Network Name>` ... */
+/**
+ * Placeholders the documentation templates use: `<infrastructureID>`, `<windows_server_ami>`, `<VM Network Name>` ...
+ */
 const PLACEHOLDER = /<[A-Za-z_][A-Za-z0-9_ ./-]{0,60}>/g;
 
 /** Every string in `value` (depth-first, keys in order) with a placeholder, with its path; at most `limit`. */
-export function placeholdersIn(value: unknown, path: Path, limit = 50): { path: Path; text: string; placeholders: string[] }[] {
+export function placeholdersIn(
+  value: unknown,
+  path: Path,
+  limit = 50,
+): { path: Path; text: string; placeholders: string[] }[] {
   const out: { path: Path; text: string; placeholders: string[] }[] = [];
   const walk = (v: unknown, p: Path, depth: number) => {
     if (out.length >= limit || depth > 24) return;
@@ -271,11 +308,18 @@ function templateLabels(ms: MachineSetLike): Record<string, string> {
   return isObj(labels) ? (labels as Record<string, string>) : {};
 }
 
-/** A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide the same way. */
+/**
+ * A Windows MachineSet: the os-id label (a misspelt one is still meant as Windows) or a Windows image; the rules decide
+ * the same way.
+ */
 export const isWindowsMachineSet = (ms: MachineSetLike): boolean => isWindowsMachineSetObject(ms);
 
 /** A Linux worker MachineSet: not Windows, and its Machines are workers (not infra, not control plane). */
 export function isLinuxWorkerMachineSet(ms: MachineSetLike): boolean {
   const labels = templateLabels(ms);
-  return !isWindowsMachineSet(ms) && (labels[MACHINE_ROLE_LABEL] ?? 'worker') === 'worker' && (labels[MACHINE_TYPE_LABEL] ?? 'worker') === 'worker';
+  return (
+    !isWindowsMachineSet(ms) &&
+    (labels[MACHINE_ROLE_LABEL] ?? 'worker') === 'worker' &&
+    (labels[MACHINE_TYPE_LABEL] ?? 'worker') === 'worker'
+  );
 }

@@ -36,11 +36,13 @@ import {
   SHORT_NAME_PLATFORMS,
   type MachinePlatform,
 } from './machines';
-// Also here for the modules that build and read MachineSets (the extension's activation bundle takes them from ./machines, without the YAML writer).
+// Also here for the modules that build and read MachineSets (the extension's activation bundle takes them from
+// ./machines, without the YAML writer).
 export { isLinuxWorkerMachineSet, isWindowsMachineSet, platformTitle, providerSpecValue };
 export type MachineSetPlatform = MachinePlatform;
 
-export const isMachineSetPlatform = (p: string | undefined): p is MachineSetPlatform => (MACHINE_PLATFORMS as readonly string[]).includes(p ?? '');
+export const isMachineSetPlatform = (p: string | undefined): p is MachineSetPlatform =>
+  (MACHINE_PLATFORMS as readonly string[]).includes(p ?? '');
 
 /** A MachineSet's name is also a label value (cluster-api-machineset): 63 characters at most. */
 const NAME_LIMIT = 63;
@@ -49,13 +51,22 @@ const NAME_LIMIT = 63;
 export interface MachineApiObject {
   apiVersion?: string;
   kind?: string;
-  metadata: { name: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string>; [k: string]: unknown };
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    [k: string]: unknown;
+  };
   spec?: Record<string, unknown>;
   status?: Record<string, unknown>;
   [k: string]: unknown;
 }
 
-/** Why a Windows MachineSet cannot be made: `usage` for a bad --image or --name, `refused` for a cluster it cannot be made for. */
+/**
+ * Why a Windows MachineSet cannot be made: `usage` for a bad --image or --name, `refused` for a cluster it cannot be
+ * made for.
+ */
 export class MachineSetInputError extends UserError {
   override readonly name = 'MachineSetInputError';
   constructor(
@@ -95,21 +106,30 @@ export function imageHelp(platform: MachineSetPlatform, where: { region?: string
 /** The image part of the provider spec for `image`, or why it is not an image of the platform's form. */
 function readImage(platform: MachineSetPlatform, image: string): { value: Obj } | { why: string } {
   const value = image.trim();
-  if (!value || /[\s\u0000-\u001f"'`$]/.test(value)) return { why: 'not an image of this platform (empty, or spaces, quotes or control characters)' };
-  if (isLinuxImageName(value)) return { why: 'this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image' };
+  if (!value || /[\s\u0000-\u001f"'`$]/.test(value))
+    return { why: 'not an image of this platform (empty, or spaces, quotes or control characters)' };
+  if (isLinuxImageName(value))
+    return { why: 'this looks like a Linux (RHCOS) image; a Windows MachineSet needs a Windows Server image' };
   switch (platform) {
     case 'AWS':
       if (!AMI.test(value)) return { why: 'on AWS the image is an AMI id: ami- and 8 or 17 hexadecimal digits' };
       return { value: { ami: { id: value } } };
     case 'Azure': {
-      if (value.startsWith('/subscriptions/') || value.startsWith('/resourceGroups/')) return { value: { image: { offer: '', publisher: '', resourceID: value, sku: '', version: '' } } };
+      if (value.startsWith('/subscriptions/') || value.startsWith('/resourceGroups/'))
+        return { value: { image: { offer: '', publisher: '', resourceID: value, sku: '', version: '' } } };
       const parts = value.split(':');
-      if (parts.length !== 4 || parts.some((p) => p === '')) return { why: 'on Azure the image is a URN, publisher:offer:sku:version as az vm image list writes it, or an image resource ID' };
+      if (parts.length !== 4 || parts.some((p) => p === ''))
+        return {
+          why: 'on Azure the image is a URN, publisher:offer:sku:version as az vm image list writes it, or an image resource ID',
+        };
       const [publisher, offer, sku, version] = parts as [string, string, string, string];
       return { value: { image: { offer, publisher, resourceID: '', sku, version } } };
     }
     case 'GCP':
-      if (!/^[A-Za-z0-9._/:-]+$/.test(value)) return { why: 'on GCP the image is an image path such as projects/windows-cloud/global/images/family/windows-2022-core' };
+      if (!/^[A-Za-z0-9._/:-]+$/.test(value))
+        return {
+          why: 'on GCP the image is an image path such as projects/windows-cloud/global/images/family/windows-2022-core',
+        };
       return { value: { image: value } };
     case 'VSphere':
       return { value: { template: value } };
@@ -121,11 +141,18 @@ function readImage(platform: MachineSetPlatform, image: string): { value: Obj } 
 /** The image part of the provider spec for `image`, or a usage error saying what the platform expects. */
 export function parseImage(platform: MachineSetPlatform, image: string, where: { region?: string } = {}): Obj {
   const read = readImage(platform, image);
-  if ('why' in read) throw new MachineSetInputError(`--image ${JSON.stringify(image)}: ${read.why}. ${imageHelp(platform, where)}`, 'usage');
+  if ('why' in read)
+    throw new MachineSetInputError(
+      `--image ${JSON.stringify(image)}: ${read.why}. ${imageHelp(platform, where)}`,
+      'usage',
+    );
   return read.value;
 }
 
-/** Why `image` is not a Windows image in the platform's own form (one sentence), or undefined: for a prompt that shows imageHelp already. */
+/**
+ * Why `image` is not a Windows image in the platform's own form (one sentence), or undefined: for a prompt that shows
+ * imageHelp already.
+ */
 export function imageProblem(platform: MachineSetPlatform, image: string): string | undefined {
   const read = readImage(platform, image);
   return 'why' in read ? `${read.why.charAt(0).toUpperCase()}${read.why.slice(1)}.` : undefined;
@@ -137,8 +164,10 @@ const LABEL_VALUE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** Why `name` cannot name a Windows MachineSet on the platform, or undefined when it can. */
 export function nameProblem(platform: MachineSetPlatform, name: string): string | undefined {
-  if (!LABEL_VALUE.test(name)) return 'a MachineSet name is lowercase letters, digits and "-", starting and ending with a letter or digit';
-  if (name.length > NAME_LIMIT) return `at most ${NAME_LIMIT} characters (it is also the value of the ${MACHINESET_LABEL} label)`;
+  if (!LABEL_VALUE.test(name))
+    return 'a MachineSet name is lowercase letters, digits and "-", starting and ending with a letter or digit';
+  if (name.length > NAME_LIMIT)
+    return `at most ${NAME_LIMIT} characters (it is also the value of the ${MACHINESET_LABEL} label)`;
   if (SHORT_NAME_PLATFORMS.includes(platform) && name.length > SHORT_MACHINESET_NAME) {
     return `on ${platformTitle(platform)} Windows machine names are limited to ${MAX_MACHINE_NAME} characters and Machines are named <MachineSet>-<5 characters>, so a Windows MachineSet name has at most ${SHORT_MACHINESET_NAME} characters`;
   }
@@ -157,14 +186,21 @@ function zoneOf(platform: MachineSetPlatform, value: Obj): string | undefined {
  * `<infra>-windows-worker-<suffix>` where the suffix is the Linux MachineSet's own
  * (`<infra>-worker-<suffix>`) or the zone. A taken name gets a number.
  */
-export function defaultMachineSetName(platform: MachineSetPlatform, infra: string, from: MachineApiObject, taken: readonly string[] = []): string {
+export function defaultMachineSetName(
+  platform: MachineSetPlatform,
+  infra: string,
+  from: MachineApiObject,
+  taken: readonly string[] = [],
+): string {
   const free = (n: string): boolean => !taken.includes(n);
   if (SHORT_NAME_PLATFORMS.includes(platform)) {
     const candidates = ['winworker', ...[2, 3, 4, 5, 6, 7, 8, 9].map((i) => `winwrkr-${i}`)];
     return candidates.find(free) ?? 'winworker';
   }
   const prefix = `${infra}-worker-`;
-  const suffix = from.metadata.name.startsWith(prefix) ? from.metadata.name.slice(prefix.length) : zoneOf(platform, providerSpecValue(from) ?? {});
+  const suffix = from.metadata.name.startsWith(prefix)
+    ? from.metadata.name.slice(prefix.length)
+    : zoneOf(platform, providerSpecValue(from) ?? {});
   const base = `${infra}-windows-worker${suffix ? `-${suffix}` : ''}`;
   if (free(base)) return base;
   for (let i = 2; i < 100; i++) if (free(`${base}-${i}`)) return `${base}-${i}`;
@@ -207,7 +243,9 @@ export function regionOf(platform: MachineSetPlatform, value: Obj): string | und
   return undefined;
 }
 
-/** The Windows provider spec: the Linux one with the Windows image, WMCO's user data, and on Azure the Windows OS disk. */
+/**
+ * The Windows provider spec: the Linux one with the Windows image, WMCO's user data, and on Azure the Windows OS disk.
+ */
 function windowsProviderSpec(platform: MachineSetPlatform, linux: Obj, image: Obj): Obj {
   const value = structuredClone(linux);
   // The provider spec's own ObjectMeta is always empty ({creationTimestamp: null}) in served objects.
@@ -229,7 +267,11 @@ function windowsProviderSpec(platform: MachineSetPlatform, linux: Obj, image: Ob
     case 'GCP': {
       const disks = Array.isArray(value.disks) ? value.disks.filter(isObj) : [];
       const boot = disks.find((d) => d.boot === true) ?? disks[0];
-      if (!boot) throw new MachineSetInputError('the Linux MachineSet has no disks in its GCP provider spec: there is no boot disk to put the Windows image on', 'refused');
+      if (!boot)
+        throw new MachineSetInputError(
+          'the Linux MachineSet has no disks in its GCP provider spec: there is no boot disk to put the Windows image on',
+          'refused',
+        );
       boot.image = image.image;
       value.disks = disks;
       break;
@@ -251,16 +293,25 @@ export function buildWindowsMachineSet(input: WindowsMachineSetInput): WindowsMa
   const platform = input.platform;
   if (!isMachineSetPlatform(platform)) throw platformRefusal(platform);
   const infra = input.infrastructureName;
-  if (!infra) throw new MachineSetInputError('the Infrastructure object has no status.infrastructureName: the MachineSet labels cannot be written without it', 'refused');
+  if (!infra)
+    throw new MachineSetInputError(
+      'the Infrastructure object has no status.infrastructureName: the MachineSet labels cannot be written without it',
+      'refused',
+    );
   const linux = providerSpecValue(input.from);
-  if (!linux) throw new MachineSetInputError(`the MachineSet ${input.from.metadata.name} has no spec.template.spec.providerSpec.value to start from`, 'refused');
+  if (!linux)
+    throw new MachineSetInputError(
+      `the MachineSet ${input.from.metadata.name} has no spec.template.spec.providerSpec.value to start from`,
+      'refused',
+    );
   const region = regionOf(platform, linux);
   const image = parseImage(platform, input.image, region ? { region } : {});
   const name = input.name ?? defaultMachineSetName(platform, infra, input.from, input.taken);
   const problem = nameProblem(platform, name);
   if (problem) throw new MachineSetInputError(`--name ${JSON.stringify(name)}: ${problem}`, 'usage');
   const replicas = input.replicas ?? 1;
-  if (!Number.isInteger(replicas) || replicas < 0) throw new MachineSetInputError('--replicas must be a whole number, 0 or more', 'usage');
+  if (!Number.isInteger(replicas) || replicas < 0)
+    throw new MachineSetInputError('--replicas must be a whole number, 0 or more', 'usage');
 
   const selector = { [MACHINE_CLUSTER_LABEL]: infra, [MACHINESET_LABEL]: name };
   const object: MachineApiObject = {
@@ -272,7 +323,13 @@ export function buildWindowsMachineSet(input: WindowsMachineSetInput): WindowsMa
       selector: { matchLabels: selector },
       template: {
         metadata: {
-          labels: { [MACHINE_CLUSTER_LABEL]: infra, [MACHINE_ROLE_LABEL]: 'worker', [MACHINE_TYPE_LABEL]: 'worker', [MACHINESET_LABEL]: name, [MACHINE_OS_ID_LABEL]: MACHINE_OS_ID_WINDOWS },
+          labels: {
+            [MACHINE_CLUSTER_LABEL]: infra,
+            [MACHINE_ROLE_LABEL]: 'worker',
+            [MACHINE_TYPE_LABEL]: 'worker',
+            [MACHINESET_LABEL]: name,
+            [MACHINE_OS_ID_LABEL]: MACHINE_OS_ID_WINDOWS,
+          },
         },
         spec: {
           metadata: { labels: { [WORKER_ROLE_LABEL]: '' } },
@@ -286,8 +343,20 @@ export function buildWindowsMachineSet(input: WindowsMachineSetInput): WindowsMa
 
 // ---- YAML with review comments -------------------------------------------------------------------
 
-const SIZE_KEYS: Record<MachineSetPlatform, string> = { AWS: 'instanceType', Azure: 'vmSize', GCP: 'machineType', VSphere: 'numCPUs', Nutanix: 'vcpuSockets' };
-const IMAGE_KEYS: Record<MachineSetPlatform, string[]> = { AWS: ['ami'], Azure: ['image'], GCP: ['disks'], VSphere: ['template'], Nutanix: ['image'] };
+const SIZE_KEYS: Record<MachineSetPlatform, string> = {
+  AWS: 'instanceType',
+  Azure: 'vmSize',
+  GCP: 'machineType',
+  VSphere: 'numCPUs',
+  Nutanix: 'vcpuSockets',
+};
+const IMAGE_KEYS: Record<MachineSetPlatform, string[]> = {
+  AWS: ['ami'],
+  Azure: ['image'],
+  GCP: ['disks'],
+  VSphere: ['template'],
+  Nutanix: ['image'],
+};
 
 /** The MachineSet as YAML, with short comments on what to review before creating it. */
 export function machineSetYaml(ms: WindowsMachineSet): string {
@@ -301,14 +370,30 @@ export function machineSetYaml(ms: WindowsMachineSet): string {
   const value = ['spec', 'template', 'spec', 'providerSpec', 'value'];
   const commentKey = (path: (string | number)[], text: string) => commentAboveKey(doc, path, text);
   if (SHORT_NAME_PLATFORMS.includes(p)) {
-    commentKey(['metadata', 'name'], `On ${platformTitle(p)} Windows machine names have at most ${MAX_MACHINE_NAME} characters: this name at most ${SHORT_MACHINESET_NAME}.`);
+    commentKey(
+      ['metadata', 'name'],
+      `On ${platformTitle(p)} Windows machine names have at most ${MAX_MACHINE_NAME} characters: this name at most ${SHORT_MACHINESET_NAME}.`,
+    );
   }
-  commentKey(['spec', 'selector'], 'Must match the template labels below (the API server refuses a MachineSet whose selector does not).');
-  commentKey(['spec', 'template', 'metadata', 'labels', MACHINE_OS_ID_LABEL], 'WMCO configures only Machines labelled exactly "Windows".');
-  commentKey([...value, 'userDataSecret'], `Written by WMCO; the Linux ${WORKER_USER_DATA_SECRET} would boot a VM that never becomes a node.`);
-  for (const key of IMAGE_KEYS[p]) commentKey([...value, key], `The Windows image. ${imageHelp(p, ms.region ? { region: ms.region } : {})}`);
+  commentKey(
+    ['spec', 'selector'],
+    'Must match the template labels below (the API server refuses a MachineSet whose selector does not).',
+  );
+  commentKey(
+    ['spec', 'template', 'metadata', 'labels', MACHINE_OS_ID_LABEL],
+    'WMCO configures only Machines labelled exactly "Windows".',
+  );
+  commentKey(
+    [...value, 'userDataSecret'],
+    `Written by WMCO; the Linux ${WORKER_USER_DATA_SECRET} would boot a VM that never becomes a node.`,
+  );
+  for (const key of IMAGE_KEYS[p])
+    commentKey([...value, key], `The Windows image. ${imageHelp(p, ms.region ? { region: ms.region } : {})}`);
   if (p === 'Azure') commentKey([...value, 'osDisk'], 'osType Windows: Azure boots the image as Windows.');
-  commentKey([...value, SIZE_KEYS[p]], `Copied from ${ms.from}; Windows nodes want at least 2 vCPUs and 8 GiB of memory.`);
+  commentKey(
+    [...value, SIZE_KEYS[p]],
+    `Copied from ${ms.from}; Windows nodes want at least 2 vCPUs and 8 GiB of memory.`,
+  );
   return yamlText(doc);
 }
 
@@ -325,19 +410,35 @@ export function machineSetFromText(text: string): { name: string; object: Machin
   try {
     docs = loadAll(text, { schema: YAML11_SCHEMA }).filter((d) => d !== null && d !== undefined);
   } catch (err) {
-    throw new MachineSetInputError(`the MachineSet is not valid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`, 'usage');
+    throw new MachineSetInputError(
+      `the MachineSet is not valid YAML: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`,
+      'usage',
+    );
   }
-  if (docs.length !== 1) throw new MachineSetInputError(`the text holds ${docs.length} YAML documents; it must hold exactly one MachineSet`, 'usage');
+  if (docs.length !== 1)
+    throw new MachineSetInputError(
+      `the text holds ${docs.length} YAML documents; it must hold exactly one MachineSet`,
+      'usage',
+    );
   const doc = docs[0];
   if (!isObj(doc) || doc.kind !== 'MachineSet' || doc.apiVersion !== MACHINE_API_VERSION) {
-    const what = isObj(doc) ? `${String(doc.apiVersion ?? 'no apiVersion')} ${String(doc.kind ?? 'no kind')}` : 'not a mapping';
-    throw new MachineSetInputError(`the text is not a MachineSet (apiVersion ${MACHINE_API_VERSION}, kind MachineSet): it is ${what}`, 'usage');
+    const what = isObj(doc)
+      ? `${String(doc.apiVersion ?? 'no apiVersion')} ${String(doc.kind ?? 'no kind')}`
+      : 'not a mapping';
+    throw new MachineSetInputError(
+      `the text is not a MachineSet (apiVersion ${MACHINE_API_VERSION}, kind MachineSet): it is ${what}`,
+      'usage',
+    );
   }
   const metadata = isObj(doc.metadata) ? doc.metadata : {};
   const name = str(metadata.name);
   if (!name) throw new MachineSetInputError('the MachineSet has no metadata.name', 'usage');
   const ns = metadata.namespace;
-  if (ns !== undefined && ns !== MACHINE_API_NAMESPACE) throw new MachineSetInputError(`MachineSets live in namespace ${MACHINE_API_NAMESPACE}, not ${String(ns)}`, 'usage');
+  if (ns !== undefined && ns !== MACHINE_API_NAMESPACE)
+    throw new MachineSetInputError(
+      `MachineSets live in namespace ${MACHINE_API_NAMESPACE}, not ${String(ns)}`,
+      'usage',
+    );
   const object = { ...doc, metadata: { ...metadata, name, namespace: MACHINE_API_NAMESPACE } } as MachineApiObject;
   return { name, object };
 }

@@ -57,7 +57,8 @@ const SRC = {
   ws2025: `${WMCO_REPO}/commit/df8690560`,
   // WMCO 10.21 release notes: the last WMCO that supports Windows Server 2019.
   ws2019end: 'https://github.com/openshift/openshift-docs/pull/105866',
-  // openshift-docs "WMCO applies image mirroring settings to Windows instances and disconnected support", cherry-picked to 4.16.
+  // openshift-docs "WMCO applies image mirroring settings to Windows instances and disconnected support", cherry-picked
+  // to 4.16.
   disconnected: 'https://github.com/openshift/openshift-docs/pull/74918',
   // WMCO commit d2e5766c9 "[doc] Adjust private registry support statement" (WMCO 10.16.0).
   privateRegistries: `${WMCO_REPO}/commit/d2e5766c9`,
@@ -120,7 +121,8 @@ export const PLATFORM_SUPPORT: Record<WindowsPlatform, PlatformSupport> = {
   },
 };
 
-export type WindowsFeature = 'byoh' | 'clusterWideProxy' | 'disconnected' | 'privateRegistries' | 'csiStorage' | 'hybridOvnKubernetes';
+export type WindowsFeature =
+  'byoh' | 'clusterWideProxy' | 'disconnected' | 'privateRegistries' | 'csiStorage' | 'hybridOvnKubernetes';
 
 export interface FeatureSupport {
   label: string;
@@ -148,8 +150,13 @@ export const FEATURE_SUPPORT: Record<WindowsFeature, FeatureSupport> = {
   // 4.6 lists disconnected clusters as unsupported; mirror settings and disconnected support arrive in 4.16.
   disconnected: { label: 'disconnected clusters', since: '4.16', source: `${SRC.ocp46} ; ${SRC.disconnected}` },
   // WMCO 6 (4.11) still lists secure private registries as a known issue; WMCO 10.16 docs drop the restriction.
-  privateRegistries: { label: 'pulling from private registries', since: '4.16', source: `${SRC.wmco6} ; ${SRC.privateRegistries}` },
-  // 4.6 supports in-tree storage drivers only; WMCO now runs csi-proxy, the administrator deploys the Windows CSI driver.
+  privateRegistries: {
+    label: 'pulling from private registries',
+    since: '4.16',
+    source: `${SRC.wmco6} ; ${SRC.privateRegistries}`,
+  },
+  // 4.6 supports in-tree storage drivers only; WMCO now runs csi-proxy, the administrator deploys the Windows CSI
+  // driver.
   csiStorage: {
     label: 'CSI storage drivers (in-tree only on 4.6)',
     unsupportedThrough: '4.6',
@@ -184,7 +191,10 @@ function release(text: string): OpenShiftRelease {
 }
 
 function inSpan(r: OpenShiftRelease, span: SupportSpan): boolean {
-  return compareReleases(r, release(span.since)) >= 0 && (span.until === undefined || compareReleases(r, release(span.until)) <= 0);
+  return (
+    compareReleases(r, release(span.since)) >= 0 &&
+    (span.until === undefined || compareReleases(r, release(span.until)) <= 0)
+  );
 }
 
 /** The Windows platform of an Infrastructure platform type (case-insensitive; `vsphere` → VSphere). */
@@ -201,17 +211,29 @@ export type Verdict = { supported: true } | { supported: false; reason: string; 
 export function platformVerdict(platform: WindowsPlatform, r: OpenShiftRelease): Verdict {
   const row = PLATFORM_SUPPORT[platform];
   if (inSpan(r, row.windows)) return { supported: true };
-  return { supported: false, reason: `Windows nodes on ${row.label} are not supported on OpenShift ${releaseText(r)} (supported from ${row.windows.since})`, source: row.windows.source };
+  return {
+    supported: false,
+    reason: `Windows nodes on ${row.label} are not supported on OpenShift ${releaseText(r)} (supported from ${row.windows.since})`,
+    source: row.windows.source,
+  };
 }
 
 /** A cluster feature on Windows nodes at release `r`; supported when the table cannot tell otherwise. */
 export function featureVerdict(feature: WindowsFeature, r: OpenShiftRelease): Verdict {
   const row = FEATURE_SUPPORT[feature];
   if (row.since && compareReleases(r, release(row.since)) < 0) {
-    return { supported: false, reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)} (supported from ${row.since})`, source: row.source };
+    return {
+      supported: false,
+      reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)} (supported from ${row.since})`,
+      source: row.source,
+    };
   }
   if (row.unsupportedThrough && compareReleases(r, release(row.unsupportedThrough)) <= 0) {
-    return { supported: false, reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)}`, source: row.source };
+    return {
+      supported: false,
+      reason: `${row.label} on Windows nodes is not supported on OpenShift ${releaseText(r)}`,
+      source: row.source,
+    };
   }
   return { supported: true };
 }
@@ -230,14 +252,21 @@ export function serverVerdict(platform: WindowsPlatform, server: WindowsServerRe
     };
   }
   if (inSpan(r, span)) return { supported: true };
-  const when = compareReleases(r, release(span.since)) < 0 ? `supported from ${span.since}` : `supported through ${span.until}`;
-  return { supported: false, reason: `${name} on ${row.label} is not supported on OpenShift ${releaseText(r)} (${when})`, source: span.source };
+  const when =
+    compareReleases(r, release(span.since)) < 0 ? `supported from ${span.since}` : `supported through ${span.until}`;
+  return {
+    supported: false,
+    reason: `${name} on ${row.label} is not supported on OpenShift ${releaseText(r)} (${when})`,
+    source: span.source,
+  };
 }
 
 /** The Windows Server releases `platform` supports at `r`, newest first. */
 export function supportedServers(platform: WindowsPlatform, r: OpenShiftRelease): WindowsServerRelease[] {
   const spans = PLATFORM_SUPPORT[platform].servers;
-  return (Object.keys(spans) as WindowsServerRelease[]).filter((s) => inSpan(r, spans[s] as SupportSpan)).sort((a, b) => b.localeCompare(a));
+  return (Object.keys(spans) as WindowsServerRelease[])
+    .filter((s) => inSpan(r, spans[s] as SupportSpan))
+    .sort((a, b) => b.localeCompare(a));
 }
 
 /** Whether release `r` supports `feature`: true, false, or undefined when no document pins it. */
@@ -253,6 +282,10 @@ export function featureSupported(feature: WindowsFeature, r: OpenShiftRelease): 
  * an upgrade, checking files for another cluster). Everything else the snapshot knows stays.
  */
 export function withOpenShiftRelease(cluster: ClusterSnapshot | undefined, r: OpenShiftRelease): ClusterSnapshot {
-  const base: ClusterSnapshot = cluster ?? { name: `OpenShift ${releaseText(r)}`, windowsNodes: [], runtimeClasses: [] };
+  const base: ClusterSnapshot = cluster ?? {
+    name: `OpenShift ${releaseText(r)}`,
+    windowsNodes: [],
+    runtimeClasses: [],
+  };
   return { ...base, flavour: 'openshift', openshift: { ...base.openshift, version: releaseText(r) } };
 }

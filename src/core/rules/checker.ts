@@ -1,13 +1,27 @@
 // The rule checker: runs the rule registry over manifest text (checkText, documentChecker) and over
 // objects read from a cluster (checkObject), with the facts the rules need, and places findings.
-import { forEachDocument, openManifest, type LoadOptions, type ManifestDocument, type ManifestFile } from '../manifest/document';
+import {
+  forEachDocument,
+  openManifest,
+  type LoadOptions,
+  type ManifestDocument,
+  type ManifestFile,
+} from '../manifest/document';
 import { splitDocuments } from '../manifest/split';
 import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { pathString, spanFor } from '../manifest/path';
 import { objectsOf, podSpecOf } from '../manifest/workloads';
 import { LineIndex, type Position, type Range, type Span } from '../manifest/text';
-import { collectFacts, emptyFacts, mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts, type Flavour } from './facts';
+import {
+  collectFacts,
+  emptyFacts,
+  mayHoldFacts,
+  withFileFlavour,
+  type ClusterSnapshot,
+  type Facts,
+  type Flavour,
+} from './facts';
 import { RULES, RULES_BY_ID } from './registry';
 import { targetingOf } from './targeting';
 import type { SeveritySetting } from './severity';
@@ -131,13 +145,21 @@ export interface DocumentCheck {
  * `flavoured`: the facts already went through `withFileFlavour` for this text (an editor keeps
  * them across edits that cannot change it, and saves a scan of the whole text per keystroke).
  */
-export function documentChecker(file: ManifestFile, options: CheckOptions & { facts: Facts; flavoured?: boolean }): (doc: ManifestDocument) => DocumentCheck {
+export function documentChecker(
+  file: ManifestFile,
+  options: CheckOptions & { facts: Facts; flavoured?: boolean },
+): (doc: ManifestDocument) => DocumentCheck {
   const facts = options.flavoured ? options.facts : withFileFlavour(options.facts, file.text);
   const rules = activeRules(options);
   return (doc) => {
     const result = newResult(file);
     checkDocument(file, doc, facts, rules, options, result);
-    return { findings: result.findings, workloads: result.workloads, windowsWorkloads: result.windowsWorkloads, ruleErrors: result.ruleErrors };
+    return {
+      findings: result.findings,
+      workloads: result.workloads,
+      windowsWorkloads: result.windowsWorkloads,
+      ruleErrors: result.ruleErrors,
+    };
   };
 }
 
@@ -145,29 +167,54 @@ export function documentChecker(file: ManifestFile, options: CheckOptions & { fa
  * The file-level steps after every document was checked: one template notice, suppressions, order.
  * `maySuppress: false` says the text holds no suppression comment (the caller knows it per document).
  */
-export function finishFindings(file: ManifestFile, documents: DocumentPlace[], findings: Finding[], maySuppress?: boolean): Finding[] {
+export function finishFindings(
+  file: ManifestFile,
+  documents: DocumentPlace[],
+  findings: Finding[],
+  maySuppress?: boolean,
+): Finding[] {
   const result = newResult(file);
   result.findings = findings;
   return finish(file, documents, result, maySuppress).findings;
 }
 
 function newResult(file: ManifestFile): CheckResult {
-  return { findings: [], documents: 0, workloads: 0, windowsWorkloads: 0, ruleErrors: [], ...(file.skipped ? { skipped: file.skipped } : {}) };
+  return {
+    findings: [],
+    documents: 0,
+    workloads: 0,
+    windowsWorkloads: 0,
+    ruleErrors: [],
+    ...(file.skipped ? { skipped: file.skipped } : {}),
+  };
 }
 
 function finish(file: ManifestFile, documents: DocumentPlace[], result: CheckResult, maySuppress = true): CheckResult {
   collapseTemplateNotices(result);
   // Document order, whatever order the rules ran in: stable output, and "first finding" means the first in the file.
-  result.findings.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId));
+  result.findings.sort(
+    (a, b) => a.span.start - b.span.start || a.span.end - b.span.end || a.ruleId.localeCompare(b.ruleId),
+  );
   if (result.findings.length > 0 && maySuppress && file.text.includes(SUPPRESS_MARK)) {
     result.findings = applySuppressions(file, documents, result.findings);
   }
   return result;
 }
 
-const ENGINE_RULE: Record<string, string> = { 'syntax-error': 'YAML001', template: 'YAML002', 'too-complex': 'YAML003' };
+const ENGINE_RULE: Record<string, string> = {
+  'syntax-error': 'YAML001',
+  template: 'YAML002',
+  'too-complex': 'YAML003',
+};
 
-function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, rules: ActiveRules, options: CheckOptions, result: CheckResult) {
+function checkDocument(
+  file: ManifestFile,
+  doc: ManifestDocument,
+  facts: Facts,
+  rules: ActiveRules,
+  options: CheckOptions,
+  result: CheckResult,
+) {
   if (doc.status !== 'ok' && doc.status !== 'empty') {
     const id = ENGINE_RULE[doc.status];
     const rule = RULES_BY_ID.get(id);
@@ -175,7 +222,15 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     const sev = rules.severityOf(id, rule.severity);
     if (sev === 'off') return;
     const span = doc.reasonSpan ?? { start: doc.span.start, end: doc.span.start };
-    result.findings.push({ ruleId: id, severity: sev, message: doc.reason ?? 'not analysed', range: documentRanges(file, doc)(span), span, fixes: [], document: doc.index });
+    result.findings.push({
+      ruleId: id,
+      severity: sev,
+      message: doc.reason ?? 'not analysed',
+      range: documentRanges(file, doc)(span),
+      span,
+      fixes: [],
+      document: doc.index,
+    });
     return;
   }
   const pending = runRules(doc.value, facts, rules, result);
@@ -195,25 +250,44 @@ function checkDocument(file: ManifestFile, doc: ManifestDocument, facts: Facts, 
     if (options.fixes !== false) {
       for (const fix of report.fixes ?? []) {
         const edits = fixEdits({ text: doc.text, root: tree, newline: file.newline }, fix.ops);
-        if (edits) fixes.push({ title: fix.title, edits: edits.map((e) => ({ range: rangeOf(toFile(e.span)), newText: e.newText })) });
+        if (edits)
+          fixes.push({
+            title: fix.title,
+            edits: edits.map((e) => ({ range: rangeOf(toFile(e.span)), newText: e.newText })),
+          });
       }
     }
     const related = report.related?.map((r) => {
       const s = toFile(spanFor(tree, r.path, r.target ?? 'key') ?? { start: 0, end: 0 });
       return { range: rangeOf(s), message: r.message };
     });
-    result.findings.push({ ruleId, severity, message: report.message, range: rangeOf(span), span, fixes, ...(related ? { related } : {}), document: doc.index });
+    result.findings.push({
+      ruleId,
+      severity,
+      message: report.message,
+      range: rangeOf(span),
+      span,
+      fixes,
+      ...(related ? { related } : {}),
+      document: doc.index,
+    });
   }
 }
 
 type Pending = { ruleId: string; report: Report; severity: Severity };
 
 /** Runs the active rules over the objects of one document value; reports carry paths, no positions. */
-function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: { workloads: number; windowsWorkloads: number; ruleErrors: CheckResult['ruleErrors'] }): Pending[] {
+function runRules(
+  value: unknown,
+  facts: Facts,
+  rules: ActiveRules,
+  result: { workloads: number; windowsWorkloads: number; ruleErrors: CheckResult['ruleErrors'] },
+): Pending[] {
   const pending: Pending[] = [];
   // One reporter and one context per document/pod, not per rule: this loop runs 70 rules × every pod.
   let current: Rule = RULES[0];
-  const reporter = (r: Report) => pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
+  const reporter = (r: Report) =>
+    pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
   for (const object of objectsOf(value)) {
     const objectRules = rules.objectByKind.get(object.kind);
     // Worked out once per object: object rules about workloads read them too.
@@ -251,7 +325,10 @@ export interface ObjectFinding {
   ruleId: string;
   severity: Severity;
   message: string;
-  /** Field path in the object, as the API server writes it: `spec.template.spec.containers[0].securityContext.privileged`. */
+  /**
+   * Field path in the object, as the API server writes it:
+   * `spec.template.spec.containers[0].securityContext.privileged`.
+   */
   path: string;
 }
 
@@ -279,7 +356,11 @@ export function checkObject(value: unknown, options: CheckOptions = {}): ObjectC
 }
 
 /** Facts (RuntimeClasses, Namespaces, autoscalers) gathered from plain objects, as gatherFacts does from texts. */
-export function gatherObjectFacts(values: Iterable<unknown>, flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+export function gatherObjectFacts(
+  values: Iterable<unknown>,
+  flavour: Flavour = 'auto',
+  cluster?: ClusterSnapshot,
+): Facts {
   const facts = emptyFacts(flavour, cluster);
   for (const value of values) for (const object of objectsOf(value)) collectFacts(facts, object);
   return facts;
@@ -290,7 +371,10 @@ function collapseTemplateNotices(result: CheckResult) {
   const notices = result.findings.filter((f) => f.ruleId === 'YAML002');
   if (notices.length < 2) return;
   // A new object: findings may be cached by the language server and must not change under it.
-  const first = { ...notices[0], message: `${notices[0].message} (${notices.length} template documents in this file; none of them was analysed)` };
+  const first = {
+    ...notices[0],
+    message: `${notices[0].message} (${notices.length} template documents in this file; none of them was analysed)`,
+  };
   result.findings = result.findings.flatMap((f) => (f.ruleId !== 'YAML002' ? [f] : f === notices[0] ? [first] : []));
 }
 
@@ -316,7 +400,10 @@ function ruleFailed(ruleId: string, err: unknown, result: Pick<CheckResult, 'rul
 }
 
 /** All ops of one fix as text edits, or undefined when any op cannot be done safely. */
-function fixEdits(ctx: Parameters<typeof opToEdits>[0], ops: Parameters<typeof opToEdits>[1][]): TextEdit[] | undefined {
+function fixEdits(
+  ctx: Parameters<typeof opToEdits>[0],
+  ops: Parameters<typeof opToEdits>[1][],
+): TextEdit[] | undefined {
   const edits: TextEdit[] = [];
   try {
     for (const op of ops) edits.push(...opToEdits(ctx, op));
@@ -362,6 +449,8 @@ function applySuppressions(file: ManifestFile, documents: DocumentPlace[], findi
   const covers = (ids: Set<string> | '*' | undefined, id: string) => ids === '*' || (ids instanceof Set && ids.has(id));
   return findings.filter((f) => {
     if (covers(nextLine.get(f.range.start.line), f.ruleId)) return false;
-    return !fromLine.some((s) => (s.doc === f.document || s.doc === -1) && f.range.start.line > s.line && covers(s.ids, f.ruleId));
+    return !fromLine.some(
+      (s) => (s.doc === f.document || s.doc === -1) && f.range.start.line > s.line && covers(s.ids, f.ruleId),
+    );
   });
 }

@@ -102,9 +102,23 @@ export interface PodMonitorFacts {
 }
 
 export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
-  const facts: Facts = { runtimeClasses: new Map(), namespaces: new Map(), autoscaled: new Map(), podMonitors: [], claims: new Map(), volumes: new Map(), flavour, openshiftSeen: false, cluster };
+  const facts: Facts = {
+    runtimeClasses: new Map(),
+    namespaces: new Map(),
+    autoscaled: new Map(),
+    podMonitors: [],
+    claims: new Map(),
+    volumes: new Map(),
+    flavour,
+    openshiftSeen: false,
+    cluster,
+  };
   for (const rc of cluster?.runtimeClasses ?? []) {
-    facts.runtimeClasses.set(rc.name, { ...rc, windows: runtimeClassIsWindows(rc.handler, rc.nodeSelector), source: 'cluster' });
+    facts.runtimeClasses.set(rc.name, {
+      ...rc,
+      windows: runtimeClassIsWindows(rc.handler, rc.nodeSelector),
+      source: 'cluster',
+    });
   }
   if (cluster?.flavour === 'openshift' && flavour === 'auto') facts.openshiftSeen = true;
   return facts;
@@ -137,7 +151,12 @@ export function withFileFlavour(facts: Facts, text: string): Facts {
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
   return (
-    text.includes('RuntimeClass') || text.includes('Namespace') || text.includes('PodAutoscaler') || text.includes('PodMonitor') || text.includes('PersistentVolume') || text.includes('openshift.io')
+    text.includes('RuntimeClass') ||
+    text.includes('Namespace') ||
+    text.includes('PodAutoscaler') ||
+    text.includes('PodMonitor') ||
+    text.includes('PersistentVolume') ||
+    text.includes('openshift.io')
   );
 }
 
@@ -165,7 +184,10 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
       break;
     case 'VerticalPodAutoscaler':
     case 'HorizontalPodAutoscaler': {
-      const ref = object.kind === 'VerticalPodAutoscaler' ? getAt(v, ['spec', 'targetRef']) : getAt(v, ['spec', 'scaleTargetRef']);
+      const ref =
+        object.kind === 'VerticalPodAutoscaler'
+          ? getAt(v, ['spec', 'targetRef'])
+          : getAt(v, ['spec', 'scaleTargetRef']);
       if (isObj(ref) && typeof ref.kind === 'string' && typeof ref.name === 'string') {
         const key = workloadKey(ref.kind, object.namespace, ref.name);
         facts.autoscaled.set(key, [...(facts.autoscaled.get(key) ?? []), { kind: object.kind, name: object.name }]);
@@ -181,7 +203,12 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
         name: object.name,
         ...(object.namespace !== undefined ? { namespace: object.namespace } : {}),
         selector: isObj(selector) ? (selector as LabelSelector) : {},
-        namespaces: getAt(nsSelector, ['any']) === true ? 'any' : Array.isArray(names) ? names.filter((n): n is string => typeof n === 'string') : [object.namespace ?? ''],
+        namespaces:
+          getAt(nsSelector, ['any']) === true
+            ? 'any'
+            : Array.isArray(names)
+              ? names.filter((n): n is string => typeof n === 'string')
+              : [object.namespace ?? ''],
       });
       break;
     }
@@ -189,7 +216,8 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
       const named = getAt(v, ['spec', 'storageClassName']);
       // The beta annotation still wins over the field where both are set.
       const annotated = getAt(v, ['metadata', 'annotations', 'volume.beta.kubernetes.io/storage-class']);
-      const storageClassName = typeof annotated === 'string' ? annotated : typeof named === 'string' ? named : undefined;
+      const storageClassName =
+        typeof annotated === 'string' ? annotated : typeof named === 'string' ? named : undefined;
       const volumeName = getAt(v, ['spec', 'volumeName']);
       facts.claims.set(claimKey(object.namespace, object.name), {
         ...(storageClassName !== undefined ? { storageClassName } : {}),

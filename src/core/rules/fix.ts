@@ -44,11 +44,20 @@ function chooseEdits(text: string, findings: Finding[]): { edits: TextEdit[]; co
   const edits: TextEdit[] = [];
   let count = 0;
   const overlaps = (s: { start: number; end: number }) =>
-    taken.some((t) => (s.start < t.end && t.start < s.end) || (s.start === s.end && s.start > t.start && s.start < t.end) || (s.start === t.start && (s.start === s.end || t.start === t.end)));
+    taken.some(
+      (t) =>
+        (s.start < t.end && t.start < s.end) ||
+        (s.start === s.end && s.start > t.start && s.start < t.end) ||
+        (s.start === t.start && (s.start === s.end || t.start === t.end)),
+    );
   for (const f of findings) {
     const fix = f.fixes[0];
     if (!fix) continue;
-    const spans = fix.edits.map((e) => ({ start: lines.offsetAt(e.range.start), end: lines.offsetAt(e.range.end), newText: e.newText }));
+    const spans = fix.edits.map((e) => ({
+      start: lines.offsetAt(e.range.start),
+      end: lines.offsetAt(e.range.end),
+      newText: e.newText,
+    }));
     if (spans.some(overlaps)) continue;
     for (const s of spans) {
       taken.push({ start: s.start, end: s.end });
@@ -77,7 +86,10 @@ function pruneEmptied(before: string, after: string): string {
     for (const path of emptied) {
       try {
         for (const e of opToEdits({ text: doc.text, root, newline: now.newline }, { op: 'delete', path }))
-          edits.push({ span: { start: e.span.start + doc.span.start, end: e.span.end + doc.span.start }, newText: e.newText });
+          edits.push({
+            span: { start: e.span.start + doc.span.start, end: e.span.end + doc.span.start },
+            newText: e.newText,
+          });
       } catch (err) {
         if (!(err instanceof EditError)) throw err;
       }
@@ -92,7 +104,8 @@ function pruneEmptied(before: string, after: string): string {
   }
 }
 
-const isEmpty = (n: PNode | undefined): boolean => n === undefined || (n.kind === 'scalar' && n.empty === true) || (n.kind === 'map' && n.pairs.length === 0);
+const isEmpty = (n: PNode | undefined): boolean =>
+  n === undefined || (n.kind === 'scalar' && n.empty === true) || (n.kind === 'map' && n.pairs.length === 0);
 
 function collectEmptied(old: PNode | undefined, now: PNode | undefined, path: Path, out: Path[]): void {
   if (old?.kind === 'map' && now?.kind === 'map') {

@@ -36,7 +36,11 @@ export function declaredLinux(pod: PodSpecView): boolean {
 
 /** What the API server calls the container in messages: container, init container or ephemeral container. */
 export function containerWord(c: ContainerView): string {
-  return c.group === 'initContainers' ? 'init container' : c.group === 'ephemeralContainers' ? 'ephemeral container' : 'container';
+  return c.group === 'initContainers'
+    ? 'init container'
+    : c.group === 'ephemeralContainers'
+      ? 'ephemeral container'
+      : 'container';
 }
 
 /** Severity for rules about what the API server rejects: softer when Windows is only inferred. */
@@ -51,7 +55,10 @@ export function inferredNote(target: Targeting): string {
 
 /** Fix that adds `os: {name: windows}` to the pod spec, at the top where readers see it first. */
 export function addOsWindowsFix(pod: PodSpecView): FixSpec {
-  return { title: 'Add spec.os.name: windows', ops: [{ op: 'set', path: [...pod.path, 'os'], value: { name: 'windows' }, first: true }] };
+  return {
+    title: 'Add spec.os.name: windows',
+    ops: [{ op: 'set', path: [...pod.path, 'os'], value: { name: 'windows' }, first: true }],
+  };
 }
 
 /**
@@ -60,7 +67,8 @@ export function addOsWindowsFix(pod: PodSpecView): FixSpec {
  */
 export function inferredFrom(target: Targeting): { path: Path; message: string }[] | undefined {
   if (target.declared) return undefined;
-  const e = target.evidence.find((x) => x.os === 'windows' && x.strong) ?? target.evidence.find((x) => x.os === 'windows');
+  const e =
+    target.evidence.find((x) => x.os === 'windows' && x.strong) ?? target.evidence.find((x) => x.os === 'windows');
   return e ? [{ path: e.path, message: `Windows inferred from ${e.detail}` }] : undefined;
 }
 

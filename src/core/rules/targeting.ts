@@ -4,7 +4,16 @@ import { windowsImageEvidence } from '../windows/builds';
 import type { Facts } from './facts';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
 
-export type Signal = 'os-field' | 'node-selector' | 'node-affinity' | 'windows-build' | 'runtime-class' | 'toleration' | 'windows-options' | 'image' | 'command';
+export type Signal =
+  | 'os-field'
+  | 'node-selector'
+  | 'node-affinity'
+  | 'windows-build'
+  | 'runtime-class'
+  | 'toleration'
+  | 'windows-options'
+  | 'image'
+  | 'command';
 
 export interface Evidence {
   signal: Signal;
@@ -21,14 +30,22 @@ export interface Targeting {
   declared: boolean;
   evidence: Evidence[];
   /** `node.kubernetes.io/windows-build` values the pod is pinned to, with where they come from. */
-  builds: { value: string; path: Path; via: 'node-selector' | 'node-affinity' | 'runtime-class'; runtimeClass?: string }[];
+  builds: {
+    value: string;
+    path: Path;
+    via: 'node-selector' | 'node-affinity' | 'runtime-class';
+    runtimeClass?: string;
+  }[];
 }
 
 export const OS_LABELS = [OS_LABEL, BETA_OS_LABEL];
 
 const WINDOWS_TAINT_KEYS = new Set(['os', 'node.kubernetes.io/os']);
 
-/** Decides whether a pod spec targets Windows, keeping the evidence (https://kubernetes.io/docs/concepts/windows/user-guide/). */
+/**
+ * Decides whether a pod spec targets Windows, keeping the evidence
+ * (https://kubernetes.io/docs/concepts/windows/user-guide/).
+ */
 export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
   const spec = pod.spec;
   const p = pod.path;
@@ -37,7 +54,13 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
 
   const osName = getAt(spec, ['os', 'name']);
   if (osName === 'windows' || osName === 'linux') {
-    evidence.push({ signal: 'os-field', os: osName, path: [...p, 'os', 'name'], detail: `spec.os.name is ${osName}`, strong: true });
+    evidence.push({
+      signal: 'os-field',
+      os: osName,
+      path: [...p, 'os', 'name'],
+      detail: `spec.os.name is ${osName}`,
+      strong: true,
+    });
   }
 
   const selector = spec.nodeSelector;
@@ -47,24 +70,50 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
       if (typeof v !== 'string') continue;
       const os = v.toLowerCase();
       if (os === 'windows' || os === 'linux') {
-        evidence.push({ signal: 'node-selector', os, path: [...p, 'nodeSelector', label], detail: `nodeSelector ${label}: ${v}`, strong: true });
+        evidence.push({
+          signal: 'node-selector',
+          os,
+          path: [...p, 'nodeSelector', label],
+          detail: `nodeSelector ${label}: ${v}`,
+          strong: true,
+        });
       }
     }
     const build = selector[BUILD_LABEL];
     if (build !== undefined && build !== null) {
-      evidence.push({ signal: 'windows-build', os: 'windows', path: [...p, 'nodeSelector', BUILD_LABEL], detail: `nodeSelector ${BUILD_LABEL}`, strong: true });
+      evidence.push({
+        signal: 'windows-build',
+        os: 'windows',
+        path: [...p, 'nodeSelector', BUILD_LABEL],
+        detail: `nodeSelector ${BUILD_LABEL}`,
+        strong: true,
+      });
       builds.push({ value: String(build), path: [...p, 'nodeSelector', BUILD_LABEL], via: 'node-selector' });
     }
   }
 
-  const terms = getAt(spec, ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms']);
+  const terms = getAt(spec, [
+    'affinity',
+    'nodeAffinity',
+    'requiredDuringSchedulingIgnoredDuringExecution',
+    'nodeSelectorTerms',
+  ]);
   if (Array.isArray(terms)) {
     terms.forEach((term, ti) => {
       const exprs = isObj(term) ? term.matchExpressions : undefined;
       if (!Array.isArray(exprs)) return;
       exprs.forEach((e, ei) => {
         if (!isObj(e) || typeof e.key !== 'string') return;
-        const path = [...p, 'affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms', ti, 'matchExpressions', ei];
+        const path = [
+          ...p,
+          'affinity',
+          'nodeAffinity',
+          'requiredDuringSchedulingIgnoredDuringExecution',
+          'nodeSelectorTerms',
+          ti,
+          'matchExpressions',
+          ei,
+        ];
         const values = Array.isArray(e.values) ? e.values.map((x) => String(x)) : [];
         if (OS_LABELS.includes(e.key)) {
           const lower = values.map((x) => x.toLowerCase());
@@ -72,16 +121,49 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
             const onlyWin = lower.length > 0 && lower.every((x) => x === 'windows');
             const onlyLinux = lower.length > 0 && lower.every((x) => x === 'linux');
             // Terms are ORed: one term alone is strong evidence only if it is the only term.
-            if (onlyWin) evidence.push({ signal: 'node-affinity', os: 'windows', path, detail: `required node affinity ${e.key} In [windows]`, strong: terms.length === 1 });
-            if (onlyLinux) evidence.push({ signal: 'node-affinity', os: 'linux', path, detail: `required node affinity ${e.key} In [linux]`, strong: terms.length === 1 });
+            if (onlyWin)
+              evidence.push({
+                signal: 'node-affinity',
+                os: 'windows',
+                path,
+                detail: `required node affinity ${e.key} In [windows]`,
+                strong: terms.length === 1,
+              });
+            if (onlyLinux)
+              evidence.push({
+                signal: 'node-affinity',
+                os: 'linux',
+                path,
+                detail: `required node affinity ${e.key} In [linux]`,
+                strong: terms.length === 1,
+              });
           } else if (e.operator === 'NotIn' && lower.includes('linux') && terms.length === 1) {
-            evidence.push({ signal: 'node-affinity', os: 'windows', path, detail: `required node affinity ${e.key} NotIn [linux]`, strong: true });
+            evidence.push({
+              signal: 'node-affinity',
+              os: 'windows',
+              path,
+              detail: `required node affinity ${e.key} NotIn [linux]`,
+              strong: true,
+            });
           } else if (e.operator === 'NotIn' && lower.includes('windows') && terms.length === 1) {
-            evidence.push({ signal: 'node-affinity', os: 'linux', path, detail: `required node affinity ${e.key} NotIn [windows]`, strong: true });
+            evidence.push({
+              signal: 'node-affinity',
+              os: 'linux',
+              path,
+              detail: `required node affinity ${e.key} NotIn [windows]`,
+              strong: true,
+            });
           }
         } else if (e.key === BUILD_LABEL && e.operator === 'In' && values.length > 0) {
-          evidence.push({ signal: 'windows-build', os: 'windows', path, detail: `required node affinity on ${BUILD_LABEL}`, strong: terms.length === 1 });
-          if (values.length === 1 && terms.length === 1) builds.push({ value: values[0], path: [...path, 'values', 0], via: 'node-affinity' });
+          evidence.push({
+            signal: 'windows-build',
+            os: 'windows',
+            path,
+            detail: `required node affinity on ${BUILD_LABEL}`,
+            strong: terms.length === 1,
+          });
+          if (values.length === 1 && terms.length === 1)
+            builds.push({ value: values[0], path: [...path, 'values', 0], via: 'node-affinity' });
         }
       });
     });
@@ -91,12 +173,31 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
   if (typeof rcName === 'string') {
     const rc = facts.runtimeClasses.get(rcName);
     if (rc?.windows) {
-      evidence.push({ signal: 'runtime-class', os: 'windows', path: [...p, 'runtimeClassName'], detail: `RuntimeClass ${rcName} schedules onto Windows nodes`, strong: true });
-      if (rc.build) builds.push({ value: rc.build, path: [...p, 'runtimeClassName'], via: 'runtime-class', runtimeClass: rcName });
+      evidence.push({
+        signal: 'runtime-class',
+        os: 'windows',
+        path: [...p, 'runtimeClassName'],
+        detail: `RuntimeClass ${rcName} schedules onto Windows nodes`,
+        strong: true,
+      });
+      if (rc.build)
+        builds.push({ value: rc.build, path: [...p, 'runtimeClassName'], via: 'runtime-class', runtimeClass: rcName });
     } else if (rc && (rc.nodeSelector[OS_LABEL] ?? '').toLowerCase() === 'linux') {
-      evidence.push({ signal: 'runtime-class', os: 'linux', path: [...p, 'runtimeClassName'], detail: `RuntimeClass ${rcName} schedules onto Linux nodes`, strong: true });
+      evidence.push({
+        signal: 'runtime-class',
+        os: 'linux',
+        path: [...p, 'runtimeClassName'],
+        detail: `RuntimeClass ${rcName} schedules onto Linux nodes`,
+        strong: true,
+      });
     } else if (!rc && /win/i.test(rcName)) {
-      evidence.push({ signal: 'runtime-class', os: 'windows', path: [...p, 'runtimeClassName'], detail: `runtimeClassName ${rcName} suggests Windows`, strong: false });
+      evidence.push({
+        signal: 'runtime-class',
+        os: 'windows',
+        path: [...p, 'runtimeClassName'],
+        detail: `runtimeClassName ${rcName} suggests Windows`,
+        strong: false,
+      });
     }
   }
 
@@ -107,7 +208,13 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
       const key = typeof t.key === 'string' ? t.key : '';
       const value = typeof t.value === 'string' ? t.value.toLowerCase() : '';
       if ((WINDOWS_TAINT_KEYS.has(key) && value === 'windows') || (key === 'sku' && value === 'windows')) {
-        evidence.push({ signal: 'toleration', os: 'windows', path: [...p, 'tolerations', i], detail: `tolerates the Windows taint ${key}=${t.value}`, strong: true });
+        evidence.push({
+          signal: 'toleration',
+          os: 'windows',
+          path: [...p, 'tolerations', i],
+          detail: `tolerates the Windows taint ${key}=${t.value}`,
+          strong: true,
+        });
       }
     });
   }
@@ -162,7 +269,8 @@ function commandEvidence(container: Record<string, unknown>): string | undefined
   if (Array.isArray(container.command)) parts.push(...container.command.slice(0, 2));
   if (parts.length === 0) return undefined;
   const first = String(parts[0] ?? '').toLowerCase();
-  if (/^(powershell|pwsh|cmd)(\.exe)?$/.test(first) || /^[a-z]:\\/.test(first)) return `command ${String(parts[0])} is a Windows program`;
+  if (/^(powershell|pwsh|cmd)(\.exe)?$/.test(first) || /^[a-z]:\\/.test(first))
+    return `command ${String(parts[0])} is a Windows program`;
   return undefined;
 }
 

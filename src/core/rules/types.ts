@@ -32,12 +32,27 @@ export type Reporter = (report: Report) => void;
 export interface RuleMeta {
   /** Stable public id (WIN001 …). */
   id: string;
-  /** Default severity: error = rejected by the API server or can never run; warning = fails or is ignored at runtime. */
+  /**
+   * Default severity: error = rejected by the API server or can never run; warning = fails or is ignored at runtime.
+   */
   severity: Severity;
   /** One line: what the rule catches and why (the README table). */
   title: string;
   family:
-    'pod-security' | 'host-process' | 'windows-options' | 'runtime' | 'scheduling' | 'images' | 'openshift' | 'runtime-class' | 'mirrors' | 'byoh' | 'network' | 'machinesets' | 'linters' | 'yaml';
+    | 'pod-security'
+    | 'host-process'
+    | 'windows-options'
+    | 'runtime'
+    | 'scheduling'
+    | 'images'
+    | 'openshift'
+    | 'runtime-class'
+    | 'mirrors'
+    | 'byoh'
+    | 'network'
+    | 'machinesets'
+    | 'linters'
+    | 'yaml';
 }
 
 export interface PodContext {

@@ -15,16 +15,37 @@ export interface WindowsBuild {
 }
 
 export const WINDOWS_BUILDS: WindowsBuild[] = [
-  { build: 14393, label: '10.0.14393', name: 'Windows Server 2016 (1607)', ltsc: true, eol: true, tokens: ['ltsc2016', '1607'] },
+  {
+    build: 14393,
+    label: '10.0.14393',
+    name: 'Windows Server 2016 (1607)',
+    ltsc: true,
+    eol: true,
+    tokens: ['ltsc2016', '1607'],
+  },
   { build: 16299, label: '10.0.16299', name: 'Windows Server 1709 (SAC)', ltsc: false, eol: true, tokens: ['1709'] },
   { build: 17134, label: '10.0.17134', name: 'Windows Server 1803 (SAC)', ltsc: false, eol: true, tokens: ['1803'] },
-  { build: 17763, label: '10.0.17763', name: 'Windows Server 2019 (1809)', ltsc: true, eol: false, tokens: ['ltsc2019', '1809'] },
+  {
+    build: 17763,
+    label: '10.0.17763',
+    name: 'Windows Server 2019 (1809)',
+    ltsc: true,
+    eol: false,
+    tokens: ['ltsc2019', '1809'],
+  },
   { build: 18362, label: '10.0.18362', name: 'Windows Server 1903 (SAC)', ltsc: false, eol: true, tokens: ['1903'] },
   { build: 18363, label: '10.0.18363', name: 'Windows Server 1909 (SAC)', ltsc: false, eol: true, tokens: ['1909'] },
   { build: 19041, label: '10.0.19041', name: 'Windows Server 2004 (SAC)', ltsc: false, eol: true, tokens: ['2004'] },
   { build: 19042, label: '10.0.19042', name: 'Windows Server 20H2 (SAC)', ltsc: false, eol: true, tokens: ['20h2'] },
   { build: 20348, label: '10.0.20348', name: 'Windows Server 2022', ltsc: true, eol: false, tokens: ['ltsc2022'] },
-  { build: 25398, label: '10.0.25398', name: 'Windows Server 23H2 (annual channel)', ltsc: false, eol: false, tokens: ['23h2'] },
+  {
+    build: 25398,
+    label: '10.0.25398',
+    name: 'Windows Server 23H2 (annual channel)',
+    ltsc: false,
+    eol: false,
+    tokens: ['23h2'],
+  },
   { build: 26100, label: '10.0.26100', name: 'Windows Server 2025', ltsc: true, eol: false, tokens: ['ltsc2025'] },
 ];
 
@@ -149,7 +170,10 @@ function hasWindowsContext(image: ImageRef, tag: string): boolean {
 
 /** Windows-only repositories, per registry: MCR Windows bases and .NET Framework, legacy Docker Hub. */
 const WINDOWS_REPOS = new Map<string, RegExp>([
-  ['mcr.microsoft.com', /^(windows(\/|$)|dotnet\/framework\/|oss\/kubernetes\/windows-host-process-containers-base-image)/],
+  [
+    'mcr.microsoft.com',
+    /^(windows(\/|$)|dotnet\/framework\/|oss\/kubernetes\/windows-host-process-containers-base-image)/,
+  ],
   ['docker.io', /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/],
 ]);
 
@@ -164,7 +188,8 @@ function windowsImageEvidenceOf(raw: string): string | undefined {
   const image = parseImage(raw);
   if (isWindowsBaseRepository(image)) return `${image.registry}/${image.repository} is a Windows base image`;
   const tag = (image.tag ?? '').toLowerCase();
-  if (/(^|[-_.])(nanoserver|windowsservercore|servercore)([-_.]|$)/.test(tag)) return `tag ${image.tag} names a Windows base`;
+  if (/(^|[-_.])(nanoserver|windowsservercore|servercore)([-_.]|$)/.test(tag))
+    return `tag ${image.tag} names a Windows base`;
   if (/(^|[-_.])ltsc20(16|19|22|25)([-_.]|$)/.test(tag)) return `tag ${image.tag} names a Windows LTSC build`;
   if (/(^|[-_])windows([-_]|$)/.test(tag)) return `tag ${image.tag} is a Windows variant`;
   return undefined;
@@ -227,7 +252,19 @@ export function retagForBuild(raw: string, build: number): string | undefined {
   return ref.slice(0, at) + token + ref.slice(at + named.token.length);
 }
 
-const LINUX_ONLY_OFFICIAL = new Set(['alpine', 'busybox', 'ubuntu', 'debian', 'centos', 'fedora', 'nginx', 'redis', 'postgres', 'mysql', 'httpd']);
+const LINUX_ONLY_OFFICIAL = new Set([
+  'alpine',
+  'busybox',
+  'ubuntu',
+  'debian',
+  'centos',
+  'fedora',
+  'nginx',
+  'redis',
+  'postgres',
+  'mysql',
+  'httpd',
+]);
 const DOCKER_HUB = new Set(['docker.io', 'index.docker.io', 'registry-1.docker.io']);
 
 /**
@@ -246,7 +283,10 @@ function linuxOnlyImageOf(raw: string): string | undefined {
     if (LINUX_ONLY_OFFICIAL.has(name)) return `the Docker Hub official image ${name} is published for Linux only`;
     return undefined;
   }
-  if ((image.registry === 'registry.access.redhat.com' || image.registry === 'registry.redhat.io') && /^ubi\d*(?:[-/]|$)/.test(repo)) {
+  if (
+    (image.registry === 'registry.access.redhat.com' || image.registry === 'registry.redhat.io') &&
+    /^ubi\d*(?:[-/]|$)/.test(repo)
+  ) {
     return 'Red Hat UBI images are Linux only';
   }
   if (image.registry === 'gcr.io' && repo.startsWith('distroless/')) return 'distroless images are Linux only';

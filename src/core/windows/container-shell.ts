@@ -27,12 +27,16 @@ export interface ShellInput {
   tty: boolean;
 }
 
-/** The repository path and tag of an image reference, lowercased: `mcr.microsoft.com/windows/nanoserver`, `ltsc2022`. */
+/**
+ * The repository path and tag of an image reference, lowercased: `mcr.microsoft.com/windows/nanoserver`, `ltsc2022`.
+ */
 function splitImage(image: string): { repo: string; tag: string } {
   const noDigest = image.toLowerCase().split('@')[0] ?? '';
   const slash = noDigest.lastIndexOf('/');
   const colon = noDigest.lastIndexOf(':');
-  return colon > slash ? { repo: noDigest.slice(0, colon), tag: noDigest.slice(colon + 1) } : { repo: noDigest, tag: '' };
+  return colon > slash
+    ? { repo: noDigest.slice(0, colon), tag: noDigest.slice(colon + 1) }
+    : { repo: noDigest, tag: '' };
 }
 
 /** What the image tells: a Windows base it is built on, and whether it carries PowerShell 7. */
@@ -44,14 +48,19 @@ function imageFacts(image: string): { base?: 'nanoserver' | 'servercore' | 'serv
   if (/nanoserver/.test(words)) return { base: 'nanoserver', pwsh };
   if (/servercore/.test(words)) return { base: 'servercore', pwsh };
   if (/^mcr\.microsoft\.com\/windows\/server$/.test(repo)) return { base: 'server', pwsh };
-  if (/^mcr\.microsoft\.com\/windows$/.test(repo) || /(^|\/)windows\/(server|servercore|nanoserver)$/.test(repo)) return { base: 'windows', pwsh };
+  if (/^mcr\.microsoft\.com\/windows$/.test(repo) || /(^|\/)windows\/(server|servercore|nanoserver)$/.test(repo))
+    return { base: 'windows', pwsh };
   return { pwsh };
 }
 
 const COMMANDS: Record<ShellKind, { windows: string[]; linux: string[]; pipe?: string[] }> = {
   cmd: { windows: ['cmd.exe'], linux: ['cmd.exe'] },
   // Without a terminal PowerShell reads its commands from stdin only with -Command -.
-  powershell: { windows: ['powershell.exe', '-NoLogo'], linux: ['powershell.exe', '-NoLogo'], pipe: ['-NoProfile', '-Command', '-'] },
+  powershell: {
+    windows: ['powershell.exe', '-NoLogo'],
+    linux: ['powershell.exe', '-NoLogo'],
+    pipe: ['-NoProfile', '-Command', '-'],
+  },
   pwsh: { windows: ['pwsh.exe', '-NoLogo'], linux: ['pwsh', '-NoLogo'], pipe: ['-NoProfile', '-Command', '-'] },
   sh: { windows: ['sh'], linux: ['sh'] },
 };
@@ -71,12 +80,20 @@ export function containerOs(os: string | undefined, image: string): 'windows' | 
 export function chooseShell(input: ShellInput): ShellChoice {
   const windows = containerOs(input.os, input.image) === 'windows';
   const facts = imageFacts(input.image);
-  const pick = (shell: ShellKind, why: string): ShellChoice => ({ shell, command: commandFor(shell, windows, input.tty), why });
+  const pick = (shell: ShellKind, why: string): ShellChoice => ({
+    shell,
+    command: commandFor(shell, windows, input.tty),
+    why,
+  });
   if (input.override) return pick(input.override, '--shell');
   if (!windows) return facts.pwsh ? pick('pwsh', 'the image carries PowerShell 7') : pick('sh', 'a Linux container');
   if (facts.pwsh) return pick('pwsh', 'the image carries PowerShell 7');
   if (facts.base === 'nanoserver') return pick('cmd', 'a Nano Server image has no PowerShell');
-  if (facts.base) return pick('powershell', `a ${facts.base === 'servercore' ? 'Server Core' : facts.base === 'server' ? 'Windows Server' : 'Windows'} image carries Windows PowerShell`);
+  if (facts.base)
+    return pick(
+      'powershell',
+      `a ${facts.base === 'servercore' ? 'Server Core' : facts.base === 'server' ? 'Windows Server' : 'Windows'} image carries Windows PowerShell`,
+    );
   return pick('powershell', 'a Windows container (if its image is built on Nano Server, use --shell cmd)');
 }
 

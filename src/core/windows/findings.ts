@@ -28,5 +28,10 @@ export function blocking(findings: readonly Finding[]): Finding[] {
 
 /** One finding per line: ✗ error, ! warning, ✓ passed; the fix on the next line. */
 export function formatFindings(findings: readonly Finding[]): string {
-  return findings.map((f) => `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
+  return findings
+    .map(
+      (f) =>
+        `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`,
+    )
+    .join('\n');
 }

@@ -284,7 +284,12 @@ ${EMIT}
  * Unpacks a .tar.gz or .zip into a directory with tar.exe, once: a marker file in the destination
  * records the archive's SHA-256, and a second call with the same archive does nothing.
  */
-export function expandArchive(archive: string, destination: string, sha256: string, stripComponents = 0): HostOp<{ changed: boolean }> {
+export function expandArchive(
+  archive: string,
+  destination: string,
+  sha256: string,
+  stripComponents = 0,
+): HostOp<{ changed: boolean }> {
   return defineOp(
     'expand-archive',
     { Archive: archive, Destination: destination, Sha256: sha256.toLowerCase(), Strip: stripComponents },
@@ -355,7 +360,9 @@ ${EMIT}
  * Restarts the host. The command is scheduled a few seconds ahead so this op can answer before the
  * SSH server goes down; the engine then waits for the host to come back.
  */
-export function restartComputer(reason = 'kube-windows: restart to finish enabling Windows features'): HostOp<{ scheduled: boolean }> {
+export function restartComputer(
+  reason = 'kube-windows: restart to finish enabling Windows features',
+): HostOp<{ scheduled: boolean }> {
   return defineOp(
     'restart-computer',
     { DelaySeconds: 5, Reason: reason },
@@ -410,7 +417,13 @@ ${EMIT}
 export function ensureService(spec: ServiceSpec): HostOp<{ created: boolean; changed: boolean }> {
   return defineOp(
     'ensure-service',
-    { Name: spec.name, BinaryPathName: spec.binaryPathName, DisplayName: spec.displayName, Description: spec.description, DependsOn: [...spec.dependsOn] },
+    {
+      Name: spec.name,
+      BinaryPathName: spec.binaryPathName,
+      DisplayName: spec.displayName,
+      Description: spec.description,
+      DependsOn: [...spec.dependsOn],
+    },
     `
 $r = @{ created = $false; changed = $false }
 $s = Get-CimInstance -ClassName Win32_Service -Filter ("Name='" + $Name.Replace("'", "''") + "'")
@@ -519,7 +532,10 @@ ${EMIT}
   );
 }
 
-/** Runs an executable with arguments and returns what it printed (`kubelet.exe --version`); exists=false when the file is absent. */
+/**
+ * Runs an executable with arguments and returns what it printed (`kubelet.exe --version`); exists=false when the file
+ * is absent.
+ */
 export function executableVersion(path: string, args: readonly string[]): HostOp<{ exists: boolean; output: string }> {
   return defineOp(
     'executable-version',

@@ -9,7 +9,9 @@ import { BUILD_LABEL } from '../well-known';
 const SHELL_POD_COMPONENT = 'node-shell';
 /** The container the terminal execs into. */
 export const SHELL_CONTAINER = 'shell';
-/** The interactive shell exec'd into the pod: the host's Windows PowerShell (a HostProcess container runs on the host). */
+/**
+ * The interactive shell exec'd into the pod: the host's Windows PowerShell (a HostProcess container runs on the host).
+ */
 export const SHELL_COMMAND = ['powershell.exe', '-NoLogo'] as const;
 /** A pod left behind (VS Code killed) ends by itself after this long. */
 const SHELL_POD_DEADLINE_SECONDS = 8 * 3600;
@@ -29,14 +31,20 @@ export interface PowerShellImage {
  */
 export function powershellImageFor(buildLabel: string | undefined): PowerShellImage | { error: string } {
   const parsed = parseBuildLabel(buildLabel);
-  const image = (ltsc: PowerShellImage['ltsc'], note: string): PowerShellImage => ({ image: `mcr.microsoft.com/powershell:lts-nanoserver-${ltsc}`, ltsc, note });
+  const image = (ltsc: PowerShellImage['ltsc'], note: string): PowerShellImage => ({
+    image: `mcr.microsoft.com/powershell:lts-nanoserver-${ltsc}`,
+    ltsc,
+    note,
+  });
   if (!parsed) return image('ltsc2022', `the node has no ${BUILD_LABEL} label: assuming Windows Server 2022`);
   const { build } = parsed;
   const name = buildByNumber(build)?.name ?? `build ${build}`;
   if (build >= 26100) return image('ltsc2025', `${name}`);
   if (build >= 20348) return image('ltsc2022', `${name}`);
   if (build === 17763) return image('ltsc2019', `${name}`);
-  return { error: `${name} has no PowerShell LTS image (Windows Server 2019, 2022 and 2025 only), and HostProcess containers need Windows Server 2019 or later.` };
+  return {
+    error: `${name} has no PowerShell LTS image (Windows Server 2019, 2022 and 2025 only), and HostProcess containers need Windows Server 2019 or later.`,
+  };
 }
 
 export interface HostProcessShellInput {
@@ -65,7 +73,9 @@ export interface HostProcessShellPod {
   spec: Record<string, unknown>;
 }
 
-export function hostProcessShellPod(input: HostProcessShellInput): { pod: HostProcessShellPod; image: PowerShellImage } | { error: string } {
+export function hostProcessShellPod(
+  input: HostProcessShellInput,
+): { pod: HostProcessShellPod; image: PowerShellImage } | { error: string } {
   const image = powershellImageFor(input.labels?.[BUILD_LABEL]);
   if ('error' in image) return image;
   const suffix = dnsPart(input.suffix, 8);
@@ -102,7 +112,13 @@ export function hostProcessShellPod(input: HostProcessShellInput): { pod: HostPr
           image: image.image,
           imagePullPolicy: 'IfNotPresent',
           // Keeps the pod alive for exec; the deadline ends it if kube-windows never deletes it.
-          command: ['powershell.exe', '-NoLogo', '-NoProfile', '-Command', `Start-Sleep -Seconds ${SHELL_POD_DEADLINE_SECONDS}`],
+          command: [
+            'powershell.exe',
+            '-NoLogo',
+            '-NoProfile',
+            '-Command',
+            `Start-Sleep -Seconds ${SHELL_POD_DEADLINE_SECONDS}`,
+          ],
           resources: { requests: { cpu: '10m', memory: '64Mi' }, limits: { cpu: '1', memory: '512Mi' } },
         },
       ],

@@ -14,7 +14,8 @@ const USER_FORBIDDEN = /["/[\]:;|=,+*?<>\u0000-\u001f\u007f]/;
 export type AddressKind = 'ipv4' | 'dns' | 'ipv6' | 'invalid-ipv4' | 'invalid';
 
 /**
- * What an address is: a `windows-instances` key or a host to join. WMCO resolves keys with `net.ResolveIPAddr("ip4", …)`: IPv4
+ * What an address is: a `windows-instances` key or a host to join. WMCO resolves keys with `net.ResolveIPAddr("ip4",
+ * …)`: IPv4
  * literals (Go rejects leading zeros) and DNS names pass, IPv6 literals fail.
  */
 export function classifyAddress(key: string): AddressKind {
@@ -43,8 +44,11 @@ export function addressProblem(address: string, via: 'byoh' | 'kubeadm'): string
     case 'dns':
       return undefined;
     case 'ipv6':
-      if (via === 'byoh') return `"${printable(address)}" looks like an IPv6 address; WMCO accepts only IPv4 addresses or DNS names.`;
-      return looksIPv6(address) ? undefined : `"${printable(address)}" is not an IPv4/IPv6 address or a DNS name (give no port: SSH uses 22).`;
+      if (via === 'byoh')
+        return `"${printable(address)}" looks like an IPv6 address; WMCO accepts only IPv4 addresses or DNS names.`;
+      return looksIPv6(address)
+        ? undefined
+        : `"${printable(address)}" is not an IPv4/IPv6 address or a DNS name (give no port: SSH uses 22).`;
     case 'invalid-ipv4':
       return `"${printable(address)}" is not a valid IPv4 address.`;
     default:
@@ -52,10 +56,14 @@ export function addressProblem(address: string, via: 'byoh' | 'kubeadm'): string
   }
 }
 
-/** Why a user name cannot be used, or undefined. Quotes, $, parentheses and backticks are legal Windows names and are kept as they are. */
+/**
+ * Why a user name cannot be used, or undefined. Quotes, $, parentheses and backticks are legal Windows names and are
+ * kept as they are.
+ */
 export function userProblem(user: string): string | undefined {
   const [domain, name, ...rest] = user.includes('\\') ? user.split('\\') : [undefined, user];
-  if (rest.length > 0 || name === undefined || name.length === 0 || (domain !== undefined && domain.length === 0)) return `"${printable(user)}" is not a user name (use "user" or "DOMAIN\\user").`;
+  if (rest.length > 0 || name === undefined || name.length === 0 || (domain !== undefined && domain.length === 0))
+    return `"${printable(user)}" is not a user name (use "user" or "DOMAIN\\user").`;
   if (USER_FORBIDDEN.test(name) || (domain !== undefined && USER_FORBIDDEN.test(domain)))
     return `"${printable(user)}" contains a character Windows does not allow in user names (" / [ ] : ; | = , + * ? < > or a control character).`;
   if (name.length > 104) return 'The user name is too long.';
@@ -78,10 +86,17 @@ export function validateAddress(value: string, via: 'byoh' | 'kubeadm'): string 
 }
 
 /** The windows-instances key of a node: one of its addresses, or a DNS name starting with its name. */
-export function instanceKeyFor(node: { metadata?: { name: string }; status?: { addresses?: { address: string }[] } } | undefined, name: string, keys: readonly string[]): string | undefined {
+export function instanceKeyFor(
+  node: { metadata?: { name: string }; status?: { addresses?: { address: string }[] } } | undefined,
+  name: string,
+  keys: readonly string[],
+): string | undefined {
   const addresses = new Set((node?.status?.addresses ?? []).map((x) => x.address.toLowerCase()));
   const lower = name.toLowerCase();
-  return keys.find((k) => addresses.has(k.toLowerCase())) ?? keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`));
+  return (
+    keys.find((k) => addresses.has(k.toLowerCase())) ??
+    keys.find((k) => k.toLowerCase() === lower || k.toLowerCase().startsWith(`${lower}.`))
+  );
 }
 
 /** The resources --kube-reserved and --system-reserved may name (kubelet's reservable resources). */
@@ -99,7 +114,8 @@ export function reservationProblem(value: string): string | undefined {
     const [name, quantity, ...rest] = pair.split('=');
     if (rest.length > 0 || name === undefined || quantity === undefined || !name || !quantity)
       return `takes resource=quantity pairs separated by commas, such as cpu=500m,memory=1Gi (got "${printable(value)}")`;
-    if (!(RESERVABLE as readonly string[]).includes(name)) return `cannot reserve "${printable(name)}": use ${RESERVABLE.join(', ')}`;
+    if (!(RESERVABLE as readonly string[]).includes(name))
+      return `cannot reserve "${printable(name)}": use ${RESERVABLE.join(', ')}`;
     if (seen.has(name)) return `names ${name} twice`;
     seen.add(name);
     if (!QUANTITY.test(quantity)) return `"${printable(quantity)}" is not a quantity (such as 500m, 1Gi, 2)`;

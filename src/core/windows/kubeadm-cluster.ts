@@ -29,7 +29,9 @@ export const versionTag = show;
 
 /** What is wrong with a `--kubernetes-version` value (vX.Y.Z exactly), or undefined. */
 export function kubernetesVersionProblem(value: string): string | undefined {
-  return /^v\d+\.\d+\.\d+$/.test(value) ? undefined : `takes a release version vX.Y.Z, such as v1.31.3 (got "${JSON.stringify(value).slice(1, -1)}")`;
+  return /^v\d+\.\d+\.\d+$/.test(value)
+    ? undefined
+    : `takes a release version vX.Y.Z, such as v1.31.3 (got "${JSON.stringify(value).slice(1, -1)}")`;
 }
 
 /**
@@ -46,9 +48,22 @@ export function checkVersionSkew(target: string, server: string): Finding[] {
   const s = parseKubeVersion(server);
   if (!s)
     return [
-      { id: 'version-skew', severity: 'error', title: `The API server reports the version "${server}", which is not a Kubernetes release version`, fix: 'Check GET /version on the API server.' },
+      {
+        id: 'version-skew',
+        severity: 'error',
+        title: `The API server reports the version "${server}", which is not a Kubernetes release version`,
+        fix: 'Check GET /version on the API server.',
+      },
     ];
-  if (!t) return [{ id: 'version-skew', severity: 'error', title: `"${target}" is not a Kubernetes release version`, fix: 'Pass --kubernetes-version vX.Y.Z.' }];
+  if (!t)
+    return [
+      {
+        id: 'version-skew',
+        severity: 'error',
+        title: `"${target}" is not a Kubernetes release version`,
+        fix: 'Pass --kubernetes-version vX.Y.Z.',
+      },
+    ];
   const out: Finding[] = [];
   const sameMajor = t.major === s.major;
   const maxOlder = t.minor < 25 ? 2 : 3;
@@ -74,7 +89,8 @@ export function checkVersionSkew(target: string, server: string): Finding[] {
       title: `kubeadm ${show(t)} cannot join a v${s.major}.${s.minor} control plane: kubeadm supports components of its own minor version or one older, never newer`,
       fix: `Use kubeadm.exe (and kubelet.exe) of v${s.major}.${s.minor} — ${show(s)}, the API server's version, is the default — and pass --kubernetes-version accordingly.`,
     });
-  } else if (out[0]?.severity !== 'error') out.push(ok('kubeadm-skew', `kubeadm ${show(t)} matches the control plane's minor version`));
+  } else if (out[0]?.severity !== 'error')
+    out.push(ok('kubeadm-skew', `kubeadm ${show(t)} matches the control plane's minor version`));
   return out;
 }
 
@@ -90,7 +106,9 @@ export function binaryVersionProblem(name: string, output: string, target: strin
   const t = parseKubeVersion(target);
   const r = parseKubeVersion(reported);
   if (r && t && r.major === t.major && r.minor === t.minor && r.patch === t.patch) return undefined;
-  const what = reported ? `reports ${reported}` : `does not report a version (${JSON.stringify(output.trim().slice(0, 120))})`;
+  const what = reported
+    ? `reports ${reported}`
+    : `does not report a version (${JSON.stringify(output.trim().slice(0, 120))})`;
   return `${name} ${what}, but the join is for ${target} (--kubernetes-version, default: the API server's version): put the ${target} binaries in the payload, or pass the version they are.`;
 }
 
@@ -142,7 +160,8 @@ export function checkContainerdForHostProcess(archiveName: string): Finding {
 /**
  * Windows Server releases Kubernetes supports as nodes ("Windows containers in Kubernetes" →
  * Windows OS version compatibility: LTSC releases 2019 and 2022; 2025 listed from Kubernetes 1.32,
- * the first release tested on it — our reading of the page; WMCO documents 2025 too, in its docs/wmco-prerequisites.md).
+ * the first release tested on it — our reading of the page; WMCO documents 2025 too, in its
+ * docs/wmco-prerequisites.md).
  */
 const BUILD_FROM: Record<number, { minor: number; name: string }> = {
   17763: { minor: 0, name: 'Windows Server 2019' },
@@ -155,7 +174,12 @@ export function checkBuildForKubernetes(build: number, target: string): Finding 
   const need = BUILD_FROM[build];
   const name = buildByNumber(build)?.name ?? `build ${build}`;
   if (!need)
-    return { id: 'windows-build-kubernetes', severity: 'error', title: `${name} is not a Windows Server release Kubernetes supports as a node`, fix: 'Use Windows Server 2019, 2022 or 2025.' };
+    return {
+      id: 'windows-build-kubernetes',
+      severity: 'error',
+      title: `${name} is not a Windows Server release Kubernetes supports as a node`,
+      fix: 'Use Windows Server 2019, 2022 or 2025.',
+    };
   if (v && v.major === 1 && v.minor < need.minor) {
     return {
       id: 'windows-build-kubernetes',
@@ -196,7 +220,9 @@ export interface ClusterFacts {
   clusterConfiguration?: string;
 }
 
-/** kubeadm's service subnet from its ClusterConfiguration (networking.serviceSubnet; kubeadm's default 10.96.0.0/12). */
+/**
+ * kubeadm's service subnet from its ClusterConfiguration (networking.serviceSubnet; kubeadm's default 10.96.0.0/12).
+ */
 function serviceSubnetOf(clusterConfiguration: string | undefined): string {
   try {
     const doc = load(clusterConfiguration ?? '') as { networking?: { serviceSubnet?: unknown } } | undefined;
@@ -231,8 +257,13 @@ const tagOf = (image: string): string | undefined => {
 
 /** The image is Calico's Linux node agent (calico/node, never node-windows). */
 const isCalicoNode = (image: string): boolean => /(^|\/)calico\/node(:|@|$)/.test(image);
-/** The image is flannel's daemon (flannel/flannel, coreos/flannel, rancher/mirrored-flannelcni-flannel); not the Windows one. */
-const isFlannel = (image: string): boolean => /(^|\/)(flannel\/flannel|coreos\/flannel|[\w.-]*flannel)(:|@|$)/.test(image) && !/flannel-cni-plugin|hostprocess|windows/.test(image);
+/**
+ * The image is flannel's daemon (flannel/flannel, coreos/flannel, rancher/mirrored-flannelcni-flannel); not the Windows
+ * one.
+ */
+const isFlannel = (image: string): boolean =>
+  /(^|\/)(flannel\/flannel|coreos\/flannel|[\w.-]*flannel)(:|@|$)/.test(image) &&
+  !/flannel-cni-plugin|hostprocess|windows/.test(image);
 
 /** The CNIs the cluster runs (by what its DaemonSets run, and Calico's operator Installation). */
 export function detectCni(f: ClusterFacts): DetectedCni[] {
@@ -240,7 +271,14 @@ export function detectCni(f: ClusterFacts): DetectedCni[] {
   const calicoDs = f.daemonSets.find((d) => CALICO_NAMESPACES.includes(d.namespace) && d.images.some(isCalicoNode));
   const calicoVersion = calicoDs ? tagOf(calicoDs.images.find(isCalicoNode) as string) : undefined;
   const inst = f.calicoInstallations[0];
-  if (inst) out.push({ kind: 'calico', via: `the Calico operator's Installation ${inst.name}`, namespace: 'calico-system', operator: true, ...(calicoVersion ? { version: calicoVersion } : {}) });
+  if (inst)
+    out.push({
+      kind: 'calico',
+      via: `the Calico operator's Installation ${inst.name}`,
+      namespace: 'calico-system',
+      operator: true,
+      ...(calicoVersion ? { version: calicoVersion } : {}),
+    });
   else if (calicoDs)
     out.push({
       kind: 'calico',
@@ -252,7 +290,13 @@ export function detectCni(f: ClusterFacts): DetectedCni[] {
   const flannelDs = f.daemonSets.find((d) => FLANNEL_NAMESPACES.includes(d.namespace) && d.images.some(isFlannel));
   if (flannelDs) {
     const v = tagOf(flannelDs.images.find(isFlannel) as string);
-    out.push({ kind: 'flannel', via: `DaemonSet ${flannelDs.namespace}/${flannelDs.name}`, namespace: flannelDs.namespace, daemonSet: flannelDs.name, ...(v ? { version: v } : {}) });
+    out.push({
+      kind: 'flannel',
+      via: `DaemonSet ${flannelDs.namespace}/${flannelDs.name}`,
+      namespace: flannelDs.namespace,
+      daemonSet: flannelDs.name,
+      ...(v ? { version: v } : {}),
+    });
   }
   return out;
 }
@@ -276,14 +320,26 @@ export function checkFlannelNetConf(namespace: string, text: string | undefined)
   try {
     conf = JSON.parse(text) as typeof conf;
   } catch {
-    return { id: 'flannel-backend', severity: 'error', title: `${where} is not valid JSON`, fix: `Correct it; Windows nodes need ${want}.` };
+    return {
+      id: 'flannel-backend',
+      severity: 'error',
+      title: `${where} is not valid JSON`,
+      fix: `Correct it; Windows nodes need ${want}.`,
+    };
   }
   const b = conf?.Backend ?? {};
   const type = typeof b.Type === 'string' ? b.Type.toLowerCase() : undefined;
   const wrong: string[] = [];
-  if (type !== 'vxlan') wrong.push(`Type is ${b.Type === undefined ? 'unset' : JSON.stringify(b.Type)} (must be "vxlan")`);
-  if (b.VNI !== 4096) wrong.push(`VNI is ${b.VNI === undefined ? 'unset (flannel defaults to 1)' : JSON.stringify(b.VNI)} (must be 4096)`);
-  if (b.Port !== 4789) wrong.push(`Port is ${b.Port === undefined ? 'unset (flannel defaults to 8472)' : JSON.stringify(b.Port)} (must be 4789)`);
+  if (type !== 'vxlan')
+    wrong.push(`Type is ${b.Type === undefined ? 'unset' : JSON.stringify(b.Type)} (must be "vxlan")`);
+  if (b.VNI !== 4096)
+    wrong.push(
+      `VNI is ${b.VNI === undefined ? 'unset (flannel defaults to 1)' : JSON.stringify(b.VNI)} (must be 4096)`,
+    );
+  if (b.Port !== 4789)
+    wrong.push(
+      `Port is ${b.Port === undefined ? 'unset (flannel defaults to 8472)' : JSON.stringify(b.Port)} (must be 4789)`,
+    );
   if (wrong.length === 0) return ok('flannel-backend', `flannel uses vxlan with VNI 4096 and port 4789 (${where})`);
   return {
     id: 'flannel-backend',
@@ -293,9 +349,12 @@ export function checkFlannelNetConf(namespace: string, text: string | undefined)
   };
 }
 
-/** The control plane runs Linux (Windows cannot host it). No control-plane node visible: a managed control plane, fine. */
+/**
+ * The control plane runs Linux (Windows cannot host it). No control-plane node visible: a managed control plane, fine.
+ */
 export function checkControlPlane(nodes: ClusterFacts['controlPlane']): Finding {
-  if (nodes.length === 0) return ok('control-plane', `No node carries ${CONTROL_PLANE_LABEL}: a managed or hidden control plane`);
+  if (nodes.length === 0)
+    return ok('control-plane', `No node carries ${CONTROL_PLANE_LABEL}: a managed or hidden control plane`);
   const notLinux = nodes.filter((n) => (n.labels[OS_LABEL] ?? 'linux') !== 'linux');
   if (notLinux.length > 0) {
     return {
@@ -308,9 +367,16 @@ export function checkControlPlane(nodes: ClusterFacts['controlPlane']): Finding 
   return ok('control-plane', `The control plane runs Linux (${nodes.map((n) => n.name).join(', ')})`);
 }
 
-/** Calico's operator: the Windows dataplane must be HNS for the operator to run calico-node-windows (Calico "Install Calico for Windows using the operator"). */
+/**
+ * Calico's operator: the Windows dataplane must be HNS for the operator to run calico-node-windows (Calico "Install
+ * Calico for Windows using the operator").
+ */
 function checkCalicoOperator(inst: ClusterFacts['calicoInstallations'][number]): Finding {
-  if (inst.windowsDataplane === 'HNS') return ok('calico-windows', `Calico's Installation ${inst.name} enables the Windows dataplane (HNS); the operator runs calico-node-windows`);
+  if (inst.windowsDataplane === 'HNS')
+    return ok(
+      'calico-windows',
+      `Calico's Installation ${inst.name} enables the Windows dataplane (HNS); the operator runs calico-node-windows`,
+    );
   return {
     id: 'calico-windows',
     severity: 'error',
@@ -389,6 +455,15 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
       findings.push(checkFlannelNetConf(cni.namespace, conf?.text));
     } else if (cni.operator && f.calicoInstallations[0]) findings.push(checkCalicoOperator(f.calicoInstallations[0]));
   }
-  findings.push(...checkVersionSkew(kubernetesVersion, f.serverVersion), checkContainerdForHostProcess(c.containerdArchive));
-  return { findings, ...(cni ? { cni } : {}), kubernetesVersion, serverVersion: f.serverVersion, serviceSubnet: serviceSubnetOf(f.clusterConfiguration) };
+  findings.push(
+    ...checkVersionSkew(kubernetesVersion, f.serverVersion),
+    checkContainerdForHostProcess(c.containerdArchive),
+  );
+  return {
+    findings,
+    ...(cni ? { cni } : {}),
+    kubernetesVersion,
+    serverVersion: f.serverVersion,
+    serviceSubnet: serviceSubnetOf(f.clusterConfiguration),
+  };
 }

@@ -28,9 +28,20 @@ import {
 } from '../well-known';
 import { buildByNumber } from './builds';
 import { LAYOUT } from './layout';
-import { FALLBACK_CNI_VERSION, parseKubeVersion, versionTag, type DaemonSetFacts, type DetectedCni } from './kubeadm-cluster';
+import {
+  FALLBACK_CNI_VERSION,
+  parseKubeVersion,
+  versionTag,
+  type DaemonSetFacts,
+  type DetectedCni,
+} from './kubeadm-cluster';
 
-export type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; labels?: Record<string, string> }; [k: string]: unknown };
+export type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string> };
+  [k: string]: unknown;
+};
 
 const MANAGED = { 'app.kubernetes.io/managed-by': 'kube-windows' };
 const SYSTEM = 'NT AUTHORITY\\system';
@@ -61,7 +72,12 @@ function hostProcessPodSpec(serviceAccountName: string, rest: Record<string, unk
   };
 }
 
-function daemonSet(namespace: string, name: string, app: Record<string, string>, podSpec: Record<string, unknown>): Manifest {
+function daemonSet(
+  namespace: string,
+  name: string,
+  app: Record<string, string>,
+  podSpec: Record<string, unknown>,
+): Manifest {
   return {
     apiVersion: 'apps/v1',
     kind: 'DaemonSet',
@@ -74,7 +90,10 @@ function daemonSet(namespace: string, name: string, app: Record<string, string>,
   };
 }
 
-const fieldEnv = (name: string, fieldPath: string) => ({ name, valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } } });
+const fieldEnv = (name: string, fieldPath: string) => ({
+  name,
+  valueFrom: { fieldRef: { apiVersion: 'v1', fieldPath } },
+});
 const sandbox = (path: string) => `$env:CONTAINER_SANDBOX_MOUNT_POINT/${path}`;
 
 /** kube-proxy in HostProcess form, for the CNI's HNS network (its image's start.ps1 waits for it). */
@@ -113,10 +132,14 @@ export function nthAddress(cidr: string, n: number): string | undefined {
 
 function splitEndpoint(endpoint: string): { host: string; port: string } {
   const i = endpoint.lastIndexOf(':');
-  return i > 0 ? { host: endpoint.slice(0, i).replace(/^\[|\]$/g, ''), port: endpoint.slice(i + 1) } : { host: endpoint, port: '443' };
+  return i > 0
+    ? { host: endpoint.slice(0, i).replace(/^\[|\]$/g, ''), port: endpoint.slice(i + 1) }
+    : { host: endpoint, port: '443' };
 }
 
-/** Calico for Windows (manifest install, VXLAN): its ConfigMap and DaemonSet, pinned to the Linux calico-node's release. */
+/**
+ * Calico for Windows (manifest install, VXLAN): its ConfigMap and DaemonSet, pinned to the Linux calico-node's release.
+ */
 function calicoWindows(i: NetworkingInput): Manifest[] {
   const ns = i.cni.namespace;
   const version = i.cni.version ?? FALLBACK_CNI_VERSION.calico;
@@ -148,10 +171,32 @@ function calicoWindows(i: NetworkingInput): Manifest[] {
     CALICO_WINDOWS_DAEMONSET,
     app,
     hostProcessPodSpec(i.cni.daemonSet ?? 'calico-node', {
-      initContainers: [{ name: 'install-cni', image: `docker.io/calico/cni-windows:${version}`, args: [sandbox('opt/cni/bin/install.exe')], env, envFrom }],
+      initContainers: [
+        {
+          name: 'install-cni',
+          image: `docker.io/calico/cni-windows:${version}`,
+          args: [sandbox('opt/cni/bin/install.exe')],
+          env,
+          envFrom,
+        },
+      ],
       containers: [
-        { name: 'node', image: `docker.io/calico/node-windows:${version}`, args: [sandbox('CalicoWindows/node-service.ps1')], workingDir: sandbox('CalicoWindows/'), env, envFrom },
-        { name: 'felix', image: `docker.io/calico/node-windows:${version}`, args: [sandbox('CalicoWindows/felix-service.ps1')], workingDir: sandbox('CalicoWindows/'), env, envFrom },
+        {
+          name: 'node',
+          image: `docker.io/calico/node-windows:${version}`,
+          args: [sandbox('CalicoWindows/node-service.ps1')],
+          workingDir: sandbox('CalicoWindows/'),
+          env,
+          envFrom,
+        },
+        {
+          name: 'felix',
+          image: `docker.io/calico/node-windows:${version}`,
+          args: [sandbox('CalicoWindows/felix-service.ps1')],
+          workingDir: sandbox('CalicoWindows/'),
+          env,
+          envFrom,
+        },
       ],
     }),
   );
@@ -163,7 +208,10 @@ function flannelWindows(i: NetworkingInput): Manifest[] {
   const ns = i.cni.namespace;
   const version = i.cni.version ?? FALLBACK_CNI_VERSION.flannel;
   const api = splitEndpoint(i.endpoint);
-  const policy = (type: string, settings: Record<string, unknown>) => ({ Name: 'EndpointPolicy', Value: { Type: type, Settings: settings } });
+  const policy = (type: string, settings: Record<string, unknown>) => ({
+    Name: 'EndpointPolicy',
+    Value: { Type: type, Settings: settings },
+  });
   const cniConf = {
     name: 'flannel.4096',
     cniVersion: '0.3.0',
@@ -171,7 +219,11 @@ function flannelWindows(i: NetworkingInput): Manifest[] {
     capabilities: { portMappings: true, dns: true },
     delegate: {
       type: 'sdnoverlay',
-      AdditionalArgs: [policy('OutBoundNAT', { Exceptions: [] }), policy('SDNROUTE', { DestinationPrefix: '', NeedEncap: true }), policy('ProviderAddress', { ProviderAddress: '' })],
+      AdditionalArgs: [
+        policy('OutBoundNAT', { Exceptions: [] }),
+        policy('SDNROUTE', { DestinationPrefix: '', NeedEncap: true }),
+        policy('ProviderAddress', { ProviderAddress: '' }),
+      ],
     },
   };
   const config: Manifest = {
@@ -234,16 +286,27 @@ const RUNS: Record<string, { namespaces: readonly string[]; image: RegExp }> = {
   [FLANNEL_WINDOWS_DAEMONSET]: { namespaces: FLANNEL_NAMESPACES, image: /flannel/ },
 };
 
-/** An existing DaemonSet that does the job of `wanted`: the same name, or one that runs the same thing on Windows nodes. */
-export function existingDaemonSet(wanted: Manifest, existing: readonly (DaemonSetFacts & { nodeSelector?: Record<string, string> })[]): (DaemonSetFacts & { why: string }) | undefined {
+/**
+ * An existing DaemonSet that does the job of `wanted`: the same name, or one that runs the same thing on Windows nodes.
+ */
+export function existingDaemonSet(
+  wanted: Manifest,
+  existing: readonly (DaemonSetFacts & { nodeSelector?: Record<string, string> })[],
+): (DaemonSetFacts & { why: string }) | undefined {
   const same = existing.find((d) => d.namespace === wanted.metadata.namespace && d.name === wanted.metadata.name);
   if (same) return { ...same, why: 'same name' };
   const runs = RUNS[wanted.metadata.name];
   if (!runs) return undefined;
   const onWindows = (d: { name: string; nodeSelector?: Record<string, string>; images: string[] }) =>
-    d.nodeSelector?.[OS_LABEL] === 'windows' || /windows/i.test(d.name) || d.images.some((x) => /windows|hostprocess/.test(x));
-  const other = existing.find((d) => runs.namespaces.includes(d.namespace) && d.images.some((x) => runs.image.test(x)) && onWindows(d));
-  return other ? { ...other, why: `it runs ${other.images.find((x) => runs.image.test(x))} on Windows nodes` } : undefined;
+    d.nodeSelector?.[OS_LABEL] === 'windows' ||
+    /windows/i.test(d.name) ||
+    d.images.some((x) => /windows|hostprocess/.test(x));
+  const other = existing.find(
+    (d) => runs.namespaces.includes(d.namespace) && d.images.some((x) => runs.image.test(x)) && onWindows(d),
+  );
+  return other
+    ? { ...other, why: `it runs ${other.images.find((x) => runs.image.test(x))} on Windows nodes` }
+    : undefined;
 }
 
 /** The ConfigMaps a manifest's pods mount or take their environment from. */
@@ -262,7 +325,9 @@ function configMapsUsed(ds: Manifest): string[] {
     }
   ).spec?.template?.spec;
   const fromVolumes = (spec?.volumes ?? []).flatMap((v) => (v.configMap ? [v.configMap.name] : []));
-  const fromEnv = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].flatMap((c) => (c.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : [])));
+  const fromEnv = [...(spec?.initContainers ?? []), ...(spec?.containers ?? [])].flatMap((c) =>
+    (c.envFrom ?? []).flatMap((e) => (e.configMapRef ? [e.configMapRef.name] : [])),
+  );
   return [...fromVolumes, ...fromEnv];
 }
 
@@ -303,7 +368,11 @@ export function networkingChanges(
 // ---------------------------------------------------------------------------------------------
 // RuntimeClass and the probe pod
 
-const RUNTIME_CLASS_NAMES: Record<number, string> = { 17763: 'windows-2019', 20348: 'windows-2022', 26100: 'windows-2025' };
+const RUNTIME_CLASS_NAMES: Record<number, string> = {
+  17763: 'windows-2019',
+  20348: 'windows-2022',
+  26100: 'windows-2025',
+};
 
 /** The RuntimeClass that pins pods to the node's build, tolerating the os=windows taint. */
 export function runtimeClassFor(build: number): Manifest | undefined {
@@ -332,7 +401,10 @@ type WantedRuntimeClass = Manifest & { handler: string; scheduling: { nodeSelect
 /** Whether an existing RuntimeClass is the one we would make (same handler and build selector). */
 export function runtimeClassMatches(existing: RuntimeClassView | undefined, wanted: Manifest): boolean {
   const w = wanted as WantedRuntimeClass;
-  return existing?.handler === w.handler && existing.scheduling?.nodeSelector?.[BUILD_LABEL] === w.scheduling.nodeSelector[BUILD_LABEL];
+  return (
+    existing?.handler === w.handler &&
+    existing.scheduling?.nodeSelector?.[BUILD_LABEL] === w.scheduling.nodeSelector[BUILD_LABEL]
+  );
 }
 
 /** How an existing RuntimeClass of that name differs from ours, in words. */
@@ -354,7 +426,11 @@ export function probePod(nodeName: string, build: number): Manifest {
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name: probePodName(nodeName), namespace: PROBE_NAMESPACE, labels: { ...MANAGED, 'app.kubernetes.io/name': 'kube-windows-probe' } },
+    metadata: {
+      name: probePodName(nodeName),
+      namespace: PROBE_NAMESPACE,
+      labels: { ...MANAGED, 'app.kubernetes.io/name': 'kube-windows-probe' },
+    },
     spec: {
       os: { name: 'windows' },
       nodeName,
@@ -387,7 +463,10 @@ export interface PodView {
       name: string;
       ready?: boolean;
       restartCount?: number;
-      state?: { waiting?: { reason?: string; message?: string }; terminated?: { reason?: string; exitCode?: number; message?: string } };
+      state?: {
+        waiting?: { reason?: string; message?: string };
+        terminated?: { reason?: string; exitCode?: number; message?: string };
+      };
       lastState?: { terminated?: { reason?: string; exitCode?: number; message?: string } };
     }[];
   };
@@ -399,11 +478,14 @@ function notRunningReason(pod: PodView): string {
     const w = c.state?.waiting;
     if (w?.reason && w.reason !== 'ContainerCreating' && w.reason !== 'PodInitializing') {
       const last = c.lastState?.terminated;
-      const why = last?.message?.trim() || (last ? `exit code ${last.exitCode ?? '?'}${last.reason ? ` (${last.reason})` : ''}` : w.message?.trim());
+      const why =
+        last?.message?.trim() ||
+        (last ? `exit code ${last.exitCode ?? '?'}${last.reason ? ` (${last.reason})` : ''}` : w.message?.trim());
       return `${w.reason}${why ? `: ${c.name}: ${why}` : ` (${c.name})`}`;
     }
     const t = c.state?.terminated;
-    if (t && pod.status?.phase !== 'Succeeded') return `${t.reason ?? 'Terminated'}: ${c.name} exited with ${t.exitCode ?? '?'}${t.message ? `: ${t.message.trim()}` : ''}`;
+    if (t && pod.status?.phase !== 'Succeeded')
+      return `${t.reason ?? 'Terminated'}: ${c.name} exited with ${t.exitCode ?? '?'}${t.message ? `: ${t.message.trim()}` : ''}`;
   }
   const phase = pod.status?.phase ?? 'Pending';
   const first = pod.status?.containerStatuses?.find((c) => c.state?.waiting?.reason)?.state?.waiting?.reason;
@@ -415,8 +497,11 @@ function notRunningReason(pod: PodView): string {
  * else what to say ("calico-node-windows on win-1 is in CrashLoopBackOff: felix: …").
  */
 export function daemonSetPodState(daemonSet: string, nodeName: string, pods: readonly PodView[]): true | string {
-  const pod = pods.find((p) => (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.name === daemonSet));
-  if (!pod) return `${daemonSet} has no pod on ${nodeName} yet (does the node match its nodeSelector and tolerate its taints?)`;
+  const pod = pods.find((p) =>
+    (p.metadata.ownerReferences ?? []).some((o) => o.kind === 'DaemonSet' && o.name === daemonSet),
+  );
+  if (!pod)
+    return `${daemonSet} has no pod on ${nodeName} yet (does the node match its nodeSelector and tolerate its taints?)`;
   const statuses = pod.status?.containerStatuses ?? [];
   if (pod.status?.phase === 'Running' && statuses.length > 0 && statuses.every((c) => c.ready)) return true;
   const why = notRunningReason(pod);
@@ -424,7 +509,10 @@ export function daemonSetPodState(daemonSet: string, nodeName: string, pods: rea
 }
 
 /** The probe pod: succeeded, failed (why), or still waiting (why). */
-export function probeState(pod: PodView | undefined, nodeName: string): { done: true } | { failed: string } | { waiting: string } {
+export function probeState(
+  pod: PodView | undefined,
+  nodeName: string,
+): { done: true } | { failed: string } | { waiting: string } {
   if (!pod) return { waiting: `the probe pod on ${nodeName} is not there yet` };
   if (pod.status?.phase === 'Succeeded') return { done: true };
   const why = notRunningReason(pod);

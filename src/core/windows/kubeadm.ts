@@ -22,13 +22,22 @@ export function newBootstrapToken(): { id: string; secret: string; token: string
 }
 
 /** The Secret kubeadm's bootstrap-token authenticator reads (kube-system/bootstrap-token-<id>). */
-export function bootstrapTokenSecret(id: string, secret: string, expiresAt: Date, description: string): Record<string, unknown> {
+export function bootstrapTokenSecret(
+  id: string,
+  secret: string,
+  expiresAt: Date,
+  description: string,
+): Record<string, unknown> {
   const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
   return {
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'bootstrap.kubernetes.io/token',
-    metadata: { name: `bootstrap-token-${id}`, namespace: 'kube-system', labels: { 'app.kubernetes.io/managed-by': 'kube-windows' } },
+    metadata: {
+      name: `bootstrap-token-${id}`,
+      namespace: 'kube-system',
+      labels: { 'app.kubernetes.io/managed-by': 'kube-windows' },
+    },
     data: {
       description: b64(description),
       'token-id': b64(id),
@@ -114,7 +123,10 @@ function containerdServiceCommand(): string {
   return `"${LAYOUT.containerdExe}" --config "${LAYOUT.containerdConfig}" --run-service --log-file C:\\var\\log\\containerd.log`;
 }
 
-/** The kubelet flags a join chooses (the Kubernetes Windows guide's: taints at registration, reservations, eviction, node IP). */
+/**
+ * The kubelet flags a join chooses (the Kubernetes Windows guide's: taints at registration, reservations, eviction,
+ * node IP).
+ */
 export interface KubeletFlags {
   /** --node-ip: the address the node registers with. */
   nodeIp?: string;
@@ -142,10 +154,13 @@ const DEFAULT_EVICTION_HARD = 'memory.available<500Mi,nodefs.available<10%';
  * dry-run placeholder, as "<node ip>" is for the address.
  */
 export function kubeletServiceCommand(nodeName: string, flags: KubeletFlags = {}): string {
-  if (nodeName !== NODE_PLACEHOLDER && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(nodeName)) throw new Error(`kubeletServiceCommand: invalid node name ${JSON.stringify(nodeName)}`);
+  if (nodeName !== NODE_PLACEHOLDER && !/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(nodeName))
+    throw new Error(`kubeletServiceCommand: invalid node name ${JSON.stringify(nodeName)}`);
   if (flags.nodeIp !== undefined && flags.nodeIp !== NODE_IP_PLACEHOLDER && !/^[0-9a-fA-F:.]+$/.test(flags.nodeIp))
     throw new Error(`kubeletServiceCommand: invalid node IP ${JSON.stringify(flags.nodeIp)}`);
-  for (const r of [flags.kubeReserved, flags.systemReserved]) if (r !== undefined && reservationProblem(r)) throw new Error(`kubeletServiceCommand: invalid reservation ${JSON.stringify(r)}`);
+  for (const r of [flags.kubeReserved, flags.systemReserved])
+    if (r !== undefined && reservationProblem(r))
+      throw new Error(`kubeletServiceCommand: invalid reservation ${JSON.stringify(r)}`);
   return [
     `"${LAYOUT.kubelet}"`,
     '--windows-service',
@@ -156,7 +171,9 @@ export function kubeletServiceCommand(nodeName: string, flags: KubeletFlags = {}
     `--hostname-override=${nodeName}`,
     ...(flags.nodeIp ? [`--node-ip=${flags.nodeIp}`] : []),
     `--container-runtime-endpoint=${CRI_ENDPOINT}`,
-    ...(flags.registerTaint ? [`--register-with-taints=${WINDOWS_TAINT.key}=${WINDOWS_TAINT.value}:${WINDOWS_TAINT.effect}`] : []),
+    ...(flags.registerTaint
+      ? [`--register-with-taints=${WINDOWS_TAINT.key}=${WINDOWS_TAINT.value}:${WINDOWS_TAINT.effect}`]
+      : []),
     ...(flags.kubeReserved ? [`--kube-reserved=${flags.kubeReserved}`] : []),
     `--system-reserved=${flags.systemReserved ?? DEFAULT_SYSTEM_RESERVED}`,
     `--eviction-hard=${DEFAULT_EVICTION_HARD}`,
@@ -183,20 +200,37 @@ export const CONTAINERD_MARKER = `${LAYOUT.containerdDir}\\.kube-windows-archive
 export const WINDOWS_TAINT = { key: 'os', value: 'windows', effect: 'NoSchedule' } as const;
 
 export function containerdService(): ServiceSpec {
-  return { name: 'containerd', binaryPathName: containerdServiceCommand(), displayName: 'containerd', description: 'containerd container runtime (kube-windows)', dependsOn: [] };
+  return {
+    name: 'containerd',
+    binaryPathName: containerdServiceCommand(),
+    displayName: 'containerd',
+    description: 'containerd container runtime (kube-windows)',
+    dependsOn: [],
+  };
 }
 
 export function kubeletService(nodeName: string, flags: KubeletFlags = {}): ServiceSpec {
-  return { name: 'kubelet', binaryPathName: kubeletServiceCommand(nodeName, flags), displayName: 'kubelet', description: 'Kubernetes node agent (kube-windows)', dependsOn: ['containerd'] };
+  return {
+    name: 'kubelet',
+    binaryPathName: kubeletServiceCommand(nodeName, flags),
+    displayName: 'kubelet',
+    description: 'Kubernetes node agent (kube-windows)',
+    dependsOn: ['containerd'],
+  };
 }
 
 /** The service exists with exactly our command line (and, when asked, is running). */
-export function serviceInPlace(s: Pick<ServiceState, 'exists' | 'binaryPathName' | 'status'>, spec: ServiceSpec, running: boolean): boolean {
+export function serviceInPlace(
+  s: Pick<ServiceState, 'exists' | 'binaryPathName' | 'status'>,
+  spec: ServiceSpec,
+  running: boolean,
+): boolean {
   return s.exists && s.binaryPathName === spec.binaryPathName && (!running || s.status === 'Running');
 }
 
 /** Containers is enabled, or enabled and waiting for the restart (the restart step finishes it). */
-export const containersFeatureOn = (f: Pick<HostFacts, 'containersFeature'>): boolean => f.containersFeature === 'Enabled' || f.containersFeature === 'EnablePending';
+export const containersFeatureOn = (f: Pick<HostFacts, 'containersFeature'>): boolean =>
+  f.containersFeature === 'Enabled' || f.containersFeature === 'EnablePending';
 
 /** The restart step is done when nothing is pending and Containers is fully enabled; else why it must run. */
 export function restartNeed(f: Pick<HostFacts, 'containersFeature' | 'rebootPending'>): 'done' | { todo: string } {
@@ -204,15 +238,23 @@ export function restartNeed(f: Pick<HostFacts, 'containersFeature' | 'rebootPend
   return { todo: f.rebootPending ? 'a restart is pending' : `Containers is ${f.containersFeature}` };
 }
 
-/** The API server endpoint and the CA that `kubeadm join` discovers, from kube-public/cluster-info's kubeconfig text. */
-export function clusterInfoEndpoint(published: string | undefined, fallbackServer: string, fallbackCaPem: string | undefined): { endpoint: string; caHash: string } {
+/**
+ * The API server endpoint and the CA that `kubeadm join` discovers, from kube-public/cluster-info's kubeconfig text.
+ */
+export function clusterInfoEndpoint(
+  published: string | undefined,
+  fallbackServer: string,
+  fallbackCaPem: string | undefined,
+): { endpoint: string; caHash: string } {
   let server = fallbackServer;
   let ca = fallbackCaPem;
   if (published) {
-    const doc = load(published) as { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
+    const doc = load(published) as
+      { clusters?: { cluster?: { server?: string; 'certificate-authority-data'?: string } }[] } | undefined;
     const cluster = doc?.clusters?.[0]?.cluster;
     if (cluster?.server) server = cluster.server;
-    if (cluster?.['certificate-authority-data']) ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
+    if (cluster?.['certificate-authority-data'])
+      ca = Buffer.from(cluster['certificate-authority-data'], 'base64').toString('utf8');
   }
   if (!ca)
     throw new Error(
@@ -225,6 +267,8 @@ export function clusterInfoEndpoint(published: string | undefined, fallbackServe
 /** Why `kubeadm join` failed, from its output's last lines, with the token blanked out. */
 export function kubeadmJoinFailure(exitCode: number, output: string, token: string): string {
   const tail = output.split(token).join('•••').trim().split(/\r?\n/).slice(-8).join('\n');
-  const hint = /already exists/.test(tail) ? ' The host has been joined before (maybe to another cluster): remove the node (kubeadm reset) and run the join again.' : '';
+  const hint = /already exists/.test(tail)
+    ? ' The host has been joined before (maybe to another cluster): remove the node (kubeadm reset) and run the join again.'
+    : '';
   return `kubeadm join failed (exit code ${exitCode}):\n${tail}${hint}`;
 }

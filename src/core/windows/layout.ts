@@ -1,7 +1,10 @@
 // Where kube-windows and WMCO put things on a Windows host: one table for the kubeadm join, the
 // mirror push and the node operations. Pure data.
 
-/** Where things go on the host (sig-windows-tools layout: hostprocess/Install-Containerd.ps1, hostprocess/PrepareNode.ps1). */
+/**
+ * Where things go on the host (sig-windows-tools layout: hostprocess/Install-Containerd.ps1,
+ * hostprocess/PrepareNode.ps1).
+ */
 export const LAYOUT = {
   k: 'C:\\k',
   payload: 'C:\\k\\payload',

@@ -27,8 +27,16 @@ export interface RemoteTree {
 }
 
 /** Sibling paths of a live tree root used by the swap (same parent: renames stay on one volume). */
-export function swapPaths(root: string, id: string): { staging: string; backup: string; marker: string; discard: string } {
-  return { staging: `${root}.kw-staging-${id}`, backup: `${root}.kw-backup`, marker: `${root}.kw-swap`, discard: `${root}.kw-discard-${id}` };
+export function swapPaths(
+  root: string,
+  id: string,
+): { staging: string; backup: string; marker: string; discard: string } {
+  return {
+    staging: `${root}.kw-staging-${id}`,
+    backup: `${root}.kw-backup`,
+    marker: `${root}.kw-swap`,
+    discard: `${root}.kw-discard-${id}`,
+  };
 }
 
 function asTree(v: unknown): RemoteTree {
@@ -39,7 +47,12 @@ function asTree(v: unknown): RemoteTree {
     exists: o.exists === true,
     files: list.map((f) => {
       const x = f as Record<string, unknown>;
-      return { path: String(x.path), sha256: String(x.sha256).toLowerCase(), size: Number(x.size), content: typeof x.content === 'string' ? x.content : null };
+      return {
+        path: String(x.path),
+        sha256: String(x.sha256).toLowerCase(),
+        size: Number(x.size),
+        content: typeof x.content === 'string' ? x.content : null,
+      };
     }),
   };
 }
@@ -98,11 +111,23 @@ export interface SwapResult {
  * staging → live. If the second rename fails the first is undone before the op fails. Repeating the
  * op after it succeeded (staging gone, live tree = manifest) answers already=true.
  */
-export function swapHostsTree(root: string, id: string, manifest: readonly { path: string; sha256: string }[]): HostOp<SwapResult> {
+export function swapHostsTree(
+  root: string,
+  id: string,
+  manifest: readonly { path: string; sha256: string }[],
+): HostOp<SwapResult> {
   const p = swapPaths(root, id);
   return defineOp<SwapResult>(
     'swap-hosts-tree',
-    { Root: root, Staging: p.staging, Backup: p.backup, Marker: p.marker, Id: id, Files: manifest.map((f) => f.path), Hashes: manifest.map((f) => f.sha256.toLowerCase()) },
+    {
+      Root: root,
+      Staging: p.staging,
+      Backup: p.backup,
+      Marker: p.marker,
+      Id: id,
+      Files: manifest.map((f) => f.path),
+      Hashes: manifest.map((f) => f.sha256.toLowerCase()),
+    },
     `
 ${TREE_PROBLEM.trim()}
 $r = @{ swapped = $false; already = $false; previous = $false }
@@ -184,7 +209,13 @@ if (Test-Path -LiteralPath $parent -PathType Container) {
 }
 ${EMIT}
 `,
-    { parse: (v) => ({ removed: Array.isArray((v as { removed?: unknown }).removed) ? (v as { removed: unknown[] }).removed.map(String) : [] }) },
+    {
+      parse: (v) => ({
+        removed: Array.isArray((v as { removed?: unknown }).removed)
+          ? (v as { removed: unknown[] }).removed.map(String)
+          : [],
+      }),
+    },
   );
 }
 
@@ -246,7 +277,11 @@ ${EMIT}
       timeoutMs: 180_000,
       parse: (v) => {
         const o = v as ConfigPathResult;
-        return { changed: o.changed === true, restarted: o.restarted === true, previous: Array.isArray(o.previous) ? o.previous.map(String) : o.previous ? [String(o.previous)] : [] };
+        return {
+          changed: o.changed === true,
+          restarted: o.restarted === true,
+          previous: Array.isArray(o.previous) ? o.previous.map(String) : o.previous ? [String(o.previous)] : [],
+        };
       },
     },
   );

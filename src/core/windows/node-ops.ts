@@ -7,7 +7,15 @@
 import { defineOp, EMIT, type HostOp } from './host-ops';
 
 /** The services of a Windows node that kube-windows shows and may restart (WMCO's and kubeadm's). */
-export const NODE_SERVICES = ['kubelet', 'containerd', 'kube-proxy', 'hybrid-overlay-node', 'windows_exporter', 'csi-proxy', 'windows-instance-config-daemon'] as const;
+export const NODE_SERVICES = [
+  'kubelet',
+  'containerd',
+  'kube-proxy',
+  'hybrid-overlay-node',
+  'windows_exporter',
+  'csi-proxy',
+  'windows-instance-config-daemon',
+] as const;
 export type NodeServiceName = (typeof NODE_SERVICES)[number];
 
 export function isNodeService(name: string): name is NodeServiceName {

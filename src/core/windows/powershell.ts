@@ -11,7 +11,14 @@
 export const WINDOWS_COMMAND_LINE_LIMIT = 32767;
 
 /** The fixed part of every command line `powershellCommand` builds, before the base64 payload. */
-export const POWERSHELL_PREFIX: readonly string[] = Object.freeze(['powershell', '-NoProfile', '-NonInteractive', '-ExecutionPolicy', 'Bypass', '-EncodedCommand']);
+export const POWERSHELL_PREFIX: readonly string[] = Object.freeze([
+  'powershell',
+  '-NoProfile',
+  '-NonInteractive',
+  '-ExecutionPolicy',
+  'Bypass',
+  '-EncodedCommand',
+]);
 
 /**
  * Characters PowerShell's tokenizer treats as a single quote inside a single-quoted string:
@@ -108,7 +115,11 @@ export function psScript(template: TemplateStringsArray, ...values: PsValue[]): 
 
 /** Wraps a script so that any error stops it and gives exit code 1 with the message on stderr. */
 export function wrapScript(script: string): string {
-  return "$ErrorActionPreference = 'Stop'; $ProgressPreference = 'SilentlyContinue'; try {\n" + script + '\n} catch { [Console]::Error.WriteLine($_.Exception.Message); exit 1 }';
+  return (
+    "$ErrorActionPreference = 'Stop'; $ProgressPreference = 'SilentlyContinue'; try {\n" +
+    script +
+    '\n} catch { [Console]::Error.WriteLine($_.Exception.Message); exit 1 }'
+  );
 }
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
@@ -179,7 +190,8 @@ export function powershellCommand(script: string): string[] {
   const length = commandLineLength(script);
   if (length > WINDOWS_COMMAND_LINE_LIMIT) {
     throw new Error(
-      `The PowerShell command line would be ${length} characters, over the Windows limit of ` + `${WINDOWS_COMMAND_LINE_LIMIT}; upload the script as a .ps1 file and run it with -File instead.`,
+      `The PowerShell command line would be ${length} characters, over the Windows limit of ` +
+        `${WINDOWS_COMMAND_LINE_LIMIT}; upload the script as a .ps1 file and run it with -File instead.`,
     );
   }
   return [...POWERSHELL_PREFIX, encodeCommand(wrapScript(script))];

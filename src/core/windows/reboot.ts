@@ -6,7 +6,8 @@
 export const REBOOT_REASON = 'kube-windows: graceful reboot requested by a cluster administrator';
 
 /** A duration as a person reads it in a step title or message: minutes from one minute on, else seconds. */
-export const durationText = (ms: number): string => (ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`);
+export const durationText = (ms: number): string =>
+  ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.round(ms / 1000)} s`;
 
 /** The AWS steps apply to nodes whose providerID says AWS. */
 export const isAwsProvider = (providerID: string | undefined): boolean => (providerID ?? '').startsWith('aws://');
@@ -22,7 +23,10 @@ export const cordonedNote = (node: string, operation: NodeOperation = 'reboot'):
  * Whether the restart already happened: `before` is the boot time kept on the Node before asking for
  * the restart (absent: not asked yet), `now` the host's boot time.
  */
-export function restartProgress(before: string | undefined, now: string | undefined): 'done' | 'todo' | { todo: string } {
+export function restartProgress(
+  before: string | undefined,
+  now: string | undefined,
+): 'done' | 'todo' | { todo: string } {
   if (!before) return 'todo';
   if (now === before) return { todo: 'the restart was requested but has not happened yet' };
   return 'done';
@@ -32,9 +36,14 @@ export function restartProgress(before: string | undefined, now: string | undefi
  * The kubelet went down with the host: Ready is not True now, or it turned True after the new boot
  * (so it was NotReady in between). Both times are the host's clock; a second of slack for rounding.
  */
-export function notReadyObserved(ready: { status?: string; lastTransitionTime?: string } | undefined, bootAfter: string | undefined): boolean {
+export function notReadyObserved(
+  ready: { status?: string; lastTransitionTime?: string } | undefined,
+  bootAfter: string | undefined,
+): boolean {
   if (ready?.status !== 'True') return true;
-  return Boolean(bootAfter && ready.lastTransitionTime && Date.parse(ready.lastTransitionTime) >= Date.parse(bootAfter) - 1000);
+  return Boolean(
+    bootAfter && ready.lastTransitionTime && Date.parse(ready.lastTransitionTime) >= Date.parse(bootAfter) - 1000,
+  );
 }
 
 export interface BlockedEviction {
@@ -54,10 +63,15 @@ export const severalBudgets = (pod: string, budgets: readonly string[]): string 
   `Cannot evict ${pod}: it is selected by several PodDisruptionBudgets (${budgets.join(', ') || 'see kubectl get pdb'}), which the Eviction API refuses. Fix the budgets so that one selects it, then run the reboot again.`;
 
 /** While evictions are refused: who protects which pod. */
-export const blockedWaiting = (blocked: readonly BlockedEviction[]): string => `waiting: ${blocked.map((b) => `${b.pod} is protected by ${b.pdb ?? 'a PodDisruptionBudget'}`).join('; ')}`;
+export const blockedWaiting = (blocked: readonly BlockedEviction[]): string =>
+  `waiting: ${blocked.map((b) => `${b.pod} is protected by ${b.pdb ?? 'a PodDisruptionBudget'}`).join('; ')}`;
 
 /** The drain gave up on budgets: which ones, what to do, and the documented way around them. */
-export function drainBlocked(node: string, blocked: readonly BlockedEviction[], operation: NodeOperation = 'reboot'): string {
+export function drainBlocked(
+  node: string,
+  blocked: readonly BlockedEviction[],
+  operation: NodeOperation = 'reboot',
+): string {
   const pdbs = [...new Set(blocked.map((b) => b.pdb ?? 'a PodDisruptionBudget'))];
   return (
     `The drain of ${node} is blocked by the PodDisruptionBudget${pdbs.length > 1 ? 's' : ''} ${pdbs.join(', ')}: ${blocked.map((b) => `${b.pod} (${b.message})`).join('; ')}. ` +

@@ -9,13 +9,30 @@ import { placeholder } from './placeholder';
 
 export function byohItems(g: GroupScope, byoh: ByohInstances | ClusterErrorItem): TreeNode[] {
   if (isErrorItem(byoh)) return [errorNode(`${g.gid}/error`, byoh)];
-  if (!byoh.configMap) return [placeholder(`${g.gid}/none`, 'No windows-instances ConfigMap', 'WMCO reads BYOH instances from the `windows-instances` ConfigMap; there is none.')];
-  if (!byoh.instances.length) return [placeholder(`${g.gid}/none`, 'No BYOH instances', 'The `windows-instances` ConfigMap is empty.')];
-  return byoh.instances.map((i) => withRef({ kind: 'byohInstance', context: g.context, address: i.address }, byohNode(`${g.ctxId}/byoh/${enc(i.address)}`, i)));
+  if (!byoh.configMap)
+    return [
+      placeholder(
+        `${g.gid}/none`,
+        'No windows-instances ConfigMap',
+        'WMCO reads BYOH instances from the `windows-instances` ConfigMap; there is none.',
+      ),
+    ];
+  if (!byoh.instances.length)
+    return [placeholder(`${g.gid}/none`, 'No BYOH instances', 'The `windows-instances` ConfigMap is empty.')];
+  return byoh.instances.map((i) =>
+    withRef(
+      { kind: 'byohInstance', context: g.context, address: i.address },
+      byohNode(`${g.ctxId}/byoh/${enc(i.address)}`, i),
+    ),
+  );
 }
 
 function byohNode(id: string, i: ByohInstance): TreeNode {
-  const description = i.invalid ? `invalid: ${i.invalid}` : i.status === 'joined' ? `joined as ${i.node ?? '?'}` : 'not joined';
+  const description = i.invalid
+    ? `invalid: ${i.invalid}`
+    : i.status === 'joined'
+      ? `joined as ${i.node ?? '?'}`
+      : 'not joined';
   const lines = [
     `**${md(i.address)}**`,
     '',
@@ -31,7 +48,11 @@ function byohNode(id: string, i: ByohInstance): TreeNode {
     label: i.address,
     description,
     tooltip: lines.join('\n'),
-    icon: i.invalid ? { id: 'warning', color: COLORS.warning } : i.status === 'joined' ? { id: 'plug', color: COLORS.ok } : { id: 'debug-disconnect', color: COLORS.warning },
+    icon: i.invalid
+      ? { id: 'warning', color: COLORS.warning }
+      : i.status === 'joined'
+        ? { id: 'plug', color: COLORS.ok }
+        : { id: 'debug-disconnect', color: COLORS.warning },
     contextValue: 'byohInstance',
     collapsible: 'none',
     yaml: () => Promise.resolve(plain),

@@ -11,6 +11,18 @@ export interface GroupRow {
   expanded?: boolean;
 }
 
-export function groupNode(id: string, row: GroupRow, ref: { context: string; group: GroupKey; node?: string }): TreeNode {
-  return { id, label: row.label, tooltip: row.tooltip, icon: { id: row.icon }, contextValue: 'group', collapsible: row.expanded ? 'expanded' : 'collapsed', ref: { kind: 'group', ...ref } };
+export function groupNode(
+  id: string,
+  row: GroupRow,
+  ref: { context: string; group: GroupKey; node?: string },
+): TreeNode {
+  return {
+    id,
+    label: row.label,
+    tooltip: row.tooltip,
+    icon: { id: row.icon },
+    contextValue: 'group',
+    collapsible: row.expanded ? 'expanded' : 'collapsed',
+    ref: { kind: 'group', ...ref },
+  };
 }

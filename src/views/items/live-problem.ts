@@ -71,7 +71,11 @@ export function noProblemsNode(n: number): ProblemNode {
 }
 
 export function objectNode(o: LiveReport['objects'][number]): ProblemNode {
-  const key: LiveObjectKey = { kind: o.kind, ...(o.namespace !== undefined ? { namespace: o.namespace } : {}), name: o.name };
+  const key: LiveObjectKey = {
+    kind: o.kind,
+    ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
+    name: o.name,
+  };
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of o.findings) counts[f.severity]++;
   const worst = worstSeverity(o.findings.map((f) => f.severity)) ?? 'info';

@@ -10,5 +10,12 @@ export function placeholder(id: string, label: string, tooltip: string): TreeNod
 export function loadingNode(id: string, parent: Pick<TreeNode, 'contextValue' | 'label' | 'description'>): TreeNode {
   const connecting = parent.contextValue.startsWith('cluster');
   const label = connecting ? 'Connecting…' : 'Loading…';
-  return { id, label, tooltip: connecting ? `Connecting to ${md(parent.label)}…` : `Reading ${md(parent.label)}…`, icon: { id: 'loading~spin' }, contextValue: 'info', collapsible: 'none' };
+  return {
+    id,
+    label,
+    tooltip: connecting ? `Connecting to ${md(parent.label)}…` : `Reading ${md(parent.label)}…`,
+    icon: { id: 'loading~spin' },
+    contextValue: 'info',
+    collapsible: 'none',
+  };
 }

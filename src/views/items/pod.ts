@@ -11,13 +11,21 @@ import { md } from '../markdown';
  * A pod row: "Running · 1/1 · 3 restarts · 5m" (age as of `nowMs`), and when the failure signatures
  * explain it, the worst explanation's icon and title (all of them in the tooltip).
  */
-export function podNode(id: string, p: PodView, problems: readonly Explanation[], nowMs: number, yaml?: () => Promise<object>): TreeNode {
+export function podNode(
+  id: string,
+  p: PodView,
+  problems: readonly Explanation[],
+  nowMs: number,
+  yaml?: () => Promise<object>,
+): TreeNode {
   const phase = p.phase ?? 'Unknown';
   const since = age(p.created, nowMs);
   const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
   const sorted = [...problems].sort(bySeverity);
   const worst = sorted[0];
-  const description = [phase, `${p.readyCount}/${p.containerCount}`, restarts, since, worst?.title ?? ''].filter(Boolean).join(' · ');
+  const description = [phase, `${p.readyCount}/${p.containerCount}`, restarts, since, worst?.title ?? '']
+    .filter(Boolean)
+    .join(' · ');
   const ok = p.phase === 'Succeeded' || (p.phase === 'Running' && p.ready);
   const icon: TreeIcon = worst
     ? worst.severity === 'error'
@@ -28,14 +36,35 @@ export function podNode(id: string, p: PodView, problems: readonly Explanation[]
       : p.phase === 'Failed'
         ? { id: 'error', color: COLORS.error }
         : { id: 'circle-outline', color: COLORS.warning };
-  const lines = [`**${md(p.name)}** · ${md(phase)}`, '', `- Namespace: ${md(p.namespace)}`, `- Ready: ${p.readyCount}/${p.containerCount} containers`, `- Restarts: ${p.restarts}`];
+  const lines = [
+    `**${md(p.name)}** · ${md(phase)}`,
+    '',
+    `- Namespace: ${md(p.namespace)}`,
+    `- Ready: ${p.readyCount}/${p.containerCount} containers`,
+    `- Restarts: ${p.restarts}`,
+  ];
   if (since) lines.push(`- Age: ${since}`);
   if (p.reason) lines.push(`- Reason: ${md(p.reason)}`);
   lines.push('- Images:', ...p.images.map((i) => `  - \`${i.replace(/`/g, "'")}\``));
   for (const e of sorted) {
-    lines.push('', `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}** ${md(e.title)}`, '', md(e.message), '', `_Fix:_ ${md(e.fix)}`);
+    lines.push(
+      '',
+      `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}** ${md(e.title)}`,
+      '',
+      md(e.message),
+      '',
+      `_Fix:_ ${md(e.fix)}`,
+    );
   }
-  const node: TreeNode = { id, label: p.name, description, tooltip: lines.join('\n'), icon, contextValue: 'pod', collapsible: 'none' };
+  const node: TreeNode = {
+    id,
+    label: p.name,
+    description,
+    tooltip: lines.join('\n'),
+    icon,
+    contextValue: 'pod',
+    collapsible: 'none',
+  };
   if (yaml) node.yaml = yaml;
   return node;
 }

@@ -13,7 +13,11 @@ export const REFRESH_SERVICES_COMMAND = 'kubeWindows.refreshServices';
 /** Where the rows come from: the extension reads them over SSH; without a source a node has no Services group. */
 export type NodeServicesSource = (context: string, node: WindowsNodeView) => Promise<NodeServicesAnswer>;
 
-export function serviceItems(sid: string, node: { context: string; node: string }, answer: NodeServicesAnswer): TreeNode[] {
+export function serviceItems(
+  sid: string,
+  node: { context: string; node: string },
+  answer: NodeServicesAnswer,
+): TreeNode[] {
   if ('connect' in answer) {
     // The command gets the node as an item with its reference, as if run on the node itself.
     const nodeItem: Pick<TreeNode, 'ref'> = { ref: { kind: 'node', ...node } };
@@ -30,7 +34,8 @@ export function serviceItems(sid: string, node: { context: string; node: string 
       },
     ];
   }
-  if ('error' in answer) return [errorNode(`${sid}/error`, { kind: 'error', reason: 'other', message: answer.error, what: 'services' })];
+  if ('error' in answer)
+    return [errorNode(`${sid}/error`, { kind: 'error', reason: 'other', message: answer.error, what: 'services' })];
   return answer.services.map((s) => {
     const running = s.status === 'Running';
     const state = s.exists ? (s.status ?? 'unknown') : 'not installed';
@@ -39,7 +44,11 @@ export function serviceItems(sid: string, node: { context: string; node: string 
       label: s.name,
       description: [state, s.exists && s.startType ? s.startType : ''].filter(Boolean).join(' · '),
       tooltip: `**${md(s.name)}** · ${md(state)}${s.startType ? ` (start type ${md(s.startType)})` : ''}`,
-      icon: !s.exists ? { id: 'circle-slash' } : running ? { id: 'pass', color: COLORS.ok } : { id: 'circle-outline', color: COLORS.warning },
+      icon: !s.exists
+        ? { id: 'circle-slash' }
+        : running
+          ? { id: 'pass', color: COLORS.ok }
+          : { id: 'circle-outline', color: COLORS.warning },
       contextValue: !s.exists ? 'info' : running ? 'windowsService' : 'windowsService.stopped',
       collapsible: 'none',
       ref: s.exists ? { kind: 'service', ...node, service: s.name } : { kind: 'detail', ...node },

@@ -14,7 +14,11 @@ export function windowsNodeNode(id: string, n: WindowsNodeView, yaml?: () => Pro
   if (n.provisioning === 'byoh') extras.push('BYOH');
   const description = [n.windowsVersion ?? 'Windows', readiness, ...extras].join(' · ');
   const icon: TreeIcon =
-    n.ready === true ? { id: n.wmco.upgrading ? 'sync' : 'vm-active', color: COLORS.ok } : n.ready === false ? { id: 'vm-outline', color: COLORS.error } : { id: 'vm-outline', color: COLORS.warning };
+    n.ready === true
+      ? { id: n.wmco.upgrading ? 'sync' : 'vm-active', color: COLORS.ok }
+      : n.ready === false
+        ? { id: 'vm-outline', color: COLORS.error }
+        : { id: 'vm-outline', color: COLORS.warning };
   const lines = [`**${md(n.name)}** · ${readiness}`, ''];
   if (n.windowsVersion) lines.push(`- ${md(n.windowsVersion)}${n.build ? ` (build ${md(n.build)})` : ''}`);
   if (n.osImage) lines.push(`- OS image: ${md(n.osImage)}`);
@@ -23,13 +27,23 @@ export function windowsNodeNode(id: string, n: WindowsNodeView, yaml?: () => Pro
   if (n.containerRuntimeVersion) lines.push(`- Runtime: ${md(n.containerRuntimeVersion)}`);
   lines.push(`- Provisioning: ${n.provisioning === 'byoh' ? 'BYOH instance' : 'Machine'}`);
   if (n.wmco.version || n.wmco.desiredVersion) {
-    lines.push(`- WMCO: ${md(n.wmco.version ?? 'not configured yet')}${n.wmco.upgrading ? ` → ${md(n.wmco.desiredVersion ?? '?')} (upgrading)` : ''}`);
+    lines.push(
+      `- WMCO: ${md(n.wmco.version ?? 'not configured yet')}${n.wmco.upgrading ? ` → ${md(n.wmco.desiredVersion ?? '?')} (upgrading)` : ''}`,
+    );
   }
   if (n.wmco.rebootRequired) lines.push('- Reboot required');
   if (n.cordoned) lines.push('- Cordoned (unschedulable)');
   if (n.problems.length) lines.push(`- Problems: ${n.problems.map(md).join(', ')}`);
   if (n.addresses.length) lines.push(`- Addresses: ${n.addresses.map((a) => md(a.address)).join(', ')}`);
-  const node: TreeNode = { id, label: n.name, description, tooltip: lines.join('\n'), icon, contextValue: n.cordoned ? 'windowsNode.cordoned' : 'windowsNode', collapsible: 'collapsed' };
+  const node: TreeNode = {
+    id,
+    label: n.name,
+    description,
+    tooltip: lines.join('\n'),
+    icon,
+    contextValue: n.cordoned ? 'windowsNode.cordoned' : 'windowsNode',
+    collapsible: 'collapsed',
+  };
   if (yaml) node.yaml = yaml;
   return node;
 }
@@ -51,7 +65,15 @@ export function nodeFactNodes(id: string, n: WindowsNodeView): TreeNode[] {
   }
   n.taints.forEach((t, i) => {
     const text = `${t.key}${t.value ? `=${t.value}` : ''}:${t.effect}`;
-    out.push({ id: `${id}/taint/${i}`, label: text, description: 'taint', tooltip: `Taint \`${text.replace(/`/g, "'")}\``, icon: { id: 'tag' }, contextValue: 'info', collapsible: 'none' });
+    out.push({
+      id: `${id}/taint/${i}`,
+      label: text,
+      description: 'taint',
+      tooltip: `Taint \`${text.replace(/`/g, "'")}\``,
+      icon: { id: 'tag' },
+      contextValue: 'info',
+      collapsible: 'none',
+    });
   });
   return out;
 }

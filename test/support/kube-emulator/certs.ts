@@ -14,7 +14,9 @@ function keyPair(): { priv: forge.pki.rsa.PrivateKey; pub: forge.pki.rsa.PublicK
   return {
     pem,
     priv: forge.pki.privateKeyFromPem(pem),
-    pub: forge.pki.publicKeyFromPem(publicKey.export({ type: 'spki', format: 'pem' }).toString()) as forge.pki.rsa.PublicKey,
+    pub: forge.pki.publicKeyFromPem(
+      publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    ) as forge.pki.rsa.PublicKey,
   };
 }
 

@@ -4,14 +4,17 @@
 // banners, `echo`, `exit N`; powershell.exe in a Nano Server image fails to start as it does there.
 import type { ExecSession } from './types';
 
-const CMD_BANNER = 'Microsoft Windows [Version 10.0.20348.2849]\r\n(c) Microsoft Corporation. All rights reserved.\r\n\r\n';
+const CMD_BANNER =
+  'Microsoft Windows [Version 10.0.20348.2849]\r\n(c) Microsoft Corporation. All rights reserved.\r\n\r\n';
 
 /** The scripted shell the emulator runs for pods/exec when a test gives none. */
 export function scriptedShell(s: ExecSession): void {
   const exe = (s.record.command[0] ?? '').toLowerCase();
   const nano = /nanoserver/i.test(s.image) && !/powershell|dotnet\/sdk/i.test(s.image);
   if (nano && /^(powershell|pwsh)/.test(exe)) {
-    s.fail(`failed to exec in container: failed to start exec "6f1c2e0b9a7d4c3e": hcs::System::CreateProcess 6f1c2e0b9a7d: The system cannot find the file specified.: unknown`);
+    s.fail(
+      `failed to exec in container: failed to start exec "6f1c2e0b9a7d4c3e": hcs::System::CreateProcess 6f1c2e0b9a7d: The system cannot find the file specified.: unknown`,
+    );
     return;
   }
   const cmd = exe === 'cmd.exe';

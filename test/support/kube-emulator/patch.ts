@@ -25,7 +25,11 @@ function parsePointer(p: string): string[] {
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
-function parentOf(doc: unknown, tokens: string[], path: string): { parent: Record<string, unknown> | unknown[]; key: string } {
+function parentOf(
+  doc: unknown,
+  tokens: string[],
+  path: string,
+): { parent: Record<string, unknown> | unknown[]; key: string } {
   let cur: unknown = doc;
   for (const t of tokens.slice(0, -1)) {
     if (Array.isArray(cur)) cur = cur[Number(t)];
@@ -54,7 +58,8 @@ function add(doc: unknown, path: string, value: unknown): unknown {
   const { parent, key } = parentOf(doc, tokens, path);
   if (Array.isArray(parent)) {
     const i = key === '-' ? parent.length : Number(key);
-    if (!Number.isInteger(i) || i < 0 || i > parent.length) throw new PatchError(`Unable to access invalid index: ${key}`);
+    if (!Number.isInteger(i) || i < 0 || i > parent.length)
+      throw new PatchError(`Unable to access invalid index: ${key}`);
     parent.splice(i, 0, structuredClone(value));
   } else parent[key] = structuredClone(value);
   return doc;
@@ -65,7 +70,8 @@ function removeAt(doc: unknown, path: string): unknown {
   const { parent, key } = parentOf(doc, tokens, path);
   if (Array.isArray(parent)) {
     const i = Number(key);
-    if (!Number.isInteger(i) || i < 0 || i >= parent.length) throw new PatchError(`Unable to remove nonexistent key: ${key}: missing value`);
+    if (!Number.isInteger(i) || i < 0 || i >= parent.length)
+      throw new PatchError(`Unable to remove nonexistent key: ${key}: missing value`);
     parent.splice(i, 1);
   } else {
     if (!(key in parent)) throw new PatchError(`Unable to remove nonexistent key: ${key}: missing value`);
@@ -100,7 +106,8 @@ export function jsonPatch(target: unknown, ops: unknown): unknown {
         doc = add(doc, raw.path, getAt(doc, raw.from ?? ''));
         break;
       case 'test':
-        if (JSON.stringify(getAt(doc, raw.path)) !== JSON.stringify(raw.value)) throw new PatchError(`testing value ${raw.path} failed: test failed`);
+        if (JSON.stringify(getAt(doc, raw.path)) !== JSON.stringify(raw.value))
+          throw new PatchError(`testing value ${raw.path} failed: test failed`);
         break;
       default:
         throw new PatchError(`Unexpected kind: ${raw.op}`);

@@ -28,8 +28,10 @@ export function parseLabelSelector(sel: string): Requirement[] {
     let m: RegExpMatchArray | null;
     let req: Requirement;
     if ((m = term.match(/^!\s*(\S+)$/))) req = { key: m[1], op: '!exists', values: [] };
-    else if ((m = term.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/))) req = { key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()) };
-    else if ((m = term.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/))) req = { key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] };
+    else if ((m = term.match(/^(\S+)\s+(in|notin)\s*\(([^)]*)\)$/)))
+      req = { key: m[1], op: m[2] as 'in' | 'notin', values: m[3].split(',').map((v) => v.trim()) };
+    else if ((m = term.match(/^([^=!\s]+)\s*(==|=|!=)\s*(\S*)$/)))
+      req = { key: m[1], op: m[2] === '!=' ? '!=' : '=', values: [m[3]] };
     else if ((m = term.match(/^(\S+)$/))) req = { key: m[1], op: 'exists', values: [] };
     else throw new SelectorError(`unable to parse requirement: found '${term}', expected: identifier`);
     if (!KEY.test(req.key)) throw new SelectorError(`unable to parse requirement: invalid label key "${req.key}"`);

@@ -8,10 +8,29 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateCerts } from './certs';
 import { jsonPatch, mergePatch, PatchError } from './patch';
-import { apiGroups, apiResourceList, apiVersionOf, resourceByKind, resourceByPath, resourceId, RESOURCES, type ResourceInfo } from './resources';
+import {
+  apiGroups,
+  apiResourceList,
+  apiVersionOf,
+  resourceByKind,
+  resourceByPath,
+  resourceId,
+  RESOURCES,
+  type ResourceInfo,
+} from './resources';
 import { matchFields, matchLabels, parseFieldSelector, parseLabelSelector, SelectorError } from './selectors';
 import { compareKeys, listKey, notFound, Store, StoreError, type StoreEvent } from './store';
-import type { DenyRule, Emulator, EmulatorEvent, EmulatorOptions, ExecRecord, ExecSession, Fault, KubeObject, RequestLogEntry } from './types';
+import type {
+  DenyRule,
+  Emulator,
+  EmulatorEvent,
+  EmulatorOptions,
+  ExecRecord,
+  ExecSession,
+  Fault,
+  KubeObject,
+  RequestLogEntry,
+} from './types';
 import { scriptedShell } from './node-io';
 import { acceptUpgrade, refuseUpgrade } from './websocket';
 
@@ -22,8 +41,16 @@ type PodLike = {
   spec?: { nodeName?: string; containers?: { name: string; image?: string }[] };
   status?: {
     phase?: string;
-    containerStatuses?: { name: string; state?: { running?: object; waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
-    initContainerStatuses?: { name: string; state?: { waiting?: { reason?: string } }; lastState?: { terminated?: object } }[];
+    containerStatuses?: {
+      name: string;
+      state?: { running?: object; waiting?: { reason?: string } };
+      lastState?: { terminated?: object };
+    }[];
+    initContainerStatuses?: {
+      name: string;
+      state?: { waiting?: { reason?: string } };
+      lastState?: { terminated?: object };
+    }[];
   };
 };
 
@@ -57,7 +84,12 @@ const REASONS: Record<number, string> = {
   504: 'Timeout',
 };
 
-export function statusObject(code: number, message: string, reason?: string, details?: Record<string, unknown>): Record<string, unknown> {
+export function statusObject(
+  code: number,
+  message: string,
+  reason?: string,
+  details?: Record<string, unknown>,
+): Record<string, unknown> {
   return {
     kind: 'Status',
     apiVersion: 'v1',
@@ -96,7 +128,10 @@ interface Ctx {
   spoil?: { truncate?: boolean; slowMs?: number };
 }
 
-type LabelSelectorObject = { matchLabels?: Record<string, string>; matchExpressions?: { key: string; operator: string; values?: string[] }[] };
+type LabelSelectorObject = {
+  matchLabels?: Record<string, string>;
+  matchExpressions?: { key: string; operator: string; values?: string[] }[];
+};
 
 /** A metav1.LabelSelector against labels; a missing selector matches nothing, an empty one everything (policy/v1). */
 function selectorMatches(sel: LabelSelectorObject | undefined, labels: Record<string, string>): boolean {
@@ -137,10 +172,17 @@ function trickle(res: ServerResponse, buf: Buffer, ms: number): void {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const certs = generateCerts();
   const store = new Store();
-  const openshift = options.openshift ?? (options.objects ?? []).some((o) => RESOURCES.some((r) => r.openshift && r.kind === o.kind && apiVersionOf(r) === o.apiVersion));
+  const openshift =
+    options.openshift ??
+    (options.objects ?? []).some((o) =>
+      RESOURCES.some((r) => r.openshift && r.kind === o.kind && apiVersionOf(r) === o.apiVersion),
+    );
   for (const o of options.objects ?? []) store.apply(o);
   // Calico's operator CRDs are served once the operator is there: asked for, or an Installation exists.
-  const serving = () => ({ openshift, tigera: options.tigera === true || store.list(resourceByKind('Installation')).length > 0 });
+  const serving = () => ({
+    openshift,
+    tigera: options.tigera === true || store.list(resourceByKind('Installation')).length > 0,
+  });
   let version = { ...KUBE_VERSION };
   const adminToken = randomBytes(24).toString('hex');
   const tokens = new Map<string, Caller>([[adminToken, { user: 'system:admin', deny: [] }]]);
@@ -179,7 +221,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   // 429 always carries Retry-After (1 s, the real server's default); a 503 only when a fault sets one.
   const sendStatus = (ctx: Ctx, e: HttpError, retryAfter?: number): void => {
     const seconds = e.code === 429 ? (retryAfter ?? 1) : e.code === 503 ? retryAfter : undefined;
-    send(ctx, e.code, statusObject(e.code, e.message, e.reason, e.details), seconds === undefined ? {} : { 'Retry-After': String(seconds) });
+    send(
+      ctx,
+      e.code,
+      statusObject(e.code, e.message, e.reason, e.details),
+      seconds === undefined ? {} : { 'Retry-After': String(seconds) },
+    );
   };
 
   async function readBody(req: IncomingMessage): Promise<unknown> {
@@ -197,27 +244,53 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
   }
 
-  function authorize(caller: Caller, verb: string, r: ResourceInfo, sub: string | undefined, namespace: string | undefined, name: string | undefined): void {
+  function authorize(
+    caller: Caller,
+    verb: string,
+    r: ResourceInfo,
+    sub: string | undefined,
+    namespace: string | undefined,
+    name: string | undefined,
+  ): void {
     const resource = sub ? `${r.plural}/${sub}` : r.plural;
     const denied = caller.deny.some(
-      (d) => (d.verb === '*' || d.verb === verb) && (d.resource === '*' || d.resource === resource || d.resource === r.plural) && (d.namespace === undefined || d.namespace === namespace),
+      (d) =>
+        (d.verb === '*' || d.verb === verb) &&
+        (d.resource === '*' || d.resource === resource || d.resource === r.plural) &&
+        (d.namespace === undefined || d.namespace === namespace),
     );
     if (!denied) return;
-    const what = name ? `${r.plural}${r.group ? '.' + r.group : ''} "${name}"` : `${r.plural}${r.group ? '.' + r.group : ''}`;
+    const what = name
+      ? `${r.plural}${r.group ? '.' + r.group : ''} "${name}"`
+      : `${r.plural}${r.group ? '.' + r.group : ''}`;
     const scope = namespace ? `in the namespace "${namespace}"` : 'at the cluster scope';
-    throw new HttpError(403, `${what} is forbidden: User "${caller.user}" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`, 'Forbidden', {
-      ...(name ? { name } : {}),
-      group: r.group,
-      kind: r.plural,
-    });
+    throw new HttpError(
+      403,
+      `${what} is forbidden: User "${caller.user}" cannot ${verb} resource "${resource}" in API group "${r.group}" ${scope}`,
+      'Forbidden',
+      {
+        ...(name ? { name } : {}),
+        group: r.group,
+        kind: r.plural,
+      },
+    );
   }
 
   function discovery(ctx: Ctx, path: string): boolean {
     if (ctx.req.method !== 'GET') return false;
     if (path === '/version') return (send(ctx, 200, version), true);
     if (path === '/healthz' || path === '/readyz' || path === '/livez') return (send(ctx, 200, 'ok'), true);
-    if (path === '/api') return (send(ctx, 200, { kind: 'APIVersions', versions: ['v1'], serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }] }), true);
-    if (path === '/apis') return (send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(serving()) }), true);
+    if (path === '/api')
+      return (
+        send(ctx, 200, {
+          kind: 'APIVersions',
+          versions: ['v1'],
+          serverAddressByClientCIDRs: [{ clientCIDR: '0.0.0.0/0', serverAddress: '127.0.0.1:6443' }],
+        }),
+        true
+      );
+    if (path === '/apis')
+      return (send(ctx, 200, { kind: 'APIGroupList', apiVersion: 'v1', groups: apiGroups(serving()) }), true);
     if (path === '/api/v1') return (send(ctx, 200, apiResourceList('', 'v1', serving())), true);
     const m = path.match(/^\/apis\/([^/]+)(?:\/([^/]+))?$/);
     if (m) {
@@ -247,7 +320,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   let listCache: { key: string; rv: number; items: KubeObject[] } | undefined;
 
   function list(ctx: Ctx, r: ResourceInfo, namespace: string | undefined): void {
-    const cacheKey = [resourceId(r), namespace ?? '', ctx.query.get('labelSelector') ?? '', ctx.query.get('fieldSelector') ?? ''].join('\u0000');
+    const cacheKey = [
+      resourceId(r),
+      namespace ?? '',
+      ctx.query.get('labelSelector') ?? '',
+      ctx.query.get('fieldSelector') ?? '',
+    ].join('\u0000');
     let items: KubeObject[];
     if (listCache && listCache.key === cacheKey && listCache.rv === store.rv) items = listCache.items;
     else {
@@ -264,7 +342,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         throw new HttpError(400, 'continue key is not valid: illegal base64 data');
       }
       if (token.rv < store.compactedRv) {
-        throw new HttpError(410, 'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.', 'Expired');
+        throw new HttpError(
+          410,
+          'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+          'Expired',
+        );
       }
       listRv = token.rv;
       // The first item after the token's key (the list is in key order): a binary search.
@@ -282,18 +364,31 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (limit > 0 && items.length > limit) {
       const last = items[limit - 1];
       metadata.continue = Buffer.from(JSON.stringify({ rv: listRv, start: listKey(last) })).toString('base64');
-      if (!ctx.query.get('labelSelector') && !ctx.query.get('fieldSelector')) metadata.remainingItemCount = items.length - limit;
+      if (!ctx.query.get('labelSelector') && !ctx.query.get('fieldSelector'))
+        metadata.remainingItemCount = items.length - limit;
       items = items.slice(0, limit);
     }
-    send(ctx, 200, { kind: `${r.kind}List`, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata, items: items.map((o) => listItem(r, o)) });
+    send(ctx, 200, {
+      kind: `${r.kind}List`,
+      apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+      metadata,
+      items: items.map((o) => listItem(r, o)),
+    });
   }
 
   function watch(ctx: Ctx, r: ResourceInfo, namespace: string | undefined, name: string | undefined): void {
     const sel = selectorMatcher(ctx.query);
-    const match = (o: KubeObject): boolean => (namespace === undefined || o.metadata.namespace === namespace) && (name === undefined || o.metadata.name === name) && sel(o);
+    const match = (o: KubeObject): boolean =>
+      (namespace === undefined || o.metadata.namespace === namespace) &&
+      (name === undefined || o.metadata.name === name) &&
+      sel(o);
     const { res } = ctx;
     ctx.log.status = 200;
-    res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', 'Cache-Control': 'no-cache, private' });
+    res.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Transfer-Encoding': 'chunked',
+      'Cache-Control': 'no-cache, private',
+    });
     res.flushHeaders();
     const write = (type: string, object: unknown): void => {
       if (res.destroyed || res.writableEnded) return;
@@ -328,7 +423,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     store.listeners.add(onEvent);
     const bookmarks = ctx.query.get('allowWatchBookmarks') === 'true' || ctx.query.get('allowWatchBookmarks') === '1';
-    const bookmark = (): void => write('BOOKMARK', { kind: r.kind, apiVersion: r.group ? `${r.group}/${r.version}` : r.version, metadata: { resourceVersion: String(store.rv) } });
+    const bookmark = (): void =>
+      write('BOOKMARK', {
+        kind: r.kind,
+        apiVersion: r.group ? `${r.group}/${r.version}` : r.version,
+        metadata: { resourceVersion: String(store.rv) },
+      });
     const timers: NodeJS.Timeout[] = [];
     if (bookmarks) timers.push(setInterval(bookmark, bookmarkIntervalMs));
     const timeoutSeconds = Number(ctx.query.get('timeoutSeconds') ?? '0');
@@ -356,10 +456,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (sub === 'status') return { ...old, status: next.status, metadata: { ...old.metadata } };
     if (sub === 'approval') {
       const oldStatus = (old.status as Record<string, unknown> | undefined) ?? {};
-      const conditions = ((next.status as Record<string, unknown> | undefined)?.conditions ?? []) as Record<string, unknown>[];
+      const conditions = ((next.status as Record<string, unknown> | undefined)?.conditions ?? []) as Record<
+        string,
+        unknown
+      >[];
       for (const c of conditions) {
         if (c.type !== 'Approved' && c.type !== 'Denied' && c.type !== 'Failed') {
-          throw new HttpError(422, `${r.kind} "${old.metadata.name}" is invalid: status.conditions[0].type: Unsupported value: "${String(c.type)}"`);
+          throw new HttpError(
+            422,
+            `${r.kind} "${old.metadata.name}" is invalid: status.conditions[0].type: Unsupported value: "${String(c.type)}"`,
+          );
         }
         c.status ??= 'True';
         c.lastUpdateTime ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -387,16 +493,33 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (phase === 'Succeeded' || phase === 'Failed' || phase === 'Pending' || pod.metadata.deletionTimestamp) return;
     const pdbs = store
       .list('PodDisruptionBudget', pod.metadata.namespace)
-      .filter((b) => selectorMatches((b.spec as { selector?: LabelSelectorObject } | undefined)?.selector, pod.metadata.labels ?? {}));
+      .filter((b) =>
+        selectorMatches(
+          (b.spec as { selector?: LabelSelectorObject } | undefined)?.selector,
+          pod.metadata.labels ?? {},
+        ),
+      );
     if (pdbs.length === 0) return;
-    if (pdbs.length > 1) throw new HttpError(500, 'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.');
+    if (pdbs.length > 1)
+      throw new HttpError(
+        500,
+        'This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.',
+      );
     const pdb = pdbs[0]!;
-    const st = pdb.status as { disruptionsAllowed?: number; desiredHealthy?: number; currentHealthy?: number; observedGeneration?: number } | undefined;
+    const st = pdb.status as
+      | { disruptionsAllowed?: number; desiredHealthy?: number; currentHealthy?: number; observedGeneration?: number }
+      | undefined;
     const blocked = (message: string): HttpError =>
-      new HttpError(429, "Cannot evict pod as it would violate the pod's disruption budget.", 'TooManyRequests', { causes: [{ reason: 'DisruptionBudget', message }] });
-    if (!st || st.disruptionsAllowed === undefined) throw blocked(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
+      new HttpError(429, "Cannot evict pod as it would violate the pod's disruption budget.", 'TooManyRequests', {
+        causes: [{ reason: 'DisruptionBudget', message }],
+      });
+    if (!st || st.disruptionsAllowed === undefined)
+      throw blocked(`The disruption budget ${pdb.metadata.name} is still being processed by the server.`);
     if (st.disruptionsAllowed < 0) throw new HttpError(403, 'pdb disruptions allowed is negative', 'Forbidden');
-    if (st.disruptionsAllowed === 0) throw blocked(`The disruption budget ${pdb.metadata.name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`);
+    if (st.disruptionsAllowed === 0)
+      throw blocked(
+        `The disruption budget ${pdb.metadata.name} needs ${st.desiredHealthy ?? 0} healthy pods and has ${st.currentHealthy ?? 0} currently`,
+      );
     store.update({ ...pdb, status: { ...st, disruptionsAllowed: st.disruptionsAllowed - 1 } });
   }
 
@@ -407,7 +530,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return {
       kind: 'Scale',
       apiVersion: 'autoscaling/v1',
-      metadata: { name: o.metadata.name, namespace: o.metadata.namespace, uid: o.metadata.uid, resourceVersion: o.metadata.resourceVersion, creationTimestamp: o.metadata.creationTimestamp },
+      metadata: {
+        name: o.metadata.name,
+        namespace: o.metadata.namespace,
+        uid: o.metadata.uid,
+        resourceVersion: o.metadata.resourceVersion,
+        creationTimestamp: o.metadata.creationTimestamp,
+      },
       spec: { replicas: spec.replicas ?? 0 },
       status: { replicas: status.replicas ?? 0, ...(status.labelSelector ? { selector: status.labelSelector } : {}) },
     };
@@ -416,7 +545,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   /** `?dryRun=All`: the request is checked as usual and answered, and nothing is stored. */
   function isDryRun(ctx: Ctx): boolean {
     const v = ctx.query.getAll('dryRun');
-    if (v.some((x) => x !== 'All')) throw new HttpError(400, `Invalid dry run value: ${v.join(', ')}. Only "All" is supported.`);
+    if (v.some((x) => x !== 'All'))
+      throw new HttpError(400, `Invalid dry run value: ${v.join(', ')}. Only "All" is supported.`);
     return v.length > 0;
   }
 
@@ -435,10 +565,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     const [plural, name, sub, ...extra] = segs;
     const r = plural ? resourceByPath(group, version, plural, serving()) : undefined;
-    if (!r || extra.length > 0 || (sub !== undefined && !r.subresources.includes(sub)) || (namespace !== undefined && !r.namespaced)) {
+    if (
+      !r ||
+      extra.length > 0 ||
+      (sub !== undefined && !r.subresources.includes(sub)) ||
+      (namespace !== undefined && !r.namespaced)
+    ) {
       throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
     }
-    if (r.namespaced && namespace === undefined && name !== undefined) throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
+    if (r.namespaced && namespace === undefined && name !== undefined)
+      throw new HttpError(404, 'the server could not find the requested resource', 'NotFound', {});
     const method = ctx.req.method ?? 'GET';
     const isWatch = ['1', 'true'].includes(ctx.query.get('watch') ?? '');
     const verb =
@@ -467,8 +603,18 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       authorize(ctx.caller, 'get', r, sub, namespace, name);
       return podLog(ctx, namespace!, name!);
     }
-    if (!verb || (verb === 'create' && name && sub !== 'eviction') || (verb !== 'create' && sub === 'eviction') || ((verb === 'update' || verb === 'patch') && !name)) {
-      throw new HttpError(405, `the server does not allow this method on the requested resource`, 'MethodNotAllowed', {});
+    if (
+      !verb ||
+      (verb === 'create' && name && sub !== 'eviction') ||
+      (verb !== 'create' && sub === 'eviction') ||
+      ((verb === 'update' || verb === 'patch') && !name)
+    ) {
+      throw new HttpError(
+        405,
+        `the server does not allow this method on the requested resource`,
+        'MethodNotAllowed',
+        {},
+      );
     }
     authorize(ctx.caller, verb, r, sub, namespace, name);
 
@@ -481,10 +627,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (verb === 'create') {
       const body = (await readBody(ctx.req)) as KubeObject | undefined;
-      if (!body || typeof body !== 'object' || !body.metadata) throw new HttpError(400, 'the body of the request is not a valid object');
+      if (!body || typeof body !== 'object' || !body.metadata)
+        throw new HttpError(400, 'the body of the request is not a valid object');
       if (sub === 'eviction') {
         if (body.kind !== 'Eviction') throw new HttpError(400, `expected Eviction, got ${String(body.kind)}`);
-        if (body.metadata.name && body.metadata.name !== name) throw new HttpError(400, `name in URL does not match name in Eviction object`);
+        if (body.metadata.name && body.metadata.name !== name)
+          throw new HttpError(400, `name in URL does not match name in Eviction object`);
         const pod = store.get('Pod', namespace, name!);
         if (!pod) throw notFound(r, name!);
         checkDisruptionBudget(pod);
@@ -497,13 +645,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
           `the API version in the data (${String(body.apiVersion)}) does not match the expected API version (${r.group ? r.group + '/' : ''}${r.version}) or kind ${String(body.kind)} does not match ${r.kind}`,
         );
       if (r.namespaced) {
-        if (body.metadata.namespace && body.metadata.namespace !== namespace) throw new HttpError(400, 'the namespace of the provided object does not match the namespace sent on the request');
-        if (!store.get('Namespace', undefined, namespace!)) throw new HttpError(404, `namespaces "${namespace}" not found`, 'NotFound', { name: namespace, kind: 'namespaces' });
+        if (body.metadata.namespace && body.metadata.namespace !== namespace)
+          throw new HttpError(
+            400,
+            'the namespace of the provided object does not match the namespace sent on the request',
+          );
+        if (!store.get('Namespace', undefined, namespace!))
+          throw new HttpError(404, `namespaces "${namespace}" not found`, 'NotFound', {
+            name: namespace,
+            kind: 'namespaces',
+          });
         body.metadata.namespace = namespace;
       }
       if (!body.metadata.name) {
         const gen = body.metadata.generateName;
-        if (typeof gen !== 'string' || gen === '') throw new HttpError(422, `${r.kind} "" is invalid: metadata.name: Required value: name or generateName is required`);
+        if (typeof gen !== 'string' || gen === '')
+          throw new HttpError(
+            422,
+            `${r.kind} "" is invalid: metadata.name: Required value: name or generateName is required`,
+          );
         body.metadata.name = gen + randomBytes(3).toString('hex').slice(0, 5);
       }
       delete body.metadata.resourceVersion;
@@ -511,8 +671,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       body.kind = r.kind;
       body.apiVersion = apiVersionOf(r);
       if (isDryRun(ctx)) {
-        if (store.get(r, namespace, body.metadata.name)) throw new HttpError(409, `${r.plural}${r.group ? '.' + r.group : ''} "${body.metadata.name}" already exists`, 'AlreadyExists');
-        return send(ctx, 201, { ...body, metadata: { ...body.metadata, uid: randomUUID(), creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } });
+        if (store.get(r, namespace, body.metadata.name))
+          throw new HttpError(
+            409,
+            `${r.plural}${r.group ? '.' + r.group : ''} "${body.metadata.name}" already exists`,
+            'AlreadyExists',
+          );
+        return send(ctx, 201, {
+          ...body,
+          metadata: {
+            ...body.metadata,
+            uid: randomUUID(),
+            creationTimestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+          },
+        });
       }
       return send(ctx, 201, store.create(body));
     }
@@ -538,13 +710,25 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       let wanted: { spec?: { replicas?: unknown }; metadata?: { resourceVersion?: string } } | undefined;
       const type = (ctx.req.headers['content-type'] ?? '').split(';')[0].trim();
       if (verb === 'update') wanted = body as typeof wanted;
-      else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') wanted = mergePatch(current, body) as typeof wanted;
+      else if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json')
+        wanted = mergePatch(current, body) as typeof wanted;
       else if (type === 'application/json-patch+json') wanted = jsonPatch(current, body) as typeof wanted;
-      else throw new HttpError(415, `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`);
+      else
+        throw new HttpError(
+          415,
+          `the body of the request was in an unknown format - accepted media types include: application/json-patch+json, application/merge-patch+json`,
+        );
       const replicas = wanted?.spec?.replicas;
       if (typeof replicas !== 'number' || !Number.isInteger(replicas) || replicas < 0)
-        throw new HttpError(422, `Scale.autoscaling "${old.metadata.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`);
-      if (verb === 'update' && wanted?.metadata?.resourceVersion && wanted.metadata.resourceVersion !== old.metadata.resourceVersion) {
+        throw new HttpError(
+          422,
+          `Scale.autoscaling "${old.metadata.name}" is invalid: spec.replicas: Invalid value: ${JSON.stringify(replicas)}: must be greater than or equal to 0`,
+        );
+      if (
+        verb === 'update' &&
+        wanted?.metadata?.resourceVersion &&
+        wanted.metadata.resourceVersion !== old.metadata.resourceVersion
+      ) {
         throw new HttpError(
           409,
           `Operation cannot be fulfilled on ${r.plural}.${r.group} "${old.metadata.name}": the object has been modified; please apply your changes to the latest version and try again`,
@@ -559,13 +743,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     let next: KubeObject;
     if (verb === 'update') {
       const b = body as KubeObject | undefined;
-      if (!b || typeof b !== 'object' || !b.metadata) throw new HttpError(400, 'the body of the request is not a valid object');
-      if (b.metadata.name !== name) throw new HttpError(400, `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`);
+      if (!b || typeof b !== 'object' || !b.metadata)
+        throw new HttpError(400, 'the body of the request is not a valid object');
+      if (b.metadata.name !== name)
+        throw new HttpError(
+          400,
+          `the name of the object (${b.metadata.name}) does not match the name on the URL (${name})`,
+        );
       next = b;
     } else {
       const type = (ctx.req.headers['content-type'] ?? '').split(';')[0].trim();
       try {
-        if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json') next = mergePatch(old, body) as KubeObject;
+        if (type === 'application/merge-patch+json' || type === 'application/strategic-merge-patch+json')
+          next = mergePatch(old, body) as KubeObject;
         else if (type === 'application/json-patch+json') next = jsonPatch(old, body) as KubeObject;
         else
           throw new HttpError(
@@ -599,17 +789,29 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (!pod) throw notFound(resourceByKind('Pod'), name);
     const containers = pod.spec?.containers ?? [];
     const container = ctx.query.get('container') ?? (containers.length === 1 ? containers[0]!.name : undefined);
-    if (!container) throw new HttpError(400, `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`, 'BadRequest');
-    if (!containers.some((c) => c.name === container)) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
+    if (!container)
+      throw new HttpError(
+        400,
+        `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`,
+        'BadRequest',
+      );
+    if (!containers.some((c) => c.name === container))
+      throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
     const previous = ctx.query.get('previous') === 'true';
     const key = `${namespace}/${name}/${container}`;
     const statuses = [...(pod.status?.containerStatuses ?? []), ...(pod.status?.initContainerStatuses ?? [])];
     const status = statuses.find((c) => c.name === container);
-    if (previous && !status?.lastState?.terminated) throw new HttpError(400, `previous terminated container "${container}" in pod "${name}" not found`, 'BadRequest');
+    if (previous && !status?.lastState?.terminated)
+      throw new HttpError(400, `previous terminated container "${container}" in pod "${name}" not found`, 'BadRequest');
     // The kubelet has no log of a container that never started (no earlier instance either).
     const waiting = status?.state?.waiting;
     if (!previous && waiting && !status?.lastState?.terminated) {
-      const why = waiting.reason === 'ErrImagePull' ? "image can't be pulled" : waiting.reason === 'ImagePullBackOff' ? 'trying and failing to pull image' : (waiting.reason ?? '');
+      const why =
+        waiting.reason === 'ErrImagePull'
+          ? "image can't be pulled"
+          : waiting.reason === 'ImagePullBackOff'
+            ? 'trying and failing to pull image'
+            : (waiting.reason ?? '');
       throw new HttpError(400, `container "${container}" in pod "${name}" is waiting to start: ${why}`, 'BadRequest');
     }
     let lines = (podLogs.get(previous ? `${key}#previous` : key) ?? '').split('\n');
@@ -630,7 +832,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     logFollowers.set(key, followers);
     followers.add(write);
     const onEvent = (ev: StoreEvent): void => {
-      if (ev.type === 'DELETED' && ev.object.kind === 'Pod' && ev.object.metadata.name === name && ev.object.metadata.namespace === namespace) close();
+      if (
+        ev.type === 'DELETED' &&
+        ev.object.kind === 'Pod' &&
+        ev.object.metadata.name === name &&
+        ev.object.metadata.namespace === namespace
+      )
+        close();
     };
     const close = (): void => {
       followers.delete(write);
@@ -653,33 +861,70 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
    * server, a loopback address is allowed (the tests' kubelet double listens there).
    */
   async function nodeProxy(ctx: Ctx, node: string, rest: string, search: string): Promise<void> {
-    const verb = { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[ctx.req.method ?? 'GET'] ?? 'get';
+    const verb =
+      { GET: 'get', HEAD: 'get', POST: 'create', PUT: 'update', PATCH: 'patch', DELETE: 'delete' }[
+        ctx.req.method ?? 'GET'
+      ] ?? 'get';
     authorize(ctx.caller, verb, resourceByKind('Node'), 'proxy', undefined, node);
     const n = store.get('Node', undefined, node) as
-      (KubeObject & { status?: { addresses?: { type: string; address: string }[]; daemonEndpoints?: { kubeletEndpoint?: { Port?: number } } } }) | undefined;
+      | (KubeObject & {
+          status?: {
+            addresses?: { type: string; address: string }[];
+            daemonEndpoints?: { kubeletEndpoint?: { Port?: number } };
+          };
+        })
+      | undefined;
     if (!n) throw notFound(resourceByKind('Node'), node);
     const addresses = n.status?.addresses ?? [];
-    const host = (addresses.find((a) => a.type === 'InternalIP') ?? addresses.find((a) => a.type === 'ExternalIP'))?.address;
-    if (!host) throw new HttpError(500, `no preferred addresses found; known addresses: [${addresses.map((a) => `{${a.type} ${a.address}}`).join(' ')}]`);
+    const host = (addresses.find((a) => a.type === 'InternalIP') ?? addresses.find((a) => a.type === 'ExternalIP'))
+      ?.address;
+    if (!host)
+      throw new HttpError(
+        500,
+        `no preferred addresses found; known addresses: [${addresses.map((a) => `{${a.type} ${a.address}}`).join(' ')}]`,
+      );
     const port = n.status?.daemonEndpoints?.kubeletEndpoint?.Port || 10250;
     await new Promise<void>((resolveP) => {
-      const out = httpsRequest({ host, port, path: rest + search, method: ctx.req.method, rejectUnauthorized: false, timeout: 2000, headers: { accept: ctx.req.headers.accept ?? '*/*' } }, (kres) => {
-        ctx.log.status = kres.statusCode ?? 502;
-        const headers: Record<string, string> = {};
-        for (const h of ['content-type', 'content-length', 'content-encoding', 'location', 'last-modified', 'x-content-type-options'])
-          if (kres.headers[h] !== undefined) headers[h] = String(kres.headers[h]);
-        ctx.res.writeHead(kres.statusCode ?? 502, headers);
-        kres.on('data', (c: Buffer) => (ctx.log.bytes += c.length));
-        kres.pipe(ctx.res);
-        kres.on('end', () => resolveP());
-        kres.on('error', () => resolveP());
-      });
+      const out = httpsRequest(
+        {
+          host,
+          port,
+          path: rest + search,
+          method: ctx.req.method,
+          rejectUnauthorized: false,
+          timeout: 2000,
+          headers: { accept: ctx.req.headers.accept ?? '*/*' },
+        },
+        (kres) => {
+          ctx.log.status = kres.statusCode ?? 502;
+          const headers: Record<string, string> = {};
+          for (const h of [
+            'content-type',
+            'content-length',
+            'content-encoding',
+            'location',
+            'last-modified',
+            'x-content-type-options',
+          ])
+            if (kres.headers[h] !== undefined) headers[h] = String(kres.headers[h]);
+          ctx.res.writeHead(kres.statusCode ?? 502, headers);
+          kres.on('data', (c: Buffer) => (ctx.log.bytes += c.length));
+          kres.pipe(ctx.res);
+          kres.on('end', () => resolveP());
+          kres.on('error', () => resolveP());
+        },
+      );
       const fail = (why: string): void => {
-        sendStatus(ctx, new HttpError(503, `error trying to reach service: dial tcp ${host}:${port}: ${why}`, 'ServiceUnavailable'));
+        sendStatus(
+          ctx,
+          new HttpError(503, `error trying to reach service: dial tcp ${host}:${port}: ${why}`, 'ServiceUnavailable'),
+        );
         resolveP();
       };
       out.on('timeout', () => out.destroy(new Error('i/o timeout')));
-      out.on('error', (e: NodeJS.ErrnoException) => fail(e.code === 'ECONNREFUSED' ? 'connect: connection refused' : e.message));
+      out.on('error', (e: NodeJS.ErrnoException) =>
+        fail(e.code === 'ECONNREFUSED' ? 'connect: connection refused' : e.message),
+      );
       ctx.req.pipe(out);
     });
   }
@@ -694,7 +939,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   function execUpgrade(req: IncomingMessage, socket: Duplex): void {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
     const m = /^\/api\/v1\/namespaces\/([^/]+)\/pods\/([^/]+)\/exec$/.exec(url.pathname);
-    const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
+    const log: RequestLogEntry = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      status: 0,
+      bytes: 0,
+    };
     requests.push(log);
     const refuse = (e: HttpError): void => {
       log.status = e.code;
@@ -714,7 +965,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const q = url.searchParams;
       const containers = pod.spec?.containers ?? [];
       const container = q.get('container') ?? (containers.length === 1 ? containers[0]!.name : '');
-      if (!container) throw new HttpError(400, `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`, 'BadRequest');
+      if (!container)
+        throw new HttpError(
+          400,
+          `a container name must be specified for pod ${name}, choose one of: [${containers.map((c) => c.name).join(' ')}]`,
+          'BadRequest',
+        );
       const spec = containers.find((c) => c.name === container);
       if (!spec) throw new HttpError(400, `container ${container} is not valid for pod ${name}`, 'BadRequest');
       if (!pod.spec?.nodeName) throw new HttpError(400, `pod ${name} does not have a host assigned`, 'BadRequest');
@@ -754,7 +1010,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       const inputListeners: ((t: string) => void)[] = [];
       const closedListeners: (() => void)[] = [];
       let ended = false;
-      const channel = (n: number, text: string): void => ws.send(Buffer.concat([Buffer.from([n]), Buffer.from(text, 'utf8')]));
+      const channel = (n: number, text: string): void =>
+        ws.send(Buffer.concat([Buffer.from([n]), Buffer.from(text, 'utf8')]));
       const end = (status: Record<string, unknown>): void => {
         if (ended) return;
         ended = true;
@@ -801,7 +1058,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
                 },
           );
         },
-        fail: (message) => end({ metadata: {}, status: 'Failure', message, reason: 'InternalError', details: { causes: [{ message }] }, code: 500 }),
+        fail: (message) =>
+          end({
+            metadata: {},
+            status: 'Failure',
+            message,
+            reason: 'InternalError',
+            details: { causes: [{ message }] },
+            code: 500,
+          }),
         onInput: (l) => void inputListeners.push(l),
         onStdinClosed: (l) => void closedListeners.push(l),
       };
@@ -815,14 +1080,24 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-    const log: RequestLogEntry = { method: req.method ?? 'GET', path: url.pathname, query: url.search.replace(/^\?/, ''), status: 0, bytes: 0 };
+    const log: RequestLogEntry = {
+      method: req.method ?? 'GET',
+      path: url.pathname,
+      query: url.search.replace(/^\?/, ''),
+      status: 0,
+      bytes: 0,
+    };
     requests.push(log);
     const ctx: Ctx = { req, res, log, caller: { user: '', deny: [] }, query: url.searchParams };
     let retryAfter: number | undefined;
     try {
       if (latencyMs > 0) await sleep(latencyMs);
       const f = fault;
-      if (f && (!f.path || f.path.test(url.pathname) || f.path.test(url.pathname + url.search)) && (f.times === undefined || f.times > 0)) {
+      if (
+        f &&
+        (!f.path || f.path.test(url.pathname) || f.path.test(url.pathname + url.search)) &&
+        (f.times === undefined || f.times > 0)
+      ) {
         if (f.times !== undefined) f.times--;
         if (f.hangMs) await sleep(f.hangMs);
         if (f.dropConnection) {
@@ -831,7 +1106,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         }
         if (f.status) {
           retryAfter = f.retryAfterSeconds;
-          throw new HttpError(f.status, f.status >= 500 ? `Internal error occurred: injected fault (HTTP ${f.status})` : `injected fault (HTTP ${f.status})`);
+          throw new HttpError(
+            f.status,
+            f.status >= 500
+              ? `Internal error occurred: injected fault (HTTP ${f.status})`
+              : `injected fault (HTTP ${f.status})`,
+          );
         }
         if (f.silentWatch && ['1', 'true'].includes(url.searchParams.get('watch') ?? '')) {
           res.writeHead(200, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' });
@@ -874,7 +1154,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     token: adminToken,
     requests,
     execs,
-    setPodLog: (namespace, pod, container, text, previous) => void podLogs.set(`${namespace}/${pod}/${container}${previous ? '#previous' : ''}`, text),
+    setPodLog: (namespace, pod, container, text, previous) =>
+      void podLogs.set(`${namespace}/${pod}/${container}${previous ? '#previous' : ''}`, text),
     appendPodLog(namespace, pod, container, text) {
       const key = `${namespace}/${pod}/${container}`;
       podLogs.set(key, (podLogs.get(key) ?? '') + text);
@@ -930,7 +1211,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       // may then write to the emulator without re-entering the store mid-event.
       let active = true;
       const l = (ev: StoreEvent): void => {
-        const event: EmulatorEvent = { type: ev.type, object: structuredClone(ev.object), ...(ev.old ? { old: structuredClone(ev.old) } : {}) };
+        const event: EmulatorEvent = {
+          type: ev.type,
+          object: structuredClone(ev.object),
+          ...(ev.old ? { old: structuredClone(ev.old) } : {}),
+        };
         queueMicrotask(() => {
           if (active) listener(event);
         });

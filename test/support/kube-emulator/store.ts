@@ -30,9 +30,11 @@ export class StoreError extends Error {
 
 /** A resource given by kind (optionally group-qualified, see resourceByKind) or already resolved. */
 export type KindRef = string | ResourceInfo;
-const resolve = (k: KindRef, apiVersion?: string): ResourceInfo => (typeof k === 'string' ? resourceByKind(k, apiVersion) : k);
+const resolve = (k: KindRef, apiVersion?: string): ResourceInfo =>
+  typeof k === 'string' ? resourceByKind(k, apiVersion) : k;
 
-export const keyOf = (kind: KindRef, namespace: string | undefined, name: string): string => `${resourceId(resolve(kind))}\u0000${namespace ?? ''}\u0000${name}`;
+export const keyOf = (kind: KindRef, namespace: string | undefined, name: string): string =>
+  `${resourceId(resolve(kind))}\u0000${namespace ?? ''}\u0000${name}`;
 
 export class Store {
   rv = 1000;
@@ -65,7 +67,14 @@ export class Store {
     const r = resolve(kind);
     const apiVersion = apiVersionOf(r);
     const out: KubeObject[] = [];
-    for (const o of this.objects.values()) if (o.kind === r.kind && o.apiVersion === apiVersion && (namespace === undefined || o.metadata.namespace === namespace) && (!match || match(o))) out.push(o);
+    for (const o of this.objects.values())
+      if (
+        o.kind === r.kind &&
+        o.apiVersion === apiVersion &&
+        (namespace === undefined || o.metadata.namespace === namespace) &&
+        (!match || match(o))
+      )
+        out.push(o);
     // Ordered as etcd orders keys (byte order of namespace/name), the order continue tokens resume from.
     return out.sort((a, b) => compareKeys(listKey(a), listKey(b)));
   }
@@ -84,7 +93,12 @@ export class Store {
     const r = resourceByKind(obj.kind, obj.apiVersion);
     const o = this.normalise(obj, r);
     const key = keyOf(r, o.metadata.namespace, o.metadata.name);
-    if (this.objects.has(key)) throw new StoreError(409, 'AlreadyExists', `${r.plural}${r.group ? '.' + r.group : ''} "${o.metadata.name}" already exists`);
+    if (this.objects.has(key))
+      throw new StoreError(
+        409,
+        'AlreadyExists',
+        `${r.plural}${r.group ? '.' + r.group : ''} "${o.metadata.name}" already exists`,
+      );
     o.metadata.uid ??= randomUUID();
     o.metadata.creationTimestamp ??= new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
     if (r.kind === 'Pod') o.status ??= { phase: 'Pending' };
@@ -129,7 +143,12 @@ export class Store {
     const old = this.get(r, r.namespaced ? namespace || 'default' : undefined, name);
     if (!old) throw notFound(r, name);
     const next = mergePatch(old, patch) as KubeObject;
-    next.metadata = { ...next.metadata, name: old.metadata.name, namespace: old.metadata.namespace, resourceVersion: old.metadata.resourceVersion };
+    next.metadata = {
+      ...next.metadata,
+      name: old.metadata.name,
+      namespace: old.metadata.namespace,
+      resourceVersion: old.metadata.resourceVersion,
+    };
     return this.update(next);
   }
 
@@ -147,7 +166,11 @@ export class Store {
 }
 
 export function notFound(r: ResourceInfo, name: string): StoreError {
-  return new StoreError(404, 'NotFound', `${r.plural}${r.group ? '.' + r.group : ''} "${name}" not found`, { name, ...(r.group ? { group: r.group } : {}), kind: r.plural });
+  return new StoreError(404, 'NotFound', `${r.plural}${r.group ? '.' + r.group : ''} "${name}" not found`, {
+    name,
+    ...(r.group ? { group: r.group } : {}),
+    kind: r.plural,
+  });
 }
 
 /** The key a list is ordered and continued by. */

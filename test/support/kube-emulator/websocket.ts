@@ -18,11 +18,17 @@ export interface WsConnection {
 /** Refuses an upgrade with an HTTP answer (a Kubernetes Status), as the API server does before switching protocols. */
 export function refuseUpgrade(socket: Duplex, code: number, reason: string, body: unknown): void {
   const text = JSON.stringify(body);
-  socket.end(`HTTP/1.1 ${code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`);
+  socket.end(
+    `HTTP/1.1 ${code} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
 }
 
 /** Completes the handshake choosing the first protocol of `supported` the client offered; undefined (and a 400) when none. */
-export function acceptUpgrade(req: IncomingMessage, socket: Duplex, supported: readonly string[]): WsConnection | undefined {
+export function acceptUpgrade(
+  req: IncomingMessage,
+  socket: Duplex,
+  supported: readonly string[],
+): WsConnection | undefined {
   const key = req.headers['sec-websocket-key'];
   const offered = String(req.headers['sec-websocket-protocol'] ?? '')
     .split(',')
@@ -30,13 +36,22 @@ export function acceptUpgrade(req: IncomingMessage, socket: Duplex, supported: r
     .filter(Boolean);
   const protocol = supported.find((p) => offered.includes(p));
   if (!key || !protocol) {
-    refuseUpgrade(socket, 400, 'Bad Request', { kind: 'Status', apiVersion: 'v1', status: 'Failure', message: 'unable to upgrade: no supported subprotocol', reason: 'BadRequest', code: 400 });
+    refuseUpgrade(socket, 400, 'Bad Request', {
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      message: 'unable to upgrade: no supported subprotocol',
+      reason: 'BadRequest',
+      code: 400,
+    });
     return undefined;
   }
   const accept = createHash('sha1')
     .update(key + GUID)
     .digest('base64');
-  socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`);
+  socket.write(
+    `HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\nSec-WebSocket-Protocol: ${protocol}\r\n\r\n`,
+  );
   const messageListeners: ((d: Buffer, binary: boolean) => void)[] = [];
   const closeListeners: (() => void)[] = [];
   let buf = Buffer.alloc(0);
@@ -45,7 +60,12 @@ export function acceptUpgrade(req: IncomingMessage, socket: Duplex, supported: r
   let closed = false;
   const frame = (opcode: number, payload: Buffer): Buffer => {
     const len = payload.length;
-    const head = len < 126 ? Buffer.from([0x80 | opcode, len]) : len < 65536 ? Buffer.from([0x80 | opcode, 126, len >> 8, len & 255]) : Buffer.alloc(10);
+    const head =
+      len < 126
+        ? Buffer.from([0x80 | opcode, len])
+        : len < 65536
+          ? Buffer.from([0x80 | opcode, 126, len >> 8, len & 255])
+          : Buffer.alloc(10);
     if (len >= 65536) {
       head[0] = 0x80 | opcode;
       head[1] = 127;

@@ -7,7 +7,8 @@ import { leafOf, normalisePath, parentOf, sha256, SimFs, type SimHostState } fro
 
 const str = (p: Record<string, PsLiteral>, name: string): string => {
   const v = p[name];
-  if (typeof v !== 'string') throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
+  if (typeof v !== 'string')
+    throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
   return v;
 };
 const strArray = (p: Record<string, PsLiteral>, name: string): string[] => {
@@ -19,7 +20,8 @@ const strArray = (p: Record<string, PsLiteral>, name: string): string[] => {
 function filesUnder(state: SimHostState, dir: string): [string, string][] {
   const base = normalisePath(dir).toLowerCase() + '\\';
   const out: [string, string][] = [];
-  for (const [k, f] of state.files) if (k.startsWith(base)) out.push([normalisePath(f.path).slice(base.length), f.path]);
+  for (const [k, f] of state.files)
+    if (k.startsWith(base)) out.push([normalisePath(f.path).slice(base.length), f.path]);
   return out.sort((a, b) => a[0].localeCompare(b[0]));
 }
 
@@ -27,9 +29,13 @@ function filesUnder(state: SimHostState, dir: string): [string, string][] {
 export function moveDirectory(state: SimHostState, from: string, to: string): void {
   const fs = new SimFs(state);
   if (!fs.isDir(from)) throw new OpError(`Could not find a part of the path '${normalisePath(from)}'.`);
-  if (fs.exists(to)) throw new OpError(`Cannot create '${normalisePath(to)}' because a file or directory with the same name already exists.`);
+  if (fs.exists(to))
+    throw new OpError(
+      `Cannot create '${normalisePath(to)}' because a file or directory with the same name already exists.`,
+    );
   const parent = parentOf(to);
-  if (parent === undefined || !fs.isDir(parent)) throw new OpError(`Could not find a part of the path '${normalisePath(to)}'.`);
+  if (parent === undefined || !fs.isDir(parent))
+    throw new OpError(`Could not find a part of the path '${normalisePath(to)}'.`);
   const src = normalisePath(from);
   const dst = normalisePath(to);
   const srcKey = src.toLowerCase();
@@ -68,7 +74,12 @@ registerSimOp('read-hosts-tree', ({ state }, fs, p) => {
   if (!fs.isDir(root)) return { exists: false, files: [] };
   const files = filesUnder(state, root).map(([rel, full]) => {
     const data = fs.read(full);
-    return { path: rel, size: data.length, content: data.length <= max ? data.toString('base64') : null, sha256: sha256(data) };
+    return {
+      path: rel,
+      size: data.length,
+      content: data.length <= max ? data.toString('base64') : null,
+      sha256: sha256(data),
+    };
   });
   return { exists: true, files };
 });
@@ -82,11 +93,15 @@ registerSimOp('swap-hosts-tree', ({ state }, fs, p) => {
   const files = strArray(p, 'Files');
   const hashes = strArray(p, 'Hashes');
   if (!fs.isDir(staging)) {
-    if (fs.isDir(root) && treeProblem(state, root, files, hashes) === '') return { swapped: false, already: true, previous: false };
+    if (fs.isDir(root) && treeProblem(state, root, files, hashes) === '')
+      return { swapped: false, already: true, previous: false };
     throw new OpError(`The staging directory ${staging} is missing; ${root} was left as it was.`);
   }
   const problem = treeProblem(state, staging, files, hashes);
-  if (problem) throw new OpError(`The staged mirror configuration in ${staging} does not match what was sent (${problem}); ${root} was left as it was.`);
+  if (problem)
+    throw new OpError(
+      `The staged mirror configuration in ${staging} does not match what was sent (${problem}); ${root} was left as it was.`,
+    );
   if (fs.exists(backup)) fs.remove(backup);
   const had = fs.isDir(root);
   fs.write(marker, Buffer.from(`${id} ${had ? 'previous' : 'absent'}`));
@@ -146,7 +161,10 @@ registerSimOp('ensure-config-path', ({ state }, fs, p) => {
   const config = str(p, 'Config');
   const dir = str(p, 'Dir');
   const service = str(p, 'Service');
-  if (!fs.isFile(config)) throw new OpError(`containerd has no configuration file at ${config}; install containerd first (kube-windows join does), or set its registry config_path to ${dir}.`);
+  if (!fs.isFile(config))
+    throw new OpError(
+      `containerd has no configuration file at ${config}; install containerd first (kube-windows join does), or set its registry config_path to ${dir}.`,
+    );
   const text = fs.read(config).toString('utf8');
   const quoted = '"' + dir.replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const literal = `'${dir}'`;
@@ -162,11 +180,16 @@ registerSimOp('ensure-config-path', ({ state }, fs, p) => {
     next = text.replace(pattern, (_m, indent: string) => `${indent}config_path = ${quoted}`);
   } else {
     const v3 = /^[ \t]*version[ \t]*=[ \t]*3/m.test(text);
-    const header = v3 ? "[plugins.'io.containerd.cri.v1.images'.registry]" : '[plugins."io.containerd.grpc.v1.cri".registry]';
+    const header = v3
+      ? "[plugins.'io.containerd.cri.v1.images'.registry]"
+      : '[plugins."io.containerd.grpc.v1.cri".registry]';
     const at = text.indexOf(header);
     if (at >= 0) {
       const end = text.indexOf(nl, at);
-      next = end < 0 ? `${text}${nl}  config_path = ${quoted}${nl}` : `${text.slice(0, end + nl.length)}  config_path = ${quoted}${nl}${text.slice(end + nl.length)}`;
+      next =
+        end < 0
+          ? `${text}${nl}  config_path = ${quoted}${nl}`
+          : `${text.slice(0, end + nl.length)}  config_path = ${quoted}${nl}${text.slice(end + nl.length)}`;
     } else {
       next = `${text.trimEnd()}${nl}${nl}${header}${nl}  config_path = ${quoted}${nl}`;
     }

@@ -50,7 +50,8 @@ export function simNode(state: SimHostState): SimNodeState {
 
 const str = (p: Record<string, PsLiteral>, name: string): string => {
   const v = p[name];
-  if (typeof v !== 'string') throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
+  if (typeof v !== 'string')
+    throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
   return v;
 };
 const list = (p: Record<string, PsLiteral>, name: string): string[] => {
@@ -62,7 +63,9 @@ registerSimOp('node-services-state', (ctx, _fs, p) => ({
   services: list(p, 'Names').map((name) => {
     const s = findService(ctx.state, name)?.[1];
     // Get-Service StartType names differ from Win32_Service StartMode: Auto -> Automatic.
-    return s ? { name, exists: true, status: s.status, startType: s.startType === 'Auto' ? 'Automatic' : s.startType } : { name, exists: false, status: null, startType: null };
+    return s
+      ? { name, exists: true, status: s.status, startType: s.startType === 'Auto' ? 'Automatic' : s.startType }
+      : { name, exists: false, status: null, startType: null };
   }),
 }));
 
@@ -110,6 +113,7 @@ registerSimOp('list-log-files', (ctx, fs, p) => {
 
 registerSimOp('system-event-errors', (ctx, _fs, p) => {
   const max = p.MaxEvents;
-  if (typeof max !== 'number') throw new OpError("The variable '$MaxEvents' cannot be retrieved because it has not been set.");
+  if (typeof max !== 'number')
+    throw new OpError("The variable '$MaxEvents' cannot be retrieved because it has not been set.");
   return { events: simNode(ctx.state).systemErrors.slice(0, max) };
 });

@@ -2,7 +2,17 @@
 // src/core/windows/host-ops.ts line by line: same checks, same order, same result hashtable, same
 // error messages where the script throws its own.
 import type { PsLiteral } from './script';
-import { findService, joinPath, leafOf, normalisePath, parentOf, sha256, SimFs, type SimHostState, type SimService } from './state';
+import {
+  findService,
+  joinPath,
+  leafOf,
+  normalisePath,
+  parentOf,
+  sha256,
+  SimFs,
+  type SimHostState,
+  type SimService,
+} from './state';
 
 export interface KubeadmExpectation {
   /** The token, or a check of it (e.g. against the bootstrap-token Secrets in the API emulator). */
@@ -33,12 +43,14 @@ export type OpResult = Record<string, unknown>;
 
 const str = (params: Record<string, PsLiteral>, name: string): string => {
   const v = params[name];
-  if (typeof v !== 'string') throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
+  if (typeof v !== 'string')
+    throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
   return v;
 };
 const num = (params: Record<string, PsLiteral>, name: string): number => {
   const v = params[name];
-  if (typeof v !== 'number') throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
+  if (typeof v !== 'number')
+    throw new OpError(`The variable '$${name}' cannot be retrieved because it has not been set.`);
   return v;
 };
 const strArray = (params: Record<string, PsLiteral>, name: string): string[] => {
@@ -84,20 +96,26 @@ export function startServiceNamed(state: SimHostState, fs: SimFs, name: string, 
   if (/^[A-Za-z]:\\/.test(exe) && !fs.isFile(exe)) throw new OpError(cannot);
   // The kubelet exits at once without the configuration kubeadm join writes; the SCM then reports it
   // never reached Running.
-  if (n.toLowerCase() === 'kubelet' && !fs.isFile(KUBELET_CONFIG)) throw new OpError(`Failed to start service '${s.displayName ?? n} (${n})'. The service did not start.`);
+  if (n.toLowerCase() === 'kubelet' && !fs.isFile(KUBELET_CONFIG))
+    throw new OpError(`Failed to start service '${s.displayName ?? n} (${n})'. The service did not start.`);
   s.status = 'Running';
   return s;
 }
 
 /** Stop-Service -Force: dependents stop first. */
 function stopServiceNamed(state: SimHostState, name: string): void {
-  for (const [n, s] of state.services) if (s.dependsOn.some((d) => d.toLowerCase() === name.toLowerCase()) && s.status !== 'Stopped') stopServiceNamed(state, n);
+  for (const [n, s] of state.services)
+    if (s.dependsOn.some((d) => d.toLowerCase() === name.toLowerCase()) && s.status !== 'Stopped')
+      stopServiceNamed(state, n);
   const found = findService(state, name);
   if (found) found[1].status = 'Stopped';
 }
 
 function kubeadmFailure(lines: string[]): OpResult {
-  return { exitCode: 1, output: [...lines, 'To see the stack trace of this error execute with --v=5 or higher', ''].join('\r\n') };
+  return {
+    exitCode: 1,
+    output: [...lines, 'To see the stack trace of this error execute with --v=5 or higher', ''].join('\r\n'),
+  };
 }
 
 export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLiteral>): Promise<OpResult> {
@@ -121,20 +139,27 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       };
     }
     case 'authorized-keys': {
-      const files = ['C:\\ProgramData\\ssh\\administrators_authorized_keys', `C:\\Users\\${ctx.user}\\.ssh\\authorized_keys`];
+      const files = [
+        'C:\\ProgramData\\ssh\\administrators_authorized_keys',
+        `C:\\Users\\${ctx.user}\\.ssh\\authorized_keys`,
+      ];
       const keys: string[] = [];
       for (const f of files) {
         if (!fs.isFile(f)) continue;
         // administrators_authorized_keys is readable by Administrators and SYSTEM only (its ACL).
-        if (f.startsWith('C:\\ProgramData') && !ctx.isAdministrator) throw new OpError(`Access to the path '${f}' is denied.`);
-        for (const line of fs.read(f).toString('utf8').split(/\r?\n/)) if (line && !line.startsWith('#')) keys.push(line);
+        if (f.startsWith('C:\\ProgramData') && !ctx.isAdministrator)
+          throw new OpError(`Access to the path '${f}' is denied.`);
+        for (const line of fs.read(f).toString('utf8').split(/\r?\n/))
+          if (line && !line.startsWith('#')) keys.push(line);
       }
       return { keys };
     }
     case 'resolve-name': {
       const n = str(p, 'Name');
       if (/^\d{1,3}(\.\d{1,3}){3}$/.test(n)) return { addresses: [n] };
-      const own = [state.hostname, state.domain ? `${state.hostname}.${state.domain}` : ''].filter((x) => x).map((x) => x.toLowerCase());
+      const own = [state.hostname, state.domain ? `${state.hostname}.${state.domain}` : '']
+        .filter((x) => x)
+        .map((x) => x.toLowerCase());
       if (own.includes(n.toLowerCase())) return { addresses: state.adapters.flatMap((a) => a.ipv4) };
       const a = state.dns.get(n.toLowerCase().replace(/\.$/, ''));
       if (!a || a.length === 0) return { addresses: [], error: 'No such host is known' };
@@ -152,12 +177,15 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       const actual = fileHash(fs, temp);
       if (actual !== expected) {
         fs.remove(temp);
-        throw new OpError(`The uploaded file is corrupt (SHA-256 ${actual}, expected ${expected}); it was deleted and ${path} was left as it was.`);
+        throw new OpError(
+          `The uploaded file is corrupt (SHA-256 ${actual}, expected ${expected}); it was deleted and ${path} was left as it was.`,
+        );
       }
       fs.move(temp, path);
       const dir = parentOf(path) ?? path;
       const leaf = leafOf(path);
-      for (const c of fs.children(dir)) if (!c.directory && c.name.startsWith(leaf + '.kw-') && c.name.endsWith('.tmp')) fs.remove(c.path);
+      for (const c of fs.children(dir))
+        if (!c.directory && c.name.startsWith(leaf + '.kw-') && c.name.endsWith('.tmp')) fs.remove(c.path);
       return { moved: true };
     }
     case 'read-text-file': {
@@ -193,7 +221,9 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       const leaf = leafOf(archive).toLowerCase();
       const contents =
         [...ctx.archiveContents].find(([n]) => n.toLowerCase() === leaf)?.[1] ??
-        (leaf.includes('containerd') ? { 'containerd.exe': 'MZ containerd', 'containerd-shim-runhcs-v1.exe': 'MZ containerd-shim-runhcs-v1' } : {});
+        (leaf.includes('containerd')
+          ? { 'containerd.exe': 'MZ containerd', 'containerd-shim-runhcs-v1.exe': 'MZ containerd-shim-runhcs-v1' }
+          : {});
       for (const [rel, data] of Object.entries(contents)) {
         const target = joinPath(dest, rel);
         const parent = parentOf(target);
@@ -245,7 +275,14 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       const dependsOn = strArray(p, 'DependsOn');
       const found = findService(state, n);
       if (!found) {
-        state.services.set(n, { status: 'Stopped', startType: 'Auto', binaryPathName, dependsOn, description: str(p, 'Description'), displayName: str(p, 'DisplayName') });
+        state.services.set(n, {
+          status: 'Stopped',
+          startType: 'Auto',
+          binaryPathName,
+          dependsOn,
+          description: str(p, 'Description'),
+          displayName: str(p, 'DisplayName'),
+        });
         return { created: true, changed: true };
       }
       const s = found[1];
@@ -281,7 +318,11 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       if (!fs.isFile(exe)) return { exists: false, output: '' };
       const version = /gitVersion=(v\d+\.\d+\.\d+[0-9A-Za-z.+-]*)/.exec(fs.read(exe).toString('latin1'))?.[1];
       const argv = strArray(p, 'Argv');
-      if (!version) return { exists: true, output: `Program '${leafOf(exe)}' failed to run: The specified executable is not a valid application for this OS platform.\r\n` };
+      if (!version)
+        return {
+          exists: true,
+          output: `Program '${leafOf(exe)}' failed to run: The specified executable is not a valid application for this OS platform.\r\n`,
+        };
       return { exists: true, output: argv[0] === 'version' ? `${version}\r\n` : `Kubernetes ${version}\r\n` };
     }
     case 'kubeadm-join':
@@ -290,7 +331,13 @@ export async function runOp(ctx: OpContext, name: string, p: Record<string, PsLi
       const kubeadm = str(p, 'Kubeadm');
       if (!fs.isFile(kubeadm)) return { exitCode: 0, output: '' };
       if (findService(state, 'kubelet')) stopServiceNamed(state, 'kubelet');
-      for (const f of [KUBELET_CONFIG, KUBELET_KUBECONFIG, KUBEADM_FLAGS, 'C:\\etc\\kubernetes\\bootstrap-kubelet.conf']) fs.remove(f);
+      for (const f of [
+        KUBELET_CONFIG,
+        KUBELET_KUBECONFIG,
+        KUBEADM_FLAGS,
+        'C:\\etc\\kubernetes\\bootstrap-kubelet.conf',
+      ])
+        fs.remove(f);
       const output = [
         '[preflight] Running pre-flight checks',
         '[reset] Deleted contents of the etcd data directory: C:\\var\\lib\\etcd',
@@ -334,7 +381,8 @@ async function kubeadmJoin(ctx: OpContext, fs: SimFs, p: Record<string, PsLitera
   }
   const preflight = ['[preflight] Running pre-flight checks'];
   const errors: string[] = [];
-  if (fs.isFile(KUBELET_KUBECONFIG)) errors.push('\t[ERROR FileAvailable--etc-kubernetes-kubelet.conf]: /etc/kubernetes/kubelet.conf already exists');
+  if (fs.isFile(KUBELET_KUBECONFIG))
+    errors.push('\t[ERROR FileAvailable--etc-kubernetes-kubelet.conf]: /etc/kubernetes/kubelet.conf already exists');
   if (findService(state, 'containerd')?.[1].status !== 'Running') {
     errors.push(
       '\t[ERROR CRI]: container runtime is not running: output: time="2026-11-21T09:00:00Z" level=fatal msg="validate service connection: validate CRI v1 runtime API for endpoint \\"npipe:////./pipe/containerd-containerd\\": rpc error: code = Unavailable desc = connection error: desc = \\"transport: Error while dialing: open \\\\\\\\\\\\\\\\.\\\\\\\\pipe\\\\\\\\containerd-containerd: The system cannot find the file specified.\\""',
@@ -385,7 +433,9 @@ async function kubeadmJoin(ctx: OpContext, fs: SimFs, p: Record<string, PsLitera
   );
   fs.write(
     KUBEADM_FLAGS,
-    Buffer.from(`KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=${nodeName} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`),
+    Buffer.from(
+      `KUBELET_KUBEADM_ARGS="--container-runtime-endpoint=npipe:////./pipe/containerd-containerd --hostname-override=${nodeName} --pod-infra-container-image=registry.k8s.io/pause:3.10"\n`,
+    ),
   );
   fs.write(
     KUBELET_KUBECONFIG,

@@ -129,17 +129,22 @@ export async function readCommand(command: string): Promise<ParsedOp> {
   if (!prefixOk) {
     // What cmd.exe, OpenSSH's default shell on Windows, says about a command it does not know.
     const first = command.trim().split(/\s+/)[0] ?? '';
-    throw new CommandRejected(`'${first}' is not recognized as an internal or external command,\r\noperable program or batch file.`);
+    throw new CommandRejected(
+      `'${first}' is not recognized as an internal or external command,\r\noperable program or batch file.`,
+    );
   }
   let script: string;
   try {
     script = decodeCommand(parts[parts.length - 1]!);
   } catch {
-    throw new CommandRejected('Cannot process the command because the value specified with -EncodedCommand is not properly encoded. The value must be Base64 encoded.');
+    throw new CommandRejected(
+      'Cannot process the command because the value specified with -EncodedCommand is not properly encoded. The value must be Base64 encoded.',
+    );
   }
   const parse = await parsePowerShell(script);
   if (!parse.ok) throw new CommandRejected(`The script does not parse:\r\n${parse.errors.join('\r\n')}`);
-  if (!script.startsWith(WRAP_HEAD) || !script.endsWith(WRAP_TAIL)) throw new CommandRejected('unknown op: the script is not wrapped by wrapScript');
+  if (!script.startsWith(WRAP_HEAD) || !script.endsWith(WRAP_TAIL))
+    throw new CommandRejected('unknown op: the script is not wrapped by wrapScript');
   const inner = script.slice(WRAP_HEAD.length, script.length - WRAP_TAIL.length);
 
   const root = await parseTree(script);

@@ -133,7 +133,10 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
           .map((k) => k + '\r\n')
           .join(''),
       );
-    fs.write('C:\\ProgramData\\ssh\\administrators_authorized_keys', lines(users.filter((u) => admins.has(u.toLowerCase()))));
+    fs.write(
+      'C:\\ProgramData\\ssh\\administrators_authorized_keys',
+      lines(users.filter((u) => admins.has(u.toLowerCase()))),
+    );
     for (const u of users.filter((x) => !admins.has(x.toLowerCase()))) {
       fs.mkdirp(`C:\\Users\\${u}\\.ssh`);
       fs.write(`C:\\Users\\${u}\\.ssh\\authorized_keys`, lines([u]));
@@ -188,7 +191,8 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       state.bootCount += 1;
       for (const [n, s] of state.services) {
         if (s.startType !== 'Auto') s.status = 'Stopped';
-        else if (n.toLowerCase() === 'kubelet' && !fs.isFile('C:\\var\\lib\\kubelet\\config.yaml')) s.status = 'Stopped';
+        else if (n.toLowerCase() === 'kubelet' && !fs.isFile('C:\\var\\lib\\kubelet\\config.yaml'))
+          s.status = 'Stopped';
         else s.status = 'Running';
       }
       rebooting = false;
@@ -218,7 +222,8 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     get rebooting() {
       return rebooting;
     },
-    failOp: (name, o = {}) => arm(failFaults, name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
+    failOp: (name, o = {}) =>
+      arm(failFaults, name, { times: o.times ?? 1, message: o.message ?? `${name} failed (injected fault)` }),
     dropOnOp: (name, o = {}) => arm(dropFaults, name, { times: o.times ?? 1, after: o.after ?? 'before' }),
     dropAfterSftpBytes: (n) => void (sftpBudget = n),
     hangOp: (name, o = {}) => arm(hangFaults, name, { times: o.times ?? 1 }),
@@ -242,7 +247,8 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       authorizedKeys.set(user.toLowerCase(), keys);
       writeKeyFiles();
     },
-    whenRebooted: () => (rebootScheduled || rebooting ? new Promise<void>((r) => rebootWaiters.push(r)) : Promise.resolve()),
+    whenRebooted: () =>
+      rebootScheduled || rebooting ? new Promise<void>((r) => rebootWaiters.push(r)) : Promise.resolve(),
     async stop() {
       stopped = true;
       for (const t of timers) clearTimeout(t);
@@ -255,7 +261,9 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   };
 
   function keysFor(user: string): string[] {
-    const file = admins.has(user.toLowerCase()) ? 'C:\\ProgramData\\ssh\\administrators_authorized_keys' : `C:\\Users\\${user}\\.ssh\\authorized_keys`;
+    const file = admins.has(user.toLowerCase())
+      ? 'C:\\ProgramData\\ssh\\administrators_authorized_keys'
+      : `C:\\Users\\${user}\\.ssh\\authorized_keys`;
     if (!fs.isFile(file)) return [];
     return fs
       .read(file)
@@ -264,7 +272,14 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       .filter((l) => l.trim() && !l.startsWith('#'));
   }
 
-  function authorize(user: string, algo: string, data: Buffer, signature?: Buffer, blob?: Buffer, hashAlgo?: string): 'accept' | 'reject' {
+  function authorize(
+    user: string,
+    algo: string,
+    data: Buffer,
+    signature?: Buffer,
+    blob?: Buffer,
+    hashAlgo?: string,
+  ): 'accept' | 'reject' {
     if (!users.some((u) => u.toLowerCase() === user.toLowerCase())) return 'reject';
     for (const line of keysFor(user)) {
       const key = utils.parseKey(line);
@@ -378,7 +393,8 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       if (fs.isDir(w)) return sftp.status(id, STATUS_CODE.FAILURE, 'Is a directory');
       const exists = fs.isFile(w);
       if (!exists && !(flags & OPEN_MODE.CREAT)) return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, 'No such file');
-      if (exists && flags & OPEN_MODE.CREAT && flags & OPEN_MODE.EXCL) return sftp.status(id, STATUS_CODE.FAILURE, 'File exists');
+      if (exists && flags & OPEN_MODE.CREAT && flags & OPEN_MODE.EXCL)
+        return sftp.status(id, STATUS_CODE.FAILURE, 'File exists');
       if (!exists || flags & OPEN_MODE.TRUNC) fs.write(w, Buffer.alloc(0));
       sftp.handle(id, newHandle({ path: w, write: (flags & (OPEN_MODE.WRITE | OPEN_MODE.APPEND)) !== 0 }));
     });
@@ -455,7 +471,8 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     sftp.on('RENAME', (id, from, to) => {
       const a = toWin(from);
       const b = toWin(to);
-      if (!a || !b || !fs.isFile(a) || parentMissing(b)) return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, 'No such file');
+      if (!a || !b || !fs.isFile(a) || parentMissing(b))
+        return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, 'No such file');
       // Windows OpenSSH (plain SSH_FXP_RENAME) does not replace an existing file.
       if (fs.exists(b)) return sftp.status(id, STATUS_CODE.FAILURE, 'File exists');
       fs.move(a, b);
@@ -465,12 +482,16 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       const w = toWin(p);
       if (!w) return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, 'No such file');
       const name = toSftp(w);
-      sftp.name(id, [{ filename: name, longname: name, attrs: { mode: 0o040755, uid: 0, gid: 0, size: 0, atime: 0, mtime: 0 } }]);
+      sftp.name(id, [
+        { filename: name, longname: name, attrs: { mode: 0o040755, uid: 0, gid: 0, size: 0, atime: 0, mtime: 0 } },
+      ]);
     });
     sftp.on('OPENDIR', (id, p) => {
       const w = toWin(p);
       if (!w || !fs.isDir(w)) return sftp.status(id, STATUS_CODE.NO_SUCH_FILE, 'No such file');
-      const entries = fs.children(w).map((c) => ({ name: c.name, directory: c.directory, size: c.directory ? 0 : fs.read(c.path).length }));
+      const entries = fs
+        .children(w)
+        .map((c) => ({ name: c.name, directory: c.directory, size: c.directory ? 0 : fs.read(c.path).length }));
       sftp.handle(id, newHandle({ path: w, write: false, dir: { entries, done: false } }));
     });
     sftp.on('READDIR', (id, hb) => {

@@ -17,7 +17,11 @@ export const POWERSHELL_ON_PTY = 'powershell.exe -NoLogo';
  * Answers pty, window-change and shell requests on one SSH session (before it, the sim refused them).
  * Returns a check for exec requests: `powershell.exe -NoLogo` on a pty is the same interactive shell.
  */
-export function attachShell(session: Session, user: () => string, state: SimHostState): (command: string, accept: () => ServerChannel) => boolean {
+export function attachShell(
+  session: Session,
+  user: () => string,
+  state: SimHostState,
+): (command: string, accept: () => ServerChannel) => boolean {
   const size: ShellSize = { cols: 80, rows: 24 };
   let pty = false;
   session.on('pty', (accept, _reject, info) => {
@@ -83,7 +87,8 @@ function runShell(ch: ServerChannel, user: string, state: SimHostState, size: Sh
 function answer_(command: string, state: SimHostState, size: ShellSize): string {
   if (!command) return '';
   if (/^hostname$/i.test(command)) return state.hostname;
-  if (/^\$Host\.UI\.RawUI\.WindowSize$/i.test(command)) return `\nWidth Height\n----- ------\n${String(size.cols).padStart(5)} ${String(size.rows).padStart(6)}\n`;
+  if (/^\$Host\.UI\.RawUI\.WindowSize$/i.test(command))
+    return `\nWidth Height\n----- ------\n${String(size.cols).padStart(5)} ${String(size.rows).padStart(6)}\n`;
   const echo = /^(?:Write-Output|echo)\s+(?:'([^']*)'|"([^"]*)"|(\S+))$/i.exec(command);
   if (echo) return echo[1] ?? echo[2] ?? echo[3] ?? '';
   const svc = /^Get-Service\s+(?:-Name\s+)?'?([\w.-]+)'?$/i.exec(command);

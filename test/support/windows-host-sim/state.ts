@@ -118,7 +118,8 @@ export class SimFs {
   /** Writes a file; the parent directory must exist, as for any Windows API. */
   write(p: string, data: Buffer): void {
     const parent = parentOf(p);
-    if (parent === undefined || !this.isDir(parent)) throw new Error(`Could not find a part of the path '${normalisePath(p)}'.`);
+    if (parent === undefined || !this.isDir(parent))
+      throw new Error(`Could not find a part of the path '${normalisePath(p)}'.`);
     if (this.isDir(p)) throw new Error(`Access to the path '${normalisePath(p)}' is denied.`);
     const existing = this.state.files.get(key(p));
     this.state.files.set(key(p), { path: existing?.path ?? normalisePath(p), data });
@@ -152,7 +153,8 @@ export class SimFs {
     const f = this.state.files.get(key(from));
     if (!f) throw new Error(`Cannot find path '${normalisePath(from)}' because it does not exist.`);
     const parent = parentOf(to);
-    if (parent === undefined || !this.isDir(parent)) throw new Error(`Could not find a part of the path '${normalisePath(to)}'.`);
+    if (parent === undefined || !this.isDir(parent))
+      throw new Error(`Could not find a part of the path '${normalisePath(to)}'.`);
     if (this.isDir(to)) throw new Error(`Cannot create a file when that file already exists.`);
     this.state.files.delete(key(from));
     this.state.files.set(key(to), { path: normalisePath(to), data: f.data });
@@ -163,9 +165,12 @@ export class SimFs {
     const d = key(dir);
     const prefix = d.endsWith('\\') ? d : d + '\\';
     const out: { name: string; path: string; directory: boolean }[] = [];
-    const direct = (k: string): boolean => k.startsWith(prefix) && k.length > prefix.length && !k.slice(prefix.length).includes('\\');
-    for (const [k, path] of this.state.directories) if (direct(k)) out.push({ name: leafOf(path), path, directory: true });
-    for (const [k, f] of this.state.files) if (direct(k)) out.push({ name: leafOf(f.path), path: f.path, directory: false });
+    const direct = (k: string): boolean =>
+      k.startsWith(prefix) && k.length > prefix.length && !k.slice(prefix.length).includes('\\');
+    for (const [k, path] of this.state.directories)
+      if (direct(k)) out.push({ name: leafOf(path), path, directory: true });
+    for (const [k, f] of this.state.files)
+      if (direct(k)) out.push({ name: leafOf(f.path), path: f.path, directory: false });
     return out.sort((a, b) => a.name.localeCompare(b.name));
   }
 }
@@ -223,17 +228,38 @@ export function createState(init: SimHostInit, users: string[]): SimHostState {
       startType: 'Auto',
       binaryPathName: 'C:\\Windows\\System32\\OpenSSH\\sshd.exe',
       dependsOn: [],
-      description: 'SSH protocol based service to provide secure encrypted communications between two untrusted hosts over unsecure networks.',
+      description:
+        'SSH protocol based service to provide secure encrypted communications between two untrusted hosts over unsecure networks.',
     },
-    hns: { status: 'Running', startType: 'Manual', binaryPathName: 'C:\\Windows\\system32\\svchost.exe -k NetSvcs -p', dependsOn: [], description: 'Host Network Service' },
+    hns: {
+      status: 'Running',
+      startType: 'Manual',
+      binaryPathName: 'C:\\Windows\\system32\\svchost.exe -k NetSvcs -p',
+      dependsOn: [],
+      description: 'Host Network Service',
+    },
   };
   for (const [n, s] of Object.entries(defaults)) state.services.set(n, s);
   for (const [n, s] of Object.entries(init.services ?? {})) {
-    state.services.set(n, { startType: 'Auto', binaryPathName: `C:\\Program Files\\${n}\\${n}.exe`, dependsOn: [], description: '', ...s });
+    state.services.set(n, {
+      startType: 'Auto',
+      binaryPathName: `C:\\Program Files\\${n}\\${n}.exe`,
+      dependsOn: [],
+      description: '',
+      ...s,
+    });
   }
   for (const [n, a] of Object.entries(init.dns ?? {})) state.dns.set(n.toLowerCase(), a);
   const fs = new SimFs(state);
-  for (const d of ['C:\\', 'C:\\Windows\\System32\\OpenSSH', 'C:\\ProgramData\\ssh', 'C:\\Program Files', 'C:\\Temp', ...users.map((u) => `C:\\Users\\${u}\\.ssh`), ...(init.directories ?? [])])
+  for (const d of [
+    'C:\\',
+    'C:\\Windows\\System32\\OpenSSH',
+    'C:\\ProgramData\\ssh',
+    'C:\\Program Files',
+    'C:\\Temp',
+    ...users.map((u) => `C:\\Users\\${u}\\.ssh`),
+    ...(init.directories ?? []),
+  ])
     fs.mkdirp(d);
   fs.write('C:\\Windows\\System32\\OpenSSH\\sshd.exe', Buffer.from('MZ sshd'));
   for (const [p, c] of Object.entries(init.files ?? {})) {

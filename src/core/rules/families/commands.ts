@@ -19,11 +19,31 @@ interface ExecSite {
 
 const EXEC_PLACES: { rel: string[]; what: string; outcome: string }[] = [
   { rel: ['command'], what: 'command', outcome: 'the container cannot start' },
-  { rel: ['livenessProbe', 'exec', 'command'], what: 'liveness probe', outcome: 'the probe always fails and the kubelet keeps restarting the container' },
-  { rel: ['readinessProbe', 'exec', 'command'], what: 'readiness probe', outcome: 'the probe always fails and the pod never becomes Ready' },
-  { rel: ['startupProbe', 'exec', 'command'], what: 'startup probe', outcome: 'the probe always fails and the container is restarted' },
-  { rel: ['lifecycle', 'postStart', 'exec', 'command'], what: 'postStart hook', outcome: 'the hook fails and the container is killed' },
-  { rel: ['lifecycle', 'preStop', 'exec', 'command'], what: 'preStop hook', outcome: 'the hook fails and the shutdown steps it holds never run' },
+  {
+    rel: ['livenessProbe', 'exec', 'command'],
+    what: 'liveness probe',
+    outcome: 'the probe always fails and the kubelet keeps restarting the container',
+  },
+  {
+    rel: ['readinessProbe', 'exec', 'command'],
+    what: 'readiness probe',
+    outcome: 'the probe always fails and the pod never becomes Ready',
+  },
+  {
+    rel: ['startupProbe', 'exec', 'command'],
+    what: 'startup probe',
+    outcome: 'the probe always fails and the container is restarted',
+  },
+  {
+    rel: ['lifecycle', 'postStart', 'exec', 'command'],
+    what: 'postStart hook',
+    outcome: 'the hook fails and the container is killed',
+  },
+  {
+    rel: ['lifecycle', 'preStop', 'exec', 'command'],
+    what: 'preStop hook',
+    outcome: 'the hook fails and the shutdown steps it holds never run',
+  },
 ];
 
 function execSites(c: ContainerView): ExecSite[] {
@@ -62,7 +82,10 @@ function isBusybox(image: string | undefined): boolean {
 /** The bare Nano Server base image: no PowerShell of any kind inside. */
 function isBareNanoServer(image: string): boolean {
   const ref = parseImage(image);
-  return (ref.registry === 'mcr.microsoft.com' && ref.repository === 'windows/nanoserver') || (ref.registry === 'docker.io' && ref.repository === 'microsoft/nanoserver');
+  return (
+    (ref.registry === 'mcr.microsoft.com' && ref.repository === 'windows/nanoserver') ||
+    (ref.registry === 'docker.io' && ref.repository === 'microsoft/nanoserver')
+  );
 }
 
 /** mcr.microsoft.com/powershell on Nano Server: pwsh only, no Windows PowerShell. */
@@ -76,7 +99,8 @@ const WIN060: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'Exec command, probe or lifecycle hook runs sh, bash or a /bin/ path in a Windows container: there is no POSIX shell on Windows.',
+  title:
+    'Exec command, probe or lifecycle hook runs sh, bash or a /bin/ path in a Windows container: there is no POSIX shell on Windows.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     for (const c of pod.containers) {
@@ -121,7 +145,9 @@ const WIN061: PodRule = {
           : windowsPowerShell
             ? 'Nano Server images have no Windows PowerShell'
             : 'the Nano Server base image has no PowerShell at all';
-        const instead = psImage ? 'Use pwsh instead.' : 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.';
+        const instead = psImage
+          ? 'Use pwsh instead.'
+          : 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.';
         report({
           path: [...c.path, ...rel],
           target: 'value',

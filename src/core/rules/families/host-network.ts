@@ -8,7 +8,8 @@ const WIN054: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'dnsPolicy: ClusterFirstWithHostNet on a Windows pod: not supported, Windows pods always run on a container network.',
+  title:
+    'dnsPolicy: ClusterFirstWithHostNet on a Windows pod: not supported, Windows pods always run on a container network.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     if (pod.spec.dnsPolicy !== 'ClusterFirstWithHostNet') return;
@@ -29,7 +30,8 @@ const WIN055: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'hostNetwork: true on a Windows pod without HostProcess containers: Windows has no host networking mode for ordinary containers.',
+  title:
+    'hostNetwork: true on a Windows pod without HostProcess containers: Windows has no host networking mode for ordinary containers.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     if (pod.spec.hostNetwork !== true || hostProcessInfo(pod).any) return;

@@ -2,7 +2,17 @@ import type { EditOp } from '../../manifest/edits';
 import { isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
-import { apiField, asBoolean, containerField, containerWord, declaredLinux, deleteFix, hostProcessInfo, type HostProcessInfo, objAt } from '../helpers';
+import {
+  apiField,
+  asBoolean,
+  containerField,
+  containerWord,
+  declaredLinux,
+  deleteFix,
+  hostProcessInfo,
+  type HostProcessInfo,
+  objAt,
+} from '../helpers';
 import type { PodRule, Report } from '../types';
 
 const HP: Path = ['securityContext', 'windowsOptions', 'hostProcess'];
@@ -34,7 +44,8 @@ const WIN010: PodRule = {
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
-  title: 'Pod mixes HostProcess and normal containers (init and ephemeral containers count): rejected by the API server.',
+  title:
+    'Pod mixes HostProcess and normal containers (init and ephemeral containers count): rejected by the API server.',
   check({ pod }, report) {
     const info = hostProcessInfo(pod);
     if (!info.any) return;
@@ -57,7 +68,11 @@ const WIN010: PodRule = {
         `${apiField(pod, [])}: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers. ` +
         `Not HostProcess: ${listed}. Set hostProcess: true at pod level so every container (init containers too) inherits it, or remove hostProcess everywhere.`,
       fixes: [{ title: 'Make every container HostProcess (pod-level hostProcess: true)', ops }],
-      related: normal.map((x) => ({ path: [...x.c.path, 'name'], target: 'value' as const, message: `${containerWord(x.c)} ${preview(x.c.name, 40)} is not a HostProcess container` })),
+      related: normal.map((x) => ({
+        path: [...x.c.path, 'name'],
+        target: 'value' as const,
+        message: `${containerWord(x.c)} ${preview(x.c.name, 40)} is not a HostProcess container`,
+      })),
     });
   },
 };
@@ -76,7 +91,9 @@ const WIN011: PodRule = {
       path: has ? [...pod.path, 'hostNetwork'] : firstHostProcessPath(pod, info),
       target: has ? 'value' : 'key',
       message: `${apiField(pod, ['hostNetwork'])}: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers. HostProcess containers run in the node's network namespace; set hostNetwork: true.`,
-      fixes: [{ title: 'Set hostNetwork: true', ops: [{ op: 'set', path: [...pod.path, 'hostNetwork'], value: true }] }],
+      fixes: [
+        { title: 'Set hostNetwork: true', ops: [{ op: 'set', path: [...pod.path, 'hostNetwork'], value: true }] },
+      ],
     });
   },
 };
@@ -97,7 +114,9 @@ const WIN012: PodRule = {
         target: 'value',
         message: `${containerField(pod, x.c, HP)}: Invalid value: ${String(x.own)}: pod hostProcess value must be identical if both are specified, was ${String(info.pod)}. A pod is either all HostProcess or not at all; remove the container's value so it inherits the pod's.`,
         fixes: [deleteFix('Remove the container hostProcess (inherit the pod value)', path, x.c.path.length)],
-        related: [{ path: [...pod.path, ...HP], target: 'value', message: `pod-level hostProcess is ${String(info.pod)}` }],
+        related: [
+          { path: [...pod.path, ...HP], target: 'value', message: `pod-level hostProcess is ${String(info.pod)}` },
+        ],
       });
     }
   },
@@ -115,7 +134,9 @@ const WIN013: PodRule = {
     if (!info.any) return;
     const podUser = objAt(pod.spec, ['securityContext', 'windowsOptions'])?.runAsUserName;
     if (nonEmptyString(podUser)) return;
-    const missing = info.containers.filter((x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName));
+    const missing = info.containers.filter(
+      (x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName),
+    );
     if (missing.length === 0) return;
     const why =
       'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
@@ -124,7 +145,9 @@ const WIN013: PodRule = {
       report({
         path: [...pod.path, ...HP],
         message: `HostProcess pod sets no windowsOptions.runAsUserName; ${why}`,
-        fixes: [{ title: `Set pod-level runAsUserName: ${value}`, ops: [{ op: 'set', path: [...pod.path, ...USER], value }] }],
+        fixes: [
+          { title: `Set pod-level runAsUserName: ${value}`, ops: [{ op: 'set', path: [...pod.path, ...USER], value }] },
+        ],
       });
       return;
     }
@@ -153,13 +176,17 @@ const WIN014: PodRule = {
     const podSc = objAt(pod.spec, ['securityContext']);
     const reports: Report[] = [];
     if (podSc?.runAsNonRoot === true) {
-      const affected = info.containers.filter((x) => x.hostProcess && asBoolean(objAt(x.c.value, ['securityContext'])?.runAsNonRoot) === undefined);
+      const affected = info.containers.filter(
+        (x) => x.hostProcess && asBoolean(objAt(x.c.value, ['securityContext'])?.runAsNonRoot) === undefined,
+      );
       if (affected.length > 0) {
         const path = [...pod.path, 'securityContext', 'runAsNonRoot'];
         reports.push({
           path,
           message: message(
-            affected.length === 1 ? `HostProcess ${containerWord(affected[0].c)} ${preview(affected[0].c.name, 40)}` : `HostProcess containers ${quoteList(affected.map((x) => x.c.name))}`,
+            affected.length === 1
+              ? `HostProcess ${containerWord(affected[0].c)} ${preview(affected[0].c.name, 40)}`
+              : `HostProcess containers ${quoteList(affected.map((x) => x.c.name))}`,
           ),
           fixes: [deleteFix('Remove runAsNonRoot', path, pod.path.length)],
         });
@@ -172,7 +199,11 @@ const WIN014: PodRule = {
         path,
         message: message(`HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)}`),
         // With runAsNonRoot: true on the pod too, removing the container's would only let the pod's apply.
-        fixes: [podSc?.runAsNonRoot === true ? { title: 'Set runAsNonRoot: false', ops: [{ op: 'set', path, value: false }] } : deleteFix('Remove runAsNonRoot', path, x.c.path.length)],
+        fixes: [
+          podSc?.runAsNonRoot === true
+            ? { title: 'Set runAsNonRoot: false', ops: [{ op: 'set', path, value: false }] }
+            : deleteFix('Remove runAsNonRoot', path, x.c.path.length),
+        ],
       });
     }
     reports.forEach(report);
@@ -186,7 +217,8 @@ const WIN015: PodRule = {
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
-  title: 'HostProcess pod in a namespace whose Pod Security enforce level is baseline or restricted: pods are rejected.',
+  title:
+    'HostProcess pod in a namespace whose Pod Security enforce level is baseline or restricted: pods are rejected.',
   check({ pod, facts }, report) {
     if (declaredLinux(pod)) return;
     const ns = pod.object.namespace;
@@ -230,13 +262,18 @@ function psaReasons(pod: PodSpecView, level: 'baseline' | 'restricted', setters:
   const hostNs = ['hostNetwork', 'hostPID', 'hostIPC'].filter((k) => pod.spec[k] === true).map((k) => `${k}=true`);
   if (hostNs.length > 0) reasons.push(`host namespaces (${hostNs.join(', ')})`);
   if (level === 'baseline' && Array.isArray(pod.spec.volumes)) {
-    const hostPaths = pod.spec.volumes.filter((v) => isObj(v) && isObj(v.hostPath)).map((v) => String((v as Obj).name ?? ''));
-    if (hostPaths.length > 0) reasons.push(`hostPath volumes (${hostPaths.length === 1 ? 'volume' : 'volumes'} ${joinQuote(hostPaths)})`);
+    const hostPaths = pod.spec.volumes
+      .filter((v) => isObj(v) && isObj(v.hostPath))
+      .map((v) => String((v as Obj).name ?? ''));
+    if (hostPaths.length > 0)
+      reasons.push(`hostPath volumes (${hostPaths.length === 1 ? 'volume' : 'volumes'} ${joinQuote(hostPaths)})`);
   }
   const ports = new Set<string>();
   const withPorts = containerNames(pod, (c) => {
     const list = Array.isArray(c.value.ports) ? c.value.ports : [];
-    const own = list.filter((p) => isObj(p) && typeof p.hostPort === 'number' && p.hostPort !== 0).map((p) => String((p as Obj).hostPort));
+    const own = list
+      .filter((p) => isObj(p) && typeof p.hostPort === 'number' && p.hostPort !== 0)
+      .map((p) => String((p as Obj).hostPort));
     own.forEach((p) => ports.add(p));
     return own.length > 0;
   });
@@ -247,7 +284,10 @@ function psaReasons(pod: PodSpecView, level: 'baseline' | 'restricted', setters:
     );
   }
   const privileged = containerNames(pod, (c) => objAt(c.value, ['securityContext'])?.privileged === true);
-  if (privileged.length > 0) reasons.push(`privileged (${privileged.length === 1 ? 'container' : 'containers'} ${joinQuote(privileged)} must not set securityContext.privileged=true)`);
+  if (privileged.length > 0)
+    reasons.push(
+      `privileged (${privileged.length === 1 ? 'container' : 'containers'} ${joinQuote(privileged)} must not set securityContext.privileged=true)`,
+    );
   reasons.push(`hostProcess (${setters.join(' and ')} must not set securityContext.windowsOptions.hostProcess=true)`);
   return reasons;
 }

@@ -1,7 +1,17 @@
 import { getAt, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
-import { buildByNumber, dockerHubMicrosoftSuccessor, imageBuild, isImageCompatible, linuxOnlyImage, parseBuildLabel, parseImage, retagForBuild, windowsImageEvidence } from '../../windows/builds';
+import {
+  buildByNumber,
+  dockerHubMicrosoftSuccessor,
+  imageBuild,
+  isImageCompatible,
+  linuxOnlyImage,
+  parseBuildLabel,
+  parseImage,
+  retagForBuild,
+  windowsImageEvidence,
+} from '../../windows/builds';
 import { hostProcessInfo, inferredFrom, isSet } from '../helpers';
 import { type Targeting } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
@@ -46,7 +56,8 @@ const WIN080: PodRule = {
   scope: 'pod',
   family: 'images',
   severity: 'error',
-  title: 'Image built for a Windows version the pinned nodes (windows-build selector, RuntimeClass or cluster) cannot run.',
+  title:
+    'Image built for a Windows version the pinned nodes (windows-build selector, RuntimeClass or cluster) cannot run.',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows') return;
     const pins = target.builds.flatMap((p) => {
@@ -60,12 +71,19 @@ const WIN080: PodRule = {
         const bad = pins.filter((p) => !runs(p.host, build));
         if (bad.length === 0) continue;
         const first = bad[0];
-        const fixes = bad.every((b) => b.host.build === first.host.build) && first.host.major === 10 ? retagFix(image, first.host.build, path) : [];
+        const fixes =
+          bad.every((b) => b.host.build === first.host.build) && first.host.major === 10
+            ? retagFix(image, first.host.build, path)
+            : [];
         report({
           path,
           target: 'value',
           message: `Image ${preview(image)} is built for Windows ${label(build)} (${token}) but the pod is pinned to ${first.pin.value} by ${pinText(first.pin)}; process-isolated containers need a compatible host build, so it fails with "The container operating system does not match the host operating system". Use an image tag for ${first.pin.value}.`,
-          related: bad.map((b) => ({ path: b.pin.path, target: 'value' as const, message: `pins node.kubernetes.io/windows-build ${b.pin.value}` })),
+          related: bad.map((b) => ({
+            path: b.pin.path,
+            target: 'value' as const,
+            message: `pins node.kubernetes.io/windows-build ${b.pin.value}`,
+          })),
           fixes,
         });
         continue;
@@ -93,7 +111,11 @@ const WIN080: PodRule = {
 
 /** The one build a pod is pinned to, when all its pins agree on a supported build. */
 function singlePin(target: Targeting): number | undefined {
-  const builds = new Set(target.builds.map((p) => parseBuildLabel(p.value)).map((p) => (p && p.major === 10 && p.minor === 0 ? p.build : -1)));
+  const builds = new Set(
+    target.builds
+      .map((p) => parseBuildLabel(p.value))
+      .map((p) => (p && p.major === 10 && p.minor === 0 ? p.build : -1)),
+  );
   if (builds.size !== 1) return undefined;
   const b = [...builds][0];
   return b > 0 ? b : undefined;
@@ -104,7 +126,8 @@ const WIN081: PodRule = {
   scope: 'pod',
   family: 'images',
   severity: 'warning',
-  title: 'Image of an end-of-life semi-annual Windows release (1709 … 20H2) or from the retired Docker Hub microsoft/* repositories.',
+  title:
+    'Image of an end-of-life semi-annual Windows release (1709 … 20H2) or from the retired Docker Hub microsoft/* repositories.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const pinned = singlePin(target);
@@ -138,7 +161,8 @@ const WIN082: PodRule = {
   scope: 'pod',
   family: 'images',
   severity: 'info',
-  title: 'Windows images name a build but nothing pins node.kubernetes.io/windows-build, in a cluster with several Windows versions (from the cluster or the RuntimeClasses checked).',
+  title:
+    'Windows images name a build but nothing pins node.kubernetes.io/windows-build, in a cluster with several Windows versions (from the cluster or the RuntimeClasses checked).',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows' || isSet(pod.spec, 'nodeName')) return;
     if (target.builds.length > 0 || target.evidence.some((e) => e.signal === 'windows-build')) return;
@@ -152,7 +176,9 @@ const WIN082: PodRule = {
     if (!cluster || cluster.windowsNodes.length === 0) {
       // Without a cluster, speak only when the checked files show several Windows builds
       // (RuntimeClasses pinning different builds): otherwise every unpinned pod would get a notice.
-      const pinned = new Set([...facts.runtimeClasses.values()].filter((rc) => rc.windows && rc.build).map((rc) => rc.build));
+      const pinned = new Set(
+        [...facts.runtimeClasses.values()].filter((rc) => rc.windows && rc.build).map((rc) => rc.build),
+      );
       if (pinned.size < 2) return;
       context = `the RuntimeClasses here pin Windows ${[...pinned].sort().join(' and ')}, so the cluster has nodes of several versions`;
     } else {
@@ -169,7 +195,14 @@ const WIN082: PodRule = {
       path: [...first.c.path, 'image'],
       target: 'value',
       message: `Image ${preview(first.image)} is built for Windows ${label(first.build)} (${first.token}) but nothing pins the pod to nodes of that build; ${context}. Add nodeSelector ${BUILD_LABEL}${pinTo ? `: ${label(pinTo)}` : ''} or use a RuntimeClass that pins it.`,
-      fixes: pinTo ? [{ title: `Add nodeSelector ${BUILD_LABEL}: ${label(pinTo)}`, ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', BUILD_LABEL], value: label(pinTo) }] }] : [],
+      fixes: pinTo
+        ? [
+            {
+              title: `Add nodeSelector ${BUILD_LABEL}: ${label(pinTo)}`,
+              ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', BUILD_LABEL], value: label(pinTo) }],
+            },
+          ]
+        : [],
     });
   },
 };
@@ -181,7 +214,8 @@ const WIN083: PodRule = {
   scope: 'pod',
   family: 'images',
   severity: 'warning',
-  title: 'Hyper-V isolation (legacy isolation-type annotation or runhcs-wcow-hypervisor RuntimeClass): Kubernetes does not support Hyper-V isolated Windows containers.',
+  title:
+    'Hyper-V isolation (legacy isolation-type annotation or runhcs-wcow-hypervisor RuntimeClass): Kubernetes does not support Hyper-V isolated Windows containers.',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows') return;
     const annotations = getAt(pod.metadata, ['annotations']);

@@ -1,5 +1,6 @@
 // Linters family: Linux hardening advice that other linters (kube-linter, Polaris, kube-score)
-// give and that does not apply to Windows pods (kube-linter pkg/builtinchecks, Polaris checks/, kube-score score/security).
+// give and that does not apply to Windows pods (kube-linter pkg/builtinchecks, Polaris checks/, kube-score
+// score/security).
 import { isObj } from '../../manifest/path';
 import type { PodSpecView } from '../../manifest/workloads';
 import { deleteFix, inferredNote } from '../helpers';
@@ -7,7 +8,11 @@ import type { PodRule } from '../types';
 
 /** Pod annotations that configure Linux-only kernel features (seccomp, AppArmor). */
 function linuxHardening(key: string): 'seccomp' | 'AppArmor' | undefined {
-  if (key === 'seccomp.security.alpha.kubernetes.io/pod' || key.startsWith('container.seccomp.security.alpha.kubernetes.io/')) return 'seccomp';
+  if (
+    key === 'seccomp.security.alpha.kubernetes.io/pod' ||
+    key.startsWith('container.seccomp.security.alpha.kubernetes.io/')
+  )
+    return 'seccomp';
   if (key.startsWith('container.apparmor.security.beta.kubernetes.io/')) return 'AppArmor';
   return undefined;
 }
@@ -24,7 +29,8 @@ const LNT001: PodRule = {
   scope: 'pod',
   family: 'linters',
   severity: 'info',
-  title: 'seccomp or AppArmor annotation on a Windows pod: no effect on Windows; Linux hardening advice does not apply to Windows pods.',
+  title:
+    'seccomp or AppArmor annotation on a Windows pod: no effect on Windows; Linux hardening advice does not apply to Windows pods.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const annotations = pod.metadata.annotations;

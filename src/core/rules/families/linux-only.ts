@@ -2,7 +2,17 @@
 // the kubelet ignores them on Windows (kubernetes/kubernetes PR #93475), and the API server's
 // validateWindows rejects them once spec.os.name: windows is set.
 import { getAt } from '../../manifest/path';
-import { apiField, containerField, deleteFix, hostProcessInfo, inferredNote, isSet, LINUX_ONLY_CONTAINER_FIELDS, linuxOnlyPodFieldsSet, objAt } from '../helpers';
+import {
+  apiField,
+  containerField,
+  deleteFix,
+  hostProcessInfo,
+  inferredNote,
+  isSet,
+  LINUX_ONLY_CONTAINER_FIELDS,
+  linuxOnlyPodFieldsSet,
+  objAt,
+} from '../helpers';
 import type { PodRule } from '../types';
 
 const WIN040: PodRule = {
@@ -10,7 +20,8 @@ const WIN040: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'Linux-only securityContext field on a pod that targets Windows without spec.os.name: ignored by the kubelet, rejected once spec.os.name is set.',
+  title:
+    'Linux-only securityContext field on a pod that targets Windows without spec.os.name: ignored by the kubelet, rejected once spec.os.name is set.',
   check({ pod, target }, report) {
     if (target.os !== 'windows' || target.declared) return;
     const note = inferredNote(target);
@@ -50,7 +61,8 @@ const WIN041: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
-  title: 'privileged: true on a Windows container that is not a HostProcess container: privileged containers do not exist on Windows.',
+  title:
+    'privileged: true on a Windows container that is not a HostProcess container: privileged containers do not exist on Windows.',
   check({ pod, target }, report) {
     // Declared Windows pods get WIN002 (the API server rejects any privileged value).
     if (target.os !== 'windows' || target.declared) return;
@@ -72,7 +84,8 @@ const WIN056: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'shareProcessNamespace on a pod that targets Windows without spec.os.name: Windows cannot share process namespaces.',
+  title:
+    'shareProcessNamespace on a pod that targets Windows without spec.os.name: Windows cannot share process namespaces.',
   check({ pod, target }, report) {
     // Declared Windows pods get WIN001 (rejected by the API server).
     if (target.os !== 'windows' || target.declared) return;

@@ -5,8 +5,23 @@
 
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
-import { isWindowsMachine, MACHINE_NAME_SUFFIX, machineView, MAX_MACHINE_NAME, placeholdersIn, SHORT_NAME_PLATFORMS, type MachinePlatform, type MachineView } from '../../openshift/machines';
-import { PLATFORM_SUPPORT, parseOpenShiftRelease, platformVerdict, serverVerdict, windowsPlatform } from '../../openshift/windows-support';
+import {
+  isWindowsMachine,
+  MACHINE_NAME_SUFFIX,
+  machineView,
+  MAX_MACHINE_NAME,
+  placeholdersIn,
+  SHORT_NAME_PLATFORMS,
+  type MachinePlatform,
+  type MachineView,
+} from '../../openshift/machines';
+import {
+  PLATFORM_SUPPORT,
+  parseOpenShiftRelease,
+  platformVerdict,
+  serverVerdict,
+  windowsPlatform,
+} from '../../openshift/windows-support';
 import {
   KEY_SECRET,
   WORKER_USER_DATA_SECRET,
@@ -35,7 +50,12 @@ function windowsMachine(ctx: ObjectContext): MachineView | undefined {
   return view ?? undefined;
 }
 
-function rule(id: string, severity: Severity, title: string, check: (v: MachineView, ctx: ObjectContext, report: Reporter) => void): ObjectRule {
+function rule(
+  id: string,
+  severity: Severity,
+  title: string,
+  check: (v: MachineView, ctx: ObjectContext, report: Reporter) => void,
+): ObjectRule {
   return {
     id,
     scope: 'object',
@@ -61,7 +81,8 @@ function labelsField(v: MachineView): string {
 
 const PLATFORM_IMAGE_HINT: Record<MachinePlatform, string> = {
   AWS: 'a Windows Server AMI of the cluster’s region (ami.id)',
-  Azure: 'a Windows Server marketplace image (publisher: MicrosoftWindowsServer, offer: WindowsServer, sku: 2022-datacenter)',
+  Azure:
+    'a Windows Server marketplace image (publisher: MicrosoftWindowsServer, offer: WindowsServer, sku: 2022-datacenter)',
   GCP: 'a Windows image family, e.g. projects/windows-cloud/global/images/family/windows-2022-core',
   VSphere: 'a Windows Server golden-image template (see WMCO’s docs/vsphere-golden-image.md)',
   Nutanix: 'a Windows Server image uploaded to Prism Central (image.name)',
@@ -77,7 +98,10 @@ const WIN086 = rule(
   (v, _ctx, report) => {
     const labels = [...v.metadataPath, 'labels'];
     const path = [...labels, MACHINE_OS_ID_LABEL];
-    const fix = { title: `Set ${MACHINE_OS_ID_LABEL}: ${MACHINE_OS_ID_WINDOWS}`, ops: [{ op: 'set' as const, path, value: MACHINE_OS_ID_WINDOWS }] };
+    const fix = {
+      title: `Set ${MACHINE_OS_ID_LABEL}: ${MACHINE_OS_ID_WINDOWS}`,
+      ops: [{ op: 'set' as const, path, value: MACHINE_OS_ID_WINDOWS }],
+    };
     if (v.osId === undefined) {
       report({
         path: labels,
@@ -108,7 +132,10 @@ const WIN087 = rule(
     const secretPath = [...v.providerPath, 'userDataSecret'];
     const namePath = [...secretPath, 'name'];
     const name = getAt(v.provider, ['userDataSecret', 'name']);
-    const fix = { title: `Use the secret ${WINDOWS_USER_DATA_SECRET}`, ops: [{ op: 'set' as const, path: namePath, value: WINDOWS_USER_DATA_SECRET }] };
+    const fix = {
+      title: `Use the secret ${WINDOWS_USER_DATA_SECRET}`,
+      ops: [{ op: 'set' as const, path: namePath, value: WINDOWS_USER_DATA_SECRET }],
+    };
     if (name === WINDOWS_USER_DATA_SECRET) return;
     if (typeof name !== 'string' || name === '') {
       report({
@@ -155,7 +182,12 @@ const WIN088 = rule(
     report({
       path: isObj(nodeLabels) ? nodeLabelsPath : v.specPath,
       message: `${field} of ${what(v)} has no ${WORKER_ROLE_LABEL}: "" (the label the machine gives its node), so the Windows node is not marked as a worker. Add it.`,
-      fixes: [{ title: `Add ${WORKER_ROLE_LABEL}: ""`, ops: [{ op: 'set', path: [...nodeLabelsPath, WORKER_ROLE_LABEL], value: '' }] }],
+      fixes: [
+        {
+          title: `Add ${WORKER_ROLE_LABEL}: ""`,
+          ops: [{ op: 'set', path: [...nodeLabelsPath, WORKER_ROLE_LABEL], value: '' }],
+        },
+      ],
     });
   },
 );
@@ -179,7 +211,9 @@ const WIN089 = rule(
         ? `a MachineSet name of at most ${MAX_MACHINE_NAME - MACHINE_NAME_SUFFIX} characters (WMCO's examples use winworker)`
         : `a Machine name of at most ${MAX_MACHINE_NAME} characters`;
     const consequence =
-      v.platform === 'Azure' ? 'Azure refuses to create such a Windows VM, so the machines fail to provision' : 'the Windows guest cannot take that name, so the machines do not become nodes';
+      v.platform === 'Azure'
+        ? 'Azure refuses to create such a Windows VM, so the machines fail to provision'
+        : 'the Windows guest cannot take that name, so the machines do not become nodes';
     report({
       path: [...v.object.path, 'metadata', 'name'],
       target: 'value',
@@ -195,11 +229,14 @@ const INFRA_ID = /^<infrastructure[ _-]?id>$/i;
 
 function placeholderHint(placeholder: string): string {
   const p = placeholder.toLowerCase().replace(/[^a-z0-9]/g, '');
-  if (p === 'infrastructureid') return `replace ${placeholder} with the cluster's infrastructure name (oc get -o jsonpath='{.status.infrastructureName}' infrastructure cluster)`;
+  if (p === 'infrastructureid')
+    return `replace ${placeholder} with the cluster's infrastructure name (oc get -o jsonpath='{.status.infrastructureName}' infrastructure cluster)`;
   if (p.includes('ami'))
     return `replace ${placeholder} with the id of a Windows Server AMI in the cluster's region (aws ec2 describe-images --owners amazon --filters "Name=name,Values=Windows_Server-2022-English-Full-Base-*")`;
-  if (/zone|region|location/.test(p)) return `replace ${placeholder} with the value the cluster's Linux worker MachineSets use (oc get machinesets -n openshift-machine-api -o yaml)`;
-  if (p.includes('image') || p.includes('template')) return `replace ${placeholder} with the name of a supported Windows Server image or template`;
+  if (/zone|region|location/.test(p))
+    return `replace ${placeholder} with the value the cluster's Linux worker MachineSets use (oc get machinesets -n openshift-machine-api -o yaml)`;
+  if (p.includes('image') || p.includes('template'))
+    return `replace ${placeholder} with the name of a supported Windows Server image or template`;
   return `replace ${placeholder} with the value from your environment`;
 }
 
@@ -211,17 +248,29 @@ const WIN090 = rule(
     const infra = ctx.facts.cluster?.openshift?.infrastructureName;
     for (const hit of placeholdersIn(v.object.value, v.object.path)) {
       const rel = hit.path.slice(v.object.path.length);
-      const inNameOrLabels = (rel[0] === 'metadata' && (rel[1] === 'name' || rel[1] === 'labels')) || rel.includes('labels') || rel.includes('matchLabels');
+      const inNameOrLabels =
+        (rel[0] === 'metadata' && (rel[1] === 'name' || rel[1] === 'labels')) ||
+        rel.includes('labels') ||
+        rel.includes('matchLabels');
       const effect = inNameOrLabels
         ? 'the API server rejects it in a name or label'
         : `the ${v.platform ? PLATFORM_SUPPORT[v.platform].label : 'cloud'} provider cannot resolve it, so the machines fail to provision`;
       const fixable = infra !== undefined && hit.placeholders.every((p) => INFRA_ID.test(p));
-      const hints = fixable ? [`replace it with this cluster's infrastructure name ${preview(infra, 80)}`] : hit.placeholders.map(placeholderHint);
+      const hints = fixable
+        ? [`replace it with this cluster's infrastructure name ${preview(infra, 80)}`]
+        : hit.placeholders.map(placeholderHint);
       report({
         path: hit.path,
         target: 'value',
         message: `${hit.placeholders.join(', ')} ${hit.placeholders.length > 1 ? 'are placeholders' : 'is a placeholder'} from the documentation template: ${effect}. ${hints.join('; ').replace(/^./, (c) => c.toUpperCase())}.`,
-        fixes: fixable ? [{ title: `Replace with ${infra}`, ops: [{ op: 'set', path: hit.path, value: hit.text.replace(/<infrastructure[ _-]?id>/gi, infra) }] }] : [],
+        fixes: fixable
+          ? [
+              {
+                title: `Replace with ${infra}`,
+                ops: [{ op: 'set', path: hit.path, value: hit.text.replace(/<infrastructure[ _-]?id>/gi, infra) }],
+              },
+            ]
+          : [],
       });
     }
   },
@@ -240,65 +289,84 @@ function hasPlaceholder(s: string): boolean {
 
 const WEBHOOK_WORDS = 'spec.template.metadata.labels: Invalid value: …: `selector` does not match template `labels`';
 
-const WIN091 = rule('WIN091', 'error', 'Windows MachineSet whose spec.selector does not match its template labels: the Machine API admission webhook rejects it.', (v, _ctx, report) => {
-  if (v.kind !== 'MachineSet') return;
-  const selectorPath = [...v.object.path, 'spec', 'selector'];
-  const selector = getAt(v.object.value, ['spec', 'selector']);
-  if (!isObj(selector)) return;
-  const templateLabels = [...v.metadataPath, 'labels'];
-  const tail = `The Machine API admission webhook rejects the MachineSet (${WEBHOOK_WORDS}).`;
-  const matchLabels = selector.matchLabels;
-  if (isObj(matchLabels)) {
-    for (const [key, raw] of Object.entries(matchLabels)) {
-      const want = labelValue(raw);
-      if (want === undefined) continue;
-      const have = labelValue(v.labels[key]);
-      // A placeholder on either side is WIN090's finding; comparing it says nothing.
-      if (have === want || hasPlaceholder(want) || (have !== undefined && hasPlaceholder(have))) continue;
-      report({
-        path: [...selectorPath, 'matchLabels', key],
-        target: 'value',
-        message: `spec.selector requires ${key}=${preview(want, 80)} but the template labels ${have === undefined ? 'lack it' : `say ${preview(have, 80)}`}. ${tail}`,
-        fixes: [{ title: `Set the template label ${key}: ${want}`, ops: [{ op: 'set', path: [...templateLabels, key], value: want }] }],
-        ...(have !== undefined ? { related: [{ path: [...templateLabels, key], target: 'value' as const, message: 'template label' }] } : {}),
-      });
+const WIN091 = rule(
+  'WIN091',
+  'error',
+  'Windows MachineSet whose spec.selector does not match its template labels: the Machine API admission webhook rejects it.',
+  (v, _ctx, report) => {
+    if (v.kind !== 'MachineSet') return;
+    const selectorPath = [...v.object.path, 'spec', 'selector'];
+    const selector = getAt(v.object.value, ['spec', 'selector']);
+    if (!isObj(selector)) return;
+    const templateLabels = [...v.metadataPath, 'labels'];
+    const tail = `The Machine API admission webhook rejects the MachineSet (${WEBHOOK_WORDS}).`;
+    const matchLabels = selector.matchLabels;
+    if (isObj(matchLabels)) {
+      for (const [key, raw] of Object.entries(matchLabels)) {
+        const want = labelValue(raw);
+        if (want === undefined) continue;
+        const have = labelValue(v.labels[key]);
+        // A placeholder on either side is WIN090's finding; comparing it says nothing.
+        if (have === want || hasPlaceholder(want) || (have !== undefined && hasPlaceholder(have))) continue;
+        report({
+          path: [...selectorPath, 'matchLabels', key],
+          target: 'value',
+          message: `spec.selector requires ${key}=${preview(want, 80)} but the template labels ${have === undefined ? 'lack it' : `say ${preview(have, 80)}`}. ${tail}`,
+          fixes: [
+            {
+              title: `Set the template label ${key}: ${want}`,
+              ops: [{ op: 'set', path: [...templateLabels, key], value: want }],
+            },
+          ],
+          ...(have !== undefined
+            ? { related: [{ path: [...templateLabels, key], target: 'value' as const, message: 'template label' }] }
+            : {}),
+        });
+      }
     }
-  }
-  const expressions = selector.matchExpressions;
-  if (!Array.isArray(expressions)) return;
-  expressions.forEach((e, i) => {
-    if (!isObj(e) || typeof e.key !== 'string' || typeof e.operator !== 'string') return;
-    const values = Array.isArray(e.values) ? e.values.map(labelValue).filter((x): x is string => x !== undefined) : [];
-    const have = labelValue(v.labels[e.key]);
-    const ok =
-      e.operator === 'In'
-        ? have !== undefined && values.includes(have)
-        : e.operator === 'NotIn'
-          ? have === undefined || !values.includes(have)
-          : e.operator === 'Exists'
-            ? have !== undefined
-            : e.operator === 'DoesNotExist'
-              ? have === undefined
-              : true;
-    if (ok) return;
-    report({
-      path: [...selectorPath, 'matchExpressions', i],
-      message: `spec.selector's expression ${e.key} ${e.operator}${values.length > 0 ? ` (${values.map((x) => preview(x, 40)).join(', ')})` : ''} does not match the template labels (${e.key} ${have === undefined ? 'is not set' : `is ${preview(have, 40)}`}). ${tail}`,
+    const expressions = selector.matchExpressions;
+    if (!Array.isArray(expressions)) return;
+    expressions.forEach((e, i) => {
+      if (!isObj(e) || typeof e.key !== 'string' || typeof e.operator !== 'string') return;
+      const values = Array.isArray(e.values)
+        ? e.values.map(labelValue).filter((x): x is string => x !== undefined)
+        : [];
+      const have = labelValue(v.labels[e.key]);
+      const ok =
+        e.operator === 'In'
+          ? have !== undefined && values.includes(have)
+          : e.operator === 'NotIn'
+            ? have === undefined || !values.includes(have)
+            : e.operator === 'Exists'
+              ? have !== undefined
+              : e.operator === 'DoesNotExist'
+                ? have === undefined
+                : true;
+      if (ok) return;
+      report({
+        path: [...selectorPath, 'matchExpressions', i],
+        message: `spec.selector's expression ${e.key} ${e.operator}${values.length > 0 ? ` (${values.map((x) => preview(x, 40)).join(', ')})` : ''} does not match the template labels (${e.key} ${have === undefined ? 'is not set' : `is ${preview(have, 40)}`}). ${tail}`,
+      });
     });
-  });
-});
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // WIN092: a Linux image under a Windows label
 
-const WIN092 = rule('WIN092', 'error', 'Windows-labelled MachineSet or Machine with a Linux (RHCOS) image: the machine boots Linux and never becomes a Windows node.', (v, _ctx, report) => {
-  if (v.image?.os !== 'linux' || v.osId === undefined || !v.platform) return;
-  report({
-    path: v.image.path,
-    target: 'value',
-    message: `${what(v)} is labelled ${MACHINE_OS_ID_LABEL}: ${preview(v.osId, 40)} but boots ${preview(v.image.text, 120)}, a Linux image (${v.image.evidence ?? 'RHCOS'}): the machine starts Linux, WMCO cannot configure it, and it never becomes a Windows node. Use ${PLATFORM_IMAGE_HINT[v.platform]}.`,
-  });
-});
+const WIN092 = rule(
+  'WIN092',
+  'error',
+  'Windows-labelled MachineSet or Machine with a Linux (RHCOS) image: the machine boots Linux and never becomes a Windows node.',
+  (v, _ctx, report) => {
+    if (v.image?.os !== 'linux' || v.osId === undefined || !v.platform) return;
+    report({
+      path: v.image.path,
+      target: 'value',
+      message: `${what(v)} is labelled ${MACHINE_OS_ID_LABEL}: ${preview(v.osId, 40)} but boots ${preview(v.image.text, 120)}, a Linux image (${v.image.evidence ?? 'RHCOS'}): the machine starts Linux, WMCO cannot configure it, and it never becomes a Windows node. Use ${PLATFORM_IMAGE_HINT[v.platform]}.`,
+    });
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // WIN093: platform image sanity, whatever the release
@@ -320,11 +388,20 @@ const WIN093 = rule(
           path: osType === undefined ? osDisk : [...v.providerPath, 'osDisk', 'osType'],
           target: osType === undefined ? 'key' : 'value',
           message: `${what(v)} boots the Windows image ${preview(image.text, 120)} with osDisk.osType ${osType === undefined ? 'unset (Linux)' : preview(osType, 40)}: the Azure machine controller then builds a Linux OS profile, which Azure cannot apply to a Windows image, so the machines fail to provision. Set osDisk.osType: Windows.`,
-          fixes: [{ title: 'Set osDisk.osType: Windows', ops: [{ op: 'set', path: [...v.providerPath, 'osDisk', 'osType'], value: 'Windows' }] }],
+          fixes: [
+            {
+              title: 'Set osDisk.osType: Windows',
+              ops: [{ op: 'set', path: [...v.providerPath, 'osDisk', 'osType'], value: 'Windows' }],
+            },
+          ],
         });
       }
     }
-    const version = image.otherWindows ?? (image.server && !PLATFORM_SUPPORT[platform].servers[image.server] ? `Windows Server ${image.server}` : undefined);
+    const version =
+      image.otherWindows ??
+      (image.server && !PLATFORM_SUPPORT[platform].servers[image.server]
+        ? `Windows Server ${image.server}`
+        : undefined);
     if (version) {
       const supported = Object.keys(PLATFORM_SUPPORT[platform].servers).map((s) => `Windows Server ${s}`);
       report({
@@ -369,14 +446,22 @@ const WIN094 = rule(
     if (!release) return;
     const platform = platformVerdict(v.platform, release);
     if (!platform.supported) {
-      report({ path: typeof v.provider.kind === 'string' ? kindPath : v.providerPath, target: 'value', message: `${platform.reason}: WMCO does not configure these machines there.` });
+      report({
+        path: typeof v.provider.kind === 'string' ? kindPath : v.providerPath,
+        target: 'value',
+        message: `${platform.reason}: WMCO does not configure these machines there.`,
+      });
       return;
     }
     const server = v.image?.server;
     if (!server || !v.image || !PLATFORM_SUPPORT[v.platform].servers[server]) return;
     const verdict = serverVerdict(v.platform, server, release);
     if (verdict.supported) return;
-    report({ path: v.image.path, target: 'value', message: `${verdict.reason}: WMCO fails to configure such machines. Use ${PLATFORM_IMAGE_HINT[v.platform]} of a version this release supports.` });
+    report({
+      path: v.image.path,
+      target: 'value',
+      message: `${verdict.reason}: WMCO fails to configure such machines. Use ${PLATFORM_IMAGE_HINT[v.platform]} of a version this release supports.`,
+    });
   },
 );
 
@@ -391,7 +476,8 @@ const WIN095 = rule(
     const os = ctx.facts.cluster?.openshift;
     if (!os) return;
     const cluster = preview(ctx.facts.cluster?.name ?? '', 60);
-    const path: Path = v.osId !== undefined ? [...v.metadataPath, 'labels', MACHINE_OS_ID_LABEL] : [...v.object.path, 'kind'];
+    const path: Path =
+      v.osId !== undefined ? [...v.metadataPath, 'labels', MACHINE_OS_ID_LABEL] : [...v.object.path, 'kind'];
     const target = v.osId !== undefined ? ('key' as const) : ('value' as const);
     const problems: string[] = [];
     if (os.wmcoInstalled === false)
@@ -403,9 +489,15 @@ const WIN095 = rule(
         `the secret ${KEY_SECRET} is missing from ${WMCO_NAMESPACE} in cluster ${cluster}: WMCO needs it to create ${WINDOWS_USER_DATA_SECRET} and to reach the machines over SSH; create it (oc create secret generic ${KEY_SECRET} --from-file=private-key.pem=KEY -n ${WMCO_NAMESPACE})`,
       );
     if (os.networkType !== undefined && os.networkType !== 'OVNKubernetes')
-      problems.push(`cluster ${cluster} uses ${preview(os.networkType, 40)}, and WMCO requires OVN-Kubernetes with hybrid networking`);
-    else if (os.hybridOverlay === false) problems.push(`cluster ${cluster} has no hybrid overlay configured, and WMCO refuses to work ("cluster is not configured for OVN hybrid networking")`);
-    for (const p of problems) report({ path, target, message: `The machines of ${what(v)} will not become nodes: ${p}.` });
+      problems.push(
+        `cluster ${cluster} uses ${preview(os.networkType, 40)}, and WMCO requires OVN-Kubernetes with hybrid networking`,
+      );
+    else if (os.hybridOverlay === false)
+      problems.push(
+        `cluster ${cluster} has no hybrid overlay configured, and WMCO refuses to work ("cluster is not configured for OVN hybrid networking")`,
+      );
+    for (const p of problems)
+      report({ path, target, message: `The machines of ${what(v)} will not become nodes: ${p}.` });
   },
 );
 

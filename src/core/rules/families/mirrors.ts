@@ -1,6 +1,16 @@
 import { getAt, pathString, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
-import { containerdHostDir, hostPort, isWildcard, keepsSourcePath, registryHost, repositoryPath, windowsPullPath, wmcoMirrorHost, wmcoMirrorOrder } from '../../mirrors/paths';
+import {
+  containerdHostDir,
+  hostPort,
+  isWildcard,
+  keepsSourcePath,
+  registryHost,
+  repositoryPath,
+  windowsPullPath,
+  wmcoMirrorHost,
+  wmcoMirrorOrder,
+} from '../../mirrors/paths';
 import type { ObjectContext, ObjectRule, Reporter, Rule } from '../types';
 import { acceptedReference, MIRROR_LIST_KEY, MIRROR_PATTERN, SOURCE_PATTERN, specEntries } from '../../mirrors/spec';
 
@@ -31,11 +41,22 @@ function entriesOf(ctx: ObjectContext): Entry[] {
     .filter((e) => !e.invalid)
     .map((e) => {
       const path = [...object.path, 'spec', listKey, e.index];
-      return { path, source: e.source, mirrors: e.mirrors.map((m) => ({ value: m.value, path: [...path, 'mirrors', m.index] })), mirrorsPath: [...path, 'mirrors'], policy: e.policy };
+      return {
+        path,
+        source: e.source,
+        mirrors: e.mirrors.map((m) => ({ value: m.value, path: [...path, 'mirrors', m.index] })),
+        mirrorsPath: [...path, 'mirrors'],
+        policy: e.policy,
+      };
     });
 }
 
-function objectRule(id: string, severity: ObjectRule['severity'], title: string, check: (e: Entry[], ctx: ObjectContext, report: Reporter) => void): ObjectRule {
+function objectRule(
+  id: string,
+  severity: ObjectRule['severity'],
+  title: string,
+  check: (e: Entry[], ctx: ObjectContext, report: Reporter) => void,
+): ObjectRule {
   return {
     id,
     scope: 'object',
@@ -61,7 +82,10 @@ const MIR001 = objectRule(
       for (const m of e.mirrors) {
         if (keepsSourcePath(source, m.value)) continue;
         const pulled = windowsPullPath(source, m.value);
-        const fallback = e.policy === 'NeverContactSource' ? 'with NeverContactSource the pull fails' : `they fall back to ${ref(registryHost(source))}`;
+        const fallback =
+          e.policy === 'NeverContactSource'
+            ? 'with NeverContactSource the pull fails'
+            : `they fall back to ${ref(registryHost(source))}`;
         report({
           path: m.path,
           target: 'value',
@@ -106,16 +130,21 @@ const MIR003 = objectRule(
   },
 );
 
-const MIR004 = objectRule('MIR004', 'error', 'mirrorSourcePolicy NeverContactSource without mirrors: images from the source can be pulled from nowhere.', (entries, _ctx, report) => {
-  for (const e of entries) {
-    if (e.policy !== 'NeverContactSource' || e.mirrors.length > 0) continue;
-    report({
-      path: [...e.path, 'mirrorSourcePolicy'],
-      target: 'value',
-      message: `NeverContactSource forbids pulling from ${e.source ? ref(e.source) : 'the source'} but no mirror is listed, so its images cannot be pulled at all. Add a mirror, or remove mirrorSourcePolicy.`,
-    });
-  }
-});
+const MIR004 = objectRule(
+  'MIR004',
+  'error',
+  'mirrorSourcePolicy NeverContactSource without mirrors: images from the source can be pulled from nowhere.',
+  (entries, _ctx, report) => {
+    for (const e of entries) {
+      if (e.policy !== 'NeverContactSource' || e.mirrors.length > 0) continue;
+      report({
+        path: [...e.path, 'mirrorSourcePolicy'],
+        target: 'value',
+        message: `NeverContactSource forbids pulling from ${e.source ? ref(e.source) : 'the source'} but no mirror is listed, so its images cannot be pulled at all. Add a mirror, or remove mirrorSourcePolicy.`,
+      });
+    }
+  },
+);
 
 const MIR005 = objectRule(
   'MIR005',
@@ -137,7 +166,9 @@ const MIR005 = objectRule(
           path: m.path,
           target: 'value',
           message: `${field}: Duplicate value: ${ref(m.value)}. mirrors is a set, so the API server rejects the ${ctx.object.kind}; remove the repeated mirror.`,
-          fixes: [{ title: 'Remove the duplicate mirror', ops: [{ op: 'delete', path: m.path, keep: e.path.length + 1 }] }],
+          fixes: [
+            { title: 'Remove the duplicate mirror', ops: [{ op: 'delete', path: m.path, keep: e.path.length + 1 }] },
+          ],
           related: [{ path: first, target: 'value', message: 'first listed here' }],
         });
       }
@@ -175,7 +206,10 @@ const MIR006 = objectRule(
         e.mirrors.map((m) => m.value),
       );
       if (written.length < 2 || written.every((h, i) => h === sorted[i])) continue;
-      const never = e.policy === 'NeverContactSource' ? ` and, with NeverContactSource, ${ref(sorted[0])} also replaces the source as fallback` : '';
+      const never =
+        e.policy === 'NeverContactSource'
+          ? ` and, with NeverContactSource, ${ref(sorted[0])} also replaces the source as fallback`
+          : '';
       report({
         path: e.mirrorsPath,
         message: `Windows nodes try these mirrors in alphabetical order (${sorted.map(ref).join(', ')}), not in the order written${never}, because WMCO sorts them. Order them alphabetically if the priority matters for Windows nodes.`,
@@ -189,7 +223,8 @@ const MIR007: ObjectRule = {
   scope: 'object',
   family: 'mirrors',
   severity: 'warning',
-  title: 'ImageContentSourcePolicy: WMCO reads only ImageDigestMirrorSet and ImageTagMirrorSet, so Windows nodes ignore these mirrors.',
+  title:
+    'ImageContentSourcePolicy: WMCO reads only ImageDigestMirrorSet and ImageTagMirrorSet, so Windows nodes ignore these mirrors.',
   kinds: ['ImageContentSourcePolicy'],
   check({ object }, report) {
     if (!object.apiVersion.startsWith('operator.openshift.io/')) return;
@@ -209,7 +244,8 @@ const MIR008 = objectRule(
   'warning',
   'Entries for different repositories of one source registry with different mirrorSourcePolicy: WMCO writes one hosts.toml per registry, so on Windows nodes one policy applies to all of them.',
   (entries, _ctx, report) => {
-    // Entries grouped by source registry host, in order, as WMCO merges them (WMCO pkg/registries/registries.go mergeMirrorSets).
+    // Entries grouped by source registry host, in order, as WMCO merges them (WMCO pkg/registries/registries.go
+    // mergeMirrorSets).
     const groups = new Map<string, Entry[]>();
     for (const e of entries) {
       if (!e.source || isWildcard(e.source)) continue;
@@ -231,7 +267,13 @@ const MIR008 = objectRule(
       for (const e of group) {
         const own = e.policy === 'NeverContactSource';
         if (own === never || e.source === decidedBy.source) continue;
-        const related = [{ path: [...decidedBy.path, 'source'], target: 'value' as const, message: never ? 'NeverContactSource comes from this entry' : 'this entry decides the policy' }];
+        const related = [
+          {
+            path: [...decidedBy.path, 'source'],
+            target: 'value' as const,
+            message: never ? 'NeverContactSource comes from this entry' : 'this entry decides the policy',
+          },
+        ];
         report({
           path: [...e.path, 'source'],
           target: 'value',
@@ -250,12 +292,14 @@ const MIR009: ObjectRule = {
   scope: 'object',
   family: 'mirrors',
   severity: 'error',
-  title: 'Mirror source or mirror that the API server rejects (not a registry host with an optional port and a lowercase repository path).',
+  title:
+    'Mirror source or mirror that the API server rejects (not a registry host with an optional port and a lowercase repository path).',
   kinds: KINDS,
   check(ctx, report) {
     const { object } = ctx;
     if (!object.apiVersion.startsWith('config.openshift.io/')) return;
-    const listKey = MIRROR_LIST_KEY[object.kind === 'ImageDigestMirrorSet' ? 'ImageDigestMirrorSet' : 'ImageTagMirrorSet'];
+    const listKey =
+      MIRROR_LIST_KEY[object.kind === 'ImageDigestMirrorSet' ? 'ImageDigestMirrorSet' : 'ImageTagMirrorSet'];
     const list = getAt(object.value, ['spec', listKey]);
     if (!Array.isArray(list)) return;
     const invalid = (path: Path, value: unknown, field: 'source' | 'mirror') => {

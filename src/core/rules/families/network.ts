@@ -20,14 +20,29 @@ function viewOf(ctx: ObjectContext): NetworkView | undefined {
   const { object } = ctx;
   const p = object.path;
   if (object.kind === INSTALL_CONFIG_KIND) {
-    return { flavour: 'install-config', base: [...p, 'networking'], clusterNetworkPath: [...p, 'networking', 'clusterNetwork'], typePath: [...p, 'networking', 'networkType'] };
+    return {
+      flavour: 'install-config',
+      base: [...p, 'networking'],
+      clusterNetworkPath: [...p, 'networking', 'clusterNetwork'],
+      typePath: [...p, 'networking', 'networkType'],
+    };
   }
   if (object.kind !== 'Network') return undefined;
   if (object.apiVersion === 'config.openshift.io/v1') {
-    return { flavour: 'config', base: [...p, 'spec'], clusterNetworkPath: [...p, 'spec', 'clusterNetwork'], typePath: [...p, 'spec', 'networkType'] };
+    return {
+      flavour: 'config',
+      base: [...p, 'spec'],
+      clusterNetworkPath: [...p, 'spec', 'clusterNetwork'],
+      typePath: [...p, 'spec', 'networkType'],
+    };
   }
   if (object.apiVersion === 'operator.openshift.io/v1') {
-    return { flavour: 'operator', base: [...p, 'spec'], clusterNetworkPath: [...p, 'spec', 'clusterNetwork'], typePath: [...p, 'spec', 'defaultNetwork', 'type'] };
+    return {
+      flavour: 'operator',
+      base: [...p, 'spec'],
+      clusterNetworkPath: [...p, 'spec', 'clusterNetwork'],
+      typePath: [...p, 'spec', 'defaultNetwork', 'type'],
+    };
   }
   return undefined;
 }
@@ -79,7 +94,15 @@ const NET002: ObjectRule = {
       path: view.typePath,
       target: 'value',
       message: `Network type ${preview(type)} cannot host Windows nodes: WMCO supports only OVN-Kubernetes with hybrid overlay networking and refuses to configure Windows nodes otherwise. Use OVNKubernetes if the cluster will run Windows nodes.`,
-      fixes: view.flavour === 'install-config' ? [{ title: 'Change networkType to OVNKubernetes', ops: [{ op: 'set', path: view.typePath, value: 'OVNKubernetes' }] }] : [],
+      fixes:
+        view.flavour === 'install-config'
+          ? [
+              {
+                title: 'Change networkType to OVNKubernetes',
+                ops: [{ op: 'set', path: view.typePath, value: 'OVNKubernetes' }],
+              },
+            ]
+          : [],
     });
   },
 };
@@ -89,7 +112,8 @@ const NET003: ObjectRule = {
   scope: 'object',
   family: 'network',
   severity: 'warning',
-  title: 'OVN-Kubernetes operator Network without hybridOverlayConfig: WMCO refuses "cluster is not configured for OVN hybrid networking".',
+  title:
+    'OVN-Kubernetes operator Network without hybridOverlayConfig: WMCO refuses "cluster is not configured for OVN hybrid networking".',
   kinds: ['Network'],
   check(ctx, report) {
     const view = viewOf(ctx);
@@ -97,7 +121,9 @@ const NET003: ObjectRule = {
     const spec = ctx.object.value.spec;
     const defaultNetwork = isObj(spec) ? spec.defaultNetwork : undefined;
     if (!isObj(defaultNetwork) || defaultNetwork.type !== 'OVNKubernetes') return;
-    const ovn: Obj | undefined = isObj(defaultNetwork.ovnKubernetesConfig) ? defaultNetwork.ovnKubernetesConfig : undefined;
+    const ovn: Obj | undefined = isObj(defaultNetwork.ovnKubernetesConfig)
+      ? defaultNetwork.ovnKubernetesConfig
+      : undefined;
     if (ovn && isObj(ovn.hybridOverlayConfig)) return;
     const base = [...view.base, 'defaultNetwork'];
     report({

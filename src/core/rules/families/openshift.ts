@@ -13,9 +13,33 @@ import type { FixSpec, ObjectRule, PodRule, Reporter, Rule } from '../types';
 // ---------------------------------------------------------------------------------------------
 // OCP001: DeploymentConfig → Deployment
 
-const DC_SPEC_KEYS = new Set(['replicas', 'selector', 'template', 'strategy', 'triggers', 'test', 'minReadySeconds', 'revisionHistoryLimit', 'paused']);
-const DC_STRATEGY_KEYS = new Set(['type', 'rollingParams', 'recreateParams', 'resources', 'labels', 'annotations', 'activeDeadlineSeconds']);
-const ROLLING_PARAMS = new Set(['updatePeriodSeconds', 'intervalSeconds', 'timeoutSeconds', 'maxSurge', 'maxUnavailable']);
+const DC_SPEC_KEYS = new Set([
+  'replicas',
+  'selector',
+  'template',
+  'strategy',
+  'triggers',
+  'test',
+  'minReadySeconds',
+  'revisionHistoryLimit',
+  'paused',
+]);
+const DC_STRATEGY_KEYS = new Set([
+  'type',
+  'rollingParams',
+  'recreateParams',
+  'resources',
+  'labels',
+  'annotations',
+  'activeDeadlineSeconds',
+]);
+const ROLLING_PARAMS = new Set([
+  'updatePeriodSeconds',
+  'intervalSeconds',
+  'timeoutSeconds',
+  'maxSurge',
+  'maxUnavailable',
+]);
 const RECREATE_PARAMS = new Set(['timeoutSeconds']);
 
 function onlyKeys(v: unknown, allowed: Set<string>): boolean {
@@ -39,7 +63,10 @@ function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | {
   if (spec.test === true) return { unsafe: 'spec.test: true has no Deployment equivalent' };
   const triggers = Array.isArray(spec.triggers) ? spec.triggers : [];
   if (triggers.some((t) => isObj(t) && t.type === 'ImageChange')) {
-    return { unsafe: 'an ImageChange trigger supplies the image from an image stream (use the image.openshift.io/triggers annotation on a Deployment)' };
+    return {
+      unsafe:
+        'an ImageChange trigger supplies the image from an image stream (use the image.openshift.io/triggers annotation on a Deployment)',
+    };
   }
 
   const ops: EditOp[] = [
@@ -61,10 +88,12 @@ function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | {
 
   const strategy = spec.strategy;
   if (strategy !== undefined && strategy !== null) {
-    if (!isObj(strategy) || !onlyKeys(strategy, DC_STRATEGY_KEYS)) return { unsafe: 'spec.strategy has settings a Deployment lacks' };
+    if (!isObj(strategy) || !onlyKeys(strategy, DC_STRATEGY_KEYS))
+      return { unsafe: 'spec.strategy has settings a Deployment lacks' };
     const type = strategy.type ?? 'Rolling';
     if (type === 'Rolling') {
-      if (!onlyKeys(strategy.rollingParams, ROLLING_PARAMS)) return { unsafe: 'the rolling strategy has lifecycle hooks (pre/post), which a Deployment lacks' };
+      if (!onlyKeys(strategy.rollingParams, ROLLING_PARAMS))
+        return { unsafe: 'the rolling strategy has lifecycle hooks (pre/post), which a Deployment lacks' };
       const params = isObj(strategy.rollingParams) ? strategy.rollingParams : {};
       const rollingUpdate: Obj = {};
       if (params.maxSurge !== undefined) rollingUpdate.maxSurge = params.maxSurge;
@@ -73,7 +102,8 @@ function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | {
       if (Object.keys(rollingUpdate).length > 0) value.rollingUpdate = rollingUpdate;
       ops.push({ op: 'set', path: [...base, 'spec', 'strategy'], value });
     } else if (type === 'Recreate') {
-      if (!onlyKeys(strategy.recreateParams, RECREATE_PARAMS)) return { unsafe: 'the recreate strategy has lifecycle hooks (pre/mid/post), which a Deployment lacks' };
+      if (!onlyKeys(strategy.recreateParams, RECREATE_PARAMS))
+        return { unsafe: 'the recreate strategy has lifecycle hooks (pre/mid/post), which a Deployment lacks' };
       ops.push({ op: 'set', path: [...base, 'spec', 'strategy'], value: { type: 'Recreate' } });
     } else {
       return { unsafe: `strategy type ${preview(type)} has no Deployment equivalent` };
@@ -93,12 +123,17 @@ const OCP001: PodRule = {
   scope: 'pod',
   family: 'openshift',
   severity: 'error',
-  title: 'DeploymentConfig whose pods target Windows: Windows nodes do not support workloads created by deployment configs.',
+  title:
+    'DeploymentConfig whose pods target Windows: Windows nodes do not support workloads created by deployment configs.',
   check({ pod, target }, report) {
     if (pod.object.kind !== 'DeploymentConfig' || target.os !== 'windows') return;
     const conversion = deploymentConfigToDeployment(pod.object);
-    const fixes: FixSpec[] = 'ops' in conversion ? [{ title: 'Convert to an apps/v1 Deployment', ops: conversion.ops }] : [];
-    const howTo = 'ops' in conversion ? 'Use an apps/v1 Deployment instead (quick fix available).' : `Use an apps/v1 Deployment instead; convert it by hand because ${conversion.unsafe}.`;
+    const fixes: FixSpec[] =
+      'ops' in conversion ? [{ title: 'Convert to an apps/v1 Deployment', ops: conversion.ops }] : [];
+    const howTo =
+      'ops' in conversion
+        ? 'Use an apps/v1 Deployment instead (quick fix available).'
+        : `Use an apps/v1 Deployment instead; convert it by hand because ${conversion.unsafe}.`;
     report({
       path: [...pod.object.path, 'kind'],
       target: 'value',
@@ -152,7 +187,12 @@ function checkIstio(pod: PodSpecView, namespaceLabels: Record<string, string> | 
     report({
       path: [...pod.metadataPath],
       message: `Namespace "${pod.object.namespace}" has istio-injection=enabled, but OpenShift Service Mesh is not supported on Windows nodes: the injected Linux sidecar keeps the pods of ${what} from starting. Opt this workload out with the annotation ${ISTIO_INJECT}: "false".`,
-      fixes: [{ title: `Add ${ISTIO_INJECT}: "false"`, ops: [{ op: 'set', path: [...pod.metadataPath, 'annotations', ISTIO_INJECT], value: 'false' }] }],
+      fixes: [
+        {
+          title: `Add ${ISTIO_INJECT}: "false"`,
+          ops: [{ op: 'set', path: [...pod.metadataPath, 'annotations', ISTIO_INJECT], value: 'false' }],
+        },
+      ],
     });
   }
 }
@@ -164,7 +204,10 @@ function tektonPodTemplates(value: unknown): Path[] {
     ['spec', 'taskRunTemplate', 'podTemplate'],
   ];
   const specs = getAt(value, ['spec', 'taskRunSpecs']);
-  if (Array.isArray(specs)) specs.forEach((_, i) => out.push(['spec', 'taskRunSpecs', i, 'podTemplate'], ['spec', 'taskRunSpecs', i, 'taskPodTemplate']));
+  if (Array.isArray(specs))
+    specs.forEach((_, i) =>
+      out.push(['spec', 'taskRunSpecs', i, 'podTemplate'], ['spec', 'taskRunSpecs', i, 'taskPodTemplate']),
+    );
   return out;
 }
 
@@ -254,7 +297,8 @@ const OCP003: PodRule = {
   scope: 'pod',
   family: 'openshift',
   severity: 'warning',
-  title: 'Windows pod on OpenShift without spec.os.name: windows: SCC admission treats it as Linux and injects runAsNonRoot and other Linux defaults.',
+  title:
+    'Windows pod on OpenShift without spec.os.name: windows: SCC admission treats it as Linux and injects runAsNonRoot and other Linux defaults.',
   check({ pod, target, facts }, report) {
     if (!isOpenShift(facts) || target.os !== 'windows' || isSet(pod.spec, 'os')) return;
     report({
@@ -273,7 +317,8 @@ const OCP004: PodRule = {
   scope: 'pod',
   family: 'openshift',
   severity: 'warning',
-  title: "Windows pod uses what the cluster's OpenShift release does not support on Windows nodes: private registries before 4.16, CSI volumes on 4.6 (with cluster facts or --openshift-version).",
+  title:
+    "Windows pod uses what the cluster's OpenShift release does not support on Windows nodes: private registries before 4.16, CSI volumes on 4.6 (with cluster facts or --openshift-version).",
   check({ pod, target, facts }, report) {
     const version = facts.cluster?.openshift?.version;
     const r = version ? parseOpenShiftRelease(version) : undefined;

@@ -1,5 +1,13 @@
 import { isObj } from '../../manifest/path';
-import { apiField, containerField, deleteFix, isSet, LINUX_ONLY_CONTAINER_FIELDS, linuxOnlyPodFieldsSet, objAt } from '../helpers';
+import {
+  apiField,
+  containerField,
+  deleteFix,
+  isSet,
+  LINUX_ONLY_CONTAINER_FIELDS,
+  linuxOnlyPodFieldsSet,
+  objAt,
+} from '../helpers';
 import type { FixSpec, PodRule } from '../types';
 
 const WIN001: PodRule = {
@@ -26,7 +34,8 @@ const WIN002: PodRule = {
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
-  title: 'Container securityContext field the API server forbids for Windows pods (privileged, capabilities, readOnlyRootFilesystem …).',
+  title:
+    'Container securityContext field the API server forbids for Windows pods (privileged, capabilities, readOnlyRootFilesystem …).',
   check({ pod, target }, report) {
     if (!target.declared) return;
     for (const c of pod.containers) {
@@ -48,7 +57,10 @@ const WIN002: PodRule = {
                     { op: 'set', path: [...c.path, 'securityContext', 'windowsOptions', 'runAsUserName'], value: user },
                   ],
                 }
-              : { title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`, ops: [{ op: 'replacePair', path, key: 'windowsOptions', value: { runAsUserName: user } }] },
+              : {
+                  title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`,
+                  ops: [{ op: 'replacePair', path, key: 'windowsOptions', value: { runAsUserName: user } }],
+                },
           );
         }
         fixes.push(deleteFix(`Remove securityContext.${key}`, path, c.path.length));
@@ -72,18 +84,32 @@ const WIN003: PodRule = {
     if (pod.spec.os === undefined || !isObj(pod.spec.os) || pod.spec.os.name !== 'linux') return;
     const places: { path: (string | number)[]; field: string; keep: number }[] = [];
     if (objAt(pod.spec, ['securityContext', 'windowsOptions'])) {
-      places.push({ path: [...pod.path, 'securityContext', 'windowsOptions'], field: apiField(pod, ['securityContext', 'windowsOptions']), keep: pod.path.length });
+      places.push({
+        path: [...pod.path, 'securityContext', 'windowsOptions'],
+        field: apiField(pod, ['securityContext', 'windowsOptions']),
+        keep: pod.path.length,
+      });
     }
     for (const c of pod.containers) {
       if (objAt(c.value, ['securityContext', 'windowsOptions'])) {
-        places.push({ path: [...c.path, 'securityContext', 'windowsOptions'], field: containerField(pod, c, ['securityContext', 'windowsOptions']), keep: c.path.length });
+        places.push({
+          path: [...c.path, 'securityContext', 'windowsOptions'],
+          field: containerField(pod, c, ['securityContext', 'windowsOptions']),
+          keep: c.path.length,
+        });
       }
     }
     for (const p of places) {
       report({
         path: p.path,
         message: `${p.field}: Forbidden: windows options cannot be set for a linux pod. Remove windowsOptions, or set spec.os.name to windows if this pod is meant for Windows nodes.`,
-        fixes: [deleteFix('Remove windowsOptions', p.path, p.keep), { title: 'Change spec.os.name to windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] }],
+        fixes: [
+          deleteFix('Remove windowsOptions', p.path, p.keep),
+          {
+            title: 'Change spec.os.name to windows',
+            ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }],
+          },
+        ],
         related: [{ path: [...pod.path, 'os', 'name'], target: 'value', message: 'spec.os.name is linux here' }],
       });
     }
@@ -105,12 +131,25 @@ const WIN004: PodRule = {
       report({
         path: isObj(os) && 'name' in os ? [...pod.path, 'os', 'name'] : [...pod.path, 'os'],
         message: `${apiField(pod, ['os', 'name'])}: Required value. Set it to windows or linux.`,
-        fixes: [{ title: 'Set spec.os.name: windows', ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }] }],
+        fixes: [
+          {
+            title: 'Set spec.os.name: windows',
+            ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }],
+          },
+        ],
       });
       return;
     }
     const lower = String(name).toLowerCase();
-    const fixes = lower === 'windows' || lower === 'linux' ? [{ title: `Change to ${lower}`, ops: [{ op: 'set' as const, path: [...pod.path, 'os', 'name'], value: lower }] }] : [];
+    const fixes =
+      lower === 'windows' || lower === 'linux'
+        ? [
+            {
+              title: `Change to ${lower}`,
+              ops: [{ op: 'set' as const, path: [...pod.path, 'os', 'name'], value: lower }],
+            },
+          ]
+        : [];
     report({
       path: [...pod.path, 'os', 'name'],
       target: 'value',

@@ -1,7 +1,17 @@
 // Runtime family, resources: what Windows nodes cannot give a pod (huge pages, pod-level resources),
 // and the requests and limits the Kubernetes guide to Windows nodes asks every container for.
 import type { Path } from '../../manifest/path';
-import { apiField, apiSeverity, containerField, deleteFix, hostProcessInfo, inferredFrom, inferredNote, isSet, objAt } from '../helpers';
+import {
+  apiField,
+  apiSeverity,
+  containerField,
+  deleteFix,
+  hostProcessInfo,
+  inferredFrom,
+  inferredNote,
+  isSet,
+  objAt,
+} from '../helpers';
 import type { PodRule } from '../types';
 
 const WIN050: PodRule = {
@@ -40,7 +50,8 @@ const WIN058: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
-  title: 'Pod-level spec.resources on a Windows pod: rejected by the API server (Kubernetes 1.34 and later) and not supported on Windows nodes; set resources per container.',
+  title:
+    'Pod-level spec.resources on a Windows pod: rejected by the API server (Kubernetes 1.34 and later) and not supported on Windows nodes; set resources per container.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     if (!isSet(pod.spec, 'resources')) return;
@@ -69,10 +80,12 @@ const WIN062: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'info',
-  title: 'Windows container without CPU and memory requests and limits: Windows has no OOM kill or memory-pressure eviction, so the Kubernetes Windows guide asks for them on every container.',
+  title:
+    'Windows container without CPU and memory requests and limits: Windows has no OOM kill or memory-pressure eviction, so the Kubernetes Windows guide asks for them on every container.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
-    // HostProcess containers are node agents (CNI, kube-proxy, log shippers) run as host processes, outside the guide's advice.
+    // HostProcess containers are node agents (CNI, kube-proxy, log shippers) run as host processes, outside the guide's
+    // advice.
     const hp = hostProcessInfo(pod);
     // Ephemeral containers cannot have resources (the API server refuses them).
     for (const c of pod.containers.filter((x) => x.group !== 'ephemeralContainers' && !hp.is(x))) {

@@ -85,7 +85,8 @@ const RTC002: ObjectRule = {
   scope: 'object',
   family: 'runtime-class',
   severity: 'warning',
-  title: 'Windows RuntimeClass does not tolerate both Windows taints, os=windows:NoSchedule (upstream) and os=Windows:NoSchedule (OpenShift WMCO).',
+  title:
+    'Windows RuntimeClass does not tolerate both Windows taints, os=windows:NoSchedule (upstream) and os=Windows:NoSchedule (OpenShift WMCO).',
   kinds: KINDS,
   check({ object, facts }, report) {
     if (!isRuntimeClass(object.apiVersion)) return;
@@ -97,8 +98,15 @@ const RTC002: ObjectRule = {
     const openshift = tolerations.some((t) => tolerates(t, OPENSHIFT_TAINT));
     if (upstream && openshift) return;
     const tolPath: Path = [...object.path, 'scheduling', 'tolerations'];
-    const path: Path = Array.isArray(raw) ? tolPath : isObj(object.value.scheduling) ? [...object.path, 'scheduling'] : [...object.path, 'handler'];
-    const fix = { title: 'Tolerate every os taint: {key: os, operator: Exists, effect: NoSchedule}', ops: [{ op: 'append' as const, path: tolPath, value: { ...ROBUST_TOLERATION } }] };
+    const path: Path = Array.isArray(raw)
+      ? tolPath
+      : isObj(object.value.scheduling)
+        ? [...object.path, 'scheduling']
+        : [...object.path, 'handler'];
+    const fix = {
+      title: 'Tolerate every os taint: {key: os, operator: Exists, effect: NoSchedule}',
+      ops: [{ op: 'append' as const, path: tolPath, value: { ...ROBUST_TOLERATION } }],
+    };
     if (!upstream && !openshift) {
       report({
         path,
@@ -133,7 +141,8 @@ const RTC003: ObjectRule = {
       report({
         path,
         target: 'value',
-        message: 'node.k8s.io/v1beta1 RuntimeClass was removed in Kubernetes 1.25 (OpenShift 4.12), so the API server rejects this object. Use node.k8s.io/v1; the fields are the same.',
+        message:
+          'node.k8s.io/v1beta1 RuntimeClass was removed in Kubernetes 1.25 (OpenShift 4.12), so the API server rejects this object. Use node.k8s.io/v1; the fields are the same.',
         fixes: [{ title: 'Change apiVersion to node.k8s.io/v1', ops: [{ op: 'set', path, value: 'node.k8s.io/v1' }] }],
       });
     } else if (object.apiVersion === 'node.k8s.io/v1alpha1') {
@@ -152,7 +161,8 @@ const RTC004: ObjectRule = {
   scope: 'object',
   family: 'runtime-class',
   severity: 'error',
-  title: 'RuntimeClass nodeSelector kubernetes.io/os with the wrong case (Windows): label values are case-sensitive, so no node matches.',
+  title:
+    'RuntimeClass nodeSelector kubernetes.io/os with the wrong case (Windows): label values are case-sensitive, so no node matches.',
   kinds: KINDS,
   check({ object }, report) {
     if (!isRuntimeClass(object.apiVersion)) return;
@@ -181,7 +191,8 @@ const RTC005: ObjectRule = {
   scope: 'object',
   family: 'runtime-class',
   severity: 'warning',
-  title: 'RuntimeClass handler "docker": the dockershim handler is gone since Kubernetes 1.24; containerd on Windows uses runhcs-wcow-process.',
+  title:
+    'RuntimeClass handler "docker": the dockershim handler is gone since Kubernetes 1.24; containerd on Windows uses runhcs-wcow-process.',
   kinds: KINDS,
   check({ object }, report) {
     if (!isRuntimeClass(object.apiVersion) || object.value.handler !== 'docker') return;
@@ -193,7 +204,10 @@ const RTC005: ObjectRule = {
       path,
       target: 'value',
       message: `Handler "docker" belonged to dockershim, removed in Kubernetes 1.24; containerd has no such handler, so pods using ${rcName(object.name)} fail with 'no runtime for "docker" is configured'. Use ${WINDOWS_HANDLER} (process isolation, containerd's default on Windows).`,
-      fixes: os === 'windows' ? [{ title: `Change the handler to ${WINDOWS_HANDLER}`, ops: [{ op: 'set', path, value: WINDOWS_HANDLER }] }] : [],
+      fixes:
+        os === 'windows'
+          ? [{ title: `Change the handler to ${WINDOWS_HANDLER}`, ops: [{ op: 'set', path, value: WINDOWS_HANDLER }] }]
+          : [],
     });
   },
 };

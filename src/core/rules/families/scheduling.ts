@@ -36,7 +36,14 @@ function affinityExprs(pod: PodSpecView, withPreferred: boolean): Expr[] {
     if (!Array.isArray(exprs)) return;
     exprs.forEach((e, i) => {
       if (!isObj(e) || typeof e.key !== 'string') return;
-      out.push({ path: [...base, i], key: e.key, operator: str(e.operator), values: Array.isArray(e.values) ? e.values : [], term, required });
+      out.push({
+        path: [...base, i],
+        key: e.key,
+        operator: str(e.operator),
+        values: Array.isArray(e.values) ? e.values : [],
+        term,
+        required,
+      });
     });
   };
   requiredTerms(pod)?.forEach((t, ti) => {
@@ -47,7 +54,13 @@ function affinityExprs(pod: PodSpecView, withPreferred: boolean): Expr[] {
     if (Array.isArray(pref)) {
       pref.forEach((p, pi) => {
         const preference = isObj(p) ? p.preference : undefined;
-        if (isObj(preference)) collect(preference.matchExpressions, [...pod.path, ...PREFERRED, pi, 'preference', 'matchExpressions'], pi, false);
+        if (isObj(preference))
+          collect(
+            preference.matchExpressions,
+            [...pod.path, ...PREFERRED, pi, 'preference', 'matchExpressions'],
+            pi,
+            false,
+          );
       });
     }
   }
@@ -73,7 +86,8 @@ function podAnchor(pod: PodSpecView): Path {
 
 /**
  * AKS labels every node with its OS SKU (Ubuntu, AzureLinux, Windows2019, Windows2022, WindowsAnnual …):
- * a Windows SKU exists only on Windows nodes, so selecting one keeps the pod off Linux as well as kubernetes.io/os does.
+ * a Windows SKU exists only on Windows nodes, so selecting one keeps the pod off Linux as well as kubernetes.io/os
+ * does.
  */
 const AKS_OS_SKU = 'kubernetes.azure.com/os-sku';
 const isAksWindowsSku = (v: unknown): boolean => typeof v === 'string' && /^Windows/.test(v);
@@ -83,7 +97,8 @@ const WIN070: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
-  title: 'Windows pod with no kubernetes.io/os node selector, affinity or Windows RuntimeClass: the scheduler ignores spec.os.name and may place it on a Linux node.',
+  title:
+    'Windows pod with no kubernetes.io/os node selector, affinity or Windows RuntimeClass: the scheduler ignores spec.os.name and may place it on a Linux node.',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows' || isSet(pod.spec, 'nodeName')) return;
     const selector = objAt(pod.spec, ['nodeSelector']);
@@ -112,7 +127,12 @@ const WIN070: PodRule = {
       path: podAnchor(pod),
       message: `${pod.object.kind}${pod.object.name ? ` ${preview(pod.object.name)}` : ''} targets Windows but nothing keeps it off Linux nodes: the scheduler ignores spec.os.name, so it may be placed on a Linux node and fail there. Add nodeSelector kubernetes.io/os: windows (${apiField(pod, ['nodeSelector'])}).`,
       related: inferredFrom(target),
-      fixes: [{ title: 'Add nodeSelector kubernetes.io/os: windows', ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', OS_LABEL], value: 'windows' }] }],
+      fixes: [
+        {
+          title: 'Add nodeSelector kubernetes.io/os: windows',
+          ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', OS_LABEL], value: 'windows' }],
+        },
+      ],
     });
   },
 };
@@ -122,7 +142,8 @@ const WIN071: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
-  title: 'OS node label with a wrong-case value (Windows never matches a node) or the deprecated beta.kubernetes.io/os label.',
+  title:
+    'OS node label with a wrong-case value (Windows never matches a node) or the deprecated beta.kubernetes.io/os label.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const selector = objAt(pod.spec, ['nodeSelector']);
@@ -164,7 +185,9 @@ const WIN071: PodRule = {
           target: 'value',
           severity: 'warning',
           message: `${kind} on ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; use ${OS_LABEL}, the label every kubelet sets.`,
-          fixes: [{ title: `Change key to ${OS_LABEL}`, ops: [{ op: 'set', path: [...e.path, 'key'], value: OS_LABEL }] }],
+          fixes: [
+            { title: `Change key to ${OS_LABEL}`, ops: [{ op: 'set', path: [...e.path, 'key'], value: OS_LABEL }] },
+          ],
         });
       }
       const exact = e.values.some((v) => v === 'windows' || v === 'linux');
@@ -173,7 +196,11 @@ const WIN071: PodRule = {
         if (!fix) return;
         // `In [Windows]` alone matches no node; anything else only loses its effect.
         const never = e.required && e.operator === 'In' && !exact;
-        const effect = never ? 'so no node matches and the pod stays Pending' : e.operator === 'NotIn' ? 'so it excludes no node' : 'so this value matches no node';
+        const effect = never
+          ? 'so no node matches and the pod stays Pending'
+          : e.operator === 'NotIn'
+            ? 'so it excludes no node'
+            : 'so this value matches no node';
         report({
           path: [...e.path, 'values', vi],
           target: 'value',
@@ -198,14 +225,18 @@ const WIN072: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
-  title: 'spec.os.name conflicts with the kubernetes.io/os node selector or required affinity: the kubelet rejects the pod.',
+  title:
+    'spec.os.name conflicts with the kubernetes.io/os node selector or required affinity: the kubelet rejects the pod.',
   check({ pod, facts }, report) {
     const osName = getAt(pod.spec, ['os', 'name']);
     if (osName !== 'windows' && osName !== 'linux') return;
     const other = osName === 'windows' ? 'linux' : 'windows';
     const osPath = [...pod.path, 'os', 'name'];
-    const related = [{ path: osPath, target: 'value' as const, message: `${apiField(pod, ['os', 'name'])} is ${osName} here` }];
-    const why = 'the pod can never run (the kubelet rejects it with PodOSNotSupported or PodOSSelectorNodeLabelDoesNotMatch)';
+    const related = [
+      { path: osPath, target: 'value' as const, message: `${apiField(pod, ['os', 'name'])} is ${osName} here` },
+    ];
+    const why =
+      'the pod can never run (the kubelet rejects it with PodOSNotSupported or PodOSSelectorNodeLabelDoesNotMatch)';
 
     const selector = objAt(pod.spec, ['nodeSelector']);
     for (const label of OS_LABELS) {
@@ -252,7 +283,14 @@ const WIN072: PodRule = {
         target: 'value',
         message: `${apiField(pod, ['os', 'name'])} is ${osName} but required node affinity ${e.key} ${e.operator} ${preview(e.values)} excludes ${osName} nodes: ${why}. Make both name the same OS.`,
         related,
-        fixes: onlyOne ? [{ title: `Change the affinity value to ${osName}`, ops: [{ op: 'set', path: [...e.path, 'values', 0], value: osName }] }] : [],
+        fixes: onlyOne
+          ? [
+              {
+                title: `Change the affinity value to ${osName}`,
+                ops: [{ op: 'set', path: [...e.path, 'values', 0], value: osName }],
+              },
+            ]
+          : [],
       });
     }
   },
@@ -297,7 +335,8 @@ const WIN073: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
-  title: "Tolerations do not cover the Windows nodes' taint (values are case-sensitive: WMCO taints os=Windows, upstream guides os=windows).",
+  title:
+    "Tolerations do not cover the Windows nodes' taint (values are case-sensitive: WMCO taints os=Windows, upstream guides os=windows).",
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows' || isSet(pod.spec, 'nodeName')) return;
     const tols = effectiveTolerations(pod, facts);
@@ -345,7 +384,12 @@ const WIN073: PodRule = {
     // Tolerations the pod does not write itself come from its RuntimeClass, where RTC002 says it.
     const own = Array.isArray(pod.spec.tolerations) ? pod.spec.tolerations.filter(isObj) : [];
     for (const key of ['os', 'node.kubernetes.io/os']) {
-      const equal = own.find((t) => str(t.key) === key && (str(t.operator) || 'Equal') === 'Equal' && (t.value === 'windows' || t.value === 'Windows'));
+      const equal = own.find(
+        (t) =>
+          str(t.key) === key &&
+          (str(t.operator) || 'Equal') === 'Equal' &&
+          (t.value === 'windows' || t.value === 'Windows'),
+      );
       if (!equal) continue;
       const effect = str(equal.effect) || 'NoSchedule';
       const other = equal.value === 'windows' ? 'Windows' : 'windows';
@@ -387,7 +431,8 @@ const WIN074: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
-  title: 'Toleration with an unknown or wrongly-cased field (Effect, Key, Value …): the API server drops it, so the toleration is not what it seems.',
+  title:
+    'Toleration with an unknown or wrongly-cased field (Effect, Key, Value …): the API server drops it, so the toleration is not what it seems.',
   check({ pod, target }, report) {
     if (target.os !== 'windows' || !Array.isArray(pod.spec.tolerations)) return;
     pod.spec.tolerations.forEach((t, i) => {
@@ -406,7 +451,10 @@ const WIN074: PodRule = {
           fixes: right
             ? [
                 isSet(t, right)
-                  ? { title: `Remove ${k} (${right} is already set)`, ops: [{ op: 'delete', path, keep: path.length - 1 }] }
+                  ? {
+                      title: `Remove ${k} (${right} is already set)`,
+                      ops: [{ op: 'delete', path, keep: path.length - 1 }],
+                    }
                   : { title: `Rename to ${right}`, ops: [{ op: 'renameKey', path, newKey: right }] },
               ]
             : [],
@@ -432,7 +480,8 @@ const WIN075: PodRule = {
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
-  title: 'Windows pod pinned to a CPU architecture other than amd64 (kubernetes.io/arch): Windows nodes are amd64 only, so no node matches and the pod stays Pending.',
+  title:
+    'Windows pod pinned to a CPU architecture other than amd64 (kubernetes.io/arch): Windows nodes are amd64 only, so no node matches and the pod stays Pending.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const selector = objAt(pod.spec, ['nodeSelector']);
@@ -450,7 +499,9 @@ const WIN075: PodRule = {
     for (const e of affinityExprs(pod, false)) {
       if (!ARCH_LABELS.includes(e.key)) continue;
       const values = e.values.filter((x): x is string => typeof x === 'string');
-      const excluded = (e.operator === 'In' && values.length > 0 && !values.includes('amd64')) || (e.operator === 'NotIn' && values.includes('amd64'));
+      const excluded =
+        (e.operator === 'In' && values.length > 0 && !values.includes('amd64')) ||
+        (e.operator === 'NotIn' && values.includes('amd64'));
       if (!excluded) continue;
       report({
         path: [...e.path, 'values'],

@@ -79,21 +79,38 @@ function claimsOf(pod: PodSpecView, facts: Facts): { path: Path; field: string; 
       if (typeof claimName === 'string') {
         const claim = facts.claims.get(claimKey(pod.object.namespace, claimName));
         const rel = ['volumes', i, 'persistentVolumeClaim', 'claimName'];
-        if (claim) out.push({ path: [...pod.path, ...rel], field: apiField(pod, rel), what: `PersistentVolumeClaim ${claimName}`, claim });
+        if (claim)
+          out.push({
+            path: [...pod.path, ...rel],
+            field: apiField(pod, rel),
+            what: `PersistentVolumeClaim ${claimName}`,
+            claim,
+          });
       }
       const template = getAt(v, ['ephemeral', 'volumeClaimTemplate']);
       if (isObj(template)) {
         const rel = ['volumes', i, 'ephemeral'];
-        out.push({ path: [...pod.path, ...rel], field: apiField(pod, rel), what: `the ephemeral volume ${String(v.name ?? i)}`, claim: templateClaim(template) });
+        out.push({
+          path: [...pod.path, ...rel],
+          field: apiField(pod, rel),
+          what: `the ephemeral volume ${String(v.name ?? i)}`,
+          claim: templateClaim(template),
+        });
       }
     });
   }
-  const templates = pod.object.kind === 'StatefulSet' ? getAt(pod.object.value, ['spec', 'volumeClaimTemplates']) : undefined;
+  const templates =
+    pod.object.kind === 'StatefulSet' ? getAt(pod.object.value, ['spec', 'volumeClaimTemplates']) : undefined;
   if (Array.isArray(templates)) {
     templates.forEach((t, i) => {
       if (!isObj(t)) return;
       const name = getAt(t, ['metadata', 'name']);
-      out.push({ path: [...pod.object.path, 'spec', 'volumeClaimTemplates', i], field: `spec.volumeClaimTemplates[${i}]`, what: `the claim template ${String(name ?? i)}`, claim: templateClaim(t) });
+      out.push({
+        path: [...pod.object.path, 'spec', 'volumeClaimTemplates', i],
+        field: `spec.volumeClaimTemplates[${i}]`,
+        what: `the claim template ${String(name ?? i)}`,
+        claim: templateClaim(t),
+      });
     });
   }
   return out;
@@ -102,7 +119,8 @@ function claimsOf(pod: PodSpecView, facts: Facts): { path: Path; field: string; 
 function describeSource(s: ClaimSource): string {
   if (s.volume !== undefined) return `is bound to PersistentVolume ${s.volume}, a CSI volume of driver ${s.driver}`;
   const sc = s.storageClass as NonNullable<ClaimSource['storageClass']>;
-  const via = sc.provisioner === s.driver ? '' : ` (in-tree ${sc.provisioner}, which CSI migration hands to ${s.driver})`;
+  const via =
+    sc.provisioner === s.driver ? '' : ` (in-tree ${sc.provisioner}, which CSI migration hands to ${s.driver})`;
   return `uses ${sc.isDefault ? 'the default ' : ''}StorageClass ${sc.name}, provisioned by CSI driver ${s.driver}${via}`;
 }
 

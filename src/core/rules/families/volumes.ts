@@ -86,7 +86,8 @@ const WIN053: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'mountPropagation other than None on a Windows pod: the kubelet forces private mounts, the setting has no effect.',
+  title:
+    'mountPropagation other than None on a Windows pod: the kubelet forces private mounts, the setting has no effect.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     for (const c of pod.containers) {
@@ -115,7 +116,8 @@ const WIN057: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
-  title: 'Volume feature Windows does not support: NFS volumes (warning); defaultMode and subPath mounts of Secrets (info).',
+  title:
+    'Volume feature Windows does not support: NFS volumes (warning); defaultMode and subPath mounts of Secrets (info).',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const volumes = volumesOf(pod);
@@ -147,7 +149,12 @@ const WIN057: PodRule = {
     for (const c of pod.containers) {
       for (const m of volumeMountsOf(c)) {
         if (typeof m.value.name !== 'string' || !secrets.has(m.value.name)) continue;
-        const key = isSet(m.value, 'subPath') && m.value.subPath !== '' ? 'subPath' : isSet(m.value, 'subPathExpr') && m.value.subPathExpr !== '' ? 'subPathExpr' : undefined;
+        const key =
+          isSet(m.value, 'subPath') && m.value.subPath !== ''
+            ? 'subPath'
+            : isSet(m.value, 'subPathExpr') && m.value.subPathExpr !== ''
+              ? 'subPathExpr'
+              : undefined;
         if (!key) continue;
         const rel = ['volumeMounts', m.index, key];
         report({
@@ -165,7 +172,20 @@ const WIN057: PodRule = {
  * CSI, and of the in-tree persistent plugins only awsElasticBlockStore, azureDisk, azureFile,
  * gcePersistentDisk and vsphereVolume. (nfs is WIN057's; gitRepo is deprecated and left alone.)
  */
-const LINUX_ONLY_SOURCES = ['cephfs', 'cinder', 'fc', 'flocker', 'glusterfs', 'iscsi', 'photonPersistentDisk', 'portworxVolume', 'quobyte', 'rbd', 'scaleIO', 'storageos'];
+const LINUX_ONLY_SOURCES = [
+  'cephfs',
+  'cinder',
+  'fc',
+  'flocker',
+  'glusterfs',
+  'iscsi',
+  'photonPersistentDisk',
+  'portworxVolume',
+  'quobyte',
+  'rbd',
+  'scaleIO',
+  'storageos',
+];
 
 const WIN059: PodRule = {
   id: 'WIN059',

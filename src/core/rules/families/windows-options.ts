@@ -23,10 +23,23 @@ const WO: Path = ['securityContext', 'windowsOptions'];
 function sitesOf(pod: PodSpecView): Site[] {
   const out: Site[] = [];
   const podOpts = objAt(pod.spec, WO);
-  if (podOpts) out.push({ path: [...pod.path, ...WO], opts: podOpts, field: (k) => apiField(pod, [...WO, k]), keep: pod.path.length });
+  if (podOpts)
+    out.push({
+      path: [...pod.path, ...WO],
+      opts: podOpts,
+      field: (k) => apiField(pod, [...WO, k]),
+      keep: pod.path.length,
+    });
   for (const c of pod.containers) {
     const opts = objAt(c.value, WO);
-    if (opts) out.push({ path: [...c.path, ...WO], opts, field: (k) => containerField(pod, c, [...WO, k]), keep: c.path.length, container: c });
+    if (opts)
+      out.push({
+        path: [...c.path, ...WO],
+        opts,
+        field: (k) => containerField(pod, c, [...WO, k]),
+        keep: c.path.length,
+        container: c,
+      });
   }
   return out;
 }
@@ -67,13 +80,21 @@ function runAsUserNameProblemsOf(value: string): { id: UserNameProblem; message:
   const hasDomain = parts.length === 2;
   const domain = hasDomain ? parts[0] : '';
   const user = hasDomain ? parts[1] : parts[0];
-  if (byteLength(domain) >= 256) out.push({ id: 'WIN023', message: "runAsUserName's Domain length must be under 256 characters" });
-  if (hasDomain && !(NETBIOS.test(domain) || DOMAIN_DNS.test(domain))) out.push({ id: 'WIN024', message: "runAsUserName's Domain doesn't match the NetBios nor the DNS format" });
+  if (byteLength(domain) >= 256)
+    out.push({ id: 'WIN023', message: "runAsUserName's Domain length must be under 256 characters" });
+  if (hasDomain && !(NETBIOS.test(domain) || DOMAIN_DNS.test(domain)))
+    out.push({ id: 'WIN024', message: "runAsUserName's Domain doesn't match the NetBios nor the DNS format" });
   const userLen = byteLength(user);
   if (userLen === 0) out.push({ id: 'WIN025', message: "runAsUserName's User cannot be empty" });
-  else if (userLen > 104) out.push({ id: 'WIN025', message: "runAsUserName's User length must not be longer than 104 characters" });
-  if (USER_DOTS_SPACES.test(user)) out.push({ id: 'WIN026', message: "runAsUserName's User cannot contain only periods or spaces" });
-  if (USER_BAD_CHARS.test(user)) out.push({ id: 'WIN026', message: 'runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]' });
+  else if (userLen > 104)
+    out.push({ id: 'WIN025', message: "runAsUserName's User length must not be longer than 104 characters" });
+  if (USER_DOTS_SPACES.test(user))
+    out.push({ id: 'WIN026', message: "runAsUserName's User cannot contain only periods or spaces" });
+  if (USER_BAD_CHARS.test(user))
+    out.push({
+      id: 'WIN026',
+      message: 'runAsUserName\'s User cannot contain the following characters: "/\\:;|=,+*?<>@[]',
+    });
   return out;
 }
 
@@ -102,7 +123,9 @@ function userNameRule(id: UserNameProblem, title: string, advice: (value: string
         if (typeof value !== 'string') continue;
         const problems = runAsUserNameProblems(value).filter((p) => p.id === id);
         if (problems.length === 0) continue;
-        const apiText = problems.map((p) => `${site.field('runAsUserName')}: Invalid value: ${preview(value)}: ${p.message}`).join('; ');
+        const apiText = problems
+          .map((p) => `${site.field('runAsUserName')}: Invalid value: ${preview(value)}: ${p.message}`)
+          .join('; ');
         report({
           path: [...site.path, 'runAsUserName'],
           target: 'value',
@@ -114,7 +137,10 @@ function userNameRule(id: UserNameProblem, title: string, advice: (value: string
   };
 }
 
-const setUser = (site: Site, value: string, title: string): FixSpec => ({ title, ops: [{ op: 'set', path: [...site.path, 'runAsUserName'], value }] });
+const setUser = (site: Site, value: string, title: string): FixSpec => ({
+  title,
+  ops: [{ op: 'set', path: [...site.path, 'runAsUserName'], value }],
+});
 
 const WIN020 = userNameRule(
   'WIN020',
@@ -126,7 +152,8 @@ const WIN020 = userNameRule(
 const WIN021 = userNameRule(
   'WIN021',
   'windowsOptions.runAsUserName contains control characters (a tab, or the newline a `|` block scalar adds): rejected by the API server.',
-  () => 'A block scalar (| or >) keeps a trailing newline; write the account name as a plain or quoted scalar on one line.',
+  () =>
+    'A block scalar (| or >) keeps a trailing newline; write the account name as a plain or quoted scalar on one line.',
   (v, site) => {
     const cleaned = v.replace(/[\x00-\x1f\x7f]/g, '').trim();
     return safeReplacement(cleaned) ? [setUser(site, cleaned, `Set runAsUserName: ${preview(cleaned)}`)] : [];
@@ -143,7 +170,9 @@ const WIN022 = userNameRule(
   },
   (v, site) => {
     const one = v.replace(/\\{2,}/g, '\\');
-    return one.split('\\').length === 2 && safeReplacement(one) ? [setUser(site, one, `Use one backslash: ${one.length > 60 ? `${one.slice(0, 59)}…` : one}`)] : [];
+    return one.split('\\').length === 2 && safeReplacement(one)
+      ? [setUser(site, one, `Use one backslash: ${one.length > 60 ? `${one.slice(0, 59)}…` : one}`)]
+      : [];
   },
 );
 
@@ -156,7 +185,8 @@ const WIN023 = userNameRule(
 const WIN024 = userNameRule(
   'WIN024',
   'windowsOptions.runAsUserName domain part is neither a NetBIOS name nor a DNS name: rejected by the API server.',
-  () => 'Use DOMAIN\\user with a NetBIOS domain (1-15 characters, none of \\ / : * ? " < > |, not starting with a dot) or a DNS domain such as corp.example.com.',
+  () =>
+    'Use DOMAIN\\user with a NetBIOS domain (1-15 characters, none of \\ / : * ? " < > |, not starting with a dot) or a DNS domain such as corp.example.com.',
 );
 
 const WIN025 = userNameRule(
@@ -203,7 +233,8 @@ const WIN027: PodRule = {
   scope: 'pod',
   family: 'windows-options',
   severity: 'error',
-  title: 'windowsOptions.gmsaCredentialSpecName is not a lowercase DNS-1123 subdomain (e.g. has capitals): rejected by the API server.',
+  title:
+    'windowsOptions.gmsaCredentialSpecName is not a lowercase DNS-1123 subdomain (e.g. has capitals): rejected by the API server.',
   check({ pod }, report) {
     if (declaredLinux(pod)) return;
     for (const site of sitesOf(pod)) {
@@ -214,13 +245,20 @@ const WIN027: PodRule = {
       const lower = value.toLowerCase();
       const fixes: FixSpec[] =
         lower !== value && dns1123SubdomainProblems(lower).length === 0
-          ? [{ title: `Lowercase to ${preview(lower)}`, ops: [{ op: 'set', path: [...site.path, 'gmsaCredentialSpecName'], value: lower }] }]
+          ? [
+              {
+                title: `Lowercase to ${preview(lower)}`,
+                ops: [{ op: 'set', path: [...site.path, 'gmsaCredentialSpecName'], value: lower }],
+              },
+            ]
           : [];
       report({
         path: [...site.path, 'gmsaCredentialSpecName'],
         target: 'value',
         message:
-          problems.map((m) => `${site.field('gmsaCredentialSpecName')}: Invalid value: ${preview(value)}: ${m}`).join('; ') +
+          problems
+            .map((m) => `${site.field('gmsaCredentialSpecName')}: Invalid value: ${preview(value)}: ${m}`)
+            .join('; ') +
           `. It names a GMSACredentialSpec resource, whose names are lowercase${fixes.length > 0 ? '; use the lowercase name (and name the resource the same)' : ''}.`,
         fixes,
       });
@@ -252,7 +290,8 @@ const WIN028: PodRule = {
       report({
         path,
         message: `${api}. ${advice}`,
-        // Dropping a large spec that no name backs would silently drop the identity; offer that only when a name is there.
+        // Dropping a large spec that no name backs would silently drop the identity; offer that only when a name is
+        // there.
         fixes: empty || named ? [deleteFix('Remove gmsaCredentialSpec', path, site.keep)] : [],
       });
     }
@@ -267,7 +306,12 @@ function capitalized(word: string): string {
 function gmsaKind(pod: PodSpecView, site: Site): string {
   const c = site.container;
   if (!c) return `pod ${JSON.stringify(pod.object.kind === 'Pod' ? pod.object.name : '')}`;
-  const kind = c.group === 'initContainers' ? 'initContainer' : c.group === 'ephemeralContainers' ? 'ephemeralContainer' : 'container';
+  const kind =
+    c.group === 'initContainers'
+      ? 'initContainer'
+      : c.group === 'ephemeralContainers'
+        ? 'ephemeralContainer'
+        : 'container';
   return `${kind} ${preview(c.name, 40)}`;
 }
 
@@ -276,7 +320,8 @@ const WIN029: PodRule = {
   scope: 'pod',
   family: 'windows-options',
   severity: 'warning',
-  title: 'Inline windowsOptions.gmsaCredentialSpec without gmsaCredentialSpecName: the gMSA admission webhook rejects the pod.',
+  title:
+    'Inline windowsOptions.gmsaCredentialSpec without gmsaCredentialSpecName: the gMSA admission webhook rejects the pod.',
   check({ pod }, report) {
     if (declaredLinux(pod)) return;
     for (const site of sitesOf(pod)) {
@@ -297,12 +342,17 @@ const WIN029: PodRule = {
 const ROOT = 'ContainerAdministrator';
 
 /** The container's own value, else the pod's, with where it is set. */
-function effective(pod: PodSpecView, c: ContainerView, key: 'runAsNonRoot' | 'runAsUserName'): { value: unknown; path: Path } | undefined {
+function effective(
+  pod: PodSpecView,
+  c: ContainerView,
+  key: 'runAsNonRoot' | 'runAsUserName',
+): { value: unknown; path: Path } | undefined {
   const rel = key === 'runAsNonRoot' ? ['securityContext'] : WO;
   const own = objAt(c.value, rel);
   if (own && own[key] !== undefined && own[key] !== null) return { value: own[key], path: [...c.path, ...rel, key] };
   const podLevel = objAt(pod.spec, rel);
-  if (podLevel && podLevel[key] !== undefined && podLevel[key] !== null) return { value: podLevel[key], path: [...pod.path, ...rel, key] };
+  if (podLevel && podLevel[key] !== undefined && podLevel[key] !== null)
+    return { value: podLevel[key], path: [...pod.path, ...rel, key] };
   return undefined;
 }
 
@@ -319,21 +369,30 @@ function checkNonRoot(pod: PodSpecView, report: Reporter) {
     let related: { path: Path; target: 'value'; message: string }[] = [];
     if (user && typeof user.value === 'string') {
       if (user.value.toLowerCase() !== ROOT.toLowerCase()) continue;
-      const own = user.path.length > c.path.length && user.path.slice(0, c.path.length).every((s, i) => s === c.path[i]);
+      const own =
+        user.path.length > c.path.length && user.path.slice(0, c.path.length).every((s, i) => s === c.path[i]);
       path = own ? user.path : [...c.path, 'name'];
       cause = `container's runAsUserName (${user.value}) which will be regarded as root identity and will break non-root policy`;
-      if (!own) related = [{ path: user.path, target: 'value', message: 'runAsUserName ContainerAdministrator is set here' }];
+      if (!own)
+        related = [{ path: user.path, target: 'value', message: 'runAsUserName ContainerAdministrator is set here' }];
     } else if (!user && c.image && isServerCoreFamily(c.image)) {
       path = [...c.path, 'image'];
       cause = `container's runAsUser (${ROOT}) which will be regarded as root identity and will break non-root policy`;
     } else continue;
     related.push({ path: nonRoot.path, target: 'value', message: 'runAsNonRoot: true is set here' });
-    const why = user ? 'runs as ContainerAdministrator' : "runs as its Server Core based image's default user, ContainerAdministrator,";
+    const why = user
+      ? 'runs as ContainerAdministrator'
+      : "runs as its Server Core based image's default user, ContainerAdministrator,";
     report({
       path,
       target: 'value',
       message: `${capitalized(containerWord(c))} ${preview(c.name, 40)} ${why} while runAsNonRoot is true, so the kubelet refuses to start it (CreateContainerConfigError): "${cause}". Run it as ContainerUser.`,
-      fixes: [{ title: 'Set windowsOptions.runAsUserName: ContainerUser', ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }] }],
+      fixes: [
+        {
+          title: 'Set windowsOptions.runAsUserName: ContainerUser',
+          ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }],
+        },
+      ],
       related,
     });
   }
@@ -344,11 +403,24 @@ const WIN030: PodRule = {
   scope: 'pod',
   family: 'windows-options',
   severity: 'warning',
-  title: 'runAsNonRoot: true while the container runs as ContainerAdministrator (set, or the Server Core image default): the kubelet refuses to start it.',
+  title:
+    'runAsNonRoot: true while the container runs as ContainerAdministrator (set, or the Server Core image default): the kubelet refuses to start it.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     checkNonRoot(pod, report);
   },
 };
 
-export const windowsOptionsRules: PodRule[] = [WIN020, WIN021, WIN022, WIN023, WIN024, WIN025, WIN026, WIN027, WIN028, WIN029, WIN030];
+export const windowsOptionsRules: PodRule[] = [
+  WIN020,
+  WIN021,
+  WIN022,
+  WIN023,
+  WIN024,
+  WIN025,
+  WIN026,
+  WIN027,
+  WIN028,
+  WIN029,
+  WIN030,
+];

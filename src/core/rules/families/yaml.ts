@@ -2,7 +2,25 @@ import type { EngineRule } from '../types';
 
 /** Reported by the engine when a document cannot be analysed; listed here so they can be configured. */
 export const yamlRules: EngineRule[] = [
-  { id: 'YAML001', scope: 'engine', family: 'yaml', severity: 'error', title: 'Document is not valid YAML; it was not analysed (the rest of the file still is).' },
-  { id: 'YAML002', scope: 'engine', family: 'yaml', severity: 'info', title: 'Document is a Helm/Go or envsubst template; render it first, then check the output.' },
-  { id: 'YAML003', scope: 'engine', family: 'yaml', severity: 'warning', title: 'Document is too complex to analyse safely (alias expansion over the cap, or nesting too deep).' },
+  {
+    id: 'YAML001',
+    scope: 'engine',
+    family: 'yaml',
+    severity: 'error',
+    title: 'Document is not valid YAML; it was not analysed (the rest of the file still is).',
+  },
+  {
+    id: 'YAML002',
+    scope: 'engine',
+    family: 'yaml',
+    severity: 'info',
+    title: 'Document is a Helm/Go or envsubst template; render it first, then check the output.',
+  },
+  {
+    id: 'YAML003',
+    scope: 'engine',
+    family: 'yaml',
+    severity: 'warning',
+    title: 'Document is too complex to analyse safely (alias expansion over the cap, or nesting too deep).',
+  },
 ];
