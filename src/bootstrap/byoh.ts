@@ -32,7 +32,7 @@ import { WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
 import { readyStep } from './node-steps';
 import type { Plan, Secret, Step } from './plan';
-import { blocking, evaluateByoh, nodeNameOf, PreflightError, type Finding } from './preflight';
+import { blocking, evaluateByoh, findingLine, nodeNameOf, PreflightError, type Finding } from './preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
 import { keySecretStep, wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
 
@@ -206,10 +206,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const findings = await byohPreflight(ctx, signal);
-      for (const f of findings)
-        report(
-          `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`,
-        );
+      for (const f of findings) report(findingLine(f));
       if (blocking(findings).length > 0) throw new PreflightError(findings);
     },
     verify: async () => true,

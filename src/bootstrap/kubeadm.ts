@@ -72,6 +72,7 @@ import type { Payload, PayloadSource } from './payload';
 import { Secret, type Plan, type Step } from './plan';
 import {
   blocking,
+  findingLine,
   checkBuild,
   checkConflictingRuntime,
   checkContainersFeature,
@@ -281,10 +282,7 @@ function preflightStep(): KubeadmStep {
     check: async () => 'todo',
     apply: async (ctx, signal, report) => {
       const findings = await kubeadmPreflight(ctx, signal);
-      for (const f of findings)
-        report(
-          `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`,
-        );
+      for (const f of findings) report(findingLine(f));
       if (blocking(findings).length > 0) throw new PreflightError(findings);
     },
     verify: async () => true,

@@ -5,10 +5,10 @@
 
 import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
-import { blocking, formatFindings, ok, type Finding } from '../core/windows/findings';
+import { blocking, findingLine, formatFindings, ok, type Finding } from '../core/windows/findings';
 import { UserError } from '../core/user-error';
 
-export { blocking, ok, type Finding };
+export { blocking, findingLine, ok, type Finding };
 export type { FindingSeverity, FixKind } from '../core/windows/findings';
 
 /**

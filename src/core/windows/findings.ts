@@ -26,12 +26,17 @@ export function blocking(findings: readonly Finding[]): Finding[] {
   return findings.filter((f) => f.severity === 'error');
 }
 
-/** One finding per line: ✗ error, ! warning, ✓ passed; the fix on the next line. */
+/** A finding's mark: ✗ error, ! warning, ✓ passed. */
+function mark(f: Finding): string {
+  return f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓';
+}
+
+/** One finding per line: the mark and the title; the fix on the next line. */
 export function formatFindings(findings: readonly Finding[]): string {
-  return findings
-    .map(
-      (f) =>
-        `${f.severity === 'error' ? '✗' : f.severity === 'warning' ? '!' : '✓'} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`,
-    )
-    .join('\n');
+  return findings.map((f) => `${mark(f)} ${f.title}${f.fix ? `\n    fix: ${f.fix}` : ''}`).join('\n');
+}
+
+/** A finding as one progress line: the mark, the title and the fix after a dash. */
+export function findingLine(f: Finding): string {
+  return `${mark(f)} ${f.title}${f.fix ? ` — ${f.fix}` : ''}`;
 }
