@@ -6,6 +6,17 @@
 // its restrictions.
 import tseslint from 'typescript-eslint';
 
+/** Every folder outside core/ and shared/: the two inner layers may import none of them. */
+const OUTER_LAYERS = [
+  '**/cli/**',
+  '**/server/**',
+  '**/extension/**',
+  '**/remote/**',
+  '**/cluster/**',
+  '**/bootstrap/**',
+  '**/views/**',
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'out/**', 'node_modules/**', '.cache/**', 'bench/tmp/**', 'test-results/**'] },
   ...tseslint.configs.recommended,
@@ -40,15 +51,7 @@ export default tseslint.config(
               message: 'src/core is pure: it receives text and returns plain results.',
             },
             {
-              group: [
-                '**/cli/**',
-                '**/server/**',
-                '**/extension/**',
-                '**/remote/**',
-                '**/cluster/**',
-                '**/bootstrap/**',
-                '**/views/**',
-              ],
+              group: OUTER_LAYERS,
               message: 'core must not depend on outer layers.',
             },
           ],
@@ -161,15 +164,7 @@ export default tseslint.config(
                 'src/shared is read by the extension and the language server alike: plain types, names and defaults.',
             },
             {
-              group: [
-                '**/cli/**',
-                '**/server/**',
-                '**/extension/**',
-                '**/remote/**',
-                '**/cluster/**',
-                '**/bootstrap/**',
-                '**/views/**',
-              ],
+              group: OUTER_LAYERS,
               message: 'shared must not depend on either side.',
             },
           ],
