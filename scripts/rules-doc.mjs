@@ -1,4 +1,4 @@
-// Regenerates the rule table in README.md (between the rules markers) and docs/rules.md from the
+// Regenerates the rule table in docs/rule-table.md (between the rules markers) and docs/rules.md from the
 // rule registry, via the built CLI (`kube-windows rules --format json`). `--check` only verifies.
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -13,7 +13,7 @@ const check = process.argv.includes('--check');
 const esc = (s) => s.replace(/\|/g, '\\|');
 
 export function readmeTable(list) {
-  const rows = list.map((r) => `| [${r.id}](docs/rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${esc(r.title)} |`);
+  const rows = list.map((r) => `| [${r.id}](rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${esc(r.title)} |`);
   return ['| Rule | Severity | What it catches and why |', '|---|---|---|', ...rows].join('\n');
 }
 
@@ -48,7 +48,7 @@ function failuresSection(list) {
 }
 
 export function failuresTable(list) {
-  const rows = list.map((f) => `| [${f.id}](docs/rules.md#${f.id.toLowerCase()}) | ${f.severity} | ${esc(f.title)} |`);
+  const rows = list.map((f) => `| [${f.id}](rules.md#${f.id.toLowerCase()}) | ${f.severity} | ${esc(f.title)} |`);
   return ['| Signature | Severity | What failed |', '|---|---|---|', ...rows].join('\n');
 }
 
@@ -115,22 +115,23 @@ function rulesDoc(list) {
   return out.join('\n');
 }
 
-const readme = readFileSync('README.md', 'utf8');
+const TABLE = 'docs/rule-table.md';
+const readme = readFileSync(TABLE, 'utf8');
 const start = readme.indexOf('<!-- rules:start -->');
 const end = readme.indexOf('<!-- rules:end -->');
 if (start === -1 || end === -1)
-  throw new Error('README.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
+  throw new Error('docs/rule-table.md lacks the <!-- rules:start --> / <!-- rules:end --> markers');
 const withRules = `${readme.slice(0, start)}<!-- rules:start -->\n${readmeTable(rules)}\n${readme.slice(end)}`;
 const fStart = withRules.indexOf('<!-- failures:start -->');
 const fEnd = withRules.indexOf('<!-- failures:end -->');
 if (fStart === -1 || fEnd === -1)
-  throw new Error('README.md lacks the <!-- failures:start --> / <!-- failures:end --> markers');
+  throw new Error('docs/rule-table.md lacks the <!-- failures:start --> / <!-- failures:end --> markers');
 const nextReadme = `${withRules.slice(0, fStart)}<!-- failures:start -->\n${failuresTable(failures)}\n${withRules.slice(fEnd)}`;
 const nextDoc = rulesDoc(rules);
 if (check) {
   let ok = true;
   if (nextReadme !== readme) {
-    console.error('README.md rule table is out of date: run node scripts/rules-doc.mjs');
+    console.error('docs/rule-table.md is out of date: run node scripts/rules-doc.mjs');
     ok = false;
   }
   let current = '';
@@ -145,7 +146,9 @@ if (check) {
   }
   process.exit(ok ? 0 : 1);
 }
-writeFileSync('README.md', nextReadme);
+writeFileSync(TABLE, nextReadme);
 mkdirSync('docs', { recursive: true });
 writeFileSync('docs/rules.md', nextDoc);
-console.log(`${rules.length} rules and ${failures.length} failure signatures written to README.md and docs/rules.md`);
+console.log(
+  `${rules.length} rules and ${failures.length} failure signatures written to docs/rule-table.md and docs/rules.md`,
+);

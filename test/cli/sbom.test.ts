@@ -74,10 +74,10 @@ test(
         assert.ok(c.hashes?.length, `${c.name}: integrity hash`);
       }
       assert.match(r.stdout, /^SBOM \(CycloneDX 1\.5\) of what ships: \d+ packages/);
-      // The README names every direct runtime dependency.
-      const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+      // docs/design.md names every direct runtime dependency (and why).
+      const design = readFileSync(join(ROOT, 'docs', 'design.md'), 'utf8');
       for (const dep of Object.keys(pkg.dependencies))
-        assert.ok(readme.includes(`\`${dep}\``), `README does not name ${dep}`);
+        assert.ok(design.includes(`\`${dep}\``), `docs/design.md does not name ${dep}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

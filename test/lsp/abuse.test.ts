@@ -51,7 +51,7 @@ const key = (code: unknown, line: number, character: number, message: string) =>
   `${String(code)} ${line}:${character} ${message}`;
 
 // The server leaves alone YAML that does not look like Kubernetes (an apiVersion line and a kind or
-// platform line, README "In the editor"); `check` reads every file it is given.
+// platform line, docs/editor.md); `check` reads every file it is given.
 const looksLikeKubernetes = (text: string): boolean =>
   /^[ \t-]*apiVersion:[ \t]*\S/m.test(text) && (/^[ \t-]*kind:[ \t]*\S/m.test(text) || /^platform:/m.test(text));
 
