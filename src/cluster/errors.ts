@@ -1,7 +1,7 @@
 // Failures become model items with a message a user can act on, and userMessage gives the CLI and
 // VS Code the same words for the same failure. Nothing here throws, and no message carries a token, a
 // key or a password.
-import { isUserError } from '../core/user-error';
+import { ownWords } from '../core/user-error';
 
 export type ClusterErrorKind =
   | 'unreachable'
@@ -189,9 +189,7 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
  * errors carry a code, the API's a status); else the classified wording of an API or network failure.
  */
 export function userMessage(err: unknown, context: string): string {
-  if (isUserError(err)) return err.message;
-  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
-  return classifyError(err, { context }).message;
+  return ownWords(err) ?? classifyError(err, { context }).message;
 }
 
 function execMessage(err: ExecPluginError, cluster: string): string {

@@ -10,6 +10,16 @@ export class UserError extends Error {
   readonly [USER_ERROR] = true;
 }
 
+/**
+ * The error's own message when it is already worded for a user: a UserError, or a plain Error a step threw with
+ * its own words (no code, no HTTP status to classify). Undefined when it needs wording (cluster/errors.ts).
+ */
+export function ownWords(err: unknown): string | undefined {
+  if (isUserError(err)) return err.message;
+  if (err instanceof Error && err.name === 'Error' && !('code' in err) && !('status' in err)) return err.message;
+  return undefined;
+}
+
 /** Whether `err` is a UserError of any bundle's copy of this module. */
 export function isUserError(err: unknown): err is UserError {
   return typeof err === 'object' && err !== null && (err as { [USER_ERROR]?: unknown })[USER_ERROR] === true;

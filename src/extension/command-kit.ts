@@ -2,6 +2,7 @@
 // the user (details in the log), and kubeconfig access through the lazily loaded engine.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
+import { ownWords } from '../core/user-error';
 import type * as Engine from './engine-bundle';
 import type { TreeNode } from '../views/cluster-item';
 import type { RunEvent, RunResult } from '../bootstrap/runner';
@@ -167,11 +168,11 @@ export function loadEngine(): Promise<typeof import('./engine-bundle')> {
 }
 
 /**
- * Words for a failure, the CLI's words (cluster/errors.ts), from the engine's copy: its errors' classes are the ones it
- * threw.
+ * Words for a failure, the CLI's words (cluster/errors.ts). An error already worded needs nothing more; the others
+ * are classified by the engine's copy (its errors' classes are the ones it threw), loaded only for them.
  */
 export async function userMessage(err: unknown, context: string): Promise<string> {
-  return (await loadEngine()).userMessage(err, context);
+  return ownWords(err) ?? (await loadEngine()).userMessage(err, context);
 }
 
 /** The context (and node) a tree item stands for: ids are `ctx/<context>` and `ctx/<context>/node/<name>`. */
