@@ -335,8 +335,11 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         };
         // As VS Code does: reveal needs getParent, and `expand` asks for the children of the element
         // (and of those that open expanded), levels deep.
+        const expanded = new Map<unknown, unknown>();
+        const keyOf = (element: unknown) => (provider.getTreeItem(element) as { id?: string }).id ?? element;
         const expand = async (element: unknown, levels: number): Promise<void> => {
           if (levels <= 0) return;
+          expanded.set(keyOf(element), element);
           for (const child of ((await provider.getChildren(element)) as unknown[]) ?? []) {
             if ((provider.getTreeItem(child) as { collapsibleState?: number }).collapsibleState === 2)
               await expand(child, 1);
@@ -350,6 +353,17 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
           await expand(element, levels);
         };
+        // As VS Code does: a change event of an expanded element (or of the whole tree) makes the view ask
+        // for its children again, so that a loading row is replaced by what arrived later.
+        const changes = (provider as { onDidChangeTreeData?: (listener: (e: unknown) => void) => unknown })
+          .onDidChangeTreeData;
+        changes?.call(provider, (changed: unknown) => {
+          const keys = changed === undefined || changed === null ? [...expanded.keys()] : [changed].flat().map(keyOf);
+          for (const key of keys) {
+            const element = expanded.get(key);
+            if (element !== undefined) void expand(element, 1).catch(() => undefined);
+          }
+        });
         return Object.assign(handle, { onDidCollapseElement: collapse.event, reveal });
       },
       showErrorMessage: show('error'),

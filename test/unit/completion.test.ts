@@ -6,6 +6,7 @@ import { positionContext } from '../../src/core/editor/context';
 import { nodeAt } from '../../src/core/editor/node-at';
 import { getAt } from '../../src/core/manifest/path';
 import { Rng, genWorkload, load11, mutate, seedFromEnv, toCrlf, withSeed } from '../support/yaml-gen';
+import { cpuMillis } from '../support/cpu-time';
 
 /** The text with the cursor marker `‸` removed, and the cursor offset. */
 function at(src: string): { text: string; offset: number } {
@@ -370,13 +371,13 @@ test('fast on a 1000-document file: completion reads lines, hover parses one doc
   const docs = Array.from({ length: 1000 }, (_, i) => genWorkload(r, i));
   const text = docs.join('---\n') + '---\nkind: Pod\nspec:\n  nodeSelector:\n    kubernetes.io/os: ';
   assert.ok(text.length > 300_000);
-  const t0 = performance.now();
+  const t0 = cpuMillis();
   for (let i = 0; i < 20; i++) completionsAt(text, text.length);
-  const perCompletion = (performance.now() - t0) / 20;
+  const perCompletion = (cpuMillis() - t0) / 20;
   const mid = text.indexOf('image:', text.length >> 1);
-  const t1 = performance.now();
+  const t1 = cpuMillis();
   for (let i = 0; i < 20; i++) hoverAt(text, mid + 1);
-  const perHover = (performance.now() - t1) / 20;
+  const perHover = (cpuMillis() - t1) / 20;
   assert.deepEqual(labels(completionsAt(text, text.length)), ['windows', 'linux']);
   assert.ok(perCompletion < 20, `completion took ${perCompletion.toFixed(2)} ms`);
   assert.ok(perHover < 50, `hover took ${perHover.toFixed(2)} ms`);

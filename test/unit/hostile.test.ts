@@ -6,14 +6,15 @@ import assert from 'node:assert/strict';
 import { checkText, type CheckOptions, type CheckResult } from '../../src/core/rules/checker';
 import { fixText } from '../../src/core/rules/fix';
 import { Rng } from '../support/yaml-gen';
+import { cpuMillis } from '../support/cpu-time';
 
-const LIMIT_MS = 5000;
+const LIMIT_MS = 5000; // of CPU time (see cpu-time.ts)
 
 /** checkText, timed; fails on an exception, a rule error, a stack trace in a message, or a slow answer. */
 function timedCheck(text: string, options: CheckOptions = {}): CheckResult & { ms: number } {
-  const t0 = performance.now();
+  const t0 = cpuMillis();
   const result = checkText(text, options);
-  const ms = performance.now() - t0;
+  const ms = cpuMillis() - t0;
   assert.ok(ms < LIMIT_MS, `took ${ms.toFixed(0)} ms (limit ${LIMIT_MS})`);
   assert.deepEqual(result.ruleErrors, []);
   for (const m of [result.skipped ?? '', ...result.findings.map((f) => f.message)]) {
@@ -173,9 +174,9 @@ test('hundreds of thousands of empty documents, one huge line, many anchors', ()
 
 test('fixing a hostile file terminates and changes nothing it cannot read', () => {
   const text = `${'['.repeat(5000)}\n---\na: &a [*a]\n---\n\u0000\u0001binary`;
-  const t0 = performance.now();
+  const t0 = cpuMillis();
   const out = fixText(text);
-  assert.ok(performance.now() - t0 < LIMIT_MS);
+  assert.ok(cpuMillis() - t0 < LIMIT_MS);
   assert.equal(out.text, text);
 });
 
