@@ -133,11 +133,11 @@ function fixMode(values: CheckValues, format: Presentation['format']): FixMode |
     refuse(values['dry-run'], '--dry-run goes with --fix (it shows the fixes as a diff and writes nothing)');
     return undefined;
   }
-  const kinds = oneOf('fix', values['fix-scope'], ['safe', 'all']) ?? 'safe';
+  const scope = oneOf('fix', values['fix-scope'], ['safe', 'all']) ?? 'safe';
   const dryRun = values['dry-run'] === true;
   if (dryRun && format !== 'text')
     throw new UsageError('--fix --dry-run prints a unified diff; it cannot be used with --format json or sarif');
-  return { kinds, dryRun };
+  return { scope, dryRun };
 }
 
 type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
@@ -290,7 +290,7 @@ function checkFiles(
       load: {
         ...options.load,
         ...(charts.isChartData(t.file) ? { templateSyntax: false } : {}),
-        ...(isUnderTemplates(t.file.path) ? { underTemplates: true } : {}),
+        ...(isUnderTemplates(t.file.absolute ?? t.file.path) ? { underTemplates: true } : {}),
       },
     };
     let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, fileOptions);
@@ -338,7 +338,7 @@ const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ?
 
 /** `--fix`, `--fix=all`, and `--dry-run` with either. */
 interface FixMode {
-  kinds: FixScope;
+  scope: FixScope;
   dryRun: boolean;
 }
 
@@ -355,15 +355,15 @@ function applyFixes(
   fixing: { applied: number; writeFailed: boolean; diffs: string[]; rewritesLeft: number },
 ): CheckResult {
   let after = result;
-  if (result.findings.some((f) => f.fixes.some((x) => fixAllowed(x.kind, fix.kinds)))) {
-    const fixed = fixText(text, options, { scope: fix.kinds });
+  if (result.findings.some((f) => f.fixes.some((x) => fixAllowed(x.kind, fix.scope)))) {
+    const fixed = fixText(text, options, { scope: fix.scope });
     if (fixed.applied > 0 && fixed.text !== text) {
       if (fix.dryRun) {
         fixing.diffs.push(unifiedDiff(text, fixed.text, `a/${file.path}`, `b/${file.path}`));
         fixing.applied += fixed.applied;
         after = fixed.result;
       } else {
-        const err = file.absolute ? writeFileAtomic(file.absolute, fixed.text) : 'standard input';
+        const err = file.absolute ? writeFileAtomic(file.absolute, fixed.text) : 'standard input cannot be rewritten';
         if (err) {
           warn(`${file.path}: fixes not written: ${err}; the file is unchanged`);
           fixing.writeFailed = true;
@@ -374,7 +374,7 @@ function applyFixes(
       }
     }
   }
-  if (fix.kinds === 'safe')
+  if (fix.scope === 'safe')
     fixing.rewritesLeft += after.findings.filter(
       (f) => f.fixes.length > 0 && !f.fixes.some((x) => x.kind === 'safe'),
     ).length;

@@ -185,6 +185,20 @@ test('--fix --dry-run prints a unified diff and writes nothing', () => {
   assert.match(stdin.stdout, /^--- a\/<stdin>/);
 });
 
+test('a template in a templates/ folder without Chart.yaml is YAML002 from any working directory', () => {
+  const dir = tmp({ 'templates/cm.yaml': '{{- if .Values.on }}\nfoo: {{ .Values.x }}\n{{- end }}\n' });
+  for (const [cwd, path] of [
+    [dir, 'templates/cm.yaml'],
+    [join(dir, 'templates'), 'cm.yaml'],
+  ]) {
+    const r = run(['check', '--format', 'json', path], cwd);
+    const rules = JSON.parse(r.stdout).files.flatMap((f: { findings: { ruleId: string }[] }) =>
+      f.findings.map((x) => x.ruleId),
+    );
+    assert.deepEqual(rules, ['YAML002'], cwd);
+  }
+});
+
 test('rules | head: a closed pipe ends the command quietly', async () => {
   const child = spawn(process.execPath, [CLI, 'rules', '--format', 'json'], { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.destroy(); // the reader is gone before the first line
