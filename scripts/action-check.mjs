@@ -14,14 +14,20 @@ const words = (s) => (s ?? '').split(/\s+/).filter(Boolean);
 const paths = words(process.env.KW_PATHS || '.');
 const extra = words(process.env.KW_ARGS);
 const sarifFile = resolve(process.env.KW_SARIF || 'kube-windows.sarif');
-const failOnFindings = (process.env.KW_FAIL_ON_FINDINGS || 'false').toLowerCase() === 'true';
+// fail-on (error|warning|info|never, default never: code scanning shows the findings); the older
+// fail-on-findings: 'true' meant "fail on what is reported", which is now warning and above.
+const legacy = (process.env.KW_FAIL_ON_FINDINGS || 'false').toLowerCase() === 'true';
+const failOn = (process.env.KW_FAIL_ON || (legacy ? 'warning' : 'never')).trim().toLowerCase();
 
-if (extra.some((a) => a === '--format' || a.startsWith('--format=') || a === '--fix')) {
-  console.error('kube-windows action: args may not set --format (the action writes SARIF) or --fix (it only reports)');
+const owned = (a) => ['--format', '--fix', '--fail-on'].some((o) => a === o || a.startsWith(`${o}=`));
+if (extra.some(owned)) {
+  console.error(
+    'kube-windows action: args may not set --format (the action writes SARIF), --fix (it only reports) or --fail-on (use the fail-on input)',
+  );
   process.exit(2);
 }
 
-const r = spawnSync(process.execPath, [cli, 'check', '--format', 'sarif', ...extra, ...paths], {
+const r = spawnSync(process.execPath, [cli, 'check', '--format', 'sarif', '--fail-on', failOn, ...extra, ...paths], {
   encoding: 'utf8',
   maxBuffer: 1 << 30,
 });
@@ -31,7 +37,10 @@ if (r.error) {
 }
 process.stderr.write(r.stderr);
 const code = r.status ?? 2;
-if (code === 2) {
+// Exit code 2 with a SARIF log: a path could not be read (the log says which); without one, check
+// could not run at all (a bad option).
+const sarifWritten = r.stdout.trimStart().startsWith('{');
+if (code === 2 && !sarifWritten) {
   console.error('kube-windows action: check could not run (exit code 2); no SARIF written');
   process.exit(2);
 }
@@ -47,4 +56,5 @@ console.log(summary);
 if (process.env.GITHUB_OUTPUT)
   appendFileSync(process.env.GITHUB_OUTPUT, `exit-code=${code}\nfindings=${results.length}\nsarif-file=${sarifFile}\n`);
 if (process.env.GITHUB_STEP_SUMMARY) appendFileSync(process.env.GITHUB_STEP_SUMMARY, `${summary}\n`);
-process.exit(code === 1 && failOnFindings ? 1 : 0);
+// check applied --fail-on: 1 means a finding at or above it, 2 an input that could not be read.
+process.exit(code);

@@ -1,8 +1,10 @@
 // `kube-windows check` (Windows compatibility findings in manifests, the main job) and
 // `kube-windows rules` (the rule catalogue).
 import { version } from '../../package.json';
-import { checkText, gatherFacts, type CheckOptions } from '../core/rules/checker';
-import { fixText } from '../core/rules/fix';
+import { checkText, gatherFacts, type CheckOptions, type CheckResult } from '../core/rules/checker';
+import { fixAllowed, fixText, type FixScope } from '../core/rules/fix';
+import { isUnderTemplates } from '../core/manifest/kubernetes-document';
+import { unifiedDiff } from '../core/unified-diff';
 import { RULES } from '../core/rules/registry';
 import { DEFAULT_MAX_BYTES } from '../core/manifest/document';
 import { SEVERITY_RANK, type Severity } from '../core/rules/types';
@@ -66,6 +68,8 @@ export function runCheck(args: string[]): number | Promise<number> {
   }
   const format = oneOf('format', values.format, FORMATS) ?? 'text';
   const minSeverity: Severity = oneOf('min-severity', values['min-severity'], ['info', 'warning', 'error']) ?? 'info';
+  const failOn: FailOn = oneOf('fail-on', values['fail-on'], FAIL_ON) ?? 'warning';
+  const fix = fixMode(values, format);
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
   const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
   if (values.namespace !== undefined && values['all-namespaces'])
@@ -83,7 +87,7 @@ export function runCheck(args: string[]): number | Promise<number> {
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
-      return runLiveCheck(values, format, minSeverity, flavour, color);
+      return runLiveCheck(values, format, minSeverity, failOn, flavour, color);
     }
     refuse(values.namespace, '-n/--namespace is for the live check (no paths); with paths the files are checked');
     refuse(
@@ -98,29 +102,59 @@ export function runCheck(args: string[]): number | Promise<number> {
       );
     const saved = values.snapshot !== undefined ? snapshotFile(values.snapshot) : undefined;
     const live = saved ? Promise.resolve(saved) : liveSnapshot(values);
-    return live.then((snapshot) => checkFiles(values, positionals, format, minSeverity, flavour, color, snapshot));
+    return live.then((snapshot) =>
+      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color }, snapshot),
+    );
   }
   return checkFiles(
     values,
     positionals,
-    format,
-    minSeverity,
-    flavour,
-    color,
+    { format, minSeverity, failOn, fix, flavour, color },
     openshiftRelease(values['openshift-version'], flavour),
   );
+}
+
+const FAIL_ON = ['error', 'warning', 'info', 'never'] as const;
+type FailOn = (typeof FAIL_ON)[number];
+
+/** How the reported findings are presented and judged. */
+interface Presentation {
+  format: (typeof FORMATS)[number];
+  minSeverity: Severity;
+  failOn: FailOn;
+  fix: FixMode | undefined;
+  flavour: Flavour;
+  color: boolean;
+}
+
+/** `--fix` (fixes that keep the object's meaning), `--fix=all` (every fix), `--dry-run` (show, write nothing). */
+function fixMode(values: CheckValues, format: Presentation['format']): FixMode | undefined {
+  if (!values.fix) {
+    refuse(values['dry-run'], '--dry-run goes with --fix (it shows the fixes as a diff and writes nothing)');
+    return undefined;
+  }
+  const scope = oneOf('fix', values['fix-scope'], ['safe', 'all']) ?? 'safe';
+  const dryRun = values['dry-run'] === true;
+  if (dryRun && format !== 'text')
+    throw new UsageError('--fix --dry-run prints a unified diff; it cannot be used with --format json or sarif');
+  return { scope, dryRun };
 }
 
 type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
 
 function parseCheckArgs(args: string[]) {
-  return parseCommand(CHECK_COMMAND, args);
+  // `--fix=all`: parseArgs takes no value for a boolean option, so the value travels in a hidden one.
+  const split = args.flatMap((a) =>
+    a.startsWith('--fix=') ? ['--fix', '--fix-scope', a.slice('--fix='.length)] : [a],
+  );
+  return parseCommand(CHECK_COMMAND, split);
 }
 
 function snapshotFile(path: string): ClusterSnapshot {
-  const { files, errors } = expandInputs([path]);
+  const { files, unreadable } = expandInputs([path]);
   const file = files[0];
-  if (errors.length > 0 || !file) throw new UsageError(`--snapshot ${path}: ${errors[0] ?? 'not found'}`);
+  if (unreadable.length > 0 || !file)
+    throw new UsageError(`--snapshot ${path}: ${unreadable[0]?.reason ?? 'not found'}`);
   const r = readText(file, DEFAULT_MAX_BYTES);
   if (r.error || r.text === undefined) throw new UsageError(`--snapshot ${path}: ${r.error ?? 'too large'}`);
   const read = readSnapshotText(r.text);
@@ -145,6 +179,7 @@ async function runLiveCheck(
   values: CheckValues,
   format: (typeof FORMATS)[number],
   minSeverity: Severity,
+  failOn: FailOn,
   flavour: Flavour,
   color: boolean,
 ): Promise<number> {
@@ -181,34 +216,37 @@ async function runLiveCheck(
         : formatLiveText(report, cluster.context, color),
   );
   const s = report.summary;
-  return s.errors + s.warnings + s.infos > 0 ? EXIT.FAILED : EXIT.OK;
+  const failing =
+    failOn === 'never'
+      ? 0
+      : failOn === 'error'
+        ? s.errors
+        : failOn === 'warning'
+          ? s.errors + s.warnings
+          : s.errors + s.warnings + s.infos;
+  return failing > 0 ? EXIT.FAILED : EXIT.OK;
 }
 
 function checkFiles(
   values: CheckValues,
   positionals: string[],
-  format: (typeof FORMATS)[number],
-  minSeverity: Severity,
-  flavour: Flavour,
-  color: boolean,
+  { format, minSeverity, failOn, fix, flavour, color }: Presentation,
   cluster: ClusterSnapshot | undefined,
 ): number {
   const mib = positiveNumber('max-file-size', values['max-file-size']);
   const maxBytes = mib === undefined ? DEFAULT_MAX_BYTES : Math.floor(mib * 1048576);
   const inputs = positionals.length > 0 ? positionals : ['.'];
-  if (values.fix && inputs.includes('-')) throw new UsageError('--fix cannot rewrite standard input; pass file paths');
+  if (fix && !fix.dryRun && inputs.includes('-'))
+    throw new UsageError('--fix cannot rewrite standard input; pass file paths (or add --dry-run for a diff)');
 
-  const { files, errors } = expandInputs(inputs);
-  let ioError = errors.length > 0;
-  for (const e of errors) warn(e);
+  const { files, unreadable } = expandInputs(inputs);
 
   // Read everything first: cross-file facts (RuntimeClasses, Namespaces) feed every check.
   const texts: { file: InputFile; text?: string; skipped?: string }[] = [];
   for (const file of files) {
     const r = readText(file, maxBytes);
     if (r.error) {
-      warn(`${file.path}: ${r.error}`);
-      ioError = true;
+      unreadable.push({ path: file.path, reason: r.error });
       continue;
     }
     if (r.tooLarge !== undefined) {
@@ -220,6 +258,7 @@ function checkFiles(
     }
     texts.push({ file, text: r.text });
   }
+  for (const u of unreadable) warn(`${u.path}: ${u.reason}`);
   const charts = chartTemplates(texts, (values['helm-values'] as string[] | undefined) ?? []);
   for (const p of charts.problems) warn(p);
   const facts = gatherFacts(
@@ -238,7 +277,7 @@ function checkFiles(
 
   const reports: FileReport[] = [];
   const counts = { documents: 0, workloads: 0, windowsWorkloads: 0 };
-  let fixesApplied = 0;
+  const fixing = { applied: 0, writeFailed: false, diffs: [] as string[], rewritesLeft: 0 };
   const threshold = SEVERITY_RANK[minSeverity];
   for (const t of texts) {
     if (t.text === undefined) {
@@ -246,23 +285,16 @@ function checkFiles(
       continue;
     }
     const chart = charts.of(t.file);
-    const dataOptions = charts.isChartData(t.file)
-      ? { ...options, load: { ...options.load, templateSyntax: false } }
-      : options;
-    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, dataOptions);
-    if (!chart && values.fix && t.file.absolute && result.findings.some((f) => f.fixes.length > 0)) {
-      const fixed = fixText(t.text, options);
-      if (fixed.applied > 0 && fixed.text !== t.text) {
-        const err = writeFileAtomic(t.file.absolute, fixed.text);
-        if (err) {
-          warn(`${t.file.path}: fixes not written: ${err}; the file is unchanged`);
-          ioError = true;
-        } else {
-          fixesApplied += fixed.applied;
-          result = fixed.result;
-        }
-      }
-    }
+    const fileOptions: CheckOptions = {
+      ...options,
+      load: {
+        ...options.load,
+        ...(charts.isChartData(t.file) ? { templateSyntax: false } : {}),
+        ...(isUnderTemplates(t.file.absolute ?? t.file.path) ? { underTemplates: true } : {}),
+      },
+    };
+    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, fileOptions);
+    if (!chart && fix) result = applyFixes(t.file, t.text, result, fileOptions, fix, fixing);
     for (const e of result.ruleErrors) {
       warn(`${t.file.path}: rule ${e.ruleId} failed (${e.message}); please report this`);
     }
@@ -270,20 +302,91 @@ function checkFiles(
     counts.workloads += result.workloads;
     counts.windowsWorkloads += result.windowsWorkloads;
     const findings = result.findings.filter((f) => SEVERITY_RANK[f.severity] >= threshold);
-    reports.push({ path: t.file.path, findings, ...(result.skipped ? { skipped: result.skipped } : {}) });
+    // Another tool's YAML (a workflow, docker-compose, mkdocs.yml …): counted, never reported.
+    const notKubernetes = result.documents === 0 && result.notKubernetes > 0 && findings.length === 0;
+    reports.push({
+      path: t.file.path,
+      findings,
+      ...(result.skipped ? { skipped: result.skipped } : {}),
+      ...(notKubernetes ? { notKubernetes } : {}),
+    });
   }
 
-  const summary = summarize(reports, counts);
-  if (values.fix) summary.fixesApplied = fixesApplied;
-  const out =
-    format === 'json'
-      ? formatJson(reports, summary)
-      : format === 'sarif'
-        ? formatSarif(reports, version)
-        : formatText(reports, summary, color);
-  process.stdout.write(out);
-  if (ioError) return EXIT.USAGE;
-  return summary.findings > 0 ? EXIT.FAILED : EXIT.OK;
+  const summary = summarize(reports, counts, unreadable);
+  if (fix) summary.fixesApplied = fixing.applied;
+  if (fix?.dryRun) {
+    // The diff alone on standard output (it can be piped to `git apply`); the rest on standard error.
+    process.stdout.write(fixing.diffs.join(''));
+    warn(`--dry-run: ${plural(fixing.applied, 'fix', 'fixes')} would be applied; no file was written`);
+  } else
+    process.stdout.write(
+      format === 'json'
+        ? formatJson(reports, summary, unreadable)
+        : format === 'sarif'
+          ? formatSarif(reports, version, unreadable)
+          : formatText(reports, summary, color, unreadable),
+    );
+  if (fixing.rewritesLeft > 0)
+    warn(
+      `${plural(fixing.rewritesLeft, 'finding')} ${fixing.rewritesLeft === 1 ? 'has a fix' : 'have fixes'} that change${fixing.rewritesLeft === 1 ? 's' : ''} the object (another image tag, a converted kind …): applied only with --fix=all, offered one by one in the editor`,
+    );
+  if (unreadable.length > 0 || fixing.writeFailed) return EXIT.USAGE;
+  return failsBuild(reports, failOn) ? EXIT.FAILED : EXIT.OK;
+}
+
+const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;
+
+/** `--fix`, `--fix=all`, and `--dry-run` with either. */
+interface FixMode {
+  scope: FixScope;
+  dryRun: boolean;
+}
+
+/**
+ * Applies the fixes `fix` allows to one file: written atomically, or kept as a unified diff with
+ * --dry-run. Returns the check of the fixed text (of the file as it is, with --dry-run).
+ */
+function applyFixes(
+  file: InputFile,
+  text: string,
+  result: CheckResult,
+  options: CheckOptions,
+  fix: FixMode,
+  fixing: { applied: number; writeFailed: boolean; diffs: string[]; rewritesLeft: number },
+): CheckResult {
+  let after = result;
+  if (result.findings.some((f) => f.fixes.some((x) => fixAllowed(x.kind, fix.scope)))) {
+    const fixed = fixText(text, options, { scope: fix.scope });
+    if (fixed.applied > 0 && fixed.text !== text) {
+      if (fix.dryRun) {
+        fixing.diffs.push(unifiedDiff(text, fixed.text, `a/${file.path}`, `b/${file.path}`));
+        fixing.applied += fixed.applied;
+        after = fixed.result;
+      } else {
+        const err = file.absolute ? writeFileAtomic(file.absolute, fixed.text) : 'standard input cannot be rewritten';
+        if (err) {
+          warn(`${file.path}: fixes not written: ${err}; the file is unchanged`);
+          fixing.writeFailed = true;
+        } else {
+          fixing.applied += fixed.applied;
+          after = fixed.result;
+        }
+      }
+    }
+  }
+  if (fix.scope === 'safe')
+    fixing.rewritesLeft += after.findings.filter(
+      (f) => f.fixes.length > 0 && !f.fixes.some((x) => x.kind === 'safe'),
+    ).length;
+  // A dry run reports the file as it is: nothing was written.
+  return fix.dryRun ? result : after;
+}
+
+/** Whether the reported findings fail the build: any at or above --fail-on (never: none does). */
+function failsBuild(reports: FileReport[], failOn: FailOn): boolean {
+  if (failOn === 'never') return false;
+  const rank = SEVERITY_RANK[failOn];
+  return reports.some((r) => r.findings.some((f) => SEVERITY_RANK[f.severity] >= rank));
 }
 
 export async function runSnapshot(args: string[]): Promise<number> {

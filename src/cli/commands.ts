@@ -33,7 +33,12 @@ export const CHECK_COMMAND = command({
     'min-severity': {
       type: 'string',
       value: 'LEVEL',
-      help: 'report only findings at or above info|warning|error (default info);\nany reported finding makes the exit code 1',
+      help: 'report only findings at or above info|warning|error (default info)',
+    },
+    'fail-on': {
+      type: 'string',
+      value: 'LEVEL',
+      help: 'exit code 1 when a reported finding is at or above error|warning|info;\nnever: exit code 0 whatever is found (default warning: info findings\nnever fail a build)',
     },
     enable: { type: 'string', multiple: true, value: 'RULE[,RULE]', help: 'run only these rules (repeatable)' },
     disable: { type: 'string', multiple: true, value: 'RULE[,RULE]', help: 'do not run these rules (repeatable)' },
@@ -47,7 +52,18 @@ export const CHECK_COMMAND = command({
       value: '4.N',
       help: "check against this OpenShift release's Windows support (platforms,\nWindows Server versions); implies --flavour openshift",
     },
-    fix: { type: 'boolean', default: false, help: 'apply safe fixes in place (atomically), then report what is left' },
+    fix: {
+      type: 'boolean',
+      default: false,
+      value: '[=all]',
+      help: "apply in place (atomically) the fixes that keep the object's meaning\n(a field removed that the API server or the kubelet ignores or rejects, a\nwrongly cased value or key corrected), then report what is left; --fix=all\nalso applies those that change the object (another image tag, a field\nadded, DeploymentConfig converted to a Deployment)",
+    },
+    'dry-run': {
+      type: 'boolean',
+      help: 'with --fix: print the changes as a unified diff and write nothing',
+    },
+    // `--fix=all` arrives here (see check.ts): parseArgs gives a boolean option no value.
+    'fix-scope': { type: 'string' },
     'max-file-size': { type: 'string', value: 'MIB', help: 'skip files larger than this (default {maxFileSize})' },
     color: { type: 'boolean' },
     'no-color': { type: 'boolean', help: 'plain text output' },
@@ -85,7 +101,10 @@ export const CHECK_COMMAND = command({
     },
   },
   notes: `Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and
-.git skipped); "-" reads standard input.
+.git skipped); "-" reads standard input. YAML that is not Kubernetes (GitHub workflows, docker-compose,
+Ansible, OpenAPI, pre-commit, mkdocs ...) is skipped and counted as "not Kubernetes"; a named file that is
+not YAML (README.md) is refused. A path that does not exist, a glob that matches no YAML file or a file
+that cannot be read is named in the summary and makes the exit code 2.
 A file under a chart's templates/ folder (beside Chart.yaml) is checked with its template actions set
 aside; values a template action computes are not checked.`,
 });

@@ -72,7 +72,7 @@ export function forActions<const O extends OptionDecls>(
 
 /** The options and positionals of one command line; an unknown option or a missing value is a usage error. */
 export function parseCommand<const O extends OptionDecls>(decl: CommandDecl<O>, args: string[]) {
-  return parse(args, decl.options, true);
+  return parse(args, decl.options, true, decl.name);
 }
 
 /**
@@ -162,7 +162,9 @@ export function optionsHelp(
 }
 
 function optionLine(name: string, o: OptionDecl, fill: (text: string) => string): string {
-  const flags = `  ${o.short ? `-${o.short}, ` : ''}--${name}${o.value ? ` ${o.value}` : ''}`;
+  // An optional value (`[=all]`) is written against the option's name, as it is typed.
+  const value = o.value ? (o.value.startsWith('[') ? o.value : ` ${o.value}`) : '';
+  const flags = `  ${o.short ? `-${o.short}, ` : ''}--${name}${value}`;
   const help = fill(o.help ?? '').replace(/\n/g, `\n${' '.repeat(OPTION_COLUMN)}`);
   return flags.length <= OPTION_COLUMN - 2
     ? `${flags.padEnd(OPTION_COLUMN)}${help}`

@@ -25,9 +25,15 @@ export interface InputFile {
   absolute?: string;
 }
 
+/** An input that could not be read, and why (as `check` reports it: text, JSON `unreadable`, SARIF). */
+export interface Unreadable {
+  path: string;
+  reason: string;
+}
+
 export interface ExpandResult {
   files: InputFile[];
-  errors: string[];
+  unreadable: Unreadable[];
 }
 
 const SKIP_DIRS = new Set(['node_modules', '.git', '.hg', '.svn']);
@@ -35,11 +41,30 @@ const YAML_FILE = /\.ya?ml$/i;
 // A chart's templates/ may define whole manifests in .tpl files (included from a .yaml template).
 const CHART_PARTIAL = /\.tpl$/i;
 const GLOB_CHARS = /[*?[\]{}]/;
+// Named explicitly, a manifest may also be JSON (kubectl reads it; JSON is YAML) or have no extension.
+const NAMED_MANIFEST = /\.(?:ya?ml|json)$/i;
 
-/** Expands paths, directories (walked for *.yaml / *.yml) and globs, in the order given, without duplicates. */
+/** What a walk or a glob reads: YAML files, and .tpl files under a chart's templates/. */
+function isManifestFile(path: string): boolean {
+  return YAML_FILE.test(path) || (CHART_PARTIAL.test(path) && chartRootOf(path, existsSync) !== undefined);
+}
+
+/** Why a file named on the command line is not read, or undefined: README.md is not YAML. */
+function notYaml(path: string): string | undefined {
+  const name = basename(path);
+  const ext = /.\.([^.]+)$/.exec(name)?.[1];
+  if (ext === undefined || NAMED_MANIFEST.test(name) || isManifestFile(path)) return undefined;
+  return `not a YAML file (.${ext}); check reads .yaml, .yml and .json files`;
+}
+
+/**
+ * Expands paths, directories (walked for *.yaml / *.yml) and globs (their YAML files), in the order
+ * given, without duplicates. A missing path, a glob that matches no YAML file and a named file that is
+ * not YAML are `unreadable`, each with its reason.
+ */
 export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResult {
   const files: InputFile[] = [];
-  const errors: string[] = [];
+  const unreadable: Unreadable[] = [];
   const seen = new Set<string>();
   const add = (abs: string) => {
     if (seen.has(abs)) return;
@@ -64,10 +89,12 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
     }
     if (st?.isDirectory()) {
       const found: string[] = [];
-      walk(abs, found, errors);
+      walk(abs, found, unreadable);
       found.sort().forEach(add);
     } else if (st?.isFile()) {
-      add(abs);
+      const reason = notYaml(abs);
+      if (reason) unreadable.push({ path: input, reason });
+      else add(abs);
     } else if (GLOB_CHARS.test(input)) {
       const matches = globSync(input, {
         cwd,
@@ -75,30 +102,35 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
         dot: false,
         ignore: ['**/node_modules/**', '**/.git/**'],
       }).sort();
-      if (matches.length === 0) errors.push(`${input}: no files match this pattern`);
-      matches.forEach(add);
+      const yaml = matches.filter(isManifestFile);
+      if (yaml.length === 0)
+        unreadable.push({
+          path: input,
+          reason:
+            matches.length === 0
+              ? 'no files match this pattern'
+              : `no YAML file matches this pattern (${matches.length === 1 ? 'the one file it matches is not' : `none of the ${matches.length} files it matches is`} .yaml or .yml)`,
+        });
+      yaml.forEach(add);
     } else {
-      errors.push(`${input}: no such file or directory`);
+      unreadable.push({ path: input, reason: 'no such file or directory' });
     }
   }
-  return { files, errors };
+  return { files, unreadable };
 }
 
-function walk(dir: string, out: string[], errors: string[]) {
+function walk(dir: string, out: string[], unreadable: Unreadable[]) {
   let entries;
   try {
     entries = readdirSync(dir, { withFileTypes: true });
   } catch (err) {
-    errors.push(`${dir}: cannot read directory (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    unreadable.push({ path: dir, reason: `cannot read directory (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
     return;
   }
   for (const e of entries) {
     if (e.isDirectory()) {
-      if (!SKIP_DIRS.has(e.name)) walk(join(dir, e.name), out, errors);
-    } else if (
-      e.isFile() &&
-      (YAML_FILE.test(e.name) || (CHART_PARTIAL.test(e.name) && chartRootOf(join(dir, e.name), existsSync)))
-    ) {
+      if (!SKIP_DIRS.has(e.name)) walk(join(dir, e.name), out, unreadable);
+    } else if (e.isFile() && isManifestFile(join(dir, e.name))) {
       out.push(join(dir, e.name));
     }
   }
@@ -150,8 +182,9 @@ function readStdin(): string {
  * A command that acts on the objects stops on any problem: half an input set would mislead.
  */
 export function readObjects(inputs: string[], maxBytes = DEFAULT_MAX_BYTES): { objects: unknown[]; errors: string[] } {
-  const { files, errors } = expandInputs(inputs);
+  const { files, unreadable } = expandInputs(inputs);
   const objects: unknown[] = [];
+  const errors = unreadable.map((u) => `${u.path}: ${u.reason}`);
   if (errors.length > 0) return { objects, errors };
   for (const input of files) {
     const r = readText(input, maxBytes);

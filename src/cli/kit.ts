@@ -16,7 +16,7 @@ import type { RunEvent } from '../bootstrap/runner';
 
 /** The exit codes of every subcommand; EXIT_CODES_HELP says the same for people. */
 export const EXIT = {
-  /** Done: no findings, every host or node done, nothing to change. */
+  /** Done: no findings (at or above check's --fail-on), every host or node done, nothing to change. */
   OK: 0,
   /**
    * The command ran and the answer is no: findings, refused sources, changes to make, a host or node failed (SSH
@@ -31,12 +31,14 @@ export const EXIT = {
 } as const;
 
 export const EXIT_CODES_HELP = `Exit codes (the same for every command):
-  0  done: no findings, every host or node done, nothing to change
-  1  the command ran and the answer is no: findings (check), sources refused (mirrors render),
-     changes to make (mirrors diff), a host or node failed, SSH connection, host key and
-     authentication failures included (join, remove, nodes, mirrors apply), cancelled with
-     Ctrl-C, or "no" to a confirmation
-  2  usage or environment error: a bad option, a file that cannot be read or written (--key
+  0  done: no findings (check: none at or above --fail-on, default warning), every host or
+     node done, nothing to change
+  1  the command ran and the answer is no: findings at or above --fail-on (check), sources
+     refused (mirrors render), changes to make (mirrors diff), a host or node failed, SSH
+     connection, host key and authentication failures included (join, remove, nodes, mirrors
+     apply), cancelled with Ctrl-C, or "no" to a confirmation
+  2  usage or environment error: a bad option, a path that does not exist, a glob that matches
+     no YAML file, a named file that is not YAML, a file that cannot be read or written (--key
      included), a kubeconfig, context or cluster that cannot be used, a confirmation with no
      terminal to ask it on (pass --yes), an internal error
 `;
@@ -107,13 +109,36 @@ export function seconds(ms: number): string {
 
 type Options = NonNullable<Parameters<typeof parseArgs>[0]>['options'];
 
-/** parseArgs with a usage error (exit code 2) for an unknown option or a missing value. */
-export function parse<const O extends Options>(args: string[], options: O, allowPositionals = false) {
+/**
+ * parseArgs with a usage error (exit code 2) for an unknown option or a missing value, in our words
+ * (Node's text explains `--` separators to people who mistyped an option name).
+ */
+export function parse<const O extends Options>(args: string[], options: O, allowPositionals = false, command = '') {
   try {
     return parseArgs({ args, options, allowPositionals, strict: true });
   } catch (err) {
-    if (isParseArgsError(err)) throw new UsageError((err as Error).message);
+    if (isParseArgsError(err)) throw new UsageError(parseArgsWords(err as Error & { code: string }, options, command));
     throw err;
+  }
+}
+
+function parseArgsWords(err: Error & { code: string }, options: Options, command: string): string {
+  const quoted = /'([^']*)'/.exec(err.message)?.[1] ?? '';
+  const help = `"kube-windows ${command ? `${command} ` : ''}--help" lists the options`;
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${quoted}; ${help}`;
+    case 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL':
+      return `unexpected argument "${quoted}"; ${help}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
+      // "Option '-n, --namespace <value>' argument missing" or "Option '--yes' does not take an argument".
+      const name = /--([\w-]+)/.exec(quoted)?.[1] ?? '';
+      const option = (options ?? {})[name] as { type?: string; value?: string } | undefined;
+      if (option?.type === 'boolean') return `--${name} takes no value; ${help}`;
+      return `--${name} needs a value${option?.value ? ` (--${name} ${option.value})` : ''}`;
+    }
+    default:
+      return `${err.message.split('.')[0]}; ${help}`;
   }
 }
 

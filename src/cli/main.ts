@@ -69,11 +69,14 @@ export function main(argv: string[]): number | Promise<number> {
         process.stdout.write(`${version}\n`);
         return EXIT.OK;
       case undefined:
+        // No command is a usage error: the help goes where errors go, so `kube-windows > out` shows it.
+        process.stderr.write(help());
+        return EXIT.USAGE;
       case '-h':
       case '--help':
       case 'help':
         process.stdout.write(help());
-        return command === undefined ? EXIT.USAGE : EXIT.OK;
+        return EXIT.OK;
       default:
         throw new UsageError(`unknown command "${command}"; try "kube-windows --help"`);
     }
@@ -81,6 +84,12 @@ export function main(argv: string[]): number | Promise<number> {
     return failure(err);
   }
 }
+
+// `kube-windows rules | head`: the reader left, nothing more is wanted; stop quietly, as cat does.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(EXIT.OK);
+  throw err;
+});
 
 // Set the exit code rather than exit: large JSON output must not be cut off when piped.
 void Promise.resolve(main(process.argv.slice(2))).then((code) => {

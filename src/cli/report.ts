@@ -2,16 +2,24 @@ import type { Finding, Severity } from '../core/rules/types';
 import { RULES, RULES_BY_ID, docsUrl } from '../core/rules/registry';
 import { SIGNATURES, SIGNATURES_BY_ID } from '../core/live/signatures';
 import type { LiveReport, UnreadList } from '../core/live/check';
+import type { Unreadable } from './files';
 
 /** One checked file as the output formats see it. */
 export interface FileReport {
   path: string;
   findings: Finding[];
   skipped?: string;
+  /** Another tool's YAML (a workflow, docker-compose …): skipped, only counted. */
+  notKubernetes?: boolean;
 }
 
 export interface Summary {
+  /** Files checked (those that hold Kubernetes objects, or could not be analysed). */
   files: number;
+  /** YAML files of other tools, skipped. */
+  notKubernetes: number;
+  /** Paths that could not be read (missing, a glob that matched nothing, not YAML, unreadable). */
+  unreadable: number;
   filesWithFindings: number;
   filesSkipped: number;
   findings: number;
@@ -27,9 +35,12 @@ export interface Summary {
 export function summarize(
   reports: FileReport[],
   counts: { documents: number; workloads: number; windowsWorkloads: number },
+  unreadable: Unreadable[] = [],
 ): Summary {
   const s: Summary = {
-    files: reports.length,
+    files: reports.filter((r) => !r.notKubernetes).length,
+    notKubernetes: reports.filter((r) => r.notKubernetes).length,
+    unreadable: unreadable.length,
     filesWithFindings: 0,
     filesSkipped: 0,
     findings: 0,
@@ -54,33 +65,41 @@ export function summarize(
 // ---------------------------------------------------------------------------------------------
 // JSON: the contract other tools read (0-based LSP positions).
 
-export function formatJson(reports: FileReport[], summary: Summary): string {
+export function formatJson(reports: FileReport[], summary: Summary, unreadable: Unreadable[] = []): string {
   // One finding per line: a findings-dense run writes half the bytes of fully indented JSON (output
   // was a fifth of the time there), and each finding stays one greppable line.
-  const files = reports.map((r) => {
-    const findings = r.findings.map(
-      (f) =>
-        `        ${JSON.stringify({
-          ruleId: f.ruleId,
-          severity: f.severity,
-          message: f.message,
-          range: f.range,
-          fixes: f.fixes.map((x) => ({
-            title: x.title,
-            edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })),
-          })),
-          ...(f.related ? { related: f.related } : {}),
-        })}`,
-    );
-    const head = [
-      `      "path": ${JSON.stringify(r.path)}`,
-      findings.length > 0 ? `      "findings": [\n${findings.join(',\n')}\n      ]` : '      "findings": []',
-    ];
-    if (r.skipped) head.push(`      "skipped": ${JSON.stringify(r.skipped)}`);
-    return `    {\n${head.join(',\n')}\n    }`;
-  });
+  const files = reports
+    .filter((r) => !r.notKubernetes)
+    .map((r) => {
+      const findings = r.findings.map(
+        (f) =>
+          `        ${JSON.stringify({
+            ruleId: f.ruleId,
+            severity: f.severity,
+            message: f.message,
+            range: f.range,
+            fixes: f.fixes.map((x) => ({
+              title: x.title,
+              kind: x.kind,
+              edits: x.edits.map((e) => ({ range: e.range, newText: e.newText })),
+            })),
+            ...(f.related ? { related: f.related } : {}),
+          })}`,
+      );
+      const head = [
+        `      "path": ${JSON.stringify(r.path)}`,
+        findings.length > 0 ? `      "findings": [\n${findings.join(',\n')}\n      ]` : '      "findings": []',
+      ];
+      if (r.skipped) head.push(`      "skipped": ${JSON.stringify(r.skipped)}`);
+      return `    {\n${head.join(',\n')}\n    }`;
+    });
   const summaryText = JSON.stringify(summary, null, 2).replace(/\n/g, '\n  ');
-  return `{\n  "files": ${files.length > 0 ? `[\n${files.join(',\n')}\n  ]` : '[]'},\n  "summary": ${summaryText}\n}\n`;
+  const others = reports.filter((r) => r.notKubernetes).map((r) => r.path);
+  const extra = [
+    others.length > 0 ? `  "notKubernetes": ${JSON.stringify(others)},\n` : '',
+    unreadable.length > 0 ? `  "unreadable": ${JSON.stringify(unreadable, null, 2).replace(/\n/g, '\n  ')},\n` : '',
+  ].join('');
+  return `{\n  "files": ${files.length > 0 ? `[\n${files.join(',\n')}\n  ]` : '[]'},\n${extra}  "summary": ${summaryText}\n}\n`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -88,7 +107,12 @@ export function formatJson(reports: FileReport[], summary: Summary): string {
 
 const COLORS = { red: 31, yellow: 33, blue: 34, gray: 90, bold: 1, green: 32 } as const;
 
-export function formatText(reports: FileReport[], summary: Summary, color: boolean): string {
+export function formatText(
+  reports: FileReport[],
+  summary: Summary,
+  color: boolean,
+  unreadable: Unreadable[] = [],
+): string {
   const paint = (c: keyof typeof COLORS, s: string) => (color ? `\u001b[${COLORS[c]}m${s}\u001b[0m` : s);
   const sevColor: Record<Severity, keyof typeof COLORS> = { error: 'red', warning: 'yellow', info: 'blue' };
   const lines: string[] = [];
@@ -96,11 +120,21 @@ export function formatText(reports: FileReport[], summary: Summary, color: boole
     if (r.skipped) lines.push(`${r.path}: ${paint('gray', `not analysed: ${r.skipped}`)}`);
     for (const f of r.findings) {
       const loc = `${r.path}:${f.range.start.line + 1}:${f.range.start.character + 1}`;
-      const fix = f.fixes.length > 0 ? paint('gray', ' (fixable)') : '';
+      const fix =
+        f.fixes.length === 0
+          ? ''
+          : paint('gray', f.fixes.some((x) => x.kind === 'safe') ? ' (fixable)' : ' (fixable with --fix=all)');
       lines.push(`${loc} ${paint(sevColor[f.severity], f.severity)} ${paint('bold', f.ruleId)} ${f.message}${fix}`);
     }
   }
   if (lines.length > 0) lines.push('');
+  if (unreadable.length > 0)
+    lines.push(
+      paint(
+        'red',
+        `✖ ${unreadable.length === 1 ? '1 path' : `${unreadable.length} paths`} could not be read: ${unreadable.map((u) => `${u.path} (${u.reason})`).join('; ')}`,
+      ),
+    );
   lines.push(summaryLine(summary, paint));
   return `${lines.join('\n')}\n`;
 }
@@ -110,11 +144,16 @@ function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => s
   const scope = `${plural(s.files, 'file')} (${plural(s.workloads, 'workload')}, ${s.windowsWorkloads} for Windows)`;
   const fixed = s.fixesApplied ? `; ${plural(s.fixesApplied, 'fix', 'fixes')} applied` : '';
   const skipped = s.filesSkipped ? `; ${plural(s.filesSkipped, 'file')} not analysed` : '';
-  if (s.findings === 0) return paint('green', `✔ no findings in ${scope}${fixed}${skipped}`);
+  const others = s.notKubernetes ? `; ${plural(s.notKubernetes, 'YAML file')} not Kubernetes, skipped` : '';
+  const tail = `${fixed}${skipped}${others}`;
+  // Nothing was checked because nothing could be read: not a success to paint green.
+  if (s.findings === 0 && s.unreadable > 0 && s.files === 0) return paint('red', `✖ nothing checked${tail}`);
+  if (s.files === 0 && s.notKubernetes === 0) return `nothing checked: no YAML file found${tail}`;
+  if (s.findings === 0) return paint(s.unreadable > 0 ? 'yellow' : 'green', `✔ no findings in ${scope}${tail}`);
   const parts = [plural(s.errors, 'error'), plural(s.warnings, 'warning'), `${s.infos} info`];
   return paint(
     s.errors > 0 ? 'red' : 'yellow',
-    `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${fixed}${skipped}`,
+    `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${tail}`,
   );
 }
 
@@ -141,13 +180,17 @@ function sarifRule(
   };
 }
 
-export function formatSarif(reports: FileReport[], version: string): string {
+export function formatSarif(reports: FileReport[], version: string, unreadable: Unreadable[] = []): string {
   const used = new Set<string>();
   for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
   const rules = RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family], { precision: 'high' }));
   const index = new Map(rules.map((r, i) => [r.id, i]));
   const results = [];
-  const notifications = [];
+  const notifications: unknown[] = unreadable.map((u) => ({
+    level: 'error',
+    message: { text: `${u.path}: ${u.reason}; it was not checked` },
+    locations: [{ physicalLocation: { artifactLocation: { uri: u.path.split('\\').join('/') } } }],
+  }));
   for (const r of reports) {
     const uri = r.path.split('\\').join('/');
     if (r.skipped) {
@@ -195,7 +238,8 @@ export function formatSarif(reports: FileReport[], version: string): string {
   }
   return sarifLog(version, rules, results, {
     columnKind: 'utf16CodeUnits',
-    invocations: [{ executionSuccessful: true, toolExecutionNotifications: notifications }],
+    // A path that could not be read: the run did not do what it was asked (code scanning shows why).
+    invocations: [{ executionSuccessful: unreadable.length === 0, toolExecutionNotifications: notifications }],
   });
 }
 

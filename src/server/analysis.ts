@@ -302,6 +302,7 @@ function rebase(f: Finding, lines: number, offset: number, document: number): Fi
     span: { start: f.span.start + offset, end: f.span.end + offset },
     fixes: f.fixes.map((fix) => ({
       title: fix.title,
+      kind: fix.kind,
       edits: fix.edits.map((e) => ({ range: shiftRange(e.range, lines), newText: e.newText })),
     })),
     ...(f.related

@@ -193,7 +193,7 @@ test('globs expand; --min-severity, --enable and --disable filter', () => {
 
 test('a broken file is reported and the other files are still checked', () => {
   const dir = tmp({
-    'a.yaml': 'key: [unclosed\n',
+    'a.yaml': 'apiVersion: v1\nkind: ConfigMap\ndata:\n  key: [unclosed\n',
     'b.yaml': BAD,
     'c.bin.yaml': Buffer.from([0, 1, 2, 3, 0, 255]).toString('latin1'),
   });

@@ -95,13 +95,15 @@ test("a chart's values files are data: their ${VAR} and {{ }} strings do not mak
   writeFileSync(join(dir, 'chart', 'values.yaml'), values);
   mkdirSync(join(dir, 'chart', 'ci'));
   writeFileSync(join(dir, 'chart', 'ci', 'test-values.yaml'), values);
-  // The same text outside a chart is still an envsubst template.
-  writeFileSync(join(dir, 'loose.yaml'), values);
+  // The same text in a Kubernetes object outside a chart is still an envsubst template.
+  writeFileSync(join(dir, 'loose.yaml'), `apiVersion: v1\nkind: ConfigMap\n${values}`);
   const out = JSON.parse(run(['check', '.', '--format', 'json'], dir).stdout);
   const rules = (suffix: string) =>
     out.files.find((f: { path: string }) => f.path.endsWith(suffix)).findings.map((f: { ruleId: string }) => f.ruleId);
-  assert.deepEqual(rules(join('chart', 'values.yaml')), []);
-  assert.deepEqual(rules('test-values.yaml'), []);
+  // Values files hold no Kubernetes object: counted as not Kubernetes, never a finding.
+  assert.ok(out.notKubernetes.some((p: string) => p.endsWith(join('chart', 'values.yaml'))));
+  assert.ok(out.notKubernetes.some((p: string) => p.endsWith('test-values.yaml')));
+  assert.ok(!out.files.some((f: { path: string }) => f.path.endsWith('values.yaml')));
   assert.deepEqual(rules('loose.yaml'), ['YAML002']);
 });
 

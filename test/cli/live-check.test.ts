@@ -258,6 +258,14 @@ test('text output names objects and field paths; SARIF uses logical locations', 
     /^Deployment\/web\/iis\n {2}spec\.template\.spec\.containers\[0\]\.securityContext\.privileged error WIN\d+ /m,
   );
   assert.match(text.stdout, /^Pod\/web\/api-5f6b-x2k9q\n {2}spec\.containers\[0\]\.image error WINF001 image mcr/m);
+  // --fail-on judges the live findings as it judges files' (errors here).
+  const never = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--fail-on', 'never']);
+  assert.equal(never.stdout, text.stdout);
+  assert.equal(never.code, 0);
+  assert.equal(
+    (await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--fail-on', 'error'])).code,
+    1,
+  );
 
   const sarif = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'web', '--format', 'sarif']);
   assert.equal(sarif.code, 1);

@@ -86,7 +86,7 @@ test('the packed CLI installs globally without dev dependencies and checks the e
   ]);
 });
 
-test("the action's script writes SARIF for code scanning and fails only when asked", () => {
+test("the action's script writes SARIF for code scanning and fails only when asked (fail-on) or when a path cannot be read", () => {
   const script = join(dir, 'prefix', 'lib', 'node_modules', 'kube-windows', 'scripts', 'action-check.mjs');
   const sarifFile = join(dir, 'out.sarif');
   const run = (env: Record<string, string>) =>
@@ -100,8 +100,16 @@ test("the action's script writes SARIF for code scanning and fails only when ask
   assert.ok(results.length > 0);
   assert.match(r.stdout, new RegExp(`^kube-windows: ${results.length} finding\\(s\\)`));
   assert.match(readFileSync(join(dir, 'gh-output'), 'utf8'), new RegExp(`findings=${results.length}\\n`));
-  assert.equal(run({ KW_PATHS: EXAMPLES, KW_FAIL_ON_FINDINGS: 'true' }).status, 1);
-  assert.equal(run({ KW_PATHS: join(EXAMPLES, 'good'), KW_FAIL_ON_FINDINGS: 'true' }).status, 0);
+  assert.equal(run({ KW_PATHS: EXAMPLES, KW_FAIL_ON: 'error' }).status, 1);
+  assert.equal(run({ KW_PATHS: join(EXAMPLES, 'good'), KW_FAIL_ON: 'info' }).status, 0);
+  assert.equal(run({ KW_PATHS: EXAMPLES, KW_FAIL_ON_FINDINGS: 'true' }).status, 1, 'the older input still works');
+  assert.equal(run({ KW_PATHS: EXAMPLES, KW_ARGS: '--fail-on error' }).status, 2, 'fail-on is an input');
+  // A path that cannot be read fails the step, and the SARIF log says why.
+  const missing = run({ KW_PATHS: `${EXAMPLES}/good ${EXAMPLES}/nope` });
+  assert.equal(missing.status, 2);
+  const invocation = JSON.parse(readFileSync(sarifFile, 'utf8')).runs[0].invocations[0];
+  assert.equal(invocation.executionSuccessful, false);
+  assert.match(invocation.toolExecutionNotifications[0].message.text, /nope: no such file or directory/);
   // Inputs are arguments, never shell text: a path with a semicolon is a (missing) path.
   const hostile = run({ KW_PATHS: `${EXAMPLES}/good`, KW_ARGS: '--disable WIN073;touch${IFS}/tmp/kw-pwned' });
   assert.equal(hostile.status, 2);
@@ -113,7 +121,14 @@ test("the action's script writes SARIF for code scanning and fails only when ask
     inputs: Record<string, unknown>;
   };
   assert.equal(action.runs.using, 'composite');
-  assert.deepEqual(Object.keys(action.inputs).sort(), ['args', 'fail-on-findings', 'paths', 'sarif-file', 'upload']);
+  assert.deepEqual(Object.keys(action.inputs).sort(), [
+    'args',
+    'fail-on',
+    'fail-on-findings',
+    'paths',
+    'sarif-file',
+    'upload',
+  ]);
   for (const step of action.runs.steps)
     assert.doesNotMatch(
       step.run ?? '',
@@ -144,4 +159,15 @@ test('the pre-commit hook runs the installed CLI on YAML files', () => {
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, r.stdout + r.stderr);
+  // Staged YAML of other tools (a workflow with ${{ }}, docker-compose) passes without an exclude.
+  const repo = join(ROOT, 'test', 'fixtures', 'ordinary-repo');
+  const others = spawnSync(
+    bin,
+    [...args, join(repo, '.github', 'workflows', 'ci.yml'), join(repo, 'docker-compose.yml')],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(others.status, 0, others.stdout + others.stderr);
+  assert.match(others.stdout, /2 YAML files not Kubernetes, skipped/);
 });

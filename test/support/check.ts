@@ -3,10 +3,16 @@ import { checkText, type CheckOptions } from '../../src/core/rules/checker';
 import type { Finding } from '../../src/core/rules/types';
 import { LineIndex } from '../../src/core/manifest/text';
 import { applyTextEdits } from '../../src/core/manifest/edits';
+import { meaningChanges } from './fix-meaning';
 
 export function check(text: string, options: CheckOptions = {}) {
   const result = checkText(text, options);
   if (result.ruleErrors.length > 0) throw new Error(`rule errors: ${JSON.stringify(result.ruleErrors)}`);
+  // Every fix says what it does to the object (`check --fix` applies only the safe ones).
+  for (const f of result.findings)
+    for (const fix of f.fixes)
+      if (fix.kind !== 'safe' && fix.kind !== 'rewrite')
+        throw new Error(`${f.ruleId} "${fix.title}" is not classified safe or rewrite: ${String(fix.kind)}`);
   return result;
 }
 
@@ -28,10 +34,23 @@ export function covered(text: string, f: Finding): string {
   return text.slice(lines.offsetAt(f.range.start), lines.offsetAt(f.range.end));
 }
 
-/** Applies fix number `fixIndex` of finding `f` to `text`. */
+/**
+ * Applies fix number `fixIndex` of finding `f` to `text`. A fix classified `safe` that adds or
+ * changes anything a safe fix may not (see fix-meaning.ts) fails the test that applies it.
+ */
 export function applyFix(text: string, f: Finding, fixIndex = 0): string {
   const fix = f.fixes[fixIndex];
   if (!fix) throw new Error(`finding ${f.ruleId} has no fix #${fixIndex}: ${f.message}`);
+  const fixed = editsApplied(text, fix);
+  if (fix.kind === 'safe') {
+    const changes = meaningChanges(text, fixed, f.document);
+    if (changes.length > 0)
+      throw new Error(`${f.ruleId} "${fix.title}" is classified safe but adds or changes ${changes.join(', ')}`);
+  }
+  return fixed;
+}
+
+function editsApplied(text: string, fix: Finding['fixes'][number]): string {
   const lines = new LineIndex(text);
   return applyTextEdits(
     text,

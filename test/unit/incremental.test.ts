@@ -35,7 +35,8 @@ const PIECES = [
     `${WIN}containers:\n  - name: d\n    image: nginx\n    securityContext:\n      runAsUser: 1000\n      windowsOptions: {runAsUserName: ContainerUser}\n`,
     'd',
   ),
-  'key: [unclosed\n',
+  // A broken Kubernetes document (`check` skips a broken document that names no object; the editor does not).
+  'apiVersion: v1\nkind: ConfigMap\ndata:\n  key: [unclosed\n',
 ];
 
 /** A small deterministic random generator, so that a failure can be replayed from its seed. */

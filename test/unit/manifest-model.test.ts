@@ -587,8 +587,11 @@ test('LineIndex: UTF-16 characters, astral symbols, CRLF, offsets past the end',
 });
 
 test('document status: templates, syntax errors, too deep, recursive aliases, empty', () => {
-  const file = loadManifest(`a: {{ .Values.x }}
+  // Template syntax is a template in a document that names a Kubernetes object (or under templates/).
+  const file = loadManifest(`kind: ConfigMap
+a: {{ .Values.x }}
 ---
+kind: ConfigMap
 b: \${CLUSTER_NAME}
 ---
 c: [unclosed

@@ -226,7 +226,7 @@ const commentsOf = (text: string) =>
   text.split('\n').flatMap((l) => (l.includes('#') ? [l.slice(l.indexOf('#'))] : []));
 
 test("a fix that adds a block (the missing tolerations) keeps every comment of the user's document and its formatting", () => {
-  const r = fixText(COMMENTED, { only: ['WIN073'], flavour: 'openshift' });
+  const r = fixText(COMMENTED, { only: ['WIN073'], flavour: 'openshift' }, { scope: 'all' });
   assert.ok(r.applied > 0, 'the fix ran');
   const fixed = r.text;
   assert.deepEqual(commentsOf(fixed), commentsOf(COMMENTED));

@@ -3,6 +3,8 @@ import { parseWithQuotedTabs } from './quoted-tabs';
 import { splitDocuments } from './split';
 import { LineIndex, detectNewline, type Span } from './text';
 import { buildTree, type PNode } from './positional-tree';
+import { looksLikeKubernetesText } from './kubernetes-document';
+import { unclosedBefore } from './unclosed';
 
 // Read once: through the bundler's interop every `EVENT_ID.X` is a getter call, and these run per event.
 const EV_DOCUMENT = EVENT_ID.DOCUMENT;
@@ -51,6 +53,12 @@ export interface LoadOptions {
    * is shell or env text), or a chart's values files (data, rendered by `tpl` if at all).
    */
   templateSyntax?: boolean;
+  /**
+   * The file lives in a `templates/` folder: `{{ … }}` there is a template whatever the document's
+   * keys. Elsewhere only a document whose top-level keys name a Kubernetes object is taken for one
+   * (`${{ … }}` in a GitHub workflow, `${VAR}` in docker-compose are those tools' own syntax).
+   */
+  underTemplates?: boolean;
 }
 
 export const DEFAULT_MAX_BYTES = 32 * 1024 * 1024;
@@ -126,7 +134,7 @@ export function loadSpans(
     while (i < spans.length && run.length < BATCH_DOCUMENTS) {
       const span = spans[i];
       if (run.length > 0 && run[run.length - 1].end !== span.start) break;
-      if (templateReason(fileText.slice(span.start, span.end), options.templateSyntax)) break;
+      if (templateReason(fileText.slice(span.start, span.end), options)) break;
       run.push(span);
       i++;
     }
@@ -225,7 +233,7 @@ function readDocument(
   const maxDepth = options.maxDepth ?? DEFAULT_MAX_DEPTH;
   const doc = shell(text, span, index, options);
 
-  const template = templateReason(text, options.templateSyntax);
+  const template = templateReason(text, options);
   if (template) {
     doc.status = 'template';
     doc.reason = template.reason;
@@ -346,15 +354,19 @@ function hasContent(text: string): boolean {
 
 const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
 
-/** Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. */
+/**
+ * Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. Only
+ * for documents that look like Kubernetes objects or live in a `templates/` folder (see LoadOptions).
+ */
 function templateReason(
   text: string,
-  templateSyntax = true,
+  options: LoadOptions,
 ): { reason: string; offset: number; length: number } | undefined {
-  if (!templateSyntax) return undefined;
+  if (options.templateSyntax === false) return undefined;
   const braces = text.indexOf('{{');
   const dollar = text.indexOf('${');
   if (braces === -1 && dollar === -1) return undefined;
+  if (!options.underTemplates && !looksLikeKubernetesText(text)) return undefined;
   let offset = 0;
   for (const line of text.split('\n')) {
     const trimmed = line.trimStart();
@@ -423,6 +435,16 @@ function describeYamlError(
       tooComplex: true,
     };
   }
+  // js-yaml gives up on an unclosed `{`, `[` or quote lines below it: point at where it was opened.
+  const open = /deficient indentation|flow collection|end of the stream|unexpected end/.test(reason)
+    ? unclosedBefore(text, offset)
+    : undefined;
+  if (open)
+    return {
+      message: `not valid YAML: ${open.what} opened here is not closed (${open.closer} missing); this document was not analysed`,
+      offset: open.offset,
+      tooComplex: false,
+    };
   return { message: `not valid YAML: ${reason}; this document was not analysed`, offset, tooComplex: false };
 }
 

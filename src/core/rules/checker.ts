@@ -8,6 +8,7 @@ import {
   type ManifestFile,
 } from '../manifest/document';
 import { splitDocuments } from '../manifest/split';
+import { classifyDocument } from '../manifest/kubernetes-document';
 import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { pathString, spanFor } from '../manifest/path';
@@ -47,7 +48,10 @@ export interface CheckResult {
   findings: Finding[];
   /** Set when the whole file was not analysed. */
   skipped?: string;
+  /** Kubernetes documents checked. */
   documents: number;
+  /** Documents of other tools' YAML (a workflow, docker-compose …), skipped without a finding. */
+  notKubernetes: number;
   workloads: number;
   windowsWorkloads: number;
   /** Exceptions thrown by rules (bugs); the rest of the check went on. Never shown to users as a stack. */
@@ -62,10 +66,16 @@ export function checkText(text: string, options: CheckOptions = {}): CheckResult
   const rules = activeRules(options);
   // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
   const spans: DocumentPlace[] = [];
-  forEachDocument(file, options.load ?? {}, (doc) => {
-    result.documents++;
-    checkDocument(file, doc, facts, rules, options, result);
+  const load = options.load ?? {};
+  forEachDocument(file, load, (doc) => {
     spans.push({ index: doc.index, span: doc.span });
+    const kind = classifyDocument(doc, load);
+    if (kind === 'not-kubernetes') {
+      result.notKubernetes++;
+      return;
+    }
+    if (kind === 'kubernetes') result.documents++;
+    checkDocument(file, doc, facts, rules, options, result);
   });
   return finish(file, spans, result);
 }
@@ -142,6 +152,8 @@ export interface DocumentCheck {
 
 /**
  * Prepares once per file what every document's check shares (active rules, the file's flavour).
+ * Unlike checkText it checks every document: the editor analyses only files that hold Kubernetes
+ * objects, and a document being typed there keeps its syntax errors before its `kind` is written.
  * `flavoured`: the facts already went through `withFileFlavour` for this text (an editor keeps
  * them across edits that cannot change it, and saves a scan of the whole text per keystroke).
  */
@@ -182,6 +194,7 @@ function newResult(file: ManifestFile): CheckResult {
   return {
     findings: [],
     documents: 0,
+    notKubernetes: 0,
     workloads: 0,
     windowsWorkloads: 0,
     ruleErrors: [],
@@ -253,6 +266,7 @@ function checkDocument(
         if (edits)
           fixes.push({
             title: fix.title,
+            kind: fix.kind,
             edits: edits.map((e) => ({ range: rangeOf(toFile(e.span)), newText: e.newText })),
           });
       }

@@ -4,7 +4,14 @@ import { loadManifest } from '../manifest/document';
 import type { Path } from '../manifest/path';
 import type { PNode } from '../manifest/positional-tree';
 import { checkText, type CheckOptions, type CheckResult } from './checker';
-import type { Finding } from './types';
+import type { Finding, FixKind } from './types';
+
+/** Which fixes `fixText` applies: those that keep the object's meaning, or every one (see FixKind). */
+export type FixScope = 'safe' | 'all';
+
+export function fixAllowed(kind: FixKind, scope: FixScope): boolean {
+  return scope === 'all' || kind === 'safe';
+}
 
 export interface FixResult {
   text: string;
@@ -16,17 +23,21 @@ export interface FixResult {
 }
 
 /**
- * Applies the first fix of every finding, as many as do not overlap, then checks again;
- * repeats until nothing more can be fixed (at most `maxPasses`). Each pass re-reads the text,
+ * Applies the first fix `scope` allows of every finding, as many as do not overlap, then checks
+ * again; repeats until nothing more can be fixed (at most `maxPasses`). Each pass re-reads the text,
  * so later fixes always see the effect of earlier ones, as ESLint's --fix does.
  */
-export function fixText(text: string, options: CheckOptions = {}, maxPasses = 10): FixResult {
+export function fixText(
+  text: string,
+  options: CheckOptions = {},
+  { scope = 'safe', maxPasses = 10 }: { scope?: FixScope; maxPasses?: number } = {},
+): FixResult {
   let current = text;
   let applied = 0;
   let result = checkText(current, options);
   let passes = 0;
   while (passes < maxPasses) {
-    const edits = chooseEdits(current, result.findings);
+    const edits = chooseEdits(current, result.findings, scope);
     if (edits.count === 0) break;
     const next = pruneEmptied(current, applyTextEdits(current, edits.edits));
     if (next === current) break;
@@ -38,7 +49,7 @@ export function fixText(text: string, options: CheckOptions = {}, maxPasses = 10
   return { text: current, applied, result, passes };
 }
 
-function chooseEdits(text: string, findings: Finding[]): { edits: TextEdit[]; count: number } {
+function chooseEdits(text: string, findings: Finding[], scope: FixScope): { edits: TextEdit[]; count: number } {
   const lines = new LineIndex(text);
   const taken: { start: number; end: number }[] = [];
   const edits: TextEdit[] = [];
@@ -51,7 +62,7 @@ function chooseEdits(text: string, findings: Finding[]): { edits: TextEdit[]; co
         (s.start === t.start && (s.start === s.end || t.start === t.end)),
     );
   for (const f of findings) {
-    const fix = f.fixes[0];
+    const fix = f.fixes.find((x) => fixAllowed(x.kind, scope));
     if (!fix) continue;
     const spans = fix.edits.map((e) => ({
       start: lines.offsetAt(e.range.start),

@@ -3,7 +3,7 @@
 // stays in that family's file.
 import { getAt, isObj, pathString, type Obj, type Path } from '../manifest/path';
 import type { ContainerView, PodSpecView } from '../manifest/workloads';
-import type { FixSpec, Severity } from './types';
+import type { FixKind, FixSpec, Severity } from './types';
 import { windowsReason, type Targeting } from './targeting';
 
 /** The API server's notion of "set": the key is there and not null. */
@@ -25,8 +25,12 @@ export function containerField(pod: PodSpecView, c: ContainerView, rel: Path): s
   return apiField(pod, [c.group, c.index, ...rel]);
 }
 
-export function deleteFix(title: string, path: Path, keep: number): FixSpec {
-  return { title, ops: [{ op: 'delete', path, keep }] };
+/**
+ * Removes a field. `safe` (the default) when the API server or the kubelet ignores or rejects it: the
+ * object means what it meant; `rewrite` when the field did something (see FixKind).
+ */
+export function deleteFix(title: string, path: Path, keep: number, kind: FixKind = 'safe'): FixSpec {
+  return { title, kind, ops: [{ op: 'delete', path, keep }] };
 }
 
 /** The pod spec says `os.name: linux`: the Windows-only rules have nothing to say. */
@@ -57,6 +61,8 @@ export function inferredNote(target: Targeting): string {
 export function addOsWindowsFix(pod: PodSpecView): FixSpec {
   return {
     title: 'Add spec.os.name: windows',
+    // The API server then validates the pod as a Windows pod: a field added, the object changes.
+    kind: 'rewrite',
     ops: [{ op: 'set', path: [...pod.path, 'os'], value: { name: 'windows' }, first: true }],
   };
 }

@@ -9,8 +9,20 @@ import type { Severity } from './severity';
 export type { Severity } from './severity';
 export { SEVERITY_RANK } from './severity';
 
+/**
+ * What applying a fix does to the object, decided once by the rule that offers it:
+ * - `safe` keeps the object's meaning: it removes a field the API server or the kubelet ignores or
+ *   rejects, or corrects a spelling (a wrongly cased value or key, a deprecated name for the same
+ *   thing). `kube-windows check --fix` applies these.
+ * - `rewrite` changes what the object does: another image tag, a field added or given another value,
+ *   a converted kind, a replaced identity. Offered in the editor one by one; the CLI applies them
+ *   only with `--fix=all`.
+ */
+export type FixKind = 'safe' | 'rewrite';
+
 export interface FixSpec {
   title: string;
+  kind: FixKind;
   ops: EditOp[];
 }
 
@@ -94,6 +106,7 @@ export interface TextEditOut {
 
 export interface FixOut {
   title: string;
+  kind: FixKind;
   edits: TextEditOut[];
 }
 

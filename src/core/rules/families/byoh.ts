@@ -107,6 +107,7 @@ const BYOH002 = byohRule(
           ? [
               {
                 title: `Change the value to ${preview(parsed.normalized)}`,
+                kind: 'safe', // the same entry, written as WMCO reads it
                 ops: [{ op: 'set', path, value: parsed.normalized }],
               },
             ]
@@ -133,6 +134,7 @@ const BYOH003 = byohRule(
         fixes: [
           {
             title: `Change the value to ${preview(parsed.normalized)}`,
+            kind: 'safe', // the same user name without the whitespace WMCO does not trim
             ops: [{ op: 'set', path, value: parsed.normalized }],
           },
         ],
@@ -154,7 +156,11 @@ const BYOH004 = byohRule(
       target: 'value',
       message: `WMCO reads ${INSTANCES_CONFIGMAP} only from the namespace it watches, normally ${WMCO_NAMESPACE}, so the instances listed in namespace ${preview(ns)} are never configured. Move the ConfigMap there (unless WMCO was installed in this namespace).`,
       fixes: [
-        { title: `Change the namespace to ${WMCO_NAMESPACE}`, ops: [{ op: 'set', path, value: WMCO_NAMESPACE }] },
+        {
+          title: `Change the namespace to ${WMCO_NAMESPACE}`,
+          kind: 'rewrite',
+          ops: [{ op: 'set', path, value: WMCO_NAMESPACE }],
+        },
       ],
     });
   },

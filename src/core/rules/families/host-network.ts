@@ -20,7 +20,10 @@ const WIN054: PodRule = {
       path,
       target: 'value',
       message: `${apiField(pod, ['dnsPolicy'])}: ClusterFirstWithHostNet is not supported on Windows because host networking is not provided; Windows pods always run on a container network. Use ClusterFirst.`,
-      fixes: [{ title: 'Change dnsPolicy to ClusterFirst', ops: [{ op: 'set', path, value: 'ClusterFirst' }] }],
+      // Without the host's network (never on Windows) the kubelet treats ClusterFirstWithHostNet as ClusterFirst.
+      fixes: [
+        { title: 'Change dnsPolicy to ClusterFirst', kind: 'safe', ops: [{ op: 'set', path, value: 'ClusterFirst' }] },
+      ],
     });
   },
 };

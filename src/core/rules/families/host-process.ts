@@ -67,7 +67,7 @@ const WIN010: PodRule = {
       message:
         `${apiField(pod, [])}: Invalid value: "": If pod contains any hostProcess containers then all containers must be HostProcess containers. ` +
         `Not HostProcess: ${listed}. Set hostProcess: true at pod level so every container (init containers too) inherits it, or remove hostProcess everywhere.`,
-      fixes: [{ title: 'Make every container HostProcess (pod-level hostProcess: true)', ops }],
+      fixes: [{ title: 'Make every container HostProcess (pod-level hostProcess: true)', kind: 'rewrite', ops }],
       related: normal.map((x) => ({
         path: [...x.c.path, 'name'],
         target: 'value' as const,
@@ -92,7 +92,11 @@ const WIN011: PodRule = {
       target: has ? 'value' : 'key',
       message: `${apiField(pod, ['hostNetwork'])}: Invalid value: false: hostNetwork must be true if pod contains any hostProcess containers. HostProcess containers run in the node's network namespace; set hostNetwork: true.`,
       fixes: [
-        { title: 'Set hostNetwork: true', ops: [{ op: 'set', path: [...pod.path, 'hostNetwork'], value: true }] },
+        {
+          title: 'Set hostNetwork: true',
+          kind: 'rewrite',
+          ops: [{ op: 'set', path: [...pod.path, 'hostNetwork'], value: true }],
+        },
       ],
     });
   },
@@ -146,7 +150,11 @@ const WIN013: PodRule = {
         path: [...pod.path, ...HP],
         message: `HostProcess pod sets no windowsOptions.runAsUserName; ${why}`,
         fixes: [
-          { title: `Set pod-level runAsUserName: ${value}`, ops: [{ op: 'set', path: [...pod.path, ...USER], value }] },
+          {
+            title: `Set pod-level runAsUserName: ${value}`,
+            kind: 'rewrite',
+            ops: [{ op: 'set', path: [...pod.path, ...USER], value }],
+          },
         ],
       });
       return;
@@ -155,7 +163,13 @@ const WIN013: PodRule = {
       report({
         path: [...x.c.path, ...HP],
         message: `HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)} sets no windowsOptions.runAsUserName; ${why}`,
-        fixes: [{ title: `Set runAsUserName: ${value}`, ops: [{ op: 'set', path: [...x.c.path, ...USER], value }] }],
+        fixes: [
+          {
+            title: `Set runAsUserName: ${value}`,
+            kind: 'rewrite',
+            ops: [{ op: 'set', path: [...x.c.path, ...USER], value }],
+          },
+        ],
       });
     }
   },
@@ -201,7 +215,7 @@ const WIN014: PodRule = {
         // With runAsNonRoot: true on the pod too, removing the container's would only let the pod's apply.
         fixes: [
           podSc?.runAsNonRoot === true
-            ? { title: 'Set runAsNonRoot: false', ops: [{ op: 'set', path, value: false }] }
+            ? { title: 'Set runAsNonRoot: false', kind: 'rewrite', ops: [{ op: 'set', path, value: false }] }
             : deleteFix('Remove runAsNonRoot', path, x.c.path.length),
         ],
       });

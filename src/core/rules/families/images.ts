@@ -48,7 +48,7 @@ function retagFix(image: string, build: number, path: Path): FixSpec[] {
   if (dockerHubMicrosoftSuccessor(image)) return [];
   const next = retagForBuild(image, build);
   if (!next || next === image.trim()) return [];
-  return [{ title: `Retag to ${preview(next, 80)}`, ops: [{ op: 'set', path, value: next }] }];
+  return [{ title: `Retag to ${preview(next, 80)}`, kind: 'rewrite', ops: [{ op: 'set', path, value: next }] }];
 }
 
 const WIN080: PodRule = {
@@ -199,6 +199,7 @@ const WIN082: PodRule = {
         ? [
             {
               title: `Add nodeSelector ${BUILD_LABEL}: ${label(pinTo)}`,
+              kind: 'rewrite',
               ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', BUILD_LABEL], value: label(pinTo) }],
             },
           ]
@@ -225,7 +226,13 @@ const WIN083: PodRule = {
       report({
         path,
         message: `Annotation ${HYPERV_ANNOTATION}: hyperv is a retired dockershim-era experiment: Kubernetes supports only process-isolated Windows containers, so it has no effect. Remove it and use an image built for the node's Windows version.`,
-        fixes: [{ title: `Remove ${HYPERV_ANNOTATION}`, ops: [{ op: 'delete', path, keep: pod.metadataPath.length }] }],
+        fixes: [
+          {
+            title: `Remove ${HYPERV_ANNOTATION}`,
+            kind: 'safe',
+            ops: [{ op: 'delete', path, keep: pod.metadataPath.length }],
+          },
+        ],
       });
     }
     const name = pod.spec.runtimeClassName;

@@ -33,7 +33,7 @@ import {
   WMCO_NAMESPACE,
   WORKER_ROLE_LABEL,
 } from '../../well-known';
-import type { ObjectContext, ObjectRule, Reporter, Rule, Severity } from '../types';
+import type { FixSpec, ObjectContext, ObjectRule, Reporter, Rule, Severity } from '../types';
 
 const KINDS = ['MachineSet', 'Machine'];
 
@@ -100,8 +100,13 @@ const WIN086 = rule(
     const path = [...labels, MACHINE_OS_ID_LABEL];
     const fix = {
       title: `Set ${MACHINE_OS_ID_LABEL}: ${MACHINE_OS_ID_WINDOWS}`,
+      // A wrongly cased value corrected keeps the meaning; a label added or replaced changes the machines.
+      kind:
+        v.osId !== undefined && String(v.osId).toLowerCase() === MACHINE_OS_ID_WINDOWS.toLowerCase()
+          ? 'safe'
+          : 'rewrite',
       ops: [{ op: 'set' as const, path, value: MACHINE_OS_ID_WINDOWS }],
-    };
+    } satisfies FixSpec;
     if (v.osId === undefined) {
       report({
         path: labels,
@@ -134,6 +139,7 @@ const WIN087 = rule(
     const name = getAt(v.provider, ['userDataSecret', 'name']);
     const fix = {
       title: `Use the secret ${WINDOWS_USER_DATA_SECRET}`,
+      kind: 'rewrite' as const,
       ops: [{ op: 'set' as const, path: namePath, value: WINDOWS_USER_DATA_SECRET }],
     };
     if (name === WINDOWS_USER_DATA_SECRET) return;
@@ -172,7 +178,13 @@ const WIN088 = rule(
       report({
         path: labels,
         message: `${labelsField(v)} of ${what(v)} lacks ${label}: worker, one of the labels WMCO's MachineSet instructions require; without it the Windows node is not marked as a worker. Add it (or the role of your own machine pool).`,
-        fixes: [{ title: `Add ${label}: worker`, ops: [{ op: 'set', path: [...labels, label], value: 'worker' }] }],
+        fixes: [
+          {
+            title: `Add ${label}: worker`,
+            kind: 'rewrite',
+            ops: [{ op: 'set', path: [...labels, label], value: 'worker' }],
+          },
+        ],
       });
     }
     const nodeLabelsPath = [...v.specPath, 'metadata', 'labels'];
@@ -185,6 +197,7 @@ const WIN088 = rule(
       fixes: [
         {
           title: `Add ${WORKER_ROLE_LABEL}: ""`,
+          kind: 'rewrite',
           ops: [{ op: 'set', path: [...nodeLabelsPath, WORKER_ROLE_LABEL], value: '' }],
         },
       ],
@@ -267,6 +280,7 @@ const WIN090 = rule(
           ? [
               {
                 title: `Replace with ${infra}`,
+                kind: 'rewrite',
                 ops: [{ op: 'set', path: hit.path, value: hit.text.replace(/<infrastructure[ _-]?id>/gi, infra) }],
               },
             ]
@@ -315,6 +329,7 @@ const WIN091 = rule(
           fixes: [
             {
               title: `Set the template label ${key}: ${want}`,
+              kind: 'rewrite',
               ops: [{ op: 'set', path: [...templateLabels, key], value: want }],
             },
           ],
@@ -391,6 +406,7 @@ const WIN093 = rule(
           fixes: [
             {
               title: 'Set osDisk.osType: Windows',
+              kind: 'rewrite',
               ops: [{ op: 'set', path: [...v.providerPath, 'osDisk', 'osType'], value: 'Windows' }],
             },
           ],

@@ -167,7 +167,11 @@ const MIR005 = objectRule(
           target: 'value',
           message: `${field}: Duplicate value: ${ref(m.value)}. mirrors is a set, so the API server rejects the ${ctx.object.kind}; remove the repeated mirror.`,
           fixes: [
-            { title: 'Remove the duplicate mirror', ops: [{ op: 'delete', path: m.path, keep: e.path.length + 1 }] },
+            {
+              title: 'Remove the duplicate mirror',
+              kind: 'safe', // mirrors is a set: the same set, without the repetition the API server rejects
+              ops: [{ op: 'delete', path: m.path, keep: e.path.length + 1 }],
+            },
           ],
           related: [{ path: first, target: 'value', message: 'first listed here' }],
         });

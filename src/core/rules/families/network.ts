@@ -99,6 +99,7 @@ const NET002: ObjectRule = {
           ? [
               {
                 title: 'Change networkType to OVNKubernetes',
+                kind: 'rewrite',
                 ops: [{ op: 'set', path: view.typePath, value: 'OVNKubernetes' }],
               },
             ]

@@ -129,7 +129,7 @@ const OCP001: PodRule = {
     if (pod.object.kind !== 'DeploymentConfig' || target.os !== 'windows') return;
     const conversion = deploymentConfigToDeployment(pod.object);
     const fixes: FixSpec[] =
-      'ops' in conversion ? [{ title: 'Convert to an apps/v1 Deployment', ops: conversion.ops }] : [];
+      'ops' in conversion ? [{ title: 'Convert to an apps/v1 Deployment', kind: 'rewrite', ops: conversion.ops }] : [];
     const howTo =
       'ops' in conversion
         ? 'Use an apps/v1 Deployment instead (quick fix available).'
@@ -179,7 +179,7 @@ function checkIstio(pod: PodSpecView, namespaceLabels: Record<string, string> | 
     report({
       path,
       message: `OpenShift Service Mesh is not supported on Windows nodes: the injected Envoy sidecar and init container are Linux containers, so the pods of ${what} cannot start there. Set ${ISTIO_INJECT} to "false" and keep Windows workloads out of the mesh.`,
-      fixes: [{ title: `Set ${ISTIO_INJECT}: "false"`, ops: [{ op: 'set', path, value: 'false' }] }],
+      fixes: [{ title: `Set ${ISTIO_INJECT}: "false"`, kind: 'rewrite', ops: [{ op: 'set', path, value: 'false' }] }],
     });
     return;
   }
@@ -190,6 +190,7 @@ function checkIstio(pod: PodSpecView, namespaceLabels: Record<string, string> | 
       fixes: [
         {
           title: `Add ${ISTIO_INJECT}: "false"`,
+          kind: 'rewrite',
           ops: [{ op: 'set', path: [...pod.metadataPath, 'annotations', ISTIO_INJECT], value: 'false' }],
         },
       ],

@@ -52,6 +52,7 @@ const WIN002: PodRule = {
             winOpts
               ? {
                   title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`,
+                  kind: 'rewrite', // a replaced identity
                   ops: [
                     { op: 'delete', path, keep: c.path.length + 1 },
                     { op: 'set', path: [...c.path, 'securityContext', 'windowsOptions', 'runAsUserName'], value: user },
@@ -59,6 +60,7 @@ const WIN002: PodRule = {
                 }
               : {
                   title: `Replace runAsUser with windowsOptions.runAsUserName: ${user}`,
+                  kind: 'rewrite', // a replaced identity
                   ops: [{ op: 'replacePair', path, key: 'windowsOptions', value: { runAsUserName: user } }],
                 },
           );
@@ -107,6 +109,7 @@ const WIN003: PodRule = {
           deleteFix('Remove windowsOptions', p.path, p.keep),
           {
             title: 'Change spec.os.name to windows',
+            kind: 'rewrite',
             ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }],
           },
         ],
@@ -134,6 +137,7 @@ const WIN004: PodRule = {
         fixes: [
           {
             title: 'Set spec.os.name: windows',
+            kind: 'rewrite',
             ops: [{ op: 'set', path: [...pod.path, 'os', 'name'], value: 'windows' }],
           },
         ],
@@ -146,6 +150,7 @@ const WIN004: PodRule = {
         ? [
             {
               title: `Change to ${lower}`,
+              kind: 'safe' as const, // the same OS, cased as the API server accepts it
               ops: [{ op: 'set' as const, path: [...pod.path, 'os', 'name'], value: lower }],
             },
           ]

@@ -105,6 +105,7 @@ const RTC002: ObjectRule = {
         : [...object.path, 'handler'];
     const fix = {
       title: 'Tolerate every os taint: {key: os, operator: Exists, effect: NoSchedule}',
+      kind: 'rewrite' as const,
       ops: [{ op: 'append' as const, path: tolPath, value: { ...ROBUST_TOLERATION } }],
     };
     if (!upstream && !openshift) {
@@ -143,7 +144,14 @@ const RTC003: ObjectRule = {
         target: 'value',
         message:
           'node.k8s.io/v1beta1 RuntimeClass was removed in Kubernetes 1.25 (OpenShift 4.12), so the API server rejects this object. Use node.k8s.io/v1; the fields are the same.',
-        fixes: [{ title: 'Change apiVersion to node.k8s.io/v1', ops: [{ op: 'set', path, value: 'node.k8s.io/v1' }] }],
+        fixes: [
+          // The same fields under the served version.
+          {
+            title: 'Change apiVersion to node.k8s.io/v1',
+            kind: 'safe',
+            ops: [{ op: 'set', path, value: 'node.k8s.io/v1' }],
+          },
+        ],
       });
     } else if (object.apiVersion === 'node.k8s.io/v1alpha1') {
       report({
@@ -178,7 +186,7 @@ const RTC004: ObjectRule = {
         path,
         target: 'value',
         message: `Nodes are labelled ${label}=${lower} (lower case) and label values are case-sensitive, so ${preview(v)} matches no node and pods using ${rcName(object.name)} never schedule. Use ${lower}.`,
-        fixes: [{ title: `Change the value to ${lower}`, ops: [{ op: 'set', path, value: lower }] }],
+        fixes: [{ title: `Change the value to ${lower}`, kind: 'safe', ops: [{ op: 'set', path, value: lower }] }],
       });
     }
   },
@@ -206,7 +214,13 @@ const RTC005: ObjectRule = {
       message: `Handler "docker" belonged to dockershim, removed in Kubernetes 1.24; containerd has no such handler, so pods using ${rcName(object.name)} fail with 'no runtime for "docker" is configured'. Use ${WINDOWS_HANDLER} (process isolation, containerd's default on Windows).`,
       fixes:
         os === 'windows'
-          ? [{ title: `Change the handler to ${WINDOWS_HANDLER}`, ops: [{ op: 'set', path, value: WINDOWS_HANDLER }] }]
+          ? [
+              {
+                title: `Change the handler to ${WINDOWS_HANDLER}`,
+                kind: 'rewrite',
+                ops: [{ op: 'set', path, value: WINDOWS_HANDLER }],
+              },
+            ]
           : [],
     });
   },

@@ -130,6 +130,7 @@ const WIN070: PodRule = {
       fixes: [
         {
           title: 'Add nodeSelector kubernetes.io/os: windows',
+          kind: 'rewrite',
           ops: [{ op: 'set', path: [...pod.path, 'nodeSelector', OS_LABEL], value: 'windows' }],
         },
       ],
@@ -159,8 +160,13 @@ const WIN071: PodRule = {
             message: `${apiField(pod, ['nodeSelector'])} uses ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; select on ${OS_LABEL}, the label every kubelet sets. ${hasNew ? `Remove it: ${OS_LABEL} is already there.` : `Rename the key to ${OS_LABEL}.`}`,
             fixes: [
               hasNew
-                ? { title: `Remove ${BETA_OS_LABEL}`, ops: [{ op: 'delete', path, keep: pod.path.length + 1 }] }
-                : { title: `Rename to ${OS_LABEL}`, ops: [{ op: 'renameKey', path, newKey: OS_LABEL }] },
+                ? {
+                    title: `Remove ${BETA_OS_LABEL}`,
+                    kind: 'safe',
+                    ops: [{ op: 'delete', path, keep: pod.path.length + 1 }],
+                  }
+                : // The deprecated name of the same label.
+                  { title: `Rename to ${OS_LABEL}`, kind: 'safe', ops: [{ op: 'renameKey', path, newKey: OS_LABEL }] },
             ],
           });
         }
@@ -171,7 +177,7 @@ const WIN071: PodRule = {
             path,
             target: 'value',
             message: `nodeSelector ${label}: ${preview(value)} never matches a node: label values are case-sensitive and nodes carry ${label}=${fix}. The pod stays Pending; use ${fix}.`,
-            fixes: [{ title: `Change to ${fix}`, ops: [{ op: 'set', path, value: fix }] }],
+            fixes: [{ title: `Change to ${fix}`, kind: 'safe', ops: [{ op: 'set', path, value: fix }] }],
           });
         }
       }
@@ -186,7 +192,11 @@ const WIN071: PodRule = {
           severity: 'warning',
           message: `${kind} on ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; use ${OS_LABEL}, the label every kubelet sets.`,
           fixes: [
-            { title: `Change key to ${OS_LABEL}`, ops: [{ op: 'set', path: [...e.path, 'key'], value: OS_LABEL }] },
+            {
+              title: `Change key to ${OS_LABEL}`,
+              kind: 'safe',
+              ops: [{ op: 'set', path: [...e.path, 'key'], value: OS_LABEL }],
+            },
           ],
         });
       }
@@ -206,7 +216,13 @@ const WIN071: PodRule = {
           target: 'value',
           severity: never ? 'error' : 'warning',
           message: `${kind} ${e.key} ${e.operator} ${preview(v)}: label values are case-sensitive and nodes carry ${e.key}=${fix}, ${effect}. Use ${fix}.`,
-          fixes: [{ title: `Change to ${fix}`, ops: [{ op: 'set', path: [...e.path, 'values', vi], value: fix }] }],
+          fixes: [
+            {
+              title: `Change to ${fix}`,
+              kind: 'safe',
+              ops: [{ op: 'set', path: [...e.path, 'values', vi], value: fix }],
+            },
+          ],
         });
       });
     }
@@ -248,7 +264,13 @@ const WIN072: PodRule = {
         target: 'value',
         message: `${apiField(pod, ['os', 'name'])} is ${osName} but nodeSelector ${label} is ${preview(v)}: ${why}. Make both name the same OS.`,
         related,
-        fixes: [{ title: `Change nodeSelector ${label} to ${osName}`, ops: [{ op: 'set', path, value: osName }] }],
+        fixes: [
+          {
+            title: `Change nodeSelector ${label} to ${osName}`,
+            kind: 'rewrite',
+            ops: [{ op: 'set', path, value: osName }],
+          },
+        ],
       });
     }
 
@@ -287,6 +309,7 @@ const WIN072: PodRule = {
           ? [
               {
                 title: `Change the affinity value to ${osName}`,
+                kind: 'rewrite',
                 ops: [{ op: 'set', path: [...e.path, 'values', 0], value: osName }],
               },
             ]
@@ -324,8 +347,8 @@ function addTolerationsFix(pod: PodSpecView, add: { key: string; effect: string 
   const path = [...pod.path, 'tolerations'];
   const title = `Add toleration${items.length > 1 ? 's' : ''} ${items.map((i) => `${i.key} Exists ${i.effect}`).join(', ')}`;
   // Several appends to a missing list would each create it: set the whole list then.
-  if (!Array.isArray(pod.spec.tolerations)) return { title, ops: [{ op: 'set', path, value: items }] };
-  return { title, ops: items.map((value) => ({ op: 'append' as const, path, value })) };
+  if (!Array.isArray(pod.spec.tolerations)) return { title, kind: 'rewrite', ops: [{ op: 'set', path, value: items }] };
+  return { title, kind: 'rewrite', ops: items.map((value) => ({ op: 'append' as const, path, value })) };
 }
 
 const BLOCKING = new Set(['NoSchedule', 'NoExecute']);
@@ -453,9 +476,10 @@ const WIN074: PodRule = {
                 isSet(t, right)
                   ? {
                       title: `Remove ${k} (${right} is already set)`,
+                      kind: 'safe',
                       ops: [{ op: 'delete', path, keep: path.length - 1 }],
                     }
-                  : { title: `Rename to ${right}`, ops: [{ op: 'renameKey', path, newKey: right }] },
+                  : { title: `Rename to ${right}`, kind: 'safe', ops: [{ op: 'renameKey', path, newKey: right }] },
               ]
             : [],
         };
@@ -493,7 +517,7 @@ const WIN075: PodRule = {
         path,
         target: 'value',
         message: `${apiField(pod, ['nodeSelector', label])}: ${preview(v, 40)} on a Windows pod: Windows nodes run on amd64 only, so no node matches and the pod stays Pending. Use amd64 (or remove the selector).`,
-        fixes: [{ title: `Set ${label}: amd64`, ops: [{ op: 'set', path, value: 'amd64' }] }],
+        fixes: [{ title: `Set ${label}: amd64`, kind: 'rewrite', ops: [{ op: 'set', path, value: 'amd64' }] }],
       });
     }
     for (const e of affinityExprs(pod, false)) {

@@ -14,7 +14,7 @@ function deleteKeepingParent(title: string, path: Path, parent: Obj): FixSpec {
   const parentPath = path.slice(0, -1);
   const key = parentPath[parentPath.length - 1];
   if (Object.keys(parent).length === 1 && typeof key === 'string') {
-    return { title, ops: [{ op: 'replacePair', path: parentPath, key, value: {} }] };
+    return { title, kind: 'safe', ops: [{ op: 'replacePair', path: parentPath, key, value: {} }] };
   }
   return deleteFix(title, path, parentPath.length);
 }

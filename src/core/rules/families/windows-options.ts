@@ -137,8 +137,10 @@ function userNameRule(id: UserNameProblem, title: string, advice: (value: string
   };
 }
 
+/** The same account, written as Windows reads it (whitespace, quotes, slashes corrected). */
 const setUser = (site: Site, value: string, title: string): FixSpec => ({
   title,
+  kind: 'safe',
   ops: [{ op: 'set', path: [...site.path, 'runAsUserName'], value }],
 });
 
@@ -248,6 +250,7 @@ const WIN027: PodRule = {
           ? [
               {
                 title: `Lowercase to ${preview(lower)}`,
+                kind: 'safe',
                 ops: [{ op: 'set', path: [...site.path, 'gmsaCredentialSpecName'], value: lower }],
               },
             ]
@@ -390,6 +393,7 @@ function checkNonRoot(pod: PodSpecView, report: Reporter) {
       fixes: [
         {
           title: 'Set windowsOptions.runAsUserName: ContainerUser',
+          kind: 'rewrite', // a replaced identity
           ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }],
         },
       ],
