@@ -9,6 +9,7 @@ import { SEVERITY_RANK, type Severity } from '../rules/severity';
 import {
   explainEvents,
   explainPod,
+  explanationWords,
   nodeFactsOf,
   podTargetsWindows,
   type EventFacts,
@@ -60,8 +61,8 @@ export type LiveFinding = ObjectFinding;
 
 /** An explanation as a finding: its fix is part of the message unless the message already says it. */
 function explanationFinding(e: Explanation, path: string): LiveFinding {
-  const said = e.message.toLowerCase().includes(e.fix.slice(0, 40).toLowerCase());
-  return { ruleId: e.id, severity: e.severity, message: said ? e.message : `${e.message} Fix: ${e.fix}`, path };
+  const { message, fix } = explanationWords(e);
+  return { ruleId: e.id, severity: e.severity, message: fix ? `${message} Fix: ${fix}` : message, path };
 }
 
 interface LiveObjectReport {

@@ -73,6 +73,28 @@ export interface Explanation {
   evidence: Evidence[];
 }
 
+/**
+ * An explanation worded so that each thing is said once: its title (left out when the message
+ * restates it), its message, and its fix (left out when the message already says it). Every place
+ * that shows an explanation (pod tooltips, the describe document, live findings) uses this.
+ */
+export function explanationWords(e: Pick<Explanation, 'title' | 'message' | 'fix'>): {
+  title?: string;
+  message: string;
+  fix?: string;
+} {
+  const message = squash(e.message);
+  const head = squash(e.title.replace(/:.*$/, ''));
+  const saysFix = message.includes(squash(e.fix).slice(0, 40));
+  return {
+    ...(message.startsWith(head) ? {} : { title: e.title }),
+    message: e.message,
+    ...(saysFix ? {} : { fix: e.fix }),
+  };
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
 interface Text {
   kind: TextKind;
   reason?: string;
