@@ -451,6 +451,8 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   assert.ok(d, 'WIN080 once the cluster is known');
   assert.match(String(d.message), /prod/);
   assert.match(String(d.message), /10\.0\.17763/);
+  // What only the cluster's facts say is marked as such, in the Problems panel and the hover alike.
+  assert.match(String(d.message), / — from cluster prod$/);
   // And back to generic rules without a snapshot.
   const after = c.diagnostics(uri);
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', null);
