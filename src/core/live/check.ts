@@ -18,6 +18,7 @@ import {
   type MirrorSetFacts,
   type NodeFacts,
 } from './explain';
+import { oneFindingPerCause, type CheckedObject } from './same-cause';
 
 /** The kinds the live check reads, in output order; `openshift` ones exist only there. */
 export const LIVE_KINDS = [
@@ -175,13 +176,15 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   const reports: LiveObjectReport[] = [];
   const ruleErrors: LiveReport['ruleErrors'] = [];
   let objects = 0;
+  const entries: CheckedObject[] = [];
   for (const object of state.objects) {
     const findings: LiveFinding[] = [];
-    let counted = false;
-    if (isCheckedObject(object)) {
-      counted = true;
+    const checked = isCheckedObject(object);
+    let counted = checked;
+    const rules: LiveFinding[] = [];
+    if (checked) {
       const result = checkObject(withoutServerDefaults(object), checkOptions);
-      findings.push(...result.findings);
+      rules.push(...result.findings);
       ruleErrors.push(...result.ruleErrors);
     }
     const kind = String(object.kind);
@@ -205,12 +208,18 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       }
     }
     if (counted) objects++;
-    const kept = findings.filter((f) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold);
+    const shown = (f: LiveFinding) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold;
+    entries.push({ object, checked, rules: rules.filter(shown), explanations: findings.filter(shown) });
+  }
+  // Only now, with every object's findings known: a pod's failure and its workload's rule may say the same.
+  oneFindingPerCause(entries);
+  for (const { object, rules, explanations } of entries) {
+    const kept = [...rules, ...explanations];
     if (kept.length === 0) continue;
     const namespace = getAt(object, ['metadata', 'namespace']);
     reports.push({
       apiVersion: String(object.apiVersion ?? ''),
-      kind,
+      kind: String(object.kind),
       ...(typeof namespace === 'string' ? { namespace } : {}),
       name: String(getAt(object, ['metadata', 'name']) ?? ''),
       findings: kept,

@@ -466,7 +466,8 @@ function untoleratedTaint(m: RegExpExecArray, ctx: Ctx): Words {
     value: 'Windows',
     effect: 'NoSchedule',
   };
-  const toleration = `{key: ${taint.key}, operator: Equal, value: ${taint.value ?? ''}, effect: ${taint.effect}}`;
+  // The toleration WIN073's fix adds: operator Exists covers os=Windows (WMCO) and os=windows alike.
+  const toleration = `{key: ${taint.key}, operator: Exists, effect: ${taint.effect}}`;
   return {
     message: `${count} Windows node(s) carry the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} and the pod does not tolerate it.`,
     fix: `Add tolerations: [${toleration}] to the pod template, or use a RuntimeClass whose scheduling.tolerations carries it.`,
