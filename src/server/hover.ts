@@ -2,6 +2,7 @@ import { MarkupKind, type Hover, type Position } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import { docsUrl } from '../core/rules/registry';
 import { hoverAt } from '../core/editor/hover';
+import type { Finding } from '../core/rules/types';
 import type { Analysis } from './analysis';
 import type { ChartAnalysis } from './helm';
 
@@ -9,7 +10,32 @@ const contains = (r: { start: Position; end: Position }, p: Position) =>
   (p.line > r.start.line || (p.line === r.start.line && p.character >= r.start.character)) &&
   (p.line < r.end.line || (p.line === r.end.line && p.character <= r.end.character));
 
-/** Findings under the cursor (with their rule's reason and link), then what the field means on Windows. */
+/**
+ * What a rule adds to its findings under the cursor: its one-line reason and its documentation, once
+ * per rule. Editors show the diagnostic itself (message, severity, code) at the same place, so its
+ * message is never repeated here, nor a reason that only says the message again.
+ */
+function ruleNotes(findings: Finding[], title: (id: string) => string): string[] {
+  const notes: string[] = [];
+  const seen = new Set<string>();
+  for (const f of findings) {
+    if (seen.has(f.ruleId)) continue;
+    seen.add(f.ruleId);
+    const reason = title(f.ruleId);
+    const says = (message: string) => normalise(message).includes(normalise(reason));
+    const why = reason && reason !== f.ruleId && !findings.some((g) => g.ruleId === f.ruleId && says(g.message));
+    notes.push(`**${f.ruleId}**${why ? `: ${reason}` : ''} [Rule documentation](${docsUrl(f.ruleId)})`);
+  }
+  return notes;
+}
+
+const normalise = (s: string) =>
+  s
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/[.\s]+$/, '');
+
+/** What the rules under the cursor mean (never their findings' messages again), then the field's Windows meaning. */
 export function hover(
   doc: TextDocument,
   analysis: Analysis,
@@ -18,12 +44,10 @@ export function hover(
 ): Hover | null {
   const parts: string[] = [];
   let range: Hover['range'];
-  for (const f of analysis.findings) {
-    if (!contains(f.range, position)) continue;
-    range ??= f.range;
-    parts.push(
-      `**${f.ruleId}** (${f.severity}): ${f.message}\n\n${title(f.ruleId)} [Rule documentation](${docsUrl(f.ruleId)})`,
-    );
+  const here = analysis.findings.filter((f) => contains(f.range, position));
+  if (here.length > 0) {
+    range = here[0].range;
+    parts.push(ruleNotes(here, title).join('\n\n'));
   }
   for (const u of (analysis as Partial<ChartAnalysis>).unchecked ?? []) {
     if (!contains(u.range, position)) continue;

@@ -275,8 +275,15 @@ test('hover explains a finding and a Windows field', async () => {
   const [d] = (await c.diagnostics(uri, 1)).diagnostics;
   const h = await c.conn.sendRequest(HoverRequest.type, { textDocument: { uri }, position: d.range.start });
   const value = (h!.contents as { value: string }).value;
-  assert.match(value, /\*\*WIN002\*\* \(error\)/);
+  // The editor shows the diagnostic itself at this place: the hover adds the rule's reason and its
+  // documentation, never the diagnostic's message or severity again.
+  assert.match(value, /\*\*WIN002\*\*: Container securityContext field the API server forbids/);
   assert.match(value, /docs\/rules\.md#win002/);
+  const message = typeof d.message === 'string' ? d.message : d.message.value;
+  assert.ok(!value.includes(message), `the hover repeats the diagnostic: ${value}`);
+  assert.ok(!value.includes(message.slice(0, 40)), `the hover repeats the diagnostic's first words: ${value}`);
+  assert.doesNotMatch(value, /\(error\)/);
+  assert.equal(value.match(/WIN002/gi)?.length, 2, 'one note per rule: its id and its documentation link');
   const lines = text.split('\n');
   const osLine = lines.findIndex((l) => l.includes('os: {name: windows}'));
   const h2 = await c.conn.sendRequest(HoverRequest.type, {
@@ -444,6 +451,8 @@ test('a cluster snapshot makes image rules name the cluster and its node builds'
   assert.ok(d, 'WIN080 once the cluster is known');
   assert.match(String(d.message), /prod/);
   assert.match(String(d.message), /10\.0\.17763/);
+  // What only the cluster's facts say is marked as such, in the Problems panel and the hover alike.
+  assert.match(String(d.message), / — from cluster prod$/);
   // And back to generic rules without a snapshot.
   const after = c.diagnostics(uri);
   await c.conn.sendNotification('kubeWindows/clusterSnapshot', null);

@@ -331,7 +331,7 @@ test('WIN094: platform not supported on the cluster release says from which rele
   assert.equal(covered(text, f), 'GCPMachineProviderSpec');
   assert.equal(
     f.message,
-    'Windows nodes on GCP are not supported on OpenShift 4.10 (supported from 4.12): WMCO does not configure these machines there.',
+    'Windows nodes on GCP are not supported on OpenShift 4.10 (supported from 4.12): WMCO does not configure these machines there. — from cluster prod',
   );
   assert.deepEqual(only(text, 'WIN094', cluster({ version: '4.12.0' })), []);
 });

@@ -109,6 +109,7 @@ test('withOpenShiftRelease: the chosen release wins over a snapshot’s, the oth
   const offline = withOpenShiftRelease(undefined, r('4.12'));
   assert.deepEqual(offline, {
     name: 'OpenShift 4.12',
+    stated: true,
     windowsNodes: [],
     runtimeClasses: [],
     flavour: 'openshift',

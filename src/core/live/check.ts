@@ -9,6 +9,7 @@ import { SEVERITY_RANK, type Severity } from '../rules/severity';
 import {
   explainEvents,
   explainPod,
+  explanationWords,
   nodeFactsOf,
   podTargetsWindows,
   type EventFacts,
@@ -17,6 +18,7 @@ import {
   type MirrorSetFacts,
   type NodeFacts,
 } from './explain';
+import { oneFindingPerCause, type CheckedObject } from './same-cause';
 
 /** The kinds the live check reads, in output order; `openshift` ones exist only there. */
 export const LIVE_KINDS = [
@@ -60,8 +62,8 @@ export type LiveFinding = ObjectFinding;
 
 /** An explanation as a finding: its fix is part of the message unless the message already says it. */
 function explanationFinding(e: Explanation, path: string): LiveFinding {
-  const said = e.message.toLowerCase().includes(e.fix.slice(0, 40).toLowerCase());
-  return { ruleId: e.id, severity: e.severity, message: said ? e.message : `${e.message} Fix: ${e.fix}`, path };
+  const { message, fix } = explanationWords(e);
+  return { ruleId: e.id, severity: e.severity, message: fix ? `${message} Fix: ${fix}` : message, path };
 }
 
 interface LiveObjectReport {
@@ -174,13 +176,15 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   const reports: LiveObjectReport[] = [];
   const ruleErrors: LiveReport['ruleErrors'] = [];
   let objects = 0;
+  const entries: CheckedObject[] = [];
   for (const object of state.objects) {
     const findings: LiveFinding[] = [];
-    let counted = false;
-    if (isCheckedObject(object)) {
-      counted = true;
+    const checked = isCheckedObject(object);
+    let counted = checked;
+    const rules: LiveFinding[] = [];
+    if (checked) {
       const result = checkObject(withoutServerDefaults(object), checkOptions);
-      findings.push(...result.findings);
+      rules.push(...result.findings);
       ruleErrors.push(...result.ruleErrors);
     }
     const kind = String(object.kind);
@@ -204,12 +208,18 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       }
     }
     if (counted) objects++;
-    const kept = findings.filter((f) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold);
+    const shown = (f: LiveFinding) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold;
+    entries.push({ object, checked, rules: rules.filter(shown), explanations: findings.filter(shown) });
+  }
+  // Only now, with every object's findings known: a pod's failure and its workload's rule may say the same.
+  oneFindingPerCause(entries);
+  for (const { object, rules, explanations } of entries) {
+    const kept = [...rules, ...explanations];
     if (kept.length === 0) continue;
     const namespace = getAt(object, ['metadata', 'namespace']);
     reports.push({
       apiVersion: String(object.apiVersion ?? ''),
-      kind,
+      kind: String(object.kind),
       ...(typeof namespace === 'string' ? { namespace } : {}),
       name: String(getAt(object, ['metadata', 'name']) ?? ''),
       findings: kept,

@@ -3,7 +3,15 @@
 // pod's status, conditions, container states and events, as a person reads them. Pure: the caller
 // reads the pod, its events (field selector on involvedObject) and its node, and passes them in.
 import { isObj, type Obj } from '../manifest/path';
-import { eventsFor, explainPod, type EventFacts, type ExplainFacts, type Explanation, type NodeFacts } from './explain';
+import {
+  eventsFor,
+  explainPod,
+  explanationWords,
+  type EventFacts,
+  type ExplainFacts,
+  type Explanation,
+  type NodeFacts,
+} from './explain';
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' && v !== '' ? v : undefined);
 const obj = (v: unknown): Obj => (isObj(v) ? v : {});
@@ -40,9 +48,10 @@ function explanationLines(explanations: readonly Explanation[]): string[] {
   if (explanations.length === 0) return ['No known Windows failure matches this pod’s status and events.'];
   const out: string[] = [];
   for (const e of explanations) {
+    const words = explanationWords(e);
     out.push(`${e.severity.toUpperCase()} ${e.id} ${e.title}${e.container ? ` (container ${e.container})` : ''}`);
-    out.push(`  ${e.message}`);
-    out.push(`  Fix: ${e.fix}`);
+    out.push(`  ${words.message}`);
+    if (words.fix) out.push(`  Fix: ${words.fix}`);
     for (const ev of e.evidence) out.push(`  Seen in ${ev.from}: ${ev.text}`);
     out.push(`  Source: ${e.source}`);
   }

@@ -73,6 +73,28 @@ export interface Explanation {
   evidence: Evidence[];
 }
 
+/**
+ * An explanation worded so that each thing is said once: its title (left out when the message
+ * restates it), its message, and its fix (left out when the message already says it). Every place
+ * that shows an explanation (pod tooltips, the describe document, live findings) uses this.
+ */
+export function explanationWords(e: Pick<Explanation, 'title' | 'message' | 'fix'>): {
+  title?: string;
+  message: string;
+  fix?: string;
+} {
+  const message = squash(e.message);
+  const head = squash(e.title.replace(/:.*$/, ''));
+  const saysFix = message.includes(squash(e.fix).slice(0, 40));
+  return {
+    ...(message.startsWith(head) ? {} : { title: e.title }),
+    message: e.message,
+    ...(saysFix ? {} : { fix: e.fix }),
+  };
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/\s+/g, ' ').trim();
+
 interface Text {
   kind: TextKind;
   reason?: string;
@@ -444,7 +466,8 @@ function untoleratedTaint(m: RegExpExecArray, ctx: Ctx): Words {
     value: 'Windows',
     effect: 'NoSchedule',
   };
-  const toleration = `{key: ${taint.key}, operator: Equal, value: ${taint.value ?? ''}, effect: ${taint.effect}}`;
+  // The toleration WIN073's fix adds: operator Exists covers os=Windows (WMCO) and os=windows alike.
+  const toleration = `{key: ${taint.key}, operator: Exists, effect: ${taint.effect}}`;
   return {
     message: `${count} Windows node(s) carry the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} and the pod does not tolerate it.`,
     fix: `Add tolerations: [${toleration}] to the pod template, or use a RuntimeClass whose scheduling.tolerations carries it.`,

@@ -87,7 +87,7 @@ export const SIGNATURES: readonly Signature[] = [
     title: 'Pending: the Windows nodes carry the os=Windows taint and the pod does not tolerate it',
     cause:
       'Windows nodes are usually tainted (os=Windows:NoSchedule, WMCO and most installers) so that Linux pods stay away; a Windows pod must tolerate the taint.',
-    fix: 'Add tolerations: [{key: os, value: Windows, effect: NoSchedule}] to the pod template, or use a RuntimeClass whose scheduling.tolerations carries it.',
+    fix: 'Add tolerations: [{key: os, operator: Exists, effect: NoSchedule}] to the pod template (it tolerates os=Windows and os=windows alike), or use a RuntimeClass whose scheduling.tolerations carries it.',
     source: 'https://github.com/ROCm/TheRock/issues/2865',
     kinds: ['scheduling', 'event'],
     patterns: [

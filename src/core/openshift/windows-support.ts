@@ -284,6 +284,7 @@ export function featureSupported(feature: WindowsFeature, r: OpenShiftRelease): 
 export function withOpenShiftRelease(cluster: ClusterSnapshot | undefined, r: OpenShiftRelease): ClusterSnapshot {
   const base: ClusterSnapshot = cluster ?? {
     name: `OpenShift ${releaseText(r)}`,
+    stated: true,
     windowsNodes: [],
     runtimeClasses: [],
   };

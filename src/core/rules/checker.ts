@@ -12,11 +12,13 @@ import { classifyDocument } from '../manifest/kubernetes-document';
 import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { pathString, spanFor } from '../manifest/path';
-import { objectsOf, podSpecOf } from '../manifest/workloads';
+import { objectsOf, podSpecOf, type ObjectView } from '../manifest/workloads';
 import { LineIndex, type Position, type Range, type Span } from '../manifest/text';
 import {
+  clusterNote,
   collectFacts,
   emptyFacts,
+  factsWithoutCluster,
   mayHoldFacts,
   withFileFlavour,
   type ClusterSnapshot,
@@ -64,6 +66,7 @@ export function checkText(text: string, options: CheckOptions = {}): CheckResult
   const result = newResult(file);
   if (file.skipped) return result;
   const rules = activeRules(options);
+  const bare = withoutCluster(facts, text);
   // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
   const spans: DocumentPlace[] = [];
   const load = options.load ?? {};
@@ -75,7 +78,7 @@ export function checkText(text: string, options: CheckOptions = {}): CheckResult
       return;
     }
     if (kind === 'kubernetes') result.documents++;
-    checkDocument(file, doc, facts, rules, options, result);
+    checkDocument(file, doc, { facts, bare }, rules, options, result);
   });
   return finish(file, spans, result);
 }
@@ -163,9 +166,10 @@ export function documentChecker(
 ): (doc: ManifestDocument) => DocumentCheck {
   const facts = options.flavoured ? options.facts : withFileFlavour(options.facts, file.text);
   const rules = activeRules(options);
+  const bare = withoutCluster(facts, file.text);
   return (doc) => {
     const result = newResult(file);
-    checkDocument(file, doc, facts, rules, options, result);
+    checkDocument(file, doc, { facts, bare }, rules, options, result);
     return {
       findings: result.findings,
       workloads: result.workloads,
@@ -214,6 +218,18 @@ function finish(file: ManifestFile, documents: DocumentPlace[], result: CheckRes
   return result;
 }
 
+/** The checker's facts, and the same without the cluster (worked out on first need), to mark what the cluster adds. */
+interface CheckFacts {
+  facts: Facts;
+  bare?: () => Facts;
+}
+
+function withoutCluster(facts: Facts, text: string): (() => Facts) | undefined {
+  if (!facts.cluster || facts.cluster.stated) return undefined;
+  let bare: Facts | undefined;
+  return () => (bare ??= factsWithoutCluster(facts, text));
+}
+
 const ENGINE_RULE: Record<string, string> = {
   'syntax-error': 'YAML001',
   template: 'YAML002',
@@ -223,7 +239,7 @@ const ENGINE_RULE: Record<string, string> = {
 function checkDocument(
   file: ManifestFile,
   doc: ManifestDocument,
-  facts: Facts,
+  { facts, bare }: CheckFacts,
   rules: ActiveRules,
   options: CheckOptions,
   result: CheckResult,
@@ -246,7 +262,7 @@ function checkDocument(
     });
     return;
   }
-  const pending = runRules(doc.value, facts, rules, result);
+  const pending = runRules(doc.value, facts, rules, result, bare);
   if (pending.length === 0) return;
 
   // Positions are needed only now: build this document's tree once.
@@ -254,7 +270,7 @@ function checkDocument(
   const base = doc.span.start;
   const rangeOf = documentRanges(file, doc);
   const toFile = (s: Span): Span => ({ start: s.start + base, end: s.end + base });
-  for (const { ruleId, report, severity: proposed } of pending) {
+  for (const { ruleId, report, severity: proposed, cluster } of pending) {
     const severity = rules.severityOf(ruleId, proposed);
     if (severity === 'off') continue;
     const local = spanFor(tree, report.path, report.target ?? 'key') ?? { start: 0, end: 0 };
@@ -278,51 +294,53 @@ function checkDocument(
     result.findings.push({
       ruleId,
       severity,
-      message: report.message,
+      message: cluster ? `${report.message} ${clusterNote(cluster)}` : report.message,
       range: rangeOf(span),
       span,
       fixes,
       ...(related ? { related } : {}),
       document: doc.index,
+      ...(cluster ? { cluster } : {}),
     });
   }
 }
 
-type Pending = { ruleId: string; report: Report; severity: Severity };
+/** A rule's report, with the cluster whose facts alone make it (see markClusterReports). */
+type Pending = { ruleId: string; report: Report; severity: Severity; cluster?: string };
 
-/** Runs the active rules over the objects of one document value; reports carry paths, no positions. */
-function runRules(
-  value: unknown,
-  facts: Facts,
-  rules: ActiveRules,
-  result: { workloads: number; windowsWorkloads: number; ruleErrors: CheckResult['ruleErrors'] },
-): Pending[] {
+type Counts = { workloads: number; windowsWorkloads: number; ruleErrors: CheckResult['ruleErrors'] };
+
+/**
+ * Runs the active rules over the objects of one document value; reports carry paths, no positions.
+ * With `bare` (the facts without the cluster), the reports of an object that has any are compared
+ * with what the rules say without the cluster, and those only the cluster's facts make are marked.
+ */
+function runRules(value: unknown, facts: Facts, rules: ActiveRules, result: Counts, bare?: () => Facts): Pending[] {
   const pending: Pending[] = [];
-  // One reporter and one context per document/pod, not per rule: this loop runs 70 rules × every pod.
+  for (const object of objectsOf(value)) {
+    const found = runObject(object, facts, rules, result);
+    if (bare && facts.cluster && found.length > 0) {
+      const without = runObject(object, bare(), rules, { workloads: 0, windowsWorkloads: 0, ruleErrors: [] });
+      markClusterReports(found, without, facts.cluster.name);
+    }
+    pending.push(...found);
+  }
+  return pending;
+}
+
+function runObject(object: ObjectView, facts: Facts, rules: ActiveRules, result: Counts): Pending[] {
+  const pending: Pending[] = [];
+  // One reporter and one context per object, not per rule: this runs 70 rules × every pod.
   let current: Rule = RULES[0];
   const reporter = (r: Report) =>
     pending.push({ ruleId: current.id, report: r, severity: r.severity ?? current.severity });
-  for (const object of objectsOf(value)) {
-    const objectRules = rules.objectByKind.get(object.kind);
-    // Worked out once per object: object rules about workloads read them too.
-    const pod = podSpecOf(object);
-    const target = pod ? targetingOf(pod, facts) : undefined;
-    if (objectRules) {
-      const ctx = { object, facts, ...(pod && target ? { pod: { view: pod, target } } : {}) };
-      for (const rule of objectRules) {
-        current = rule;
-        try {
-          rule.check(ctx, reporter);
-        } catch (err) {
-          ruleFailed(rule.id, err, result);
-        }
-      }
-    }
-    if (!pod || !target) continue;
-    result.workloads++;
-    if (target.os === 'windows') result.windowsWorkloads++;
-    const ctx = { pod, target, facts };
-    for (const rule of rules.pod) {
+  const objectRules = rules.objectByKind.get(object.kind);
+  // Worked out once per object: object rules about workloads read them too.
+  const pod = podSpecOf(object);
+  const target = pod ? targetingOf(pod, facts) : undefined;
+  if (objectRules) {
+    const ctx = { object, facts, ...(pod && target ? { pod: { view: pod, target } } : {}) };
+    for (const rule of objectRules) {
       current = rule;
       try {
         rule.check(ctx, reporter);
@@ -331,7 +349,31 @@ function runRules(
       }
     }
   }
+  if (!pod || !target) return pending;
+  result.workloads++;
+  if (target.os === 'windows') result.windowsWorkloads++;
+  const ctx = { pod, target, facts };
+  for (const rule of rules.pod) {
+    current = rule;
+    try {
+      rule.check(ctx, reporter);
+    } catch (err) {
+      ruleFailed(rule.id, err, result);
+    }
+  }
   return pending;
+}
+
+/**
+ * Marks the reports the files alone do not make: absent without the cluster's facts, or said there
+ * in other words or with another severity (the cluster made them sharper). The rest stay unmarked,
+ * so a check with a cluster reads like one without it plus what the cluster adds.
+ */
+function markClusterReports(found: Pending[], without: Pending[], cluster: string): void {
+  const key = (p: Pending) =>
+    `${p.ruleId}\u0000${pathString(p.report.path)}\u0000${p.report.target ?? ''}\u0000${p.severity}\u0000${p.report.message}`;
+  const plain = new Set(without.map(key));
+  for (const p of found) if (!plain.has(key(p))) p.cluster = cluster;
 }
 
 /** A finding on an object that has no text (a live object read from the cluster): located by field path. */

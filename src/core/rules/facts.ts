@@ -45,6 +45,11 @@ export interface OpenShiftFacts {
 /** What the extension knows about the live cluster; rules get sharper with it, never need it. */
 export interface ClusterSnapshot {
   name: string;
+  /**
+   * Facts the user stated (`--openshift-version` without a cluster), not read from one: what they
+   * make is asked for, so it is not marked as coming from a cluster.
+   */
+  stated?: boolean;
   flavour?: 'openshift' | 'kubernetes';
   /** One entry per Windows node. */
   windowsNodes: { name: string; build: string; taints: Taint[] }[];
@@ -146,6 +151,32 @@ const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
 export function withFileFlavour(facts: Facts, text: string): Facts {
   if (facts.flavour !== 'auto' || facts.openshiftSeen) return facts;
   return text.includes('openshift.io/') && OPENSHIFT_API.test(text) ? { ...facts, openshiftSeen: true } : facts;
+}
+
+/**
+ * The facts as they would be without the cluster snapshot: what the files alone say. Findings that
+ * the rules report only with the cluster's facts are marked as coming from the cluster (checker.ts).
+ * `text` is the file being checked, for its own flavour.
+ */
+export function factsWithoutCluster(facts: Facts, text: string): Facts {
+  if (!facts.cluster || facts.cluster.stated) return facts;
+  const fromFiles = new Map([...facts.runtimeClasses].filter(([, rc]) => rc.source !== 'cluster'));
+  // Only the cluster (emptyFacts) and the file's own text (withFileFlavour) make openshiftSeen.
+  const clusterSaidOpenShift = facts.cluster.flavour === 'openshift' && facts.flavour === 'auto';
+  return withFileFlavour(
+    {
+      ...facts,
+      cluster: undefined,
+      runtimeClasses: fromFiles,
+      openshiftSeen: clusterSaidOpenShift ? false : facts.openshiftSeen,
+    },
+    text,
+  );
+}
+
+/** What a finding that comes from the cluster's facts says after its message, in every front end. */
+export function clusterNote(name: string): string {
+  return `— from cluster ${name.length > 60 ? `${name.slice(0, 59)}…` : name}`;
 }
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */

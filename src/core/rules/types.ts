@@ -121,4 +121,9 @@ export interface Finding {
   related?: { range: Range; message: string }[];
   /** Index of the YAML document in the file. */
   document: number;
+  /**
+   * The cluster whose facts (snapshot or --context) this finding comes from: without them it would
+   * not be reported, or not in these words. Its message ends with clusterNote(cluster).
+   */
+  cluster?: string;
 }

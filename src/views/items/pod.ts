@@ -1,6 +1,6 @@
 // A pod row of a node's Pods group, with the failure explanations that apply to it.
 import { age } from '../../core/openshift/machine-state';
-import type { Explanation } from '../../core/live/explain';
+import { explanationWords, type Explanation } from '../../core/live/explain';
 import { bySeverity } from '../../core/rules/severity';
 import type { PodView } from '../../cluster/node-pods';
 import type { TreeNode } from '../cluster-item';
@@ -46,15 +46,16 @@ export function podNode(
   if (since) lines.push(`- Age: ${since}`);
   if (p.reason) lines.push(`- Reason: ${md(p.reason)}`);
   lines.push('- Images:', ...p.images.map((i) => `  - \`${i.replace(/`/g, "'")}\``));
+  // Each explanation says its title, what happened and what to do once each (explanationWords).
   for (const e of sorted) {
+    const words = explanationWords(e);
     lines.push(
       '',
-      `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}** ${md(e.title)}`,
+      `$(${e.severity === 'error' ? 'error' : 'warning'}) **${e.id}**${words.title ? ` ${md(words.title)}` : ''}`,
       '',
-      md(e.message),
-      '',
-      `_Fix:_ ${md(e.fix)}`,
+      md(words.message),
     );
+    if (words.fix) lines.push('', `_Fix:_ ${md(words.fix)}`);
   }
   const node: TreeNode = {
     id,

@@ -147,6 +147,10 @@ const WIN071: PodRule = {
     'OS node label with a wrong-case value (Windows never matches a node) or the deprecated beta.kubernetes.io/os label.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
+    // A value naming the other OS than spec.os.name (`Linux` on a windows pod) is WIN072's conflict,
+    // with its fix; "use linux" here would be a second, contrary one.
+    const osName = getAt(pod.spec, ['os', 'name']);
+    const conflicts = (fix: string) => (osName === 'windows' || osName === 'linux') && fix !== osName;
     const selector = objAt(pod.spec, ['nodeSelector']);
     if (selector) {
       for (const label of OS_LABELS) {
@@ -172,7 +176,7 @@ const WIN071: PodRule = {
         }
         const value = selector[label];
         const fix = wrongCase(value);
-        if (fix) {
+        if (fix && !conflicts(fix)) {
           report({
             path,
             target: 'value',
@@ -203,7 +207,7 @@ const WIN071: PodRule = {
       const exact = e.values.some((v) => v === 'windows' || v === 'linux');
       e.values.forEach((v, vi) => {
         const fix = wrongCase(v);
-        if (!fix) return;
+        if (!fix || conflicts(fix)) return;
         // `In [Windows]` alone matches no node; anything else only loses its effect.
         const never = e.required && e.operator === 'In' && !exact;
         const effect = never

@@ -281,9 +281,8 @@ const WIN028: PodRule = {
     if (declaredLinux(pod)) return;
     for (const site of sitesOf(pod)) {
       const value = site.opts.gmsaCredentialSpec;
-      if (typeof value !== 'string') continue;
+      if (typeof value !== 'string' || !specRefused(value)) continue;
       const empty = value.length === 0;
-      if (!empty && byteLength(value) <= MAX_SPEC) continue;
       const named = typeof site.opts.gmsaCredentialSpecName === 'string';
       const path = [...site.path, 'gmsaCredentialSpec'];
       const api = `${site.field('gmsaCredentialSpec')}: Invalid value: ${preview(value, 40)}: ${empty ? 'gmsaCredentialSpec cannot be an empty string' : 'gmsaCredentialSpec size must be under 64 KiB'}`;
@@ -300,6 +299,11 @@ const WIN028: PodRule = {
     }
   },
 };
+
+/** The API server refuses this gmsaCredentialSpec (WIN028) before any webhook reads it. */
+function specRefused(value: string): boolean {
+  return value.length === 0 || byteLength(value) > MAX_SPEC;
+}
 
 /** The word with its first letter in upper case, to start a sentence. */
 function capitalized(word: string): string {
@@ -328,7 +332,8 @@ const WIN029: PodRule = {
   check({ pod }, report) {
     if (declaredLinux(pod)) return;
     for (const site of sitesOf(pod)) {
-      if (typeof site.opts.gmsaCredentialSpec !== 'string') continue;
+      // A spec the API server refuses never reaches the webhook: WIN028 says it, with its one fix.
+      if (typeof site.opts.gmsaCredentialSpec !== 'string' || specRefused(site.opts.gmsaCredentialSpec)) continue;
       const name = site.opts.gmsaCredentialSpecName;
       if (name !== undefined && name !== null) continue;
       report({
