@@ -1,6 +1,6 @@
 // One session per kubeconfig context, connected lazily on first use: server version, flavour (from API
 // discovery), WMCO presence and state, node counts. Failures are error items on the session, never thrown.
-import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
+import type { KubeConfig, V1NodeList, V1Pod } from '@kubernetes/client-node';
 import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
@@ -21,7 +21,7 @@ import { readOpenShiftFacts } from './snapshot';
 import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
 import { WindowsNodeModel } from './windows-nodes';
-import { listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
+import { listPodObjectsOfNode, listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
 
 export interface WmcoState {
   present: boolean;
@@ -120,6 +120,19 @@ export class ClusterSession {
   /** The pods on a node, listed once (the tree watches them: podWatch). */
   podsOfNode(name: string): Promise<PodView[] | ClusterErrorItem> {
     return listPodsOfNode(this.client, name, this.errorContext);
+  }
+
+  /**
+   * The pod objects on a node: from its pod watch when the tree shows its pods, else listed once (the Services group
+   * reads what runs as HostProcess pods there).
+   */
+  async podObjectsOfNode(name: string): Promise<V1Pod[] | ClusterErrorItem> {
+    const watch = this.podWatches.get(name);
+    if (watch && !watch.error) {
+      await watch.start();
+      return watch.pods().map((e) => e.pod);
+    }
+    return listPodObjectsOfNode(this.client, name, this.errorContext);
   }
 
   /** The watch of a node's pods, started on first call; the same one until stopPodWatch(). */

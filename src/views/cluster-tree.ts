@@ -19,7 +19,7 @@ import { podPath } from '../cluster/pods';
 import { SessionManager, type ClusterSession, type SessionOptions } from '../cluster/session';
 import { buildSnapshot, snapshotOf } from '../cluster/snapshot';
 import type { NodeChange, WindowsNodeModel, WindowsNodeView } from '../cluster/windows-nodes';
-import { CLUSTER_GROUPS, machineSetRow, type GroupContext } from './cluster-groups';
+import { groupsOf, machineSetRow, type GroupContext } from './cluster-groups';
 import { detailRef, enc, withRef, type TreeNode } from './cluster-item';
 import { Emitter } from './emitter';
 import { forDisplay } from './for-display';
@@ -30,7 +30,8 @@ import { groupNode } from './items/group';
 import { machineSetId } from './items/machine-set';
 import { podNode } from './items/pod';
 import { loadingNode, placeholder } from './items/placeholder';
-import { serviceItems, type NodeServicesSource } from './items/services';
+import { needsNodePods, serviceItems, type NodeServicesSource } from './items/services';
+import type { Obj } from '../core/manifest/path';
 import { nodeFactNodes, windowsNodeId, windowsNodeNode } from './items/windows-node';
 import { LazyTree } from './lazy-tree';
 import { md } from './markdown';
@@ -294,8 +295,7 @@ export class ClusterTree {
     if (root && state.info.flavour === 'openshift') root.contextValue = 'cluster.openshift';
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
-    for (const group of CLUSTER_GROUPS) {
-      if (group.shownOn && !group.shownOn(state.info)) continue;
+    for (const group of groupsOf(state.info.flavour)) {
       const gid = `${id}/group/${group.key}`;
       const g = this.groupContext(gid, id, session);
       this.tree.expandable(gid, () => group.children(g));
@@ -362,9 +362,15 @@ export class ClusterTree {
     if (services) {
       const sid = `${id}/services`;
       this.serviceGroups.set(nodeKey(session.context, name), sid);
-      this.tree.expandable(sid, async () =>
-        serviceItems(sid, { context: session.context, node: name }, await services(session.context, model)),
-      );
+      this.tree.expandable(sid, async () => {
+        const answer = await services(session.context, model);
+        const pods = needsNodePods(answer) ? await session.podObjectsOfNode(name) : [];
+        const distribution = session.state?.status === 'connected' ? session.state.info.flavour : 'kubernetes';
+        return serviceItems(sid, { context: session.context, node: name }, answer, {
+          distribution,
+          ...(isErrorItem(pods) ? {} : { pods: pods as unknown as Obj[] }),
+        });
+      });
       const row = {
         label: 'Services',
         icon: 'gear',
