@@ -72,6 +72,8 @@ export class ClusterTree {
   /** The Pods groups whose watch the tree started, by group id. */
   private readonly podGroups = new Map<string, { session: ClusterSession; node: string }>();
   private readonly watchedPods = new WeakSet<NodePodWatch>();
+  /** The sessions whose changes the tree follows (each once). */
+  private readonly followedSessions = new WeakSet<ClusterSession>();
   /** The last snapshot of each context (explanations word themselves with the cluster's facts). */
   private readonly snapshots = new Map<string, ClusterSnapshot>();
   private readonly snapshotEmitter = new Emitter<ClusterSnapshot | null>();
@@ -293,6 +295,7 @@ export class ClusterTree {
     // flavours, and refreshing the cluster now would drop the children the view is still loading.
     const root = this.tree.item(id);
     if (root && state.info.flavour === 'openshift') root.contextValue = 'cluster.openshift';
+    this.followSession(id, session);
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
     for (const group of groupsOf(state.info.flavour)) {
@@ -302,6 +305,28 @@ export class ClusterTree {
       out.push(groupNode(gid, group, { context, group: group.key }));
     }
     return out;
+  }
+
+  /**
+   * Subscribes once per session: its info (node counts, WMCO) refills the info row; a watched collection's change
+   * refreshes the group that shows it (and, through VS Code, its expanded rows), so no command needs to poke the tree.
+   */
+  private followSession(ctxId: string, session: ClusterSession): void {
+    if (this.followedSessions.has(session)) return;
+    this.followedSessions.add(session);
+    session.onChange((topic) => {
+      if (this.disposed) return;
+      if (topic === 'info') {
+        const infoId = `${ctxId}/info`;
+        if (session.state?.status !== 'connected' || !this.tree.item(infoId)) return;
+        this.tree.remember([infoNode(infoId, session.state.info)], ctxId);
+        return this.tree.notify(infoId);
+      }
+      // A Machine's change is its MachineSet's: the group's refresh refills the MachineSets and their Machines.
+      const gid = `${ctxId}/group/${topic === 'machines' ? 'machineSets' : topic}`;
+      if (this.tree.item(gid)) this.tree.notify(gid);
+      if (topic === 'runtimeClasses' && session.context === this.activeContext) this.scheduleSnapshot(session);
+    });
   }
 
   private async nodeItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
