@@ -30,7 +30,8 @@ import { groupNode } from './items/group';
 import { machineSetId } from './items/machine-set';
 import { podNode } from './items/pod';
 import { loadingNode, placeholder } from './items/placeholder';
-import { needsNodePods, serviceItems, type NodeServicesSource } from './items/services';
+import { serviceItems, type NodeServicesSource } from './items/services';
+import { needsNodePods } from '../core/windows/node-components';
 import type { Obj } from '../core/manifest/path';
 import { nodeFactNodes, windowsNodeId, windowsNodeNode } from './items/windows-node';
 import { LazyTree } from './lazy-tree';
@@ -389,7 +390,7 @@ export class ClusterTree {
       this.serviceGroups.set(nodeKey(session.context, name), sid);
       this.tree.expandable(sid, async () => {
         const answer = await services(session.context, model);
-        const pods = needsNodePods(answer) ? await session.podObjectsOfNode(name) : [];
+        const pods = 'services' in answer && needsNodePods(answer.services) ? await session.podObjectsOfNode(name) : [];
         const distribution = session.state?.status === 'connected' ? session.state.info.flavour : 'kubernetes';
         return serviceItems(sid, { context: session.context, node: name }, answer, {
           distribution,

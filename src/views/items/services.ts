@@ -1,11 +1,9 @@
 // The rows of a node's Services group (read over SSH by the extension): one per service, or "connect
 // first", or the failure (its retry asks the group again). What a cluster of this kind runs decides what
 // "not installed" means: WMCO's services belong to OpenShift's Windows nodes, and a kubeadm node runs
-// kube-proxy as a HostProcess pod (sig-windows-tools' DaemonSet), not as a service.
-import type { NodeServicesAnswer, ServiceRow, WindowsNodeView } from '../../cluster/windows-nodes';
-import type { Obj } from '../../core/manifest/path';
-import { objectsOf, podSpecOf } from '../../core/manifest/workloads';
-import { hostProcessInfo } from '../../core/rules/helpers';
+// kube-proxy as a HostProcess pod (sig-windows-tools' DaemonSet), not as a service (core/windows/node-components.ts).
+import type { NodeServicesAnswer, WindowsNodeView } from '../../cluster/windows-nodes';
+import { shownServices, type ComponentPod, type ServicesSetting } from '../../core/windows/node-components';
 import { enc, type TreeNode } from '../cluster-item';
 import { COLORS } from '../item';
 import { md } from '../markdown';
@@ -17,94 +15,6 @@ export const REFRESH_SERVICES_COMMAND = 'kubeWindows.refreshServices';
 
 /** Where the rows come from: the extension reads them over SSH; without a source a node has no Services group. */
 export type NodeServicesSource = (context: string, node: WindowsNodeView) => Promise<NodeServicesAnswer>;
-
-/** Services only WMCO installs (its hybrid overlay, metrics exporter and instance config daemon). */
-const WMCO_SERVICES: ReadonlySet<string> = new Set([
-  'hybrid-overlay-node',
-  'windows_exporter',
-  'windows-instance-config-daemon',
-]);
-/** Services a node may run or not, whoever joined it (CSI Proxy, for CSI node plugins only). */
-const OPTIONAL_SERVICES: ReadonlySet<string> = new Set(['csi-proxy']);
-/** Node components that run as a HostProcess pod where they are not a service (the kubeadm path). */
-const POD_COMPONENTS = ['kube-proxy'] as const;
-
-/** What the rows depend on besides the services: the kind of cluster, and the pods on the node (for HostProcess ones). */
-export interface ServicesSetting {
-  distribution: 'openshift' | 'kubernetes';
-  /** The pod objects on the node; undefined when they could not be read. */
-  pods?: readonly Obj[];
-}
-
-/** A node component running as a HostProcess pod on the node. */
-interface ComponentPod {
-  namespace: string;
-  name: string;
-  phase: string;
-  ready: boolean;
-  daemonSet?: string;
-}
-
-/** Whether the rows need the pods on the node: a component that can run as a pod is not a service there. */
-export function needsNodePods(answer: NodeServicesAnswer): boolean {
-  return (
-    'services' in answer &&
-    answer.services.some((s) => !s.exists && (POD_COMPONENTS as readonly string[]).includes(s.name))
-  );
-}
-
-/** Pure: the HostProcess pod on the node that runs `component` (by container name or image), if any. */
-function componentPod(component: string, pods: readonly Obj[]): ComponentPod | undefined {
-  for (const pod of pods) {
-    const [object] = objectsOf({ apiVersion: 'v1', kind: 'Pod', ...pod });
-    const view = object && podSpecOf(object);
-    if (!view) continue;
-    const hp = hostProcessInfo(view);
-    const runs = view.containers.some(
-      (c) =>
-        hp.is(c) && (c.name === component || (c.image ?? '').split('@')[0]?.split('/').pop()?.startsWith(component)),
-    );
-    if (!runs) continue;
-    const meta = (pod.metadata ?? {}) as {
-      name?: string;
-      namespace?: string;
-      ownerReferences?: { kind?: string; name?: string }[];
-      deletionTimestamp?: string;
-    };
-    const status = (pod.status ?? {}) as { phase?: string; conditions?: { type?: string; status?: string }[] };
-    const owner = meta.ownerReferences?.find((o) => o.kind === 'DaemonSet')?.name;
-    return {
-      namespace: meta.namespace ?? '',
-      name: meta.name ?? '',
-      phase: meta.deletionTimestamp ? 'Terminating' : (status.phase ?? 'Unknown'),
-      ready: (status.conditions ?? []).some((c) => c.type === 'Ready' && c.status === 'True'),
-      ...(owner ? { daemonSet: owner } : {}),
-    };
-  }
-  return undefined;
-}
-
-/** Pure: the services to show, each either a service or the HostProcess pod that does its job. */
-function shownServices(
-  services: readonly ServiceRow[],
-  setting: ServicesSetting,
-): (ServiceRow | { name: string; pod: ComponentPod })[] {
-  const out: (ServiceRow | { name: string; pod: ComponentPod })[] = [];
-  for (const s of services) {
-    if (!s.exists) {
-      const pod = setting.pods && componentPod(s.name, setting.pods);
-      if (pod) {
-        out.push({ name: s.name, pod });
-        continue;
-      }
-      // Absent where this kind of cluster does not install it: nothing is missing.
-      if (setting.distribution !== 'openshift' && (WMCO_SERVICES.has(s.name) || OPTIONAL_SERVICES.has(s.name)))
-        continue;
-    }
-    out.push(s);
-  }
-  return out;
-}
 
 export function serviceItems(
   sid: string,
