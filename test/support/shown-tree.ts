@@ -169,9 +169,7 @@ export function render(rows: ShownRow[], depth = 0): string {
 
 /** A row that stands for no object: "No …", "Not available", loading, or a failure. */
 const isPlaceholder = (r: ShownRow): boolean =>
-  r.contextValue === 'error' ||
-  /^(No |Not available$|Loading…$|Connecting…$|Connect to show)/.test(r.label) ||
-  (r.contextValue === 'info' && !r.description && /^No /.test(r.label));
+  r.contextValue === 'error' || /^(No |Not available$|Loading…$|Connecting…$|Connect to show)/.test(r.label);
 
 const objects = (rows: ShownRow[]): ShownRow[] => rows.filter((r) => !isPlaceholder(r));
 
