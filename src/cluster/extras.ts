@@ -1,6 +1,6 @@
 // Per-cluster facts read on demand: BYOH instances (the windows-instances ConfigMap), registry mirror
 // sets (IDMS/ITMS) and the RuntimeClasses that schedule onto Windows. Each returns data or an error item.
-import type { V1ConfigMap, V1RuntimeClassList } from '@kubernetes/client-node';
+import type { V1RuntimeClassList } from '@kubernetes/client-node';
 import { runtimeClassIsWindows, stringMap, type RuntimeClassFacts } from '../core/rules/facts';
 import type { Obj } from '../core/manifest/path';
 import { knownPolicy, specEntries } from '../core/mirrors/spec';
@@ -44,23 +44,6 @@ export function byohInstancesOf(data: Record<string, string> | undefined, nodes:
   return out.sort((a, b) => a.address.localeCompare(b.address));
 }
 
-export async function readByohInstances(
-  client: KubeClient,
-  nodes: WindowsNodeView[],
-  ctx: ErrorContext = {},
-  namespace = WMCO_NAMESPACE,
-): Promise<ByohInstances | ClusterErrorItem> {
-  try {
-    const cm = await client.get<V1ConfigMap>(
-      `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps/${INSTANCES_CONFIGMAP}`,
-    );
-    return { configMap: true, instances: byohInstancesOf(cm.data, nodes) };
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { configMap: false, instances: [] };
-    return classifyError(err, { ...ctx, what: 'BYOH instances' });
-  }
-}
-
 export interface MirrorSetView {
   kind: 'ImageDigestMirrorSet' | 'ImageTagMirrorSet';
   name: string;
@@ -69,6 +52,30 @@ export interface MirrorSetView {
 
 export type MirrorSets = { available: boolean; sets: MirrorSetView[] };
 
+/** Pure: the mirror sets of one kind (objects of a list), read as the renderer reads them. */
+export function mirrorSetViewsOf(kind: MirrorSetKind, items: readonly Obj[]): MirrorSetView[] {
+  return items.map((item) => {
+    const meta = (item.metadata ?? {}) as Obj;
+    // Entries without a source and blank mirrors do not count.
+    const mirrors = specEntries(kind, item.spec).flatMap((e) => {
+      if (e.source === undefined) return [];
+      const policy = knownPolicy(e.policy);
+      return [
+        {
+          source: e.source,
+          mirrors: e.mirrors.map((m) => m.value),
+          ...(policy ? { mirrorSourcePolicy: policy } : {}),
+        },
+      ];
+    });
+    return { kind, name: String(meta.name ?? ''), mirrors };
+  });
+}
+
+/** The collections the explorer watches for mirror sets, one per kind. */
+export const mirrorSetCollections = (): { kind: MirrorSetKind; path: string; selector: Record<string, never> }[] =>
+  (Object.entries(MIRROR_SET_PATHS) as [MirrorSetKind, string][]).map(([kind, path]) => ({ kind, path, selector: {} }));
+
 /** IDMS and ITMS of an OpenShift cluster; `available: false` when the API does not exist. */
 export async function readMirrorSets(
   client: KubeClient,
@@ -76,26 +83,11 @@ export async function readMirrorSets(
 ): Promise<MirrorSets | ClusterErrorItem> {
   const sets: MirrorSetView[] = [];
   let available = false;
-  for (const [kind, path] of Object.entries(MIRROR_SET_PATHS) as [MirrorSetKind, string][]) {
+  for (const { kind, path } of mirrorSetCollections()) {
     try {
       const list = await client.get<{ items?: Obj[] }>(path);
       available = true;
-      for (const item of list.items ?? []) {
-        const meta = (item.metadata ?? {}) as Obj;
-        // Read as the renderer reads them: entries without a source and blank mirrors do not count.
-        const mirrors = specEntries(kind, item.spec).flatMap((e) => {
-          if (e.source === undefined) return [];
-          const policy = knownPolicy(e.policy);
-          return [
-            {
-              source: e.source,
-              mirrors: e.mirrors.map((m) => m.value),
-              ...(policy ? { mirrorSourcePolicy: policy } : {}),
-            },
-          ];
-        });
-        sets.push({ kind, name: String(meta.name ?? ''), mirrors });
-      }
+      sets.push(...mirrorSetViewsOf(kind, list.items ?? []));
     } catch (err) {
       if (err instanceof ApiError && err.status === 404) continue;
       return classifyError(err, { ...ctx, what: 'mirror sets' });
@@ -106,6 +98,14 @@ export async function readMirrorSets(
 
 const RUNTIME_CLASSES_PATH = '/apis/node.k8s.io/v1/runtimeclasses';
 export const runtimeClassPath = (name: string): string => `${RUNTIME_CLASSES_PATH}/${encodeURIComponent(name)}`;
+/** The collection the explorer watches for RuntimeClasses. */
+export const runtimeClassCollection = { path: RUNTIME_CLASSES_PATH, selector: {} };
+
+/** The collection the explorer watches for the windows-instances ConfigMap (only that one, by name). */
+export const windowsInstancesCollection = (namespace = WMCO_NAMESPACE) => ({
+  path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps`,
+  selector: { fieldSelector: `metadata.name=${INSTANCES_CONFIGMAP}` },
+});
 
 export type ClusterRuntimeClass = Omit<RuntimeClassFacts, 'source' | 'windows'>;
 
@@ -126,20 +126,6 @@ export function windowsRuntimeClassesOf(items: readonly V1RuntimeClassList['item
     out.push(item);
   }
   return out.sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** RuntimeClasses whose scheduling sends pods to Windows nodes. */
-export async function readWindowsRuntimeClasses(
-  client: KubeClient,
-  ctx: ErrorContext = {},
-): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
-  try {
-    const list = await client.get<V1RuntimeClassList>(RUNTIME_CLASSES_PATH);
-    return windowsRuntimeClassesOf(list.items);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return [];
-    return classifyError(err, { ...ctx, what: 'RuntimeClasses' });
-  }
 }
 
 export function isErrorItem(v: unknown): v is ClusterErrorItem {

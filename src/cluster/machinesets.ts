@@ -15,7 +15,6 @@ import {
 } from '../core/well-known';
 import { enc, getOrUndefined, listAll, type ApiCall } from './api';
 import type { KubeClient } from './kube-client';
-import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { infrastructure, infrastructurePlatform } from './openshift';
 
 const NS = MACHINE_API_NAMESPACE;
@@ -23,6 +22,9 @@ const MACHINESETS_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machines
 const MACHINES_PATH = `/apis/${MACHINE_API_VERSION}/namespaces/${NS}/machines`;
 export const machineSetPath = (name: string): string => `${MACHINESETS_PATH}/${enc(name)}`;
 export const machinePath = (name: string): string => `${MACHINES_PATH}/${enc(name)}`;
+/** The collections the explorer watches: every MachineSet and every Machine of openshift-machine-api. */
+export const machineSetCollection = { path: MACHINESETS_PATH, selector: {} };
+export const machineCollection = { path: MACHINES_PATH, selector: {} };
 const eventsPath = (ns: string): string => `/api/v1/namespaces/${enc(ns)}/events`;
 const machineSelector = (machineSet: string): string => `${MACHINESET_LABEL}=${machineSet}`;
 const machineEventSelector = (machine: string): string => `involvedObject.kind=Machine,involvedObject.name=${machine}`;
@@ -197,29 +199,3 @@ export async function readInfrastructure(
 // ---- for the cluster view: data or an error item, never thrown -----------------------------------
 
 export type WindowsMachineSets = { available: boolean; sets: MachineApiObject[] };
-
-/** The Windows MachineSets, by name; `available: false` when the cluster serves no Machine API (404). */
-export async function readWindowsMachineSets(
-  kube: KubeClient,
-  ctx: ErrorContext = {},
-): Promise<WindowsMachineSets | ClusterErrorItem> {
-  try {
-    return { available: true, sets: (await machineSetsByKind(kube)).windows };
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return { available: false, sets: [] };
-    return classifyError(err, { ...ctx, what: 'Windows MachineSets' });
-  }
-}
-
-/** The Machines of a MachineSet, by name, or the error item of the read. */
-export async function readMachines(
-  kube: KubeClient,
-  machineSet: string,
-  ctx: ErrorContext = {},
-): Promise<MachineApiObject[] | ClusterErrorItem> {
-  try {
-    return await listMachines(kube, machineSet);
-  } catch (err) {
-    return classifyError(err, { ...ctx, what: `Machines of ${machineSet}` });
-  }
-}

@@ -83,6 +83,19 @@ export async function listPodsOfNode(
   }
 }
 
+/** The pod objects on a node, status included (what runs there as HostProcess pods: kube-proxy on kubeadm nodes). */
+export async function listPodObjectsOfNode(
+  client: KubeClient,
+  nodeName: string,
+  errorContext: ErrorContext = {},
+): Promise<V1Pod[] | ClusterErrorItem> {
+  try {
+    return await listAll<V1Pod>(client, '/api/v1/pods', nodePodsSelector(nodeName), undefined, POD_PAGE_SIZE);
+  } catch (err) {
+    return classifyError(err, { ...errorContext, what: `pods of node ${nodeName}` });
+  }
+}
+
 /** What explanations know of a node, from its view (the tree has views, not Node objects). */
 export function nodeFactsOfView(n: WindowsNodeView): NodeFacts {
   const facts: NodeFacts = {

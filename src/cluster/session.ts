@@ -1,27 +1,38 @@
 // One session per kubeconfig context, connected lazily on first use: server version, flavour (from API
 // discovery), WMCO presence and state, node counts. Failures are error items on the session, never thrown.
-import type { KubeConfig, V1NodeList } from '@kubernetes/client-node';
+// What the explorer shows is watched (list+watch) from its first read on: the Windows nodes, RuntimeClasses,
+// the windows-instances ConfigMap, mirror sets, MachineSets and Machines, WMCO's CSV; `onChange` names what
+// changed, and the session info (node counts, WMCO) follows the same watches.
+import type { KubeConfig, V1ConfigMap, V1NodeList, V1Pod, V1RuntimeClass } from '@kubernetes/client-node';
+import { EventEmitter } from 'node:events';
 import type { KubeClient } from './kube-client';
 import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
 import { isOpenShiftGroups, WMCO_NAMESPACE } from '../core/well-known';
 import {
-  readByohInstances,
-  readMirrorSets,
-  readWindowsRuntimeClasses,
+  byohInstancesOf,
+  mirrorSetCollections,
+  mirrorSetViewsOf,
+  runtimeClassCollection,
+  windowsInstancesCollection,
+  windowsRuntimeClassesOf,
   type ByohInstances,
   type ClusterRuntimeClass,
   type MirrorSets,
 } from './extras';
-import { readMachines, readWindowsMachineSets, type WindowsMachineSets } from './machinesets';
+import { machineCollection, machineSetCollection, type WindowsMachineSets } from './machinesets';
 import type { MachineApiObject } from '../core/openshift/windows-machineset';
+import { isWindowsMachineSet } from '../core/openshift/machines';
+import { MACHINESET_LABEL } from '../core/well-known';
+import type { Obj } from '../core/manifest/path';
 import { apiGroups } from './openshift';
-import { csvVersion, wmcoCsv } from './wmco';
+import { csvVersion, wmcoCsv, wmcoCsvCollection } from './wmco';
+import { WatchedList, type WatchedObject } from './watched-list';
 import { contextClient } from './open';
 import { readOpenShiftFacts } from './snapshot';
 import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
 import { WindowsNodeModel } from './windows-nodes';
-import { listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
+import { listPodObjectsOfNode, listPodsOfNode, NodePodWatch, type PodView } from './node-pods';
 
 export interface WmcoState {
   present: boolean;
@@ -49,6 +60,9 @@ export interface SessionInfo {
   errors: ClusterErrorItem[];
 }
 
+/** What changed in a session: its info (node counts, WMCO), or the objects of one group. */
+export type SessionTopic = 'info' | 'runtimeClasses' | 'byoh' | 'mirrors' | 'machineSets' | 'machines';
+
 export type SessionState = { status: 'connected'; info: SessionInfo } | { status: 'error'; error: ClusterErrorItem };
 
 export interface SessionOptions {
@@ -69,6 +83,9 @@ export class ClusterSession {
   private readonly podWatches = new Map<string, NodePodWatch>();
   private facts: Promise<OpenShiftFacts> | undefined;
   private storage: Promise<StorageObjects> | undefined;
+  /** The watched collections, by name, started on first read. */
+  private readonly watched = new Map<string, WatchedList<WatchedObject>>();
+  private readonly changes = new EventEmitter<{ change: [SessionTopic] }>();
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
 
@@ -86,12 +103,17 @@ export class ClusterSession {
 
   /** Connects once; later calls return the same result until `reconnect()`. */
   connect(): Promise<SessionState> {
-    this.connecting ??= this.doConnect().then((s) => (this.state = s));
+    this.connecting ??= this.doConnect().then((s) => {
+      this.state = s;
+      if (s.status === 'connected' && s.info.flavour === 'openshift') void this.followWmco();
+      return s;
+    });
     return this.connecting;
   }
 
   reconnect(): Promise<SessionState> {
     this.stopPodWatches();
+    this.stopWatched();
     this.model?.stop();
     this.model = undefined;
     this.connecting = undefined;
@@ -111,6 +133,10 @@ export class ClusterSession {
       // A node that is gone has no pods to watch.
       this.model.on('change', (c) => {
         if (c.type === 'removed') this.stopPodWatch(c.name);
+        if (c.type === 'modified' || c.type === 'error') return;
+        this.countWindowsNodes();
+        // A BYOH instance is joined when a node has its address.
+        if (this.watched.has('byoh')) this.changes.emit('change', 'byoh');
       });
     }
     await this.model.start();
@@ -120,6 +146,19 @@ export class ClusterSession {
   /** The pods on a node, listed once (the tree watches them: podWatch). */
   podsOfNode(name: string): Promise<PodView[] | ClusterErrorItem> {
     return listPodsOfNode(this.client, name, this.errorContext);
+  }
+
+  /**
+   * The pod objects on a node: from its pod watch when the tree shows its pods, else listed once (the Services group
+   * reads what runs as HostProcess pods there).
+   */
+  async podObjectsOfNode(name: string): Promise<V1Pod[] | ClusterErrorItem> {
+    const watch = this.podWatches.get(name);
+    if (watch && !watch.error) {
+      await watch.start();
+      return watch.pods().map((e) => e.pod);
+    }
+    return listPodObjectsOfNode(this.client, name, this.errorContext);
   }
 
   /** The watch of a node's pods, started on first call; the same one until stopPodWatch(). */
@@ -154,24 +193,91 @@ export class ClusterSession {
 
   async byohInstances(): Promise<ByohInstances | ClusterErrorItem> {
     const model = await this.windowsNodes();
-    return readByohInstances(this.client, model.nodes(), this.errorContext, this.options.wmcoNamespace);
+    const w = await this.watch<V1ConfigMap>(
+      'byoh',
+      windowsInstancesCollection(this.options.wmcoNamespace),
+      'BYOH instances',
+      this.changed('byoh'),
+    );
+    if (w.error) return w.error;
+    const cm = w.items()[0];
+    return cm
+      ? { configMap: true, instances: byohInstancesOf(cm.data, model.nodes()) }
+      : { configMap: false, instances: [] };
   }
 
-  mirrorSets(): Promise<MirrorSets | ClusterErrorItem> {
-    return readMirrorSets(this.client, this.errorContext);
+  async mirrorSets(): Promise<MirrorSets | ClusterErrorItem> {
+    const out: MirrorSets = { available: false, sets: [] };
+    for (const c of mirrorSetCollections()) {
+      const w = await this.watch<Obj & WatchedObject>(`mirrors/${c.kind}`, c, 'mirror sets', this.changed('mirrors'));
+      if (w.error) return w.error;
+      if (!w.served) continue;
+      out.available = true;
+      out.sets.push(...mirrorSetViewsOf(c.kind, w.items()));
+    }
+    return out;
   }
 
-  runtimeClasses(): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
-    return readWindowsRuntimeClasses(this.client, this.errorContext);
+  async runtimeClasses(): Promise<ClusterRuntimeClass[] | ClusterErrorItem> {
+    const w = await this.watch<V1RuntimeClass>(
+      'runtimeClasses',
+      runtimeClassCollection,
+      'RuntimeClasses',
+      this.changed('runtimeClasses'),
+    );
+    return w.error ?? windowsRuntimeClassesOf(w.items());
   }
 
   /** The Windows MachineSets of an OpenShift cluster (openshift-machine-api). */
-  windowsMachineSets(): Promise<WindowsMachineSets | ClusterErrorItem> {
-    return readWindowsMachineSets(this.client, this.errorContext);
+  async windowsMachineSets(): Promise<WindowsMachineSets | ClusterErrorItem> {
+    const w = await this.watch<MachineApiObject>(
+      'machineSets',
+      machineSetCollection,
+      'Windows MachineSets',
+      this.changed('machineSets'),
+    );
+    if (w.error) return w.error;
+    if (!w.served) return { available: false, sets: [] };
+    return { available: true, sets: w.items().filter(isWindowsMachineSet) };
   }
 
-  machines(machineSet: string): Promise<MachineApiObject[] | ClusterErrorItem> {
-    return readMachines(this.client, machineSet, this.errorContext);
+  /** The Machines of a MachineSet (by its label), by name. */
+  async machines(machineSet: string): Promise<MachineApiObject[] | ClusterErrorItem> {
+    const w = await this.watch<MachineApiObject>(
+      'machines',
+      machineCollection,
+      `Machines of ${machineSet}`,
+      this.changed('machines'),
+    );
+    if (w.error) return w.error;
+    return w.items().filter((m) => m.metadata.labels?.[MACHINESET_LABEL] === machineSet);
+  }
+
+  /** The Windows node count of the info follows the node model (what the tree lists under "Windows nodes"). */
+  private countWindowsNodes(): void {
+    const info = this.state?.status === 'connected' ? this.state.info : undefined;
+    if (!info || !this.model || this.model.error || info.nodes.error) return;
+    const windows = this.model.nodes().length;
+    if (info.nodes.windows === windows) return;
+    info.nodes = { ...info.nodes, windows };
+    this.changes.emit('change', 'info');
+  }
+
+  private changed(topic: SessionTopic): () => void {
+    return () => this.changes.emit('change', topic);
+  }
+
+  /** On OpenShift, WMCO's CSVs are watched from the connect on: installing or upgrading WMCO changes the info. */
+  private async followWmco(): Promise<void> {
+    const ns = this.options.wmcoNamespace ?? WMCO_NAMESPACE;
+    await this.watch(wmcoCsvCollection(ns).path, wmcoCsvCollection(ns), 'WMCO ClusterServiceVersion', () => {
+      void this.wmco().then((wmco) => {
+        const info = this.state?.status === 'connected' ? this.state.info : undefined;
+        if (!info || JSON.stringify(info.wmco) === JSON.stringify(wmco)) return;
+        info.wmco = wmco;
+        this.changes.emit('change', 'info');
+      });
+    });
   }
 
   /** OpenShift's version, platform, network and WMCO facts, read once per session (again after reconnect()). */
@@ -188,8 +294,47 @@ export class ClusterSession {
 
   dispose(): void {
     this.stopPodWatches();
+    this.stopWatched();
     this.model?.stop();
     this.model = undefined;
+    this.changes.removeAllListeners();
+  }
+
+  /** Calls `listener` with what changed (see SessionTopic); returns the unsubscribe. */
+  onChange(listener: (topic: SessionTopic) => void): () => void {
+    this.changes.on('change', listener);
+    return () => this.changes.off('change', listener);
+  }
+
+  private stopWatched(): void {
+    for (const w of this.watched.values()) w.stop();
+    this.watched.clear();
+  }
+
+  /** The watched collection `name` (started on first call); its changes after the first list call `changed`. */
+  private async watch<T extends WatchedObject>(
+    name: string,
+    spec: { path: string; selector: Record<string, string> },
+    what: string,
+    changed: () => void,
+  ): Promise<WatchedList<T>> {
+    let w = this.watched.get(name) as WatchedList<T> | undefined;
+    if (!w) {
+      w = new WatchedList<T>(this.client, spec, {
+        errorContext: { ...this.errorContext, what },
+        watchTimeoutSeconds: this.options.watchTimeoutSeconds,
+        retryMs: this.options.retryMs,
+      });
+      let started = false;
+      w.on('change', () => {
+        if (started) changed();
+      });
+      this.watched.set(name, w as WatchedList<WatchedObject>);
+      await w.start();
+      started = true;
+    }
+    await w.start();
+    return w;
   }
 
   private async doConnect(): Promise<SessionState> {

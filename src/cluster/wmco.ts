@@ -90,8 +90,16 @@ export async function wmcoCsv(
   namespace = WMCO_NAMESPACE,
 ): Promise<CsvObject | undefined> {
   const list = await getOrUndefined<{ items?: CsvObject[] }>(kube, csvsPath(namespace), signal);
-  return (list?.items ?? []).find((c) => c.metadata.name.startsWith(WMCO_PACKAGE));
+  return wmcoCsvOf(list?.items ?? []);
 }
+
+/** Pure: WMCO's own CSV among a namespace's (OLM copies other operators' CSVs into every namespace). */
+function wmcoCsvOf(items: readonly CsvObject[]): CsvObject | undefined {
+  return items.find((c) => c.metadata.name.startsWith(WMCO_PACKAGE));
+}
+
+/** The collection the explorer watches for WMCO's state: the CSVs of its namespace. */
+export const wmcoCsvCollection = (namespace = WMCO_NAMESPACE) => ({ path: csvsPath(namespace), selector: {} });
 
 /** The WMCO version a CSV installs (spec.version, else from the name `...v10.18.0`). */
 export function csvVersion(csv: CsvObject): string | undefined {

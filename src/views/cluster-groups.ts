@@ -18,12 +18,21 @@ export interface GroupContext extends GroupScope {
   windowsNodes(): Promise<TreeNode[]>;
 }
 
+/** The kind of cluster, as its APIs say (OpenShift when it serves OpenShift's API groups). */
+export type Distribution = SessionInfo['flavour'];
+
 export interface ClusterGroup extends GroupRow {
   key: GroupKey;
-  /** Shown only on the clusters where this holds (default: every cluster). */
-  shownOn?: (info: SessionInfo) => boolean;
+  /**
+   * The distributions this group belongs to: elsewhere it is not shown at all (a kubeadm cluster has no
+   * WMCO to read BYOH instances, no Machine API, no mirror set API, and "not installed" rows would be noise).
+   */
+  distributions: readonly Distribution[];
   children(g: GroupContext): Promise<TreeNode[]>;
 }
+
+const EVERY: readonly Distribution[] = ['openshift', 'kubernetes'];
+const OPENSHIFT: readonly Distribution[] = ['openshift'];
 
 export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
   {
@@ -32,6 +41,7 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     icon: 'vm',
     tooltip: 'Nodes labelled `kubernetes.io/os=windows`, kept up to date by a watch.',
     expanded: true,
+    distributions: EVERY,
     children: (g) => g.windowsNodes(),
   },
   {
@@ -40,8 +50,7 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     icon: 'server-process',
     tooltip:
       'MachineSets in `openshift-machine-api` whose Machines are Windows ones (label `machine.openshift.io/os-id` or a Windows image), with their Machines.',
-    // Only OpenShift has the Machine API: elsewhere the group is not shown at all.
-    shownOn: (info) => info.flavour === 'openshift',
+    distributions: OPENSHIFT,
     children: async (g) => machineSetItems(g, await g.session.windowsMachineSets(), (ms) => machineSetRow(g, ms)),
   },
   {
@@ -49,6 +58,8 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     label: 'BYOH instances',
     icon: 'remote',
     tooltip: 'Entries of the `windows-instances` ConfigMap (bring-your-own-host Windows instances).',
+    // WMCO's Bring-Your-Own-Host: an OpenShift operator.
+    distributions: OPENSHIFT,
     children: async (g) => byohItems(g, await g.session.byohInstances()),
   },
   {
@@ -56,6 +67,8 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     label: 'Mirror sets',
     icon: 'mirror',
     tooltip: 'ImageDigestMirrorSets and ImageTagMirrorSets.',
+    // config.openshift.io: kubeadm's Windows nodes take mirrors from each host's containerd configuration.
+    distributions: OPENSHIFT,
     children: async (g) => mirrorSetItems(g, await g.session.mirrorSets()),
   },
   {
@@ -63,9 +76,15 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     label: 'Windows RuntimeClasses',
     icon: 'symbol-class',
     tooltip: 'RuntimeClasses that schedule onto Windows nodes.',
+    distributions: EVERY,
     children: async (g) => runtimeClassItems(g, await g.session.runtimeClasses()),
   },
 ];
+
+/** The groups shown under a cluster of this distribution, in order. */
+export function groupsOf(distribution: Distribution): ClusterGroup[] {
+  return CLUSTER_GROUPS.filter((g) => g.distributions.includes(distribution));
+}
 
 /** The row of one MachineSet, expandable into its Machines (also what a refresh of that MachineSet refills). */
 export function machineSetRow(g: Omit<GroupContext, 'gid'>, ms: MachineApiObject): TreeNode {

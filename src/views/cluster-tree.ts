@@ -19,7 +19,7 @@ import { podPath } from '../cluster/pods';
 import { SessionManager, type ClusterSession, type SessionOptions } from '../cluster/session';
 import { buildSnapshot, snapshotOf } from '../cluster/snapshot';
 import type { NodeChange, WindowsNodeModel, WindowsNodeView } from '../cluster/windows-nodes';
-import { CLUSTER_GROUPS, machineSetRow, type GroupContext } from './cluster-groups';
+import { groupsOf, machineSetRow, type GroupContext } from './cluster-groups';
 import { detailRef, enc, withRef, type TreeNode } from './cluster-item';
 import { Emitter } from './emitter';
 import { forDisplay } from './for-display';
@@ -31,6 +31,8 @@ import { machineSetId } from './items/machine-set';
 import { podNode } from './items/pod';
 import { loadingNode, placeholder } from './items/placeholder';
 import { serviceItems, type NodeServicesSource } from './items/services';
+import { needsNodePods } from '../core/windows/node-components';
+import type { Obj } from '../core/manifest/path';
 import { nodeFactNodes, windowsNodeId, windowsNodeNode } from './items/windows-node';
 import { LazyTree } from './lazy-tree';
 import { md } from './markdown';
@@ -71,6 +73,8 @@ export class ClusterTree {
   /** The Pods groups whose watch the tree started, by group id. */
   private readonly podGroups = new Map<string, { session: ClusterSession; node: string }>();
   private readonly watchedPods = new WeakSet<NodePodWatch>();
+  /** The sessions whose changes the tree follows (each once). */
+  private readonly followedSessions = new WeakSet<ClusterSession>();
   /** The last snapshot of each context (explanations word themselves with the cluster's facts). */
   private readonly snapshots = new Map<string, ClusterSnapshot>();
   private readonly snapshotEmitter = new Emitter<ClusterSnapshot | null>();
@@ -292,16 +296,38 @@ export class ClusterTree {
     // flavours, and refreshing the cluster now would drop the children the view is still loading.
     const root = this.tree.item(id);
     if (root && state.info.flavour === 'openshift') root.contextValue = 'cluster.openshift';
+    this.followSession(id, session);
     const out: TreeNode[] = [infoNode(`${id}/info`, state.info)];
     state.info.errors.forEach((e, i) => out.push(errorNode(`${id}/error/${i}`, e)));
-    for (const group of CLUSTER_GROUPS) {
-      if (group.shownOn && !group.shownOn(state.info)) continue;
+    for (const group of groupsOf(state.info.flavour)) {
       const gid = `${id}/group/${group.key}`;
       const g = this.groupContext(gid, id, session);
       this.tree.expandable(gid, () => group.children(g));
       out.push(groupNode(gid, group, { context, group: group.key }));
     }
     return out;
+  }
+
+  /**
+   * Subscribes once per session: its info (node counts, WMCO) refills the info row; a watched collection's change
+   * refreshes the group that shows it (and, through VS Code, its expanded rows), so no command needs to poke the tree.
+   */
+  private followSession(ctxId: string, session: ClusterSession): void {
+    if (this.followedSessions.has(session)) return;
+    this.followedSessions.add(session);
+    session.onChange((topic) => {
+      if (this.disposed) return;
+      if (topic === 'info') {
+        const infoId = `${ctxId}/info`;
+        if (session.state?.status !== 'connected' || !this.tree.item(infoId)) return;
+        this.tree.remember([infoNode(infoId, session.state.info)], ctxId);
+        return this.tree.notify(infoId);
+      }
+      // A Machine's change is its MachineSet's: the group's refresh refills the MachineSets and their Machines.
+      const gid = `${ctxId}/group/${topic === 'machines' ? 'machineSets' : topic}`;
+      if (this.tree.item(gid)) this.tree.notify(gid);
+      if (topic === 'runtimeClasses' && session.context === this.activeContext) this.scheduleSnapshot(session);
+    });
   }
 
   private async nodeItems(gid: string, ctxId: string, session: ClusterSession): Promise<TreeNode[]> {
@@ -362,9 +388,15 @@ export class ClusterTree {
     if (services) {
       const sid = `${id}/services`;
       this.serviceGroups.set(nodeKey(session.context, name), sid);
-      this.tree.expandable(sid, async () =>
-        serviceItems(sid, { context: session.context, node: name }, await services(session.context, model)),
-      );
+      this.tree.expandable(sid, async () => {
+        const answer = await services(session.context, model);
+        const pods = 'services' in answer && needsNodePods(answer.services) ? await session.podObjectsOfNode(name) : [];
+        const distribution = session.state?.status === 'connected' ? session.state.info.flavour : 'kubernetes';
+        return serviceItems(sid, { context: session.context, node: name }, answer, {
+          distribution,
+          ...(isErrorItem(pods) ? {} : { pods: pods as unknown as Obj[] }),
+        });
+      });
       const row = {
         label: 'Services',
         icon: 'gear',

@@ -23,7 +23,8 @@ import { WMCO_NAMESPACE } from '../../src/core/well-known';
 import { snapshotOf } from '../../src/cluster/snapshot';
 import { configForContext } from '../../src/cluster/kubeconfig';
 import type { NodeChange, WindowsNodeModel } from '../../src/cluster/windows-nodes';
-import { mixedCluster, windowsNode, linuxNode } from '../support/kube-seed';
+import { mixedCluster, windowsNode, linuxNode, runtimeClass, windowsInstancesConfigMap } from '../support/kube-seed';
+import { assertSummariesMatchRows, ShownTree, type ShownRow } from '../support/shown-tree';
 import {
   CONTEXT_ADMIN,
   CONTEXT_RESTRICTED,
@@ -614,13 +615,67 @@ test('RBAC: nodes allowed but not the windows-instances ConfigMap: the BYOH part
     const byoh = await s.byohInstances();
     assert.ok(isErrorItem(byoh));
     assert.equal(byoh.reason, 'forbidden');
-    assert.deepEqual(byoh.permission, { verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE });
+    // The explorer lists and watches the ConfigMap by name (fieldSelector metadata.name).
+    assert.deepEqual(byoh.permission, { verb: 'list', resource: 'configmaps', namespace: WMCO_NAMESPACE });
     assert.match(
       byoh.message,
-      /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/,
+      /not allowed to list configmaps in namespace "openshift-windows-machine-config-operator"/,
     );
   } finally {
     await api.request('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kw-node-reader', { method: 'DELETE' });
     await api.request('/apis/rbac.authorization.k8s.io/v1/clusterroles/kw-node-reader', { method: 'DELETE' });
+  }
+});
+
+test('the tree follows the real server by watches: a node joined, a RuntimeClass, a BYOH entry; every summary equals its rows', async () => {
+  const t = new ClusterTree({
+    locate: { explicit: api.kubeconfigPath },
+    watchKubeconfig: false,
+    session: { timeoutMs: 10_000, retryMs: 100 },
+  });
+  const view = new ShownTree(t);
+  const labels = (row: ShownRow) => (row.children ?? []).map((r) => r.label);
+  const info = () => view.find([CONTEXT_ADMIN]).children?.[0]?.label ?? '';
+  try {
+    await view.open();
+    for (const group of ['BYOH instances', 'Windows RuntimeClasses']) await view.expand(CONTEXT_ADMIN, group);
+    await view.settle();
+    const before = Number(/(\d+) Windows nodes$/.exec(info())?.[1]);
+    assertSummariesMatchRows(view.roots);
+
+    await seed(api, [
+      windowsNode('win-joined-1', { build: '10.0.20348', byoh: true, address: '10.0.140.77' }),
+      runtimeClass('windows2022-joined', '10.0.20348'),
+    ] as SeedObject[]);
+    await api.request(`/api/v1/namespaces/${WMCO_NAMESPACE}/configmaps/windows-instances`, {
+      method: 'PATCH',
+      contentType: 'application/merge-patch+json',
+      body: { data: windowsInstancesConfigMap({ '10.0.140.77': 'Administrator' }).data },
+    });
+    await view.until(
+      'the joined node everywhere',
+      () =>
+        info().endsWith(`${before + 1} Windows nodes`) &&
+        labels(view.find([CONTEXT_ADMIN, 'Windows RuntimeClasses'])).includes('windows2022-joined') &&
+        view.find([CONTEXT_ADMIN, 'BYOH instances', '10.0.140.77']).description === 'joined as win-joined-1',
+    );
+    await view.settle();
+    assertSummariesMatchRows(view.roots);
+
+    // Removed again (what Remove node… and a RuntimeClass deletion do).
+    await api.request('/api/v1/nodes/win-joined-1', { method: 'DELETE' });
+    await api.request('/apis/node.k8s.io/v1/runtimeclasses/windows2022-joined', { method: 'DELETE' });
+    await view.until(
+      'the node gone everywhere',
+      () =>
+        info().endsWith(`${before} Windows nodes`) &&
+        !labels(view.find([CONTEXT_ADMIN, 'Windows RuntimeClasses'])).includes('windows2022-joined') &&
+        view.find([CONTEXT_ADMIN, 'BYOH instances', '10.0.140.77']).description === 'not joined',
+    );
+    await view.settle();
+    assertSummariesMatchRows(view.roots);
+  } finally {
+    view.dispose();
+    t.dispose();
   }
 });

@@ -155,7 +155,7 @@ before(async () => {
     objects: mixedCluster(),
     openshift: true,
     tokens: {
-      'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
+      'limited-token': { user: 'limited', deny: [{ verb: 'list', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
     },
   });
   tmp = mkdtempSync(join(tmpdir(), 'kw-cluster-'));
@@ -305,8 +305,8 @@ test('403 on one resource: that part is an error item naming the permission, the
   const byoh = await s.byohInstances();
   assert.ok(isErrorItem(byoh));
   assert.equal(byoh.reason, 'forbidden');
-  assert.deepEqual(byoh.permission, { verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE });
-  assert.match(byoh.message, /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/);
+  assert.deepEqual(byoh.permission, { verb: 'list', resource: 'configmaps', namespace: WMCO_NAMESPACE });
+  assert.match(byoh.message, /not allowed to list configmaps in namespace "openshift-windows-machine-config-operator"/);
   assert.ok(!byoh.message.includes('limited-token'));
 });
 

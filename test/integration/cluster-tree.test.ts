@@ -19,7 +19,7 @@ before(async () => {
     objects: mixedCluster(),
     openshift: true,
     tokens: {
-      'limited-token': { user: 'limited', deny: [{ verb: 'get', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
+      'limited-token': { user: 'limited', deny: [{ verb: 'list', resource: 'configmaps', namespace: WMCO_NAMESPACE }] },
     },
   });
   tmp = mkdtempSync(join(tmpdir(), 'kw-tree-'));
@@ -197,7 +197,7 @@ test('403 on the windows-instances ConfigMap: an error item naming the permissio
   assert.match(err.label, /permission denied/);
   assert.match(
     err.description ?? '',
-    /not allowed to get configmaps in namespace "openshift-windows-machine-config-operator"/,
+    /not allowed to list configmaps in namespace "openshift-windows-machine-config-operator"/,
   );
   assert.ok(!JSON.stringify(err).includes('limited-token'));
   assert.deepEqual(err.command && [err.command.id, err.command.args], ['kubeWindows.retry', [err.id]]);

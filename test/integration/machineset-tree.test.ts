@@ -1,8 +1,9 @@
 // The cluster tree's Windows MachineSets group (src/views/cluster-tree.ts) against the API emulator, with the
 // machine-controller double playing the machine-api controllers and WMCO: the group beside the Windows
-// nodes on OpenShift only, a MachineSet created by the engine appearing through a change of the group,
-// its Machines moving to Running with their nodes through changes of the MachineSet's own item (the
-// same descriptor refilled), ids unique across contexts, typed refs, and a 403 as an error item.
+// nodes on OpenShift only, a MachineSet created by the engine appearing through a change of the group
+// (its watch; no command refreshes it), its Machines moving to Running with their nodes (the same
+// descriptor refilled), a command's refresh changing the MachineSet's own item, ids unique across
+// contexts, typed refs, and a 403 as an error item.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -111,13 +112,17 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
   assert.match(none[0].tooltip, /Create Windows MachineSet…/);
   await settle();
 
-  // The engine creates one (what "Create in <context>" runs); the command then refreshes the tree.
+  // The engine creates one (what "Create in <context>" runs); the group's watch brings it, no command pokes the tree.
   const client = kube(kc, 'ocp');
   const prepared = await prepareWindowsMachineSet({ kube: client, image: CLUSTER.AWS.windowsImage, replicas: 2 });
   await createWindowsMachineSet(client, prepared.built);
   const name = prepared.built.name;
-  await t.refreshMachineSet('ocp', name);
-  assert.deepEqual(changes, ['ctx/ocp/group/machineSets'], 'a MachineSet the view does not show yet changes the group');
+  await waitFor('a change of the group', () => changes.includes('ctx/ocp/group/machineSets'));
+  assert.ok(
+    changes.every((id) => id === 'ctx/ocp/group/machineSets'),
+    'a MachineSet the view does not show yet changes the group',
+  );
+  await settle();
   const sets = await ask(t, group);
   assert.equal(sets.length, 1);
   const [ms] = sets;
@@ -128,15 +133,20 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
   const yaml = (await ms.yaml?.()) as { kind?: string; metadata?: { name?: string } };
   assert.deepEqual([yaml.kind, yaml.metadata?.name], ['MachineSet', name]);
 
-  // Machines: asked under the MachineSet, refreshed through the MachineSet's own item.
+  // A command's refresh of a MachineSet the view shows changes that MachineSet's item, the same descriptor refilled.
+  await settle();
+  changes.length = 0;
+  await t.refreshMachineSet('ocp', name);
+  assert.deepEqual(changes, [msId], 'a change of the MachineSet item, not of the group');
+  assert.equal(t.item(msId), ms, 'the same descriptor, refilled');
+
+  // Machines: asked under the MachineSet; the watches change the group as they move.
   let machines: TreeNode[] = [];
   await waitFor(
     'two Machines Running with nodes',
     async () => {
       await settle();
-      changes.length = 0;
-      await t.refreshMachineSet('ocp', name);
-      assert.deepEqual(changes, [msId], 'a change of the MachineSet item, not of the group');
+      await ask(t, group);
       assert.equal(t.item(msId), ms, 'the same descriptor, refilled');
       machines = await ask(t, ms);
       return machines.length === 2 && machines.every((m) => /^Running · node /.test(m.description ?? ''));
@@ -156,9 +166,9 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
   await waitFor(
     'the MachineSet ready',
     async () => {
-      // The double reports replicas; readyReplicas is the controller's: make it so, as it would.
-      emu.patch('MachineSet', name, NS, { status: { readyReplicas: 2, availableReplicas: 2 } });
-      await t.refreshMachineSet('ocp', name);
+      // The double writes readyReplicas as the machine-api MachineSet controller does, from the nodes.
+      await settle();
+      await ask(t, group);
       return /^2\/2 ready/.test(t.item(msId)?.description ?? '');
     },
     15_000,
@@ -171,7 +181,6 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
     'no Machines',
     async () => {
       await settle();
-      await t.refreshMachineSet('ocp', name);
       const now = await ask(t, ms);
       return now.length === 1 && now[0].id === `${msId}/none`;
     },
@@ -200,7 +209,6 @@ test('the same MachineSet name in two contexts gives two ids; a failed Machine s
       'a failed Machine',
       async () => {
         await settle();
-        await t.refreshMachineSet(context, 'refused-win');
         machines = await ask(t, ms);
         return machines.some((m) => /Failed/.test(m.description ?? ''));
       },

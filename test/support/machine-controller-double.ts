@@ -1,7 +1,9 @@
 // A test double of what the machine-api controllers and WMCO do to Windows MachineSets, driving the
 // API emulator (never the real API server, never shipped): the MachineSet controller keeps as many
 // Machines as replicas (named <MachineSet>-<5 characters>, labelled and specified from the template,
-// owned by the MachineSet, newest deleted first on scale down); the machine controller moves each
+// owned by the MachineSet, newest deleted first on scale down) and writes its status as the machine-api
+// MachineSet controller does (replicas, fullyLabeledReplicas, readyReplicas from the Machines' nodes,
+// availableReplicas after minReadySeconds, observedGeneration); the machine controller moves each
 // Machine Provisioning -> Provisioned (InternalIP, providerID, instance state) and fails it
 // (errorReason InvalidConfiguration, a FailedCreate event) when the cloud would refuse its image;
 // WMCO, for a Provisioned Machine labelled os-id Windows whose user data is windows-user-data and
@@ -107,24 +109,47 @@ export function startMachineControllerDouble(
         );
         for (const m of newestFirst.slice(0, mine.length - want)) remove(m);
       }
-      const count = Math.min(
-        want,
-        (emu.list('Machine') as Obj[]).filter((m) => m.metadata.labels?.[SET_LABEL] === name).length,
-      );
-      const selector = Object.entries(ms.spec.selector?.matchLabels ?? {})
-        .map(([k, v]) => `${k}=${String(v)}`)
-        .join(',');
-      if (ms.status?.replicas !== count || ms.status?.labelSelector !== selector) {
-        emu.patch('MachineSet', name, NS, {
-          status: {
-            replicas: count,
-            fullyLabeledReplicas: count,
-            observedGeneration: ms.metadata.generation ?? 1,
-            labelSelector: selector,
-          },
-        });
-      }
+      writeStatus(ms);
     }
+  };
+
+  /**
+   * The MachineSet's status as the machine-api MachineSet controller computes it: replicas are its Machines,
+   * fullyLabeledReplicas those carrying every label of the template, readyReplicas those whose node (nodeRef) is
+   * Ready, availableReplicas those Ready for at least spec.minReadySeconds; observedGeneration is the generation
+   * acted on. Written only when something changed, as the controller does.
+   */
+  const writeStatus = (ms: Obj): void => {
+    const name = ms.metadata.name as string;
+    const mine = (emu.list('Machine') as Obj[]).filter((m) => m.metadata.labels?.[SET_LABEL] === name);
+    const templateLabels = Object.entries((ms.spec?.template?.metadata?.labels ?? {}) as Record<string, string>);
+    const minReadyMs = ((ms.spec?.minReadySeconds as number | undefined) ?? 0) * 1000;
+    let fullyLabeled = 0;
+    let ready = 0;
+    let available = 0;
+    for (const m of mine) {
+      if (templateLabels.every(([k, v]) => m.metadata.labels?.[k] === v)) fullyLabeled++;
+      const nodeName = m.status?.nodeRef?.name as string | undefined;
+      const node = nodeName ? (emu.get('Node', nodeName) as Obj | undefined) : undefined;
+      const readyCondition = ((node?.status?.conditions ?? []) as Obj[]).find((c) => c.type === 'Ready');
+      if (readyCondition?.status !== 'True') continue;
+      ready++;
+      const since = Date.parse(String(readyCondition.lastTransitionTime ?? ''));
+      if (minReadyMs === 0 || (Number.isFinite(since) && Date.now() - since >= minReadyMs)) available++;
+    }
+    const selector = Object.entries(ms.spec.selector?.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(',');
+    const status = {
+      replicas: mine.length,
+      fullyLabeledReplicas: fullyLabeled,
+      readyReplicas: ready,
+      availableReplicas: available,
+      observedGeneration: ms.metadata.generation ?? 1,
+      labelSelector: selector,
+    };
+    const old = (ms.status ?? {}) as Obj;
+    if (Object.entries(status).some(([k, v]) => (old[k] ?? 0) !== v)) emu.patch('MachineSet', name, NS, { status });
   };
 
   const remove = (m: Obj): void => {

@@ -2,12 +2,11 @@
 // rows a read makes, the typed refs, and the API paths the YAML view reads (from the cluster modules).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CLUSTER_GROUPS } from '../../src/views/cluster-groups';
+import { CLUSTER_GROUPS, groupsOf, type Distribution } from '../../src/views/cluster-groups';
 import type { GroupScope } from '../../src/views/cluster-item';
 import { byohItems } from '../../src/views/items/byoh';
 import { mirrorSetItems } from '../../src/views/items/mirror-set';
 import { runtimeClassItems } from '../../src/views/items/runtime-class';
-import type { SessionInfo } from '../../src/cluster/session';
 
 const read: string[] = [];
 const scope: GroupScope = {
@@ -17,7 +16,7 @@ const scope: GroupScope = {
   yamlOf: (path) => () => (read.push(path), Promise.resolve({})),
 };
 
-test('the table: unique keys in the order shown, the Windows nodes expanded, MachineSets on OpenShift only', () => {
+test('the table: unique keys in the order shown, the Windows nodes expanded, OpenShift furniture on OpenShift only', () => {
   assert.deepEqual(
     CLUSTER_GROUPS.map((g) => g.key),
     ['nodes', 'machineSets', 'byoh', 'mirrors', 'runtimeClasses'],
@@ -26,10 +25,10 @@ test('the table: unique keys in the order shown, the Windows nodes expanded, Mac
     CLUSTER_GROUPS.filter((g) => g.expanded).map((g) => g.key),
     ['nodes'],
   );
-  const shown = (flavour: SessionInfo['flavour']) =>
-    CLUSTER_GROUPS.filter((g) => !g.shownOn || g.shownOn({ flavour } as SessionInfo)).map((g) => g.key);
-  assert.ok(shown('openshift').includes('machineSets'));
-  assert.ok(!shown('kubernetes').includes('machineSets'));
+  const shown = (flavour: Distribution) => groupsOf(flavour).map((g) => g.key);
+  assert.deepEqual(shown('openshift'), ['nodes', 'machineSets', 'byoh', 'mirrors', 'runtimeClasses']);
+  // A kubeadm cluster has no WMCO (BYOH), no Machine API and no mirror set API: none of their groups.
+  assert.deepEqual(shown('kubernetes'), ['nodes', 'runtimeClasses']);
 });
 
 test('mirror sets and RuntimeClasses: one row each with its ref; the YAML view reads the path of its API', async () => {

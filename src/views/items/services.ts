@@ -1,6 +1,9 @@
 // The rows of a node's Services group (read over SSH by the extension): one per service, or "connect
-// first", or the failure (its retry asks the group again).
+// first", or the failure (its retry asks the group again). What a cluster of this kind runs decides what
+// "not installed" means: WMCO's services belong to OpenShift's Windows nodes, and a kubeadm node runs
+// kube-proxy as a HostProcess pod (sig-windows-tools' DaemonSet), not as a service (core/windows/node-components.ts).
 import type { NodeServicesAnswer, WindowsNodeView } from '../../cluster/windows-nodes';
+import { shownServices, type ComponentPod, type ServicesSetting } from '../../core/windows/node-components';
 import { enc, type TreeNode } from '../cluster-item';
 import { COLORS } from '../item';
 import { md } from '../markdown';
@@ -17,6 +20,7 @@ export function serviceItems(
   sid: string,
   node: { context: string; node: string },
   answer: NodeServicesAnswer,
+  setting: ServicesSetting = { distribution: 'openshift' },
 ): TreeNode[] {
   if ('connect' in answer) {
     // The command gets the node as an item with its reference, as if run on the node itself.
@@ -36,7 +40,8 @@ export function serviceItems(
   }
   if ('error' in answer)
     return [errorNode(`${sid}/error`, { kind: 'error', reason: 'other', message: answer.error, what: 'services' })];
-  return answer.services.map((s) => {
+  return shownServices(answer.services, setting).map((s) => {
+    if ('pod' in s) return componentPodNode(sid, node, s.name, s.pod);
     const running = s.status === 'Running';
     const state = s.exists ? (s.status ?? 'unknown') : 'not installed';
     return {
@@ -54,4 +59,28 @@ export function serviceItems(
       ref: s.exists ? { kind: 'service', ...node, service: s.name } : { kind: 'detail', ...node },
     };
   });
+}
+
+function componentPodNode(
+  sid: string,
+  node: { context: string; node: string },
+  name: string,
+  pod: ComponentPod,
+): TreeNode {
+  const ok = pod.phase === 'Running' && pod.ready;
+  const where = `${pod.namespace}/${pod.name}`;
+  return {
+    id: `${sid}/${enc(name)}`,
+    label: name,
+    description: `${pod.phase}${pod.phase === 'Running' && !pod.ready ? ', not ready' : ''} · HostProcess pod`,
+    tooltip: [
+      `**${md(name)}** runs as the HostProcess pod ${md(where)}${pod.daemonSet ? ` of DaemonSet ${md(pod.daemonSet)}` : ''}, not as a Windows service.`,
+      '',
+      'Restart it by deleting the pod (its DaemonSet makes a new one).',
+    ].join('\n'),
+    icon: ok ? { id: 'pass', color: COLORS.ok } : { id: 'circle-outline', color: COLORS.warning },
+    contextValue: 'info',
+    collapsible: 'none',
+    ref: { kind: 'detail', ...node },
+  };
 }
