@@ -18,7 +18,7 @@ const DIAGNOSTIC_SOURCE = 'kube-windows';
 const FACTS_KEY = 'kubeWindows.walkthrough.facts';
 
 /** Each fact's context key, as package.json's completion events name them. */
-export const WALKTHROUGH_FACTS = {
+const WALKTHROUGH_FACTS = {
   manifestOpened: 'kubeWindows.walkthrough.manifestOpened',
   findingShown: 'kubeWindows.walkthrough.findingShown',
   quickFixApplied: 'kubeWindows.walkthrough.quickFixApplied',
