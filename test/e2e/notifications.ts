@@ -66,6 +66,11 @@ const OBSERVE_NOTIFICATIONS = `(() => {
   else document.addEventListener('DOMContentLoaded', start);
 })();`;
 
+/** The notifications seen on a watched page so far (severity and text), oldest first. */
+export function notificationsSeen(page: Page): { severity: Severity; text: string }[] {
+  return [...watched].filter((w) => w.page === page).flatMap((w) => w.seen);
+}
+
 /** Watches a page from now on (and across its reloads) until it closes. */
 export async function watchPage(page: Page, logsDir?: string): Promise<void> {
   const w: Watched = { page, logsDir, seen: [], mark: 0, sizes: new Map() };

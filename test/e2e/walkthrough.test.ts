@@ -13,6 +13,7 @@ import type { Browser, Page } from 'playwright-core';
 import {
   closeWorkbench,
   focusRow,
+  notificationsSeen,
   ROOT,
   runCommand,
   screenshot,
@@ -223,6 +224,13 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
           .waitFor({ timeout: 15_000 });
         await expectChecked('trySandbox', STEPS[4]);
         assert.equal(await page.evaluate('navigator.clipboard.readText()'), 'npm ci && npm run sandbox');
+        // The harness saw the toast, with its severity: what its guard against error notifications relies on.
+        const copied = notificationsSeen(page).filter((n) => n.text.includes('Copied "npm ci && npm run sandbox"'));
+        assert.deepEqual(
+          copied.map((n) => n.severity),
+          ['info'],
+          JSON.stringify(notificationsSeen(page)),
+        );
       },
     ),
   );
