@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { watchPage } from './notifications';
 
-export { expectNotification, notificationsSeen } from './notifications';
+export { expectNotification, notificationsSeen, outputLines } from './notifications';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results');

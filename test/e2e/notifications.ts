@@ -71,6 +71,11 @@ export function notificationsSeen(page: Page): { severity: Severity; text: strin
   return [...watched].filter((w) => w.page === page).flatMap((w) => w.seen);
 }
 
+/** Every line the output channels of a watched page's VS Code wrote so far, prefixed with the channel. */
+export function outputLines(page: Page): string[] {
+  return [...watched].filter((w) => w.page === page).flatMap((w) => linesSince({ ...w, sizes: new Map() }));
+}
+
 /** Watches a page from now on (and across its reloads) until it closes. */
 export async function watchPage(page: Page, logsDir?: string): Promise<void> {
   const w: Watched = { page, logsDir, seen: [], mark: 0, sizes: new Map() };
@@ -80,10 +85,13 @@ export async function watchPage(page: Page, logsDir?: string): Promise<void> {
   page.once('close', () => watched.delete(w));
 }
 
-/** The output channels' log files: `output_logging_*` (plain channels) and the extensions' log channels. */
+/**
+ * The output channels' log files: everything under `output_logging_*` (plain channels) and the
+ * extensions' own log channels (`exthost<N>/<extension id>/<channel>.log`), not the host's own logs.
+ */
 function channelLogs(logsDir: string): string[] {
   const out: string[] = [];
-  const walk = (dir: string, inChannels: boolean) => {
+  const walk = (dir: string, depth: 'none' | 'exthost' | 'channels') => {
     let names: string[];
     try {
       names = readdirSync(dir);
@@ -92,12 +100,13 @@ function channelLogs(logsDir: string): string[] {
     }
     for (const name of names) {
       const path = join(dir, name);
-      const channels = inChannels || name.startsWith('output_logging_') || name === 'exthost';
-      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) walk(path, channels);
-      else if (channels && name.endsWith('.log') && name !== 'exthost.log') out.push(path);
+      if (statSync(path, { throwIfNoEntry: false })?.isDirectory()) {
+        if (name.startsWith('output_logging_') || depth === 'exthost' || depth === 'channels') walk(path, 'channels');
+        else walk(path, /^exthost\d*$/.test(name) ? 'exthost' : 'none');
+      } else if (depth === 'channels' && name.endsWith('.log')) out.push(path);
     }
   };
-  walk(logsDir, false);
+  walk(logsDir, 'none');
   return out;
 }
 

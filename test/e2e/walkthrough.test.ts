@@ -14,6 +14,7 @@ import {
   closeWorkbench,
   focusRow,
   notificationsSeen,
+  outputLines,
   ROOT,
   runCommand,
   screenshot,
@@ -231,6 +232,11 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
           ['info'],
           JSON.stringify(notificationsSeen(page)),
         );
+        // And the output channels' lines, which a failing test reports: the extension's log says it activated.
+        assert.ok(
+          outputLines(page).some((l) => /^\[kube-windows\] .*activate took/.test(l)),
+          outputLines(page).slice(0, 20).join('\n'),
+        );
       },
     ),
   );
@@ -246,7 +252,7 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
         await runCommand(page, 'Developer: Reload Window');
         await page.waitForEvent('framenavigated', { timeout: 30_000 });
         await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
-        await page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
+        await page.locator('.activitybar .action-item').first().waitFor({ timeout: 60_000 });
         await openWalkthrough();
         for (const [i, step] of [
           'openManifest',
