@@ -3,7 +3,7 @@
 // Windows Deployments, in one run: time from open to first diagnostics, the distribution (median,
 // p95, max) of the time from a one-character edit to fresh diagnostics (100 edits for us, 20 for
 // yaml-language-server, whose edits take seconds), how many times faster we are, and peak RSS.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +17,28 @@ const sizes = (process.env.BENCH_SIZES ?? '100,1000,5000').split(',').map(Number
 const EDITS = Number(process.env.BENCH_EDITS ?? 100);
 const PEER_EDITS = Number(process.env.BENCH_PEER_EDITS ?? 20);
 const schema = process.env.KW_PEER_SCHEMA ?? resolve(root, '..', 'shared', 'peer', 'deployment-apps-v1.schema.json');
+
+// The peer is installed here, by the bench only, never by `npm ci`: yaml-language-server 2 wants a
+// newer Node than the one kube-windows supports, and an install would warn every user (EBADENGINE).
+const PEER = 'yaml-language-server@2.0.0';
+const peerDir = join(root, '.cache', 'bench-peer');
+const peerBin = join(peerDir, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server');
+if (!existsSync(peerBin)) {
+  console.log(`LSP bench: installing ${PEER} into ${peerDir} (once)`);
+  mkdirSync(peerDir, { recursive: true });
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const r = spawnSync(
+    npm,
+    ['install', '--prefix', peerDir, '--no-save', '--no-audit', '--no-fund', '--engine-strict=false', PEER],
+    {
+      stdio: 'inherit',
+    },
+  );
+  if (r.status !== 0) {
+    console.error(`LSP bench: could not install ${PEER} (npm exited ${r.status})`);
+    process.exit(2);
+  }
+}
 const YAML_LS_DELAY = 200; // yaml-language-server waits this long before validating (yamlSettings.validationDelayMs, fixed)
 
 const servers = [
@@ -30,7 +52,7 @@ const servers = [
   {
     name: 'yaml-language-server',
     edits: PEER_EDITS,
-    args: [join(root, 'node_modules', 'yaml-language-server', 'bin', 'yaml-language-server'), '--stdio'],
+    args: [peerBin, '--stdio'],
     init: {},
     config: (section) =>
       section === 'yaml'

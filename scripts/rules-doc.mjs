@@ -36,7 +36,7 @@ function failuresSection(list) {
       '',
       `Fix: ${f.fix}`,
       '',
-      `Source: <${f.source}>`,
+      `Source: \`${f.source}\``,
       '',
       'Recognised texts, for example:',
       '',

@@ -8,6 +8,7 @@ import type { NodeServicesSource } from '../views/items/services';
 import { sendClusterSnapshot } from './language-client';
 import { toTreeItem } from './tree-item';
 import { writeYaml } from '../core/manifest/yaml-writer';
+import { recordWalkthroughFact } from './walkthrough';
 
 const VIEW_ID = 'kubeWindows.clusters';
 const YAML_SCHEME = 'kube-windows';
@@ -111,6 +112,8 @@ export function registerClusterView(
   wire();
   const docs = new YamlDocuments();
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: provider, showCollapseAll: true });
+  // The walkthrough's "Open the cluster tree" step, counted even when done before the walkthrough is opened.
+  context.subscriptions.push(view.onDidChangeVisibility((e) => e.visible && recordWalkthroughFact('clusterViewShown')));
 
   context.subscriptions.push(
     provider,

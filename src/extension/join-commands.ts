@@ -432,7 +432,7 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
   await vscode.window.showTextDocument(doc, { preview: false });
 }
 
-const PLAN_SCHEME = 'kube-windows-plan';
+export const PLAN_SCHEME = 'kube-windows-plan';
 const planDocs = new Map<string, string>();
 let planCounter = 0;
 

@@ -3,12 +3,17 @@
 // Debian's Chromium by playwright-core. `server: 'vscode'` starts the VS Code server bundled in
 // code-server (lib/vscode/out/server-main.js) instead of code-server's wrapper: what VS Code's own
 // web integration tests run. Everything started here is stopped by its own process group id.
+// Every page opened here is watched (notifications.ts): a test during which an error notification
+// appeared that it did not declare with expectNotification() fails, with what the user saw.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, cpSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import { watchPage } from './notifications';
+
+export { expectNotification, notificationsSeen, outputLines } from './notifications';
 
 export const ROOT = resolve(__dirname, '..', '..');
 export const RESULTS = join(ROOT, 'test-results');
@@ -280,9 +285,14 @@ export async function launchBrowser(): Promise<Browser> {
   });
 }
 
-export async function openWorkbench(browser: Browser, url: string): Promise<Page> {
+/**
+ * A new browser page on the workbench at `url`, watched for notifications; `logsDir` (a user-data-dir's
+ * logs/) adds the output channels' lines to what a failing test reports.
+ */
+export async function openWorkbench(browser: Browser, url: string, logsDir?: string): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();
+  await watchPage(page, logsDir);
   await page.goto(url);
   await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });
   // The explorer has the folder: the workbench is ready for commands.
@@ -366,7 +376,7 @@ export async function startWorkbench(o: CodeServerOptions): Promise<{ cs: CodeSe
   let browser: Browser | undefined;
   try {
     browser = await launchBrowser();
-    return { cs, browser, page: await openWorkbench(browser, cs.url) };
+    return { cs, browser, page: await openWorkbench(browser, cs.url, join(cs.userDataDir, 'logs')) };
   } catch (err) {
     await closeWorkbench({ cs, browser });
     throw err;

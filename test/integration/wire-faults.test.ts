@@ -2,7 +2,7 @@
 // 429 with Retry-After, 500, 503, resets, half-written JSON, slow bodies, a request that never
 // answers, a watch that goes silent) and every reader must end in a stated outcome: done, or failed
 // with one line that says why, never a stack trace, never a hang. The outcome of each kind is printed
-// as a figure (docs/design.md "Reliability"). SSH faults during joins, mirror pushes and reboots are covered
+// as a figure (docs/reliability.md). SSH faults during joins, mirror pushes and reboots are covered
 // by join-byoh, join-kubeadm, mirrors-apply, node-ops and ssh-transport.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -41,7 +41,7 @@ before(async () => {
 });
 
 after(async () => {
-  // The figures for docs/design.md: fault kind -> outcome.
+  // The figures for docs/reliability.md: fault kind -> outcome.
   console.log(`wire faults: ${outcomes.length} kinds\n${outcomes.map((o) => `  ${o}`).join('\n')}`);
   await emu.stop();
 });

@@ -54,6 +54,6 @@ test('the failure table (docs/rule-table.md) and docs/rules.md list exactly the 
   const doc = readFileSync(resolve(ROOT, 'docs', 'rules.md'), 'utf8');
   for (const s of SIGNATURES) {
     assert.ok(doc.includes(`\n### ${s.id}\n`), `docs/rules.md lacks ${s.id}`);
-    assert.ok(doc.includes(`Source: <${s.source}>`), `docs/rules.md lacks the source of ${s.id}`);
+    assert.ok(doc.includes(`Source: \`${s.source}\``), `docs/rules.md lacks the source of ${s.id}`);
   }
 });
