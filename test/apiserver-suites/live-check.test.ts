@@ -152,7 +152,7 @@ after(async () => {
 });
 
 const EXPECTED_WINF001 =
-  'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node NODE runs 10.0.20348 (2022): use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).';
+  'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node NODE runs 10.0.20348 (2022). Fix: Use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).';
 
 test('check --context -n NS --format json on a real API server, in pages of 2', async () => {
   const r = await runCli([

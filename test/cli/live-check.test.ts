@@ -190,7 +190,7 @@ test('check --context -A --format json: the objects with findings, located by fi
   );
   assert.equal(
     mismatch.message,
-    'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node win-2 runs 10.0.20348 (2022): use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).',
+    'image mcr.microsoft.com/windows/servercore:ltsc2019 needs Windows Server 2019 (10.0.17763); node win-2 runs 10.0.20348 (2022). Fix: Use mcr.microsoft.com/windows/servercore:ltsc2022 or schedule by the node.kubernetes.io/windows-build label (node.kubernetes.io/windows-build: 10.0.17763).',
   );
   const taint = out.objects[2].findings.find((f) => f.ruleId === 'WINF004');
   assert.ok(taint);

@@ -451,7 +451,8 @@ function buildMismatch(image: string | undefined, container: string | undefined,
       ? `or schedule by the ${BUILD_LABEL} label (${BUILD_LABEL}: 10.0.${named.build})`
       : `or schedule by the ${BUILD_LABEL} label`,
   ].join(' ');
-  return { message: `${subject} ${needs}; ${runs}: ${fix}.`, fix: `${fix[0].toUpperCase()}${fix.slice(1)}.` };
+  // What happened, then (apart) what to do: every front end shows the fix once, after the message.
+  return { message: `${subject} ${needs}; ${runs}.`, fix: `${fix[0].toUpperCase()}${fix.slice(1)}.` };
 }
 
 function untoleratedTaint(m: RegExpExecArray, ctx: Ctx): Words {
