@@ -17,7 +17,7 @@ function revealInOsLabel(): string {
 }
 
 /** The buttons that work here, with what each does. */
-export async function folderActions(folder: string): Promise<{ label: string; run: () => Thenable<unknown> }[]> {
+async function folderActions(folder: string): Promise<{ label: string; run: () => Thenable<unknown> }[]> {
   const uri = vscode.Uri.file(folder);
   const commands = new Set(await vscode.commands.getCommands(true));
   // A window whose extension host runs on this machine, in the desktop app: the OS file manager is on the same disk.
