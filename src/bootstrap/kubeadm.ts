@@ -579,6 +579,7 @@ function joinStep(joinMs: number, poll: number): KubeadmStep {
             intervalMs: Math.min(poll, 2000),
             timeoutMs: joinMs,
             report,
+            wake: (poke) => onWindowsNodeChange(kube, poke),
             timeoutMessage: () =>
               `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(joinMs / 60_000)} min: look at the kubelet service on the host.`,
           },

@@ -33,7 +33,7 @@ import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
-import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
+import { channelFor, loadEngine, onHost, parseItem, runWithProgress, showStopped, userMessage } from './command-kit';
 import {
   askKeyFile,
   askUser,
@@ -403,7 +403,8 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
       ? deps.rebootSummary(result, t.name)
       : `The reboot of ${t.name} could not start: ${firstLine(await userMessage(thrown, t.context))}`;
     rt.log.error(`reboot ${t.name}: ${text}`);
-    const choice = await vscode.window.showErrorMessage(`kube-windows: ${text}`, SHOW_LOG, RUN_AGAIN);
+    // A cancel is not an error; after the cordon, Uncordon is offered beside the resume.
+    const choice = await showStopped(t.context, text, result, [SHOW_LOG, RUN_AGAIN]);
     if (choice === RUN_AGAIN) continue; // resumable: done steps are skipped
     if (choice === SHOW_LOG) channel.show(true);
     return;

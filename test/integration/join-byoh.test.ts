@@ -579,6 +579,54 @@ test('CLI: kube-windows join with three --address values and --concurrency 2 joi
   }
 });
 
+test('CLI: Ctrl-C at "Wait for WMCO" prints what the join leaves (WMCO goes on) and the command that undoes it, exit 1', async () => {
+  const rig = await byohRig(1, { wmcoStepMs: 2000 });
+  try {
+    const address = rig.addresses[0] as string;
+    const child = spawn(
+      process.execPath,
+      [
+        'dist/cli.js',
+        'join',
+        ...['--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--user', rig.user, '--key', rig.keyPath],
+        ...[
+          '--port',
+          String(rig.port),
+          '--known-hosts',
+          rig.knownHostsPath,
+          '--poll-interval',
+          '20',
+          '--address',
+          address,
+        ],
+      ],
+      { env: { ...process.env, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        const before = stdout;
+        stdout += c.toString();
+        if (!/Wait for WMCO to configure/.test(before) && /Wait for WMCO to configure/.test(stdout))
+          child.kill('SIGINT');
+      });
+      child.on('close', resolve);
+    });
+    assert.equal(code, 1, stdout + stderr);
+    assert.ok(
+      stdout.includes(
+        `cancelled: Cancelled during “Wait for WMCO to configure the host and the Node to register”. The windows-instances ConfigMap lists ${address}: WMCO keeps configuring ${address} on its own and the node joins without kube-windows following it. \`kube-windows remove --address ${address}\` undoes it.`,
+      ),
+      stdout,
+    );
+    assert.doesNotMatch(stdout + stderr, /run (it )?again to resume/);
+  } finally {
+    await stop(rig);
+  }
+});
+
 test('CLI: join --dry-run prints the plan and touches nothing; an unknown host key is refused without --accept-new-host-key', async () => {
   const rig = await byohRig(1);
   try {
