@@ -61,12 +61,19 @@ export async function waitFor<T>(probe: () => Promise<Poll<T>>, o: WaitOptions):
       else {
         await delay(Math.min(MIN_GAP_MS, o.intervalMs), o.signal);
         if (!poked) {
-          cutShort = new AbortController();
-          const both = o.signal ? AbortSignal.any([o.signal, cutShort.signal]) : cutShort.signal;
-          await delay(Math.max(0, o.intervalMs - MIN_GAP_MS), both).catch((err: unknown) => {
-            if (o.signal?.aborted || !cutShort?.signal.aborted) throw err;
-          });
-          cutShort = undefined;
+          // A poke or the caller's abort ends the nap (no AbortSignal.any: Node 20.0 lacks it).
+          const cut = new AbortController();
+          cutShort = cut;
+          const onAbort = (): void => cut.abort(o.signal?.reason);
+          o.signal?.addEventListener('abort', onAbort, { once: true });
+          try {
+            await delay(Math.max(0, o.intervalMs - MIN_GAP_MS), cut.signal);
+          } catch (err) {
+            if (o.signal?.aborted) throw err;
+          } finally {
+            o.signal?.removeEventListener('abort', onAbort);
+            cutShort = undefined;
+          }
         }
       }
     }
