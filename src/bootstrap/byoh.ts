@@ -10,7 +10,7 @@ import type { KubeClient } from '../cluster/kube-client';
 import { authorizedKeys, hostFacts, resolveName, type HostFacts } from '../core/windows/host-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { CSR_LIST_CALL, csrState, csrsForNode } from '../cluster/csr';
-import { findNode, nodeCall, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
+import { findNode, nodeCall, onWindowsNodeChange, WINDOWS_NODES_CALL, type NodeObject } from '../cluster/nodes';
 import {
   CLUSTER_CONFIG_CALLS,
   clusterProxy,
@@ -31,7 +31,7 @@ import {
 import { WMCO_NAMESPACE } from '../core/well-known';
 import { waitFor } from './follow';
 import { readyStep } from './node-steps';
-import type { Plan, Secret, Step } from './plan';
+import type { LeavesBehind, Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, findingLine, nodeNameOf, PreflightError, type Finding } from './preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
 import { keySecretStep, wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
@@ -182,6 +182,30 @@ async function byohPreflight(ctx: ByohContext, signal?: AbortSignal): Promise<Fi
   return findings;
 }
 
+/**
+ * Once the entry is written WMCO acts on its own: a stop of kube-windows stops only the following. Removing the node
+ * (its entry deleted, WMCO deconfigures the host) undoes it.
+ */
+function byohLeaves(ctx: ByohContext, what: string, observed = false): LeavesBehind {
+  const node = ctx.state.node?.metadata.name;
+  return {
+    ...(observed ? { observed } : {}),
+    state: `${what} WMCO keeps configuring ${ctx.opts.address} on its own and the node joins without kube-windows following it.`,
+    undo: {
+      command: 'kubeWindows.removeNode',
+      label: 'Remove node…',
+      node: node ?? ctx.opts.address,
+      cli: `\`kube-windows remove --address ${ctx.opts.address}\` undoes it.`,
+    },
+  };
+}
+
+/** The Windows nodes' watch wakes the follow steps: their progress moves when the tree does, not a poll later. */
+const nodeWake =
+  (ctx: ByohContext) =>
+  (poke: () => void): (() => void) =>
+    onWindowsNodeChange(ctx.opts.kube, poke);
+
 const nodeFor = async (ctx: ByohContext, signal: AbortSignal): Promise<NodeObject | undefined> =>
   findNode(ctx.opts.kube, ctx.opts.address, ctx.state.nodeName, signal);
 
@@ -230,6 +254,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
       (await windowsInstances(ctx.opts.kube, signal, ns))?.[ctx.opts.address] === `username=${ctx.opts.user}`
         ? true
         : 'the entry is not in the ConfigMap',
+    leavesBehind: (ctx) => byohLeaves(ctx, `The windows-instances ConfigMap lists ${ctx.opts.address}:`),
     retries: 2,
     timeoutMs: 60_000,
   });
@@ -261,12 +286,15 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           intervalMs: poll,
           timeoutMs: t.node,
           report,
+          wake: nodeWake(ctx),
           timeoutMessage: (last) =>
             `No Node registered for ${opts.address} after ${Math.round(t.node / 60_000)} min (${last}). Look at WMCO's events and log: oc get events -n ${ns}; oc logs -n ${ns} deployment/windows-machine-config-operator. If certificate requests are pending, the node name does not match the reverse DNS of ${opts.address}.`,
         },
       );
     },
     verify: async (ctx, signal) => ((await nodeFor(ctx, signal)) ? true : 'the Node is not there'),
+    leavesBehind: (ctx) =>
+      byohLeaves(ctx, `The Node ${ctx.state.node?.metadata.name ?? ctx.state.nodeName ?? ''} is registered;`, true),
     timeoutMs: t.node + 60_000,
   });
 
@@ -332,6 +360,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           intervalMs: poll,
           timeoutMs: t.version,
           report,
+          wake: nodeWake(ctx),
           timeoutMessage: (last) =>
             `WMCO did not finish configuring the node (${last}). Look at the windows-instance-config-daemon log on the host (C:\\var\\log\\wicd).`,
         },
@@ -341,7 +370,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     timeoutMs: t.version + 60_000,
   });
 
-  steps.push(readyStep<ByohContext>((ctx, signal) => nodeFor(ctx, signal), t.ready, poll));
+  steps.push(readyStep<ByohContext>((ctx, signal) => nodeFor(ctx, signal), t.ready, poll, nodeWake));
 
   return {
     id: 'byoh-join',
@@ -389,6 +418,9 @@ export function buildByohRemovePlan(opts: ByohRemoveOptions): Plan<ByohRemoveOpt
         apply: async (o, signal) => removeInstance(o.kube, o.address, signal, ns),
         verify: async (o, signal) =>
           (await windowsInstances(o.kube, signal, ns))?.[o.address] === undefined ? true : 'the entry is still there',
+        leavesBehind: {
+          state: `The windows-instances entry of ${opts.address} is deleted: WMCO keeps draining and deconfiguring the host and deletes the Node on its own; kube-windows only stopped following. Joining the host again undoes it.`,
+        },
         retries: 2,
         timeoutMs: 60_000,
       },

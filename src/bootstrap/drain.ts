@@ -26,7 +26,10 @@ export function schedulingPlanFor(action: SchedulingAction, opts: NodeDrainOptio
       ? [cordonStep(nodeName)]
       : action === 'uncordon'
         ? [uncordonStep(nodeName)]
-        : [cordonStep(nodeName), cordoned(nodeName, drainStep(nodeName, opts, timing(opts, 0), 'drain'), 'drain')];
+        : [
+            cordonStep(nodeName, 'drain'),
+            cordoned(nodeName, drainStep(nodeName, opts, timing(opts, 0), 'drain'), 'drain'),
+          ];
   const title =
     action === 'drain' ? `Drain ${nodeName}` : action === 'cordon' ? `Cordon ${nodeName}` : `Uncordon ${nodeName}`;
   return prepare({ id: `node-${action}`, title, target: nodeName, steps }, { opts, state: {} });
@@ -55,6 +58,6 @@ export function schedulingSummary(action: SchedulingAction, result: RunResult, n
   }
   const verb = action === 'drain' ? 'drain' : action;
   return result.outcome === 'cancelled'
-    ? `The ${verb} of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.`
+    ? `The ${verb} of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}. ${result.aftermath?.state ?? ''}`.trim()
     : `The ${verb} of ${nodeName} failed at step ${result.error?.stepId ?? '?'}: ${result.error?.message ?? ''}`;
 }

@@ -28,6 +28,15 @@ export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<Kubeadm
       },
       apply: async (o, signal) => setCordoned(o.kube, o.nodeName, true, signal),
       verify: async () => true,
+      leavesBehind: {
+        state: `The Node ${opts.nodeName} is cordoned (unschedulable) and still in the cluster; running the removal again finishes it.`,
+        undo: {
+          command: 'kubeWindows.uncordonNode',
+          label: 'Uncordon',
+          node: opts.nodeName,
+          cli: `\`kube-windows nodes uncordon ${opts.nodeName}\` undoes it.`,
+        },
+      },
       retries: 2,
       timeoutMs: 60_000,
     },
@@ -51,6 +60,9 @@ export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<Kubeadm
         await (o.host as WindowsHost).run(removeService('kubelet'), signal);
       },
       verify: async () => true,
+      leavesBehind: {
+        state: `kubeadm reset ran on ${opts.address} and its kubelet is stopped: the Node ${opts.nodeName} stays in the cluster, cordoned and soon NotReady, until the removal runs again and deletes it.`,
+      },
       retries: 1,
       timeoutMs: 600_000,
     });

@@ -34,7 +34,15 @@ import {
   createBootstrapToken,
   deleteBootstrapToken,
 } from '../cluster/kubeadm';
-import { addTaint, getNode, hasTaint, nodeCall, type NodeObject, type NodeTaint } from '../cluster/nodes';
+import {
+  addTaint,
+  getNode,
+  hasTaint,
+  nodeCall,
+  onWindowsNodeChange,
+  type NodeObject,
+  type NodeTaint,
+} from '../cluster/nodes';
 import { DISCOVERY_CALL, isOpenShift } from '../cluster/openshift';
 import { waitFor } from './follow';
 import { networkingPodsStep, networkingStep, nodeOf, probeStep, runtimeClassStep } from './kubeadm-network-steps';
@@ -82,6 +90,7 @@ import {
   PreflightError,
   type Finding,
 } from './preflight';
+import { withKubeadmLeaves } from './kubeadm-leaves';
 
 /** What the user chooses for a kubeadm join (CLI options, VS Code answers); JoinRequest carries the same. */
 export interface KubeadmChoices {
@@ -570,6 +579,7 @@ function joinStep(joinMs: number, poll: number): KubeadmStep {
             intervalMs: Math.min(poll, 2000),
             timeoutMs: joinMs,
             report,
+            wake: (poke) => onWindowsNodeChange(kube, poke),
             timeoutMessage: () =>
               `kubeadm join ran, but no Node ${ctx.state.nodeName} registered within ${Math.round(joinMs / 60_000)} min: look at the kubelet service on the host.`,
           },
@@ -635,10 +645,15 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
     joinStep(t.join, poll),
     ...(opts.taint ? [taintStep()] : []),
     networkingStep(opts.planned),
-    readyStep<KubeadmContext>(nodeOf, t.ready, poll),
+    readyStep<KubeadmContext>(nodeOf, t.ready, poll, (ctx) => (poke) => onWindowsNodeChange(ctx.opts.kube, poke)),
     networkingPodsStep(t.pods, poll),
     ...(opts.runtimeClass ? [runtimeClassStep()] : []),
     probeStep(t.pods, poll),
   ];
-  return { id: 'kubeadm-join', title: `Join ${opts.address} with kubeadm`, target: opts.address, steps };
+  return {
+    id: 'kubeadm-join',
+    title: `Join ${opts.address} with kubeadm`,
+    target: opts.address,
+    steps: withKubeadmLeaves(steps),
+  };
 }

@@ -224,6 +224,8 @@ function buildFollowPlan(machineSet: string): Plan<FollowContext> {
     id: 'machineset-follow',
     title: `Follow the Machines of ${machineSet} to Ready nodes`,
     target: machineSet,
+    // Following only reads: the MachineSet was created before, and the Machine API goes on without us.
+    untouched: `The MachineSet ${machineSet} stays: the machine controller keeps creating its Machines and WMCO keeps configuring them into nodes; kube-windows only stopped following. Scaling the MachineSet to 0 (or deleting it) undoes it.`,
     steps: [
       machinesStep(),
       ...MACHINE_STAGES.filter((s) => s.stage !== 'provisioning').map((s) => stageStep(s.stage, s.title)),

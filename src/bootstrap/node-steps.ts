@@ -27,14 +27,15 @@ import {
   type BlockedEviction,
   type NodeOperation,
 } from '../core/windows/reboot';
-import { delay, waitFor } from './follow';
-import type { Step } from './plan';
+import { delay, waitFor, type WaitOptions } from './follow';
+import type { Step, Undo } from './plan';
 
 /** Waits for the Node `nodeOf` finds to report Ready. */
 export function readyStep<Ctx>(
   nodeOf: (ctx: Ctx, signal: AbortSignal) => Promise<NodeObject | undefined>,
   timeoutMs: number,
   poll: number,
+  wake?: (ctx: Ctx) => WaitOptions['wake'],
 ): Step<Ctx> {
   return {
     id: 'node-ready',
@@ -51,7 +52,14 @@ export function readyStep<Ctx>(
           if (!node) return { waiting: 'no Node' };
           return isReady(node) ? true : { waiting: readyMessage(node) };
         },
-        { signal, intervalMs: poll, timeoutMs, report, timeoutMessage: (last) => `The node is not Ready (${last}).` },
+        {
+          signal,
+          intervalMs: poll,
+          timeoutMs,
+          report,
+          ...(wake ? { wake: wake(ctx) } : {}),
+          timeoutMessage: (last) => `The node is not Ready (${last}).`,
+        },
       );
     },
     verify: async (ctx, signal) => {
@@ -147,7 +155,15 @@ export async function mustNode(ctx: DrainContext, signal: AbortSignal): Promise<
   return n;
 }
 
-export function cordonStep(nodeName: string): DrainStep {
+/** Uncordon, offered after a stop that leaves the node cordoned. */
+export const uncordonUndo = (nodeName: string): Undo => ({
+  command: 'kubeWindows.uncordonNode',
+  label: 'Uncordon',
+  node: nodeName,
+  cli: `\`kube-windows nodes uncordon ${nodeName}\` makes it schedulable again.`,
+});
+
+export function cordonStep(nodeName: string, operation: NodeOperation = 'reboot'): DrainStep {
   return {
     id: 'cordon',
     title: `Cordon ${nodeName} (mark it unschedulable)`,
@@ -156,6 +172,7 @@ export function cordonStep(nodeName: string): DrainStep {
     apply: async (ctx, signal) => setCordoned(ctx.opts.kube, nodeName, true, signal),
     verify: async (ctx, signal) =>
       (await mustNode(ctx, signal)).spec?.unschedulable ? true : 'the node is still schedulable',
+    leavesBehind: { state: cordonedNote(nodeName, operation), undo: uncordonUndo(nodeName) },
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -210,6 +227,9 @@ export function drainStep(
       ? 'Drain: delete the pods directly (eviction disabled, PodDisruptionBudgets bypassed)'
       : 'Drain: evict the pods through the Eviction API (PodDisruptionBudgets honoured)',
     description: 'DaemonSet and static (mirror) pods stay, as with kubectl drain --ignore-daemonsets.',
+    leavesBehind: {
+      state: `the pods ${opts.disableEviction ? 'deleted' : 'evicted'} so far are gone from ${nodeName} and their controllers start them on other nodes.`,
+    },
     preview: {
       check: 'no pod other than DaemonSet and mirror pods runs on the node',
       api: drainCalls(nodeName, Boolean(opts.disableEviction)),

@@ -25,6 +25,26 @@ export interface StepPreview {
   notes?: string[];
 }
 
+/** A command that undoes what a stopped plan left: VS Code offers it as a button, the CLI names it. */
+export interface Undo {
+  /** The VS Code command's id and its button ("Remove node…"). */
+  command: 'kubeWindows.removeNode' | 'kubeWindows.uncordonNode';
+  label: string;
+  /** The node the command acts on: its name once known, else the host's address (a windows-instances key). */
+  node: string;
+  /** The CLI's words for it (one sentence, without the --context the user already gives). */
+  cli: string;
+}
+
+/** What holds in the cluster and on the host once a step has run: the words a cancel (or failure) ends with. */
+export interface LeavesBehind {
+  /** One or two sentences, present tense, on the state (what keeps happening without kube-windows, what to do). */
+  state: string;
+  undo?: Undo;
+  /** The step only waits and sees: its state holds once it completed, never when it was stopped halfway. */
+  observed?: true;
+}
+
 /** Lets a step's apply say what it is doing; fraction is 0..1 when known. */
 export type StepReporter = (message: string, fraction?: number) => void;
 
@@ -42,6 +62,12 @@ export interface Step<Ctx> {
   retries?: number;
   /** Limit for the whole step (check, apply with its retries, verify). */
   timeoutMs?: number;
+  /**
+   * What the step leaves once it has run, when it changes anything (absent: it only reads or waits). A plan that
+   * stops later says the state of the last such step (src/bootstrap/aftermath.ts); a function reads what the run
+   * learnt (the node's name).
+   */
+  leavesBehind?: LeavesBehind | ((ctx: Ctx) => LeavesBehind);
 }
 
 export interface Plan<Ctx> {
@@ -50,6 +76,8 @@ export interface Plan<Ctx> {
   /** What the plan acts on, e.g. a host or node name. */
   target: string;
   steps: Step<Ctx>[];
+  /** What a stop before any step changed anything means (default: nothing changed in the cluster or on the host). */
+  untouched?: string;
 }
 
 export const REDACTED = '•••';

@@ -40,6 +40,7 @@ import {
   mustNode,
   timing,
   uncordonStep,
+  uncordonUndo,
   type DrainContext,
   type DrainState,
   type NodeDrainOptions,
@@ -156,6 +157,11 @@ function restartStep(nodeName: string, t: Timing): RebootStep {
       return restartProgress(before, now) === 'done'
         ? true
         : 'the host answers but its boot time did not change: it did not restart.';
+    },
+    // Restart-Computer, once asked, happens whether kube-windows follows or not.
+    leavesBehind: {
+      state: `The host of ${nodeName} was asked to restart and restarts on its own; the node returns to Ready by itself. ${cordonedNote(nodeName, 'reboot')}`,
+      undo: uncordonUndo(nodeName),
     },
     timeoutMs: t.timeout + 180_000,
   };
@@ -327,7 +333,7 @@ export function rebootSummary(result: RunResult, nodeName: string): string {
     result.steps.find((s) => s.id === 'uncordon')?.outcome !== 'applied';
   const what =
     result.outcome === 'cancelled'
-      ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}.`
+      ? `The reboot of ${nodeName} was cancelled at step ${result.error?.stepId ?? '?'}. ${result.aftermath?.state ?? ''}`.trim()
       : `The reboot of ${nodeName} failed at step ${result.error?.stepId ?? '?'}: ${result.error?.message ?? ''}`;
   return cordonedNow && !what.includes('stays cordoned') ? `${what} ${cordonedNote(nodeName, 'reboot')}` : what;
 }

@@ -5,8 +5,10 @@
 
 import { collectSecrets, redact, redactDeep, Secret, type Plan, type Step } from './plan';
 import { delay as wait } from '../core/delay';
+import { aftermathOf, cancelMessage, type Aftermath } from './aftermath';
 
 export { redact, Secret } from './plan';
+export type { Aftermath } from './aftermath';
 
 export type StepOutcome = 'skipped' | 'applied' | 'failed' | 'cancelled' | 'not-run';
 export type PlanOutcome = 'done' | 'failed' | 'cancelled';
@@ -51,6 +53,8 @@ export interface RunResult {
   durationMs: number;
   /** The first failure (or the cancellation), redacted. */
   error?: { stepId: string; message: string };
+  /** When the run did not end done: what it left in the cluster and on the host, and what undoes it. */
+  aftermath?: Aftermath;
 }
 
 export interface RunOptions {
@@ -336,6 +340,10 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
     }
   }
 
+  // A cancel says what state the run leaves (the last step that changed something), not only where it stopped.
+  const aftermath = outcome === 'done' ? undefined : aftermathOf(plan, ctx, results);
+  if (outcome === 'cancelled' && error && aftermath) error = { ...error, message: cancelMessage(aftermath) };
+
   const durationMs = Math.max(0, now() - planStarted);
   emit({
     type: 'plan-end',
@@ -347,7 +355,14 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
   });
   ended = true;
   return redactDeep(
-    { planId: plan.id, outcome, steps: results, durationMs, ...(error === undefined ? {} : { error }) },
+    {
+      planId: plan.id,
+      outcome,
+      steps: results,
+      durationMs,
+      ...(error === undefined ? {} : { error }),
+      ...(aftermath === undefined ? {} : { aftermath }),
+    },
     secrets,
   );
 }

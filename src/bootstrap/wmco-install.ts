@@ -86,6 +86,7 @@ export function wmcoInstallSteps<Ctx>(
       apply: async (ctx, signal) => ensureOperatorNamespace(kube(ctx), ns, signal),
       verify: async (ctx, signal) =>
         (await operatorNamespaceState(kube(ctx), ns, signal)) !== 'missing' ? true : 'the namespace is missing',
+      leavesBehind: { state: `The namespace ${ns} exists (WMCO is not installed in it yet).` },
       retries: 2,
       timeoutMs: 60_000,
     },
@@ -96,6 +97,7 @@ export function wmcoInstallSteps<Ctx>(
       check: async (ctx, signal) => ((await hasOperatorGroup(kube(ctx), ns, signal)) ? 'done' : 'todo'),
       apply: async (ctx, signal) => createOperatorGroup(kube(ctx), ns, signal),
       verify: async () => true,
+      leavesBehind: { state: `The namespace ${ns} and its OperatorGroup exist (WMCO is not subscribed to yet).` },
       retries: 2,
       timeoutMs: 60_000,
     },
@@ -112,6 +114,12 @@ export function wmcoInstallSteps<Ctx>(
         report(`catalog ${source}`);
       },
       verify: async () => true,
+      leavesBehind: {
+        state:
+          o.approval === 'Manual'
+            ? `The Subscription to ${WMCO_PACKAGE} exists in ${ns}: its InstallPlan waits for an approval (oc get installplan -n ${ns}).`
+            : `The Subscription to ${WMCO_PACKAGE} exists in ${ns}: OLM keeps installing the operator on its own.`,
+      },
       retries: 2,
       timeoutMs: 60_000,
     },
@@ -161,6 +169,10 @@ export function wmcoInstallSteps<Ctx>(
       },
       verify: async (ctx, signal) =>
         (await wmcoCsv(kube(ctx), signal, ns))?.status?.phase === 'Succeeded' ? true : 'the CSV is not Succeeded',
+      leavesBehind: {
+        observed: true,
+        state: `WMCO is installed in ${ns} (its Subscription keeps it up to date${o.approval === 'Manual' ? ' once you approve an upgrade' : ''}).`,
+      },
       timeoutMs: timeoutMs + 60_000,
     },
   ];
@@ -194,6 +206,9 @@ export function keySecretStep<Ctx>(
     },
     verify: async (ctx, signal) =>
       (await keySecret(kube(ctx), signal, ns)).pem !== undefined ? true : 'the secret is missing',
+    leavesBehind: {
+      state: `The secret cloud-private-key exists in ${ns}, from ${key.source}: WMCO uses it for every Windows host it configures.`,
+    },
     retries: 2,
     timeoutMs: 60_000,
   };

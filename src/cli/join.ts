@@ -155,7 +155,7 @@ export async function runJoin(args: string[]): Promise<number> {
   }
 
   const prefix = addresses.length > 1;
-  return withCancel('the plans stop after the current command; run again to resume', async (signal) => {
+  return withCancel('the plans stop; each says what it leaves in the cluster and on the host', async (signal) => {
     const results = await runBounded(addresses, concurrency, async (address) => {
       const r = request(address);
       const p = joinPlan(r);
@@ -233,7 +233,7 @@ export async function runRemove(args: string[]): Promise<number> {
   const pollMs = positiveInteger('poll-interval', values['poll-interval']);
   const cluster = clusterFor(values);
   const address = values.address;
-  return withCancel('the plan stops after the current step; run again to resume', async (signal) => {
+  return withCancel('the plan stops and says what it leaves', async (signal) => {
     let host;
     try {
       const via = chosenVia ?? (await detectVia(cluster.kube, signal));

@@ -41,6 +41,40 @@ export async function windowsNodes(kube: KubeClient, signal?: AbortSignal): Prom
   return list.items ?? [];
 }
 
+/**
+ * Calls `onChange` on each change of a Windows Node, from a watch (the tree's source of truth), until the returned
+ * function is called. Best effort: a follow step polls as well, so a watch that fails is reopened after a second and
+ * a client without watches (a test's stand-in) just adds nothing.
+ */
+export function onWindowsNodeChange(kube: KubeClient, onChange: () => void): () => void {
+  if (typeof (kube as Partial<KubeClient>).watch !== 'function') return () => undefined;
+  let stopped = false;
+  let handle: { stop(): void } | undefined;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const open = (): void => {
+    try {
+      handle = kube.watch(
+        '/api/v1/nodes',
+        { labelSelector: WINDOWS_SELECTOR },
+        () => onChange(),
+        () => {
+          if (stopped) return;
+          timer = setTimeout(open, 1000);
+          timer.unref?.();
+        },
+      );
+    } catch {
+      handle = undefined;
+    }
+  };
+  open();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+    handle?.stop();
+  };
+}
+
 /** The Windows Node whose addresses include `address`, or whose name is `name`. */
 export async function findNode(
   kube: KubeClient,

@@ -284,3 +284,42 @@ export async function runWithProgress(title: string, channel: vscode.OutputChann
     },
   );
 }
+
+/** The argument a node command takes from a tree item: what parseItem reads. */
+export const nodeArg = (context: string, node: string) => ({ ref: { kind: 'node' as const, context, node } });
+
+/**
+ * The words after a cancelled run: where it stopped and the state it leaves (the engine's aftermath: the last step that
+ * changed something, never "run it again" alone), with the undo named as its button says.
+ */
+export function cancelledText(what: string, result: RunResult): string {
+  const a = result.aftermath;
+  if (!a) return `${what} was cancelled.`;
+  const undo = a.undo ? ` “${a.undo.label}” undoes it.` : '';
+  return `${what} was cancelled during “${a.stoppedAt.title}”. ${a.state}${undo}`;
+}
+
+/**
+ * Shows a stopped run's message (the cancel's truth, or the failure with what it left) with the undo as the first
+ * button, then `buttons`; runs the undo itself (on the node, as the tree item would) and returns any other choice.
+ */
+export async function showStopped(
+  context: string,
+  text: string,
+  result: RunResult | undefined,
+  buttons: readonly string[],
+): Promise<string | undefined> {
+  const undo = result?.aftermath?.undo;
+  const items = [...(undo ? [undo.label] : []), ...buttons];
+  const message = `kube-windows: ${text}`;
+  const choice = await (result?.outcome === 'cancelled'
+    ? result.aftermath?.changed
+      ? vscode.window.showWarningMessage(message, ...items)
+      : vscode.window.showInformationMessage(message, ...items)
+    : vscode.window.showErrorMessage(message, ...items));
+  if (undo && choice === undo.label) {
+    await vscode.commands.executeCommand(undo.command, nodeArg(context, undo.node));
+    return undefined;
+  }
+  return choice;
+}

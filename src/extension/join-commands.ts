@@ -9,6 +9,7 @@
 import * as vscode from 'vscode';
 import { readConfig, wmcoSettings } from './config';
 import {
+  cancelledText,
   channelFor,
   firstLine,
   kubeconfigAccess,
@@ -18,6 +19,7 @@ import {
   pickContext as pickContextOf,
   PLAN_LANGUAGE,
   runWithProgress,
+  showStopped,
   sshAccess,
   userMessage,
   commandRuntime,
@@ -350,8 +352,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
     });
 
     if (result?.outcome === 'done') {
-      rt.log.info(`join ${a.address}: done`);
-      void vscode.window.showInformationMessage(`kube-windows: ${a.address} joined ${a.context} as a Windows node.`);
+      await joinedMessage(rt, a, plan?.state.findings ?? []);
       return;
     }
     if (prompts.declinedByUser()) {
@@ -360,12 +361,10 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       return;
     }
     if (result?.outcome === 'cancelled') {
-      rt.log.info(`join ${a.address}: cancelled`);
-      const choice = await vscode.window.showInformationMessage(
-        `kube-windows: joining ${a.address} was cancelled. Run it again to resume where it stopped.`,
-        SHOW_LOG,
-        RUN_AGAIN,
-      );
+      // The truth of what the run left: before the entry nothing changed; after it WMCO goes on and Remove node undoes it.
+      const text = cancelledText(`joining ${a.address}`, result);
+      rt.log.info(`join ${a.address}: ${text}`);
+      const choice = await showStopped(a.context, text, result, [SHOW_LOG, RUN_AGAIN]);
       if (choice === RUN_AGAIN) continue;
       if (choice === SHOW_LOG) channel.show(true);
       return;
@@ -388,15 +387,46 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
       if (setup === SHOW_LOG) channel.show(true);
       return;
     }
-    const choice = await vscode.window.showErrorMessage(
-      `kube-windows: joining ${a.address} failed: ${text}`,
+    // A failure after the entry was written leaves WMCO at work too: say so, and offer the undo.
+    const left = result?.aftermath?.changed ? ` ${result.aftermath.state}` : '';
+    const choice = await showStopped(a.context, `joining ${a.address} failed: ${text}${left}`, result, [
       SHOW_LOG,
       RUN_AGAIN,
-    );
+    ]);
     if (choice === RUN_AGAIN) continue; // the plan's checks skip the steps already done
     if (choice === SHOW_LOG) channel.show(true);
     return;
   }
+}
+
+const SHOW_DETAILS = 'Show details';
+
+/**
+ * The end of a join that succeeded: "joined", or "joined, with N warnings" (the preflight's, such as WMCO's port 22
+ * or a missing PTR record) with "Show details", which opens them with their fixes: they must not stay in a log.
+ */
+async function joinedMessage(rt: Runtime, a: Answers, findings: readonly Finding[]): Promise<void> {
+  const warnings = findings.filter((f) => f.severity === 'warning');
+  const joined = `${a.address} joined ${a.context} as a Windows node`;
+  if (warnings.length === 0) {
+    rt.log.info(`join ${a.address}: done`);
+    void vscode.window.showInformationMessage(`kube-windows: ${joined}.`);
+    return;
+  }
+  const count = `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
+  rt.log.warn(`join ${a.address}: done, with ${count}:\n${formatFindings(warnings)}`);
+  const first = warnings[0]?.title ?? '';
+  const choice = await vscode.window.showWarningMessage(
+    `kube-windows: ${joined}, with ${count}: ${first}${warnings.length > 1 ? ' …' : '.'}`,
+    SHOW_DETAILS,
+  );
+  if (choice !== SHOW_DETAILS) return;
+  const text = `# ${joined}, with ${count}\n\n${formatFindings(warnings)}\n`;
+  const uri = vscode.Uri.parse(`${PLAN_SCHEME}:/join-${encodeURIComponent(a.address)}-warnings-${++planCounter}.plan`);
+  planDocs.set(uri.toString(), text);
+  const doc = await vscode.workspace.openTextDocument(uri);
+  await vscode.languages.setTextDocumentLanguage(doc, PLAN_LANGUAGE);
+  await vscode.window.showTextDocument(doc, { preview: false });
 }
 
 async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
@@ -556,14 +586,10 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
     if (prompts?.declinedByUser()) return;
     const text =
       result?.outcome === 'cancelled'
-        ? 'cancelled'
-        : runFailureSummary(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined);
+        ? cancelledText(`removing ${name}`, result)
+        : `removing ${name} failed: ${runFailureSummary(result, thrown === undefined ? undefined : await userMessage(thrown, context), undefined)}`;
     rt.log.error(`remove ${name}: ${text}`);
-    const choice = await vscode.window.showErrorMessage(
-      `kube-windows: removing ${name} ${result?.outcome === 'cancelled' ? 'was cancelled' : `failed: ${text}`}`,
-      SHOW_LOG,
-      RUN_AGAIN,
-    );
+    const choice = await showStopped(context, text, result, [SHOW_LOG, RUN_AGAIN]);
     if (choice === RUN_AGAIN) continue;
     if (choice === SHOW_LOG) channel.show(true);
     return;

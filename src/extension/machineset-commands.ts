@@ -180,7 +180,7 @@ async function creationAllowed(
     const result = await runWithProgress(`kube-windows: setting up WMCO in ${context}`, channel, (o) => plan.run(o));
     if (result.outcome !== 'done') {
       const choice = await vscode.window.showErrorMessage(
-        `kube-windows: the WMCO setup of ${context} ${result.outcome === 'cancelled' ? 'was cancelled' : `failed: ${firstLine(result.error?.message ?? 'unknown error')}`}`,
+        `kube-windows: the WMCO setup of ${context} ${result.outcome === 'cancelled' ? `was cancelled. ${result.aftermath?.state ?? ''}`.trim() : `failed: ${firstLine(result.error?.message ?? 'unknown error')}`}`,
         SHOW_LOG,
       );
       if (choice === SHOW_LOG) channel.show(true);

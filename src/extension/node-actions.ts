@@ -16,6 +16,7 @@ import {
   parseItem,
   registerCommands,
   runWithProgress,
+  showStopped,
   userMessage,
   type CommandRuntime,
   type CommandTable,
@@ -142,8 +143,8 @@ async function schedule(rt: Runtime, t: Target, action: SchedulingAction, delete
     );
     return;
   }
-  const choice = await vscode.window.showErrorMessage(`kube-windows: ${summary}`, 'Show log');
-  if (choice) channel.show(true);
+  const choice = await showStopped(t.context, summary, result, ['Show log']);
+  if (choice === 'Show log') channel.show(true);
 }
 
 async function drainNode(rt: Runtime, t: Target): Promise<void> {

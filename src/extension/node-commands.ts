@@ -33,7 +33,7 @@ import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
 import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
-import { channelFor, loadEngine, onHost, parseItem, runWithProgress, userMessage } from './command-kit';
+import { channelFor, loadEngine, onHost, parseItem, runWithProgress, showStopped, userMessage } from './command-kit';
 import {
   askKeyFile,
   askUser,
@@ -44,6 +44,7 @@ import {
   type Prompts,
 } from './ssh-prompts';
 import { SessionPty } from './terminal';
+import { showFolderMessage } from './reveal-folder';
 
 const USERS = 'kubeWindows.ssh.users';
 const SHOW_LOG = 'Show log';
@@ -402,7 +403,8 @@ async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
       ? deps.rebootSummary(result, t.name)
       : `The reboot of ${t.name} could not start: ${firstLine(await userMessage(thrown, t.context))}`;
     rt.log.error(`reboot ${t.name}: ${text}`);
-    const choice = await vscode.window.showErrorMessage(`kube-windows: ${text}`, SHOW_LOG, RUN_AGAIN);
+    // A cancel is not an error; after the cordon, Uncordon is offered beside the resume.
+    const choice = await showStopped(t.context, text, result, [SHOW_LOG, RUN_AGAIN]);
     if (choice === RUN_AGAIN) continue; // resumable: done steps are skipped
     if (choice === SHOW_LOG) channel.show(true);
     return;
@@ -456,22 +458,23 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
     if (prompts.declinedByUser()) return;
     const cancelled = err instanceof Error && /cancelled by the user/.test(err.message);
     const text = cancelled ? 'cancelled' : firstLine(await userMessage(err, t.context));
-    rt.log.error(`logs ${t.name}: ${text}`);
-    void vscode.window.showErrorMessage(
-      `kube-windows: collecting the logs of ${t.name} ${cancelled ? 'was cancelled' : `failed: ${text}`}`,
-    );
+    rt.log[cancelled ? 'info' : 'error'](`logs ${t.name}: ${text}`);
+    if (cancelled) {
+      // Collecting only reads the host; what was downloaded before the cancel stays in a folder under logsDir.
+      void vscode.window.showInformationMessage(
+        `kube-windows: collecting the logs of ${t.name} was cancelled. Nothing was changed on the host (collecting only reads it); the files downloaded before the cancel stay under ${deps.logsDir()}.`,
+      );
+      return;
+    }
+    void vscode.window.showErrorMessage(`kube-windows: collecting the logs of ${t.name} failed: ${text}`);
     return;
   } finally {
     host.close();
   }
   await prompts.settled();
   rt.log.info(`logs ${t.name}: ${result.message} (${result.folder})`);
-  // The folder in the OS file manager; "Open folder" puts it in a VS Code window instead.
-  await vscode.commands.executeCommand('revealFileInOS', vscode.Uri.file(result.folder));
-  const open = 'Open folder';
-  const choice = await vscode.window.showInformationMessage(`kube-windows: ${result.message}`, open);
-  if (choice === open)
-    await vscode.commands.executeCommand('vscode.openFolder', vscode.Uri.file(result.folder), { forceNewWindow: true });
+  // The path in the message, and only the buttons that work where the extension runs (no revealFileInOS in code-server).
+  await showFolderMessage(`kube-windows: ${result.message}`, result.folder);
 }
 
 // ---------------------------------------------------------------------------------------------

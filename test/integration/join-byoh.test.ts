@@ -57,6 +57,8 @@ async function byohRig(
     config?: Parameters<typeof openshiftClusterConfig>[0];
     host?: (i: number) => Record<string, unknown>;
     ptr?: (i: number) => string | undefined;
+    /** The WMCO stand-in's delay between its steps (default 20 ms). */
+    wmcoStepMs?: number;
   } = {},
 ): Promise<ByohRig> {
   const rig = await startRig({
@@ -83,7 +85,7 @@ async function byohRig(
     ptr.set(address, name ? [name] : []);
   });
   const olm = attachOlmStandin(rig.emu, { stepMs: 20 });
-  const wmco = attachWmcoStandin(rig.emu, { hosts: wmcoHosts, stepMs: 20 });
+  const wmco = attachWmcoStandin(rig.emu, { hosts: wmcoHosts, stepMs: o.wmcoStepMs ?? 20 });
   const resolver: Resolver = { lookup4: async (n) => [n], reverse: async (ip) => ptr.get(ip) ?? [] };
   return Object.assign(rig, {
     wmcoHosts,
@@ -394,6 +396,85 @@ test('BYOH: ten hosts at once, at most four at a time, each with its own progres
   }
 });
 
+/** Runs the plan and cancels it as the step `at` starts. */
+async function runCancelledAt(rig: ByohRig, at: string) {
+  const { plan, ctx, host } = byohPlan(rig, 0);
+  const ctl = new AbortController();
+  try {
+    return await runPlan(plan, ctx, {
+      signal: ctl.signal,
+      onEvent: (e) => {
+        if (e.type === 'step-start' && e.stepId === at) ctl.abort(new Error('cancelled by the user'));
+      },
+    });
+  } finally {
+    host.close();
+  }
+}
+
+test('BYOH cancelled at "Wait for WMCO" (after the entry): the run says WMCO goes on and names the undo; the node does join, and the removal undoes it', async () => {
+  const rig = await byohRig(1, { wmcoStepMs: 100 });
+  try {
+    const address = rig.addresses[0] as string;
+    const r = await runCancelledAt(rig, 'node-registered');
+    assert.equal(r.outcome, 'cancelled');
+    assert.equal(r.aftermath?.changed, true);
+    assert.equal(r.aftermath?.undo?.command, 'kubeWindows.removeNode');
+    assert.equal(r.aftermath?.undo?.node, address);
+    assert.equal(
+      r.error?.message,
+      `Cancelled during “Wait for WMCO to configure the host and the Node to register”. The windows-instances ConfigMap lists ${address}: WMCO keeps configuring ${address} on its own and the node joins without kube-windows following it. \`kube-windows remove --address ${address}\` undoes it.`,
+    );
+    // The truth of it: nobody follows any more, and the node joins all the same.
+    let joined: KubeObject | undefined;
+    for (let i = 0; i < 100 && !joined; i++) {
+      joined = rig.emu.get('Node', 'win-b0');
+      if (!joined) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(joined, 'WMCO configured the host after the cancel');
+    const opts = { kube: rig.kube, address, pollMs: 20, timeoutMs: 5000 };
+    assert.equal((await runPlan(buildByohRemovePlan(opts), opts, {})).outcome, 'done');
+    assert.equal(rig.emu.get('Node', 'win-b0'), undefined, 'Remove node undid it');
+  } finally {
+    await stop(rig);
+  }
+});
+
+test('BYOH cancelled during the preflight: nothing was changed (no windows-instances entry), nothing to undo', async () => {
+  const rig = await byohRig(1);
+  try {
+    const r = await runCancelledAt(rig, 'preflight');
+    assert.equal(r.outcome, 'cancelled');
+    assert.equal(r.aftermath?.changed, false);
+    assert.equal(r.aftermath?.undo, undefined);
+    assert.match(r.error?.message ?? '', /Nothing was changed in the cluster or on the host\.$/);
+    const cm = rig.emu.get('ConfigMap', 'windows-instances', NS) as
+      (KubeObject & { data?: Record<string, string> }) | undefined;
+    assert.equal(cm?.data?.[rig.addresses[0] as string], undefined);
+  } finally {
+    await stop(rig);
+  }
+});
+
+test('BYOH progress follows the watched Node, not the poll: with a 4 s poll, each wait on the Node ends within moments of the change', async () => {
+  const rig = await byohRig(1, { wmcoStepMs: 150 });
+  try {
+    const { plan, ctx, host } = byohPlan(rig, 0, {
+      pollMs: 4000,
+      timeouts: { node: 30_000, csr: 30_000, version: 30_000, ready: 30_000 },
+    });
+    const r = await runPlan(plan, ctx, {});
+    host.close();
+    assert.equal(r.outcome, 'done', JSON.stringify(r.error));
+    const waits = r.steps.filter((s) => ['node-registered', 'node-version', 'node-ready'].includes(s.id));
+    const waited = waits.filter((s) => s.outcome === 'applied');
+    assert.ok(waited.length > 0, `at least one wait on the Node had to wait: ${JSON.stringify(waits)}`);
+    for (const s of waited) assert.ok(s.durationMs < 2500, `${s.id} took ${s.durationMs} ms with a 4000 ms poll`);
+  } finally {
+    await stop(rig);
+  }
+});
+
 test('BYOH remove: the entry deleted (others kept), the node deconfigured and deleted', async () => {
   const rig = await byohRig(2);
   try {
@@ -493,6 +574,54 @@ test('CLI: kube-windows join with three --address values and --concurrency 2 joi
     assert.match(r.stdout, /3 of 3 hosts joined/);
     assert.equal(rig.emu.list('Node').length, 3);
     assert.equal(r.stderr, '');
+  } finally {
+    await stop(rig);
+  }
+});
+
+test('CLI: Ctrl-C at "Wait for WMCO" prints what the join leaves (WMCO goes on) and the command that undoes it, exit 1', async () => {
+  const rig = await byohRig(1, { wmcoStepMs: 2000 });
+  try {
+    const address = rig.addresses[0] as string;
+    const child = spawn(
+      process.execPath,
+      [
+        'dist/cli.js',
+        'join',
+        ...['--kubeconfig', rig.kubeconfigPath, '--context', 'emulator', '--user', rig.user, '--key', rig.keyPath],
+        ...[
+          '--port',
+          String(rig.port),
+          '--known-hosts',
+          rig.knownHostsPath,
+          '--poll-interval',
+          '20',
+          '--address',
+          address,
+        ],
+      ],
+      { env: { ...process.env, SSH_AUTH_SOCK: '' }, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      child.stdout.on('data', (c: Buffer) => {
+        const before = stdout;
+        stdout += c.toString();
+        if (!/Wait for WMCO to configure/.test(before) && /Wait for WMCO to configure/.test(stdout))
+          child.kill('SIGINT');
+      });
+      child.on('close', resolve);
+    });
+    assert.equal(code, 1, stdout + stderr);
+    assert.ok(
+      stdout.includes(
+        `cancelled: Cancelled during “Wait for WMCO to configure the host and the Node to register”. The windows-instances ConfigMap lists ${address}: WMCO keeps configuring ${address} on its own and the node joins without kube-windows following it. \`kube-windows remove --address ${address}\` undoes it.`,
+      ),
+      stdout,
+    );
+    assert.doesNotMatch(stdout + stderr, /run (it )?again to resume/);
   } finally {
     await stop(rig);
   }

@@ -500,7 +500,11 @@ test('Drain cancelled from its notification while a budget refuses: it stops, sa
     run?.cancel();
     await draining;
     assert.ok(Date.now() - t0 < 5000, 'the cancel ends the 60 s budget wait at once');
-    assert.match(errors()[0] ?? '', /The drain of win-a was cancelled at step/);
+    const cancelled = fake.shown.find((s) => /The drain of win-a was cancelled at step/.test(s.message));
+    assert.equal(cancelled?.kind, 'warning', 'a cancel is not an error, but it left the node cordoned');
+    assert.match(cancelled?.message ?? '', /The node win-a stays cordoned/);
+    assert.deepEqual(cancelled?.items, ['Uncordon', 'Show log'], 'the undo is offered');
+    assert.deepEqual(errors(), []);
     assert.equal((h.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable, true);
   } finally {
     await h.stop();

@@ -263,6 +263,23 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
   let untitled = 0;
   /** Other extensions, by id, as vscode.extensions.getExtension answers (none unless a test adds one). */
   const installedExtensions = new Map<string, unknown>();
+  /**
+   * The commands VS Code itself provides here (getCommands lists them with the registered ones). A desktop window's by
+   * default; a test of code-server or the web removes what those lack (revealFileInOS).
+   */
+  const builtinCommands = new Set([
+    'setContext',
+    'vscode.open',
+    'vscode.openFolder',
+    'revealInExplorer',
+    'revealFileInOS',
+  ]);
+  /** As vscode.env: where the extension host runs (remoteName) and in what UI; the clipboard's last text. */
+  const env = { remoteName: undefined as string | undefined, uiKind: 1, clipboardText: '' };
+  /** When true, executeCommand rejects an id neither registered nor built in, as VS Code does ("command '…' not found"). */
+  const strict = { commands: false };
+  /** The workspace folders' paths (getWorkspaceFolder answers for what is under one). */
+  const workspaceFolderPaths: string[] = [];
 
   const show =
     (kind: Shown['kind']) =>
@@ -486,10 +503,31 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       },
       executeCommand: async (id: string, ...args: unknown[]) => {
         executed.push([id, ...args]);
+        if (strict.commands && !commands.has(id) && !builtinCommands.has(id))
+          throw new Error(`command '${id}' not found`);
         return commands.get(id)?.(...args);
+      },
+      getCommands: async () => [...builtinCommands, ...commands.keys()],
+    },
+    UIKind: { Desktop: 1, Web: 2 },
+    env: {
+      get remoteName() {
+        return env.remoteName;
+      },
+      get uiKind() {
+        return env.uiKind;
+      },
+      clipboard: {
+        writeText: async (text: string) => void (env.clipboardText = text),
+        readText: async () => env.clipboardText,
       },
     },
     workspace: {
+      getWorkspaceFolder: (uri: FakeUri) => {
+        const path = (uri as { fsPath?: string }).fsPath ?? '';
+        const root = workspaceFolderPaths.find((p) => path === p || path.startsWith(`${p}/`));
+        return root === undefined ? undefined : { uri: fakeUri(`file://${root}`), name: root, index: 0 };
+      },
       getConfiguration: (section: string) => ({
         get: (key: string, fallback?: unknown) => {
           const full = `${section}.${key}`;
@@ -540,6 +578,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
 
   return {
     module,
+    builtinCommands,
+    env,
+    strict,
+    workspaceFolderPaths,
     installedExtensions,
     treeViews,
     contentProviders,

@@ -15,6 +15,8 @@ import type { WindowsHost } from '../../src/remote/windows-host';
 import type { JoinDeps } from '../../src/extension/join-commands';
 import { PreflightError } from '../../src/bootstrap/preflight';
 import { joinPlan as realJoinPlan } from '../../src/bootstrap/join';
+import { buildByohJoinPlan, type ByohContext } from '../../src/bootstrap/byoh';
+import type { Finding } from '../../src/bootstrap/preflight';
 import { prepare } from '../../src/bootstrap/prepared';
 import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 
@@ -408,6 +410,109 @@ test('a failure shows its first line with "Show log" and "Run again"; Run again 
     'the passphrase is not asked again in the same operation',
   );
   for (const m of fake.shown) assert.doesNotMatch(m.message, /\n|\bat .+:\d+:\d+/);
+  h.dispose();
+});
+
+/**
+ * The real BYOH plan's steps (ids, titles and what each leaves behind) with stand-in bodies: every step applies at
+ * once, except `hangAt`, which waits until the run is cancelled; the preflight records `findings`.
+ */
+function byohShaped(r: JoinRequest, o: { hangAt?: string; findings?: Finding[] } = {}): JoinPlan {
+  const opts = { kube: r.kube, host: r.host, address: r.address, user: r.user };
+  const real = buildByohJoinPlan(opts);
+  const ctx: ByohContext = { opts, state: {} };
+  const plan: Plan<ByohContext> = {
+    ...real,
+    steps: real.steps.map((step) => ({
+      ...step,
+      check: async () => 'todo',
+      apply: async (c, signal) => {
+        if (step.id === 'preflight') c.state.findings = o.findings ?? [];
+        if (step.id === o.hangAt)
+          await new Promise((_resolve, reject) => signal.addEventListener('abort', () => reject(signal.reason)));
+      },
+      verify: async () => true,
+    })),
+  };
+  return prepare(plan, ctx);
+}
+
+/** Runs the join and cancels its progress notification when `step` starts. */
+async function joinCancelledAt(step: string, answer?: string): Promise<Harness> {
+  const h = await harness({}, { joinPlan: (r) => byohShaped(r, { hangAt: step }) });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY);
+  if (answer) fake.answers.push(answer);
+  const run = h.run('kubeWindows.joinNode');
+  const title = (p: { title: string }) => /joining 10\.0\.0\.5/.test(p.title);
+  const stepStarted = () =>
+    fake.progressRuns.find(title)?.reports.some((r) => (r.message ?? '').includes(`: ${stepTitle(step)}`));
+  while (!stepStarted()) await new Promise((resolve) => setImmediate(resolve));
+  fake.progressRuns.find(title)?.cancel();
+  await run;
+  return h;
+}
+
+const stepTitle = (id: string): string =>
+  buildByohJoinPlan({ kube: {} as KubeClient, host: {} as WindowsHost, address: '10.0.0.5', user: 'u' }).steps.find(
+    (s) => s.id === id,
+  )?.title ?? id;
+
+test('cancel at "Wait for WMCO…" (after the windows-instances entry): the message says WMCO goes on, and "Remove node…" runs the remove command on that host', async () => {
+  const h = await joinCancelledAt('node-registered', 'Remove node…');
+  const cancelled = fake.shown.find((m) => /was cancelled/.test(m.message));
+  assert.equal(cancelled?.kind, 'warning');
+  assert.equal(
+    cancelled?.message,
+    'kube-windows: joining 10.0.0.5 was cancelled during “Wait for WMCO to configure the host and the Node to register”. The windows-instances ConfigMap lists 10.0.0.5: WMCO keeps configuring 10.0.0.5 on its own and the node joins without kube-windows following it. “Remove node…” undoes it.',
+  );
+  assert.doesNotMatch(cancelled?.message ?? '', /run it again to resume/i);
+  assert.deepEqual(cancelled?.items, ['Remove node…', 'Show log', 'Run again']);
+  const undo = fake.executed.find((e) => e[0] === 'kubeWindows.removeNode');
+  assert.deepEqual(undo?.[1], { ref: { kind: 'node', context: 'prod', node: '10.0.0.5' } });
+  // The remove command itself runs: its modal confirmation names the host.
+  assert.match(fake.shown.at(-1)?.message ?? '', /Remove the Windows node 10\.0\.0\.5 from prod\?/);
+  h.dispose();
+});
+
+test('cancel during the preflight (before the entry): "nothing was changed", no undo offered', async () => {
+  const h = await joinCancelledAt('preflight');
+  const cancelled = fake.shown.find((m) => /was cancelled/.test(m.message));
+  assert.equal(cancelled?.kind, 'information');
+  assert.equal(
+    cancelled?.message,
+    'kube-windows: joining 10.0.0.5 was cancelled during “Check the cluster and the host”. Nothing was changed in the cluster or on the host.',
+  );
+  assert.deepEqual(cancelled?.items, ['Show log', 'Run again']);
+  h.dispose();
+});
+
+test('a join that succeeded with preflight warnings says so, and "Show details" opens them with their fixes', async () => {
+  const findings: Finding[] = [
+    {
+      id: 'ssh-port',
+      severity: 'warning',
+      title: 'kube-windows reaches the host on SSH port 2222, but WMCO connects to it on port 22',
+      fix: 'Make the host listen on 22 too.',
+    },
+    { id: 'csr-approval', severity: 'warning', title: 'No PTR record for 10.0.0.5', fix: 'Add a PTR record.' },
+    { id: 'windows-build', severity: 'info', title: 'Windows Server 2022 (20348)' },
+  ];
+  const h = await harness({}, { joinPlan: (r) => byohShaped(r, { findings }) });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY);
+  fake.answers.push('Show details');
+  await h.run('kubeWindows.joinNode');
+  const done = fake.shown.find((m) => /joined/.test(m.message));
+  assert.equal(done?.kind, 'warning');
+  assert.equal(
+    done?.message,
+    'kube-windows: 10.0.0.5 joined prod as a Windows node, with 2 warnings: kube-windows reaches the host on SSH port 2222, but WMCO connects to it on port 22 …',
+  );
+  assert.deepEqual(done?.items, ['Show details']);
+  const doc = fake.documents.at(-1);
+  assert.equal(doc?.shown, 1);
+  assert.match(doc?.content ?? '', /WMCO connects to it on port 22\n\s+fix: Make the host listen on 22 too\./);
+  assert.match(doc?.content ?? '', /No PTR record/);
+  assert.doesNotMatch(doc?.content ?? '', /Windows Server 2022/, 'only the warnings');
   h.dispose();
 });
 

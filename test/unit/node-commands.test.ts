@@ -282,34 +282,114 @@ test('rebootNode: cancelling the progress reports a cancelled reboot; another us
   assert.equal(h.hosts[0]?.username, 'admin2');
   assert.deepEqual(h.global.get('kubeWindows.ssh.users'), { kind: 'admin2' });
   assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { kind: KEY });
-  assert.equal(fake.shown.at(-1)?.kind, 'error');
+  assert.equal(fake.shown.at(-1)?.kind, 'information', 'a cancel that changed nothing is not an error');
 });
 
-test('collectLogs: progress, the cap from the setting, the folder revealed in the OS', async () => {
-  let seen: Record<string, unknown> | undefined;
-  const h = await harness({
+const LOGS = '/tmp/kw-logs/win-1-20261121-101500';
+
+/** A collection that reports progress and returns LOGS; `seen` gets what the command passed. */
+function collected(seen: { o?: Record<string, unknown> } = {}): Partial<NodeDeps> {
+  return {
     collectNodeLogs: async (o) => {
-      seen = { ...o, host: undefined };
+      seen.o = { ...o, host: undefined };
       o.onProgress?.('downloading C:\\k\\log\\kubelet.log', 0.5);
       return {
-        folder: '/tmp/kw-logs/win-1-20261121-101500',
+        folder: LOGS,
         files: [],
         skipped: [],
         totalBytes: 0,
-        message: 'Collected 3 files (1.2 MB).',
+        message: `Collected 3 files (1.2 MB) into ${LOGS}.`,
       };
     },
+  };
+}
+
+test('collectLogs on a local desktop window: progress, the cap from the setting, the path told with the OS file manager as a button', async () => {
+  const seen: { o?: Record<string, unknown> } = {};
+  const h = await harness(collected(seen));
+  fake.strict.commands = true;
+  fake.replies.push('SSH as Administrator');
+  const label =
+    process.platform === 'darwin'
+      ? 'Reveal in Finder'
+      : process.platform === 'win32'
+        ? 'Reveal in File Explorer'
+        : 'Open Containing Folder';
+  fake.answers.push(label);
+  await h.run('kubeWindows.collectLogs', NODE_ITEM);
+  assert.equal(seen.o?.nodeName, 'win-1');
+  assert.equal(seen.o?.dir, '/tmp/kw-logs');
+  assert.equal(seen.o?.maxBytes, 200 * 1024 * 1024);
+  assert.ok(fake.progressRuns.some((p) => p.reports.some((r) => /kubelet\.log/.test(r.message ?? ''))));
+  const shown = fake.shown.at(-1);
+  assert.match(shown?.message ?? '', new RegExp(`Collected 3 files .* into ${LOGS}`));
+  assert.deepEqual(shown?.items, [label, 'Open Folder', 'Copy Path']);
+  const reveal = fake.executed.find((e) => e[0] === 'revealFileInOS');
+  assert.equal(
+    (reveal?.[1] as { fsPath: string } | undefined)?.fsPath,
+    LOGS,
+    'revealed only when asked, on the desktop',
+  );
+});
+
+for (const where of [
+  { name: 'code-server (no revealFileInOS command)', remoteName: undefined, uiKind: 2, drop: true },
+  {
+    name: 'Remote-SSH (the OS file manager is on the other machine)',
+    remoteName: 'ssh-remote',
+    uiKind: 1,
+    drop: false,
+  },
+]) {
+  test(`collectLogs in ${where.name}: no revealFileInOS, no error; the path is in the message, Open Folder and Copy Path work`, async () => {
+    const h = await harness(collected());
+    fake.strict.commands = true;
+    if (where.drop) fake.builtinCommands.delete('revealFileInOS');
+    fake.env.remoteName = where.remoteName;
+    fake.env.uiKind = where.uiKind;
+    fake.replies.push('SSH as Administrator');
+    fake.answers.push('Copy Path');
+    await h.run('kubeWindows.collectLogs', NODE_ITEM);
+    assert.deepEqual(
+      fake.shown.filter((m) => m.kind === 'error'),
+      [],
+      'no error toast (before the fix: "command \'revealFileInOS\' not found")',
+    );
+    const shown = fake.shown.at(-1);
+    assert.ok(shown?.message.includes(LOGS), 'the user learns where the logs are');
+    assert.deepEqual(shown?.items, ['Open Folder', 'Copy Path']);
+    assert.equal(fake.executed.filter((e) => e[0] === 'revealFileInOS').length, 0);
+    assert.equal(fake.env.clipboardText, LOGS);
+  });
+}
+
+test('collectLogs: a folder inside the workspace is revealed in the Explorer', async () => {
+  const h = await harness(collected());
+  fake.strict.commands = true;
+  fake.builtinCommands.delete('revealFileInOS');
+  fake.workspaceFolderPaths.push('/tmp/kw-logs');
+  fake.replies.push('SSH as Administrator');
+  fake.answers.push('Reveal in Explorer');
+  await h.run('kubeWindows.collectLogs', NODE_ITEM);
+  assert.deepEqual(fake.shown.at(-1)?.items, ['Reveal in Explorer', 'Open Folder', 'Copy Path']);
+  const reveal = fake.executed.find((e) => e[0] === 'revealInExplorer');
+  assert.equal((reveal?.[1] as { fsPath: string } | undefined)?.fsPath, LOGS);
+});
+
+test('collectLogs cancelled: says nothing changed on the host and where the partial download is, as information', async () => {
+  const h = await harness({
+    collectNodeLogs: async (o) =>
+      new Promise((_resolve, reject) => o.signal?.addEventListener('abort', () => reject(o.signal?.reason))),
   });
   fake.replies.push('SSH as Administrator');
-  fake.answers.push(undefined);
-  await h.run('kubeWindows.collectLogs', NODE_ITEM);
-  assert.equal(seen?.nodeName, 'win-1');
-  assert.equal(seen?.dir, '/tmp/kw-logs');
-  assert.equal(seen?.maxBytes, 200 * 1024 * 1024);
-  assert.ok(fake.progressRuns.some((p) => p.reports.some((r) => /kubelet\.log/.test(r.message ?? ''))));
-  const reveal = fake.executed.find((e) => e[0] === 'revealFileInOS');
-  assert.equal((reveal?.[1] as { fsPath: string } | undefined)?.fsPath, '/tmp/kw-logs/win-1-20261121-101500');
-  assert.match(fake.shown.at(-1)?.message ?? '', /Collected 3 files/);
+  const run = h.run('kubeWindows.collectLogs', NODE_ITEM);
+  const collecting = () => fake.progressRuns.find((p) => /collecting the logs/.test(p.title));
+  while (!collecting()) await new Promise((r) => setImmediate(r));
+  collecting()?.cancel();
+  await run;
+  const shown = fake.shown.at(-1);
+  assert.equal(shown?.kind, 'information');
+  assert.match(shown?.message ?? '', /was cancelled\. Nothing was changed on the host .* stay under \/tmp\/kw-logs/);
 });
 
 test('collectLogs: a failure is one error line; nothing is revealed', async () => {
