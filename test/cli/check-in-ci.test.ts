@@ -176,6 +176,9 @@ test('--fix --dry-run prints a unified diff and writes nothing', () => {
   assert.doesNotMatch(r.stdout, /^\+(?!\+\+ )/m, 'only lines removed');
   assert.match(r.stderr, /--dry-run: 1 fix would be applied; no file was written/);
   assert.equal(r.code, 1, 'the findings are still there');
+  // What docs/check.md shows: the diff is one git applies, and applied it is what --fix writes.
+  const apply = spawnSync('git', ['apply', '--check', '-'], { cwd: dir, input: r.stdout, encoding: 'utf8' });
+  assert.equal(apply.status, 0, apply.stderr);
   assert.equal(run(['check', '--dry-run', 'user.yaml'], dir).code, 2, '--dry-run goes with --fix');
   // Standard input can be shown a diff (it cannot be rewritten).
   const stdin = spawnSync(process.execPath, [CLI, 'check', '--fix', '--dry-run', '-'], {
