@@ -350,7 +350,14 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           const levels = options?.expand === true ? 1 : typeof options?.expand === 'number' ? options.expand : 0;
           await expand(element, levels);
         };
-        return Object.assign(handle, { onDidCollapseElement: collapse.event, reveal });
+        // VS Code's TreeView has these too; the walkthrough listens for the view being shown.
+        const visibility = new FakeEventEmitter<{ visible: boolean }>();
+        return Object.assign(handle, {
+          onDidCollapseElement: collapse.event,
+          onDidChangeVisibility: visibility.event,
+          visible: false,
+          reveal,
+        });
       },
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
