@@ -359,6 +359,8 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           reveal,
         });
       },
+      visibleTextEditors: [] as unknown[],
+      onDidChangeVisibleTextEditors: new FakeEventEmitter<unknown[]>().event,
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
       showInformationMessage: show('information'),
@@ -454,6 +456,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         return { dispose: () => codeLensProviders.splice(codeLensProviders.indexOf(entry), 1) };
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
+      onDidChangeDiagnostics: new FakeEventEmitter<{ uris: FakeUri[] }>().event,
       createDiagnosticCollection: (name = '') => {
         const c: FakeDiagnosticCollection = { name, entries: new Map(), disposed: false };
         diagnosticCollections.push(c);
