@@ -381,8 +381,17 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
             if (element !== undefined) void expand(element, 1).catch(() => undefined);
           }
         });
-        return Object.assign(handle, { onDidCollapseElement: collapse.event, reveal });
+        // VS Code's TreeView has these too; the walkthrough listens for the view being shown.
+        const visibility = new FakeEventEmitter<{ visible: boolean }>();
+        return Object.assign(handle, {
+          onDidCollapseElement: collapse.event,
+          onDidChangeVisibility: visibility.event,
+          visible: false,
+          reveal,
+        });
       },
+      visibleTextEditors: [] as unknown[],
+      onDidChangeVisibleTextEditors: new FakeEventEmitter<unknown[]>().event,
       showErrorMessage: show('error'),
       showWarningMessage: show('warning'),
       showInformationMessage: show('information'),
@@ -478,6 +487,7 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
         return { dispose: () => codeLensProviders.splice(codeLensProviders.indexOf(entry), 1) };
       },
       getDiagnostics: (uri: FakeUri) => diagnostics.get(uri.toString()) ?? [],
+      onDidChangeDiagnostics: new FakeEventEmitter<{ uris: FakeUri[] }>().event,
       createDiagnosticCollection: (name = '') => {
         const c: FakeDiagnosticCollection = { name, entries: new Map(), disposed: false };
         diagnosticCollections.push(c);

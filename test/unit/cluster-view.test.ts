@@ -217,7 +217,11 @@ test('activation registers the view and its commands; the welcome state contacts
       BUNDLE,
       fake,
     );
-    const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(home, p) };
+    const context = {
+      subscriptions: [] as { dispose(): unknown }[],
+      asAbsolutePath: (p: string) => join(home, p),
+      globalState: { get: () => undefined, update: async () => undefined },
+    };
     ext.activate(context);
     assert.deepEqual(
       fake.treeViews.map((v) => v.id),

@@ -98,7 +98,11 @@ function activate(
 ) {
   const fake = createFakeVscode(settings);
   const ext = loadWithFakeVscode<Extension>(BUNDLE, fake);
-  const context = { subscriptions: [] as { dispose(): unknown }[], asAbsolutePath: (p: string) => join(serverRoot, p) };
+  const context = {
+    subscriptions: [] as { dispose(): unknown }[],
+    asAbsolutePath: (p: string) => join(serverRoot, p),
+    globalState: { get: () => undefined, update: async () => undefined },
+  };
   return { fake, ext, context };
 }
 
