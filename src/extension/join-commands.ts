@@ -38,7 +38,7 @@ import { formatFindings } from '../core/windows/findings';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
-import { keyStep, rememberedUser, rememberKeyPath, sshPrompts, userStep, type Prompts } from './ssh-prompts';
+import { keyStep, rememberedUser, rememberLogin, sshPrompts, userStep, type Prompts } from './ssh-prompts';
 import { runSteps, type InputStep, type PickItem, type PickStep, type Step } from './multi-step-input';
 import { contextStart } from './context-step';
 import { offerWmcoSetup } from './wmco-setup';
@@ -347,7 +347,7 @@ async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Ans
     return undefined;
   }
   if (!a) return undefined;
-  if (withKey) await rememberKeyPath(rt.context, a.context, a.keyPath);
+  if (withKey) await rememberLogin(rt.context, a.context, a.user, a.keyPath);
   const common = {
     context: a.context,
     cluster: await cluster(a.context),
@@ -572,7 +572,7 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
     if (!r) return;
     address = internal ?? name;
     if (r.reset) {
-      await rememberKeyPath(rt.context, context, r.keyPath);
+      await rememberLogin(rt.context, context, r.user, r.keyPath);
       const at = r.address;
       address = at;
       const p = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));

@@ -23,7 +23,7 @@ import {
   keyStep,
   rememberedKeyPath,
   rememberedUser,
-  rememberKeyPath,
+  rememberLogin,
   sshPrompts,
   userStep,
   type Prompts,
@@ -159,7 +159,7 @@ async function askMirrors(
   if (!a) return undefined;
   if (a.ssh === 'none') return { context: a.context, ssh: null };
   if (a.ssh === 'remembered') return { context: a.context, ssh: remembered(a) ?? null };
-  await rememberKeyPath(rt.context, a.context, a.keyPath);
+  await rememberLogin(rt.context, a.context, a.user, a.keyPath);
   return { context: a.context, ssh: { user: a.user, keyPath: a.keyPath } };
 }
 

@@ -126,10 +126,19 @@ export function rememberedReach(ext: vscode.ExtensionContext, context: string, n
 async function rememberReach(ext: vscode.ExtensionContext, context: string, node: string, reach: Reach): Promise<void> {
   const all = ext.globalState.get<Record<string, Reach>>(REACH, {}) ?? {};
   await ext.globalState.update(REACH, { ...all, [reachKey(context, node)]: reach });
-  if (reach.via !== 'ssh') return;
-  await rememberKeyPath(ext, context, reach.keyPath);
+  if (reach.via === 'ssh') await rememberLogin(ext, context, reach.user, reach.keyPath);
+}
+
+/** Remembers the SSH user and key PATH used for a cluster: how its nodes are reached unless one says otherwise. */
+export async function rememberLogin(
+  ext: vscode.ExtensionContext,
+  context: string,
+  user: string,
+  keyPath: string,
+): Promise<void> {
+  await rememberKeyPath(ext, context, keyPath);
   const users = ext.globalState.get<Record<string, string>>(USERS, {}) ?? {};
-  if (users[context] !== reach.user) await ext.globalState.update(USERS, { ...users, [context]: reach.user });
+  if (users[context] !== user) await ext.globalState.update(USERS, { ...users, [context]: user });
 }
 
 /** The SSH user remembered for a context. */

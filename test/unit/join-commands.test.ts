@@ -221,7 +221,13 @@ test('joinNode: the questions, their defaults and validation; the plan runs with
 
   // Declined: nothing stored; the key PATH only is remembered, per context.
   assert.equal(h.secrets.size, 0);
-  assert.deepEqual([...h.global], [['kubeWindows.join.keyPaths', { prod: KEY }]]);
+  assert.deepEqual(
+    [...h.global],
+    [
+      ['kubeWindows.join.keyPaths', { prod: KEY }],
+      ['kubeWindows.ssh.users', { prod: 'Administrator' }],
+    ],
+  );
 
   const channel = fake.logs.find((l) => l.name === 'kube-windows: join 10.0.0.5');
   assert.ok(channel, 'an output channel for the operation');
