@@ -49,7 +49,7 @@ export function rememberedKeyPath(ext: vscode.ExtensionContext, context: string)
 }
 
 /** Remembers the key PATH used for a context (the key's content and passphrase never go to globalState). */
-export async function rememberKeyPath(ext: vscode.ExtensionContext, context: string, path: string): Promise<void> {
+async function rememberKeyPath(ext: vscode.ExtensionContext, context: string, path: string): Promise<void> {
   const remembered = ext.globalState.get<Record<string, string>>(KEY_PATHS, {}) ?? {};
   if (remembered[context] !== path) await ext.globalState.update(KEY_PATHS, { ...remembered, [context]: path });
 }
