@@ -35,6 +35,7 @@ import type { LeavesBehind, Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, findingLine, nodeNameOf, PreflightError, type Finding } from './preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
 import { keySecretStep, wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
+import { counted } from '../core/plural';
 
 export interface Resolver {
   lookup4(name: string): Promise<string[]>;
@@ -277,7 +278,7 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
           return {
             waiting:
               pending.length > 0
-                ? `${pending.length} certificate request(s) of ${ctx.state.nodeName} pending approval`
+                ? `${counted(pending.length, 'certificate request')} of ${ctx.state.nodeName} pending approval`
                 : 'no Node yet',
           };
         },

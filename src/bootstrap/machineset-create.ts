@@ -5,6 +5,7 @@
 // then create it with a server-side dry run first.
 import {
   buildWindowsMachineSet,
+  defaultMachineSetName,
   isMachineSetPlatform,
   machineSetYaml,
   MachineSetInputError,
@@ -134,6 +135,8 @@ export interface MachineSetSources {
   platform: MachineSetPlatform;
   region?: string;
   linuxWorkers: string[];
+  /** The name a Windows MachineSet made from each Linux worker gets when none is typed (what the question shows). */
+  defaultNames: Record<string, string>;
 }
 
 /**
@@ -154,10 +157,18 @@ export async function machineSetSources(kube: KubeClient, signal?: AbortSignal):
     );
   const first = providerSpecValue(sets.linuxWorkers[0] as MachineApiObject);
   const region = first ? regionOf(infra.platform, first) : undefined;
+  const taken = [...sets.windows, ...sets.linuxWorkers, ...sets.other].map((m) => m.metadata.name);
+  const defaultNames = Object.fromEntries(
+    sets.linuxWorkers.map((m) => [
+      m.metadata.name,
+      defaultMachineSetName(infra.platform as MachineSetPlatform, infra.infrastructureName ?? '', m, taken),
+    ]),
+  );
   return {
     platform: infra.platform,
     ...(region ? { region } : {}),
     linuxWorkers: sets.linuxWorkers.map((m) => m.metadata.name),
+    defaultNames,
   };
 }
 

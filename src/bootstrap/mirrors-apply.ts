@@ -53,6 +53,7 @@ import { prepare, type PreparedPlan } from './prepared';
 import type { RunEvent, RunResult } from './runner';
 import { delay } from '../core/delay';
 import { UserError } from '../core/user-error';
+import { counted } from '../core/plural';
 
 export const DEFAULT_MIRROR_CONCURRENCY = 8;
 
@@ -217,7 +218,7 @@ function pushPlanFor(
       },
       {
         id: 'stage',
-        title: `Upload ${manifest.length} file(s) to ${paths.staging}`,
+        title: `Upload ${counted(manifest.length, 'file')} to ${paths.staging}`,
         preview: {
           powershell: [clearStaging(root).script],
           notes: manifest.map((f) => `put ${paths.staging}\\${f.path} (sha256 ${f.sha256})`),
@@ -630,37 +631,6 @@ export function mirrorObjectsOfText(text: string): unknown[] {
       out.push(doc.value);
   }
   return out;
-}
-
-/** Credentials never reach a preview: the header value is masked (files on nodes keep it). */
-const maskAuth = (text: string) => text.replace(/(authorization\s*=\s*"Basic )[^"]*"/g, '$1•••"');
-
-/** The preview document: the rendered tree, each file, then what each node would change. */
-export function mirrorsPreviewText(out: MirrorsOutcome, heading: string): string {
-  const root = out.wmco ? WMCO_REGISTRY_DIR : LAYOUT.registryHosts;
-  const lines = [
-    `# ${heading}`,
-    `# mode: ${out.mode}${out.wmco ? ' (WMCO writes these files; kube-windows applies the IDMS/ITMS objects)' : ''}`,
-    '',
-    `${root}\\`,
-  ];
-  out.render.files.forEach((f, i) =>
-    lines.push(`${i === out.render.files.length - 1 ? '└──' : '├──'} ${f.dir}\\hosts.toml`),
-  );
-  if (out.render.files.length === 0) lines.push('    (no files: no mirror sets)');
-  for (const r of out.render.refused) lines.push(`✗ refused ${r.source}: ${r.message}`);
-  for (const f of out.render.files)
-    lines.push('', `## ${f.dir}\\hosts.toml`, maskAuth(f.content).trimEnd() || '(empty)');
-  if (out.nodes.length > 0) lines.push('', '# Nodes');
-  for (const n of out.nodes) {
-    lines.push(
-      '',
-      `## ${n.node} (${n.address || 'no address'}): ${n.diff ? (n.diff.changes.length === 0 ? 'up to date' : diffSummary(n.diff)) : n.status}${n.reason ? ` — ${n.reason}` : ''}`,
-    );
-    for (const c of n.diff?.changes ?? [])
-      lines.push(`${c.change} ${c.path}`, ...(c.diff ? [maskAuth(c.diff).trimEnd()] : []));
-  }
-  return lines.join('\n') + '\n';
 }
 
 /** Rendering alone, without a cluster (a preview when the cluster cannot be reached). */

@@ -10,6 +10,7 @@ import { listNodeLogFolder, openNodeLogFile } from '../cluster/node-logs';
 import { listLogFiles, NODE_LOG_DIRS, systemEventErrors, type LogFileEntry } from '../core/windows/node-ops';
 import type { WindowsHost } from '../remote/windows-host';
 import { nodeServices, servicesTable } from './node-services';
+import { counted } from '../core/plural';
 
 export const DEFAULT_LOG_CAP_BYTES = 200 * 1024 * 1024;
 
@@ -106,12 +107,12 @@ function collectionMessage(
   extra: string,
 ): string {
   const totalBytes = files.reduce((n, f) => n + f.bytes, 0);
-  let message = `Collected ${files.length} log file(s) (${mb(totalBytes)})${extra} into ${folder}.`;
+  let message = `Collected ${counted(files.length, 'log file')} (${mb(totalBytes)})${extra} into ${folder}.`;
   if (skipped.length > 0) {
     const over = skipped.filter((s) => s.reason.startsWith('over'));
     const other = skipped.filter((s) => !s.reason.startsWith('over'));
     if (over.length > 0)
-      message += ` Skipped ${over.length} file(s) (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
+      message += ` Skipped ${counted(over.length, 'file')} (${mb(over.reduce((n, s) => n + s.size, 0))}) that did not fit under the ${mb(cap)} cap (raise it to get them): ${over.map((s) => `${s.remote} (${mb(s.size)})`).join(', ')}.`;
     if (other.length > 0) message += ` Not collected: ${other.map((s) => `${s.remote} (${s.reason})`).join(', ')}.`;
     writeFileSync(
       join(folder, 'SKIPPED.txt'),
@@ -172,7 +173,7 @@ export async function collectNodeLogs(o: CollectLogsOptions): Promise<CollectLog
     files,
     skipped,
     cap,
-    `, the service states and ${events.length} System event log error(s)`,
+    `, the service states and ${counted(events.length, 'System event log error')}`,
   );
   return { folder, files, skipped, totalBytes, message };
 }

@@ -29,6 +29,7 @@ import {
 } from '../core/windows/reboot';
 import { delay, waitFor, type WaitOptions } from './follow';
 import type { Step, Undo } from './plan';
+import { counted, plural } from '../core/plural';
 
 /** Waits for the Node `nodeOf` finds to report Ready. */
 export function readyStep<Ctx>(
@@ -245,7 +246,7 @@ export function drainStep(
       ctx.state.skipped = left.skipped;
       return left.evict.length === 0
         ? 'done'
-        : { todo: `${left.evict.length} pod(s) to ${ctx.opts.disableEviction ? 'delete' : 'evict'}` };
+        : { todo: `${counted(left.evict.length, 'pod')} to ${ctx.opts.disableEviction ? 'delete' : 'evict'}` };
     },
     apply: async (ctx, signal, report) => {
       const { kube } = ctx.opts;
@@ -275,7 +276,9 @@ export function drainStep(
           const left = (await drainTargets(kube, nodeName, signal)).evict;
           return left.length === 0
             ? true
-            : { waiting: `${left.length} pod(s) still terminating: ${left.slice(0, 5).map(podName).join(', ')}` };
+            : {
+                waiting: `${counted(left.length, 'pod')} still terminating: ${left.slice(0, 5).map(podName).join(', ')}`,
+              };
         },
         {
           signal,
@@ -291,7 +294,7 @@ export function drainStep(
       const left = (await drainTargets(ctx.opts.kube, nodeName, signal)).evict;
       return left.length === 0
         ? true
-        : `${left.length} pod(s) are still on the node: ${left.slice(0, 5).map(podName).join(', ')}.`;
+        : `${counted(left.length, 'pod')} ${plural(left.length, 'is', 'are')} still on the node: ${left.slice(0, 5).map(podName).join(', ')}.`;
     },
     timeoutMs: t.evictionRetry + t.drainTimeout + 120_000,
   };

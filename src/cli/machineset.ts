@@ -30,6 +30,7 @@ import {
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
+import { counted, plural } from '../core/plural';
 
 type Values = ReturnType<typeof parseCommand<(typeof MACHINESET_COMMAND)['options']>>['values'];
 
@@ -136,7 +137,7 @@ async function create(
   process.stdout.write(prepared.yaml);
   if (
     !(await confirm(
-      `\nCreate the Windows MachineSet ${built.name} with ${String(built.object.spec?.replicas)} replica(s) in context ${cluster.context}?`,
+      `\nCreate the Windows MachineSet ${built.name} with ${counted(Number(built.object.spec?.replicas ?? 1), 'replica')} in context ${cluster.context}?`,
       values.yes,
     ))
   ) {
@@ -202,16 +203,16 @@ async function scale(
   }
   const from = current.spec?.replicas ?? 0;
   if (from === replicas) {
-    out(`MachineSet ${name} already has ${replicas} replica(s).`);
+    out(`MachineSet ${name} already has ${counted(replicas, 'replica')}.`);
     return EXIT.OK;
   }
   const down =
     replicas < from
-      ? ` The machine controller deletes ${from - replicas} Machine(s) and their nodes (drained first).`
+      ? ` The machine controller deletes ${counted(from - replicas, 'Machine')} and ${plural(from - replicas, 'its node', 'their nodes')} (drained first).`
       : '';
   if (
     !(await confirm(
-      `Scale MachineSet ${name} from ${from} to ${replicas} replica(s) in context ${cluster.context}?${down}`,
+      `Scale MachineSet ${name} from ${from} to ${counted(replicas, 'replica')} in context ${cluster.context}?${down}`,
       yes,
     ))
   ) {
@@ -220,7 +221,7 @@ async function scale(
   }
   const scaled = await scaleMachineSet(cluster.kube, name, replicas, signal);
   out(
-    `MachineSet ${name} scaled from ${from} to ${scaled.spec?.replicas ?? replicas} replica(s).${replicas > from ? ` Follow the new Machines: kube-windows machineset follow ${name} --context ${cluster.context}` : ''}`,
+    `MachineSet ${name} scaled from ${from} to ${counted(scaled.spec?.replicas ?? replicas, 'replica')}.${replicas > from ? ` Follow the new Machines: kube-windows machineset follow ${name} --context ${cluster.context}` : ''}`,
   );
   return EXIT.OK;
 }

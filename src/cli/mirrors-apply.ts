@@ -30,10 +30,11 @@ import {
 import { commandHelp, parseCommand } from './declare';
 import { MIRRORS_APPLY_COMMAND, MIRRORS_DIFF_COMMAND } from './commands';
 import { canSsh, clusterFor, hostFor, sshOptions } from './kit-remote';
+import { counted } from '../core/plural';
 
 function printDiff(diff: MirrorsOutcome): boolean {
   const w = (s: string) => process.stdout.write(s);
-  w(`Rendered (${diff.mode}${diff.wmco ? ', as WMCO writes it' : ''}): ${diff.render.files.length} file(s)\n`);
+  w(`Rendered (${diff.mode}${diff.wmco ? ', as WMCO writes it' : ''}): ${counted(diff.render.files.length, 'file')}\n`);
   for (const f of diff.render.files) w(`  ${f.path}\n`);
   for (const r of diff.render.refused) w(`  refused ${r.source}: ${r.message}\n`);
   let changes = diff.render.refused.length > 0;

@@ -43,6 +43,7 @@ import { ApiError } from '../cluster/errors';
 import { describeNodeEvents } from '../core/live/describe';
 import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
+import { counted } from '../core/plural';
 
 /** The defaults the help names, owned by the engine's modules. */
 const HELP_FACTS = {
@@ -318,7 +319,7 @@ async function schedule(
             const lost = p.emptyDir.length > 0 ? `\nThe emptyDir data of ${p.emptyDir.join(', ')} is lost.` : '';
             if (
               !(await confirm(
-                `Cordon ${nodeName} and evict ${p.evict.length} pod(s): ${p.evict.join(', ')}?${lost}\nContinue?`,
+                `Cordon ${nodeName} and evict ${counted(p.evict.length, 'pod')}: ${p.evict.join(', ')}?${lost}\nContinue?`,
                 values.yes,
               ))
             ) {

@@ -68,13 +68,14 @@ export {
   mirrorsDiff,
   mirrorsRenderOnly,
   mirrorObjectsOfText,
-  mirrorsPreviewText,
+  isWmcoCluster,
   resultTable as mirrorResultTable,
   DEFAULT_MIRROR_CONCURRENCY,
   type MirrorsOutcome,
   type MirrorTarget,
   type MirrorsRequest,
 } from '../bootstrap/mirrors-apply';
+export { mirrorsApplySummary, mirrorsCase, mirrorsPreviewMarkdown } from '../bootstrap/mirrors-preview';
 // Windows MachineSets on OpenShift: create from a Linux worker MachineSet (or an edited draft), follow, scale, delete a
 // Machine.
 export {

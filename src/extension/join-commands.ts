@@ -16,7 +16,6 @@ import {
   loadEngine,
   onHost,
   parseItem,
-  pickContext as pickContextOf,
   PLAN_LANGUAGE,
   runWithProgress,
   showStopped,
@@ -41,7 +40,9 @@ import { formatFindings } from '../core/windows/findings';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
-import { askKeyFile, askUser, sshPrompts, type Prompts } from './ssh-prompts';
+import { keyStep, rememberedUser, rememberLogin, sshPrompts, userStep, type Prompts } from './ssh-prompts';
+import { runSteps, type InputStep, type PickItem, type PickStep, type Step } from './multi-step-input';
+import { contextStart } from './context-step';
 import { offerWmcoSetup } from './wmco-setup';
 
 const SHOW_LOG = 'Show log';
@@ -142,89 +143,175 @@ export function registerJoinCommands(
 // ---------------------------------------------------------------------------------------------
 // Questions (undefined = the user cancelled: the command ends quietly)
 
-async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
-  return pickContextOf(async () => (await rt.deps()).contexts(), arg);
+/** What removing a kubeadm node asks: reset the host too, and then how to reach it. */
+interface RemoveAnswers {
+  reset: boolean;
+  via: JoinVia;
+  address: string;
+  user: string;
+  keyPath: string;
 }
 
-async function pickVia(
-  rt: Runtime,
-  context: string,
-  cluster: ClusterHandle,
-  hint: boolean | undefined,
-): Promise<JoinVia | undefined> {
-  let detected: JoinVia | undefined = hint === undefined ? undefined : hint ? 'byoh' : 'kubeadm';
+/** What the join questions answer (the payload folder only when no setting names the payload). */
+interface JoinAnswers {
+  context: string;
+  via: JoinVia;
+  address: string;
+  user: string;
+  keyPath: string;
+  payloadFolder: string;
+  taint: boolean;
+  runtimeClass: boolean;
+}
+
+const payloadConfigured = (): boolean => {
+  const { payloadFolder, payloadUrls: urls } = readConfig().join;
+  // URLs with SHA-256 checksums: the host downloads those files itself (a folder's files win).
+  return !!payloadFolder || ['containerd', 'kubelet', 'kubeadm'].every((k) => urls[k]?.url && urls[k]?.sha256);
+};
+
+/** The join path question: the detected path first (read from the cluster while the picker is busy). */
+function viaStep(rt: Runtime, cluster: (context: string) => Promise<ClusterHandle>, hint: boolean | undefined) {
   let why = '';
-  if (!detected) {
-    const deps = await rt.deps();
-    try {
-      detected = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${context}…` },
-        () => deps.detectVia(cluster.kube),
-      );
-    } catch (err) {
-      why = firstLine(await userMessage(err, context));
-      rt.log.warn(`detecting the join path of ${context}: ${why}`);
-    }
-  }
-  const items: (vscode.QuickPickItem & { via: JoinVia })[] = [
-    {
-      via: 'byoh',
-      label: 'BYOH (Windows Machine Config Operator)',
-      description: detected === 'byoh' ? 'detected: OpenShift/OKD' : '',
-      detail:
-        'OpenShift/OKD: checks the host, adds it to the windows-instances ConfigMap, and follows WMCO as it configures the host over SSH with the key in cloud-private-key.',
+  let detected: JoinVia | undefined;
+  const step: Step<JoinAnswers> = {
+    kind: 'pick',
+    key: 'via',
+    title: (a) => `kube-windows: how to join a Windows host to ${a.context}?`,
+    placeholder: () =>
+      detected
+        ? `Detected: ${detected === 'byoh' ? 'BYOH' : 'kubeadm'}`
+        : `Could not detect the cluster kind${why ? ` (${why})` : ''}: choose`,
+    items: async (a) => {
+      const context = a.context as string;
+      const handle = await cluster(context);
+      detected = hint === undefined ? undefined : hint ? 'byoh' : 'kubeadm';
+      if (!detected) {
+        try {
+          detected = await (await rt.deps()).detectVia(handle.kube);
+        } catch (err) {
+          why = firstLine(await userMessage(err, context));
+          rt.log.warn(`detecting the join path of ${context}: ${why}`);
+        }
+      }
+      const items: PickItem<JoinVia>[] = [
+        {
+          value: 'byoh',
+          label: 'BYOH (Windows Machine Config Operator)',
+          description: detected === 'byoh' ? 'detected: OpenShift/OKD' : '',
+          detail:
+            'OpenShift/OKD: checks the host, adds it to the windows-instances ConfigMap, and follows WMCO as it configures the host over SSH with the key in cloud-private-key.',
+        },
+        {
+          value: 'kubeadm',
+          label: 'kubeadm',
+          description: detected === 'kubeadm' ? 'detected: Kubernetes (not OpenShift)' : '',
+          detail:
+            'Upstream Kubernetes: installs containerd, kubelet and kubeadm from a payload folder over SSH, then runs kubeadm join with a short-lived bootstrap token.',
+        },
+      ];
+      // The detected path first: it is the active entry.
+      return detected === 'kubeadm' ? items.reverse() : items;
     },
-    {
-      via: 'kubeadm',
-      label: 'kubeadm',
-      description: detected === 'kubeadm' ? 'detected: Kubernetes (not OpenShift)' : '',
-      detail:
-        'Upstream Kubernetes: installs containerd, kubelet and kubeadm from a payload folder over SSH, then runs kubeadm join with a short-lived bootstrap token.',
-    },
-  ];
-  // The detected path first: showQuickPick makes the first item the active one.
-  if (detected === 'kubeadm') items.reverse();
-  const picked = await vscode.window.showQuickPick(items, {
-    title: `kube-windows: how to join a Windows host to ${context}?`,
-    placeHolder: detected
-      ? `Detected: ${detected === 'byoh' ? 'BYOH' : 'kubeadm'}`
-      : `Could not detect the cluster kind${why ? ` (${why})` : ''}: choose`,
-    ignoreFocusOut: true,
-  });
-  return picked?.via;
+  };
+  return step;
 }
 
-async function askAddress(via: JoinVia, value?: string): Promise<string | undefined> {
-  const address = await vscode.window.showInputBox({
+/** The host address question; `value` is the default shown (a node's InternalIP when removing it). */
+function addressStep<S extends { address: string; via: JoinVia }>(value?: string): InputStep<S, 'address'> {
+  return {
+    kind: 'input',
+    key: 'address',
     title: 'kube-windows: Windows host address',
-    prompt:
-      via === 'byoh'
+    prompt: (a) =>
+      a.via === 'byoh'
         ? 'IPv4 address or DNS name of the host (WMCO connects to it over SSH, port 22)'
         : `Address or DNS name of the host (SSH, port ${readConfig().ssh.port})`,
-    placeHolder: '10.0.0.12 or win-node-1.example.com',
-    ignoreFocusOut: true,
-    ...(value ? { value } : {}),
-    validateInput: (v) => validateAddress(v, via),
-  });
-  return address?.trim() || undefined;
+    placeholder: '10.0.0.12 or win-node-1.example.com',
+    ...(value ? { value: () => value } : {}),
+    validate: (v, a) => validateAddress(v, a.via ?? 'kubeadm') ?? undefined,
+    parse: (v) => v.trim() as S['address'],
+  };
 }
 
-async function askPayload(rt: Runtime): Promise<Payload | undefined> {
+const yesNo = <S, K extends keyof S>(
+  key: K,
+  title: string,
+  yes: { label: string; detail: string },
+  no: { label: string; detail: string },
+): PickStep<S, K> => ({
+  kind: 'pick',
+  key,
+  title,
+  when: (a) => (a as Partial<JoinAnswers>).via === 'kubeadm',
+  items: () => [
+    { ...yes, value: true as S[K] },
+    { ...no, value: false as S[K] },
+  ],
+});
+
+/** The join questions, in order, as data; `withKey` false for the dry-run (no SSH connection is made for a plan). */
+function joinSteps(
+  rt: Runtime,
+  cluster: (context: string) => Promise<ClusterHandle>,
+  hint: boolean | undefined,
+  withKey: boolean,
+): Step<JoinAnswers>[] {
+  return [
+    viaStep(rt, cluster, hint),
+    addressStep<JoinAnswers>(),
+    userStep<JoinAnswers>((a) => (a.context ? rememberedUser(rt.context, a.context) : undefined)),
+    { ...keyStep<JoinAnswers>(rt.context, (a) => a.context as string), when: () => withKey },
+    {
+      kind: 'pick',
+      key: 'payloadFolder',
+      title: 'kube-windows: the kubeadm payload',
+      placeholder: 'A folder with containerd-<version>-windows-amd64.tar.gz, kubelet.exe and kubeadm.exe',
+      when: (a) => a.via === 'kubeadm' && !payloadConfigured(),
+      items: () => [
+        {
+          label: 'Choose the payload folder…',
+          detail:
+            'Or set kubeWindows.join.payloadFolder (or payloadUrls with SHA-256 checksums) to skip this question.',
+          choose: async () => {
+            const picked = await vscode.window.showOpenDialog({
+              title: 'kube-windows: folder with containerd-<version>-windows-amd64.tar.gz, kubelet.exe and kubeadm.exe',
+              openLabel: 'Use this payload',
+              canSelectFiles: false,
+              canSelectFolders: true,
+              canSelectMany: false,
+            });
+            return picked?.[0]?.fsPath;
+          },
+        },
+      ],
+    },
+    yesNo<JoinAnswers, 'taint'>(
+      'taint',
+      'kube-windows: taint the new node?',
+      {
+        label: 'Taint the node os=windows:NoSchedule',
+        detail: 'Recommended: only pods that tolerate the taint (Windows workloads) are scheduled on it.',
+      },
+      { label: 'No taint', detail: 'Pods are kept off the node by nodeSelector kubernetes.io/os=windows only.' },
+    ),
+    yesNo<JoinAnswers, 'runtimeClass'>(
+      'runtimeClass',
+      'kube-windows: create a RuntimeClass for the node?',
+      {
+        label: "Create the RuntimeClass of the node's Windows build",
+        detail:
+          'windows-2019, windows-2022 or windows-2025 (handler runhcs-wcow-process, the build selector and the os=windows toleration), when missing.',
+      },
+      { label: 'No RuntimeClass', detail: 'Workloads pin the build with their own nodeSelector.' },
+    ),
+  ];
+}
+
+/** Reads the payload the answers name (the folder, else the configured URLs); undefined when it failed (said so). */
+async function readPayload(rt: Runtime, folderAnswer: string | undefined): Promise<Payload | undefined> {
   const { payloadFolder, payloadUrls: urls } = readConfig().join;
-  let folder = payloadFolder || undefined;
-  // URLs with SHA-256 checksums: the host downloads those files itself (a folder's files win).
-  const urlsComplete = ['containerd', 'kubelet', 'kubeadm'].every((k) => urls[k]?.url && urls[k]?.sha256);
-  if (!folder && !urlsComplete) {
-    const picked = await vscode.window.showOpenDialog({
-      title: 'kube-windows: folder with containerd-<version>-windows-amd64.tar.gz, kubelet.exe and kubeadm.exe',
-      openLabel: 'Use this payload',
-      canSelectFiles: false,
-      canSelectFolders: true,
-      canSelectMany: false,
-    });
-    folder = picked?.[0]?.fsPath;
-    if (!folder) return undefined;
-  }
+  const folder = payloadFolder || folderAnswer || undefined;
   const deps = await rt.deps();
   const dir = folder ?? 'the payload URLs';
   try {
@@ -240,70 +327,41 @@ async function askPayload(rt: Runtime): Promise<Payload | undefined> {
   }
 }
 
-async function askTaint(): Promise<boolean | undefined> {
-  const yes = {
-    label: 'Taint the node os=windows:NoSchedule',
-    detail: 'Recommended: only pods that tolerate the taint (Windows workloads) are scheduled on it.',
-    taint: true,
-  };
-  const no = {
-    label: 'No taint',
-    detail: 'Pods are kept off the node by nodeSelector kubernetes.io/os=windows only.',
-    taint: false,
-  };
-  const picked = await vscode.window.showQuickPick([yes, no], {
-    title: 'kube-windows: taint the new node?',
-    ignoreFocusOut: true,
-  });
-  return picked?.taint;
-}
-
-async function askRuntimeClass(): Promise<boolean | undefined> {
-  const yes = {
-    label: "Create the RuntimeClass of the node's Windows build",
-    detail:
-      'windows-2019, windows-2022 or windows-2025 (handler runhcs-wcow-process, the build selector and the os=windows toleration), when missing.',
-    yes: true,
-  };
-  const no = { label: 'No RuntimeClass', detail: 'Workloads pin the build with their own nodeSelector.', yes: false };
-  const picked = await vscode.window.showQuickPick([yes, no], {
-    title: 'kube-windows: create a RuntimeClass for the node?',
-    ignoreFocusOut: true,
-  });
-  return picked?.yes;
-}
-
-/** The join questions; `withKey` false for the dry-run (no SSH connection is made for a plan). */
+/** The join questions as one multi-step input; `withKey` false for the dry-run (no SSH connection is made for a plan). */
 async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Promise<Answers | undefined> {
-  const context = await pickContext(rt, arg);
-  if (!context) return undefined;
-  const deps = await rt.deps();
-  let cluster: ClusterHandle;
+  const start = await contextStart<JoinAnswers>(async () => (await rt.deps()).contexts(), arg);
+  if (!start) return undefined;
+  const handles = new Map<string, Promise<ClusterHandle>>();
+  const cluster = (context: string): Promise<ClusterHandle> => {
+    let handle = handles.get(context);
+    if (!handle) handles.set(context, (handle = rt.deps().then((d) => d.cluster(context))));
+    return handle;
+  };
+  let a: JoinAnswers | undefined;
   try {
-    cluster = await deps.cluster(context);
+    a = await runSteps<JoinAnswers>(
+      [...start.steps, ...joinSteps(rt, cluster, parseItem(arg).openshift, withKey)],
+      start.known,
+    );
   } catch (err) {
+    const context = [...handles.keys()].at(-1) ?? '';
     void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
     return undefined;
   }
-  const via = await pickVia(rt, context, cluster, parseItem(arg).openshift);
-  if (!via) return undefined;
-  const address = await askAddress(via);
-  if (!address) return undefined;
-  const user = await askUser();
-  if (!user) return undefined;
-  let keyPath: string | undefined;
-  if (withKey) {
-    keyPath = await askKeyFile(rt, context);
-    if (!keyPath) return undefined;
-  }
-  if (via === 'byoh') return { context, cluster, via, address, user, ...(keyPath ? { keyPath } : {}) };
-  const payload = await askPayload(rt);
+  if (!a) return undefined;
+  if (withKey) await rememberLogin(rt.context, a.context, a.user, a.keyPath);
+  const common = {
+    context: a.context,
+    cluster: await cluster(a.context),
+    via: a.via,
+    address: a.address,
+    user: a.user,
+    ...(withKey ? { keyPath: a.keyPath } : {}),
+  };
+  if (a.via === 'byoh') return common;
+  const payload = await readPayload(rt, a.payloadFolder);
   if (!payload) return undefined;
-  const taint = await askTaint();
-  if (taint === undefined) return undefined;
-  const runtimeClass = await askRuntimeClass();
-  if (runtimeClass === undefined) return undefined;
-  return { context, cluster, via, address, user, payload, taint, runtimeClass, ...(keyPath ? { keyPath } : {}) };
+  return { ...common, payload, taint: a.taint, runtimeClass: a.runtimeClass };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -477,18 +535,6 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
     );
     return;
   }
-  const remove = 'Remove node';
-  const confirm = await vscode.window.showWarningMessage(
-    `Remove the Windows node ${name} from ${context}?`,
-    {
-      modal: true,
-      detail:
-        'BYOH: its windows-instances entry is deleted and WMCO drains, deconfigures and deletes the node. kubeadm: the node is cordoned and deleted (optionally after kubeadm reset on the host). Its pods are evicted.',
-    },
-    remove,
-  );
-  if (confirm !== remove) return;
-
   const deps = await rt.deps();
   let cluster: ClusterHandle;
   let via: JoinVia;
@@ -526,43 +572,68 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
     }
     address = key;
   } else {
-    const reset = await vscode.window.showQuickPick(
+    // kubeadm: whether to reset the host too (then how to reach it), as one multi-step input.
+    const r = await runSteps<RemoveAnswers>(
       [
         {
-          label: 'Cordon and delete the Node',
-          detail: 'The host keeps kubelet installed; it cannot rejoin until it is reset.',
-          reset: false,
+          kind: 'pick',
+          key: 'reset',
+          title: `kube-windows: remove ${name}`,
+          items: () => [
+            {
+              value: false,
+              label: 'Cordon and delete the Node',
+              detail: 'The host keeps kubelet installed; it cannot rejoin until it is reset.',
+            },
+            {
+              value: true,
+              label: 'Also run kubeadm reset on the host',
+              detail:
+                'Connects over SSH (address, user and key asked next), runs kubeadm reset and removes the kubelet service.',
+            },
+          ],
         },
-        {
-          label: 'Also run kubeadm reset on the host',
-          detail: 'Connects over SSH (user and key asked next), runs kubeadm reset and removes the kubelet service.',
-          reset: true,
-        },
+        { ...addressStep<RemoveAnswers>(internal ?? name), when: (x) => x.reset === true },
+        { ...userStep<RemoveAnswers>(() => rememberedUser(rt.context, context)), when: (x) => x.reset === true },
+        { ...keyStep<RemoveAnswers>(rt.context, () => context), when: (x) => x.reset === true },
       ],
-      { title: `kube-windows: remove ${name}`, ignoreFocusOut: true },
+      { via: 'kubeadm' },
     );
-    if (!reset) return;
+    if (!r) return;
     address = internal ?? name;
-    if (reset.reset) {
-      const at = await askAddress('kubeadm', address);
-      if (!at) return;
-      const user = await askUser();
-      if (!user) return;
-      const keyPath = await askKeyFile(rt, context);
-      if (!keyPath) return;
+    if (r.reset) {
+      await rememberLogin(rt.context, context, r.user, r.keyPath);
+      const at = r.address;
       address = at;
       const p = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
       prompts = p;
       makeHost = () =>
         deps.host({
           host: at,
-          username: user,
-          privateKeyPath: keyPath,
+          username: r.user,
+          privateKeyPath: r.keyPath,
           ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
           ...p.options,
         });
     }
   }
+
+  // The confirmation comes last, after every question, and says what this removal does on this cluster.
+  const remove = 'Remove node';
+  const confirm = await vscode.window.showWarningMessage(
+    `Remove the Windows node ${name} from ${context}?`,
+    {
+      modal: true,
+      detail:
+        via === 'byoh'
+          ? `BYOH: the windows-instances entry ${address} is deleted, and WMCO drains, deconfigures and deletes the node. Its pods are evicted.`
+          : makeHost
+            ? `kubeadm: the node is cordoned and deleted, then kubeadm reset runs on ${address} over SSH and the kubelet service is removed. Its pods are evicted.`
+            : 'kubeadm: the node is cordoned and deleted; the host keeps kubelet installed and cannot rejoin until it is reset. Its pods are evicted.',
+    },
+    remove,
+  );
+  if (confirm !== remove) return;
 
   const channel = channelFor(rt, `kube-windows: remove ${name}`);
   rt.log.info(`remove ${name} (${via}, ${address}) from ${context}: started`);

@@ -22,6 +22,9 @@ import {
 } from './command-kit';
 import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
+import { runSteps, type Step } from './multi-step-input';
+import { draftName, openDraft } from './drafts';
+import { counted, plural } from '../core/plural';
 import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../views/cluster-item';
 import type { Secret } from '../bootstrap/plan';
@@ -193,6 +196,64 @@ async function creationAllowed(
 // ---------------------------------------------------------------------------------------------
 // Create: questions, then a draft editor
 
+/** What "Create Windows MachineSet…" asks once the cluster is read. */
+interface CreateAnswers {
+  from: string;
+  image: string;
+  name: string;
+  replicas: number;
+}
+
+/** The questions, as data: the Linux MachineSet to start from, the image, the name (its real default), the replicas. */
+function createSteps(deps: MachineSetDeps, context: string, sources: Engine.MachineSetSources): Step<CreateAnswers>[] {
+  const platform = sources.platform;
+  const title = deps.platformTitle(platform);
+  const where = sources.region ? { region: sources.region } : {};
+  const short = platform === 'Azure' || platform === 'VSphere';
+  return [
+    {
+      kind: 'pick',
+      key: 'from',
+      title: `kube-windows: the Linux worker MachineSet to start from (${context})`,
+      placeholder:
+        'Its network, credentials, zone and size are copied; the image, labels and user data become Windows ones',
+      items: () =>
+        sources.linuxWorkers.map((name, i) => ({
+          value: name,
+          label: name,
+          description: `${i === 0 ? 'default · ' : ''}Windows MachineSet ${sources.defaultNames[name] ?? ''}`,
+        })),
+    },
+    {
+      kind: 'input',
+      key: 'image',
+      title: `kube-windows: Windows Server image on ${title}`,
+      prompt: deps.imageHelp(platform, where),
+      placeholder: IMAGE_EXAMPLES[platform] ?? '',
+      validate: (v) => deps.imageProblem(platform, v),
+    },
+    {
+      kind: 'input',
+      key: 'name',
+      title: 'kube-windows: name of the Windows MachineSet',
+      // The real default, computed from the cluster's infrastructure name and the Linux MachineSet's zone.
+      value: (a) => sources.defaultNames[a.from ?? ''] ?? '',
+      prompt: (a) =>
+        `Default ${sources.defaultNames[a.from ?? ''] ?? ''}${short ? `. On ${title} Windows machine names have at most 15 characters, so the MachineSet name at most 9.` : ', after the Linux one and its zone.'}`,
+      validate: (v) => (v.trim() === '' ? undefined : deps.nameProblem(platform, v.trim())),
+      parse: (v, a) => v.trim() || (sources.defaultNames[a.from ?? ''] ?? ''),
+    },
+    {
+      kind: 'input',
+      key: 'replicas',
+      title: 'kube-windows: replicas (Windows Machines to make)',
+      value: () => '1',
+      validate: (v) => (/^\d{1,3}$/.test(v.trim()) ? undefined : 'A whole number, 0 or more.'),
+      parse: (v) => Number(v.trim()),
+    },
+  ];
+}
+
 async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   const context = await pickContext(async () => (await rt.deps()).contexts(), arg);
   if (!context) return;
@@ -211,54 +272,17 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
     return;
   }
 
-  const platform = sources.platform;
-  const title = deps.platformTitle(platform);
-  const from = await vscode.window.showQuickPick(
-    sources.linuxWorkers.map((name, i) => ({ label: name, ...(i === 0 ? { description: 'default' } : {}) })),
-    {
-      title: `kube-windows: the Linux worker MachineSet to start from (${context})`,
-      placeHolder:
-        'Its network, credentials, zone and size are copied; the image, labels and user data become Windows ones',
-      ignoreFocusOut: true,
-    },
-  );
-  if (!from) return;
-  const where = sources.region ? { region: sources.region } : {};
-  const image = await vscode.window.showInputBox({
-    title: `kube-windows: Windows Server image on ${title}`,
-    prompt: deps.imageHelp(platform, where),
-    placeHolder: IMAGE_EXAMPLES[platform] ?? '',
-    ignoreFocusOut: true,
-    validateInput: (v) => deps.imageProblem(platform, v),
-  });
-  if (image === undefined) return;
-  const name = await vscode.window.showInputBox({
-    title: 'kube-windows: name of the Windows MachineSet (empty: the default)',
-    prompt:
-      platform === 'Azure' || platform === 'VSphere'
-        ? `Default winworker. On ${title} Windows machine names have at most 15 characters, so the MachineSet name at most 9.`
-        : 'Default <infrastructure>-windows-worker-<zone>, after the Linux one.',
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' ? undefined : deps.nameProblem(platform, v.trim())),
-  });
-  if (name === undefined) return;
-  const replicas = await vscode.window.showInputBox({
-    title: 'kube-windows: replicas (Windows Machines to make)',
-    value: '1',
-    ignoreFocusOut: true,
-    validateInput: (v) => (/^\d{1,3}$/.test(v.trim()) ? undefined : 'A whole number, 0 or more.'),
-  });
-  if (replicas === undefined) return;
-
+  const a = await runSteps(createSteps(deps, context, sources));
+  if (!a) return;
   let prepared: Awaited<ReturnType<MachineSetDeps['prepareWindowsMachineSet']>>;
   try {
     const ns = wmcoNamespace();
     prepared = await deps.prepareWindowsMachineSet({
       kube: cluster.kube,
-      image: image.trim(),
-      from: from.label,
-      ...(name.trim() ? { name: name.trim() } : {}),
-      replicas: Number(replicas.trim()),
+      image: a.image,
+      from: a.from,
+      ...(a.name && a.name !== sources.defaultNames[a.from] ? { name: a.name } : {}),
+      replicas: a.replicas,
       ...(ns ? { wmcoNamespace: ns } : {}),
     });
   } catch (err) {
@@ -266,11 +290,10 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
     return;
   }
   const { built } = prepared;
-  // Untitled YAML: the language server's MachineSet rules show inline as it is edited.
-  const doc = await vscode.workspace.openTextDocument({ language: 'yaml', content: prepared.yaml });
+  // An untitled YAML draft with a real name: the language server's MachineSet rules show inline as it is edited.
+  const doc = await openDraft(draftName('windows-machineset', built.name), prepared.yaml);
   rt.drafts.set(doc.uri.toString(), { context, name: built.name });
   rt.lensesChanged.fire();
-  await vscode.window.showTextDocument(doc, { preview: false });
   rt.log.info(`machineset draft ${built.name} (${built.platform}, from ${built.from}) for ${context}`);
   const create = `Create in ${context}`;
   const choice = await vscode.window.showInformationMessage(
@@ -318,7 +341,7 @@ async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
       ...new Set(errors.map((d) => String(typeof d.code === 'object' ? d.code.value : (d.code ?? ''))).filter(Boolean)),
     ].join(', ');
     const choice = await vscode.window.showWarningMessage(
-      `MachineSet ${parsed.name} has ${errors.length} error${errors.length === 1 ? '' : 's'}${codes ? ` (${codes})` : ''}. Create it in ${context} anyway?`,
+      `MachineSet ${parsed.name} has ${counted(errors.length, 'error')}${codes ? ` (${codes})` : ''}. Create it in ${context} anyway?`,
       { modal: true, detail: firstLine(errors[0]?.message ?? '') },
       CREATE_ANYWAY,
     );
@@ -479,15 +502,17 @@ async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
   if (typed === undefined) return;
   const to = Number(typed.trim());
   if (to === from) {
-    void vscode.window.showInformationMessage(`kube-windows: MachineSet ${name} already has ${to} replica(s).`);
+    void vscode.window.showInformationMessage(
+      `kube-windows: MachineSet ${name} already has ${counted(to, 'replica')}.`,
+    );
     return;
   }
   const down =
     to < from
-      ? `The machine controller deletes ${from - to} Machine(s) and their nodes (drained first).`
-      : `The machine controller makes ${to - from} Machine(s); WMCO configures them.`;
+      ? `The machine controller deletes ${counted(from - to, 'Machine')} and ${plural(from - to, 'its node', 'their nodes')} (drained first).`
+      : `The machine controller makes ${counted(to - from, 'Machine')}; WMCO configures ${plural(to - from, 'it', 'them')}.`;
   const confirm = await vscode.window.showWarningMessage(
-    `Scale MachineSet ${name} from ${from} to ${to} replica(s) in ${context}?`,
+    `Scale MachineSet ${name} from ${from} to ${counted(to, 'replica')} in ${context}?`,
     { modal: true, detail: down },
     SCALE,
   );
@@ -502,13 +527,13 @@ async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
   await refreshTree(context, name);
   if (to > from) {
     const choice = await vscode.window.showInformationMessage(
-      `kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`,
+      `kube-windows: MachineSet ${name} scaled from ${from} to ${counted(to, 'replica')}.`,
       'Follow',
     );
     if (choice === 'Follow') await follow(rt, deps, context, cluster, name, to);
   } else
     void vscode.window.showInformationMessage(
-      `kube-windows: MachineSet ${name} scaled from ${from} to ${to} replica(s).`,
+      `kube-windows: MachineSet ${name} scaled from ${from} to ${counted(to, 'replica')}.`,
     );
 }
 

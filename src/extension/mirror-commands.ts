@@ -18,12 +18,24 @@ import type { KubeClient } from '../cluster/kube-client';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
 import type * as Engine from './engine-bundle';
-import { channelFor, loadEngine, pickContext as pickContextOf, userMessage } from './command-kit';
-import { askKeyFile, askUser, rememberedKeyPath, sshPrompts, type Prompts } from './ssh-prompts';
+import { channelFor, loadEngine, userMessage } from './command-kit';
+import {
+  keyStep,
+  rememberedKeyPath,
+  rememberedUser,
+  rememberLogin,
+  sshPrompts,
+  userStep,
+  type Prompts,
+} from './ssh-prompts';
+import { runSteps } from './multi-step-input';
+import { contextStart } from './context-step';
+import { counted } from '../core/plural';
 
 const APPLY = 'Apply';
 const SHOW_LOG = 'Show log';
 const WITHOUT_SSH = 'Without reading the nodes';
+const PREVIEW = 'Preview mirror config';
 const OTHER_KEY = 'Another user or key…';
 
 /** The engine functions these commands call. */
@@ -31,9 +43,12 @@ const ENGINE = [
   'mirrorsDiff',
   'mirrorsApply',
   'mirrorObjectsOfText',
-  'mirrorsPreviewText',
+  'mirrorsPreviewMarkdown',
   'mirrorsRenderOnly',
   'mirrorResultTable',
+  'mirrorsApplySummary',
+  'mirrorsCase',
+  'isWmcoCluster',
 ] as const;
 
 /**
@@ -86,10 +101,6 @@ export function registerMirrorCommands(
   );
 }
 
-async function pickContext(rt: Runtime, arg: unknown): Promise<string | undefined> {
-  return pickContextOf(async () => (await rt.deps()).contexts(), arg);
-}
-
 /** Mirror sets of the active YAML editor, if it has any (else the cluster's are used). */
 function editorObjects(deps: MirrorDeps): { objects: unknown[]; from: string } | undefined {
   const doc = vscode.window.activeTextEditor?.document as (vscode.TextDocument & { getText(): string }) | undefined;
@@ -100,30 +111,56 @@ function editorObjects(deps: MirrorDeps): { objects: unknown[]; from: string } |
   return { objects, from: name };
 }
 
+/** What the mirror commands ask: the cluster, whether to read the nodes over SSH, and then as whom. */
+interface MirrorAnswers {
+  context: string;
+  ssh: 'remembered' | 'other' | 'none';
+  user: string;
+  keyPath: string;
+}
+
 /**
- * How to read the nodes: the key remembered for this context (from join), another user and key,
- * or no SSH at all. undefined: cancelled; null: without SSH.
+ * The questions as one multi-step input: the cluster (unless the item names it), how to read the nodes (the user
+ * and key remembered for the cluster, another user and key, or no SSH at all), then the user and key when asked for.
+ * undefined: cancelled; `ssh` null: without SSH.
  */
-async function chooseSsh(
+async function askMirrors(
   rt: Runtime,
-  context: string,
+  arg: unknown,
   withoutLabel: string,
-): Promise<{ user: string; keyPath: string } | null | undefined> {
-  const keyPath = rememberedKeyPath(rt.context, context);
-  const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'none' })[] = [];
-  if (keyPath) items.push({ pick: 'remembered', label: 'SSH as Administrator', description: keyPath });
-  items.push({ pick: 'other', label: OTHER_KEY }, { pick: 'none', label: withoutLabel });
-  const picked = await vscode.window.showQuickPick(items, {
-    title: "kube-windows: read the Windows nodes' hosts.toml over SSH?",
-    ignoreFocusOut: true,
-  });
-  if (!picked) return undefined;
-  if (picked.pick === 'none') return null;
-  if (picked.pick === 'remembered' && keyPath) return { user: 'Administrator', keyPath };
-  const user = await askUser();
-  if (!user) return undefined;
-  const key = await askKeyFile(rt, context);
-  return key ? { user, keyPath: key } : undefined;
+): Promise<{ context: string; ssh: { user: string; keyPath: string } | null } | undefined> {
+  const start = await contextStart<MirrorAnswers>(async () => (await rt.deps()).contexts(), arg);
+  if (!start) return undefined;
+  const remembered = (a: Partial<MirrorAnswers>) => {
+    const keyPath = a.context ? rememberedKeyPath(rt.context, a.context) : undefined;
+    return keyPath ? { user: rememberedUser(rt.context, a.context as string) ?? 'Administrator', keyPath } : undefined;
+  };
+  const a = await runSteps<MirrorAnswers>(
+    [
+      ...start.steps,
+      {
+        kind: 'pick',
+        key: 'ssh',
+        title: "kube-windows: read the Windows nodes' hosts.toml over SSH?",
+        items: (x) => {
+          const r = remembered(x);
+          return [
+            ...(r ? [{ value: 'remembered' as const, label: `SSH as ${r.user}`, description: r.keyPath }] : []),
+            { value: 'other' as const, label: OTHER_KEY },
+            { value: 'none' as const, label: withoutLabel },
+          ];
+        },
+      },
+      { ...userStep<MirrorAnswers>((x) => remembered(x)?.user), when: (x) => x.ssh === 'other' },
+      { ...keyStep<MirrorAnswers>(rt.context, (x) => x.context as string), when: (x) => x.ssh === 'other' },
+    ],
+    start.known,
+  );
+  if (!a) return undefined;
+  if (a.ssh === 'none') return { context: a.context, ssh: null };
+  if (a.ssh === 'remembered') return { context: a.context, ssh: remembered(a) ?? null };
+  await rememberLogin(rt.context, a.context, a.user, a.keyPath);
+  return { context: a.context, ssh: { user: a.user, keyPath: a.keyPath } };
 }
 
 function hostFactory(deps: MirrorDeps, ssh: { user: string; keyPath: string }, prompts: Prompts) {
@@ -138,12 +175,11 @@ function hostFactory(deps: MirrorDeps, ssh: { user: string; keyPath: string }, p
 }
 
 async function preview(rt: Runtime, arg: unknown): Promise<void> {
-  const context = await pickContext(rt, arg);
-  if (!context) return;
   const deps = await rt.deps();
   const fromEditor = editorObjects(deps);
-  const ssh = await chooseSsh(rt, context, WITHOUT_SSH);
-  if (ssh === undefined) return;
+  const asked = await askMirrors(rt, arg, WITHOUT_SSH);
+  if (!asked) return;
+  const { context, ssh } = asked;
   const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
   let out: Engine.MirrorsOutcome;
   let note = '';
@@ -177,7 +213,7 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
   const heading = `Registry mirror configuration for ${context}, from ${fromEditor ? fromEditor.from : "the cluster's ImageDigestMirrorSets / ImageTagMirrorSets"}${note}`;
   // A read-only virtual document (the preview is what nodes get, not something to edit).
   const uri = vscode.Uri.parse(`${PREVIEW_SCHEME}:/${encodeURIComponent(context)}/mirror-config.md`);
-  rt.previews.set(uri.toString(), deps.mirrorsPreviewText(out, heading));
+  rt.previews.set(uri.toString(), deps.mirrorsPreviewMarkdown(out, heading));
   rt.previewChanged.fire(uri);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(doc, 'markdown');
@@ -187,21 +223,37 @@ async function preview(rt: Runtime, arg: unknown): Promise<void> {
 const PREVIEW_SCHEME = 'kube-windows-mirrors';
 
 async function apply(rt: Runtime, arg: unknown): Promise<void> {
-  const context = await pickContext(rt, arg);
-  if (!context) return;
   const deps = await rt.deps();
   const fromEditor = editorObjects(deps);
   const what = fromEditor ? `the mirror sets of ${fromEditor.from}` : "the cluster's mirror sets";
+  const asked = await askMirrors(rt, arg, 'Without SSH (WMCO clusters: objects only, no verification)');
+  if (!asked) return;
+  const { context, ssh } = asked;
+  const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
+  let cluster: { kube: KubeClient };
+  let wmco: boolean;
+  try {
+    cluster = await deps.cluster(context);
+    wmco = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${context}…` },
+      () => deps.isWmcoCluster(cluster.kube),
+    );
+  } catch (err) {
+    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
+    return;
+  }
+  // The confirmation comes last, after every question, and names the case this cluster is.
   const ok = await vscode.window.showWarningMessage(
-    `kube-windows: apply ${what} to the Windows nodes of ${context}? On OpenShift with WMCO the ImageDigestMirrorSet / ImageTagMirrorSet objects are created or updated; elsewhere each node's containerd hosts.toml tree is replaced (the previous one kept as a backup).`,
-    { modal: true },
+    wmco
+      ? `kube-windows: apply ${what} to ${context} as ImageDigestMirrorSet / ImageTagMirrorSet objects? WMCO then rewrites the Windows nodes' hosts.toml.`
+      : `kube-windows: push ${what} to the Windows nodes of ${context} as containerd hosts.toml files over SSH?`,
+    {
+      modal: true,
+      detail: `${deps.mirrorsCase(wmco)}${ssh ? '' : wmco ? ' Without SSH, whether WMCO converged is not checked.' : ' Without SSH, no node can be reached.'}`,
+    },
     APPLY,
   );
   if (ok !== APPLY) return;
-  const ssh = await chooseSsh(rt, context, 'Without SSH (WMCO clusters: objects only, no verification)');
-  if (ssh === undefined) return;
-  const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
-  const cluster = await deps.cluster(context);
   const channel = channelFor(rt, `kube-windows: mirrors ${context}`);
   channel.appendLine(`Applying ${what} to ${context}…`);
   let out: Engine.MirrorsOutcome;
@@ -219,6 +271,7 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
         try {
           return await deps.mirrorsApply({
             kube: cluster.kube,
+            wmco,
             ...(fromEditor ? { objects: fromEditor.objects } : {}),
             ...(ssh ? { hostFor: hostFactory(deps, ssh, prompts) } : {}),
             concurrency: readConfig().mirrors.concurrency,
@@ -231,7 +284,7 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
               else if (e.type === 'plan-end') {
                 done++;
                 channel.appendLine(`[${t.node}] ${e.outcome} (${(e.durationMs / 1000).toFixed(1)} s)`);
-                progress.report({ message: `${done} node(s) done; last: ${t.node}` });
+                progress.report({ message: `${counted(done, 'node')} done; last: ${t.node}` });
               }
             },
           });
@@ -255,13 +308,16 @@ async function apply(rt: Runtime, arg: unknown): Promise<void> {
     out.nodes.length === 0 ? 'The cluster has no Windows nodes.' : deps.mirrorResultTable(out.nodes).trimEnd(),
   );
   channel.show(true);
-  const count = (s: string) => out.nodes.filter((n) => n.status === s).length;
-  const bad = count('failed') + count('drift') + (out.wmco ? 0 : count('skipped'));
-  const summary = out.wmco
-    ? `${out.objects.filter((o) => o.action === 'created' || o.action === 'updated').length} mirror set(s) changed; ${count('converged')} node(s) converged, ${count('drift')} drifting`
-    : `${count('changed')} node(s) changed, ${count('unchanged')} unchanged, ${count('failed')} failed`;
-  if (bad > 0 || out.render.refused.length > 0) {
-    const choice = await vscode.window.showWarningMessage(`kube-windows: ${context}: ${summary}.`, SHOW_LOG);
+  const summary = deps.mirrorsApplySummary(out);
+  rt.log.info(`mirrors ${context}: ${summary.text}. ${summary.advice}`);
+  if (summary.advice) channel.appendLine(summary.advice);
+  const message = `kube-windows: ${context}: ${summary.text}.${summary.advice ? ` ${summary.advice}` : ''}`;
+  if (summary.attention) {
+    const choice = await vscode.window.showWarningMessage(message, SHOW_LOG, PREVIEW);
     if (choice === SHOW_LOG) channel.show();
-  } else void vscode.window.showInformationMessage(`kube-windows: ${context}: ${summary}.`);
+    if (choice === PREVIEW) await preview(rt, context);
+  } else {
+    const choice = await vscode.window.showInformationMessage(message, PREVIEW);
+    if (choice === PREVIEW) await preview(rt, context);
+  }
 }

@@ -22,6 +22,7 @@ import {
   type CommandTable,
 } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
+import { counted, plural } from '../core/plural';
 
 const DRAIN = 'Drain';
 const DELETE_EMPTYDIR_DATA = 'Delete the emptyDir data and drain';
@@ -160,7 +161,7 @@ async function drainNode(rt: Runtime, t: Target): Promise<void> {
   let deleteEmptyDirData = false;
   if (preview.emptyDir.length > 0) {
     const ok = await vscode.window.showWarningMessage(
-      `${preview.emptyDir.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
+      `${counted(preview.emptyDir.length, 'pod')} on ${t.name} ${plural(preview.emptyDir.length, 'uses', 'use')} emptyDir volumes: draining deletes that data.`,
       {
         modal: true,
         detail: `${list(preview.emptyDir)}\n\nWithout consent the node is not drained (nothing changes).`,
@@ -178,7 +179,7 @@ async function drainNode(rt: Runtime, t: Target): Promise<void> {
       .filter(Boolean)
       .join('\n\n');
     const ok = await vscode.window.showWarningMessage(
-      `Drain ${t.name}: cordon it and evict ${preview.evict.length} pod(s)?`,
+      `Drain ${t.name}: cordon it and evict ${counted(preview.evict.length, 'pod')}?`,
       { modal: true, detail },
       DRAIN,
     );

@@ -20,7 +20,7 @@ import {
   type CommandTable,
 } from './command-kit';
 import { homedir } from 'node:os';
-import { basename, join as joinPath } from 'node:path';
+import { join as joinPath } from 'node:path';
 import type { KubeConfig } from '../cluster/kubeconfig';
 import type { NodeServicesAnswer } from '../cluster/windows-nodes';
 import type { TreeNode } from '../views/cluster-item';
@@ -35,24 +35,23 @@ import type * as Engine from './engine-bundle';
 import type { ClusterHandle } from './join-commands';
 import { channelFor, loadEngine, onHost, parseItem, runWithProgress, showStopped, userMessage } from './command-kit';
 import {
-  askKeyFile,
-  askUser,
+  askReach,
   passphraseKey,
-  rememberedKeyPath,
+  rememberedReach,
   sshEndpoint,
   sshPrompts,
+  USE_POD,
   type Prompts,
 } from './ssh-prompts';
 import { SessionPty } from './terminal';
 import { showFolderMessage } from './reveal-folder';
+import { counted } from '../core/plural';
 
-const USERS = 'kubeWindows.ssh.users';
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
-export const USE_POD = 'Use a HostProcess pod';
-export const OTHER_KEY = 'SSH with another user or key…';
+export { USE_POD } from './ssh-prompts';
 export const REBOOT = 'Reboot';
-export const DELETE_EMPTYDIR = 'Delete the emptyDir data and continue';
+export const DELETE_EMPTYDIR = 'Reboot, deleting the emptyDir data';
 export const BYPASS_PDB = 'Delete the pods, bypassing the budgets';
 export const RESTART = 'Restart';
 /** Services read by a connect (or a restart) are shown for this long without connecting again. */
@@ -128,6 +127,7 @@ export const NODE_COMMANDS = {
   'kubeWindows.collectLogs': { run: collectLogs, palette: false },
   'kubeWindows.restartService': { run: restartService, palette: false },
   'kubeWindows.connectServices': { run: connectServices, palette: false },
+  'kubeWindows.changeNodeAccess': { run: changeAccess, palette: false },
 } satisfies CommandTable<Runtime>;
 
 export function registerNodeCommands(
@@ -181,52 +181,35 @@ interface SshChoice {
   keyPath: string;
 }
 
-function rememberedUser(rt: Runtime, context: string): string | undefined {
-  return (rt.context.globalState.get<Record<string, string>>(USERS, {}) ?? {})[context];
-}
-
 /**
- * How to reach the node: the remembered user and key of this context, another user and key, or
- * (terminal only) a HostProcess pod. undefined: cancelled.
+ * How to reach the node: what is remembered for it (or for its cluster), else asked once ("how to reach <node>?")
+ * and remembered; "Change how to reach node…" asks again. The HostProcess pod only where `allowPod`. undefined:
+ * cancelled.
  */
 async function chooseAccess(rt: Runtime, t: Target, allowPod: boolean): Promise<SshChoice | 'pod' | undefined> {
-  const keyPath = rememberedKeyPath(rt.context, t.context);
-  const user = rememberedUser(rt, t.context) ?? 'Administrator';
-  const where = t.address ?? t.name;
-  const items: (vscode.QuickPickItem & { pick: 'remembered' | 'other' | 'pod' })[] = [];
-  if (keyPath)
-    items.push({
-      pick: 'remembered',
-      label: `SSH as ${user}`,
-      description: `${where} · key ${basename(keyPath)}`,
-      detail: keyPath,
-    });
-  items.push({ pick: 'other', label: OTHER_KEY, description: where });
-  if (allowPod)
-    items.push({
-      pick: 'pod',
-      label: USE_POD,
-      detail:
-        'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host; it is deleted when the terminal closes.',
-    });
-  let pick: 'remembered' | 'other' | 'pod' = 'other';
-  if (items.length > 1) {
-    const picked = await vscode.window.showQuickPick(items, {
-      title: `kube-windows: how to reach ${t.name}?`,
-      ignoreFocusOut: true,
-    });
-    if (!picked) return undefined;
-    pick = picked.pick;
-  }
-  if (pick === 'pod') return 'pod';
-  if (pick === 'remembered' && keyPath) return { user, keyPath };
-  const typed = await askUser();
-  if (!typed) return undefined;
-  const key = await askKeyFile(rt, t.context);
-  if (!key) return undefined;
-  const users = rt.context.globalState.get<Record<string, string>>(USERS, {}) ?? {};
-  if (users[t.context] !== typed) await rt.context.globalState.update(USERS, { ...users, [t.context]: typed });
-  return { user: typed, keyPath: key };
+  const known = rememberedReach(rt.context, t.context, t.name);
+  const reach =
+    known && (allowPod || known.via === 'ssh')
+      ? known
+      : await askReach(rt.context, t.context, t.name, t.address ?? t.name, allowPod);
+  if (!reach) return undefined;
+  rt.log.info(
+    `${t.name}: reached ${reach.via === 'pod' ? 'through a HostProcess pod' : `as ${reach.user} with ${reach.keyPath}`}`,
+  );
+  return reach.via === 'pod' ? 'pod' : { user: reach.user, keyPath: reach.keyPath };
+}
+
+/** "Change how to reach node…": the question again, its answers the defaults; the node's services are read anew. */
+async function changeAccess(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await target(rt, arg, 'Change how to reach node');
+  if (!t) return;
+  const reach = await askReach(rt.context, t.context, t.name, t.address ?? t.name, true);
+  if (!reach) return;
+  rt.services.delete(serviceKey(t.context, t.name));
+  refreshServices({ context: t.context, node: t.name });
+  void vscode.window.showInformationMessage(
+    `kube-windows: ${t.name} is reached ${reach.via === 'pod' ? 'through a HostProcess pod (terminal only; SSH is asked for the rest)' : `over SSH as ${reach.user} with the key ${reach.keyPath}`} from now on.`,
+  );
 }
 
 function sshOptions(address: string, c: SshChoice, prompts: Pick<Prompts, 'options'>): SshConnectorOptions {
@@ -320,40 +303,30 @@ async function openTerminal(rt: Runtime, arg: unknown): Promise<void> {
 async function rebootNode(rt: Runtime, arg: unknown): Promise<void> {
   const t = await target(rt, arg, 'Reboot gracefully');
   if (!t || noAddress(t)) return;
-  const confirm = await vscode.window.showWarningMessage(
-    `Reboot the Windows node ${t.name} gracefully?`,
-    {
-      modal: true,
-      detail:
-        'kube-windows cordons the node, drains it through the Eviction API (PodDisruptionBudgets honoured, DaemonSet pods left), runs Restart-Computer -Force over SSH, waits for NotReady then Ready (on AWS it re-adds the instance metadata route), and uncordons it.',
-    },
-    REBOOT,
-  );
-  if (confirm !== REBOOT) return;
+  // Every question first (how to reach it), then what the drain would delete, then one confirmation, last.
   const access = await chooseAccess(rt, t, false);
   if (!access || access === 'pod') return;
   const deps = await rt.deps();
-
-  // Consent for emptyDir data, asked before anything changes (the engine refuses without it).
-  let deleteEmptyDirData = false;
+  let emptyDir: string[];
   try {
-    const names = await deps.podsWithEmptyDir(t.cluster.kube, t.name);
-    if (names.length > 0) {
-      const ok = await vscode.window.showWarningMessage(
-        `${names.length} pod(s) on ${t.name} use emptyDir volumes: draining deletes that data.`,
-        {
-          modal: true,
-          detail: `${names.slice(0, 10).join('\n')}${names.length > 10 ? `\n… and ${names.length - 10} more` : ''}\n\nWithout consent the node is not rebooted.`,
-        },
-        DELETE_EMPTYDIR,
-      );
-      if (ok !== DELETE_EMPTYDIR) return;
-      deleteEmptyDirData = true;
-    }
+    emptyDir = await deps.podsWithEmptyDir(t.cluster.kube, t.name);
   } catch (err) {
     void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, t.context))}`);
     return;
   }
+  const how =
+    'kube-windows cordons the node, drains it through the Eviction API (PodDisruptionBudgets honoured, DaemonSet pods left), runs Restart-Computer -Force over SSH, waits for NotReady then Ready (on AWS it re-adds the instance metadata route), and uncordons it.';
+  const lost = emptyDir.length
+    ? `\n\n${counted(emptyDir.length, 'pod')} on ${t.name} ${emptyDir.length === 1 ? 'uses' : 'use'} emptyDir volumes: draining deletes that data.\n${emptyDir.slice(0, 10).join('\n')}${emptyDir.length > 10 ? `\n… and ${emptyDir.length - 10} more` : ''}`
+    : '';
+  const button = emptyDir.length ? DELETE_EMPTYDIR : REBOOT;
+  const confirm = await vscode.window.showWarningMessage(
+    `Reboot the Windows node ${t.name} gracefully?`,
+    { modal: true, detail: `${how}${lost}\n\nOver SSH as ${access.user}@${t.address ?? t.name}.` },
+    button,
+  );
+  if (confirm !== button) return;
+  const deleteEmptyDirData = emptyDir.length > 0;
 
   const minutes = readConfig().reboot.timeoutMinutes;
   const channel = channelFor(rt, `kube-windows: reboot ${t.name}`);
@@ -486,18 +459,18 @@ const serviceKey = (context: string, node: string) => `${context}\u0000${node}`;
 async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView): Promise<NodeServicesAnswer> {
   const cached = rt.services.get(serviceKey(context, view.name));
   if (cached && Date.now() - cached.at < SERVICES_FRESH_MS) return cached.answer;
-  const keyPath = rememberedKeyPath(rt.context, context) ?? (readConfig().ssh.privateKeyPath || undefined);
-  if (!keyPath)
+  const reach = rememberedReach(rt.context, context, view.name);
+  if (reach?.via !== 'ssh')
     return {
-      connect: `No SSH key is known for ${context} yet: connect once (user and key) to show the services of its nodes.`,
+      connect: `How to reach ${view.name} over SSH is not known yet: connect once (user and key) to show its services.`,
     };
   const deps = await rt.deps();
   const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
   if (!address) return { error: `${view.name} reports no InternalIP or ExternalIP address.` };
   return deps.quietNodeServices({
     address,
-    user: rememberedUser(rt, context) ?? 'Administrator',
-    keyPath,
+    user: reach.user,
+    keyPath: reach.keyPath,
     endpoint: sshEndpoint(),
     storedPassphrase: (path) => Promise.resolve(rt.context.secrets.get(passphraseKey(path))),
     host: deps.host,

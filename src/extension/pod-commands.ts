@@ -21,6 +21,7 @@ import {
 } from './command-kit';
 import type { ReadOnlyDocs } from './read-only-docs';
 import { SessionPty } from './terminal';
+import { counted } from '../core/plural';
 
 const DELETE = 'Delete';
 const RESTART_WORKLOAD = 'Restart';
@@ -136,7 +137,7 @@ async function pickContainer(
   const picked = await vscode.window.showQuickPick(
     names.map((c) => ({
       label: c.name,
-      description: [c.init ? 'init container' : '', c.restarts ? `${c.restarts} restart(s)` : '']
+      description: [c.init ? 'init container' : '', c.restarts ? counted(c.restarts, 'restart') : '']
         .filter(Boolean)
         .join(', '),
     })),

@@ -213,7 +213,7 @@ test('check --context -n NS --format json on a real API server, in pages of 2', 
   );
   assert.match(
     taint[0].message,
-    /^2 Windows node\(s\) carry the taint os=Windows:NoSchedule and the pod does not tolerate it\./,
+    /^2 Windows nodes carry the taint os=Windows:NoSchedule and the pod does not tolerate it\./,
   );
   // Every object of the namespace was read across the pages: the Deployment, the 5 pods (bare or not: api-0 is bare here, on a Windows node).
   assert.equal(out.summary.objects, 6);

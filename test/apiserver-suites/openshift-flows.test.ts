@@ -630,7 +630,7 @@ test('src/cluster/machinesets.ts against the real server: pages, Linux vs Window
       '--yes',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /MachineSet kw-win-aws scaled from 3 to 0 replica\(s\)\./);
+    assert.match(r.stdout, /MachineSet kw-win-aws scaled from 3 to 0 replicas\./);
     assert.equal((await getMachineSet(kube, 'kw-win-aws'))?.spec?.replicas, 0);
     await assert.rejects(
       scaleMachineSet(kube, 'kw-win-aws', -1),

@@ -197,7 +197,7 @@ test('check --context -A --format json: the objects with findings, located by fi
   assert.equal(taint.path, 'spec.tolerations');
   assert.match(
     taint.message,
-    /^2 Windows node\(s\) carry the taint os=Windows:NoSchedule and the pod does not tolerate it\. Fix: Add tolerations: \[\{key: os, operator: Exists, effect: NoSchedule\}\]/,
+    /^2 Windows nodes carry the taint os=Windows:NoSchedule and the pod does not tolerate it\. Fix: Add tolerations: \[\{key: os, operator: Exists, effect: NoSchedule\}\]/,
   );
   const errors = out.objects.flatMap((o) => o.findings).filter((f) => f.severity === 'error').length;
   assert.equal(out.summary.errors, errors);

@@ -260,7 +260,7 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
       check.stdout,
       /Pod\/win-apps\/reports-6b7c8d9f5-mq2zt[\s\S]*?WINF001 image mcr\.microsoft\.com\/windows\/servercore:ltsc2022 needs Windows Server 2022/,
     );
-    assert.match(check.stdout, /WINF004 3 Windows node\(s\) carry the taint os=Windows:NoSchedule/);
+    assert.match(check.stdout, /WINF004 3 Windows nodes carry the taint os=Windows:NoSchedule/);
     const describe = await cli(['pods', 'describe', 'reports-6b7c8d9f5-mq2zt', '-n', 'win-apps', ...ctx]);
     assert.equal(describe.code, 0, show(describe));
     assert.match(describe.stdout, /== Why it fails[\s\S]*WINF001/);

@@ -270,8 +270,7 @@ describe('kube-windows in a real VS Code', { timeout: 600_000 }, () => {
         // The row's inline action (the PowerShell terminal icon).
         await row.hover();
         await row.locator('.action-label[aria-label="Open SSH terminal"]').click();
-        // The join remembered the user and key of this cluster: the command offers them first.
-        await pick(page, `how to reach ${name}`, `SSH as ${world.user}`);
+        // The join remembered the user and key of this cluster: the node is reached with them, nothing is asked.
         await page.locator('.terminal-wrapper .xterm').first().waitFor({ state: 'visible', timeout: 60_000 });
         await page.locator('.xterm-rows', { hasText: /PS C:/ }).first().waitFor({ timeout: 60_000 });
         await screenshot(page, '09-terminal');

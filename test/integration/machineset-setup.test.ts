@@ -52,6 +52,11 @@ test('machineSetSources: the platform, the region of the first Linux worker and 
       platform: 'AWS',
       region: 'us-east-2',
       linuxWorkers: [CLUSTER.AWS.linuxName, 'test-x7k2p-worker-us-east-2b'],
+      // The name each would give a Windows MachineSet, as the VS Code question shows it (infrastructure name + zone).
+      defaultNames: {
+        [CLUSTER.AWS.linuxName]: 'test-x7k2p-windows-worker-us-east-2a',
+        'test-x7k2p-worker-us-east-2b': 'test-x7k2p-windows-worker-us-east-2b',
+      },
     });
   } finally {
     await emu.stop();

@@ -454,7 +454,7 @@ test('Cordon and Uncordon patch spec.unschedulable; Drain names the emptyDir dat
     fake.answers.push(undefined);
     await h.run('kubeWindows.drainNode', nodeItem());
     const q = fake.shown.at(-1);
-    assert.match(q?.message ?? '', /1 pod\(s\) on win-a use emptyDir volumes/);
+    assert.match(q?.message ?? '', /1 pod on win-a uses emptyDir volumes/);
     assert.match(q?.options?.detail ?? '', /web\/scratch-1/);
     assert.ok(!(h.emu.get('Node', NODE)?.spec as { unschedulable?: boolean }).unschedulable, 'declined: not cordoned');
     assert.ok(h.emu.get('Pod', 'scratch-1', NS));

@@ -3,6 +3,7 @@
 export const EXTENSION_COMMANDS = [
   'kubeWindows.applyMachineSet',
   'kubeWindows.applyMirrors',
+  'kubeWindows.changeNodeAccess',
   'kubeWindows.collectLogs',
   'kubeWindows.connectServices',
   'kubeWindows.copyName',

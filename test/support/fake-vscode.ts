@@ -39,6 +39,10 @@ export interface Question {
   items?: string[];
   /** Input box: the validation messages the rejected replies got. */
   rejected?: string[];
+  /** Multi-step inputs: the counter and whether a Back button was offered. */
+  step?: number;
+  totalSteps?: number;
+  back?: boolean;
 }
 
 /**
@@ -47,6 +51,29 @@ export interface Question {
  * rejects is recorded in `rejected` and the next reply is taken, as a user retyping.
  */
 export type Reply = string | undefined;
+
+/** The reply that presses a multi-step input's Back button (createQuickPick / createInputBox). */
+export const BACK = '⟵ Back';
+
+/** The part of a QuickPick / InputBox the fake reads and drives. */
+interface FakeQuickInput {
+  title?: string;
+  step?: number;
+  totalSteps?: number;
+  placeholder?: string;
+  prompt?: string;
+  value: string;
+  password?: boolean;
+  ignoreFocusOut?: boolean;
+  busy?: boolean;
+  enabled?: boolean;
+  validationMessage?: string;
+  buttons: readonly unknown[];
+  items?: readonly { label: string }[];
+  activeItems?: readonly { label: string }[];
+  selectedItems?: readonly { label: string }[];
+  disposed: boolean;
+}
 
 export interface FakeDocument {
   languageId: string;
@@ -236,6 +263,9 @@ export interface FakeTreeView {
   handle: { description?: string; message?: string; dispose(): void };
 }
 
+/** The Back button object (QuickInputButtons.Back), compared by identity as in VS Code. */
+const backButton = { iconPath: 'arrow-left', tooltip: 'Back' };
+
 export function createFakeVscode(settings: Record<string, unknown> = {}) {
   const treeViews: FakeTreeView[] = [];
   const contentProviders = new Map<string, unknown>();
@@ -298,6 +328,84 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     return q;
   };
 
+  /**
+   * A QuickPick or InputBox driven by the scripted replies when shown: BACK presses Back, undefined hides it
+   * (Escape), a label picks that item, a text is typed and accepted (a text the input's validation refuses is
+   * recorded in `rejected` and the next reply is typed, as a user retyping).
+   */
+  function quickInput(kind: 'quickPick' | 'input') {
+    const accept = new FakeEventEmitter<void>();
+    const hide = new FakeEventEmitter<void>();
+    const button = new FakeEventEmitter<unknown>();
+    const changed = new FakeEventEmitter<string>();
+    const selection = new FakeEventEmitter<unknown>();
+    const input: FakeQuickInput & Record<string, unknown> = {
+      value: '',
+      buttons: [],
+      disposed: false,
+      onDidAccept: accept.event,
+      onDidHide: hide.event,
+      onDidTriggerButton: button.event,
+      onDidChangeValue: changed.event,
+      onDidChangeSelection: selection.event,
+      onDidChangeActive: new FakeEventEmitter<unknown>().event,
+      show: () => void drive(),
+      hide: () => hide.fire(),
+      dispose: () => void (input.disposed = true),
+    };
+    const settledOrDisposed = async () => {
+      for (let i = 0; i < 50 && !input.disposed && input.busy; i++) await new Promise((r) => setImmediate(r));
+    };
+    const drive = async () => {
+      await new Promise((r) => setImmediate(r));
+      await settledOrDisposed();
+      if (input.disposed) return;
+      const back = input.buttons.includes(backButton);
+      const q = ask(
+        kind,
+        {
+          title: input.title,
+          placeHolder: input.placeholder,
+          prompt: input.prompt,
+          value: input.value,
+          password: input.password,
+          ignoreFocusOut: input.ignoreFocusOut,
+          step: input.step,
+          totalSteps: input.totalSteps,
+          ...(kind === 'quickPick' ? { activeItems: (input.activeItems ?? []).map((x) => x.label) } : {}),
+        },
+        kind === 'quickPick' ? (input.items ?? []).map((x) => x.label) : undefined,
+      );
+      Object.assign(q, { back, ...(input.step ? { step: input.step, totalSteps: input.totalSteps } : {}) });
+      for (;;) {
+        const reply = replies.shift();
+        if (reply === undefined) return hide.fire();
+        if (reply === BACK) {
+          if (!back) (q.rejected ??= []).push('no Back button on this step');
+          return back ? button.fire(backButton) : hide.fire();
+        }
+        if (kind === 'quickPick') {
+          const item = (input.items ?? []).find((x) => x.label === reply);
+          if (!item) {
+            (q.rejected ??= []).push(`no item "${reply}"`);
+            return hide.fire();
+          }
+          input.selectedItems = [item];
+          input.activeItems = [item];
+          selection.fire([item]);
+          return accept.fire();
+        }
+        input.value = reply;
+        changed.fire(reply);
+        accept.fire();
+        await new Promise((r) => setImmediate(r));
+        if (input.disposed) return;
+        (q.rejected ??= []).push(input.validationMessage ?? '(not accepted)');
+      }
+    };
+    return input;
+  }
+
   const activeEditorChanged = new FakeEventEmitter<unknown>();
   const closedDocument = new FakeEventEmitter<unknown>();
 
@@ -317,7 +425,10 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
     Range: FakeRange,
     Diagnostic: FakeSetDiagnostic,
     LogLevel: { Off: 0, Trace: 1, Debug: 2, Info: 3, Warning: 4, Error: 5 },
+    QuickInputButtons: { Back: backButton },
     window: {
+      createQuickPick: () => quickInput('quickPick'),
+      createInputBox: () => quickInput('input'),
       activeTextEditor: undefined as { document: { uri: FakeUri; languageId: string } } | undefined,
       onDidChangeActiveTextEditor: activeEditorChanged.event,
       createOutputChannel: (name: string, options: unknown) => {
@@ -468,7 +579,12 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
       showTextDocument: async (doc: FakeDocument, options?: Record<string, unknown>) => {
         doc.shown++;
         if (options) doc.showOptions = options;
-        return { document: doc };
+        // edit(): inserts are appended (the drafts insert their text into an empty untitled document).
+        const edit = async (build: (b: { insert(at: unknown, text: string): void }) => void) => {
+          build({ insert: (_at, text) => void (doc.content += text) });
+          return true;
+        };
+        return { document: doc, edit };
       },
     },
     languages: {
@@ -563,8 +679,12 @@ export function createFakeVscode(settings: Record<string, unknown> = {}) {
           ? provider.provideTextDocumentContent(uri as FakeUri)
           : (o.content ?? '');
         const own = uri ?? (o.content !== undefined ? fakeUri(`untitled:Untitled-${++untitled}`) : undefined);
+        // An untitled URI with a name (untitled:windows-machineset-x.yaml) opens the same document again.
+        const again =
+          uri?.scheme === 'untitled' ? documents.find((d) => d.uri?.toString() === uri.toString()) : undefined;
+        if (again) return again;
         const doc: FakeDocument = {
-          languageId: o.language ?? 'plaintext',
+          languageId: o.language ?? (uri?.path.endsWith('.yaml') ? 'yaml' : 'plaintext'),
           content,
           shown: 0,
           getText: () => doc.content,

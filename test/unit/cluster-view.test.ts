@@ -262,7 +262,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
       icons['kubeWindows.openYaml'],
       icons['kubeWindows.retry'],
     ],
-    ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-restart)'],
+    ['$(refresh)', '$(copy)', '$(go-to-file)', '$(debug-rerun)'],
   );
   // Our views' menus; the Kubernetes extension's explorer gets one entry of its own.
   const all: { command: string; when: string; group?: string }[] = c.menus['view/item/context'];
@@ -295,6 +295,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     .map((m: { command: string }) => m.command)
     .sort();
   assert.deepEqual(hidden, [
+    'kubeWindows.changeNodeAccess',
     'kubeWindows.collectLogs',
     'kubeWindows.connectServices',
     'kubeWindows.copyName',

@@ -18,7 +18,7 @@ import { joinPlan as realJoinPlan } from '../../src/bootstrap/join';
 import { buildByohJoinPlan, type ByohContext } from '../../src/bootstrap/byoh';
 import type { Finding } from '../../src/bootstrap/preflight';
 import { prepare } from '../../src/bootstrap/prepared';
-import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
+import { BACK, createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 
 let fake: FakeVscode = createFakeVscode();
 const unhook = hookVscodeModule(() => fake);
@@ -223,7 +223,13 @@ test('joinNode: the questions, their defaults and validation; the plan runs with
 
   // Declined: nothing stored; the key PATH only is remembered, per context.
   assert.equal(h.secrets.size, 0);
-  assert.deepEqual([...h.global], [['kubeWindows.join.keyPaths', { prod: KEY }]]);
+  assert.deepEqual(
+    [...h.global],
+    [
+      ['kubeWindows.join.keyPaths', { prod: KEY }],
+      ['kubeWindows.ssh.users', { prod: 'Administrator' }],
+    ],
+  );
 
   const channel = fake.logs.find((l) => l.name === 'kube-windows: join 10.0.0.5');
   assert.ok(channel, 'an output channel for the operation');
@@ -720,4 +726,95 @@ test('manifest: the three commands, their menus, and the payload setting', () =>
   assert.equal(setting.scope, 'machine');
   // Join commands add no activation event of their own (the Kubernetes extension's view is another feature's).
   assert.deepEqual(pkg.activationEvents, ['onLanguage:yaml', 'onView:extension.vsKubernetesExplorer']);
+});
+
+test('the join questions are one multi-step input: step counter, Back with the earlier answer shown, kubeadm-only steps counted', async () => {
+  const h = await harness({}, { detectVia: async () => 'kubeadm', resolvePayload: async () => ({}) as never });
+  fake.replies.push(
+    'prod',
+    'kubeadm',
+    '10.0.0.5',
+    BACK, // at the user: back to the address, which shows 10.0.0.5
+    BACK, // back to the path: kubeadm is the active entry
+    BYOH, // BYOH: the payload, taint and RuntimeClass steps leave the count
+    '10.0.0.6',
+    BACK,
+    BACK,
+    'kubeadm',
+    '10.0.0.7',
+    'Administrator',
+    '/payload',
+    'No taint',
+    'No RuntimeClass',
+  );
+  await h.run('kubeWindows.showJoinPlan');
+  const q = fake.questions;
+  assert.deepEqual(
+    q.map((x) => [x.kind, x.step, x.totalSteps, x.back]),
+    [
+      ['quickPick', 1, 4, false],
+      ['quickPick', 2, 4, true],
+      ['input', 3, 7, true],
+      ['input', 4, 7, true],
+      ['input', 3, 7, true],
+      ['quickPick', 2, 7, true],
+      ['input', 3, 4, true],
+      ['input', 4, 4, true],
+      ['input', 3, 4, true],
+      ['quickPick', 2, 4, true],
+      ['input', 3, 7, true],
+      ['input', 4, 7, true],
+      ['open', undefined, undefined, undefined],
+      ['quickPick', 6, 7, true],
+      ['quickPick', 7, 7, true],
+    ],
+  );
+  assert.deepEqual(q[1]?.items, ['kubeadm', BYOH], 'the detected path first');
+  assert.equal(q[4]?.options.value, '10.0.0.5', 'Back: the earlier address is in the box');
+  assert.deepEqual(q[5]?.options.activeItems, ['kubeadm'], 'Back: the earlier answer is the active entry');
+  assert.equal(q[10]?.options.value, '10.0.0.6');
+  assert.equal(q[11]?.options.value, 'Administrator', 'the real default user');
+  assert.ok(q.every((x) => x.kind === 'open' || x.options.ignoreFocusOut === true));
+  assert.equal(h.requests.length, 1);
+  assert.deepEqual(
+    [h.requests[0]?.via, h.requests[0]?.address, h.requests[0]?.taint, h.requests[0]?.runtimeClass],
+    ['kubeadm', '10.0.0.7', undefined, undefined],
+  );
+  h.dispose();
+});
+
+test('Remove node: the questions first, the modal confirmation last, worded for what this removal does', async () => {
+  const removed: unknown[] = [];
+  const h = await harness(
+    {},
+    {
+      detectVia: async () => 'kubeadm',
+      getNode: async () =>
+        ({
+          metadata: { name: 'win-9' },
+          status: { addresses: [{ type: 'InternalIP', address: '10.0.0.9' }] },
+        }) as never,
+      removePlanFor: async (r) => {
+        removed.push(r);
+        return prepare({ id: 'remove', title: 'Remove', target: 'win-9', steps: [] }, { state: {} }) as never;
+      },
+    },
+  );
+  const item = { ref: { kind: 'node', context: 'prod', node: 'win-9' } };
+  // Escape at a question: no confirmation is shown, nothing is removed.
+  fake.replies.push('Also run kubeadm reset on the host', undefined);
+  await h.run('kubeWindows.removeNode', item);
+  assert.equal(fake.shown.length, 0);
+  assert.equal(fake.questions[1]?.options.value, '10.0.0.9', "the node's InternalIP is the default address");
+  assert.deepEqual([fake.questions[1]?.step, fake.questions[1]?.totalSteps], [2, 4]);
+
+  fake.replies.push('Also run kubeadm reset on the host', '10.0.0.9', 'Administrator', KEY);
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.removeNode', item);
+  const confirm = fake.shown[0];
+  assert.equal(confirm?.options?.modal, true);
+  assert.equal(confirm?.message, 'Remove the Windows node win-9 from prod?');
+  assert.match(confirm?.options?.detail ?? '', /kubeadm reset runs on 10\.0\.0\.9 over SSH/);
+  assert.equal(removed.length, 0, 'declined: nothing removed');
+  h.dispose();
 });

@@ -238,7 +238,7 @@ test('WINF004 names the taint the nodes carry and the toleration to add', () => 
   );
   const e = explainPod(p, [], undefined, { cluster: CLUSTER }).find((x) => x.id === 'WINF004');
   assert.ok(e);
-  assert.equal(e.message, '2 Windows node(s) carry the taint os=Windows:NoSchedule and the pod does not tolerate it.');
+  assert.equal(e.message, '2 Windows nodes carry the taint os=Windows:NoSchedule and the pod does not tolerate it.');
   // The same toleration as WIN073's fix: one cause, one fix wherever it is shown.
   assert.match(e.fix, /tolerations: \[\{key: os, operator: Exists, effect: NoSchedule\}\]/);
 });

@@ -27,7 +27,7 @@ import {
 import { machineView } from '../../src/core/openshift/machine-state';
 import { Secret } from '../../src/bootstrap/plan';
 import { CLUSTER, INFRA, linuxWorkerMachineSet } from '../support/machine-api-seed';
-import { createFakeVscode, hookVscodeModule, type FakeDocument, type FakeVscode } from '../support/fake-vscode';
+import { BACK, createFakeVscode, hookVscodeModule, type FakeDocument, type FakeVscode } from '../support/fake-vscode';
 
 let fake: FakeVscode = createFakeVscode();
 const unhook = hookVscodeModule(() => fake);
@@ -105,6 +105,10 @@ async function harness(
       platform: 'AWS' as const,
       region: 'us-east-2',
       linuxWorkers: [CLUSTER.AWS.linuxName, `${INFRA}-worker-us-east-2b`],
+      defaultNames: {
+        [CLUSTER.AWS.linuxName]: CLUSTER.AWS.windowsName,
+        [`${INFRA}-worker-us-east-2b`]: `${INFRA}-windows-worker-us-east-2b`,
+      },
     })),
     creationRefusals: record('creationRefusals', async () => []),
     prepareWindowsMachineSet: record(
@@ -207,6 +211,20 @@ test('createMachineSet: asks the Linux MachineSet (first is the default), the im
   assert.match(image?.rejected?.[0] ?? '', /Linux \(RHCOS\) image/);
   assert.match(image?.rejected?.[1] ?? '', /AMI id/);
   assert.deepEqual(name?.rejected?.length, 1, 'an uppercase name is refused');
+  // The real default name is in the box (not a <infrastructure>-windows-worker-<zone> placeholder).
+  assert.equal(name?.options.value, CLUSTER.AWS.windowsName);
+  assert.match(String(name?.options.prompt), new RegExp(`^Default ${CLUSTER.AWS.windowsName}, after the Linux one`));
+  assert.doesNotMatch(JSON.stringify(fake.questions.map((q) => q.options)), /<infrastructure>|<zone>/);
+  assert.deepEqual(
+    fake.questions.map((q) => [q.step, q.totalSteps]),
+    [
+      [1, 4],
+      [2, 4],
+      [3, 4],
+      [4, 4],
+    ],
+    'one multi-step input',
+  );
   assert.equal(replicas?.options.value, '1');
   assert.deepEqual(replicas?.rejected, ['A whole number, 0 or more.']);
 
@@ -218,7 +236,7 @@ test('createMachineSet: asks the Linux MachineSet (first is the default), the im
 
   const doc = draft();
   assert.ok(doc, 'an untitled YAML document');
-  assert.equal(doc.uri?.scheme, 'untitled');
+  assert.equal(doc.uri?.toString(), `untitled:windows-machineset-${CLUSTER.AWS.windowsName}.yaml`, 'a real title');
   assert.equal(doc.shown, 1);
   assert.match(doc.content, /userDataSecret:\n\s+name: windows-user-data/);
   assert.match(doc.content, /^# Windows MachineSet for AWS/m, 'with its review comments');
@@ -565,8 +583,8 @@ test('scaleMachineSet: asks the replicas (now 1), confirms in a modal, scales th
   assert.deepEqual(fake.questions[0]?.rejected, ['A whole number, 0 or more.']);
   const modal = fake.shown[0];
   assert.equal(modal?.options?.modal, true);
-  assert.equal(modal?.message, `Scale MachineSet ${MS} from 1 to 3 replica(s) in ocp?`);
-  assert.match(modal?.options?.detail ?? '', /makes 2 Machine\(s\)/);
+  assert.equal(modal?.message, `Scale MachineSet ${MS} from 1 to 3 replicas in ocp?`);
+  assert.match(modal?.options?.detail ?? '', /makes 2 Machines; WMCO configures them/);
   assert.deepEqual(h.of('scaleMachineSet')[0]?.slice(1), [MS, 3]);
   assert.deepEqual(refreshes()[0], ['kubeWindows.refreshMachineSets', 'ocp', MS]);
   const [followed] = h.of('followMachineSet') as [{ expected: number }][];
@@ -578,11 +596,11 @@ test('scaleMachineSet: declining the modal changes nothing; the same count says 
   fake.replies.push('0');
   fake.answers.push(undefined);
   await h.run('kubeWindows.scaleMachineSet', MS_ITEM);
-  assert.match(fake.shown[0]?.options?.detail ?? '', /deletes 1 Machine\(s\) and their nodes \(drained first\)/);
+  assert.match(fake.shown[0]?.options?.detail ?? '', /deletes 1 Machine and its node \(drained first\)/);
   assert.equal(h.of('scaleMachineSet').length, 0);
   fake.replies.push('1');
   await h.run('kubeWindows.scaleMachineSet', MS_ITEM);
-  assert.equal(fake.shown.at(-1)?.message, `kube-windows: MachineSet ${MS} already has 1 replica(s).`);
+  assert.equal(fake.shown.at(-1)?.message, `kube-windows: MachineSet ${MS} already has 1 replica.`);
   assert.equal(h.of('scaleMachineSet').length, 0);
 });
 
@@ -637,4 +655,22 @@ test('createMachineSet: a read that fails (the refusal check included) is one er
     'kube-windows: cannot create a Windows MachineSet in ocp: secrets "cloud-private-key" is forbidden: User "dev" cannot get resource "secrets"',
   );
   assert.equal(fake.questions.length, 0);
+});
+
+test('createMachineSet: Back to the Linux MachineSet changes the default name to the one made from it', async () => {
+  const h = await harness();
+  const other = `${INFRA}-worker-us-east-2b`;
+  fake.replies.push(CLUSTER.AWS.linuxName, AMI, BACK, BACK, other, AMI, '', '1');
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
+  const names = fake.questions.filter((q) => /name of the Windows MachineSet/.test(q.text));
+  assert.deepEqual(
+    names.map((q) => q.options.value),
+    [CLUSTER.AWS.windowsName, `${INFRA}-windows-worker-us-east-2b`],
+  );
+  const from = fake.questions.filter((q) => /Linux worker MachineSet/.test(q.text));
+  assert.deepEqual(from[1]?.options.activeItems, [CLUSTER.AWS.linuxName], 'Back shows the earlier answer');
+  const [opts] = h.of('prepareWindowsMachineSet')[0] as [Record<string, unknown>];
+  assert.equal(opts.from, other);
+  assert.equal(draft()?.uri?.toString(), `untitled:windows-machineset-${CLUSTER.AWS.windowsName}.yaml`);
 });

@@ -15,7 +15,7 @@ import type { InteractiveSession, SessionEnd } from '../../src/remote/interactiv
 import type { NodeDeps } from '../../src/extension/node-commands';
 import type { WindowsNodeView } from '../../src/cluster/windows-nodes';
 import { nodeAddress } from '../../src/bootstrap/node-services';
-import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
+import { BACK, createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 
 let fake: FakeVscode = createFakeVscode();
 const unhook = hookVscodeModule(() => fake);
@@ -184,15 +184,18 @@ function rebootDeps(
   };
 }
 
-test('rebootNode: a modal confirmation first; declining it reads nothing more and runs nothing', async () => {
+test('rebootNode: the modal confirmation comes last and says how the node is reached; declining it runs nothing', async () => {
   const plans: Record<string, unknown>[] = [];
   const h = await harness(rebootDeps({ plans }, []));
   fake.answers.push(undefined);
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
+  assert.equal(fake.shown.length, 1);
   assert.equal(fake.shown[0]?.options?.modal, true);
   assert.match(fake.shown[0]?.message ?? '', /Reboot the Windows node win-1 gracefully/);
+  assert.match(fake.shown[0]?.options?.detail ?? '', /Over SSH as Administrator@10\.0\.0\.7\.$/);
+  assert.deepEqual(fake.shown[0]?.items, ['Reboot']);
   assert.equal(plans.length, 0);
-  assert.equal(fake.questions.length, 0);
+  assert.equal(fake.questions.length, 0, "the cluster's remembered user and key: nothing to ask");
 });
 
 test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consent asked, plan run with progress and a channel', async () => {
@@ -201,18 +204,17 @@ test('rebootNode: SSH to the InternalIP with the remembered key, emptyDir consen
     ...rebootDeps({ plans }, [{ outcome: 'done' }]),
     podsWithEmptyDir: async () => ['apps/cache-0'],
   });
-  fake.answers.push('Reboot', 'Delete the emptyDir data and continue');
-  fake.replies.push('SSH as Administrator');
+  fake.answers.push('Reboot, deleting the emptyDir data');
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
-  assert.deepEqual(
-    fake.questions[0]?.items,
-    ['SSH as Administrator', 'SSH with another user or key…'],
-    'no pod choice for a reboot',
-  );
-  const consent = fake.shown[1];
+  assert.equal(fake.questions.length, 0, 'reached with the key remembered for the cluster');
+  // One confirmation, last, with the emptyDir consent in it.
+  const consent = fake.shown[0];
   assert.equal(consent?.options?.modal, true);
-  assert.match(consent?.message ?? '', /emptyDir/);
-  assert.match(consent?.options?.detail ?? '', /apps\/cache-0/);
+  assert.deepEqual(consent?.items, ['Reboot, deleting the emptyDir data']);
+  assert.match(
+    consent?.options?.detail ?? '',
+    /1 pod on win-1 uses emptyDir volumes: draining deletes that data\.\napps\/cache-0/,
+  );
   assert.equal(h.hosts[0]?.host, '10.0.0.7', 'InternalIP before ExternalIP');
   assert.equal(h.hosts[0]?.privateKeyPath, KEY);
   assert.equal(plans.length, 1);
@@ -234,8 +236,7 @@ test('rebootNode: declining the emptyDir consent stops before anything changes',
     ...rebootDeps({ plans }, []),
     podsWithEmptyDir: async () => ['apps/cache-0'],
   });
-  fake.answers.push('Reboot', undefined);
-  fake.replies.push('SSH as Administrator');
+  fake.answers.push(undefined);
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
   assert.equal(plans.length, 0);
 });
@@ -244,7 +245,6 @@ test('rebootNode: a PDB-blocked drain offers the disable-eviction path only thro
   const plans: Record<string, unknown>[] = [];
   const h = await harness(rebootDeps({ plans }, [{ outcome: 'failed', blocked: true }, { outcome: 'done' }]));
   fake.answers.push('Reboot', 'Delete the pods, bypassing the budgets');
-  fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
   const pdb = fake.shown.find((s) => /PodDisruptionBudget/.test(s.message));
   assert.ok(pdb);
@@ -263,7 +263,6 @@ test('rebootNode: declining the PDB bypass ends with the failure (node cordoned)
   const plans: Record<string, unknown>[] = [];
   const h = await harness(rebootDeps({ plans }, [{ outcome: 'failed', blocked: true }]));
   fake.answers.push('Reboot', undefined, undefined);
-  fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
   assert.equal(plans.length, 1);
   const last = fake.shown.at(-1);
@@ -278,7 +277,12 @@ test('rebootNode: cancelling the progress reports a cancelled reboot; another us
   fake.answers.push('Reboot', undefined);
   fake.replies.push('admin2', KEY);
   await h.run('kubeWindows.rebootNode', NODE_ITEM);
-  assert.equal(fake.questions[0]?.kind, 'input', 'no remembered key: straight to the user');
+  assert.equal(fake.questions[0]?.kind, 'input', 'no remembered key: straight to the user (no pod for a reboot)');
+  assert.match(fake.questions[0]?.text ?? '', /how to reach win-1\? SSH user/);
+  assert.equal(fake.questions[1]?.kind, 'open', 'no key known: the file dialog');
+  assert.deepEqual(h.global.get('kubeWindows.ssh.reach'), {
+    'kind/win-1': { via: 'ssh', user: 'admin2', keyPath: KEY },
+  });
   assert.equal(h.hosts[0]?.username, 'admin2');
   assert.deepEqual(h.global.get('kubeWindows.ssh.users'), { kind: 'admin2' });
   assert.deepEqual(h.global.get('kubeWindows.join.keyPaths'), { kind: KEY });
@@ -413,13 +417,8 @@ test('openTerminal over SSH: a pty terminal; input, output and resize pass throu
       return session;
     },
   });
-  fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
-  assert.deepEqual(fake.questions[0]?.items, [
-    'SSH as Administrator',
-    'SSH with another user or key…',
-    'Use a HostProcess pod',
-  ]);
+  assert.equal(fake.questions.length, 0, "the cluster's remembered user and key");
   const t = fake.terminals[0];
   assert.ok(t?.pty, 'a Pseudoterminal');
   assert.equal(t.shown, 1);
@@ -478,7 +477,6 @@ test('openTerminal: SSH unreachable offers the HostProcess pod, which gets the n
       return pod;
     },
   });
-  fake.replies.push('SSH as Administrator');
   fake.answers.push('Use a HostProcess pod');
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
   await settle();
@@ -496,20 +494,26 @@ test('openTerminal: SSH unreachable offers the HostProcess pod, which gets the n
 test('openTerminal: picking the pod skips SSH; a host key refusal never falls back', async () => {
   let sshCalls = 0;
   const pod = new StubSession('pod');
-  const h = await harness({
-    openSsh: async () => {
-      sshCalls++;
-      throw Object.assign(new Error('The host key of 10.0.0.7 changed'), { name: 'HostKeyChangedError' });
+  const h = await harness(
+    {
+      openSsh: async () => {
+        sshCalls++;
+        throw Object.assign(new Error('The host key of 10.0.0.7 changed'), { name: 'HostKeyChangedError' });
+      },
+      openPod: async () => pod,
     },
-    openPod: async () => pod,
-  });
+    null,
+  );
   fake.replies.push('Use a HostProcess pod');
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
   await settle();
   assert.equal(sshCalls, 0);
   assert.match(fake.terminals[0]?.name ?? '', /pod/);
+  assert.deepEqual(fake.questions[0]?.items, ['SSH', 'Use a HostProcess pod']);
 
-  fake.replies.push('SSH as Administrator');
+  // "Change how to reach node…": SSH this time (the user, then the key's file dialog).
+  fake.replies.push('SSH', 'Administrator', KEY);
+  await h.run('kubeWindows.changeNodeAccess', NODE_ITEM);
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
   await settle();
   const t = fake.terminals[1]!;
@@ -568,7 +572,6 @@ test('the SSH port, known_hosts file and key of the settings: the services sourc
     },
   });
   settings();
-  fake.replies.push('SSH as Administrator');
   await t.run('kubeWindows.openTerminal', NODE_ITEM);
   await settle();
   assert.deepEqual([opened?.port, opened?.knownHostsPath], [2222, '/srv/sandbox/known_hosts']);
@@ -584,7 +587,6 @@ test('connectServices asks, reads the services and refreshes the group; restartS
       return { name, status: 'Running' };
     },
   });
-  fake.replies.push('SSH as Administrator');
   // What the connect row's command passes: the node, by its typed reference.
   await h.run('kubeWindows.connectServices', { ref: { kind: 'node', context: 'kind', node: 'win-1' } });
   assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.refreshServices' && e[1] === 'kind' && e[2] === 'win-1'));
@@ -601,8 +603,70 @@ test('connectServices asks, reads the services and refreshes the group; restartS
   assert.match(fake.shown.at(-1)?.message ?? '', /Restart kubelet on win-1/);
 
   fake.answers.push('Restart');
-  fake.replies.push('SSH as Administrator');
   await h.run('kubeWindows.restartService', item);
   assert.deepEqual(restarted, ['kubelet']);
   assert.match(fake.shown.at(-1)?.message ?? '', /kubelet on win-1 was restarted/);
+});
+
+test('how to reach a node: asked once per node (counter, Back, defaults), remembered, shared with the Services group, changed on demand', async () => {
+  const rows = [{ name: 'kubelet', exists: true, status: 'Running', startType: 'Automatic' }];
+  const sessions: Record<string, unknown>[] = [];
+  const h = await harness(
+    {
+      nodeServices: async () => rows,
+      openSsh: async (o) => {
+        sessions.push({ ...o });
+        return new StubSession('x');
+      },
+    },
+    null,
+  );
+  // Nothing known: the Services group does not ask, it offers to connect.
+  assert.ok('connect' in (await h.services('kind', VIEW)));
+  // The terminal asks: SSH or pod (1/3), the user (2/3, Back to 1/3), the key (the dialog: none known).
+  fake.replies.push('SSH', BACK, 'SSH', 'ops', '/keys/win');
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  assert.deepEqual(
+    fake.questions.map((q) => [q.kind, q.step, q.totalSteps, q.back]),
+    [
+      ['quickPick', 1, 3, false],
+      ['input', 2, 3, true],
+      ['quickPick', 1, 3, false],
+      ['input', 2, 3, true],
+      ['open', undefined, undefined, undefined],
+    ],
+  );
+  assert.match(fake.questions[0]?.text ?? '', /how to reach win-1\?/);
+  assert.equal(fake.questions[1]?.options.value, 'Administrator', 'the real default user');
+  assert.deepEqual(fake.questions[2]?.options.activeItems, ['SSH'], 'Back shows the earlier answer');
+  assert.deepEqual([sessions[0]?.username, sessions[0]?.privateKeyPath], ['ops', '/keys/win']);
+
+  // Asked once: the next command on the node (and the Services group) reach it without a question.
+  const asked = fake.questions.length;
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  assert.equal(fake.questions.length, asked);
+  assert.deepEqual([sessions[1]?.username, sessions[1]?.privateKeyPath], ['ops', '/keys/win']);
+  assert.deepEqual(await h.services('kind', VIEW), { services: rows });
+  assert.deepEqual([h.hosts.at(-1)?.username, h.hosts.at(-1)?.privateKeyPath], ['ops', '/keys/win']);
+  // Only paths and names are kept: never a passphrase.
+  assert.deepEqual(h.global.get('kubeWindows.ssh.reach'), {
+    'kind/win-1': { via: 'ssh', user: 'ops', keyPath: '/keys/win' },
+  });
+
+  // "Change how to reach node…": the current answers are the defaults; the services are read again.
+  fake.replies.push('SSH', 'admin3', '/keys/win');
+  await h.run('kubeWindows.changeNodeAccess', NODE_ITEM);
+  const change = fake.questions.slice(asked);
+  assert.equal(change[1]?.options.value, 'ops');
+  assert.deepEqual(change[2]?.items, ['/keys/win', 'Browse…'], 'the key used so far first');
+  assert.match(
+    fake.shown.at(-1)?.message ?? '',
+    /win-1 is reached over SSH as admin3 with the key \/keys\/win from now on/,
+  );
+  assert.ok(fake.executed.some((e) => e[0] === 'kubeWindows.refreshServices' && e[2] === 'win-1'));
+  await h.run('kubeWindows.openTerminal', NODE_ITEM);
+  await settle();
+  assert.equal(sessions.at(-1)?.username, 'admin3');
 });

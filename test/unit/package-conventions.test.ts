@@ -6,7 +6,7 @@
 // *-commands.ts file) against what package.json contributes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { createFakeVscode, hookVscodeModule } from '../support/fake-vscode';
 import { EXTENSION_COMMANDS } from '../support/commands';
@@ -134,6 +134,87 @@ test('inline (hover) actions have an icon, or VS Code shows their whole title in
     }
   }
 });
+
+/**
+ * Commands that mean the same thing may share an icon (refresh a view, delete something, open logs …); any other
+ * two commands must not, or the row's icons cannot be told apart (Retry, Reboot, Restart service and Restart
+ * workload once all wore debug-restart or refresh).
+ */
+const SAME_MEANING: string[][] = [
+  ['kubeWindows.refresh', 'kubeWindows.refreshProblems'],
+  ['kubeWindows.removeNode', 'kubeWindows.deletePod', 'kubeWindows.deleteMachine'],
+  ['kubeWindows.showJoinPlan', 'kubeWindows.previewMirrors'],
+  ['kubeWindows.applyMirrors', 'kubeWindows.applyMachineSet'],
+  ['kubeWindows.showLog', 'kubeWindows.podLogs', 'kubeWindows.nodeLogs'],
+  ['kubeWindows.openYaml', 'kubeWindows.openLiveObject'],
+];
+
+test('no two commands of different meanings share an icon', () => {
+  const meaning = (id: string) => SAME_MEANING.findIndex((group) => group.includes(id));
+  const byIcon = new Map<string, string[]>();
+  for (const c of commands) if (c.icon) byIcon.set(c.icon, [...(byIcon.get(c.icon) ?? []), c.command]);
+  for (const [icon, ids] of byIcon) {
+    if (ids.length < 2) continue;
+    const groups = new Set(ids.map(meaning));
+    assert.ok(
+      groups.size === 1 && !groups.has(-1),
+      `${icon} is worn by ${ids.join(', ')}: give each meaning its own icon (or list them in SAME_MEANING)`,
+    );
+  }
+  // The four that used to collide, each distinct from Refresh.
+  const icon = (id: string) => commands.find((c) => c.command === id)?.icon;
+  const four = [
+    'kubeWindows.retry',
+    'kubeWindows.rebootNode',
+    'kubeWindows.restartService',
+    'kubeWindows.restartWorkload',
+  ];
+  assert.equal(new Set([...four, 'kubeWindows.refresh'].map(icon)).size, 5);
+});
+
+test('one name: the activity bar says "Windows on Kubernetes", the views, categories and titles "kube-windows"', () => {
+  const containers = contributes.viewsContainers.activitybar as { id: string; title: string }[];
+  assert.deepEqual(
+    containers.map((c) => c.title),
+    ['Windows on Kubernetes'],
+  );
+  for (const views of Object.values(
+    contributes.views as Record<string, { id: string; name: string; contextualTitle?: string }[]>,
+  ))
+    for (const v of views) {
+      assert.equal(v.contextualTitle, 'kube-windows', `${v.id}: the view's contextual title`);
+      assert.doesNotMatch(v.name, /kube[ -]?windows|windows on kubernetes/i, `${v.id}: the container already names it`);
+    }
+  // No other spelling of the name anywhere a user reads: package.json, the messages in src/.
+  const variants = /\b(?:Kube[ -]?Windows|kube windows|kubewindows|KubeWindows|Kube-windows|kube-Windows)\b/;
+  const text = JSON.stringify({ ...contributes, viewsContainers: undefined });
+  assert.doesNotMatch(text.replace(/kubeWindows[.\w]*/g, ''), variants);
+  for (const file of sourceFiles())
+    for (const [i, line] of readFileSync(file, 'utf8').split('\n').entries())
+      for (const literal of line.match(/(['"`])(?:(?!\1).)*\1/g) ?? [])
+        assert.doesNotMatch(literal.replace(/kubeWindows[.\w]*/g, ''), variants, `${file}:${i + 1}: ${literal}`);
+});
+
+test('counts are written properly: no "node(s)" in a message; the one helper says "1 node", "2 nodes"', () => {
+  for (const file of sourceFiles())
+    for (const [i, line] of readFileSync(file, 'utf8').split('\n').entries()) {
+      // The scheduler's own words ("3 node(s) didn't match …") are quoted, not written by us.
+      if (/nodes are available:/.test(line)) continue;
+      for (const literal of line.match(/(['"`])(?:(?!\1).)*\1/g) ?? [])
+        // The text of the literal, without the code of its ${…} parts (`${show(s)}` is a call, not a plural).
+        assert.doesNotMatch(
+          literal.replace(/\$\{[^}]*\}/g, ''),
+          /[A-Za-z]\((?:s|es)\)/,
+          `${file}:${i + 1}: use counted() from src/core/plural.ts`,
+        );
+    }
+});
+
+function sourceFiles(dir = join(ROOT, 'src')): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? sourceFiles(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
 
 test('every setting has a type, a description, a scope and a default; enum values are described', () => {
   const settings = contributes.configuration.properties as Record<string, Record<string, unknown>>;

@@ -20,6 +20,7 @@ import {
 } from '../windows/builds';
 import { BUILD_LABEL, OS_LABEL } from '../well-known';
 import { SIGNATURES, type Signature, type TextKind } from './signatures';
+import { counted, plural } from '../plural';
 
 export type { EventFacts };
 
@@ -470,7 +471,7 @@ function untoleratedTaint(m: RegExpExecArray, ctx: Ctx): Words {
   // The toleration WIN073's fix adds: operator Exists covers os=Windows (WMCO) and os=windows alike.
   const toleration = `{key: ${taint.key}, operator: Exists, effect: ${taint.effect}}`;
   return {
-    message: `${count} Windows node(s) carry the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} and the pod does not tolerate it.`,
+    message: `${counted(Number(count), 'Windows node')} ${plural(Number(count), 'carries', 'carry')} the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} and the pod does not tolerate it.`,
     fix: `Add tolerations: [${toleration}] to the pod template, or use a RuntimeClass whose scheduling.tolerations carries it.`,
   };
 }
@@ -485,7 +486,7 @@ function selectorMismatch(m: RegExpExecArray, ctx: Ctx): Words {
     .join(', ');
   if (nodes && nodes.length === 0)
     return {
-      message: `${m[1]} node(s) didn't match the pod's selectors (${shown || 'node affinity'}); the cluster has no Windows nodes.`,
+      message: `${counted(Number(m[1]), 'node')} didn't match the pod's selectors (${shown || 'node affinity'}); the cluster has no Windows nodes.`,
       fix: 'Add Windows nodes (a Windows MachineSet, BYOH or kubeadm join), or run the workload on Linux.',
     };
   if (wanted && nodes) {
@@ -503,7 +504,7 @@ function selectorMismatch(m: RegExpExecArray, ctx: Ctx): Words {
   // other nodes (Linux ones, for a Windows pod), which is what it is for.
   const total = /0\/(\d+) nodes are available/.exec(m.input);
   if (total && Number(m[1]) < Number(total[1])) return undefined;
-  return { message: `${m[1]} node(s) didn't match the pod's selectors${shown ? ` (${shown})` : ''}.` };
+  return { message: `${counted(Number(m[1]), 'node')} didn't match the pod's selectors${shown ? ` (${shown})` : ''}.` };
 }
 
 function mirrorMissed(image: string | undefined, ctx: Ctx): Words {
