@@ -318,7 +318,8 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   const input = quickInput(page).locator('input.input');
   await input.waitFor({ state: 'visible' });
   await input.fill(`>${title}`);
-  const row = quickInput(page).locator('.monaco-list-row', { hasText: title }).first();
+  // Only a shown row: the quick input keeps the rows of an earlier pick in a list it hides.
+  const row = quickInput(page).locator('.monaco-list-row:visible', { hasText: title }).first();
   await row.waitFor({ state: 'visible' });
   await row.click();
 }

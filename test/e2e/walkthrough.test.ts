@@ -248,7 +248,9 @@ describe('the Get Started walkthrough in a real VS Code', { timeout: 400_000 }, 
       'walkthrough-reload',
       () => page,
       async () => {
-        // As a user reloads: VS Code's own command, which saves state before the page goes.
+        // As a user reloads: VS Code's own command, which saves state before the page goes. (The keyboard
+        // goes to the workbench first: after "Copy the command" it may still be with the clipboard's page.)
+        await openWalkthroughTab();
         await runCommand(page, 'Developer: Reload Window');
         await page.waitForEvent('framenavigated', { timeout: 30_000 });
         await page.locator('.monaco-workbench').waitFor({ timeout: 60_000 });

@@ -28,7 +28,7 @@ function minus(a: string[], b: string[]): string[] {
 const spelling = (s: string) =>
   s
     .toLowerCase()
-    .replace(/[\s\u0000-\u001f"']|\\[nrt]/g, '')
+    .replace(/[\s\u0000-\u001f\u007f"']|\\[nrt]/g, '')
     .replace(/[\\/]+/g, '\\');
 // Values a rule documents as the same thing.
 const SAME_MEANING: [RegExp, string, string][] = [

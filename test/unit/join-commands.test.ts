@@ -445,7 +445,15 @@ function byohShaped(r: JoinRequest, o: { hangAt?: string; findings?: Finding[] }
 
 /** Runs the join and cancels its progress notification when `step` starts. */
 async function joinCancelledAt(step: string, answer?: string): Promise<Harness> {
-  const h = await harness({}, { joinPlan: (r) => byohShaped(r, { hangAt: step }) });
+  const h = await harness(
+    {},
+    {
+      joinPlan: (r) => byohShaped(r, { hangAt: step }),
+      // What "Remove node…" then reads: no Node yet, the entry the join wrote.
+      getNode: async () => undefined,
+      windowsInstances: async () => ({ '10.0.0.5': 'username=Administrator' }),
+    },
+  );
   fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', KEY);
   if (answer) fake.answers.push(answer);
   const run = h.run('kubeWindows.joinNode');
