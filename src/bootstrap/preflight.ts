@@ -7,6 +7,7 @@ import type { HostFacts } from '../core/windows/host-ops';
 import { overlapsClassE } from '../core/cidr';
 import { blocking, findingLine, formatFindings, ok, type Finding } from '../core/windows/findings';
 import { UserError } from '../core/user-error';
+import { counted } from '../core/plural';
 
 export { blocking, findingLine, ok, type Finding };
 export type { FindingSeverity, FixKind } from '../core/windows/findings';
@@ -456,7 +457,7 @@ export class PreflightError extends UserError {
   override name = 'PreflightError';
   constructor(readonly findings: Finding[]) {
     const errors = blocking(findings);
-    super(`Preflight found ${errors.length} problem${errors.length === 1 ? '' : 's'}:\n${formatFindings(errors)}`);
+    super(`Preflight found ${counted(errors.length, 'problem')}:\n${formatFindings(errors)}`);
   }
 }
 

@@ -16,6 +16,7 @@ import { EXIT, oneOf, UsageError, warn } from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { MIRRORS_RENDER_COMMAND } from './commands';
 import { runMirrorsApply } from './mirrors-apply';
+import { counted } from '../core/plural';
 
 const MODES = ['ordered', 'wmco'] as const;
 
@@ -138,11 +139,11 @@ function tree(root: string, files: RenderedFile[], mode: MirrorMode): string {
     const note =
       mirrors === 0
         ? 'empty: no mirrors'
-        : `${mirrors} mirror${mirrors === 1 ? '' : 's'}${/authorization =/.test(f.content) ? ', with credentials' : ''}`;
+        : `${counted(mirrors, 'mirror')}${/authorization =/.test(f.content) ? ', with credentials' : ''}`;
     const src = f.dir !== f.source ? `  (source ${f.source})` : '';
     lines.push(`${last ? '└── ' : '├── '}${f.dir}/${src}`);
     lines.push(`${last ? '    ' : '│   '}└── hosts.toml  (${note})`);
   });
-  lines.push(`${files.length} file${files.length === 1 ? '' : 's'} written (${mode} mode)`);
+  lines.push(`${counted(files.length, 'file')} written (${mode} mode)`);
   return `${lines.join('\n')}\n`;
 }

@@ -3,6 +3,7 @@ import { RULES, RULES_BY_ID, docsUrl } from '../core/rules/registry';
 import { SIGNATURES, SIGNATURES_BY_ID } from '../core/live/signatures';
 import type { LiveReport, UnreadList } from '../core/live/check';
 import type { Unreadable } from './files';
+import { counted } from '../core/plural';
 
 /** One checked file as the output formats see it. */
 export interface FileReport {
@@ -140,20 +141,19 @@ export function formatText(
 }
 
 function summaryLine(s: Summary, paint: (c: keyof typeof COLORS, t: string) => string): string {
-  const plural = (n: number, w: string, many = `${w}s`) => `${n} ${n === 1 ? w : many}`;
-  const scope = `${plural(s.files, 'file')} (${plural(s.workloads, 'workload')}, ${s.windowsWorkloads} for Windows)`;
-  const fixed = s.fixesApplied ? `; ${plural(s.fixesApplied, 'fix', 'fixes')} applied` : '';
-  const skipped = s.filesSkipped ? `; ${plural(s.filesSkipped, 'file')} not analysed` : '';
-  const others = s.notKubernetes ? `; ${plural(s.notKubernetes, 'YAML file')} not Kubernetes, skipped` : '';
+  const scope = `${counted(s.files, 'file')} (${counted(s.workloads, 'workload')}, ${s.windowsWorkloads} for Windows)`;
+  const fixed = s.fixesApplied ? `; ${counted(s.fixesApplied, 'fix', 'fixes')} applied` : '';
+  const skipped = s.filesSkipped ? `; ${counted(s.filesSkipped, 'file')} not analysed` : '';
+  const others = s.notKubernetes ? `; ${counted(s.notKubernetes, 'YAML file')} not Kubernetes, skipped` : '';
   const tail = `${fixed}${skipped}${others}`;
   // Nothing was checked because nothing could be read: not a success to paint green.
   if (s.findings === 0 && s.unreadable > 0 && s.files === 0) return paint('red', `✖ nothing checked${tail}`);
   if (s.files === 0 && s.notKubernetes === 0) return `nothing checked: no YAML file found${tail}`;
   if (s.findings === 0) return paint(s.unreadable > 0 ? 'yellow' : 'green', `✔ no findings in ${scope}${tail}`);
-  const parts = [plural(s.errors, 'error'), plural(s.warnings, 'warning'), `${s.infos} info`];
+  const parts = [counted(s.errors, 'error'), counted(s.warnings, 'warning'), `${s.infos} info`];
   return paint(
     s.errors > 0 ? 'red' : 'yellow',
-    `✖ ${plural(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${tail}`,
+    `✖ ${counted(s.findings, 'finding')} (${parts.join(', ')}) in ${s.filesWithFindings} of ${scope}${tail}`,
   );
 }
 
@@ -304,14 +304,13 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
   if (lines.length > 0) lines.push('');
   const s = report.summary;
   const n = s.errors + s.warnings + s.infos;
-  const plural = (k: number, w: string) => `${k} ${w}${k === 1 ? '' : 's'}`;
-  const scope = `${plural(s.objects, 'object')} of context ${context}`;
+  const scope = `${counted(s.objects, 'object')} of context ${context}`;
   lines.push(
     n === 0
       ? paint('green', `✔ no findings in ${scope}`)
       : paint(
           s.errors > 0 ? 'red' : 'yellow',
-          `✖ ${plural(n, 'finding')} (${plural(s.errors, 'error')}, ${plural(s.warnings, 'warning')}, ${s.infos} info) in ${report.objects.length} of ${scope}`,
+          `✖ ${counted(n, 'finding')} (${counted(s.errors, 'error')}, ${counted(s.warnings, 'warning')}, ${s.infos} info) in ${report.objects.length} of ${scope}`,
         ),
   );
   return `${lines.join('\n')}\n`;

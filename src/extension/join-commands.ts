@@ -37,6 +37,8 @@ import type { Secret } from '../bootstrap/plan';
 // Pure and tiny (types only below it): safe in the activation bundle.
 import { firstOffer, runFailureSummary, type Finding } from '../bootstrap/preflight';
 import { formatFindings } from '../core/windows/findings';
+import { counted } from '../core/plural';
+import { joinedWords, removalDetail } from '../bootstrap/join-words';
 import type { WmcoInstallOptions } from '../bootstrap/wmco-install';
 import type { SshConnectorOptions } from '../remote/ssh';
 import type { WindowsHost } from '../remote/windows-host';
@@ -464,24 +466,19 @@ const SHOW_DETAILS = 'Show details';
  * or a missing PTR record) with "Show details", which opens them with their fixes: they must not stay in a log.
  */
 async function joinedMessage(rt: Runtime, a: Answers, findings: readonly Finding[]): Promise<void> {
-  const warnings = findings.filter((f) => f.severity === 'warning');
-  const joined = `${a.address} joined ${a.context} as a Windows node`;
-  if (warnings.length === 0) {
+  const words = joinedWords(a.address, a.context, findings);
+  if (!words.details) {
     rt.log.info(`join ${a.address}: done`);
-    void vscode.window.showInformationMessage(`kube-windows: ${joined}.`);
+    void vscode.window.showInformationMessage(`kube-windows: ${words.message}`);
     return;
   }
-  const count = `${warnings.length} warning${warnings.length === 1 ? '' : 's'}`;
-  rt.log.warn(`join ${a.address}: done, with ${count}:\n${formatFindings(warnings)}`);
-  const first = warnings[0]?.title ?? '';
-  const choice = await vscode.window.showWarningMessage(
-    `kube-windows: ${joined}, with ${count}: ${first}${warnings.length > 1 ? ' …' : '.'}`,
-    SHOW_DETAILS,
+  rt.log.warn(
+    `join ${a.address}: done, with ${counted(words.warnings.length, 'warning')}:\n${formatFindings(words.warnings)}`,
   );
+  const choice = await vscode.window.showWarningMessage(`kube-windows: ${words.message}`, SHOW_DETAILS);
   if (choice !== SHOW_DETAILS) return;
-  const text = `# ${joined}, with ${count}\n\n${formatFindings(warnings)}\n`;
   const uri = vscode.Uri.parse(`${PLAN_SCHEME}:/join-${encodeURIComponent(a.address)}-warnings-${++planCounter}.plan`);
-  planDocs.set(uri.toString(), text);
+  planDocs.set(uri.toString(), words.details);
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(doc, PLAN_LANGUAGE);
   await vscode.window.showTextDocument(doc, { preview: false });
@@ -624,12 +621,7 @@ async function removeNode(rt: Runtime, arg: unknown): Promise<void> {
     `Remove the Windows node ${name} from ${context}?`,
     {
       modal: true,
-      detail:
-        via === 'byoh'
-          ? `BYOH: the windows-instances entry ${address} is deleted, and WMCO drains, deconfigures and deletes the node. Its pods are evicted.`
-          : makeHost
-            ? `kubeadm: the node is cordoned and deleted, then kubeadm reset runs on ${address} over SSH and the kubelet service is removed. Its pods are evicted.`
-            : 'kubeadm: the node is cordoned and deleted; the host keeps kubelet installed and cannot rejoin until it is reset. Its pods are evicted.',
+      detail: removalDetail(via, address, makeHost !== undefined),
     },
     remove,
   );

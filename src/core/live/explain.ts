@@ -493,7 +493,7 @@ function selectorMismatch(m: RegExpExecArray, ctx: Ctx): Words {
     const builds = new Map<string, number>();
     for (const n of nodes) builds.set(n.build, (builds.get(n.build) ?? 0) + 1);
     if (!builds.has(wanted)) {
-      const have = [...builds].map(([b, n]) => `${b}${buildName(b)} (${n} node${n === 1 ? '' : 's'})`).join(', ');
+      const have = [...builds].map(([b, n]) => `${b}${buildName(b)} (${counted(n, 'node')})`).join(', ');
       return {
         message: `the pod selects ${BUILD_LABEL}=${wanted}${buildName(wanted)}, which no Windows node runs; the Windows nodes run ${have}.`,
         fix: `Select a build the cluster has (${[...builds.keys()].join(', ')}) with the image tag of that build, or add nodes of ${wanted}.`,

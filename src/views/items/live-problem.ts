@@ -6,6 +6,7 @@ import { SEVERITIES, worstSeverity, type Severity } from '../../core/rules/sever
 import { COLORS, type TreeIcon } from '../item';
 import { md } from '../markdown';
 import type { LiveObjectKey, ProblemNode } from '../problem-item';
+import { counted } from '../../core/plural';
 
 const OPEN_LIVE_OBJECT_COMMAND = 'kubeWindows.openLiveObject';
 const REFRESH_PROBLEMS_COMMAND = 'kubeWindows.refreshProblems';
@@ -62,8 +63,8 @@ export function noProblemsNode(n: number): ProblemNode {
   return {
     id: 'problems/none',
     label: 'No Windows workload problems',
-    description: `${n} object${n === 1 ? '' : 's'} checked`,
-    tooltip: `The live check found nothing to report in the ${n} object${n === 1 ? '' : 's'} it checked.`,
+    description: `${counted(n, 'object')} checked`,
+    tooltip: `The live check found nothing to report in the ${counted(n, 'object')} it checked.`,
     icon: { id: 'pass', color: COLORS.ok },
     contextValue: 'info',
     collapsible: 'none',
@@ -79,7 +80,7 @@ export function objectNode(o: LiveReport['objects'][number]): ProblemNode {
   const counts = { error: 0, warning: 0, info: 0 };
   for (const f of o.findings) counts[f.severity]++;
   const worst = worstSeverity(o.findings.map((f) => f.severity)) ?? 'info';
-  const parts = SEVERITIES.filter((s) => counts[s] > 0).map((s) => `${counts[s]} ${s}${counts[s] === 1 ? '' : 's'}`);
+  const parts = SEVERITIES.filter((s) => counts[s] > 0).map((s) => counted(counts[s], s));
   return {
     id: objectId(key),
     label: objectTitle(key),

@@ -6,6 +6,7 @@ import type { PodView } from '../../cluster/node-pods';
 import type { TreeNode } from '../cluster-item';
 import { COLORS, type TreeIcon } from '../item';
 import { md } from '../markdown';
+import { counted } from '../../core/plural';
 
 /**
  * A pod row: "Running · 1/1 · 3 restarts · 5m" (age as of `nowMs`), and when the failure signatures
@@ -20,7 +21,7 @@ export function podNode(
 ): TreeNode {
   const phase = p.phase ?? 'Unknown';
   const since = age(p.created, nowMs);
-  const restarts = `${p.restarts} restart${p.restarts === 1 ? '' : 's'}`;
+  const restarts = counted(p.restarts, 'restart');
   const sorted = [...problems].sort(bySeverity);
   const worst = sorted[0];
   const description = [phase, `${p.readyCount}/${p.containerCount}`, restarts, since, worst?.title ?? '']
