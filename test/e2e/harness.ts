@@ -316,7 +316,16 @@ export async function runCommand(page: Page, title: string): Promise<void> {
   await page.keyboard.press('Escape');
   await page.keyboard.press('F1');
   const input = quickInput(page).locator('input.input');
-  await input.waitFor({ state: 'visible' });
+  // F1 opens the palette only when the keyboard is with the workbench; when it is not (after a page that
+  // took the focus), the title bar's Command Center opens the same quick input with a click.
+  const shown = await input.waitFor({ state: 'visible', timeout: 5_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!shown) {
+    await page.locator('.command-center .command-center-center').first().click();
+    await input.waitFor({ state: 'visible' });
+  }
   await input.fill(`>${title}`);
   // Only a shown row: the quick input keeps the rows of an earlier pick in a list it hides.
   const row = quickInput(page).locator('.monaco-list-row:visible', { hasText: title }).first();
