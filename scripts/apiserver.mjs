@@ -3,14 +3,19 @@
 // outside the work tree, and starts it on a free loopback port with certificates, static tokens
 // and a kubeconfig made for the occasion. Test-only: nothing here ships.
 //
+// Releases: test/apiserver/go.mod pins the default one (1.35); each test/apiserver-1.N/ holds only a
+// go.mod and go.sum for another release, built from the same main.go (`go build -modfile`). Every
+// server runs with the feature gates its release has on by default (no --feature-gates).
+//
 //   import { ensureApiServer, startApiServer } from '../../scripts/apiserver.mjs';
 //   const api = await startApiServer({ dir });   // { kubeconfigPath, server, adminToken, ... }
+//   const next = await startApiServer({ release: '1.37' });
 //   ...
 //   await api.stop();
 //
-// Run directly (`npm run apiserver`, or `node scripts/apiserver.mjs [--dir DIR]`), it starts one in
-// out/apiserver, installs the OpenShift and OLM CRDs (scripts/apiserver-crds.mjs), prints
-// `KUBECONFIG=<path>` on a line of its own and runs until SIGINT or SIGTERM.
+// Run directly (`npm run apiserver`, or `node scripts/apiserver.mjs [--dir DIR] [--release 1.N]`), it
+// starts one in out/apiserver, installs the OpenShift and OLM CRDs (scripts/apiserver-crds.mjs),
+// prints `KUBECONFIG=<path>` on a line of its own and runs until SIGINT or SIGTERM.
 //
 // Environment: KW_APISERVER_CACHE overrides the cache directory (default
 // ${XDG_CACHE_HOME:-~/.cache}/kube-windows/apiserver); GO names the go command (default `go`).
@@ -24,6 +29,7 @@ import {
   openSync,
   readFileSync,
   readSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
@@ -32,7 +38,7 @@ import {
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -45,13 +51,46 @@ export const CONTEXT_RESTRICTED = 'kube-windows-apiserver-restricted';
 export const ADMIN_USER = 'kube-windows-admin';
 export const RESTRICTED_USER = 'kube-windows-restricted';
 
-/** The Kubernetes release test/apiserver/go.mod pins, e.g. `v1.35.4`. */
-export function kubernetesVersion() {
-  const goMod = readFileSync(join(moduleDir, 'go.mod'), 'utf8');
-  const m = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+\S*)/m.exec(goMod);
+/** The go.mod (and go.sum beside it) that pins `release` ("1.37"), or test/apiserver's for the default. */
+function goModPath(release) {
+  if (release === undefined) return join(moduleDir, 'go.mod');
+  const own = join(root, 'test', `apiserver-${release}`, 'go.mod');
+  if (existsSync(own)) return own;
+  if (releaseOf(join(moduleDir, 'go.mod')) === release) return join(moduleDir, 'go.mod');
+  throw new Error(
+    `The API server harness knows no Kubernetes ${release}: there is no test/apiserver-${release}/go.mod (releases: ${releases().join(', ')}).`,
+  );
+}
+
+function versionIn(goModFile) {
+  const m = /^\s*k8s\.io\/kubernetes\s+(v\d+\.\d+\.\d+\S*)/m.exec(readFileSync(goModFile, 'utf8'));
   if (!m)
-    throw new Error(`test/apiserver/go.mod does not require k8s.io/kubernetes; cannot tell which release to build.`);
+    throw new Error(
+      `${relative(root, goModFile)} does not require k8s.io/kubernetes; cannot tell which release to build.`,
+    );
   return m[1];
+}
+
+const releaseOf = (goModFile) => /^v(\d+\.\d+)/.exec(versionIn(goModFile))[1];
+
+/** The releases the harness can build, oldest first: the pinned default and each test/apiserver-1.N. */
+export function releases() {
+  const found = new Set([releaseOf(join(moduleDir, 'go.mod'))]);
+  for (const name of readdirSync(join(root, 'test'))) {
+    const m = /^apiserver-(\d+\.\d+)$/.exec(name);
+    if (m && existsSync(join(root, 'test', name, 'go.mod'))) found.add(m[1]);
+  }
+  return [...found].sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+}
+
+/** The release test/apiserver/go.mod pins ("1.35"): what startApiServer starts unless told otherwise. */
+export function defaultRelease() {
+  return releaseOf(join(moduleDir, 'go.mod'));
+}
+
+/** The Kubernetes version a release builds, e.g. `v1.35.4` (the default release when none is given). */
+export function kubernetesVersion(release) {
+  return versionIn(goModPath(release));
 }
 
 export function cacheRoot() {
@@ -60,15 +99,20 @@ export function cacheRoot() {
   return join(base, 'kube-windows', 'apiserver');
 }
 
-/** Where the binary for the current go.mod + go.sum + main.go lives (it may not be built yet). */
-export function apiServerBinaryPath() {
+/** Where the binary for a release's go.mod + go.sum and main.go lives (it may not be built yet). */
+export function apiServerBinaryPath(release) {
+  const goMod = goModPath(release);
   const hash = createHash('sha256');
-  for (const f of ['go.mod', 'go.sum', 'main.go']) {
-    hash.update(f + '\0');
-    hash.update(readFileSync(join(moduleDir, f)));
+  for (const [name, path] of [
+    ['go.mod', goMod],
+    ['go.sum', join(dirname(goMod), 'go.sum')],
+    ['main.go', join(moduleDir, 'main.go')],
+  ]) {
+    hash.update(name + '\0');
+    hash.update(readFileSync(path));
     hash.update('\0');
   }
-  return join(cacheRoot(), `${kubernetesVersion()}-${hash.digest('hex').slice(0, 16)}`, binaryName);
+  return join(cacheRoot(), `${versionIn(goMod)}-${hash.digest('hex').slice(0, 16)}`, binaryName);
 }
 
 function alive(pid) {
@@ -81,14 +125,16 @@ function alive(pid) {
 }
 
 /**
- * Builds the harness binary unless the cache has it; safe to call from several processes at once
- * (one builds, the others wait). Resolves to { binary, kubernetesVersion, built, seconds }.
+ * Builds the harness binary of a release (the default one unless given) unless the cache has it;
+ * safe to call from several processes at once (one builds, the others wait). Resolves to
+ * { binary, kubernetesVersion, release, built, seconds }.
  */
-export async function ensureApiServer({ log = (line) => console.error(line) } = {}) {
-  const binary = apiServerBinaryPath();
-  const version = kubernetesVersion();
-  const r = await buildOnce(binary, `kube-apiserver ${version}`, log, () => build(binary, version, log));
-  return { binary, kubernetesVersion: version, ...r };
+export async function ensureApiServer({ release, log = (line) => console.error(line) } = {}) {
+  const goMod = goModPath(release);
+  const binary = apiServerBinaryPath(release);
+  const version = versionIn(goMod);
+  const r = await buildOnce(binary, `kube-apiserver ${version}`, log, () => build(binary, version, goMod, log));
+  return { binary, kubernetesVersion: version, release: releaseOf(goMod), ...r };
 }
 
 /**
@@ -143,12 +189,12 @@ function readFileOr(path, fallback) {
   }
 }
 
-async function build(binary, version, log) {
+async function build(binary, version, goMod, log) {
   const go = process.env.GO || 'go';
   const probe = spawnSync(go, ['env', 'GOVERSION'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     throw new Error(
-      `The real API server harness needs the Go toolchain (go ${goDirective()} or newer) to build kube-apiserver ${version}, and \`${go}\` could not be run; install Go, or set GO to its path.`,
+      `The real API server harness needs the Go toolchain (go ${goDirective(goMod)} or newer) to build kube-apiserver ${version}, and \`${go}\` could not be run; install Go, or set GO to its path.`,
     );
   }
   const [, major, minor] = /^v(\d+)\.(\d+)/.exec(version);
@@ -164,7 +210,10 @@ async function build(binary, version, log) {
     );
   }
   const tmp = `${binary}.tmp-${process.pid}`;
-  const args = ['-n', '19', go, 'build', '-trimpath', '-ldflags', ['-s', '-w', ...stamp].join(' '), '-o', tmp, '.'];
+  // Another release's go.mod builds the same main.go: -modfile reads it (and the go.sum beside it).
+  const modfile = goMod === join(moduleDir, 'go.mod') ? [] : [`-modfile=${goMod}`];
+  const ldflags = ['-s', '-w', ...stamp].join(' ');
+  const args = ['-n', '19', go, 'build', ...modfile, '-trimpath', '-ldflags', ldflags, '-o', tmp, '.'];
   log(
     `kube-apiserver ${version}: building ${binaryName} with ${probe.stdout.trim()} (first time only; cached in ${dirname(binary)}) ...`,
   );
@@ -179,7 +228,7 @@ async function build(binary, version, log) {
   if (code !== 0) {
     rmSync(tmp, { force: true });
     throw new Error(
-      `Building kube-apiserver ${version} from test/apiserver failed after ${seconds.toFixed(0)}s (exit ${code}); the go errors are above. Is the Go module proxy reachable and go.sum complete (\`go mod tidy\` in test/apiserver)?`,
+      `Building kube-apiserver ${version} from ${relative(root, dirname(goMod))} failed after ${seconds.toFixed(0)}s (exit ${code}); the go errors are above. Is the Go module proxy reachable and go.sum complete (\`go mod tidy\` in test/apiserver, with -modfile for another release)?`,
     );
   }
   renameSync(tmp, binary);
@@ -189,8 +238,8 @@ async function build(binary, version, log) {
   return seconds;
 }
 
-function goDirective() {
-  const m = /^go\s+(\S+)/m.exec(readFileOr(join(moduleDir, 'go.mod'), ''));
+function goDirective(goMod = join(moduleDir, 'go.mod')) {
+  const m = /^go\s+(\S+)/m.exec(readFileOr(goMod, ''));
   return m ? m[1] : '1.25';
 }
 
@@ -419,6 +468,7 @@ export async function ensureServiceAccount(api, namespace, name = 'default') {
  * { kubeconfigPath, server, adminToken, restrictedToken, caPath, dir, logPath, pid, stop() }.
  */
 export async function startApiServer({
+  release,
   dir,
   keepData = false,
   compactionInterval = '30s',
@@ -426,7 +476,7 @@ export async function startApiServer({
   extraArgs = [],
   log = (line) => console.error(line),
 } = {}) {
-  const { binary } = await ensureApiServer({ log });
+  const { binary, kubernetesVersion: version } = await ensureApiServer({ release, log });
   const ownDir = !dir; // a temporary directory of ours goes away on stop() (etcd preallocates ~60 MB)
   dir = dir ? resolve(dir) : mkdtempSync(join(tmpdir(), 'kw-apiserver-'));
   if (!keepData)
@@ -511,7 +561,9 @@ export async function startApiServer({
         pid: child.pid,
         stop: undefined,
       };
-      log(`kube-apiserver ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)}s (log: ${logPath})`);
+      log(
+        `kube-apiserver ${version} ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)}s (log: ${logPath})`,
+      );
       let stopping;
       const stop = () => {
         stopping ??= (async () => {
@@ -567,9 +619,12 @@ export async function startApiServer({
 }
 
 async function main() {
-  const i = process.argv.indexOf('--dir');
-  const dir = i > 0 ? process.argv[i + 1] : join(root, 'out', 'apiserver');
-  const api = await startApiServer({ dir });
+  const option = (name) => {
+    const i = process.argv.indexOf(name);
+    return i > 0 ? process.argv[i + 1] : undefined;
+  };
+  const dir = option('--dir') ?? join(root, 'out', 'apiserver');
+  const api = await startApiServer({ dir, release: option('--release') });
   try {
     const { installCrds } = await import('./apiserver-crds.mjs');
     await installCrds(api, { log: (line) => console.error(line) });
@@ -601,6 +656,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1]
 }
 
 // Kept for callers that only need to know whether a build would be needed.
-export function apiServerIsBuilt() {
-  return existsSync(apiServerBinaryPath());
+export function apiServerIsBuilt(release) {
+  return existsSync(apiServerBinaryPath(release));
 }

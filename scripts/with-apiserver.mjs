@@ -1,8 +1,10 @@
 // Runs a command (the test runner) with one real Kubernetes API server for its whole duration:
-// builds the test/apiserver harness (and KWOK, scripts/kwok.mjs) or reuses the cached binaries,
-// starts one kube-apiserver with embedded etcd on loopback, installs the OpenShift CRDs, hands its
-// kubeconfig to the command in KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails,
-// or is interrupted.
+// builds the test/apiserver harness for every release it knows (and KWOK, scripts/kwok.mjs) or
+// reuses the cached binaries, starts one kube-apiserver of the default release with embedded etcd on
+// loopback, installs the OpenShift CRDs, hands its kubeconfig to the command in
+// KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails, or is interrupted. The suites
+// that need another release (the release sweep) start it themselves from the cached binary; a
+// release that cannot be built is named in KW_APISERVER_UNAVAILABLE_<1_N> for them to fail with.
 //
 //   node scripts/with-apiserver.mjs node --test --test-force-exit out/test out/e2e
 //
@@ -13,7 +15,7 @@
 // Test-only: nothing here ships.
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
-import { startApiServer } from './apiserver.mjs';
+import { defaultRelease, ensureApiServer, releases, startApiServer } from './apiserver.mjs';
 import { installCrds } from './apiserver-crds.mjs';
 import { ensureKwok } from './kwok.mjs';
 
@@ -27,6 +29,8 @@ if (argv.length === 0) {
 const log = (line) => console.error(`apiserver: ${line}`);
 const env = { ...process.env };
 delete env.KW_APISERVER_UNAVAILABLE;
+const unavailableKey = (release) => `KW_APISERVER_UNAVAILABLE_${release.replace('.', '_')}`;
+for (const release of releases()) delete env[unavailableKey(release)];
 let api;
 let stopping;
 const stop = () =>
@@ -49,6 +53,14 @@ try {
   // KWOK (test/apiserver-suites/kwok.test.ts) is built up front too, so that a first run's builds
   // show here rather than inside a test; a failure is that suite's to report.
   await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
+  // The other releases too, one after the other (each build uses both cores), before any test runs.
+  for (const release of releases().filter((r) => r !== defaultRelease())) {
+    if (interrupted) break;
+    await ensureApiServer({ release, log }).catch((e) => {
+      env[unavailableKey(release)] = e instanceof Error ? e.message : String(e);
+      log(`kube-apiserver ${release} is not available; the suites that need it will fail: ${e.message}`);
+    });
+  }
   api = await startApiServer({ log });
   if (interrupted) {
     await stop();

@@ -13,6 +13,7 @@ import { RULES } from '../../src/core/rules/registry';
 import type { Finding } from '../../src/core/rules/types';
 import { splitDocuments } from '../../src/core/manifest/split';
 import { applyFix, findings } from '../support/check';
+import { matchAt, quotesCause } from '../support/api-quotes';
 import {
   collectionPath,
   ensureNamespace,
@@ -157,25 +158,6 @@ const rejected = (r: ApiResponse) => r.status >= 400;
 // Matching a rule's message against the server's
 
 /**
- * Where `cause` (the server's text) matches `msg` (the rule's message) from `at`, returning the end
- * in `msg`, or -1. An ellipsis in the rule's text stands for the rest of a long value the rule
- * shortened: the text after it must continue the server's text further on.
- */
-function matchAt(msg: string, at: number, cause: string): number {
-  let i = at;
-  for (let k = 0; k < cause.length; k++, i++) {
-    if (msg[i] === cause[k]) continue;
-    if (msg[i] !== '…') return -1;
-    for (let s = k + 1; s <= cause.length; s++) {
-      const rest = cause.slice(s);
-      if (rest.length > 0 && msg.startsWith(rest, i + 1)) return i + 1 + rest.length;
-    }
-    return -1;
-  }
-  return i;
-}
-
-/**
  * The rule's message must open with one or more of the server's causes, joined by "; " and ended
  * by "." (then the rule's advice) or the end. Returns the causes it quotes.
  */
@@ -202,14 +184,6 @@ function leadingQuotes(f: Finding, causes: string[]): string[] {
     );
     return used;
   }
-}
-
-/** Whether a message quotes `cause` at its start or after "; " (another quote). */
-function quotesCause(msg: string, cause: string): boolean {
-  if (matchAt(msg, 0, cause) >= 0) return true;
-  for (let i = msg.indexOf('; '); i >= 0; i = msg.indexOf('; ', i + 2))
-    if (matchAt(msg, i + 2, cause) >= 0) return true;
-  return false;
 }
 
 /** Applies the first fix of findings of `rules` until none is left with a fix. */

@@ -67,6 +67,11 @@ export interface RealApiServer {
 export interface UseOptions {
   /** Always start a server of this file's own (for a configuration the shared one does not have). */
   own?: boolean;
+  /**
+   * The Kubernetes release ("1.37"): one of scripts/apiserver.mjs's releases (test/apiserver-1.N). Another
+   * release than the default starts a server of this file's own, from the binary the runner built.
+   */
+  release?: string;
   /** Install the OpenShift and OLM CRDs (default true, as the shared server has them). False starts a plain Kubernetes server of its own. */
   openshift?: boolean;
   /** --etcd-compaction-interval (own servers only). */
@@ -76,7 +81,10 @@ export interface UseOptions {
 }
 
 interface Harness {
+  defaultRelease(): string;
+  releases(): string[];
   startApiServer(options: {
+    release?: string;
     compactionInterval?: string;
     extraArgs?: string[];
     log?: (line: string) => void;
@@ -104,14 +112,25 @@ let sharedServer: Promise<RealApiServer> | undefined;
 
 /**
  * The API server a suite runs against. Fails (never skips) when the runner could not start one:
- * the reason is in KW_APISERVER_UNAVAILABLE.
+ * the reason is in KW_APISERVER_UNAVAILABLE (KW_APISERVER_UNAVAILABLE_1_37 for another release).
  */
-export function useApiServer(options: UseOptions = {}): Promise<RealApiServer> {
-  const unavailable = process.env.KW_APISERVER_UNAVAILABLE;
-  if (unavailable) return Promise.reject(new Error(`The real API server is not available: ${unavailable}`));
+export async function useApiServer(options: UseOptions = {}): Promise<RealApiServer> {
+  const unavailable =
+    (options.release && process.env[`KW_APISERVER_UNAVAILABLE_${options.release.replace('.', '_')}`]) ||
+    process.env.KW_APISERVER_UNAVAILABLE;
+  if (unavailable)
+    throw new Error(
+      `The real API server${options.release ? ` ${options.release}` : ''} is not available: ${unavailable}`,
+    );
   const openshift = options.openshift ?? true;
+  const otherRelease =
+    options.release !== undefined && options.release !== (await loadScript<Harness>('apiserver.mjs')).defaultRelease();
   const own =
-    options.own || !openshift || options.compactionInterval !== undefined || (options.extraArgs?.length ?? 0) > 0;
+    options.own ||
+    otherRelease ||
+    !openshift ||
+    options.compactionInterval !== undefined ||
+    (options.extraArgs?.length ?? 0) > 0;
   const fromRunner = process.env.KW_APISERVER_KUBECONFIG;
   if (!own && fromRunner) {
     sharedServer ??= Promise.resolve(fromKubeconfig(fromRunner));
@@ -125,7 +144,12 @@ async function startOwn(options: UseOptions & { openshift: boolean }): Promise<R
   const quiet = (line: string) => {
     if (/building|waiting|built in/.test(line)) console.error(line);
   };
+  if (options.release !== undefined && !harness.releases().includes(options.release))
+    throw new Error(
+      `The API server harness builds no Kubernetes ${options.release} (releases: ${harness.releases().join(', ')}).`,
+    );
   const started = await harness.startApiServer({
+    release: options.release,
     compactionInterval: options.compactionInterval,
     extraArgs: options.extraArgs,
     log: quiet,
