@@ -9,6 +9,7 @@
 // A field a future release starts to forbid fails here until a rule covers it.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dump } from 'js-yaml';
@@ -48,6 +49,31 @@ function harnessReleases(): string[] {
     if (release) found.add(release);
   }
   return [...found].sort((a, b) => Number(a.split('.')[1]) - Number(b.split('.')[1]));
+}
+
+/**
+ * Each Kubernetes feature gate's default at `gitVersion` ("v1.37.2"), from that module's
+ * pkg/features/kube_features.go: the last versioned spec at or before the release.
+ */
+function releaseGateDefaults(gitVersion: string): Record<string, boolean> {
+  const go = spawnSync(process.env.GO || 'go', ['env', 'GOMODCACHE'], { encoding: 'utf8' });
+  assert.equal(go.status, 0, 'go env GOMODCACHE');
+  const file = join(go.stdout.trim(), `k8s.io/kubernetes@${gitVersion}`, 'pkg', 'features', 'kube_features.go');
+  const text = readFileSync(file, 'utf8');
+  const minor = Number(/^v1\.(\d+)\./.exec(gitVersion)?.[1]);
+  const out: Record<string, boolean> = {};
+  for (const m of text.matchAll(/^\t(\w+): \{\n((?:\t\t\{Version: [^\n]*\n)+)\t\},?$/gm)) {
+    let value: boolean | undefined;
+    for (const spec of m[2].split('\n')) {
+      const v = /MustParse\("1\.(\d+)"\), Default: (true|false)/.exec(spec);
+      // A spec with a MinCompatibilityVersion applies only once the cluster may not roll back below it
+      // (by default the previous release): 1.37's own servers still run the 1.36-compatible default.
+      const minCompat = /MinCompatibilityVersion: version\.MustParse\("1\.(\d+)"\)/.exec(spec);
+      if (v && Number(v[1]) <= minor && !(minCompat && Number(minCompat[1]) > minor - 1)) value = v[2] === 'true';
+    }
+    if (value !== undefined) out[m[1]] = value;
+  }
+  return out;
 }
 
 const IMAGE = 'mcr.microsoft.com/windows/nanoserver:ltsc2022';
@@ -111,25 +137,53 @@ const BIDIRECTIONAL =
   'rules (issue 27 §3): Bidirectional propagation is refused without privileged, which no Windows pod may set; WIN053 only warns';
 const WIN041_NEVER_RUNS =
   'versions (issue 27 §1, apiRejects): WIN041 on an inferred pod is "accepted, can never run", not an API rejection';
-const KNOWN_GAPS: Record<string, Record<string, string>> = {
-  '1.35': {
-    ...inEveryContainer('inferred', 'securityContext.privileged=true', WIN041_NEVER_RUNS),
-    ...inEveryContainer('declared', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
-    ...inEveryContainer('inferred', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
-  },
+/** Known on every release swept so far. */
+const EVERY_RELEASE = {
+  ...inEveryContainer('inferred', 'securityContext.privileged=true', WIN041_NEVER_RUNS),
+  ...inEveryContainer('declared', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
+  ...inEveryContainer('inferred', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
 };
+const KNOWN_GAPS: Record<string, Record<string, string>> = { '1.35': EVERY_RELEASE, '1.37': EVERY_RELEASE };
 
 /**
  * Probes (`field` or `field=value`) the server refuses for every OS, with why: not a Windows matter.
  * The suite fails when one is accepted somewhere (then it can be swept).
  */
-const REFUSED_FOR_EVERY_OS: Record<string, string> = {
-  'spec.ephemeralContainers': 'cannot be set on create (the ephemeralcontainers subresource adds them)',
-  'spec.resources.claims': 'claims may not be set for resources at pod level',
-  'spec.securityContext.seLinuxChangePolicy="MountOption"': 'needs the SELinuxMount feature gate, off by default',
+const REFUSED_FOR_EVERY_OS: Record<string, { why: string; through?: string }> = {
+  'spec.ephemeralContainers': { why: 'cannot be set on create (the ephemeralcontainers subresource adds them)' },
+  'spec.resources.claims': { why: 'claims may not be set for resources at pod level' },
+  'spec.securityContext.seLinuxChangePolicy="MountOption"': {
+    why: 'needs the SELinuxMount feature gate, off by default before 1.37',
+    through: '1.36',
+  },
 };
-const refusedReason = (i: { field: string; value: unknown }) =>
-  REFUSED_FOR_EVERY_OS[i.field] ?? REFUSED_FOR_EVERY_OS[`${i.field}=${JSON.stringify(i.value)}`];
+const minorOf = (release: string) => Number(release.split('.')[1]);
+/** The entries that hold on `release`. */
+const refusedOn = (release: string) =>
+  Object.keys(REFUSED_FOR_EVERY_OS).filter((k) => {
+    const through = REFUSED_FOR_EVERY_OS[k].through;
+    return through === undefined || minorOf(release) <= minorOf(through);
+  });
+
+/** Whether an object holds something at `spec.containers[0].lifecycle.stopSignal`. */
+function holds(obj: unknown, field: string): boolean {
+  let node = obj;
+  for (const part of field.split(/\.|(?=\[)/)) {
+    const index = /^\[(\d+)\]$/.exec(part);
+    if (index) node = Array.isArray(node) ? node[Number(index[1])] : undefined;
+    else node = node && typeof node === 'object' ? (node as Record<string, unknown>)[part] : undefined;
+    if (node === undefined) return false;
+  }
+  return true;
+}
+
+/** Values the server may leave out of what it returns without having dropped anything. */
+const isZero = (v: unknown) =>
+  v === false ||
+  v === 0 ||
+  v === '' ||
+  (Array.isArray(v) && v.length === 0) ||
+  (typeof v === 'object' && v !== null && Object.keys(v).length === 0);
 
 async function inBatches<T, R>(items: T[], size: number, fn: (item: T) => Promise<R>): Promise<R[]> {
   const out: R[] = [];
@@ -148,6 +202,7 @@ for (const release of harnessReleases()) {
     const ns = uniqueName(`kw-sweep-${release.replace('.', '-')}`);
     const options: CheckOptions & { kubernetesVersion?: string } = { kubernetesVersion: release, fixes: false };
     const outcomes: Outcome[] = [];
+    const dropped = new Set<string>();
     const invalid: { field: string; value: unknown; linux: string[] }[] = [];
     let probes: Probe[] = [];
     let fields: string[] = [];
@@ -201,11 +256,13 @@ for (const release of harnessReleases()) {
 
     test(`the server is Kubernetes ${release}, with its release's default feature gates`, () => {
       assert.match(gitVersion, new RegExp(`^v${release.replace('.', '\\.')}\\.`));
-      // No --feature-gates is passed: what /metrics reports is the release's default.
-      assert.ok(Object.keys(gates).length > 50, `the server reports its feature gates (${Object.keys(gates).length})`);
-      if (Number(release.split('.')[1]) >= 37)
-        assert.equal(gates.ContainerStopSignals, true, 'ContainerStopSignals is beta and on by default from 1.37');
-      else assert.equal(gates.ContainerStopSignals, false, 'ContainerStopSignals is alpha and off before 1.37');
+      // No --feature-gates is passed: every Kubernetes gate /metrics reports must have the default the
+      // release's own pkg/features/kube_features.go gives it (read from the Go module cache it was built from).
+      const defaults = releaseGateDefaults(gitVersion);
+      const compared = Object.keys(defaults).filter((g) => g in gates);
+      assert.ok(compared.length > 50, `${compared.length} gates compared with kube_features.go`);
+      const differ = compared.filter((g) => gates[g] !== defaults[g]).map((g) => `${g}: ${gates[g]}`);
+      assert.deepEqual(differ, [], 'gates that are not at their release default');
     });
 
     test('every nested type the four types reach is swept field by field or declared opaque, with a reason', () => {
@@ -234,9 +291,12 @@ for (const release of harnessReleases()) {
         const answers = await Promise.all(
           (['declared', 'inferred', 'linux'] as const).map(async (variant) => {
             const pod = podFor(probe, variant, ns);
-            return { variant, pod, causes: causesOf(await dryRun(pod)) };
+            const r = await dryRun(pod);
+            return { variant, pod, causes: causesOf(r), kept: r.status < 400 && holds(r.body, probe.field) };
           }),
         );
+        // A value the server takes but does not keep: its feature gate is off in this release.
+        if (answers[0].causes.length === 0 && !answers[0].kept && !isZero(probe.value)) dropped.add(probe.field);
         if (answers.every((a) => a.causes.length > 0)) {
           invalid.push({ field: probe.field, value: probe.value, linux: answers[2].causes });
           return;
@@ -256,10 +316,11 @@ for (const release of harnessReleases()) {
           });
         }
       });
+      const refused = refusedOn(release);
       const badSamples = invalid
-        .filter((i) => !refusedReason(i))
+        .filter((i) => !refused.includes(i.field) && !refused.includes(`${i.field}=${JSON.stringify(i.value)}`))
         .map((i) => `${i.field}=${JSON.stringify(i.value)}: ${i.linux.join(' | ')}`);
-      const nowAccepted = Object.keys(REFUSED_FOR_EVERY_OS).filter(
+      const nowAccepted = refused.filter(
         (k) => !invalid.some((i) => k === i.field || k === `${i.field}=${JSON.stringify(i.value)}`),
       );
       const known = KNOWN_GAPS[release] ?? {};
@@ -384,6 +445,7 @@ for (const release of harnessReleases()) {
         fields: fields.length,
         probes: probes.length,
         refusedForEveryOs: [...new Set(invalid.map((i) => i.field))],
+        droppedByTheServer: [...dropped].sort(),
         featureGates: {
           enabled: Object.values(gates).filter(Boolean).length,
           ContainerStopSignals: gates.ContainerStopSignals,
@@ -398,7 +460,7 @@ for (const release of harnessReleases()) {
         `${name}: ${c.rejected}/${c.tried} rejected (${counted(c.rejectedFields, 'field')}), engine agrees on ${c.engineAgrees}/${c.tried} (${c.engineAgreesOnRejected}/${c.rejected} rejected)`;
       summaries[release] = summary;
       t.diagnostic(
-        `${gitVersion}: ${summary.fields} fields, ${summary.probes} probes; ${line('declared Windows pods', summary.declared)}; ${line('inferred', summary.inferred)}; ${line('ephemeral containers, declared', summary.ephemeralDeclared)}; ${line('inferred', summary.ephemeralInferred)}`,
+        `${gitVersion}: ${summary.fields} fields, ${summary.probes} probes; ${line('declared Windows pods', summary.declared)}; ${line('inferred', summary.inferred)}; ${line('ephemeral containers, declared', summary.ephemeralDeclared)}; ${line('inferred', summary.ephemeralInferred)}; dropped by the server (gate off): ${summary.droppedByTheServer.join(', ') || 'none'}`,
       );
       mkdirSync(join(ROOT, 'test-results'), { recursive: true });
       writeFileSync(join(ROOT, 'test-results', 'release-sweep.json'), `${JSON.stringify(summaries, null, 2)}\n`);
