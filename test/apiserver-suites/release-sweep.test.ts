@@ -251,6 +251,13 @@ for (const release of harnessReleases()) {
     });
 
     after(async () => {
+      // The shared server goes on to other suites: leave it as it was (pods without a node go at once).
+      if (api?.shared) {
+        for (const variant of ['declared', 'inferred', 'linux'])
+          await api.request(`/api/v1/namespaces/${ns}/pods/sweep-ephemeral-${variant}`, { method: 'DELETE' });
+        await api.request(`/apis/node.k8s.io/v1/runtimeclasses/${SWEEP_RUNTIME_CLASS}`, { method: 'DELETE' });
+        await api.request(`/apis/scheduling.k8s.io/v1/priorityclasses/${SWEEP_PRIORITY_CLASS}`, { method: 'DELETE' });
+      }
       await api?.stop();
     });
 
