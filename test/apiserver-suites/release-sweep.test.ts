@@ -94,6 +94,14 @@ function podFor(probe: Probe | undefined, variant: Variant, namespace: string): 
   return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sweep', namespace }, spec };
 }
 
+/** The pod with its probed container moved to spec.initContainers[0], and a plain container beside it. */
+function asInitContainer(pod: Record<string, unknown>): Record<string, unknown> {
+  const spec = pod.spec as PodSpecObject;
+  spec.initContainers = [{ ...spec.containers[0], name: 'setup' }];
+  spec.containers = [{ name: 'app', image: IMAGE }];
+  return pod;
+}
+
 /** The server's reasons as `field: message` (the message alone when it gives no causes). */
 function causesOf(r: ApiResponse<Status>): string[] {
   if (r.status < 400) return [];
@@ -128,9 +136,10 @@ const key = (o: { variant: string; field: string; value: unknown }) =>
  * Disagreements known today, each with who closes it: the suite fails when one of these no longer
  * happens too (remove the line), so the list only shrinks.
  */
-/** The same gap in containers[0] and in the ephemeral container. */
+/** The same gap in containers[0], the init container and the ephemeral container. */
 const inEveryContainer = (variant: string, probe: string, why: string) => ({
   [`${variant} spec.containers[0].${probe}`]: why,
+  [`${variant} spec.initContainers[0].${probe}`]: why,
   [`${variant} spec.ephemeralContainers[0].${probe}`]: why,
 });
 const BIDIRECTIONAL =
@@ -308,20 +317,37 @@ for (const release of harnessReleases()) {
           invalid.push({ field: probe.field, value: probe.value, linux: answers[2].causes });
           return;
         }
-        for (const a of answers) {
-          if (a.variant === 'linux') continue;
-          const errors = apiErrors(checkText(dump(a.pod), options).findings);
-          outcomes.push({
-            field: probe.field,
-            value: probe.value,
-            variant: a.variant,
-            server: a.causes,
-            missing: a.causes.filter((c) => !errors.some((f) => quotesCause(f.message, c))),
-            extra: errors
-              .filter((f) => !a.causes.some((c) => quotesCause(f.message, c)))
-              .map((f) => `${f.ruleId}: ${f.message}`),
-          });
-        }
+        const compare = (
+          list: { variant: Variant; pod: Record<string, unknown>; causes: string[] }[],
+          field: string,
+        ) => {
+          for (const a of list) {
+            if (a.variant === 'linux') continue;
+            const errors = apiErrors(checkText(dump(a.pod), options).findings);
+            outcomes.push({
+              field,
+              value: probe.value,
+              variant: a.variant,
+              server: a.causes,
+              missing: a.causes.filter((c) => !errors.some((f) => quotesCause(f.message, c))),
+              extra: errors
+                .filter((f) => !a.causes.some((c) => quotesCause(f.message, c)))
+                .map((f) => `${f.ruleId}: ${f.message}`),
+            });
+          }
+        };
+        compare(answers, probe.field);
+        if (!probe.field.startsWith('spec.containers[0].')) return;
+        // The same container field on an init container (next to a plain container).
+        const init = await Promise.all(
+          (['declared', 'inferred', 'linux'] as const).map(async (variant) => {
+            const pod = asInitContainer(podFor(probe, variant, ns));
+            return { variant, pod, causes: causesOf(await dryRun(pod)) };
+          }),
+        );
+        // Fields an init container may not have (probes, lifecycle without restartPolicy: Always) are refused for every OS.
+        if (init.every((a) => a.causes.length > 0)) return;
+        compare(init, probe.field.replace('spec.containers[0].', 'spec.initContainers[0].'));
       });
       const refused = refusedOn(release);
       const badSamples = invalid
@@ -445,8 +471,14 @@ for (const release of harnessReleases()) {
           engineAgreesOnRejected: agree(rejected),
         };
       };
-      const pick = (variant: string, ephemeral: boolean) =>
-        counts(outcomes.filter((o) => o.variant === variant && isEphemeral(` ${o.field}`) === ephemeral));
+      const placed = (o: Outcome) =>
+        o.field.startsWith('spec.ephemeralContainers[0].')
+          ? 'ephemeral'
+          : o.field.startsWith('spec.initContainers[0].')
+            ? 'init'
+            : 'pod';
+      const pick = (variant: string, placement: string) =>
+        counts(outcomes.filter((o) => o.variant === variant && placed(o) === placement));
       const summary = {
         kubeApiserver: gitVersion,
         fields: fields.length,
@@ -457,21 +489,26 @@ for (const release of harnessReleases()) {
           enabled: Object.values(gates).filter(Boolean).length,
           ContainerStopSignals: gates.ContainerStopSignals,
         },
-        declared: pick('declared', false),
-        inferred: pick('inferred', false),
-        ephemeralDeclared: pick('declared', true),
-        ephemeralInferred: pick('inferred', true),
+        declared: pick('declared', 'pod'),
+        inferred: pick('inferred', 'pod'),
+        initDeclared: pick('declared', 'init'),
+        initInferred: pick('inferred', 'init'),
+        ephemeralDeclared: pick('declared', 'ephemeral'),
+        ephemeralInferred: pick('inferred', 'ephemeral'),
         knownGaps: Object.keys(KNOWN_GAPS[release] ?? {}).length,
       };
       const line = (name: string, c: ReturnType<typeof counts>) =>
         `${name}: ${c.rejected}/${c.tried} rejected (${counted(c.rejectedFields, 'field')}), engine agrees on ${c.engineAgrees}/${c.tried} (${c.engineAgreesOnRejected}/${c.rejected} rejected)`;
       summaries[release] = summary;
       t.diagnostic(
-        `${gitVersion}: ${summary.fields} fields, ${summary.probes} probes; ${line('declared Windows pods', summary.declared)}; ${line('inferred', summary.inferred)}; ${line('ephemeral containers, declared', summary.ephemeralDeclared)}; ${line('inferred', summary.ephemeralInferred)}; dropped by the server (gate off): ${summary.droppedByTheServer.join(', ') || 'none'}`,
+        `${gitVersion}: ${summary.fields} fields, ${summary.probes} probes; ${line('declared Windows pods', summary.declared)}; ${line('inferred', summary.inferred)}; ${line('init containers, declared', summary.initDeclared)}; ${line('inferred', summary.initInferred)}; ${line('ephemeral containers, declared', summary.ephemeralDeclared)}; ${line('inferred', summary.ephemeralInferred)}; dropped by the server (gate off): ${summary.droppedByTheServer.join(', ') || 'none'}`,
       );
       mkdirSync(join(ROOT, 'test-results'), { recursive: true });
       writeFileSync(join(ROOT, 'test-results', 'release-sweep.json'), `${JSON.stringify(summaries, null, 2)}\n`);
-      assert.ok(summary.declared.tried > 0 && summary.ephemeralDeclared.tried > 0, 'the sweep ran');
+      assert.ok(
+        summary.declared.tried > 0 && summary.initDeclared.tried > 0 && summary.ephemeralDeclared.tried > 0,
+        'the sweep ran',
+      );
     });
   });
 }
