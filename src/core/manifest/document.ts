@@ -99,13 +99,44 @@ export function forEachDocument(
   file: ManifestFile,
   options: LoadOptions,
   visit: (doc: ManifestDocument) => void,
+  part?: DocumentPart,
 ): void {
   if (file.skipped) return;
-  let index = 0;
-  loadSpans(file.text, splitDocuments(file.text), options, (doc) => {
+  let index = part?.firstIndex ?? 0;
+  loadSpans(file.text, part?.spans ?? splitDocuments(file.text), options, (doc) => {
     doc.index = index++;
     visit(doc);
   });
+}
+
+/** A stretch of whole documents of a file, and the index its first document has in the whole file. */
+export interface DocumentPart {
+  spans: Span[];
+  firstIndex: number;
+}
+
+/**
+ * A file's documents cut into parts of about `chars` characters each (never inside a document), to be
+ * loaded apart (on other threads) with the same indexes and positions as when the file is read whole.
+ */
+export function documentParts(text: string, chars: number): DocumentPart[] {
+  const parts: DocumentPart[] = [];
+  let current: DocumentPart = { spans: [], firstIndex: 0 };
+  let size = 0;
+  let index = 0;
+  for (const span of splitDocuments(text)) {
+    if (size >= chars) {
+      parts.push(current);
+      current = { spans: [], firstIndex: index };
+      size = 0;
+    }
+    current.spans.push(span);
+    size += span.end - span.start;
+    // Indexes are dense over the documents that carry content (see loadSpans).
+    if (hasContent(text.slice(span.start, span.end))) index++;
+  }
+  if (current.spans.length > 0) parts.push(current);
+  return parts;
 }
 
 /**
