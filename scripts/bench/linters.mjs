@@ -3,7 +3,7 @@
 // (`go install MODULE@VERSION` through the Go module proxy) into the same cache as the API server
 // and KWOK (scripts/apiserver.mjs's buildOnce: a lock, so parallel runs build once). Bench-only:
 // nothing here ships. A tool that cannot be had (no Go, no proxy) is skipped with a line saying why.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +60,10 @@ export async function ensureLinter(tool, { log = (line) => console.error(line) }
 
 async function goInstall(tool, binary, log) {
   const go = process.env.GO || 'go';
+  if (spawnSync(go, ['version'], { stdio: 'ignore' }).error)
+    throw new Error(
+      `no Go toolchain ("${go}" not found); install Go to build ${tool.name} from ${tool.pkg}@${tool.version}`,
+    );
   const gobin = `${dirname(binary)}/.gobin-${process.pid}`;
   mkdirSync(gobin, { recursive: true });
   log(`${tool.name} ${tool.version}: building from ${tool.pkg} (first time only; cached in ${dirname(binary)}) ...`);
@@ -74,7 +78,7 @@ async function goInstall(tool, binary, log) {
         stdio: ['ignore', 'inherit', 'inherit'],
       },
     );
-    child.on('error', (err) => res(err.code === 'ENOENT' ? 'no-go' : 1));
+    child.on('error', () => res(1));
     child.on('exit', (c, sig) => res(sig ? 128 : c));
   });
   const seconds = (Date.now() - started) / 1000;
@@ -82,9 +86,7 @@ async function goInstall(tool, binary, log) {
   if (code !== 0 || !existsSync(built)) {
     rmSync(gobin, { recursive: true, force: true });
     throw new Error(
-      code === 'no-go'
-        ? `no Go toolchain ("${go}" not found); install Go to build ${tool.name} from ${tool.pkg}@${tool.version}`
-        : `go install ${tool.pkg}@${tool.version} failed after ${seconds.toFixed(0)}s (exit ${code}); is the Go module proxy reachable?`,
+      `go install ${tool.pkg}@${tool.version} failed after ${seconds.toFixed(0)}s (exit ${code}); is the Go module proxy reachable?`,
     );
   }
   renameSync(built, binary);
@@ -94,9 +96,16 @@ async function goInstall(tool, binary, log) {
 }
 
 // `node scripts/bench/linters.mjs`: builds (or finds) both tools and says where they are.
-if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+async function main() {
   for (const tool of LINTERS) {
     const r = await ensureLinter(tool);
     console.log(r.skipped ? `${tool.name}: skipped: ${r.skipped}` : `${tool.name} ${tool.version}: ${r.binary}`);
   }
 }
+
+if (
+  process.argv[1] &&
+  import.meta.url === pathToFileURL(resolve(process.argv[1])).href &&
+  /linters\.mjs$/.test(process.argv[1])
+)
+  void main();

@@ -7,7 +7,13 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gatherFacts, type CheckOptions } from '../../src/core/rules/checker';
-import { checkAll, enableCheckWorkers, type CheckJob, type CheckStats } from '../../src/cli/check-workers';
+import {
+  checkAll,
+  enableCheckWorkers,
+  MIN_PARALLEL_CHARS,
+  type CheckJob,
+  type CheckStats,
+} from '../../src/cli/check-workers';
 import { CLI, runCli } from '../support/run-cli';
 import { generateVaried } from '../../scripts/bench/generate-varied.mjs';
 
@@ -23,13 +29,14 @@ function inputs(): { dir: string; texts: string[] } {
     writeFileSync(join(sub, `app-${k}.yaml`), text);
     texts.push(text);
   }
-  const large = generateVaried(900, { findings: 'sparse' });
+  const large = generateVaried(2600, { findings: 'sparse' });
   writeFileSync(join(dir, 'large.yaml'), large);
   texts.push(large);
   return { dir, texts };
 }
 
 const { dir, texts } = inputs();
+const LARGE = texts[texts.length - 1];
 
 function jobsOf(list: string[]): CheckJob[] {
   const facts = gatherFacts(list);
@@ -37,6 +44,7 @@ function jobsOf(list: string[]): CheckJob[] {
 }
 
 test('the pool: workers check files and parts of a large file, and the results are those of one thread', async () => {
+  assert.ok(LARGE.length > MIN_PARALLEL_CHARS, 'the large file alone is checked on several threads');
   enableCheckWorkers(CLI);
   const jobs = jobsOf(texts);
   const one = await checkAll(jobs, 1);
