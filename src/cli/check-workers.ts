@@ -213,8 +213,14 @@ class CheckWorker {
         ...(u.part ? {} : { text: this.jobs[u.job].text }),
       })),
     };
-    this.pending.set(id, batch);
-    this.worker.postMessage(request);
+    try {
+      this.worker.postMessage(request);
+      this.pending.set(id, batch);
+    } catch {
+      // Options a worker cannot be sent (a function in them: structured clone refuses it) are checked here.
+      this.failed = true;
+      this.returned.push(batch);
+    }
   }
 
   /** Resolves when this worker has nothing in hand, or has batches to give back (it failed, or a check threw there). */

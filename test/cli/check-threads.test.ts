@@ -72,6 +72,16 @@ test('the pool: a worker that cannot start leaves its work to this thread, with 
   }
 });
 
+test('the pool: options a worker cannot be sent (a function) are checked on this thread, with the same results', async () => {
+  enableCheckWorkers(CLI);
+  const jobs = jobsOf(texts).map((j) => ({ ...j, options: { ...j.options, later: () => 1 } as CheckOptions }));
+  const stats: CheckStats = { here: 0, workers: 0 };
+  const results = await checkAll(jobs, 2, stats);
+  assert.equal(stats.workers, 0);
+  assert.ok(stats.here > 0);
+  assert.deepEqual(results, await checkAll(jobsOf(texts), 1));
+});
+
 test('the pool: little text is checked on this thread alone (a worker would cost more than it saves)', async () => {
   enableCheckWorkers(CLI);
   const stats: CheckStats = { here: 0, workers: 0 };
