@@ -3,6 +3,8 @@ import Module from 'node:module';
 import { dirname } from 'node:path';
 import { Script } from 'node:vm';
 
+/** The `kube-windows` launcher (dist/cli.js) and the bundle it loads. */
+export const LAUNCHER = 'cli.js';
 export const BUNDLE = 'cli-main.js';
 export const CODE_CACHE = 'cli-main.cache';
 

@@ -1,7 +1,7 @@
 // `kube-windows check` (Windows compatibility findings in manifests, the main job) and
 // `kube-windows rules` (the rule catalogue).
 import { version } from '../../package.json';
-import { checkText, gatherFacts, type CheckOptions, type CheckResult } from '../core/rules/checker';
+import { gatherFacts, type CheckOptions, type CheckResult } from '../core/rules/checker';
 import { fixAllowed, fixText, type FixScope } from '../core/rules/fix';
 import { isUnderTemplates } from '../core/manifest/kubernetes-document';
 import { unifiedDiff } from '../core/unified-diff';
@@ -28,6 +28,7 @@ import {
   type FileReport,
 } from './report';
 import { checkLive } from '../core/live/check';
+import { checkAll, defaultThreads, type CheckJob } from './check-workers';
 import { SIGNATURES } from '../core/live/signatures';
 import { readSnapshotText } from '../core/live/snapshot-file';
 import { readClusterSnapshot, readLiveState } from '../cluster/live';
@@ -227,12 +228,12 @@ async function runLiveCheck(
   return failing > 0 ? EXIT.FAILED : EXIT.OK;
 }
 
-function checkFiles(
+async function checkFiles(
   values: CheckValues,
   positionals: string[],
   { format, minSeverity, failOn, fix, flavour, color }: Presentation,
   cluster: ClusterSnapshot | undefined,
-): number {
+): Promise<number> {
   const mib = positiveNumber('max-file-size', values['max-file-size']);
   const maxBytes = mib === undefined ? DEFAULT_MAX_BYTES : Math.floor(mib * 1048576);
   const inputs = positionals.length > 0 ? positionals : ['.'];
@@ -275,15 +276,9 @@ function checkFiles(
     load: { maxBytes },
   };
 
-  const reports: FileReport[] = [];
-  const counts = { documents: 0, workloads: 0, windowsWorkloads: 0 };
-  const fixing = { applied: 0, writeFailed: false, diffs: [] as string[], rewritesLeft: 0 };
-  const threshold = SEVERITY_RANK[minSeverity];
-  for (const t of texts) {
-    if (t.text === undefined) {
-      reports.push({ path: t.file.path, findings: [], skipped: t.skipped });
-      continue;
-    }
+  const jobs = texts.map((t): CheckJob & { chart?: boolean } => {
+    if (t.text === undefined) return { text: '', options };
+    const text = t.text;
     const chart = charts.of(t.file);
     const fileOptions: CheckOptions = {
       ...options,
@@ -293,8 +288,28 @@ function checkFiles(
         ...(isUnderTemplates(t.file.absolute ?? t.file.path) ? { underTemplates: true } : {}),
       },
     };
-    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, fileOptions);
-    if (!chart && fix) result = applyFixes(t.file, t.text, result, fileOptions, fix, fixing);
+    return chart
+      ? { text, options: fileOptions, chart: true, here: () => checkChartTemplate(text, chart.values, options) }
+      : { text, options: fileOptions };
+  });
+  // Every file is checked first, on every core (check-workers.ts); fixes and reports follow in order.
+  const results = await checkAll(
+    jobs.filter((_, k) => texts[k].text !== undefined),
+    threads(values['jobs'] as string | undefined),
+  );
+
+  const reports: FileReport[] = [];
+  const counts = { documents: 0, workloads: 0, windowsWorkloads: 0 };
+  const fixing = { applied: 0, writeFailed: false, diffs: [] as string[], rewritesLeft: 0 };
+  const threshold = SEVERITY_RANK[minSeverity];
+  let checked = 0;
+  for (const [k, t] of texts.entries()) {
+    if (t.text === undefined) {
+      reports.push({ path: t.file.path, findings: [], skipped: t.skipped });
+      continue;
+    }
+    let result = results[checked++];
+    if (!jobs[k].chart && fix) result = applyFixes(t.file, t.text, result, jobs[k].options, fix, fixing);
     for (const e of result.ruleErrors) {
       warn(`${t.file.path}: rule ${e.ruleId} failed (${e.message}); please report this`);
     }
@@ -332,6 +347,11 @@ function checkFiles(
     );
   if (unreadable.length > 0 || fixing.writeFailed) return EXIT.USAGE;
   return failsBuild(reports, failOn) ? EXIT.FAILED : EXIT.OK;
+}
+
+/** `--jobs N`: threads to check on (default one per core). */
+function threads(value: string | undefined): number {
+  return positiveInteger('jobs', value) ?? defaultThreads();
 }
 
 const plural = (n: number, word: string, many = `${word}s`) => `${n} ${n === 1 ? word : many}`;

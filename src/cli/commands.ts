@@ -65,6 +65,12 @@ export const CHECK_COMMAND = command({
     // `--fix=all` arrives here (see check.ts): parseArgs gives a boolean option no value.
     'fix-scope': { type: 'string' },
     'max-file-size': { type: 'string', value: 'MIB', help: 'skip files larger than this (default {maxFileSize})' },
+    jobs: {
+      type: 'string',
+      short: 'j',
+      value: 'N',
+      help: 'threads to check files on (default one per CPU core; 1 checks on one thread);\nthe output is the same whatever the number',
+    },
     color: { type: 'boolean' },
     'no-color': { type: 'boolean', help: 'plain text output' },
     'helm-values': {

@@ -9,6 +9,9 @@ import { HELP_FACTS, runCheck, runRules, runSnapshot } from './check';
 import { allUsage, CHECK_COMMAND } from './commands';
 import { optionsHelp } from './declare';
 import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
+import { enableCheckWorkers, serveCheckWorker } from './check-workers';
+import { LAUNCHER } from './bundle-loader';
+import { join as joinPath } from 'node:path';
 
 // The commands that reach clusters or hosts are loaded when run: their modules (the Kubernetes
 // client, SSH) take a tenth of a second to set up, which `check` on files would pay for nothing.
@@ -91,7 +94,11 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-// Set the exit code rather than exit: large JSON output must not be cut off when piped.
-void Promise.resolve(main(process.argv.slice(2))).then((code) => {
-  process.exitCode = code;
-});
+// A worker thread of `check` runs this same bundle (see check-workers.ts): it serves checks, nothing else.
+if (!serveCheckWorker()) {
+  enableCheckWorkers(joinPath(__dirname, LAUNCHER));
+  // Set the exit code rather than exit: large JSON output must not be cut off when piped.
+  void Promise.resolve(main(process.argv.slice(2))).then((code) => {
+    process.exitCode = code;
+  });
+}

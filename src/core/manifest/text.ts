@@ -83,3 +83,26 @@ export function preview(value: unknown, max = 120): string {
   }
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
+
+/**
+ * The line of an offset, for callers that ask in increasing order (a check walking a file's documents):
+ * counts newlines from the last offset asked instead of building a table of every line of the file.
+ * An offset before the last one asked counts from the start again.
+ */
+export function forwardLineCounter(text: string): (offset: number) => number {
+  let at = 0;
+  let line = 0;
+  return (offset) => {
+    if (offset < at) {
+      at = 0;
+      line = 0;
+    }
+    let i = text.indexOf('\n', at);
+    while (i !== -1 && i < offset) {
+      line++;
+      i = text.indexOf('\n', i + 1);
+    }
+    at = offset;
+    return line;
+  };
+}

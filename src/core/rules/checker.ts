@@ -3,6 +3,7 @@
 import {
   forEachDocument,
   openManifest,
+  type DocumentPart,
   type LoadOptions,
   type ManifestDocument,
   type ManifestFile,
@@ -13,7 +14,7 @@ import { loadDocument } from '../manifest/document';
 import { opToEdits, EditError, type TextEdit } from '../manifest/edits';
 import { pathString, spanFor } from '../manifest/path';
 import { objectsOf, podSpecOf, type ObjectView } from '../manifest/workloads';
-import { LineIndex, type Position, type Range, type Span } from '../manifest/text';
+import { forwardLineCounter, LineIndex, type Position, type Range, type Span } from '../manifest/text';
 import {
   clusterNote,
   collectFacts,
@@ -61,26 +62,87 @@ export interface CheckResult {
 }
 
 export function checkText(text: string, options: CheckOptions = {}): CheckResult {
-  const facts = withFileFlavour(options.facts ?? gatherFacts([text], options.flavour, options.cluster), text);
+  const { file, places, result } = checkDocuments(text, options);
+  return file.skipped ? result : finish(file, places, result);
+}
+
+/** What one part of a file's check (checkTextPart) hands to joinTextParts: its findings not yet ordered. */
+export interface PartCheck extends CheckResult {
+  places: DocumentPlace[];
+}
+
+/**
+ * Prepares the check of a file's parts (whole documents: see documentParts), for a file checked on
+ * several threads: what every part shares (the file's lines, its facts, the active rules) is worked
+ * out once per thread. `joinTextParts` joins the parts' results into exactly what checkText returns.
+ */
+export function textPartChecker(text: string, options: CheckOptions): (part: DocumentPart) => PartCheck {
+  const prepared = prepareDocuments(text, options);
+  return (part) => {
+    const { places, result } = prepared(part);
+    return { ...result, places };
+  };
+}
+
+/** The check of a whole file from the checks of all its parts, given in the file's order. */
+export function joinTextParts(text: string, options: CheckOptions, parts: PartCheck[]): CheckResult {
   const file = openManifest(text, options.load);
   const result = newResult(file);
-  if (file.skipped) return result;
+  const places: DocumentPlace[] = [];
+  for (const p of parts) {
+    for (const f of p.findings) result.findings.push(f);
+    for (const d of p.places) places.push(d);
+    result.documents += p.documents;
+    result.notKubernetes += p.notKubernetes;
+    result.workloads += p.workloads;
+    result.windowsWorkloads += p.windowsWorkloads;
+    result.ruleErrors.push(...p.ruleErrors);
+  }
+  return file.skipped ? result : finish(file, places, result);
+}
+
+/** The documents of a file checked, their findings in the order found. */
+function checkDocuments(
+  text: string,
+  options: CheckOptions,
+): { file: ManifestFile; places: DocumentPlace[]; result: CheckResult } {
+  return prepareDocuments(text, options)();
+}
+
+/** What checking a file's documents needs, prepared once; then checks them all, or one part of them. */
+function prepareDocuments(
+  text: string,
+  options: CheckOptions,
+): (part?: DocumentPart) => { file: ManifestFile; places: DocumentPlace[]; result: CheckResult } {
+  const file = openManifest(text, options.load);
+  if (file.skipped) return () => ({ file, places: [], result: newResult(file) });
+  // Documents are checked in order: their lines are counted as they come, with no table of every line.
+  file.lineAt ??= forwardLineCounter(text);
+  const facts = withFileFlavour(options.facts ?? gatherFacts([text], options.flavour, options.cluster), text);
   const rules = activeRules(options);
   const bare = withoutCluster(facts, text);
-  // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
-  const spans: DocumentPlace[] = [];
   const load = options.load ?? {};
-  forEachDocument(file, load, (doc) => {
-    spans.push({ index: doc.index, span: doc.span });
-    const kind = classifyDocument(doc, load);
-    if (kind === 'not-kubernetes') {
-      result.notKubernetes++;
-      return;
-    }
-    if (kind === 'kubernetes') result.documents++;
-    checkDocument(file, doc, { facts, bare }, rules, options, result);
-  });
-  return finish(file, spans, result);
+  return (part) => {
+    const result = newResult(file);
+    // Stream: each document is loaded, checked and let go, so memory stays flat on huge files.
+    const places: DocumentPlace[] = [];
+    forEachDocument(
+      file,
+      load,
+      (doc) => {
+        places.push({ index: doc.index, span: doc.span });
+        const kind = classifyDocument(doc, load);
+        if (kind === 'not-kubernetes') {
+          result.notKubernetes++;
+          return;
+        }
+        if (kind === 'kubernetes') result.documents++;
+        checkDocument(file, doc, { facts, bare }, rules, options, result);
+      },
+      part,
+    );
+    return { file, places, result };
+  };
 }
 
 /**

@@ -20,7 +20,16 @@ interface Site {
 
 const WO: Path = ['securityContext', 'windowsOptions'];
 
-function sitesOf(pod: PodSpecView): Site[] {
+// Most rules of this family read the same sites of every pod: worked out once per pod (a hot path on large files).
+const sitesCache = new WeakMap<PodSpecView, readonly Site[]>();
+
+function sitesOf(pod: PodSpecView): readonly Site[] {
+  let sites = sitesCache.get(pod);
+  if (!sites) sitesCache.set(pod, (sites = findSites(pod)));
+  return sites;
+}
+
+function findSites(pod: PodSpecView): Site[] {
   const out: Site[] = [];
   const podOpts = objAt(pod.spec, WO);
   if (podOpts)
