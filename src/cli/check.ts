@@ -1,7 +1,7 @@
 // `kube-windows check` (Windows compatibility findings in manifests, the main job) and
 // `kube-windows rules` (the rule catalogue).
 import { version } from '../../package.json';
-import { checkText, gatherFacts, type CheckOptions, type CheckResult } from '../core/rules/checker';
+import { checkText, type CheckOptions, type CheckResult } from '../core/rules/checker';
 import { fixAllowed, fixText, type FixScope } from '../core/rules/fix';
 import { isUnderTemplates } from '../core/manifest/kubernetes-document';
 import { unifiedDiff } from '../core/unified-diff';
@@ -13,6 +13,7 @@ import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/w
 import { checkChartTemplate } from '../core/helm/check';
 import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
+import { factsPerProject } from './projects';
 import { EXIT, oneOf, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { CHECK_COMMAND, RULES_COMMAND, SNAPSHOT_COMMAND } from './commands';
@@ -261,8 +262,9 @@ function checkFiles(
   for (const u of unreadable) warn(`${u.path}: ${u.reason}`);
   const charts = chartTemplates(texts, (values['helm-values'] as string[] | undefined) ?? []);
   for (const p of charts.problems) warn(p);
-  const facts = gatherFacts(
-    texts.flatMap((t) => (t.text === undefined ? [] : [charts.of(t.file)?.neutral ?? t.text])),
+  // Facts from files (RuntimeClasses, OpenShift objects) apply within each file's project (projects.ts).
+  const factsOf = factsPerProject(
+    texts.flatMap((t) => (t.text === undefined ? [] : [{ file: t.file, text: charts.of(t.file)?.neutral ?? t.text }])),
     flavour,
     cluster,
   );
@@ -271,7 +273,6 @@ function checkFiles(
     disable: listOption(values.disable as string[] | undefined),
     flavour,
     cluster,
-    facts,
     load: { maxBytes },
   };
 
@@ -287,13 +288,16 @@ function checkFiles(
     const chart = charts.of(t.file);
     const fileOptions: CheckOptions = {
       ...options,
+      facts: factsOf(t.file),
       load: {
         ...options.load,
         ...(charts.isChartData(t.file) ? { templateSyntax: false } : {}),
         ...(isUnderTemplates(t.file.absolute ?? t.file.path) ? { underTemplates: true } : {}),
       },
     };
-    let result = chart ? checkChartTemplate(t.text, chart.values, options) : checkText(t.text, fileOptions);
+    let result = chart
+      ? checkChartTemplate(t.text, chart.values, { ...options, facts: fileOptions.facts })
+      : checkText(t.text, fileOptions);
     if (!chart && fix) result = applyFixes(t.file, t.text, result, fileOptions, fix, fixing);
     for (const e of result.ruleErrors) {
       warn(`${t.file.path}: rule ${e.ruleId} failed (${e.message}); please report this`);

@@ -171,7 +171,7 @@ const ACCOUNTS: Record<string, string> = {
   containeruser:
     '`ContainerUser` is the unprivileged account of Windows base images (the default user of Nano Server images).',
   containeradministrator:
-    '`ContainerAdministrator` is the container\u2019s administrator (the default user of Server Core images); `runAsNonRoot: true` refuses it.',
+    '`ContainerAdministrator` is the container\u2019s administrator (what Server Core images run as: they declare no user). `runAsNonRoot: true` refuses it when `runAsUserName` names it, and cannot see it when it is only the image\u2019s default.',
   'nt authority\\system':
     '`NT AUTHORITY\\SYSTEM` (LocalSystem) has full control of the host: for HostProcess containers, and only when a lesser account will not do.',
   'nt authority\\local service':
