@@ -84,6 +84,8 @@ const WIN052: PodRule = {
 /** The API server's words (validateMountPropagation), the field path without the mount's index as it prints it. */
 const BIDIRECTIONAL_REFUSED = 'Forbidden: Bidirectional mount propagation is available only to privileged containers';
 
+const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
 const WIN053: PodRule = {
   id: 'WIN053',
   scope: 'pod',
@@ -104,13 +106,13 @@ const WIN053: PodRule = {
         if (m.value.mountPropagation === 'Bidirectional' && (target.declared || !privileged)) {
           const field = containerField(pod, c, ['volumeMounts']);
           const why = target.declared
-            ? 'a Windows pod may not set privileged'
-            : `and ${containerWord(c)} ${preview(c.name, 40)} is not privileged`;
+            ? 'A Windows pod may not set privileged'
+            : `${capitalized(containerWord(c))} ${preview(c.name, 40)} is not privileged`;
           report({
             path,
             target: 'value',
             severity: 'error',
-            message: `The API server rejects this: ${field}.mountPropagation: ${BIDIRECTIONAL_REFUSED} (${why}). Windows has no mount propagation anyway: the kubelet uses private mounts. Delete it.`,
+            message: `${field}.mountPropagation: ${BIDIRECTIONAL_REFUSED}. ${why}, and Windows has no mount propagation anyway (the kubelet uses private mounts): delete it.`,
             fixes,
           });
           continue;
