@@ -219,6 +219,12 @@ spec:
     checkText(structure).findings.map((f) => f.ruleId),
     ['YAML002'],
   );
+  // A generator's placeholder in a one-line value (Jinja, gomplate …) is rendered before the object is applied.
+  const jinja = text.replace('namespace: logging', 'namespace: "{{ log_namespace }}"');
+  assert.deepEqual(
+    checkText(jinja).findings.map((f) => f.ruleId),
+    ['YAML002'],
+  );
   const envsubst = text.replace('namespace: logging', 'namespace: ${NAMESPACE}');
   const e = checkText(envsubst).findings;
   assert.deepEqual(
@@ -226,4 +232,64 @@ spec:
     ['YAML002'],
   );
   assert.match(e[0].message, /\$\{NAMESPACE\}/, 'points at the structural variable, not the data ones');
+});
+
+test('a finding built on a RuntimeClass read from a file names the file and line (WIN072, WIN082, WIN083)', () => {
+  const kep = source('kubernetes+enhancements/kep-1001-option-b-hyperv.yaml');
+  const facts = gatherFacts([{ text: kep, path: 'hyperv/runtimeclasses.yaml' }]);
+  assert.deepEqual(facts.runtimeClasses.get('windows-1903-hyperv')?.origin, {
+    file: 'hyperv/runtimeclasses.yaml',
+    line: 12,
+  });
+  const hyperv = checkText(kep, { facts }).findings.find((f) => f.ruleId === 'WIN083');
+  assert.match(
+    hyperv?.message ?? '',
+    /\(RuntimeClass windows-1809-hyperv is defined in hyperv\/runtimeclasses\.yaml:2\)/,
+  );
+
+  const website = source('facts-projects/cluster-a/runtimeClasses.yml');
+  const linux = `apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: linux}
+handler: runc
+scheduling:
+  nodeSelector: {kubernetes.io/os: linux}
+`;
+  const pod = `apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  os: {name: windows}
+  runtimeClassName: linux
+  containers: [{name: web, image: mcr.microsoft.com/windows/servercore:ltsc2022}]
+`;
+  const withLinux = gatherFacts([
+    { text: website, path: 'cluster/windows.yml' },
+    { text: linux, path: 'cluster/linux.yaml' },
+  ]);
+  const w72 = checkText(pod, { facts: withLinux }).findings.find((f) => f.ruleId === 'WIN072');
+  assert.match(w72?.message ?? '', /\(RuntimeClass linux is defined in cluster\/linux\.yaml:2\)/);
+
+  // Two files pinning different builds: the notice names where each pin comes from.
+  const second = website.replaceAll('windows-2019', 'windows-2022').replace('10.0.17763', '10.0.20348');
+  const mixed = gatherFacts([
+    { text: website, path: 'cluster/2019.yml' },
+    { text: second, path: 'cluster/2022.yml' },
+  ]);
+  const unpinned = `apiVersion: v1
+kind: Pod
+metadata: {name: web}
+spec:
+  os: {name: windows}
+  nodeSelector: {kubernetes.io/os: windows}
+  containers: [{name: web, image: mcr.microsoft.com/windows/servercore:ltsc2022}]
+`;
+  const w82 = checkText(unpinned, { facts: mixed }).findings.find((f) => f.ruleId === 'WIN082');
+  assert.match(w82?.message ?? '', /windows-2019 in cluster\/2019\.yml:3, windows-2022 in cluster\/2022\.yml:3/);
+  // Without paths (the editor, a single text): the same findings, no origin.
+  assert.doesNotMatch(
+    checkText(unpinned, { facts: gatherFacts([website, second]) }).findings.find((f) => f.ruleId === 'WIN082')
+      ?.message ?? '',
+    /defined in|\.yml:/,
+  );
 });

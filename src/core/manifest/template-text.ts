@@ -28,6 +28,14 @@ const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/g;
 const HELM_ACTION =
   /\.(?:Values|Release|Chart|Capabilities|Files|Template)\b|\b(?:include|toYaml|nindent|tpl|required)\b/;
 
+/**
+ * What a program evaluates at run time in a one-line value: a Go template variable (Prometheus'
+ * `$labels`, `$value`) or Alertmanager's and Prometheus' dot fields. Anything else in a one-line
+ * value (`{{ tag }}`, Jinja's or another generator's) is taken for a template to render first.
+ */
+const RUNTIME_ACTION =
+  /\$[A-Za-z_]|\.(?:Labels|Annotations|Value|CommonLabels|CommonAnnotations|GroupLabels|Alerts|Status|ExternalURL)\b/;
+
 /** Kinds whose `data` / `stringData` / `binaryData` map holds files for programs, never rendered by Kubernetes. */
 const DATA_KINDS = new Set(['ConfigMap', 'Secret']);
 const DATA_KEYS = new Set(['data', 'stringData', 'binaryData']);
@@ -122,12 +130,17 @@ function dataText(text: string, maxDepth = 100): DataText | undefined {
 }
 
 /**
- * A marker is data when it stands in a data value, or in another string value and is not Helm's
- * (a Prometheus rule's `{{ $labels.instance }}`); `${VAR}` in a plain one-line value is envsubst's.
- * One in a key, or nowhere in the parsed strings (it made structure), is the template's.
+ * A marker is data when it stands in a data value, or in another string value as what a program
+ * evaluates at run time (a Prometheus rule's `{{ $labels.instance }}`); `${VAR}` in a plain one-line
+ * value is envsubst's. One in a key, or nowhere in the parsed strings (it made structure), is the template's.
  */
 function isData(m: Marker, d: DataText): boolean {
   if (d.keys.some((k) => k.includes(m.text))) return false;
   if (d.data.some((s) => s.includes(m.text))) return true;
-  return m.kind === 'helm' && !HELM_ACTION.test(m.text) && d.values.some((s) => s.includes(m.text));
+  return (
+    m.kind === 'helm' &&
+    !HELM_ACTION.test(m.text) &&
+    RUNTIME_ACTION.test(m.text) &&
+    d.values.some((s) => s.includes(m.text))
+  );
 }
