@@ -72,10 +72,17 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
   const files: InputFile[] = [];
   const unreadable: Unreadable[] = [];
   const seen = new Set<string>();
+  // Many files share folders: each folder is asked once whether it holds a kustomization or a chart.
+  const known = new Map<string, boolean>();
+  const exists = (path: string) => {
+    let e = known.get(path);
+    if (e === undefined) known.set(path, (e = existsSync(path)));
+    return e;
+  };
   // A named file's project is looked for up to the working directory (or its own folder, outside it).
   const named = (abs: string) => {
     const rel = relative(cwd, abs);
-    return projectOf(abs, rel.startsWith('..') || isAbsolute(rel) ? dirname(abs) : cwd, dirname(abs));
+    return projectOf(abs, rel.startsWith('..') || isAbsolute(rel) ? dirname(abs) : cwd, dirname(abs), exists);
   };
   const add = (abs: string, project: string) => {
     if (seen.has(abs)) return;
@@ -101,7 +108,7 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
     if (st?.isDirectory()) {
       const found: string[] = [];
       walk(abs, found, unreadable);
-      for (const f of found.sort()) add(f, projectOf(f, abs, abs));
+      for (const f of found.sort()) add(f, projectOf(f, abs, abs, exists));
     } else if (st?.isFile()) {
       const reason = notYaml(abs);
       if (reason) unreadable.push({ path: input, reason });

@@ -17,7 +17,12 @@ const ROOT_FILES = [...KUSTOMIZATION_FILES, 'Chart.yaml'];
  * named file): the nearest folder between the file's and `stop` holding a kustomization or a chart;
  * else `stop` for a folder argument, the file's own folder for a named file.
  */
-export function projectOf(absolute: string, stop: string, fallback: string, hasFile = existsSync): string {
+export function projectOf(
+  absolute: string,
+  stop: string,
+  fallback: string,
+  hasFile: (path: string) => boolean = existsSync,
+): string {
   let dir = dirname(absolute);
   const inside = (d: string) => {
     const rel = relative(stop, d);

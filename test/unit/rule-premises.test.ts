@@ -142,6 +142,20 @@ test('WIN081: images no supported Windows Server node can run are named so, in a
     assert.equal(f[0].severity, 'error', image);
     assert.match(f[0].message, release);
   }
+  // A HostProcess container runs on the host: its image's build does not have to match.
+  const hostProcess = `apiVersion: v1
+kind: Pod
+metadata: {name: hpc}
+spec:
+  os: {name: windows}
+  hostNetwork: true
+  securityContext: {windowsOptions: {hostProcess: true, runAsUserName: "NT AUTHORITY\\\\Local service"}}
+  containers: [{name: hpc, image: mcr.microsoft.com/windows/nanoserver:sac2016}]
+`;
+  assert.deepEqual(
+    checkText(hostProcess).findings.filter((x) => x.ruleId === 'WIN081'),
+    [],
+  );
   const supported = replaced(
     daemonset,
     '"microsoft/windowsservercore:1709"',

@@ -314,7 +314,7 @@ function runtimeClassHover(): string {
     [
       'Selects a RuntimeClass; on Windows its `handler` (`runhcs-wcow-process` for process isolation with containerd) picks how containers run.',
       'Its `scheduling.nodeSelector` and `tolerations` are merged into the pod, a common way to send pods to Windows nodes of one build (`node.kubernetes.io/windows-build`).',
-      'Hyper-V isolation (`runhcs-wcow-hypervisor`) is experimental and not supported by Kubernetes.',
+      'Hyper-V isolation (`runhcs-wcow-hypervisor`, or with the build of its utility VM: `runhcs-wcow-hypervisor-17763`) is experimental and not supported by Kubernetes.',
     ],
     DOCS.runtimeClass,
   );

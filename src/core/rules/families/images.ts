@@ -150,11 +150,13 @@ const WIN081: PodRule = {
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const pinned = singlePin(target);
+    const hostProcess = hostProcessInfo(pod);
     for (const c of pod.containers) {
       if (!c.image) continue;
       const named = imageBuild(parseImage(c.image));
       const b = named ? buildByNumber(named.build) : undefined;
-      const unrunnable = !!b && b.eol && !someSupportedNodeRuns(b.build);
+      // A HostProcess container runs on the host, whatever build its image names.
+      const unrunnable = !!b && b.eol && !someSupportedNodeRuns(b.build) && !hostProcess.is(c);
       const successor = dockerHubMicrosoftSuccessor(c.image);
       if (!unrunnable && !successor) continue;
       const release = b ? `${b.name.replace(/ \(SAC\)$/, '')}, build ${label(b.build)}` : '';
