@@ -80,12 +80,14 @@ export function factsPerProject(
     list.push({ text, path: file.path });
     members.set(key, list);
   }
+  // The project a linked path lies in: the nearest (longest) project folder holding it.
   const projectOfDir = (dir: string) =>
-    [...members.keys()].find((k) => k === dir) ??
-    [...members.keys()].find((k) => {
-      const rel = relative(k, dir);
-      return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-    });
+    [...members.keys()]
+      .filter((k) => {
+        const rel = relative(k, dir);
+        return isAbsolute(k) && !rel.startsWith('..') && !isAbsolute(rel);
+      })
+      .sort((a, b) => b.length - a.length)[0];
   const cache = new Map<string, Facts>();
   const factsOf = (key: string): Facts => {
     let facts = cache.get(key);
