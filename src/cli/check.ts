@@ -1,7 +1,7 @@
 // `kube-windows check` (Windows compatibility findings in manifests, the main job) and
 // `kube-windows rules` (the rule catalogue).
 import { version } from '../../package.json';
-import { gatherFacts, type CheckOptions, type CheckResult } from '../core/rules/checker';
+import type { CheckOptions, CheckResult } from '../core/rules/checker';
 import { fixAllowed, fixText, type FixScope } from '../core/rules/fix';
 import { isUnderTemplates } from '../core/manifest/kubernetes-document';
 import { unifiedDiff } from '../core/unified-diff';
@@ -13,6 +13,7 @@ import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/w
 import { checkChartTemplate } from '../core/helm/check';
 import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
+import { factsPerProject } from './projects';
 import { EXIT, oneOf, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { CHECK_COMMAND, RULES_COMMAND, SNAPSHOT_COMMAND } from './commands';
@@ -262,8 +263,9 @@ async function checkFiles(
   for (const u of unreadable) warn(`${u.path}: ${u.reason}`);
   const charts = chartTemplates(texts, (values['helm-values'] as string[] | undefined) ?? []);
   for (const p of charts.problems) warn(p);
-  const facts = gatherFacts(
-    texts.flatMap((t) => (t.text === undefined ? [] : [charts.of(t.file)?.neutral ?? t.text])),
+  // Facts from files (RuntimeClasses, OpenShift objects) apply within each file's project (projects.ts).
+  const factsOf = factsPerProject(
+    texts.flatMap((t) => (t.text === undefined ? [] : [{ file: t.file, text: charts.of(t.file)?.neutral ?? t.text }])),
     flavour,
     cluster,
   );
@@ -272,7 +274,6 @@ async function checkFiles(
     disable: listOption(values.disable as string[] | undefined),
     flavour,
     cluster,
-    facts,
     load: { maxBytes },
   };
 
@@ -282,6 +283,7 @@ async function checkFiles(
     const chart = charts.of(t.file);
     const fileOptions: CheckOptions = {
       ...options,
+      facts: factsOf(t.file),
       load: {
         ...options.load,
         ...(charts.isChartData(t.file) ? { templateSyntax: false } : {}),
@@ -289,7 +291,7 @@ async function checkFiles(
       },
     };
     return chart
-      ? { text, options: fileOptions, chart: true, here: () => checkChartTemplate(text, chart.values, options) }
+      ? { text, options: fileOptions, chart: true, here: () => checkChartTemplate(text, chart.values, { ...options, facts: fileOptions.facts }) }
       : { text, options: fileOptions };
   });
   // Every file is checked first, on every core (check-workers.ts); fixes and reports follow in order.

@@ -17,12 +17,18 @@ import { basename, dirname, join, relative, isAbsolute } from 'node:path';
 import { globSync } from 'tinyglobby';
 import { DEFAULT_MAX_BYTES, loadManifest } from '../core/manifest/document';
 import { chartRootOf } from '../core/helm/check';
+import { projectOf } from './projects';
 
 export interface InputFile {
   /** Path as shown to the user (relative to the working directory when possible). */
   path: string;
   /** Absolute path on disk; undefined for standard input. */
   absolute?: string;
+  /**
+   * The project folder the file belongs to (projects.ts): the kustomization or chart it sits in, else
+   * the folder argument it came from, else its own folder. Facts read from files apply within one project.
+   */
+  project?: string;
 }
 
 /** An input that could not be read, and why (as `check` reports it: text, JSON `unreadable`, SARIF). */
@@ -66,11 +72,23 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
   const files: InputFile[] = [];
   const unreadable: Unreadable[] = [];
   const seen = new Set<string>();
-  const add = (abs: string) => {
+  // Many files share folders: each folder is asked once whether it holds a kustomization or a chart.
+  const known = new Map<string, boolean>();
+  const exists = (path: string) => {
+    let e = known.get(path);
+    if (e === undefined) known.set(path, (e = existsSync(path)));
+    return e;
+  };
+  // A named file's project is looked for up to the working directory (or its own folder, outside it).
+  const named = (abs: string) => {
+    const rel = relative(cwd, abs);
+    return projectOf(abs, rel.startsWith('..') || isAbsolute(rel) ? dirname(abs) : cwd, dirname(abs), exists);
+  };
+  const add = (abs: string, project: string) => {
     if (seen.has(abs)) return;
     seen.add(abs);
     const rel = relative(cwd, abs);
-    files.push({ path: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs, absolute: abs });
+    files.push({ path: rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : abs, absolute: abs, project });
   };
   for (const input of inputs) {
     if (input === '-') {
@@ -90,11 +108,11 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
     if (st?.isDirectory()) {
       const found: string[] = [];
       walk(abs, found, unreadable);
-      found.sort().forEach(add);
+      for (const f of found.sort()) add(f, projectOf(f, abs, abs, exists));
     } else if (st?.isFile()) {
       const reason = notYaml(abs);
       if (reason) unreadable.push({ path: input, reason });
-      else add(abs);
+      else add(abs, named(abs));
     } else if (GLOB_CHARS.test(input)) {
       const matches = globSync(input, {
         cwd,
@@ -111,7 +129,7 @@ export function expandInputs(inputs: string[], cwd = process.cwd()): ExpandResul
               ? 'no files match this pattern'
               : `no YAML file matches this pattern (${matches.length === 1 ? 'the one file it matches is not' : `none of the ${matches.length} files it matches is`} .yaml or .yml)`,
         });
-      yaml.forEach(add);
+      for (const f of yaml) add(f, named(f));
     } else {
       unreadable.push({ path: input, reason: 'no such file or directory' });
     }

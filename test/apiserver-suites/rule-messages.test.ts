@@ -841,6 +841,25 @@ cases.push({
   fixed: `apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata:\n  name: rtc003-alpha\nhandler: runhcs-wcow-process\n`,
 });
 
+// WIN053: Bidirectional mount propagation needs privileged, which a Windows pod may not set.
+cases.push({
+  title: 'WIN053 Bidirectional mount propagation on a declared Windows pod (DaemonSet)',
+  rules: ['WIN053'],
+  yaml: workload(
+    'DaemonSet',
+    'win053-bidirectional',
+    `${WINDOWS}containers:
+- name: app
+  image: ${NANO}
+  volumeMounts:
+  - {name: kubelet-dir, mountPath: 'C:\\var\\lib\\kubelet', mountPropagation: Bidirectional}
+volumes:
+- name: kubelet-dir
+  hostPath: {path: 'C:\\var\\lib\\kubelet', type: Directory}
+`,
+  ),
+});
+
 /** Rules that say the API server rejects something (title or message): each must be covered above. */
 const API_CLAIMS = [
   'WIN001',
@@ -861,6 +880,7 @@ const API_CLAIMS = [
   'WIN027',
   'WIN028',
   'WIN040',
+  'WIN053',
   'WIN056',
   'WIN058',
   'WIN074',

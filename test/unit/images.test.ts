@@ -130,12 +130,15 @@ test('WIN081 end-of-life semi-annual tags and Docker Hub microsoft/* images', ()
   const eol = deploy(`${WIN}${one('mcr.microsoft.com/windows/servercore:1909')}`);
   const f = only(eol, 'WIN081');
   assert.equal(f.length, 1);
-  assert.equal(f[0].severity, 'warning');
+  // No supported node (2019 and later) runs a 1909 image: it can never start.
+  assert.equal(f[0].severity, 'error');
   assert.match(f[0].message, /Windows Server 1909, build 10\.0\.18363, an end-of-life semi-annual release/);
+  assert.match(f[0].message, /no supported Windows Server node \(2019 and later\) can run it/);
   assert.deepEqual(f[0].fixes, []);
   const hub = deploy(`${WIN}${one('microsoft/iis')}`);
   const h = only(hub, 'WIN081');
   assert.equal(h.length, 1);
+  assert.equal(h[0].severity, 'warning', 'retired repository, but no build that cannot run');
   assert.match(h[0].message, /mcr\.microsoft\.com\/windows\/servercore\/iis/);
   assert.equal(only(deploy(`${WIN}${one('microsoft/windowsservercore:1709')}`), 'WIN081').length, 1);
   assert.deepEqual(only(deploy(`${WIN}${one('mcr.microsoft.com/windows/servercore:ltsc2019')}`), 'WIN081'), []);

@@ -380,7 +380,14 @@ volumes:
     f.map((x) => covered(text, x)),
     ['Bidirectional', 'HostToContainer'],
   );
-  assert.match(f[0].message, /volumeMounts\[0\]\.mountPropagation: Windows does not support mount propagation/);
+  // Bidirectional on a declared Windows pod: the API server's own refusal (it needs privileged).
+  assert.equal(f[0].severity, 'error');
+  assert.match(
+    f[0].message,
+    /containers\[0\]\.volumeMounts\.mountPropagation: Forbidden: Bidirectional mount propagation is available only to privileged containers/,
+  );
+  assert.equal(f[1].severity, 'warning');
+  assert.match(f[1].message, /volumeMounts\[2\]\.mountPropagation: Windows does not support mount propagation/);
   const { fixed } = fixAndRecheck(text, 'WIN053');
   assert.ok(!fixed.includes('Bidirectional') && /mountPath: C:\\data\n\s+- \{name/.test(fixed), fixed);
   const again = fixAndRecheck(fixed, 'WIN053').fixed;

@@ -21,7 +21,7 @@ test('the example has the one error and the one warning its pages describe, and 
   );
   const page = read('media/walkthrough/check-manifest.md');
   assert.match(page, /one field the API server rejects for Windows pods \(an error\)/);
-  assert.match(page, /one setting the kubelet\s+refuses to start this image with \(a warning\)/);
+  assert.match(page, /one setting that this image\s+silently defeats \(a warning: `runAsNonRoot` is not enforced/);
   assert.match(read('media/walkthrough/quick-fix.md'), /Remove readOnlyRootFilesystem/);
 });
 

@@ -278,7 +278,7 @@ spec:
   assert.deepEqual(only(withUser('gmsaCredentialSpec: null'), 'WIN029'), []);
 });
 
-test('WIN030 runAsNonRoot with ContainerAdministrator, set or the Server Core default; fix sets ContainerUser', () => {
+test('WIN030 runAsNonRoot with ContainerAdministrator: refused when named, not enforced on the Server Core default; fix sets ContainerUser', () => {
   const set = deploy(`${winBase}securityContext:
   runAsNonRoot: true
 containers:
@@ -290,7 +290,8 @@ containers:
 `);
   const f = only(set, 'WIN030');
   assert.equal(f.length, 1);
-  assert.equal(f[0].severity, 'warning');
+  // The kubelet refuses it on every Windows node: a declared Windows pod can never start.
+  assert.equal(f[0].severity, 'error');
   assert.match(
     f[0].message,
     /container's runAsUserName \(ContainerAdministrator\) which will be regarded as root identity and will break non-root policy/,
@@ -305,7 +306,11 @@ containers:
 `);
   const g = only(image, 'WIN030');
   assert.equal(g.length, 1);
-  assert.match(g[0].message, /container's runAsUser \(ContainerAdministrator\)/);
+  // Server Core declares no user: the kubelet has nothing to refuse, the container runs as administrator.
+  assert.equal(g[0].severity, 'warning');
+  assert.match(g[0].message, /runAsNonRoot: true is not enforced for container "app"/);
+  assert.match(g[0].message, /declares no user, so the kubelet has nothing to check/);
+  assert.doesNotMatch(g[0].message, /refuses/);
   assert.equal(covered(image, g[0]), 'mcr.microsoft.com/dotnet/framework/aspnet:4.8-windowsservercore-ltsc2022');
   const { fixed: fixed2 } = fixAndRecheck(image, 'WIN030');
   assert.ok(fixed2.includes('securityContext: {windowsOptions: {runAsUserName: ContainerUser}}'), fixed2);

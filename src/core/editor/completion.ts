@@ -68,7 +68,7 @@ const ACCOUNT_CHOICES: Choice[] = [
   {
     label: 'ContainerAdministrator',
     yaml: 'ContainerAdministrator',
-    detail: 'Container administrator (Server Core default); refused by runAsNonRoot',
+    detail: 'Container administrator (what Server Core runs as); refused by runAsNonRoot when named here',
   },
   {
     label: 'NT AUTHORITY\\SYSTEM',

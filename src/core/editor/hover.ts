@@ -171,7 +171,7 @@ const ACCOUNTS: Record<string, string> = {
   containeruser:
     '`ContainerUser` is the unprivileged account of Windows base images (the default user of Nano Server images).',
   containeradministrator:
-    '`ContainerAdministrator` is the container\u2019s administrator (the default user of Server Core images); `runAsNonRoot: true` refuses it.',
+    '`ContainerAdministrator` is the container\u2019s administrator (what Server Core images run as: they declare no user). `runAsNonRoot: true` refuses it when `runAsUserName` names it, and cannot see it when it is only the image\u2019s default.',
   'nt authority\\system':
     '`NT AUTHORITY\\SYSTEM` (LocalSystem) has full control of the host: for HostProcess containers, and only when a lesser account will not do.',
   'nt authority\\local service':
@@ -314,7 +314,7 @@ function runtimeClassHover(): string {
     [
       'Selects a RuntimeClass; on Windows its `handler` (`runhcs-wcow-process` for process isolation with containerd) picks how containers run.',
       'Its `scheduling.nodeSelector` and `tolerations` are merged into the pod, a common way to send pods to Windows nodes of one build (`node.kubernetes.io/windows-build`).',
-      'Hyper-V isolation (`runhcs-wcow-hypervisor`) is experimental and not supported by Kubernetes.',
+      'Hyper-V isolation (`runhcs-wcow-hypervisor`, or with the build of its utility VM: `runhcs-wcow-hypervisor-17763`) is experimental and not supported by Kubernetes.',
     ],
     DOCS.runtimeClass,
   );

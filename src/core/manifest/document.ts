@@ -3,7 +3,7 @@ import { parseWithQuotedTabs } from './quoted-tabs';
 import { splitDocuments } from './split';
 import { LineIndex, detectNewline, type Span } from './text';
 import { buildTree, type PNode } from './positional-tree';
-import { looksLikeKubernetesText } from './kubernetes-document';
+import { templateReason } from './template-text';
 import { unclosedBefore } from './unclosed';
 
 // Read once: through the bundler's interop every `EVENT_ID.X` is a getter call, and these run per event.
@@ -386,48 +386,6 @@ function hasContent(text: string): boolean {
     return true;
   }
   return false;
-}
-
-const ENVSUBST = /\$\{[A-Z_][A-Z0-9_]*(?:[:]?[-=?+][^}]*)?\}/;
-
-/**
- * Helm/Go templates and envsubst files are not YAML until rendered: say so instead of guessing. Only
- * for documents that look like Kubernetes objects or live in a `templates/` folder (see LoadOptions).
- */
-function templateReason(
-  text: string,
-  options: LoadOptions,
-): { reason: string; offset: number; length: number } | undefined {
-  if (options.templateSyntax === false) return undefined;
-  const braces = text.indexOf('{{');
-  const dollar = text.indexOf('${');
-  if (braces === -1 && dollar === -1) return undefined;
-  if (!options.underTemplates && !looksLikeKubernetesText(text)) return undefined;
-  let offset = 0;
-  for (const line of text.split('\n')) {
-    const trimmed = line.trimStart();
-    if (!trimmed.startsWith('#')) {
-      const b = line.indexOf('{{');
-      if (b !== -1 && line.indexOf('}}', b) !== -1) {
-        return {
-          reason:
-            'this document is a Helm/Go template ({{ … }}); it was not analysed. Render it first (helm template, or your generator) and check the output',
-          offset: offset + b,
-          length: Math.min(line.length - b, line.indexOf('}}', b) + 2 - b),
-        };
-      }
-      const m = ENVSUBST.exec(line);
-      if (m) {
-        return {
-          reason: `this document uses the variable ${m[0]} (envsubst/clusterctl template); it was not analysed. Substitute the variables first and check the output`,
-          offset: offset + m.index,
-          length: m[0].length,
-        };
-      }
-    }
-    offset += line.length + 1;
-  }
-  return undefined;
 }
 
 function binaryReason(text: string): string | undefined {

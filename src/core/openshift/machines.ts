@@ -4,7 +4,16 @@
 
 import { getAt, isObj, type Obj, type Path } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
-import { MACHINE_OS_ID_LABEL, MACHINE_ROLE_LABEL, MACHINE_TYPE_LABEL } from '../well-known';
+import {
+  BETA_OS_LABEL,
+  BUILD_LABEL,
+  MACHINE_OS_ID_LABEL,
+  MACHINE_ROLE_LABEL,
+  MACHINE_TYPE_LABEL,
+  MACHINESET_LABEL,
+  OS_LABEL,
+  WINDOWS_USER_DATA_SECRET,
+} from '../well-known';
 import type { WindowsPlatform, WindowsServerRelease } from './windows-support';
 
 /** A platform with Windows MachineSets (platform none has no machines). */
@@ -53,6 +62,15 @@ export interface MachineView {
   image?: ImageFacts;
   /** The os-id label as written, if any. */
   osId?: string;
+  /** What says the machines are meant to be Windows without the os-id label or a Windows image, if anything. */
+  otherSignal?: WindowsSignal;
+}
+
+/** A sign, other than the os-id label and the image, that a MachineSet or Machine is meant to be Windows. */
+export interface WindowsSignal {
+  path: Path;
+  /** Reads after "its": "userDataSecret is windows-user-data, the secret WMCO creates for Windows machines". */
+  words: string;
 }
 
 const PROVIDER_KINDS: Record<string, MachinePlatform> = {
@@ -112,7 +130,49 @@ export function machineView(object: ObjectView): MachineView | undefined {
     osId,
   };
   if (provider && platform) view.image = imageOf(platform, provider, providerPath);
+  const signal = otherWindowsSignal(object, view);
+  if (signal) view.otherSignal = signal;
   return view;
+}
+
+/** Node labels only Windows nodes carry: a MachineSet that puts one on its nodes makes Windows nodes. */
+const WINDOWS_NODE_LABELS: [string, RegExp][] = [
+  [OS_LABEL, /^windows$/i],
+  [BETA_OS_LABEL, /^windows$/i],
+  ['node.openshift.io/os_id', /^windows$/i],
+  [BUILD_LABEL, /./],
+];
+
+/** `<infra>-windows-worker-<zone>`, `winworker` (the 9-character Azure/vSphere names), `win-2022` …, not `winter`. */
+const WINDOWS_MACHINE_NAME = /(^|[-_.])(windows|win(?:worker|node|ws)?(?:\d+)?)([-_.]|$)/i;
+
+/**
+ * The other signs WMCO's own objects carry: the user-data secret WMCO creates only for Windows
+ * machines, a Windows label on the nodes the machines become, and the name (the docs' templates all
+ * say `windows`). The name alone yields to an image known to be Linux.
+ */
+function otherWindowsSignal(object: ObjectView, view: MachineView): WindowsSignal | undefined {
+  const secret = view.provider ? getAt(view.provider, ['userDataSecret', 'name']) : undefined;
+  if (secret === WINDOWS_USER_DATA_SECRET)
+    return {
+      path: [...view.providerPath, 'userDataSecret', 'name'],
+      words: `userDataSecret is ${WINDOWS_USER_DATA_SECRET}, the secret WMCO creates for Windows machines`,
+    };
+  const nodeLabelsPath = [...view.specPath, 'metadata', 'labels'];
+  const nodeLabels = getAt(object.value, nodeLabelsPath.slice(object.path.length));
+  if (isObj(nodeLabels)) {
+    for (const [key, value] of WINDOWS_NODE_LABELS) {
+      const v = nodeLabels[key];
+      if (typeof v === 'string' && value.test(v))
+        return { path: [...nodeLabelsPath, key], words: `nodes are labelled ${key}=${v}, a Windows node label` };
+    }
+  }
+  if (view.image?.os === 'linux') return undefined;
+  const setLabel = view.labels[MACHINESET_LABEL];
+  const name = object.name || (typeof setLabel === 'string' ? setLabel : '');
+  if (WINDOWS_MACHINE_NAME.test(name))
+    return { path: [...object.path, 'metadata', 'name'], words: `name ${JSON.stringify(name)} says Windows` };
+  return undefined;
 }
 
 export function providerPlatform(provider: Obj): MachinePlatform | undefined {
@@ -234,10 +294,10 @@ function classifyAzureResource(id: string): Classified {
 
 /**
  * Whether a MachineSet or Machine is meant to be Windows: it carries the os-id label (not a Linux
- * value), or its image is a Windows one.
+ * value), its image is a Windows one, or another sign says so (otherWindowsSignal).
  */
 export function isWindowsMachine(view: MachineView): boolean {
-  return meantAsWindows(view.osId, view.image);
+  return meantAsWindows(view.osId, view.image) || view.otherSignal !== undefined;
 }
 
 function meantAsWindows(osId: string | undefined, image: ImageFacts | undefined): boolean {
@@ -249,13 +309,17 @@ function meantAsWindows(osId: string | undefined, image: ImageFacts | undefined)
  * The same decision on a MachineSet as the API serves it (no source positions): the tree, the CLI and the builder use
  * it.
  */
-function isWindowsMachineSetObject(ms: { spec?: unknown }): boolean {
-  const template = getAt(ms.spec, ['template']);
-  const osId = getAt(template, ['metadata', 'labels', MACHINE_OS_ID_LABEL]);
-  const provider = getAt(template, ['spec', 'providerSpec', 'value']);
-  const platform = isObj(provider) ? providerPlatform(provider) : undefined;
-  const image = platform && isObj(provider) ? imageOf(platform, provider, []) : undefined;
-  return meantAsWindows(typeof osId === 'string' ? osId : undefined, image);
+function isWindowsMachineSetObject(ms: { spec?: unknown; metadata?: unknown }): boolean {
+  const name = getAt(ms.metadata, ['name']);
+  const view = machineView({
+    kind: 'MachineSet',
+    apiVersion: 'machine.openshift.io/v1beta1',
+    name: typeof name === 'string' ? name : '',
+    namespace: undefined,
+    value: ms as Obj,
+    path: [],
+  });
+  return view !== undefined && isWindowsMachine(view);
 }
 
 /** A Linux (RHCOS and other) image name. */

@@ -20,9 +20,11 @@ import {
   collectFacts,
   emptyFacts,
   factsWithoutCluster,
+  lineOf,
   mayHoldFacts,
   withFileFlavour,
   type ClusterSnapshot,
+  type FactText,
   type Facts,
   type Flavour,
 } from './facts';
@@ -147,18 +149,23 @@ function prepareDocuments(
 
 /**
  * Gathers cross-document facts (RuntimeClasses, Namespaces, autoscalers, OpenShift objects)
- * from raw texts. Only documents whose text mentions a fact kind are parsed here.
+ * from raw texts. Only documents whose text mentions a fact kind are parsed here. A text given
+ * with its path makes the RuntimeClasses read from it carry their file and line.
  */
-export function gatherFacts(texts: string[], flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+export function gatherFacts(texts: (string | FactText)[], flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
   const facts = emptyFacts(flavour, cluster);
-  for (const text of texts) {
+  for (const entry of texts) {
+    const { text, path } = typeof entry === 'string' ? { text: entry, path: undefined } : entry;
     if (!mayHoldFacts(text)) continue;
     for (const span of splitDocuments(text)) {
       const slice = text.slice(span.start, span.end);
       if (!mayHoldFacts(slice)) continue;
       const doc = loadDocument(text, span, 0);
       if (!doc || doc.status !== 'ok') continue;
-      for (const object of objectsOf(doc.value)) collectFacts(facts, object);
+      const kindAt = path === undefined ? -1 : slice.search(/^kind:\s*["']?RuntimeClass/m);
+      const origin =
+        kindAt === -1 || path === undefined ? undefined : { file: path, line: lineOf(text, span.start + kindAt) };
+      for (const object of objectsOf(doc.value)) collectFacts(facts, object, origin);
     }
   }
   return facts;

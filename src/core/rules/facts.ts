@@ -13,6 +13,14 @@ export interface RuntimeClassFacts {
   /** `node.kubernetes.io/windows-build` it pins, if any. */
   build?: string;
   source: 'file' | 'cluster';
+  /** Where a RuntimeClass read from a file is defined, when the file is known (findings built on it name it). */
+  origin?: FactOrigin;
+}
+
+/** The file and line (1-based) a fact was read from. */
+export interface FactOrigin {
+  file: string;
+  line: number;
 }
 
 export interface Taint {
@@ -95,6 +103,11 @@ export interface Facts {
   flavour: Flavour;
   /** OpenShift objects seen in the files (flavour auto). */
   openshiftSeen: boolean;
+  /**
+   * The first OpenShift object of the project (the kustomization, chart or folder the file belongs to),
+   * when another of its files made it OpenShift (see withProjectFlavour).
+   */
+  openshiftFrom?: FactOrigin & { kind: string };
   cluster?: ClusterSnapshot;
 }
 
@@ -133,15 +146,79 @@ export function isOpenShift(facts: Facts): boolean {
   return facts.flavour === 'openshift' || (facts.flavour === 'auto' && facts.openshiftSeen);
 }
 
-const WINDOWS_HANDLERS = new Set(['runhcs-wcow-process', 'runhcs-wcow-hypervisor']);
+/**
+ * Which family of Windows runtime handler a RuntimeClass names. containerd's runhcs handlers are
+ * named by whoever writes the node's config: Hyper-V ones carry the build their utility VM runs
+ * (`runhcs-wcow-hypervisor-17763`, `-1903`, as KEP-1001 and sig-windows-tools write them), and
+ * early HostProcess prototypes were handlers (`runhcs-privileged`, `runhcs-wcow-privileged`).
+ */
+export type HandlerFamily = 'process' | 'hypervisor' | 'privileged';
+
+const HANDLER_FAMILY = /^runhcs-(?:wcow-)?(process|hypervisor|privileged)(?:[-_.]([a-z0-9][a-z0-9._-]*))?$/i;
+
+export function handlerFamily(handler: string): { family: HandlerFamily; suffix?: string } | undefined {
+  const m = HANDLER_FAMILY.exec(handler.trim());
+  if (!m || (m[1].toLowerCase() === 'process' && !/^runhcs-wcow-/i.test(handler.trim()))) return undefined;
+  return { family: m[1].toLowerCase() as HandlerFamily, ...(m[2] ? { suffix: m[2] } : {}) };
+}
 
 export function runtimeClassIsWindows(handler: string, nodeSelector: Record<string, string>): boolean {
   const os = nodeSelector[OS_LABEL] ?? nodeSelector[BETA_OS_LABEL];
   if (typeof os === 'string') return os.toLowerCase() === 'windows';
-  return WINDOWS_HANDLERS.has(handler) || BUILD_LABEL in nodeSelector;
+  return handlerFamily(handler) !== undefined || BUILD_LABEL in nodeSelector;
 }
 
 const OPENSHIFT_API = /^\s*apiVersion:\s*["']?[a-z0-9.-]*openshift\.io\//m;
+
+/** A file's text, with the path it is shown under (facts read from it name it). */
+export interface FactText {
+  text: string;
+  path?: string;
+}
+
+/**
+ * Flavour `auto` decides per project: the files checked together as one project (a kustomization,
+ * a chart, a folder argument) are about one cluster, so an OpenShift object in any of them (a Route,
+ * a DeploymentConfig, an SCC …) makes the project's plain Pods OpenShift pods too. Unrelated folders
+ * checked in the same run are separate projects and stay as they are.
+ */
+export function withProjectFlavour(facts: Facts, files: FactText[]): Facts {
+  if (facts.flavour !== 'auto') return facts;
+  for (const f of files) {
+    if (!f.text.includes('openshift.io/')) continue;
+    const m = OPENSHIFT_API.exec(f.text);
+    if (!m) continue;
+    const line = lineOf(f.text, m.index + m[0].indexOf('apiVersion'));
+    const kind = /^\s*kind:\s*["']?([A-Za-z0-9]+)/m.exec(documentAround(f.text, m.index))?.[1] ?? 'object';
+    return { ...facts, openshiftSeen: true, openshiftFrom: { file: f.path ?? '<stdin>', line, kind } };
+  }
+  return facts;
+}
+
+/** 1-based line of an offset. */
+export function lineOf(text: string, offset: number): number {
+  let line = 1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) line++;
+  return line;
+}
+
+/** The YAML document (between `---` lines) around an offset. */
+function documentAround(text: string, offset: number): string {
+  const before = text.lastIndexOf('\n---', offset);
+  const after = text.indexOf('\n---', offset);
+  return text.slice(before === -1 ? 0 : before + 4, after === -1 ? text.length : after);
+}
+
+/** " (RuntimeClass x, rc.yaml:4)": where a fact read from a file comes from, for the finding built on it. */
+export function factOrigin(rc: RuntimeClassFacts): string {
+  return rc.origin ? ` (RuntimeClass ${rc.name} is defined in ${rc.origin.file}:${rc.origin.line})` : '';
+}
+
+/** " (OpenShift: a Route in routes.yaml:3)": which file of the project made a pod an OpenShift pod. */
+export function openshiftOrigin(facts: Facts): string {
+  const o = facts.openshiftFrom;
+  return o && facts.flavour === 'auto' ? ` (This project is OpenShift: ${o.kind} in ${o.file}:${o.line}.)` : '';
+}
 
 /**
  * Flavour `auto` decides per file: a file holding OpenShift objects (any *.openshift.io API group)
@@ -168,7 +245,7 @@ export function factsWithoutCluster(facts: Facts, text: string): Facts {
       ...facts,
       cluster: undefined,
       runtimeClasses: fromFiles,
-      openshiftSeen: clusterSaidOpenShift ? false : facts.openshiftSeen,
+      openshiftSeen: clusterSaidOpenShift ? facts.openshiftFrom !== undefined : facts.openshiftSeen,
     },
     text,
   );
@@ -191,7 +268,7 @@ export function mayHoldFacts(text: string): boolean {
   );
 }
 
-export function collectFacts(facts: Facts, object: ObjectView): void {
+export function collectFacts(facts: Facts, object: ObjectView, origin?: FactOrigin): void {
   const v = object.value;
   switch (object.kind) {
     case 'RuntimeClass': {
@@ -207,6 +284,7 @@ export function collectFacts(facts: Facts, object: ObjectView): void {
         windows: runtimeClassIsWindows(handler, nodeSelector),
         build,
         source: 'file',
+        ...(origin ? { origin } : {}),
       });
       break;
     }

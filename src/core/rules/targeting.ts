@@ -177,7 +177,7 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
         signal: 'runtime-class',
         os: 'windows',
         path: [...p, 'runtimeClassName'],
-        detail: `RuntimeClass ${rcName} schedules onto Windows nodes`,
+        detail: `RuntimeClass ${rcName}${rc.origin ? ` (${rc.origin.file}:${rc.origin.line})` : ''} schedules onto Windows nodes`,
         strong: true,
       });
       if (rc.build)

@@ -21,7 +21,8 @@ export const WINDOWS_BUILDS: WindowsBuild[] = [
     name: 'Windows Server 2016 (1607)',
     ltsc: true,
     eol: true,
-    tokens: ['ltsc2016', '1607'],
+    // sac2016: Nano Server 2016's tag.
+    tokens: ['ltsc2016', '1607', 'sac2016'],
   },
   { build: 16299, label: '10.0.16299', name: 'Windows Server 1709 (SAC)', ltsc: false, eol: true, tokens: ['1709'] },
   { build: 17134, label: '10.0.17134', name: 'Windows Server 1803 (SAC)', ltsc: false, eol: true, tokens: ['1803'] },
@@ -204,7 +205,10 @@ function isNanoServerOf(raw: string): boolean {
   return /nanoserver/.test(image.repository) || /(^|[-_.])nanoserver/.test((image.tag ?? '').toLowerCase());
 }
 
-/** Server Core based images, whose default user is ContainerAdministrator. */
+/**
+ * Server Core based images: they declare no user in their config and so run as ContainerAdministrator,
+ * which the kubelet's runAsNonRoot check cannot see (it compares the declared user).
+ */
 export const isServerCoreFamily = memoize((raw: string): boolean => isServerCoreFamilyOf(raw));
 
 function isServerCoreFamilyOf(raw: string): boolean {

@@ -11,7 +11,9 @@ import {
   parseImage,
   retagForBuild,
   windowsImageEvidence,
+  WINDOWS_BUILDS,
 } from '../../windows/builds';
+import { factOrigin, handlerFamily, type Facts } from '../facts';
 import { hostProcessInfo, inferredFrom, isSet } from '../helpers';
 import { type Targeting } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
@@ -38,8 +40,12 @@ function label(build: number): string {
   return `10.0.${build}`;
 }
 
-function pinText(pin: Targeting['builds'][number]): string {
-  if (pin.via === 'runtime-class') return `RuntimeClass ${preview(pin.runtimeClass ?? '')}`;
+function pinText(pin: Targeting['builds'][number], facts: Facts): string {
+  if (pin.via === 'runtime-class') {
+    const rc = facts.runtimeClasses.get(pin.runtimeClass ?? '');
+    const at = rc?.origin ? `, defined in ${rc.origin.file}:${rc.origin.line}` : '';
+    return `RuntimeClass ${preview(pin.runtimeClass ?? '')}${at}`;
+  }
   return pin.via === 'node-selector' ? `nodeSelector ${BUILD_LABEL}` : `required node affinity on ${BUILD_LABEL}`;
 }
 
@@ -78,7 +84,7 @@ const WIN080: PodRule = {
         report({
           path,
           target: 'value',
-          message: `Image ${preview(image)} is built for Windows ${label(build)} (${token}) but the pod is pinned to ${first.pin.value} by ${pinText(first.pin)}; process-isolated containers need a compatible host build, so it fails with "The container operating system does not match the host operating system". Use an image tag for ${first.pin.value}.`,
+          message: `Image ${preview(image)} is built for Windows ${label(build)} (${token}) but the pod is pinned to ${first.pin.value} by ${pinText(first.pin, facts)}; process-isolated containers need a compatible host build, so it fails with "The container operating system does not match the host operating system". Use an image tag for ${first.pin.value}.`,
           related: bad.map((b) => ({
             path: b.pin.path,
             target: 'value' as const,
@@ -121,36 +127,55 @@ function singlePin(target: Targeting): number | undefined {
   return b > 0 ? b : undefined;
 }
 
+/**
+ * Whether any Windows Server build a Kubernetes node may run today (2019 and later, in support) can
+ * run an image of this build with process isolation: none can for 2016 and the retired semi-annual ones.
+ */
+function someSupportedNodeRuns(image: number): boolean {
+  return WINDOWS_BUILDS.some(
+    (host) => !host.eol && host.build >= MIN_NODE_BUILD && isImageCompatible(host.build, image),
+  );
+}
+
+/** Windows Server 2019: the oldest Windows node Kubernetes supports. */
+const MIN_NODE_BUILD = 17763;
+
 const WIN081: PodRule = {
   id: 'WIN081',
   scope: 'pod',
   family: 'images',
-  severity: 'warning',
+  severity: 'error',
   title:
-    'Image of an end-of-life semi-annual Windows release (1709 … 20H2) or from the retired Docker Hub microsoft/* repositories.',
+    'Image of a Windows release no supported node can run (Windows Server 2016 / ltsc2016, the semi-annual 1709 … 20H2), in any repository; or from the retired Docker Hub microsoft/* repositories.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     const pinned = singlePin(target);
+    const hostProcess = hostProcessInfo(pod);
     for (const c of pod.containers) {
       if (!c.image) continue;
       const named = imageBuild(parseImage(c.image));
       const b = named ? buildByNumber(named.build) : undefined;
-      const eol = !!b && !b.ltsc && b.eol;
+      // A HostProcess container runs on the host, whatever build its image names.
+      const unrunnable = !!b && b.eol && !someSupportedNodeRuns(b.build) && !hostProcess.is(c);
       const successor = dockerHubMicrosoftSuccessor(c.image);
-      if (!eol && !successor) continue;
+      if (!unrunnable && !successor) continue;
       const release = b ? `${b.name.replace(/ \(SAC\)$/, '')}, build ${label(b.build)}` : '';
+      const what = b?.ltsc ? 'an end-of-life release' : 'an end-of-life semi-annual release';
       const moved = `Microsoft images moved to mcr.microsoft.com (${successor})`;
+      const never = `no supported Windows Server node (2019 and later) can run it: process isolation needs the node's build to match, so the container can never start ("The container operating system does not match the host operating system")`;
       const message = !successor
-        ? `Image ${preview(c.image)} is for ${release}, an end-of-life semi-annual release: it gets no security updates and no supported Kubernetes node runs it. Use an LTSC tag that matches your nodes (ltsc2019/1809, ltsc2022 or ltsc2025).`
-        : eol
-          ? `Image ${preview(c.image)} comes from the retired Docker Hub microsoft/* repositories and is for ${release}, an end-of-life semi-annual release that no supported Kubernetes node runs. ${moved}; use an LTSC tag that matches your nodes.`
+        ? `Image ${preview(c.image)} is for ${release}, ${what}: ${never}. Use an LTSC tag that matches your nodes (ltsc2019/1809, ltsc2022 or ltsc2025).`
+        : unrunnable
+          ? `Image ${preview(c.image)} comes from the retired Docker Hub microsoft/* repositories and is for ${release}, ${what}: ${never}. ${moved}; use an LTSC tag that matches your nodes.`
           : `Image ${preview(c.image)} comes from the retired Docker Hub microsoft/* repositories, which get no updates. ${moved}.`;
       const path = [...c.path, 'image'];
       report({
         path,
         target: 'value',
+        // Retired but runnable (a microsoft/* image of a supported build): a warning; unrunnable: an error.
+        ...(unrunnable ? {} : { severity: 'warning' as const }),
         message,
-        fixes: eol && !successor && pinned && !buildByNumber(pinned)?.eol ? retagFix(c.image, pinned, path) : [],
+        fixes: unrunnable && !successor && pinned && !buildByNumber(pinned)?.eol ? retagFix(c.image, pinned, path) : [],
       });
     }
   },
@@ -176,11 +201,14 @@ const WIN082: PodRule = {
     if (!cluster || cluster.windowsNodes.length === 0) {
       // Without a cluster, speak only when the checked files show several Windows builds
       // (RuntimeClasses pinning different builds): otherwise every unpinned pod would get a notice.
-      const pinned = new Set(
-        [...facts.runtimeClasses.values()].filter((rc) => rc.windows && rc.build).map((rc) => rc.build),
-      );
+      const pinning = [...facts.runtimeClasses.values()].filter((rc) => rc.windows && rc.build);
+      const pinned = new Set(pinning.map((rc) => rc.build));
       if (pinned.size < 2) return;
-      context = `the RuntimeClasses here pin Windows ${[...pinned].sort().join(' and ')}, so the cluster has nodes of several versions`;
+      const where = pinning
+        .filter((rc) => rc.origin)
+        .map((rc) => `${rc.name} in ${rc.origin?.file}:${rc.origin?.line}`)
+        .slice(0, 3);
+      context = `the RuntimeClasses here pin Windows ${[...pinned].sort().join(' and ')}${where.length > 0 ? ` (${where.join(', ')})` : ''}, so the cluster has nodes of several versions`;
     } else {
       const hosts = [...new Set(cluster.windowsNodes.map((n) => n.build))].sort();
       if (hosts.length < 2) return;
@@ -216,7 +244,7 @@ const WIN083: PodRule = {
   family: 'images',
   severity: 'warning',
   title:
-    'Hyper-V isolation (legacy isolation-type annotation or runhcs-wcow-hypervisor RuntimeClass): Kubernetes does not support Hyper-V isolated Windows containers.',
+    'Hyper-V isolation (legacy isolation-type annotation, or a RuntimeClass of the runhcs-wcow-hypervisor family, build suffixes included): Kubernetes does not support Hyper-V isolated Windows containers.',
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows') return;
     const annotations = getAt(pod.metadata, ['annotations']);
@@ -237,11 +265,15 @@ const WIN083: PodRule = {
     }
     const name = pod.spec.runtimeClassName;
     const rc = typeof name === 'string' ? facts.runtimeClasses.get(name) : undefined;
-    if (rc && rc.handler === 'runhcs-wcow-hypervisor') {
+    const family = rc ? handlerFamily(rc.handler) : undefined;
+    if (rc && family?.family === 'hypervisor') {
+      // A suffix names the build of the utility VM (runhcs-wcow-hypervisor-17763, -1903): still Hyper-V.
+      // The family's pattern allows only [a-z0-9._-] in the suffix: shown as written.
+      const vm = family.suffix ? `, a utility VM for build ${family.suffix.slice(0, 20)}` : '';
       report({
         path: [...pod.path, 'runtimeClassName'],
         target: 'value',
-        message: `RuntimeClass ${preview(rc.name)} uses handler runhcs-wcow-hypervisor (Hyper-V isolation), which Kubernetes does not support for Windows containers; it needs a specially configured containerd and is experimental. Use a process-isolation RuntimeClass (handler runhcs-wcow-process).`,
+        message: `RuntimeClass ${preview(rc.name)} uses handler ${preview(rc.handler, 60)} (Hyper-V isolation${vm}), which Kubernetes does not support for Windows containers; it needs a specially configured containerd and is experimental. Use a process-isolation RuntimeClass (handler runhcs-wcow-process).${factOrigin(rc)}`,
       });
     }
   },

@@ -94,7 +94,7 @@ const PLATFORM_IMAGE_HINT: Record<MachinePlatform, string> = {
 const WIN086 = rule(
   'WIN086',
   'error',
-  'Windows MachineSet or Machine without machine.openshift.io/os-id: Windows (exactly): WMCO ignores its machines, which boot and never become nodes.',
+  'Windows MachineSet or Machine (by its image, its windows-user-data secret, a Windows node label or its name) without machine.openshift.io/os-id: Windows (exactly): WMCO ignores its machines, which boot and never become nodes.',
   (v, _ctx, report) => {
     const labels = [...v.metadataPath, 'labels'];
     const path = [...labels, MACHINE_OS_ID_LABEL];
@@ -108,9 +108,20 @@ const WIN086 = rule(
       ops: [{ op: 'set' as const, path, value: MACHINE_OS_ID_WINDOWS }],
     } satisfies FixSpec;
     if (v.osId === undefined) {
+      const why =
+        v.image?.os === 'windows'
+          ? `boots the Windows image ${preview(v.image.text, 120)}`
+          : `is meant to be Windows (its ${v.otherSignal?.words ?? 'configuration says so'})`;
       report({
         path: labels,
-        message: `${what(v)} boots the Windows image ${preview(v.image?.text ?? '', 120)} but ${labelsField(v)} lacks ${MACHINE_OS_ID_LABEL}: ${MACHINE_OS_ID_WINDOWS}, the label WMCO selects Windows machines by, so WMCO never configures them: the VMs start and never become nodes. Add the label.`,
+        message: `${what(v)} ${why} but ${labelsField(v)} lacks ${MACHINE_OS_ID_LABEL}: ${MACHINE_OS_ID_WINDOWS}, the label WMCO selects Windows machines by, so WMCO never configures them: the VMs start and never become nodes. Add the label.`,
+        ...(v.image?.os !== 'windows' && v.otherSignal
+          ? {
+              related: [
+                { path: v.otherSignal.path, target: 'value' as const, message: `Windows: ${v.otherSignal.words}` },
+              ],
+            }
+          : {}),
         fixes: [fix],
       });
       return;

@@ -3,7 +3,7 @@ import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { podSpecOf, WORKLOAD_KINDS, type ObjectView, type PodSpecView } from '../../manifest/workloads';
 import { selectorMatches } from '../../drain';
-import { isOpenShift, stringMap, workloadKey } from '../facts';
+import { isOpenShift, openshiftOrigin, stringMap, workloadKey } from '../facts';
 import { addOsWindowsFix, inferredNote, isSet } from '../helpers';
 import { OS_LABELS, targetingOf } from '../targeting';
 import { BUILD_LABEL } from '../../well-known';
@@ -299,12 +299,12 @@ const OCP003: PodRule = {
   family: 'openshift',
   severity: 'warning',
   title:
-    'Windows pod on OpenShift without spec.os.name: windows: SCC admission treats it as Linux and injects runAsNonRoot and other Linux defaults.',
+    'Windows pod on OpenShift without spec.os.name: windows: SCC admission treats it as Linux, injects runAsNonRoot and other Linux defaults, and no Windows SCC check applies.',
   check({ pod, target, facts }, report) {
     if (!isOpenShift(facts) || target.os !== 'windows' || isSet(pod.spec, 'os')) return;
     report({
       path: pod.path,
-      message: `On OpenShift a Windows pod needs spec.os.name: windows${inferredNote(target)}: without it SCC admission treats it as a Linux pod and injects runAsNonRoot: true and other Linux settings, so ContainerAdministrator images fail to start. Add spec.os.name: windows.`,
+      message: `On OpenShift a Windows pod needs spec.os.name: windows${inferredNote(target)}: without it SCC admission treats it as a Linux pod: it injects runAsNonRoot: true (the kubelet then refuses a container whose runAsUserName is ContainerAdministrator, and cannot enforce it on a Server Core image that runs as ContainerAdministrator by default) and Linux settings the Windows kubelet ignores, and no Windows SCC check applies.${openshiftOrigin(facts)} Add spec.os.name: windows.`,
       fixes: [addOsWindowsFix(pod)],
     });
   },

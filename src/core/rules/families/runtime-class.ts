@@ -1,7 +1,7 @@
 import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import { parseBuildLabel, WINDOWS_BUILDS } from '../../windows/builds';
-import { isOpenShift, runtimeClassIsWindows, stringMap } from '../facts';
+import { handlerFamily, isOpenShift, runtimeClassIsWindows, stringMap } from '../facts';
 import { OS_LABELS } from '../targeting';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../../well-known';
 import type { ObjectRule, Rule } from '../types';
@@ -200,14 +200,32 @@ const RTC005: ObjectRule = {
   family: 'runtime-class',
   severity: 'warning',
   title:
-    'RuntimeClass handler "docker": the dockershim handler is gone since Kubernetes 1.24; containerd on Windows uses runhcs-wcow-process.',
+    'RuntimeClass handler no Windows node configures: "docker" (dockershim, gone since Kubernetes 1.24) or a HostProcess prototype (runhcs-privileged …); containerd on Windows uses runhcs-wcow-process.',
   kinds: KINDS,
   check({ object }, report) {
-    if (!isRuntimeClass(object.apiVersion) || object.value.handler !== 'docker') return;
+    if (!isRuntimeClass(object.apiVersion)) return;
+    const handler = typeof object.value.handler === 'string' ? object.value.handler : '';
     const nodeSelector = stringMap(getAt(object.value, ['scheduling', 'nodeSelector']));
     const os = (nodeSelector[OS_LABEL] ?? nodeSelector[BETA_OS_LABEL] ?? '').toLowerCase();
     if (os === 'linux') return;
     const path = [...object.path, 'handler'];
+    if (handlerFamily(handler)?.family === 'privileged') {
+      report({
+        path,
+        target: 'value',
+        message: `Handler ${preview(handler, 60)} is a prototype of privileged Windows containers from before HostProcess containers: containerd's Windows configuration has no such runtime, so pods using ${rcName(object.name)} fail with 'no runtime for ${preview(handler, 60)} is configured'. Use handler ${WINDOWS_HANDLER} and make the pod a HostProcess pod (securityContext.windowsOptions.hostProcess: true, hostNetwork: true).`,
+        fixes: [
+          // The class then runs ordinary process-isolated containers: the pods must opt into HostProcess themselves.
+          {
+            title: `Change the handler to ${WINDOWS_HANDLER}`,
+            kind: 'rewrite',
+            ops: [{ op: 'set', path, value: WINDOWS_HANDLER }],
+          },
+        ],
+      });
+      return;
+    }
+    if (handler !== 'docker') return;
     report({
       path,
       target: 'value',

@@ -2,7 +2,7 @@ import { getAt, isObj, type Obj, type Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { PodSpecView } from '../../manifest/workloads';
 import { apiField, inferredFrom, isSet, objAt } from '../helpers';
-import { isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
+import { factOrigin, isOpenShift, type Facts, type RuntimeClassFacts, type Taint } from '../facts';
 import { OS_LABELS } from '../targeting';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../../well-known';
 import type { FixSpec, PodRule, Report } from '../types';
@@ -284,7 +284,7 @@ const WIN072: PodRule = {
       report({
         path: [...pod.path, 'runtimeClassName'],
         target: 'value',
-        message: `${apiField(pod, ['os', 'name'])} is ${osName} but RuntimeClass ${preview(rc.name)} adds nodeSelector kubernetes.io/os: ${rcOs}: ${why}. Use a RuntimeClass for ${osName} nodes.`,
+        message: `${apiField(pod, ['os', 'name'])} is ${osName} but RuntimeClass ${preview(rc.name)} adds nodeSelector kubernetes.io/os: ${rcOs}${factOrigin(rc)}: ${why}. Use a RuntimeClass for ${osName} nodes.`,
         related,
       });
     }

@@ -3,7 +3,7 @@
 import { isObj, type Obj, type Path } from '../../manifest/path';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { preview } from '../../manifest/text';
-import { apiField, containerField, deleteFix, isSet, objAt } from '../helpers';
+import { apiField, containerField, containerWord, deleteFix, isSet, objAt } from '../helpers';
 import type { FixSpec, PodRule } from '../types';
 
 /**
@@ -81,13 +81,18 @@ const WIN052: PodRule = {
   },
 };
 
+/** The API server's words (validateMountPropagation), the field path without the mount's index as it prints it. */
+const BIDIRECTIONAL_REFUSED = 'Forbidden: Bidirectional mount propagation is available only to privileged containers';
+
+const capitalized = (word: string): string => word.charAt(0).toUpperCase() + word.slice(1);
+
 const WIN053: PodRule = {
   id: 'WIN053',
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
   title:
-    'mountPropagation other than None on a Windows pod: the kubelet forces private mounts, the setting has no effect.',
+    'mountPropagation other than None on a Windows pod: the kubelet forces private mounts, so it has no effect; Bidirectional is rejected by the API server (it needs privileged, which a declared Windows pod may not set).',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
     for (const c of pod.containers) {
@@ -95,11 +100,28 @@ const WIN053: PodRule = {
         if (!isSet(m.value, 'mountPropagation') || m.value.mountPropagation === 'None') continue;
         const rel = ['volumeMounts', m.index, 'mountPropagation'];
         const path = [...c.path, ...rel];
+        const fixes = [deleteFix('Remove mountPropagation', path, c.path.length + 2)];
+        // Bidirectional needs privileged: a declared Windows pod may not set it, and without it any pod is refused.
+        const privileged = objAt(c.value, ['securityContext'])?.privileged === true;
+        if (m.value.mountPropagation === 'Bidirectional' && (target.declared || !privileged)) {
+          const field = containerField(pod, c, ['volumeMounts']);
+          const why = target.declared
+            ? 'A Windows pod may not set privileged'
+            : `${capitalized(containerWord(c))} ${preview(c.name, 40)} is not privileged`;
+          report({
+            path,
+            target: 'value',
+            severity: 'error',
+            message: `${field}.mountPropagation: ${BIDIRECTIONAL_REFUSED}. ${why}, and Windows has no mount propagation anyway (the kubelet uses private mounts): delete it.`,
+            fixes,
+          });
+          continue;
+        }
         report({
           path,
           target: 'value',
           message: `${containerField(pod, c, rel)}: Windows does not support mount propagation; the kubelet silently uses private mounts, so ${preview(m.value.mountPropagation, 30)} has no effect. Delete it.`,
-          fixes: [deleteFix('Remove mountPropagation', path, c.path.length + 2)],
+          fixes,
         });
       }
     }

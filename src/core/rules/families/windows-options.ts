@@ -3,7 +3,17 @@ import type { Obj, Path } from '../../manifest/path';
 import { preview } from '../../manifest/text';
 import type { ContainerView, PodSpecView } from '../../manifest/workloads';
 import { isServerCoreFamily } from '../../windows/builds';
-import { apiField, containerField, containerWord, declaredLinux, deleteFix, hostProcessInfo, objAt } from '../helpers';
+import {
+  apiField,
+  apiSeverity,
+  containerField,
+  containerWord,
+  declaredLinux,
+  deleteFix,
+  hostProcessInfo,
+  objAt,
+} from '../helpers';
+import type { Targeting } from '../targeting';
 import type { FixSpec, PodRule, Reporter } from '../types';
 
 /** One `windowsOptions` object: the pod's or a container's, with what messages and fixes need. */
@@ -355,6 +365,12 @@ const WIN029: PodRule = {
 
 // ---------------------------------------------------------------------------------------------
 // runAsNonRoot vs ContainerAdministrator (kubelet verifyRunAsNonRoot on Windows)
+//
+// The kubelet compares runAsUserName, or when that is unset the user the image *declares* in its
+// config, with ContainerAdministrator (case-insensitive). Server Core images declare no user: there
+// is then nothing to compare, the container starts and runs as ContainerAdministrator anyway
+// (kubernetes/kubernetes#112469). So runAsNonRoot is refused only when runAsUserName names the
+// administrator, and silently not enforced on a Server Core image without runAsUserName.
 
 const ROOT = 'ContainerAdministrator';
 
@@ -373,7 +389,13 @@ function effective(
   return undefined;
 }
 
-function checkNonRoot(pod: PodSpecView, report: Reporter) {
+const containerUserFix = (c: ContainerView): FixSpec => ({
+  title: 'Set windowsOptions.runAsUserName: ContainerUser',
+  kind: 'rewrite', // a replaced identity
+  ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }],
+});
+
+function checkNonRoot(pod: PodSpecView, target: Targeting, report: Reporter) {
   const info = hostProcessInfo(pod);
   for (const x of info.containers) {
     if (x.hostProcess) continue; // WIN014's case
@@ -381,38 +403,36 @@ function checkNonRoot(pod: PodSpecView, report: Reporter) {
     const nonRoot = effective(pod, c, 'runAsNonRoot');
     if (!nonRoot || nonRoot.value !== true) continue;
     const user = effective(pod, c, 'runAsUserName');
-    let path: Path;
-    let cause: string;
-    let related: { path: Path; target: 'value'; message: string }[] = [];
+    const who = `${capitalized(containerWord(c))} ${preview(c.name, 40)}`;
+    const nonRootSet = { path: nonRoot.path, target: 'value' as const, message: 'runAsNonRoot: true is set here' };
     if (user && typeof user.value === 'string') {
       if (user.value.toLowerCase() !== ROOT.toLowerCase()) continue;
       const own =
         user.path.length > c.path.length && user.path.slice(0, c.path.length).every((s, i) => s === c.path[i]);
-      path = own ? user.path : [...c.path, 'name'];
-      cause = `container's runAsUserName (${user.value}) which will be regarded as root identity and will break non-root policy`;
-      if (!own)
-        related = [{ path: user.path, target: 'value', message: 'runAsUserName ContainerAdministrator is set here' }];
+      const related = own
+        ? [nonRootSet]
+        : [
+            { path: user.path, target: 'value' as const, message: 'runAsUserName ContainerAdministrator is set here' },
+            nonRootSet,
+          ];
+      report({
+        path: own ? user.path : [...c.path, 'name'],
+        target: 'value',
+        // The kubelet refuses it on every Windows node: it can never start as written.
+        severity: apiSeverity(target),
+        message: `${who} runs as ${user.value} (runAsUserName) while runAsNonRoot is true, so the kubelet refuses to start it (CreateContainerConfigError): "container's runAsUserName (${user.value}) which will be regarded as root identity and will break non-root policy". Run it as ContainerUser, or set runAsNonRoot: false if it needs administrator rights.`,
+        fixes: [containerUserFix(c)],
+        related,
+      });
     } else if (!user && c.image && isServerCoreFamily(c.image)) {
-      path = [...c.path, 'image'];
-      cause = `container's runAsUser (${ROOT}) which will be regarded as root identity and will break non-root policy`;
-    } else continue;
-    related.push({ path: nonRoot.path, target: 'value', message: 'runAsNonRoot: true is set here' });
-    const why = user
-      ? 'runs as ContainerAdministrator'
-      : "runs as its Server Core based image's default user, ContainerAdministrator,";
-    report({
-      path,
-      target: 'value',
-      message: `${capitalized(containerWord(c))} ${preview(c.name, 40)} ${why} while runAsNonRoot is true, so the kubelet refuses to start it (CreateContainerConfigError): "${cause}". Run it as ContainerUser.`,
-      fixes: [
-        {
-          title: 'Set windowsOptions.runAsUserName: ContainerUser',
-          kind: 'rewrite', // a replaced identity
-          ops: [{ op: 'set', path: [...c.path, ...WO, 'runAsUserName'], value: 'ContainerUser' }],
-        },
-      ],
-      related,
-    });
+      report({
+        path: [...c.path, 'image'],
+        target: 'value',
+        message: `runAsNonRoot: true is not enforced for ${who.charAt(0).toLowerCase()}${who.slice(1)}: its Server Core based image declares no user, so the kubelet has nothing to check and the container runs as ContainerAdministrator, the Windows equivalent of root (kubernetes/kubernetes#112469). Set windowsOptions.runAsUserName: ContainerUser to really run it unprivileged.`,
+        fixes: [containerUserFix(c)],
+        related: [nonRootSet],
+      });
+    }
   }
 }
 
@@ -422,10 +442,10 @@ const WIN030: PodRule = {
   family: 'windows-options',
   severity: 'warning',
   title:
-    'runAsNonRoot: true while the container runs as ContainerAdministrator (set, or the Server Core image default): the kubelet refuses to start it.',
+    'runAsNonRoot: true on a Windows container that runs as ContainerAdministrator: not enforced when a Server Core image runs as its default user (the image declares none); refused by the kubelet when runAsUserName names it.',
   check({ pod, target }, report) {
     if (target.os !== 'windows') return;
-    checkNonRoot(pod, report);
+    checkNonRoot(pod, target, report);
   },
 };
 

@@ -14,7 +14,8 @@ export const yamlRules: EngineRule[] = [
     scope: 'engine',
     family: 'yaml',
     severity: 'info',
-    title: 'Document is a Helm/Go or envsubst template; render it first, then check the output.',
+    title:
+      "Document is a Helm/Go or envsubst template (text in data is not: a ConfigMap's files, a multi-line string, a Prometheus rule's {{ $labels }}); render it first, then check the output.",
   },
   {
     id: 'YAML003',
