@@ -291,7 +291,12 @@ async function checkFiles(
       },
     };
     return chart
-      ? { text, options: fileOptions, chart: true, here: () => checkChartTemplate(text, chart.values, { ...options, facts: fileOptions.facts }) }
+      ? {
+          text,
+          options: fileOptions,
+          chart: true,
+          here: () => checkChartTemplate(text, chart.values, { ...options, facts: fileOptions.facts }),
+        }
       : { text, options: fileOptions };
   });
   // Every file is checked first, on every core (check-workers.ts); fixes and reports follow in order.
