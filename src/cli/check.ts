@@ -11,6 +11,12 @@ import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
 import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
 import { checkChartTemplate } from '../core/helm/check';
+import {
+  DEFAULT_KUBERNETES_RELEASE,
+  kubernetesOfOpenShift,
+  kubernetesReleaseProblem,
+  normalizeRelease,
+} from '../core/kubernetes-release';
 import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
 import { EXIT, oneOf, positiveInteger, positiveNumber, refuse, UsageError, userMessage, warn } from './kit';
@@ -34,8 +40,11 @@ import { readClusterSnapshot, readLiveState } from '../cluster/live';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 
+/** What `rules --format json` (and so docs/rules.md) says of a rule whose truth is the same in every release. */
+const ALL_RELEASES = 'all releases';
+
 /** The defaults the help names. */
-export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576 };
+export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576, kubernetesRelease: DEFAULT_KUBERNETES_RELEASE };
 
 function listOption(values: string[] | undefined): string[] {
   const out: string[] = [];
@@ -60,6 +69,23 @@ function openshiftRelease(value: string | undefined, flavour: Flavour): ClusterS
   return withOpenShiftRelease(undefined, release);
 }
 
+/**
+ * `--kubernetes-version 1.N`: the release the rules decide by, over the cluster's. With
+ * --openshift-version it must be that OpenShift release's Kubernetes (4.N ships 1.(N+13)).
+ */
+function kubernetesRelease(value: string | undefined, openshiftVersion: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = kubernetesReleaseProblem(value);
+  if (problem) throw new UsageError(`--kubernetes-version ${problem}`);
+  const release = normalizeRelease(value);
+  const shipped = kubernetesOfOpenShift(openshiftVersion);
+  if (shipped !== undefined && release !== shipped)
+    throw new UsageError(
+      `--kubernetes-version ${release} contradicts --openshift-version ${openshiftVersion}, which runs Kubernetes ${shipped}; give one of them`,
+    );
+  return release;
+}
+
 export function runCheck(args: string[]): number | Promise<number> {
   const { values, positionals } = parseCheckArgs(args);
   if (values.help) {
@@ -72,6 +98,7 @@ export function runCheck(args: string[]): number | Promise<number> {
   const fix = fixMode(values, format);
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
   const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
+  const release = kubernetesRelease(values['kubernetes-version'], values['openshift-version']);
   if (values.namespace !== undefined && values['all-namespaces'])
     throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (values.context === undefined) {
@@ -87,7 +114,7 @@ export function runCheck(args: string[]): number | Promise<number> {
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
-      return runLiveCheck(values, format, minSeverity, failOn, flavour, color);
+      return runLiveCheck(values, format, minSeverity, failOn, flavour, color, release);
     }
     refuse(values.namespace, '-n/--namespace is for the live check (no paths); with paths the files are checked');
     refuse(
@@ -103,13 +130,13 @@ export function runCheck(args: string[]): number | Promise<number> {
     const saved = values.snapshot !== undefined ? snapshotFile(values.snapshot) : undefined;
     const live = saved ? Promise.resolve(saved) : liveSnapshot(values);
     return live.then((snapshot) =>
-      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color }, snapshot),
+      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color, release }, snapshot),
     );
   }
   return checkFiles(
     values,
     positionals,
-    { format, minSeverity, failOn, fix, flavour, color },
+    { format, minSeverity, failOn, fix, flavour, color, release },
     openshiftRelease(values['openshift-version'], flavour),
   );
 }
@@ -125,6 +152,8 @@ interface Presentation {
   fix: FixMode | undefined;
   flavour: Flavour;
   color: boolean;
+  /** `--kubernetes-version`, normalised ("1.35"); undefined: the cluster's, else the default. */
+  release: string | undefined;
 }
 
 /** `--fix` (fixes that keep the object's meaning), `--fix=all` (every fix), `--dry-run` (show, write nothing). */
@@ -182,6 +211,7 @@ async function runLiveCheck(
   failOn: FailOn,
   flavour: Flavour,
   color: boolean,
+  release: string | undefined,
 ): Promise<number> {
   const cluster = await clusterFor(values);
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
@@ -201,6 +231,7 @@ async function runLiveCheck(
     check: {
       only: listOption(values.enable as string[] | undefined),
       disable: listOption(values.disable as string[] | undefined),
+      ...(release !== undefined ? { kubernetesVersion: release } : {}),
     },
     flavour,
     minSeverity,
@@ -230,7 +261,7 @@ async function runLiveCheck(
 function checkFiles(
   values: CheckValues,
   positionals: string[],
-  { format, minSeverity, failOn, fix, flavour, color }: Presentation,
+  { format, minSeverity, failOn, fix, flavour, color, release }: Presentation,
   cluster: ClusterSnapshot | undefined,
 ): number {
   const mib = positiveNumber('max-file-size', values['max-file-size']);
@@ -265,12 +296,14 @@ function checkFiles(
     texts.flatMap((t) => (t.text === undefined ? [] : [charts.of(t.file)?.neutral ?? t.text])),
     flavour,
     cluster,
+    release,
   );
   const options: CheckOptions = {
     only: listOption(values.enable as string[] | undefined),
     disable: listOption(values.disable as string[] | undefined),
     flavour,
     cluster,
+    ...(release !== undefined ? { kubernetesVersion: release } : {}),
     facts,
     load: { maxBytes },
   };
@@ -321,9 +354,9 @@ function checkFiles(
   } else
     process.stdout.write(
       format === 'json'
-        ? formatJson(reports, summary, unreadable)
+        ? formatJson(reports, summary, unreadable, facts.kubernetesVersion)
         : format === 'sarif'
-          ? formatSarif(reports, version, unreadable)
+          ? formatSarif(reports, version, unreadable, facts.kubernetesVersion)
           : formatText(reports, summary, color, unreadable),
     );
   if (fixing.rewritesLeft > 0)
@@ -417,7 +450,14 @@ export function runRules(args: string[]): number {
         title: x.title,
         ...(json ? { cause: x.cause, fix: x.fix, source: x.source, examples: x.examples } : {}),
       }))
-    : RULES.map((r) => ({ id: r.id, severity: r.severity, family: r.family, title: r.title }));
+    : RULES.map((r) => ({
+        id: r.id,
+        severity: r.severity,
+        family: r.family,
+        title: r.title,
+        ...(json && r.severity === 'error' ? { apiRejects: r.apiRejects === true } : {}),
+        ...(json ? { releases: r.releases ?? ALL_RELEASES } : {}),
+      }));
   if (json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const r of list) process.stdout.write(`${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${r.title}\n`);
   return EXIT.OK;

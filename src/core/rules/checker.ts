@@ -26,6 +26,7 @@ import {
   type Flavour,
 } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
+import { normalizeRelease } from '../kubernetes-release';
 import { targetingOf } from './targeting';
 import type { SeveritySetting } from './severity';
 import type { Finding, FixOut, ObjectRule, PodRule, Report, Rule, Severity } from './types';
@@ -39,6 +40,11 @@ export interface CheckOptions {
   severity?: Record<string, SeveritySetting>;
   flavour?: Flavour;
   cluster?: ClusterSnapshot;
+  /**
+   * The Kubernetes release ("1.35") the rules decide by; wins over the cluster's and over the one in
+   * `facts`. Default: the cluster's, else DEFAULT_KUBERNETES_RELEASE.
+   */
+  kubernetesVersion?: string;
   /** Facts gathered beforehand across several files; gathered from this text when absent. */
   facts?: Facts;
   /** Compute fix edits (default true). */
@@ -61,7 +67,11 @@ export interface CheckResult {
 }
 
 export function checkText(text: string, options: CheckOptions = {}): CheckResult {
-  const facts = withFileFlavour(options.facts ?? gatherFacts([text], options.flavour, options.cluster), text);
+  const facts = withFileFlavour(
+    withRelease(options.facts, options.kubernetesVersion) ??
+      gatherFacts([text], options.flavour, options.cluster, options.kubernetesVersion),
+    text,
+  );
   const file = openManifest(text, options.load);
   const result = newResult(file);
   if (file.skipped) return result;
@@ -87,8 +97,13 @@ export function checkText(text: string, options: CheckOptions = {}): CheckResult
  * Gathers cross-document facts (RuntimeClasses, Namespaces, autoscalers, OpenShift objects)
  * from raw texts. Only documents whose text mentions a fact kind are parsed here.
  */
-export function gatherFacts(texts: string[], flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
-  const facts = emptyFacts(flavour, cluster);
+export function gatherFacts(
+  texts: string[],
+  flavour: Flavour = 'auto',
+  cluster?: ClusterSnapshot,
+  kubernetesVersion?: string,
+): Facts {
+  const facts = emptyFacts(flavour, cluster, kubernetesVersion);
   for (const text of texts) {
     if (!mayHoldFacts(text)) continue;
     for (const span of splitDocuments(text)) {
@@ -164,7 +179,8 @@ export function documentChecker(
   file: ManifestFile,
   options: CheckOptions & { facts: Facts; flavoured?: boolean },
 ): (doc: ManifestDocument) => DocumentCheck {
-  const facts = options.flavoured ? options.facts : withFileFlavour(options.facts, file.text);
+  const given = withRelease(options.facts, options.kubernetesVersion) ?? options.facts;
+  const facts = options.flavoured ? given : withFileFlavour(given, file.text);
   const rules = activeRules(options);
   const bare = withoutCluster(facts, file.text);
   return (doc) => {
@@ -259,6 +275,7 @@ function checkDocument(
       span,
       fixes: [],
       document: doc.index,
+      ...rejection(sev, rule.apiRejects),
     });
     return;
   }
@@ -301,8 +318,14 @@ function checkDocument(
       ...(related ? { related } : {}),
       document: doc.index,
       ...(cluster ? { cluster } : {}),
+      ...rejection(severity, report.apiRejects ?? RULES_BY_ID.get(ruleId)?.apiRejects),
     });
   }
+}
+
+/** `apiRejects` on error findings (false unless the rule or report says the API server refuses the object). */
+function rejection(severity: Severity, apiRejects: boolean | undefined): { apiRejects?: boolean } {
+  return severity === 'error' ? { apiRejects: apiRejects === true } : {};
 }
 
 /** A rule's report, with the cluster whose facts alone make it (see markClusterReports). */
@@ -401,7 +424,9 @@ export interface ObjectCheck {
  * beforehand (gatherObjectFacts) over every object checked with it.
  */
 export function checkObject(value: unknown, options: CheckOptions = {}): ObjectCheck {
-  const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
+  const facts =
+    withRelease(options.facts, options.kubernetesVersion) ??
+    emptyFacts(options.flavour, options.cluster, options.kubernetesVersion);
   const result: ObjectCheck = { findings: [], workloads: 0, windowsWorkloads: 0, ruleErrors: [] };
   for (const { ruleId, report, severity: proposed } of runRules(value, facts, activeRules(options), result)) {
     const severity = options.severity?.[ruleId] ?? proposed;
@@ -416,10 +441,19 @@ export function gatherObjectFacts(
   values: Iterable<unknown>,
   flavour: Flavour = 'auto',
   cluster?: ClusterSnapshot,
+  kubernetesVersion?: string,
 ): Facts {
-  const facts = emptyFacts(flavour, cluster);
+  const facts = emptyFacts(flavour, cluster, kubernetesVersion);
   for (const value of values) for (const object of objectsOf(value)) collectFacts(facts, object);
   return facts;
+}
+
+/** The facts given, with the release asked for in place of theirs (when one is asked for and differs). */
+function withRelease(facts: Facts | undefined, kubernetesVersion: string | undefined): Facts | undefined {
+  const asked = normalizeRelease(kubernetesVersion);
+  if (!facts || asked === undefined || (facts.kubernetesVersion === asked && facts.kubernetesVersionFrom === 'asked'))
+    return facts;
+  return { ...facts, kubernetesVersion: asked, kubernetesVersionFrom: 'asked' };
 }
 
 /** One "not analysed: template" notice per file is enough; it says how many documents it covers. */
