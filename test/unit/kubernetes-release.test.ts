@@ -19,6 +19,7 @@ import { emptyFacts, factsWithoutCluster } from '../../src/core/rules/facts';
 import { checkObject, checkText } from '../../src/core/rules/checker';
 import { RULES } from '../../src/core/rules/registry';
 import type { ClusterSnapshot } from '../../src/core/rules/facts';
+import { Analyzer } from '../../src/server/analysis';
 import { covered, fixAndRecheck, only } from '../support/check';
 import { deployment } from '../support/manifests';
 
@@ -139,6 +140,17 @@ test('WIN058 on a pod whose Windows is inferred stays a warning on every release
     assert.equal(f.severity, 'warning', kubernetesVersion);
   }
   assert.match(only(text, 'WIN058', { kubernetesVersion: '1.37' })[0].message, /Windows inferred from/);
+});
+
+test('the editor decides by the kubeWindows.kubernetesVersion setting, else the connected cluster, else 1.37', () => {
+  const text = podResources(declared);
+  const win058 = (analyzer: Analyzer) =>
+    analyzer.analyze('file:///pod.yaml', text, 1).findings.find((f) => f.ruleId === 'WIN058')?.severity;
+  assert.equal(win058(new Analyzer({ flavour: 'auto', rules: {} })), 'error');
+  assert.equal(win058(new Analyzer({ flavour: 'auto', rules: {}, kubernetesVersion: '1.33' })), 'warning');
+  const connected = new Analyzer({ flavour: 'auto', rules: {}, kubernetesVersion: '' });
+  connected.setCluster(cluster('v1.32.4'));
+  assert.equal(win058(connected), 'warning');
 });
 
 test('live objects decide by the release too (checkObject)', () => {
