@@ -13,6 +13,7 @@ import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/w
 import { checkChartTemplate } from '../core/helm/check';
 import {
   DEFAULT_KUBERNETES_RELEASE,
+  effectiveRelease,
   kubernetesOfOpenShift,
   kubernetesReleaseProblem,
   normalizeRelease,
@@ -236,14 +237,15 @@ async function runLiveCheck(
     flavour,
     minSeverity,
   });
+  const kubernetesVersion = effectiveRelease(release, state.snapshot);
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
   // A kind the user may not list: said once, the rest is checked (as the VS Code view does).
   for (const u of state.unread ?? []) warn(`${u.what} not read: ${u.message}`);
   process.stdout.write(
     format === 'json'
-      ? formatLiveJson(report, state.unread)
+      ? formatLiveJson(report, state.unread, kubernetesVersion)
       : format === 'sarif'
-        ? formatLiveSarif(report, version)
+        ? formatLiveSarif(report, version, kubernetesVersion)
         : formatLiveText(report, cluster.context, color),
   );
   const s = report.summary;

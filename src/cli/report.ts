@@ -300,16 +300,22 @@ export function ruleExists(id: string): boolean {
 // Live objects (check --context): located by object and field path.
 
 /** The JSON contract of `check --context`: objects with findings, and a summary. */
-/** `unread` (lists the API server refused) is a key only when there were any. */
-export function formatLiveJson(report: LiveReport, unread?: UnreadList[]): string {
+/** `unread` (lists the API server refused) is a key only when there were any; `kubernetesVersion` the release decided by. */
+export function formatLiveJson(report: LiveReport, unread?: UnreadList[], kubernetesVersion?: string): string {
   const objects = report.objects.map((o) => ({
     apiVersion: o.apiVersion,
     kind: o.kind,
     ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
     name: o.name,
-    findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path })),
+    findings: o.findings.map((f) => ({
+      ruleId: f.ruleId,
+      severity: f.severity,
+      ...(f.apiRejects !== undefined ? { apiRejects: f.apiRejects } : {}),
+      message: f.message,
+      path: f.path,
+    })),
   }));
-  return `${JSON.stringify({ objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify({ ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}), objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
 }
 
 const objectName = (o: { kind: string; namespace?: string; name: string }): string =>
@@ -341,7 +347,7 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
 }
 
 /** SARIF with logical locations: the object as `kind/namespace/name`, the field path beside it. */
-export function formatLiveSarif(report: LiveReport, version: string): string {
+export function formatLiveSarif(report: LiveReport, version: string, kubernetesVersion?: string): string {
   const used = new Set<string>();
   for (const o of report.objects) for (const f of o.findings) used.add(f.ruleId);
   const rules = [
@@ -369,8 +375,12 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
         ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
         name: o.name,
         path: f.path,
+        ...(f.apiRejects !== undefined ? { apiRejects: f.apiRejects } : {}),
       },
     })),
   );
-  return sarifLog(version, rules, results, { invocations: [{ executionSuccessful: true }] });
+  return sarifLog(version, rules, results, {
+    invocations: [{ executionSuccessful: true }],
+    ...(kubernetesVersion !== undefined ? { properties: { kubernetesVersion } } : {}),
+  });
 }

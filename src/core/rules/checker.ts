@@ -409,6 +409,8 @@ export interface ObjectFinding {
    * `spec.template.spec.containers[0].securityContext.privileged`.
    */
   path: string;
+  /** Errors only: the API server rejects the object (a workload's template: it cannot create its pods). */
+  apiRejects?: boolean;
 }
 
 export interface ObjectCheck {
@@ -431,7 +433,13 @@ export function checkObject(value: unknown, options: CheckOptions = {}): ObjectC
   for (const { ruleId, report, severity: proposed } of runRules(value, facts, activeRules(options), result)) {
     const severity = options.severity?.[ruleId] ?? proposed;
     if (severity === 'off') continue;
-    result.findings.push({ ruleId, severity, message: report.message, path: pathString(report.path) });
+    result.findings.push({
+      ruleId,
+      severity,
+      message: report.message,
+      path: pathString(report.path),
+      ...rejection(severity, report.apiRejects ?? RULES_BY_ID.get(ruleId)?.apiRejects),
+    });
   }
   return result;
 }
