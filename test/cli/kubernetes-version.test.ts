@@ -160,11 +160,21 @@ test('--kubernetes-version refuses what is not a release it knows, and says what
 
 test('rules --format json says each rule\u2019s releases and, for errors, apiRejects', () => {
   const r = run(['rules', '--format', 'json']);
-  const rules = JSON.parse(r.stdout) as { id: string; severity: string; apiRejects?: boolean; releases: string }[];
+  const rules = JSON.parse(r.stdout) as {
+    id: string;
+    severity: string;
+    title: string;
+    apiRejects?: boolean;
+    releases: string;
+  }[];
   for (const x of rules) {
     assert.ok(x.releases, x.id);
     assert.equal(typeof x.apiRejects === 'boolean', x.severity === 'error', x.id);
   }
   assert.equal(rules.find((x) => x.id === 'WIN002')?.apiRejects, true);
   assert.equal(rules.find((x) => x.id === 'WIN080')?.apiRejects, false);
+  // Every error rule whose title says the API server rejects the object says so in apiRejects too.
+  for (const x of rules.filter((r) => r.severity === 'error'))
+    if (/rejected by the API server|API server rejects|the API server \(forbids|rejects\)/i.test(x.title))
+      assert.equal(x.apiRejects, true, x.id);
 });

@@ -299,6 +299,7 @@ const MIR009: ObjectRule = {
   scope: 'object',
   family: 'mirrors',
   severity: 'error',
+  apiRejects: true,
   title:
     'Mirror source or mirror that the API server rejects (not a registry host with an optional port and a lowercase repository path).',
   kinds: KINDS,
