@@ -60,7 +60,7 @@ const NOT_COVERED = [
   ],
   [
     '`terminationGracePeriodSeconds`',
-    'Documented as "requires containerD", which every supported Windows node runs. How long Windows itself waits after CTRL_SHUTDOWN_EVENT is set inside the image (WaitToKillServiceTimeout), which a manifest does not show.',
+    'Documented as "requires containerD", which every supported Windows node runs. How long Windows itself waits after CTRL_SHUTDOWN_EVENT is set inside the image (WaitToKillServiceTimeout), which a manifest does not show. When the node itself shuts down or restarts, the limit is the kubelet\'s: from Kubernetes 1.34 Windows graceful node shutdown (beta, on by default) stops the pods with their grace periods first, but only within the kubelet\'s `shutdownGracePeriod` (`shutdownGracePeriodCriticalPods` for critical pods; 0, the default, turns it off), so a longer grace period is cut short; before 1.34 the pods are killed with the host. That is node configuration, not in a manifest; `kube-windows nodes reboot` drains first and says which applies to the node.',
   ],
   [
     'Tekton `Task`',
@@ -94,6 +94,14 @@ function notCoveredSection() {
   return out;
 }
 
+/** The severity, and for errors whether the API server refuses the object (JSON and SARIF say `apiRejects`). */
+function severityLine(r) {
+  if (r.severity !== 'error') return `${r.severity}.`;
+  return r.apiRejects
+    ? 'error — the API server rejects the object (`apiRejects: true`).'
+    : 'error — accepted by the API server, but it can never run as written (`apiRejects: false`).';
+}
+
 function rulesDoc(list) {
   const families = [...new Set(list.map((r) => r.family))];
   const out = [
@@ -102,13 +110,25 @@ function rulesDoc(list) {
     'Generated from the rule registry by `node scripts/rules-doc.mjs`; do not edit by hand.',
     '',
     'Severity: **error** = the API server rejects it, or it can never run; **warning** = it fails or is silently ignored at runtime; **info** = worth knowing.',
+    'Each error says which of the two it is; `check --format json` and `--format sarif` carry it per finding as `apiRejects` (true: rejected by the API server; false: accepted, never runs as written).',
+    '',
+    "Kubernetes releases: some rules decide by the release of the cluster (what its API server rejects, drops or refuses differs from one release to the next). The release is the one given with `check --kubernetes-version 1.N`, else the cluster's (`--context`, `--snapshot`, the editor's cluster: its API server's version, or on OpenShift 4.N its Kubernetes 1.(N+13)), else 1.37, the newest release kube-windows is tested against. Each rule below says which releases it holds for; the findings name the release they were decided by.",
     'Disable a rule for one line with `# kube-windows-disable-next-line RULE`, for the rest of a document with `# kube-windows-disable RULE`, or for a run with `--disable RULE`.',
     '',
   ];
   for (const fam of families) {
     out.push(`## ${fam}`, '');
     for (const r of list.filter((x) => x.family === fam))
-      out.push(`### ${r.id}`, '', `Severity: ${r.severity}.`, '', r.title, '');
+      out.push(
+        `### ${r.id}`,
+        '',
+        `Severity: ${severityLine(r)}`,
+        '',
+        `Kubernetes releases: ${r.releases}.`,
+        '',
+        r.title,
+        '',
+      );
   }
   out.push(...notCoveredSection());
   out.push(...failuresSection(failures));

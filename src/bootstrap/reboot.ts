@@ -28,6 +28,7 @@ import {
   notReadyObserved,
   REBOOT_REASON,
   restartProgress,
+  shutdownNote,
   type BlockedEviction,
 } from '../core/windows/reboot';
 import { RemoteCommandError } from '../remote/types';
@@ -109,11 +110,12 @@ async function waitForNode(
 const restartAlreadyScheduled = (err: unknown): boolean =>
   err instanceof RemoteCommandError && /\b1190\b/.test(err.message);
 
-function restartStep(nodeName: string, t: Timing): RebootStep {
+function restartStep(node: RebootNode, t: Timing): RebootStep {
+  const nodeName = node.metadata.name;
   return {
     id: 'restart',
     title: 'Restart Windows (Restart-Computer -Force over SSH) and wait for SSH to come back',
-    description: `The host's boot time before the restart is kept in the annotation ${BOOT_ANNOTATION}, so that a re-run does not restart twice.`,
+    description: `The host's boot time before the restart is kept in the annotation ${BOOT_ANNOTATION}, so that a re-run does not restart twice. ${shutdownNote(node.status?.nodeInfo?.kubeletVersion)}`,
     preview: {
       check: `the host's LastBootUpTime differs from the annotation ${BOOT_ANNOTATION}`,
       powershell: [lastBootTime().script, restartComputer(REBOOT_REASON).script],
@@ -290,7 +292,7 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
   const t = timing(opts, opts.timeoutMs ?? DEFAULT_REBOOT_TIMEOUT_MINUTES * 60_000);
   const afterCordon = [
     drainStep(nodeName, opts, t),
-    restartStep(nodeName, t),
+    restartStep(opts.node, t),
     waitNotReadyStep(nodeName, t),
     ...(isAwsNode(opts.node) ? [awsRouteStep()] : []),
     waitReadyStep(nodeName, t),

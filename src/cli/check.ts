@@ -11,6 +11,13 @@ import { SEVERITY_RANK, type Severity } from '../core/rules/types';
 import type { ClusterSnapshot, Flavour } from '../core/rules/facts';
 import { parseOpenShiftRelease, withOpenShiftRelease } from '../core/openshift/windows-support';
 import { checkChartTemplate } from '../core/helm/check';
+import {
+  DEFAULT_KUBERNETES_RELEASE,
+  effectiveRelease,
+  kubernetesOfOpenShift,
+  kubernetesReleaseProblem,
+  normalizeRelease,
+} from '../core/kubernetes-release';
 import { chartTemplates } from './helm';
 import { expandInputs, readText, writeFileAtomic, type InputFile } from './files';
 import { factsPerProject } from './projects';
@@ -36,8 +43,11 @@ import { readClusterSnapshot, readLiveState } from '../cluster/live';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 
+/** What `rules --format json` (and so docs/rules.md) says of a rule whose truth is the same in every release. */
+const ALL_RELEASES = 'all releases';
+
 /** The defaults the help names. */
-export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576 };
+export const HELP_FACTS = { maxFileSize: DEFAULT_MAX_BYTES / 1048576, kubernetesRelease: DEFAULT_KUBERNETES_RELEASE };
 
 function listOption(values: string[] | undefined): string[] {
   const out: string[] = [];
@@ -62,6 +72,23 @@ function openshiftRelease(value: string | undefined, flavour: Flavour): ClusterS
   return withOpenShiftRelease(undefined, release);
 }
 
+/**
+ * `--kubernetes-version 1.N`: the release the rules decide by, over the cluster's. With
+ * --openshift-version it must be that OpenShift release's Kubernetes (4.N ships 1.(N+13)).
+ */
+function kubernetesRelease(value: string | undefined, openshiftVersion: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const problem = kubernetesReleaseProblem(value);
+  if (problem) throw new UsageError(`--kubernetes-version ${problem}`);
+  const release = normalizeRelease(value);
+  const shipped = kubernetesOfOpenShift(openshiftVersion);
+  if (shipped !== undefined && release !== shipped)
+    throw new UsageError(
+      `--kubernetes-version ${release} contradicts --openshift-version ${openshiftVersion}, which runs Kubernetes ${shipped}; give one of them`,
+    );
+  return release;
+}
+
 export function runCheck(args: string[]): number | Promise<number> {
   const { values, positionals } = parseCheckArgs(args);
   if (values.help) {
@@ -74,6 +101,7 @@ export function runCheck(args: string[]): number | Promise<number> {
   const fix = fixMode(values, format);
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
   const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
+  const release = kubernetesRelease(values['kubernetes-version'], values['openshift-version']);
   if (values.namespace !== undefined && values['all-namespaces'])
     throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (values.context === undefined) {
@@ -89,7 +117,7 @@ export function runCheck(args: string[]): number | Promise<number> {
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
-      return runLiveCheck(values, format, minSeverity, failOn, flavour, color);
+      return runLiveCheck(values, format, minSeverity, failOn, flavour, color, release);
     }
     refuse(values.namespace, '-n/--namespace is for the live check (no paths); with paths the files are checked');
     refuse(
@@ -105,13 +133,13 @@ export function runCheck(args: string[]): number | Promise<number> {
     const saved = values.snapshot !== undefined ? snapshotFile(values.snapshot) : undefined;
     const live = saved ? Promise.resolve(saved) : liveSnapshot(values);
     return live.then((snapshot) =>
-      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color }, snapshot),
+      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color, release }, snapshot),
     );
   }
   return checkFiles(
     values,
     positionals,
-    { format, minSeverity, failOn, fix, flavour, color },
+    { format, minSeverity, failOn, fix, flavour, color, release },
     openshiftRelease(values['openshift-version'], flavour),
   );
 }
@@ -127,6 +155,8 @@ interface Presentation {
   fix: FixMode | undefined;
   flavour: Flavour;
   color: boolean;
+  /** `--kubernetes-version`, normalised ("1.35"); undefined: the cluster's, else the default. */
+  release: string | undefined;
 }
 
 /** `--fix` (fixes that keep the object's meaning), `--fix=all` (every fix), `--dry-run` (show, write nothing). */
@@ -184,6 +214,7 @@ async function runLiveCheck(
   failOn: FailOn,
   flavour: Flavour,
   color: boolean,
+  release: string | undefined,
 ): Promise<number> {
   const cluster = await clusterFor(values);
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
@@ -203,18 +234,20 @@ async function runLiveCheck(
     check: {
       only: listOption(values.enable as string[] | undefined),
       disable: listOption(values.disable as string[] | undefined),
+      ...(release !== undefined ? { kubernetesVersion: release } : {}),
     },
     flavour,
     minSeverity,
   });
+  const kubernetesVersion = effectiveRelease(release, state.snapshot);
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
   // A kind the user may not list: said once, the rest is checked (as the VS Code view does).
   for (const u of state.unread ?? []) warn(`${u.what} not read: ${u.message}`);
   process.stdout.write(
     format === 'json'
-      ? formatLiveJson(report, state.unread)
+      ? formatLiveJson(report, state.unread, kubernetesVersion)
       : format === 'sarif'
-        ? formatLiveSarif(report, version)
+        ? formatLiveSarif(report, version, kubernetesVersion)
         : formatLiveText(report, cluster.context, color),
   );
   const s = report.summary;
@@ -232,7 +265,7 @@ async function runLiveCheck(
 async function checkFiles(
   values: CheckValues,
   positionals: string[],
-  { format, minSeverity, failOn, fix, flavour, color }: Presentation,
+  { format, minSeverity, failOn, fix, flavour, color, release }: Presentation,
   cluster: ClusterSnapshot | undefined,
 ): Promise<number> {
   const mib = positiveNumber('max-file-size', values['max-file-size']);
@@ -268,12 +301,14 @@ async function checkFiles(
     texts.flatMap((t) => (t.text === undefined ? [] : [{ file: t.file, text: charts.of(t.file)?.neutral ?? t.text }])),
     flavour,
     cluster,
+    release,
   );
   const options: CheckOptions = {
     only: listOption(values.enable as string[] | undefined),
     disable: listOption(values.disable as string[] | undefined),
     flavour,
     cluster,
+    ...(release !== undefined ? { kubernetesVersion: release } : {}),
     load: { maxBytes },
   };
 
@@ -343,9 +378,9 @@ async function checkFiles(
   } else
     process.stdout.write(
       format === 'json'
-        ? formatJson(reports, summary, unreadable)
+        ? formatJson(reports, summary, unreadable, effectiveRelease(release, cluster))
         : format === 'sarif'
-          ? formatSarif(reports, version, unreadable)
+          ? formatSarif(reports, version, unreadable, effectiveRelease(release, cluster))
           : formatText(reports, summary, color, unreadable),
     );
   if (fixing.rewritesLeft > 0)
@@ -444,7 +479,14 @@ export function runRules(args: string[]): number {
         title: x.title,
         ...(json ? { cause: x.cause, fix: x.fix, source: x.source, examples: x.examples } : {}),
       }))
-    : RULES.map((r) => ({ id: r.id, severity: r.severity, family: r.family, title: r.title }));
+    : RULES.map((r) => ({
+        id: r.id,
+        severity: r.severity,
+        family: r.family,
+        title: r.title,
+        ...(json && r.severity === 'error' ? { apiRejects: r.apiRejects === true } : {}),
+        ...(json ? { releases: r.releases ?? ALL_RELEASES } : {}),
+      }));
   if (json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
   else for (const r of list) process.stdout.write(`${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${r.title}\n`);
   return EXIT.OK;

@@ -52,6 +52,11 @@ export const CHECK_COMMAND = command({
       value: '4.N',
       help: "check against this OpenShift release's Windows support (platforms,\nWindows Server versions); implies --flavour openshift",
     },
+    'kubernetes-version': {
+      type: 'string',
+      value: '1.N',
+      help: "decide by this Kubernetes release's rules (what its API server rejects\nor drops); default: the cluster's (--context, --snapshot), else\n{kubernetesRelease}, the newest release kube-windows is tested against",
+    },
     fix: {
       type: 'boolean',
       default: false,
@@ -321,7 +326,7 @@ export const NODES_COMMAND = command({
     query: {
       type: 'string',
       value: 'SERVICE',
-      help: "the kubelet's log query (feature gate NodeLogQuery) for a service: kubelet, containerd, kube-proxy ...",
+      help: "the kubelet's log query (enableSystemLogQuery; kubelets before 1.36 also\nneed the feature gate NodeLogQuery) for a service: kubelet, containerd,\nkube-proxy ...",
       actions: ['logs'],
     },
     tail: {

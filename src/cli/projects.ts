@@ -71,6 +71,7 @@ export function factsPerProject(
   texts: { file: InputFile; text: string }[],
   flavour: Flavour,
   cluster: ClusterSnapshot | undefined,
+  kubernetesVersion?: string,
 ): (file: InputFile) => Facts {
   const members = new Map<string, FactText[]>();
   const keyOf = (file: InputFile) => file.project ?? (file.absolute ? dirname(file.absolute) : '<stdin>');
@@ -108,7 +109,7 @@ export function factsPerProject(
         }
       }
     }
-    facts = withProjectFlavour(gatherFacts(sources, flavour, cluster), sources);
+    facts = withProjectFlavour(gatherFacts(sources, flavour, cluster, kubernetesVersion), sources);
     cache.set(key, facts);
     return facts;
   };

@@ -66,7 +66,17 @@ export function summarize(
 // ---------------------------------------------------------------------------------------------
 // JSON: the contract other tools read (0-based LSP positions).
 
-export function formatJson(reports: FileReport[], summary: Summary, unreadable: Unreadable[] = []): string {
+/**
+ * `kubernetesVersion`: the release the rules decided by, a top-level key (absent when not given). Each
+ * error finding says `apiRejects`: the API server refuses the object (true) or accepts it and it can
+ * never run as written (false).
+ */
+export function formatJson(
+  reports: FileReport[],
+  summary: Summary,
+  unreadable: Unreadable[] = [],
+  kubernetesVersion?: string,
+): string {
   // One finding per line: a findings-dense run writes half the bytes of fully indented JSON (output
   // was a fifth of the time there), and each finding stays one greppable line.
   const files = reports
@@ -77,6 +87,7 @@ export function formatJson(reports: FileReport[], summary: Summary, unreadable: 
           `        ${JSON.stringify({
             ruleId: f.ruleId,
             severity: f.severity,
+            ...(f.apiRejects !== undefined ? { apiRejects: f.apiRejects } : {}),
             message: f.message,
             range: f.range,
             fixes: f.fixes.map((x) => ({
@@ -97,6 +108,7 @@ export function formatJson(reports: FileReport[], summary: Summary, unreadable: 
   const summaryText = JSON.stringify(summary, null, 2).replace(/\n/g, '\n  ');
   const others = reports.filter((r) => r.notKubernetes).map((r) => r.path);
   const extra = [
+    kubernetesVersion !== undefined ? `  "kubernetesVersion": ${JSON.stringify(kubernetesVersion)},\n` : '',
     others.length > 0 ? `  "notKubernetes": ${JSON.stringify(others)},\n` : '',
     unreadable.length > 0 ? `  "unreadable": ${JSON.stringify(unreadable, null, 2).replace(/\n/g, '\n  ')},\n` : '',
   ].join('');
@@ -164,10 +176,14 @@ const SARIF_LEVEL: Record<Severity, string> = { error: 'error', warning: 'warnin
 
 /** A rule's (or a failure signature's) SARIF descriptor. */
 function sarifRule(
-  r: { id: string; title: string; severity: Severity },
+  r: { id: string; title: string; severity: Severity; apiRejects?: boolean; releases?: string },
   tags: string[],
   extra: Record<string, unknown> = {},
 ) {
+  const about = {
+    ...(r.severity === 'error' ? { apiRejects: r.apiRejects === true } : {}),
+    ...(r.releases !== undefined ? { releases: r.releases } : {}),
+  };
   return {
     id: r.id,
     name: r.id,
@@ -176,11 +192,17 @@ function sarifRule(
     helpUri: docsUrl(r.id),
     help: { text: `${r.title} See ${docsUrl(r.id)}` },
     defaultConfiguration: { level: SARIF_LEVEL[r.severity] },
-    properties: { tags: ['windows', 'kubernetes', ...tags], ...extra },
+    properties: { tags: ['windows', 'kubernetes', ...tags], ...about, ...extra },
   };
 }
 
-export function formatSarif(reports: FileReport[], version: string, unreadable: Unreadable[] = []): string {
+/** Each error result's `properties.apiRejects` says whether the API server refuses the object (see formatJson). */
+export function formatSarif(
+  reports: FileReport[],
+  version: string,
+  unreadable: Unreadable[] = [],
+  kubernetesVersion?: string,
+): string {
   const used = new Set<string>();
   for (const r of reports) for (const f of r.findings) used.add(f.ruleId);
   const rules = RULES.filter((r) => used.has(r.id)).map((r) => sarifRule(r, [r.family], { precision: 'high' }));
@@ -216,6 +238,7 @@ export function formatSarif(reports: FileReport[], version: string, unreadable: 
         level: SARIF_LEVEL[f.severity],
         message: { text: f.message },
         locations: [{ physicalLocation: { artifactLocation: { uri, uriBaseId: '%SRCROOT%' }, region } }],
+        ...(f.apiRejects !== undefined ? { properties: { apiRejects: f.apiRejects } } : {}),
         ...(f.related
           ? {
               relatedLocations: f.related.map((rel, i) => ({
@@ -240,6 +263,7 @@ export function formatSarif(reports: FileReport[], version: string, unreadable: 
     columnKind: 'utf16CodeUnits',
     // A path that could not be read: the run did not do what it was asked (code scanning shows why).
     invocations: [{ executionSuccessful: unreadable.length === 0, toolExecutionNotifications: notifications }],
+    ...(kubernetesVersion !== undefined ? { properties: { kubernetesVersion } } : {}),
   });
 }
 
@@ -276,16 +300,22 @@ export function ruleExists(id: string): boolean {
 // Live objects (check --context): located by object and field path.
 
 /** The JSON contract of `check --context`: objects with findings, and a summary. */
-/** `unread` (lists the API server refused) is a key only when there were any. */
-export function formatLiveJson(report: LiveReport, unread?: UnreadList[]): string {
+/** `unread` (lists the API server refused) is a key only when there were any; `kubernetesVersion` the release decided by. */
+export function formatLiveJson(report: LiveReport, unread?: UnreadList[], kubernetesVersion?: string): string {
   const objects = report.objects.map((o) => ({
     apiVersion: o.apiVersion,
     kind: o.kind,
     ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
     name: o.name,
-    findings: o.findings.map((f) => ({ ruleId: f.ruleId, severity: f.severity, message: f.message, path: f.path })),
+    findings: o.findings.map((f) => ({
+      ruleId: f.ruleId,
+      severity: f.severity,
+      ...(f.apiRejects !== undefined ? { apiRejects: f.apiRejects } : {}),
+      message: f.message,
+      path: f.path,
+    })),
   }));
-  return `${JSON.stringify({ objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
+  return `${JSON.stringify({ ...(kubernetesVersion !== undefined ? { kubernetesVersion } : {}), objects, summary: report.summary, ...(unread && unread.length > 0 ? { unread } : {}) }, null, 2)}\n`;
 }
 
 const objectName = (o: { kind: string; namespace?: string; name: string }): string =>
@@ -317,7 +347,7 @@ export function formatLiveText(report: LiveReport, context: string, color: boole
 }
 
 /** SARIF with logical locations: the object as `kind/namespace/name`, the field path beside it. */
-export function formatLiveSarif(report: LiveReport, version: string): string {
+export function formatLiveSarif(report: LiveReport, version: string, kubernetesVersion?: string): string {
   const used = new Set<string>();
   for (const o of report.objects) for (const f of o.findings) used.add(f.ruleId);
   const rules = [
@@ -345,8 +375,12 @@ export function formatLiveSarif(report: LiveReport, version: string): string {
         ...(o.namespace !== undefined ? { namespace: o.namespace } : {}),
         name: o.name,
         path: f.path,
+        ...(f.apiRejects !== undefined ? { apiRejects: f.apiRejects } : {}),
       },
     })),
   );
-  return sarifLog(version, rules, results, { invocations: [{ executionSuccessful: true }] });
+  return sarifLog(version, rules, results, {
+    invocations: [{ executionSuccessful: true }],
+    ...(kubernetesVersion !== undefined ? { properties: { kubernetesVersion } } : {}),
+  });
 }

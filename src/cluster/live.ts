@@ -70,12 +70,21 @@ async function snapshotOf(
   storage: StorageFacts | undefined,
 ): Promise<ClusterSnapshot> {
   const openshift = isOpenShiftGroups(groups);
+  // The release decides some rules; a server that will not say leaves the OpenShift release or the default to decide.
+  const [serverVersion, openshiftFacts] = await Promise.all([
+    kube
+      .get<{ gitVersion?: string }>('/version', undefined, scope.signal)
+      .then((v) => v.gitVersion)
+      .catch(() => undefined),
+    openshift ? readOpenShiftFacts(kube, undefined, scope.signal) : undefined,
+  ]);
   const snapshot = buildSnapshot({
     name: scope.context,
     flavour: openshift ? 'openshift' : 'kubernetes',
     nodes: nodes.map(windowsNodeView),
     runtimeClasses: windowsRuntimeClassesOf(rcs as unknown as V1RuntimeClassList['items']),
-    ...(openshift ? { openshift: await readOpenShiftFacts(kube, undefined, scope.signal) } : {}),
+    ...(openshiftFacts ? { openshift: openshiftFacts } : {}),
+    ...(serverVersion ? { serverVersion } : {}),
   });
   if (storage) snapshot.storage = storage;
   return snapshot;

@@ -14,6 +14,7 @@ import {
   FLANNEL_NET_CONF_KEY,
   KUBEADM_CONFIG_NAMESPACE,
   KUBEADM_CONFIGMAP,
+  KUBE_PROXY_CONFIGMAP,
 } from '../core/well-known';
 import { createIfMissing, enc, getOrUndefined, listAll, type ApiCall, type Meta } from './api';
 import type { KubeClient } from './kube-client';
@@ -33,6 +34,7 @@ export const CLUSTER_FACTS_CALLS: ApiCall[] = [
   ...CNI_NAMESPACES.map((ns): ApiCall => ({ verb: 'GET', path: dsPath(ns) })),
   ...FLANNEL_NAMESPACES.map((ns): ApiCall => ({ verb: 'GET', path: cmPath(ns, FLANNEL_CONFIGMAP) })),
   { verb: 'GET', path: cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP) },
+  { verb: 'GET', path: cmPath(KUBEADM_CONFIG_NAMESPACE, KUBE_PROXY_CONFIGMAP) },
 ];
 
 /** The API server's version (gitVersion of GET /version). */
@@ -124,8 +126,16 @@ export async function readClusterFacts(kube: KubeClient, signal?: AbortSignal): 
     cmPath(KUBEADM_CONFIG_NAMESPACE, KUBEADM_CONFIGMAP),
     signal,
   ).catch(() => undefined);
+  // kubeadm's kube-proxy configuration, which the Windows kube-proxy DaemonSet mounts (its feature gates matter).
+  const kubeProxy = await getOrUndefined<{ data?: Record<string, string> }>(
+    kube,
+    cmPath(KUBEADM_CONFIG_NAMESPACE, KUBE_PROXY_CONFIGMAP),
+    signal,
+  ).catch(() => undefined);
+  const kubeProxyConfig = kubeProxy?.data?.['config.conf'];
   return {
     serverVersion: version,
+    ...(kubeProxyConfig !== undefined ? { kubeProxyConfig } : {}),
     ...(kubeadmConfig?.data?.ClusterConfiguration
       ? { clusterConfiguration: kubeadmConfig.data.ClusterConfiguration }
       : {}),

@@ -16,6 +16,7 @@ import {
   type NodeLogRefusal,
 } from '../core/node-log-query';
 import { enc, type ApiCall } from './api';
+import { nodePath } from './nodes';
 import type { KubeClient } from './kube-client';
 import { UserError } from '../core/user-error';
 
@@ -37,6 +38,23 @@ export class NodeLogRefusedError extends UserError {
   override readonly name = 'NodeLogRefusedError';
   constructor(readonly refusal: NodeLogRefusal) {
     super(refusal.message);
+  }
+}
+
+/**
+ * The node's kubelet version, read only to word a refusal (whether the NodeLogQuery gate is needed);
+ * undefined when the node cannot be read.
+ */
+async function kubeletVersion(kube: KubeClient, node: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const n = await kube.get<{ status?: { nodeInfo?: { kubeletVersion?: string } } }>(
+      nodePath(node),
+      undefined,
+      signal,
+    );
+    return n.status?.nodeInfo?.kubeletVersion;
+  } catch {
+    return undefined;
   }
 }
 
@@ -66,12 +84,14 @@ export async function streamNodeLog(
   const { path, query, what } = resolveRequest(node, request, now);
   const res = await kube.stream(path, query, signal);
   const status = res.statusCode ?? 0;
-  if (status < 200 || status >= 300)
-    throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, await bodyText(res)));
+  if (status < 200 || status >= 300) {
+    const text = await bodyText(res);
+    throw new NodeLogRefusedError(nodeLogRefusal(node, what, status, text, await kubeletVersion(kube, node, signal)));
+  }
   if (/text\/html/i.test(res.headers['content-type'] ?? '')) {
     const text = await bodyText(res, 16 * 1024 * 1024);
     if (isLogListing(res.headers['content-type'], text)) {
-      if (query) throw new NodeLogRefusedError(queryOffRefusal(node));
+      if (query) throw new NodeLogRefusedError(queryOffRefusal(node, await kubeletVersion(kube, node, signal)));
       sink(Buffer.from(parseLogListing(text).join('\n') + '\n'));
       return;
     }

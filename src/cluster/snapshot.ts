@@ -53,6 +53,8 @@ export function buildSnapshot(input: {
   nodes: WindowsNodeView[];
   runtimeClasses: ClusterRuntimeClass[];
   openshift?: OpenShiftFacts;
+  /** `/version` gitVersion (v1.35.4): the release the rules decide by. */
+  serverVersion?: string;
 }): ClusterSnapshot {
   const snapshot: ClusterSnapshot = {
     name: input.name,
@@ -67,13 +69,16 @@ export function buildSnapshot(input: {
   };
   if (input.flavour) snapshot.flavour = input.flavour;
   if (input.openshift) snapshot.openshift = { ...input.openshift };
+  if (input.serverVersion) snapshot.serverVersion = input.serverVersion;
   return snapshot;
 }
 
 /** Snapshot of a connected session; parts that failed are left empty (rules only get sharper with facts). */
 export async function snapshotOf(session: {
   context: string;
-  connect(): Promise<{ status: 'connected'; info: { flavour: 'openshift' | 'kubernetes' } } | { status: 'error' }>;
+  connect(): Promise<
+    { status: 'connected'; info: { flavour: 'openshift' | 'kubernetes'; version?: string } } | { status: 'error' }
+  >;
   windowsNodes(): Promise<{ nodes(): WindowsNodeView[] }>;
   runtimeClasses(): Promise<ClusterRuntimeClass[] | { kind: 'error' }>;
   /** Read once per cluster (the session keeps them). */
@@ -103,6 +108,7 @@ export async function snapshotOf(session: {
     nodes,
     runtimeClasses: Array.isArray(rcs) ? rcs : [],
     ...(facts ? { openshift: facts } : {}),
+    ...(state.info.version ? { serverVersion: state.info.version } : {}),
   });
   // The storage facts read a node's name and build label, which the node views carry.
   const storage =

@@ -4,10 +4,12 @@
 // - `/logs/<path>`: a file (or folder listing) under the node's log folder (C:\var\log on Windows,
 //   /var/log on Linux), served when the kubelet has `enableSystemLogHandler: true`;
 // - `/logs/?query=<service>&tailLines=N&sinceTime=<RFC3339>&pattern=<regex>`: the log query
-//   (feature gate NodeLogQuery, kubelet `enableSystemLogQuery: true`); on Windows it reads the
+//   (kubelet `enableSystemLogQuery: true`; before 1.36 also the feature gate NodeLogQuery); on Windows it reads the
 //   service's log file or Get-WinEvent.
 // The parameter names and limits are the kubelet's (pkg/kubelet/kubelet_server_journal.go,
 // newNodeLogQuery and validate). Pure: the calls are in src/cluster/node-logs.ts.
+
+import { normalizeRelease, releaseAtLeast, WINDOWS_RELEASES } from './kubernetes-release';
 
 /** The kubelet's limits (kubelet_server_journal.go). */
 const MAX_TAIL_LINES = 100_000;
@@ -145,9 +147,22 @@ export function isLogListing(contentType: string | undefined, text: string): boo
   return /text\/html/i.test(contentType ?? '') && /<pre>/i.test(text);
 }
 
-/** How to turn the endpoints on, said with every refusal. */
-const ENABLE_NODE_LOGS =
-  'To serve node logs the kubelet needs `enableSystemLogHandler: true` (the log folder) and, for --query, `enableSystemLogQuery: true` with the feature gate `NodeLogQuery=true` (featureGates: {NodeLogQuery: true}) in its configuration; the caller needs RBAC `get` on `nodes/proxy`.';
+/**
+ * How to turn the endpoints on, said with every refusal, for the node's kubelet version (`v1.35.4`;
+ * undefined: not known). NodeLogQuery is GA and locked on from 1.36: only older kubelets need the gate.
+ */
+export function enableNodeLogs(kubeletVersion?: string): string {
+  const ga = WINDOWS_RELEASES.nodeLogQueryGA;
+  const release = normalizeRelease(kubeletVersion);
+  const gate = '`NodeLogQuery=true` (featureGates: {NodeLogQuery: true})';
+  const query =
+    release === undefined
+      ? `\`enableSystemLogQuery: true\` (and, on kubelets before ${ga}, the feature gate ${gate})`
+      : releaseAtLeast(release, ga)
+        ? `\`enableSystemLogQuery: true\` (its kubelet, ${release}, has NodeLogQuery on: GA since ${ga}, no feature gate)`
+        : `\`enableSystemLogQuery: true\` with the feature gate ${gate} (its kubelet is ${release}; from ${ga} the gate is on)`;
+  return `To serve node logs the kubelet needs \`enableSystemLogHandler: true\` (the log folder) and, for --query, ${query} in its configuration; the caller needs RBAC \`get\` on \`nodes/proxy\`.`;
+}
 
 export type NodeLogRefusalKind =
   'no-node' | 'forbidden' | 'disabled' | 'query-off' | 'not-found' | 'invalid' | 'unreachable' | 'other';
@@ -162,7 +177,13 @@ export interface NodeLogRefusal {
  * Status for 403 and for a kubelet it cannot reach; the kubelet's own text otherwise). `what` is
  * what was asked ("kubelet/kubelet.log", "the log query for kubelet").
  */
-export function nodeLogRefusal(node: string, what: string, status: number, text: string): NodeLogRefusal {
+export function nodeLogRefusal(
+  node: string,
+  what: string,
+  status: number,
+  text: string,
+  kubeletVersion?: string,
+): NodeLogRefusal {
   const said = firstLine(text);
   const apiStatus = parseStatus(text);
   if (status === 404 && apiStatus?.reason === 'NotFound' && apiStatus.details?.kind === 'nodes')
@@ -175,7 +196,7 @@ export function nodeLogRefusal(node: string, what: string, status: number, text:
   if (status === 405 || /logs endpoint is disabled/i.test(text))
     return {
       kind: 'disabled',
-      message: `The kubelet of ${node} does not serve its logs (${said || `HTTP ${status}`}). ${ENABLE_NODE_LOGS}`,
+      message: `The kubelet of ${node} does not serve its logs (${said || `HTTP ${status}`}). ${enableNodeLogs(kubeletVersion)}`,
     };
   if (status === 404)
     return { kind: 'not-found', message: `The kubelet of ${node} has no ${what} (404: ${said || 'not found'}).` };
@@ -191,10 +212,10 @@ export function nodeLogRefusal(node: string, what: string, status: number, text:
 }
 
 /** The kubelet answered a log query with its folder listing: the query is off there. */
-export function queryOffRefusal(node: string): NodeLogRefusal {
+export function queryOffRefusal(node: string, kubeletVersion?: string): NodeLogRefusal {
   return {
     kind: 'query-off',
-    message: `The kubelet of ${node} ignored the log query and sent its log folder instead: the log query is off there. ${ENABLE_NODE_LOGS}`,
+    message: `The kubelet of ${node} ignored the log query and sent its log folder instead: the log query is off there. ${enableNodeLogs(kubeletVersion)}`,
   };
 }
 

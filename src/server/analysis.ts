@@ -7,7 +7,8 @@ import type { Finding } from '../core/rules/types';
 import type { KubeWindowsSettings } from '../shared/protocol';
 
 /** What analysis reads of the settings. */
-type AnalysisSettings = Pick<KubeWindowsSettings, 'flavour' | 'rules'>;
+type AnalysisSettings = Pick<KubeWindowsSettings, 'flavour' | 'rules'> &
+  Partial<Pick<KubeWindowsSettings, 'kubernetesVersion'>>;
 
 /**
  * One YAML document's results, stored relative to the document's first line and offset. Only
@@ -148,7 +149,10 @@ export class Analyzer {
       ({ entries } = spliced);
       ({ facts, key } = previous);
     } else {
-      facts = withFileFlavour(gatherFacts([text], this.settings.flavour, this.clusterSnapshot), text);
+      facts = withFileFlavour(
+        gatherFacts([text], this.settings.flavour, this.clusterSnapshot, this.settings.kubernetesVersion || undefined),
+        text,
+      );
       key = factsKey(facts, this.clusterSnapshot);
       const reusable = previous && previous.key === key;
       if (spliced && reusable) entries = spliced.entries;

@@ -181,6 +181,7 @@ export function startServer(connection: Connection): void {
             severity: settings.rules,
             flavour: settings.flavour,
             cluster: analyzer.cluster,
+            ...(settings.kubernetesVersion ? { kubernetesVersion: settings.kubernetesVersion } : {}),
           })
         : analyzer.analyze(doc.uri, text, doc.version, (offset) => doc.positionAt(offset).line, change);
     if (skip) analyzer.forget(doc.uri);
@@ -256,7 +257,12 @@ export function startServer(connection: Connection): void {
       const only = params.context.only;
       const wantsFixAll = only?.some((k) => FIX_ALL_KIND === k || FIX_ALL_KIND.startsWith(`${k}.`));
       if (wantsFixAll) {
-        const action = fixAll(doc, { severity: settings.rules, flavour: settings.flavour, cluster: analyzer.cluster });
+        const action = fixAll(doc, {
+          severity: settings.rules,
+          flavour: settings.flavour,
+          cluster: analyzer.cluster,
+          ...(settings.kubernetesVersion ? { kubernetesVersion: settings.kubernetesVersion } : {}),
+        });
         return action ? [action] : [];
       }
       if (only && !only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];

@@ -39,6 +39,8 @@ export interface KubeWindowsSettings {
   debounceMs: number;
   rules: Record<string, SeveritySetting>;
   flavour: 'auto' | 'openshift' | 'kubernetes';
+  /** The Kubernetes release the rules decide by ("1.33"); '' for the cluster's, else the default. */
+  kubernetesVersion: string;
   files: { include: string[]; exclude: string[] };
   helm: { valuesFiles: string[] };
   trace: { server: 'off' | 'messages' | 'verbose' };
@@ -56,6 +58,7 @@ export function lspSettings(
     debounceMs: get('kubeWindows.debounceMs'),
     rules: get('kubeWindows.rules'),
     flavour: get('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
+    kubernetesVersion: get('kubeWindows.kubernetesVersion'),
     files: { include: get('kubeWindows.files.include'), exclude: get('kubeWindows.files.exclude') },
     helm: { valuesFiles: get('kubeWindows.helm.valuesFiles') },
     trace: { server: get('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },

@@ -97,8 +97,11 @@ test('JSON output follows the contract, with 0-based LSP positions and fix edits
     ['bad.yaml', 'good.yaml'],
   );
   const f = out.files[0].findings[0];
-  assert.deepEqual(Object.keys(f).sort(), ['fixes', 'message', 'range', 'ruleId', 'severity']);
+  // An error says whether the API server rejects the object (WIN002: it does).
+  assert.deepEqual(Object.keys(f).sort(), ['apiRejects', 'fixes', 'message', 'range', 'ruleId', 'severity']);
   assert.equal(f.ruleId, 'WIN002');
+  assert.equal(f.apiRejects, true);
+  assert.equal(out.kubernetesVersion, '1.37');
   assert.deepEqual(f.range, { start: { line: 15, character: 8 }, end: { line: 15, character: 18 } });
   assert.equal(f.fixes[0].title, 'Remove securityContext.privileged');
   assert.deepEqual(f.fixes[0].edits[0].range.start, { line: 14, character: 0 });

@@ -165,15 +165,26 @@ test('check --context -A --format json: the objects with findings, located by fi
       kind: string;
       namespace: string;
       name: string;
-      findings: { ruleId: string; severity: string; message: string; path: string }[];
+      findings: { ruleId: string; severity: string; apiRejects?: boolean; message: string; path: string }[];
     }[];
     summary: Record<string, number>;
+    kubernetesVersion: string;
   };
-  assert.deepEqual(Object.keys(out), ['objects', 'summary']);
+  assert.deepEqual(Object.keys(out), ['kubernetesVersion', 'objects', 'summary']);
+  assert.equal(out.kubernetesVersion, '1.31', "the rules decided by the cluster's release (GET /version)");
   assert.deepEqual(Object.keys(out.summary), ['objects', 'errors', 'warnings', 'infos']);
   for (const o of out.objects) {
     assert.deepEqual(Object.keys(o), ['apiVersion', 'kind', 'namespace', 'name', 'findings']);
-    for (const f of o.findings) assert.deepEqual(Object.keys(f), ['ruleId', 'severity', 'message', 'path']);
+    for (const f of o.findings) {
+      // A rule's error says whether the API server rejects it; failure signatures (WINF…) explain running pods.
+      const rejectable = f.severity === 'error' && !f.ruleId.startsWith('WINF');
+      assert.deepEqual(
+        Object.keys(f),
+        rejectable
+          ? ['ruleId', 'severity', 'apiRejects', 'message', 'path']
+          : ['ruleId', 'severity', 'message', 'path'],
+      );
+    }
   }
   const names = out.objects.map((o) => `${o.apiVersion} ${o.kind}/${o.namespace}/${o.name}`);
   assert.deepEqual(names, ['apps/v1 Deployment/web/iis', 'v1 Pod/web/api-5f6b-x2k9q', 'v1 Pod/web/report-0']);
@@ -183,6 +194,8 @@ test('check --context -A --format json: the objects with findings, located by fi
   );
   assert.ok(privileged, JSON.stringify(deploy.findings));
   assert.equal(privileged.severity, 'error');
+  // Windows only inferred (no spec.os.name): the API server accepts privileged, and the container never runs.
+  assert.deepEqual([privileged.ruleId, privileged.apiRejects], ['WIN041', false]);
   const [mismatch] = out.objects[1].findings;
   assert.deepEqual(
     { ruleId: mismatch.ruleId, path: mismatch.path },
@@ -209,7 +222,7 @@ test('check --context -A --format json: the objects with findings, located by fi
   for (const q of reqs)
     assert.match(
       q,
-      /^GET \/(apis|api\/v1\/(pods|events|nodes|namespaces|persistentvolumeclaims|persistentvolumes)|apis\/(apps\/v1\/(deployments|daemonsets|statefulsets|replicasets)|batch\/v1\/(jobs|cronjobs)|node\.k8s\.io\/v1\/runtimeclasses|storage\.k8s\.io\/v1\/(storageclasses|csinodes|csidrivers)))$/,
+      /^GET \/(version|apis|api\/v1\/(pods|events|nodes|namespaces|persistentvolumeclaims|persistentvolumes)|apis\/(apps\/v1\/(deployments|daemonsets|statefulsets|replicasets)|batch\/v1\/(jobs|cronjobs)|node\.k8s\.io\/v1\/runtimeclasses|storage\.k8s\.io\/v1\/(storageclasses|csinodes|csidrivers)))$/,
     );
   assert.equal(
     new Set(reqs).size,
@@ -228,7 +241,11 @@ test('-n reads one namespace (namespaced lists); a clean namespace exits 0; -n a
   const from = emu.requests.length;
   const web = await run(['check', '--context', 'lab', '--kubeconfig', kubeconfig, '-n', 'batch', '--format', 'json']);
   assert.equal(web.code, 0, web.stderr + web.stdout);
-  assert.deepEqual(JSON.parse(web.stdout), { objects: [], summary: { objects: 2, errors: 0, warnings: 0, infos: 0 } });
+  assert.deepEqual(JSON.parse(web.stdout), {
+    kubernetesVersion: '1.31',
+    objects: [],
+    summary: { objects: 2, errors: 0, warnings: 0, infos: 0 },
+  });
   const paths = emu.requests.slice(from).map((q) => q.path);
   assert.ok(
     paths.includes('/apis/apps/v1/namespaces/batch/deployments') &&

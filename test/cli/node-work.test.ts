@@ -277,6 +277,8 @@ test('nodes logs: the node refusing (query off, handler off, 403 on nodes/proxy)
     const off = await run(['nodes', 'logs', 'win-a', ...c.base, '--query', 'kubelet']);
     assert.equal(off.code, 1);
     assert.match(off.stderr, /ignored the log query.*enableSystemLogQuery: true.*NodeLogQuery=true/);
+    // The node's kubelet (1.31) still needs the gate: the refusal read its version to say so.
+    assert.match(off.stderr, /its kubelet is 1\.31; from 1\.36 the gate is on/);
     assert.match(off.stderr, /Over SSH instead: kube-windows nodes logs win-a --context C --out DIR --key FILE/);
     // the folder still works without the query
     assert.equal(

@@ -358,7 +358,7 @@ function hostNetworkHover(pod: PodSpecView): string {
       'On Windows, host networking takes effect for HostProcess pods, which require `hostNetwork: true`.',
       hostProcess
         ? 'This pod has HostProcess containers, so it needs `hostNetwork: true`.'
-        : 'For ordinary Windows containers it does not give the pod the node\u2019s network (Windows has no host network mode outside the alpha `WindowsHostNetwork` feature): the pod keeps its container network.',
+        : 'For ordinary Windows containers it does nothing: the pod keeps its container network. No Kubernetes release gives them the node\u2019s network (the `WindowsHostNetwork` feature gate was never on by default, is deprecated since 1.33, and its KEP was withdrawn); a pod that needs the host network must be a HostProcess pod.',
       'Pod Security baseline and restricted forbid `hostNetwork: true`.',
     ],
     DOCS.networking,

@@ -83,7 +83,7 @@ export interface LiveReport {
 }
 
 export interface LiveOptions {
-  check?: Pick<CheckOptions, 'only' | 'disable' | 'severity'>;
+  check?: Pick<CheckOptions, 'only' | 'disable' | 'severity' | 'kubernetesVersion'>;
   flavour?: Flavour;
   minSeverity?: Severity;
 }
@@ -135,7 +135,7 @@ export function withoutServerDefaults(object: Obj): Obj {
 /** The rules' options of a live check: its facts gathered over every object read (Namespaces, RuntimeClasses). */
 export function liveCheckOptions(state: LiveState, options: LiveOptions = {}): CheckOptions {
   const flavour = options.flavour ?? 'auto';
-  const facts = gatherObjectFacts(state.factObjects, flavour, state.snapshot);
+  const facts = gatherObjectFacts(state.factObjects, flavour, state.snapshot, options.check?.kubernetesVersion);
   return { ...options.check, flavour, cluster: state.snapshot, facts };
 }
 

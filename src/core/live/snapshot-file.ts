@@ -53,6 +53,8 @@ export function readSnapshotText(text: string): SnapshotRead {
       return bad(`runtimeClasses[${i}]`, 'an object with name, handler, nodeSelector (strings) and tolerations');
   }
   if (value.openshift !== undefined && !isObj(value.openshift)) return bad('openshift', 'an object');
+  if (value.serverVersion !== undefined && typeof value.serverVersion !== 'string')
+    return bad('serverVersion', 'a string (the API server\'s version, such as "v1.35.4")');
   if (value.storage !== undefined) {
     const problem = storageProblem(value.storage);
     if (problem) return bad(problem[0], problem[1]);

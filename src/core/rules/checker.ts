@@ -29,6 +29,7 @@ import {
   type Flavour,
 } from './facts';
 import { RULES, RULES_BY_ID } from './registry';
+import { normalizeRelease } from '../kubernetes-release';
 import { targetingOf } from './targeting';
 import type { SeveritySetting } from './severity';
 import type { Finding, FixOut, ObjectRule, PodRule, Report, Rule, Severity } from './types';
@@ -42,6 +43,11 @@ export interface CheckOptions {
   severity?: Record<string, SeveritySetting>;
   flavour?: Flavour;
   cluster?: ClusterSnapshot;
+  /**
+   * The Kubernetes release ("1.35") the rules decide by; wins over the cluster's and over the one in
+   * `facts`. Default: the cluster's, else DEFAULT_KUBERNETES_RELEASE.
+   */
+  kubernetesVersion?: string;
   /** Facts gathered beforehand across several files; gathered from this text when absent. */
   facts?: Facts;
   /** Compute fix edits (default true). */
@@ -120,7 +126,11 @@ function prepareDocuments(
   if (file.skipped) return () => ({ file, places: [], result: newResult(file) });
   // Documents are checked in order: their lines are counted as they come, with no table of every line.
   file.lineAt ??= forwardLineCounter(text);
-  const facts = withFileFlavour(options.facts ?? gatherFacts([text], options.flavour, options.cluster), text);
+  const facts = withFileFlavour(
+    withRelease(options.facts, options.kubernetesVersion) ??
+      gatherFacts([text], options.flavour, options.cluster, options.kubernetesVersion),
+    text,
+  );
   const rules = activeRules(options);
   const bare = withoutCluster(facts, text);
   const load = options.load ?? {};
@@ -152,8 +162,13 @@ function prepareDocuments(
  * from raw texts. Only documents whose text mentions a fact kind are parsed here. A text given
  * with its path makes the RuntimeClasses read from it carry their file and line.
  */
-export function gatherFacts(texts: (string | FactText)[], flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
-  const facts = emptyFacts(flavour, cluster);
+export function gatherFacts(
+  texts: (string | FactText)[],
+  flavour: Flavour = 'auto',
+  cluster?: ClusterSnapshot,
+  kubernetesVersion?: string,
+): Facts {
+  const facts = emptyFacts(flavour, cluster, kubernetesVersion);
   for (const entry of texts) {
     const { text, path } = typeof entry === 'string' ? { text: entry, path: undefined } : entry;
     if (!mayHoldFacts(text)) continue;
@@ -233,7 +248,8 @@ export function documentChecker(
   file: ManifestFile,
   options: CheckOptions & { facts: Facts; flavoured?: boolean },
 ): (doc: ManifestDocument) => DocumentCheck {
-  const facts = options.flavoured ? options.facts : withFileFlavour(options.facts, file.text);
+  const given = withRelease(options.facts, options.kubernetesVersion) ?? options.facts;
+  const facts = options.flavoured ? given : withFileFlavour(given, file.text);
   const rules = activeRules(options);
   const bare = withoutCluster(facts, file.text);
   return (doc) => {
@@ -328,6 +344,7 @@ function checkDocument(
       span,
       fixes: [],
       document: doc.index,
+      ...rejection(sev, rule.apiRejects),
     });
     return;
   }
@@ -370,8 +387,14 @@ function checkDocument(
       ...(related ? { related } : {}),
       document: doc.index,
       ...(cluster ? { cluster } : {}),
+      ...rejection(severity, report.apiRejects ?? RULES_BY_ID.get(ruleId)?.apiRejects),
     });
   }
+}
+
+/** `apiRejects` on error findings (false unless the rule or report says the API server refuses the object). */
+function rejection(severity: Severity, apiRejects: boolean | undefined): { apiRejects?: boolean } {
+  return severity === 'error' ? { apiRejects: apiRejects === true } : {};
 }
 
 /** A rule's report, with the cluster whose facts alone make it (see markClusterReports). */
@@ -455,6 +478,8 @@ export interface ObjectFinding {
    * `spec.template.spec.containers[0].securityContext.privileged`.
    */
   path: string;
+  /** Errors only: the API server rejects the object (a workload's template: it cannot create its pods). */
+  apiRejects?: boolean;
 }
 
 export interface ObjectCheck {
@@ -470,12 +495,20 @@ export interface ObjectCheck {
  * beforehand (gatherObjectFacts) over every object checked with it.
  */
 export function checkObject(value: unknown, options: CheckOptions = {}): ObjectCheck {
-  const facts = options.facts ?? emptyFacts(options.flavour, options.cluster);
+  const facts =
+    withRelease(options.facts, options.kubernetesVersion) ??
+    emptyFacts(options.flavour, options.cluster, options.kubernetesVersion);
   const result: ObjectCheck = { findings: [], workloads: 0, windowsWorkloads: 0, ruleErrors: [] };
   for (const { ruleId, report, severity: proposed } of runRules(value, facts, activeRules(options), result)) {
     const severity = options.severity?.[ruleId] ?? proposed;
     if (severity === 'off') continue;
-    result.findings.push({ ruleId, severity, message: report.message, path: pathString(report.path) });
+    result.findings.push({
+      ruleId,
+      severity,
+      message: report.message,
+      path: pathString(report.path),
+      ...rejection(severity, report.apiRejects ?? RULES_BY_ID.get(ruleId)?.apiRejects),
+    });
   }
   return result;
 }
@@ -485,10 +518,19 @@ export function gatherObjectFacts(
   values: Iterable<unknown>,
   flavour: Flavour = 'auto',
   cluster?: ClusterSnapshot,
+  kubernetesVersion?: string,
 ): Facts {
-  const facts = emptyFacts(flavour, cluster);
+  const facts = emptyFacts(flavour, cluster, kubernetesVersion);
   for (const value of values) for (const object of objectsOf(value)) collectFacts(facts, object);
   return facts;
+}
+
+/** The facts given, with the release asked for in place of theirs (when one is asked for and differs). */
+function withRelease(facts: Facts | undefined, kubernetesVersion: string | undefined): Facts | undefined {
+  const asked = normalizeRelease(kubernetesVersion);
+  if (!facts || asked === undefined || (facts.kubernetesVersion === asked && facts.kubernetesVersionFrom === 'asked'))
+    return facts;
+  return { ...facts, kubernetesVersion: asked, kubernetesVersionFrom: 'asked' };
 }
 
 /** One "not analysed: template" notice per file is enough; it says how many documents it covers. */

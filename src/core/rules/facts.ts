@@ -2,6 +2,7 @@ import type { LabelSelector } from '../drain';
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
+import { clusterRelease, DEFAULT_KUBERNETES_RELEASE, effectiveRelease, normalizeRelease } from '../kubernetes-release';
 
 /** Facts about a RuntimeClass that decide whether pods using it land on Windows nodes. */
 export interface RuntimeClassFacts {
@@ -66,6 +67,8 @@ export interface ClusterSnapshot {
   openshift?: OpenShiftFacts;
   /** StorageClasses and the CSI drivers registered per Windows node; absent when they could not be read. */
   storage?: StorageFacts;
+  /** The API server's version (`/version` gitVersion, e.g. `v1.35.4`): the release the rules decide by. */
+  serverVersion?: string;
 }
 
 /** What decides whether a claim's CSI driver can mount on the Windows nodes. */
@@ -109,6 +112,13 @@ export interface Facts {
    */
   openshiftFrom?: FactOrigin & { kind: string };
   cluster?: ClusterSnapshot;
+  /**
+   * The Kubernetes release ("1.35") the rules decide by: asked for (`--kubernetes-version`), else the
+   * cluster's (its API server, else its OpenShift release), else DEFAULT_KUBERNETES_RELEASE.
+   */
+  kubernetesVersion: string;
+  /** Where kubernetesVersion came from: findings that only the cluster's release makes are marked as the cluster's. */
+  kubernetesVersionFrom: 'asked' | 'cluster' | 'default';
 }
 
 export interface PodMonitorFacts {
@@ -119,7 +129,9 @@ export interface PodMonitorFacts {
   namespaces: 'any' | string[];
 }
 
-export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot): Facts {
+export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot, kubernetesVersion?: string): Facts {
+  const asked = normalizeRelease(kubernetesVersion);
+  const release = effectiveRelease(asked, cluster);
   const facts: Facts = {
     runtimeClasses: new Map(),
     namespaces: new Map(),
@@ -130,6 +142,8 @@ export function emptyFacts(flavour: Flavour = 'auto', cluster?: ClusterSnapshot)
     flavour,
     openshiftSeen: false,
     cluster,
+    kubernetesVersion: release,
+    kubernetesVersionFrom: asked ? 'asked' : clusterRelease(cluster) ? 'cluster' : 'default',
   };
   for (const rc of cluster?.runtimeClasses ?? []) {
     facts.runtimeClasses.set(rc.name, {
@@ -246,6 +260,9 @@ export function factsWithoutCluster(facts: Facts, text: string): Facts {
       cluster: undefined,
       runtimeClasses: fromFiles,
       openshiftSeen: clusterSaidOpenShift ? facts.openshiftFrom !== undefined : facts.openshiftSeen,
+      ...(facts.kubernetesVersionFrom === 'cluster'
+        ? { kubernetesVersion: DEFAULT_KUBERNETES_RELEASE, kubernetesVersionFrom: 'default' as const }
+        : {}),
     },
     text,
   );

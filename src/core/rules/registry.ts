@@ -5,6 +5,7 @@ import { hostProcessRules } from './families/host-process';
 import { windowsOptionsRules } from './families/windows-options';
 import { linuxOnlyRules } from './families/linux-only';
 import { resourceRules } from './families/resources';
+import { lifecycleRules } from './families/lifecycle';
 import { volumeRules } from './families/volumes';
 import { hostNetworkRules } from './families/host-network';
 import { commandRules } from './families/commands';
@@ -27,6 +28,7 @@ export const RULES: Rule[] = [
   ...windowsOptionsRules,
   ...linuxOnlyRules,
   ...resourceRules,
+  ...lifecycleRules,
   ...volumeRules,
   ...hostNetworkRules,
   ...commandRules,

@@ -37,6 +37,8 @@ export interface Report {
   fixes?: FixSpec[];
   /** A second place involved in the finding (the selector that pins a build, say). */
   related?: { path: Path; target?: Target; message: string }[];
+  /** Overrides the rule's `apiRejects` for this report (a release that drops a field instead of refusing it, say). */
+  apiRejects?: boolean;
 }
 
 export type Reporter = (report: Report) => void;
@@ -50,6 +52,16 @@ export interface RuleMeta {
   severity: Severity;
   /** One line: what the rule catches and why (the README table). */
   title: string;
+  /**
+   * Its errors are the API server refusing the object (create, apply, dry-run fail), not an object
+   * that is accepted and can never run as written. Read for error findings only; a report may override it.
+   */
+  apiRejects?: boolean;
+  /**
+   * Which Kubernetes releases the rule holds for, in words for docs/rules.md ("1.34 and later (dropped
+   * silently before)"); absent: all releases alike.
+   */
+  releases?: string;
   family:
     | 'pod-security'
     | 'host-process'
@@ -121,6 +133,11 @@ export interface Finding {
   related?: { range: Range; message: string }[];
   /** Index of the YAML document in the file. */
   document: number;
+  /**
+   * Errors only: true when the API server rejects the object, false when it is accepted and can
+   * never run as written. Absent on warnings and infos.
+   */
+  apiRejects?: boolean;
   /**
    * The cluster whose facts (snapshot or --context) this finding comes from: without them it would
    * not be reported, or not in these words. Its message ends with clusterNote(cluster).

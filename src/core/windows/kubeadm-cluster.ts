@@ -7,6 +7,7 @@ import { CALICO_NAMESPACES, CONTROL_PLANE_LABEL, FLANNEL_CONFIGMAP, FLANNEL_NAME
 import { load } from 'js-yaml';
 import { buildByNumber } from './builds';
 import { ok, type Finding } from './findings';
+import { kubeProxyGatesFinding } from './kube-proxy-gates';
 
 // ---------------------------------------------------------------------------------------------
 // Versions
@@ -218,6 +219,8 @@ export interface ClusterFacts {
   flannelNetConf: { namespace: string; text?: string }[];
   /** kubeadm-config's ClusterConfiguration text, when readable. */
   clusterConfiguration?: string;
+  /** The kube-proxy ConfigMap's config.conf (the KubeProxyConfiguration Windows kube-proxy mounts), when readable. */
+  kubeProxyConfig?: string;
 }
 
 /**
@@ -459,6 +462,8 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
     ...checkVersionSkew(kubernetesVersion, f.serverVersion),
     checkContainerdForHostProcess(c.containerdArchive),
   );
+  const gates = kubeProxyGatesFinding(f.kubeProxyConfig, f.serverVersion);
+  if (gates) findings.push(gates);
   return {
     findings,
     ...(cni ? { cni } : {}),

@@ -2,6 +2,8 @@
 // what Windows records as the reason, how the plan knows the restart happened and the kubelet went
 // down with it, and the words for every way the drain stops. Unit-tested without SSH or a cluster.
 
+import { normalizeRelease, releaseAtLeast, WINDOWS_RELEASES } from '../kubernetes-release';
+
 /** What Windows records as the reason for the restart (System event log, shutdown /c). */
 export const REBOOT_REASON = 'kube-windows: graceful reboot requested by a cluster administrator';
 
@@ -78,4 +80,18 @@ export function drainBlocked(
     `Wait until the budget allows a disruption (more replicas Ready elsewhere), scale the workload up or relax the budget, then run the ${operation} again; ` +
     'or, if downtime is acceptable, confirm the documented disable-eviction path, which deletes the pods directly and bypasses the budget.'
   );
+}
+
+/**
+ * What happens to the pods the drain leaves (DaemonSet and static pods) when Windows restarts, by the
+ * node's kubelet version: from 1.34 Windows graceful node shutdown (beta, on by default) has the
+ * kubelet stop them with their terminationGracePeriodSeconds first, within its shutdownGracePeriod;
+ * before, they are killed with the host.
+ */
+export function shutdownNote(kubeletVersion: string | undefined): string {
+  const since = WINDOWS_RELEASES.windowsGracefulShutdown;
+  const release = normalizeRelease(kubeletVersion);
+  if (release !== undefined && !releaseAtLeast(release, since))
+    return `The kubelet (${release}) does not stop pods before Windows shuts down (Windows graceful node shutdown is off by default before ${since}): the pods the drain leaves (DaemonSet and static pods) are killed with the host, whatever their terminationGracePeriodSeconds.`;
+  return `The kubelet${release ? ` (${release})` : ''} stops the pods the drain leaves (DaemonSet and static pods) with their terminationGracePeriodSeconds before Windows shuts down (Windows graceful node shutdown, on by default from ${since}), within its shutdownGracePeriod; with shutdownGracePeriod 0 (the kubelet's default) they are killed with the host.`;
 }

@@ -2,6 +2,7 @@
 // containers do not have (HostProcess containers share the node's network).
 import { apiField, deleteFix, hostProcessInfo } from '../helpers';
 import type { PodRule } from '../types';
+import { WINDOWS_RELEASES } from '../../kubernetes-release';
 
 const WIN054: PodRule = {
   id: 'WIN054',
@@ -33,6 +34,7 @@ const WIN055: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
+  releases: `all releases (the WindowsHostNetwork gate that would have changed it is deprecated since ${WINDOWS_RELEASES.windowsHostNetworkDeprecated} and withdrawn)`,
   title:
     'hostNetwork: true on a Windows pod without HostProcess containers: Windows has no host networking mode for ordinary containers.',
   check({ pod, target }, report) {
@@ -41,7 +43,7 @@ const WIN055: PodRule = {
     const path = [...pod.path, 'hostNetwork'];
     report({
       path,
-      message: `${apiField(pod, ['hostNetwork'])}: true does nothing for ordinary Windows containers (only HostProcess containers share the node's network; the alpha WindowsHostNetwork feature aside). Delete it, or make the pod a HostProcess pod if it really needs the host network.`,
+      message: `${apiField(pod, ['hostNetwork'])}: true does nothing for ordinary Windows containers: only HostProcess containers share the node's network. No release changes that (the WindowsHostNetwork feature gate was never on by default, is deprecated since Kubernetes ${WINDOWS_RELEASES.windowsHostNetworkDeprecated}, and its KEP was withdrawn). Delete it, or make the pod a HostProcess pod if it really needs the host network.`,
       fixes: [deleteFix('Remove hostNetwork', path, pod.path.length)],
     });
   },

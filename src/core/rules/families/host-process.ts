@@ -44,6 +44,7 @@ const WIN010: PodRule = {
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
+  apiRejects: true,
   title:
     'Pod mixes HostProcess and normal containers (init and ephemeral containers count): rejected by the API server.',
   check({ pod }, report) {
@@ -82,6 +83,7 @@ const WIN011: PodRule = {
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
+  apiRejects: true,
   title: 'HostProcess pod without hostNetwork: true: rejected by the API server.',
   check({ pod }, report) {
     const info = hostProcessInfo(pod);
@@ -107,6 +109,7 @@ const WIN012: PodRule = {
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
+  apiRejects: true,
   title: 'Container hostProcess differs from the pod-level hostProcess: rejected by the API server.',
   check({ pod }, report) {
     const info = hostProcessInfo(pod);

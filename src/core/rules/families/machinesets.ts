@@ -55,12 +55,14 @@ function rule(
   severity: Severity,
   title: string,
   check: (v: MachineView, ctx: ObjectContext, report: Reporter) => void,
+  meta: Pick<ObjectRule, 'apiRejects'> = {},
 ): ObjectRule {
   return {
     id,
     scope: 'object',
     family: 'machinesets',
     severity,
+    ...meta,
     title,
     kinds: KINDS,
     check(ctx, report) {
@@ -375,6 +377,7 @@ const WIN091 = rule(
       });
     });
   },
+  { apiRejects: true },
 );
 
 // ---------------------------------------------------------------------------------------------

@@ -56,12 +56,14 @@ function objectRule(
   severity: ObjectRule['severity'],
   title: string,
   check: (e: Entry[], ctx: ObjectContext, report: Reporter) => void,
+  meta: Pick<ObjectRule, 'apiRejects'> = {},
 ): ObjectRule {
   return {
     id,
     scope: 'object',
     family: 'mirrors',
     severity,
+    ...meta,
     title,
     kinds: KINDS,
     check(ctx, report) {
@@ -191,6 +193,7 @@ const MIR005 = objectRule(
       });
     }
   },
+  { apiRejects: true },
 );
 
 const MIR006 = objectRule(
@@ -296,6 +299,7 @@ const MIR009: ObjectRule = {
   scope: 'object',
   family: 'mirrors',
   severity: 'error',
+  apiRejects: true,
   title:
     'Mirror source or mirror that the API server rejects (not a registry host with an optional port and a lowercase repository path).',
   kinds: KINDS,

@@ -15,6 +15,7 @@ const WIN001: PodRule = {
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
+  apiRejects: true,
   title: 'Pod-level field the API server forbids for Windows pods (hostPID, fsGroup, seccompProfile, runAsUser …).',
   check({ pod, target }, report) {
     if (!target.declared) return;
@@ -34,6 +35,7 @@ const WIN002: PodRule = {
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
+  apiRejects: true,
   title:
     'Container securityContext field the API server forbids for Windows pods (privileged, capabilities, readOnlyRootFilesystem …).',
   check({ pod, target }, report) {
@@ -81,6 +83,7 @@ const WIN003: PodRule = {
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
+  apiRejects: true,
   title: 'windowsOptions on a pod whose spec.os.name is linux: rejected by the API server.',
   check({ pod }, report) {
     if (pod.spec.os === undefined || !isObj(pod.spec.os) || pod.spec.os.name !== 'linux') return;
@@ -124,6 +127,7 @@ const WIN004: PodRule = {
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
+  apiRejects: true,
   title: 'spec.os.name is empty or not exactly "linux" / "windows" (values are case-sensitive).',
   check({ pod }, report) {
     if (!isSet(pod.spec, 'os')) return;

@@ -13,6 +13,7 @@ import {
   objAt,
 } from '../helpers';
 import type { PodRule } from '../types';
+import { releaseAtLeast, WINDOWS_RELEASES } from '../../kubernetes-release';
 
 const WIN050: PodRule = {
   id: 'WIN050',
@@ -50,20 +51,34 @@ const WIN058: PodRule = {
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
+  apiRejects: true,
+  releases: `${WINDOWS_RELEASES.podLevelResources} and later: rejected for Windows pods (error); before: dropped silently by the API server (warning)`,
   title:
-    'Pod-level spec.resources on a Windows pod: rejected by the API server (Kubernetes 1.34 and later) and not supported on Windows nodes; set resources per container.',
-  check({ pod, target }, report) {
+    'Pod-level spec.resources on a Windows pod: rejected by the API server from Kubernetes 1.34, dropped silently before; not supported on Windows nodes either way. Set resources per container.',
+  check({ pod, target, facts }, report) {
     if (target.os !== 'windows') return;
     if (!isSet(pod.spec, 'resources')) return;
     const path = [...pod.path, 'resources'];
     const field = apiField(pod, ['resources']);
+    const release = facts.kubernetesVersion;
+    const fixes = [deleteFix('Remove pod-level resources', path, pod.path.length)];
+    if (!releaseAtLeast(release, WINDOWS_RELEASES.podLevelResources)) {
+      report({
+        path,
+        severity: 'warning',
+        apiRejects: false,
+        message: `${field}: dropped silently by the API server on Kubernetes ${release} (pod-level resources are off by default before ${WINDOWS_RELEASES.podLevelResources}), so the pod runs without the limits written here${inferredNote(target)}; from ${WINDOWS_RELEASES.podLevelResources} the API server rejects it for Windows pods. Set requests and limits on each container instead.`,
+        fixes,
+      });
+      return;
+    }
     report({
       path,
       severity: apiSeverity(target),
       message: target.declared
-        ? `${field}: Forbidden: may not be set for a windows pod. Pod-level resources are not supported on Windows nodes (API servers before Kubernetes 1.34, where they are off by default, drop the field); set requests and limits on each container instead.`
-        : `${field}: pod-level resources are not supported on Windows nodes${inferredNote(target)}, and the API server rejects them once spec.os.name: windows is set ("Forbidden: may not be set for a windows pod"). Set requests and limits on each container instead.`,
-      fixes: [deleteFix('Remove pod-level resources', path, pod.path.length)],
+        ? `${field}: Forbidden: may not be set for a windows pod. Pod-level resources are not supported on Windows nodes, and the API server of Kubernetes ${release} rejects the pod; set requests and limits on each container instead.`
+        : `${field}: pod-level resources are not supported on Windows nodes${inferredNote(target)}, and the API server of Kubernetes ${release} rejects them once spec.os.name: windows is set ("Forbidden: may not be set for a windows pod"). Set requests and limits on each container instead.`,
+      fixes,
     });
   },
 };

@@ -134,6 +134,7 @@ const RTC003: ObjectRule = {
   scope: 'object',
   family: 'runtime-class',
   severity: 'error',
+  apiRejects: true,
   title: 'RuntimeClass uses node.k8s.io/v1beta1 or v1alpha1, which Kubernetes 1.25 no longer serves.',
   kinds: KINDS,
   check({ object }, report) {

@@ -134,6 +134,7 @@ function userNameRule(id: UserNameProblem, title: string, advice: (value: string
     scope: 'pod',
     family: 'windows-options',
     severity: 'error',
+    apiRejects: true,
     title,
     check({ pod }, report) {
       if (declaredLinux(pod)) return;
@@ -254,6 +255,7 @@ const WIN027: PodRule = {
   scope: 'pod',
   family: 'windows-options',
   severity: 'error',
+  apiRejects: true,
   title:
     'windowsOptions.gmsaCredentialSpecName is not a lowercase DNS-1123 subdomain (e.g. has capitals): rejected by the API server.',
   check({ pod }, report) {
@@ -295,6 +297,7 @@ const WIN028: PodRule = {
   scope: 'pod',
   family: 'windows-options',
   severity: 'error',
+  apiRejects: true,
   title: 'windowsOptions.gmsaCredentialSpec is an empty string or larger than 64 KiB: rejected by the API server.',
   check({ pod }, report) {
     if (declaredLinux(pod)) return;

@@ -7,6 +7,7 @@ export const yamlRules: EngineRule[] = [
     scope: 'engine',
     family: 'yaml',
     severity: 'error',
+    apiRejects: true,
     title: 'Document is not valid YAML; it was not analysed (the rest of the file still is).',
   },
   {
