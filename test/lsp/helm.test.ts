@@ -71,7 +71,7 @@ test('a chart template gets diagnostics at its own lines, naming the value origi
   assert.ok(!diagnostics.some((d) => d.code === 'YAML002'));
 });
 
-test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unset value is not checked and the hover says so', async () => {
+test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unset value prints nothing, as in Helm', async () => {
   const dir = chart('privileged: true\nnodeSelector:\n  kubernetes.io/os: windows\n', 'privileged: null\n');
   const c = await client({ debounceMs: 0, helm: { valuesFiles: ['prod.yaml'] } });
   const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
@@ -81,11 +81,33 @@ test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unse
     diagnostics.filter((d) => d.range.start.line === privilegedLine),
     [],
   );
+});
+
+test('a value a template action computes is not checked: an info diagnostic and the hover say so', async () => {
+  const dir = chart('nodeSelector:\n  kubernetes.io/os: windows\n');
+  const computed = TEMPLATE.replace('{{ .Values.privileged }}', '{{ .Values.privileged | quote }}');
+  writeFileSync(join(dir, 'templates', 'ds.yaml'), computed);
+  const c = await client();
+  const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
+  await c.open(uri, computed);
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  const here = diagnostics.filter((d) => d.range.start.line === privilegedLine);
+  assert.deepEqual(
+    here.map((d) => [d.code, d.severity]),
+    [['WIN040', 3]],
+  );
+  assert.match(
+    String(here[0].message),
+    /may apply once Helm renders the chart: the value here comes from `\{\{ \.Values\.privileged \| quote \}\}`/,
+  );
   const h = await c.conn.sendRequest(HoverRequest.type, {
     textDocument: { uri },
     position: { line: privilegedLine, character: lines[privilegedLine].indexOf('privileged') + 2 },
   });
-  assert.match((h?.contents as MarkupContent).value, /value comes from `\{\{ \.Values\.privileged \}\}`: not checked/);
+  assert.match(
+    (h?.contents as MarkupContent).value,
+    /value comes from `\{\{ \.Values\.privileged \| quote \}\}`: not checked/,
+  );
 });
 
 test('a templates/ file outside a chart keeps the Helm notice', async () => {

@@ -206,9 +206,9 @@ test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes
 `;
   const unknown = checkChartTemplate(tpl, undefined);
   assert.deepEqual(
-    unknown.findings.map((f) => f.ruleId),
-    [],
-    'nothing is said about resources a template computes, and `- {{ … }}` followed by keys is read as one item',
+    unknown.findings.map((f) => [f.ruleId, f.severity, f.range.start.line]),
+    [['WIN062', 'info', 10]],
+    'resources a template computes are said to be undecided, and `- {{ … }}` followed by keys is read as one item',
   );
   assert.equal(unknown.windowsWorkloads, 1);
   const values = loadValues([
@@ -273,7 +273,7 @@ spec:
   );
 });
 
-test('inside a document, a branch the values cannot decide is read but its findings are set aside; a computed key hides an absent selector', () => {
+test('inside a document, a finding under a branch the values cannot decide, or hidden by a computed key, is said to be undecided (info, naming the action)', () => {
   const tpl = `apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -296,9 +296,17 @@ spec:
   const result = checkChartTemplate(tpl, loadValues([]));
   assert.equal(result.windowsWorkloads, 1);
   assert.deepEqual(
-    result.findings.map((f) => f.ruleId),
-    [],
+    result.findings.map((f) => [f.ruleId, f.severity]),
+    [
+      ['WIN070', 'info'],
+      ['WIN040', 'info'],
+    ],
   );
+  assert.match(
+    result.findings[1].message,
+    /^WIN040 \(warning\) may apply once Helm renders the chart: this line is under `\{\{ if eq \(include "host-pid" \.\) "true" \}\}`, a condition the values cannot decide/,
+  );
+  assert.match(result.findings[0].message, /a key of this object comes from `\{\{ template "label\.os" \. \}\}`/);
   assert.deepEqual(result.unchecked.map((u) => [u.ruleId, u.action]).sort(), [
     ['WIN040', '{{ if eq (include "host-pid" .) "true" }}'],
     ['WIN070', '{{ template "label.os" . }}'],

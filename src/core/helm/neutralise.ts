@@ -34,6 +34,8 @@ export interface OutLine {
   valueOrigin?: ValuesOrigin;
   /** Inside a branch whose condition the values cannot decide (the action): Helm may not render it. */
   undecided?: string;
+  /** Inside a `range` (the action): Helm renders the line once per item. */
+  repeated?: string;
 }
 
 export interface Neutralised {
@@ -135,6 +137,8 @@ interface Frame {
   taken: boolean;
   /** The action of a condition the values cannot decide, opened inside a document: its branch may not render. */
   undecided?: string;
+  /** The `range` action whose body this is. */
+  repeats?: string;
 }
 
 /**
@@ -147,6 +151,7 @@ function branch(
   dot: Path | null | undefined,
   values: ChartValues | undefined,
   inDocument: boolean,
+  derive?: (value: unknown, from: Path) => Path,
 ) {
   const undecided = (cond: boolean | undefined) =>
     cond === undefined && inDocument ? `{{ ${act.inner} }}` : undefined;
@@ -169,6 +174,15 @@ function branch(
     if (top.active) top.taken = true;
     return;
   }
+  if (word === 'with' && act.opens === null && values && derive) {
+    // `with unset .Values.x "k"` (or omit): the dot is that map without those keys, which the values decide.
+    const derived = derivedValue(act.inner.slice(5), dot, values);
+    if (derived) {
+      const cond = truthy(derived.value);
+      stack.push({ dot: derive(derived.value, derived.from), active: cond, taken: cond });
+      return;
+    }
+  }
   if (word === 'if' || word === 'with') {
     const cond = condition(act.inner.slice(word.length + 1), dot, values);
     stack.push({
@@ -182,7 +196,16 @@ function branch(
   if (word === 'range') {
     // A range over a list or map the values leave empty renders nothing.
     const over = act.inner.slice(6).replace(/^.*:=/, '');
-    stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
+    // A range over a values list of one item renders its body once, as read here; any other, once per item.
+    const path = dotPath(unwrap(over.trim()), dot);
+    const items = path && values ? getAt(values.value, path) : undefined;
+    const once = (Array.isArray(items) && items.length === 1) || (isObj(items) && Object.keys(items).length === 1);
+    stack.push({
+      dot: null,
+      active: condition(over, dot, values) !== false,
+      taken: true,
+      ...(once ? {} : { repeats: `{{ ${act.inner} }}` }),
+    });
     return;
   }
   // A define is text for other templates, unless it is a whole document: then it is read as one,
@@ -191,6 +214,23 @@ function branch(
     stack.push(
       act.document ? { active: true, taken: true } : { dot: act.opens, active: word !== 'define', taken: true },
     );
+}
+
+/** `unset X "k"` or `omit X "k" …` of a values map (sprig): the map without those keys, and where X is. */
+function derivedValue(
+  expr: string,
+  dot: Path | null | undefined,
+  values: ChartValues,
+): { value: unknown; from: Path } | undefined {
+  const [fn, ...args] = splitArgs(unpipe(unwrap(expr.trim())));
+  if (!((fn === 'unset' && args.length === 2) || (fn === 'omit' && args.length >= 2))) return undefined;
+  const from = dotPath(unwrap(args[0]), dot);
+  const keys = args.slice(1).map(literalOf);
+  if (!from || !keys.every((k): k is string => typeof k === 'string')) return undefined;
+  const v = getAt(values.value, from);
+  if (v === undefined || v === null) return { value: undefined, from };
+  if (!isObj(v)) return undefined;
+  return { value: Object.fromEntries(Object.entries(v).filter(([k]) => !keys.includes(k))), from };
 }
 
 /** true / false when values decide it, undefined when they cannot. */
@@ -238,6 +278,14 @@ function scalarOf(
   const direct = dotPath(inner, dot);
   if (direct) return { value: getAt(values.value, direct), path: direct };
   const [fn, ...args] = splitArgs(unpipe(inner));
+  if (fn === 'default' && args.length === 2) {
+    // sprig's default: the value when it is set and not empty, else the literal.
+    const fallback = literalOf(args[0]);
+    const path = dotPath(unwrap(args[1]), dot);
+    if (fallback === undefined || !path) return undefined;
+    const v = getAt(values.value, path);
+    return { value: truthy(v) ? v : fallback, path };
+  }
   if (fn !== 'ternary' || args.length !== 3) return undefined;
   const [yes, no] = [literalOf(args[0]), literalOf(args[1])];
   const cond = condition(args[2], dot, values);
@@ -340,7 +388,24 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-export function neutralise(text: string, values?: ChartValues): Neutralised {
+export function neutralise(text: string, chartValues?: ChartValues): Neutralised {
+  // Values a template computes (`with unset …`) are kept under keys of their own, whose origin is where they
+  // were computed from.
+  const computed = new Map<string, Path>();
+  const values: ChartValues | undefined = chartValues && {
+    value: { ...chartValues.value },
+    problems: chartValues.problems,
+    originOf: (path) => {
+      const from = typeof path[0] === 'string' ? computed.get(path[0]) : undefined;
+      return chartValues.originOf(from ? [...from, ...path.slice(1)] : path);
+    },
+  };
+  const derive = (value: unknown, from: Path): Path => {
+    const key = `\0computed${computed.size}`;
+    computed.set(key, from);
+    values!.value[key] = value;
+    return [key];
+  };
   const actions = findActions(text);
   markDocumentDefines(text, actions);
   const stack: Frame[] = [];
@@ -355,13 +420,15 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
   let identity = true;
   let inDocument = false;
   const undecided = () => [...stack].reverse().find((f) => f.undecided)?.undecided;
+  const repeated = () => [...stack].reverse().find((f) => f.repeats)?.repeats;
   const push = (out: string, line: OutLine) => {
     const content = out.trim();
     if (/^---(\s|$)/.test(content)) inDocument = false;
     else if (content !== '' && !content.startsWith('#')) inDocument = true;
     const maybe = content === '' ? undefined : undecided();
+    const each = content === '' ? undefined : repeated();
     outText.push(out);
-    lines.push(maybe ? { ...line, undecided: maybe } : line);
+    lines.push({ ...line, ...(maybe ? { undecided: maybe } : {}), ...(each ? { repeated: each } : {}) });
   };
   let a = 0;
   let lineStart = 0;
@@ -402,7 +469,7 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       const whole = act.start >= lineStart && act.end <= lineEnd;
       const startsHere = act.start >= lineStart;
       const current = dot();
-      if (startsHere) branch(stack, act, current, values, inDocument);
+      if (startsHere) branch(stack, act, current, values, inDocument, derive);
       if (startsHere && act.document) inDocument = false;
       if (act.kind !== 'output' || !whole) {
         out += ' '.repeat(width);
@@ -437,7 +504,12 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       } else {
         const scalar = values ? scalarOf(act.inner, current, values) : undefined;
         const path = scalar?.path;
-        const value = scalar ? scalarText(scalar.value) : undefined;
+        // A value no file sets prints nothing: Helm removes Go's `<no value>` from what it renders.
+        const value = scalar
+          ? scalar.value === undefined || scalar.value === null
+            ? ''
+            : scalarText(scalar.value)
+          : undefined;
         if (path && values && value !== undefined) {
           identity = false;
           (outLine.shifts ??= []).push({
