@@ -55,18 +55,6 @@ const KNOWN_GAPS: { chart: string; run: string; key: string; count: number; reas
     reason: 'the containers are `{{ include "container-agent" . | nindent 6 }}` (and init containers alike): not read',
   })),
   ...[
-    'templates/cluster-agent-deployment.yaml:103 WIN062 info',
-    'templates/cluster-agent-deployment.yaml:138 WIN062 info',
-    'templates/cluster-agent-deployment.yaml:615 WIN040 warning',
-  ].map((key) => ({
-    chart: 'DataDog+helm-charts',
-    run: 'windows',
-    key,
-    count: key.includes('615') ? 2 : 1,
-    reason:
-      'the cluster agent is a Windows pod only through `{{ template "label.os" . }}: {{ .Values.targetSystem }}`, a key the chart path does not compute',
-  })),
-  ...[
     'templates/kubelet/daemonset-windows.yaml:128 WIN062 info',
     'templates/kubelet/daemonset-windows.yaml:235 WIN062 info',
   ].map((key) => ({
@@ -252,7 +240,8 @@ spec:
           resources: {limits: {cpu: 100m, memory: 128Mi}}
         {{- end }}
 `,
-  'templates/_helpers.tpl': '{{- define "agent.sidecar" -}}false{{- end -}}\n',
+  // A helper whose output the chart path does not compute (printf): its condition stays undecided in place.
+  'templates/_helpers.tpl': '{{- define "agent.sidecar" -}}{{ printf "%v" .Values.sidecar }}{{- end -}}\n',
 };
 
 test('real Helm: a chart Windows by its values: privileged init containers are WIN041 both ways; `default`, `unset`, `range` and an undecided `if` are read or said', (t) => {

@@ -1,6 +1,7 @@
 // Helm chart templates read as YAML: every template action is set aside so that the literal text
 // keeps its lines and columns, and values are put in only where the chart's idiom is unambiguous.
 import { getAt, isObj, type Path } from '../manifest/path';
+import { isKubeMinor, isKubeVersion, kubeMinorIs, kubeVersionSatisfies } from './kube-version';
 import { valuesPath, type ChartValues, type ValuesOrigin } from './values';
 
 /** An inline action replaced by a same-width plain scalar (output coordinates, 0-based). */
@@ -238,6 +239,11 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
   if (!values) return undefined;
   const e = unpipe(unwrap(expr.trim()));
   const [fn, ...args] = splitArgs(e);
+  if (fn === 'empty' && args.length === 1) {
+    // sprig's empty: the opposite of Go's truth.
+    const v = condition(args[0], dot, values);
+    return v === undefined ? undefined : !v;
+  }
   if (fn === 'not' && args.length === 1) {
     const v = condition(args[0], dot, values);
     return v === undefined ? undefined : !v;
@@ -249,9 +255,21 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
     if (vs.includes(decisive)) return decisive;
     return vs.every((v) => v === !decisive) ? !decisive : undefined;
   }
+  if (fn === 'semverCompare' && args.length === 2 && isKubeVersion(args[1])) {
+    const constraint = literalOf(args[0]);
+    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint) : undefined;
+  }
+  const printed = values.defines ? namedScalar(e, values) : undefined;
+  if (printed !== undefined) return truthy(printed);
   if ((fn === 'eq' || fn === 'ne') && args.length === 2) {
     const [ref, literal] =
       literalOf(args[0]) !== undefined ? [args[1], literalOf(args[0])] : [args[0], literalOf(args[1])];
+    const named = values.defines ? namedScalar(unwrap(ref), values) : undefined;
+    if (named !== undefined && literal !== undefined) return (named === String(literal)) === (fn === 'eq');
+    if (isKubeMinor(ref) && typeof literal === 'string') {
+      const is = kubeMinorIs(literal);
+      return is === undefined ? undefined : is === (fn === 'eq');
+    }
     const path = dotPath(ref, dot);
     const v = path ? getAt(values.value, path) : undefined;
     if (literal === undefined || v === undefined || v === null || typeof v === 'object') return undefined;
@@ -388,11 +406,49 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-export function neutralise(text: string, chartValues?: ChartValues): Neutralised {
+/**
+ * What `{{ template "name" . }}` or `{{ include "name" . }}` prints when the chart's define of that name, read with
+ * the same values, is one plain scalar whose every action is decided (`label.os`: `kubernetes.io/os`).
+ */
+function namedScalar(inner: string, values: ChartValues): string | undefined {
+  const m = /^(?:template|include)\s+"([^"]+)"\s+(?:\.|\$)$/.exec(inner.trim());
+  const body = m ? values.defines?.get(m[1]) : undefined;
+  if (body === undefined) return undefined;
+  // Named templates call others (a helper's condition on helpers): three levels are read, deeper is unknown.
+  const nesting = (values.nesting ?? 0) + 1;
+  const read = neutralise(body, { ...values, nesting, defines: nesting < 3 ? values.defines : undefined }, true);
+  if (read.placeholders.length > 0 || read.lines.some((l) => l.undecided || l.block)) return undefined;
+  const printed = read.text.trim();
+  return /\n/.test(printed) ? undefined : scalarText(printed);
+}
+
+/** The bodies of the `define`s in a chart's files, by name (a later file's define wins, as in Helm). */
+export function chartDefines(texts: string[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const text of texts) {
+    if (!text.includes('define')) continue;
+    const open: { name?: string; end: number }[] = [];
+    for (const act of findActions(text)) {
+      const word = CONTROL.exec(act.inner)?.[1];
+      if (word === 'if' || word === 'with' || word === 'range' || word === 'block' || word === 'define')
+        open.push({ name: word === 'define' ? /^define\s+"([^"]+)"/.exec(act.inner)?.[1] : undefined, end: act.end });
+      else if (act.closes) {
+        const from = open.pop();
+        if (from?.name && open.length === 0) out.set(from.name, text.slice(from.end, act.start));
+      }
+    }
+  }
+  return out;
+}
+
+/** `everywhere`: mark a branch undecided wherever it is, not only inside a document (a define's body). */
+export function neutralise(text: string, chartValues?: ChartValues, everywhere = false): Neutralised {
+  const helpers = chartValues?.defines;
   // Values a template computes (`with unset …`) are kept under keys of their own, whose origin is where they
   // were computed from.
   const computed = new Map<string, Path>();
   const values: ChartValues | undefined = chartValues && {
+    ...chartValues,
     value: { ...chartValues.value },
     problems: chartValues.problems,
     originOf: (path) => {
@@ -469,7 +525,7 @@ export function neutralise(text: string, chartValues?: ChartValues): Neutralised
       const whole = act.start >= lineStart && act.end <= lineEnd;
       const startsHere = act.start >= lineStart;
       const current = dot();
-      if (startsHere) branch(stack, act, current, values, inDocument, derive);
+      if (startsHere) branch(stack, act, current, values, inDocument || everywhere, derive);
       if (startsHere && act.document) inDocument = false;
       if (act.kind !== 'output' || !whole) {
         out += ' '.repeat(width);
@@ -486,7 +542,15 @@ export function neutralise(text: string, chartValues?: ChartValues): Neutralised
           here.filter((h) => h.kind === 'output').length === 1
         ) {
           block = { start: from - lineStart, end: to - lineStart, action: text.slice(act.start, act.end) };
-          for (const l of yamlLines(value, yaml.path))
+          // An empty map or list prints `{}` or `[]`: the value of a `key:` waiting for one, else nothing to read.
+          const before = out.trim() !== '' ? out : ([...outText].reverse().find((l) => l.trim() !== '') ?? '');
+          const empty = !isCollection(value);
+          const printed = empty
+            ? /:\s*$/.test(before) && typeof value === 'object'
+              ? [{ text: inlineValue(value), path: yaml.path }]
+              : []
+            : yamlLines(value, yaml.path);
+          for (const l of printed)
             blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
@@ -510,16 +574,18 @@ export function neutralise(text: string, chartValues?: ChartValues): Neutralised
             ? ''
             : scalarText(scalar.value)
           : undefined;
-        if (path && values && value !== undefined) {
+        const named = value === undefined && values && helpers ? namedScalar(act.inner, values) : undefined;
+        if ((path && values && value !== undefined) || named !== undefined) {
+          const put = value ?? named ?? '';
           identity = false;
           (outLine.shifts ??= []).push({
             outStart: out.length,
-            outEnd: out.length + value.length,
+            outEnd: out.length + put.length,
             tplStart: from - lineStart,
             tplEnd: to - lineStart,
-            origin: values.originOf(path),
+            origin: path && values ? values.originOf(path) : undefined,
           });
-          out += value;
+          out += put;
         } else {
           placeholders.push({
             line: lines.length,
