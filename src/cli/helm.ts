@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { chartRootOf, neutralText } from '../core/helm/check';
-import { chartDefines } from '../core/helm/neutralise';
+import { chartDefines } from '../core/helm/defines';
 import { loadValues, type ChartValues, type ValuesSource } from '../core/helm/values';
 import { UsageError } from './kit';
 import type { InputFile } from './files';

@@ -2,7 +2,8 @@
 // put in where the chart's idiom is unambiguous and findings on them name their origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chartDefines, neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
+import { chartDefines } from '../../src/core/helm/defines';
+import { neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
 import { kubeMinorIs, kubeVersionSatisfies } from '../../src/core/helm/kube-version';
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';

@@ -65,7 +65,7 @@ interface Action {
   document?: boolean;
 }
 
-const CONTROL = /^(if|else|end|with|range|define|block)\b/;
+export const CONTROL = /^(if|else|end|with|range|define|block)\b/;
 
 /** Every `{{ … }}` of a text, strings and comments inside actions skipped over. */
 export function findActions(text: string): Action[] {
@@ -420,25 +420,6 @@ function namedScalar(inner: string, values: ChartValues): string | undefined {
   if (read.placeholders.length > 0 || read.lines.some((l) => l.undecided || l.block)) return undefined;
   const printed = read.text.trim();
   return /\n/.test(printed) ? undefined : scalarText(printed);
-}
-
-/** The bodies of the `define`s in a chart's files, by name (a later file's define wins, as in Helm). */
-export function chartDefines(texts: string[]): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const text of texts) {
-    if (!text.includes('define')) continue;
-    const open: { name?: string; end: number }[] = [];
-    for (const act of findActions(text)) {
-      const word = CONTROL.exec(act.inner)?.[1];
-      if (word === 'if' || word === 'with' || word === 'range' || word === 'block' || word === 'define')
-        open.push({ name: word === 'define' ? /^define\s+"([^"]+)"/.exec(act.inner)?.[1] : undefined, end: act.end });
-      else if (act.closes) {
-        const from = open.pop();
-        if (from?.name && open.length === 0) out.set(from.name, text.slice(from.end, act.start));
-      }
-    }
-  }
-  return out;
 }
 
 /** `everywhere`: mark a branch undecided wherever it is, not only inside a document (a define's body). */
