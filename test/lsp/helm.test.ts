@@ -123,3 +123,26 @@ test('a templates/ file outside a chart keeps the Helm notice', async () => {
   while (!c.statuses.some((s) => s.uri === uri) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   assert.match(c.statuses.find((s) => s.uri === uri)?.skipped ?? '', /Helm template/);
 });
+
+test('the chart\'s named templates are read as check reads them: `{{ template "label.os" . }}: windows` makes a Windows pod', async () => {
+  const dir = chart('privileged: false\n');
+  writeFileSync(
+    join(dir, 'templates', '_helpers.tpl'),
+    '{{- define "label.os" -}}\n{{- if semverCompare "^1.14-0" .Capabilities.KubeVersion.GitVersion -}}\nkubernetes.io/os\n{{- else -}}\nbeta.kubernetes.io/os\n{{- end -}}\n{{- end -}}\n',
+  );
+  const text = TEMPLATE.replace(
+    '{{- with .Values.nodeSelector }}\n      nodeSelector:\n        {{- toYaml . | nindent 8 }}\n      {{- end }}',
+    'nodeSelector:\n        {{ template "label.os" . }}: windows',
+  ).replace('mcr.microsoft.com/windows/nanoserver:ltsc2022', 'example/agent:1');
+  writeFileSync(join(dir, 'templates', 'ds.yaml'), text);
+  const c = await client();
+  const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
+  await c.open(uri, text);
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  // privileged: false on a Windows container is WIN040 (Linux-only field); on a pod not known as Windows, nothing.
+  const line = text.split('\n').findIndex((l) => l.includes('privileged:'));
+  assert.deepEqual(
+    diagnostics.filter((d) => d.range.start.line === line).map((d) => [d.code, d.severity]),
+    [['WIN040', 2]],
+  );
+});
