@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { chartRootOf, neutralText } from '../core/helm/check';
+import { chartDefines } from '../core/helm/defines';
 import { loadValues, type ChartValues, type ValuesSource } from '../core/helm/values';
 import { UsageError } from './kit';
 import type { InputFile } from './files';
@@ -26,19 +27,24 @@ export function chartTemplates(texts: { file: InputFile; text?: string }[], valu
   const byRoot = new Map<string, ChartValues>();
   const byFile = new Map<InputFile, { values: ChartValues; neutral: string }>();
   const problems: string[] = [];
-  for (const t of texts) {
-    if (!t.file.absolute || t.text === undefined) continue;
-    const root = chartRootOf(t.file.absolute, existsSync);
-    if (!root) continue;
-    let values = byRoot.get(root);
+  const templates = texts.flatMap((t) => {
+    const root = t.file.absolute && t.text !== undefined ? chartRootOf(t.file.absolute, existsSync) : undefined;
+    return root && t.text !== undefined ? [{ file: t.file, text: t.text, root }] : [];
+  });
+  for (const t of templates) {
+    let values = byRoot.get(t.root);
     if (!values) {
-      const own = join(root, 'values.yaml');
-      values = loadValues([
-        ...(existsSync(own) ? [{ name: 'values.yaml', text: readFileSync(own, 'utf8') }] : []),
-        ...extra,
-      ]);
+      const own = join(t.root, 'values.yaml');
+      values = {
+        ...loadValues([
+          ...(existsSync(own) ? [{ name: 'values.yaml', text: readFileSync(own, 'utf8') }] : []),
+          ...extra,
+        ]),
+        // The named templates of the chart's files being checked (its _helpers.tpl among them).
+        defines: chartDefines(templates.filter((o) => o.root === t.root).map((o) => o.text)),
+      };
       problems.push(...values.problems);
-      byRoot.set(root, values);
+      byRoot.set(t.root, values);
     }
     byFile.set(t.file, { values, neutral: neutralText(t.text, values) });
   }

@@ -1,9 +1,10 @@
 // Chart templates in the editor: the same check as `kube-windows check`, with the chart's values.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import { openManifest } from '../core/manifest/document';
 import { splitDocuments } from '../core/manifest/split';
 import { checkChartTemplate, chartRootOf } from '../core/helm/check';
+import { chartDefines } from '../core/helm/defines';
 import { loadValues, type ChartValues } from '../core/helm/values';
 import type { CheckOptions } from '../core/rules/checker';
 import type { Analysis } from './analysis';
@@ -17,15 +18,27 @@ export function chartOfUri(uri: string): string | undefined {
 
 const cache = new Map<string, { stamp: string; values: ChartValues }>();
 
-/** The chart's values, read again only when a values file changed on disk. */
+/** The chart's template files (named templates live in any of them, `_helpers.tpl` first of all). */
+function templateFiles(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? templateFiles(join(dir, e.name)) : /\.(ya?ml|tpl)$/.test(e.name) ? [join(dir, e.name)] : [],
+  );
+}
+
+/** The chart's values and named templates, read again only when one of their files changed on disk. */
 function chartValues(root: string, extra: string[]): ChartValues {
   const files = [join(root, 'values.yaml'), ...extra.map((f) => (isAbsolute(f) ? f : join(root, f)))].filter((f) =>
     existsSync(f),
   );
-  const stamp = files.map((f) => `${f}:${statSync(f).mtimeMs}`).join('|');
+  const templates = templateFiles(join(root, 'templates'));
+  const stamp = [...files, ...templates].map((f) => `${f}:${statSync(f).mtimeMs}`).join('|');
   const have = cache.get(root);
   if (have && have.stamp === stamp) return have.values;
-  const values = loadValues(files.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })));
+  const values = {
+    ...loadValues(files.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') }))),
+    defines: chartDefines(templates.map((f) => readFileSync(f, 'utf8'))),
+  };
   cache.set(root, { stamp, values });
   return values;
 }

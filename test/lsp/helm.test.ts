@@ -71,7 +71,7 @@ test('a chart template gets diagnostics at its own lines, naming the value origi
   assert.ok(!diagnostics.some((d) => d.code === 'YAML002'));
 });
 
-test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unset value is not checked and the hover says so', async () => {
+test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unset value prints nothing, as in Helm', async () => {
   const dir = chart('privileged: true\nnodeSelector:\n  kubernetes.io/os: windows\n', 'privileged: null\n');
   const c = await client({ debounceMs: 0, helm: { valuesFiles: ['prod.yaml'] } });
   const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
@@ -81,11 +81,33 @@ test('the kubeWindows.helm.valuesFiles setting is read over values.yaml; an unse
     diagnostics.filter((d) => d.range.start.line === privilegedLine),
     [],
   );
+});
+
+test('a value a template action computes is not checked: an info diagnostic and the hover say so', async () => {
+  const dir = chart('nodeSelector:\n  kubernetes.io/os: windows\n');
+  const computed = TEMPLATE.replace('{{ .Values.privileged }}', '{{ .Values.privileged | quote }}');
+  writeFileSync(join(dir, 'templates', 'ds.yaml'), computed);
+  const c = await client();
+  const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
+  await c.open(uri, computed);
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  const here = diagnostics.filter((d) => d.range.start.line === privilegedLine);
+  assert.deepEqual(
+    here.map((d) => [d.code, d.severity]),
+    [['WIN040', 3]],
+  );
+  assert.match(
+    String(here[0].message),
+    /may apply once Helm renders the chart: the value here comes from `\{\{ \.Values\.privileged \| quote \}\}`/,
+  );
   const h = await c.conn.sendRequest(HoverRequest.type, {
     textDocument: { uri },
     position: { line: privilegedLine, character: lines[privilegedLine].indexOf('privileged') + 2 },
   });
-  assert.match((h?.contents as MarkupContent).value, /value comes from `\{\{ \.Values\.privileged \}\}`: not checked/);
+  assert.match(
+    (h?.contents as MarkupContent).value,
+    /value comes from `\{\{ \.Values\.privileged \| quote \}\}`: not checked/,
+  );
 });
 
 test('a templates/ file outside a chart keeps the Helm notice', async () => {
@@ -100,4 +122,27 @@ test('a templates/ file outside a chart keeps the Helm notice', async () => {
   const end = Date.now() + 5000;
   while (!c.statuses.some((s) => s.uri === uri) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   assert.match(c.statuses.find((s) => s.uri === uri)?.skipped ?? '', /Helm template/);
+});
+
+test('the chart\'s named templates are read as check reads them: `{{ template "label.os" . }}: windows` makes a Windows pod', async () => {
+  const dir = chart('privileged: false\n');
+  writeFileSync(
+    join(dir, 'templates', '_helpers.tpl'),
+    '{{- define "label.os" -}}\n{{- if semverCompare "^1.14-0" .Capabilities.KubeVersion.GitVersion -}}\nkubernetes.io/os\n{{- else -}}\nbeta.kubernetes.io/os\n{{- end -}}\n{{- end -}}\n',
+  );
+  const text = TEMPLATE.replace(
+    '{{- with .Values.nodeSelector }}\n      nodeSelector:\n        {{- toYaml . | nindent 8 }}\n      {{- end }}',
+    'nodeSelector:\n        {{ template "label.os" . }}: windows',
+  ).replace('mcr.microsoft.com/windows/nanoserver:ltsc2022', 'example/agent:1');
+  writeFileSync(join(dir, 'templates', 'ds.yaml'), text);
+  const c = await client();
+  const uri = pathToFileURL(join(dir, 'templates', 'ds.yaml')).toString();
+  await c.open(uri, text);
+  const { diagnostics } = await c.diagnostics(uri, 1);
+  // privileged: false on a Windows container is WIN040 (Linux-only field); on a pod not known as Windows, nothing.
+  const line = text.split('\n').findIndex((l) => l.includes('privileged:'));
+  assert.deepEqual(
+    diagnostics.filter((d) => d.range.start.line === line).map((d) => [d.code, d.severity]),
+    [['WIN040', 2]],
+  );
 });

@@ -2,7 +2,9 @@
 // put in where the chart's idiom is unambiguous and findings on them name their origin.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { chartDefines } from '../../src/core/helm/defines';
 import { neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
+import { kubeMinorIs, kubeVersionSatisfies } from '../../src/core/helm/kube-version';
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';
 import { checkText } from '../../src/core/rules/checker';
@@ -206,9 +208,9 @@ test('`key: {{ … | nindent N }}` and `- {{ … | nindent N }}`: the value goes
 `;
   const unknown = checkChartTemplate(tpl, undefined);
   assert.deepEqual(
-    unknown.findings.map((f) => f.ruleId),
-    [],
-    'nothing is said about resources a template computes, and `- {{ … }}` followed by keys is read as one item',
+    unknown.findings.map((f) => [f.ruleId, f.severity, f.range.start.line]),
+    [['WIN062', 'info', 10]],
+    'resources a template computes are said to be undecided, and `- {{ … }}` followed by keys is read as one item',
   );
   assert.equal(unknown.windowsWorkloads, 1);
   const values = loadValues([
@@ -273,7 +275,7 @@ spec:
   );
 });
 
-test('inside a document, a branch the values cannot decide is read but its findings are set aside; a computed key hides an absent selector', () => {
+test('inside a document, a finding under a branch the values cannot decide, or hidden by a computed key, is said to be undecided (info, naming the action)', () => {
   const tpl = `apiVersion: apps/v1
 kind: DaemonSet
 metadata:
@@ -296,9 +298,17 @@ spec:
   const result = checkChartTemplate(tpl, loadValues([]));
   assert.equal(result.windowsWorkloads, 1);
   assert.deepEqual(
-    result.findings.map((f) => f.ruleId),
-    [],
+    result.findings.map((f) => [f.ruleId, f.severity]),
+    [
+      ['WIN070', 'info'],
+      ['WIN040', 'info'],
+    ],
   );
+  assert.match(
+    result.findings[1].message,
+    /^WIN040 \(warning\) may apply once Helm renders the chart: this line is under `\{\{ if eq \(include "host-pid" \.\) "true" \}\}`, a condition the values cannot decide/,
+  );
+  assert.match(result.findings[0].message, /a key of this object comes from `\{\{ template "label\.os" \. \}\}`/);
   assert.deepEqual(result.unchecked.map((u) => [u.ruleId, u.action]).sort(), [
     ['WIN040', '{{ if eq (include "host-pid" .) "true" }}'],
     ['WIN070', '{{ template "label.os" . }}'],
@@ -357,4 +367,65 @@ test('a template still not YAML once set aside: YAML002 names the construct that
     ['YAML002'],
   );
   assert.match(quoted.findings[0].message, /indented no deeper than its key, which go-yaml \(Helm, kubectl\) accepts/);
+});
+
+test('conditions on .Capabilities.KubeVersion are decided over the supported releases (1.29 to 1.37)', () => {
+  assert.equal(kubeVersionSatisfies('^1.14-0'), true);
+  assert.equal(kubeVersionSatisfies('>=1.16.0-0'), true);
+  assert.equal(kubeVersionSatisfies('<1.19.0'), false);
+  assert.equal(kubeVersionSatisfies('>=1.33'), undefined, 'true for some supported releases only');
+  assert.equal(kubeVersionSatisfies('<1.20 || >=1.25'), true);
+  assert.equal(kubeVersionSatisfies('~1.35'), undefined);
+  assert.equal(kubeVersionSatisfies('>= 1.30, < 1.28'), false);
+  assert.equal(kubeVersionSatisfies('not a version'), undefined);
+  assert.equal(kubeMinorIs('21'), false);
+  assert.equal(kubeMinorIs('35+'), undefined);
+  const tpl = `a:
+  {{- if semverCompare "^1.14-0" .Capabilities.KubeVersion.GitVersion }}
+  new: 1
+  {{- else }}
+  old: 1
+  {{- end }}
+  {{- if eq .Capabilities.KubeVersion.Minor "21" }}
+  minor21: 1
+  {{- end }}
+`;
+  const text = neutralise(tpl, loadValues([])).text;
+  assert.match(text, /new: 1/);
+  assert.doesNotMatch(text, /old: 1|minor21/);
+});
+
+test('a chart\'s named template that prints one decided scalar is put in (`{{ template "label.os" . }}: windows`)', () => {
+  const helpers = `{{- define "label.os" -}}
+{{- if semverCompare "^1.14-0" .Capabilities.KubeVersion.GitVersion -}}
+kubernetes.io/os
+{{- else -}}
+beta.kubernetes.io/os
+{{- end -}}
+{{- end -}}
+{{- define "undecided" -}}{{ include "other" . }}{{- end -}}
+`;
+  const tpl = `${WINDOWS_DAEMONSET.replace('kubernetes.io/os: windows', '{{ template "label.os" . }}: {{ .Values.os }}')}      containers:
+        - name: a
+          image: example/agent:1
+          resources: {requests: {cpu: 1, memory: 1Gi}, limits: {cpu: 1, memory: 1Gi}}
+          securityContext:
+            runAsGroup: 1000
+`;
+  const values = { ...loadValues([{ name: 'values.yaml', text: 'os: windows\n' }]), defines: chartDefines([helpers]) };
+  assert.deepEqual([...values.defines.keys()], ['label.os', 'undecided']);
+  const result = checkChartTemplate(tpl, values);
+  assert.equal(result.windowsWorkloads, 1);
+  assert.deepEqual(
+    result.findings.map((f) => [f.ruleId, f.severity]),
+    [['WIN040', 'warning']],
+  );
+  // Without the chart's defines the key stays unknown, and the pod is not taken for a Windows one.
+  assert.equal(
+    checkChartTemplate(tpl, loadValues([{ name: 'values.yaml', text: 'os: windows\n' }])).windowsWorkloads,
+    0,
+  );
+  // A define whose output is not decided is not put in.
+  const other = checkChartTemplate(tpl.replace('template "label.os"', 'include "undecided"'), values);
+  assert.equal(other.windowsWorkloads, 0);
 });

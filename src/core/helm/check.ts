@@ -2,13 +2,18 @@
 // finding back to the template's own lines and drop those about values a template action computes.
 import { checkText, type CheckOptions, type CheckResult } from '../rules/checker';
 import type { Finding, FixOut } from '../rules/types';
+import { RULES_BY_ID } from '../rules/registry';
 import { LineIndex, type Position, type Range } from '../manifest/text';
 import { neutralise, type Neutralised, type OutLine } from './neutralise';
 import type { ChartValues, ValuesOrigin } from './values';
 
 export interface ChartCheck extends CheckResult {
-  /** Findings left out because their value comes from a template action (one line each: rule and action). */
-  unchecked: { ruleId: string; action: string; range: Range }[];
+  /**
+   * Findings the template cannot decide: their value comes from a template action, or their line is under a
+   * condition the values cannot decide. Each is also reported, as one info finding per line, rule and action, that
+   * says so (what Helm renders may differ there).
+   */
+  unchecked: { ruleId: string; action: string; range: Range; why: 'value' | 'branch' | 'key' }[];
 }
 
 /** A file under a chart's `templates/` folder (at any depth) whose chart folder holds Chart.yaml. */
@@ -35,21 +40,70 @@ export function checkChartTemplate(
   const unchecked: ChartCheck['unchecked'] = [];
   const findings: Finding[] = [];
   const key = computedKey(neutral);
+  const noted = new Set<string>();
   for (const f of result.findings) {
-    const action =
-      f.ruleId === 'YAML001'
-        ? undefined
-        : (placeholderAt(neutral, f.range.start) ??
-          neutral.lines[f.range.start.line]?.undecided ??
-          (ABSENCE.has(f.ruleId) ? key : undefined));
-    if (action) {
-      unchecked.push({ ruleId: f.ruleId, action, range: mapRange(neutral, f.range) });
+    const undecided = f.ruleId === 'YAML001' ? undefined : undecidedBy(neutral, f, key);
+    if (undecided) {
+      const range = mapRange(neutral, f.range);
+      unchecked.push({ ruleId: f.ruleId, ...undecided, range });
+      const id = `${range.start.line}\0${f.ruleId}\0${undecided.action}`;
+      if (noted.has(id)) continue;
+      noted.add(id);
+      findings.push(mayApply(f, undecided, range, tplLines));
       continue;
     }
     const mapped = mapFinding(neutral, f, tplLines);
-    findings.push(f.ruleId === 'YAML001' ? asNotAnalysed(mapped, text) : mapped);
+    const repeated = neutral.lines[f.range.start.line]?.repeated;
+    findings.push(
+      f.ruleId === 'YAML001'
+        ? asNotAnalysed(mapped, text)
+        : repeated
+          ? { ...mapped, message: `${mapped.message} (under \`${repeated}\`: Helm renders it once per item)` }
+          : mapped,
+    );
   }
   return { ...result, findings, unchecked };
+}
+
+/** Why the template cannot decide a finding: the action computing its value, its branch's condition, or its key. */
+function undecidedBy(
+  n: Neutralised,
+  f: Finding,
+  key: string | undefined,
+): { action: string; why: ChartCheck['unchecked'][number]['why'] } | undefined {
+  const value = placeholderAt(n, f.range.start);
+  if (value) return { action: value, why: 'value' };
+  const branch = n.lines[f.range.start.line]?.undecided;
+  if (branch) return { action: branch, why: 'branch' };
+  return ABSENCE.has(f.ruleId) && key ? { action: key, why: 'key' } : undefined;
+}
+
+/**
+ * The finding the template cannot decide, said as such: an info finding under its rule, naming the action, so that
+ * in-place analysis never differs silently from what Helm renders. Its fixes are dropped (they would edit an action).
+ */
+function mayApply(
+  f: Finding,
+  u: { action: string; why: 'value' | 'branch' | 'key' },
+  range: Range,
+  tplLines: LineIndex,
+): Finding {
+  const title = RULES_BY_ID.get(f.ruleId)?.title.replace(/[.:].*$/s, '') ?? f.ruleId;
+  const where =
+    u.why === 'value'
+      ? `the value here comes from \`${u.action}\`, which is not computed from the values`
+      : u.why === 'branch'
+        ? `this line is under \`${u.action}\`, a condition the values cannot decide`
+        : `a key of this object comes from \`${u.action}\`, which is not computed from the values`;
+  return {
+    ruleId: f.ruleId,
+    severity: 'info',
+    message: `${f.ruleId} (${f.severity}) may apply once Helm renders the chart: ${where} (${title}). Render it (helm template) and check the output to know`,
+    range,
+    span: { start: tplLines.offsetAt(range.start), end: tplLines.offsetAt(range.end) },
+    fixes: [],
+    document: f.document,
+  };
 }
 
 /** Rules that report something missing from a pod spec: a key a template computes may be the one missing. */

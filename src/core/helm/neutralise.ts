@@ -1,6 +1,7 @@
 // Helm chart templates read as YAML: every template action is set aside so that the literal text
 // keeps its lines and columns, and values are put in only where the chart's idiom is unambiguous.
 import { getAt, isObj, type Path } from '../manifest/path';
+import { isKubeMinor, isKubeVersion, kubeMinorIs, kubeVersionSatisfies } from './kube-version';
 import { valuesPath, type ChartValues, type ValuesOrigin } from './values';
 
 /** An inline action replaced by a same-width plain scalar (output coordinates, 0-based). */
@@ -34,6 +35,8 @@ export interface OutLine {
   valueOrigin?: ValuesOrigin;
   /** Inside a branch whose condition the values cannot decide (the action): Helm may not render it. */
   undecided?: string;
+  /** Inside a `range` (the action): Helm renders the line once per item. */
+  repeated?: string;
 }
 
 export interface Neutralised {
@@ -62,7 +65,7 @@ interface Action {
   document?: boolean;
 }
 
-const CONTROL = /^(if|else|end|with|range|define|block)\b/;
+export const CONTROL = /^(if|else|end|with|range|define|block)\b/;
 
 /** Every `{{ … }}` of a text, strings and comments inside actions skipped over. */
 export function findActions(text: string): Action[] {
@@ -135,6 +138,8 @@ interface Frame {
   taken: boolean;
   /** The action of a condition the values cannot decide, opened inside a document: its branch may not render. */
   undecided?: string;
+  /** The `range` action whose body this is. */
+  repeats?: string;
 }
 
 /**
@@ -147,6 +152,7 @@ function branch(
   dot: Path | null | undefined,
   values: ChartValues | undefined,
   inDocument: boolean,
+  derive?: (value: unknown, from: Path) => Path,
 ) {
   const undecided = (cond: boolean | undefined) =>
     cond === undefined && inDocument ? `{{ ${act.inner} }}` : undefined;
@@ -169,6 +175,15 @@ function branch(
     if (top.active) top.taken = true;
     return;
   }
+  if (word === 'with' && act.opens === null && values && derive) {
+    // `with unset .Values.x "k"` (or omit): the dot is that map without those keys, which the values decide.
+    const derived = derivedValue(act.inner.slice(5), dot, values);
+    if (derived) {
+      const cond = truthy(derived.value);
+      stack.push({ dot: derive(derived.value, derived.from), active: cond, taken: cond });
+      return;
+    }
+  }
   if (word === 'if' || word === 'with') {
     const cond = condition(act.inner.slice(word.length + 1), dot, values);
     stack.push({
@@ -182,7 +197,16 @@ function branch(
   if (word === 'range') {
     // A range over a list or map the values leave empty renders nothing.
     const over = act.inner.slice(6).replace(/^.*:=/, '');
-    stack.push({ dot: null, active: condition(over, dot, values) !== false, taken: true });
+    // A range over a values list of one item renders its body once, as read here; any other, once per item.
+    const path = dotPath(unwrap(over.trim()), dot);
+    const items = path && values ? getAt(values.value, path) : undefined;
+    const once = (Array.isArray(items) && items.length === 1) || (isObj(items) && Object.keys(items).length === 1);
+    stack.push({
+      dot: null,
+      active: condition(over, dot, values) !== false,
+      taken: true,
+      ...(once ? {} : { repeats: `{{ ${act.inner} }}` }),
+    });
     return;
   }
   // A define is text for other templates, unless it is a whole document: then it is read as one,
@@ -193,11 +217,33 @@ function branch(
     );
 }
 
+/** `unset X "k"` or `omit X "k" …` of a values map (sprig): the map without those keys, and where X is. */
+function derivedValue(
+  expr: string,
+  dot: Path | null | undefined,
+  values: ChartValues,
+): { value: unknown; from: Path } | undefined {
+  const [fn, ...args] = splitArgs(unpipe(unwrap(expr.trim())));
+  if (!((fn === 'unset' && args.length === 2) || (fn === 'omit' && args.length >= 2))) return undefined;
+  const from = dotPath(unwrap(args[0]), dot);
+  const keys = args.slice(1).map(literalOf);
+  if (!from || !keys.every((k): k is string => typeof k === 'string')) return undefined;
+  const v = getAt(values.value, from);
+  if (v === undefined || v === null) return { value: undefined, from };
+  if (!isObj(v)) return undefined;
+  return { value: Object.fromEntries(Object.entries(v).filter(([k]) => !keys.includes(k))), from };
+}
+
 /** true / false when values decide it, undefined when they cannot. */
 function condition(expr: string, dot: Path | null | undefined, values: ChartValues | undefined): boolean | undefined {
   if (!values) return undefined;
   const e = unpipe(unwrap(expr.trim()));
   const [fn, ...args] = splitArgs(e);
+  if (fn === 'empty' && args.length === 1) {
+    // sprig's empty: the opposite of Go's truth.
+    const v = condition(args[0], dot, values);
+    return v === undefined ? undefined : !v;
+  }
   if (fn === 'not' && args.length === 1) {
     const v = condition(args[0], dot, values);
     return v === undefined ? undefined : !v;
@@ -209,9 +255,21 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
     if (vs.includes(decisive)) return decisive;
     return vs.every((v) => v === !decisive) ? !decisive : undefined;
   }
+  if (fn === 'semverCompare' && args.length === 2 && isKubeVersion(args[1])) {
+    const constraint = literalOf(args[0]);
+    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint) : undefined;
+  }
+  const printed = values.defines ? namedScalar(e, values) : undefined;
+  if (printed !== undefined) return truthy(printed);
   if ((fn === 'eq' || fn === 'ne') && args.length === 2) {
     const [ref, literal] =
       literalOf(args[0]) !== undefined ? [args[1], literalOf(args[0])] : [args[0], literalOf(args[1])];
+    const named = values.defines ? namedScalar(unwrap(ref), values) : undefined;
+    if (named !== undefined && literal !== undefined) return (named === String(literal)) === (fn === 'eq');
+    if (isKubeMinor(ref) && typeof literal === 'string') {
+      const is = kubeMinorIs(literal);
+      return is === undefined ? undefined : is === (fn === 'eq');
+    }
     const path = dotPath(ref, dot);
     const v = path ? getAt(values.value, path) : undefined;
     if (literal === undefined || v === undefined || v === null || typeof v === 'object') return undefined;
@@ -238,6 +296,14 @@ function scalarOf(
   const direct = dotPath(inner, dot);
   if (direct) return { value: getAt(values.value, direct), path: direct };
   const [fn, ...args] = splitArgs(unpipe(inner));
+  if (fn === 'default' && args.length === 2) {
+    // sprig's default: the value when it is set and not empty, else the literal.
+    const fallback = literalOf(args[0]);
+    const path = dotPath(unwrap(args[1]), dot);
+    if (fallback === undefined || !path) return undefined;
+    const v = getAt(values.value, path);
+    return { value: truthy(v) ? v : fallback, path };
+  }
   if (fn !== 'ternary' || args.length !== 3) return undefined;
   const [yes, no] = [literalOf(args[0]), literalOf(args[1])];
   const cond = condition(args[2], dot, values);
@@ -340,7 +406,43 @@ function scalarText(value: unknown): string | undefined {
   return undefined;
 }
 
-export function neutralise(text: string, values?: ChartValues): Neutralised {
+/**
+ * What `{{ template "name" . }}` or `{{ include "name" . }}` prints when the chart's define of that name, read with
+ * the same values, is one plain scalar whose every action is decided (`label.os`: `kubernetes.io/os`).
+ */
+function namedScalar(inner: string, values: ChartValues): string | undefined {
+  const m = /^(?:template|include)\s+"([^"]+)"\s+(?:\.|\$)$/.exec(inner.trim());
+  const body = m ? values.defines?.get(m[1]) : undefined;
+  if (body === undefined) return undefined;
+  // Named templates call others (a helper's condition on helpers): three levels are read, deeper is unknown.
+  const nesting = (values.nesting ?? 0) + 1;
+  const read = neutralise(body, { ...values, nesting, defines: nesting < 3 ? values.defines : undefined }, true);
+  if (read.placeholders.length > 0 || read.lines.some((l) => l.undecided || l.block)) return undefined;
+  const printed = read.text.trim();
+  return /\n/.test(printed) ? undefined : scalarText(printed);
+}
+
+/** `everywhere`: mark a branch undecided wherever it is, not only inside a document (a define's body). */
+export function neutralise(text: string, chartValues?: ChartValues, everywhere = false): Neutralised {
+  const helpers = chartValues?.defines;
+  // Values a template computes (`with unset …`) are kept under keys of their own, whose origin is where they
+  // were computed from.
+  const computed = new Map<string, Path>();
+  const values: ChartValues | undefined = chartValues && {
+    ...chartValues,
+    value: { ...chartValues.value },
+    problems: chartValues.problems,
+    originOf: (path) => {
+      const from = typeof path[0] === 'string' ? computed.get(path[0]) : undefined;
+      return chartValues.originOf(from ? [...from, ...path.slice(1)] : path);
+    },
+  };
+  const derive = (value: unknown, from: Path): Path => {
+    const key = `\0computed${computed.size}`;
+    computed.set(key, from);
+    values!.value[key] = value;
+    return [key];
+  };
   const actions = findActions(text);
   markDocumentDefines(text, actions);
   const stack: Frame[] = [];
@@ -355,13 +457,15 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
   let identity = true;
   let inDocument = false;
   const undecided = () => [...stack].reverse().find((f) => f.undecided)?.undecided;
+  const repeated = () => [...stack].reverse().find((f) => f.repeats)?.repeats;
   const push = (out: string, line: OutLine) => {
     const content = out.trim();
     if (/^---(\s|$)/.test(content)) inDocument = false;
     else if (content !== '' && !content.startsWith('#')) inDocument = true;
     const maybe = content === '' ? undefined : undecided();
+    const each = content === '' ? undefined : repeated();
     outText.push(out);
-    lines.push(maybe ? { ...line, undecided: maybe } : line);
+    lines.push({ ...line, ...(maybe ? { undecided: maybe } : {}), ...(each ? { repeated: each } : {}) });
   };
   let a = 0;
   let lineStart = 0;
@@ -402,7 +506,7 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       const whole = act.start >= lineStart && act.end <= lineEnd;
       const startsHere = act.start >= lineStart;
       const current = dot();
-      if (startsHere) branch(stack, act, current, values, inDocument);
+      if (startsHere) branch(stack, act, current, values, inDocument || everywhere, derive);
       if (startsHere && act.document) inDocument = false;
       if (act.kind !== 'output' || !whole) {
         out += ' '.repeat(width);
@@ -419,7 +523,15 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
           here.filter((h) => h.kind === 'output').length === 1
         ) {
           block = { start: from - lineStart, end: to - lineStart, action: text.slice(act.start, act.end) };
-          for (const l of yamlLines(value, yaml.path))
+          // An empty map or list prints `{}` or `[]`: the value of a `key:` waiting for one, else nothing to read.
+          const before = out.trim() !== '' ? out : ([...outText].reverse().find((l) => l.trim() !== '') ?? '');
+          const empty = !isCollection(value);
+          const printed = empty
+            ? /:\s*$/.test(before) && typeof value === 'object'
+              ? [{ text: inlineValue(value), path: yaml.path }]
+              : []
+            : yamlLines(value, yaml.path);
+          for (const l of printed)
             blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
@@ -437,17 +549,24 @@ export function neutralise(text: string, values?: ChartValues): Neutralised {
       } else {
         const scalar = values ? scalarOf(act.inner, current, values) : undefined;
         const path = scalar?.path;
-        const value = scalar ? scalarText(scalar.value) : undefined;
-        if (path && values && value !== undefined) {
+        // A value no file sets prints nothing: Helm removes Go's `<no value>` from what it renders.
+        const value = scalar
+          ? scalar.value === undefined || scalar.value === null
+            ? ''
+            : scalarText(scalar.value)
+          : undefined;
+        const named = value === undefined && values && helpers ? namedScalar(act.inner, values) : undefined;
+        if ((path && values && value !== undefined) || named !== undefined) {
+          const put = value ?? named ?? '';
           identity = false;
           (outLine.shifts ??= []).push({
             outStart: out.length,
-            outEnd: out.length + value.length,
+            outEnd: out.length + put.length,
             tplStart: from - lineStart,
             tplEnd: to - lineStart,
-            origin: values.originOf(path),
+            origin: path && values ? values.originOf(path) : undefined,
           });
-          out += value;
+          out += put;
         } else {
           placeholders.push({
             line: lines.length,

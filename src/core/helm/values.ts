@@ -21,6 +21,10 @@ export interface ChartValues {
   originOf(path: Path): ValuesOrigin | undefined;
   /** Files that could not be read as YAML maps: what happened, for a warning. */
   problems: string[];
+  /** The chart's named templates (`define` bodies by name), for an action that prints one. */
+  defines?: ReadonlyMap<string, string>;
+  /** How many named templates deep a read is (bounds a define that includes others). */
+  nesting?: number;
 }
 
 export function loadValues(sources: ValuesSource[]): ChartValues {
