@@ -134,25 +134,9 @@ const key = (o: { variant: string; field: string; value: unknown }) =>
 
 /**
  * Disagreements known today, each with who closes it: the suite fails when one of these no longer
- * happens too (remove the line), so the list only shrinks.
+ * happens too (remove the line), so the list only shrinks. None today, on either release.
  */
-/** The same gap in containers[0], the init container and the ephemeral container. */
-const inEveryContainer = (variant: string, probe: string, why: string) => ({
-  [`${variant} spec.containers[0].${probe}`]: why,
-  [`${variant} spec.initContainers[0].${probe}`]: why,
-  [`${variant} spec.ephemeralContainers[0].${probe}`]: why,
-});
-const BIDIRECTIONAL =
-  'rules (issue 27 §3): Bidirectional propagation is refused without privileged, which no Windows pod may set; WIN053 only warns';
-const WIN041_NEVER_RUNS =
-  'versions (issue 27 §1, apiRejects): WIN041 on an inferred pod is "accepted, can never run", not an API rejection';
-/** Known on every release swept so far. */
-const EVERY_RELEASE = {
-  ...inEveryContainer('inferred', 'securityContext.privileged=true', WIN041_NEVER_RUNS),
-  ...inEveryContainer('declared', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
-  ...inEveryContainer('inferred', 'volumeMounts[0].mountPropagation="Bidirectional"', BIDIRECTIONAL),
-};
-const KNOWN_GAPS: Record<string, Record<string, string>> = { '1.35': EVERY_RELEASE, '1.37': EVERY_RELEASE };
+const KNOWN_GAPS: Record<string, Record<string, string>> = { '1.35': {}, '1.37': {} };
 
 /**
  * Probes (`field` or `field=value`) the server refuses for every OS, with why: not a Windows matter.

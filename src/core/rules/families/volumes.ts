@@ -112,6 +112,7 @@ const WIN053: PodRule = {
             path,
             target: 'value',
             severity: 'error',
+            apiRejects: true,
             message: `${field}.mountPropagation: ${BIDIRECTIONAL_REFUSED}. ${why}, and Windows has no mount propagation anyway (the kubelet uses private mounts): delete it.`,
             fixes,
           });
