@@ -391,7 +391,7 @@ async function checkFiles(
   return failsBuild(reports, failOn) ? EXIT.FAILED : EXIT.OK;
 }
 
-/** `--jobs N`: threads to check on (default one per core). */
+/** `--jobs N`: threads to check on (default: as many as the cores can keep busy, see defaultThreads). */
 function threads(value: string | undefined): number {
   return positiveInteger('jobs', value) ?? defaultThreads();
 }

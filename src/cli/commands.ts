@@ -74,7 +74,7 @@ export const CHECK_COMMAND = command({
       type: 'string',
       short: 'j',
       value: 'N',
-      help: 'threads to check files on (default one per CPU core; 1 checks on one thread);\nthe output is the same whatever the number',
+      help: 'threads to check files on (default one per 1.5 CPU cores: one on 2 cores; 1 checks on one thread);\nthe output is the same whatever the number',
     },
     color: { type: 'boolean' },
     'no-color': { type: 'boolean', help: 'plain text output' },

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { gatherFacts, type CheckOptions } from '../../src/core/rules/checker';
 import {
   checkAll,
+  defaultThreads,
   enableCheckWorkers,
   MIN_PARALLEL_CHARS,
   type CheckJob,
@@ -104,6 +105,15 @@ for (const format of ['text', 'json', 'sarif']) {
     });
   }
 }
+
+test('the default number of threads: one on 2 cores (measured fastest there), more only where cores are free for them', () => {
+  // One checking thread keeps about 1.5 cores busy (V8's collector and compiler run beside it).
+  assert.deepEqual(
+    [1, 2, 3, 4, 8, 16].map((cores) => defaultThreads(cores)),
+    [1, 1, 2, 2, 5, 10],
+  );
+  assert.ok(defaultThreads() >= 1);
+});
 
 test('--jobs takes a positive whole number', async () => {
   const r = await runCli(['check', '--jobs', '0', join(dir, 'large.yaml')]);
