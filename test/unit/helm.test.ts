@@ -429,3 +429,61 @@ beta.kubernetes.io/os
   const other = checkChartTemplate(tpl.replace('template "label.os"', 'include "undecided"'), values);
   assert.equal(other.windowsWorkloads, 0);
 });
+
+const UNREAD = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      nodeSelector:
+        kubernetes.io/os: {{ .Values.os }}
+      imagePullSecrets:
+        {{- include "agent.pullSecrets" . | nindent 8 }}
+      containers:
+        {{- include "agent.container" . | nindent 6 }}
+        {{- if .Values.sidecar }}
+        {{- include "agent.sidecar" . | nindent 6 }}
+        {{- end }}
+        - name: plain
+          image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+          {{- with include "agent.resources" . | fromYaml }}
+          resources: {{- toYaml . | nindent 12 }}
+          {{- end }}
+`;
+
+test('a Windows pod spec whose containers or fields a define prints as YAML: said at the key they fill, naming the define', () => {
+  const notes = (os: string, sidecar: boolean) =>
+    checkChartTemplate(UNREAD, loadValues([{ name: 'values.yaml', text: `os: ${os}\nsidecar: ${sidecar}\n` }]))
+      .findings.filter((f) => f.ruleId === 'YAML002')
+      .map((f) => `${f.range.start.line + 1}:${f.range.start.character + 1} ${f.severity} ${f.message}`);
+  const windows = notes('windows', false);
+  assert.equal(windows.length, 2, windows.join('\n'));
+  // The containers: the define of the rendered branch only (the sidecar's `if` is false), at `containers:`.
+  assert.match(
+    windows[0],
+    /^16:7 info chart template: `containers` here is printed by the named template "agent\.container" \(`\{\{- include "agent\.container" \. \| nindent 6 \}\}`\), whose YAML the chart path does not expand in place, so it is not checked here\. Check what Helm renders: helm template … \| kube-windows check -$/,
+  );
+  // `with include … | fromYaml`: the define the dot comes from, at `resources:`.
+  assert.match(
+    windows[1],
+    /^24:11 info chart template: `resources` here is printed by the named template "agent\.resources"/,
+  );
+  // With the sidecar on, both of the containers' defines are named in one note.
+  assert.match(notes('windows', true)[0], /named templates "agent\.container", "agent\.sidecar"/);
+  // A Linux pod: nothing to say for Windows.
+  assert.deepEqual(notes('linux', true), []);
+  // Disabled with YAML002.
+  const off = checkChartTemplate(UNREAD, loadValues([{ name: 'values.yaml', text: 'os: windows\n' }]), {
+    disable: ['YAML002'],
+  });
+  assert.deepEqual(
+    off.findings.filter((f) => f.ruleId === 'YAML002'),
+    [],
+  );
+});

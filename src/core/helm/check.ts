@@ -5,7 +5,9 @@ import type { Finding, FixOut } from '../rules/types';
 import { RULES_BY_ID } from '../rules/registry';
 import { LineIndex, type Position, type Range } from '../manifest/text';
 import { neutralise, type Neutralised, type OutLine } from './neutralise';
+import { unreadDefineNotes } from './unread-defines';
 import type { ChartValues, ValuesOrigin } from './values';
+import { emptyFacts } from '../rules/facts';
 
 export interface ChartCheck extends CheckResult {
   /**
@@ -61,6 +63,10 @@ export function checkChartTemplate(
           ? { ...mapped, message: `${mapped.message} (under \`${repeated}\`: Helm renders it once per item)` }
           : mapped,
     );
+  }
+  if (!options.disable?.includes('YAML002') && options.severity?.YAML002 !== 'off') {
+    const facts = options.facts ?? emptyFacts(options.flavour, options.cluster, options.kubernetesVersion);
+    findings.push(...unreadDefineNotes(text, neutral, facts));
   }
   return { ...result, findings, unchecked };
 }

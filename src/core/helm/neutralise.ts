@@ -45,6 +45,8 @@ export interface Neutralised {
   placeholders: Placeholder[];
   /** True when no value was put in: output and template positions are the same. */
   identity: boolean;
+  /** Rendered actions that print a block (alone on their line, or `| nindent`) not read here: output line, action. */
+  unreadBlocks: { line: number; action: string }[];
 }
 
 interface Action {
@@ -454,6 +456,7 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
   const outText: string[] = [];
   const lines: OutLine[] = [];
   const placeholders: Placeholder[] = [];
+  const unreadBlocks: Neutralised['unreadBlocks'] = [];
   let identity = true;
   let inDocument = false;
   const undecided = () => [...stack].reverse().find((f) => f.undecided)?.undecided;
@@ -535,6 +538,7 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
             blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
+        if (!block && active()) unreadBlocks.push({ line: lines.length, action: text.slice(act.start, act.end) });
         const unknown = !block && !actionOnly;
         if (unknown)
           placeholders.push({
@@ -606,7 +610,7 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
     outLine = { tplLine };
     lineStart = lineEnd + 1;
   }
-  return { text: outText.join('\n'), lines, placeholders, identity };
+  return { text: outText.join('\n'), lines, placeholders, identity, unreadBlocks };
 }
 
 /** A line of a branch Helm does not render: nothing (its carriage return kept). */
