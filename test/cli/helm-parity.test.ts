@@ -297,3 +297,58 @@ test('real Helm: a chart Windows by its values: privileged init containers are W
   const sc = lineOf('{{- toYaml . | nindent 12 }}');
   assert.deepEqual(rows(got.inPlace.filter((p) => p.line === sc)), [`${sc} WIN040 warning`]);
 });
+
+test('real Helm: `.Capabilities.KubeVersion` conditions are decided for the release given, as `helm template --kube-version` renders them', (t) => {
+  helm ??= helmBinary();
+  const dir = mkdtempSync(join(tmpdir(), 'kw-helm-kube-version-'));
+  const template = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent
+spec:
+  nodeSelector:
+    kubernetes.io/os: windows
+  {{- if semverCompare ">=1.34-0" .Capabilities.KubeVersion.GitVersion }}
+  hostPID: true
+  {{- end }}
+  {{- if eq .Capabilities.KubeVersion.Minor "30" }}
+  hostNetwork: true
+  {{- end }}
+  containers:
+    - name: agent
+      image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 100m, memory: 128Mi}}
+`;
+  for (const [name, text] of Object.entries({
+    'Chart.yaml': 'apiVersion: v2\nname: agent\nversion: 0.1.0\n',
+    'values.yaml': '{}\n',
+    'templates/pod.yaml': template,
+  })) {
+    mkdirSync(join(dir, dirname(name)), { recursive: true });
+    writeFileSync(join(dir, name), text);
+  }
+  const lineOf = (needle: string) => template.split('\n').findIndex((l) => l.includes(needle)) + 1;
+  const rows = (ps: Placed[]) => ps.map((p) => `${p.line} ${p.ruleId} ${p.severity}`).sort();
+  const seen: Record<string, string[]> = {};
+  for (const kubeVersion of ['1.30.0', '1.35.0']) {
+    const got = runChart(helm, dir, [], { kubeVersion, checkRelease: true });
+    if ('error' in got) assert.fail(got.error);
+    t.diagnostic(`${kubeVersion}: in place ${rows(got.inPlace).join(', ')}; rendered ${rows(got.rendered).join(', ')}`);
+    assert.deepEqual(rows(got.inPlace), rows(got.rendered), kubeVersion);
+    assert.equal(got.inPlace.filter((p) => MAY_APPLY.test(p.message)).length, 0, kubeVersion);
+    seen[kubeVersion] = rows(got.inPlace);
+  }
+  // Each release renders its own branch: hostNetwork on 1.30, hostPID on 1.35.
+  const hostPid = lineOf('hostPID: true');
+  const hostNetwork = lineOf('hostNetwork: true');
+  assert.ok(
+    seen['1.30.0'].some((r) => r.startsWith(`${hostNetwork} `)),
+    seen['1.30.0'].join(', '),
+  );
+  assert.ok(!seen['1.30.0'].some((r) => r.startsWith(`${hostPid} `)), seen['1.30.0'].join(', '));
+  assert.ok(
+    seen['1.35.0'].some((r) => r.startsWith(`${hostPid} `)),
+    seen['1.35.0'].join(', '),
+  );
+  assert.ok(!seen['1.35.0'].some((r) => r.startsWith(`${hostNetwork} `)), seen['1.35.0'].join(', '));
+});

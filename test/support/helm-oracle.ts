@@ -157,8 +157,18 @@ export function runChart(
   helm: string,
   chartDir: string,
   valueFiles: string[],
-  { deps = {}, kubeVersion = '1.35.0' }: { deps?: DependencyDirs; kubeVersion?: string } = {},
+  {
+    deps = {},
+    kubeVersion = '1.35.0',
+    checkRelease = false,
+  }: {
+    deps?: DependencyDirs;
+    kubeVersion?: string;
+    /** Both checks are for the release Helm renders for (`check --kubernetes-version`). */
+    checkRelease?: boolean;
+  } = {},
 ): ChartRun | { error: string } {
+  const release = checkRelease ? ['--kubernetes-version', kubeVersion.split('.').slice(0, 2).join('.')] : [];
   const values = loadValues([
     { name: 'values.yaml', text: readFileSync(join(chartDir, 'values.yaml'), 'utf8') },
     ...valueFiles.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })),
@@ -166,7 +176,7 @@ export function runChart(
   const rendered = renderChart(helm, renderable(chartDir, values, deps), valueFiles, kubeVersion);
   if (rendered.dir === undefined) return { error: rendered.error ?? 'helm template failed' };
 
-  const own = checkJson([chartDir, ...valueFiles.flatMap((f) => ['--helm-values', f])], REPO);
+  const own = checkJson([chartDir, ...valueFiles.flatMap((f) => ['--helm-values', f]), ...release], REPO);
   const inPlace: Placed[] = own.files
     .filter((f) => isTemplate(relative(chartDir, resolve(REPO, f.path))))
     .flatMap((f) =>
@@ -181,7 +191,9 @@ export function runChart(
 
   // The chart's own templates, one rendered file each (a subchart's are under charts/ and not compared).
   const templates = join(rendered.dir, readdirSync(rendered.dir)[0], 'templates');
-  const out = existsSync(templates) ? checkJson([templates], REPO) : { files: [], summary: { windowsWorkloads: 0 } };
+  const out = existsSync(templates)
+    ? checkJson([templates, ...release], REPO)
+    : { files: [], summary: { windowsWorkloads: 0 } };
   const placer = new Placer(chartDir, values);
   const placedRendered = out.files.flatMap((f) => {
     const source = join('templates', relative(templates, resolve(REPO, f.path)));

@@ -8,6 +8,7 @@ import { kubeMinorIs, kubeVersionSatisfies } from '../../src/core/helm/kube-vers
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';
 import { checkText } from '../../src/core/rules/checker';
+import { emptyFacts, type ClusterSnapshot } from '../../src/core/rules/facts';
 
 const TEMPLATE = `{{- /* a Windows agent */ -}}
 apiVersion: apps/v1
@@ -486,4 +487,43 @@ test('a Windows pod spec whose containers or fields a define prints as YAML: sai
     off.findings.filter((f) => f.ruleId === 'YAML002'),
     [],
   );
+});
+
+test('conditions on .Capabilities.KubeVersion are decided for the release given (flag, facts, cluster), as helm template --kube-version does', () => {
+  assert.equal(kubeVersionSatisfies('>=1.33', '1.35'), true);
+  assert.equal(kubeVersionSatisfies('>=1.33', '1.30'), false);
+  assert.equal(kubeVersionSatisfies('~1.35', 'v1.35.4'), true);
+  // A patch-level constraint is not decided by a minor release.
+  assert.equal(kubeVersionSatisfies('>=1.35.2', '1.35'), undefined);
+  assert.equal(kubeMinorIs('35+', '1.35'), true);
+  assert.equal(kubeMinorIs('35', '1.36'), false);
+  const tpl = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent
+spec:
+  nodeSelector:
+    kubernetes.io/os: {{ .Values.os }}
+  {{- if semverCompare ">=1.34-0" .Capabilities.KubeVersion.GitVersion }}
+  hostPID: true
+  {{- end }}
+  containers:
+    - name: agent
+      image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 100m, memory: 128Mi}}
+`;
+  const values = loadValues([{ name: 'values.yaml', text: 'os: windows\n' }]);
+  const hostPid = (options: Parameters<typeof checkChartTemplate>[2]) =>
+    checkChartTemplate(tpl, values, options)
+      .findings.filter((f) => f.range.start.line === 8)
+      .map((f) => `${f.ruleId} ${f.severity} ${/may apply/.test(f.message) ? 'may apply' : 'decided'}`);
+  // No release given: 1.29 to 1.37 disagree, so it is said to be undecided.
+  assert.deepEqual(hostPid({}), ['WIN040 info may apply']);
+  // A release given: decided for it, whether by the flag, by facts gathered for it, or by the cluster's.
+  assert.deepEqual(hostPid({ kubernetesVersion: '1.35' }), ['WIN040 warning decided']);
+  assert.deepEqual(hostPid({ kubernetesVersion: '1.30' }), []);
+  assert.deepEqual(hostPid({ facts: emptyFacts('auto', undefined, '1.33') }), []);
+  assert.deepEqual(hostPid({ cluster: { serverVersion: 'v1.36.1' } as ClusterSnapshot }), ['WIN040 warning decided']);
+  // Facts whose release is only the default do not decide it.
+  assert.deepEqual(hostPid({ facts: emptyFacts() }), ['WIN040 info may apply']);
 });

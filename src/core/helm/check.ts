@@ -8,6 +8,7 @@ import { neutralise, type Neutralised, type OutLine } from './neutralise';
 import { unreadDefineNotes } from './unread-defines';
 import type { ChartValues, ValuesOrigin } from './values';
 import { emptyFacts } from '../rules/facts';
+import { clusterRelease, normalizeRelease } from '../kubernetes-release';
 
 export interface ChartCheck extends CheckResult {
   /**
@@ -35,7 +36,8 @@ export function checkChartTemplate(
   values: ChartValues | undefined,
   options: CheckOptions = {},
 ): ChartCheck {
-  const neutral = neutralise(text, values);
+  const release = givenRelease(options);
+  const neutral = neutralise(text, values && release ? { ...values, kubeVersion: release } : values);
   // What is left of a chart template is literal: `${VAR}` there is shell or env text Helm leaves alone.
   const result = checkText(neutral.text, { ...options, load: { ...options.load, templateSyntax: false } });
   const tplLines = new LineIndex(text);
@@ -69,6 +71,15 @@ export function checkChartTemplate(
     findings.push(...unreadDefineNotes(text, neutral, facts));
   }
   return { ...result, findings, unchecked };
+}
+
+/**
+ * The release the check is for, when one is given (`--kubernetes-version`, facts gathered for one, the cluster's):
+ * `.Capabilities.KubeVersion` is that release, as `helm template --kube-version` makes it.
+ */
+function givenRelease(options: CheckOptions): string | undefined {
+  const fromFacts = options.facts?.kubernetesVersionFrom === 'default' ? undefined : options.facts?.kubernetesVersion;
+  return normalizeRelease(options.kubernetesVersion) ?? fromFacts ?? clusterRelease(options.cluster);
 }
 
 /** Why the template cannot decide a finding: the action computing its value, its branch's condition, or its key. */

@@ -259,7 +259,7 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
   }
   if (fn === 'semverCompare' && args.length === 2 && isKubeVersion(args[1])) {
     const constraint = literalOf(args[0]);
-    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint) : undefined;
+    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint, values.kubeVersion) : undefined;
   }
   const printed = values.defines ? namedScalar(e, values) : undefined;
   if (printed !== undefined) return truthy(printed);
@@ -269,7 +269,7 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
     const named = values.defines ? namedScalar(unwrap(ref), values) : undefined;
     if (named !== undefined && literal !== undefined) return (named === String(literal)) === (fn === 'eq');
     if (isKubeMinor(ref) && typeof literal === 'string') {
-      const is = kubeMinorIs(literal);
+      const is = kubeMinorIs(literal, values.kubeVersion);
       return is === undefined ? undefined : is === (fn === 'eq');
     }
     const path = dotPath(ref, dot);
