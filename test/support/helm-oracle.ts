@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { nodeAt } from '../../src/core/editor/node-at';
+import { chartDefines } from '../../src/core/helm/defines';
 import { neutralise } from '../../src/core/helm/neutralise';
 import { loadValues, type ChartValues } from '../../src/core/helm/values';
 import { loadDocument } from '../../src/core/manifest/document';
@@ -169,10 +170,16 @@ export function runChart(
   } = {},
 ): ChartRun | { error: string } {
   const release = checkRelease ? ['--kubernetes-version', kubeVersion.split('.').slice(0, 2).join('.')] : [];
-  const values = loadValues([
+  const values: ChartValues = loadValues([
     { name: 'values.yaml', text: readFileSync(join(chartDir, 'values.yaml'), 'utf8') },
     ...valueFiles.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })),
   ]);
+  // The chart's named templates, as `check` reads them, so that template lines are found as the chart path finds them.
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : /\.(ya?ml|tpl)$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
+  values.defines = chartDefines(walk(join(chartDir, 'templates')).map((f) => readFileSync(f, 'utf8')));
   const rendered = renderChart(helm, renderable(chartDir, values, deps), valueFiles, kubeVersion);
   if (rendered.dir === undefined) return { error: rendered.error ?? 'helm template failed' };
 

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chartDefines } from '../../src/core/helm/defines';
-import { neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
+import { neutralise, findActions } from '../../src/core/helm/neutralise';
+import { yamlLines } from '../../src/core/helm/yaml-lines';
 import { kubeMinorIs, kubeVersionSatisfies } from '../../src/core/helm/kube-version';
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';
@@ -526,4 +527,57 @@ spec:
   assert.deepEqual(hostPid({ cluster: { serverVersion: 'v1.36.1' } as ClusterSnapshot }), ['WIN040 warning decided']);
   // Facts whose release is only the default do not decide it.
   assert.deepEqual(hostPid({ facts: emptyFacts() }), ['WIN040 info may apply']);
+});
+
+const EXPANDED = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent
+spec:
+  nodeSelector:
+    kubernetes.io/os: {{ .Values.os }}
+  containers:
+    - name: agent
+      image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 100m, memory: 128Mi}}
+  initContainers:
+    {{- include "agent.init" . | nindent 4 }}
+`;
+
+test('a define printed with nindent is expanded in place with the chart values: its containers are checked at the include line', () => {
+  const helpers = `{{- define "agent.init" -}}
+- name: init
+  image: {{ .Values.image }}
+  securityContext:
+    privileged: {{ .Values.privileged }}
+    runAsUser: {{ include "agent.uid" . }}
+  resources:
+{{ toYaml .Values.resources | indent 4 }}
+{{- end -}}
+{{- define "agent.uid" -}}{{ printf "%d" 1000 }}{{- end -}}
+`;
+  const values = {
+    ...loadValues([
+      {
+        name: 'values.yaml',
+        text: 'os: windows\nimage: mcr.microsoft.com/windows/nanoserver:ltsc2022\nprivileged: true\nresources: {}\n',
+      },
+    ]),
+    defines: chartDefines([helpers]),
+  };
+  const got = checkChartTemplate(EXPANDED, values).findings.map(
+    (f) => `${f.range.start.line + 1} ${f.ruleId} ${f.severity}${/may apply/.test(f.message) ? ' may apply' : ''}`,
+  );
+  // The define's init container is read: privileged (WIN041), no resources (WIN062), at the include's line 13.
+  assert.ok(got.includes('13 WIN041 error'), got.join(', '));
+  assert.ok(got.includes('13 WIN062 info'), got.join(', '));
+  // What the define cannot compute (runAsUser from a printf helper) is not checked as text: no runAsUser finding.
+  assert.deepEqual(
+    got.filter((g) => !/^13 WIN04[01] |^13 WIN062 /.test(g)),
+    [],
+  );
+  // No note for the init containers: they were read.
+  assert.ok(
+    !checkChartTemplate(EXPANDED, values).findings.some((f) => /`initContainers` here is printed/.test(f.message)),
+  );
 });

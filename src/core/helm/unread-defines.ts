@@ -1,6 +1,6 @@
-// Parts of a Windows pod spec that a named template prints (`{{ include "container-agent" . | nindent 6 }}`, or
-// `resources:` under `{{ with include "…resources…" $ | fromYaml }}`) and the chart path cannot read: said as such at
-// the key they fill, so that in-place analysis never differs silently from what Helm renders.
+// Parts of a Windows pod spec that a named template prints and the chart path cannot expand (a define called with a
+// `dict`, or `resources:` under `{{ with include "…resources…" $ | fromYaml }}`): said as such at the key they fill,
+// so that in-place analysis never differs silently from what Helm renders.
 import { loadDocument } from '../manifest/document';
 import { spanFor } from '../manifest/path';
 import { splitDocuments } from '../manifest/split';
