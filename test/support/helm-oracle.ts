@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSy
 import { tmpdir } from 'node:os';
 import { basename, join, relative, resolve } from 'node:path';
 import { nodeAt } from '../../src/core/editor/node-at';
+import { chartDefines } from '../../src/core/helm/defines';
 import { neutralise } from '../../src/core/helm/neutralise';
 import { loadValues, type ChartValues } from '../../src/core/helm/values';
 import { loadDocument } from '../../src/core/manifest/document';
@@ -157,16 +158,32 @@ export function runChart(
   helm: string,
   chartDir: string,
   valueFiles: string[],
-  { deps = {}, kubeVersion = '1.35.0' }: { deps?: DependencyDirs; kubeVersion?: string } = {},
+  {
+    deps = {},
+    kubeVersion = '1.35.0',
+    checkRelease = false,
+  }: {
+    deps?: DependencyDirs;
+    kubeVersion?: string;
+    /** Both checks are for the release Helm renders for (`check --kubernetes-version`). */
+    checkRelease?: boolean;
+  } = {},
 ): ChartRun | { error: string } {
-  const values = loadValues([
+  const release = checkRelease ? ['--kubernetes-version', kubeVersion.split('.').slice(0, 2).join('.')] : [];
+  const values: ChartValues = loadValues([
     { name: 'values.yaml', text: readFileSync(join(chartDir, 'values.yaml'), 'utf8') },
     ...valueFiles.map((f) => ({ name: basename(f), text: readFileSync(f, 'utf8') })),
   ]);
+  // The chart's named templates, as `check` reads them, so that template lines are found as the chart path finds them.
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? walk(join(dir, e.name)) : /\.(ya?ml|tpl)$/.test(e.name) ? [join(dir, e.name)] : [],
+    );
+  values.defines = chartDefines(walk(join(chartDir, 'templates')).map((f) => readFileSync(f, 'utf8')));
   const rendered = renderChart(helm, renderable(chartDir, values, deps), valueFiles, kubeVersion);
   if (rendered.dir === undefined) return { error: rendered.error ?? 'helm template failed' };
 
-  const own = checkJson([chartDir, ...valueFiles.flatMap((f) => ['--helm-values', f])], REPO);
+  const own = checkJson([chartDir, ...valueFiles.flatMap((f) => ['--helm-values', f]), ...release], REPO);
   const inPlace: Placed[] = own.files
     .filter((f) => isTemplate(relative(chartDir, resolve(REPO, f.path))))
     .flatMap((f) =>
@@ -181,7 +198,9 @@ export function runChart(
 
   // The chart's own templates, one rendered file each (a subchart's are under charts/ and not compared).
   const templates = join(rendered.dir, readdirSync(rendered.dir)[0], 'templates');
-  const out = existsSync(templates) ? checkJson([templates], REPO) : { files: [], summary: { windowsWorkloads: 0 } };
+  const out = existsSync(templates)
+    ? checkJson([templates, ...release], REPO)
+    : { files: [], summary: { windowsWorkloads: 0 } };
   const placer = new Placer(chartDir, values);
   const placedRendered = out.files.flatMap((f) => {
     const source = join('templates', relative(templates, resolve(REPO, f.path)));

@@ -16,7 +16,7 @@ const SWITCHES = join(FIXTURES, 'helm-values');
 /** Per chart folder: Windows pod specs analysed and findings, with values.yaml / with the Windows switches. */
 const EXPECTED: Record<string, { windows: [number, number]; findings: [number, number] }> = {
   'Azure+secrets-store-csi-driver-provider-azure': { windows: [0, 1], findings: [0, 0] },
-  'DataDog+helm-charts': { windows: [0, 1], findings: [0, 6] },
+  'DataDog+helm-charts': { windows: [0, 1], findings: [0, 8] },
   'antrea-io+antrea': { windows: [1, 1], findings: [0, 0] },
   'aws+aws-node-termination-handler': { windows: [0, 1], findings: [0, 5] },
   'aws-observability+helm-charts': { windows: [1, 1], findings: [0, 0] },
@@ -27,10 +27,10 @@ const EXPECTED: Record<string, { windows: [number, number]; findings: [number, n
   'kubernetes-sigs+cloud-provider-azure': { windows: [1, 1], findings: [0, 0] },
   'kubernetes-sigs+secrets-store-csi-driver': { windows: [0, 1], findings: [0, 0] },
   'microsoft+Docker-Provider': { windows: [0, 1], findings: [0, 1] },
-  'newrelic+helm-charts': { windows: [0, 1], findings: [0, 0] },
-  'newrelic+nri-kubernetes': { windows: [0, 1], findings: [0, 0] },
+  'newrelic+helm-charts': { windows: [0, 1], findings: [0, 1] },
+  'newrelic+nri-kubernetes': { windows: [0, 1], findings: [0, 5] },
   'prometheus-community+helm-charts': { windows: [1, 1], findings: [1, 1] },
-  'signalfx+splunk-otel-collector-chart': { windows: [0, 2], findings: [0, 3] },
+  'signalfx+splunk-otel-collector-chart': { windows: [0, 2], findings: [0, 4] },
 };
 
 function files(dir: string): string[] {

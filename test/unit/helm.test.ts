@@ -3,11 +3,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chartDefines } from '../../src/core/helm/defines';
-import { neutralise, findActions, yamlLines } from '../../src/core/helm/neutralise';
+import { neutralise, findActions } from '../../src/core/helm/neutralise';
+import { yamlLines } from '../../src/core/helm/yaml-lines';
 import { kubeMinorIs, kubeVersionSatisfies } from '../../src/core/helm/kube-version';
 import { checkChartTemplate, chartRootOf } from '../../src/core/helm/check';
 import { loadValues, mergeValues } from '../../src/core/helm/values';
 import { checkText } from '../../src/core/rules/checker';
+import { emptyFacts, type ClusterSnapshot } from '../../src/core/rules/facts';
 
 const TEMPLATE = `{{- /* a Windows agent */ -}}
 apiVersion: apps/v1
@@ -428,4 +430,154 @@ beta.kubernetes.io/os
   // A define whose output is not decided is not put in.
   const other = checkChartTemplate(tpl.replace('template "label.os"', 'include "undecided"'), values);
   assert.equal(other.windowsWorkloads, 0);
+});
+
+const UNREAD = `apiVersion: apps/v1
+kind: DaemonSet
+metadata:
+  name: agent
+spec:
+  selector:
+    matchLabels: {app: agent}
+  template:
+    metadata:
+      labels: {app: agent}
+    spec:
+      nodeSelector:
+        kubernetes.io/os: {{ .Values.os }}
+      imagePullSecrets:
+        {{- include "agent.pullSecrets" . | nindent 8 }}
+      containers:
+        {{- include "agent.container" . | nindent 6 }}
+        {{- if .Values.sidecar }}
+        {{- include "agent.sidecar" . | nindent 6 }}
+        {{- end }}
+        - name: plain
+          image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+          {{- with include "agent.resources" . | fromYaml }}
+          resources: {{- toYaml . | nindent 12 }}
+          {{- end }}
+`;
+
+test('a Windows pod spec whose containers or fields a define prints as YAML: said at the key they fill, naming the define', () => {
+  const notes = (os: string, sidecar: boolean) =>
+    checkChartTemplate(UNREAD, loadValues([{ name: 'values.yaml', text: `os: ${os}\nsidecar: ${sidecar}\n` }]))
+      .findings.filter((f) => f.ruleId === 'YAML002')
+      .map((f) => `${f.range.start.line + 1}:${f.range.start.character + 1} ${f.severity} ${f.message}`);
+  const windows = notes('windows', false);
+  assert.equal(windows.length, 2, windows.join('\n'));
+  // The containers: the define of the rendered branch only (the sidecar's `if` is false), at `containers:`.
+  assert.match(
+    windows[0],
+    /^16:7 info chart template: `containers` here is printed by the named template "agent\.container" \(`\{\{- include "agent\.container" \. \| nindent 6 \}\}`\), whose YAML the chart path does not expand in place, so it is not checked here\. Check what Helm renders: helm template … \| kube-windows check -$/,
+  );
+  // `with include … | fromYaml`: the define the dot comes from, at `resources:`.
+  assert.match(
+    windows[1],
+    /^24:11 info chart template: `resources` here is printed by the named template "agent\.resources"/,
+  );
+  // With the sidecar on, both of the containers' defines are named in one note.
+  assert.match(notes('windows', true)[0], /named templates "agent\.container", "agent\.sidecar"/);
+  // A Linux pod: nothing to say for Windows.
+  assert.deepEqual(notes('linux', true), []);
+  // Disabled with YAML002.
+  const off = checkChartTemplate(UNREAD, loadValues([{ name: 'values.yaml', text: 'os: windows\n' }]), {
+    disable: ['YAML002'],
+  });
+  assert.deepEqual(
+    off.findings.filter((f) => f.ruleId === 'YAML002'),
+    [],
+  );
+});
+
+test('conditions on .Capabilities.KubeVersion are decided for the release given (flag, facts, cluster), as helm template --kube-version does', () => {
+  assert.equal(kubeVersionSatisfies('>=1.33', '1.35'), true);
+  assert.equal(kubeVersionSatisfies('>=1.33', '1.30'), false);
+  assert.equal(kubeVersionSatisfies('~1.35', 'v1.35.4'), true);
+  // A patch-level constraint is not decided by a minor release.
+  assert.equal(kubeVersionSatisfies('>=1.35.2', '1.35'), undefined);
+  assert.equal(kubeMinorIs('35+', '1.35'), true);
+  assert.equal(kubeMinorIs('35', '1.36'), false);
+  const tpl = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent
+spec:
+  nodeSelector:
+    kubernetes.io/os: {{ .Values.os }}
+  {{- if semverCompare ">=1.34-0" .Capabilities.KubeVersion.GitVersion }}
+  hostPID: true
+  {{- end }}
+  containers:
+    - name: agent
+      image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 100m, memory: 128Mi}}
+`;
+  const values = loadValues([{ name: 'values.yaml', text: 'os: windows\n' }]);
+  const hostPid = (options: Parameters<typeof checkChartTemplate>[2]) =>
+    checkChartTemplate(tpl, values, options)
+      .findings.filter((f) => f.range.start.line === 8)
+      .map((f) => `${f.ruleId} ${f.severity} ${/may apply/.test(f.message) ? 'may apply' : 'decided'}`);
+  // No release given: 1.29 to 1.37 disagree, so it is said to be undecided.
+  assert.deepEqual(hostPid({}), ['WIN040 info may apply']);
+  // A release given: decided for it, whether by the flag, by facts gathered for it, or by the cluster's.
+  assert.deepEqual(hostPid({ kubernetesVersion: '1.35' }), ['WIN040 warning decided']);
+  assert.deepEqual(hostPid({ kubernetesVersion: '1.30' }), []);
+  assert.deepEqual(hostPid({ facts: emptyFacts('auto', undefined, '1.33') }), []);
+  assert.deepEqual(hostPid({ cluster: { serverVersion: 'v1.36.1' } as ClusterSnapshot }), ['WIN040 warning decided']);
+  // Facts whose release is only the default do not decide it.
+  assert.deepEqual(hostPid({ facts: emptyFacts() }), ['WIN040 info may apply']);
+});
+
+const EXPANDED = `apiVersion: v1
+kind: Pod
+metadata:
+  name: agent
+spec:
+  nodeSelector:
+    kubernetes.io/os: {{ .Values.os }}
+  containers:
+    - name: agent
+      image: mcr.microsoft.com/windows/nanoserver:ltsc2022
+      resources: {limits: {cpu: 100m, memory: 128Mi}}
+  initContainers:
+    {{- include "agent.init" . | nindent 4 }}
+`;
+
+test('a define printed with nindent is expanded in place with the chart values: its containers are checked at the include line', () => {
+  const helpers = `{{- define "agent.init" -}}
+- name: init
+  image: {{ .Values.image }}
+  securityContext:
+    privileged: {{ .Values.privileged }}
+    runAsUser: {{ include "agent.uid" . }}
+  resources:
+{{ toYaml .Values.resources | indent 4 }}
+{{- end -}}
+{{- define "agent.uid" -}}{{ printf "%d" 1000 }}{{- end -}}
+`;
+  const values = {
+    ...loadValues([
+      {
+        name: 'values.yaml',
+        text: 'os: windows\nimage: mcr.microsoft.com/windows/nanoserver:ltsc2022\nprivileged: true\nresources: {}\n',
+      },
+    ]),
+    defines: chartDefines([helpers]),
+  };
+  const got = checkChartTemplate(EXPANDED, values).findings.map(
+    (f) => `${f.range.start.line + 1} ${f.ruleId} ${f.severity}${/may apply/.test(f.message) ? ' may apply' : ''}`,
+  );
+  // The define's init container is read: privileged (WIN041), no resources (WIN062), at the include's line 13.
+  assert.ok(got.includes('13 WIN041 error'), got.join(', '));
+  assert.ok(got.includes('13 WIN062 info'), got.join(', '));
+  // What the define cannot compute (runAsUser from a printf helper) is not checked as text: no runAsUser finding.
+  assert.deepEqual(
+    got.filter((g) => !/^13 WIN04[01] |^13 WIN062 /.test(g)),
+    [],
+  );
+  // No note for the init containers: they were read.
+  assert.ok(
+    !checkChartTemplate(EXPANDED, values).findings.some((f) => /`initContainers` here is printed/.test(f.message)),
+  );
 });

@@ -5,7 +5,10 @@ import type { Finding, FixOut } from '../rules/types';
 import { RULES_BY_ID } from '../rules/registry';
 import { LineIndex, type Position, type Range } from '../manifest/text';
 import { neutralise, type Neutralised, type OutLine } from './neutralise';
+import { unreadDefineNotes } from './unread-defines';
 import type { ChartValues, ValuesOrigin } from './values';
+import { emptyFacts } from '../rules/facts';
+import { clusterRelease, normalizeRelease } from '../kubernetes-release';
 
 export interface ChartCheck extends CheckResult {
   /**
@@ -33,7 +36,8 @@ export function checkChartTemplate(
   values: ChartValues | undefined,
   options: CheckOptions = {},
 ): ChartCheck {
-  const neutral = neutralise(text, values);
+  const release = givenRelease(options);
+  const neutral = neutralise(text, values && release ? { ...values, kubeVersion: release } : values);
   // What is left of a chart template is literal: `${VAR}` there is shell or env text Helm leaves alone.
   const result = checkText(neutral.text, { ...options, load: { ...options.load, templateSyntax: false } });
   const tplLines = new LineIndex(text);
@@ -62,7 +66,20 @@ export function checkChartTemplate(
           : mapped,
     );
   }
+  if (!options.disable?.includes('YAML002') && options.severity?.YAML002 !== 'off') {
+    const facts = options.facts ?? emptyFacts(options.flavour, options.cluster, options.kubernetesVersion);
+    findings.push(...unreadDefineNotes(text, neutral, facts));
+  }
   return { ...result, findings, unchecked };
+}
+
+/**
+ * The release the check is for, when one is given (`--kubernetes-version`, facts gathered for one, the cluster's):
+ * `.Capabilities.KubeVersion` is that release, as `helm template --kube-version` makes it.
+ */
+function givenRelease(options: CheckOptions): string | undefined {
+  const fromFacts = options.facts?.kubernetesVersionFrom === 'default' ? undefined : options.facts?.kubernetesVersion;
+  return normalizeRelease(options.kubernetesVersion) ?? fromFacts ?? clusterRelease(options.cluster);
 }
 
 /** Why the template cannot decide a finding: the action computing its value, its branch's condition, or its key. */

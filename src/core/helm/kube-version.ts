@@ -1,7 +1,9 @@
-// Conditions a chart writes on `.Capabilities.KubeVersion`, decided over the Kubernetes releases users run
-// (1.29 to 1.37): true when every one of them satisfies it, false when none does, undecided otherwise. Charts ask
-// old questions (`semverCompare "^1.14-0"`, `eq .Capabilities.KubeVersion.Minor "21"`) whose answer is the same
-// on every supported cluster, and leaving them undecided hides what Helm renders there.
+// Conditions a chart writes on `.Capabilities.KubeVersion`, decided for the release the check is for (`check
+// --kubernetes-version`, or the cluster's), as `helm template --kube-version` decides them; when none is given, over
+// the Kubernetes releases users run (1.29 to 1.37): true when every one of them satisfies it, false when none does,
+// undecided otherwise. Charts ask old questions (`semverCompare "^1.14-0"`, `eq .Capabilities.KubeVersion.Minor
+// "21"`) whose answer is the same on every supported cluster, and leaving them undecided hides what Helm renders.
+import { parseKubernetesRelease } from '../kubernetes-release';
 
 /** The minors of the 1.x releases this project supports (the oldest a user runs, the newest it tests against). */
 const SUPPORTED_MINORS = Array.from({ length: 37 - 29 + 1 }, (_, i) => 29 + i);
@@ -18,8 +20,11 @@ export function isKubeMinor(expr: string): boolean {
   return /^\$?\.Capabilities\.KubeVersion\.Minor$/.test(expr);
 }
 
-/** A Masterminds/semver constraint (what Helm's `semverCompare` takes) over the supported releases. */
-export function kubeVersionSatisfies(constraint: string): boolean | undefined {
+/**
+ * A Masterminds/semver constraint (what Helm's `semverCompare` takes) for `release` ("1.35"), or over the supported
+ * releases when none is given.
+ */
+export function kubeVersionSatisfies(constraint: string, release?: string): boolean | undefined {
   // `>= 1.30` is `>=1.30`: an operator may stand apart from its version.
   const groups = constraint
     .replace(/(>=|<=|!=|~>|[><=~^])\s+/g, '$1')
@@ -32,18 +37,26 @@ export function kubeVersionSatisfies(constraint: string): boolean | undefined {
         .map(parseTerm),
     );
   if (groups.some((g) => g.length === 0 || g.some((t) => t === undefined))) return undefined;
-  return decide((v) => groups.some((g) => g.every((t) => (t as (v: Version) => boolean)(v))));
+  return decide((v) => groups.some((g) => g.every((t) => (t as (v: Version) => boolean)(v))), release);
 }
 
-/** `eq .Capabilities.KubeVersion.Minor "N"` over the supported releases. */
-export function kubeMinorIs(minor: string): boolean | undefined {
+/** `eq .Capabilities.KubeVersion.Minor "N"` for `release`, or over the supported releases. */
+export function kubeMinorIs(minor: string, release?: string): boolean | undefined {
   if (!/^\d+\+?$/.test(minor)) return undefined;
   const n = Number.parseInt(minor, 10);
-  return decide((v) => v[1] === n);
+  return decide((v) => v[1] === n, release);
 }
 
-function decide(test: (v: Version) => boolean): boolean | undefined {
-  const results = SUPPORTED_MINORS.map((m) => test([1, m, 0]));
+function decide(test: (v: Version) => boolean, release?: string): boolean | undefined {
+  const given = parseKubernetesRelease(release);
+  // A release names a minor, not a patch: decided when its first and a late patch agree.
+  const versions: Version[] = given
+    ? [
+        [given.major, given.minor, 0],
+        [given.major, given.minor, 999],
+      ]
+    : SUPPORTED_MINORS.map((m) => [1, m, 0]);
+  const results = versions.map(test);
   if (results.every(Boolean)) return true;
   return results.some(Boolean) ? undefined : false;
 }

@@ -1,6 +1,7 @@
 // Helm chart templates read as YAML: every template action is set aside so that the literal text
 // keeps its lines and columns, and values are put in only where the chart's idiom is unambiguous.
 import { getAt, isObj, type Path } from '../manifest/path';
+import { inlineValue, isCollection, yamlLines } from './yaml-lines';
 import { isKubeMinor, isKubeVersion, kubeMinorIs, kubeVersionSatisfies } from './kube-version';
 import { valuesPath, type ChartValues, type ValuesOrigin } from './values';
 
@@ -45,6 +46,8 @@ export interface Neutralised {
   placeholders: Placeholder[];
   /** True when no value was put in: output and template positions are the same. */
   identity: boolean;
+  /** Rendered actions that print a block (alone on their line, or `| nindent`) not read here: output line, action. */
+  unreadBlocks: { line: number; action: string }[];
 }
 
 interface Action {
@@ -257,7 +260,7 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
   }
   if (fn === 'semverCompare' && args.length === 2 && isKubeVersion(args[1])) {
     const constraint = literalOf(args[0]);
-    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint) : undefined;
+    return typeof constraint === 'string' ? kubeVersionSatisfies(constraint, values.kubeVersion) : undefined;
   }
   const printed = values.defines ? namedScalar(e, values) : undefined;
   if (printed !== undefined) return truthy(printed);
@@ -267,7 +270,7 @@ function condition(expr: string, dot: Path | null | undefined, values: ChartValu
     const named = values.defines ? namedScalar(unwrap(ref), values) : undefined;
     if (named !== undefined && literal !== undefined) return (named === String(literal)) === (fn === 'eq');
     if (isKubeMinor(ref) && typeof literal === 'string') {
-      const is = kubeMinorIs(literal);
+      const is = kubeMinorIs(literal, values.kubeVersion);
       return is === undefined ? undefined : is === (fn === 'eq');
     }
     const path = dotPath(ref, dot);
@@ -422,6 +425,41 @@ function namedScalar(inner: string, values: ChartValues): string | undefined {
   return /\n/.test(printed) ? undefined : scalarText(printed);
 }
 
+/** A line a block action prints: its text, origin, and what inside it is unknown (a define's actions). */
+interface BlockLine {
+  text: string;
+  origin?: ValuesOrigin;
+  holes?: { start: number; end: number; action: string }[];
+  undecided?: string;
+}
+
+/**
+ * What `{{ include "name" . | nindent N }}` prints when the chart's define of that name reads as YAML with these
+ * values (Datadog's `containers-init-windows`): its lines, indented, each keeping what it cannot decide.
+ */
+function namedBlock(inner: string, values: ChartValues): BlockLine[] | undefined {
+  const m = /^(?:template|include)\s+"([^"]+)"\s+(?:\.|\$)\s*\|\s*nindent\s+(\d+)$/.exec(inner.trim());
+  const body = m ? values.defines?.get(m[1]) : undefined;
+  if (!m || body === undefined) return undefined;
+  const nesting = (values.nesting ?? 0) + 1;
+  const read = neutralise(body, { ...values, nesting, defines: nesting < 3 ? values.defines : undefined }, true);
+  const pad = ' '.repeat(Number(m[2]));
+  const out = read.text.split('\n').map((t, i): BlockLine => {
+    const holes = read.placeholders.filter((p) => p.line === i);
+    return {
+      text: t.trim() === '' ? '' : pad + t,
+      origin: read.lines[i]?.block?.origin ?? read.lines[i]?.valueOrigin,
+      ...(holes.length
+        ? { holes: holes.map((p) => ({ start: p.start + pad.length, end: p.end + pad.length, action: p.action })) }
+        : {}),
+      ...(read.lines[i]?.undecided ? { undecided: read.lines[i].undecided } : {}),
+    };
+  });
+  while (out.length && out[0].text === '') out.shift();
+  while (out.length && out[out.length - 1].text === '') out.pop();
+  return out.length ? out : undefined;
+}
+
 /** `everywhere`: mark a branch undecided wherever it is, not only inside a document (a define's body). */
 export function neutralise(text: string, chartValues?: ChartValues, everywhere = false): Neutralised {
   const helpers = chartValues?.defines;
@@ -454,6 +492,7 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
   const outText: string[] = [];
   const lines: OutLine[] = [];
   const placeholders: Placeholder[] = [];
+  const unreadBlocks: Neutralised['unreadBlocks'] = [];
   let identity = true;
   let inDocument = false;
   const undecided = () => [...stack].reverse().find((f) => f.undecided)?.undecided;
@@ -495,7 +534,7 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
 
     let out = '';
     let outLine: OutLine = { tplLine };
-    const blockLines: { text: string; origin?: ValuesOrigin }[] = [];
+    const blockLines: BlockLine[] = [];
     let block: { start: number; end: number; origin?: ValuesOrigin; action: string } | undefined;
     pos = lineStart;
     for (const act of here) {
@@ -535,6 +574,12 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
             blockLines.push({ text: ' '.repeat(yaml.indent) + l.text, origin: values.originOf(l.path) });
           block.origin = values.originOf(yaml.path);
         }
+        const named = !block && values && helpers && current === undefined ? namedBlock(act.inner, values) : undefined;
+        if (named && here.filter((h) => h.kind === 'output').length === 1) {
+          block = { start: from - lineStart, end: to - lineStart, action: text.slice(act.start, act.end) };
+          blockLines.push(...named);
+        }
+        if (!block && active()) unreadBlocks.push({ line: lines.length, action: text.slice(act.start, act.end) });
         const unknown = !block && !actionOnly;
         if (unknown)
           placeholders.push({
@@ -600,13 +645,18 @@ export function neutralise(text: string, chartValues?: ChartValues, everywhere =
     if (block && blockLines.length > 0) {
       identity = false;
       for (const b of blockLines) {
-        push(b.text, { tplLine, block: { ...block, origin: b.origin ?? block.origin } });
+        for (const h of b.holes ?? []) placeholders.push({ line: lines.length, ...h });
+        push(b.text, {
+          tplLine,
+          block: { ...block, origin: b.origin ?? block.origin },
+          ...(b.undecided ? { undecided: b.undecided } : {}),
+        });
       }
     }
     outLine = { tplLine };
     lineStart = lineEnd + 1;
   }
-  return { text: outText.join('\n'), lines, placeholders, identity };
+  return { text: outText.join('\n'), lines, placeholders, identity, unreadBlocks };
 }
 
 /** A line of a branch Helm does not render: nothing (its carriage return kept). */
@@ -633,53 +683,4 @@ function continuesBelow(srcLines: string[], tplLine: number): boolean {
 /** True for an action, when asked for, that only blanks follow on its line. */
 function endsLine(text: string, end: number, lineEnd: number, asked: boolean): boolean {
   return asked && text.slice(end, lineEnd).trim() === '';
-}
-
-/** YAML lines for a value, each with the values path it shows (for naming its origin). */
-export function yamlLines(value: unknown, path: Path): { text: string; path: Path }[] {
-  const out: { text: string; path: Path }[] = [];
-  const emit = (v: unknown, p: Path, indent: string) => {
-    if (isObj(v)) {
-      for (const [key, child] of Object.entries(v)) {
-        const k = yamlScalar(key);
-        if (isCollection(child)) {
-          out.push({ text: `${indent}${k}:`, path: [...p, key] });
-          emit(child, [...p, key], Array.isArray(child) ? indent : `${indent}  `);
-        } else out.push({ text: `${indent}${k}: ${inlineValue(child)}`, path: [...p, key] });
-      }
-    } else if (Array.isArray(v)) {
-      v.forEach((item, i) => {
-        const start = out.length;
-        if (isCollection(item)) emit(item, [...p, i], `${indent}  `);
-        else out.push({ text: `${indent}  ${inlineValue(item)}`, path: [...p, i] });
-        // The first line of an item carries the dash.
-        if (out.length > start)
-          out[start] = { ...out[start], text: `${indent}- ${out[start].text.slice(indent.length + 2)}` };
-        else out.push({ text: `${indent}- ${inlineValue(item)}`, path: [...p, i] });
-      });
-    } else out.push({ text: `${indent}${inlineValue(v)}`, path: p });
-  };
-  emit(value, path, '');
-  return out;
-}
-
-function isCollection(v: unknown): boolean {
-  return (isObj(v) && Object.keys(v).length > 0) || (Array.isArray(v) && v.length > 0);
-}
-
-function inlineValue(v: unknown): string {
-  if (isObj(v)) return '{}';
-  if (Array.isArray(v)) return '[]';
-  if (v === null || v === undefined) return 'null';
-  if (typeof v === 'string') return yamlScalar(v);
-  return String(v);
-}
-
-/** A string as YAML reads it back unchanged (quoted when YAML 1.1 would read it as something else). */
-function yamlScalar(s: string): string {
-  const plain =
-    /^[A-Za-z0-9_./-][A-Za-z0-9_./ -]*$/.test(s) &&
-    !s.endsWith(' ') &&
-    !/^(?:y|n|yes|no|on|off|true|false|null|~|[-+]?[0-9][0-9_.:eE+-]*)$/i.test(s);
-  return plain ? s : JSON.stringify(s);
 }

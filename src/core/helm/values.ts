@@ -25,6 +25,8 @@ export interface ChartValues {
   defines?: ReadonlyMap<string, string>;
   /** How many named templates deep a read is (bounds a define that includes others). */
   nesting?: number;
+  /** The release `.Capabilities.KubeVersion` is ("1.35"); unset: conditions on it decided over 1.29 to 1.37. */
+  kubeVersion?: string;
 }
 
 export function loadValues(sources: ValuesSource[]): ChartValues {
