@@ -7,10 +7,11 @@
 // evicted or deleted. The stages are the ones published in the module (kustomize/stage), read from
 // the Go module cache. Test-only: nothing here ships.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildOnce, cacheRoot } from './apiserver.mjs';
+import { goInstall } from './go-install.mjs';
 import { moduleDir } from './apiserver-crds.mjs';
 
 export const KWOK_MODULE = 'sigs.k8s.io/kwok';
@@ -35,37 +36,9 @@ export function kwokBinaryPath() {
 /** Builds the kwok binary unless the cache has it. Resolves to { binary, built, seconds }. */
 export async function ensureKwok({ log = (line) => console.error(line) } = {}) {
   const binary = kwokBinaryPath();
-  const r = await buildOnce(binary, `kwok ${KWOK_VERSION}`, log, async () => {
-    const go = process.env.GO || 'go';
-    const gobin = `${dirname(binary)}/.gobin-${process.pid}`;
-    mkdirSync(gobin, { recursive: true });
-    log(`kwok ${KWOK_VERSION}: building from ${KWOK_MODULE} (first time only; cached in ${dirname(binary)}) ...`);
-    const started = Date.now();
-    const code = await new Promise((res, rej) => {
-      const child = spawn(
-        'nice',
-        ['-n', '19', go, 'install', '-trimpath', '-ldflags', '-s -w', `${KWOK_MODULE}/cmd/kwok@${KWOK_VERSION}`],
-        {
-          cwd: dirname(binary),
-          env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
-          stdio: ['ignore', 'inherit', 'inherit'],
-        },
-      );
-      child.on('error', rej);
-      child.on('exit', (c, sig) => res(sig ? 128 : c));
-    });
-    const seconds = (Date.now() - started) / 1000;
-    if (code !== 0 || !existsSync(join(gobin, 'kwok'))) {
-      rmSync(gobin, { recursive: true, force: true });
-      throw new Error(
-        `Building kwok ${KWOK_VERSION} failed after ${seconds.toFixed(0)}s (exit ${code}); the go errors are above. Is the Go module proxy reachable?`,
-      );
-    }
-    renameSync(join(gobin, 'kwok'), binary);
-    rmSync(gobin, { recursive: true, force: true });
-    log(`kwok ${KWOK_VERSION}: built in ${seconds.toFixed(1)}s: ${binary}`);
-    return seconds;
-  });
+  const r = await buildOnce(binary, `kwok ${KWOK_VERSION}`, log, () =>
+    goInstall({ name: 'kwok', pkg: `${KWOK_MODULE}/cmd/kwok`, version: KWOK_VERSION, binary, log }),
+  );
   return { binary, ...r };
 }
 

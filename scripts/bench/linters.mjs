@@ -3,11 +3,11 @@
 // (`go install MODULE@VERSION` through the Go module proxy) into the same cache as the API server
 // and KWOK (scripts/apiserver.mjs's buildOnce: a lock, so parallel runs build once). Bench-only:
 // nothing here ships. A tool that cannot be had (no Go, no proxy) is skipped with a line saying why.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { buildOnce, cacheRoot } from '../apiserver.mjs';
+import { goInstall } from '../go-install.mjs';
 
 /**
  * Each tool: its module's command package, the pinned version, and how to check one file with it
@@ -51,48 +51,13 @@ export function schemaCache(tool) {
 export async function ensureLinter(tool, { log = (line) => console.error(line) } = {}) {
   const binary = linterBinaryPath(tool);
   try {
-    const r = await buildOnce(binary, `${tool.name} ${tool.version}`, log, () => goInstall(tool, binary, log));
+    const r = await buildOnce(binary, `${tool.name} ${tool.version}`, log, () =>
+      goInstall({ name: tool.name, pkg: tool.pkg, version: tool.version, binary, log }),
+    );
     return { binary, ...r };
   } catch (err) {
     return { skipped: err instanceof Error ? err.message : String(err) };
   }
-}
-
-async function goInstall(tool, binary, log) {
-  const go = process.env.GO || 'go';
-  if (spawnSync(go, ['version'], { stdio: 'ignore' }).error)
-    throw new Error(
-      `no Go toolchain ("${go}" not found); install Go to build ${tool.name} from ${tool.pkg}@${tool.version}`,
-    );
-  const gobin = `${dirname(binary)}/.gobin-${process.pid}`;
-  mkdirSync(gobin, { recursive: true });
-  log(`${tool.name} ${tool.version}: building from ${tool.pkg} (first time only; cached in ${dirname(binary)}) ...`);
-  const started = Date.now();
-  const code = await new Promise((res) => {
-    const child = spawn(
-      'nice',
-      ['-n', '19', go, 'install', '-trimpath', '-ldflags', '-s -w', `${tool.pkg}@${tool.version}`],
-      {
-        cwd: dirname(binary),
-        env: { ...process.env, GOBIN: gobin, CGO_ENABLED: '0', GOFLAGS: '-mod=mod' },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
-    child.on('error', () => res(1));
-    child.on('exit', (c, sig) => res(sig ? 128 : c));
-  });
-  const seconds = (Date.now() - started) / 1000;
-  const built = join(gobin, binaryName(tool));
-  if (code !== 0 || !existsSync(built)) {
-    rmSync(gobin, { recursive: true, force: true });
-    throw new Error(
-      `go install ${tool.pkg}@${tool.version} failed after ${seconds.toFixed(0)}s (exit ${code}); is the Go module proxy reachable?`,
-    );
-  }
-  renameSync(built, binary);
-  rmSync(gobin, { recursive: true, force: true });
-  log(`${tool.name} ${tool.version}: built in ${seconds.toFixed(1)}s: ${binary}`);
-  return seconds;
 }
 
 // `node scripts/bench/linters.mjs`: builds (or finds) both tools and says where they are.

@@ -38,7 +38,7 @@ const NOT_THE_CHART_PATH: { chart: string; key: RegExp; reason: string }[] = [
   {
     chart: '*',
     key: /^templates\/.* YAML002 info$/,
-    reason: '`${VAR}` text in rendered output read as an envsubst template (issue 27 §3, the YAML002 rule)',
+    reason: '`${VAR}` text in rendered output read as an envsubst template outside ConfigMap/Secret data (YAML002)',
   },
 ];
 

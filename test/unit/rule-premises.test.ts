@@ -1,6 +1,7 @@
-// The rules whose premise was wrong or too narrow (issue 27, §3), each on a real manifest from a
-// public repository (test/fixtures/rule-sources/SOURCES.tsv says where each comes from and what,
-// if anything, the test changes in it).
+// Rules whose premise was once wrong or too narrow (WIN030, WIN053, RuntimeClass handler families,
+// unrunnable builds, WIN086, template text, projects), each on a real manifest from a public
+// repository (test/fixtures/rule-sources/SOURCES.tsv says where each comes from and what, if
+// anything, the test changes in it).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
