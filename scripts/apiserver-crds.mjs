@@ -1,6 +1,7 @@
-// The OpenShift and OLM CustomResourceDefinitions the real-API-server tests need, installed from the
-// manifests that ship inside the Go modules github.com/openshift/api and
-// github.com/operator-framework/api: `go mod download -json <module>@<version>` puts each pinned
+// The OpenShift, OLM and policy report CustomResourceDefinitions the real-API-server tests need,
+// installed from the manifests that ship inside the Go modules github.com/openshift/api,
+// github.com/operator-framework/api, github.com/kyverno/kyverno (wgpolicyk8s.io PolicyReports) and
+// github.com/openreports/reports-api (openreports.io Reports): `go mod download -json <module>@<version>` puts each pinned
 // version in the Go module cache (once; later runs find it there), and the YAML is sent to the API
 // server as it is, so the schemas are the published ones, never retyped. Test-only: nothing ships.
 import { spawnSync } from 'node:child_process';
@@ -42,6 +43,21 @@ export const CRD_SOURCES = [
       'crds/operators.coreos.com_operatorgroups.yaml',
       'crds/operators.coreos.com_installplans.yaml',
     ],
+  },
+  // `check --write-reports`: PolicyReport/ClusterPolicyReport (wgpolicyk8s.io/v1alpha2) as Kyverno
+  // publishes them, and their successor Report/ClusterReport (openreports.io/v1alpha1).
+  {
+    module: 'github.com/kyverno/kyverno',
+    version: 'v1.19.1',
+    files: [
+      'config/crds/policyreport/wgpolicyk8s.io_policyreports.yaml',
+      'config/crds/policyreport/wgpolicyk8s.io_clusterpolicyreports.yaml',
+    ],
+  },
+  {
+    module: 'github.com/openreports/reports-api',
+    version: 'v0.2.1',
+    files: ['config/crd/openreports.io_reports.yaml', 'config/crd/openreports.io_clusterreports.yaml'],
   },
 ];
 

@@ -40,6 +40,7 @@ import { checkAll, defaultThreads, type CheckJob } from './check-workers';
 import { SIGNATURES } from '../core/live/signatures';
 import { readSnapshotText } from '../core/live/snapshot-file';
 import { readClusterSnapshot, readLiveState } from '../cluster/live';
+import { printReports, reportRequest, requireReportApi, writeReports, type ReportRequest } from './policy-reports';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 
@@ -95,7 +96,8 @@ export function runCheck(args: string[]): number | Promise<number> {
     process.stdout.write(commandHelp(CHECK_COMMAND, HELP_FACTS));
     return EXIT.OK;
   }
-  const format = oneOf('format', values.format, FORMATS) ?? 'text';
+  const reports = reportRequest({ ...values, live: values.context !== undefined && positionals.length === 0 });
+  const format = reports && !reports.write ? 'text' : (oneOf('format', values.format, FORMATS) ?? 'text');
   const minSeverity: Severity = oneOf('min-severity', values['min-severity'], ['info', 'warning', 'error']) ?? 'info';
   const failOn: FailOn = oneOf('fail-on', values['fail-on'], FAIL_ON) ?? 'warning';
   const fix = fixMode(values, format);
@@ -117,7 +119,7 @@ export function runCheck(args: string[]): number | Promise<number> {
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
-      return runLiveCheck(values, format, minSeverity, failOn, flavour, color, release);
+      return runLiveCheck(values, format, minSeverity, failOn, flavour, color, release, reports);
     }
     refuse(values.namespace, '-n/--namespace is for the live check (no paths); with paths the files are checked');
     refuse(
@@ -215,8 +217,10 @@ async function runLiveCheck(
   flavour: Flavour,
   color: boolean,
   release: string | undefined,
+  reports: ReportRequest | undefined,
 ): Promise<number> {
   const cluster = await clusterFor(values);
+  if (reports?.write) await requireReportApi(cluster.kube, cluster.context, reports.api);
   const namespace = values['all-namespaces'] ? undefined : (values.namespace ?? cluster.namespace ?? 'default');
   let state;
   try {
@@ -243,13 +247,17 @@ async function runLiveCheck(
   for (const e of report.ruleErrors) warn(`rule ${e.ruleId} failed (${e.message}); please report this`);
   // A kind the user may not list: said once, the rest is checked (as the VS Code view does).
   for (const u of state.unread ?? []) warn(`${u.what} not read: ${u.message}`);
-  process.stdout.write(
-    format === 'json'
-      ? formatLiveJson(report, state.unread, kubernetesVersion)
-      : format === 'sarif'
-        ? formatLiveSarif(report, version, kubernetesVersion)
-        : formatLiveText(report, cluster.context, color),
-  );
+  if (reports && !reports.write) printReports(report, reports.api, version);
+  else
+    process.stdout.write(
+      format === 'json'
+        ? formatLiveJson(report, state.unread, kubernetesVersion)
+        : format === 'sarif'
+          ? formatLiveSarif(report, version, kubernetesVersion)
+          : formatLiveText(report, cluster.context, color),
+    );
+  if (reports?.write)
+    await writeReports(cluster.kube, cluster.context, { ...reports, namespace, version, unread: state.unread }, report);
   const s = report.summary;
   const failing =
     failOn === 'never'

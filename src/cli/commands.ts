@@ -25,11 +25,17 @@ export const CHECK_COMMAND = command({
   usage: [
     'check [options] [paths | globs | -]...',
     'check --context C [--kubeconfig F] [-n NS | -A] [--format text|json|sarif]',
+    'check --context C [-n NS | -A] --write-reports [--report-api wgpolicyk8s|openreports]',
+    'check --context C [-n NS | -A] --format policyreport [--report-api wgpolicyk8s|openreports]',
     'check --snapshot facts.json [options] [paths | globs | -]...',
   ],
   options: {
     ...HELP_OPTION,
-    format: { type: 'string', value: 'text|json|sarif', help: 'output format (default text)' },
+    format: {
+      type: 'string',
+      value: 'text|json|sarif',
+      help: 'output format (default text); with --context also policyreport: the\nreports --write-reports would write, as YAML',
+    },
     'min-severity': {
       type: 'string',
       value: 'LEVEL',
@@ -109,6 +115,17 @@ export const CHECK_COMMAND = command({
       value: 'N',
       section: LIVE,
       help: 'objects per list page (default 500, as kubectl)',
+    },
+    'write-reports': {
+      type: 'boolean',
+      section: LIVE,
+      help: 'write the findings to the cluster as policy reports, one per namespace\n(a re-run replaces them; see docs/policy-reports.md)',
+    },
+    'report-api': {
+      type: 'string',
+      value: 'wgpolicyk8s|openreports',
+      section: LIVE,
+      help: 'the report API: PolicyReport (wgpolicyk8s.io/v1alpha2, the default) or\nReport (openreports.io/v1alpha1)',
     },
   },
   notes: `Directories are walked for *.yaml and *.yml, and *.tpl under a chart's templates/ (node_modules and

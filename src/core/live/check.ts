@@ -66,17 +66,27 @@ function explanationFinding(e: Explanation, path: string): LiveFinding {
   return { ruleId: e.id, severity: e.severity, message: fix ? `${message} Fix: ${fix}` : message, path };
 }
 
-interface LiveObjectReport {
+/** A live object by name (and uid, which policy reports carry to tell a re-created object from the old one). */
+export interface LiveObjectRef {
   apiVersion: string;
   kind: string;
   namespace?: string;
   name: string;
+  uid?: string;
+}
+
+interface LiveObjectReport extends LiveObjectRef {
   findings: LiveFinding[];
 }
 
 export interface LiveReport {
   /** Objects with findings, in a stable order (kind order of LIVE_KINDS, then namespace, then name). */
   objects: LiveObjectReport[];
+  /**
+   * The Windows objects the rules ran on that have no finding (same order): a policy report's "pass"
+   * results. A controller's pods are not among them: their workload passes for them.
+   */
+  passed: LiveObjectRef[];
   summary: { objects: number; errors: number; warnings: number; infos: number };
   /** Rules that threw (bugs), never shown as a stack. */
   ruleErrors: { ruleId: string; message: string }[];
@@ -177,13 +187,16 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   const ruleErrors: LiveReport['ruleErrors'] = [];
   let objects = 0;
   const entries: CheckedObject[] = [];
+  const windowsObjects = new Set<Obj>();
   for (const object of state.objects) {
     const findings: LiveFinding[] = [];
     const checked = isCheckedObject(object);
     let counted = checked;
+    let windows = false;
     const rules: LiveFinding[] = [];
     if (checked) {
       const result = checkObject(withoutServerDefaults(object), checkOptions);
+      windows = result.windowsWorkloads > 0;
       rules.push(...result.findings);
       ruleErrors.push(...result.ruleErrors);
     }
@@ -210,28 +223,26 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
     if (counted) objects++;
     const shown = (f: LiveFinding) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold;
     entries.push({ object, checked, rules: rules.filter(shown), explanations: findings.filter(shown) });
+    if (windows) windowsObjects.add(object);
   }
   // Only now, with every object's findings known: a pod's failure and its workload's rule may say the same.
   oneFindingPerCause(entries);
+  const passed: LiveObjectRef[] = [];
   for (const { object, rules, explanations } of entries) {
     const kept = [...rules, ...explanations];
-    if (kept.length === 0) continue;
-    const namespace = getAt(object, ['metadata', 'namespace']);
-    reports.push({
-      apiVersion: String(object.apiVersion ?? ''),
-      kind: String(object.kind),
-      ...(typeof namespace === 'string' ? { namespace } : {}),
-      name: String(getAt(object, ['metadata', 'name']) ?? ''),
-      findings: kept,
-    });
+    if (kept.length === 0) {
+      if (windowsObjects.has(object)) passed.push(objectRef(object));
+      continue;
+    }
+    reports.push({ ...objectRef(object), findings: kept });
   }
   const order = new Map<string, number>(LIVE_KINDS.map((k, i) => [k.kind, i]));
-  reports.sort(
-    (a, b) =>
-      (order.get(a.kind) ?? 99) - (order.get(b.kind) ?? 99) ||
-      (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
-      a.name.localeCompare(b.name),
-  );
+  const byKindNamespaceName = (a: LiveObjectRef, b: LiveObjectRef) =>
+    (order.get(a.kind) ?? 99) - (order.get(b.kind) ?? 99) ||
+    (a.namespace ?? '').localeCompare(b.namespace ?? '') ||
+    a.name.localeCompare(b.name);
+  reports.sort(byKindNamespaceName);
+  passed.sort(byKindNamespaceName);
   const summary = { objects, errors: 0, warnings: 0, infos: 0 };
   for (const r of reports) {
     for (const f of r.findings) {
@@ -240,7 +251,19 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
       else summary.infos++;
     }
   }
-  return { objects: reports, summary, ruleErrors };
+  return { objects: reports, passed, summary, ruleErrors };
+}
+
+function objectRef(object: Obj): LiveObjectRef {
+  const namespace = getAt(object, ['metadata', 'namespace']);
+  const uid = getAt(object, ['metadata', 'uid']);
+  return {
+    apiVersion: String(object.apiVersion ?? ''),
+    kind: String(object.kind),
+    ...(typeof namespace === 'string' ? { namespace } : {}),
+    name: String(getAt(object, ['metadata', 'name']) ?? ''),
+    ...(typeof uid === 'string' ? { uid } : {}),
+  };
 }
 
 /**
