@@ -33,7 +33,14 @@ let api: RealApiServer;
 interface Report {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string; uid: string; labels?: Record<string, string> };
+  metadata: {
+    name: string;
+    namespace?: string;
+    uid: string;
+    resourceVersion: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
   source?: string;
   summary: Record<string, number>;
   results: {
@@ -188,9 +195,13 @@ test('the printed reports (--format policyreport) are what the server stored: no
   const docs = loadAll(printed.stdout) as Report[];
   assert.equal(docs.length, 1);
   const [stored] = await reports(NS);
+  // Every top-level field and every field of the metadata we set: what the schema does not know would be missing.
+  const { metadata, ...rest } = docs[0];
+  const { metadata: storedMeta, ...storedRest } = stored;
+  assert.deepEqual(Object.keys(storedRest).sort(), Object.keys(rest).sort());
+  for (const k of Object.keys(metadata) as (keyof typeof metadata)[]) assert.deepEqual(storedMeta[k], metadata[k], k);
   assert.deepEqual(stable(stored), stable(docs[0]));
   assert.deepEqual(stored.summary, docs[0].summary);
-  assert.deepEqual(stored.metadata.labels, docs[0].metadata.labels);
 });
 
 test('a re-run updates the report in place: the same object, no duplicate', async () => {
@@ -364,9 +375,74 @@ test("the audit's least-privilege RBAC and in-cluster kubeconfig (docs/policy-re
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /^kube-windows: wrote \d+ PolicyReports \(/);
     assert.equal((await reports(NS2))[0].results[0].resources[0].name, 'api');
+
+    // A reader that may not list DaemonSets: a report would drop their results, so none is written.
+    const [before] = await reports(NS2);
+    const readRole = rbac.find(
+      (x) => x.kind === 'ClusterRole' && x.metadata.name === 'kube-windows-audit-read',
+    ) as unknown as {
+      rules: { apiGroups: string[]; resources: string[]; verbs: string[] }[];
+    };
+    expectStatus(
+      await api.request('/apis/rbac.authorization.k8s.io/v1/clusterroles', {
+        body: {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'kw-read-no-daemonsets' },
+          rules: readRole.rules.map((x) => ({ ...x, resources: x.resources.filter((res) => res !== 'daemonsets') })),
+        },
+      }),
+      [201],
+      'a read role without daemonsets',
+    );
+    expectStatus(
+      await api.request('/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/kube-windows-audit-read-test', {
+        method: 'DELETE',
+      }),
+      [200],
+      'unbinding the read role',
+    );
+    await bind('kw-read-no-daemonsets');
+    const partial = await runCli(args);
+    assert.equal(partial.code, 2, partial.stderr);
+    assert.match(
+      partial.stderr.split('\n').at(-2) ?? '',
+      /^kube-windows: reports not written: DaemonSets could not be read, and a report without them would drop their results; grant list on them \(docs\/policy-reports\.md has the RBAC\)$/,
+    );
+    assert.equal((await reports(NS2))[0].metadata.resourceVersion, before.metadata.resourceVersion);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+});
+
+test('a report whose fields another field manager owns is a conflict, named, never forced', async () => {
+  const path = `${POLR(NS2)}/kube-windows`;
+  expectStatus(
+    await api.request(path, {
+      method: 'PATCH',
+      contentType: 'application/apply-patch+yaml',
+      body: {
+        apiVersion: 'wgpolicyk8s.io/v1alpha2',
+        kind: 'PolicyReport',
+        metadata: { name: 'kube-windows', namespace: NS2 },
+        summary: { pass: 99 },
+      },
+      // It takes the field by force, as a tool that forces would.
+      query: { fieldManager: 'someone-else', force: true },
+    }),
+    [200],
+    'another manager taking summary.pass',
+  );
+  const r = await live('-n', NS2, '--write-reports');
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(
+    r.stderr,
+    new RegExp(
+      `^kube-windows: the PolicyReport ${NS2}/kube-windows on cluster "${CONTEXT_ADMIN}" has fields another field manager owns \\(.*someone-else.*\\.summary\\.pass.*\\); kube-windows writes as "kube-windows" and never forces: delete that report or let its owner stop writing it\n$`,
+    ),
+  );
+  const [report] = await reports(NS2);
+  assert.equal(report.summary.pass, 99);
 });
 
 test('without the CRD installed: one line that says so and how to install it, exit code 2, nothing read', async () => {
