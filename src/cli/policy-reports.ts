@@ -106,20 +106,27 @@ export async function writeReports(
   const wanted = new Set(reports.map((r) => key(r.metadata)));
   try {
     const existing = await listOurReports(kube, api, namespace);
-    for (const r of reports) await apply(kube, api, r, context);
+    const written: PolicyReportObject[] = [];
+    for (const r of reports) if (await apply(kube, api, r, context)) written.push(r);
     const stale = existing.filter((r) => !wanted.has(key(r.metadata)));
     for (const r of stale) await deleteReport(kube, api, r);
-    warn(summaryLine(api, reports, stale.length));
+    warn(summaryLine(api, written, stale.length));
   } catch (err) {
     if (err instanceof UsageError) throw err;
     throw new UsageError(userMessage(err, context));
   }
 }
 
-async function apply(kube: KubeClient, api: ReportApi, report: PolicyReportObject, context: string): Promise<void> {
+/** Writes one report; false when its namespace is being deleted or is gone (nothing to report there any more). */
+async function apply(kube: KubeClient, api: ReportApi, report: PolicyReportObject, context: string): Promise<boolean> {
   try {
     await applyReport(kube, api, report);
+    return true;
   } catch (err) {
+    if (namespaceGone(err)) {
+      warn(`${report.kind} ${where(report)} not written: its namespace is being deleted`);
+      return false;
+    }
     if (err instanceof ApiError && err.status === 409)
       throw new UsageError(
         `the ${report.kind} ${where(report)} on cluster "${context}" has fields another field manager owns (${err.body?.message ?? 'conflict'}); kube-windows writes as "${REPORT_FIELD_MANAGER}" and never forces: delete that report or let its owner stop writing it`,
@@ -127,6 +134,12 @@ async function apply(kube: KubeClient, api: ReportApi, report: PolicyReportObjec
     throw err;
   }
 }
+
+/** The API server's refusal to write into a namespace that is terminating (403), or that no longer exists (404). */
+const namespaceGone = (err: unknown): boolean =>
+  err instanceof ApiError &&
+  ((err.status === 403 && /because it is being terminated/.test(err.body?.message ?? '')) ||
+    (err.status === 404 && err.body?.details?.kind === 'namespaces'));
 
 const where = (r: PolicyReportObject) =>
   r.metadata.namespace === undefined
@@ -138,11 +151,21 @@ function summaryLine(api: ReportApi, reports: PolicyReportObject[], deleted: num
   const cluster = reports.length - namespaced.length;
   const parts: string[] = [];
   if (namespaced.length > 0)
-    parts.push(`${counted(namespaced.length, api.kind)} (${namespaced.map((r) => r.metadata.namespace).join(', ')})`);
+    parts.push(
+      `${counted(namespaced.length, api.kind)} (${shortList(namespaced.map((r) => String(r.metadata.namespace)))})`,
+    );
   if (cluster > 0) parts.push(`1 ${api.clusterKind}`);
   const wrote = parts.length > 0 ? `wrote ${parts.join(' and ')}` : `no Windows objects found: no ${api.kind} written`;
   return deleted > 0 ? `${wrote}; deleted ${counted(deleted, 'report')} no longer needed` : wrote;
 }
+
+/** Up to SHOWN names, then how many more: a cluster's hundreds of namespaces stay one readable line. */
+function shortList(names: string[]): string {
+  return names.length <= SHOWN
+    ? names.join(', ')
+    : `${names.slice(0, SHOWN).join(', ')} and ${names.length - SHOWN} more`;
+}
+const SHOWN = 10;
 
 function warnLeftOut(reports: PolicyReportObject[]): void {
   for (const r of reports) {

@@ -285,9 +285,19 @@ test('-A writes a report in every namespace with Windows objects and deletes our
     [201],
     'an old report',
   );
+  // A namespace being deleted (with no controller manager here, it stays Terminating with its objects):
+  // its objects are read, its report cannot be written; said, and the rest is written.
+  const gone = uniqueName('kw-reports-gone');
+  await ensureNamespace(api, gone);
+  await seed(api, [deployment('old', gone, true)]);
+  expectStatus(await api.request(`/api/v1/namespaces/${gone}`, { method: 'DELETE' }), [200], 'deleting a namespace');
   let r = await live('-A', '--write-reports', '--fail-on', 'never');
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /^kube-windows: wrote 2 PolicyReports \(.*\); deleted 1 report no longer needed\n$/);
+  const [first, second, ...more] = r.stderr.split('\n');
+  assert.equal(first, `kube-windows: PolicyReport ${gone}/kube-windows not written: its namespace is being deleted`);
+  assert.match(second, /^kube-windows: wrote 2 PolicyReports \(.*\); deleted 1 report no longer needed$/);
+  assert.deepEqual(more, ['']);
+  r.stderr = second;
   assert.ok(r.stderr.includes(NS) && r.stderr.includes(NS2), r.stderr);
   assert.deepEqual(await reports(empty), []);
   assert.equal((await reports(NS2))[0].results[0].resources[0].name, 'api');
@@ -373,7 +383,7 @@ test("the audit's least-privilege RBAC and in-cluster kubeconfig (docs/policy-re
     await bind('kube-windows-audit-reports');
     const r = await runCli(args);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stderr, /^kube-windows: wrote \d+ PolicyReports \(/);
+    assert.match(r.stderr, /^kube-windows: wrote \d+ PolicyReports \(/m);
     assert.equal((await reports(NS2))[0].results[0].resources[0].name, 'api');
 
     // A reader that may not list DaemonSets: a report would drop their results, so none is written.
