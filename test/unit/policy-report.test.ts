@@ -191,3 +191,22 @@ test('a report over the size limit leaves out passes and the least severe result
   );
   assert.deepEqual(r.summary, { pass: 1, fail: 2000, warn: 2000, error: 0, skip: 0 });
 });
+
+test('an object whose findings are all below --min-severity is hidden, not passed; --disable makes a rule not run', () => {
+  const sized = windowsDeployment('noisy', 'web', {});
+  // Without requests and limits: WIN062 (info) only.
+  delete (sized as { spec: { template: { spec: { containers: Record<string, unknown>[] } } } }).spec.template.spec
+    .containers[0].resources;
+  const atInfo = checkLive(state([sized]), { flavour: 'kubernetes' });
+  assert.deepEqual(
+    atInfo.objects.flatMap((o) => o.findings.map((f) => f.ruleId)),
+    ['WIN062'],
+  );
+  const atWarning = checkLive(state([sized]), { flavour: 'kubernetes', minSeverity: 'warning' });
+  assert.deepEqual([atWarning.objects, atWarning.passed], [[], []]);
+  const disabled = checkLive(state([sized]), { flavour: 'kubernetes', check: { disable: ['WIN062'] } });
+  assert.deepEqual(
+    disabled.passed.map((o) => o.name),
+    ['noisy'],
+  );
+});

@@ -187,7 +187,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   const ruleErrors: LiveReport['ruleErrors'] = [];
   let objects = 0;
   const entries: CheckedObject[] = [];
-  const windowsObjects = new Set<Obj>();
+  const cleanWindowsObjects = new Set<Obj>();
   for (const object of state.objects) {
     const findings: LiveFinding[] = [];
     const checked = isCheckedObject(object);
@@ -223,7 +223,9 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
     if (counted) objects++;
     const shown = (f: LiveFinding) => enabled(f.ruleId) && SEVERITY_RANK[f.severity] >= threshold;
     entries.push({ object, checked, rules: rules.filter(shown), explanations: findings.filter(shown) });
-    if (windows) windowsObjects.add(object);
+    // A finding below --min-severity is hidden, not passed: only an object with none at all passes.
+    if (windows && !rules.some((f) => enabled(f.ruleId)) && !findings.some((f) => enabled(f.ruleId)))
+      cleanWindowsObjects.add(object);
   }
   // Only now, with every object's findings known: a pod's failure and its workload's rule may say the same.
   oneFindingPerCause(entries);
@@ -231,7 +233,7 @@ export function checkLive(state: LiveState, options: LiveOptions = {}): LiveRepo
   for (const { object, rules, explanations } of entries) {
     const kept = [...rules, ...explanations];
     if (kept.length === 0) {
-      if (windowsObjects.has(object)) passed.push(objectRef(object));
+      if (cleanWindowsObjects.has(object)) passed.push(objectRef(object));
       continue;
     }
     reports.push({ ...objectRef(object), findings: kept });
