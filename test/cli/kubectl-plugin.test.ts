@@ -26,6 +26,7 @@ import {
   takeRequestTimeout,
 } from '../../src/cli/kubectl-plugin-args';
 import { asPluginText } from '../../src/cli/kubectl-plugin';
+import { nodeVersionProblem } from '../../src/cli/node-version';
 import {
   alignColumns,
   humanAge,
@@ -45,6 +46,14 @@ test('the plugin is recognised by its executable name, whatever the extension', 
     assert.ok(isKubectlPlugin(name.replaceAll('\\', '/')), name);
   for (const name of ['/usr/bin/kube-windows', '/x/dist/cli.js', '/x/kubectl-windows-nodes', undefined])
     assert.ok(!isKubectlPlugin(name), String(name));
+});
+
+test("an old Node is refused in words, against package.json's engines", () => {
+  assert.equal(nodeVersionProblem('v20.19.0'), undefined);
+  assert.equal(nodeVersionProblem('v22.1.0'), undefined);
+  assert.equal(nodeVersionProblem(process.version), undefined, 'the Node running the tests');
+  assert.equal(nodeVersionProblem('v20.11.1'), 'Node.js 20.19 or newer is needed, and this is v20.11.1');
+  assert.equal(nodeVersionProblem('v18.20.4', '>=20.19'), 'Node.js 20.19 or newer is needed, and this is v18.20.4');
 });
 
 test('a command line names its declaration, mirrors subcommands included', () => {
