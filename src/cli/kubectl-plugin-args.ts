@@ -58,6 +58,37 @@ export function takeOutput(decl: CommandDecl<OptionDecls, string>, args: readonl
   return output === undefined ? { args: rest } : { args: rest, output };
 }
 
+/** kubectl's flags every kubectl command accepts, by the option names kube-windows declares them with. */
+const KUBECTL_GLOBALS: readonly { name: string; short?: string; boolean?: boolean }[] = [
+  { name: 'namespace', short: 'n' },
+  { name: 'all-namespaces', short: 'A', boolean: true },
+];
+
+/**
+ * Takes out kubectl's namespace flags where a command has no namespace (`kubectl windows nodes -n web`): kubectl
+ * accepts them on every command and ignores them for what is not namespaced (`kubectl get nodes -n web`).
+ */
+export function dropUnusedGlobals(decl: CommandDecl<OptionDecls, string>, args: readonly string[]): string[] {
+  const unused = KUBECTL_GLOBALS.filter((g) => !(g.name in decl.options));
+  const rest: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === '--') {
+      rest.push(...args.slice(i));
+      break;
+    }
+    const flag = unused.find(
+      (g) =>
+        a === `--${g.name}` ||
+        a.startsWith(`--${g.name}=`) ||
+        (g.short !== undefined && (a === `-${g.short}` || (!g.boolean && a.startsWith(`-${g.short}`)))),
+    );
+    if (!flag) rest.push(a);
+    else if (!flag.boolean && !a.includes('=') && (a === `--${flag.name}` || a === `-${flag.short}`)) i++;
+  }
+  return rest;
+}
+
 /** The formats a command's --format takes, from its declaration ("text|json|sarif"). */
 export function formatsOf(decl: CommandDecl<OptionDecls, string>): string[] {
   return (decl.options.format?.value ?? '').split('|').filter(Boolean);

@@ -13,6 +13,7 @@ import { EXIT, EXIT_CODES_HELP, failure } from './kit';
 import {
   commandOf,
   contextToUse,
+  dropUnusedGlobals,
   formatFor,
   needsCurrentContext,
   PLUGIN_COMMAND,
@@ -48,7 +49,7 @@ export async function runAsKubectlPlugin(
     if (timeout.seconds !== undefined) process.env.KUBE_WINDOWS_REQUEST_TIMEOUT = String(timeout.seconds);
     const decl = commandOf(timeout.args);
     if (!decl) return await run(timeout.args);
-    const { args, output } = takeOutput(decl, timeout.args);
+    const { args, output } = takeOutput(decl, dropUnusedGlobals(decl, timeout.args));
     const choice = output === undefined ? undefined : formatFor(decl, output);
     const line = [...args, ...(choice ? ['--format', choice.format] : [])];
     const withContext = await addContext(decl, line);
@@ -133,8 +134,9 @@ kubectl's conventions hold:
   --context C                default: the kubeconfig's current-context (kubectl config current-context)
   --kubeconfig FILE          default: KUBECONFIG (its files merged as kubectl merges them), then
                              ~/.kube/config
-  -n, --namespace NS         default: the context's namespace, else default (check, pods, shell)
-  -A, --all-namespaces       every namespace (check)
+  -n, --namespace NS         default: the context's namespace, else default (check, pods, shell);
+                             ignored by the other commands, as kubectl ignores it for nodes
+  -A, --all-namespaces       every namespace (check); ignored by the other commands
   -o, --output FORMAT        where a command lists things: json or yaml (nodes: also wide and name;
                              check: also sarif); kube-windows' --format is the same option
   --request-timeout D        how long one API request may take (30s, 2m; 0: no limit; default 1m)

@@ -16,6 +16,7 @@ import { UsageError } from '../../src/cli/kit';
 import {
   commandOf,
   contextToUse,
+  dropUnusedGlobals,
   formatFor,
   formatsOf,
   isKubectlPlugin,
@@ -82,6 +83,25 @@ test('-o yaml is JSON printed as YAML where a command prints JSON; what it canno
   assert.deepEqual(formatFor(RULES_COMMAND, 'yaml'), { format: 'json', asYaml: true });
   assert.throws(() => formatFor(RULES_COMMAND, 'name'), { message: '-o name: rules prints text, json or yaml' });
   assert.throws(() => formatFor(CHECK_COMMAND, 'wide'), UsageError);
+});
+
+test("kubectl's -n and -A are accepted everywhere, and dropped where a command has no namespace, as kubectl does", () => {
+  assert.deepEqual(dropUnusedGlobals(NODES_COMMAND, ['nodes', '-n', 'web', '-o', 'name', '-A']), [
+    'nodes',
+    '-o',
+    'name',
+  ]);
+  assert.deepEqual(dropUnusedGlobals(NODES_COMMAND, ['nodes', '-nweb', '--namespace=web', '--all-namespaces']), [
+    'nodes',
+  ]);
+  assert.deepEqual(dropUnusedGlobals(NODES_COMMAND, ['nodes', '--namespace', 'web', '--', '-n']), [
+    'nodes',
+    '--',
+    '-n',
+  ]);
+  // check has both: kept for it to read.
+  assert.deepEqual(dropUnusedGlobals(CHECK_COMMAND, ['check', '-n', 'web']), ['check', '-n', 'web']);
+  assert.deepEqual(dropUnusedGlobals(CHECK_COMMAND, ['check', '-A']), ['check', '-A']);
 });
 
 test("kubectl's --request-timeout: durations, bare seconds, 0 for none; taken out of the line", () => {
