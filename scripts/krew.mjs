@@ -6,6 +6,7 @@
 //
 //   kubectl-windows[.exe]                  the launcher (KUBE_WINDOWS_NODE, else node on the PATH)
 //   lib/kubectl-windows.js                 the plugin's entry, as in the npm package's dist/
+//   lib/kubectl_complete-windows.js        the same, run when the launcher is started as kubectl_complete-windows
 //   lib/cli.js, lib/cli-main.js[, .cache]  the kube-windows bundle (it holds every dependency)
 //   LICENSE
 //
@@ -100,12 +101,14 @@ export async function buildArchive({ platform, outDir, version = packageVersion(
     await buildLauncher(platform, join(stage, bin));
     chmodSync(join(stage, bin), 0o755);
     const lib = BUNDLE.filter((f) => existsSync(join(dist, f)));
-    for (const f of lib) {
-      copyFileSync(join(dist, f), join(stage, 'lib', f));
-      chmodSync(join(stage, 'lib', f), 0o644); // the same modes whatever dist/ has
+    // The completion entry is the plugin's under the name kubectl runs for completion (the bundle reads its name).
+    const copies = [...lib.map((f) => [f, f]), ['kubectl-windows.js', 'kubectl_complete-windows.js']];
+    for (const [from, to] of copies) {
+      copyFileSync(join(dist, from), join(stage, 'lib', to));
+      chmodSync(join(stage, 'lib', to), 0o644); // the same modes whatever dist/ has
     }
     copyFileSync(join(root, 'LICENSE'), join(stage, 'LICENSE'));
-    const entries = ['LICENSE', bin, 'lib/', ...lib.map((f) => `lib/${f}`)].sort();
+    const entries = ['LICENSE', bin, 'lib/', ...copies.map(([, to]) => `lib/${to}`)].sort();
     const tar = spawnSync(
       'tar',
       ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-cf', '-', 'LICENSE', bin, 'lib'],

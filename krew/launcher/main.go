@@ -2,10 +2,13 @@
 // Node.js program; krew installs a platform archive and links its `bin`, which must be an executable
 // (on Windows an .exe), so this small launcher finds Node and runs the bundled command line next to it:
 //
-//	kubectl-windows[.exe]        this launcher
-//	lib/kubectl-windows.js       the plugin's entry (the npm package's dist/kubectl-windows.js)
-//	lib/cli.js, lib/cli-main.js  the kube-windows bundle it loads
+//	kubectl-windows[.exe]                 this launcher
+//	lib/kubectl-windows.js                the plugin's entry (the npm package's dist/kubectl-windows.js)
+//	lib/kubectl_complete-windows.js       the same entry under the name of kubectl's completion hook
+//	lib/cli.js, lib/cli-main.js           the kube-windows bundle it loads
 //
+// Started as kubectl_complete-windows (a link users make to this launcher: kubectl runs that name to
+// complete a plugin's arguments), it runs the completion entry instead.
 // Node is KUBE_WINDOWS_NODE when set, else `node` on the PATH. The entry itself refuses a Node older than
 // the one kube-windows needs, saying which it found. Arguments, environment, standard streams and the
 // exit code pass through unchanged, so kubectl's conventions reach the plugin as they would reach any.
@@ -16,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 )
 
 // nodeEnv names the Node.js executable to use instead of the PATH's.
@@ -46,7 +50,11 @@ func entry() (string, error) {
 	if real, err := filepath.EvalSymlinks(self); err == nil {
 		self = real
 	}
-	script := filepath.Join(filepath.Dir(self), "lib", "kubectl-windows.js")
+	name := "kubectl-windows"
+	if strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") == "kubectl_complete-windows" {
+		name = "kubectl_complete-windows"
+	}
+	script := filepath.Join(filepath.Dir(self), "lib", name+".js")
 	if _, err := os.Stat(script); err != nil {
 		return "", fmt.Errorf("%s is missing: reinstall the plugin (kubectl krew install windows)", script)
 	}

@@ -365,8 +365,8 @@ export const NODES_COMMAND = command({
     output: {
       type: 'string',
       short: 'o',
-      value: 'FORMAT',
-      help: 'wide (more columns), json, yaml or name (node/NAME)',
+      value: 'wide|json|yaml|name',
+      help: 'wide: more columns; name: node/NAME lines; json, yaml: a v1 List',
       actions: ['list'],
     },
     restart: { type: 'string', value: 'NAME', help: 'restart one of them (asks first)', actions: ['services'] },

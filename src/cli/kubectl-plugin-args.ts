@@ -10,11 +10,17 @@ import { UsageError } from './kit';
 
 /** How kubectl runs us: `kubectl windows`, from the executable kubectl-windows (kubectl's plugin naming). */
 export const PLUGIN_COMMAND = 'kubectl windows';
-const PLUGIN_EXECUTABLE = 'kubectl-windows';
+/** The executables kubectl looks for: the plugin, and its shell completion (kubectl 1.26 and later). */
+const EXECUTABLES = { 'kubectl-windows': 'plugin', 'kubectl_complete-windows': 'completion' } as const;
+export type KubectlRole = (typeof EXECUTABLES)[keyof typeof EXECUTABLES];
 
-/** Whether this process was started as the plugin (dist/kubectl-windows.js, or a kubectl-windows link to it). */
-export function isKubectlPlugin(script: string | undefined): boolean {
-  return script !== undefined && basename(script).replace(/\.(js|cmd|exe)$/, '') === PLUGIN_EXECUTABLE;
+/**
+ * What this process was started as, by its script's name (dist/kubectl-windows.js, a kubectl-windows or
+ * kubectl_complete-windows link to it): undefined for kube-windows itself.
+ */
+export function kubectlRole(script: string | undefined): KubectlRole | undefined {
+  const name = script === undefined ? '' : basename(script).replace(/\.(js|cmd|exe)$/, '');
+  return Object.hasOwn(EXECUTABLES, name) ? EXECUTABLES[name as keyof typeof EXECUTABLES] : undefined;
 }
 
 /** The declaration a command line runs ("mirrors diff …" is its own command), or undefined for an unknown one. */

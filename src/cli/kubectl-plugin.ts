@@ -10,6 +10,7 @@ import { writeYaml } from '../core/manifest/yaml-writer';
 import { allUsage, COMMANDS } from './commands';
 import { parseCommand } from './declare';
 import { EXIT, EXIT_CODES_HELP, failure } from './kit';
+import { complete, completionText } from './kubectl-plugin-complete';
 import {
   commandOf,
   contextToUse,
@@ -20,6 +21,7 @@ import {
   PluginError,
   takeOutput,
   takeRequestTimeout,
+  type KubectlRole,
 } from './kubectl-plugin-args';
 
 /** The text as `kubectl windows` says it: command references and the `kube-windows:` prefix of messages. */
@@ -37,7 +39,9 @@ const COMMAND_REFERENCE = new RegExp(
 export async function runAsKubectlPlugin(
   argv: readonly string[],
   run: (args: string[]) => number | Promise<number>,
+  role: KubectlRole = 'plugin',
 ): Promise<number> {
+  if (role === 'completion') return completeForKubectl(argv);
   speakAsPlugin();
   try {
     const first = argv[0];
@@ -57,6 +61,19 @@ export async function runAsKubectlPlugin(
   } catch (err) {
     return pluginFailure(err);
   }
+}
+
+/** Prints the completions of the words kubectl gives (./kubectl-plugin-complete.ts); never fails the shell. */
+async function completeForKubectl(words: readonly string[]): Promise<number> {
+  const { loadKubeconfig } = await import('../cluster/kubeconfig');
+  const at = words.indexOf('--kubeconfig');
+  const explicit = at >= 0 ? words[at + 1] : undefined;
+  const contexts = () => {
+    const loaded = loadKubeconfig(explicit ? { explicit } : {});
+    return loaded.ok ? loaded.contexts.map((c) => c.name) : [];
+  };
+  process.stdout.write(completionText(complete(words, contexts)));
+  return EXIT.OK;
 }
 
 /** The line with --context filled in when the command needs a cluster and none was named (kubectl's current context). */

@@ -14,6 +14,7 @@ import {
   readFileSync,
   realpathSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -136,7 +137,16 @@ test('the archive holds the launcher, the bundle under lib/ and the LICENSE, and
   const cache = existsSync(join(ROOT, 'dist', 'cli-main.cache')) ? ['lib/cli-main.cache'] : [];
   assert.deepEqual(
     archive.entries,
-    ['LICENSE', bin, 'lib/', ...cache, 'lib/cli-main.js', 'lib/cli.js', 'lib/kubectl-windows.js'].sort(),
+    [
+      'LICENSE',
+      bin,
+      'lib/',
+      ...cache,
+      'lib/cli-main.js',
+      'lib/cli.js',
+      'lib/kubectl-windows.js',
+      'lib/kubectl_complete-windows.js',
+    ].sort(),
   );
   const listed = spawnSync('tar', ['-tzvf', archive.file], { encoding: 'utf8' }).stdout.trim().split('\n');
   assert.deepEqual(
@@ -199,6 +209,14 @@ test('krew installs the archive; kubectl runs the plugin through its launcher, w
   const missing = spawnSync(kubectl, ['windows', 'nodes', '--context', 'nope'], { encoding: 'utf8', env: withNode });
   assert.equal(missing.status, 2);
   assert.match(missing.stderr, /^error: context was not found for specified context: nope/);
+
+  // Shell completion, once the link the docs name is made beside krew's: kubectl runs it by its name.
+  symlinkSync(link, join(krewRoot, 'bin', 'kubectl_complete-windows'));
+  const completion = spawnSync(kubectl, ['__complete', 'windows', 'nodes', '--context', 'kube-windows-apiserver-r'], {
+    encoding: 'utf8',
+    env: withNode,
+  });
+  assert.equal(completion.stdout, 'kube-windows-apiserver-restricted\n:4\n', completion.stderr);
 
   // No node on the PATH: the launcher says so, exit code 2; KUBE_WINDOWS_NODE names one.
   const noNode = { ...base, PATH: join(krewRoot, 'bin') };

@@ -146,6 +146,15 @@ test('kubectl plugin list finds the installed kubectl-windows, with no warnings'
   assert.match(help.stdout, /^ {2}kubectl windows nodes \[list\] /m);
 });
 
+test("kubectl completes the plugin's arguments through kubectl_complete-windows, installed beside it", () => {
+  const commands = sh('kubectl __complete windows n');
+  assert.equal(commands.stdout, 'nodes\n:4\n', commands.stderr);
+  const contexts = sh('kubectl __complete windows nodes --context ');
+  assert.equal(contexts.stdout, `${CONTEXT_ADMIN}\nkube-windows-apiserver-restricted\n:4\n`, contexts.stderr);
+  const outputs = sh('kubectl __complete windows nodes -o ');
+  assert.equal(outputs.stdout, 'wide\njson\nyaml\nname\n:4\n');
+});
+
 /** The items of a List that are this file's nodes. */
 const ours = (list: { items: { metadata: { name: string } }[] }) => list.items.filter((n) => OURS.has(n.metadata.name));
 

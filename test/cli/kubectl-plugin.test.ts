@@ -19,7 +19,7 @@ import {
   dropUnusedGlobals,
   formatFor,
   formatsOf,
-  isKubectlPlugin,
+  kubectlRole,
   needsCurrentContext,
   PluginError,
   requestTimeoutSeconds,
@@ -27,6 +27,7 @@ import {
   takeRequestTimeout,
 } from '../../src/cli/kubectl-plugin-args';
 import { asPluginText } from '../../src/cli/kubectl-plugin';
+import { complete, completionText } from '../../src/cli/kubectl-plugin-complete';
 import { nodeVersionProblem } from '../../src/cli/node-version';
 import {
   alignColumns,
@@ -42,11 +43,41 @@ import {
 
 const PLUGIN = resolve(__dirname, '..', '..', '..', 'dist', 'kubectl-windows.js');
 
-test('the plugin is recognised by its executable name, whatever the extension', () => {
-  for (const name of ['/usr/local/bin/kubectl-windows', '/x/dist/kubectl-windows.js', 'C:\\k\\kubectl-windows.exe'])
-    assert.ok(isKubectlPlugin(name.replaceAll('\\', '/')), name);
-  for (const name of ['/usr/bin/kube-windows', '/x/dist/cli.js', '/x/kubectl-windows-nodes', undefined])
-    assert.ok(!isKubectlPlugin(name), String(name));
+test('the plugin and its completion are recognised by their executable names, whatever the extension', () => {
+  for (const name of ['/usr/local/bin/kubectl-windows', '/x/dist/kubectl-windows.js', '/k/kubectl-windows.exe'])
+    assert.equal(kubectlRole(name), 'plugin', name);
+  for (const name of ['/usr/local/bin/kubectl_complete-windows', '/x/lib/kubectl_complete-windows.js'])
+    assert.equal(kubectlRole(name), 'completion', name);
+  for (const name of ['/usr/bin/kube-windows', '/x/dist/cli.js', '/x/kubectl-windows-nodes', '/x/toString', undefined])
+    assert.equal(kubectlRole(name), undefined, String(name));
+});
+
+test('completion: commands, actions, options with their help, choices and contexts from the declarations', () => {
+  const contexts = () => ['prod', 'staging'];
+  const c = (...words: string[]) => complete(words, contexts);
+  assert.deepEqual(c('n'), { items: ['nodes'], directive: 4 });
+  assert.deepEqual(c('m').items, ['mirrors', 'machineset']);
+  assert.deepEqual(c('mirrors', '').items, ['render', 'diff', 'apply']);
+  assert.deepEqual(c('nodes', 'dr').items, [
+    'drain\tcordon, then evict its pods as reboot does (Eviction API, PodDisruptionBudgets honoured, DaemonSet and',
+  ]);
+  assert.deepEqual(c('nodes', '--context', '').items, ['prod', 'staging']);
+  assert.deepEqual(c('nodes', '--context', 'st').items, ['staging']);
+  assert.deepEqual(c('nodes', '-o', '').items, ['wide', 'json', 'yaml', 'name']);
+  assert.deepEqual(c('check', '-o', '').items, ['text', 'json', 'sarif', 'yaml']);
+  assert.deepEqual(c('check', '--format', 'j').items, ['json']);
+  assert.ok(c('check', '--fail').items.every((i) => i.startsWith('--fail-on\t')));
+  assert.ok(
+    c('nodes', 'list', '--').items.includes(
+      '--output\twide: more columns; name: node/NAME lines; json, yaml: a v1 List',
+    ),
+  );
+  // Files where a command reads them, nothing where a name is wanted.
+  assert.equal(c('check', '').directive, 0);
+  assert.equal(c('check', '--snapshot', '').directive, 0);
+  assert.deepEqual(c('nodes', 'cordon', ''), { items: [], directive: 4 });
+  assert.ok(!c('nodes', 'reboot', '--').items.some((i) => /\{\w+\}/.test(i)), 'no unfilled {fact}');
+  assert.equal(completionText({ items: ['a\tb'], directive: 4 }), 'a\tb\n:4\n');
 });
 
 test("an old Node is refused in words, against package.json's engines", () => {
