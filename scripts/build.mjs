@@ -57,6 +57,13 @@ const shipped = await Promise.all([
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
   }),
+  // `kubectl-windows`, the kubectl plugin: the same launcher under kubectl's plugin name.
+  build({
+    ...common,
+    entryPoints: ['src/cli/kubectl-launcher.ts'],
+    outfile: 'dist/kubectl-windows.js',
+    banner: { js: '#!/usr/bin/env node' },
+  }),
 ]);
 rmSync('dist/cli-main.cache', { force: true });
 // The code cache is made from the production bundle only: a development build runs without one.

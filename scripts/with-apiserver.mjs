@@ -1,5 +1,5 @@
 // Runs a command (the test runner) with one real Kubernetes API server for its whole duration:
-// builds the test/apiserver harness for every release it knows (and KWOK and Helm) or
+// builds the test/apiserver harness for every release it knows (and KWOK, Helm, kubectl and krew) or
 // reuses the cached binaries, starts one kube-apiserver of the default release with embedded etcd on
 // loopback, installs the OpenShift CRDs, hands its kubeconfig to the command in
 // KW_APISERVER_KUBECONFIG, and stops it when the command ends, fails, or is interrupted. The suites
@@ -19,6 +19,8 @@ import { defaultRelease, ensureApiServer, releases, startApiServer } from './api
 import { installCrds } from './apiserver-crds.mjs';
 import { ensureKwok } from './kwok.mjs';
 import { ensureHelm } from './helm.mjs';
+import { ensureKubectl } from './kubectl.mjs';
+import { ensureKrewTools } from './krew.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -56,6 +58,14 @@ try {
   await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
   // So is Helm, the chart path's oracle (test/cli/helm-parity.test.ts builds it itself when run alone).
   await ensureHelm({ log }).catch((e) => log(`helm is not available; the Helm parity suite will fail: ${e.message}`));
+  // And kubectl, the kubectl plugin's host (test/cli/kubectl-plugin-kubectl.test.ts builds it itself when run alone).
+  await ensureKubectl({ log }).catch((e) =>
+    log(`kubectl is not available; the kubectl plugin suite will fail: ${e.message}`),
+  );
+  // And krew's validator and krew itself (test/cli/kubectl-plugin-krew.test.ts).
+  await ensureKrewTools({ log }).catch((e) =>
+    log(`krew is not available; the krew plugin suite will fail: ${e.message}`),
+  );
   // The other releases too, one after the other (each build uses both cores), before any test runs.
   for (const release of releases().filter((r) => r !== defaultRelease())) {
     if (interrupted) break;

@@ -266,6 +266,7 @@ const SCHEDULING = ['cordon', 'uncordon', 'drain'] as const;
 export const NODES_COMMAND = command({
   name: 'nodes',
   usage: [
+    'nodes [list] --context C [--kubeconfig F] [-o wide|json|yaml|name]',
     'nodes reboot NODE --context C [ssh options] [--delete-emptydir-data] [--disable-eviction] [--timeout MIN] [--dry-run]',
     'nodes logs NODE --context C --path kubelet/kubelet.log',
     'nodes logs NODE --context C --query kubelet [--tail N] [--since 1h] [--pattern RE]',
@@ -277,7 +278,9 @@ export const NODES_COMMAND = command({
     'nodes taints NODE --context C [--set "key=value:Effect,..." [--yes]]',
   ],
   operand: 'node name',
+  noOperand: ['list'],
   actions: {
+    list: "the Windows nodes (kubernetes.io/os=windows): kubectl's columns with the Windows release;\n-o json|yaml prints them as a v1 List, as kubectl does (the default action)",
     reboot:
       'cordon, drain (Eviction API, PodDisruptionBudgets honoured, DaemonSet pods left), Restart-Computer,\nwait for NotReady, on AWS re-add the 169.254.169.254 route, wait for Ready, uncordon, verify.\nRun it again to resume after a failure or Ctrl-C.',
     logs: "without SSH, through the API server's node proxy to the kubelet (GET /api/v1/nodes/NODE/proxy/logs/...)\nwith --path or --query; the whole log folder with --out",
@@ -375,6 +378,13 @@ export const NODES_COMMAND = command({
       value: 'MB',
       help: 'download at most MB megabytes of log files (default {maxSize})',
       actions: ['logs'],
+    },
+    output: {
+      type: 'string',
+      short: 'o',
+      value: 'wide|json|yaml|name',
+      help: 'wide: more columns; name: node/NAME lines; json, yaml: a v1 List',
+      actions: ['list'],
     },
     restart: { type: 'string', value: 'NAME', help: 'restart one of them (asks first)', actions: ['services'] },
     set: {

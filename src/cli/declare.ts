@@ -40,6 +40,8 @@ export interface CommandDecl<O extends OptionDecls = OptionDecls, A extends stri
   readonly actions?: Readonly<Record<A, string>>;
   /** What every action takes after its name ("node name"): a missing one is a usage error. */
   readonly operand?: string;
+  /** Actions that take no operand (a list); the first is the action when none is given. */
+  readonly noOperand?: readonly NoInfer<A>[];
   readonly options: O;
   /** Text between the options and the exit codes. */
   readonly notes?: string;
@@ -85,13 +87,16 @@ export function actionOf<A extends string>(
   positionals: readonly string[],
   values: Readonly<Record<string, unknown>>,
 ): { action: A; operand: string } {
-  const [action, operand, ...extra] = positionals;
+  const [action = decl.noOperand?.[0], ...rest] = positionals;
+  // An action without an operand takes no more positionals: the first is unexpected.
+  const [operand, ...extra] = action && decl.noOperand?.includes(action as A) ? ['', ...rest] : rest;
   const names = Object.keys(decl.actions ?? {}) as A[];
   if (!action || !(names as string[]).includes(action))
     throw new UsageError(
       `${decl.name} takes ${orList(names)}${action ? `, not "${action}"` : ''}; try "kube-windows ${decl.name} --help"`,
     );
-  if (decl.operand && !operand) throw new UsageError(`${decl.name} ${action} needs the ${decl.operand}`);
+  if (decl.operand && !operand && !decl.noOperand?.includes(action as A))
+    throw new UsageError(`${decl.name} ${action} needs the ${decl.operand}`);
   if (extra.length > 0) throw new UsageError(`unexpected argument "${extra[0]}"`);
   refuseOptionsOf(decl, action, values);
   return { action: action as A, operand: operand ?? '' };

@@ -11,6 +11,7 @@ import { optionsHelp } from './declare';
 import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
 import { enableCheckWorkers, serveCheckWorker } from './check-workers';
 import { LAUNCHER } from './bundle-loader';
+import { kubectlRole } from './kubectl-plugin-args';
 import { join as joinPath } from 'node:path';
 
 // The commands that reach clusters or hosts are loaded when run: their modules (the Kubernetes
@@ -97,8 +98,13 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
 // A worker thread of `check` runs this same bundle (see check-workers.ts): it serves checks, nothing else.
 if (!serveCheckWorker()) {
   enableCheckWorkers(joinPath(__dirname, LAUNCHER));
+  // Started as kubectl-windows (kubectl's plugin naming): the same commands, with kubectl's conventions;
+  // as kubectl_complete-windows: their shell completion.
+  const args = process.argv.slice(2);
+  const role = kubectlRole(process.argv[1]);
+  const run = role ? import('./kubectl-plugin').then((m) => m.runAsKubectlPlugin(args, main, role)) : main(args);
   // Set the exit code rather than exit: large JSON output must not be cut off when piped.
-  void Promise.resolve(main(process.argv.slice(2))).then((code) => {
+  void Promise.resolve(run).then((code) => {
     process.exitCode = code;
   });
 }

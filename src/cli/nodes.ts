@@ -1,6 +1,6 @@
 // `kube-windows nodes reboot|logs|services|cordon|uncordon|drain NODE`: the node operations of the
-// bootstrap engine from a terminal. Logs go through the API first (the kubelet's log folder and log
-// query behind the node proxy: no SSH); reboot and services, and logs when the node does not serve
+// bootstrap engine from a terminal (and `nodes [list]`, the Windows nodes: ./nodes-list.ts). Logs go through
+// the API first (the kubelet's log folder and log query behind the node proxy: no SSH); reboot and services, and logs when the node does not serve
 // them, go over SSH to the node's InternalIP (or ExternalIP) with the SSH options and host-key rules
 // every command shares (./kit). cordon, uncordon and drain are the reboot plan's own steps; events and
 // taints go through the API. The options and help are declared in ./commands.
@@ -44,6 +44,7 @@ import { describeNodeEvents } from '../core/live/describe';
 import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 import { counted } from '../core/plural';
+import { listNodes } from './nodes-list';
 
 /** The defaults the help names, owned by the engine's modules. */
 const HELP_FACTS = {
@@ -59,6 +60,7 @@ export async function runNodes(args: string[]): Promise<number> {
     return EXIT.OK;
   }
   const { action, operand: nodeName } = actionOf(NODES_COMMAND, positionals, values);
+  if (action === 'list') return listNodes(values);
   if (action === 'events' || action === 'taints') return nodeDetails(action, nodeName, values);
   const timeoutMin = positiveNumber('timeout', values.timeout);
   const evictionRetry = positiveNumber('eviction-retry', values['eviction-retry'], true);

@@ -78,6 +78,7 @@ test('the packed CLI installs globally without dev dependencies and checks the e
     ...cache,
     'dist/cli-main.js',
     'dist/cli.js',
+    'dist/kubectl-windows.js',
     'docs',
     'docs/rules.md',
     'package.json',

@@ -61,7 +61,7 @@ test('an action given an option it does not take is a usage error that names the
   assert.equal(refused(['cordon', 'win-a', '--key', 'k', '--address', '10.0.0.5']), '');
   assert.equal(
     refused(['frobnicate', 'win-a']),
-    'nodes takes reboot, logs, services, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"',
+    'nodes takes list, reboot, logs, services, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"',
   );
   assert.equal(refused(['taints']), 'nodes taints needs the node name');
   assert.equal(refused(['taints', 'a', 'b']), 'unexpected argument "b"');

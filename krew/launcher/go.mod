@@ -1,0 +1,3 @@
+module kube-windows.dev/krew/launcher
+
+go 1.22
