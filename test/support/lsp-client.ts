@@ -102,7 +102,9 @@ export class TestClient {
       processId: process.pid,
       rootUri: null,
       capabilities,
-      initializationOptions: this.options.initializationOptions ?? { debounceMs: 0 },
+      // Given as undefined: none sent, as many clients do.
+      initializationOptions:
+        'initializationOptions' in this.options ? this.options.initializationOptions : { debounceMs: 0 },
     });
     await this.conn.sendNotification(InitializedNotification.type, {});
   }
