@@ -64,6 +64,7 @@ export function startServer(connection: Connection): void {
   const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
   let pull = false;
   let configurationPull = false;
+  let configurationRegistration = false;
   /** What the client sent at start: the settings a later answer or push does not name keep these values. */
   let initializationOptions: unknown;
 
@@ -87,6 +88,8 @@ export function startServer(connection: Connection): void {
     analyzer.configure(settings);
     pull = Boolean(params.capabilities.textDocument?.diagnostic);
     configurationPull = Boolean(params.capabilities.workspace?.configuration);
+    // A registration the client did not offer to take is an error in some (eglot warns on every start).
+    configurationRegistration = Boolean(params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -100,12 +103,11 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(async () => {
-    if (configurationPull) {
+    if (configurationPull && configurationRegistration)
       await connection.client
         .register(DidChangeConfigurationNotification.type, { section: 'kubeWindows' })
         .catch(() => undefined);
-      await reloadSettings();
-    }
+    if (configurationPull) await reloadSettings();
   });
 
   async function reloadSettings(pushed?: unknown): Promise<void> {
