@@ -70,3 +70,27 @@ test('workspace/configuration wins over initializationOptions for the keys it na
     'WIN002',
   ]);
 });
+
+test('the server registers for configuration changes only with a client that offers dynamic registration', async () => {
+  const registered = async (dynamicRegistration: boolean) => {
+    let asked = 0;
+    const methods: string[] = [];
+    const c = new TestClient({
+      configuration: () => (asked++, null),
+      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration } } },
+    });
+    clients.push(c);
+    c.conn.onRequest('client/registerCapability', (params: { registrations: { method: string }[] }) => {
+      methods.push(...params.registrations.map((r) => r.method));
+      return null;
+    });
+    await c.initialize();
+    // The registration, when there is one, comes before the configuration is pulled.
+    for (let i = 0; asked === 0 && i < 500; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.equal(asked, 1);
+    return methods;
+  };
+  assert.deepEqual(await registered(true), ['workspace/didChangeConfiguration']);
+  // eglot: workspace/configuration yes, dynamic registration no (it warned on every start).
+  assert.deepEqual(await registered(false), []);
+});

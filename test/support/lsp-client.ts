@@ -91,11 +91,12 @@ export class TestClient {
   async initialize(): Promise<void> {
     const capabilities: ClientCapabilities = {
       ...(this.options.capabilities ?? {}),
+      // What the options say about the workspace wins over what a configuration answer implies.
       workspace: {
-        ...(this.options.capabilities?.workspace ?? {}),
         ...(this.options.configuration
           ? { configuration: true, didChangeConfiguration: { dynamicRegistration: true } }
           : {}),
+        ...(this.options.capabilities?.workspace ?? {}),
       },
     };
     await this.conn.sendRequest(InitializeRequest.type, {
