@@ -48,7 +48,14 @@ const shipped = await Promise.all([
     plugins: [engineExternal],
   }),
   build({ ...common, metafile: true, entryPoints: ['src/extension/engine-bundle.ts'], outfile: 'dist/engine.js' }),
-  build({ ...common, metafile: true, entryPoints: ['src/server/server.ts'], outfile: 'dist/server.js' }),
+  // Also the package's kube-windows-language-server command, hence the shebang.
+  build({
+    ...common,
+    metafile: true,
+    entryPoints: ['src/server/server.ts'],
+    outfile: 'dist/server.js',
+    banner: { js: `#!/usr/bin/env node\n${common.banner.js}` },
+  }),
   build({ ...common, metafile: true, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli-main.js' }),
   // `kube-windows` itself: a small launcher that loads dist/cli-main.js with its code cache.
   build({

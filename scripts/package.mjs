@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { zipEntries } from './zip-entries.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
@@ -17,33 +18,14 @@ const ALLOWED = [
   /^extension\/dist\/cli-main\.cache$/,
   /^extension\/media\//,
   /^extension\/syntaxes\//,
+  // The README's screenshots, so that its images resolve inside the package too.
+  /^extension\/docs\/screenshots\/[\w-]+\.png$/,
   /^extension\/(readme|changelog)\.md$/i,
   /^extension\/LICENSE(\.txt)?$/i,
   /^extension\/package\.json$/,
   /^extension\.vsixmanifest$/,
   /^\[Content_Types\]\.xml$/,
 ];
-
-/** Names and sizes from a zip's central directory (no unzip binary needed). */
-export function zipEntries(file) {
-  const buf = readFileSync(file);
-  let eocd = buf.length - 22;
-  while (eocd >= 0 && buf.readUInt32LE(eocd) !== 0x06054b50) eocd--;
-  if (eocd < 0) throw new Error(`${file} is not a zip file`);
-  const count = buf.readUInt16LE(eocd + 10);
-  let p = buf.readUInt32LE(eocd + 16);
-  const entries = [];
-  for (let i = 0; i < count; i++) {
-    const compressed = buf.readUInt32LE(p + 20);
-    const size = buf.readUInt32LE(p + 24);
-    const nameLen = buf.readUInt16LE(p + 28);
-    const extra = buf.readUInt16LE(p + 30);
-    const comment = buf.readUInt16LE(p + 32);
-    entries.push({ name: buf.toString('utf8', p + 46, p + 46 + nameLen), size, compressed });
-    p += 46 + nameLen + extra + comment;
-  }
-  return entries;
-}
 
 mkdirSync(dirname(out), { recursive: true });
 const vsce = join(root, 'node_modules', '@vscode', 'vsce', 'vsce');

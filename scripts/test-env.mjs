@@ -1,9 +1,31 @@
-// Prepares what the test suite needs from the machine: a real OpenSSH sshd for the SSH transport
-// tests. Idempotent and quick when everything is already there; prints one line saying what it did.
+// Prepares what the test suite needs from the machine, with apt: a real OpenSSH sshd for the SSH
+// transport tests, and the editors whose LSP clients test the installed language server
+// (test/editors/: Neovim, Emacs with eglot and yaml-mode, Vim with ALE). Idempotent and quick when
+// everything is already there (no apt-get update then); prints one line saying what it did.
 import { existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 
-const SSHD = '/usr/sbin/sshd';
+/** What the tests need: files that show it is installed, and the Debian packages that install it. */
+const NEEDS = [
+  { what: 'sshd', files: ['/usr/sbin/sshd'], packages: ['openssh-server', 'openssh-client'], tests: 'SSH transport' },
+  { what: 'Neovim', files: ['/usr/bin/nvim'], packages: ['neovim'], tests: 'Neovim' },
+  {
+    what: 'Emacs with eglot',
+    files: [
+      '/usr/bin/emacs',
+      '/usr/share/emacs/site-lisp/elpa-src/eglot-1.9',
+      '/usr/share/emacs/site-lisp/elpa-src/yaml-mode-0.0.15',
+    ],
+    packages: ['emacs-nox', 'elpa-eglot', 'elpa-yaml-mode'],
+    tests: 'Emacs',
+  },
+  {
+    what: 'Vim with ALE',
+    files: ['/usr/bin/vim', '/usr/share/vim-ale/plugin/ale.vim'],
+    packages: ['vim', 'vim-ale'],
+    tests: 'Vim',
+  },
+];
 
 function run(cmd, args) {
   const r = spawnSync(cmd, args, {
@@ -25,32 +47,36 @@ function aptListsPresent() {
   }
 }
 
-if (existsSync(SSHD)) {
-  console.log(`test-env: ${SSHD} present, nothing to do`);
+const missing = NEEDS.filter((n) => !n.files.every(existsSync));
+const packages = [...new Set(missing.flatMap((n) => n.packages))];
+const skipped = missing.map((n) => n.tests).join(', ');
+if (missing.length === 0) {
+  console.log(`test-env: ${NEEDS.map((n) => n.what).join(', ')} present, nothing to do`);
 } else if (typeof process.getuid !== 'function' || process.getuid() !== 0) {
-  console.log(`test-env: ${SSHD} missing and not root: the SSH transport tests will be skipped`);
+  console.log(`test-env: ${packages.join(' ')} missing and not root: the ${skipped} tests will be skipped`);
 } else if (!existsSync('/usr/bin/apt-get')) {
-  console.log(`test-env: ${SSHD} missing and no apt-get: the SSH transport tests will fail`);
+  console.log(`test-env: ${packages.join(' ')} missing and no apt-get: the ${skipped} tests will fail or be skipped`);
 } else {
   let updated = false;
+  const install = () => run('apt-get', ['install', '-y', '--no-install-recommends', ...packages]);
   try {
     if (!aptListsPresent()) {
       run('apt-get', ['update']);
       updated = true;
     }
     try {
-      run('apt-get', ['install', '-y', '--no-install-recommends', 'openssh-server', 'openssh-client']);
+      install();
     } catch (e) {
       if (updated) throw e;
       // Stale package lists: refresh once and try again.
       run('apt-get', ['update']);
       updated = true;
-      run('apt-get', ['install', '-y', '--no-install-recommends', 'openssh-server', 'openssh-client']);
+      install();
     }
-    console.log(`test-env: installed openssh-server and openssh-client${updated ? ' (after apt-get update)' : ''}`);
+    console.log(`test-env: installed ${packages.join(' ')}${updated ? ' (after apt-get update)' : ''}`);
   } catch (e) {
     console.log(
-      `test-env: could not install openssh-server (the SSH transport tests will fail): ${e instanceof Error ? e.message : String(e)}`,
+      `test-env: could not install ${packages.join(' ')} (the ${skipped} tests will fail or be skipped): ${e instanceof Error ? e.message : String(e)}`,
     );
   }
 }

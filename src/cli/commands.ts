@@ -4,6 +4,7 @@
 // equal to them. Defaults owned by the engine's modules appear as `{fact}` and are filled by the
 // command's module, so that this file loads nothing heavy (main.ts reads it for the top-level help).
 
+import { LANGUAGE_SERVER_OPTIONS } from '../shared/language-server-command';
 import { command, forActions, usageLines } from './declare';
 import {
   CLUSTER_OPTIONS,
@@ -610,6 +611,15 @@ Refused when WMCO is not installed or secret cloud-private-key is missing.`,
   },
 });
 
+export const LSP_COMMAND = command({
+  name: 'lsp',
+  usage: ['lsp --stdio | --socket=PORT | --pipe=NAME'],
+  intro: `Runs the language server for editors other than VS Code (Neovim, Emacs, Vim, Helix, Zed: see
+docs/editors/); the same as the kube-windows-language-server command. Settings come from the editor
+(the kubeWindows section, in initializationOptions or workspace/configuration); none is needed.`,
+  options: { ...HELP_OPTION, ...LANGUAGE_SERVER_OPTIONS },
+});
+
 /** Every command, in the order of the top-level help and the README. */
 export const COMMANDS = [
   CHECK_COMMAND,
@@ -623,6 +633,7 @@ export const COMMANDS = [
   MIRRORS_RENDER_COMMAND,
   MIRRORS_DIFF_COMMAND,
   MIRRORS_APPLY_COMMAND,
+  LSP_COMMAND,
   MACHINESET_COMMAND,
 ] as const;
 

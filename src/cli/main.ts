@@ -2,8 +2,8 @@
 // exit codes, questions, progress) is in ./kit, cluster and SSH access in ./kit-remote; every command's
 // options, usage and help are declared once in ./commands (made into parsers and help by ./declare); each
 // runs in its module: check.ts (check, snapshot, rules), join.ts (join, remove), nodes.ts, shell.ts, pods.ts,
-// mirrors.ts (render), mirrors-apply.ts (diff, apply) and machineset.ts (create, follow, scale,
-// delete-machine).
+// mirrors.ts (render), mirrors-apply.ts (diff, apply), machineset.ts (create, follow, scale,
+// delete-machine) and lsp.ts (the language server).
 import { version } from '../../package.json';
 import { HELP_FACTS, runCheck, runRules, runSnapshot } from './check';
 import { allUsage, CHECK_COMMAND } from './commands';
@@ -12,6 +12,7 @@ import { EXIT, EXIT_CODES_HELP, failure, UsageError } from './kit';
 import { enableCheckWorkers, serveCheckWorker } from './check-workers';
 import { LAUNCHER } from './bundle-loader';
 import { kubectlRole } from './kubectl-plugin-args';
+import { runLsp } from './lsp';
 import { join as joinPath } from 'node:path';
 
 // The commands that reach clusters or hosts are loaded when run: their modules (the Kubernetes
@@ -68,6 +69,8 @@ export function main(argv: string[]): number | Promise<number> {
         return import('./mirrors').then((m) => m.runMirrors(rest)).catch(failure);
       case 'machineset':
         return import('./machineset').then((m) => m.runMachineSet(rest)).catch(failure);
+      case 'lsp':
+        return runLsp(rest);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);

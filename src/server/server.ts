@@ -30,6 +30,8 @@ import {
   type StatusParams,
 } from '../shared/protocol';
 import { readClientSettings } from './settings';
+import { asRangeChange } from './whole-text';
+import { languageServerInvocation } from '../shared/language-server-command';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
 const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
@@ -42,11 +44,14 @@ export function startServer(connection: Connection): void {
     create: TextDocument.create,
     update: (doc, contentChanges, version) => {
       let current = doc;
-      for (const c of contentChanges) {
+      for (const change of contentChanges) {
+        // A whole-text change becomes the range edit it amounts to (whole-text.ts).
+        const c = 'range' in change ? change : asRangeChange(current, change.text);
         const length = current.getText().length;
-        const [start, end] =
-          'range' in c ? [current.offsetAt(c.range.start), current.offsetAt(c.range.end)] : [0, length];
-        changes.set(doc.uri, widenWindow(changes.get(doc.uri), length, start, end));
+        changes.set(
+          doc.uri,
+          widenWindow(changes.get(doc.uri), length, current.offsetAt(c.range.start), current.offsetAt(c.range.end)),
+        );
         current = TextDocument.update(current, [c], version);
       }
       return current;
@@ -59,6 +64,9 @@ export function startServer(connection: Connection): void {
   const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
   let pull = false;
   let configurationPull = false;
+  let configurationRegistration = false;
+  /** What the client sent at start: the settings a later answer or push does not name keep these values. */
+  let initializationOptions: unknown;
 
   const log = (message: string) => connection.console.log(message);
   const guard =
@@ -74,11 +82,14 @@ export function startServer(connection: Connection): void {
     };
 
   connection.onInitialize((params): InitializeResult => {
-    settings = readClientSettings(params.initializationOptions);
+    initializationOptions = params.initializationOptions;
+    settings = readClientSettings(initializationOptions);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
     pull = Boolean(params.capabilities.textDocument?.diagnostic);
     configurationPull = Boolean(params.capabilities.workspace?.configuration);
+    // A registration the client did not offer to take is an error in some (eglot warns on every start).
+    configurationRegistration = Boolean(params.capabilities.workspace?.didChangeConfiguration?.dynamicRegistration);
     return {
       capabilities: {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental, save: { includeText: false } },
@@ -92,24 +103,24 @@ export function startServer(connection: Connection): void {
   });
 
   connection.onInitialized(async () => {
-    if (configurationPull) {
+    if (configurationPull && configurationRegistration)
       await connection.client
         .register(DidChangeConfigurationNotification.type, { section: 'kubeWindows' })
         .catch(() => undefined);
-      await reloadSettings();
-    }
+    if (configurationPull) await reloadSettings();
   });
 
   async function reloadSettings(pushed?: unknown): Promise<void> {
     let raw = pushed;
     if (configurationPull) {
       try {
-        raw = await connection.workspace.getConfiguration(SECTION);
+        // null (a client that has no such section) keeps what was pushed, if anything.
+        raw = ((await connection.workspace.getConfiguration(SECTION)) as unknown) ?? pushed;
       } catch {
         raw = pushed;
       }
     }
-    settings = readClientSettings(raw ?? settings);
+    settings = readClientSettings(raw, initializationOptions);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
     results.clear();
@@ -291,8 +302,22 @@ export function startServer(connection: Connection): void {
   connection.listen();
 }
 
-// Bundled as dist/server.js: started with --stdio, --node-ipc or --socket=N (vscode-languageserver reads argv).
-if (require.main === module) {
+/**
+ * The server as a command: `kube-windows-language-server ARGS` (dist/server.js, the package's bin) or
+ * `kube-windows lsp ARGS` (the CLI loads this bundle). Serves over the transport the arguments name
+ * (vscode-languageserver reads it from process.argv), or prints the help, the version or a usage
+ * error and sets the exit code.
+ */
+export function runLanguageServer(args: readonly string[], name?: string): void {
+  const invocation = languageServerInvocation(args, name);
+  if (!invocation.serve) {
+    if (invocation.stdout) process.stdout.write(invocation.stdout);
+    if (invocation.stderr) process.stderr.write(invocation.stderr);
+    process.exitCode = invocation.code;
+    return;
+  }
   process.on('uncaughtException', (err) => process.stderr.write(`kube-windows server: ${err.message}\n`));
   startServer(createConnection(ProposedFeatures.all));
 }
+
+if (require.main === module) runLanguageServer(process.argv.slice(2));

@@ -5,11 +5,16 @@
 import { lspSettings, SECTION, type KubeWindowsSettings } from '../shared/protocol';
 import { settingValue, type SettingKey } from '../shared/settings';
 
-/** The settings from what a client sent; a value the schema refuses, or a missing one, is the default. */
-export function readClientSettings(raw: unknown): KubeWindowsSettings {
-  const settings = lspSettings(<K extends SettingKey>(key: K) =>
-    settingValue(key, valueAt(raw, key.slice(SECTION.length + 1).split('.'))),
-  );
+/**
+ * The settings from what a client sent; a value the schema refuses is the default. A value `raw` does
+ * not hold is taken from `base` (what the client sent before: initializationOptions), else the default:
+ * clients answer workspace/configuration with null, {} or only what their user wrote.
+ */
+export function readClientSettings(raw: unknown, base?: unknown): KubeWindowsSettings {
+  const settings = lspSettings(<K extends SettingKey>(key: K) => {
+    const path = key.slice(SECTION.length + 1).split('.');
+    return settingValue(key, valueAt(raw, path) ?? valueAt(base, path));
+  });
   // Rule ids are matched in upper case whatever the client wrote: the schema's id pattern is advice to
   // editors, not a filter.
   const rules = Object.fromEntries(Object.entries(settings.rules).map(([id, level]) => [id.toUpperCase(), level]));

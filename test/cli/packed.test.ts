@@ -79,12 +79,39 @@ test('the packed CLI installs globally without dev dependencies and checks the e
     'dist/cli-main.js',
     'dist/cli.js',
     'dist/kubectl-windows.js',
+    'dist/server.js',
     'docs',
+    'docs/editors',
+    ...readdirSync(join(ROOT, 'docs', 'editors'))
+      .map((f) => `docs/editors/${f}`)
+      .sort(),
     'docs/rules.md',
     'package.json',
     'scripts',
     'scripts/action-check.mjs',
   ]);
+});
+
+test('the packed package provides the language server: kube-windows-language-server and kube-windows lsp, with --version and --help', () => {
+  const server = join(dir, 'prefix', 'bin', 'kube-windows-language-server');
+  assert.ok(existsSync(server), 'the bin link exists');
+  const version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  for (const [command, args] of [
+    [server, []],
+    [bin, ['lsp']],
+  ] as const) {
+    const v = spawnSync(command, [...args, '--version'], { encoding: 'utf8' });
+    assert.equal(v.status, 0, v.stderr);
+    assert.equal(v.stdout, `${version}\n`);
+    const h = spawnSync(command, [...args, '--help'], { encoding: 'utf8' });
+    assert.equal(h.status, 0, h.stderr);
+    assert.match(h.stdout, /--stdio/);
+    assert.match(h.stdout, /docs\/editors/);
+    // No transport: one line saying what to give, exit code 2, and no server left waiting.
+    const none = spawnSync(command, [...args], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(none.status, 2);
+    assert.match(none.stderr, /^[^\n]*--stdio[^\n]*\n$/);
+  }
 });
 
 test("the action's script writes SARIF for code scanning and fails only when asked (fail-on) or when a path cannot be read", () => {

@@ -91,18 +91,21 @@ export class TestClient {
   async initialize(): Promise<void> {
     const capabilities: ClientCapabilities = {
       ...(this.options.capabilities ?? {}),
+      // What the options say about the workspace wins over what a configuration answer implies.
       workspace: {
-        ...(this.options.capabilities?.workspace ?? {}),
         ...(this.options.configuration
           ? { configuration: true, didChangeConfiguration: { dynamicRegistration: true } }
           : {}),
+        ...(this.options.capabilities?.workspace ?? {}),
       },
     };
     await this.conn.sendRequest(InitializeRequest.type, {
       processId: process.pid,
       rootUri: null,
       capabilities,
-      initializationOptions: this.options.initializationOptions ?? { debounceMs: 0 },
+      // Given as undefined: none sent, as many clients do.
+      initializationOptions:
+        'initializationOptions' in this.options ? this.options.initializationOptions : { debounceMs: 0 },
     });
     await this.conn.sendNotification(InitializedNotification.type, {});
   }
