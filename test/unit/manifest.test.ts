@@ -186,7 +186,7 @@ test('kubeWindows.rules maps every registered rule id to a severity, and nothing
   const rules = settings['kubeWindows.rules'];
   assert.equal(rules.type, 'object');
   assert.deepEqual(rules.additionalProperties?.enum, ['error', 'warning', 'info', 'off']);
-  assert.equal(rules.propertyNames?.pattern, '^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML)\\d{3}$');
+  assert.equal(rules.propertyNames?.pattern, '^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML|API)\\d{3}$');
   const pattern = new RegExp(rules.propertyNames?.pattern ?? '');
   for (const r of RULES) assert.match(r.id, pattern);
   for (const bad of ['win001', 'WIN1', 'FOO001', 'WIN0010', ' WIN001']) assert.doesNotMatch(bad, pattern);
