@@ -15,9 +15,11 @@
 //   import { ensureValidator } from './validator.mjs';
 //   const { path, compressed, kubernetesVersion } = await ensureValidator({ release: '1.37' });
 //
-// Run directly: `node scripts/validator.mjs [--release 1.N | --all] [--copy-to DIR]` builds (or
-// finds) them, prints each module's path, and with --copy-to puts the compressed files a user
-// installs (kube-windows-validator-v1.N.P.wasm.br) in DIR.
+// Run directly: `node scripts/validator.mjs [--release 1.N | --all] [--copy-to DIR] [--measure]` builds
+// (or finds) them, prints each module's path, with --copy-to puts the compressed files a user
+// installs (kube-windows-validator-v1.N.P.wasm.br) in DIR, and with --measure prints the figures
+// docs/exact-api.md gives: sizes (raw, gzip, brotli), compile, initialisation and first-call time,
+// time per document over the workloads of test/fixtures/corpus and examples/, and the memory held.
 //
 // Environment: KW_VALIDATOR_CACHE overrides the cache directory (default
 // ${XDG_CACHE_HOME:-~/.cache}/kube-windows/validator); GO names the go command (default `go`).
@@ -173,6 +175,87 @@ async function build(path, compressed, version, harness, log) {
   return seconds;
 }
 
+/** The figures of one module (see --measure); a reactor instance like the CLI's (src/shared/validator-runner.ts). */
+async function measure(v) {
+  const { gzipSync } = await import('node:zlib');
+  const { performance } = await import('node:perf_hooks');
+  process.removeAllListeners('warning'); // node:wasi's experimental notice
+  const { WASI } = await import('node:wasi');
+  const bytes = readFileSync(v.path);
+  const rss0 = process.memoryUsage().rss;
+  const t0 = performance.now();
+  const module = await WebAssembly.compile(bytes);
+  const t1 = performance.now();
+  const wasi = new WASI({ version: 'preview1', args: ['validator'], env: {}, returnOnExit: true });
+  const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+  wasi.initialize(instance);
+  const t2 = performance.now();
+  const x = instance.exports;
+  const validate = (text) => {
+    const req = Buffer.from(JSON.stringify({ text }));
+    const at = x.kw_alloc(req.length);
+    new Uint8Array(x.memory.buffer, at, req.length).set(req);
+    const n = x.kw_validate(req.length);
+    return JSON.parse(Buffer.from(x.memory.buffer, x.kw_result_ptr(), n).toString('utf8'));
+  };
+  const docs = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.ya?ml$/.test(name))
+        for (const d of readFileSync(p, 'utf8').split(/^---\s*$/m))
+          if (
+            /^kind:\s*(Pod|Deployment|StatefulSet|DaemonSet|ReplicaSet|Job|CronJob|ReplicationController|PodTemplate)\s*$/m.test(
+              d,
+            )
+          )
+            docs.push(d);
+    }
+  };
+  walk(join(root, 'test', 'fixtures', 'corpus'));
+  walk(join(root, 'examples'));
+  const first = performance.now();
+  validate(docs[0]);
+  const t3 = performance.now();
+  const times = [];
+  const verdicts = {};
+  for (let round = 0; round < 3; round++)
+    for (const d of docs) {
+      const s = performance.now();
+      const a = validate(d);
+      times.push(performance.now() - s);
+      if (round === 0) verdicts[a.verdict] = (verdicts[a.verdict] ?? 0) + 1;
+    }
+  times.sort((a, b) => a - b);
+  const q = (p) => times[Math.min(times.length - 1, Math.floor(times.length * p))].toFixed(1);
+  const mb = (n) => `${(n / 1048576).toFixed(1)} MiB`;
+  console.log(
+    JSON.stringify(
+      {
+        kubernetes: v.kubernetesVersion,
+        raw: mb(bytes.length),
+        gzip: mb(gzipSync(bytes, { level: 9 }).length),
+        brotli: mb(statSync(v.compressed).size),
+        compileMs: Math.round(t1 - t0),
+        initialiseMs: Math.round(t2 - t1),
+        firstCallMs: Math.round(t3 - first),
+        documents: docs.length,
+        verdicts,
+        perDocumentMs: {
+          mean: (times.reduce((a, b) => a + b, 0) / times.length).toFixed(1),
+          p50: q(0.5),
+          p95: q(0.95),
+        },
+        wasmMemory: mb(x.memory.buffer.byteLength),
+        processMemoryAdded: mb(process.memoryUsage().rss - rss0),
+      },
+      null,
+      2,
+    ),
+  );
+}
+
 async function main() {
   const option = (name) => {
     const i = process.argv.indexOf(name);
@@ -188,6 +271,7 @@ async function main() {
       copyFileSync(v.compressed, to);
       console.log(to);
     } else console.log(v.path);
+    if (process.argv.includes('--measure')) await measure(v);
   }
 }
 

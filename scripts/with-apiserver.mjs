@@ -19,6 +19,7 @@ import { defaultRelease, ensureApiServer, releases, startApiServer } from './api
 import { installCrds } from './apiserver-crds.mjs';
 import { ensureKwok } from './kwok.mjs';
 import { ensureHelm } from './helm.mjs';
+import { ensureValidator } from './validator.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -56,6 +57,14 @@ try {
   await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
   // So is Helm, the chart path's oracle (test/cli/helm-parity.test.ts builds it itself when run alone).
   await ensureHelm({ log }).catch((e) => log(`helm is not available; the Helm parity suite will fail: ${e.message}`));
+  // The exact-API validator of each release (WebAssembly; the differential suite and the CLI's test
+  // use them), built from the same go.mod as that release's server; a failure is theirs to report.
+  for (const release of releases()) {
+    if (interrupted) break;
+    await ensureValidator({ release, log }).catch((e) =>
+      log(`the exact-API validator ${release} is not available; its suites will fail: ${e.message}`),
+    );
+  }
   // The other releases too, one after the other (each build uses both cores), before any test runs.
   for (const release of releases().filter((r) => r !== defaultRelease())) {
     if (interrupted) break;

@@ -36,6 +36,7 @@ import (
 	_ "k8s.io/kubernetes/pkg/apis/apps/install"
 	_ "k8s.io/kubernetes/pkg/apis/batch/install"
 	_ "k8s.io/kubernetes/pkg/apis/core/install"
+	"k8s.io/kubernetes/pkg/capabilities"
 	"k8s.io/kubernetes/pkg/registry/apps/daemonset"
 	"k8s.io/kubernetes/pkg/registry/apps/deployment"
 	"k8s.io/kubernetes/pkg/registry/apps/replicaset"
@@ -245,6 +246,12 @@ func kwResultPtr() unsafe.Pointer {
 func kwVersion() int32 {
 	result = []byte(kubernetesVersion + " " + strings.TrimSpace(version.Get().GoVersion))
 	return int32(len(result))
+}
+
+func init() {
+	// As kube-apiserver --allow-privileged=true sets it up (kubeadm's default; HostProcess pods, the
+	// way Windows nodes run their agents, need it): without it every privileged pod is refused.
+	capabilities.Setup(true, 0)
 }
 
 func main() {}

@@ -30,6 +30,7 @@ import {
   type StatusParams,
 } from '../shared/protocol';
 import { readClientSettings } from './settings';
+import { ExactApiLoader } from './exact-api';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
 const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
@@ -55,6 +56,15 @@ export function startServer(connection: Connection): void {
   let settings: KubeWindowsSettings = DEFAULT_SETTINGS;
   let filter = new FileFilter(settings.files);
   const analyzer = new Analyzer(settings);
+  const exactApi = new ExactApiLoader((message) => void connection.window.showWarningMessage(message));
+  /** kubeWindows.exactApi: loads (once) the validator the settings and cluster ask for; re-checks when it changes. */
+  const applyExactApi = async () => {
+    if (analyzer.setExactApi(await exactApi.validatorFor(settings, analyzer.cluster))) {
+      results.clear();
+      if (pull) connection.languages.diagnostics.refresh();
+      for (const doc of documents.all()) schedule(doc.uri, 0);
+    }
+  };
   const results = new Map<string, Analysis | { version: number; skipped: string }>();
   const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
   let pull = false;
@@ -77,6 +87,7 @@ export function startServer(connection: Connection): void {
     settings = readClientSettings(params.initializationOptions);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
+    void applyExactApi();
     pull = Boolean(params.capabilities.textDocument?.diagnostic);
     configurationPull = Boolean(params.capabilities.workspace?.configuration);
     return {
@@ -112,6 +123,7 @@ export function startServer(connection: Connection): void {
     settings = readClientSettings(raw ?? settings);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
+    void applyExactApi();
     results.clear();
     if (pull) connection.languages.diagnostics.refresh();
     for (const doc of documents.all()) schedule(doc.uri, 0);
@@ -133,6 +145,7 @@ export function startServer(connection: Connection): void {
       results.clear();
       if (pull) connection.languages.diagnostics.refresh();
       for (const doc of documents.all()) schedule(doc.uri, 0);
+      void applyExactApi();
     }),
   );
 
