@@ -122,6 +122,7 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.rules': DEFAULT_SETTINGS.rules,
     'kubeWindows.flavour': DEFAULT_SETTINGS.flavour,
     'kubeWindows.kubernetesVersion': DEFAULT_SETTINGS.kubernetesVersion,
+    'kubeWindows.exactApi': DEFAULT_SETTINGS.exactApi,
     'kubeWindows.files.include': DEFAULT_SETTINGS.files.include,
     'kubeWindows.files.exclude': DEFAULT_SETTINGS.files.exclude,
     'kubeWindows.helm.valuesFiles': DEFAULT_SETTINGS.helm.valuesFiles,
