@@ -311,6 +311,8 @@ async function checkFiles(
   const validator = exactApi.on
     ? await (await import('./exact-api')).openExactApi(effectiveRelease(release, cluster), values.validator)
     : undefined;
+  // A kustomize patch is a partial object: what the API server sees is the kustomization's output.
+  const isPatch = validator ? (await import('./exact-api')).kustomizePatchTest() : undefined;
   const mib = positiveNumber('max-file-size', values['max-file-size']);
   const maxBytes = mib === undefined ? DEFAULT_MAX_BYTES : Math.floor(mib * 1048576);
   const inputs = positionals.length > 0 ? positionals : ['.'];
@@ -396,8 +398,11 @@ async function checkFiles(
     let result = results[checked++];
     if (!jobs[k].chart && fix) result = applyFixes(t.file, t.text, result, jobs[k].options, fix, fixing);
     // A chart template's text is not what Helm renders: the API server's verdict is for rendered YAML.
-    if (validator && !jobs[k].chart)
-      result = (await import('./exact-api')).withApiVerdicts(t.text, result, validator, jobs[k].options);
+    if (validator && !jobs[k].chart && !(t.file.absolute && isPatch?.(t.file.absolute))) {
+      // After --fix the file holds the fixed text, which the findings now describe.
+      const now = fix && !fix.dryRun && t.file.absolute ? (readText(t.file, maxBytes).text ?? t.text) : t.text;
+      result = (await import('./exact-api')).withApiVerdicts(now, result, validator, jobs[k].options);
+    }
     for (const e of result.ruleErrors) {
       warn(`${t.file.path}: rule ${e.ruleId} failed (${e.message}); please report this`);
     }

@@ -11,6 +11,46 @@ import type { SeveritySetting } from '../core/rules/severity';
 import { installedValidators, givenPathProblem, validatorPlaces } from '../shared/validator-files';
 import { loadValidator, type Validator } from '../shared/validator-runner';
 import { UsageError } from './kit';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { load } from 'js-yaml';
+
+const KUSTOMIZATIONS = ['kustomization.yaml', 'kustomization.yml', 'Kustomization'];
+
+/**
+ * Whether a file is a patch a kustomization in its folder or one above applies (`patchesStrategicMerge`,
+ * `patches[].path`): a partial object, which the API server never sees as written, so it is not sent.
+ */
+export function kustomizePatchTest(): (absolute: string) => boolean {
+  const patchesOf = new Map<string, Set<string>>();
+  const patchesIn = (dir: string): Set<string> => {
+    let found = patchesOf.get(dir);
+    if (found) return found;
+    found = new Set();
+    patchesOf.set(dir, found);
+    const file = KUSTOMIZATIONS.map((f) => join(dir, f)).find((f) => existsSync(f));
+    if (!file) return found;
+    let value: unknown;
+    try {
+      value = load(readFileSync(file, 'utf8'));
+    } catch {
+      return found;
+    }
+    const v = (typeof value === 'object' && value !== null ? value : {}) as Record<string, unknown>;
+    const entries = [
+      ...(Array.isArray(v.patchesStrategicMerge) ? v.patchesStrategicMerge : []),
+      ...(Array.isArray(v.patches) ? v.patches.map((x: unknown) => (x as { path?: unknown } | null)?.path) : []),
+    ];
+    for (const e of entries) if (typeof e === 'string' && !e.includes('\n')) found.add(resolve(dir, e));
+    return found;
+  };
+  return (absolute) => {
+    for (let dir = dirname(absolute); ; dir = dirname(dir)) {
+      if (patchesIn(dir).has(absolute)) return true;
+      if (dirname(dir) === dir) return false;
+    }
+  };
+}
 
 /**
  * The validator of `release`, loaded; a one-line refusal naming what is installed (and where it was

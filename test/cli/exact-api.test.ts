@@ -5,7 +5,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -167,4 +167,41 @@ test('no validator for the release: one line that names the release and what is 
   const conflict = kw(['check', '--exact-api=1.35', '--kubernetes-version', '1.37', 'web.yaml']);
   assert.equal(conflict.status, 2);
   assert.match(conflict.stderr, /--exact-api=1\.35 contradicts --kubernetes-version 1\.37/);
+});
+
+test('a kustomize patch (a partial object) is not sent; the base it patches is', () => {
+  const project = join(dir, 'kustomize');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(
+    join(project, 'kustomization.yaml'),
+    'resources: [web.yaml]\npatchesStrategicMerge: [windows-patch.yaml]\n',
+  );
+  writeFileSync(join(project, 'web.yaml'), MANIFEST);
+  writeFileSync(
+    join(project, 'windows-patch.yaml'),
+    'apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: Web_Frontend}\nspec:\n  template:\n    spec:\n      nodeSelector: {kubernetes.io/os: windows}\n',
+  );
+  const r = kw(['check', '--exact-api=1.35', '--validator', pinned.compressed, project]);
+  assert.equal(r.status, 1, r.stderr);
+  const api = r.stdout.split('\n').filter((l) => / API00\d /.test(l));
+  assert.ok(api.length >= 3, r.stdout);
+  assert.ok(
+    api.every((l) => l.includes('web.yaml:')),
+    r.stdout,
+  );
+});
+
+test('with --fix the verdict is on the fixed file, and placed in it', () => {
+  const file = join(dir, 'fixed.yaml');
+  writeFileSync(file, MANIFEST);
+  const r = kw(['check', '--fix', '--exact-api=1.35', '--validator', pinned.compressed, 'fixed.yaml']);
+  assert.equal(r.status, 1, r.stderr);
+  const fixed = readFileSync(file, 'utf8').split('\n');
+  assert.ok(!fixed.some((l) => l.includes('runAsUser')), 'WIN001 was fixed');
+  const pull = / API001 spec\.template\.spec\.containers\[0\]\.imagePullPolicy/;
+  const line = r.stdout.split('\n').find((l) => pull.test(l));
+  assert.ok(line, r.stdout);
+  const at = Number(/^fixed\.yaml:(\d+):/.exec(line)?.[1]);
+  assert.match(fixed[at - 1], /imagePullPolicy: Sometimes/);
+  assert.ok(!r.stdout.includes('runAsUser'), r.stdout);
 });
