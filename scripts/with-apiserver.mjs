@@ -21,6 +21,7 @@ import { ensureKwok } from './kwok.mjs';
 import { ensureHelm } from './helm.mjs';
 import { ensureKubectl } from './kubectl.mjs';
 import { ensureKrewTools } from './krew.mjs';
+import { ensureValidator } from './validator.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -66,6 +67,14 @@ try {
   await ensureKrewTools({ log }).catch((e) =>
     log(`krew is not available; the krew plugin suite will fail: ${e.message}`),
   );
+  // The exact-API validator of each release (WebAssembly; the differential suite and the CLI's test
+  // use them), built from the same go.mod as that release's server; a failure is theirs to report.
+  for (const release of releases()) {
+    if (interrupted) break;
+    await ensureValidator({ release, log }).catch((e) =>
+      log(`the exact-API validator ${release} is not available; its suites will fail: ${e.message}`),
+    );
+  }
   // The other releases too, one after the other (each build uses both cores), before any test runs.
   for (const release of releases().filter((r) => r !== defaultRelease())) {
     if (interrupted) break;

@@ -103,7 +103,8 @@ export function runCheck(args: string[]): number | Promise<number> {
   const fix = fixMode(values, format);
   const flavour: Flavour = oneOf('flavour', values.flavour, ['auto', 'openshift', 'kubernetes']) ?? 'auto';
   const color = values['no-color'] ? false : (values.color ?? (Boolean(process.stdout.isTTY) && !process.env.NO_COLOR));
-  const release = kubernetesRelease(values['kubernetes-version'], values['openshift-version']);
+  const exactApi = exactApiRelease(values);
+  const release = kubernetesRelease(values['kubernetes-version'], values['openshift-version']) ?? exactApi.release;
   if (values.namespace !== undefined && values['all-namespaces'])
     throw new UsageError('-n/--namespace and -A/--all-namespaces cannot be used together');
   if (values.context === undefined) {
@@ -118,6 +119,10 @@ export function runCheck(args: string[]): number | Promise<number> {
     );
     if (positionals.length === 0) {
       refuse(values.fix, '--fix rewrites files; the live objects of a cluster are not changed');
+      refuse(
+        values['exact-api'],
+        '--exact-api is for files: the live objects of a cluster were accepted by its API server',
+      );
       refuse(values['openshift-version'], '--openshift-version is for files; the cluster says which release it runs');
       return runLiveCheck(values, format, minSeverity, failOn, flavour, color, release, reports);
     }
@@ -135,13 +140,18 @@ export function runCheck(args: string[]): number | Promise<number> {
     const saved = values.snapshot !== undefined ? snapshotFile(values.snapshot) : undefined;
     const live = saved ? Promise.resolve(saved) : liveSnapshot(values);
     return live.then((snapshot) =>
-      checkFiles(values, positionals, { format, minSeverity, failOn, fix, flavour, color, release }, snapshot),
+      checkFiles(
+        values,
+        positionals,
+        { format, minSeverity, failOn, fix, flavour, color, release, exactApi },
+        snapshot,
+      ),
     );
   }
   return checkFiles(
     values,
     positionals,
-    { format, minSeverity, failOn, fix, flavour, color, release },
+    { format, minSeverity, failOn, fix, flavour, color, release, exactApi },
     openshiftRelease(values['openshift-version'], flavour),
   );
 }
@@ -159,6 +169,31 @@ interface Presentation {
   color: boolean;
   /** `--kubernetes-version`, normalised ("1.35"); undefined: the cluster's, else the default. */
   release: string | undefined;
+  exactApi: ExactApiChoice;
+}
+
+/** `--exact-api[=1.N]`: whether to ask the API server's own validation, and of which release (default: the rules'). */
+interface ExactApiChoice {
+  on: boolean;
+  release?: string;
+}
+
+function exactApiRelease(values: CheckValues): ExactApiChoice {
+  const asked = values['exact-api-release'];
+  if (!values['exact-api']) {
+    refuse(values.validator, '--validator goes with --exact-api (it says where the validator module is)');
+    return { on: false };
+  }
+  if (asked === undefined) return { on: true };
+  const problem = kubernetesReleaseProblem(asked);
+  if (problem) throw new UsageError(`--exact-api ${problem}`);
+  const release = normalizeRelease(asked);
+  const rules = values['kubernetes-version'];
+  if (rules !== undefined && !kubernetesReleaseProblem(rules) && normalizeRelease(rules) !== release)
+    throw new UsageError(
+      `--exact-api=${release} contradicts --kubernetes-version ${normalizeRelease(rules)}: the rules and the API server's validation decide by one release; give one of them`,
+    );
+  return { on: true, release };
 }
 
 /** `--fix` (fixes that keep the object's meaning), `--fix=all` (every fix), `--dry-run` (show, write nothing). */
@@ -179,7 +214,11 @@ type CheckValues = ReturnType<typeof parseCheckArgs>['values'];
 function parseCheckArgs(args: string[]) {
   // `--fix=all`: parseArgs takes no value for a boolean option, so the value travels in a hidden one.
   const split = args.flatMap((a) =>
-    a.startsWith('--fix=') ? ['--fix', '--fix-scope', a.slice('--fix='.length)] : [a],
+    a.startsWith('--fix=')
+      ? ['--fix', '--fix-scope', a.slice('--fix='.length)]
+      : a.startsWith('--exact-api=')
+        ? ['--exact-api', '--exact-api-release', a.slice('--exact-api='.length)]
+        : [a],
   );
   return parseCommand(CHECK_COMMAND, split);
 }
@@ -273,9 +312,15 @@ async function runLiveCheck(
 async function checkFiles(
   values: CheckValues,
   positionals: string[],
-  { format, minSeverity, failOn, fix, flavour, color, release }: Presentation,
+  { format, minSeverity, failOn, fix, flavour, color, release, exactApi }: Presentation,
   cluster: ClusterSnapshot | undefined,
 ): Promise<number> {
+  // Loaded before any file is read, so a missing validator is said at once.
+  const validator = exactApi.on
+    ? await (await import('./exact-api')).openExactApi(effectiveRelease(release, cluster), values.validator)
+    : undefined;
+  // A kustomize patch is a partial object: what the API server sees is the kustomization's output.
+  const isPatch = validator ? (await import('./exact-api')).kustomizePatchTest() : undefined;
   const mib = positiveNumber('max-file-size', values['max-file-size']);
   const maxBytes = mib === undefined ? DEFAULT_MAX_BYTES : Math.floor(mib * 1048576);
   const inputs = positionals.length > 0 ? positionals : ['.'];
@@ -360,6 +405,12 @@ async function checkFiles(
     }
     let result = results[checked++];
     if (!jobs[k].chart && fix) result = applyFixes(t.file, t.text, result, jobs[k].options, fix, fixing);
+    // A chart template's text is not what Helm renders: the API server's verdict is for rendered YAML.
+    if (validator && !jobs[k].chart && !(t.file.absolute && isPatch?.(t.file.absolute))) {
+      // After --fix the file holds the fixed text, which the findings now describe.
+      const now = fix && !fix.dryRun && t.file.absolute ? (readText(t.file, maxBytes).text ?? t.text) : t.text;
+      result = (await import('./exact-api')).withApiVerdicts(now, result, validator, jobs[k].options);
+    }
     for (const e of result.ruleErrors) {
       warn(`${t.file.path}: rule ${e.ruleId} failed (${e.message}); please report this`);
     }

@@ -76,6 +76,18 @@ export const CHECK_COMMAND = command({
     },
     // `--fix=all` arrives here (see check.ts): parseArgs gives a boolean option no value.
     'fix-scope': { type: 'string' },
+    'exact-api': {
+      type: 'boolean',
+      value: '[=1.N]',
+      help: "also ask the API server's own validation (compiled to WebAssembly, offline)\nfor every workload: each refusal in its exact words (API001-API003, or\nmerged into the rule of ours that says it); default release: the one the\nrules decide by. Needs the validator module (docs/exact-api.md)",
+    },
+    // `--exact-api=1.N` arrives here, as --fix=all does.
+    'exact-api-release': { type: 'string' },
+    validator: {
+      type: 'string',
+      value: 'PATH',
+      help: 'with --exact-api: a validator module file, or a folder of them (default:\nKUBE_WINDOWS_VALIDATOR, then ~/.local/share/kube-windows/validator)',
+    },
     'max-file-size': { type: 'string', value: 'MIB', help: 'skip files larger than this (default {maxFileSize})' },
     jobs: {
       type: 'string',

@@ -73,8 +73,8 @@ export function wmcoSettings(config: KubeWindowsConfig = readConfig()): {
 
 /** The part of the section the language server receives (initializationOptions, workspace/configuration). */
 export function serverSettings(config: KubeWindowsConfig = readConfig()): KubeWindowsSettings {
-  const { enable, debounceMs, rules, flavour, kubernetesVersion, files, helm, trace } = config;
-  return { enable, debounceMs, rules, flavour, kubernetesVersion, files, helm, trace };
+  const { enable, debounceMs, rules, flavour, kubernetesVersion, exactApi, files, helm, trace } = config;
+  return { enable, debounceMs, rules, flavour, kubernetesVersion, exactApi, files, helm, trace };
 }
 
 /** Whether a configuration change touches this setting. */

@@ -5,6 +5,9 @@ import { documentChecker, finishFindings, gatherFacts, SUPPRESS_MARK } from '../
 import { mayHoldFacts, withFileFlavour, type ClusterSnapshot, type Facts } from '../core/rules/facts';
 import type { Finding } from '../core/rules/types';
 import type { KubeWindowsSettings } from '../shared/protocol';
+import type { Validator } from '../shared/validator-runner';
+import { withExactApi } from '../core/exact-api/findings';
+import { validatedKind } from '../core/exact-api/kinds';
 
 /** What analysis reads of the settings. */
 type AnalysisSettings = Pick<KubeWindowsSettings, 'flavour' | 'rules'> &
@@ -89,6 +92,7 @@ export class Analyzer {
   private states = new Map<string, FileState>();
   private clusterSnapshot: ClusterSnapshot | undefined;
   private settings: AnalysisSettings;
+  private exactApi: Validator | undefined;
 
   constructor(settings: AnalysisSettings) {
     this.settings = settings;
@@ -97,6 +101,14 @@ export class Analyzer {
   configure(settings: AnalysisSettings): void {
     this.settings = settings;
     this.states.clear();
+  }
+
+  /** The API server's own verdict, added to each workload's findings (kubeWindows.exactApi); undefined: the rules alone. */
+  setExactApi(validator: Validator | undefined): boolean {
+    if (validator === this.exactApi) return false;
+    this.exactApi = validator;
+    this.states.clear();
+    return true;
   }
 
   get cluster(): ClusterSnapshot | undefined {
@@ -189,6 +201,12 @@ export class Analyzer {
         if (!entry) return;
         const startLine = lineOf(doc.span.start);
         const checked = check(doc);
+        if (this.exactApi && doc.status === 'ok' && validatedKind(doc.value))
+          checked.findings = withExactApi(checked.findings, doc, this.exactApi.validate(doc.text), {
+            lines: file.lines(),
+            severityOf: (id, fallback) => this.settings.rules[id] ?? fallback,
+            kubernetes: this.exactApi.kubernetes,
+          });
         base.ruleErrors.push(...checked.ruleErrors);
         base.rechecked++;
         entry.cached = {

@@ -32,6 +32,7 @@ import {
 import { readClientSettings } from './settings';
 import { asRangeChange } from './whole-text';
 import { languageServerInvocation } from '../shared/language-server-command';
+import { ExactApiLoader } from './exact-api';
 
 const StatusNotification = new NotificationType<StatusParams>(STATUS_NOTIFICATION);
 const ClusterSnapshotNotification = new NotificationType<ClusterSnapshot | null>(CLUSTER_SNAPSHOT_NOTIFICATION);
@@ -60,6 +61,15 @@ export function startServer(connection: Connection): void {
   let settings: KubeWindowsSettings = DEFAULT_SETTINGS;
   let filter = new FileFilter(settings.files);
   const analyzer = new Analyzer(settings);
+  const exactApi = new ExactApiLoader((message) => void connection.window.showWarningMessage(message));
+  /** kubeWindows.exactApi: loads (once) the validator the settings and cluster ask for; re-checks when it changes. */
+  const applyExactApi = async () => {
+    if (analyzer.setExactApi(await exactApi.validatorFor(settings, analyzer.cluster))) {
+      results.clear();
+      if (pull) connection.languages.diagnostics.refresh();
+      for (const doc of documents.all()) schedule(doc.uri, 0);
+    }
+  };
   const results = new Map<string, Analysis | { version: number; skipped: string }>();
   const timers = new Map<string, NodeJS.Timeout | NodeJS.Immediate>();
   let pull = false;
@@ -86,6 +96,7 @@ export function startServer(connection: Connection): void {
     settings = readClientSettings(initializationOptions);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
+    void applyExactApi();
     pull = Boolean(params.capabilities.textDocument?.diagnostic);
     configurationPull = Boolean(params.capabilities.workspace?.configuration);
     // A registration the client did not offer to take is an error in some (eglot warns on every start).
@@ -123,6 +134,7 @@ export function startServer(connection: Connection): void {
     settings = readClientSettings(raw, initializationOptions);
     filter = new FileFilter(settings.files);
     analyzer.configure(settings);
+    void applyExactApi();
     results.clear();
     if (pull) connection.languages.diagnostics.refresh();
     for (const doc of documents.all()) schedule(doc.uri, 0);
@@ -144,6 +156,7 @@ export function startServer(connection: Connection): void {
       results.clear();
       if (pull) connection.languages.diagnostics.refresh();
       for (const doc of documents.all()) schedule(doc.uri, 0);
+      void applyExactApi();
     }),
   );
 

@@ -41,6 +41,8 @@ export interface KubeWindowsSettings {
   flavour: 'auto' | 'openshift' | 'kubernetes';
   /** The Kubernetes release the rules decide by ("1.33"); '' for the cluster's, else the default. */
   kubernetesVersion: string;
+  /** Also the API server's own verdict (the exact-API validator), as `check --exact-api`. */
+  exactApi: boolean;
   files: { include: string[]; exclude: string[] };
   helm: { valuesFiles: string[] };
   trace: { server: 'off' | 'messages' | 'verbose' };
@@ -59,6 +61,7 @@ export function lspSettings(
     rules: get('kubeWindows.rules'),
     flavour: get('kubeWindows.flavour') as KubeWindowsSettings['flavour'],
     kubernetesVersion: get('kubeWindows.kubernetesVersion'),
+    exactApi: get('kubeWindows.exactApi'),
     files: { include: get('kubeWindows.files.include'), exclude: get('kubeWindows.files.exclude') },
     helm: { valuesFiles: get('kubeWindows.helm.valuesFiles') },
     trace: { server: get('kubeWindows.trace.server') as KubeWindowsSettings['trace']['server'] },

@@ -1,29 +1,4 @@
 // Whether a finding's message quotes the API server's words: the real-API-server suites compare the
-// engine's messages with the causes the server gives (`field: Type: detail`). Test-only.
-
-/**
- * Where `cause` (the server's text) matches `msg` (the rule's message) from `at`, returning the end
- * in `msg`, or -1. An ellipsis in the rule's text stands for the rest of a long value the rule
- * shortened: the text after it must continue the server's text further on.
- */
-export function matchAt(msg: string, at: number, cause: string): number {
-  let i = at;
-  for (let k = 0; k < cause.length; k++, i++) {
-    if (msg[i] === cause[k]) continue;
-    if (msg[i] !== '…') return -1;
-    for (let s = k + 1; s <= cause.length; s++) {
-      const rest = cause.slice(s);
-      if (rest.length > 0 && msg.startsWith(rest, i + 1)) return i + 1 + rest.length;
-    }
-    return -1;
-  }
-  return i;
-}
-
-/** Whether a message quotes `cause` at its start or after "; " (another quote). */
-export function quotesCause(msg: string, cause: string): boolean {
-  if (matchAt(msg, 0, cause) >= 0) return true;
-  for (let i = msg.indexOf('; '); i >= 0; i = msg.indexOf('; ', i + 2))
-    if (matchAt(msg, i + 2, cause) >= 0) return true;
-  return false;
-}
+// engine's messages with the causes the server gives (`field: Type: detail`). The matching itself is
+// the engine's (core/exact-api/quotes.ts: the exact-API check merges by it). Test-only.
+export { matchAt, quotesCause } from '../../src/core/exact-api/quotes';

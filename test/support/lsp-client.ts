@@ -42,6 +42,8 @@ interface Published {
 
 export interface ClientOptions {
   initializationOptions?: unknown;
+  /** Added to the server's environment. */
+  env?: Record<string, string>;
   capabilities?: ClientCapabilities;
   /** Answer to workspace/configuration for section kubeWindows (enables the capability). */
   configuration?: () => unknown;
@@ -58,7 +60,10 @@ export class TestClient {
   stderr = '';
 
   constructor(private readonly options: ClientOptions = {}) {
-    this.proc = spawn(process.execPath, [SERVER, '--stdio'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc = spawn(process.execPath, [SERVER, '--stdio'], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.env ? { env: { ...process.env, ...options.env } } : {}),
+    });
     this.proc.stderr!.on('data', (d) => (this.stderr += String(d)));
     this.conn = createProtocolConnection(
       new StreamMessageReader(this.proc.stdout!),

@@ -122,6 +122,7 @@ test('every setting the server reads is contributed with a type, a description a
     'kubeWindows.rules': DEFAULT_SETTINGS.rules,
     'kubeWindows.flavour': DEFAULT_SETTINGS.flavour,
     'kubeWindows.kubernetesVersion': DEFAULT_SETTINGS.kubernetesVersion,
+    'kubeWindows.exactApi': DEFAULT_SETTINGS.exactApi,
     'kubeWindows.files.include': DEFAULT_SETTINGS.files.include,
     'kubeWindows.files.exclude': DEFAULT_SETTINGS.files.exclude,
     'kubeWindows.helm.valuesFiles': DEFAULT_SETTINGS.helm.valuesFiles,
@@ -186,7 +187,7 @@ test('kubeWindows.rules maps every registered rule id to a severity, and nothing
   const rules = settings['kubeWindows.rules'];
   assert.equal(rules.type, 'object');
   assert.deepEqual(rules.additionalProperties?.enum, ['error', 'warning', 'info', 'off']);
-  assert.equal(rules.propertyNames?.pattern, '^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML)\\d{3}$');
+  assert.equal(rules.propertyNames?.pattern, '^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML|API)\\d{3}$');
   const pattern = new RegExp(rules.propertyNames?.pattern ?? '');
   for (const r of RULES) assert.match(r.id, pattern);
   for (const bad of ['win001', 'WIN1', 'FOO001', 'WIN0010', ' WIN001']) assert.doesNotMatch(bad, pattern);

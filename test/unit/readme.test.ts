@@ -31,7 +31,7 @@ test('docs/rules.md has a section for every rule (the anchor diagnostics link to
 test('every rule id is unique, well-formed, and has a one-line title', () => {
   const seen = new Set<string>();
   for (const r of RULES) {
-    assert.match(r.id, /^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML)\d{3}$/);
+    assert.match(r.id, /^(WIN|OCP|LNT|RTC|MIR|BYOH|NET|YAML|API)\d{3}$/);
     assert.ok(!seen.has(r.id), `duplicate ${r.id}`);
     seen.add(r.id);
     assert.ok(r.title.length > 15 && !r.title.includes('\n'), `${r.id} title`);

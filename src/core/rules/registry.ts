@@ -19,6 +19,7 @@ import { byohRules } from './families/byoh';
 import { networkRules } from './families/network';
 import { machineSetRules } from './families/machinesets';
 import { linterRules } from './families/linters';
+import { exactApiRules } from './families/exact-api';
 
 /** The one rule registry: every rule the engine, the CLI, the server and the README know. */
 export const RULES: Rule[] = [
@@ -42,6 +43,7 @@ export const RULES: Rule[] = [
   ...networkRules,
   ...machineSetRules,
   ...linterRules,
+  ...exactApiRules,
 ].sort((a, b) => a.id.localeCompare(b.id, 'en', { numeric: true }));
 
 export const RULES_BY_ID = new Map(RULES.map((r) => [r.id, r]));

@@ -76,7 +76,8 @@ export interface RuleMeta {
     | 'network'
     | 'machinesets'
     | 'linters'
-    | 'yaml';
+    | 'yaml'
+    | 'exact-api';
 }
 
 export interface PodContext {
