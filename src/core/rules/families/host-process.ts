@@ -41,6 +41,7 @@ function quoteList(names: string[], max = 3): string {
 
 const WIN010: PodRule = {
   id: 'WIN010',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -80,6 +81,7 @@ const WIN010: PodRule = {
 
 const WIN011: PodRule = {
   id: 'WIN011',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -106,6 +108,7 @@ const WIN011: PodRule = {
 
 const WIN012: PodRule = {
   id: 'WIN012',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -131,6 +134,7 @@ const WIN012: PodRule = {
 
 const WIN013: PodRule = {
   id: 'WIN013',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -180,6 +184,7 @@ const WIN013: PodRule = {
 
 const WIN014: PodRule = {
   id: 'WIN014',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -231,6 +236,7 @@ const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
 
 const WIN015: PodRule = {
   id: 'WIN015',
+  admission: { enforceable: false, why: 'other-object', detail: "needs the namespace's Pod Security labels" },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',

@@ -1,0 +1,140 @@
+// The ValidatingAdmissionPolicies and bindings kube-windows manages (admissionregistration.k8s.io/v1):
+// their API paths, reading the installed set, server-side apply with our own field manager (never
+// forced), deletion of ours only, and whether the cluster serves the API at all.
+import { normalizeRelease, releaseAtLeast } from '../core/kubernetes-release';
+import { MANAGED_BY, MANAGED_BY_LABEL } from '../core/policy/generate';
+import { UserError } from '../core/user-error';
+import type { ApiCall } from './api';
+import { ApiError } from './errors';
+import type { KubeClient } from './kube-client';
+
+const GROUP_PATH = '/apis/admissionregistration.k8s.io/v1';
+export const POLICY_KINDS = {
+  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
+  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
+} as const;
+export type PolicyKind = keyof typeof POLICY_KINDS;
+
+/** The field manager every write of ours uses: `kubectl get --show-managed-fields` names it. */
+export const FIELD_MANAGER = 'kube-windows';
+/** The first release that serves admissionregistration.k8s.io/v1 policies. */
+export const POLICY_RELEASE = '1.30';
+
+export const policyObjectPath = (kind: PolicyKind, name?: string): string =>
+  `${GROUP_PATH}/${POLICY_KINDS[kind]}${name ? `/${encodeURIComponent(name)}` : ''}`;
+
+export interface PolicyObject {
+  apiVersion: string;
+  kind: string;
+  metadata: {
+    name: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+    managedFields?: { manager?: string; operation?: string }[];
+    generation?: number;
+    resourceVersion?: string;
+  };
+  spec?: Record<string, unknown>;
+  status?: {
+    observedGeneration?: number;
+    typeChecking?: { expressionWarnings?: { fieldRef: string; warning: string }[] };
+    conditions?: { type: string; status: string; reason?: string; message?: string }[];
+  };
+}
+
+/** The write `applyPolicyObject` sends, for previews. */
+export function applyCall(obj: PolicyObject): ApiCall {
+  return { verb: 'PATCH', path: policyObjectPath(obj.kind as PolicyKind, obj.metadata.name), body: obj };
+}
+
+/** A cluster that cannot hold the policies: older than 1.30, or not serving the API. */
+export class PolicyApiMissingError extends UserError {}
+
+/**
+ * Refuses a cluster without admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies, naming its
+ * version; resolves to the version ("v1.35.4").
+ */
+export async function requirePolicyApi(kube: KubeClient, context: string, signal?: AbortSignal): Promise<string> {
+  const version = (await kube.get<{ gitVersion?: string }>('/version', undefined, signal)).gitVersion ?? '';
+  const release = normalizeRelease(version);
+  if (release && !releaseAtLeast(release, POLICY_RELEASE))
+    throw new PolicyApiMissingError(
+      `Cluster "${context}" runs Kubernetes ${version}: ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1) need ${POLICY_RELEASE} or later. Upgrade the cluster, or keep checking with "kube-windows check --context ${context}".`,
+    );
+  let served: { resources?: { name: string }[] } | undefined;
+  try {
+    served = await kube.get(GROUP_PATH, undefined, signal);
+  } catch (err) {
+    if (!(err instanceof ApiError && err.status === 404)) throw err;
+  }
+  if (!served?.resources?.some((r) => r.name === POLICY_KINDS.ValidatingAdmissionPolicy))
+    throw new PolicyApiMissingError(
+      `Cluster "${context}" (Kubernetes ${version || 'of an unknown version'}) does not serve ValidatingAdmissionPolicies (admissionregistration.k8s.io/v1): the API is turned off there. Turn it on, or keep checking with "kube-windows check --context ${context}".`,
+    );
+  return version;
+}
+
+/** Ours: labelled as managed by kube-windows. */
+export async function installedPolicyObjects(
+  kube: KubeClient,
+  signal?: AbortSignal,
+): Promise<{ policies: PolicyObject[]; bindings: PolicyObject[] }> {
+  const query = { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` };
+  const [policies, bindings] = await Promise.all(
+    (Object.keys(POLICY_KINDS) as PolicyKind[]).map((kind) =>
+      kube.get<{ items?: PolicyObject[] }>(policyObjectPath(kind), query, signal).then((l) => l.items ?? []),
+    ),
+  );
+  return { policies, bindings };
+}
+
+/** One object of the set, by name; undefined when absent. */
+export async function getPolicyObject(
+  kube: KubeClient,
+  kind: PolicyKind,
+  name: string,
+  signal?: AbortSignal,
+): Promise<PolicyObject | undefined> {
+  try {
+    return await kube.get<PolicyObject>(policyObjectPath(kind, name), undefined, signal);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) return undefined;
+    throw err;
+  }
+}
+
+/** Another field manager owns a field we set: reported, never forced. */
+export class FieldConflictError extends UserError {}
+
+/** Server-side apply of one object with our field manager (a dry run with `dryRun`); conflicts are refused. */
+export async function applyPolicyObject(
+  kube: KubeClient,
+  obj: PolicyObject,
+  options: { dryRun?: boolean; signal?: AbortSignal } = {},
+): Promise<PolicyObject> {
+  try {
+    return await kube.request<PolicyObject>('PATCH', policyObjectPath(obj.kind as PolicyKind, obj.metadata.name), {
+      body: obj,
+      contentType: 'application/apply-patch+yaml',
+      query: { fieldManager: FIELD_MANAGER, ...(options.dryRun ? { dryRun: 'All' } : {}) },
+      signal: options.signal,
+    });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 409)
+      throw new FieldConflictError(
+        `${obj.kind} ${obj.metadata.name}: ${err.body?.message ?? 'another field manager owns fields kube-windows sets'}. kube-windows does not force a change another tool made: undo it there, or delete the object ("kube-windows policy remove"), then apply again.`,
+      );
+    throw err;
+  }
+}
+
+/** Deletes one object of ours (a dry run with `dryRun`). */
+export async function deletePolicyObject(
+  kube: KubeClient,
+  kind: PolicyKind,
+  name: string,
+  options: { dryRun?: boolean; signal?: AbortSignal } = {},
+): Promise<void> {
+  const path = `${policyObjectPath(kind, name)}${options.dryRun ? '?dryRun=All' : ''}`;
+  await kube.delete(path, options.signal);
+}
