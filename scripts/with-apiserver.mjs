@@ -19,6 +19,7 @@ import { defaultRelease, ensureApiServer, releases, startApiServer } from './api
 import { installCrds } from './apiserver-crds.mjs';
 import { ensureKwok } from './kwok.mjs';
 import { ensureHelm } from './helm.mjs';
+import { ensureVapStatus } from './vap-status.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -56,6 +57,10 @@ try {
   await ensureKwok({ log }).catch((e) => log(`kwok is not available; its suite will fail: ${e.message}`));
   // So is Helm, the chart path's oracle (test/cli/helm-parity.test.ts builds it itself when run alone).
   await ensureHelm({ log }).catch((e) => log(`helm is not available; the Helm parity suite will fail: ${e.message}`));
+  // And the admission policy status controller (test/apiserver-suites/admission-parity.test.ts).
+  await ensureVapStatus({ log }).catch((e) =>
+    log(`the policy status controller is not available; the admission parity suite will fail: ${e.message}`),
+  );
   // The other releases too, one after the other (each build uses both cores), before any test runs.
   for (const release of releases().filter((r) => r !== defaultRelease())) {
     if (interrupted) break;

@@ -11,6 +11,7 @@ import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { loadAll } from 'js-yaml';
 import { generatePolicies } from '../../src/core/policy/generate';
 import { RULE_CEL } from '../../src/core/policy/rule-cel';
@@ -198,13 +199,23 @@ const show = (m: Map<string, string[]>) => (m.size === 0 ? 'none' : [...m.keys()
 
 // ---------------------------------------------------------------------------------------------
 
+interface VapStatus {
+  startVapStatus(o: { kubeconfigPath: string }): Promise<{ stop(): Promise<void> }>;
+}
+let statusController: { stop(): Promise<void> } | undefined;
+
 before(async () => {
   api = await useApiServer();
   await ensureNamespace(api, NS, { 'kw-parity': NS });
   deploymentConfigsServed = (await collectionPath(api, 'apps.openshift.io/v1', 'DeploymentConfig', NS)) !== undefined;
+  await install('Warn');
+  // The test API server runs no controller manager: the upstream status controller writes typeChecking.
+  const script = (await import(pathToFileURL(join(ROOT, 'scripts', 'vap-status.mjs')).href)) as VapStatus;
+  statusController = await script.startVapStatus({ kubeconfigPath: api.kubeconfigPath });
 });
 
 after(async () => {
+  await statusController?.stop();
   for (const base of [VAPB, VAP])
     for (const shape of POLICY_SHAPES) await api?.request(`${base}/${PREFIX}-${shape.name}`, { method: 'DELETE' });
   await api?.stop();
@@ -212,8 +223,30 @@ after(async () => {
 
 const reached: { source: string; doc: Obj; check: Map<string, string[]> }[] = [];
 
+test("every generated policy passes the API server's type checking (status.typeChecking has no warnings)", async () => {
+  interface Policy {
+    metadata: { name: string; generation?: number };
+    status?: {
+      observedGeneration?: number;
+      typeChecking?: { expressionWarnings?: { fieldRef: string; warning: string }[] };
+    };
+  }
+  const names = POLICY_SHAPES.filter((s) => !s.openshift || api.openshift).map((s) => `${PREFIX}-${s.name}`);
+  const deadline = Date.now() + 120_000;
+  for (const name of names) {
+    for (;;) {
+      const p = expectStatus(await api.request<Policy>(`${VAP}/${name}`), [200], `reading ${name}`);
+      if (p.status?.typeChecking && p.status.observedGeneration === p.metadata.generation) {
+        assert.deepEqual(p.status.typeChecking.expressionWarnings ?? [], [], `${name}: type checking warnings`);
+        break;
+      }
+      if (Date.now() > deadline) assert.fail(`${name}: no type checking status after 120 s`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+});
+
 test('Warn: admission warns of exactly the exported rules check reports, in the same sentences (≥ 300 documents)', async () => {
-  await install('Warn');
   await inForce((o) => o.status < 300 && o.rules.has('WIN055'), 'Warn');
   const disagreements: string[] = [];
   const agreedPerRule = new Map<string, number>();
