@@ -6,12 +6,13 @@ import {
   applyPolicyObject,
   deletePolicyObject,
   FIELD_MANAGER,
+  FieldConflictError,
   installedPolicyObjects,
   requirePolicyApi,
+  servesDeploymentConfigs,
   type PolicyKind,
   type PolicyObject,
 } from '../cluster/admission-policies';
-import { isOpenShift } from '../cluster/openshift';
 import { generatePolicies } from '../core/policy/generate';
 import { policyChanges, type PolicyChange } from '../core/policy/changes';
 import { policySummary } from '../core/policy/request';
@@ -33,7 +34,8 @@ export async function runPolicyCluster(action: 'apply' | 'status' | 'remove', va
     return await apply(cluster, values);
   } catch (err) {
     process.stderr.write(`${userMessage(err, cluster.context)}\n`);
-    return EXIT.USAGE;
+    // Another tool's change is an answer (no), not a usage error.
+    return err instanceof FieldConflictError ? EXIT.FAILED : EXIT.USAGE;
   }
 }
 
@@ -45,7 +47,7 @@ function printChanges(changes: readonly PolicyChange[]): void {
 }
 
 async function apply(cluster: Cluster, values: PolicyValues): Promise<number> {
-  const openshift = await isOpenShift(cluster.kube);
+  const openshift = await servesDeploymentConfigs(cluster.kube);
   const options = policyOptions(values, openshift);
   const wanted = generatePolicies(options) as unknown as PolicyObject[];
   const installed = await installedPolicyObjects(cluster.kube);

@@ -74,6 +74,17 @@ export async function requirePolicyApi(kube: KubeClient, context: string, signal
   return version;
 }
 
+/** Whether the cluster serves DeploymentConfigs (apps.openshift.io/v1): then their policy is part of the set. */
+export async function servesDeploymentConfigs(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
+  try {
+    const group = await kube.get<{ resources?: { name: string }[] }>('/apis/apps.openshift.io/v1', undefined, signal);
+    return group.resources?.some((r) => r.name === 'deploymentconfigs') ?? false;
+  } catch (err) {
+    if (err instanceof ApiError && (err.status === 404 || err.status === 403)) return false;
+    throw err;
+  }
+}
+
 /** Ours: labelled as managed by kube-windows. */
 export async function installedPolicyObjects(
   kube: KubeClient,
@@ -82,7 +93,10 @@ export async function installedPolicyObjects(
   const query = { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` };
   const [policies, bindings] = await Promise.all(
     (Object.keys(POLICY_KINDS) as PolicyKind[]).map((kind) =>
-      kube.get<{ items?: PolicyObject[] }>(policyObjectPath(kind), query, signal).then((l) => l.items ?? []),
+      // A list's items come without their kind and apiVersion.
+      kube
+        .get<{ items?: PolicyObject[] }>(policyObjectPath(kind), query, signal)
+        .then((l) => (l.items ?? []).map((o) => ({ ...o, apiVersion: 'admissionregistration.k8s.io/v1', kind }))),
     ),
   );
   return { policies, bindings };
