@@ -4,7 +4,6 @@
 import { normalizeRelease, releaseAtLeast } from '../core/kubernetes-release';
 import { MANAGED_BY, MANAGED_BY_LABEL } from '../core/policy/generate';
 import { UserError } from '../core/user-error';
-import type { ApiCall } from './api';
 import { ApiError } from './errors';
 import type { KubeClient } from './kube-client';
 
@@ -18,9 +17,9 @@ export type PolicyKind = keyof typeof POLICY_KINDS;
 /** The field manager every write of ours uses: `kubectl get --show-managed-fields` names it. */
 export const FIELD_MANAGER = 'kube-windows';
 /** The first release that serves admissionregistration.k8s.io/v1 policies. */
-export const POLICY_RELEASE = '1.30';
+const POLICY_RELEASE = '1.30';
 
-export const policyObjectPath = (kind: PolicyKind, name?: string): string =>
+const policyObjectPath = (kind: PolicyKind, name?: string): string =>
   `${GROUP_PATH}/${POLICY_KINDS[kind]}${name ? `/${encodeURIComponent(name)}` : ''}`;
 
 export interface PolicyObject {
@@ -42,13 +41,8 @@ export interface PolicyObject {
   };
 }
 
-/** The write `applyPolicyObject` sends, for previews. */
-export function applyCall(obj: PolicyObject): ApiCall {
-  return { verb: 'PATCH', path: policyObjectPath(obj.kind as PolicyKind, obj.metadata.name), body: obj };
-}
-
 /** A cluster that cannot hold the policies: older than 1.30, or not serving the API. */
-export class PolicyApiMissingError extends UserError {}
+class PolicyApiMissingError extends UserError {}
 
 /**
  * Refuses a cluster without admissionregistration.k8s.io/v1 ValidatingAdmissionPolicies, naming its
@@ -100,21 +94,6 @@ export async function installedPolicyObjects(
     ),
   );
   return { policies, bindings };
-}
-
-/** One object of the set, by name; undefined when absent. */
-export async function getPolicyObject(
-  kube: KubeClient,
-  kind: PolicyKind,
-  name: string,
-  signal?: AbortSignal,
-): Promise<PolicyObject | undefined> {
-  try {
-    return await kube.get<PolicyObject>(policyObjectPath(kind, name), undefined, signal);
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 404) return undefined;
-    throw err;
-  }
 }
 
 /** Another field manager owns a field we set: reported, never forced. */

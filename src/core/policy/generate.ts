@@ -18,7 +18,7 @@ import {
 export type PolicyAction = 'Deny' | 'Warn' | 'Audit';
 export const POLICY_ACTIONS: readonly PolicyAction[] = ['Deny', 'Warn', 'Audit'];
 
-export const POLICY_PREFIX = 'kube-windows-';
+const POLICY_PREFIX = 'kube-windows-';
 export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
 export const MANAGED_BY = 'kube-windows';
 export const VERSION_ANNOTATION = 'kube-windows.io/version';
@@ -26,7 +26,7 @@ export const RULES_ANNOTATION = 'kube-windows.io/rules';
 export const ACTION_ANNOTATION = 'kube-windows.io/action';
 
 /** Namespaces a cluster's own components run in: excluded unless asked (names, and name prefixes). */
-export const SYSTEM_NAMESPACES = {
+const SYSTEM_NAMESPACES = {
   names: [
     'kube-system',
     'kube-public',
