@@ -3,20 +3,19 @@
 // touched (src/cluster/admission-policies.ts).
 import { version } from '../../package.json';
 import {
-  applyPolicyObject,
   deletePolicyObject,
+  executePolicyApply,
   FIELD_MANAGER,
   FieldConflictError,
   installedPolicyObjects,
+  preparePolicyApply,
+  readPolicyStatus,
   requirePolicyApi,
-  servesDeploymentConfigs,
   type PolicyKind,
-  type PolicyObject,
 } from '../cluster/admission-policies';
-import { generatePolicies } from '../core/policy/generate';
-import { policyChanges, type PolicyChange } from '../core/policy/changes';
+import type { PolicyChange } from '../core/policy/changes';
 import { policySummary } from '../core/policy/request';
-import { policyStatusRows, type PolicyStatusRow } from '../core/policy/status';
+import type { PolicyStatusRow } from '../core/policy/status';
 import { counted } from '../core/plural';
 import { confirm, EXIT, oneOf, out, userMessage } from './kit';
 import { clusterFor, type Cluster } from './kit-remote';
@@ -28,10 +27,10 @@ export async function runPolicyCluster(action: 'apply' | 'status' | 'remove', va
   if (action === 'apply') policyOptions(values, false);
   const cluster = clusterFor(values);
   try {
+    if (action === 'apply') return await apply(cluster, values);
     const serverVersion = await requirePolicyApi(cluster.kube, cluster.context);
     if (action === 'status') return await status(cluster, serverVersion, format === 'json');
-    if (action === 'remove') return await remove(cluster, values);
-    return await apply(cluster, values);
+    return await remove(cluster, values);
   } catch (err) {
     process.stderr.write(`${userMessage(err, cluster.context)}\n`);
     // Another tool's change is an answer (no), not a usage error.
@@ -47,15 +46,9 @@ function printChanges(changes: readonly PolicyChange[]): void {
 }
 
 async function apply(cluster: Cluster, values: PolicyValues): Promise<number> {
-  const openshift = await servesDeploymentConfigs(cluster.kube);
-  const options = policyOptions(values, openshift);
-  const wanted = generatePolicies(options) as unknown as PolicyObject[];
-  const installed = await installedPolicyObjects(cluster.kube);
-  // The API server's own word first: compile errors, RBAC and field conflicts show before anything changes.
-  const dryRun: PolicyObject[] = [];
-  for (const o of wanted) dryRun.push(await applyPolicyObject(cluster.kube, o, { dryRun: true }));
-  const changes = policyChanges([...installed.policies, ...installed.bindings], wanted, dryRun);
-  for (const line of policySummary(options)) out(line);
+  const prepared = await preparePolicyApply(cluster.kube, cluster.context, policyOptions(values, false));
+  const { changes } = prepared;
+  for (const line of policySummary(prepared.options)) out(line);
   out(`Cluster "${cluster.context}", field manager ${FIELD_MANAGER} (server-side dry run):`);
   printChanges(changes);
   const todo = changes.filter((c) => c.change !== 'unchanged');
@@ -69,17 +62,13 @@ async function apply(cluster: Cluster, values: PolicyValues): Promise<number> {
   }
   if (!(await confirm(`Apply ${counted(todo.length, 'change')} to cluster "${cluster.context}"?`, values.yes === true)))
     return EXIT.FAILED;
-  // Policies before their bindings (a binding to a missing policy does nothing); deletions after.
-  for (const o of wanted) {
-    const c = changes.find((x) => x.kind === o.kind && x.name === o.metadata.name);
-    if (c?.change === 'unchanged') continue;
-    await applyPolicyObject(cluster.kube, o);
-    out(`${c?.change === 'create' ? 'created' : 'updated'} ${o.kind} ${o.metadata.name}`);
-  }
-  for (const c of [...changes].reverse().filter((x) => x.change === 'delete')) {
-    await deletePolicyObject(cluster.kube, c.kind as PolicyKind, c.name);
-    out(`deleted ${c.kind} ${c.name} (no longer part of the set)`);
-  }
+  await executePolicyApply(cluster.kube, prepared, (c) =>
+    out(
+      c.change === 'delete'
+        ? `deleted ${c.kind} ${c.name} (no longer part of the set)`
+        : `${c.change === 'create' ? 'created' : 'updated'} ${c.kind} ${c.name}`,
+    ),
+  );
   out(
     `Applied. "kube-windows policy status --context ${cluster.context}" shows what the API server reports about them.`,
   );
@@ -95,8 +84,7 @@ function printStatus(rows: readonly PolicyStatusRow[]): void {
 }
 
 async function status(cluster: Cluster, serverVersion: string, json: boolean): Promise<number> {
-  const installed = await installedPolicyObjects(cluster.kube);
-  const rows = policyStatusRows(installed.policies, installed.bindings, version);
+  const rows = await readPolicyStatus(cluster.kube, version);
   if (json) {
     process.stdout.write(
       `${JSON.stringify({ context: cluster.context, serverVersion, cli: version, policies: rows }, null, 2)}\n`,

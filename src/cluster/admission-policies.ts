@@ -2,7 +2,9 @@
 // their API paths, reading the installed set, server-side apply with our own field manager (never
 // forced), deletion of ours only, and whether the cluster serves the API at all.
 import { normalizeRelease, releaseAtLeast } from '../core/kubernetes-release';
-import { MANAGED_BY, MANAGED_BY_LABEL } from '../core/policy/generate';
+import { policyChanges, type PolicyChange } from '../core/policy/changes';
+import { generatePolicies, MANAGED_BY, MANAGED_BY_LABEL, type PolicyOptions } from '../core/policy/generate';
+import { policyStatusRows, type PolicyStatusRow } from '../core/policy/status';
 import { UserError } from '../core/user-error';
 import { ApiError } from './errors';
 import type { KubeClient } from './kube-client';
@@ -69,7 +71,7 @@ export async function requirePolicyApi(kube: KubeClient, context: string, signal
 }
 
 /** Whether the cluster serves DeploymentConfigs (apps.openshift.io/v1): then their policy is part of the set. */
-export async function servesDeploymentConfigs(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
+async function servesDeploymentConfigs(kube: KubeClient, signal?: AbortSignal): Promise<boolean> {
   try {
     const group = await kube.get<{ resources?: { name: string }[] }>('/apis/apps.openshift.io/v1', undefined, signal);
     return group.resources?.some((r) => r.name === 'deploymentconfigs') ?? false;
@@ -78,6 +80,13 @@ export async function servesDeploymentConfigs(kube: KubeClient, signal?: AbortSi
     throw err;
   }
 }
+
+/** The collections the cluster tree watches: our policies and bindings (by their label). */
+export const policyCollections = (Object.keys(POLICY_KINDS) as PolicyKind[]).map((kind) => ({
+  kind,
+  path: policyObjectPath(kind),
+  selector: { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` },
+}));
 
 /** Ours: labelled as managed by kube-windows. */
 export async function installedPolicyObjects(
@@ -100,7 +109,7 @@ export async function installedPolicyObjects(
 export class FieldConflictError extends UserError {}
 
 /** Server-side apply of one object with our field manager (a dry run with `dryRun`); conflicts are refused. */
-export async function applyPolicyObject(
+async function applyPolicyObject(
   kube: KubeClient,
   obj: PolicyObject,
   options: { dryRun?: boolean; signal?: AbortSignal } = {},
@@ -130,4 +139,63 @@ export async function deletePolicyObject(
 ): Promise<void> {
   const path = `${policyObjectPath(kind, name)}${options.dryRun ? '?dryRun=All' : ''}`;
   await kube.delete(path, options.signal);
+}
+
+/** What `apply` would do: the options (DeploymentConfigs decided by the cluster), the objects, the changes. */
+export interface PreparedPolicyApply {
+  options: PolicyOptions;
+  wanted: PolicyObject[];
+  changes: PolicyChange[];
+}
+
+/**
+ * Reads the cluster and runs the server-side dry run of every object (compile errors, RBAC and field
+ * conflicts show here, before anything changes), then decides what changes.
+ */
+export async function preparePolicyApply(
+  kube: KubeClient,
+  context: string,
+  options: Omit<PolicyOptions, 'openshift'>,
+  signal?: AbortSignal,
+): Promise<PreparedPolicyApply> {
+  await requirePolicyApi(kube, context, signal);
+  const full = { ...options, openshift: await servesDeploymentConfigs(kube, signal) };
+  const wanted = generatePolicies(full) as unknown as PolicyObject[];
+  const installed = await installedPolicyObjects(kube, signal);
+  const dryRun: PolicyObject[] = [];
+  for (const o of wanted) dryRun.push(await applyPolicyObject(kube, o, { dryRun: true, signal }));
+  return {
+    options: full,
+    wanted,
+    changes: policyChanges([...installed.policies, ...installed.bindings], wanted, dryRun),
+  };
+}
+
+/** Applies what `prepared` found to change: policies before their bindings, deletions last. Each done change is reported. */
+export async function executePolicyApply(
+  kube: KubeClient,
+  prepared: PreparedPolicyApply,
+  onChange: (c: PolicyChange) => void = () => {},
+  signal?: AbortSignal,
+): Promise<void> {
+  for (const o of prepared.wanted) {
+    const c = prepared.changes.find((x) => x.kind === o.kind && x.name === o.metadata.name);
+    if (!c || c.change === 'unchanged') continue;
+    await applyPolicyObject(kube, o, { signal });
+    onChange(c);
+  }
+  for (const c of [...prepared.changes].reverse().filter((x) => x.change === 'delete')) {
+    await deletePolicyObject(kube, c.kind as PolicyKind, c.name, { signal });
+    onChange(c);
+  }
+}
+
+/** The installed set as `status` and the cluster tree show it. */
+export async function readPolicyStatus(
+  kube: KubeClient,
+  cliVersion: string,
+  signal?: AbortSignal,
+): Promise<PolicyStatusRow[]> {
+  const installed = await installedPolicyObjects(kube, signal);
+  return policyStatusRows(installed.policies, installed.bindings, cliVersion);
 }
