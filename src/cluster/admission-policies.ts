@@ -3,45 +3,26 @@
 // forced), deletion of ours only, and whether the cluster serves the API at all.
 import { normalizeRelease, releaseAtLeast } from '../core/kubernetes-release';
 import { policyChanges, type PolicyChange } from '../core/policy/changes';
-import { generatePolicies, MANAGED_BY, MANAGED_BY_LABEL, type PolicyOptions } from '../core/policy/generate';
+import { generatePolicies, type PolicyOptions } from '../core/policy/generate';
+import { MANAGED_BY, MANAGED_BY_LABEL } from '../core/policy/labels';
 import { policyStatusRows, type PolicyStatusRow } from '../core/policy/status';
 import { UserError } from '../core/user-error';
 import { ApiError } from './errors';
 import type { KubeClient } from './kube-client';
+import {
+  GROUP_PATH,
+  POLICY_KINDS,
+  policyObjectPath,
+  type PolicyKind,
+  type PolicyObject,
+} from './admission-policy-lists';
 
-const GROUP_PATH = '/apis/admissionregistration.k8s.io/v1';
-export const POLICY_KINDS = {
-  ValidatingAdmissionPolicy: 'validatingadmissionpolicies',
-  ValidatingAdmissionPolicyBinding: 'validatingadmissionpolicybindings',
-} as const;
-export type PolicyKind = keyof typeof POLICY_KINDS;
+export type { PolicyKind, PolicyObject } from './admission-policy-lists';
 
 /** The field manager every write of ours uses: `kubectl get --show-managed-fields` names it. */
 export const FIELD_MANAGER = 'kube-windows';
 /** The first release that serves admissionregistration.k8s.io/v1 policies. */
 const POLICY_RELEASE = '1.30';
-
-const policyObjectPath = (kind: PolicyKind, name?: string): string =>
-  `${GROUP_PATH}/${POLICY_KINDS[kind]}${name ? `/${encodeURIComponent(name)}` : ''}`;
-
-export interface PolicyObject {
-  apiVersion: string;
-  kind: string;
-  metadata: {
-    name: string;
-    labels?: Record<string, string>;
-    annotations?: Record<string, string>;
-    managedFields?: { manager?: string; operation?: string }[];
-    generation?: number;
-    resourceVersion?: string;
-  };
-  spec?: Record<string, unknown>;
-  status?: {
-    observedGeneration?: number;
-    typeChecking?: { expressionWarnings?: { fieldRef: string; warning: string }[] };
-    conditions?: { type: string; status: string; reason?: string; message?: string }[];
-  };
-}
 
 /** A cluster that cannot hold the policies: older than 1.30, or not serving the API. */
 class PolicyApiMissingError extends UserError {}
@@ -80,13 +61,6 @@ async function servesDeploymentConfigs(kube: KubeClient, signal?: AbortSignal): 
     throw err;
   }
 }
-
-/** The collections the cluster tree watches: our policies and bindings (by their label). */
-export const policyCollections = (Object.keys(POLICY_KINDS) as PolicyKind[]).map((kind) => ({
-  kind,
-  path: policyObjectPath(kind),
-  selector: { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` },
-}));
 
 /** Ours: labelled as managed by kube-windows. */
 export async function installedPolicyObjects(

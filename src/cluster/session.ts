@@ -3,7 +3,7 @@
 // What the explorer shows is watched (list+watch) from its first read on: the Windows nodes, RuntimeClasses,
 // the windows-instances ConfigMap, mirror sets, MachineSets and Machines, WMCO's CSV; `onChange` names what
 // changed, and the session info (node counts, WMCO) follows the same watches.
-import { policyCollections, type PolicyObject } from './admission-policies';
+import { policyCollections, type PolicyObject } from './admission-policy-lists';
 import { policyStatusRows, type PolicyStatusRow } from '../core/policy/status';
 import type { KubeConfig, V1ConfigMap, V1NodeList, V1Pod, V1RuntimeClass } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';

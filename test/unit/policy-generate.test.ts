@@ -14,7 +14,8 @@ import { sentence, str } from '../../src/core/policy/cel';
 import { windowsImage } from '../../src/core/policy/targeting-cel';
 import { parseNamespaceSelector } from '../../src/core/policy/selector';
 import { resolvePolicyRequest } from '../../src/core/policy/request';
-import { compareVersions, policyChanges } from '../../src/core/policy/changes';
+import { policyChanges } from '../../src/core/policy/changes';
+import { compareVersions } from '../../src/core/policy/version';
 import { policyStatusRows } from '../../src/core/policy/status';
 
 test('the rules that say they are enforceable are exactly those the generator has CEL for', () => {

@@ -1,9 +1,8 @@
 // What `policy apply` changes, decided from the installed objects and what the server-side dry run of
-// the wanted ones returned (both defaulted by the API server, so only real changes show), and how an
-// installed set's version compares with this CLI's.
+// the wanted ones returned (both defaulted by the API server, so only real changes show).
 import { writeYaml } from '../manifest/yaml-writer';
 import { unifiedDiff } from '../unified-diff';
-import { ACTION_ANNOTATION, RULES_ANNOTATION, VERSION_ANNOTATION } from './generate';
+import { ACTION_ANNOTATION, RULES_ANNOTATION, VERSION_ANNOTATION } from './labels';
 
 export interface PolicyLike {
   kind: string;
@@ -51,22 +50,4 @@ export function policyChanges(
   for (const o of installed)
     if (!wantedKeys.has(key(o))) out.push({ kind: o.kind, name: o.metadata.name, change: 'delete' });
   return out;
-}
-
-/** -1, 0 or 1 as version `a` is older, the same or newer than `b` ("0.9.0" < "0.10.0"; a pre-release before its release). */
-export function compareVersions(a: string, b: string): number {
-  const parse = (v: string) => {
-    const [main, pre] = v.replace(/^v/, '').split('-', 2);
-    return { nums: main.split('.').map((x) => Number(x) || 0), pre };
-  };
-  const x = parse(a);
-  const y = parse(b);
-  for (let i = 0; i < Math.max(x.nums.length, y.nums.length); i++) {
-    const d = (x.nums[i] ?? 0) - (y.nums[i] ?? 0);
-    if (d !== 0) return Math.sign(d);
-  }
-  if (x.pre === y.pre) return 0;
-  if (x.pre === undefined) return 1;
-  if (y.pre === undefined) return -1;
-  return x.pre < y.pre ? -1 : 1;
 }

@@ -3,6 +3,7 @@
 // DeploymentConfigs), one validation per rule, all generated from the rules' own descriptions.
 import { RULES_BY_ID } from '../rules/registry';
 import type { Rule } from '../rules/types';
+import { ACTION_ANNOTATION, MANAGED_BY, MANAGED_BY_LABEL, RULES_ANNOTATION, VERSION_ANNOTATION } from './labels';
 import { sentence, str, strList } from './cel';
 import { RULE_CEL, RULE_CEL_BY_ID, type RuleCel } from './rule-cel';
 import type { LabelSelector } from './selector';
@@ -19,11 +20,6 @@ export type PolicyAction = 'Deny' | 'Warn' | 'Audit';
 export const POLICY_ACTIONS: readonly PolicyAction[] = ['Deny', 'Warn', 'Audit'];
 
 const POLICY_PREFIX = 'kube-windows-';
-export const MANAGED_BY_LABEL = 'app.kubernetes.io/managed-by';
-export const MANAGED_BY = 'kube-windows';
-export const VERSION_ANNOTATION = 'kube-windows.io/version';
-export const RULES_ANNOTATION = 'kube-windows.io/rules';
-export const ACTION_ANNOTATION = 'kube-windows.io/action';
 
 /** Namespaces a cluster's own components run in: excluded unless asked (names, and name prefixes). */
 const SYSTEM_NAMESPACES = {

@@ -1,7 +1,7 @@
 // What `policy status` and the cluster tree say about the installed set: per policy its binding's action,
 // its rules, its version against this CLI's, and what the API server reports (type checking, conditions).
-import { compareVersions } from './changes';
-import { RULES_ANNOTATION, VERSION_ANNOTATION } from './generate';
+import { RULES_ANNOTATION, VERSION_ANNOTATION } from './labels';
+import { compareVersions } from './version';
 
 interface Installed {
   metadata: { name: string; annotations?: Record<string, string> };
