@@ -72,16 +72,24 @@ async function install(action: 'Warn' | 'Deny'): Promise<void> {
   }
 }
 
-const SENTINEL: Obj = {
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { name: 'sentinel' },
-  spec: {
-    nodeSelector: { 'kubernetes.io/os': 'windows' },
-    hostNetwork: true,
-    containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }],
-  },
+const SENTINEL_SPEC = {
+  nodeSelector: { 'kubernetes.io/os': 'windows' },
+  hostNetwork: true,
+  restartPolicy: 'Never',
+  containers: [{ name: 'c', image: 'mcr.microsoft.com/windows/servercore:ltsc2022' }],
 };
+const TEMPLATE = { metadata: { labels: { app: 'sentinel' } }, spec: SENTINEL_SPEC };
+/** One object per policy (each binding syncs on its own): a Pod, a Job (pod-template owners), a CronJob. */
+const SENTINELS: Obj[] = [
+  { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'sentinel' }, spec: SENTINEL_SPEC },
+  { apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'sentinel' }, spec: { template: TEMPLATE } },
+  {
+    apiVersion: 'batch/v1',
+    kind: 'CronJob',
+    metadata: { name: 'sentinel' },
+    spec: { schedule: '*/5 * * * *', jobTemplate: { spec: { template: TEMPLATE } } },
+  },
+];
 
 interface Outcome {
   status: number;
@@ -117,8 +125,9 @@ async function dryRun(doc: Obj): Promise<Outcome> {
 async function inForce(expect: (o: Outcome) => boolean, what: string): Promise<void> {
   const deadline = Date.now() + 90_000;
   for (;;) {
-    const o = await dryRun(SENTINEL);
-    if (expect(o)) return;
+    const outcomes = await Promise.all(SENTINELS.map(dryRun));
+    const o = outcomes.find((x) => !expect(x));
+    if (!o) return;
     if (Date.now() > deadline)
       assert.fail(
         `the policies are not in force after 90 s (${what}): ${JSON.stringify([...o.rules])} ${o.message ?? ''}`,

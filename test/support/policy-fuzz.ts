@@ -128,6 +128,9 @@ function podSpec(r: () => number): Obj {
       { name: 'cache', emptyDir: chance(r, 0.7) ? { medium: 'Memory' } : {} },
       { name: 'data', persistentVolumeClaim: { claimName: 'data' } },
     ];
+  // A HostProcess pod the API server accepts: host network, and (below) containers that do not say otherwise.
+  const hostProcessPod = (sc.windowsOptions as Obj | undefined)?.hostProcess === true && chance(r, 0.8);
+  if (hostProcessPod) spec.hostNetwork = true;
   spec.containers = Array.from({ length: chance(r, 0.3) ? 2 : 1 }, (_, i) => container(r, `c${i}`));
   if (chance(r, 0.15)) spec.initContainers = [container(r, 'init')];
   return spec;

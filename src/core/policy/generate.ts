@@ -80,14 +80,18 @@ function validation(rule: RuleCel, shape: PolicyShape): { expression: string; me
       const cf = f.container;
       for (const g of POLICY_CONTAINER_GROUPS) {
         const path = `${str(`${prefix}.${g}[`)} + string(${v(g)}.indexOf(c)) + ']'`;
-        const list = `(${cf('c', path)})`;
+        const list = `(${cf('c', path, g)})`;
         conditions.push(`${v(g)}.exists(c, size(${list}) > 0)`);
         messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${msg(`${list}[0]`)})`);
       }
     }
   }
   const found = [...podLists.map((l) => `size(${l}) > 0`), ...conditions].join(' || ');
-  const skip = rule.inferredOnly ? `!${v('windows')} || ${v('declared')}` : `!${v('windows')}`;
+  const skip = rule.notLinux
+    ? `${v('osName')} == 'linux'`
+    : rule.inferredOnly
+      ? `!${v('windows')} || ${v('declared')}`
+      : `!${v('windows')}`;
   return {
     expression: `${skip} || !(${found})`,
     messageExpression: `${str(`${rule.id}: `)} + (${messages.join(' + ')})[0]`,

@@ -7,7 +7,8 @@ import { win054Message, win055Message } from '../rules/families/host-network';
 import { win050Message } from '../rules/families/resources';
 import { win051Message, win052Message } from '../rules/families/volumes';
 import { at, present, str } from './cel';
-import { hostProcessContainer, v } from './targeting-cel';
+import { hostProcessContainer, POLICY_CONTAINER_GROUPS, v } from './targeting-cel';
+import { win013Message } from '../rules/families/host-process';
 
 /**
  * One kind of finding of a rule. `pod` and `container` give a CEL list of field-path strings where it
@@ -16,7 +17,7 @@ import { hostProcessContainer, v } from './targeting-cel';
  */
 export interface CelFinding {
   pod?: (s: string, p: string) => string;
-  container?: (c: string, p: string) => string;
+  container?: (c: string, p: string, group: (typeof POLICY_CONTAINER_GROUPS)[number]) => string;
   message: (field: string, note: string) => string;
 }
 
@@ -24,6 +25,8 @@ export interface RuleCel {
   id: string;
   /** Only pods whose Windows target is inferred (declared ones are the API server's own validation's). */
   inferredOnly?: boolean;
+  /** Every pod but a declared Linux one (HostProcess rules: HostProcess is Windows by itself). */
+  notLinux?: boolean;
   /** Reads HostProcess membership (adds its variables). */
   hostProcess?: boolean;
   findings: CelFinding[];
@@ -55,7 +58,34 @@ const hugePages = (base: string, p: string) =>
     )
     .join(' + ');
 
+/** A container as the rules name it: `init container "name"` (preview's JSON quoting and 40-character cut). */
+const containerWho = (c: string, group: (typeof POLICY_CONTAINER_GROUPS)[number]) => {
+  const quoted = `'"' + ${c}.name + '"'`;
+  return `${str(group === 'initContainers' ? 'init container ' : 'container ')} + (size(${c}.name) + 2 > 40 ? (${quoted}).substring(0, 39) + '…' : ${quoted})`;
+};
+
+const userSet = (base: string) =>
+  `(${present(base, ['securityContext', 'windowsOptions', 'runAsUserName'])} && size(${base}.securityContext.windowsOptions.runAsUserName) > 0)`;
+
 export const RULE_CEL: RuleCel[] = [
+  {
+    // The "field" of each finding is who sets no account: the sentence names no field path.
+    id: 'WIN013',
+    notLinux: true,
+    hostProcess: true,
+    findings: [
+      {
+        pod: (s) =>
+          `(${v('podHostProcess')} && !${userSet(s)} && ${v('allContainers')}.exists(c, ${hostProcessContainer('c')} && !${userSet('c')}) ? ['HostProcess pod'] : [])`,
+        message: (who) => win013Message(who),
+      },
+      {
+        container: (c, _p, group) =>
+          `(!${v('podHostProcess')} && !${userSet(v('spec'))} && ${hostProcessContainer(c)} && !${userSet(c)} ? ['HostProcess ' + ${containerWho(c, group)}] : [])`,
+        message: (who) => win013Message(who),
+      },
+    ],
+  },
   {
     id: 'WIN040',
     inferredOnly: true,

@@ -132,9 +132,14 @@ const WIN012: PodRule = {
   },
 };
 
+// WIN013's words, given who sets no account ("HostProcess pod", "HostProcess container \"agent\""): shared
+// with its admission policy (core/policy).
+export const win013Message = (who: string): string =>
+  `${who} sets no windowsOptions.runAsUserName; the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.`;
+
 const WIN013: PodRule = {
   id: 'WIN013',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -149,13 +154,11 @@ const WIN013: PodRule = {
       (x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName),
     );
     if (missing.length === 0) return;
-    const why =
-      'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
     const value = 'NT AUTHORITY\\Local service';
     if (info.pod === true) {
       report({
         path: [...pod.path, ...HP],
-        message: `HostProcess pod sets no windowsOptions.runAsUserName; ${why}`,
+        message: win013Message('HostProcess pod'),
         fixes: [
           {
             title: `Set pod-level runAsUserName: ${value}`,
@@ -169,7 +172,7 @@ const WIN013: PodRule = {
     for (const x of missing) {
       report({
         path: [...x.c.path, ...HP],
-        message: `HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)} sets no windowsOptions.runAsUserName; ${why}`,
+        message: win013Message(`HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)}`),
         fixes: [
           {
             title: `Set runAsUserName: ${value}`,
