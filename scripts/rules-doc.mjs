@@ -12,9 +12,14 @@ const failures = JSON.parse(
 const check = process.argv.includes('--check');
 const esc = (s) => s.replace(/\|/g, '\\|');
 
+/** The admission column: enforced by the generated policies, or the reason's code (rules.md says it in words). */
+const admissionCell = (r) => (r.admission.enforceable ? 'yes' : r.admission.why);
+
 export function readmeTable(list) {
-  const rows = list.map((r) => `| [${r.id}](rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${esc(r.title)} |`);
-  return ['| Rule | Severity | What it catches and why |', '|---|---|---|', ...rows].join('\n');
+  const rows = list.map(
+    (r) => `| [${r.id}](rules.md#${r.id.toLowerCase()}) | ${r.severity} | ${admissionCell(r)} | ${esc(r.title)} |`,
+  );
+  return ['| Rule | Severity | Admission | What it catches and why |', '|---|---|---|---|', ...rows].join('\n');
 }
 
 function failuresSection(list) {
@@ -113,6 +118,7 @@ function rulesDoc(list) {
     'Each error says which of the two it is; `check --format json` and `--format sarif` carry it per finding as `apiRejects` (true: rejected by the API server; false: accepted, never runs as written).',
     '',
     "Kubernetes releases: some rules decide by the release of the cluster (what its API server rejects, drops or refuses differs from one release to the next). The release is the one given with `check --kubernetes-version 1.N`, else the cluster's (`--context`, `--snapshot`, the editor's cluster: its API server's version, or on OpenShift 4.N its Kubernetes 1.(N+13)), else 1.37, the newest release kube-windows is tested against. Each rule below says which releases it holds for; the findings name the release they were decided by.",
+    'Admission: each rule says whether `kube-windows policy` enforces it in the cluster with a generated ValidatingAdmissionPolicy, or why not (see [admission policies](admission-policies.md)).',
     'Disable a rule for one line with `# kube-windows-disable-next-line RULE`, for the rest of a document with `# kube-windows-disable RULE`, or for a run with `--disable RULE`.',
     '',
   ];
@@ -125,6 +131,10 @@ function rulesDoc(list) {
         `Severity: ${severityLine(r)}`,
         '',
         `Kubernetes releases: ${r.releases}.`,
+        '',
+        r.admission.enforceable
+          ? 'Admission: enforceable — `kube-windows policy export|apply` generates its ValidatingAdmissionPolicy validation ([admission policies](admission-policies.md)).'
+          : `Admission: not enforceable — ${r.admission.text.replace(/^no: /, '')}.`,
         '',
         r.title,
         '',

@@ -22,6 +22,7 @@ import { ensureHelm } from './helm.mjs';
 import { ensureKubectl } from './kubectl.mjs';
 import { ensureKrewTools } from './krew.mjs';
 import { ensureValidator } from './validator.mjs';
+import { ensureVapStatus } from './vap-status.mjs';
 
 const argv = process.argv.slice(2);
 if (argv[0] === '--') argv.shift();
@@ -75,6 +76,10 @@ try {
       log(`the exact-API validator ${release} is not available; its suites will fail: ${e.message}`),
     );
   }
+  // And the admission policy status controller (test/apiserver-suites/admission-parity.test.ts).
+  await ensureVapStatus({ log }).catch((e) =>
+    log(`the policy status controller is not available; the admission parity suite will fail: ${e.message}`),
+  );
   // The other releases too, one after the other (each build uses both cores), before any test runs.
   for (const release of releases().filter((r) => r !== defaultRelease())) {
     if (interrupted) break;

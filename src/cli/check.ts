@@ -41,6 +41,7 @@ import { SIGNATURES } from '../core/live/signatures';
 import { readSnapshotText } from '../core/live/snapshot-file';
 import { readClusterSnapshot, readLiveState } from '../cluster/live';
 import { printReports, reportRequest, requireReportApi, writeReports, type ReportRequest } from './policy-reports';
+import { admissionCode, admissionText } from '../core/policy/admission-words';
 
 const FORMATS = ['text', 'json', 'sarif'] as const;
 
@@ -545,8 +546,13 @@ export function runRules(args: string[]): number {
         title: r.title,
         ...(json && r.severity === 'error' ? { apiRejects: r.apiRejects === true } : {}),
         ...(json ? { releases: r.releases ?? ALL_RELEASES } : {}),
+        admission: json ? { ...r.admission, text: admissionText(r.admission) } : admissionCode(r.admission),
       }));
   if (json) process.stdout.write(`${JSON.stringify(list, null, 2)}\n`);
-  else for (const r of list) process.stdout.write(`${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${r.title}\n`);
+  else
+    for (const r of list)
+      process.stdout.write(
+        `${r.id.padEnd(8)} ${r.severity.padEnd(8)} ${'admission' in r ? `${String(r.admission).padEnd(24)} ` : ''}${r.title}\n`,
+      );
   return EXIT.OK;
 }

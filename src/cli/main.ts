@@ -3,7 +3,8 @@
 // options, usage and help are declared once in ./commands (made into parsers and help by ./declare); each
 // runs in its module: check.ts (check, snapshot, rules), join.ts (join, remove), nodes.ts, shell.ts, pods.ts,
 // mirrors.ts (render), mirrors-apply.ts (diff, apply), machineset.ts (create, follow, scale,
-// delete-machine) and lsp.ts (the language server).
+// delete-machine), lsp.ts (the language server) and policy.ts (export; apply, status and remove in
+// policy-cluster.ts).
 import { version } from '../../package.json';
 import { HELP_FACTS, runCheck, runRules, runSnapshot } from './check';
 import { allUsage, CHECK_COMMAND } from './commands';
@@ -71,6 +72,8 @@ export function main(argv: string[]): number | Promise<number> {
         return import('./machineset').then((m) => m.runMachineSet(rest)).catch(failure);
       case 'lsp':
         return runLsp(rest);
+      case 'policy':
+        return import('./policy').then((m) => m.runPolicy(rest)).catch(failure);
       case '-v':
       case '--version':
         process.stdout.write(`${version}\n`);

@@ -3,6 +3,8 @@
 // What the explorer shows is watched (list+watch) from its first read on: the Windows nodes, RuntimeClasses,
 // the windows-instances ConfigMap, mirror sets, MachineSets and Machines, WMCO's CSV; `onChange` names what
 // changed, and the session info (node counts, WMCO) follows the same watches.
+import { policyCollections, type PolicyObject } from './admission-policy-lists';
+import { policyStatusRows, type PolicyStatusRow } from '../core/policy/status';
 import type { KubeConfig, V1ConfigMap, V1NodeList, V1Pod, V1RuntimeClass } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { KubeClient } from './kube-client';
@@ -61,7 +63,7 @@ export interface SessionInfo {
 }
 
 /** What changed in a session: its info (node counts, WMCO), or the objects of one group. */
-export type SessionTopic = 'info' | 'runtimeClasses' | 'byoh' | 'mirrors' | 'machineSets' | 'machines';
+export type SessionTopic = 'info' | 'runtimeClasses' | 'byoh' | 'mirrors' | 'machineSets' | 'machines' | 'policies';
 
 export type SessionState = { status: 'connected'; info: SessionInfo } | { status: 'error'; error: ClusterErrorItem };
 
@@ -226,6 +228,26 @@ export class ClusterSession {
       this.changed('runtimeClasses'),
     );
     return w.error ?? windowsRuntimeClassesOf(w.items());
+  }
+
+  /**
+   * kube-windows's admission policies, as `kube-windows policy status` shows them against `cliVersion`;
+   * undefined when the cluster does not serve ValidatingAdmissionPolicies (before 1.30).
+   */
+  async admissionPolicies(cliVersion: string): Promise<PolicyStatusRow[] | ClusterErrorItem | undefined> {
+    const lists: PolicyObject[][] = [];
+    for (const c of policyCollections) {
+      const w = await this.watch<PolicyObject & WatchedObject>(
+        `policies/${c.kind}`,
+        c,
+        'admission policies',
+        this.changed('policies'),
+      );
+      if (w.error) return w.error;
+      if (!w.served) return undefined;
+      lists.push(w.items());
+    }
+    return policyStatusRows(lists[0] ?? [], lists[1] ?? [], cliVersion);
   }
 
   /** The Windows MachineSets of an OpenShift cluster (openshift-machine-api). */

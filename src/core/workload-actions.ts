@@ -71,7 +71,7 @@ const NAME = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
 const DNS_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 
 /** Why a taint key is not a qualified name (prefix/name), or undefined. */
-function keyProblem(key: string): string | undefined {
+export function keyProblem(key: string): string | undefined {
   const parts = key.split('/');
   if (parts.length > 2) return `the key "${key}" has more than one "/"`;
   const name = parts[parts.length - 1] ?? '';

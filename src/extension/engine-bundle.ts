@@ -109,3 +109,7 @@ export { nodeFactsOf } from '../core/live/explain';
 export { parseTaints, taintText, taintChanges } from '../core/workload-actions';
 // The Windows workload problems view: the live check of a context, grouped by object, with each object's live YAML.
 export { ProblemsTree } from '../views/problems-tree';
+export { executePolicyApply, preparePolicyApply, type PreparedPolicyApply } from '../cluster/admission-policies';
+export { enforceableRules, generatePolicies } from '../core/policy/generate';
+export { renderPolicies } from '../core/policy/render';
+export { policySummary, resolvePolicyRequest } from '../core/policy/request';

@@ -10,6 +10,7 @@ import { registerJoinCommands } from './join-commands';
 import { registerMirrorCommands } from './mirror-commands';
 import { registerNodeCommands } from './node-commands';
 import { registerMachineSetCommands } from './machineset-commands';
+import { registerPolicyCommands } from './policy-commands';
 import { registerPodCommands } from './pod-commands';
 import { registerNodeActions } from './node-actions';
 import { ReadOnlyDocs } from './read-only-docs';
@@ -54,6 +55,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMirrorCommands(context, log);
   // Windows MachineSets on OpenShift: create (draft editor), follow, scale, delete a Machine.
   registerMachineSetCommands(context, log);
+  registerPolicyCommands(context, log);
   // Pod actions (logs, shell, describe, delete, restart) and node actions through the API (cordon,
   // drain, taints, events, node logs): read-only documents share one content provider.
   const docs = ReadOnlyDocs.register(context);

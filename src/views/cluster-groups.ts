@@ -8,6 +8,8 @@ import type { GroupRow } from './items/group';
 import { machineItems, machineSetItem, machineSetItems } from './items/machine-set';
 import { mirrorSetItems } from './items/mirror-set';
 import { runtimeClassItems } from './items/runtime-class';
+import { admissionPolicyItems } from './items/admission-policy';
+import { version } from '../../package.json';
 
 /** What a group's children are read with. */
 export interface GroupContext extends GroupScope {
@@ -78,6 +80,15 @@ export const CLUSTER_GROUPS: readonly ClusterGroup[] = [
     tooltip: 'RuntimeClasses that schedule onto Windows nodes.',
     distributions: EVERY,
     children: async (g) => runtimeClassItems(g, await g.session.runtimeClasses()),
+  },
+  {
+    key: 'policies',
+    label: 'Admission policies',
+    icon: 'shield',
+    tooltip:
+      "kube-windows's ValidatingAdmissionPolicies: the Windows rules enforced by the API server itself (right-click the cluster → Enforce Windows rules…).",
+    distributions: EVERY,
+    children: async (g) => admissionPolicyItems(g, await g.session.admissionPolicies(version), version),
   },
 ];
 

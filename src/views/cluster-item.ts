@@ -13,6 +13,7 @@ export type ContextValue =
   | 'pod'
   | 'mirrorSet'
   | 'runtimeClass'
+  | 'admissionPolicy'
   | 'machineSet'
   | 'machine'
   | 'error'
@@ -20,7 +21,8 @@ export type ContextValue =
   | 'info';
 
 /** The groups a cluster or a node shows. */
-export type GroupKey = 'nodes' | 'machineSets' | 'byoh' | 'mirrors' | 'runtimeClasses' | 'pods' | 'services';
+export type GroupKey =
+  'nodes' | 'machineSets' | 'byoh' | 'mirrors' | 'runtimeClasses' | 'policies' | 'pods' | 'services';
 
 /**
  * What an item stands for, typed: commands read this, never the id (the id is only VS Code's handle).

@@ -24,8 +24,8 @@ import {
 
 const CONTEXT = 'kube-windows-sandbox';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
-/** What the current cluster shows once connected: the info row, then the four groups. */
-const GROUPS = ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'];
+/** What the current cluster shows once connected: the info row, then its groups. */
+const GROUPS = ['Windows nodes', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses', 'Admission policies'];
 const NODES = ['winworker-2019-a', 'winworker-2022-b', 'byoh-win2022-1'];
 
 let cs: CodeServer;

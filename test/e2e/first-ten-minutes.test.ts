@@ -30,7 +30,7 @@ import { shownRows } from './shown-rows';
 
 const CONTEXT = 'kube-windows-tour';
 const vsix = process.env.KW_VSIX ?? join(ROOT, 'out', 'e2e', 'kube-windows.vsix');
-const GROUPS = ['Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'];
+const GROUPS = ['Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses', 'Admission policies'];
 
 describe('the first ten minutes: the README tour in a real VS Code', { timeout: 600_000 }, () => {
   let world: World;

@@ -91,7 +91,7 @@ test('kubeadm: only the Windows nodes and RuntimeClasses groups, and no request 
   assert.match(kids[0].label, / · Kubernetes · no WMCO · 1 Linux \/ 2 Windows nodes$/);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'Windows RuntimeClasses'],
+    ['Windows nodes', 'Windows RuntimeClasses', 'Admission policies'],
   );
   assert.deepEqual(
     (await ask(t, byLabel(kids, 'Windows RuntimeClasses'))).map((r) => r.label),
@@ -139,7 +139,14 @@ test('OpenShift: the WMCO services a node lacks are "not installed" (WMCO instal
   const kids = await ask(t, root);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    [
+      'Windows nodes',
+      'Windows MachineSets',
+      'BYOH instances',
+      'Mirror sets',
+      'Windows RuntimeClasses',
+      'Admission policies',
+    ],
   );
   const nodes = await ask(t, byLabel(kids, 'Windows nodes'));
   const services = await ask(t, byLabel(await ask(t, byLabel(nodes, 'winworker-2022-b')), 'Services'));

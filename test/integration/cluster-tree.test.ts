@@ -77,7 +77,14 @@ test('initial load: info line, Windows nodes with builds, BYOH not joined, mirro
   assert.match(kids[0].label, /^v1\.\d+\.\d+.* · OpenShift · WMCO 10\.18\.0 Succeeded · 3 Linux \/ 3 Windows nodes$/);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    [
+      'Windows nodes',
+      'Windows MachineSets',
+      'BYOH instances',
+      'Mirror sets',
+      'Windows RuntimeClasses',
+      'Admission policies',
+    ],
   );
   assert.equal(t.item('ctx/mixed')?.contextValue, 'cluster.openshift');
 
@@ -322,7 +329,14 @@ test('a slow cluster answers with a loading row at once; its change event brings
   const kids = await ask(t, root);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    [
+      'Windows nodes',
+      'Windows MachineSets',
+      'BYOH instances',
+      'Mirror sets',
+      'Windows RuntimeClasses',
+      'Admission policies',
+    ],
   );
   assert.equal(
     emu.requests.filter((r) => r.path === '/version').length,
@@ -367,7 +381,7 @@ test('an answer overtaken by a newer ask of the same part of the tree ends empty
     const second = t.children(again);
     assert.deepEqual(await first, []);
     const kids = await second;
-    assert.equal(kids.length, 6);
+    assert.equal(kids.length, 7);
     assert.ok(kids.every((k) => t.item(k.id) === k));
   });
 });

@@ -96,7 +96,14 @@ test('OpenShift: "Windows MachineSets" beside the Windows nodes; a MachineSet cr
   const kids = await ask(t, root);
   assert.deepEqual(
     kids.slice(1).map((k) => k.label),
-    ['Windows nodes', 'Windows MachineSets', 'BYOH instances', 'Mirror sets', 'Windows RuntimeClasses'],
+    [
+      'Windows nodes',
+      'Windows MachineSets',
+      'BYOH instances',
+      'Mirror sets',
+      'Windows RuntimeClasses',
+      'Admission policies',
+    ],
   );
   const group = byLabel(kids, 'Windows MachineSets');
   assert.deepEqual(

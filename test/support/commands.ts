@@ -15,6 +15,7 @@ export const EXTENSION_COMMANDS = [
   'kubeWindows.describePod',
   'kubeWindows.drainNode',
   'kubeWindows.editTaints',
+  'kubeWindows.enforceWindowsRules',
   'kubeWindows.followMachineSet',
   'kubeWindows.joinNode',
   'kubeWindows.nodeEvents',

@@ -108,6 +108,7 @@ test('commands that act on a tree item are hidden from the Command Palette', () 
     'kubeWindows.previewMirrors',
     'kubeWindows.applyMirrors',
     'kubeWindows.createMachineSet',
+    'kubeWindows.enforceWindowsRules',
     'kubeWindows.showLog',
   ]);
   for (const command of onItems) {
@@ -253,6 +254,7 @@ async function commandTables(): Promise<Record<string, { run: unknown; palette?:
   const { NODE_COMMANDS } = await import('../../src/extension/node-commands');
   const { POD_COMMANDS } = await import('../../src/extension/pod-commands');
   const { NODE_ACTION_COMMANDS } = await import('../../src/extension/node-actions');
+  const { POLICY_COMMANDS } = await import('../../src/extension/policy-commands');
   return {
     ...JOIN_COMMANDS,
     ...MACHINESET_COMMANDS,
@@ -260,6 +262,7 @@ async function commandTables(): Promise<Record<string, { run: unknown; palette?:
     ...NODE_COMMANDS,
     ...POD_COMMANDS,
     ...NODE_ACTION_COMMANDS,
+    ...POLICY_COMMANDS,
   };
 }
 

@@ -116,7 +116,7 @@ export function hostProcessInfo(pod: PodSpecView): HostProcessInfo {
 // Linux-only fields
 
 /** Pod-level fields validateWindows forbids once `spec.os.name` is windows, and when they count as set. */
-const LINUX_ONLY_POD_FIELDS: { path: string[]; when: 'set' | 'true' | 'nonEmpty' }[] = [
+export const LINUX_ONLY_POD_FIELDS: { path: string[]; when: 'set' | 'true' | 'nonEmpty' }[] = [
   { path: ['securityContext', 'appArmorProfile'], when: 'set' },
   { path: ['securityContext', 'seLinuxOptions'], when: 'set' },
   { path: ['hostUsers'], when: 'set' },

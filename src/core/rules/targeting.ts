@@ -40,7 +40,8 @@ export interface Targeting {
 
 export const OS_LABELS = [OS_LABEL, BETA_OS_LABEL];
 
-const WINDOWS_TAINT_KEYS = new Set(['os', 'node.kubernetes.io/os']);
+/** Taint keys whose toleration with the value windows (any case) is strong Windows evidence (AKS taints sku=windows). */
+export const WINDOWS_TOLERATION_KEYS = ['os', 'node.kubernetes.io/os', 'sku'];
 
 /**
  * Decides whether a pod spec targets Windows, keeping the evidence
@@ -207,7 +208,7 @@ export function targetingOf(pod: PodSpecView, facts: Facts): Targeting {
       if (!isObj(t)) return;
       const key = typeof t.key === 'string' ? t.key : '';
       const value = typeof t.value === 'string' ? t.value.toLowerCase() : '';
-      if ((WINDOWS_TAINT_KEYS.has(key) && value === 'windows') || (key === 'sku' && value === 'windows')) {
+      if (WINDOWS_TOLERATION_KEYS.includes(key) && value === 'windows') {
         evidence.push({
           signal: 'toleration',
           os: 'windows',

@@ -43,6 +43,34 @@ export interface Report {
 
 export type Reporter = (report: Report) => void;
 
+/**
+ * Why a rule cannot be enforced by an admission policy, which sees one object as the API server decoded it:
+ * - `node-facts`: it needs the nodes' or the cluster's facts (builds, CSI drivers, the OpenShift release);
+ * - `image-os`: it needs the image's operating system or content, which only a registry knows;
+ * - `other-object`: it needs another object (a RuntimeClass, a StorageClass, the namespace's labels);
+ * - `api-validates`: the API server's own validation rejects it before any admission policy runs;
+ * - `dropped-before-admission`: the API server drops the field (unknown, or behind a gate that is off)
+ *   before admission, so a policy never sees it;
+ * - `not-a-pod`: it is about an object that is not a pod or pod template (mirror sets, MachineSets,
+ *   RuntimeClasses, the network configuration, YAML text);
+ * - `advice`: it is advice (info), not a mistake a cluster should refuse;
+ * - `not-exact`: CEL cannot express what the rule decides exactly, so it is not exported half-true;
+ * - `not-generated`: CEL could express it, but no validation is generated for it yet.
+ */
+export type AdmissionWhyNot =
+  | 'node-facts'
+  | 'image-os'
+  | 'other-object'
+  | 'api-validates'
+  | 'dropped-before-admission'
+  | 'not-a-pod'
+  | 'advice'
+  | 'not-exact'
+  | 'not-generated';
+
+/** Whether `kube-windows policy` can enforce the rule at admission (a generated CEL validation), or why not. */
+export type Admission = { enforceable: true } | { enforceable: false; why: AdmissionWhyNot; detail?: string };
+
 export interface RuleMeta {
   /** Stable public id (WIN001 …). */
   id: string;
@@ -62,6 +90,8 @@ export interface RuleMeta {
    * silently before)"); absent: all releases alike.
    */
   releases?: string;
+  /** Enforceable by the generated admission policies (`kube-windows policy`), or why not. */
+  admission: Admission;
   family:
     | 'pod-security'
     | 'host-process'

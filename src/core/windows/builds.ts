@@ -169,18 +169,51 @@ function hasWindowsContext(image: ImageRef, tag: string): boolean {
   return isWindowsBaseRepository(image) || /nanoserver|servercore|windows|ltsc/.test(tag);
 }
 
-/** Windows-only repositories, per registry: MCR Windows bases and .NET Framework, legacy Docker Hub. */
-const WINDOWS_REPOS = new Map<string, RegExp>([
-  [
-    'mcr.microsoft.com',
-    /^(windows(\/|$)|dotnet\/framework\/|oss\/kubernetes\/windows-host-process-containers-base-image)/,
-  ],
-  ['docker.io', /^microsoft\/(windowsservercore|nanoserver|iis|aspnet|dotnet-framework)/],
-]);
+/**
+ * Windows-only repositories, per registry (MCR Windows bases and .NET Framework, legacy Docker Hub): a
+ * repository is one when it is one of `names` or starts with one of `prefixes`. Data, not code, because
+ * the admission policies (core/policy) turn the same description into CEL.
+ */
+export const WINDOWS_REPOSITORIES: { registry: string; names: string[]; prefixes: string[] }[] = [
+  {
+    registry: 'mcr.microsoft.com',
+    names: ['windows'],
+    prefixes: ['windows/', 'dotnet/framework/', 'oss/kubernetes/windows-host-process-containers-base-image'],
+  },
+  {
+    registry: 'docker.io',
+    names: [],
+    prefixes: [
+      'microsoft/windowsservercore',
+      'microsoft/nanoserver',
+      'microsoft/iis',
+      'microsoft/aspnet',
+      'microsoft/dotnet-framework',
+    ],
+  },
+];
 
 function isWindowsBaseRepository(image: ImageRef): boolean {
-  return WINDOWS_REPOS.get(image.registry)?.test(image.repository) ?? false;
+  const entry = WINDOWS_REPOSITORIES.find((r) => r.registry === image.registry);
+  return (
+    !!entry && (entry.names.includes(image.repository) || entry.prefixes.some((p) => image.repository.startsWith(p)))
+  );
 }
+
+/**
+ * Words in a lowercased image tag that make it a Windows image, each standing alone between the tag's
+ * ends and one of `separators` (the admission policies generate their CEL from this too).
+ */
+export const WINDOWS_TAG_WORDS: { words: string[]; separators: string; says: string }[] = [
+  { words: ['nanoserver', 'windowsservercore', 'servercore'], separators: '-_.', says: 'names a Windows base' },
+  { words: ['ltsc2016', 'ltsc2019', 'ltsc2022', 'ltsc2025'], separators: '-_.', says: 'names a Windows LTSC build' },
+  { words: ['windows'], separators: '-_', says: 'is a Windows variant' },
+];
+
+const TAG_WORD_RES = WINDOWS_TAG_WORDS.map((t) => {
+  const sep = `[${t.separators.replace(/[-\\\]^]/g, '\\$&')}]`;
+  return { re: new RegExp(`(^|${sep})(${t.words.join('|')})(${sep}|$)`), says: t.says };
+});
 
 /** Evidence that an image is a Windows image: a Windows base repository or a Windows tag. */
 export const windowsImageEvidence = memoize((raw: string): string | undefined => windowsImageEvidenceOf(raw));
@@ -189,11 +222,8 @@ function windowsImageEvidenceOf(raw: string): string | undefined {
   const image = parseImage(raw);
   if (isWindowsBaseRepository(image)) return `${image.registry}/${image.repository} is a Windows base image`;
   const tag = (image.tag ?? '').toLowerCase();
-  if (/(^|[-_.])(nanoserver|windowsservercore|servercore)([-_.]|$)/.test(tag))
-    return `tag ${image.tag} names a Windows base`;
-  if (/(^|[-_.])ltsc20(16|19|22|25)([-_.]|$)/.test(tag)) return `tag ${image.tag} names a Windows LTSC build`;
-  if (/(^|[-_])windows([-_]|$)/.test(tag)) return `tag ${image.tag} is a Windows variant`;
-  return undefined;
+  const word = TAG_WORD_RES.find((t) => t.re.test(tag));
+  return word ? `tag ${image.tag} ${word.says}` : undefined;
 }
 
 /** Nano Server images: no PowerShell inside, only cmd.exe. */

@@ -60,6 +60,7 @@ function byohRule(
     scope: 'object',
     family: 'byoh',
     severity,
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about the windows-instances ConfigMap' },
     title,
     kinds: ['ConfigMap'],
     check(ctx, report) {

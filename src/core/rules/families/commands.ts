@@ -96,6 +96,7 @@ function isPowerShellNanoImage(image: string): boolean {
 
 const WIN060: PodRule = {
   id: 'WIN060',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -122,6 +123,7 @@ const WIN060: PodRule = {
 
 const WIN061: PodRule = {
   id: 'WIN061',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',

@@ -12,6 +12,7 @@ export const exactApiRules: EngineRule[] = [
     family: 'exact-api',
     severity: 'error',
     apiRejects: true,
+    admission: { enforceable: false, why: 'api-validates' },
     title:
       "The API server's own validation refuses the object (names, labels, required fields, enums, Windows limits …): its exact words, with --exact-api.",
   },
@@ -21,6 +22,11 @@ export const exactApiRules: EngineRule[] = [
     family: 'exact-api',
     severity: 'error',
     apiRejects: true,
+    admission: {
+      enforceable: false,
+      why: 'dropped-before-admission',
+      detail: 'a strict create refuses it, and a lenient one drops it, before admission',
+    },
     title:
       'Unknown or duplicate field: a strict create (kubectl apply and create by default) is refused before validation; with --exact-api.',
   },
@@ -29,6 +35,7 @@ export const exactApiRules: EngineRule[] = [
     scope: 'engine',
     family: 'exact-api',
     severity: 'warning',
+    admission: { enforceable: false, why: 'api-validates', detail: 'the API server itself returns the warning' },
     title:
       'A warning the API server returns with the create (a deprecated label or field, a surprising value); with --exact-api.',
   },

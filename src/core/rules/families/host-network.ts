@@ -4,8 +4,15 @@ import { apiField, deleteFix, hostProcessInfo } from '../helpers';
 import type { PodRule } from '../types';
 import { WINDOWS_RELEASES } from '../../kubernetes-release';
 
+// The words of each finding, shared with the rule's admission policy (core/policy).
+export const win054Message = (field: string): string =>
+  `${field}: ClusterFirstWithHostNet is not supported on Windows because host networking is not provided; Windows pods always run on a container network. Use ClusterFirst.`;
+export const win055Message = (field: string): string =>
+  `${field}: true does nothing for ordinary Windows containers: only HostProcess containers share the node's network. No release changes that (the WindowsHostNetwork feature gate was never on by default, is deprecated since Kubernetes ${WINDOWS_RELEASES.windowsHostNetworkDeprecated}, and its KEP was withdrawn). Delete it, or make the pod a HostProcess pod if it really needs the host network.`;
+
 const WIN054: PodRule = {
   id: 'WIN054',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -20,7 +27,7 @@ const WIN054: PodRule = {
     report({
       path,
       target: 'value',
-      message: `${apiField(pod, ['dnsPolicy'])}: ClusterFirstWithHostNet is not supported on Windows because host networking is not provided; Windows pods always run on a container network. Use ClusterFirst.`,
+      message: win054Message(apiField(pod, ['dnsPolicy'])),
       // Without the host's network (never on Windows) the kubelet treats ClusterFirstWithHostNet as ClusterFirst.
       fixes: [
         { title: 'Change dnsPolicy to ClusterFirst', kind: 'safe', ops: [{ op: 'set', path, value: 'ClusterFirst' }] },
@@ -31,6 +38,7 @@ const WIN054: PodRule = {
 
 const WIN055: PodRule = {
   id: 'WIN055',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -43,7 +51,7 @@ const WIN055: PodRule = {
     const path = [...pod.path, 'hostNetwork'];
     report({
       path,
-      message: `${apiField(pod, ['hostNetwork'])}: true does nothing for ordinary Windows containers: only HostProcess containers share the node's network. No release changes that (the WindowsHostNetwork feature gate was never on by default, is deprecated since Kubernetes ${WINDOWS_RELEASES.windowsHostNetworkDeprecated}, and its KEP was withdrawn). Delete it, or make the pod a HostProcess pod if it really needs the host network.`,
+      message: win055Message(apiField(pod, ['hostNetwork'])),
       fixes: [deleteFix('Remove hostNetwork', path, pod.path.length)],
     });
   },

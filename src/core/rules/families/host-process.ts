@@ -41,6 +41,7 @@ function quoteList(names: string[], max = 3): string {
 
 const WIN010: PodRule = {
   id: 'WIN010',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -80,6 +81,7 @@ const WIN010: PodRule = {
 
 const WIN011: PodRule = {
   id: 'WIN011',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -106,6 +108,7 @@ const WIN011: PodRule = {
 
 const WIN012: PodRule = {
   id: 'WIN012',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'host-process',
   severity: 'error',
@@ -129,8 +132,14 @@ const WIN012: PodRule = {
   },
 };
 
+// WIN013's words, given who sets no account ("HostProcess pod", "HostProcess container \"agent\""): shared
+// with its admission policy (core/policy).
+export const win013Message = (who: string): string =>
+  `${who} sets no windowsOptions.runAsUserName; the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.`;
+
 const WIN013: PodRule = {
   id: 'WIN013',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -145,13 +154,11 @@ const WIN013: PodRule = {
       (x) => x.hostProcess && !nonEmptyString(objAt(x.c.value, ['securityContext', 'windowsOptions'])?.runAsUserName),
     );
     if (missing.length === 0) return;
-    const why =
-      'the Kubernetes HostProcess docs require an account: NT AUTHORITY\\SYSTEM, NT AUTHORITY\\Local service, NT AUTHORITY\\NetworkService or a local group. Prefer Local service, the least privileged.';
     const value = 'NT AUTHORITY\\Local service';
     if (info.pod === true) {
       report({
         path: [...pod.path, ...HP],
-        message: `HostProcess pod sets no windowsOptions.runAsUserName; ${why}`,
+        message: win013Message('HostProcess pod'),
         fixes: [
           {
             title: `Set pod-level runAsUserName: ${value}`,
@@ -165,7 +172,7 @@ const WIN013: PodRule = {
     for (const x of missing) {
       report({
         path: [...x.c.path, ...HP],
-        message: `HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)} sets no windowsOptions.runAsUserName; ${why}`,
+        message: win013Message(`HostProcess ${containerWord(x.c)} ${preview(x.c.name, 40)}`),
         fixes: [
           {
             title: `Set runAsUserName: ${value}`,
@@ -180,6 +187,7 @@ const WIN013: PodRule = {
 
 const WIN014: PodRule = {
   id: 'WIN014',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -231,6 +239,7 @@ const PSA_ENFORCE = 'pod-security.kubernetes.io/enforce';
 
 const WIN015: PodRule = {
   id: 'WIN015',
+  admission: { enforceable: false, why: 'other-object', detail: "needs the namespace's Pod Security labels" },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',

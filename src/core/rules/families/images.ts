@@ -59,6 +59,7 @@ function retagFix(image: string, build: number, path: Path): FixSpec[] {
 
 const WIN080: PodRule = {
   id: 'WIN080',
+  admission: { enforceable: false, why: 'node-facts', detail: 'needs the Windows builds of the pinned nodes' },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -142,6 +143,7 @@ const MIN_NODE_BUILD = 17763;
 
 const WIN081: PodRule = {
   id: 'WIN081',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -183,6 +185,7 @@ const WIN081: PodRule = {
 
 const WIN082: PodRule = {
   id: 'WIN082',
+  admission: { enforceable: false, why: 'advice' },
   scope: 'pod',
   family: 'images',
   severity: 'info',
@@ -240,6 +243,7 @@ const HYPERV_ANNOTATION = 'experimental.windows.kubernetes.io/isolation-type';
 
 const WIN083: PodRule = {
   id: 'WIN083',
+  admission: { enforceable: false, why: 'other-object', detail: 'a Hyper-V RuntimeClass is another object' },
   scope: 'pod',
   family: 'images',
   severity: 'warning',
@@ -296,6 +300,7 @@ function splitImages(pod: PodSpecView) {
 
 const WIN084: PodRule = {
   id: 'WIN084',
+  admission: { enforceable: false, why: 'image-os' },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -317,6 +322,7 @@ const WIN084: PodRule = {
 
 const WIN085: PodRule = {
   id: 'WIN085',
+  admission: { enforceable: false, why: 'image-os' },
   scope: 'pod',
   family: 'images',
   severity: 'warning',

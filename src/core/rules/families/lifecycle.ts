@@ -7,6 +7,11 @@ import type { PodRule } from '../types';
 
 const WIN064: PodRule = {
   id: 'WIN064',
+  admission: {
+    enforceable: false,
+    why: 'dropped-before-admission',
+    detail: 'lifecycle.stopSignal is dropped while ContainerStopSignals is off',
+  },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -43,6 +48,7 @@ const WIN064: PodRule = {
 
 const WIN065: PodRule = {
   id: 'WIN065',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',

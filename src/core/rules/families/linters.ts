@@ -26,6 +26,7 @@ function annotationField(pod: PodSpecView, key: string): string {
 
 const LNT001: PodRule = {
   id: 'LNT001',
+  admission: { enforceable: false, why: 'advice' },
   scope: 'pod',
   family: 'linters',
   severity: 'info',

@@ -15,8 +15,25 @@ import {
 } from '../helpers';
 import type { PodRule } from '../types';
 
+const LINUX_ONLY_WHY =
+  'the kubelet silently ignores it on Windows (kubernetes PR #93475), and the API server rejects it once spec.os.name: windows is set';
+
+// The words of each finding, given the field path and the "(Windows inferred from …)" note: shared with
+// the rule's admission policy (core/policy), which builds the same sentence in CEL.
+export const win040Message = (field: string, note: string): string =>
+  `${field} is Linux-only${note}: ${LINUX_ONLY_WHY}. Delete it.`;
+export const win041Message = (field: string, note: string): string =>
+  `${field}: privileged containers are not supported on Windows${note}, and the pod may fail to start. Delete it; for host access use a HostProcess container (windowsOptions.hostProcess: true with hostNetwork: true).`;
+export const win056Message = (field: string, note: string, shared: boolean): string =>
+  `${field}: ${
+    shared
+      ? `Windows cannot share a process namespace between containers${note}, so it is ignored;`
+      : `process namespaces mean nothing on Windows${note}, and`
+  } the API server rejects the field, even false, once spec.os.name: windows is set. Delete it.`;
+
 const WIN040: PodRule = {
   id: 'WIN040',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -25,14 +42,13 @@ const WIN040: PodRule = {
   check({ pod, target }, report) {
     if (target.os !== 'windows' || target.declared) return;
     const note = inferredNote(target);
-    const why = `the kubelet silently ignores it on Windows (kubernetes PR #93475), and the API server rejects it once spec.os.name: windows is set`;
     for (const rel of linuxOnlyPodFieldsSet(pod.spec)) {
       // shareProcessNamespace has its own rule (WIN056).
       if (rel[0] === 'shareProcessNamespace') continue;
       const path = [...pod.path, ...rel];
       report({
         path,
-        message: `${apiField(pod, rel)} is Linux-only${note}: ${why}. Delete it.`,
+        message: win040Message(apiField(pod, rel), note),
         fixes: [deleteFix(`Remove ${rel.join('.')}`, path, pod.path.length)],
       });
     }
@@ -48,7 +64,7 @@ const WIN040: PodRule = {
         const path = [...c.path, 'securityContext', key];
         report({
           path,
-          message: `${containerField(pod, c, ['securityContext', key])} is Linux-only${note}: ${why}. Delete it.`,
+          message: win040Message(containerField(pod, c, ['securityContext', key]), note),
           fixes: [deleteFix(`Remove securityContext.${key}`, path, c.path.length)],
         });
       }
@@ -58,6 +74,7 @@ const WIN040: PodRule = {
 
 const WIN041: PodRule = {
   id: 'WIN041',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
@@ -72,7 +89,7 @@ const WIN041: PodRule = {
       const path = [...c.path, 'securityContext', 'privileged'];
       report({
         path,
-        message: `${containerField(pod, c, ['securityContext', 'privileged'])}: privileged containers are not supported on Windows${inferredNote(target)}, and the pod may fail to start. Delete it; for host access use a HostProcess container (windowsOptions.hostProcess: true with hostNetwork: true).`,
+        message: win041Message(containerField(pod, c, ['securityContext', 'privileged']), inferredNote(target)),
         fixes: [deleteFix('Remove securityContext.privileged', path, c.path.length)],
       });
     }
@@ -81,6 +98,7 @@ const WIN041: PodRule = {
 
 const WIN056: PodRule = {
   id: 'WIN056',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -91,13 +109,13 @@ const WIN056: PodRule = {
     if (target.os !== 'windows' || target.declared) return;
     if (!isSet(pod.spec, 'shareProcessNamespace')) return;
     const path = [...pod.path, 'shareProcessNamespace'];
-    const what =
-      pod.spec.shareProcessNamespace === true
-        ? `Windows cannot share a process namespace between containers${inferredNote(target)}, so it is ignored;`
-        : `process namespaces mean nothing on Windows${inferredNote(target)}, and`;
     report({
       path,
-      message: `${apiField(pod, ['shareProcessNamespace'])}: ${what} the API server rejects the field, even false, once spec.os.name: windows is set. Delete it.`,
+      message: win056Message(
+        apiField(pod, ['shareProcessNamespace']),
+        inferredNote(target),
+        pod.spec.shareProcessNamespace === true,
+      ),
       fixes: [deleteFix('Remove shareProcessNamespace', path, pod.path.length)],
     });
   },

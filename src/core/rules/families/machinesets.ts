@@ -62,6 +62,7 @@ function rule(
     scope: 'object',
     family: 'machinesets',
     severity,
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about MachineSets and Machines' },
     ...meta,
     title,
     kinds: KINDS,

@@ -63,6 +63,7 @@ function objectRule(
     scope: 'object',
     family: 'mirrors',
     severity,
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about image mirror sets' },
     ...meta,
     title,
     kinds: KINDS,
@@ -227,6 +228,7 @@ const MIR006 = objectRule(
 
 const MIR007: ObjectRule = {
   id: 'MIR007',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about image mirror sets' },
   scope: 'object',
   family: 'mirrors',
   severity: 'warning',
@@ -296,6 +298,7 @@ const MIR008 = objectRule(
 
 const MIR009: ObjectRule = {
   id: 'MIR009',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about image mirror sets' },
   scope: 'object',
   family: 'mirrors',
   severity: 'error',

@@ -56,6 +56,7 @@ const KINDS = ['Network', INSTALL_CONFIG_KIND];
 
 const NET001: ObjectRule = {
   id: 'NET001',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about the cluster network configuration' },
   scope: 'object',
   family: 'network',
   severity: 'error',
@@ -80,6 +81,7 @@ const NET001: ObjectRule = {
 
 const NET002: ObjectRule = {
   id: 'NET002',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about the cluster network configuration' },
   scope: 'object',
   family: 'network',
   severity: 'warning',
@@ -110,6 +112,7 @@ const NET002: ObjectRule = {
 
 const NET003: ObjectRule = {
   id: 'NET003',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about the cluster network configuration' },
   scope: 'object',
   family: 'network',
   severity: 'warning',

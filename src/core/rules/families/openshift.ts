@@ -120,6 +120,7 @@ function deploymentConfigToDeployment(object: ObjectView): { ops: EditOp[] } | {
 
 const OCP001: PodRule = {
   id: 'OCP001',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'openshift',
   severity: 'error',
@@ -214,6 +215,11 @@ function tektonPodTemplates(value: unknown): Path[] {
 
 const OCP002: ObjectRule = {
   id: 'OCP002',
+  admission: {
+    enforceable: false,
+    why: 'not-a-pod',
+    detail: 'about OpenShift kinds (builds, pipelines, Serverless, Service Mesh, monitoring)',
+  },
   scope: 'object',
   family: 'openshift',
   severity: 'warning',
@@ -295,6 +301,7 @@ const OCP002: ObjectRule = {
 
 const OCP003: PodRule = {
   id: 'OCP003',
+  admission: { enforceable: false, why: 'node-facts', detail: 'needs to know the cluster is OpenShift' },
   scope: 'pod',
   family: 'openshift',
   severity: 'warning',
@@ -315,6 +322,7 @@ const OCP003: PodRule = {
 
 const OCP004: PodRule = {
   id: 'OCP004',
+  admission: { enforceable: false, why: 'node-facts', detail: "needs the cluster's OpenShift release" },
   scope: 'pod',
   family: 'openshift',
   severity: 'warning',

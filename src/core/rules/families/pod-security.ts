@@ -12,6 +12,7 @@ import type { FixSpec, PodRule } from '../types';
 
 const WIN001: PodRule = {
   id: 'WIN001',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
@@ -32,6 +33,7 @@ const WIN001: PodRule = {
 
 const WIN002: PodRule = {
   id: 'WIN002',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
@@ -80,6 +82,7 @@ const WIN002: PodRule = {
 
 const WIN003: PodRule = {
   id: 'WIN003',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',
@@ -124,6 +127,7 @@ const WIN003: PodRule = {
 
 const WIN004: PodRule = {
   id: 'WIN004',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'pod-security',
   severity: 'error',

@@ -15,8 +15,13 @@ import {
 import type { PodRule } from '../types';
 import { releaseAtLeast, WINDOWS_RELEASES } from '../../kubernetes-release';
 
+// WIN050's words, shared with its admission policy (core/policy).
+export const win050Message = (field: string, note: string): string =>
+  `${field}: huge pages are not supported for Windows containers; Windows nodes advertise none, so the pod stays Pending${note}. Remove it.`;
+
 const WIN050: PodRule = {
   id: 'WIN050',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
@@ -35,7 +40,7 @@ const WIN050: PodRule = {
           report({
             path,
             severity,
-            message: `${field(rel)}: huge pages are not supported for Windows containers; Windows nodes advertise none, so the pod stays Pending${inferredNote(target)}. Remove it.`,
+            message: win050Message(field(rel), inferredNote(target)),
             fixes: [deleteFix(`Remove ${kind}.${name}`, path, keep)],
           });
         }
@@ -48,6 +53,7 @@ const WIN050: PodRule = {
 
 const WIN058: PodRule = {
   id: 'WIN058',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
@@ -92,6 +98,7 @@ const QUANTITIES = ['cpu', 'memory'] as const;
  */
 const WIN062: PodRule = {
   id: 'WIN062',
+  admission: { enforceable: false, why: 'advice' },
   scope: 'pod',
   family: 'runtime',
   severity: 'info',

@@ -26,6 +26,7 @@ function knownBuildList(): string {
 
 const RTC001: ObjectRule = {
   id: 'RTC001',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about RuntimeClass objects' },
   scope: 'object',
   family: 'runtime-class',
   severity: 'error',
@@ -82,6 +83,7 @@ const ROBUST_TOLERATION = { key: 'os', operator: 'Exists', effect: 'NoSchedule' 
 
 const RTC002: ObjectRule = {
   id: 'RTC002',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about RuntimeClass objects' },
   scope: 'object',
   family: 'runtime-class',
   severity: 'warning',
@@ -131,6 +133,7 @@ const RTC002: ObjectRule = {
 
 const RTC003: ObjectRule = {
   id: 'RTC003',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about RuntimeClass objects' },
   scope: 'object',
   family: 'runtime-class',
   severity: 'error',
@@ -167,6 +170,7 @@ const RTC003: ObjectRule = {
 
 const RTC004: ObjectRule = {
   id: 'RTC004',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about RuntimeClass objects' },
   scope: 'object',
   family: 'runtime-class',
   severity: 'error',
@@ -197,6 +201,7 @@ const WINDOWS_HANDLER = 'runhcs-wcow-process';
 
 const RTC005: ObjectRule = {
   id: 'RTC005',
+  admission: { enforceable: false, why: 'not-a-pod', detail: 'about RuntimeClass objects' },
   scope: 'object',
   family: 'runtime-class',
   severity: 'warning',

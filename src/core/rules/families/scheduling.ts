@@ -94,6 +94,7 @@ const isAksWindowsSku = (v: unknown): boolean => typeof v === 'string' && /^Wind
 
 const WIN070: PodRule = {
   id: 'WIN070',
+  admission: { enforceable: false, why: 'other-object', detail: 'a Windows RuntimeClass also places the pod' },
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
@@ -140,6 +141,7 @@ const WIN070: PodRule = {
 
 const WIN071: PodRule = {
   id: 'WIN071',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
@@ -242,6 +244,7 @@ function wrongCase(v: unknown): string | undefined {
 
 const WIN072: PodRule = {
   id: 'WIN072',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
@@ -359,6 +362,7 @@ const BLOCKING = new Set(['NoSchedule', 'NoExecute']);
 
 const WIN073: PodRule = {
   id: 'WIN073',
+  admission: { enforceable: false, why: 'node-facts', detail: "needs the Windows nodes' taints" },
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
@@ -455,6 +459,11 @@ const DROPPED: Record<string, string> = {
 
 const WIN074: PodRule = {
   id: 'WIN074',
+  admission: {
+    enforceable: false,
+    why: 'dropped-before-admission',
+    detail: 'the API server drops unknown toleration fields',
+  },
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
@@ -505,6 +514,7 @@ const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
  */
 const WIN075: PodRule = {
   id: 'WIN075',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',

@@ -131,6 +131,7 @@ function nodeList(nodes: { name: string }[]): string {
 
 const WIN063: PodRule = {
   id: 'WIN063',
+  admission: { enforceable: false, why: 'node-facts', detail: 'needs the CSI drivers the Windows nodes registered' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',

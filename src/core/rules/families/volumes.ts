@@ -39,8 +39,15 @@ function volumeMountsOf(c: ContainerView): { index: number; value: Obj }[] {
   return out;
 }
 
+// The words of each finding, shared with the rule's admission policy (core/policy).
+export const win051Message = (field: string): string =>
+  `${field}: Memory is not supported on Windows: there is no tmpfs, so the volume cannot be memory-backed. Remove medium to use node disk.`;
+export const win052Message = (field: string): string =>
+  `${field}: raw block volumes are not supported on Windows; Windows cannot attach raw block devices to pods. Use a Filesystem-mode PersistentVolumeClaim mounted with volumeMounts.`;
+
 const WIN051: PodRule = {
   id: 'WIN051',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -55,7 +62,7 @@ const WIN051: PodRule = {
       report({
         path,
         target: 'pair',
-        message: `${apiField(pod, rel)}: Memory is not supported on Windows: there is no tmpfs, so the volume cannot be memory-backed. Remove medium to use node disk.`,
+        message: win051Message(apiField(pod, rel)),
         fixes: [deleteKeepingParent('Remove medium: Memory', path, emptyDir)],
       });
     }
@@ -64,6 +71,7 @@ const WIN051: PodRule = {
 
 const WIN052: PodRule = {
   id: 'WIN052',
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -75,7 +83,7 @@ const WIN052: PodRule = {
       if (!Array.isArray(list) || list.length === 0) continue;
       report({
         path: [...c.path, 'volumeDevices'],
-        message: `${containerField(pod, c, ['volumeDevices'])}: raw block volumes are not supported on Windows; Windows cannot attach raw block devices to pods. Use a Filesystem-mode PersistentVolumeClaim mounted with volumeMounts.`,
+        message: win052Message(containerField(pod, c, ['volumeDevices'])),
       });
     }
   },
@@ -88,6 +96,7 @@ const capitalized = (word: string): string => word.charAt(0).toUpperCase() + wor
 
 const WIN053: PodRule = {
   id: 'WIN053',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -136,6 +145,7 @@ const SERVER_DEFAULT_MODE = 420;
 
 const WIN057: PodRule = {
   id: 'WIN057',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -212,6 +222,11 @@ const LINUX_ONLY_SOURCES = [
 
 const WIN059: PodRule = {
   id: 'WIN059',
+  admission: {
+    enforceable: false,
+    why: 'node-facts',
+    detail: 'inline CSI volumes are reported only where the cluster does not run WMCO',
+  },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',

@@ -135,6 +135,7 @@ function userNameRule(id: UserNameProblem, title: string, advice: (value: string
     family: 'windows-options',
     severity: 'error',
     apiRejects: true,
+    admission: { enforceable: false, why: 'api-validates' },
     title,
     check({ pod }, report) {
       if (declaredLinux(pod)) return;
@@ -252,6 +253,7 @@ export function dns1123SubdomainProblems(v: string): string[] {
 
 const WIN027: PodRule = {
   id: 'WIN027',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'windows-options',
   severity: 'error',
@@ -294,6 +296,7 @@ const MAX_SPEC = 64 * 1024;
 
 const WIN028: PodRule = {
   id: 'WIN028',
+  admission: { enforceable: false, why: 'api-validates' },
   scope: 'pod',
   family: 'windows-options',
   severity: 'error',
@@ -346,6 +349,7 @@ function gmsaKind(pod: PodSpecView, site: Site): string {
 
 const WIN029: PodRule = {
   id: 'WIN029',
+  admission: { enforceable: false, why: 'not-generated' },
   scope: 'pod',
   family: 'windows-options',
   severity: 'warning',
@@ -441,6 +445,7 @@ function checkNonRoot(pod: PodSpecView, target: Targeting, report: Reporter) {
 
 const WIN030: PodRule = {
   id: 'WIN030',
+  admission: { enforceable: false, why: 'image-os', detail: 'needs the user the image runs as' },
   scope: 'pod',
   family: 'windows-options',
   severity: 'warning',

@@ -4,6 +4,7 @@ import type { EngineRule } from '../types';
 export const yamlRules: EngineRule[] = [
   {
     id: 'YAML001',
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about the YAML text itself' },
     scope: 'engine',
     family: 'yaml',
     severity: 'error',
@@ -12,6 +13,7 @@ export const yamlRules: EngineRule[] = [
   },
   {
     id: 'YAML002',
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about the YAML text itself' },
     scope: 'engine',
     family: 'yaml',
     severity: 'info',
@@ -20,6 +22,7 @@ export const yamlRules: EngineRule[] = [
   },
   {
     id: 'YAML003',
+    admission: { enforceable: false, why: 'not-a-pod', detail: 'about the YAML text itself' },
     scope: 'engine',
     family: 'yaml',
     severity: 'warning',
