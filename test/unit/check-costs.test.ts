@@ -58,6 +58,11 @@ test('the rules a check runs are selected once for every file checked with the s
   assert.ok(activeRules({ severity }).enabled('WIN002'));
   severity.WIN002 = 'off';
   assert.ok(!activeRules({ severity }).enabled('WIN002'));
+  // A selection kept for its content does not follow the object it was made from.
+  const first: Record<string, 'warning' | 'info'> = { WIN002: 'warning' };
+  activeRules({ severity: first });
+  first.WIN002 = 'info';
+  assert.equal(activeRules({ severity: { WIN002: 'warning' } }).severityOf('WIN002', 'error'), 'warning');
   // And a check with other options than the last one runs its own rules.
   const text =
     'kind: Pod\nspec:\n  os: {name: windows}\n  hostPID: true\n  containers: [{name: a, image: x, securityContext: {privileged: true}}]\n';

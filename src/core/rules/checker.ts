@@ -208,7 +208,8 @@ let lastActive: { key: string; rules: ActiveRules } | undefined;
 function selectRules(options: CheckOptions): ActiveRules {
   const only = options.only && options.only.length > 0 ? new Set(options.only) : undefined;
   const disabled = new Set(options.disable ?? []);
-  const overrides = options.severity ?? {};
+  // A copy: the selection is kept for later calls with the same content (see activeRules).
+  const overrides = { ...options.severity };
   const enabled = (id: string) => (!only || only.has(id)) && !disabled.has(id) && overrides[id] !== 'off';
   const pod: PodRule[] = [];
   const objectByKind = new Map<string, ObjectRule[]>();
