@@ -47,9 +47,9 @@ function timeProcess(command, args, expectCodes, { node = true } = {}) {
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (!expectCodes.includes(r.status))
     throw new Error(`${command} ${args.slice(0, 8).join(' ')} exited ${r.status}: ${String(r.stderr).slice(0, 2000)}`);
-  if (!node) return { ms, rssMb: NaN, cpuMs: childCpuMs() };
-  const [rssKb, cpuUs] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
-  return { ms, rssMb: rssKb / 1024, cpuMs: cpuUs / 1000 };
+  if (!node) return { ms, rssMb: NaN, cpuMs: childCpuMs(), mainCpuMs: NaN };
+  const [rssKb, cpuUs, mainUs] = readFileSync(rssFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
+  return { ms, rssMb: rssKb / 1024, cpuMs: cpuUs / 1000, mainCpuMs: mainUs >= 0 ? mainUs / 1000 : NaN };
 }
 
 let lastChildCpu = 0;
@@ -170,7 +170,7 @@ function online() {
 
 console.log('');
 console.log(
-  'input                         size_mb  1-thread_ms  cpu_ms  all-cores_ms  cpu_ms  speedup  floor_ms  cpu_ms  ratio  cpu_ratio  docs_per_s  rss_mb',
+  'input                         size_mb  1-thread_ms  cpu_ms  main_ms  all-cores_ms  cpu_ms  main_ms  speedup  floor_ms  cpu_ms  ratio  cpu_ratio  docs_per_s  rss_mb',
 );
 const results = [];
 const sideBySide = [];
@@ -196,8 +196,10 @@ for (const input of inputs) {
     mb: prepared.mb,
     oneMs: m(one, 'ms'),
     oneCpu: m(one, 'cpuMs'),
+    oneMain: m(one, 'mainCpuMs'),
     allMs: m(all, 'ms'),
     allCpu: m(all, 'cpuMs'),
+    allMain: m(all, 'mainCpuMs'),
     floorMs: m(floors, 'ms'),
     floorCpu: m(floors, 'cpuMs'),
     rss: Math.max(...one.map((c) => c.rssMb)),
@@ -207,7 +209,7 @@ for (const input of inputs) {
   r.cpuRatio = r.oneCpu / r.floorCpu;
   results.push(r);
   console.log(
-    `${name.padEnd(28)} ${fmt(r.mb, 2).padStart(8)}  ${fmt(r.oneMs).padStart(11)}  ${fmt(r.oneCpu).padStart(6)}  ${fmt(r.allMs).padStart(12)}  ${fmt(r.allCpu).padStart(6)}  ${fmt(r.speedup, 2).padStart(7)}  ${fmt(r.floorMs).padStart(8)}  ${fmt(r.floorCpu).padStart(6)}  ${fmt(r.ratio, 2).padStart(5)}  ${fmt(r.cpuRatio, 2).padStart(9)}  ${fmt(input.n / (r.allMs / 1000)).padStart(10)}  ${fmt(r.rss).padStart(6)}`,
+    `${name.padEnd(28)} ${fmt(r.mb, 2).padStart(8)}  ${fmt(r.oneMs).padStart(11)}  ${fmt(r.oneCpu).padStart(6)}  ${fmt(r.oneMain).padStart(7)}  ${fmt(r.allMs).padStart(12)}  ${fmt(r.allCpu).padStart(6)}  ${fmt(r.allMain).padStart(7)}  ${fmt(r.speedup, 2).padStart(7)}  ${fmt(r.floorMs).padStart(8)}  ${fmt(r.floorCpu).padStart(6)}  ${fmt(r.ratio, 2).padStart(5)}  ${fmt(r.cpuRatio, 2).padStart(9)}  ${fmt(input.n / (r.allMs / 1000)).padStart(10)}  ${fmt(r.rss).padStart(6)}`,
   );
   // The other linters on the largest inputs, in the same run.
   if (input.n !== largest || input.findings === 'none') continue;
@@ -233,7 +235,7 @@ for (const input of inputs) {
 }
 for (const r of results.filter((x) => x.n === largest))
   console.log(
-    `engine: input="${r.name}" one_thread_ms=${fmt(r.oneMs)} all_cores_ms=${fmt(r.allMs)} speedup=${fmt(r.speedup, 2)} floor_ms=${fmt(r.floorMs)} ratio=${fmt(r.ratio, 2)} cpu_ratio=${fmt(r.cpuRatio, 2)} rss_mb=${fmt(r.rss)}`,
+    `engine: input="${r.name}" one_thread_ms=${fmt(r.oneMs)} one_thread_cpu_ms=${fmt(r.oneCpu)} one_thread_main_cpu_ms=${fmt(r.oneMain)} all_cores_ms=${fmt(r.allMs)} all_cores_cpu_ms=${fmt(r.allCpu)} all_cores_main_cpu_ms=${fmt(r.allMain)} speedup=${fmt(r.speedup, 2)} floor_ms=${fmt(r.floorMs)} ratio=${fmt(r.ratio, 2)} cpu_ratio=${fmt(r.cpuRatio, 2)} rss_mb=${fmt(r.rss)}`,
   );
 for (const s of sideBySide)
   console.log(

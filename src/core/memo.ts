@@ -5,7 +5,9 @@
 export function memoize<T>(fn: (s: string) => T, max = 4096): (s: string) => T {
   const cache = new Map<string, T>();
   return (s: string) => {
-    if (cache.has(s)) return cache.get(s) as T;
+    // One lookup, not two (has, then get): these run for every container of every document.
+    const hit = cache.get(s);
+    if (hit !== undefined || cache.has(s)) return hit as T;
     if (cache.size >= max) cache.clear();
     const v = fn(s);
     cache.set(s, v);

@@ -3,7 +3,7 @@
 // document a finding, and a linter that cannot be built is skipped with the reason, never a crash.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -49,4 +49,21 @@ test('a linter that cannot be built (no Go toolchain) is skipped with the reason
   assert.equal(r.status, 0, r.stderr);
   assert.match(r.stdout, /^kube-score: skipped: no Go toolchain .*kube-score@v1\.20\.0/m);
   assert.match(r.stdout, /^kubeconform: skipped: no Go toolchain .*kubeconform@v0\.8\.0/m);
+});
+
+test("the bench's process probe: peak RSS, CPU of the whole process, and of its main thread alone", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'kw-rss-'));
+  const file = join(dir, 'rss.txt');
+  // A worker thread does the same work as the main thread: its CPU counts for the process, not for the main thread.
+  const spin = 'let x=0;for(let i=0;i<3e8;i++)x=(x+i)%7;';
+  const script = `const {Worker}=require('worker_threads');const w=new Worker(${JSON.stringify(spin)},{eval:true});w.on('exit',()=>{${spin}});`;
+  const r = spawnSync(process.execPath, ['-r', join(ROOT, 'scripts', 'bench', 'rss.cjs'), '-e', script], {
+    env: { ...process.env, KW_RSS_FILE: file },
+  });
+  assert.equal(r.status, 0, String(r.stderr));
+  const [rssKb, cpuUs, mainUs] = readFileSync(file, 'utf8').trim().split(' ').map(Number);
+  assert.ok(rssKb > 10_000, `${rssKb} KiB`);
+  if (process.platform !== 'linux') return assert.equal(mainUs, -1);
+  assert.ok(mainUs >= 50_000, `main thread ${mainUs} µs`);
+  assert.ok(cpuUs - mainUs >= mainUs / 2, `process ${cpuUs} µs, main thread ${mainUs} µs: the worker did as much`);
 });

@@ -388,8 +388,13 @@ function hasContent(text: string): boolean {
   return false;
 }
 
+/** What binaryReason counts; a text without any of them (nearly every manifest) is decided by one native search. */
+const BINARY_SIGN = /[\x00-\x08\x0B\x0C\x0E-\x1F\uFFFD]/;
+
 function binaryReason(text: string): string | undefined {
   const sample = text.length > 8192 ? text.slice(0, 8192) : text;
+  // A loop over every character of every file was 2% of checking a tree of 2 000 files.
+  if (!BINARY_SIGN.test(sample)) return undefined;
   let control = 0;
   for (let i = 0; i < sample.length; i++) {
     const c = sample.charCodeAt(i);

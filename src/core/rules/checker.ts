@@ -193,10 +193,23 @@ interface ActiveRules {
   severityOf: (id: string, proposed: Severity) => SeveritySetting;
 }
 
-function activeRules(options: CheckOptions): ActiveRules {
+/**
+ * The rules a set of options enables, worked out once while the options name the same rules: `check`
+ * prepares every file with the same ones, and doing it per file was 1% of checking 2 000 files.
+ */
+export function activeRules(options: CheckOptions): ActiveRules {
+  const key = `${options.only?.join(',') ?? ''}|${options.disable?.join(',') ?? ''}|${options.severity ? JSON.stringify(options.severity) : ''}`;
+  if (lastActive?.key !== key) lastActive = { key, rules: selectRules(options) };
+  return lastActive.rules;
+}
+
+let lastActive: { key: string; rules: ActiveRules } | undefined;
+
+function selectRules(options: CheckOptions): ActiveRules {
   const only = options.only && options.only.length > 0 ? new Set(options.only) : undefined;
   const disabled = new Set(options.disable ?? []);
-  const overrides = options.severity ?? {};
+  // A copy: the selection is kept for later calls with the same content (see activeRules).
+  const overrides = { ...options.severity };
   const enabled = (id: string) => (!only || only.has(id)) && !disabled.has(id) && overrides[id] !== 'off';
   const pod: PodRule[] = [];
   const objectByKind = new Map<string, ObjectRule[]>();

