@@ -6,7 +6,7 @@ import { generatePolicies, type PolicyOptions } from '../core/policy/generate';
 import { renderPolicies } from '../core/policy/render';
 import { policySummary, resolvePolicyRequest } from '../core/policy/request';
 import { actionOf, commandHelp, parseCommand } from './declare';
-import { POLICY_COMMAND } from './commands';
+import { POLICY_COMMAND } from './policy-command';
 import { EXIT, oneOf, UsageError, warn } from './kit';
 
 export type PolicyValues = ReturnType<typeof parseCommand<(typeof POLICY_COMMAND)['options']>>['values'];
