@@ -4,15 +4,15 @@
 // copy in the user's data folder. The modules are the real ones (scripts/validator.mjs, cached).
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { DEFAULT_KUBERNETES_RELEASE } from '../../src/core/kubernetes-release';
+import { installPackedPackage } from '../support/packed-install';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 interface ValidatorScript {
   ensureValidator(o: { release: string }): Promise<{ compressed: string; kubernetesVersion: string }>;
@@ -58,26 +58,7 @@ before(async () => {
   pinned = await script.ensureValidator({ release: '1.35' });
   newest = await script.ensureValidator({ release: DEFAULT_KUBERNETES_RELEASE });
   dir = mkdtempSync(join(tmpdir(), 'kw-exact-api-'));
-  execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'ignore' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack wrote a tarball');
-  const prefix = join(dir, 'prefix');
-  execFileSync(
-    npm,
-    [
-      'install',
-      '-g',
-      '--prefix',
-      prefix,
-      join(dir, tarball),
-      '--omit=dev',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-    ],
-    { stdio: 'ignore' },
-  );
-  bin = join(prefix, 'bin', 'kube-windows');
+  bin = join(installPackedPackage(dir), 'kube-windows');
   writeFileSync(join(dir, 'web.yaml'), MANIFEST);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));

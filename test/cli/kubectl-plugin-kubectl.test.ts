@@ -5,8 +5,8 @@
 // (which write the kubeconfigs used here) and its error for an unknown context.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join } from 'node:path';
 import { load } from 'js-yaml';
@@ -21,13 +21,13 @@ import {
   type RealApiServer,
   type SeedObject,
 } from '../support/real-apiserver';
+import { installPackedPackage } from '../support/packed-install';
 
 const NS = uniqueName('kw-plugin');
 const WIN_A = uniqueName('kw-plugin-win');
 const WIN_B = uniqueName('kw-plugin-win');
 const LINUX = uniqueName('kw-plugin-linux');
 const OURS = new Set([WIN_A, WIN_B]);
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 let api: RealApiServer;
 let dir: string;
@@ -68,26 +68,7 @@ before(async () => {
   if (built.status !== 0) throw new Error(`scripts/kubectl.mjs could not provide kubectl:\n${built.stderr}`);
   kubectlBinary = built.stdout.trim();
   // Installed as users install it: the packed tarball into an empty prefix, no dev dependencies.
-  execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'ignore' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack wrote a tarball');
-  const prefix = join(dir, 'prefix');
-  execFileSync(
-    npm,
-    [
-      'install',
-      '-g',
-      '--prefix',
-      prefix,
-      join(dir, tarball),
-      '--omit=dev',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-    ],
-    { stdio: 'ignore' },
-  );
-  prefixBin = join(prefix, 'bin');
+  prefixBin = installPackedPackage(dir);
 
   await ensureNamespace(api, NS);
   await seed(api, [

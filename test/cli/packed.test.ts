@@ -3,11 +3,12 @@
 // Action's script (action.yml) run on the examples, and the pre-commit hook's definition.
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
+import { installPackedPackage } from '../support/packed-install';
 
 const ROOT = resolve(__dirname, '..', '..', '..');
 const EXAMPLES = join(ROOT, 'examples');
@@ -17,27 +18,7 @@ let bin: string;
 
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'kw-packed-'));
-  // The bundle the test build made (prepack, which makes the production one, would rewrite dist/ under
-  // the other suites' feet); --prefer-offline takes the runtime dependencies from npm's cache.
-  execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'ignore' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack wrote a tarball');
-  execFileSync(
-    npm,
-    [
-      'install',
-      '-g',
-      '--prefix',
-      join(dir, 'prefix'),
-      join(dir, tarball),
-      '--omit=dev',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-    ],
-    { stdio: 'ignore' },
-  );
-  bin = join(dir, 'prefix', 'bin', 'kube-windows');
+  bin = join(installPackedPackage(dir), 'kube-windows');
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 

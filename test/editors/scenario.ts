@@ -3,13 +3,13 @@
 // CLI finds in it (the editors must show the same), the config snippet read from docs/editors/, and
 // the checks of what an editor driver reports.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, resolve } from 'node:path';
+import { installPackedPackage } from '../support/packed-install';
 
 export const ROOT = resolve(__dirname, '..', '..', '..');
-const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** The manifest every editor opens: six findings (WIN001, WIN002), each with a safe fix. */
 const FIXTURE = join(ROOT, 'examples', 'bad', 'forbidden-security-context.yaml');
@@ -26,27 +26,7 @@ export interface Installed {
 /** The package as users get it: packed from the built dist/ and installed globally into an empty prefix. */
 export function installPackage(): Installed {
   const dir = mkdtempSync(join(tmpdir(), 'kw-editors-'));
-  // --ignore-scripts: the test build's bundle (prepack would rebuild dist/ under other suites' feet).
-  execFileSync(npm, ['pack', '--ignore-scripts', '--pack-destination', dir], { cwd: ROOT, stdio: 'ignore' });
-  const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
-  assert.ok(tarball, 'npm pack wrote a tarball');
-  const prefix = join(dir, 'prefix');
-  execFileSync(
-    npm,
-    [
-      'install',
-      '-g',
-      '--prefix',
-      prefix,
-      join(dir, tarball),
-      '--omit=dev',
-      '--no-audit',
-      '--no-fund',
-      '--prefer-offline',
-    ],
-    { stdio: 'ignore' },
-  );
-  const binDir = join(prefix, 'bin');
+  const binDir = installPackedPackage(dir);
   return {
     dir,
     env: { ...process.env, PATH: `${binDir}${delimiter}${process.env.PATH ?? ''}`, NO_COLOR: '1' },
