@@ -68,7 +68,7 @@ export async function installedPolicyObjects(
   signal?: AbortSignal,
 ): Promise<{ policies: PolicyObject[]; bindings: PolicyObject[] }> {
   const query = { labelSelector: `${MANAGED_BY_LABEL}=${MANAGED_BY}` };
-  const [policies, bindings] = await Promise.all(
+  const settled = await Promise.allSettled(
     (Object.keys(POLICY_KINDS) as PolicyKind[]).map((kind) =>
       // A list's items come without their kind and apiVersion.
       kube
@@ -76,6 +76,12 @@ export async function installedPolicyObjects(
         .then((l) => (l.items ?? []).map((o) => ({ ...o, apiVersion: 'admissionregistration.k8s.io/v1', kind }))),
     ),
   );
+  // When both lists fail (a user without RBAC for either), report the policies' error, not whichever answered
+  // first: the same message on every run.
+  const [policies, bindings] = settled.map((s) => {
+    if (s.status === 'rejected') throw s.reason;
+    return s.value;
+  });
   return { policies, bindings };
 }
 
