@@ -26,7 +26,7 @@ interface Entry {
 }
 
 /** The wait before try `failures + 1`: `firstMs` doubled per earlier failure, at most `maxMs`. */
-export function backoffMs(failures: number, options: ReconnectOptions = {}): number {
+function backoffMs(failures: number, options: ReconnectOptions = {}): number {
   const first = options.firstMs ?? 5_000;
   const max = options.maxMs ?? 300_000;
   return Math.min(max, first * 2 ** Math.max(0, Math.min(30, failures - 1)));

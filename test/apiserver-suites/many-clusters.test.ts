@@ -122,7 +122,10 @@ describe('30 contexts, 10 broken, on the real API server and two emulators', { t
     for (const [i, r] of silent.entries()) {
       assert.ok(isClusterError(kids[i]), `${r.label}: ${kids[i].map((k) => k.label).join(' | ')}`);
       assert.match(kids[i][0].label, expectedCause('silent-tcp', 1), r.label);
-      assert.match(kids[i][0].tooltip.replace(/\\/g, ''), /does not answer at https:\/\/127\.0\.0\.1:\d+: no response within 1 s/);
+      assert.match(
+        kids[i][0].tooltip.replace(/\\/g, ''),
+        /does not answer at https:\/\/127\.0\.0\.1:\d+: no response within 1 s/,
+      );
     }
     assert.deepEqual(t.pendingReconnects.sort(), silent.map((r) => r.label).sort());
     // Collapsing a failing cluster stops its tries: nobody looks at it.
