@@ -341,7 +341,9 @@ export class ClusterTree {
    */
   private async tryAgain(id: string, session: ClusterSession): Promise<void> {
     if (this.disposed || this.manager?.session(session.context) !== session) return;
-    const state = await session.reconnect();
+    await session.reconnect();
+    // A Retry clicked meanwhile started a newer connect: its outcome is the one to show.
+    const state = await session.connect();
     if (this.disposed || this.manager?.session(session.context) !== session) return;
     if (state.status === 'connected') {
       this.reconnects.forget(session.context);

@@ -196,12 +196,35 @@ describe('many clusters, some broken, in a real VS Code', { timeout: 600_000 }, 
   });
 
   test('each broken cluster shows its cause in one line and when it is tried again', { timeout: 300_000 }, async () => {
-    for (const c of world.contexts.filter((x) => x.kind !== 'healthy' && x.name !== world.current)) {
-      figures.brokenMs[c.name] = await expandUntil(c.name, expectedCause(c.kind, VIEW_TIMEOUT_S));
+    const broken = world.contexts.filter((x) => x.kind !== 'healthy' && x.name !== world.current);
+    const retrying = async (name: string) => {
       const rows = await shown();
-      const i = rows.findIndex((r) => r.level === 1 && r.label === c.name);
-      assert.match(rows[i + 1]?.description ?? '', /^retrying at \d\d:\d\d:\d\d$/, c.name);
+      const i = rows.findIndex((r) => r.level === 1 && r.label === name);
+      assert.match(rows[i + 1]?.description ?? '', /^retrying at \d\d:\d\d:\d\d$/, name);
+    };
+    // The never-answering ones wait out the view's timeout together, the others are checked meanwhile.
+    const clicked = new Map<string, number>();
+    for (const c of broken.filter((x) => x.kind.startsWith('silent'))) {
+      await reveal(c.name);
+      clicked.set(c.name, Date.now());
+      await rootRow(c.name).first().click();
+    }
+    for (const c of broken.filter((x) => !x.kind.startsWith('silent'))) {
+      figures.brokenMs[c.name] = await expandUntil(c.name, expectedCause(c.kind, VIEW_TIMEOUT_S));
+      await retrying(c.name);
       await setExpanded(c.name, false);
+    }
+    for (const [name, t0] of clicked) {
+      const want = expectedCause('silent-tcp', VIEW_TIMEOUT_S);
+      await reveal(name);
+      await waitFor(
+        async () => want.test((await firstChild(name)) ?? ''),
+        60_000,
+        () => `${name}: no timeout row`,
+      );
+      figures.brokenMs[name] = Date.now() - t0;
+      await retrying(name);
+      await setExpanded(name, false);
     }
     await waitFor(
       async () => expectedCause('silent-tcp', VIEW_TIMEOUT_S).test((await firstChild(world.current)) ?? ''),
