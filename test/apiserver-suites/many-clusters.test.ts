@@ -131,6 +131,13 @@ describe('30 contexts, 10 broken, on the real API server and two emulators', { t
     // Collapsing a failing cluster stops its tries: nobody looks at it.
     t.collapsed(silent[0]);
     assert.ok(!t.pendingReconnects.includes(silent[0].label));
+    // Expanded again, it is tried at once: one new connection, the row again, the next try scheduled.
+    const s0 = world.silent.get(silent[0].label);
+    const before = s0?.accepted ?? 0;
+    const again = await ask(t, silent[0]);
+    assert.match(again[0].label, expectedCause('silent-tcp', 1));
+    assert.equal(s0?.accepted, before + 1);
+    assert.ok(t.pendingReconnects.includes(silent[0].label));
   });
 
   test('a never-answering address that starts answering: the automatic try, with backoff, shows it connected', async () => {
