@@ -169,11 +169,17 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     (code && TIMEOUT.has(code)) ||
     (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
   ) {
-    const seconds = err instanceof RequestTimeoutError ? Math.round(err.timeoutMs / 1000) : undefined;
+    // (under a second only in tests and for callers that give up sooner)
+    const wait =
+      err instanceof RequestTimeoutError
+        ? err.timeoutMs < 1000
+          ? `${err.timeoutMs} ms`
+          : `${Math.round(err.timeoutMs / 1000)} s`
+        : undefined;
     return item(
       'timeout',
-      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${seconds !== undefined ? `within ${seconds} s` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
-      { cause: seconds !== undefined ? `no answer: timeout after ${seconds} s` : 'no answer in time' },
+      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${wait !== undefined ? `within ${wait}` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
+      { cause: wait !== undefined ? `no answer: timeout after ${wait}` : 'no answer in time' },
     );
   }
   if (code && UNREACHABLE.has(code)) {
