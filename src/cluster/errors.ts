@@ -32,6 +32,8 @@ export interface ClusterErrorItem {
   permission?: Permission;
   /** What was being read when it failed (e.g. "Windows nodes"). */
   what?: string;
+  /** The cause in a few words, for a row's label ("timeout after 15 s", "the CA does not match"). */
+  cause?: string;
 }
 
 /** An HTTP answer other than 2xx, with the Kubernetes Status body when there was one. */
@@ -101,6 +103,15 @@ const UNREACHABLE = new Set([
   'UND_ERR_SOCKET',
 ]);
 const TIMEOUT = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+/** The server's certificate does not chain to the CA the kubeconfig trusts. */
+const UNTRUSTED_CODES = new Set([
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'CERT_SIGNATURE_FAILURE',
+]);
 const TLS_CODES =
   /^(UNABLE_TO_|SELF_SIGNED_CERT|DEPTH_ZERO_SELF_SIGNED_CERT|CERT_|ERR_TLS_|ERR_SSL_|EPROTO$|ERR_OSSL_|HOSTNAME_MISMATCH|INVALID_CA|INVALID_PURPOSE|UNSUPPORTED_CERTIFICATE)/;
 
@@ -122,9 +133,7 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
         return item(
           'unauthorized',
           `The credentials for ${cluster} are expired or invalid (401 Unauthorized). Log in again (for example \`oc login\` or your cloud CLI) to refresh the kubeconfig.`,
-          {
-            status: 401,
-          },
+          { status: 401, cause: 'credentials expired or rejected (401)' },
         );
       case 403: {
         const permission = parseForbidden(statusText);
@@ -160,21 +169,38 @@ export function classifyError(err: unknown, ctx: ErrorContext = {}): ClusterErro
     (code && TIMEOUT.has(code)) ||
     (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError'))
   ) {
+    // (under a second only in tests and for callers that give up sooner)
+    const wait =
+      err instanceof RequestTimeoutError
+        ? err.timeoutMs < 1000
+          ? `${err.timeoutMs} ms`
+          : `${Math.round(err.timeoutMs / 1000)} s`
+        : undefined;
     return item(
       'timeout',
-      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${err instanceof RequestTimeoutError ? `within ${Math.round(err.timeoutMs / 1000)} s` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
+      `${capital(cluster)} does not answer${at || ` (${ctx.server ?? 'unknown server'})`}: no response ${wait !== undefined ? `within ${wait}` : 'in time'}. Check the network, VPN or proxy, and that the cluster is running.`,
+      { cause: wait !== undefined ? `no answer: timeout after ${wait}` : 'no answer in time' },
     );
   }
   if (code && UNREACHABLE.has(code)) {
     return item(
       'unreachable',
       `${capital(cluster)} does not answer${at} (${code}). Check the network, VPN or proxy, and that the cluster is running.`,
+      { cause: code === 'ECONNREFUSED' ? 'unreachable: connection refused' : `unreachable (${code})` },
+    );
+  }
+  if (code && UNTRUSTED_CODES.has(code)) {
+    return item(
+      'tls',
+      `The certificate of ${cluster}${at} is not trusted: the CA in the kubeconfig does not match the server's certificate (${code}). Check certificate-authority-data in the kubeconfig, or that you reach the right server.`,
+      { cause: 'certificate not trusted: the CA does not match' },
     );
   }
   if ((code && TLS_CODES.test(code)) || /certificate|self[- ]signed|SSL routines|TLS/i.test(msg)) {
     return item(
       'tls',
       `The TLS connection to ${cluster}${at} failed: ${msg}${code && !msg.includes(code) ? ` (${code})` : ''}. Check certificate-authority-data in the kubeconfig, or that you reach the right server.`,
+      { cause: code === 'CERT_HAS_EXPIRED' ? "the server's certificate expired" : 'TLS failed' },
     );
   }
   if (/No currently active cluster|No active cluster|Cannot read|Invalid URL/i.test(msg)) {

@@ -30,6 +30,7 @@ import { apiGroups } from './openshift';
 import { csvVersion, wmcoCsv, wmcoCsvCollection } from './wmco';
 import { WatchedList, type WatchedObject } from './watched-list';
 import { contextClient } from './open';
+import { expiredClientCertificate } from './client-certificate';
 import { readOpenShiftFacts } from './snapshot';
 import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
@@ -360,6 +361,8 @@ export class ClusterSession {
   }
 
   private async doConnect(): Promise<SessionState> {
+    const expired = expiredClientCertificate(this.client.kubeConfig, this.errorContext);
+    if (expired) return { status: 'error', error: expired };
     let version: string | undefined;
     try {
       // /version answers every authenticated user; a failure here (unreachable, 401, exec plugin) ends the session.

@@ -26,6 +26,8 @@ import { forDisplay } from './for-display';
 import { infoNode } from './items/cluster-info';
 import { contextId, contextNode } from './items/context';
 import { errorNode, failedNode } from './items/error';
+import { clusterErrorNode } from './items/cluster-error';
+import { Reconnects, type ReconnectOptions } from './reconnects';
 import { groupNode } from './items/group';
 import { machineSetId } from './items/machine-set';
 import { podNode } from './items/pod';
@@ -55,6 +57,8 @@ export interface ClusterTreeOptions {
    * "Services" group; without it (the CLI, tests of the plain tree) there is none.
    */
   services?: NodeServicesSource;
+  /** When a cluster that failed to connect is tried again by itself (reconnects.ts). */
+  reconnect?: ReconnectOptions;
 }
 
 /** Per context and node name, for the maps below. */
@@ -81,6 +85,8 @@ export class ClusterTree {
   private snapshotTimer: NodeJS.Timeout | undefined;
   private lastSnapshotAt = 0;
   private disposed = false;
+  /** The automatic tries of the clusters that failed to connect, by context. */
+  private readonly reconnects: Reconnects;
 
   /** Fires with the id of the item that changed, or undefined when the whole tree did. */
   readonly onDidChange: LazyTree<TreeNode>['onDidChange'];
@@ -96,6 +102,7 @@ export class ClusterTree {
       ...(options.loadingAfterMs !== undefined ? { loadingAfterMs: options.loadingAfterMs } : {}),
     });
     this.onDidChange = this.tree.onDidChange;
+    this.reconnects = new Reconnects(options.reconnect);
   }
 
   /** True when there is no kubeconfig at all: the view shows its welcome content. */
@@ -143,6 +150,7 @@ export class ClusterTree {
 
   /** Reloads the kubeconfig and forgets every session: everything is asked again. */
   refresh(): void {
+    this.reconnects.dispose();
     this.manager?.dispose();
     this.manager = undefined;
     this.load = undefined;
@@ -160,7 +168,11 @@ export class ClusterTree {
       this.refresh(); // the kubeconfig's own error (a root), or an item no longer shown
       return;
     }
-    if (parent.ref?.kind === 'cluster') void this.manager?.session(parent.ref.context)?.reconnect();
+    if (parent.ref?.kind === 'cluster') {
+      // The automatic try waits no longer: this one replaces it (its failure schedules the next).
+      this.reconnects.forget(parent.ref.context);
+      void this.manager?.session(parent.ref.context)?.reconnect();
+    }
     this.tree.notify(parent.id);
   }
 
@@ -197,6 +209,7 @@ export class ClusterTree {
    * the watch) again, instead of showing what the view kept from before.
    */
   collapsed(item: TreeNode): void {
+    if (item.ref?.kind === 'cluster' && !this.tree.parentOf(item)) this.reconnects.stop(item.ref.context);
     const group = this.podGroups.get(item.id);
     if (!group) return;
     this.podGroups.delete(item.id);
@@ -209,8 +222,14 @@ export class ClusterTree {
     return this.manager?.session(context)?.watchedPodNodes ?? [];
   }
 
+  /** The contexts whose automatic reconnect is pending (tests, the trace log). */
+  get pendingReconnects(): string[] {
+    return this.reconnects.pending;
+  }
+
   dispose(): void {
     this.disposed = true;
+    this.reconnects.dispose();
     this.watcher?.close();
     this.manager?.dispose();
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
@@ -289,8 +308,15 @@ export class ClusterTree {
   private async clusterChildren(id: string, context: string): Promise<TreeNode[]> {
     const session = this.session(context);
     if (!session) return [];
-    const state = await session.connect();
-    if (state.status === 'error') return [errorNode(`${id}/error`, state.error)];
+    let state = await session.connect();
+    // Collapsed while failing, its tries stopped: expanding it again is the user's ask to try now.
+    if (state.status === 'error' && this.reconnects.stopped(context, state)) state = await session.reconnect();
+    if (this.disposed) return [];
+    if (state.status === 'error') {
+      const next = this.reconnects.failed(context, state, () => void this.tryAgain(id, session));
+      return [clusterErrorNode(`${id}/error`, state.error, next)];
+    }
+    this.reconnects.forget(context);
     // The root's contextValue follows the flavour now known. The descriptor is the element the view
     // hands to commands, so they see it at once; no change event: the menus are the same for both
     // flavours, and refreshing the cluster now would drop the children the view is still loading.
@@ -306,6 +332,28 @@ export class ClusterTree {
       out.push(groupNode(gid, group, { context, group: group.key }));
     }
     return out;
+  }
+
+  /**
+   * The automatic try of a cluster that failed to connect. Its error row stays while it runs (no flicker
+   * of a loading row every few seconds); connected, the cluster is asked again for its children; failed
+   * again, the row says the new cause and the next time.
+   */
+  private async tryAgain(id: string, session: ClusterSession): Promise<void> {
+    if (this.disposed || this.manager?.session(session.context) !== session) return;
+    await session.reconnect();
+    // A Retry clicked meanwhile started a newer connect: its outcome is the one to show.
+    const state = await session.connect();
+    if (this.disposed || this.manager?.session(session.context) !== session) return;
+    if (state.status === 'connected') {
+      this.reconnects.forget(session.context);
+      return this.tree.notify(id);
+    }
+    const next = this.reconnects.failed(session.context, state, () => void this.tryAgain(id, session));
+    const errorId = `${id}/error`;
+    if (!this.tree.item(errorId)) return this.tree.notify(id);
+    this.tree.remember([clusterErrorNode(errorId, state.error, next)], id);
+    this.tree.notify(errorId);
   }
 
   /**

@@ -228,7 +228,10 @@ test('a cluster that does not answer: one error item, quickly', async () => {
     assert.equal(kids.length, 1);
     assert.equal(kids[0].contextValue, 'error');
     assert.equal(kids[0].id, 'ctx/silent/error');
-    assert.match(kids[0].description ?? '', /does not answer/);
+    // The cause in one line, when it is tried again, the whole message in the tooltip.
+    assert.equal(kids[0].label, 'No answer: timeout after 300 ms');
+    assert.match(kids[0].description ?? '', /^retrying at \d\d:\d\d:\d\d$/);
+    assert.match(kids[0].tooltip, /does not answer/);
     assert.equal(kids[0].icon.color, 'problemsErrorIcon.foreground');
   } finally {
     emu.setFault(undefined);

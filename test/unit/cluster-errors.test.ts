@@ -72,10 +72,34 @@ test('exec plugin failures: stderr, or the PATH hint when the command is missing
   assert.doesNotMatch(failed.message, /eyJ/);
 });
 
-test('TLS failures are named', () => {
-  const tls = classifyError(sysErr('SELF_SIGNED_CERT_IN_CHAIN', 'self-signed certificate in certificate chain'), ctx);
-  assert.equal(tls.reason, 'tls');
-  assert.match(tls.message, /TLS connection to cluster "prod" at https:\/\/api\.prod:6443 failed/);
+test("TLS failures are named; a certificate the kubeconfig's CA does not vouch for says so", () => {
+  const other = classifyError(sysErr('ERR_SSL_WRONG_VERSION_NUMBER', 'wrong version number'), ctx);
+  assert.equal(other.reason, 'tls');
+  assert.match(other.message, /TLS connection to cluster "prod" at https:\/\/api\.prod:6443 failed/);
+  for (const code of ['SELF_SIGNED_CERT_IN_CHAIN', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'DEPTH_ZERO_SELF_SIGNED_CERT']) {
+    const tls = classifyError(sysErr(code, 'unable to verify'), ctx);
+    assert.equal(tls.reason, 'tls');
+    assert.equal(tls.cause, 'certificate not trusted: the CA does not match');
+    assert.match(
+      tls.message,
+      new RegExp(
+        `certificate of cluster "prod" .* is not trusted: the CA in the kubeconfig does not match the server's certificate \\(${code}\\)`,
+      ),
+    );
+  }
+});
+
+test('each failure has its cause in a few words for a row', () => {
+  const timeout = classifyError(new RequestTimeoutError('https://api.prod:6443', 15_000), ctx);
+  assert.equal(timeout.cause, 'no answer: timeout after 15 s');
+  assert.equal(
+    classifyError(new ApiError(401, 'Unauthorized', '/version'), ctx).cause,
+    'credentials expired or rejected (401)',
+  );
+  assert.equal(
+    classifyError(sysErr('ECONNREFUSED', 'connect ECONNREFUSED'), ctx).cause,
+    'unreachable: connection refused',
+  );
 });
 
 test('redact removes tokens, keys and passwords', () => {

@@ -9,7 +9,7 @@ const RETRY_COMMAND = 'kubeWindows.retry';
 export function errorNode(id: string, e: ClusterErrorItem): TreeNode {
   return {
     id,
-    label: e.what ? `${e.what}: ${shortReason(e)}` : shortReason(e),
+    label: e.what ? `${e.what}: ${e.cause ?? shortReason(e)}` : (e.cause ?? shortReason(e)),
     description: e.message,
     tooltip: `**${md(e.what ?? 'Error')}**\n\n${md(e.message)}\n\n_Click to retry._`,
     icon: { id: 'error', color: COLORS.error },
@@ -24,7 +24,8 @@ export function failedNode(id: string, err: unknown): TreeNode {
   return errorNode(id, { kind: 'error', reason: 'other', message: err instanceof Error ? err.message : String(err) });
 }
 
-function shortReason(e: ClusterErrorItem): string {
+/** The kind of failure in a few words, when the error has no cause of its own. */
+export function shortReason(e: ClusterErrorItem): string {
   switch (e.reason) {
     case 'forbidden':
       return 'permission denied';
