@@ -93,6 +93,10 @@ const nameOf = (ref) => ref.slice(0, ref.lastIndexOf('@'));
 const shippedNames = new Set([...bundlesOf.keys()].map(nameOf));
 // The packages package.json names (all of them devDependencies) that a bundle holds: the direct ones.
 const direct = Object.keys({ ...pkg.dependencies, ...pkg.devDependencies }).filter((d) => shippedNames.has(d));
+/** The copy the project itself resolves (node_modules/NAME), not one nested under another package. */
+const topLevel = new Set(
+  direct.map((d) => `${d}@${JSON.parse(readFileSync(join(root, 'node_modules', d, 'package.json'), 'utf8')).version}`),
+);
 const unexplained = direct.filter((d) => !WHY[d]);
 if (unexplained.length)
   fail(`shipped direct dependencies without a reason in scripts/sbom.mjs: ${unexplained.join(', ')}`);
@@ -103,7 +107,7 @@ if (stale.length) fail(`reasons in scripts/sbom.mjs for packages no bundle holds
 const edges = new Map((full.dependencies ?? []).map((d) => [d.ref, d.dependsOn ?? []]));
 const via = new Map();
 for (const name of direct) {
-  const start = [...bundlesOf.keys()].find((ref) => nameOf(ref) === name);
+  const start = [...topLevel].find((ref) => nameOf(ref) === name && bundlesOf.has(ref));
   const queue = start ? [start] : [];
   while (queue.length) {
     const ref = queue.shift();
@@ -118,11 +122,13 @@ for (const name of direct) {
 const components = [...bundlesOf.keys()].sort().map((ref) => {
   const c = structuredClone(byRef.get(ref));
   const name = nameOf(ref);
-  const why = WHY[name] ?? (via.has(ref) ? `needed by ${via.get(ref)}` : 'bundled through another package');
+  const why =
+    (topLevel.has(ref) && WHY[name]) ||
+    (via.has(ref) ? `needed by ${via.get(ref)}` : 'bundled through another package');
   c.scope = 'required';
   c.properties = [
     ...(c.properties ?? []),
-    { name: 'kube-windows:direct', value: String(direct.includes(name)) },
+    { name: 'kube-windows:direct', value: String(topLevel.has(ref)) },
     { name: 'kube-windows:bundles', value: [...bundlesOf.get(ref)].sort().join(',') },
     { name: 'kube-windows:why', value: why },
   ];
