@@ -25,7 +25,8 @@ export const WHY = {
   tinyglobby: 'expands the file globs given to the CLI',
   picomatch: 'matches the kubeWindows.files.include/exclude settings',
   'vscode-languageserver': 'the language server (LSP over stdio)',
-  'vscode-languageserver-textdocument': 'incremental text documents in the language server',
+  'vscode-languageserver-textdocument':
+    "the language client's text documents (the server keeps its own, with this package's positions and types)",
   'vscode-languageclient': 'starts and talks to the language server from the extension',
   'vscode-languageserver-protocol':
     "the LSP messages of the extension's language client (the tests and the LSP bench talk LSP with it too)",
