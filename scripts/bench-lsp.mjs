@@ -57,7 +57,8 @@ const servers = [
   {
     name: 'kube-windows',
     edits: EDITS,
-    args: [join(root, 'dist', 'server.js'), '--stdio'],
+    // KW_BENCH_SERVER: another build of our server (an older commit's, to compare before and after).
+    args: [process.env.KW_BENCH_SERVER ?? join(root, 'dist', 'server.js'), '--stdio'],
     init: { debounceMs: 0 },
     config: () => ({ debounceMs: 0 }),
   },
@@ -183,7 +184,13 @@ const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
 const signed = (x) => (x >= 0 ? `+${fmt(x)}` : fmt(x));
 function verdict({ median: m, low, high }) {
   if (!Number.isFinite(m)) return 'n/a';
-  return `${signed(m)} ms (95% interval ${signed(low)} .. ${signed(high)}): ${low <= 0 && high >= 0 ? 'within noise' : 'NOT within noise'}`;
+  const meaning =
+    low <= 0 && high >= 0
+      ? 'within noise'
+      : high < 0
+        ? 'whole-text cheaper, beyond noise'
+        : 'whole-text dearer, beyond noise';
+  return `${signed(m)} ms (95% interval ${signed(low)} .. ${signed(high)}): ${meaning}`;
 }
 
 if (!existsSync(schema)) {
@@ -219,7 +226,8 @@ for (const n of sizes) {
   for (const l of lines) lineStarts.push(lineStarts[lineStarts.length - 1] + l.length + 1);
   const offset = lineStarts[replicaLine] + col;
   const summary = {};
-  for (const server of servers) {
+  // BENCH_PEER_EDITS=0: our server alone (quicker, for before/after comparisons).
+  for (const server of servers.filter((sv) => sv.edits > 0)) {
     const s = await start(server);
     const t0 = performance.now();
     const first = s.next(uri, 1);
@@ -327,7 +335,7 @@ for (const n of sizes) {
   }
   const ours = summary['kube-windows'];
   const peer = summary['yaml-language-server'];
-  for (const kind of ['range', 'whole'])
+  for (const kind of peer ? ['range', 'whole'] : [])
     console.log(
       `${KIND_NAMES[kind]} -> diagnostics at ${n} documents: kube-windows is ${(median(peer.wall[kind]) / median(ours.wall[kind])).toFixed(0)}x faster than yaml-language-server (median), ${((median(peer.wall[kind]) - peer.delay) / median(ours.wall[kind])).toFixed(0)}x without its fixed delay`,
     );
