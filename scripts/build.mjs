@@ -60,6 +60,7 @@ const shipped = await Promise.all([
   // `kube-windows` itself: a small launcher that loads dist/cli-main.js with its code cache.
   build({
     ...common,
+    metafile: true,
     entryPoints: ['src/cli/launcher.ts'],
     outfile: 'dist/cli.js',
     banner: { js: '#!/usr/bin/env node' },
@@ -67,6 +68,7 @@ const shipped = await Promise.all([
   // `kubectl-windows`, the kubectl plugin: the same launcher under kubectl's plugin name.
   build({
     ...common,
+    metafile: true,
     entryPoints: ['src/cli/kubectl-launcher.ts'],
     outfile: 'dist/kubectl-windows.js',
     banner: { js: '#!/usr/bin/env node' },
@@ -82,6 +84,20 @@ const inputs = Object.fromEntries(
   ['extension', 'engine', 'server', 'cli'].map((name, i) => [name, Object.keys(shipped[i].metafile.inputs).sort()]),
 );
 writeFileSync('out/bundle-inputs.json', JSON.stringify(inputs, null, 1) + '\n');
+// What each shipped file still requires at run time (esbuild's external imports): test/cli/packed.test.ts
+// checks that it is only Node's own modules and optional add-ons, which is why package.json needs no
+// runtime dependencies.
+const externals = Object.fromEntries(
+  shipped.flatMap((result) =>
+    Object.entries(result.metafile.outputs)
+      .filter(([file]) => file.endsWith('.js'))
+      .map(([file, output]) => [
+        file,
+        [...new Set(output.imports.filter((i) => i.external).map((i) => i.path))].sort(),
+      ]),
+  ),
+);
+writeFileSync('out/bundle-externals.json', JSON.stringify(externals, null, 1) + '\n');
 
 if (withTests) {
   rmSync('out/test', { recursive: true, force: true });

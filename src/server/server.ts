@@ -12,7 +12,7 @@ import {
   type Hover,
   type InitializeResult,
 } from 'vscode-languageserver/node';
-import { TextDocument } from 'vscode-languageserver-textdocument';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ClusterSnapshot } from '../core/rules/facts';
 import { fixAll, FIX_ALL_KIND, quickFixes } from './actions';
 import { Analyzer, widenWindow, type Analysis, type ChangeWindow } from './analysis';
@@ -30,7 +30,7 @@ import {
   type StatusParams,
 } from '../shared/protocol';
 import { readClientSettings } from './settings';
-import { asRangeChange } from './whole-text';
+import { SyncedDocument } from './synced-document';
 import { languageServerInvocation } from '../shared/language-server-command';
 import { ExactApiLoader } from './exact-api';
 
@@ -41,21 +41,17 @@ export function startServer(connection: Connection): void {
   // What changed in each document since its last analysis, taken from the editor's incremental
   // changes as they are applied: the analysis then re-splits and re-parses only that stretch.
   const changes = new Map<string, ChangeWindow>();
-  const documents = new TextDocuments<TextDocument>({
-    create: TextDocument.create,
+  const documents = new TextDocuments<SyncedDocument>({
+    create: (uri, languageId, version, text) => new SyncedDocument(uri, languageId, version, text),
     update: (doc, contentChanges, version) => {
-      let current = doc;
+      // In place, as the library's own documents are updated; a whole-text change keeps the client's
+      // text and becomes the range edit it amounts to (synced-document.ts).
       for (const change of contentChanges) {
-        // A whole-text change becomes the range edit it amounts to (whole-text.ts).
-        const c = 'range' in change ? change : asRangeChange(current, change.text);
-        const length = current.getText().length;
-        changes.set(
-          doc.uri,
-          widenWindow(changes.get(doc.uri), length, current.offsetAt(c.range.start), current.offsetAt(c.range.end)),
-        );
-        current = TextDocument.update(current, [c], version);
+        const { start, end, length } = doc.apply(change);
+        changes.set(doc.uri, widenWindow(changes.get(doc.uri), length, start, end));
       }
-      return current;
+      doc.version = version;
+      return doc;
     },
   });
   let settings: KubeWindowsSettings = DEFAULT_SETTINGS;

@@ -1,8 +1,7 @@
 // Some clients (Vim's ALE, Emacs's eglot by default, many small ones) send the whole document on every
 // change. Turned into the one range edit between the old text and the new, such a change costs what
-// a range edit costs: the line table is updated in place and only the YAML documents it touches are
-// checked again.
-import type { TextDocument, TextDocumentContentChangeEvent } from 'vscode-languageserver-textdocument';
+// a range edit costs: the line table is updated in place (synced-document.ts) and only the YAML
+// documents it touches are checked again.
 
 /** Offsets in the old text and the new text in their place: `before[start, end)` became `text`. */
 export interface OffsetEdit {
@@ -48,13 +47,4 @@ function commonSuffix(a: string, b: string, limit: number): number {
     n += BLOCK;
   while (n < limit && a.charCodeAt(a.length - n - 1) === b.charCodeAt(b.length - n - 1)) n++;
   return n;
-}
-
-/** The whole-text change `text` to `doc` as a range change. */
-export function asRangeChange(
-  doc: TextDocument,
-  text: string,
-): Extract<TextDocumentContentChangeEvent, { range: unknown }> {
-  const edit = minimalEdit(doc.getText(), text);
-  return { range: { start: doc.positionAt(edit.start), end: doc.positionAt(edit.end) }, text: edit.text };
 }

@@ -4,7 +4,8 @@
 import { before, after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { load } from 'js-yaml';
@@ -71,6 +72,57 @@ test('the packed CLI installs globally without dev dependencies and checks the e
     'scripts',
     'scripts/action-check.mjs',
   ]);
+});
+
+/**
+ * What a shipped bundle may still require at run time besides Node's own modules: optional add-ons
+ * that their packages load inside try/catch, and the extension's host and its own lazy bundle.
+ */
+const OPTIONAL_AT_RUN_TIME: Record<string, string> = {
+  'cpu-features': "ssh2's optional native add-on (left out of the bundles)",
+  './crypto/build/Release/sshcrypto.node': "ssh2's optional native crypto binding",
+  bufferutil: "ws's optional native speed-up",
+  'utf-8-validate': "ws's optional native speed-up",
+  encoding: "node-fetch's optional charset converter",
+  vscode: 'the VS Code API, given by the extension host (dist/extension.js only)',
+  './engine.js': "the extension's bootstrap engine, its own bundle, loaded on the first join",
+};
+
+test('the installed package brings no runtime dependency: its bundles hold all it runs', () => {
+  // Each shipped bundle requires only Node's modules and optional add-ons (esbuild's record, out/bundle-externals.json).
+  const externals = JSON.parse(readFileSync(join(ROOT, 'out', 'bundle-externals.json'), 'utf8')) as Record<
+    string,
+    string[]
+  >;
+  assert.deepEqual(Object.keys(externals).sort(), [
+    'dist/cli-main.js',
+    'dist/cli.js',
+    'dist/engine.js',
+    'dist/extension.js',
+    'dist/kubectl-windows.js',
+    'dist/server.js',
+  ]);
+  for (const [bundle, imports] of Object.entries(externals))
+    for (const name of imports)
+      assert.ok(
+        isBuiltin(name) || (name in OPTIONAL_AT_RUN_TIME && (name !== 'vscode' || bundle === 'dist/extension.js')),
+        `${bundle} requires ${name} at run time: bundle it, or make it a dependency`,
+      );
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: object };
+  assert.deepEqual(Object.keys(pkg.dependencies ?? {}), [], 'package.json names no runtime dependency');
+  // npm's own view of the prefix: the package and nothing else (before: 100 packages, 75 MB).
+  const installed = spawnSync(npm, ['ls', '-g', '--prefix', join(dir, 'prefix'), '--all', '--parseable'], {
+    encoding: 'utf8',
+  }).stdout.trim();
+  assert.deepEqual(installed.split('\n').slice(1), [join(dir, 'prefix', 'lib', 'node_modules', 'kube-windows')]);
+  const pkgDir = join(dir, 'prefix', 'lib', 'node_modules', 'kube-windows');
+  assert.ok(!existsSync(join(pkgDir, 'node_modules')), 'no node_modules folder in the installed package');
+  const bytes = (readdirSync(pkgDir, { recursive: true }) as string[])
+    .map((f) => statSync(join(pkgDir, f)))
+    .filter((st) => st.isFile())
+    .reduce((sum, st) => sum + st.size, 0);
+  // The bundles of a test build (not minified) and their docs: about 6 MB; a production build is smaller.
+  assert.ok(bytes < 10 * 1024 * 1024, `the installed package weighs ${bytes} bytes`);
 });
 
 test('the packed package provides the language server: kube-windows-language-server and kube-windows lsp, with --version and --help', () => {
