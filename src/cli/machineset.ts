@@ -26,6 +26,7 @@ import {
   userMessage,
   warn,
   withCancel,
+  resumeLine,
 } from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
@@ -186,6 +187,8 @@ async function follow(
   });
   const list = Object.entries(nodes);
   if (result.outcome === 'done' && list.length > 0) out(list.map(([m, n]) => `${m} → node ${n}`).join('\n'));
+  const resume = resumeLine(result);
+  if (resume) warn(resume);
   return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
 }
 
