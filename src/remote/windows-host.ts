@@ -209,7 +209,7 @@ function isKeepaliveLoss(err: unknown): boolean {
 }
 
 /** The host stopped answering in the middle of an operation and does not take a new connection either. */
-export class HostSilentError extends RemoteError {
+class HostSilentError extends RemoteError {
   override name = 'HostSilentError';
   constructor(label: string, connectError: string, options?: ErrorOptions) {
     super(
