@@ -117,10 +117,14 @@ export function resumeLine(result: RunResult, args: readonly string[] = process.
   return `${result.outcome === 'cancelled' ? 'cancelled' : 'stopped'}: ${parts.join('; ')}. To resume, run: ${commandLine(args)}`;
 }
 
-/** A command line as a POSIX shell reads it back (the options never hold secrets: keys are files, passphrases asked). */
+/**
+ * A command line as a POSIX shell reads it back. Options hold no secrets (keys are files, passphrases asked); a URL's
+ * user:password, should one be given, prints as •••.
+ */
 export function commandLine(args: readonly string[], program = 'kube-windows'): string {
   const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
-  return [program, ...args.map(quote)].join(' ');
+  const hide = (a: string): string => a.replace(/(:\/\/)[^/@\s]+@/g, '$1•••@');
+  return [program, ...args.map((a) => quote(hide(a)))].join(' ');
 }
 
 export function seconds(ms: number): string {
