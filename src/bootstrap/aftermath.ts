@@ -40,7 +40,11 @@ export function aftermathOf<Ctx>(plan: Plan<Ctx>, ctx: Ctx, results: readonly St
   }
   // Stopped while it ran: its write may have reached the cluster or the host (a request sent is not taken back).
   const own = result.attempts > 0 ? leavesOf(stopped, ctx) : undefined;
-  const partial = own?.observed ? undefined : own;
+  // The runner looked again once the step settled: done means its state holds now, like a completed step's.
+  if (own && result.tookEffect === true) last = own;
+  // Not done when looked at again: an all-or-nothing step had no effect; any other may have taken effect in part.
+  const noEffect = result.tookEffect === true || (result.tookEffect === false && own?.whole);
+  const partial = own?.observed || noEffect ? undefined : own;
   const parts: string[] = [];
   if (last) parts.push(last.state);
   if (partial)

@@ -173,7 +173,7 @@ export function cordonStep(nodeName: string, operation: NodeOperation = 'reboot'
     apply: async (ctx, signal) => setCordoned(ctx.opts.kube, nodeName, true, signal),
     verify: async (ctx, signal) =>
       (await mustNode(ctx, signal)).spec?.unschedulable ? true : 'the node is still schedulable',
-    leavesBehind: { state: cordonedNote(nodeName, operation), undo: uncordonUndo(nodeName) },
+    leavesBehind: { state: cordonedNote(nodeName, operation), undo: uncordonUndo(nodeName), whole: true },
     retries: 2,
     timeoutMs: 60_000,
   };
@@ -228,8 +228,10 @@ export function drainStep(
       ? 'Drain: delete the pods directly (eviction disabled, PodDisruptionBudgets bypassed)'
       : 'Drain: evict the pods through the Eviction API (PodDisruptionBudgets honoured)',
     description: 'DaemonSet and static (mirror) pods stay, as with kubectl drain --ignore-daemonsets.',
+    // The drain runs after the cordon: what it leaves includes the cordon (a stop says the last step's state).
     leavesBehind: {
-      state: `the pods ${opts.disableEviction ? 'deleted' : 'evicted'} so far are gone from ${nodeName} and their controllers start them on other nodes.`,
+      state: `The pods ${opts.disableEviction ? 'deleted' : 'evicted'} so far are gone from ${nodeName} and their controllers start them on other nodes. ${cordonedNote(nodeName, operation)}`,
+      undo: uncordonUndo(nodeName),
     },
     preview: {
       check: 'no pod other than DaemonSet and mirror pods runs on the node',
@@ -330,6 +332,7 @@ export function uncordonStep(nodeName: string, clearAnnotations: readonly string
         : setCordoned(ctx.opts.kube, nodeName, false, signal),
     verify: async (ctx, signal) =>
       (await mustNode(ctx, signal)).spec?.unschedulable ? 'the node is still unschedulable' : true,
+    leavesBehind: { state: `The node ${nodeName} is uncordoned (schedulable again).`, whole: true },
     retries: 2,
     timeoutMs: 60_000,
   };

@@ -43,6 +43,11 @@ export interface LeavesBehind {
   undo?: Undo;
   /** The step only waits and sees: its state holds once it completed, never when it was stopped halfway. */
   observed?: true;
+  /**
+   * The step's effect is all or nothing (one API write, one host command): when it was stopped and its check then
+   * says it is not done, it had no effect at all.
+   */
+  whole?: true;
 }
 
 /** Lets a step's apply say what it is doing; fraction is 0..1 when known. */

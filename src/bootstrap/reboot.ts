@@ -300,7 +300,14 @@ export function buildRebootPlan(opts: RebootOptions): Plan<RebootContext> {
   const steps: RebootStep[] = [
     cordonStep(nodeName),
     ...afterCordon.map((s) => cordoned(nodeName, s)),
-    uncordonStep(nodeName, [BOOT_ANNOTATION]),
+    {
+      ...uncordonStep(nodeName, [BOOT_ANNOTATION]),
+      // Once uncordoned the reboot is over: a re-run would start another one, so the words must not invite it.
+      leavesBehind: {
+        state: `The host of ${nodeName} restarted and the node is Ready and uncordoned: the reboot is complete (only its final check did not run; running the reboot again would restart the host again).`,
+        whole: true,
+      },
+    },
     verifyStep(nodeName),
   ];
   return { id: 'node-reboot', title: `Reboot ${nodeName} gracefully`, target: nodeName, steps };

@@ -44,6 +44,11 @@ export interface StepResult {
   /** Number of apply attempts made (0 when apply did not run). */
   attempts: number;
   message?: string;
+  /**
+   * A step stopped while it applied, looked at again once its work settled: true when its check then says done (it
+   * took effect), false when not; absent when it was not looked at (or the look did not answer in time).
+   */
+  tookEffect?: boolean;
 }
 
 export interface RunResult {
@@ -70,6 +75,12 @@ export interface RunOptions {
   maxBackoffMs?: number;
   /** Timeout for steps that set none (default: none). */
   defaultTimeoutMs?: number;
+  /**
+   * After a cancel: how long the stopped step's own clean-up may take (a temporary file removed, a channel closed)
+   * before the run returns, and then how long its check may take to learn whether the step took effect (default 5 s
+   * each). A caller closes the host's connection as soon as the run returns, so clean-up must happen before.
+   */
+  settleMs?: number;
   now?: () => number;
 }
 
@@ -149,12 +160,34 @@ function guard<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
+/** Waits for a stopped step's work to end (its clean-up included), at most ms. */
+async function settle(work: Promise<unknown>, ms: number): Promise<void> {
+  const ctl = new AbortController();
+  await Promise.race([work, wait(ms, ctl.signal).catch(() => undefined)]);
+  ctl.abort();
+}
+
+/** Whether a step stopped while it applied took effect after all: its check, with its own short limit. */
+async function tookEffect<Ctx>(step: Step<Ctx>, ctx: Ctx, ms: number): Promise<boolean | undefined> {
+  const signal = AbortSignal.timeout(ms);
+  try {
+    const checked = await guard(
+      call(() => step.check(ctx, signal)),
+      signal,
+    );
+    return checked === 'done';
+  } catch {
+    return undefined;
+  }
+}
+
 export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOptions = {}): Promise<RunResult> {
   const now = options.now ?? Date.now;
   const outer = options.signal;
   const secrets = [...(options.secrets ?? []), ...collectSecrets(ctx)];
   const baseBackoff = options.backoffMs ?? 1000;
   const maxBackoff = options.maxBackoffMs ?? 30_000;
+  const settleMs = options.settleMs ?? 5000;
 
   const startIndex = options.startAt === undefined ? 0 : plan.steps.findIndex((s) => s.id === options.startAt);
   if (startIndex < 0) {
@@ -215,6 +248,12 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
         : undefined;
     const signal = ctl.signal;
     let live = true;
+    // What the step is running now (check, apply or verify): a cancel lets it settle before the run returns.
+    let inflight: Promise<unknown> = Promise.resolve();
+    const track = <T>(p: Promise<T>): Promise<T> => {
+      inflight = p.catch(() => undefined);
+      return p;
+    };
     const report = (message: string, fraction?: number): void => {
       if (!live) return;
       emit({
@@ -230,10 +269,7 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
     };
 
     try {
-      const checked = await guard(
-        call(() => step.check(ctx, signal)),
-        signal,
-      );
+      const checked = await guard(track(call(() => step.check(ctx, signal))), signal);
       const todo = checked !== 'done';
       const reason = typeof checked === 'object' && checked !== null ? checked.todo : undefined;
       emit({
@@ -259,10 +295,7 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
           result.attempts = attempt;
           emit({ type: 'step-apply', time: now(), stepId: step.id, attempt, attempts });
           try {
-            await guard(
-              call(() => step.apply(ctx, signal, report)),
-              signal,
-            );
+            await guard(track(call(() => step.apply(ctx, signal, report))), signal);
             break;
           } catch (err) {
             if (signal.aborted || !isTransient(err) || attempt >= attempts) throw err;
@@ -276,10 +309,7 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
             await wait(delay, signal);
           }
         }
-        const verified = await guard(
-          call(() => step.verify(ctx, signal)),
-          signal,
-        );
+        const verified = await guard(track(call(() => step.verify(ctx, signal))), signal);
         const ok = verified === true;
         const why = ok ? undefined : typeof verified === 'string' && verified ? verified : 'verification failed';
         emit({ type: 'step-verify', time: now(), stepId: step.id, ok, ...(why === undefined ? {} : { message: why }) });
@@ -293,6 +323,11 @@ export async function runPlan<Ctx>(plan: Plan<Ctx>, ctx: Ctx, options: RunOption
       if (outer?.aborted) {
         result.outcome = 'cancelled';
         result.message = `Cancelled during step ${step.id}.`;
+        await settle(inflight, settleMs);
+        if (result.attempts > 0) {
+          const effect = await tookEffect(step, ctx, settleMs);
+          if (effect !== undefined) result.tookEffect = effect;
+        }
       } else if (signal.aborted && signal.reason instanceof StepTimeoutError) {
         result.outcome = 'failed';
         result.message = signal.reason.message;

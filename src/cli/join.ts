@@ -30,6 +30,7 @@ import {
   userMessage,
   warn,
   withCancel,
+  resumeLine,
   wmcoOptions,
 } from './kit';
 import { commandHelp, parseCommand } from './declare';
@@ -190,6 +191,10 @@ export async function runJoin(args: string[]): Promise<number> {
       process.stdout.write(
         `\n${addresses.length - failed} of ${addresses.length} hosts joined:\n${summary.join('\n')}\n`,
       );
+    // Hosts already joined are checked and skipped by the same command: one line to resume them all.
+    const stopped = results.find((r) => r.ok && r.value.outcome !== 'done');
+    const resume = stopped?.ok ? resumeLine(stopped.value) : undefined;
+    if (resume) warn(resume);
     return failed === 0 ? EXIT.OK : EXIT.FAILED;
   });
 }

@@ -9,7 +9,8 @@ import { parseArgs } from 'node:util';
 import { createInterface } from 'node:readline';
 import { Writable } from 'node:stream';
 import { UserError } from '../core/user-error';
-import type { RunEvent } from '../bootstrap/runner';
+import { counted } from '../core/plural';
+import type { RunEvent, RunResult } from '../bootstrap/runner';
 
 // ---------------------------------------------------------------------------------------------
 // Exit codes
@@ -98,6 +99,32 @@ export function progressLine(prefix: string, e: RunEvent, done = 'done'): string
     default:
       return undefined;
   }
+}
+
+/**
+ * The one line after a run that did not complete: which steps completed and which not, and the exact command that
+ * resumes it (the same command line: steps already done are checked and skipped).
+ */
+export function resumeLine(result: RunResult, args: readonly string[] = process.argv.slice(2)): string | undefined {
+  if (result.outcome === 'done') return undefined;
+  const done = result.steps.filter((s) => s.outcome === 'applied' || s.outcome === 'skipped' || s.tookEffect);
+  const left = result.steps.filter((s) => !done.includes(s));
+  const list = (steps: typeof done): string => steps.map((s) => s.id).join(', ');
+  const parts = [
+    `${done.length} of ${counted(result.steps.length, 'step')} completed${done.length > 0 ? ` (${list(done)})` : ''}`,
+    ...(left.length > 0 ? [`not done: ${list(left)}`] : []),
+  ];
+  return `${result.outcome === 'cancelled' ? 'cancelled' : 'stopped'}: ${parts.join('; ')}. To resume, run: ${commandLine(args)}`;
+}
+
+/**
+ * A command line as a POSIX shell reads it back. Options hold no secrets (keys are files, passphrases asked); a URL's
+ * user:password, should one be given, prints as •••.
+ */
+export function commandLine(args: readonly string[], program = 'kube-windows'): string {
+  const quote = (a: string): string => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+  const hide = (a: string): string => a.replace(/(:\/\/)[^/@\s]+@/g, '$1•••@');
+  return [program, ...args.map((a) => quote(hide(a)))].join(' ');
 }
 
 export function seconds(ms: number): string {

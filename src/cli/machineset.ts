@@ -26,6 +26,8 @@ import {
   userMessage,
   warn,
   withCancel,
+  commandLine,
+  resumeLine,
 } from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
@@ -103,6 +105,23 @@ export async function runMachineSet(args: string[]): Promise<number> {
   );
 }
 
+/** After a cancel during the create: whether the MachineSet exists (a create is all or nothing) and what to run. */
+async function saySettledCreate(cluster: Cluster, name: string): Promise<void> {
+  const exists = await getMachineSet(cluster.kube, name, AbortSignal.timeout(5000)).then(
+    (ms) => (ms ? true : false),
+    () => undefined,
+  );
+  const again = commandLine(process.argv.slice(2));
+  const follow = commandLine(['machineset', 'follow', name, '--context', cluster.context]);
+  warn(
+    exists === false
+      ? `cancelled before MachineSet ${name} was created: nothing was changed. To resume, run: ${again}`
+      : exists
+        ? `MachineSet ${name} was created before the cancel took hold: its Machines are being made. To follow them: ${follow}`
+        : `cancelled while MachineSet ${name} was being created; whether it exists could not be read. ${follow} follows it if it does.`,
+  );
+}
+
 interface FollowSettings {
   timeoutMin: number | undefined;
   pollMs: number | undefined;
@@ -144,8 +163,26 @@ async function create(
     out('Not created.');
     return EXIT.FAILED;
   }
-  await createWindowsMachineSet(cluster.kube, built, signal, (m) => out(m));
-  return follow(cluster, built.name, values, f, signal, (built.object.spec?.replicas as number | undefined) ?? 1);
+  try {
+    await createWindowsMachineSet(cluster.kube, built, signal, (m) => out(m));
+  } catch (err) {
+    if (signal.aborted) await saySettledCreate(cluster, built.name);
+    throw err;
+  }
+  // From here the MachineSet exists: creating it again would be refused, so a stop resumes with `follow`.
+  const resume = [
+    'machineset',
+    'follow',
+    built.name,
+    '--context',
+    cluster.context,
+    ...(values.kubeconfig ? ['--kubeconfig', values.kubeconfig] : []),
+    ...(values['wmco-namespace'] ? ['--wmco-namespace', values['wmco-namespace']] : []),
+    ...(values.timeout ? ['--timeout', values.timeout] : []),
+    ...(values['poll-interval'] ? ['--poll-interval', values['poll-interval']] : []),
+  ];
+  const replicasOfBuilt = (built.object.spec?.replicas as number | undefined) ?? 1;
+  return follow(cluster, built.name, values, f, signal, replicasOfBuilt, resume);
 }
 
 async function follow(
@@ -155,6 +192,7 @@ async function follow(
   f: FollowSettings,
   signal: AbortSignal,
   expected?: number,
+  resumeArgs?: string[],
 ): Promise<number> {
   if (expected === undefined) {
     const ms = await getMachineSet(cluster.kube, name, signal);
@@ -186,6 +224,8 @@ async function follow(
   });
   const list = Object.entries(nodes);
   if (result.outcome === 'done' && list.length > 0) out(list.map(([m, n]) => `${m} → node ${n}`).join('\n'));
+  const resume = resumeLine(result, resumeArgs);
+  if (resume) warn(resume);
   return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
 }
 

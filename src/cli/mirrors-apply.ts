@@ -26,6 +26,7 @@ import {
   userMessage,
   warn,
   withCancel,
+  commandLine,
 } from './kit';
 import { commandHelp, parseCommand } from './declare';
 import { MIRRORS_APPLY_COMMAND, MIRRORS_DIFF_COMMAND } from './commands';
@@ -115,6 +116,10 @@ export async function runMirrorsApply(sub: 'diff' | 'apply', args: string[]): Pr
       const bad = applied.nodes.filter(
         (n) => n.status === 'failed' || n.status === 'drift' || (n.status === 'skipped' && !applied.wmco),
       );
+      if (bad.some((n) => n.status === 'failed'))
+        warn(
+          `${counted(bad.length, 'node')} not done. To resume, run: ${commandLine(process.argv.slice(2))} (nodes already done are read and left as they are)`,
+        );
       return bad.length > 0 || applied.render.refused.length > 0 ? EXIT.FAILED : EXIT.OK;
     } catch (err) {
       if (signal.aborted) throw err;

@@ -35,6 +35,7 @@ import {
   userMessage,
   warn,
   withCancel,
+  resumeLine,
 } from './kit';
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { NODES_COMMAND } from './commands';
@@ -138,6 +139,8 @@ export async function runNodes(args: string[]): Promise<number> {
           },
         });
         out(rebootSummary(result, nodeName));
+        const resume = resumeLine(result);
+        if (resume) warn(resume);
         if (plan.state.blockedBy && !values['disable-eviction'])
           out(
             'To delete the blocked pods anyway: the same command with --disable-eviction (it asks for confirmation).',
@@ -339,6 +342,8 @@ async function schedule(
           },
         });
         out(schedulingSummary(action, result, nodeName));
+        const resume = resumeLine(result);
+        if (resume) warn(resume);
         return result.outcome === 'done' ? EXIT.OK : EXIT.FAILED;
       } catch (err) {
         if (signal.aborted || err instanceof UsageError) throw err;

@@ -165,6 +165,8 @@ export class WindowsHost {
     fn: (conn: HostConnection) => Promise<T>,
   ): Promise<T> {
     let wait = this.backoffMs;
+    // The host stopped answering keepalives: a reconnect that gets no answer either means it is gone, not flaky.
+    let silent = false;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
@@ -172,6 +174,9 @@ export class WindowsHost {
         return await fn(conn);
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
+        if (silent && err instanceof RemoteError && err.name === 'ConnectTimeoutError')
+          throw new HostSilentError(this.label, err.message, { cause: err });
+        silent ||= isKeepaliveLoss(err);
         const transient = err instanceof RemoteError && err.transient;
         if (transient) this.drop();
         if (!transient || !retryable || attempt >= this.retries) throw err;
@@ -195,6 +200,22 @@ export class WindowsHost {
   private drop(): void {
     this.connection?.close();
     this.connection = undefined;
+  }
+}
+
+/** A connection lost because the host stopped answering SSH keepalives (not reset, not closed). */
+function isKeepaliveLoss(err: unknown): boolean {
+  return err instanceof Error && err.name === 'ConnectionLostError' && /keepalives/.test(err.message);
+}
+
+/** The host stopped answering in the middle of an operation and does not take a new connection either. */
+class HostSilentError extends RemoteError {
+  override name = 'HostSilentError';
+  constructor(label: string, connectError: string, options?: ErrorOptions) {
+    super(
+      `${label} stopped answering: no reply to SSH keepalives on the open connection, and a new one got none either (${connectError.replace(/\.$/, '')}). The host is down or the network to it drops packets.`,
+      options,
+    );
   }
 }
 

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { EXIT, EXIT_CODES_HELP, progressLine, withCancel } from '../../src/cli/kit';
+import { commandLine, EXIT, EXIT_CODES_HELP, progressLine, resumeLine, withCancel } from '../../src/cli/kit';
 import { hostAddress, startRig, type Rig } from '../support/join-rig';
 import { windowsNode } from '../support/kube-seed';
 
@@ -337,4 +337,35 @@ test('--wmco-namespace, --olm-source and --olm-channel reach the BYOH plan; a ma
   ]);
   assert.equal(bad.code, EXIT.USAGE);
   assert.equal(bad.stderr, 'kube-windows: --wmco-namespace "Windows_Ops" is not a valid namespace\n');
+});
+
+test('resumeLine: the steps completed and not, and the exact command, quoted for a shell; nothing after a done run', () => {
+  const step = (id: string, outcome: 'applied' | 'skipped' | 'cancelled' | 'not-run', tookEffect?: boolean) => ({
+    id,
+    title: id,
+    outcome,
+    durationMs: 0,
+    attempts: outcome === 'not-run' ? 0 : 1,
+    ...(tookEffect === undefined ? {} : { tookEffect }),
+  });
+  const stopped = {
+    planId: 'p',
+    outcome: 'cancelled' as const,
+    durationMs: 0,
+    steps: [
+      step('cordon', 'skipped'),
+      step('drain', 'cancelled', true),
+      step('restart', 'cancelled'),
+      step('uncordon', 'not-run'),
+    ],
+  };
+  assert.equal(
+    resumeLine(stopped, ['nodes', 'reboot', 'win a', '--known-hosts', "/tmp/it's/known_hosts"]),
+    "cancelled: 2 of 4 steps completed (cordon, drain); not done: restart, uncordon. To resume, run: kube-windows nodes reboot 'win a' --known-hosts '/tmp/it'\\''s/known_hosts'",
+  );
+  assert.equal(resumeLine({ ...stopped, outcome: 'done' }, []), undefined);
+  assert.equal(
+    commandLine(['join', '--payload-url', 'kubelet=https://user:pw@example.com/k.exe#sha256=ab']),
+    "kube-windows join --payload-url 'kubelet=https://•••@example.com/k.exe#sha256=ab'",
+  );
 });

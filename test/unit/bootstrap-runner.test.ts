@@ -193,7 +193,8 @@ test('cancelling in the middle of a step stops promptly, even when the step igno
         abortedAt = performance.now();
         ctl.abort();
       }, 20);
-    const { result, events } = await run(makePlan(), host, { signal: ctl.signal });
+    // A step that ignores the signal is given settleMs to end its own work (clean-up), then left to itself.
+    const { result, events } = await run(makePlan(), host, { signal: ctl.signal, settleMs: 20 });
     const lag = performance.now() - abortedAt;
     assert.ok(lag < 200, `returned ${lag} ms after the abort`);
     assert.equal(result.outcome, 'cancelled', kind);
@@ -299,3 +300,64 @@ test('a listener that throws does not break the run', async () => {
   });
   assert.equal(result.outcome, 'done');
 });
+
+test('a cancelled step ends its clean-up before the run returns, and is looked at again to say whether it took effect', async () => {
+  interface World {
+    written: boolean;
+    temp: boolean;
+  }
+  // The write lands although the cancel came first (a request already sent), then the step removes its temporary file.
+  const writeStep = (whole: boolean): Step<World> => ({
+    id: 'write',
+    title: 'Write the object',
+    preview: {},
+    check: async (w) => (w.written ? 'done' : 'todo'),
+    apply: async (w, signal) => {
+      w.temp = true;
+      try {
+        await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        w.written = true;
+      } finally {
+        await new Promise((r) => setImmediate(r));
+        w.temp = false;
+      }
+    },
+    verify: async (w) => (w.written ? true : 'not written'),
+    leavesBehind: { state: 'The object exists.', ...(whole ? { whole: true as const } : {}) },
+  });
+  const ctl = new AbortController();
+  const world: World = { written: false, temp: false };
+  const result = await runPlan({ id: 'p', title: 'P', target: 't', steps: [writeStep(true)] }, world, {
+    signal: ctl.signal,
+    onEvent: (e) => {
+      if (e.type === 'step-apply') setImmediate(() => ctl.abort(new Error('cancelled by the user')));
+    },
+  });
+  assert.equal(result.outcome, 'cancelled');
+  assert.equal(world.temp, false, 'the clean-up ran before the run returned');
+  assert.equal(result.steps[0]?.tookEffect, true);
+  assert.equal(result.aftermath?.state, 'The object exists.', 'said as a fact, not as "may have taken effect"');
+  assert.equal(result.aftermath?.changed, true);
+
+  // The same step, its write not landed: an all-or-nothing step had no effect; any other step may have had some.
+  for (const whole of [true, false]) {
+    const never: Step<World> = { ...writeStep(whole), apply: (_w, signal) => delayThenAbortError(signal) };
+    const c = new AbortController();
+    const w: World = { written: false, temp: false };
+    const r = await runPlan({ id: 'p', title: 'P', target: 't', steps: [never] }, w, {
+      signal: c.signal,
+      onEvent: (e) => {
+        if (e.type === 'step-apply') setImmediate(() => c.abort(new Error('cancelled by the user')));
+      },
+    });
+    assert.equal(r.steps[0]?.tookEffect, false);
+    assert.equal(r.aftermath?.changed, !whole, `whole: ${whole}`);
+    if (!whole) assert.match(r.aftermath?.state ?? '', /may already have taken effect/);
+  }
+});
+
+function delayThenAbortError(signal: AbortSignal): Promise<void> {
+  return new Promise((_resolve, reject) =>
+    signal.addEventListener('abort', () => reject(signal.reason), { once: true }),
+  );
+}

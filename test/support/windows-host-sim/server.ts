@@ -76,6 +76,18 @@ export interface SimHost {
   changeHostKey(): { old: SimHostKey; now: SimHostKey };
   /** changeHostKey right after the op has answered (the client sees the answer, then the drop). */
   changeHostKeyAfterOp(name: string): void;
+  /**
+   * The host stops answering without closing anything (packets dropped, not reset): from now on no byte of any
+   * open connection reaches the host or comes back, the sockets stay open, and new connections are accepted and
+   * never answered. Ended by restoreNetwork.
+   */
+  blackhole(): void;
+  /** blackhole() as the op arrives: the command is never answered, as on a host that vanished mid-command. */
+  blackholeOnOp(name: string): void;
+  /** Ends a blackhole: the silent connections are reset (as the host's stack does with stale ones), new ones served. */
+  restoreNetwork(): void;
+  /** Whether the host is blackholed now. */
+  readonly blackholed: boolean;
   /** Forgets every fail, drop, hang and host-key fault not yet used. */
   clearFaults(): void;
   /** New TCP connections are closed at once for ms. */
@@ -156,6 +168,9 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   const hangFaults = new Map<string, Counted>();
   const hostKeyChangeAfter = new Set<string>();
   let sftpBudget: number | undefined;
+  let silent = false;
+  const blackholeOps = new Set<string>();
+  const silentSockets = new Set<Socket>();
   let refuseUntil = 0;
   let stopped = false;
   let rebootScheduled = false;
@@ -236,7 +251,21 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       return { old, now: hostKey };
     },
     changeHostKeyAfterOp: (name) => void hostKeyChangeAfter.add(name),
+    blackhole() {
+      silent = true;
+      for (const sock of sockets) silentSockets.add(sock);
+    },
+    blackholeOnOp: (name) => void blackholeOps.add(name),
+    restoreNetwork() {
+      silent = false;
+      for (const sock of [...silentSockets]) sock.destroy();
+      silentSockets.clear();
+    },
+    get blackholed() {
+      return silent;
+    },
     clearFaults() {
+      blackholeOps.clear();
       for (const faults of [failFaults, dropFaults, hangFaults, hostKeyChangeAfter]) faults.clear();
       sftpBudget = undefined;
     },
@@ -325,6 +354,11 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
     }
     const { name, params } = parsed;
     if (options.opLatencyMs) await sleep(options.opLatencyMs);
+    if (blackholeOps.delete(name)) {
+      state.opLog.push({ name, params, user, at: new Date(), fault: 'blackhole' });
+      sim.blackhole();
+      return;
+    }
     if (take(hangFaults, name)) {
       state.opLog.push({ name, params, user, at: new Date(), fault: 'hang' });
       return;
@@ -549,12 +583,35 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
   const sshServer = (key: string): Server => new Server({ hostKeys: [key] }, onClient);
   let ssh = sshServer(hostKey.private);
 
+  /** Drops what a socket receives and what is written to it once its connection is blackholed (it stays open). */
+  const muteWhenBlackholed = (socket: Socket): void => {
+    const emit = socket.emit.bind(socket) as (event: string | symbol, ...args: unknown[]) => boolean;
+    socket.emit = ((event: string | symbol, ...args: unknown[]) =>
+      event === 'data' && silentSockets.has(socket) ? true : emit(event, ...args)) as Socket['emit'];
+    const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
+    socket.write = ((...args: unknown[]) => {
+      if (!silentSockets.has(socket)) return write(...args);
+      const done = args.find((a) => typeof a === 'function') as (() => void) | undefined;
+      done?.();
+      return true;
+    }) as Socket['write'];
+  };
+
   const tcp: NetServer = createServer((socket) => {
     if (stopped || Date.now() < refuseUntil) {
       socket.destroy();
       return;
     }
     sockets.add(socket);
+    socket.on('error', () => undefined);
+    socket.on('close', () => silentSockets.delete(socket));
+    if (silent) {
+      // Accepted by the kernel, never answered: what a client sees of a host whose packets are dropped.
+      silentSockets.add(socket);
+      socket.on('close', () => sockets.delete(socket));
+      return;
+    }
+    muteWhenBlackholed(socket);
     // Small SSH packets otherwise wait on delayed ACKs (~40 ms per round trip on Linux).
     socket.setNoDelay(true);
     const peer = `${socket.remoteAddress}:${socket.remotePort}`;

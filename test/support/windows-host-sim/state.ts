@@ -26,7 +26,7 @@ export interface SimOpRecord {
   user: string;
   at: Date;
   /** Set when an injected fault hit this op. */
-  fault?: 'fail' | 'hang';
+  fault?: 'fail' | 'hang' | 'blackhole';
 }
 
 export interface SimHostState {
