@@ -3,7 +3,7 @@
 // results for the pool, the same output (text, JSON, SARIF) and exit code for the command.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gatherFacts, type CheckOptions } from '../../src/core/rules/checker';
@@ -104,6 +104,60 @@ for (const format of ['text', 'json', 'sarif']) {
       assert.ok(two.stdout === one.stdout, 'identical output');
     });
   }
+}
+
+/**
+ * Large files whose documents meet at every kind of boundary a part of a file can start or end on:
+ * comment-only stretches, `...` and a directive, empty documents, a syntax error, a template, anchors
+ * and aliases, `---` inside a block scalar, suppression comments; one with CRLF line ends and a BOM.
+ * Each is cut into parts on whole documents (scanning for markers, without parsing) and checked on
+ * both threads.
+ */
+function awkwardFiles(): string {
+  const sub = join(dir, 'awkward');
+  mkdirSync(sub, { recursive: true });
+  const specials = [
+    '# only comments in this document\n# and another line\n',
+    'kind: ConfigMap\napiVersion: v1\nmetadata: {name: ended}\n...\n%YAML 1.1\n---\nkind: ConfigMap\napiVersion: v1\nmetadata: {name: after-directive}\n',
+    '',
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: broken\nspec: [\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: {{ .Values.name }}\n',
+    'apiVersion: v1\nkind: Pod\nmetadata: {name: aliased}\nspec:\n  nodeSelector: {kubernetes.io/os: windows}\n  containers: [&c {name: a, image: "mcr.microsoft.com/windows/nanoserver:1809", securityContext: {privileged: true}}]\n  initContainers: [*c]\n',
+    'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: scalar}\ndata:\n  file: |\n    ---\n    kind: Pod\n    ...\n',
+    '# kube-windows-disable WIN041\napiVersion: v1\nkind: Pod\nmetadata: {name: suppressed}\nspec:\n  os: {name: windows}\n  # kube-windows-disable-next-line WIN002\n  containers: [{name: a, image: x, securityContext: {privileged: true}}]\n',
+  ];
+  const docs = generateVaried(1100, { findings: 'sparse' }).split(/^---\n/m);
+  const mixed = docs.flatMap((d, k) => [d, specials[k % specials.length]]).join('---\n');
+  writeFileSync(join(sub, 'mixed.yaml'), mixed);
+  writeFileSync(join(sub, 'mixed-crlf.yaml'), `\uFEFF${mixed.replace(/\n/g, '\r\n')}`);
+  return sub;
+}
+const AWKWARD = awkwardFiles();
+
+test('the pool: large files cut where documents meet awkwardly give the results of one thread', async () => {
+  enableCheckWorkers(CLI);
+  const list = ['mixed.yaml', 'mixed-crlf.yaml'].map((f) => readFileSync(join(AWKWARD, f), 'utf8'));
+  assert.ok(list[0].length + list[1].length > MIN_PARALLEL_CHARS);
+  const jobs = jobsOf(list);
+  const one = await checkAll(jobs, 1);
+  const rules = new Set(one.flatMap((r) => r.findings.map((f) => f.ruleId)));
+  for (const id of ['YAML001', 'YAML002', 'WIN041']) assert.ok(rules.has(id), `${id} among the findings`);
+  const stats: CheckStats = { here: 0, workers: 0 };
+  assert.deepEqual(await checkAll(jobs, 2, stats), one);
+  assert.ok(stats.workers > 0 && stats.here > 0, `both threads checked parts (${JSON.stringify(stats)})`);
+});
+
+for (const format of ['text', 'json', 'sarif']) {
+  test(`kube-windows check on large files cut where documents meet awkwardly, --format ${format}: the same on 1 and 2 threads`, async () => {
+    const args = ['check', '--format', format, AWKWARD];
+    const one = await runCli([...args, '--jobs', '1']);
+    const two = await runCli([...args, '--jobs', '2']);
+    assert.equal(one.code, 1, one.stderr);
+    assert.ok(one.stdout.length > 10_000, 'findings to compare');
+    assert.equal(two.code, one.code);
+    assert.equal(two.stderr, one.stderr);
+    assert.ok(two.stdout === one.stdout, 'identical output');
+  });
 }
 
 test('the default number of threads: one on 2 cores (measured fastest there), more only where cores are free for them', () => {
