@@ -90,6 +90,11 @@ export class ClusterSession {
   private readonly changes = new EventEmitter<{ change: [SessionTopic] }>();
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
+  /**
+   * Set by dispose(): a caller still holding the session (a throttled snapshot, a read in flight) gets its
+   * answer from one list, but no watch starts: nothing would ever stop it.
+   */
+  private disposed = false;
 
   constructor(
     readonly context: string,
@@ -140,6 +145,7 @@ export class ClusterSession {
         // A BYOH instance is joined when a node has its address.
         if (this.watched.has('byoh')) this.changes.emit('change', 'byoh');
       });
+      if (this.disposed) this.model.stop();
     }
     await this.model.start();
     return this.model;
@@ -173,6 +179,7 @@ export class ClusterSession {
         retryMs: this.options.retryMs,
       });
       this.podWatches.set(node, watch);
+      if (this.disposed) watch.stop();
       void watch.start();
     }
     return watch;
@@ -315,6 +322,7 @@ export class ClusterSession {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.stopPodWatches();
     this.stopWatched();
     this.model?.stop();
@@ -352,6 +360,7 @@ export class ClusterSession {
         if (started) changed();
       });
       this.watched.set(name, w as WatchedList<WatchedObject>);
+      if (this.disposed) w.stop();
       await w.start();
       started = true;
     }
