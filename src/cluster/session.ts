@@ -91,8 +91,8 @@ export class ClusterSession {
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
   /**
-   * Set by dispose(): a caller still holding the session (a throttled snapshot, a read in flight) gets its
-   * answer from one list, but no watch starts: nothing would ever stop it.
+   * Set by dispose(): a caller still holding the session (a throttled snapshot, a read in flight) is answered
+   * at once, but no watch starts: nothing would ever stop it.
    */
   private disposed = false;
 

@@ -14,11 +14,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TreeNode } from '../../src/views/cluster-item';
 import { startEmulator } from '../support/kube-api-emulator';
-import { mixedCluster } from '../support/kube-seed';
+import { mixedCluster, namespace, pod } from '../support/kube-seed';
 import { createFakeVscode, hookVscodeModule, type FakeTreeItem } from '../support/fake-vscode';
 import { waitFor } from '../support/tree-view';
 import { describe, judge, measureSelf, type Sample } from '../support/soak';
 import { reportFigures, SOAK_SIZE } from '../support/soak-size';
+
+type Commands = { executeCommand(id: string): Promise<unknown> };
 
 interface Provider {
   getChildren(n?: TreeNode): Promise<TreeNode[]>;
@@ -26,12 +28,15 @@ interface Provider {
   onDidChangeTreeData(listener: (n: TreeNode | undefined) => void): { dispose(): void };
 }
 
-/** The node whose pods the view shows (it runs one pod in the seed). */
+/** The node whose pods the view shows, and the pod the seed runs on it. */
 const NODE = 'winworker-2022-b';
+const SEEDED_POD = 'iis-7c9d5f8b6-abcde';
+/** One tree refresh in this many is the Refresh command (a reconnect); the others follow the watches. */
+const RECONNECT_EVERY = 10;
 
 test('the extension host stays flat over tree refreshes and watch restarts', { timeout: 3_600_000 }, async (t) => {
   const size = SOAK_SIZE;
-  const emu = await startEmulator({ objects: mixedCluster(), openshift: true });
+  const emu = await startEmulator({ objects: [...mixedCluster(), namespace('soak')], openshift: true });
   const dir = mkdtempSync(join(tmpdir(), 'kw-soak-'));
   const kubeconfig = emu.kubeconfig({ context: 'soak', file: join(dir, 'config') });
   const fake = createFakeVscode({ 'kubeWindows.kubeconfig': kubeconfig });
@@ -69,17 +74,28 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
     return n;
   };
   /** What a user who keeps the view open sees: every group expanded, one Windows node and its pods. */
-  const walk = async (): Promise<number> => {
+  const walk = async (): Promise<string[]> => {
     const [root] = await rows();
     const groups = await rows(root);
     for (const g of groups.slice(1)) await rows(g);
     const node = byLabel(await rows(byLabel(groups, 'Windows nodes')), NODE);
-    const pods = await rows(byLabel(await rows(node), 'Pods'));
-    return pods.length;
+    return (await rows(byLabel(await rows(node), 'Pods'))).map((p) => p.label);
+  };
+  /** Walks the view again until the pods shown are what the cluster has (a watch event may still be on its way). */
+  const showsPods = async (what: string, pods: string[]): Promise<void> => {
+    let shown: string[] = [];
+    await waitFor(
+      `${what}: pods ${pods.join(', ')} shown (shown: ${shown.join(', ')})`,
+      async () => {
+        shown = (await walk()).sort();
+        return shown.join() === [...pods].sort().join();
+      },
+      30_000,
+    );
   };
 
   try {
-    assert.equal(await walk(), 1, 'the pod of the node is shown');
+    assert.deepEqual(await walk(), [SEEDED_POD], 'the pod of the node is shown');
     // Watches start as their first list answers: the count is steady once it stops moving.
     let steadyWatches = -1;
     await waitFor('a steady count of watches', async () => {
@@ -89,21 +105,38 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
     });
     assert.ok(steadyWatches >= 6, `every shown collection is watched (${steadyWatches} watches)`);
     const settled = (what: string) =>
-      waitFor(`${what}: ${steadyWatches} watches open again (${emu.openWatches()} now)`, () => emu.openWatches() === steadyWatches, 30_000);
+      waitFor(
+        `${what}: ${steadyWatches} watches open again (${emu.openWatches()} now)`,
+        () => emu.openWatches() === steadyWatches,
+        30_000,
+      );
 
     const samples: Sample[] = [];
     const warmUp = Math.round(size.refreshes * 0.3);
     const every = Math.floor((size.refreshes - warmUp) / (size.samples - 1));
     const restartEvery = Math.floor(size.refreshes / size.watchRestarts);
     let restarts = 0;
+    let reconnects = 0;
     let gone = 0;
     let ended = 0;
     for (let cycle = 1; cycle <= size.refreshes; cycle++) {
-      await fake.module.commands.executeCommand('kubeWindows.refresh');
-      assert.equal(await walk(), 1, `cycle ${cycle}: the pod of the node is shown`);
-      await settled(`after refresh ${cycle}`);
-      emu.patch('Node', NODE, undefined, { metadata: { annotations: { 'soak.kube-windows.io/cycle': String(cycle) } } });
-      if (cycle % restartEvery === 0) {
+      if (cycle % RECONNECT_EVERY === 0) {
+        // The Refresh command: every session closed and the view asked again from the roots.
+        await (fake.module.commands as Commands).executeCommand('kubeWindows.refresh');
+        reconnects++;
+        await showsPods(`reconnect ${reconnects}`, [SEEDED_POD]);
+        await settled(`after reconnect ${reconnects}`);
+      }
+      // A pod comes and goes on the node, the node changes: the view follows the watches' events.
+      const name = `soak-${cycle}`;
+      emu.apply(pod(name, 'soak', NODE, { windows: true }));
+      emu.patch('Node', NODE, undefined, {
+        metadata: { annotations: { 'soak.kube-windows.io/cycle': String(cycle) } },
+      });
+      await showsPods(`cycle ${cycle}`, [SEEDED_POD, name]);
+      emu.remove('Pod', name, 'soak');
+      await showsPods(`cycle ${cycle}, pod deleted`, [SEEDED_POD]);
+      if (cycle % restartEvery === Math.floor(restartEvery / 2)) {
         // Every other restart after a compaction: the resumed watches are told 410 Gone and list again.
         if (restarts % 2 === 1) {
           emu.compact();
@@ -112,12 +145,14 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
         ended += emu.endWatches();
         restarts++;
         await settled(`after watch restart ${restarts}`);
+        await showsPods(`after watch restart ${restarts}`, [SEEDED_POD]);
       }
       // What the doubles record of the session (the emulator's request log, the fake's command log)
       // is theirs, not the extension's: let it go.
       emu.requests.length = 0;
       fake.executed.length = 0;
       if (cycle >= warmUp && (cycle - warmUp) % every === 0) {
+        await settled(`before sample ${samples.length + 1}`);
         samples.push({
           at: cycle,
           ...measureSelf({ process: process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0) }),
@@ -127,10 +162,20 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
     }
 
     const verdict = judge(samples);
-    const figures = { refreshes: size.refreshes, watchRestarts: restarts, after410: gone, watchesEnded: ended, steadyWatches, rowsShown: shownRows.count, samples: samples.length };
+    const figures = {
+      refreshes: size.refreshes,
+      reconnects,
+      watchRestarts: restarts,
+      after410: gone,
+      watchesEnded: ended,
+      steadyWatches,
+      rowsShown: shownRows.count,
+      samples: samples.length,
+    };
     for (const line of [JSON.stringify(figures), ...describe(verdict)]) t.diagnostic(line);
     reportFigures('extension-host', figures, verdict);
     assert.equal(restarts, size.watchRestarts);
+    assert.equal(reconnects, Math.floor(size.refreshes / RECONNECT_EVERY));
     assert.ok(samples.length >= size.samples, `${samples.length} samples`);
     assert.deepEqual(verdict.problems, [], describe(verdict).join('\n'));
   } finally {

@@ -3,6 +3,7 @@
 // answers with the same shape as measureSelf() in test/support/soak.ts: heap, RSS, handles by kind, open
 // file descriptors and the listeners on the process and its stdio (the server's transport).
 'use strict';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS, loaded by node --require
 const { readdirSync } = require('node:fs');
 
 const listenerCount = (emitter) => emitter.eventNames().reduce((n, name) => n + emitter.listenerCount(name), 0);

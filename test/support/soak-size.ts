@@ -21,7 +21,7 @@ export interface SoakSize {
 
 export const SOAK_SIZE: SoakSize = FULL_DAY
   ? { edits: 200_000, documents: 50, refreshes: 10_000, watchRestarts: 1_000, samples: 20 }
-  : { edits: 30_000, documents: 50, refreshes: 400, watchRestarts: 60, samples: 8 };
+  : { edits: 30_000, documents: 50, refreshes: 150, watchRestarts: 15, samples: 8 };
 
 /** The figures of one suite, for `npm run soak` (nothing written without KW_SOAK_REPORT). */
 export function reportFigures(suite: string, figures: Record<string, unknown>, verdict: Verdict): void {
