@@ -18,7 +18,8 @@ if (files.length === 0 || !files.every((f) => existsSync(f))) {
   );
   process.exit(2);
 }
-const reports = mkdtempSync(join(tmpdir(), 'kw-soak-report-'));
+// Not kw-…: test suites that clean up their own kw- folders must not take this one.
+const reports = mkdtempSync(join(tmpdir(), 'kube-windows-soak-'));
 const started = Date.now();
 // One suite at a time: each measures its own process and the server it runs, on a machine left to it.
 const run = spawnSync(process.execPath, ['--test', '--test-force-exit', '--test-concurrency=1', ...files], {

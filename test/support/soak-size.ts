@@ -1,5 +1,6 @@
 // How big a soak run is: the compressed day of issue 30 §3 with KW_SOAK=day (`npm run soak`), else the
-// same shape scaled down for `npm test` (under two minutes on a loaded 2-core machine). KW_SOAK_REPORT
+// same shape scaled down for `npm test` (under two minutes on a loaded 2-core machine); KW_SOAK_EDITS and
+// KW_SOAK_REFRESHES resize a part. KW_SOAK_REPORT
 // names a folder where each suite writes its figures as JSON, for scripts/soak.mjs to print.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,9 +20,19 @@ export interface SoakSize {
   samples: number;
 }
 
-export const SOAK_SIZE: SoakSize = FULL_DAY
+const size: SoakSize = FULL_DAY
   ? { edits: 200_000, documents: 50, refreshes: 10_000, watchRestarts: 1_000, samples: 20 }
   : { edits: 30_000, documents: 50, refreshes: 150, watchRestarts: 15, samples: 8 };
+
+/** KW_SOAK_EDITS and KW_SOAK_REFRESHES resize one part (a watch restart every 10 refreshes, as in the day). */
+const edits = Number(process.env.KW_SOAK_EDITS) || size.edits;
+const refreshes = Number(process.env.KW_SOAK_REFRESHES) || size.refreshes;
+export const SOAK_SIZE: SoakSize = {
+  ...size,
+  edits,
+  refreshes,
+  watchRestarts: refreshes === size.refreshes ? size.watchRestarts : Math.floor(refreshes / 10),
+};
 
 /** The figures of one suite, for `npm run soak` (nothing written without KW_SOAK_REPORT). */
 export function reportFigures(suite: string, figures: Record<string, unknown>, verdict: Verdict): void {
