@@ -112,7 +112,7 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
       );
 
     const samples: Sample[] = [];
-    const warmUp = Math.round(size.refreshes * 0.3);
+    const warmUp = Math.round(size.refreshes * size.warmUp);
     const every = Math.floor((size.refreshes - warmUp) / (size.samples - 1));
     const restartEvery = Math.floor(size.refreshes / size.watchRestarts);
     let restarts = 0;

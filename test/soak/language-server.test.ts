@@ -187,7 +187,7 @@ test(
     let edits = 0;
     let opens = OPEN;
     let requests = 0;
-    const warmUp = Math.round(size.edits * 0.3);
+    const warmUp = Math.round(size.edits * size.warmUp);
     const every = Math.floor((size.edits - warmUp) / (size.samples - 1));
     const samples: Sample[] = [];
     let nextSample = warmUp;
