@@ -91,6 +91,11 @@ export class ClusterSession {
   private readonly changes = new EventEmitter<{ change: [SessionTopic] }>();
   /** The outcome of the last connect(), if any. */
   state: SessionState | undefined;
+  /**
+   * Set by dispose(): a caller still holding the session (a throttled snapshot, a read in flight) is answered
+   * at once, but no watch starts: nothing would ever stop it.
+   */
+  private disposed = false;
 
   constructor(
     readonly context: string,
@@ -141,6 +146,7 @@ export class ClusterSession {
         // A BYOH instance is joined when a node has its address.
         if (this.watched.has('byoh')) this.changes.emit('change', 'byoh');
       });
+      if (this.disposed) this.model.stop();
     }
     await this.model.start();
     return this.model;
@@ -174,6 +180,7 @@ export class ClusterSession {
         retryMs: this.options.retryMs,
       });
       this.podWatches.set(node, watch);
+      if (this.disposed) watch.stop();
       void watch.start();
     }
     return watch;
@@ -316,6 +323,7 @@ export class ClusterSession {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.stopPodWatches();
     this.stopWatched();
     this.model?.stop();
@@ -353,6 +361,7 @@ export class ClusterSession {
         if (started) changed();
       });
       this.watched.set(name, w as WatchedList<WatchedObject>);
+      if (this.disposed) w.stop();
       await w.start();
       started = true;
     }

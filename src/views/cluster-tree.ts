@@ -153,6 +153,9 @@ export class ClusterTree {
     this.reconnects.dispose();
     this.manager?.dispose();
     this.manager = undefined;
+    // A snapshot scheduled for a session of the old manager would read (and watch) through it.
+    if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
+    this.snapshotTimer = undefined;
     this.load = undefined;
     this.tree.reset();
     this.podGroups.clear();

@@ -196,6 +196,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   /** Open `follow=true` log reads, by namespace/pod/container. */
   const logFollowers = new Map<string, Set<(text: string) => void>>();
   const streams = new Set<() => void>();
+  /** The open watch streams (a subset of `streams`), each with its close. */
+  const watches = new Set<() => void>();
   let tmpDir: string | undefined;
 
   function send(ctx: Ctx, code: number, body: unknown, headers: Record<string, string> = {}): void {
@@ -436,6 +438,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       store.listeners.delete(onEvent);
       for (const t of timers) clearInterval(t);
       streams.delete(close);
+      watches.delete(close);
       if (!res.writableEnded) res.end();
     };
     if (timeoutSeconds > 0) {
@@ -447,6 +450,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       );
     }
     streams.add(close);
+    watches.add(close);
     ctx.req.on('close', close);
     res.on('close', close);
   }
@@ -1229,6 +1233,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     setFault: (f) => void (fault = f),
     setLatency: (ms) => void (latencyMs = ms),
     compact: () => store.compact(),
+    openWatches: () => watches.size,
+    endWatches() {
+      const open = [...watches];
+      for (const close of open) close();
+      return open.length;
+    },
     async stop() {
       for (const close of [...streams]) close();
       await new Promise<void>((resolve) => {

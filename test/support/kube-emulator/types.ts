@@ -138,6 +138,10 @@ export interface Emulator {
   setFault(f: Fault | undefined): void;
   setLatency(ms: number): void;
   compact(): void;
+  /** Watch streams open now (the API server's apiserver_longrunning_requests for watches). */
+  openWatches(): number;
+  /** Ends every open watch stream as the server does at a watch's timeout (the clients resume them); returns how many. */
+  endWatches(): number;
   /** Calls listener after every change (asynchronously, in order); returns the unsubscribe function. */
   onChange(listener: (ev: EmulatorEvent) => void): () => void;
   stop(): Promise<void>;

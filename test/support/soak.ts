@@ -1,0 +1,156 @@
+// Long-session measurement for the soak suites (test/soak/): what one sample of a process holds after a
+// full garbage collection (heap, RSS, open handles by kind, file descriptors, listener counts), and the
+// verdict on a series of samples taken after warm-up: memory flat (the fitted growth over the run and the
+// final sample within a tolerance of the first), and no count of handles or listeners that grows.
+import { readdirSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+export interface Sample {
+  /** Work done when the sample was taken (edits, refreshes …): the x of the fit. */
+  at: number;
+  heapUsed: number;
+  rss: number;
+  /** Counts that must not grow: process.getActiveResourcesInfo() by kind, open fds, listener counts. */
+  counts: Record<string, number>;
+}
+
+/** A process's memory and handles, as the soak probe reports them (test/soak/server-probe.cjs gives the same shape). */
+export type Measured = Omit<Sample, 'at'>;
+
+/** This process's garbage collector, without --expose-gc on the command line (node --test does not pass it on). */
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as () => void;
+}
+
+let gc: (() => void) | undefined;
+
+/** Counts of handles by kind: Timeout, TLSSocketWrap, FSReqCallback … (libuv and node's own names). */
+export function handleCounts(kinds: readonly string[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const kind of kinds) counts[`handles.${kind}`] = (counts[`handles.${kind}`] ?? 0) + 1;
+  return counts;
+}
+
+/** This process after two full collections (the second frees what the first's finalizers let go). */
+export function measureSelf(listeners: Record<string, number> = {}): Measured {
+  gc ??= collector();
+  gc();
+  gc();
+  const memory = process.memoryUsage();
+  return {
+    heapUsed: memory.heapUsed,
+    rss: memory.rss,
+    counts: {
+      ...handleCounts(process.getActiveResourcesInfo()),
+      fds: readdirSync('/proc/self/fd').length,
+      ...Object.fromEntries(Object.entries(listeners).map(([k, v]) => [`listeners.${k}`, v])),
+    },
+  };
+}
+
+/** Least-squares line through the points. */
+export function linearFit(xs: readonly number[], ys: readonly number[]): { slope: number; intercept: number } {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  for (let i = 0; i < n; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my);
+    sxx += (xs[i] - mx) ** 2;
+  }
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+export interface Series {
+  name: string;
+  first: number;
+  last: number;
+  min: number;
+  max: number;
+  /** The fitted line's rise from the first sample's x to the last's. */
+  fittedGrowth: number;
+}
+
+export interface Verdict {
+  problems: string[];
+  memory: Series[];
+  counts: Series[];
+  /** RSS of each sample, to see where it settles. */
+  rssSeries: number[];
+}
+
+/** `first` and `last` are the means of the first and the last two samples: one sample's noise (RSS moves by the pages the young generation touched) is no trend. */
+function series(name: string, xs: number[], ys: number[]): Series {
+  const { slope } = linearFit(xs, ys);
+  return {
+    name,
+    first: (ys[0] + ys[1]) / 2,
+    last: (ys[ys.length - 2] + ys[ys.length - 1]) / 2,
+    min: Math.min(...ys),
+    max: Math.max(...ys),
+    fittedGrowth: slope * (xs[xs.length - 1] - xs[0]),
+  };
+}
+
+/**
+ * Judges samples taken after warm-up. Memory (heap, RSS): the fitted growth over the run and the last
+ * sample stay within `tolerance` of the first sample. Counts: the last is no higher than the highest of
+ * the first half (something in flight at one sample is not a leak), and the fitted growth is under
+ * `countSlack` (a leak of one handle per cycle grows by hundreds).
+ */
+export function judge(samples: readonly Sample[], tolerance = 0.1, countSlack = 2): Verdict {
+  if (samples.length < 4) throw new Error(`at least 4 samples are needed to judge a trend, got ${samples.length}`);
+  const xs = samples.map((s) => s.at);
+  const problems: string[] = [];
+  const memory = (['heapUsed', 'rss'] as const).map((k) =>
+    series(
+      k,
+      xs,
+      samples.map((s) => s[k]),
+    ),
+  );
+  for (const m of memory) {
+    const bound = m.first * tolerance;
+    if (m.fittedGrowth > bound)
+      problems.push(`${m.name} grows: fitted +${mb(m.fittedGrowth)} over the run (bound ${mb(bound)})`);
+    if (m.last - m.first > bound)
+      problems.push(`${m.name} ends at ${mb(m.last)}, over ${mb(m.first)} after warm-up + ${mb(bound)}`);
+  }
+  const names = [...new Set(samples.flatMap((s) => Object.keys(s.counts)))].sort();
+  const half = samples.slice(0, Math.ceil(samples.length / 2));
+  const counts = names.map((name) =>
+    series(
+      name,
+      xs,
+      samples.map((s) => s.counts[name] ?? 0),
+    ),
+  );
+  for (const c of counts) {
+    const early = Math.max(...half.map((s) => s.counts[c.name] ?? 0));
+    const last = samples[samples.length - 1].counts[c.name] ?? 0;
+    if (last > early) problems.push(`${c.name} grows: at most ${early} in the first half, ${last} at the end`);
+    else if (c.fittedGrowth > countSlack)
+      problems.push(`${c.name} grows: fitted +${c.fittedGrowth.toFixed(1)} over the run`);
+  }
+  return { problems, memory, counts, rssSeries: samples.map((s) => s.rss) };
+}
+
+const mb = (bytes: number): string => `${(bytes / 1048576).toFixed(1)} MB`;
+
+/** One line per memory series and the counts that were not zero, for a test's diagnostics and `npm run soak`. */
+export function describe(verdict: Verdict): string[] {
+  return [
+    ...verdict.memory.map(
+      (m) =>
+        `${m.name}: ${mb(m.first)} after warm-up, ${mb(m.last)} at the end (min ${mb(m.min)}, max ${mb(m.max)}, fitted ${m.fittedGrowth >= 0 ? '+' : ''}${((m.fittedGrowth / m.first) * 100).toFixed(1)}%)`,
+    ),
+    `rss by sample: ${verdict.rssSeries.map((b) => (b / 1048576).toFixed(0)).join(' ')} MB`,
+    `counts (after warm-up -> end): ${verdict.counts.map((c) => `${c.name} ${c.first}->${c.last}`).join(', ')}`,
+  ];
+}
