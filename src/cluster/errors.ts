@@ -32,6 +32,8 @@ export interface ClusterErrorItem {
   permission?: Permission;
   /** What was being read when it failed (e.g. "Windows nodes"). */
   what?: string;
+  /** A watch's failure, retried by itself (list-watch.ts): the view says it is reconnecting. */
+  reconnecting?: boolean;
 }
 
 /** An HTTP answer other than 2xx, with the Kubernetes Status body when there was one. */
