@@ -34,12 +34,12 @@ export interface ListWatchSpec {
   watchTimeoutSeconds?: number;
   /** First retry delay after a failure; doubles up to `maxRetryMs`. Default 1000. */
   retryMs?: number;
-  /** The longest retry delay (before jitter takes up to half of it off). Default 4000. */
+  /** The longest retry delay (before jitter takes up to half of it off). Default 3000. */
   maxRetryMs?: number;
 }
 
 /** The longest wait between two attempts: a server that answers again is seen within this (plus one list). */
-export const MAX_RETRY_MS = 4000;
+const MAX_RETRY_MS = 3000;
 
 export interface ListWatchHandlers<T> {
   /** A complete list (the first, or after 410 Gone): these objects are all there is. */

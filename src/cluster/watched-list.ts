@@ -67,6 +67,11 @@ export class WatchedList<T extends WatchedObject> extends EventEmitter<{ change:
     return this.source.start();
   }
 
+  /** Number of complete lists made (1 after start, +1 per 410 Gone or recovery from a failure). */
+  get lists(): number {
+    return this.source.lists;
+  }
+
   /** The objects, by namespace and name. */
   items(): T[] {
     return [...this.byKey.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, o]) => o);

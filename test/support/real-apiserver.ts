@@ -169,7 +169,12 @@ async function startOwn(options: UseOptions & { openshift: boolean }): Promise<R
   const api = fromKubeconfig(started.kubeconfigPath, false, options.openshift);
   api.stop = () => started.stop();
   api.halt = () => started.halt();
-  api.resume = (o) => started.resume(o);
+  api.resume = async (o) => {
+    await started.resume(o);
+    // A fresh etcd has no CRDs: the server comes back as the same kind of cluster it was started as.
+    if (o?.freshData && options.openshift)
+      await (await loadScript<CrdInstaller>('apiserver-crds.mjs')).installCrds(started);
+  };
   return api;
 }
 
