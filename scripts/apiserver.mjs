@@ -465,7 +465,14 @@ export async function ensureServiceAccount(api, namespace, name = 'default') {
  * Starts the real API server in `dir` (a fresh temporary directory, removed by stop(), if none is
  * given; the data of an existing one is wiped unless keepData is set; after a failed start the
  * directory stays, for its log). Resolves once /readyz answers ok, to
- * { kubeconfigPath, server, adminToken, restrictedToken, caPath, dir, logPath, pid, stop() }.
+ * { kubeconfigPath, server, adminToken, restrictedToken, caPath, dir, logPath, pid, etcdDataDir,
+ *   halt(), resume({ freshData }), stop() }.
+ *
+ * halt() shuts the process down as an upgrade would (SIGTERM: watches end, then etcd closes) and
+ * keeps everything else; resume() starts it again on the same port with the same certificates and
+ * tokens, so clients keep their kubeconfig: with the same etcd data, resourceVersions continue; with
+ * freshData, etcd starts empty and resourceVersions start over (a client's old version is then from
+ * the future). Both are for the restart suites (test/apiserver-suites/restart*.test.ts).
  */
 export async function startApiServer({
   release,
@@ -497,48 +504,45 @@ export async function startApiServer({
   const logPath = join(dir, 'apiserver.log');
   const caPath = pki.ca;
   const ca = readFileSync(caPath);
+  const etcdDataDir = join(dir, 'etcd');
+  const argsFor = (port) => [
+    `--etcd-data-dir=${etcdDataDir}`,
+    '--exit-on-stdin-eof',
+    '--',
+    '--bind-address=127.0.0.1',
+    '--advertise-address=127.0.0.1',
+    `--secure-port=${port}`,
+    `--tls-cert-file=${pki.cert}`,
+    `--tls-private-key-file=${pki.key}`,
+    `--client-ca-file=${pki.ca}`,
+    `--token-auth-file=${tokensPath}`,
+    '--authorization-mode=Node,RBAC',
+    '--allow-privileged=true',
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pki.saPub}`,
+    `--service-account-signing-key-file=${pki.saKey}`,
+    '--service-cluster-ip-range=10.0.0.0/24',
+    // The kubernetes Service's endpoints would point at 127.0.0.1, which Endpoints validation
+    // refuses; nothing in the tests dials it.
+    '--endpoint-reconciler-type=none',
+    `--etcd-compaction-interval=${compactionInterval}`,
+    '--profiling=false',
+    ...extraArgs,
+  ];
 
-  let lastError;
-  for (let attempt = 1; attempt <= 3; attempt++) {
-    const port = await freePort();
-    const server = `https://127.0.0.1:${port}`;
-    const args = [
-      `--etcd-data-dir=${join(dir, 'etcd')}`,
-      '--exit-on-stdin-eof',
-      '--',
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
-      `--secure-port=${port}`,
-      `--tls-cert-file=${pki.cert}`,
-      `--tls-private-key-file=${pki.key}`,
-      `--client-ca-file=${pki.ca}`,
-      `--token-auth-file=${tokensPath}`,
-      '--authorization-mode=Node,RBAC',
-      '--allow-privileged=true',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pki.saPub}`,
-      `--service-account-signing-key-file=${pki.saKey}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
-      // The kubernetes Service's endpoints would point at 127.0.0.1, which Endpoints validation
-      // refuses; nothing in the tests dials it.
-      '--endpoint-reconciler-type=none',
-      `--etcd-compaction-interval=${compactionInterval}`,
-      '--profiling=false',
-      ...extraArgs,
-    ];
+  /** One process on `port`: resolves to { child, exited, exitInfo() } once /readyz answers ok, else throws. */
+  const launch = async (port, server) => {
     const out = openSync(logPath, 'a');
     // A process group of its own, so a Ctrl-C in the terminal reaches only us and stop() does
     // one orderly shutdown; if we die without stop(), its stdin closes and it stops by itself.
-    const child = spawn(binary, args, { cwd: dir, stdio: ['pipe', out, out], detached: true });
+    const child = spawn(binary, argsFor(port), { cwd: dir, stdio: ['pipe', out, out], detached: true });
     closeSync(out);
     const exited = new Promise((res) => child.on('exit', (code, signal) => res({ code, signal })));
     let exitInfo;
     exited.then((e) => (exitInfo = e));
-    const killOnExit = () => {
-      child.kill('SIGKILL');
-      if (ownDir) rmSync(dir, { recursive: true, force: true });
-    };
+    const killOnExit = () => child.kill('SIGKILL');
     process.on('exit', killOnExit);
+    const proc = { child, exited, exitInfo: () => exitInfo, killOnExit };
 
     const deadline = Date.now() + readyTimeoutMs;
     let last = { status: 0, text: '' };
@@ -547,47 +551,7 @@ export async function startApiServer({
       if (last.status === 200) break;
       await sleep(200);
     }
-    if (last.status === 200 && !exitInfo) {
-      const kubeconfigPath = join(dir, 'kubeconfig');
-      writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPath, adminToken, restrictedToken }), { mode: 0o600 });
-      const api = {
-        kubeconfigPath,
-        server,
-        adminToken,
-        restrictedToken,
-        caPath,
-        dir,
-        logPath,
-        pid: child.pid,
-        stop: undefined,
-      };
-      log(
-        `kube-apiserver ${version} ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)}s (log: ${logPath})`,
-      );
-      let stopping;
-      const stop = () => {
-        stopping ??= (async () => {
-          if (!exitInfo) {
-            child.kill('SIGTERM');
-            const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-            await exited;
-            clearTimeout(timer);
-          }
-          process.off('exit', killOnExit);
-          child.stdin.destroy();
-          if (ownDir) rmSync(dir, { recursive: true, force: true });
-        })();
-        return stopping;
-      };
-      api.stop = stop;
-      try {
-        await ensureServiceAccount(api, 'default');
-      } catch (e) {
-        await stop();
-        throw e;
-      }
-      return api;
-    }
+    if (last.status === 200 && !exitInfo) return proc;
 
     const exitedByItself = exitInfo;
     if (!exitInfo) {
@@ -610,10 +574,104 @@ export async function startApiServer({
     const why = exitedByItself
       ? `it exited (${exitedByItself.signal ?? `code ${exitedByItself.code}`})`
       : `/readyz did not answer ok within ${readyTimeoutMs / 1000}s (last answer: ${last.status ? `HTTP ${last.status} ${last.text.slice(0, 500)}` : last.text})`;
-    lastError = new Error(
+    const error = new Error(
       `The test kube-apiserver did not become ready: ${why}. The end of its log (${logPath}):\n${logTail}`,
     );
-    if (!/address already in use/.test(logTail)) break; // only a lost race for the port is worth another try
+    error.portTaken = /address already in use/.test(logTail);
+    throw error;
+  };
+
+  /** SIGTERM (the graceful shutdown), SIGKILL after 20 s; resolves once the process is gone. */
+  const shutdown = async (proc) => {
+    if (!proc.exitInfo()) {
+      proc.child.kill('SIGTERM');
+      const timer = setTimeout(() => proc.child.kill('SIGKILL'), 20_000);
+      await proc.exited;
+      clearTimeout(timer);
+    }
+    process.off('exit', proc.killOnExit);
+    proc.child.stdin.destroy();
+  };
+
+  const removeOwnDir = () => {
+    if (ownDir) rmSync(dir, { recursive: true, force: true });
+  };
+
+  let lastError;
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const port = await freePort();
+    const server = `https://127.0.0.1:${port}`;
+    let proc;
+    try {
+      proc = await launch(port, server);
+    } catch (e) {
+      lastError = e;
+      if (!e.portTaken) break; // only a lost race for the port is worth another try
+      continue;
+    }
+    process.on('exit', removeOwnDir);
+    const kubeconfigPath = join(dir, 'kubeconfig');
+    writeFileSync(kubeconfigPath, kubeconfigYaml({ server, caPath, adminToken, restrictedToken }), { mode: 0o600 });
+    const api = {
+      kubeconfigPath,
+      server,
+      adminToken,
+      restrictedToken,
+      caPath,
+      dir,
+      logPath,
+      etcdDataDir,
+      pid: proc.child.pid,
+      halt: undefined,
+      resume: undefined,
+      stop: undefined,
+    };
+    log(
+      `kube-apiserver ${version} ready at ${server} in ${((Date.now() - started) / 1000).toFixed(1)}s (log: ${logPath})`,
+    );
+    // One change of state at a time: halt, resume and stop queue behind each other.
+    let queue = Promise.resolve();
+    let stopped = false;
+    const queued = (fn) => {
+      const next = queue.then(fn);
+      queue = next.catch(() => undefined);
+      return next;
+    };
+    api.halt = () =>
+      queued(async () => {
+        if (proc) await shutdown(proc);
+        proc = undefined;
+      });
+    api.resume = ({ freshData = false } = {}) =>
+      queued(async () => {
+        if (stopped) throw new Error('the test kube-apiserver was stopped; it cannot be resumed');
+        if (proc) await shutdown(proc);
+        proc = undefined;
+        if (freshData) rmSync(etcdDataDir, { recursive: true, force: true });
+        const t0 = Date.now();
+        proc = await launch(port, server);
+        api.pid = proc.child.pid;
+        await ensureServiceAccount(api, 'default');
+        log(
+          `kube-apiserver ${version} ready again at ${server} in ${((Date.now() - t0) / 1000).toFixed(1)}s (${freshData ? 'fresh etcd data' : 'same etcd data'})`,
+        );
+      });
+    let stopping;
+    api.stop = () =>
+      (stopping ??= queued(async () => {
+        stopped = true;
+        if (proc) await shutdown(proc);
+        proc = undefined;
+        process.off('exit', removeOwnDir);
+        removeOwnDir();
+      }));
+    try {
+      await ensureServiceAccount(api, 'default');
+    } catch (e) {
+      await api.stop();
+      throw e;
+    }
+    return api;
   }
   throw lastError;
 }

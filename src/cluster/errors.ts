@@ -34,6 +34,8 @@ export interface ClusterErrorItem {
   what?: string;
   /** The cause in a few words, for a row's label ("timeout after 15 s", "the CA does not match"). */
   cause?: string;
+  /** A watch's failure, retried by itself (list-watch.ts): the view says it is reconnecting. */
+  reconnecting?: boolean;
 }
 
 /** An HTTP answer other than 2xx, with the Kubernetes Status body when there was one. */

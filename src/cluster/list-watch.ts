@@ -1,11 +1,27 @@
 // List, then watch from the list's resourceVersion, as the API server expects of a client that keeps
-// a view of some objects: bookmarks keep the version fresh, a watch the server ends at its timeout is
-// resumed from the last version seen, and only 410 Gone (the version was compacted away; an HTTP 410
-// or an ERROR event with code 410) makes it list again. Failures back off (doubling up to 30 s).
-// The Windows node model and each node's pod watch are built on it; what they keep is theirs.
+// a view of some objects: bookmarks keep the version fresh and a watch the server ends at its timeout
+// is resumed from the last version seen. Anything else lists again: 410 Gone (the version was
+// compacted away; an HTTP 410 or an ERROR event with code 410) at once, and a failure (the server
+// went away) after a back-off, because the server that answers next may have restarted on other data
+// (a fresh etcd restarts resourceVersions: an old version is then "too large", and a watch from it
+// would wait silently while objects are created under the versions it skips). Back-off doubles from
+// `retryMs` up to `maxRetryMs` with jitter, so that many clients do not come back in step and a server
+// that answers again is seen within a few seconds. The Windows node model, each node's pod watch and
+// every watched collection are built on it; what they keep is theirs.
 import { listPaged } from './api';
 import type { KubeClient, Query, WatchHandle } from './kube-client';
-import { ApiError } from './errors';
+import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+
+/**
+ * A list-watch's failure as the views show it: one that a retry can cure (the server is away, restarts,
+ * answers 5xx) is "reconnecting"; credentials, permissions and TLS need the user and read as they are.
+ */
+export function watchFailure(err: unknown, ctx: ErrorContext & { what: string }): ClusterErrorItem {
+  const e = classifyError(err, ctx);
+  return ['unreachable', 'timeout', 'server', 'notFound', 'other'].includes(e.reason)
+    ? { ...e, reconnecting: true }
+    : e;
+}
 
 export interface ListWatchSpec {
   /** The collection, e.g. /api/v1/pods. */
@@ -16,17 +32,22 @@ export interface ListWatchSpec {
   pageSize?: number;
   /** Seconds the server keeps one watch open before we resume it. Default 300. */
   watchTimeoutSeconds?: number;
-  /** First retry delay after a failure; doubles up to 30 s. Default 1000. */
+  /** First retry delay after a failure; doubles up to `maxRetryMs`. Default 1000. */
   retryMs?: number;
+  /** The longest retry delay (before jitter takes up to half of it off). Default 3000. */
+  maxRetryMs?: number;
 }
+
+/** The longest wait between two attempts: a server that answers again is seen within this (plus one list). */
+const MAX_RETRY_MS = 3000;
 
 export interface ListWatchHandlers<T> {
   /** A complete list (the first, or after 410 Gone): these objects are all there is. */
   listed(items: T[]): void;
   event(type: 'ADDED' | 'MODIFIED' | 'DELETED', object: T): void;
-  /** A list or watch failed; it is retried. */
+  /** A list or watch failed; it is retried (a list again, after a back-off). */
   failed(err: unknown): void;
-  /** The watch works again after a failure. */
+  /** The watch works again after a failure without a list (a list after a failure calls `listed`). */
   recovered(): void;
 }
 
@@ -35,13 +56,16 @@ type Versioned = { metadata?: { resourceVersion?: string } };
 export class ListWatch<T extends Versioned> {
   private resourceVersion = '';
   private handle: WatchHandle | undefined;
+  private listing = false;
   private retryTimer: NodeJS.Timeout | undefined;
   private retryDelay: number;
   private failing = false;
   private started: Promise<void> | undefined;
   private halted = false;
-  /** Number of complete lists made (1 after start, +1 per 410 Gone). */
+  /** Number of complete lists made (1 after start, +1 per 410 Gone or recovery from a failure). */
   lists = 0;
+  /** Number of watch requests made (each resumed or restarted watch counts). */
+  watches = 0;
 
   constructor(
     private readonly client: KubeClient,
@@ -69,12 +93,14 @@ export class ListWatch<T extends Versioned> {
   }
 
   private async list(): Promise<void> {
+    if (this.listing || this.stopped) return;
+    this.listing = true;
     try {
+      // A list without resourceVersion is a consistent read: whatever the server restarted on, this is all there is.
       const list = await listPaged<T>(this.client, this.spec.path, this.spec.selector, undefined, this.spec.pageSize);
       if (this.stopped) return;
       this.lists++;
-      this.failing = false;
-      this.retryDelay = this.spec.retryMs ?? 1000;
+      // Still failing (and backing off) until the watch opens: a server that lists but refuses watches is not well.
       this.resourceVersion = list.resourceVersion;
       this.on.listed(list.items);
       this.watch();
@@ -82,6 +108,8 @@ export class ListWatch<T extends Versioned> {
       if (this.stopped) return;
       this.fail(err);
       this.retry(() => this.list());
+    } finally {
+      this.listing = false;
     }
   }
 
@@ -94,7 +122,11 @@ export class ListWatch<T extends Versioned> {
       allowWatchBookmarks: true,
       timeoutSeconds,
     };
+    // Set by an ERROR event: 410 Gone (list again at once), or another refusal such as "Too large resource
+    // version" (a failure: list again after a back-off).
     let gone = false;
+    let refused: ApiError | undefined;
+    this.watches++;
     const working = () => {
       this.retryDelay = this.spec.retryMs ?? 1000;
       if (!this.failing) return;
@@ -114,7 +146,9 @@ export class ListWatch<T extends Versioned> {
           case 'BOOKMARK':
             break;
           case 'ERROR': {
-            if ((event.object as { code?: number }).code === 410) gone = true;
+            const status = event.object as { code?: number; reason?: string };
+            if (status.code === 410) gone = true;
+            else refused ??= new ApiError(status.code ?? 500, status.reason ?? 'Error', this.spec.path, status);
             return;
           }
         }
@@ -127,9 +161,9 @@ export class ListWatch<T extends Versioned> {
         if (this.stopped) return;
         if (gone || (err instanceof ApiError && err.status === 410)) {
           void this.list();
-        } else if (err) {
-          this.fail(err);
-          this.retry(() => this.watch());
+        } else if (err || refused) {
+          this.fail(err ?? refused);
+          this.retry(() => this.list());
         } else {
           this.watch(); // the server closed a watch at its timeout: resume from the last version
         }
@@ -147,8 +181,10 @@ export class ListWatch<T extends Versioned> {
 
   private retry(fn: () => void | Promise<void>): void {
     if (this.stopped) return;
-    const delay = this.retryDelay;
-    this.retryDelay = Math.min(this.retryDelay * 2, 30_000);
+    // Jitter: half to all of the delay, so that the clients of a restarted server spread out.
+    const delay = Math.round(this.retryDelay * (0.5 + Math.random() / 2));
+    this.retryDelay = Math.min(this.retryDelay * 2, this.spec.maxRetryMs ?? MAX_RETRY_MS);
+    if (this.retryTimer) clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => {
       this.retryTimer = undefined;
       if (!this.stopped) void fn();

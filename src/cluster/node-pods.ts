@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import { listAll } from './api';
 import type { KubeClient } from './kube-client';
 import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
-import { ListWatch } from './list-watch';
+import { ListWatch, watchFailure } from './list-watch';
 import type { NodeFacts } from '../core/live/explain';
 import type { WindowsNodeView } from './windows-nodes';
 
@@ -155,7 +155,7 @@ export class NodePodWatch extends EventEmitter<{ change: [PodChange] }> {
           if (changed) this.changed({ type: 'changed' });
         },
         failed: (err) => {
-          this.error = classifyError(err, { ...options.errorContext, what });
+          this.error = watchFailure(err, { ...options.errorContext, what });
           this.changed({ type: 'error', error: this.error });
         },
         recovered: () => {

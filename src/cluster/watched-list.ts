@@ -1,12 +1,13 @@
 // A collection the explorer shows, kept current by list+watch (list-watch.ts): the objects by namespace
 // and name, a change event on every added, modified or deleted one, the last failure as an error item
-// (retried by the list-watch), and "not served" when the API answers 404 (then nothing more is asked).
+// (retried by the list-watch, shown as "reconnecting"), and "not served" when the API answers 404 to the
+// first list (then nothing more is asked).
 // What a row says is derived from these objects when the tree asks, so a summary and its rows read the
 // same state.
 import { EventEmitter } from 'node:events';
-import { ApiError, classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+import { ApiError, type ClusterErrorItem, type ErrorContext } from './errors';
 import type { KubeClient } from './kube-client';
-import { ListWatch, type ListWatchSpec } from './list-watch';
+import { ListWatch, watchFailure, type ListWatchSpec } from './list-watch';
 
 /** What the list keeps of an object's identity. */
 export type WatchedObject = { metadata?: { name?: string; namespace?: string; resourceVersion?: string } };
@@ -44,11 +45,13 @@ export class WatchedList<T extends WatchedObject> extends EventEmitter<{ change:
           this.emit('change');
         },
         failed: (err) => {
-          if (err instanceof ApiError && err.status === 404) {
+          // A 404 before anything was listed: the cluster does not serve it. After a list, it is a server
+          // that restarts and has not yet served its custom resources again: retried like any failure.
+          if (err instanceof ApiError && err.status === 404 && this.source.lists === 0) {
             this.served = false;
             this.error = undefined;
             this.source.stop();
-          } else this.error = classifyError(err, options.errorContext);
+          } else this.error = watchFailure(err, options.errorContext);
           this.emit('change');
         },
         recovered: () => {
@@ -62,6 +65,11 @@ export class WatchedList<T extends WatchedObject> extends EventEmitter<{ change:
   /** Resolves after the first list or its failure (then in `error`, and retried). */
   start(): Promise<void> {
     return this.source.start();
+  }
+
+  /** Number of complete lists made (1 after start, +1 per 410 Gone or recovery from a failure). */
+  get lists(): number {
+    return this.source.lists;
   }
 
   /** The objects, by namespace and name. */

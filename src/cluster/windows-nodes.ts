@@ -1,13 +1,13 @@
 // The Windows nodes of one cluster: one server-side filtered list (kubernetes.io/os=windows), then a
-// watch from the list's resourceVersion; a re-list only on 410 Gone. Change events name the node that
+// watch from the list's resourceVersion; a re-list on 410 Gone or after a failure (list-watch.ts). Change events name the node that
 // changed so a tree refreshes only that item.
 import type { V1Node } from '@kubernetes/client-node';
 import { EventEmitter } from 'node:events';
 import type { Taint } from '../core/rules/facts';
 import { buildByNumber, parseBuildLabel } from '../core/windows/builds';
-import { classifyError, type ClusterErrorItem, type ErrorContext } from './errors';
+import type { ClusterErrorItem, ErrorContext } from './errors';
 import type { KubeClient } from './kube-client';
-import { ListWatch } from './list-watch';
+import { ListWatch, watchFailure } from './list-watch';
 import {
   BUILD_LABEL,
   BYOH_LABEL,
@@ -160,7 +160,7 @@ export class WindowsNodeModel extends EventEmitter<{ change: [NodeChange] }> {
           if (name && this.byName.delete(name)) this.emit('change', { type: 'removed', name });
         },
         failed: (err) => {
-          this.error = classifyError(err, { ...options.errorContext, what: 'Windows nodes' });
+          this.error = watchFailure(err, { ...options.errorContext, what: 'Windows nodes' });
           this.emit('change', { type: 'error', error: this.error });
         },
         recovered: () => {

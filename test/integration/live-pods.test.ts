@@ -203,7 +203,7 @@ test('410 Gone (the resourceVersion compacted away) lists again and catches up',
   s.dispose();
 });
 
-test('a dropped connection is an error the caller can show, retried with growing delays, then the watch resumes', async () => {
+test('a dropped connection is an error the caller can show, retried with growing delays, then listed again and watched', async () => {
   const s = session('dropped', { watchTimeoutSeconds: 1, retryMs: 300 });
   const w = s.podWatch(NODE);
   await w.start();
@@ -223,21 +223,17 @@ test('a dropped connection is an error the caller can show, retried with growing
   emu.setFault(undefined);
   assert.ok(seen.length >= 4, `${seen.length} attempts`);
   const gaps = seen.slice(1).map((t, i) => t - seen[i]);
-  // 300, 600, 1200 ms apart, give or take a TLS handshake on a busy machine.
-  assert.ok(
-    gaps[0] >= 240 && gaps[1] >= 480 && gaps[2] >= 960 && gaps[2] > gaps[0] * 2,
-    `backoff doubles: gaps ${gaps.join(', ')} ms`,
-  );
+  // 300, 600, 1200 ms apart less a jitter of up to half, plus a list and a TLS handshake on a busy machine.
+  assert.ok(gaps[0] >= 150 && gaps[1] >= 300 && gaps[2] >= 600, `backoff doubles: gaps ${gaps.join(', ')} ms`);
   assert.ok(errors.length >= 1);
   const e = errors[0];
   assert.ok(e.type === 'error' && e.error.reason === 'unreachable', JSON.stringify(e));
   assert.ok(e.type === 'error' && !/\n\s+at /.test(e.error.message), 'no stack trace');
   await waitFor('the recovery', () => w.error === undefined, 10_000);
-  const again = nextChange(w, (c) => c.type === 'changed');
   emu.apply(winPod('after-drop'));
-  await again;
-  assert.ok(names(w).includes('win-apps/after-drop'));
-  assert.equal(w.lists, 1, 'resumed from its version: nothing was compacted');
+  await waitFor('the new pod by watch', () => names(w).includes('win-apps/after-drop'), 10_000);
+  // Each failed watch was followed by a list (the server that answers next may have restarted on other data).
+  assert.ok(w.lists >= 1 + seen.length - 1, `listed again after the failures: ${w.lists} lists`);
   emu.remove('Pod', 'after-drop', 'win-apps');
   s.dispose();
 });

@@ -62,6 +62,10 @@ export interface RealApiServer {
   openshift: boolean;
   request<T = unknown>(path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   stop(): Promise<void>;
+  /** Own servers only: shuts the process down gracefully, as an upgrade does (the port stays ours). */
+  halt?(): Promise<void>;
+  /** Own servers only: starts it again on the same address and credentials, with its etcd data or a fresh one. */
+  resume?(options?: { freshData?: boolean }): Promise<void>;
 }
 
 export interface UseOptions {
@@ -95,6 +99,8 @@ interface Harness {
     restrictedToken: string;
     caPath: string;
     stop(): Promise<void>;
+    halt(): Promise<void>;
+    resume(options?: { freshData?: boolean }): Promise<void>;
   }>;
 }
 interface CrdInstaller {
@@ -162,6 +168,13 @@ async function startOwn(options: UseOptions & { openshift: boolean }): Promise<R
   }
   const api = fromKubeconfig(started.kubeconfigPath, false, options.openshift);
   api.stop = () => started.stop();
+  api.halt = () => started.halt();
+  api.resume = async (o) => {
+    await started.resume(o);
+    // A fresh etcd has no CRDs: the server comes back as the same kind of cluster it was started as.
+    if (o?.freshData && options.openshift)
+      await (await loadScript<CrdInstaller>('apiserver-crds.mjs')).installCrds(started);
+  };
   return api;
 }
 

@@ -121,7 +121,7 @@ test('an ERROR event with code 410 lists again; a clean end resumes from the las
   assert.deepEqual(seen, ['listed a20', 'ADDED b', 'listed a30']);
 });
 
-test('a failed watch is reported, retried from the same version, and recovered once the server accepts it', async () => {
+test('a failed watch is reported and lists again (the server may have restarted on other data), then recovers', async () => {
   const { lw, calls, seen } = run([
     { open: false, end: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) },
   ]);
@@ -133,8 +133,72 @@ test('a failed watch is reported, retried from the same version, and recovered o
     [
       ['list', undefined],
       ['watch', '20'],
-      ['watch', '20'],
+      ['list', undefined],
+      ['watch', '30'],
     ],
   );
-  assert.deepEqual(seen, ['listed a20', 'failed Error: socket hang up', 'recovered']);
+  assert.deepEqual(seen, ['listed a20', 'failed Error: socket hang up', 'listed a30', 'recovered']);
+  assert.equal(lw.lists, 2);
+});
+
+test('an ERROR event that refuses the version ("Too large resource version", a fresh etcd) is a failure: listed again after a back-off', async () => {
+  const tooLarge = {
+    kind: 'Status',
+    code: 504,
+    reason: 'Timeout',
+    message: 'Timeout: Too large resource version: 230, current: 199',
+  };
+  const { lw, calls, seen } = run([
+    { events: [{ type: 'ERROR', object: tooLarge as unknown as Obj }], end: undefined },
+  ]);
+  await lw.start();
+  await until(() => seen.includes('recovered'));
+  lw.stop();
+  assert.deepEqual(
+    calls.map((c) => [c.kind, c.query.resourceVersion]),
+    [
+      ['list', undefined],
+      ['watch', '20'],
+      ['list', undefined],
+      ['watch', '30'],
+    ],
+  );
+  assert.deepEqual(seen, ['listed a20', 'failed 504', 'listed a30', 'recovered']);
+});
+
+test('failures back off with jitter: each delay is half to all of the doubled one, capped at maxRetryMs', async (t) => {
+  const delays: number[] = [];
+  const realSetTimeout = globalThis.setTimeout;
+  // Run every timer at once, recording what was asked: the delays, not the clock, are under test.
+  t.mock.method(globalThis, 'setTimeout', ((fn: () => void, ms?: number) => {
+    if ((ms ?? 0) > 10) delays.push(ms ?? 0); // not the 5 ms polls of until()
+    return realSetTimeout(fn, (ms ?? 0) > 10 ? 0 : ms);
+  }) as typeof setTimeout);
+  let attempts = 0;
+  const client = {
+    async get() {
+      attempts++;
+      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6443'), { code: 'ECONNREFUSED' });
+    },
+  } as unknown as KubeClient;
+  const failures: unknown[] = [];
+  const lw = new ListWatch<Obj>(
+    client,
+    { path: '/api/v1/nodes', selector: {}, retryMs: 1000, maxRetryMs: 4000 },
+    { listed: () => undefined, event: () => undefined, failed: (e) => failures.push(e), recovered: () => undefined },
+  );
+  await lw.start();
+  await until(() => attempts >= 8);
+  lw.stop();
+  const nominal = [1000, 2000, 4000, 4000, 4000, 4000, 4000];
+  const asked = delays.slice(0, nominal.length);
+  asked.forEach((d, i) =>
+    assert.ok(
+      d >= nominal[i] / 2 && d <= nominal[i],
+      `delay ${i + 1}: ${d} ms, expected ${nominal[i] / 2}–${nominal[i]}`,
+    ),
+  );
+  assert.ok(new Set(asked.slice(2)).size > 1, `jittered, not one fixed delay at the cap: ${asked.join(', ')}`);
+  assert.ok(failures.length >= 7);
+  assert.equal(lw.lists, 0);
 });

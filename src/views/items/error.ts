@@ -7,12 +7,33 @@ import { md } from '../markdown';
 const RETRY_COMMAND = 'kubeWindows.retry';
 
 export function errorNode(id: string, e: ClusterErrorItem): TreeNode {
+  if (e.reconnecting) return reconnectingNode(id, e);
   return {
     id,
     label: e.what ? `${e.what}: ${e.cause ?? shortReason(e)}` : (e.cause ?? shortReason(e)),
     description: e.message,
     tooltip: `**${md(e.what ?? 'Error')}**\n\n${md(e.message)}\n\n_Click to retry._`,
     icon: { id: 'error', color: COLORS.error },
+    contextValue: 'error',
+    collapsible: 'none',
+    command: { id: RETRY_COMMAND, title: 'Retry', args: [id] },
+  };
+}
+
+/**
+ * A watched collection whose watch failed and retries by itself (the server restarts, the network drops):
+ * what the view shows of it is as it was until the server answers again; then the rows are listed afresh.
+ */
+function reconnectingNode(id: string, e: ClusterErrorItem): TreeNode {
+  return {
+    id,
+    label: `${e.what ?? 'Watch'}: reconnecting (${shortReason(e)})`,
+    description: e.message,
+    tooltip:
+      `**${md(e.what ?? 'Watch')}: reconnecting**\n\n${md(e.message)}\n\n` +
+      'kube-windows retries by itself and lists again once the server answers; until then the rows shown are as they were. ' +
+      '_Click to retry now._',
+    icon: { id: 'sync~spin', color: COLORS.warning },
     contextValue: 'error',
     collapsible: 'none',
     command: { id: RETRY_COMMAND, title: 'Retry', args: [id] },
