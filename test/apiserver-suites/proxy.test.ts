@@ -235,3 +235,47 @@ test('nodes proxy: equal settings exit 0; a drifted machine variable, a service 
   simProxy(sim.state).serviceEnv.delete('kubelet');
   configureLikeWmco();
 });
+
+test('check --context: OCP005 on a Windows container that fetches from the internet, naming the proxy; none once the cluster has no proxy', async () => {
+  const file = join(dir, 'fetch.yaml');
+  writeFileSync(
+    file,
+    `apiVersion: apps/v1
+kind: Deployment
+metadata: {name: fetch, namespace: shop}
+spec:
+  selector: {matchLabels: {app: fetch}}
+  template:
+    metadata: {labels: {app: fetch}}
+    spec:
+      os: {name: windows}
+      nodeSelector: {kubernetes.io/os: windows}
+      containers:
+        - name: app
+          image: mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022
+          command: [pwsh, -c, "Install-Module Pester -Force; Start-Sleep 3600"]
+`,
+  );
+  type Report = { files: { findings: { ruleId: string; severity: string; message: string }[] }[] };
+  const ocp005 = (stdout: string) =>
+    (JSON.parse(stdout) as Report).files.flatMap((f) => f.findings).filter((f) => f.ruleId === 'OCP005');
+  const withProxy = await cli(['check', file, '--format', 'json']);
+  assert.ok(withProxy.code === 0 || withProxy.code === 1, withProxy.stderr);
+  const [f, ...more] = ocp005(withProxy.stdout);
+  assert.equal(more.length, 0);
+  assert.equal(f?.severity, 'info');
+  assert.match(f?.message ?? '', /\(Install-Module\).*through the proxy http:\/\/proxy\.corp\.example:3128/);
+  assert.match(f?.message ?? '', /The proxy takes credentials, left out here/);
+  assert.ok(!withProxy.stdout.includes(PASSWORD));
+
+  await setProxy(undefined);
+  try {
+    const without = await cli(['check', file, '--format', 'json']);
+    assert.deepEqual(ocp005(without.stdout), [], without.stderr);
+  } finally {
+    await setProxy(
+      { httpProxy: 'http://proxy.corp.example:3128', trustedCA: { name: 'user-ca-bundle' } },
+      { httpProxy: 'http://proxy.corp.example:3128', noProxy: NO_PROXY },
+    );
+  }
+});
