@@ -247,6 +247,18 @@ export const JOIN_COMMAND = command({
       section: KUBEADM,
       help: "the kubelet's --system-reserved, such as cpu=500m,memory=1Gi\n(default: memory=2Gi; eviction at memory.available<500Mi)",
     },
+    proxy: {
+      type: 'string',
+      value: 'URL',
+      section: KUBEADM,
+      help: "an HTTP proxy for containerd and the kubelet (their service environment), such as\nhttp://proxy.corp:3128; checked by reaching the probe image's registry through it",
+    },
+    'no-proxy': {
+      type: 'string',
+      value: 'LIST',
+      section: KUBEADM,
+      help: "more NO_PROXY entries (comma separated); the cluster's Service and Pod networks, its\ndomains, the API endpoint and the node are always in it",
+    },
     'kubernetes-version': {
       type: 'string',
       value: 'vX.Y.Z',

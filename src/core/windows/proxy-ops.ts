@@ -72,7 +72,8 @@ if ($changed) {
 $r = @{ changed = $changed }
 ${EMIT}
 `,
-    { timeoutMs: 60_000 },
+    // The entries hold the proxy URL, which may carry a password.
+    { secrets: ['Entries'], timeoutMs: 60_000 },
   );
 }
 
