@@ -12,6 +12,9 @@ import { serviceState } from '../core/windows/host-ops';
 import { restartService } from '../core/windows/node-ops';
 import { nodeProxyEnvironment, reachThroughProxy, setServiceProxyEnvironment } from '../core/windows/proxy-ops';
 import type { KubeadmContext } from './kubeadm';
+import type { KubeadmRemoveOptions } from './kubeadm-remove';
+import { getNode } from '../cluster/nodes';
+import type { WindowsHost } from '../remote/windows-host';
 import { nodeOf } from './kubeadm-network-steps';
 import type { Step } from './plan';
 import { blocking, PreflightError } from './preflight';
@@ -119,4 +122,35 @@ export function proxyAnnotationStep(): Step<KubeadmContext> {
 function annotationOf(ctx: KubeadmContext): string {
   const v = kubeadmProxyVariables(ctx);
   return proxyAnnotation({ httpProxy: v.HTTP_PROXY, httpsProxy: v.HTTPS_PROXY, noProxy: v.NO_PROXY });
+}
+
+/** Whether the node was given a proxy by kube-windows (only then does a removal take it out). */
+async function hadOurProxy(o: KubeadmRemoveOptions, signal: AbortSignal): Promise<boolean> {
+  return Boolean((await getNode(o.kube, o.nodeName, signal))?.metadata.annotations?.[PROXY_ANNOTATION]);
+}
+
+/** The removal's side: containerd's proxy variables taken out again (the kubelet's service is deleted). */
+export function proxyClearStep(): Step<KubeadmRemoveOptions> {
+  const ownProxy = async (o: KubeadmRemoveOptions, signal: AbortSignal): Promise<boolean> => {
+    const answer = await (o.host as WindowsHost).run(nodeProxyEnvironment(['containerd']), signal);
+    const c = compareNodeProxy({}, answer);
+    return c.services.some((s) => s.exists && s.variables.some((v) => v.source === 'service'));
+  };
+  return {
+    id: 'proxy-clear',
+    title: "Take the proxy kube-windows set out of containerd's environment",
+    preview: {
+      check: `the node has no ${PROXY_ANNOTATION} annotation, or containerd carries no proxy variables of its own`,
+      powershell: [setServiceProxyEnvironment('containerd', {}).script],
+    },
+    check: async (o, signal) => ((await hadOurProxy(o, signal)) && (await ownProxy(o, signal)) ? 'todo' : 'done'),
+    apply: async (o, signal) => {
+      const host = o.host as WindowsHost;
+      const r = await host.run(setServiceProxyEnvironment('containerd', {}), signal);
+      if (r.changed && (await host.run(serviceState('containerd'), signal)).status === 'Running')
+        await host.run(restartService('containerd'), signal);
+    },
+    verify: async (o, signal) => ((await ownProxy(o, signal)) ? 'containerd still carries proxy variables' : true),
+    timeoutMs: 120_000,
+  };
 }

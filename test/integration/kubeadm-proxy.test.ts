@@ -6,7 +6,7 @@
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { proxyEnvironmentStep, kubeadmProxyVariables } from '../../src/bootstrap/kubeadm-proxy-steps';
+import { proxyClearStep, proxyEnvironmentStep, kubeadmProxyVariables } from '../../src/bootstrap/kubeadm-proxy-steps';
 import type { KubeadmContext } from '../../src/bootstrap/kubeadm';
 import { PreflightError } from '../../src/bootstrap/preflight';
 import { startRig, type Rig } from '../support/join-rig';
@@ -122,4 +122,25 @@ test('a proxy that does not answer stops the step with an error naming the endpo
       return true;
     },
   );
+});
+
+test('removing the node takes the proxy kube-windows set out of containerd again (and only when the node carries its annotation)', async () => {
+  const host = rig.hostFor(0);
+  const env = simProxy(rig.sims[0]!.state).serviceEnv;
+  env.set('containerd', ['FOO=1', `HTTP_PROXY=${proxy.url}`, `NO_PROXY=.svc`]);
+  rig.emu.apply({ apiVersion: 'v1', kind: 'Node', metadata: { name: 'win-k' } });
+  const o = { kube: rig.kube, host, nodeName: 'win-k', address: rig.addresses[0] as string };
+  const step = proxyClearStep();
+  const signal = new AbortController().signal;
+  assert.equal(await step.check(o, signal), 'done', 'no annotation: not ours to take out');
+  rig.emu.apply({
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: { name: 'win-k', annotations: { 'kube-windows.io/proxy': JSON.stringify({ httpProxy: proxy.url }) } },
+  });
+  assert.equal(await step.check(o, signal), 'todo');
+  await step.apply(o, signal, () => undefined);
+  assert.deepEqual(env.get('containerd'), ['FOO=1'], "containerd's other variables are kept");
+  assert.equal(await step.verify(o, signal), true);
+  assert.equal(await step.check(o, signal), 'done');
 });
