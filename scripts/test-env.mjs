@@ -1,6 +1,7 @@
 // Prepares what the test suite needs from the machine, with apt: a real OpenSSH sshd for the SSH
 // transport tests, and the editors whose LSP clients test the installed language server
-// (test/editors/: Neovim, Emacs with eglot and yaml-mode, Vim with ALE). Idempotent and quick when
+// (test/editors/: Neovim, Emacs with eglot and yaml-mode, Vim with ALE), and tinyproxy, the real HTTP
+// proxy the kubeadm --proxy tests reach registries through. Idempotent and quick when
 // everything is already there (no apt-get update then); prints one line saying what it did.
 import { existsSync, readdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -19,6 +20,7 @@ const NEEDS = [
     packages: ['emacs-nox', 'elpa-eglot', 'elpa-yaml-mode'],
     tests: 'Emacs',
   },
+  { what: 'tinyproxy', files: ['/usr/bin/tinyproxy'], packages: ['tinyproxy'], tests: 'proxy (kubeadm --proxy)' },
   {
     what: 'Vim with ALE',
     files: ['/usr/bin/vim', '/usr/share/vim-ale/plugin/ale.vim'],

@@ -7,6 +7,7 @@ import { fileHash, kubeadmReset, removeService } from '../core/windows/host-ops'
 import { LAYOUT } from '../core/windows/layout';
 import type { WindowsHost } from '../remote/windows-host';
 import type { Plan, Step } from './plan';
+import { proxyClearStep } from './kubeadm-proxy-steps';
 
 export interface KubeadmRemoveOptions {
   kube: KubeClient;
@@ -66,6 +67,7 @@ export function buildKubeadmRemovePlan(opts: KubeadmRemoveOptions): Plan<Kubeadm
       retries: 1,
       timeoutMs: 600_000,
     });
+    steps.push(proxyClearStep());
   }
   steps.push({
     id: 'delete-node',

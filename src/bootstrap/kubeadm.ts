@@ -91,6 +91,7 @@ import {
   type Finding,
 } from './preflight';
 import { withKubeadmLeaves } from './kubeadm-leaves';
+import { proxyAnnotationStep, proxyEnvironmentStep } from './kubeadm-proxy-steps';
 
 /** What the user chooses for a kubeadm join (CLI options, VS Code answers); JoinRequest carries the same. */
 export interface KubeadmChoices {
@@ -107,6 +108,10 @@ export interface KubeadmChoices {
   /** kubelet --kube-reserved / --system-reserved (cpu=500m,memory=1Gi); system-reserved defaults to memory=2Gi. */
   kubeReserved?: string;
   systemReserved?: string;
+  /** An HTTP proxy for containerd and the kubelet (http://[user:password@]host:port). */
+  proxy?: string;
+  /** More NO_PROXY entries (the cluster's networks, API endpoint and node are always added). */
+  noProxy?: string;
 }
 
 const KUBEADM_CHOICES = [
@@ -117,6 +122,8 @@ const KUBEADM_CHOICES = [
   'planned',
   'kubeReserved',
   'systemReserved',
+  'proxy',
+  'noProxy',
 ] as const satisfies readonly (keyof KubeadmChoices)[];
 
 /** The choices a request carries (unset and false ones left out), for the plan's options. */
@@ -138,6 +145,8 @@ export interface KubeadmOptions extends KubeadmChoices {
   caPem?: string;
   pollMs?: number;
   timeouts?: Partial<Record<'restart' | 'join' | 'ready' | 'pods', number>>;
+  /** The URLs the proxy check reaches (default: the probe image's registry); tests point it at a local one. */
+  proxyCheckUrls?: string[];
 }
 
 export interface KubeadmState {
@@ -642,8 +651,10 @@ export function buildKubeadmJoinPlan(opts: KubeadmOptions): Plan<KubeadmContext>
     containerdServiceStep(),
     kubeBinariesStep(p),
     kubeletServiceStep(opts),
+    ...(opts.proxy ? [proxyEnvironmentStep()] : []),
     joinStep(t.join, poll),
     ...(opts.taint ? [taintStep()] : []),
+    ...(opts.proxy ? [proxyAnnotationStep()] : []),
     networkingStep(opts.planned),
     readyStep<KubeadmContext>(nodeOf, t.ready, poll, (ctx) => (poke) => onWindowsNodeChange(ctx.opts.kube, poke)),
     networkingPodsStep(t.pods, poll),

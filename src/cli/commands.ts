@@ -247,6 +247,18 @@ export const JOIN_COMMAND = command({
       section: KUBEADM,
       help: "the kubelet's --system-reserved, such as cpu=500m,memory=1Gi\n(default: memory=2Gi; eviction at memory.available<500Mi)",
     },
+    proxy: {
+      type: 'string',
+      value: 'URL',
+      section: KUBEADM,
+      help: "an HTTP proxy for containerd and the kubelet (their service environment), such as\nhttp://proxy.corp:3128; checked by reaching the probe image's registry through it",
+    },
+    'no-proxy': {
+      type: 'string',
+      value: 'LIST',
+      section: KUBEADM,
+      help: "more NO_PROXY entries (comma separated); the cluster's Service and Pod networks, its\ndomains, the API endpoint and the node are always in it",
+    },
     'kubernetes-version': {
       type: 'string',
       value: 'vX.Y.Z',
@@ -274,7 +286,7 @@ export const REMOVE_COMMAND = command({
   },
 });
 
-const NODE_SSH = ['reboot', 'logs', 'services'] as const;
+const NODE_SSH = ['reboot', 'logs', 'services', 'proxy'] as const;
 const SCHEDULING = ['cordon', 'uncordon', 'drain'] as const;
 
 export const NODES_COMMAND = command({
@@ -286,6 +298,7 @@ export const NODES_COMMAND = command({
     'nodes logs NODE --context C --query kubelet [--tail N] [--since 1h] [--pattern RE]',
     'nodes logs NODE --context C [ssh options] [--out DIR] [--max-size MB]',
     'nodes services NODE --context C [ssh options] [--restart NAME] [--yes]',
+    'nodes proxy NODE --context C [ssh options]',
     'nodes cordon|uncordon NODE --context C',
     'nodes drain NODE --context C [--delete-emptydir-data] [--timeout MIN] [--yes]',
     'nodes events NODE --context C',
@@ -299,6 +312,8 @@ export const NODES_COMMAND = command({
       'cordon, drain (Eviction API, PodDisruptionBudgets honoured, DaemonSet pods left), Restart-Computer,\nwait for NotReady, on AWS re-add the 169.254.169.254 route, wait for Ready, uncordon, verify.\nRun it again to resume after a failure or Ctrl-C.',
     logs: "without SSH, through the API server's node proxy to the kubelet (GET /api/v1/nodes/NODE/proxy/logs/...)\nwith --path or --query; the whole log folder with --out",
     services: 'the state of {services}',
+    proxy:
+      "the node's effective HTTP_PROXY, HTTPS_PROXY and NO_PROXY (machine and per service), its trusted CA\nbundle, and what the cluster expects; drift is named, with when it was last seen equal",
     cordon: 'mark the node unschedulable (spec.unschedulable)',
     uncordon: 'schedulable again',
     drain:

@@ -65,6 +65,10 @@ export async function runJoin(args: string[]): Promise<number> {
     if (problem) throw new UsageError(`--${option} ${problem}`);
     reserved[key] = value;
   }
+  const proxy = values.proxy;
+  if (proxy !== undefined && !/^https?:\/\/[^\s/]+/i.test(proxy))
+    throw new UsageError('--proxy takes an http:// or https:// URL, such as http://proxy.corp:3128');
+  if (values['no-proxy'] !== undefined && proxy === undefined) throw new UsageError('--no-proxy goes with --proxy');
   const addresses = values.address ?? [];
   if (addresses.length === 0) throw new UsageError('--address is required (repeat it to join several hosts)');
   if (new Set(addresses).size !== addresses.length) throw new UsageError('an --address is given twice');
@@ -127,6 +131,8 @@ export async function runJoin(args: string[]): Promise<number> {
     ...(values['runtime-class'] ? { runtimeClass: true } : {}),
     ...(kubernetesVersion ? { kubernetesVersion } : {}),
     ...reserved,
+    ...(proxy ? { proxy } : {}),
+    ...(values['no-proxy'] ? { noProxy: values['no-proxy'] } : {}),
     ...(planned ? { planned } : {}),
     ...(cluster.caPem ? { caPem: cluster.caPem } : {}),
     ...(pollMs ? { pollMs } : {}),

@@ -1,4 +1,4 @@
-// `kube-windows nodes reboot|logs|services|cordon|uncordon|drain NODE`: the node operations of the
+// `kube-windows nodes reboot|logs|services|proxy|cordon|uncordon|drain NODE`: the node operations of the
 // bootstrap engine from a terminal (and `nodes [list]`, the Windows nodes: ./nodes-list.ts). Logs go through
 // the API first (the kubelet's log folder and log query behind the node proxy: no SSH); reboot and services, and logs when the node does not serve
 // them, go over SSH to the node's InternalIP (or ExternalIP) with the SSH options and host-key rules
@@ -46,6 +46,8 @@ import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 import { counted } from '../core/plural';
 import { listNodes } from './nodes-list';
+import { nodeProxyText, proxyExpectation, readNodeProxy } from '../bootstrap/node-proxy';
+import { recordProxySeen } from '../bootstrap/proxy-seen';
 
 /** The defaults the help names, owned by the engine's modules. */
 const HELP_FACTS = {
@@ -92,6 +94,7 @@ export async function runNodes(args: string[]): Promise<number> {
     return await withCancel('run the same command again to resume', async (signal) => {
       try {
         if (action === 'services') return await services(host, nodeName, values.restart, values.yes, signal);
+        if (action === 'proxy') return await proxySettings(host, cluster, node, signal);
         if (action === 'logs') {
           const r = await collectNodeLogs({
             host,
@@ -352,6 +355,19 @@ async function schedule(
       }
     },
   );
+}
+
+async function proxySettings(
+  host: WindowsHost,
+  cluster: Cluster,
+  node: NodeObject,
+  signal: AbortSignal,
+): Promise<number> {
+  const expected = await proxyExpectation(cluster.kube, node, signal);
+  const comparison = await readNodeProxy(host, expected, signal);
+  const lastEqual = recordProxySeen({ context: cluster.context, node: node.metadata.name }, comparison.equal);
+  process.stdout.write(nodeProxyText(node.metadata.name, expected, comparison, lastEqual));
+  return comparison.equal ? EXIT.OK : EXIT.FAILED;
 }
 
 async function services(

@@ -24,8 +24,8 @@ export interface ConfigNetwork {
 }
 
 export interface ClusterProxy {
-  spec?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
-  status?: { httpProxy?: string; httpsProxy?: string };
+  spec?: { httpProxy?: string; httpsProxy?: string; noProxy?: string; trustedCA?: { name?: string } };
+  status?: { httpProxy?: string; httpsProxy?: string; noProxy?: string };
 }
 
 /** The Infrastructure's status: the internal API URL's field is `apiServerInternalURI` (sic), beside `apiServerURL`. */

@@ -32,6 +32,7 @@ import { WatchedList, type WatchedObject } from './watched-list';
 import { contextClient } from './open';
 import { expiredClientCertificate } from './client-certificate';
 import { readOpenShiftFacts } from './snapshot';
+import type { ClusterProxyFacts } from '../core/proxy/settings';
 import { readStorageObjects, type StorageObjects } from './storage';
 import type { OpenShiftFacts } from '../core/rules/facts';
 import { WindowsNodeModel } from './windows-nodes';
@@ -61,6 +62,8 @@ export interface SessionInfo {
   nodes: NodeCounts;
   /** Failures of single parts (the rest of the session works). */
   errors: ClusterErrorItem[];
+  /** On OpenShift, once read: the cluster-wide proxy (absent: none) and the release it is judged by. */
+  proxy?: { facts: ClusterProxyFacts; openshiftVersion?: string };
 }
 
 /** What changed in a session: its info (node counts, WMCO), or the objects of one group. */
@@ -113,7 +116,10 @@ export class ClusterSession {
   connect(): Promise<SessionState> {
     this.connecting ??= this.doConnect().then((s) => {
       this.state = s;
-      if (s.status === 'connected' && s.info.flavour === 'openshift') void this.followWmco();
+      if (s.status === 'connected' && s.info.flavour === 'openshift') {
+        void this.followWmco();
+        void this.readProxy(s.info);
+      }
       return s;
     });
     return this.connecting;
@@ -310,7 +316,15 @@ export class ClusterSession {
     });
   }
 
-  /** OpenShift's version, platform, network and WMCO facts, read once per session (again after reconnect()). */
+  /** The cluster-wide proxy joins the info when the OpenShift facts arrive (the row does not wait for it). */
+  private async readProxy(info: SessionInfo): Promise<void> {
+    const facts = await this.openshiftFacts().catch(() => undefined);
+    if (!facts?.proxy || this.state?.status !== 'connected' || this.state.info !== info) return;
+    info.proxy = { facts: facts.proxy, ...(facts.version ? { openshiftVersion: facts.version } : {}) };
+    this.changes.emit('change', 'info');
+  }
+
+  /** OpenShift's version, platform, network, WMCO and proxy facts, read once per session (again after reconnect()). */
   openshiftFacts(): Promise<OpenShiftFacts> {
     this.facts ??= readOpenShiftFacts(this.client, this.options.wmcoNamespace);
     return this.facts;

@@ -7,13 +7,14 @@ import { BUILD_LABEL, KEY_SECRET, WMCO_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined } from './api';
 import type { KubeClient } from './kube-client';
 import type { ClusterRuntimeClass } from './extras';
-import { clusterVersion, infrastructure, infrastructurePlatform, operatorNetwork } from './openshift';
+import { clusterProxy, clusterVersion, infrastructure, infrastructurePlatform, operatorNetwork } from './openshift';
+import { proxyFacts } from '../core/proxy/settings';
 import type { WindowsNodeView } from './windows-nodes';
 import { wmcoCsv } from './wmco';
 
 /**
- * Reads the OpenShift facts: ClusterVersion, Infrastructure, the operator Network, WMCO's CSV and the
- * cloud-private-key secret (its presence only). Each read on its own: one that is forbidden (403),
+ * Reads the OpenShift facts: ClusterVersion, Infrastructure, the operator Network, WMCO's CSV, the
+ * cloud-private-key secret (its presence only) and the cluster-wide proxy (without credentials). Each read on its own: one that is forbidden (403),
  * absent or failing leaves its fields out and never fails the others.
  */
 export async function readOpenShiftFacts(
@@ -22,7 +23,7 @@ export async function readOpenShiftFacts(
   signal?: AbortSignal,
 ): Promise<OpenShiftFacts> {
   const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
-  const [cv, infra, net, csv, key] = await Promise.all([
+  const [cv, infra, net, csv, key, proxy] = await Promise.all([
     quiet(clusterVersion(kube, signal)),
     quiet(infrastructure(kube, signal)),
     quiet(operatorNetwork(kube, signal)),
@@ -32,6 +33,7 @@ export async function readOpenShiftFacts(
         (s) => ({ found: s !== undefined }),
       ),
     ),
+    quiet(clusterProxy(kube, signal)),
   ]);
   const facts: OpenShiftFacts = {};
   const version = cv?.status?.desired?.version;
@@ -44,6 +46,8 @@ export async function readOpenShiftFacts(
   if (net) facts.hybridOverlay = Boolean(network?.ovnKubernetesConfig?.hybridOverlayConfig);
   if (csv) facts.wmcoInstalled = csv.found;
   if (key) facts.cloudPrivateKey = key.found;
+  const p = proxyFacts(proxy);
+  if (p) facts.proxy = p;
   return facts;
 }
 
@@ -68,7 +72,11 @@ export function buildSnapshot(input: {
     })),
   };
   if (input.flavour) snapshot.flavour = input.flavour;
-  if (input.openshift) snapshot.openshift = { ...input.openshift };
+  if (input.openshift)
+    snapshot.openshift = {
+      ...input.openshift,
+      ...(input.openshift.proxy ? { proxy: { ...input.openshift.proxy } } : {}),
+    };
   if (input.serverVersion) snapshot.serverVersion = input.serverVersion;
   return snapshot;
 }

@@ -539,7 +539,7 @@ test('CLI: nodes services (table, --restart --yes), nodes reboot (dry-run, a PDB
     assert.match(noConfirm.stderr, /pass --yes to confirm/);
     const bad = await cli(['nodes', 'frob', NODE, ...ssh]);
     assert.equal(bad.code, 2);
-    assert.match(bad.stderr, /nodes takes list, reboot, logs, services, cordon, uncordon, drain/);
+    assert.match(bad.stderr, /nodes takes list, reboot, logs, services, proxy, cordon, uncordon, drain/);
     const missing = await cli(['nodes', 'services', 'nope', ...ssh]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no node "nope"/);

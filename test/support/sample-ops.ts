@@ -39,6 +39,7 @@ import {
   rollbackHostsTree,
   swapHostsTree,
 } from '../../src/core/windows/mirror-ops';
+import { nodeProxyEnvironment, reachThroughProxy, setServiceProxyEnvironment } from '../../src/core/windows/proxy-ops';
 
 /** The join and host ops (host-ops.ts). */
 export function sampleOps(sample: string): HostOp<unknown>[] {
@@ -89,6 +90,9 @@ export function sampleNodeOps(sample: string): HostOp<unknown>[] {
     addMetadataRoute(sample, 3),
     listLogFiles([sample]),
     systemEventErrors(200),
+    nodeProxyEnvironment([sample], [sample]),
+    setServiceProxyEnvironment(sample, { HTTP_PROXY: sample, NO_PROXY: sample }),
+    reachThroughProxy(sample, [sample]),
   ];
 }
 

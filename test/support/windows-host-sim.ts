@@ -27,3 +27,5 @@ export { startWindowsHostSim as start } from './windows-host-sim/server';
 export { simNode, type SimNodeState } from './windows-host-sim/node-ops';
 // The simulations of the registry mirror ops (hosts.toml trees, containerd config_path) register themselves on import.
 export { simTree, moveDirectory } from './windows-host-sim/mirror-ops';
+// The simulations of the proxy ops (machine and service environment, root store, reach through a proxy) register themselves on import.
+export { simProxy, setMachineEnv, type SimProxyState } from './windows-host-sim/proxy-ops';

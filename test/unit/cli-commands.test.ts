@@ -61,7 +61,7 @@ test('an action given an option it does not take is a usage error that names the
   assert.equal(refused(['cordon', 'win-a', '--timeout', '3']), '--timeout goes with nodes reboot and nodes drain');
   assert.equal(
     refused(['events', 'win-a', '--key', 'k']),
-    '--key goes with nodes reboot and nodes logs and nodes services',
+    '--key goes with nodes reboot and nodes logs and nodes services and nodes proxy',
   );
   assert.equal(refused(['reboot', 'win-a', '--set', 'a=b:NoSchedule']), '--set goes with nodes taints');
   // Accepted and unused, as before the declarations: --timeout by logs, SSH options by cordon.
@@ -69,7 +69,7 @@ test('an action given an option it does not take is a usage error that names the
   assert.equal(refused(['cordon', 'win-a', '--key', 'k', '--address', '10.0.0.5']), '');
   assert.equal(
     refused(['frobnicate', 'win-a']),
-    'nodes takes list, reboot, logs, services, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"',
+    'nodes takes list, reboot, logs, services, proxy, cordon, uncordon, drain, events or taints, not "frobnicate"; try "kube-windows nodes --help"',
   );
   assert.equal(refused(['taints']), 'nodes taints needs the node name');
   assert.equal(refused(['taints', 'a', 'b']), 'unexpected argument "b"');

@@ -1,4 +1,5 @@
 import type { LabelSelector } from '../drain';
+import type { ClusterProxyFacts } from '../proxy/settings';
 import { getAt, isObj, type Obj } from '../manifest/path';
 import type { ObjectView } from '../manifest/workloads';
 import { BETA_OS_LABEL, BUILD_LABEL, OS_LABEL } from '../well-known';
@@ -49,6 +50,8 @@ export interface OpenShiftFacts {
   wmcoInstalled?: boolean;
   /** The secret `cloud-private-key` exists in the WMCO namespace. */
   cloudPrivateKey?: boolean;
+  /** The cluster-wide egress proxy (proxies.config.openshift.io/cluster), without credentials; absent: none. */
+  proxy?: ClusterProxyFacts;
 }
 
 /** What the extension knows about the live cluster; rules get sharper with it, never need it. */

@@ -13,6 +13,7 @@ import { storageRules } from './families/storage';
 import { schedulingRules } from './families/scheduling';
 import { imageRules } from './families/images';
 import { openshiftRules } from './families/openshift';
+import { proxyRules } from './families/proxy';
 import { runtimeClassRules } from './families/runtime-class';
 import { mirrorRules } from './families/mirrors';
 import { byohRules } from './families/byoh';
@@ -37,6 +38,7 @@ export const RULES: Rule[] = [
   ...schedulingRules,
   ...imageRules,
   ...openshiftRules,
+  ...proxyRules,
   ...runtimeClassRules,
   ...mirrorRules,
   ...byohRules,

@@ -237,6 +237,22 @@ function serviceSubnetOf(clusterConfiguration: string | undefined): string {
   return '10.96.0.0/12';
 }
 
+/** kubeadm's pod subnet (networking.podSubnet, each of a dual-stack list), or none when it sets none. */
+function podSubnetsOf(clusterConfiguration: string | undefined): string[] {
+  try {
+    const doc = load(clusterConfiguration ?? '') as { networking?: { podSubnet?: unknown } } | undefined;
+    const v = doc?.networking?.podSubnet;
+    if (typeof v === 'string')
+      return v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+  } catch {
+    // unreadable: none known
+  }
+  return [];
+}
+
 export interface DetectedCni {
   kind: 'calico' | 'flannel';
   /** How it was found, for the findings ("operator Installation default", "DaemonSet kube-system/calico-node"). */
@@ -402,6 +418,8 @@ export interface ClusterEvaluation {
   serverVersion: string;
   /** The cluster's service subnet (for the CNI's Windows settings). */
   serviceSubnet: string;
+  /** The cluster's pod subnets, when its ClusterConfiguration names them (a node's NO_PROXY keeps them). */
+  podSubnets?: string[];
 }
 
 export interface ClusterChoices {
@@ -470,5 +488,6 @@ export function evaluateCluster(f: ClusterFacts, c: ClusterChoices): ClusterEval
     kubernetesVersion,
     serverVersion: f.serverVersion,
     serviceSubnet: serviceSubnetOf(f.clusterConfiguration),
+    podSubnets: podSubnetsOf(f.clusterConfiguration),
   };
 }
