@@ -138,8 +138,13 @@ export async function preparePolicyApply(
   options: Omit<PolicyOptions, 'openshift'>,
   signal?: AbortSignal,
 ): Promise<PreparedPolicyApply> {
-  await requirePolicyApi(kube, context, signal);
-  const full = { ...options, openshift: await servesDeploymentConfigs(kube, signal) };
+  const version = await requirePolicyApi(kube, context, signal);
+  // The rules whose words name the release say the cluster's, as `check --context` does.
+  const full = {
+    ...options,
+    kubernetesVersion: options.kubernetesVersion ?? normalizeRelease(version),
+    openshift: await servesDeploymentConfigs(kube, signal),
+  };
   const wanted = generatePolicies(full) as unknown as PolicyObject[];
   const installed = await installedPolicyObjects(kube, signal);
   const dryRun: PolicyObject[] = [];

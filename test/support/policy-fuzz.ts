@@ -38,9 +38,26 @@ const IMAGES = [
   'nginx:1.25',
   'busybox',
   'ghcr.io/org/tool:windows-1809',
+  'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+  'example.com/tools/busybox:1.36-windows',
+  'example.com/base/NanoServer-app:2.0',
+];
+
+/** Exec commands: POSIX shells and paths, Windows shells, PowerShell by name and by path. */
+const COMMANDS = [
+  ['sh', '-c', 'echo ok'],
+  ['/bin/bash'],
+  [' BASH -c true'],
+  ['/usr/local/bin/app'],
+  ['cmd', '/c', 'echo ok'],
+  ['powershell', '-Command', 'Get-Date'],
+  ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.exe'],
+  ['pwsh', '-c', 'Get-Date'],
+  ['app.exe'],
 ];
 
 const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];
+const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
 
 function pick<T>(r: () => number, list: readonly T[]): T {
   return list[Math.floor(r() * list.length)];
@@ -62,6 +79,10 @@ function container(r: () => number, name: string): Obj {
     const w: Obj = {};
     if (chance(r, 0.5)) w.runAsUserName = pick(r, ['ContainerUser', 'ContainerAdministrator', 'NT AUTHORITY\\SYSTEM']);
     if (chance(r, 0.4)) w.hostProcess = chance(r, 0.5);
+    if (chance(r, 0.2)) {
+      w.gmsaCredentialSpec = '{"ActiveDirectoryConfig":{}}';
+      if (chance(r, 0.4)) w.gmsaCredentialSpecName = 'webapp';
+    }
     sc.windowsOptions = w;
   }
   if (Object.keys(sc).length > 0) c.securityContext = sc;
@@ -71,6 +92,17 @@ function container(r: () => number, name: string): Obj {
       ...(chance(r, 0.3) ? { requests: { memory: '1Gi', 'hugepages-1Gi': '1Gi' } } : {}),
     };
   if (chance(r, 0.1)) c.volumeDevices = [{ name: 'data', devicePath: '/dev/xvda' }];
+  if (chance(r, 0.08)) c.resizePolicy = [{ resourceName: 'cpu', restartPolicy: 'NotRequired' }];
+  if (chance(r, 0.12))
+    c.volumeMounts = [
+      {
+        name: 'scratch',
+        mountPath: 'C:\\scratch',
+        mountPropagation: pick(r, ['None', 'HostToContainer', 'Bidirectional']),
+      },
+    ];
+  if (chance(r, 0.2)) c.command = pick(r, COMMANDS);
+  if (chance(r, 0.1)) c.livenessProbe = { exec: { command: pick(r, COMMANDS) } };
   return c;
 }
 
@@ -84,9 +116,20 @@ function podSpec(r: () => number): Obj {
       ...(chance(r, 0.2) ? { 'node.kubernetes.io/windows-build': '10.0.20348' } : {}),
     };
   else if (chance(r, 0.1)) spec.nodeSelector = { 'node.kubernetes.io/windows-build': '10.0.17763' };
+  if (chance(r, 0.12))
+    spec.nodeSelector = {
+      ...(spec.nodeSelector as Obj | undefined),
+      [pick(r, ARCH_LABELS)]: pick(r, ['amd64', 'arm64', 'AMD64']),
+    };
   if (chance(r, 0.25)) {
     const expr = () => {
-      const key = chance(r, 0.8) ? pick(r, OS_LABELS) : 'node.kubernetes.io/windows-build';
+      const key = chance(r, 0.7)
+        ? pick(r, OS_LABELS)
+        : chance(r, 0.5)
+          ? pick(r, ARCH_LABELS)
+          : 'node.kubernetes.io/windows-build';
+      if (ARCH_LABELS.includes(key))
+        return { key, operator: pick(r, ['In', 'NotIn']), values: pick(r, [['arm64'], ['amd64'], ['amd64', 'arm64']]) };
       const operator = pick(r, ['In', 'NotIn', 'In', 'Exists']);
       return operator === 'Exists'
         ? { key, operator }
@@ -116,9 +159,11 @@ function podSpec(r: () => number): Obj {
     const w: Obj = {};
     if (chance(r, 0.5)) w.hostProcess = chance(r, 0.6);
     if (chance(r, 0.5)) w.runAsUserName = 'NT AUTHORITY\\SYSTEM';
+    if (chance(r, 0.15)) w.gmsaCredentialSpec = '{"ActiveDirectoryConfig":{}}';
     sc.windowsOptions = w;
   }
   if (Object.keys(sc).length > 0) spec.securityContext = sc;
+  if (chance(r, 0.06)) spec.resources = { limits: { cpu: '2', memory: '2Gi' } };
   if (chance(r, 0.15)) spec.hostNetwork = true;
   if (chance(r, 0.05)) spec.hostPID = true;
   if (chance(r, 0.1)) spec.shareProcessNamespace = chance(r, 0.5);
@@ -133,6 +178,9 @@ function podSpec(r: () => number): Obj {
   if (hostProcessPod) spec.hostNetwork = true;
   spec.containers = Array.from({ length: chance(r, 0.3) ? 2 : 1 }, (_, i) => container(r, `c${i}`));
   if (chance(r, 0.15)) spec.initContainers = [container(r, 'init')];
+  const all = [...(spec.containers as Obj[]), ...((spec.initContainers as Obj[] | undefined) ?? [])];
+  if (all.some((c) => c.volumeMounts))
+    spec.volumes = [...((spec.volumes as Obj[] | undefined) ?? []), { name: 'scratch', emptyDir: {} }];
   return spec;
 }
 

@@ -17,6 +17,8 @@ import { resolvePolicyRequest } from '../../src/core/policy/request';
 import { policyChanges } from '../../src/core/policy/changes';
 import { compareVersions } from '../../src/core/policy/version';
 import { policyStatusRows } from '../../src/core/policy/status';
+import { admissionCode, admissionText } from '../../src/core/policy/admission-words';
+import { DEFAULT_KUBERNETES_RELEASE } from '../../src/core/kubernetes-release';
 
 test('the rules that say they are enforceable are exactly those the generator has CEL for', () => {
   assert.deepEqual(
@@ -27,6 +29,33 @@ test('the rules that say they are enforceable are exactly those the generator ha
     enforceableRules().map((r) => r.id),
     RULE_CEL.map((r) => r.id),
   );
+});
+
+test("a rule whose words name the Kubernetes release says the release the policies are generated for, as check's facts do", () => {
+  const messages = (kubernetesVersion?: string) => {
+    const pods = generatePolicies({
+      action: 'Warn',
+      version: '1.0.0',
+      rules: ['WIN058', 'WIN065'],
+      kubernetesVersion,
+    })[0];
+    return JSON.stringify((pods.spec as { validations: unknown[] }).validations);
+  };
+  // Before 1.34 pod-level resources are dropped, before 1.33 resizePolicy is; the default is check's default release.
+  assert.match(messages('1.33'), /dropped silently by the API server on Kubernetes 1\.33/);
+  assert.match(messages('1.32'), /is dropped by the API server of Kubernetes 1\.32/);
+  assert.match(
+    messages(),
+    new RegExp(`the API server of Kubernetes ${DEFAULT_KUBERNETES_RELEASE.replace('.', '\\.')} rejects`),
+  );
+  assert.doesNotMatch(messages(), /dropped silently/);
+});
+
+test('an enforceable rule with a part only another object decides says which part in the admission column', () => {
+  const win072 = RULES.find((r) => r.id === 'WIN072');
+  assert.ok(win072?.admission.enforceable);
+  assert.equal(admissionText(win072.admission), 'enforceable (not the conflict with a RuntimeClass, another object)');
+  assert.equal(admissionCode(win072.admission), 'yes');
 });
 
 test('every kind a policy matches keeps its pod spec where the policy reads it', () => {

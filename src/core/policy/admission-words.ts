@@ -15,7 +15,7 @@ const WHY_NOT: Record<AdmissionWhyNot, string> = {
 
 /** "enforceable" or "no: <why>" (with the rule's detail). */
 export function admissionText(a: Admission): string {
-  if (a.enforceable) return 'enforceable';
+  if (a.enforceable) return `enforceable${a.detail ? ` (${a.detail})` : ''}`;
   return `no: ${WHY_NOT[a.why]}${a.detail ? ` (${a.detail})` : ''}`;
 }
 

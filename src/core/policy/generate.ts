@@ -5,7 +5,9 @@ import { RULES_BY_ID } from '../rules/registry';
 import type { Rule } from '../rules/types';
 import { ACTION_ANNOTATION, MANAGED_BY, MANAGED_BY_LABEL, RULES_ANNOTATION, VERSION_ANNOTATION } from './labels';
 import { sentence, str, strList } from './cel';
-import { RULE_CEL, RULE_CEL_BY_ID, type RuleCel } from './rule-cel';
+import { RULE_CEL, RULE_CEL_BY_ID } from './rule-cel';
+import type { CelContext, RuleCel } from './finding-cel';
+import { effectiveRelease } from '../kubernetes-release';
 import type { LabelSelector } from './selector';
 import { POLICY_SHAPES, specPathOf, type PolicyShape } from './shapes';
 import {
@@ -57,6 +59,8 @@ export interface PolicyOptions {
   includeSystemNamespaces?: boolean;
   /** Add the DeploymentConfig policy (OpenShift clusters). */
   openshift?: boolean;
+  /** The cluster's Kubernetes release, for the rules whose words depend on it (as `check --context` says them). */
+  kubernetesVersion?: string;
   /** This CLI's version, written on every object (`status` compares it). */
   version: string;
 }
@@ -64,13 +68,29 @@ export interface PolicyOptions {
 type K8sObject = Record<string, unknown> & { apiVersion: string; kind: string; metadata: Record<string, unknown> };
 
 /** The admission policy's validation for one rule in one shape. */
-function validation(rule: RuleCel, shape: PolicyShape): { expression: string; messageExpression: string } {
+function validation(
+  rule: RuleCel,
+  shape: PolicyShape,
+  ctx: CelContext,
+): { expression: string; messageExpression: string } {
   const prefix = specPathOf(shape).join('.');
   const podLists: string[] = [];
   const messages: string[] = [];
   const conditions: string[] = [];
   for (const f of rule.findings) {
-    const msg = (field: string) => sentence(f.message, [field, v('inferredNote')]);
+    const parts = f.parts ?? 1;
+    const msg = (item: string) =>
+      parts === 1
+        ? sentence((field, note) => f.message(field, note, [], ctx), [item, v('inferredNote')])
+        : sentence(
+            (field, note, ...more) => f.message(field, note, more, ctx),
+            // string(): an item mixing typed and dynamic values is a list of dyn.
+            [
+              `string(${item}[0])`,
+              v('inferredNote'),
+              ...Array.from({ length: parts - 1 }, (_, i) => `string(${item}[${i + 1}])`),
+            ],
+          );
     if (f.pod) {
       const list = `(${f.pod(v('spec'), str(prefix))})`;
       podLists.push(list);
@@ -82,16 +102,19 @@ function validation(rule: RuleCel, shape: PolicyShape): { expression: string; me
         const path = `${str(`${prefix}.${g}[`)} + string(${v(g)}.indexOf(c)) + ']'`;
         const list = `(${cf('c', path, g)})`;
         conditions.push(`${v(g)}.exists(c, size(${list}) > 0)`);
-        messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${msg(`${list}[0]`)})`);
+        // Each container's list once, then its first item's sentence: the list's text is not repeated per hole.
+        messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${list}).map(l, ${msg('l[0]')})`);
       }
     }
   }
   const found = [...podLists.map((l) => `size(${l}) > 0`), ...conditions].join(' || ');
-  const skip = rule.notLinux
-    ? `${v('osName')} == 'linux'`
-    : rule.inferredOnly
-      ? `!${v('windows')} || ${v('declared')}`
-      : `!${v('windows')}`;
+  const skip = rule.osDeclared
+    ? `${v('osName')} == ''`
+    : rule.notLinux
+      ? `${v('osName')} == 'linux'`
+      : rule.inferredOnly
+        ? `!${v('windows')} || ${v('declared')}`
+        : `!${v('windows')}`;
   return {
     expression: `${skip} || !(${found})`,
     messageExpression: `${str(`${rule.id}: `)} + (${messages.join(' + ')})[0]`,
@@ -144,6 +167,7 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
     return r;
   });
   const ids = rules.map((r) => r.id);
+  const ctx: CelContext = { release: effectiveRelease(options.kubernetesVersion, undefined) };
   const out: K8sObject[] = [];
   for (const shape of shapesFor(options)) {
     const name = `${POLICY_PREFIX}${shape.name}`;
@@ -173,7 +197,7 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
         },
         matchConditions: matchConditions(shape, options),
         variables,
-        validations: rules.map((r) => validation(r, shape)),
+        validations: rules.map((r) => validation(r, shape, ctx)),
       },
     });
     out.push({

@@ -6,35 +6,12 @@ import { win040Message, win041Message, win056Message } from '../rules/families/l
 import { win054Message, win055Message } from '../rules/families/host-network';
 import { win050Message } from '../rules/families/resources';
 import { win051Message, win052Message } from '../rules/families/volumes';
-import { at, present, str } from './cel';
-import { hostProcessContainer, POLICY_CONTAINER_GROUPS, v } from './targeting-cel';
+import { at, present } from './cel';
+import { hostProcessContainer, v } from './targeting-cel';
+import { containerWho, fieldIf, join, type RuleCel } from './finding-cel';
+import { RUNTIME_RULE_CEL } from './rule-cel-runtime';
+import { SCHEDULING_RULE_CEL } from './rule-cel-scheduling';
 import { win013Message } from '../rules/families/host-process';
-
-/**
- * One kind of finding of a rule. `pod` and `container` give a CEL list of field-path strings where it
- * reports (`p` is the CEL string of the pod spec's or the container's path prefix); `message` is the
- * rule's sentence for one of them, built from CEL string expressions.
- */
-export interface CelFinding {
-  pod?: (s: string, p: string) => string;
-  container?: (c: string, p: string, group: (typeof POLICY_CONTAINER_GROUPS)[number]) => string;
-  message: (field: string, note: string) => string;
-}
-
-export interface RuleCel {
-  id: string;
-  /** Only pods whose Windows target is inferred (declared ones are the API server's own validation's). */
-  inferredOnly?: boolean;
-  /** Every pod but a declared Linux one (HostProcess rules: HostProcess is Windows by itself). */
-  notLinux?: boolean;
-  /** Reads HostProcess membership (adds its variables). */
-  hostProcess?: boolean;
-  findings: CelFinding[];
-}
-
-/** CEL: `[field]` when `when` holds, else `[]`. */
-const fieldIf = (when: string, field: string) => `(${when} ? [${field}] : [])`;
-const join = (p: string, rel: string) => `${p} + ${str(`.${rel}`)}`;
 
 const podFieldSet = (s: string, f: (typeof LINUX_ONLY_POD_FIELDS)[number]) => {
   const has = present(s, f.path);
@@ -58,16 +35,10 @@ const hugePages = (base: string, p: string) =>
     )
     .join(' + ');
 
-/** A container as the rules name it: `init container "name"` (preview's JSON quoting and 40-character cut). */
-const containerWho = (c: string, group: (typeof POLICY_CONTAINER_GROUPS)[number]) => {
-  const quoted = `'"' + ${c}.name + '"'`;
-  return `${str(group === 'initContainers' ? 'init container ' : 'container ')} + (size(${c}.name) + 2 > 40 ? (${quoted}).substring(0, 39) + '…' : ${quoted})`;
-};
-
 const userSet = (base: string) =>
   `(${present(base, ['securityContext', 'windowsOptions', 'runAsUserName'])} && size(${base}.securityContext.windowsOptions.runAsUserName) > 0)`;
 
-export const RULE_CEL: RuleCel[] = [
+const CORE_RULE_CEL: RuleCel[] = [
   {
     // The "field" of each finding is who sets no account: the sentence names no field path.
     id: 'WIN013',
@@ -199,5 +170,8 @@ export const RULE_CEL: RuleCel[] = [
     ],
   },
 ];
+
+/** Every rule a policy can enforce. */
+export const RULE_CEL: RuleCel[] = [...CORE_RULE_CEL, ...RUNTIME_RULE_CEL, ...SCHEDULING_RULE_CEL];
 
 export const RULE_CEL_BY_ID = new Map(RULE_CEL.map((r) => [r.id, r]));

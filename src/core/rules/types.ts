@@ -69,7 +69,9 @@ export type AdmissionWhyNot =
   | 'not-generated';
 
 /** Whether `kube-windows policy` can enforce the rule at admission (a generated CEL validation), or why not. */
-export type Admission = { enforceable: true } | { enforceable: false; why: AdmissionWhyNot; detail?: string };
+export type Admission =
+  | { enforceable: true; /** What of the rule a policy cannot see (another object's part). */ detail?: string }
+  | { enforceable: false; why: AdmissionWhyNot; detail?: string };
 
 export interface RuleMeta {
   /** Stable public id (WIN001 …). */

@@ -65,11 +65,14 @@ function programName(program: string): string {
 
 const POSIX_SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
 
+/** A program under /bin, /sbin, /usr/bin, /usr/local/bin … (lower case). */
+const POSIX_PATH = /^\/(usr\/(local\/)?)?s?bin\/./;
+
 /** `sh`, `bash`, `/bin/…`, `/usr/bin/…`: programs that exist in Linux images only. */
 function isPosixProgram(program: string): boolean {
   const first = (program.trim().split(/\s+/)[0] ?? '').toLowerCase();
   if (POSIX_SHELLS.has(first)) return true;
-  return /^\/(usr\/(local\/)?)?s?bin\/./.test(first);
+  return POSIX_PATH.test(first);
 }
 
 /** Windows builds of busybox (Kubernetes e2e test images) do ship `sh` and `/bin/*`. */
@@ -94,6 +97,14 @@ function isPowerShellNanoImage(image: string): boolean {
   return ref.registry === 'mcr.microsoft.com' && ref.repository === 'powershell' && /nanoserver/i.test(ref.tag ?? '');
 }
 
+// WIN060's words: `shown` is the program as preview quotes it.
+const WIN060_INSTEAD = {
+  nano: 'Use cmd /c … (Nano Server has no PowerShell)',
+  other: 'Use cmd /c … or powershell -Command …',
+};
+const win060Message = (field: string, shown: string, outcome: string, instead: string): string =>
+  `${field}: ${shown} is a Linux program and Windows has no POSIX shell, so ${outcome}. ${instead} instead.`;
+
 const WIN060: PodRule = {
   id: 'WIN060',
   admission: { enforceable: false, why: 'not-generated' },
@@ -110,16 +121,33 @@ const WIN060: PodRule = {
       for (const site of execSites(c)) {
         if (!isPosixProgram(site.program)) continue;
         const rel = [...site.rel, 0];
-        const instead = nano ? 'Use cmd /c … (Nano Server has no PowerShell)' : 'Use cmd /c … or powershell -Command …';
         report({
           path: [...c.path, ...rel],
           target: 'value',
-          message: `${containerField(pod, c, rel)}: ${preview(site.program, 40)} is a Linux program and Windows has no POSIX shell, so ${site.outcome}. ${instead} instead.`,
+          message: win060Message(
+            containerField(pod, c, rel),
+            preview(site.program, 40),
+            site.outcome,
+            nano ? WIN060_INSTEAD.nano : WIN060_INSTEAD.other,
+          ),
         });
       }
     }
   },
 };
+
+// WIN061's words: `shown` is the image as preview quotes it.
+const WIN061_MISSING = {
+  powerShellImage: 'this PowerShell image is Nano Server based and has PowerShell 7 (pwsh), not Windows PowerShell',
+  windowsPowerShell: 'Nano Server images have no Windows PowerShell',
+  any: 'the Nano Server base image has no PowerShell at all',
+};
+const WIN061_INSTEAD = {
+  powerShellImage: 'Use pwsh instead.',
+  other: 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.',
+};
+const win061Message = (field: string, missing: string, shown: string, outcome: string, instead: string): string =>
+  `${field}: ${missing} (image ${shown}), so ${outcome}. ${instead}`;
 
 const WIN061: PodRule = {
   id: 'WIN061',
@@ -143,17 +171,20 @@ const WIN061: PodRule = {
         if (!windowsPowerShell && !pwshOnBareNano) continue;
         const rel = [...site.rel, 0];
         const missing = psImage
-          ? 'this PowerShell image is Nano Server based and has PowerShell 7 (pwsh), not Windows PowerShell'
+          ? WIN061_MISSING.powerShellImage
           : windowsPowerShell
-            ? 'Nano Server images have no Windows PowerShell'
-            : 'the Nano Server base image has no PowerShell at all';
-        const instead = psImage
-          ? 'Use pwsh instead.'
-          : 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.';
+            ? WIN061_MISSING.windowsPowerShell
+            : WIN061_MISSING.any;
         report({
           path: [...c.path, ...rel],
           target: 'value',
-          message: `${containerField(pod, c, rel)}: ${missing} (image ${preview(c.image, 60)}), so ${site.outcome}. ${instead}`,
+          message: win061Message(
+            containerField(pod, c, rel),
+            missing,
+            preview(c.image, 60),
+            site.outcome,
+            psImage ? WIN061_INSTEAD.powerShellImage : WIN061_INSTEAD.other,
+          ),
         });
       }
     }

@@ -46,9 +46,17 @@ const WIN064: PodRule = {
   },
 };
 
+/** WIN065's words (shared with its admission policy) for the Kubernetes release the finding is for. */
+export function win065Message(field: string, note: string, release: string | undefined): string {
+  const fate = releaseAtLeast(release, WINDOWS_RELEASES.inPlaceResize)
+    ? `does nothing: the API server refuses every in-place resize of a Windows pod ("windows pods cannot be resized", since Kubernetes ${WINDOWS_RELEASES.windowsResizeRefused})`
+    : `is dropped by the API server of Kubernetes ${release} (in-place resize is off by default before ${WINDOWS_RELEASES.inPlaceResize}), and later releases refuse every in-place resize of a Windows pod`;
+  return `${field}: ${fate}${note}. Delete it; change a Windows container's resources in the workload's pod template (a rollout recreates the pods) or with a VerticalPodAutoscaler in Recreate mode.`;
+}
+
 const WIN065: PodRule = {
   id: 'WIN065',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -58,18 +66,16 @@ const WIN065: PodRule = {
   check({ pod, target, facts }, report) {
     if (target.os !== 'windows') return;
     const release = facts.kubernetesVersion;
-    const kept = releaseAtLeast(release, WINDOWS_RELEASES.inPlaceResize);
     // Ephemeral containers cannot have a resizePolicy at all (the API server refuses it on any pod).
     for (const c of pod.containers.filter((x) => x.group !== 'ephemeralContainers')) {
-      if (!isSet(c.value, 'resizePolicy')) continue;
+      // An empty list says nothing (and the API server drops it before admission).
+      if (!isSet(c.value, 'resizePolicy') || (Array.isArray(c.value.resizePolicy) && c.value.resizePolicy.length === 0))
+        continue;
       const path = [...c.path, 'resizePolicy'];
-      const fate = kept
-        ? `does nothing: the API server refuses every in-place resize of a Windows pod ("windows pods cannot be resized", since Kubernetes ${WINDOWS_RELEASES.windowsResizeRefused})`
-        : `is dropped by the API server of Kubernetes ${release} (in-place resize is off by default before ${WINDOWS_RELEASES.inPlaceResize}), and later releases refuse every in-place resize of a Windows pod`;
       report({
         path,
         related: inferredFrom(target),
-        message: `${containerField(pod, c, ['resizePolicy'])}: ${fate}${inferredNote(target)}. Delete it; change a Windows container's resources in the workload's pod template (a rollout recreates the pods) or with a VerticalPodAutoscaler in Recreate mode.`,
+        message: win065Message(containerField(pod, c, ['resizePolicy']), inferredNote(target), release),
         fixes: [deleteFix('Remove resizePolicy', path, c.path.length)],
       });
     }

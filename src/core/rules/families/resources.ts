@@ -51,9 +51,21 @@ const WIN050: PodRule = {
   },
 };
 
+/**
+ * WIN058's words (shared with its admission policy): `note` is the inferred-Windows note ('' when
+ * declared), `release` the Kubernetes release the finding is for.
+ */
+export function win058Message(field: string, note: string, release: string | undefined, declared: boolean): string {
+  if (!releaseAtLeast(release, WINDOWS_RELEASES.podLevelResources))
+    return `${field}: dropped silently by the API server on Kubernetes ${release} (pod-level resources are off by default before ${WINDOWS_RELEASES.podLevelResources}), so the pod runs without the limits written here${note}; from ${WINDOWS_RELEASES.podLevelResources} the API server rejects it for Windows pods. Set requests and limits on each container instead.`;
+  return declared
+    ? `${field}: Forbidden: may not be set for a windows pod. Pod-level resources are not supported on Windows nodes, and the API server of Kubernetes ${release} rejects the pod; set requests and limits on each container instead.`
+    : `${field}: pod-level resources are not supported on Windows nodes${note}, and the API server of Kubernetes ${release} rejects them once spec.os.name: windows is set ("Forbidden: may not be set for a windows pod"). Set requests and limits on each container instead.`;
+}
+
 const WIN058: PodRule = {
   id: 'WIN058',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'error',
@@ -73,7 +85,7 @@ const WIN058: PodRule = {
         path,
         severity: 'warning',
         apiRejects: false,
-        message: `${field}: dropped silently by the API server on Kubernetes ${release} (pod-level resources are off by default before ${WINDOWS_RELEASES.podLevelResources}), so the pod runs without the limits written here${inferredNote(target)}; from ${WINDOWS_RELEASES.podLevelResources} the API server rejects it for Windows pods. Set requests and limits on each container instead.`,
+        message: win058Message(field, inferredNote(target), release, target.declared),
         fixes,
       });
       return;
@@ -81,9 +93,7 @@ const WIN058: PodRule = {
     report({
       path,
       severity: apiSeverity(target),
-      message: target.declared
-        ? `${field}: Forbidden: may not be set for a windows pod. Pod-level resources are not supported on Windows nodes, and the API server of Kubernetes ${release} rejects the pod; set requests and limits on each container instead.`
-        : `${field}: pod-level resources are not supported on Windows nodes${inferredNote(target)}, and the API server of Kubernetes ${release} rejects them once spec.os.name: windows is set ("Forbidden: may not be set for a windows pod"). Set requests and limits on each container instead.`,
+      message: win058Message(field, inferredNote(target), release, target.declared),
       fixes,
     });
   },

@@ -242,9 +242,18 @@ function wrongCase(v: unknown): string | undefined {
   return (lower === 'windows' || lower === 'linux') && v !== lower ? lower : undefined;
 }
 
+// WIN072's words, shared with its admission policy (core/policy). `shown` is the value as preview quotes it.
+const WIN072_WHY =
+  'the pod can never run (the kubelet rejects it with PodOSNotSupported or PodOSSelectorNodeLabelDoesNotMatch)';
+export const win072SelectorMessage = (osField: string, osName: string, label: string, shown: string): string =>
+  `${osField} is ${osName} but nodeSelector ${label} is ${shown}: ${WIN072_WHY}. Make both name the same OS.`;
+/** `expression` is "key operator values", the values as preview quotes them. */
+export const win072AffinityMessage = (osField: string, osName: string, expression: string): string =>
+  `${osField} is ${osName} but required node affinity ${expression} excludes ${osName} nodes: ${WIN072_WHY}. Make both name the same OS.`;
+
 const WIN072: PodRule = {
   id: 'WIN072',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true, detail: 'not the conflict with a RuntimeClass, another object' },
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
@@ -258,8 +267,6 @@ const WIN072: PodRule = {
     const related = [
       { path: osPath, target: 'value' as const, message: `${apiField(pod, ['os', 'name'])} is ${osName} here` },
     ];
-    const why =
-      'the pod can never run (the kubelet rejects it with PodOSNotSupported or PodOSSelectorNodeLabelDoesNotMatch)';
 
     const selector = objAt(pod.spec, ['nodeSelector']);
     for (const label of OS_LABELS) {
@@ -269,7 +276,7 @@ const WIN072: PodRule = {
       report({
         path,
         target: 'value',
-        message: `${apiField(pod, ['os', 'name'])} is ${osName} but nodeSelector ${label} is ${preview(v)}: ${why}. Make both name the same OS.`,
+        message: win072SelectorMessage(apiField(pod, ['os', 'name']), osName, label, preview(v)),
         related,
         fixes: [
           {
@@ -287,7 +294,7 @@ const WIN072: PodRule = {
       report({
         path: [...pod.path, 'runtimeClassName'],
         target: 'value',
-        message: `${apiField(pod, ['os', 'name'])} is ${osName} but RuntimeClass ${preview(rc.name)} adds nodeSelector kubernetes.io/os: ${rcOs}${factOrigin(rc)}: ${why}. Use a RuntimeClass for ${osName} nodes.`,
+        message: `${apiField(pod, ['os', 'name'])} is ${osName} but RuntimeClass ${preview(rc.name)} adds nodeSelector kubernetes.io/os: ${rcOs}${factOrigin(rc)}: ${WIN072_WHY}. Use a RuntimeClass for ${osName} nodes.`,
         related,
       });
     }
@@ -310,7 +317,11 @@ const WIN072: PodRule = {
       report({
         path: [...e.path, 'key'],
         target: 'value',
-        message: `${apiField(pod, ['os', 'name'])} is ${osName} but required node affinity ${e.key} ${e.operator} ${preview(e.values)} excludes ${osName} nodes: ${why}. Make both name the same OS.`,
+        message: win072AffinityMessage(
+          apiField(pod, ['os', 'name']),
+          osName,
+          `${e.key} ${e.operator} ${preview(e.values)}`,
+        ),
         related,
         fixes: onlyOne
           ? [
@@ -505,16 +516,24 @@ const WIN074: PodRule = {
 // ---------------------------------------------------------------------------------------------
 // WIN075: CPU architecture
 
-const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
+export const ARCH_LABELS = ['kubernetes.io/arch', 'beta.kubernetes.io/arch'];
 
 /**
  * Windows nodes are amd64 only: Kubernetes supports Windows Server (2022, 2025) as the node OS, and
  * Windows Server ships for x64 only, so there are no arm64 Windows nodes. A Windows pod pinned to
  * another architecture matches no node.
  */
+// WIN075's words, shared with its admission policy (core/policy). `shown` is the value as preview quotes it.
+export const win075SelectorMessage = (field: string, shown: string): string =>
+  `${field}: ${shown} on a Windows pod: Windows nodes run on amd64 only, so no node matches and the pod stays Pending. Use amd64 (or remove the selector).`;
+/** Said of the expression's term when it is the only required term. */
+export const WIN075_ONLY_TERM = ' and the pod stays Pending';
+export const win075AffinityMessage = (key: string, operator: string, values: string, onlyTerm: string): string =>
+  `Required node affinity ${key} ${operator} [${values}] on a Windows pod excludes amd64, the only architecture of Windows nodes: no node matches this term${onlyTerm}. Allow amd64.`;
+
 const WIN075: PodRule = {
   id: 'WIN075',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'scheduling',
   severity: 'warning',
@@ -530,7 +549,7 @@ const WIN075: PodRule = {
       report({
         path,
         target: 'value',
-        message: `${apiField(pod, ['nodeSelector', label])}: ${preview(v, 40)} on a Windows pod: Windows nodes run on amd64 only, so no node matches and the pod stays Pending. Use amd64 (or remove the selector).`,
+        message: win075SelectorMessage(apiField(pod, ['nodeSelector', label]), preview(v, 40)),
         fixes: [{ title: `Set ${label}: amd64`, kind: 'rewrite', ops: [{ op: 'set', path, value: 'amd64' }] }],
       });
     }
@@ -543,7 +562,12 @@ const WIN075: PodRule = {
       if (!excluded) continue;
       report({
         path: [...e.path, 'values'],
-        message: `Required node affinity ${e.key} ${e.operator} [${values.join(', ')}] on a Windows pod excludes amd64, the only architecture of Windows nodes: no node matches this term${requiredTerms(pod)?.length === 1 ? ' and the pod stays Pending' : ''}. Allow amd64.`,
+        message: win075AffinityMessage(
+          e.key,
+          e.operator,
+          values.join(', '),
+          requiredTerms(pod)?.length === 1 ? WIN075_ONLY_TERM : '',
+        ),
       });
     }
   },

@@ -42,6 +42,9 @@ function volumeMountsOf(c: ContainerView): { index: number; value: Obj }[] {
 // The words of each finding, shared with the rule's admission policy (core/policy).
 export const win051Message = (field: string): string =>
   `${field}: Memory is not supported on Windows: there is no tmpfs, so the volume cannot be memory-backed. Remove medium to use node disk.`;
+/** `shown` is the mountPropagation value as preview quotes it (30 characters). */
+export const win053Message = (field: string, shown: string): string =>
+  `${field}: Windows does not support mount propagation; the kubelet silently uses private mounts, so ${shown} has no effect. Delete it.`;
 export const win052Message = (field: string): string =>
   `${field}: raw block volumes are not supported on Windows; Windows cannot attach raw block devices to pods. Use a Filesystem-mode PersistentVolumeClaim mounted with volumeMounts.`;
 
@@ -96,7 +99,7 @@ const capitalized = (word: string): string => word.charAt(0).toUpperCase() + wor
 
 const WIN053: PodRule = {
   id: 'WIN053',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -130,7 +133,7 @@ const WIN053: PodRule = {
         report({
           path,
           target: 'value',
-          message: `${containerField(pod, c, rel)}: Windows does not support mount propagation; the kubelet silently uses private mounts, so ${preview(m.value.mountPropagation, 30)} has no effect. Delete it.`,
+          message: win053Message(containerField(pod, c, rel), preview(m.value.mountPropagation, 30)),
           fixes,
         });
       }

@@ -292,7 +292,7 @@ const WIN027: PodRule = {
   },
 };
 
-const MAX_SPEC = 64 * 1024;
+export const MAX_SPEC = 64 * 1024;
 
 const WIN028: PodRule = {
   id: 'WIN028',
@@ -347,9 +347,13 @@ function gmsaKind(pod: PodSpecView, site: Site): string {
   return `${kind} ${preview(c.name, 40)}`;
 }
 
+/** WIN029's words (the gMSA webhook's), shared with its admission policy: `who` is gmsaKind's. */
+export const win029Message = (who: string): string =>
+  `The gMSA webhook rejects this: ${who} has a GMSA cred spec set, but does not define the name of the corresponding resource. Set gmsaCredentialSpecName to the GMSACredentialSpec resource, which the service account must be allowed to use.`;
+
 const WIN029: PodRule = {
   id: 'WIN029',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'windows-options',
   severity: 'warning',
@@ -364,7 +368,7 @@ const WIN029: PodRule = {
       if (name !== undefined && name !== null) continue;
       report({
         path: [...site.path, 'gmsaCredentialSpec'],
-        message: `The gMSA webhook rejects this: ${gmsaKind(pod, site)} has a GMSA cred spec set, but does not define the name of the corresponding resource. Set gmsaCredentialSpecName to the GMSACredentialSpec resource, which the service account must be allowed to use.`,
+        message: win029Message(gmsaKind(pod, site)),
       });
     }
   },
