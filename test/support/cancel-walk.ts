@@ -120,6 +120,9 @@ export async function walkCancels<World>(walk: Walk<World>, log: (line: string) 
       for (const sim of walk.hosts(world))
         assert.deepEqual(temporaryFiles(sim), [], `${where}: no temporary file on ${sim.host}`);
       await named(where, () => walk.afterCancel?.(world, result, point));
+      // A restart sent before the cancel is still under way: a user re-runs once the host answers again
+      // (an immediate re-run meets the restarting host's refused handshakes, as a real one would).
+      await Promise.all(walk.hosts(world).map((sim) => sim.whenRebooted()));
       const rerunFrom = performance.now();
       const again = await walk.run(world, {});
       log(
