@@ -95,7 +95,7 @@ describe(
         privateKeyPath: sshd.keys.ed25519,
         knownHostsPath: knownHosts,
         confirmUnknownHost: () => Promise.reject(new Error('must not be asked')),
-        connectTimeoutMs: 5000,
+        connectTimeoutMs: 60_000, // far above the bounds below: a failure that waited it out cannot pass
         ...extra,
       });
 
@@ -137,7 +137,7 @@ describe(
             privateKeyPath: sshd.keys.encrypted,
             askPassphrase: () => (calls++, Promise.resolve(secret)),
           }).connect(),
-          5000,
+          30_000,
         );
         assert.ok(err instanceof AuthenticationError, String(err));
         assert.equal(calls, 3);
@@ -152,14 +152,14 @@ describe(
       it('reports a cancelled passphrase prompt as an AuthenticationError', async () => {
         const { err } = await rejectsWithin(
           connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => Promise.resolve(undefined) }).connect(),
-          5000,
+          30_000,
         );
         assert.ok(err instanceof AuthenticationError);
         assert.match(err.message, /cancelled/);
       });
 
       it('names the refused key file (not its contents) when the host refuses the key', async () => {
-        const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 5000);
+        const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 30_000);
         assert.ok(err instanceof AuthenticationError, String(err));
         assert.ok(err.message.includes(`key ${sshd.keys.unauthorized}`), err.message);
         assert.ok(err.message.includes(`user ${sshd.user}`), err.message);
@@ -205,7 +205,7 @@ describe(
               return Promise.resolve(false);
             },
           }).connect(),
-          5000,
+          30_000,
         );
         assert.ok(err instanceof HostKeyUnknownError, String(err));
         assert.equal(asked, 1);
@@ -233,7 +233,7 @@ describe(
           file,
           `# pinned\nother.example ${sshd.hostKeyPub}\n[127.0.0.1]:${sshd.port} ${sshd.otherHostKeyPub}\n`,
         );
-        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
+        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 30_000);
         assert.ok(err instanceof HostKeyChangedError, String(err));
         assert.equal(err.line, 3);
         assert.ok(err.message.includes(file) && err.message.includes('line 3'), err.message);
@@ -243,7 +243,7 @@ describe(
       it('refuses a revoked host key even when another line accepts it', async () => {
         const file = join(work, 'kh-revoked');
         await fsp.writeFile(file, `${sshd.knownHostsLine()}\n@revoked * ${sshd.hostKeyPub}\n`);
-        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 5000);
+        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 30_000);
         assert.ok(err instanceof HostKeyRevokedError, String(err));
         assert.equal(err.line, 2);
       });
@@ -298,8 +298,8 @@ describe(
         const small = await connector({ maxOutputBytes: 1024 * 1024 }).connect();
         try {
           const { err } = await rejectsWithin(
-            small.exec(['head', '-c', '3000000', '/dev/zero'], { timeoutMs: 5000 }),
-            5000,
+            small.exec(['head', '-c', '3000000', '/dev/zero'], { timeoutMs: 60_000 }),
+            30_000,
           );
           assert.ok(err instanceof RemoteError && /more than 1 MB/.test(err.message), String(err));
         } finally {
@@ -373,7 +373,7 @@ describe(
                 }
               },
             }),
-            5000,
+            30_000,
           );
           assert.ok(err instanceof ConnectionLostError, String(err));
           assert.equal(existsSync(final), false, 'nothing may appear at the final path');
