@@ -1,4 +1,4 @@
-// `npm run bench:clusters`: many clusters, some broken (issue 30 §2). Run under scripts/with-apiserver.mjs
+// `npm run bench:clusters`: many clusters, some broken. Run under scripts/with-apiserver.mjs
 // (the real kube-apiserver, cached binaries). First the tree model in Node: scripts/bench-clusters/
 // clusters-bench.ts, bundled here, over the 30-context kubeconfig; then, unless BENCH_SKIP_VSCODE=1, the
 // same kubeconfig in a real VS Code (code-server): test/e2e/many-clusters.test.ts, whose figures

@@ -1,4 +1,4 @@
-// `npm run soak`: the compressed day of issue 30 §3 (test/soak/, KW_SOAK=day): 200,000 language-server
+// `npm run soak`: a compressed day (test/soak/, KW_SOAK=day): 200,000 language-server
 // edits over 50 documents, 10,000 tree refreshes and 1,000 watch restarts, then the figures of each part.
 // `--scaled` runs the size `npm test` runs; `--only language-server|extension-host` one part. Needs
 // `node scripts/build.mjs --tests` first (the npm script does it).

@@ -1,4 +1,4 @@
-// Issue 30 §2 on the real kube-apiserver: the cluster tree over a kubeconfig of 30 contexts, 10 of them
+// On the real kube-apiserver, the cluster tree over a kubeconfig of 30 contexts, 10 of them
 // broken (test/support/many-clusters.ts). Listing them contacts nothing; every healthy cluster's children
 // resolve while the never-answering ones are still pending (ordering, not a clock); each broken one ends
 // in a row with its cause in one line and an automatic try with backoff; a never-answering address that

@@ -1,4 +1,4 @@
-// The cluster tree through real API server restarts (issue 30 §1), on a server of this file's own
+// The cluster tree through real API server restarts, on a server of this file's own
 // (other suites must not see it die): the Clusters view model (src/views/cluster-tree.ts, the same
 // sessions, node model, pod watch and watched collections VS Code shows) with a node's Pods group,
 // the Windows MachineSets and the BYOH instances expanded, followed as VS Code follows it (ShownTree).

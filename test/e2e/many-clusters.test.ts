@@ -1,4 +1,4 @@
-// Many clusters, some broken (issue 30 §2), in a real VS Code (code-server in Chromium): the 30-context
+// Many clusters, some broken, in a real VS Code (code-server in Chromium): the 30-context
 // kubeconfig of test/support/many-clusters.ts (20 healthy on the real kube-apiserver and two emulators, 5
 // never answering, 3 with expired credentials, 2 with a CA that does not match). The current context is a
 // never-answering one, so the view opens on a cluster that cannot connect. Opening the view lists the 30

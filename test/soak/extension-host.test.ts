@@ -1,4 +1,4 @@
-// Issue 30 §3, the extension host's part of the compressed day: the Clusters view as the extension
+// The extension host's part of the compressed day: the Clusters view as the extension
 // registers it (src/extension/cluster-view.ts with the fake vscode module: its provider, its Refresh
 // command) over the cluster tree and sessions, against the API emulator (HTTPS on loopback, watches
 // served as the API server does). Each cycle refreshes the view and asks for its rows again as VS Code

@@ -1,4 +1,4 @@
-// Issue 30 §3, the language server's part of the compressed day: the real server (dist/server.js over
+// The language server's part of the compressed day: the real server (dist/server.js over
 // stdio, with --expose-gc and the test-only probe of server-probe.cjs on an IPC channel) and a real LSP
 // client (vscode-languageserver-protocol), edits typed into many documents as a user does (comments typed
 // character by character, image tags, replicas, the OS selector toggled, a document added and removed),

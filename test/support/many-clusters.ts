@@ -1,5 +1,5 @@
-// A kubeconfig with 30 contexts, some broken, as people who keep a dozen clusters meet them (issue 30
-// §2): 20 healthy (10 on the real kube-apiserver, admin and restricted users; 10 on two API emulators,
+// A kubeconfig with 30 contexts, some broken, as people who keep a dozen clusters meet them:
+// 20 healthy (10 on the real kube-apiserver, admin and restricted users; 10 on two API emulators,
 // OpenShift and plain Kubernetes), 5 whose address takes connections and never answers (3 at TCP, the
 // TLS handshake never completing; 2 completing TLS and never answering HTTP: silent-server.ts), 3 with
 // expired credentials (a token the real server rejects with 401, one the emulator rejects, a client

@@ -1,4 +1,4 @@
-// How big a soak run is: the compressed day of issue 30 §3 with KW_SOAK=day (`npm run soak`), else the
+// How big a soak run is: the compressed day with KW_SOAK=day (`npm run soak`), else the
 // same shape scaled down for `npm test` (under two minutes on a loaded 2-core machine); KW_SOAK_EDITS and
 // KW_SOAK_REFRESHES resize a part. KW_SOAK_REPORT
 // names a folder where each suite writes its figures as JSON, for scripts/soak.mjs to print.
