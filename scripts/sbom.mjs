@@ -34,6 +34,8 @@ export const WHY = {
   ssh2: 'SSH and SFTP to Windows hosts in pure JavaScript (its optional native add-ons are left out)',
   'vscode-kubernetes-tools-api':
     "the Kubernetes extension's public API, to show Windows details in its Cluster Explorer",
+  '@bjorn3/browser_wasi_shim':
+    "the WASI functions of the exact-API validator in pure JavaScript (node:wasi's native ones can corrupt the heap: nodejs/node#46777)",
 };
 
 function fail(message) {

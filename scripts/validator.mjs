@@ -180,15 +180,15 @@ async function build(path, compressed, version, harness, log) {
 async function measure(v) {
   const { gzipSync } = await import('node:zlib');
   const { performance } = await import('node:perf_hooks');
-  process.removeAllListeners('warning'); // node:wasi's experimental notice
-  const { WASI } = await import('node:wasi');
+  // The same WASI implementation as the CLI's, for the reason given there.
+  const { WASI } = await import('@bjorn3/browser_wasi_shim');
   const bytes = readFileSync(v.path);
   const rss0 = process.memoryUsage().rss;
   const t0 = performance.now();
   const module = await WebAssembly.compile(bytes);
   const t1 = performance.now();
-  const wasi = new WASI({ version: 'preview1', args: ['validator'], env: {}, returnOnExit: true });
-  const instance = await WebAssembly.instantiate(module, wasi.getImportObject());
+  const wasi = new WASI(['validator'], [], [], { debug: false });
+  const instance = await WebAssembly.instantiate(module, { wasi_snapshot_preview1: wasi.wasiImport });
   wasi.initialize(instance);
   const t2 = performance.now();
   const x = instance.exports;

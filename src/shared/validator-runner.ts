@@ -1,10 +1,18 @@
 // The Kubernetes API server's own validation, compiled to WebAssembly (validator/, built by
-// scripts/validator.mjs), run under Node's WASI (preview1). The module is a Go reactor: compiled and
-// initialised once (Go's runtime and the packages' init, about a second), then each document is one
-// call that costs milliseconds. Used by `check --exact-api` and the language server's
-// kubeWindows.exactApi setting; what an answer means is core/exact-api's business.
+// scripts/validator.mjs), run as a WASI (preview1) reactor: compiled and initialised once (Go's runtime
+// and the packages' init, about a second), then each document is one call that costs milliseconds.
+// Used by `check --exact-api` and the language server's kubeWindows.exactApi setting; what an answer
+// means is core/exact-api's business.
+//
+// The WASI functions come from a pure-JavaScript implementation (@bjorn3/browser_wasi_shim), not
+// node:wasi: Node's native WASI functions are called from WebAssembly as V8 "fast API calls", and one
+// that allocates (poll_oneoff, which Go's scheduler calls now and then) can start a garbage collection
+// inside such a call and corrupt the JavaScript heap (nodejs/node#46777, still open). Under load that
+// crashed the process (SIGSEGV) in about one run in two with the 1.37 module. The module needs only
+// clocks, random bytes and a clock-only poll; it gets no files, no arguments and no environment.
 import { readFileSync } from 'node:fs';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { WASI } from '@bjorn3/browser_wasi_shim';
 import type { ValidatorAnswer } from '../core/exact-api/answer';
 
 /** Node's WebAssembly global, typed for what is used here (the project's type libraries leave it out). */
@@ -36,17 +44,21 @@ function readModule(path: string): Buffer {
   return bytes[0] === 0x1f && bytes[1] === 0x8b ? gunzipSync(bytes) : bytes;
 }
 
+/**
+ * What the module is given: WASI preview1 in JavaScript, with no arguments, no environment and no file
+ * descriptors (not even stdio), so that it reads only what it is handed.
+ */
+export function validatorImports(): { wasi: WASI; imports: { wasi_snapshot_preview1: WASI['wasiImport'] } } {
+  const wasi = new WASI(['validator'], [], [], { debug: false });
+  return { wasi, imports: { wasi_snapshot_preview1: wasi.wasiImport } };
+}
+
 /** Compiles and initialises the module at `path` (plain or compressed); the instance is kept for every later call. */
 export async function loadValidator(path: string, kubernetes: string): Promise<Validator> {
   const module = await wasm.compile(readModule(path));
-  // Required here, not imported at the top: loading node:wasi costs a warning, and only --exact-api
-  // needs it; not import(): the CLI's bundle runs in a vm script, which has no dynamic import.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { WASI } = quietly(() => require('node:wasi') as typeof import('node:wasi'));
-  // No arguments, no environment, no files: the module reads only what it is handed.
-  const wasi = new WASI({ version: 'preview1', args: ['validator'], env: {}, returnOnExit: true });
-  const instance = await wasm.instantiate(module, wasi.getImportObject());
-  wasi.initialize(instance);
+  const { wasi, imports } = validatorImports();
+  const instance = await wasm.instantiate(module, imports);
+  wasi.initialize(instance as unknown as Parameters<WASI['initialize']>[0]);
   const x = instance.exports as unknown as ValidatorExports;
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
@@ -62,22 +74,4 @@ export async function loadValidator(path: string, kubernetes: string): Promise<V
       return JSON.parse(decoder.decode(answer)) as ValidatorAnswer;
     },
   };
-}
-
-/**
- * Runs `load` with Node 20's one-time "WASI is an experimental feature" warning held back: it says
- * nothing to a user of the CLI or an editor. Other warnings still go out.
- */
-function quietly<T>(load: () => T): T {
-  const emit = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    const text = typeof warning === 'string' ? warning : warning.message;
-    if (/WASI/.test(text)) return;
-    (emit as (...a: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    return load();
-  } finally {
-    process.emitWarning = emit;
-  }
 }

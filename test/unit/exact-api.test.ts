@@ -13,6 +13,7 @@ import { validatedKind } from '../../src/core/exact-api/kinds';
 import type { ValidatorAnswer } from '../../src/core/exact-api/answer';
 import { findings } from '../support/check';
 import { givenPathProblem, installedValidators, validatorPlaces } from '../../src/shared/validator-files';
+import { validatorImports } from '../../src/shared/validator-runner';
 
 const POD = `apiVersion: v1
 kind: Pod
@@ -234,4 +235,65 @@ test('installed validators are found by name, the first place holding a release 
   assert.equal(givenPathProblem(a), undefined);
   const places = validatorPlaces('/given', { KUBE_WINDOWS_VALIDATOR: '/env', XDG_DATA_HOME: '/data' }, '/dist');
   assert.deepEqual(places, ['/given', '/env', '/dist/validator', '/data/kube-windows/validator']);
+});
+
+// What Go's wasip1 runtime imports (read from the import section of the built 1.35 and 1.37 modules).
+const GO_WASI_IMPORTS = [
+  'args_get',
+  'args_sizes_get',
+  'clock_time_get',
+  'environ_get',
+  'environ_sizes_get',
+  'fd_close',
+  'fd_fdstat_get',
+  'fd_fdstat_set_flags',
+  'fd_filestat_get',
+  'fd_filestat_set_size',
+  'fd_pread',
+  'fd_prestat_dir_name',
+  'fd_prestat_get',
+  'fd_pwrite',
+  'fd_read',
+  'fd_readdir',
+  'fd_seek',
+  'fd_sync',
+  'fd_write',
+  'path_filestat_get',
+  'path_open',
+  'path_readlink',
+  'path_remove_directory',
+  'path_symlink',
+  'path_unlink_file',
+  'poll_oneoff',
+  'proc_exit',
+  'random_get',
+  'sched_yield',
+  'sock_accept',
+  'sock_shutdown',
+];
+const isNative = (f: unknown) => typeof f === 'function' && /\[native code\]/.test(Function.prototype.toString.call(f));
+
+test("the validator's WASI is JavaScript, never node:wasi's native functions (called from WebAssembly as fast API calls, they can corrupt the heap)", async () => {
+  const { imports } = validatorImports();
+  const given = imports.wasi_snapshot_preview1;
+  for (const name of GO_WASI_IMPORTS) {
+    assert.equal(typeof given[name], 'function', `${name} is provided`);
+    assert.equal(isNative(given[name]), false, `${name} is not a native function`);
+  }
+  // The check can tell: node:wasi's own import object is made of native functions. (Its one-time
+  // "experimental" warning is held back: it says nothing about this test.)
+  const emit = process.emitWarning;
+  process.emitWarning = () => undefined;
+  const { WASI: NodeWasi } = await import('node:wasi').finally(() => (process.emitWarning = emit));
+  const node = new NodeWasi({ version: 'preview1' }).getImportObject() as {
+    wasi_snapshot_preview1: Record<string, unknown>;
+  };
+  assert.ok(GO_WASI_IMPORTS.some((name) => isNative(node.wasi_snapshot_preview1[name])));
+});
+
+test('the validator is given no file descriptors, no arguments beyond its name, no environment', () => {
+  const { wasi } = validatorImports();
+  assert.deepEqual(wasi.fds, []);
+  assert.deepEqual(wasi.args, ['validator']);
+  assert.deepEqual(wasi.env, []);
 });
