@@ -113,3 +113,9 @@ export { executePolicyApply, preparePolicyApply, type PreparedPolicyApply } from
 export { enforceableRules, generatePolicies } from '../core/policy/generate';
 export { renderPolicies } from '../core/policy/render';
 export { policySummary, resolvePolicyRequest } from '../core/policy/request';
+// Proxy-enabled clusters: what the join questions show (the kubeadm NO_PROXY always included, the cluster-wide
+// proxy WMCO applies) and "Show proxy settings" (what `kube-windows nodes proxy` runs).
+export { byohClusterProxy, kubeadmNoProxyIncluded } from '../bootstrap/join-proxy';
+export { nodeProxyText, proxyExpectation, readNodeProxy } from '../bootstrap/node-proxy';
+export { recordProxySeen } from '../bootstrap/proxy-seen';
+export { driftLine } from '../core/proxy/words';

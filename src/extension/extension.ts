@@ -45,8 +45,10 @@ export function activate(context: vscode.ExtensionContext): void {
     }),
   );
 
-  // Node operations (terminal, reboot, logs, services): the engine loads on the first command.
-  const nodeOps = registerNodeCommands(context, log);
+  // Read-only documents (node proxy settings, pod and node actions) share one content provider.
+  const docs = ReadOnlyDocs.register(context);
+  // Node operations (terminal, reboot, logs, proxy settings, services): the engine loads on the first command.
+  const nodeOps = registerNodeCommands(context, log, docs);
   // The cluster explorer: nothing contacts a cluster until the view asks for children.
   const revealWindowsNode = registerClusterView(context, log, nodeOps.services);
   // Join / plan / remove Windows nodes: the engine loads on the first command, not here.
@@ -57,8 +59,7 @@ export function activate(context: vscode.ExtensionContext): void {
   registerMachineSetCommands(context, log);
   registerPolicyCommands(context, log);
   // Pod actions (logs, shell, describe, delete, restart) and node actions through the API (cordon,
-  // drain, taints, events, node logs): read-only documents share one content provider.
-  const docs = ReadOnlyDocs.register(context);
+  // drain, taints, events, node logs): their read-only documents are `docs`.
   registerPodCommands(context, log, docs);
   registerNodeActions(context, log, docs);
   // The live check of a cluster's workloads: nothing is read (nor the engine loaded) until the view shows.

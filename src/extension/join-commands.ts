@@ -45,7 +45,7 @@ import type { WindowsHost } from '../remote/windows-host';
 import { keyStep, rememberedUser, rememberLogin, sshPrompts, userStep, type Prompts } from './ssh-prompts';
 import { runSteps } from './multi-step-input';
 import { offerWmcoSetup } from './wmco-setup';
-import { addressStep, askJoin, type RemoveAnswers } from './join-questions';
+import { addressStep, askJoin, shownProxy, type RemoveAnswers } from './join-questions';
 
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
@@ -65,6 +65,8 @@ const ENGINE = [
   'resolvePayload',
   'getNode',
   'windowsInstances',
+  'byohClusterProxy',
+  'kubeadmNoProxyIncluded',
 ] as const;
 
 /**
@@ -114,6 +116,9 @@ export interface Answers {
   payload?: Payload;
   taint?: boolean;
   runtimeClass?: boolean;
+  /** kubeadm: --proxy (may carry credentials: shown only through redactProxyUrl) and --no-proxy. */
+  proxy?: string;
+  noProxy?: string;
 }
 
 export type Runtime = CommandRuntime<JoinDeps>;
@@ -158,6 +163,8 @@ function joinRequest(a: Answers, host: JoinRequest['host']): JoinRequest {
     ...(a.payload ? { payload: a.payload } : {}),
     ...(a.taint ? { taint: true } : {}),
     ...(a.runtimeClass ? { runtimeClass: true } : {}),
+    ...(a.proxy ? { proxy: a.proxy } : {}),
+    ...(a.noProxy ? { noProxy: a.noProxy } : {}),
     ...(a.cluster.caPem ? { caPem: a.cluster.caPem } : {}),
   };
 }
@@ -169,7 +176,7 @@ async function joinNode(rt: Runtime, arg: unknown): Promise<void> {
   const channel = channelFor(rt, `kube-windows: join ${a.address}`);
   const prompts = sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
   let extra: { installWmco?: WmcoInstallOptions; privateKey?: { pem: Secret; source: string } } = {};
-  rt.log.info(`join ${a.address} (${a.via}) to ${a.context}: started`);
+  rt.log.info(`join ${a.address} (${a.via}) to ${a.context}${proxyWords(a)}: started`);
 
   for (;;) {
     const host = deps.host({
@@ -281,6 +288,8 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
       header = `# The cluster preflight could not run: ${firstLine(await userMessage(err, a.context))}\n\n`;
     }
     const p = deps.joinPlan({ ...joinRequest(a, host), ...(planned ? { planned } : {}) });
+    // The answers a plan's previews show as placeholders: the proxy (password hidden) and what NO_PROXY adds.
+    if (a.proxy) header += `# Proxy for containerd and the kubelet:${proxyWords(a).replace(/^ with proxy/, '')}\n\n`;
     text = header + renderPlan(p);
   } finally {
     host.close();
@@ -291,6 +300,12 @@ async function showJoinPlan(rt: Runtime, arg: unknown): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(uri);
   await vscode.languages.setTextDocumentLanguage(doc, PLAN_LANGUAGE);
   await vscode.window.showTextDocument(doc, { preview: false });
+}
+
+/** The proxy a kubeadm join sets, for logs and the plan's header: its password never shown. */
+function proxyWords(a: Answers): string {
+  if (!a.proxy) return '';
+  return ` with proxy ${shownProxy(a.proxy)}${a.noProxy ? ` (NO_PROXY adds ${a.noProxy})` : ''}`;
 }
 
 export const PLAN_SCHEME = 'kube-windows-plan';

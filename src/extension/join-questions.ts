@@ -1,10 +1,12 @@
 // The questions "Join Windows node", "Show join plan" and "Remove node" ask (a multi-step input:
-// context, join path, address, SSH login and key, payload, options), answered or undefined when the
-// user cancels (the command then ends quietly). Running what the answers ask for is join-commands.ts's.
+// context, join path, address, SSH login and key, payload, options, and on kubeadm the proxy for
+// containerd and the kubelet with its NO_PROXY additions), answered or undefined when the user cancels
+// (the command then ends quietly). Running what the answers ask for is join-commands.ts's.
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import { firstLine, parseItem, userMessage } from './command-kit';
-import { validateAddress } from '../core/windows/join-input';
+import { noProxyProblem, proxyUrlProblem, validateAddress } from '../core/windows/join-input';
+import { noProxyEntries, proxySummary, withoutCredentials, type ClusterProxyFacts } from '../core/proxy/settings';
 import type { JoinVia } from '../bootstrap/join';
 import type { Payload } from '../bootstrap/payload';
 import { keyStep, rememberedUser, rememberLogin, userStep } from './ssh-prompts';
@@ -31,6 +33,10 @@ interface JoinAnswers {
   payloadFolder: string;
   taint: boolean;
   runtimeClass: boolean;
+  /** kubeadm: the proxy URL for containerd and the kubelet ('' = none); BYOH: '' (WMCO applies the cluster's). */
+  proxy: string;
+  /** kubeadm: NO_PROXY entries beyond those always included, comma-separated ('' = none). */
+  noProxy: string;
 }
 
 const payloadConfigured = (): boolean => {
@@ -40,7 +46,12 @@ const payloadConfigured = (): boolean => {
 };
 
 /** The join path question: the detected path first (read from the cluster while the picker is busy). */
-function viaStep(rt: Runtime, cluster: (context: string) => Promise<ClusterHandle>, hint: boolean | undefined) {
+function viaStep(
+  rt: Runtime,
+  cluster: (context: string) => Promise<ClusterHandle>,
+  hint: boolean | undefined,
+  proxies: Map<string, ClusterProxyFacts | undefined>,
+) {
   let why = '';
   let detected: JoinVia | undefined;
   const step: Step<JoinAnswers> = {
@@ -63,6 +74,7 @@ function viaStep(rt: Runtime, cluster: (context: string) => Promise<ClusterHandl
           rt.log.warn(`detecting the join path of ${context}: ${why}`);
         }
       }
+      if (detected !== 'kubeadm') proxies.set(context, await byohProxy(rt, handle, context));
       const items: PickItem<JoinVia>[] = [
         {
           value: 'byoh',
@@ -84,6 +96,99 @@ function viaStep(rt: Runtime, cluster: (context: string) => Promise<ClusterHandl
     },
   };
   return step;
+}
+
+/** A proxy URL as titles, logs and the plan show it: a user and password in it are left out, and said so. */
+export function shownProxy(url: string): string {
+  const clean = withoutCredentials(url);
+  return clean.had ? `${clean.url} (credentials not shown)` : clean.url;
+}
+
+/** The cluster-wide proxy WMCO would apply (said in the proxy question's place on BYOH); undefined when unreadable. */
+async function byohProxy(rt: Runtime, handle: ClusterHandle, context: string): Promise<ClusterProxyFacts | undefined> {
+  try {
+    return await (await rt.deps()).byohClusterProxy(handle.kube);
+  } catch (err) {
+    rt.log.warn(`reading the cluster-wide proxy of ${context}: ${firstLine(await userMessage(err, context))}`);
+    return undefined;
+  }
+}
+
+/**
+ * The proxy questions: on kubeadm the proxy for containerd and the kubelet (blank = none), then what NO_PROXY adds
+ * to the entries every such join sets (shown as "always included"); on BYOH, when the cluster has a cluster-wide
+ * proxy, one line in their place saying WMCO applies it. A URL's password is never shown (titles say •••).
+ */
+function proxySteps(
+  rt: Runtime,
+  cluster: (context: string) => Promise<ClusterHandle>,
+  proxies: ReadonlyMap<string, ClusterProxyFacts | undefined>,
+): Step<JoinAnswers>[] {
+  return [
+    {
+      kind: 'pick',
+      key: 'proxy',
+      title: 'kube-windows: the cluster-wide proxy',
+      when: (a) => a.via === 'byoh' && proxies.get(a.context as string) !== undefined,
+      placeholder: (a) => {
+        const p = proxies.get(a.context as string) as ClusterProxyFacts;
+        return `WMCO applies ${proxySummary(p)} to the node: nothing to set here`;
+      },
+      items: (a) => {
+        const p = proxies.get(a.context as string) as ClusterProxyFacts;
+        const no = noProxyEntries(p.noProxy).length;
+        return [
+          {
+            value: '',
+            label: 'Continue',
+            description: proxySummary(p),
+            detail: `WMCO (9.0.0 or later) sets HTTP_PROXY, HTTPS_PROXY and NO_PROXY (${no} ${no === 1 ? 'entry' : 'entries'})${p.trustedCA ? ` and imports the trusted CA bundle ${p.trustedCA}` : ''} on the node and reconciles them; workloads do not inherit them.`,
+          },
+        ];
+      },
+    },
+    {
+      kind: 'input',
+      key: 'proxy',
+      title: 'kube-windows: HTTP(S) proxy for containerd and the kubelet',
+      when: (a) => a.via === 'kubeadm',
+      prompt:
+        'Optional: HTTP_PROXY and HTTPS_PROXY of both services (image pulls, the API server through NO_PROXY aside). Blank: no proxy.',
+      placeholder: 'http://proxy.corp.example:3128 (blank: none)',
+      validate: (v) => proxyUrlProblem(v),
+      parse: (v) => v.trim(),
+    },
+    {
+      kind: 'input',
+      key: 'noProxy',
+      title: (a) => `kube-windows: NO_PROXY for ${shownProxy(a.proxy ?? '')}`,
+      when: (a) => a.via === 'kubeadm' && !!a.proxy,
+      prompt: async (a) => {
+        const included = await alwaysIncluded(rt, cluster, a.context as string, a.address as string);
+        return `Always included: ${included}. Add more, comma-separated (blank: none).`;
+      },
+      placeholder: '.corp.example, 10.20.0.0/16',
+      validate: (v) => noProxyProblem(v),
+      parse: (v) => noProxyEntries(v).join(','),
+    },
+  ];
+}
+
+/** The NO_PROXY entries the join always sets, in words; the networks named, not listed, when they cannot be read. */
+async function alwaysIncluded(
+  rt: Runtime,
+  cluster: (context: string) => Promise<ClusterHandle>,
+  context: string,
+  address: string,
+): Promise<string> {
+  const handle = await cluster(context);
+  try {
+    return (await (await rt.deps()).kubeadmNoProxyIncluded(handle.kube, address)).join(', ');
+  } catch (err) {
+    rt.log.warn(`reading the networks of ${context}: ${firstLine(await userMessage(err, context))}`);
+    const api = new URL(handle.kube.server).hostname;
+    return `localhost, 127.0.0.1, .svc, .cluster.local, the cluster's Service and Pod networks (read when the join runs), ${api}, ${address}`;
+  }
 }
 
 /** The host address question; `value` is the default shown (a node's InternalIP when removing it). */
@@ -126,8 +231,9 @@ function joinSteps(
   hint: boolean | undefined,
   withKey: boolean,
 ): Step<JoinAnswers>[] {
+  const proxies = new Map<string, ClusterProxyFacts | undefined>();
   return [
-    viaStep(rt, cluster, hint),
+    viaStep(rt, cluster, hint, proxies),
     addressStep<JoinAnswers>(),
     userStep<JoinAnswers>((a) => (a.context ? rememberedUser(rt.context, a.context) : undefined)),
     { ...keyStep<JoinAnswers>(rt.context, (a) => a.context as string), when: () => withKey },
@@ -174,6 +280,7 @@ function joinSteps(
       },
       { label: 'No RuntimeClass', detail: 'Workloads pin the build with their own nodeSelector.' },
     ),
+    ...proxySteps(rt, cluster, proxies),
   ];
 }
 
@@ -230,5 +337,7 @@ export async function askJoin(rt: Runtime, arg: unknown, withKey: boolean): Prom
   if (a.via === 'byoh') return common;
   const payload = await readPayload(rt, a.payloadFolder);
   if (!payload) return undefined;
-  return { ...common, payload, taint: a.taint, runtimeClass: a.runtimeClass };
+  // The same as the CLI's --proxy URL [--no-proxy LIST]: the join adds the entries it always includes itself.
+  const proxy = a.proxy ? { proxy: a.proxy, ...(a.noProxy ? { noProxy: a.noProxy } : {}) } : {};
+  return { ...common, payload, taint: a.taint, runtimeClass: a.runtimeClass, ...proxy };
 }

@@ -37,7 +37,8 @@ export interface PickStep<S, K extends keyof S> extends StepBase<S> {
 export interface InputStep<S, K extends keyof S> extends StepBase<S> {
   kind: 'input';
   key: K;
-  prompt?: Text<S>;
+  /** The line under the box; a promise keeps the box busy (a cluster read) until it settles. */
+  prompt?: Text<S> | ((answers: Partial<S>) => Promise<string>);
   placeholder?: string;
   /** The value shown first (the real default); an earlier answer wins when the user comes Back to the step. */
   value?: (answers: Partial<S>) => string | undefined;
@@ -193,7 +194,8 @@ async function askInput<S, K extends keyof S>(
 ): Promise<Outcome<S[K]>> {
   const box = vscode.window.createInputBox();
   frame(box, step as Step<S>, answers, at);
-  box.prompt = text(step.prompt, answers);
+  const prompt = typeof step.prompt === 'function' ? step.prompt(answers) : step.prompt;
+  if (!(prompt instanceof Promise)) box.prompt = prompt;
   if (step.placeholder) box.placeholder = step.placeholder;
   if (step.password) box.password = true;
   const previous = answers[step.key];
@@ -214,6 +216,20 @@ async function askInput<S, K extends keyof S>(
       finish({ value: step.parse ? step.parse(box.value, answers) : (box.value.trim() as S[K]) });
     }),
   );
+  if (prompt instanceof Promise) {
+    box.busy = true;
+    box.enabled = false;
+  }
   box.show();
+  if (prompt instanceof Promise) {
+    try {
+      box.prompt = await prompt;
+    } catch (err) {
+      finish(undefined);
+      throw err;
+    }
+    box.busy = false;
+    box.enabled = true;
+  }
   return done;
 }

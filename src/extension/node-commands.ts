@@ -1,5 +1,5 @@
 // Node operations on a Windows node item: "Open SSH terminal", "Reboot gracefully",
-// "Collect logs", and the node's Services group with "Restart service". VS Code glue only: the
+// "Collect logs", "Show proxy settings", and the node's Services group with "Restart service". VS Code glue only: the
 // reboot plan, the log collection, the service ops, the SSH shell and the HostProcess pod live in the
 // engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands.
 //
@@ -44,6 +44,7 @@ import {
   type Prompts,
 } from './ssh-prompts';
 import { SessionPty } from './terminal';
+import type { ReadOnlyDocs } from './read-only-docs';
 import { showFolderMessage } from './reveal-folder';
 import { counted } from '../core/plural';
 
@@ -68,6 +69,11 @@ const ENGINE = [
   'rebootSummary',
   'podsWithEmptyDir',
   'collectNodeLogs',
+  'proxyExpectation',
+  'readNodeProxy',
+  'nodeProxyText',
+  'recordProxySeen',
+  'driftLine',
 ] as const;
 
 /**
@@ -110,6 +116,7 @@ async function defaultDeps(): Promise<NodeDeps> {
 interface Runtime extends CommandRuntime<NodeDeps> {
   /** Services last read per `context\0node`, so a connect or restart shows at once. */
   services: Map<string, { at: number; answer: NodeServicesAnswer }>;
+  docs: ReadOnlyDocs;
 }
 
 export interface NodeCommands {
@@ -125,6 +132,7 @@ export const NODE_COMMANDS = {
   'kubeWindows.openTerminal': { run: openTerminal, palette: false },
   'kubeWindows.rebootNode': { run: rebootNode, palette: false },
   'kubeWindows.collectLogs': { run: collectLogs, palette: false },
+  'kubeWindows.showProxySettings': { run: showProxySettings, palette: false },
   'kubeWindows.restartService': { run: restartService, palette: false },
   'kubeWindows.connectServices': { run: connectServices, palette: false },
   'kubeWindows.changeNodeAccess': { run: changeAccess, palette: false },
@@ -133,9 +141,10 @@ export const NODE_COMMANDS = {
 export function registerNodeCommands(
   context: vscode.ExtensionContext,
   log: vscode.LogOutputChannel,
+  docs: ReadOnlyDocs,
   deps?: Partial<NodeDeps>,
 ): NodeCommands {
-  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map() };
+  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map(), docs };
   registerCommands(context, log, NODE_COMMANDS, rt);
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
 }
@@ -448,6 +457,41 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   rt.log.info(`logs ${t.name}: ${result.message} (${result.folder})`);
   // The path in the message, and only the buttons that work where the extension runs (no revealFileInOS in code-server).
   await showFolderMessage(`kube-windows: ${result.message}`, result.folder);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Proxy settings
+
+/**
+ * "Show proxy settings": what `kube-windows nodes proxy` runs (one SSH round trip): the node's machine and per-service
+ * HTTP_PROXY/HTTPS_PROXY/NO_PROXY and trusted CA against what the cluster expects, in a read-only document, with
+ * one line of verdict (drift said as such, with when the node was last seen equal).
+ */
+async function showProxySettings(rt: Runtime, arg: unknown): Promise<void> {
+  const t = await target(rt, arg, 'Show proxy settings');
+  if (!t || noAddress(t)) return;
+  const read = await overSsh(rt, t, `reading the proxy settings of ${t.name}`, async (host, deps) => {
+    const expected = await deps.proxyExpectation(t.cluster.kube, t.node);
+    return { expected, comparison: await deps.readNodeProxy(host, expected) };
+  });
+  if (!read) return;
+  const deps = await rt.deps();
+  const { expected, comparison } = read;
+  const lastEqual = deps.recordProxySeen({ context: t.context, node: t.name }, comparison.equal);
+  await rt.docs.show(`proxy/${t.name}.txt`, deps.nodeProxyText(t.name, expected, comparison, lastEqual));
+  rt.log.info(`proxy settings of ${t.name}: ${comparison.equal ? 'equal' : 'drift'}`);
+  if (!comparison.equal) {
+    void vscode.window.showWarningMessage(
+      `kube-windows: ${t.name}: ${deps.driftLine(comparison, expected.managedBy, lastEqual)}`,
+    );
+    return;
+  }
+  const none = Object.keys(expected.variables).length === 0 && expected.thumbprints.length === 0;
+  void vscode.window.showInformationMessage(
+    none
+      ? `kube-windows: ${t.name} has no proxy settings, and ${expected.from.replace(/^the cluster has/, 'its cluster has')}.`
+      : `kube-windows: the proxy settings of ${t.name} match what the cluster expects (${expected.from}).`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

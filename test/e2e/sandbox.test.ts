@@ -4,7 +4,8 @@
 // the CLI with the endpoints it wrote (sandbox.json): services listed and one restarted, logs
 // collected, a command in an SSH shell, live pods and a failure explanation, mirrors
 // preview/apply/drift, a BYOH join and its removal, a graceful reboot to Ready and schedulable, a
-// MachineSet whose machine becomes a Ready node, and a kubeadm join with its networking steps. The
+// MachineSet whose machine becomes a Ready node, a kubeadm join with its networking steps through the
+// sandbox's proxy, and the proxy-enabled context (a drifted node's proxy settings, OCP005). The
 // code-server the sandbox prints answers HTTP 200.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -288,6 +289,22 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
     assert.equal(afterwards.code, 0, show(afterwards));
   });
 
+  test("the proxy-enabled context: the drifted node's proxy settings, OCP005 on the example that fetches", async () => {
+    const ctx = ['--context', info.contexts.openshift, ...cluster];
+    assert.match(info.proxy?.url ?? '', /^http:\/\/127\.0\.0\.1:\d+$/);
+    const drifted = await cli(['nodes', 'proxy', info.proxy?.driftedNode ?? '', ...ctx, ...ssh]);
+    assert.equal(drifted.code, 1, show(drifted));
+    assert.match(drifted.stdout, /NO_PROXY {4}\.svc,\.cluster\.local {2}≠ expected /);
+    assert.match(drifted.stdout, /Trusted CA bundle: all 1 certificate in LocalMachine\\Root\./);
+    const equal = await cli(['nodes', 'proxy', 'winworker-2022-b', ...ctx, ...ssh]);
+    assert.equal(equal.code, 0, show(equal));
+    const check = await cli(['check', ...ctx, '--format', 'json', join(ROOT, 'examples', 'good', 'proxy-fetch.yaml')]);
+    const ids = (JSON.parse(check.stdout) as { files: { findings: { ruleId: string }[] }[] }).files.flatMap((f) =>
+      f.findings.map((x) => x.ruleId),
+    );
+    assert.deepEqual(ids, ['OCP005'], show(check));
+  });
+
   test('a BYOH join then its removal, a graceful reboot, a MachineSet, and a kubeadm join with its networking steps', async () => {
     const ctx = ['--context', info.contexts.openshift, ...cluster];
     const host = info.joinable[0]!;
@@ -331,11 +348,18 @@ describe('the sandbox as users start it, as an ordinary user, every feature once
           info.kubeadmHost.address,
           '--payload',
           info.payloadDir,
+          // The sandbox's proxy stand-in, as its banner offers it for the kubeadm join's proxy question.
+          '--proxy',
+          info.proxy?.url ?? '',
           '--yes',
         ],
         120_000,
       );
       assert.equal(join.code, 0, show(join));
+      assert.match(
+        join.stdout,
+        /reaches https:\/\/mcr\.microsoft\.com\/v2\/ through the proxy http:\/\/127\.0\.0\.1:\d+/,
+      );
       assert.match(join.stdout, /CNI: calico/);
       assert.match(
         join.stdout,

@@ -154,7 +154,8 @@ test('"Open SSH terminal" on a node item: the host key is asked (join rules) and
   const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
     log: true,
   }) as vscode.LogOutputChannel;
-  registerNodeCommands(context, log, {
+  const { ReadOnlyDocs } = await import('../../src/extension/read-only-docs');
+  registerNodeCommands(context, log, ReadOnlyDocs.register(context), {
     cluster: async () => ({ kube: {} as KubeClient }),
     getNode: async () => ({
       metadata: { name: 'win-7' },

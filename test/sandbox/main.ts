@@ -2,13 +2,14 @@
 // every simulated host listens on an unprivileged port of its own loopback address). The API
 // emulator with a small mixed OpenShift cluster (Machine API on AWS, a few failing pods), a
 // simulated Windows host behind every seeded Windows node and two more to join (through the WMCO
-// stand-in), a second context with a kubeadm cluster and a host to join to it, and code-server with
+// stand-in), the OpenShift cluster proxy-enabled (a proxy double on loopback as its cluster-wide proxy, one
+// node's proxy settings drifted), a second context with a kubeadm cluster and a host to join to it, and code-server with
 // the packaged extension, a copy of examples/ open and settings that point at all this. Test doubles
 // only: this file is bundled into out/sandbox (git-ignored) and never enters the .vsix. Ctrl-C stops
 // everything. SANDBOX_DIR (state), SANDBOX_PORT (code-server), SANDBOX_SSH_PORT, SANDBOX_HOSTS.
 import { join, resolve } from 'node:path';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { startWorld, type SandboxInfo, type World } from '../support/sandbox-world';
+import { SANDBOX_TRUSTED_CA, startWorld, type SandboxInfo, type World } from '../support/sandbox-world';
 import { ROOT, startCodeServer, type CodeServer } from '../e2e/harness';
 
 const CONTEXT = 'kube-windows-sandbox';
@@ -37,6 +38,8 @@ ${info.joinable.map((h) => `      ${h.address.padEnd(20)} ${ssh(h.address)}  (${
     Failing pods in win-apps (live pods, failure explanations); a Linux worker MachineSet
     (Machine API: "Create Windows MachineSet…" makes machines that progress); ImageDigestMirrorSet
     windows-mirrors (winworker-2019-a's mirror tree has drifted).
+    Cluster-wide proxy: ${info.proxy?.url ?? ''} (a stand-in on loopback), trusted CA ${SANDBOX_TRUSTED_CA};
+    ${info.proxy?.driftedNode ?? ''}'s NO_PROXY has drifted ("Show proxy settings" on it).
   Context "${KUBEADM_CONTEXT}" (kubeadm, Calico, API ${world.kubeadm?.emu.url ?? ''}):
     Host to join:   ${info.kubeadmHost.address}  (${info.kubeadmHost.hostname}, SSH ${ssh(info.kubeadmHost.address)})
     Payload folder: ${info.payloadDir}  (set as kubeWindows.join.payloadFolder)
@@ -44,7 +47,8 @@ ${info.joinable.map((h) => `      ${h.address.padEnd(20)} ${ssh(h.address)}  (${
   Try: open bad/scheduling.yaml (Problems panel, quick fixes); the "Windows on Kubernetes" view:
   a node's Services, "Reboot gracefully", "Collect logs", "Open SSH terminal"; the failing pods'
   "Describe"; "Mirrors: preview / apply"; "Join Windows node…" (${info.joinable[0]?.address} on ${CONTEXT},
-  ${info.kubeadmHost.address} on ${KUBEADM_CONTEXT}); "Create Windows MachineSet…".
+  ${info.kubeadmHost.address} on ${KUBEADM_CONTEXT}, whose last question takes the proxy above); "Create Windows
+  MachineSet…"; the cluster row's proxy; open good/proxy-fetch.yaml for OCP005.
   The CLI: node dist/cli.js nodes services winworker-2022-b --context ${CONTEXT} --kubeconfig ${info.kubeconfig}
            --key ${info.keyPath} --port ${info.sshPort} --known-hosts ${info.knownHosts}
 ${bar}
@@ -86,6 +90,7 @@ async function main(): Promise<void> {
       failingPods: true,
       machineApi: { tickMs: 1000 },
       kubeadm: { context: KUBEADM_CONTEXT },
+      proxy: true,
     });
     const w = world;
     const kubeadm = w.kubeadm!;
@@ -115,6 +120,9 @@ async function main(): Promise<void> {
       joinable: w.addresses.map((address, i) => ({ address, hostname: w.hostnames[i]! })),
       nodes: w.nodes.map((n) => ({ node: n.node, address: n.address })),
       kubeadmHost: { address: kubeadm.address, hostname: kubeadm.hostname },
+      ...(w.proxy
+        ? { proxy: { url: w.proxy.url, ...(w.proxy.driftedNode ? { driftedNode: w.proxy.driftedNode } : {}) } }
+        : {}),
     };
     writeFileSync(join(dir, 'sandbox.json'), JSON.stringify(info, null, 2) + '\n');
     console.log(banner(info, w));

@@ -45,6 +45,7 @@ export const EXTENSION_COMMANDS = [
   'kubeWindows.showInClusterTree',
   'kubeWindows.showJoinPlan',
   'kubeWindows.showLog',
+  'kubeWindows.showProxySettings',
   'kubeWindows.stopFollowingLogs',
   'kubeWindows.uncordonNode',
 ];

@@ -5,10 +5,13 @@
 // with a Linux worker MachineSet and the machine-controller double (Windows MachineSets). With
 // `nodeHosts`, every seeded Windows node is a simulated host too (./sandbox-nodes.ts), and a kubelet
 // stand-in lets graceful reboots finish; `failingPods` seeds a few failing Windows pods; `kubeadm`
-// adds a second context, a plain kubeadm cluster with Calico and a host to join to it. Every host key
+// adds a second context, a plain kubeadm cluster with Calico and a host to join to it; `proxy` makes the
+// OpenShift cluster proxy-enabled (./proxy-double.ts on loopback as its cluster-wide proxy, its trusted CA
+// bundle, WMCO's proxy variables on every node host, drifted on the first). Every host key
 // is written to `known_hosts` in `dir`. Test doubles only: bundled into out/e2e and out/sandbox,
 // never into dist/ or the .vsix.
 import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
@@ -31,7 +34,8 @@ import { infrastructure, linuxWorkerMachineSet } from './machine-api-seed';
 import { startMachineControllerDouble } from './machine-controller-double';
 import { attachOlmStandin } from './olm-standin';
 import { attachWmcoStandin, type WmcoHost } from './wmco-standin';
-import { startWindowsHostSim, type SimHost, type SimHostOptions } from './windows-host-sim';
+import { setMachineEnv, simProxy, startWindowsHostSim, type SimHost, type SimHostOptions } from './windows-host-sim';
+import { startProxyDouble, type ProxyDouble } from './proxy-double';
 
 export interface WorldOptions {
   /** Folder for the kubeconfig and the SSH key (created; removed by stop() when `cleanup`). */
@@ -56,7 +60,16 @@ export interface WorldOptions {
    * (one step per `machineApi.tickMs`).
    */
   machineApi?: { tickMs: number };
+  /**
+   * A cluster-wide proxy (proxies.config.openshift.io/cluster): a proxy double on loopback, a trusted CA bundle
+   * (openshift-config/user-ca-bundle) and, with `nodeHosts`, the proxy variables and CA WMCO sets on every node host,
+   * the first node's NO_PROXY drifted. The kubeadm join's --proxy can use the same proxy.
+   */
+  proxy?: boolean;
 }
+
+/** The trusted CA bundle's ConfigMap the sandbox's Proxy names. */
+export const SANDBOX_TRUSTED_CA = 'user-ca-bundle';
 
 export interface World {
   emu: Emulator;
@@ -77,6 +90,8 @@ export interface World {
   nodes: NodeHost[];
   /** With kubeadm: the second cluster, its joinable host and the payload folder. */
   kubeadm?: { context: string; emu: Emulator; address: string; hostname: string; payloadDir: string };
+  /** With proxy: the cluster-wide proxy's URL and the NO_PROXY WMCO would set; the drifted node. */
+  proxy?: { url: string; noProxy: string; driftedNode?: string };
   stop(): Promise<void>;
 }
 
@@ -118,6 +133,8 @@ export interface SandboxInfo {
   joinable: { address: string; hostname: string }[];
   nodes: { node: string; address: string }[];
   kubeadmHost: { address: string; hostname: string };
+  /** The OpenShift context's cluster-wide proxy (a double on loopback) and the node whose settings drifted. */
+  proxy?: { url: string; driftedNode?: string };
 }
 
 export const SIM_HOST_BUILD = '10.0.20348';
@@ -140,7 +157,19 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'kube-windows-sandbox', '-f', keyPath]);
   const publicKeyLine = readFileSync(`${keyPath}.pub`, 'utf8').trim();
   const user = o.user ?? 'Administrator';
-  const config = openshiftClusterConfig({ hybridOverlay: true });
+  const proxyDouble = o.proxy ? await startProxyDouble() : undefined;
+  const config = openshiftClusterConfig({
+    hybridOverlay: true,
+    ...(proxyDouble
+      ? { proxy: { httpProxy: proxyDouble.url, httpsProxy: proxyDouble.url, noProxy: '.lab.example.com' } }
+      : {}),
+  });
+  const proxyObject = config.find((x) => x.kind === 'Proxy') as
+    (KubeObject & { spec: Record<string, unknown>; status: { noProxy?: string } }) | undefined;
+  if (proxyDouble && proxyObject) {
+    proxyObject.spec.trustedCA = { name: SANDBOX_TRUSTED_CA };
+    config.push(namespace('openshift-config'), trustedCaBundle(proxyDouble.caPem));
+  }
   const machineApi: KubeObject[] = o.machineApi
     ? [
         namespace('openshift-machine-api'),
@@ -165,6 +194,7 @@ export async function startWorld(o: WorldOptions): Promise<World> {
   // Addresses: the joinable hosts, then one per seeded Windows node, then the kubeadm host.
   const nodes = o.nodeHosts ? await placeWindowsNodes(seed, (i) => `127.0.0.${o.hosts + 2 + i}`) : [];
   const stoppers: (() => void | Promise<unknown>)[] = nodes.map((n) => () => n.kubelet.stop());
+  if (proxyDouble) stoppers.unshift(() => proxyDouble.stop());
   const stopAll = async (): Promise<void> => {
     for (const s of stoppers.reverse()) await Promise.resolve(s()).catch(() => undefined);
     stoppers.length = 0;
@@ -220,6 +250,8 @@ export async function startWorld(o: WorldOptions): Promise<World> {
       const s = await sim(n.address, n.hostname, { ...nodeHostState(n.node), rebootDurationMs: 1500 });
       // WMCO wrote the mirror tree on each node; the first is stale (a mirror set changed since), so drift shows.
       writeWmcoTree(s, i === 0 ? [] : mirrorSets);
+      // WMCO's proxy on each node; the first node's NO_PROXY lost the cluster's networks (drift to see).
+      if (proxyDouble) configureProxyLikeWmco(s, proxyDouble, proxyObject?.status.noProxy ?? '', i === 0);
       nodeSims.push(s);
     }
     if (o.nodeHosts) {
@@ -273,11 +305,38 @@ export async function startWorld(o: WorldOptions): Promise<World> {
     hostnames,
     nodes,
     ...(kubeadm ? { kubeadm } : {}),
+    ...(proxyDouble
+      ? {
+          proxy: {
+            url: proxyDouble.url,
+            noProxy: proxyObject?.status.noProxy ?? '',
+            ...(nodes[0] ? { driftedNode: nodes[0].node } : {}),
+          },
+        }
+      : {}),
     async stop() {
       await stopAll();
       if (o.cleanup) rmSync(o.dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The ConfigMap a Proxy's spec.trustedCA names: the proxy's CA in `ca-bundle.crt`. */
+function trustedCaBundle(caPem: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: SANDBOX_TRUSTED_CA, namespace: 'openshift-config' },
+    data: { 'ca-bundle.crt': caPem },
+  } as KubeObject;
+}
+
+/** What WMCO does on a node of a proxy-enabled cluster: the machine's proxy variables and the CA in the root store. */
+function configureProxyLikeWmco(sim: SimHost, proxy: ProxyDouble, noProxy: string, drifted: boolean): void {
+  setMachineEnv(sim.state, 'HTTP_PROXY', proxy.url);
+  setMachineEnv(sim.state, 'HTTPS_PROXY', proxy.url);
+  setMachineEnv(sim.state, 'NO_PROXY', drifted ? '.svc,.cluster.local' : noProxy);
+  simProxy(sim.state).rootStore.add(new X509Certificate(proxy.caPem).fingerprint.replace(/:/g, '').toUpperCase());
 }
 
 /** The kubeadm cluster of the second context: Calico, kube-proxy, the DaemonSet/kubelet doubles, a joinable host and the payload. */

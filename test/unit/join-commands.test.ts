@@ -169,6 +169,17 @@ async function harness(script: Script = {}, overrides: Partial<JoinDeps> = {}): 
       return standInPlan(r, h.hosts.at(-1) as SshConnectorOptions, h, script);
     },
     checkPassphrase: async (_path, p) => p === PASS,
+    byohClusterProxy: async () => undefined,
+    kubeadmNoProxyIncluded: async (_kube, address) => [
+      'localhost',
+      '127.0.0.1',
+      '.svc',
+      '.cluster.local',
+      '10.96.0.0/12',
+      '10.244.0.0/16',
+      'api.example',
+      address,
+    ],
     ...overrides,
   };
   registerJoinCommands(
@@ -613,9 +624,10 @@ test('showJoinPlan on kubeadm: the payload, taint and RuntimeClass questions rea
     '/payload',
     'Taint the node os=windows:NoSchedule',
     "Create the RuntimeClass of the node's Windows build",
+    '', // no proxy
   );
   await h.run('kubeWindows.showJoinPlan');
-  const q = fake.questions.at(-1);
+  const q = fake.questions.at(-2);
   assert.equal(q?.options.title, 'kube-windows: create a RuntimeClass for the node?');
   assert.equal(h.requests[0]?.runtimeClass, true);
   assert.equal(h.requests[0]?.taint, true);
@@ -754,6 +766,7 @@ test('the join questions are one multi-step input: step counter, Back with the e
     '/payload',
     'No taint',
     'No RuntimeClass',
+    '',
   );
   await h.run('kubeWindows.showJoinPlan');
   const q = fake.questions;
@@ -762,19 +775,20 @@ test('the join questions are one multi-step input: step counter, Back with the e
     [
       ['quickPick', 1, 4, false],
       ['quickPick', 2, 4, true],
-      ['input', 3, 7, true],
-      ['input', 4, 7, true],
-      ['input', 3, 7, true],
-      ['quickPick', 2, 7, true],
+      ['input', 3, 8, true],
+      ['input', 4, 8, true],
+      ['input', 3, 8, true],
+      ['quickPick', 2, 8, true],
       ['input', 3, 4, true],
       ['input', 4, 4, true],
       ['input', 3, 4, true],
       ['quickPick', 2, 4, true],
-      ['input', 3, 7, true],
-      ['input', 4, 7, true],
+      ['input', 3, 8, true],
+      ['input', 4, 8, true],
       ['open', undefined, undefined, undefined],
-      ['quickPick', 6, 7, true],
-      ['quickPick', 7, 7, true],
+      ['quickPick', 6, 8, true],
+      ['quickPick', 7, 8, true],
+      ['input', 8, 8, true],
     ],
   );
   assert.deepEqual(q[1]?.items, ['kubeadm', BYOH], 'the detected path first');
@@ -825,4 +839,202 @@ test('Remove node: the questions first, the modal confirmation last, worded for 
   assert.match(confirm?.options?.detail ?? '', /kubeadm reset runs on 10\.0\.0\.9 over SSH/);
   assert.equal(removed.length, 0, 'declined: nothing removed');
   h.dispose();
+});
+
+// ---------------------------------------------------------------------------------------------
+// The proxy questions (issue 32): kubeadm asks for the proxy of containerd and the kubelet and the
+// NO_PROXY additions; BYOH says in their place that WMCO applies the cluster-wide proxy.
+
+const PROXY_PASSWORD = 'pr0xy-s3cret';
+const PROXY_URL = `http://win:${PROXY_PASSWORD}@proxy.corp.example:3128`;
+const url = (name: string) => ({ kind: 'url', name, url: `https://x/${name}`, sha256: 'a'.repeat(64) });
+const PAYLOAD = {
+  containerd: url('containerd-1.7.27-windows-amd64.tar.gz'),
+  kubelet: url('kubelet.exe'),
+  kubeadm: url('kubeadm.exe'),
+};
+const KUBEADM_ANSWERS = ['prod', 'kubeadm', '10.0.0.5', 'Administrator'];
+
+test('kubeadm join: the proxy question (optional, a URL), then NO_PROXY with what is always included; the answers are --proxy/--no-proxy and the password is nowhere', async () => {
+  const h = await harness({}, { detectVia: async () => 'kubeadm', resolvePayload: async () => PAYLOAD as never });
+  fake.replies.push(
+    ...KUBEADM_ANSWERS,
+    KEY,
+    '/payload',
+    'No taint',
+    'No RuntimeClass',
+    'proxy.corp.example:3128', // no scheme
+    'http://proxy.corp.example:3128/wpad.dat', // a path: something else was pasted
+    'ftp://proxy.corp.example', // not http(s)
+    PROXY_URL,
+    'http://registry.internal', // a URL is not a NO_PROXY entry
+    'a b', // not a name
+    ' .corp.example , 10.20.0.0/16 ,',
+    PASS,
+  );
+  fake.answers.push('Trust and continue', 'Not now', undefined);
+  await h.run('kubeWindows.joinNode');
+
+  const proxyQ = fake.questions.find(
+    (q) => q.options.title === 'kube-windows: HTTP(S) proxy for containerd and the kubelet',
+  );
+  assert.equal(proxyQ?.kind, 'input');
+  assert.match(String(proxyQ?.options.prompt), /Blank: no proxy/);
+  assert.deepEqual(proxyQ?.rejected?.length, 3, 'no scheme, a path and ftp:// are refused');
+  assert.match(proxyQ?.rejected?.[0] ?? '', /http:\/\/ or https:\/\//);
+  assert.match(proxyQ?.rejected?.[1] ?? '', /without a path/);
+  assert.deepEqual([proxyQ?.step, proxyQ?.totalSteps], [9, 9], 'the last question, after RuntimeClass');
+
+  const noProxyQ = fake.questions.find((q) => /NO_PROXY/.test(String(q.options.title)));
+  assert.equal(
+    noProxyQ?.options.title,
+    'kube-windows: NO_PROXY for http://proxy.corp.example:3128 (credentials not shown)',
+  );
+  assert.equal(
+    noProxyQ?.options.prompt,
+    'Always included: localhost, 127.0.0.1, .svc, .cluster.local, 10.96.0.0/12, 10.244.0.0/16, api.example, 10.0.0.5. Add more, comma-separated (blank: none).',
+  );
+  assert.equal(noProxyQ?.rejected?.length, 2);
+  assert.match(noProxyQ?.rejected?.[0] ?? '', /not URLs/);
+  assert.match(noProxyQ?.rejected?.[1] ?? '', /"a b" is not a host name/);
+  assert.deepEqual([noProxyQ?.step, noProxyQ?.totalSteps], [10, 10], 'counted once the proxy is given');
+
+  // Exactly what `join --via kubeadm --proxy URL --no-proxy LIST` passes: the URL as typed, the user's entries only.
+  assert.equal(h.requests.length, 1);
+  assert.deepEqual(
+    [h.requests[0]?.proxy, h.requests[0]?.noProxy, h.requests[0]?.via],
+    [PROXY_URL, '.corp.example,10.20.0.0/16', 'kubeadm'],
+  );
+  const started = fake.logs.flatMap((l) => l.lines.map((x) => x.text)).find((t) => /: started$/.test(t));
+  assert.equal(
+    started,
+    'join 10.0.0.5 (kubeadm) to prod with proxy http://proxy.corp.example:3128 (credentials not shown) (NO_PROXY adds .corp.example,10.20.0.0/16): started',
+  );
+  assertNowhere(h, PROXY_PASSWORD);
+  h.dispose();
+});
+
+test('kubeadm join: a blank proxy is none, with no NO_PROXY question and nothing in the request', async () => {
+  const h = await harness({}, { detectVia: async () => 'kubeadm', resolvePayload: async () => PAYLOAD as never });
+  fake.replies.push(...KUBEADM_ANSWERS, '/payload', 'No taint', 'No RuntimeClass', '   ');
+  await h.run('kubeWindows.showJoinPlan');
+  assert.equal(fake.questions.filter((q) => /NO_PROXY/.test(String(q.options.title))).length, 0);
+  assert.equal(fake.questions.at(-1)?.options.title, 'kube-windows: HTTP(S) proxy for containerd and the kubelet');
+  assert.equal(h.requests.length, 1);
+  assert.ok(!('proxy' in (h.requests[0] ?? {})) && !('noProxy' in (h.requests[0] ?? {})));
+  assert.doesNotMatch(fake.documents[0]?.content ?? '', /proxy-environment|Proxy for containerd/);
+  h.dispose();
+});
+
+test('kubeadm join: when the networks cannot be read, NO_PROXY still says what is always included, in words', async () => {
+  const h = await harness(
+    {},
+    {
+      detectVia: async () => 'kubeadm',
+      resolvePayload: async () => PAYLOAD as never,
+      kubeadmNoProxyIncluded: async () => {
+        throw new Error('configmaps "kubeadm-config" is forbidden');
+      },
+    },
+  );
+  fake.replies.push(...KUBEADM_ANSWERS, '/payload', 'No taint', 'No RuntimeClass', 'http://proxy:3128', '');
+  await h.run('kubeWindows.showJoinPlan');
+  const noProxyQ = fake.questions.at(-1);
+  assert.equal(
+    noProxyQ?.options.prompt,
+    "Always included: localhost, 127.0.0.1, .svc, .cluster.local, the cluster's Service and Pod networks (read when the join runs), api.example, 10.0.0.5. Add more, comma-separated (blank: none).",
+  );
+  assert.deepEqual([h.requests[0]?.proxy, h.requests[0]?.noProxy], ['http://proxy:3128', undefined]);
+  h.dispose();
+});
+
+test('showJoinPlan on kubeadm with a proxy: the plan names the proxy step, its header the proxy without the password', async () => {
+  const h = await harness(
+    {},
+    {
+      detectVia: async () => 'kubeadm',
+      resolvePayload: async () => PAYLOAD as never,
+      dryRunFindings: async () => ({ findings: [] }),
+      joinPlan: (r) => {
+        h.requests.push(r);
+        return realJoinPlan(r);
+      },
+    },
+  );
+  fake.replies.push(...KUBEADM_ANSWERS, '/payload', 'No taint', 'No RuntimeClass', PROXY_URL, '.corp.example');
+  await h.run('kubeWindows.showJoinPlan');
+  const doc = fake.documents[0]?.content ?? '';
+  assert.match(
+    doc,
+    /^# Proxy for containerd and the kubelet: http:\/\/proxy\.corp\.example:3128 \(credentials not shown\) \(NO_PROXY adds \.corp\.example\)\n\n# kube-windows plan:/,
+  );
+  const plan = realJoinPlan(h.requests[0] as JoinRequest);
+  const i = plan.steps.findIndex((s) => s.id === 'proxy-environment');
+  assert.ok(i > 0, 'the plan has the proxy step');
+  assert.ok(
+    doc.includes(`STEP ${i + 1}/${plan.steps.length}  proxy-environment  Set the proxy for containerd and the kubelet`),
+  );
+  assert.ok(doc.includes('proxy-annotation'), 'and the annotation step');
+  assert.ok(!doc.includes(PROXY_PASSWORD), 'the password is not in the plan');
+  h.dispose();
+});
+
+test('BYOH on a cluster with a cluster-wide proxy: no proxy question, one line in its place saying WMCO applies it', async () => {
+  const facts = {
+    httpProxy: 'http://proxy.corp.example:3128',
+    httpsProxy: 'http://proxy.corp.example:3128',
+    noProxy: '.cluster.local,.svc,10.128.0.0/14',
+    trustedCA: 'user-ca-bundle',
+    credentials: true,
+  };
+  const h = await harness({}, { byohClusterProxy: async () => facts });
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator', 'Continue');
+  await h.run('kubeWindows.showJoinPlan');
+  const info = fake.questions.at(-1);
+  assert.equal(info?.kind, 'quickPick');
+  assert.equal(info?.options.title, 'kube-windows: the cluster-wide proxy');
+  assert.equal(
+    info?.options.placeHolder,
+    'WMCO applies proxy http://proxy.corp.example:3128 to the node: nothing to set here',
+  );
+  assert.deepEqual(info?.items, ['Continue']);
+  assert.deepEqual([info?.step, info?.totalSteps], [5, 5]);
+  assert.equal(fake.questions.filter((q) => /HTTP\(S\) proxy|NO_PROXY/.test(String(q.options.title))).length, 0);
+  assert.ok(!('proxy' in (h.requests[0] ?? {})), 'nothing for the engine to set: WMCO does it');
+
+  // Without a cluster-wide proxy the flow is as before: nothing in its place.
+  const plain = await harness();
+  fake.replies.push('prod', BYOH, '10.0.0.5', 'Administrator');
+  await plain.run('kubeWindows.showJoinPlan');
+  assert.equal(fake.questions.length, 4);
+  assert.equal(fake.documents.length, 1);
+  h.dispose();
+  plain.dispose();
+});
+
+test('the proxy and NO_PROXY checks: what a user types', async () => {
+  const { proxyUrlProblem, noProxyProblem } = await import('../../src/core/windows/join-input');
+  for (const ok of ['', '  ', 'http://proxy:3128', 'https://proxy.corp.example', 'http://u:p%40ss@10.0.0.1:8080/'])
+    assert.equal(proxyUrlProblem(ok), undefined, ok);
+  for (const bad of [
+    'proxy:3128',
+    'socks5://proxy:1080',
+    'http://',
+    'http://proxy:3128/x',
+    'http://proxy?a=1',
+    'http://a b',
+  ])
+    assert.ok(proxyUrlProblem(bad), bad);
+  assert.doesNotMatch(proxyUrlProblem(`http://u:${PROXY_PASSWORD}@proxy/x`) ?? '', new RegExp(PROXY_PASSWORD));
+  for (const ok of [
+    '',
+    '.corp.example',
+    '*.corp.example, 10.0.0.0/8',
+    'registry.internal:5000',
+    '*',
+    '[fd00::1]',
+    'a_b.local',
+  ])
+    assert.equal(noProxyProblem(ok), undefined, ok);
+  for (const bad of ['https://x', 'a b', 'x/y', 'corp..example', '10.0.0.0/8/1']) assert.ok(noProxyProblem(bad), bad);
 });

@@ -141,7 +141,8 @@ async function harness(
   const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
     log: true,
   }) as vscode.LogOutputChannel;
-  const ops = registerNodeCommands(context, log, deps);
+  const { ReadOnlyDocs } = await import('../../src/extension/read-only-docs');
+  const ops = registerNodeCommands(context, log, ReadOnlyDocs.register(context), deps);
   h.services = ops.services;
   h.run = async (command, arg) => {
     await fake.commands.get(command)?.(arg);
@@ -669,4 +670,148 @@ test('how to reach a node: asked once per node (counter, Back, defaults), rememb
   await h.run('kubeWindows.openTerminal', NODE_ITEM);
   await settle();
   assert.equal(sessions.at(-1)?.username, 'admin3');
+});
+
+// ---------------------------------------------------------------------------------------------
+// Show proxy settings (issue 32): what `kube-windows nodes proxy` reads, in a read-only document, with one line
+
+test('showProxySettings: the node against the cluster in a read-only document; drift in one warning line, then equal, then drift with when it was last seen equal', async () => {
+  const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const state = mkdtempSync(join(tmpdir(), 'kw-proxy-seen-'));
+  const saved = process.env.XDG_STATE_HOME;
+  process.env.XDG_STATE_HOME = state;
+  const password = 'pr0xy-s3cret';
+  const proxy = 'http://proxy.corp.example:3128';
+  const noProxy = '.cluster.local,.svc,10.128.0.0/14,172.30.0.0/16';
+  const thumbprint = 'A'.repeat(40);
+  let machine: Record<string, string> = {
+    HTTP_PROXY: `http://win:${password}@proxy.corp.example:3128`,
+    HTTPS_PROXY: proxy,
+    NO_PROXY: '.svc',
+  };
+  let certificates: Record<string, boolean> = { [thumbprint]: false };
+  const ran: string[] = [];
+  try {
+    const h = await harness({
+      proxyExpectation: async () => ({
+        variables: { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: noProxy },
+        from: 'proxies.config.openshift.io/cluster',
+        managedBy: 'wmco',
+        thumbprints: [thumbprint],
+      }),
+      host: (options) => {
+        h.hosts.push(options);
+        return {
+          label: `${options.username}@${options.host}`,
+          close: () => undefined,
+          run: async (op: { name: string }) => {
+            ran.push(op.name);
+            return {
+              machine,
+              services: [
+                { name: 'containerd', exists: true, environment: [] },
+                { name: 'kubelet', exists: true, environment: [`NO_PROXY=${noProxy}`] },
+                { name: 'kube-proxy', exists: false, environment: [] },
+              ],
+              certificates,
+            };
+          },
+        } as unknown as WindowsHost;
+      },
+    });
+
+    await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+    assert.deepEqual(ran, ['node-proxy-environment'], 'one round trip');
+    assert.deepEqual(
+      [h.hosts[0]?.host, h.hosts[0]?.username, h.hosts[0]?.privateKeyPath],
+      ['10.0.0.7', 'Administrator', KEY],
+    );
+    assert.equal(fake.questions.length, 0, "the cluster's remembered user and key: nothing to ask");
+    const doc = fake.documents.at(-1);
+    assert.equal(doc?.uri?.toString(), 'kube-windows-text:/proxy/win-1.txt');
+    assert.equal(doc?.shown, 1);
+    const text = doc?.content ?? '';
+    assert.match(text, /^Proxy settings of win-1\n\nExpected \(proxies\.config\.openshift\.io\/cluster\):/);
+    assert.match(text, /Machine environment[^\n]*\n {2}HTTP_PROXY {2}http:\/\/proxy\.corp\.example:3128\n/);
+    assert.match(text, /NO_PROXY {4}\.svc {2}≠ expected \.cluster\.local/);
+    assert.match(
+      text,
+      /Service kubelet[^\n]*\n(?:.*\n){2} {2}NO_PROXY {4}\.cluster\.local,\.svc,10\.128\.0\.0\/14,172\.30\.0\.0\/16 \[service\]\n/,
+    );
+    assert.doesNotMatch(text, /Service kube-proxy/, 'a service the node does not have is left out');
+    assert.match(text, /Trusted CA bundle: 1 certificate of 1 missing from LocalMachine\\Root/);
+    const drift = fake.shown.at(-1);
+    assert.equal(drift?.kind, 'warning');
+    assert.equal(
+      drift?.message,
+      'kube-windows: win-1: Drift: machine NO_PROXY, trusted CA bundle differ from what the cluster expects (WMCO reconciles this periodically; never seen equal by kube-windows).',
+    );
+    assert.ok(!JSON.stringify([fake.documents, fake.shown, fake.logs]).includes(password), 'no password anywhere');
+
+    // WMCO reconciled: equal, said in an information line; the document shows the new reading.
+    machine = { HTTP_PROXY: proxy, HTTPS_PROXY: proxy, NO_PROXY: noProxy };
+    certificates = { [thumbprint]: true };
+    await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+    assert.equal(
+      fake.shown.at(-1)?.message,
+      'kube-windows: the proxy settings of win-1 match what the cluster expects (proxies.config.openshift.io/cluster).',
+    );
+    assert.equal(fake.shown.at(-1)?.kind, 'information');
+    assert.match(fake.documents.at(-1)?.content ?? '', /The proxy settings match what the cluster expects\./);
+
+    // Drifted again: the line says when kube-windows last saw it equal (kept where the CLI keeps it).
+    machine = { ...machine, HTTPS_PROXY: 'http://other-proxy:8080' };
+    await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+    assert.match(
+      fake.shown.at(-1)?.message ?? '',
+      /^kube-windows: win-1: Drift: machine HTTPS_PROXY differs from what the cluster expects \(WMCO reconciles this periodically; last seen equal \d{4}-\d\d-\d\dT[\d:.]+Z \(just now\)\)\.$/,
+    );
+    const seen = JSON.parse(readFileSync(join(state, 'kube-windows', 'proxy-seen.json'), 'utf8'));
+    assert.deepEqual(Object.keys(seen), ['kind/win-1']);
+  } finally {
+    if (saved === undefined) delete process.env.XDG_STATE_HOME;
+    else process.env.XDG_STATE_HOME = saved;
+    rmSync(state, { recursive: true, force: true });
+  }
+});
+
+test('showProxySettings: a cluster without a proxy and a node without one; a failed read is one error line and no document', async () => {
+  let fail = false;
+  const h = await harness({
+    proxyExpectation: async () => ({
+      variables: {},
+      from: 'the cluster has no cluster-wide proxy',
+      managedBy: 'wmco',
+      thumbprints: [],
+    }),
+    recordProxySeen: () => undefined,
+    host: (options) =>
+      ({
+        label: options.host,
+        close: () => undefined,
+        run: async () => {
+          if (fail) throw new Error('Get-ItemProperty : Requested registry access is not allowed.\n    at line 3');
+          return { machine: {}, services: [{ name: 'containerd', exists: true, environment: [] }], certificates: {} };
+        },
+      }) as unknown as WindowsHost,
+  });
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  assert.equal(
+    fake.shown.at(-1)?.message,
+    'kube-windows: win-1 has no proxy settings, and its cluster has no cluster-wide proxy.',
+  );
+  assert.equal(fake.documents.length, 1);
+  fail = true;
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  const error = fake.shown.at(-1);
+  assert.equal(error?.kind, 'error');
+  assert.match(error?.message ?? '', /^kube-windows: reading the proxy settings of win-1 failed: /);
+  assert.doesNotMatch(error?.message ?? '', /\n/);
+  assert.equal(fake.documents.length, 1, 'no document for a failed read');
+
+  // Outside the tree: where to run it.
+  await h.run('kubeWindows.showProxySettings');
+  assert.match(fake.shown.at(-1)?.message ?? '', /run "Show proxy settings" on a Windows node in the Clusters view/);
 });

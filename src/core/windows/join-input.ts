@@ -123,3 +123,42 @@ export function reservationProblem(value: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Why a proxy URL for a kubeadm node cannot be taken (blank is "no proxy", not a problem): containerd and the
+ * kubelet read HTTP_PROXY/HTTPS_PROXY as an http:// or https:// URL of the proxy itself, so a path, a query or
+ * spaces mean something else was pasted. The problem never repeats the URL (it may carry a password).
+ */
+export function proxyUrlProblem(text: string): string | undefined {
+  const value = text.trim();
+  if (value === '') return undefined;
+  const example = 'such as http://proxy.corp.example:3128';
+  if (!/^https?:\/\//i.test(value)) return `Enter an http:// or https:// URL, ${example}`;
+  if (/\s/.test(value)) return 'A proxy URL has no spaces';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return `This is not a URL: enter the proxy's address, ${example}`;
+  }
+  if (!url.hostname) return `The URL names no host, ${example}`;
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return `Enter the proxy's own address without a path, ${example}`;
+  return undefined;
+}
+
+/** A NO_PROXY entry: a name or `.domain` (`*.` allowed), an IPv4 address or CIDR, `*`, each with an optional port. */
+const NO_PROXY_ENTRY =
+  /^(\*|(\*?\.)?[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_](?:[A-Za-z0-9_-]*[A-Za-z0-9_])?)*|\d{1,3}(\.\d{1,3}){3}(\/\d{1,2})?|\[[0-9A-Fa-f:]+\](\/\d{1,3})?)(:\d{1,5})?$/;
+
+/** Why NO_PROXY entries (comma-separated) cannot be taken; blank is none. Names the first bad entry. */
+export function noProxyProblem(text: string): string | undefined {
+  for (const raw of text.split(',')) {
+    const entry = raw.trim();
+    if (entry === '') continue;
+    if (/:\/\//.test(entry)) return `"${printable(entry)}": NO_PROXY takes host names, domains and networks, not URLs`;
+    if (!NO_PROXY_ENTRY.test(entry))
+      return `"${printable(entry)}" is not a host name, .domain, IPv4 address or CIDR (entries are comma-separated)`;
+  }
+  return undefined;
+}
