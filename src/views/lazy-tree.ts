@@ -11,7 +11,10 @@
 //   way, or given less than SETTLE_MS ago: the view asks for expanded items level by level, and a
 //   refresh in between leaves them empty), and is fired for the item that changed, not the whole tree;
 // - an answer overtaken by a newer ask at or above it ends empty (the view has forgotten where it
-//   would go).
+//   would go);
+// - an item a parent's answer no longer has is forgotten, with everything below it (the view unregisters
+//   it then): kept, a row of a pod long deleted would hold its parts (the session it was read through)
+//   for as long as the view is open.
 import { within } from '../core/delay';
 import { Emitter } from './emitter';
 
@@ -54,6 +57,8 @@ export class LazyTree<T extends Identified> {
   private readonly resolvers = new Map<string, () => Promise<T[]>>();
   /** The parent of each item handed out (undefined: a root), to know what lies below an item. */
   private readonly parents = new Map<string, string | undefined>();
+  /** The ids handed out under each parent (undefined: the roots) since its last complete answer. */
+  private readonly childIds = new Map<string | undefined, Set<string>>();
   /** Children being asked, by parent id: the answers under way (more than one when the view asked again). */
   private readonly asking = new Map<string, Set<Ask>>();
   /** Changes held back while children at or below them are being asked. */
@@ -84,6 +89,11 @@ export class LazyTree<T extends Identified> {
     return id === undefined ? undefined : this.items.get(id);
   }
 
+  /** How many items the tree holds (tests and the soak: it follows what the view shows, not what it ever showed). */
+  get size(): number {
+    return this.items.size;
+  }
+
   /** Makes an item expandable: its children are what `resolve` answers when the view asks. */
   expandable(id: string, resolve: () => Promise<T[]>): void {
     this.resolvers.set(id, resolve);
@@ -104,11 +114,11 @@ export class LazyTree<T extends Identified> {
     // it: an answer still under way there would register into what was forgotten, and the next ask of
     // the same ids would clash with it. Such answers end empty; the newer ask carries the children.
     this.supersede(parent?.id);
-    if (!parent) return this.remember(this.source.roots());
+    if (!parent) return this.answer(this.source.roots());
     const id = parent.id;
     const arrived = this.arrived.get(id);
     this.arrived.delete(id);
-    if (arrived && Date.now() - arrived.at < ARRIVED_TTL_MS) return this.remember(arrived.nodes, id);
+    if (arrived && Date.now() - arrived.at < ARRIVED_TTL_MS) return this.answer(arrived.nodes, id);
     const resolve = this.resolvers.get(id);
     if (!resolve) return [];
     const ask: Ask = { superseded: false };
@@ -121,12 +131,13 @@ export class LazyTree<T extends Identified> {
       const waitMs = this.refreshComing(id) ? 0 : (this.source.loadingAfterMs ?? 150);
       const answer = await within(pending, waitMs);
       if (ask.superseded) return [];
-      if (answer) return this.remember(answer, id);
+      if (answer) return this.answer(answer, id);
       void pending.then((nodes) => {
         if (this.disposed) return;
         this.arrived.set(id, { nodes, at: Date.now() });
         this.notify(id);
       });
+      // The children shown before stay known until the real answer: it most likely has them again.
       return this.remember([this.source.loading(`${id}/loading`, parent)], id);
     } finally {
       // The view registers our answer in the microtasks that follow it: the ask ends after those, so
@@ -146,9 +157,12 @@ export class LazyTree<T extends Identified> {
    */
   remember(nodes: T[], parentId?: string): T[] {
     const parent = parentId === undefined ? undefined : this.items.get(parentId);
+    const ids = this.childIds.get(parentId) ?? new Set<string>();
+    this.childIds.set(parentId, ids);
     for (const n of nodes) {
       this.source.adopt?.(n, parent);
       this.parents.set(n.id, parentId);
+      ids.add(n.id);
       const old = this.items.get(n.id);
       if (old) {
         for (const key of Object.keys(old) as (keyof T)[]) delete old[key];
@@ -156,6 +170,32 @@ export class LazyTree<T extends Identified> {
       } else this.items.set(n.id, n);
     }
     return nodes.map((n) => this.items.get(n.id) ?? n);
+  }
+
+  /**
+   * A parent's complete answer (the roots without one): remembered, and what it had before and has no
+   * more is forgotten with everything below it, unless it moved under another parent meanwhile.
+   */
+  private answer(nodes: T[], parentId?: string): T[] {
+    const before = this.childIds.get(parentId);
+    this.childIds.set(parentId, new Set());
+    const kept = this.remember(nodes, parentId);
+    const now = this.childIds.get(parentId);
+    for (const id of before ?? []) if (!now?.has(id) && this.parents.get(id) === parentId) this.forget(id);
+    return kept;
+  }
+
+  private forget(id: string): void {
+    this.items.delete(id);
+    this.parents.delete(id);
+    this.resolvers.delete(id);
+    this.arrived.delete(id);
+    this.held.delete(id);
+    this.firedAt.delete(id);
+    this.answeredAt.delete(id);
+    const below = this.childIds.get(id);
+    this.childIds.delete(id);
+    for (const child of below ?? []) if (this.parents.get(child) === id) this.forget(child);
   }
 
   /**

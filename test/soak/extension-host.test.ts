@@ -12,6 +12,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import type { TreeNode } from '../../src/views/cluster-item';
 import { startEmulator } from '../support/kube-api-emulator';
 import { mixedCluster, namespace, pod } from '../support/kube-seed';
@@ -158,6 +159,11 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
           ...measureSelf({ process: process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0) }),
         });
         samples.at(-1)!.counts['server.watches'] = emu.openWatches();
+        // KW_SOAK_HEAP_SNAPSHOTS=<folder>: this process's heap after the first sample, the middle one and
+        // the last, for scripts/heap-diff.mjs (what grew, by constructor, and what holds it).
+        const snapshots = process.env.KW_SOAK_HEAP_SNAPSHOTS;
+        if (snapshots && [1, Math.ceil(size.samples / 2), size.samples].includes(samples.length))
+          writeHeapSnapshot(join(snapshots, `extension-host-${cycle}.heapsnapshot`));
       }
     }
 

@@ -28,6 +28,15 @@ function collector(): () => void {
 
 let gc: (() => void) | undefined;
 
+/** Two full collections (the second frees what the first's finalizers let go); after a turn of the event
+ * loop, so that the objects a WeakRef was made to in this one may go (V8 keeps them until the job ends). */
+export async function collectGarbage(): Promise<void> {
+  await new Promise((r) => setImmediate(r));
+  gc ??= collector();
+  gc();
+  gc();
+}
+
 /** Counts of handles by kind: Timeout, TLSSocketWrap, FSReqCallback … (libuv and node's own names). */
 export function handleCounts(kinds: readonly string[]): Record<string, number> {
   const counts: Record<string, number> = {};

@@ -136,3 +136,72 @@ test('a resolver that throws gives the failed row; reset forgets the resolvers',
   assert.deepEqual(await tree.children(a), []);
   tree.dispose();
 });
+
+test('an item an answer no longer has is forgotten with everything below it: the items held follow what is shown', async () => {
+  const { tree } = lazy([{ id: 'a', label: 'A' }], { loadingAfterMs: 60_000 });
+  // As the soak's pods: one row stays, another comes and goes with a new name each time, each with a child.
+  let n = 0;
+  tree.expandable('a', async () => {
+    n++;
+    tree.expandable(`a/${n}`, async () => [{ id: `a/${n}/x`, label: 'below' }]);
+    return [
+      { id: 'a/stays', label: 'stays' },
+      { id: `a/${n}`, label: `row ${n}` },
+    ];
+  });
+  const [a] = await tree.children();
+  const stays = (await tree.children(a))[0];
+  for (let i = 0; i < 200; i++) {
+    await registered();
+    const rows = await tree.children(a);
+    await tree.children(rows[1]);
+    assert.equal(rows[0], stays, 'a row still shown keeps its object');
+  }
+  // a, a/stays, the newest row and its child: not the 200 rows (and their children) shown before.
+  assert.equal(tree.size, 4);
+  assert.equal(tree.item(`a/${n - 1}`), undefined, 'a row the answer no longer has');
+  assert.equal(tree.item(`a/${n - 1}/x`), undefined, 'what was below it');
+  assert.deepEqual(await tree.children({ id: `a/${n - 1}`, label: '' }), [], 'its resolver is gone with it');
+  tree.dispose();
+});
+
+test('a loading row keeps what the parent showed until its answer; an item that moved stays with its new parent', async () => {
+  const { tree } = lazy([
+    { id: 'a', label: 'A' },
+    { id: 'b', label: 'B' },
+  ]);
+  let slow = false;
+  let underA = ['m', 'k'];
+  tree.expandable('a', async () => {
+    if (slow) await sleep(200);
+    return underA.map((id) => ({ id, label: id }));
+  });
+  tree.expandable('b', async () => [{ id: 'm', label: 'moved' }]);
+  const [a, b] = await tree.children();
+  await tree.children(a);
+  slow = true;
+  await registered();
+  assert.deepEqual(
+    (await tree.children(a)).map((i) => i.id),
+    ['a/loading'],
+  );
+  assert.ok(tree.item('k'), 'shown before the loading row: kept for the answer that follows');
+  await sleep(300);
+  slow = false;
+  assert.deepEqual(
+    (await tree.children(a)).map((i) => i.id),
+    ['m', 'k'],
+    'the answer that arrived',
+  );
+  assert.equal(tree.item('a/loading'), undefined, 'the loading row is gone with the answer');
+  underA = ['k'];
+  await registered();
+  await tree.children(b);
+  await registered();
+  assert.deepEqual(
+    (await tree.children(a)).map((i) => i.id),
+    ['k'],
+  );
+  assert.equal(tree.parentOf(tree.item('m')!), b, 'm moved under b: a answering without it does not forget it');
+  tree.dispose();
+});
