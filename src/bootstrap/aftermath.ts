@@ -49,7 +49,7 @@ export function aftermathOf<Ctx>(plan: Plan<Ctx>, ctx: Ctx, results: readonly St
   if (last) parts.push(last.state);
   if (partial)
     parts.push(
-      `“${stopped.title}” was stopped while it ran and may already have taken effect; if it did: ${lowerFirst(partial.state)}`,
+      `“${stopped.title}” was stopped while it ran and may already have taken effect; if it did: ${lowerFirst(unsaid(partial.state, last?.state ?? ''))}`,
     );
   if (parts.length === 0) parts.push(plan.untouched ?? NOTHING_CHANGED);
   const undo = partial?.undo ?? last?.undo;
@@ -59,6 +59,12 @@ export function aftermathOf<Ctx>(plan: Plan<Ctx>, ctx: Ctx, results: readonly St
     state: parts.join(' '),
     ...(undo ? { undo } : {}),
   };
+}
+
+/** `text` without the sentences `said` holds already (two steps' states may end with the same note), never empty. */
+function unsaid(text: string, said: string): string {
+  const left = text.split(/(?<=\.)\s+(?=[A-Z“])/).filter((sentence) => !said.includes(sentence));
+  return left.length > 0 ? left.join(' ') : text;
 }
 
 const lowerFirst = (s: string): string => (/^[A-Z][a-z]/.test(s) ? s[0]?.toLowerCase() + s.slice(1) : s);

@@ -37,6 +37,8 @@ export class WindowsHost {
   private connecting: Promise<HostConnection> | undefined;
   private readonly retries: number;
   private readonly backoffMs: number;
+  /** The host stopped answering (HostSilentError) and no connection has succeeded since. */
+  private silent = false;
 
   constructor(
     readonly connector: HostConnector,
@@ -166,7 +168,8 @@ export class WindowsHost {
   ): Promise<T> {
     let wait = this.backoffMs;
     // The host stopped answering keepalives: a reconnect that gets no answer either means it is gone, not flaky.
-    let silent = false;
+    // Known silent already (a clean-up after the op that found it): one unanswered connect says so, no retries.
+    let silent = this.silent;
     for (let attempt = 0; ; attempt++) {
       signal?.throwIfAborted();
       try {
@@ -174,8 +177,10 @@ export class WindowsHost {
         return await fn(conn);
       } catch (err) {
         if (signal?.aborted) throw signal.reason;
-        if (silent && err instanceof RemoteError && err.name === 'ConnectTimeoutError')
+        if (silent && err instanceof RemoteError && err.name === 'ConnectTimeoutError') {
+          this.silent = true;
           throw new HostSilentError(this.label, err.message, { cause: err });
+        }
         silent ||= isKeepaliveLoss(err);
         const transient = err instanceof RemoteError && err.transient;
         if (transient) this.drop();
@@ -194,6 +199,7 @@ export class WindowsHost {
       this.connecting = undefined;
     });
     this.connection = await this.connecting;
+    this.silent = false;
     return this.connection;
   }
 

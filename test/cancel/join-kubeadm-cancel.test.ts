@@ -4,48 +4,17 @@
 // a Node only once the join step ran; the re-run joins: one Node, each service once, binaries whole.
 import { before, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { createHash, randomBytes } from 'node:crypto';
-import { buildKubeadmJoinPlan, type KubeadmContext } from '../../src/bootstrap/kubeadm';
-import { resolvePayload, type Payload } from '../../src/bootstrap/payload';
-import { runPlan } from '../../src/bootstrap/runner';
-import { kubeadmCluster } from '../support/kube-seed';
-import { calicoManifest, controlPlaneNode, kubeadmKubeProxy } from '../support/cni-seed';
-import { startRig, type Rig } from '../support/join-rig';
-import { startNodeDoubles } from '../support/node-doubles';
-import { fakeKubeBinary, wireKubeadmJoin } from '../support/kubeadm-wiring';
+import { createHash } from 'node:crypto';
+import type { Payload } from '../../src/bootstrap/payload';
+import { kubeadmPayload, kubeadmWorld, runKubeadmJoin, type CancelWorld } from '../support/cancel-worlds';
+import type { Rig } from '../support/join-rig';
 import { walkCancels } from '../support/cancel-walk';
 
 let payload: Payload;
 
 before(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'kw-cancel-payload-'));
-  writeFileSync(join(dir, 'containerd-1.7.27-windows-amd64.tar.gz'), randomBytes(300_000));
-  writeFileSync(join(dir, 'kubelet.exe'), fakeKubeBinary('v1.31.3', 200_000));
-  writeFileSync(join(dir, 'kubeadm.exe'), fakeKubeBinary('v1.31.3', 100_000));
-  payload = await resolvePayload({ folder: dir });
+  payload = await kubeadmPayload();
 });
-
-interface World {
-  rig: Rig;
-  stopDoubles(): void;
-}
-
-async function world(): Promise<World> {
-  const rig = await startRig({ hosts: 1, host: (i) => ({ hostname: `WIN-K${i}`, containersFeature: 'Disabled' }) });
-  for (const o of [
-    ...kubeadmCluster({ server: rig.emu.url, caPem: rig.caPem }),
-    controlPlaneNode(),
-    ...kubeadmKubeProxy(rig.emu.url),
-    ...calicoManifest(),
-  ])
-    rig.emu.apply(o);
-  wireKubeadmJoin(rig.emu, rig.caPem, rig.sims[0]!, rig.addresses[0] as string);
-  const doubles = startNodeDoubles(rig.emu);
-  return { rig, stopDoubles: () => doubles.stop() };
-}
 
 const bootstrapTokens = (r: Rig): string[] =>
   r.emu
@@ -57,37 +26,16 @@ const windowsNodes = (r: Rig): number =>
 
 test('kubeadm join: cancelled at every step, no temporary file, no bootstrap token left, and the re-run joins', async (t) => {
   let seedTokens: string[] = [];
-  const figures = await walkCancels<World>(
+  const figures = await walkCancels<CancelWorld>(
     {
       async start() {
-        const w = await world();
+        // A fresh Windows Server: the join enables the Containers feature and restarts the host.
+        const w = await kubeadmWorld({ containersFeature: 'Disabled' });
         seedTokens = bootstrapTokens(w.rig);
         return w;
       },
-      async run(w, options) {
-        const host = w.rig.hostFor(0);
-        const opts = {
-          kube: w.rig.kube,
-          host,
-          address: w.rig.addresses[0] as string,
-          user: w.rig.user,
-          payload,
-          pollMs: 20,
-          caPem: w.rig.caPem,
-        };
-        try {
-          return await runPlan(buildKubeadmJoinPlan(opts), { opts, state: {} } as KubeadmContext, {
-            ...options,
-            backoffMs: 10,
-          });
-        } finally {
-          host.close();
-        }
-      },
-      async stop(w) {
-        w.stopDoubles();
-        await w.rig.stop();
-      },
+      run: (w, options) => runKubeadmJoin(w, payload, options),
+      stop: (w) => w.stop(),
       hosts: (w) => w.rig.sims,
       afterCancel(w, result, point) {
         assert.deepEqual(bootstrapTokens(w.rig), seedTokens, 'the bootstrap token made for the join is gone');

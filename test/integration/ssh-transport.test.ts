@@ -49,21 +49,43 @@ async function sha256File(path: string): Promise<string> {
     .digest('hex');
 }
 
-async function rejectsWithin<T>(p: Promise<T>, ms: number): Promise<{ err: unknown; elapsed: number }> {
+/**
+ * The rejection of `p` and how long it took. `ceilingMs`, when given, is a generous bound far from every
+ * configured timeout (a failure that waited one out, or a hang, still cannot pass); the error's kind is
+ * what proves the cause, never a tight wall-clock bound (the machine may be loaded).
+ */
+async function rejection<T>(p: Promise<T>, ceilingMs?: number): Promise<{ err: unknown; elapsed: number }> {
   const start = Date.now();
   try {
     await p;
   } catch (err) {
     const elapsed = Date.now() - start;
-    assert.ok(elapsed < ms, `rejected after ${elapsed} ms, expected < ${ms} ms`);
+    if (ceilingMs !== undefined)
+      assert.ok(elapsed < ceilingMs, `rejected after ${elapsed} ms, expected < ${ceilingMs} ms`);
     return { err, elapsed };
   }
   assert.fail('expected a rejection');
 }
 
+/** Polls `done` until it holds; the test's own timeout bounds it (no wall-clock bound of its own). */
+async function until(done: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await done())) await new Promise((r) => setTimeout(r, 20));
+}
+
+/** Whether a local process (sshd runs on loopback: the remote command's process is ours to see) still runs. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// A hang still fails, at this suite's timeout (generous: the machine may be loaded).
 describe(
   'SSH transport against a real sshd',
-  { skip: !avail.ok && avail.skip ? avail.reason : false, timeout: 60_000 },
+  { skip: !avail.ok && avail.skip ? avail.reason : false, timeout: 300_000 },
   () => {
     let sshd: Sshd;
     let work: string;
@@ -132,7 +154,7 @@ describe(
       it('gives up after three wrong passphrases with a clear error that holds no secret', async () => {
         let calls = 0;
         const secret = 'hunter2-not-the-passphrase';
-        const { err } = await rejectsWithin(
+        const { err } = await rejection(
           connector({
             privateKeyPath: sshd.keys.encrypted,
             askPassphrase: () => (calls++, Promise.resolve(secret)),
@@ -150,7 +172,7 @@ describe(
       });
 
       it('reports a cancelled passphrase prompt as an AuthenticationError', async () => {
-        const { err } = await rejectsWithin(
+        const { err } = await rejection(
           connector({ privateKeyPath: sshd.keys.encrypted, askPassphrase: () => Promise.resolve(undefined) }).connect(),
           30_000,
         );
@@ -159,7 +181,7 @@ describe(
       });
 
       it('names the refused key file (not its contents) when the host refuses the key', async () => {
-        const { err } = await rejectsWithin(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 30_000);
+        const { err } = await rejection(connector({ privateKeyPath: sshd.keys.unauthorized }).connect(), 30_000);
         assert.ok(err instanceof AuthenticationError, String(err));
         assert.ok(err.message.includes(`key ${sshd.keys.unauthorized}`), err.message);
         assert.ok(err.message.includes(`user ${sshd.user}`), err.message);
@@ -191,7 +213,7 @@ describe(
         const file = join(work, 'kh-unknown', 'known_hosts');
         let asked = 0;
         let prompted = 0;
-        const { err } = await rejectsWithin(
+        const { err } = await rejection(
           connector({
             knownHostsPath: file,
             privateKeyPath: sshd.keys.encrypted,
@@ -233,7 +255,7 @@ describe(
           file,
           `# pinned\nother.example ${sshd.hostKeyPub}\n[127.0.0.1]:${sshd.port} ${sshd.otherHostKeyPub}\n`,
         );
-        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 30_000);
+        const { err } = await rejection(connector({ knownHostsPath: file }).connect(), 30_000);
         assert.ok(err instanceof HostKeyChangedError, String(err));
         assert.equal(err.line, 3);
         assert.ok(err.message.includes(file) && err.message.includes('line 3'), err.message);
@@ -243,7 +265,7 @@ describe(
       it('refuses a revoked host key even when another line accepts it', async () => {
         const file = join(work, 'kh-revoked');
         await fsp.writeFile(file, `${sshd.knownHostsLine()}\n@revoked * ${sshd.hostKeyPub}\n`);
-        const { err } = await rejectsWithin(connector({ knownHostsPath: file }).connect(), 30_000);
+        const { err } = await rejection(connector({ knownHostsPath: file }).connect(), 30_000);
         assert.ok(err instanceof HostKeyRevokedError, String(err));
         assert.equal(err.line, 2);
       });
@@ -278,26 +300,53 @@ describe(
         assert.equal((await conn.exec(['cat'], { timeoutMs: 5000 })).stdout, '');
       });
 
-      it('stops a command at its timeout and keeps the connection usable', async () => {
-        const { err, elapsed } = await rejectsWithin(conn.exec(['sleep', '30'], { timeoutMs: 500 }), 1500);
+      /**
+       * A command that says its process id, then writes a line to its channel 5 times a second for 10 minutes
+       * (far beyond any bound here). sshd does not kill a command whose channel closes, but it closes the pipes:
+       * the next write fails and the loop ends, so the process ending is what shows the channel was closed.
+       */
+      const ticker = async (options: {
+        timeoutMs?: number;
+        signal?: AbortSignal;
+      }): Promise<{ pid: number; started: number; done: Promise<unknown> }> => {
+        const pidFile = join(work, `ticker-${randomBytes(4).toString('hex')}.pid`);
+        const started = Date.now();
+        const script = `echo $$ > ${pidFile}.tmp && mv ${pidFile}.tmp ${pidFile}; i=0; while [ $i -lt 3000 ] && echo tick; do i=$((i+1)); sleep 0.2; done`;
+        const done = conn.exec(['sh', '-c', shq(script)], options);
+        done.catch(() => undefined);
+        await until(() => existsSync(pidFile));
+        return { pid: Number(await fsp.readFile(pidFile, 'utf8')), started, done };
+      };
+
+      it('stops a command at its timeout: CommandTimeoutError, its channel closed, the connection usable', async () => {
+        const { pid, started, done } = await ticker({ timeoutMs: 500 });
+        // The kind says the timeout fired (the command itself runs 10 minutes); the ceiling is far from 500 ms.
+        const { err } = await rejection(done, 30_000);
         assert.ok(err instanceof CommandTimeoutError, String(err));
-        assert.ok(elapsed >= 450);
+        const elapsed = Date.now() - started;
+        assert.ok(elapsed >= 450, `not before its timeout: ${elapsed} ms`);
+        await until(() => !alive(pid));
         assert.equal(conn.connected, true);
         assert.equal((await conn.exec(['echo', 'still here'], { timeoutMs: 5000 })).stdout, 'still here\n');
       });
 
-      it('rejects promptly with the abort reason when cancelled', async () => {
+      it('stops a command when cancelled: the abort reason, its channel closed, the connection usable', async () => {
         const ac = new AbortController();
         const reason = new Error('user cancelled');
-        setTimeout(() => ac.abort(reason), 200);
-        const { err } = await rejectsWithin(conn.exec(['sleep', '30'], { signal: ac.signal }), 1000);
+        const { pid, done } = await ticker({ signal: ac.signal });
+        assert.ok(alive(pid), 'the command runs until the cancel');
+        ac.abort(reason);
+        const { err } = await rejection(done, 30_000);
         assert.equal(err, reason);
+        await until(() => !alive(pid));
+        assert.equal(conn.connected, true);
+        assert.equal((await conn.exec(['echo', 'still here'], { timeoutMs: 5000 })).stdout, 'still here\n');
       });
 
       it('caps the collected output', async () => {
         const small = await connector({ maxOutputBytes: 1024 * 1024 }).connect();
         try {
-          const { err } = await rejectsWithin(
+          const { err } = await rejection(
             small.exec(['head', '-c', '3000000', '/dev/zero'], { timeoutMs: 60_000 }),
             30_000,
           );
@@ -311,7 +360,7 @@ describe(
         const c = await connector().connect();
         const p = c.exec(['sleep', '30'], { timeoutMs: 10_000 });
         setTimeout(() => void sshd.dropConnections(), 300);
-        const { err } = await rejectsWithin(p, 3000);
+        const { err } = await rejection(p);
         assert.ok(err instanceof ConnectionLostError, String(err));
         assert.equal(err.transient, true);
         assert.equal(c.connected, false);
@@ -364,7 +413,7 @@ describe(
           const final = join(work, 'up-drop.bin');
           const first = await viaProxy.connect();
           let cut = false;
-          const { err } = await rejectsWithin(
+          const { err } = await rejection(
             uploadAtomically(first, { path: bigFile }, final, linuxCommit(first, final), {
               onProgress: (sent) => {
                 if (!cut && sent > 10 * 1024 * 1024) {
@@ -391,23 +440,26 @@ describe(
         }
       });
 
-      it('stops promptly when cancelled and removes the temporary file', async () => {
+      it('stops when cancelled, before the rest of the file is sent, and removes the temporary file', async () => {
         const conn = await connector().connect();
         try {
           const final = join(work, 'up-cancel.bin');
           const ac = new AbortController();
           const reason = new Error('cancelled by test');
-          const { err } = await rejectsWithin(
+          let sentMost = 0;
+          const { err } = await rejection(
             uploadAtomically(conn, { path: bigFile }, final, linuxCommit(conn, final), {
               signal: ac.signal,
               sha256: bigSha,
               onProgress: (sent) => {
+                sentMost = Math.max(sentMost, sent);
                 if (sent > 5 * 1024 * 1024) ac.abort(reason);
               },
             }),
-            2000,
           );
           assert.equal(err, reason);
+          // Stopped by the cancel, not at the end of the transfer: most of the 50 MB was never sent.
+          assert.ok(sentMost < BIG / 2, `${sentMost} bytes sent after a cancel at 5 MB`);
           assert.equal(conn.connected, true);
           assert.equal(existsSync(final), false);
           assert.deepEqual(
@@ -422,9 +474,8 @@ describe(
       it('stops at the transfer time limit', async () => {
         const conn = await connector().connect();
         try {
-          const { err } = await rejectsWithin(
+          const { err } = await rejection(
             conn.sftpPut({ path: bigFile }, join(work, 'up-timeout.bin'), { timeoutMs: 20 }),
-            2000,
           );
           assert.ok(err instanceof RemoteError && err.name === 'TransferTimeoutError', String(err));
         } finally {
@@ -436,7 +487,7 @@ describe(
     describe('connection failures', () => {
       it('reports a closed port as a transient, clear error', async () => {
         const port = await freePort();
-        const { err } = await rejectsWithin(connector({ port }).connect(), 3000);
+        const { err } = await rejection(connector({ port }).connect());
         assert.ok(err instanceof RemoteError, String(err));
         assert.equal(err.transient, true);
         assert.match(err.message, /connection refused/);
@@ -446,12 +497,13 @@ describe(
       it('times out on a peer that accepts TCP and never speaks', async () => {
         const silent = await startSilentServer();
         try {
-          const { err, elapsed } = await rejectsWithin(
+          const { err, elapsed } = await rejection(
             connector({ port: silent.port, connectTimeoutMs: 500 }).connect(),
-            1500,
+            30_000, // far from both the 500 ms asked and the 60 s default: it was this timeout that fired
           );
           assert.ok(err instanceof ConnectTimeoutError, String(err));
-          assert.ok(elapsed >= 450);
+          assert.ok(elapsed >= 450, `not before its timeout: ${elapsed} ms`);
+          await until(() => silent.open === 0); // the abandoned socket is closed, not left to the peer
         } finally {
           await silent.close();
         }
@@ -462,9 +514,13 @@ describe(
         try {
           const ac = new AbortController();
           const reason = new Error('stop connecting');
-          setTimeout(() => ac.abort(reason), 200);
-          const { err } = await rejectsWithin(connector({ port: silent.port }).connect(ac.signal), 1000);
+          const attempt = connector({ port: silent.port }).connect(ac.signal);
+          // Cancelled once the peer holds the connection (the 60 s connect timeout is far away).
+          await until(() => silent.open === 1);
+          ac.abort(reason);
+          const { err } = await rejection(attempt);
           assert.equal(err, reason);
+          await until(() => silent.open === 0);
         } finally {
           await silent.close();
         }
@@ -476,7 +532,8 @@ describe(
           await fsp.appendFile(knownHosts, `${sshd.knownHostsLine(proxy.port)}\n`);
           const conn = await connector({ port: proxy.port, keepaliveIntervalMs: 200, keepaliveCountMax: 2 }).connect();
           proxy.freeze();
-          const { err } = await rejectsWithin(conn.exec(['sleep', '30']), 3000);
+          // No command timeout: only the keepalives can end this (the test's own timeout catches a hang).
+          const { err } = await rejection(conn.exec(['sleep', '600']));
           assert.ok(err instanceof ConnectionLostError, String(err));
           assert.match(err.message, /keepalive/);
           assert.equal(conn.connected, false);

@@ -34,8 +34,17 @@ export interface Rig {
   port: number;
   sims: SimHost[];
   addresses: string[];
-  hostFor(index: number, options?: { retries?: number; backoffMs?: number }): WindowsHost;
+  hostFor(index: number, options?: HostForOptions): WindowsHost;
   stop(): Promise<void>;
+}
+
+/** Retries as WindowsHost takes them; keepalives and the connect timeout as a user may set them (defaults below). */
+export interface HostForOptions {
+  retries?: number;
+  backoffMs?: number;
+  connectTimeoutMs?: number;
+  keepaliveIntervalMs?: number;
+  keepaliveCountMax?: number;
 }
 
 export const hostAddress = (i: number): string => `127.0.0.${i + 2}`;
@@ -103,8 +112,9 @@ export async function startRig(o: RigOptions): Promise<Rig> {
         username: user,
         privateKeyPath: keyPath,
         knownHostsPath,
-        connectTimeoutMs: 5000,
-        keepaliveIntervalMs: 2000,
+        connectTimeoutMs: options.connectTimeoutMs ?? 5000,
+        keepaliveIntervalMs: options.keepaliveIntervalMs ?? 2000,
+        ...(options.keepaliveCountMax === undefined ? {} : { keepaliveCountMax: options.keepaliveCountMax }),
       });
       const host = new WindowsHost(connector, { retries: options.retries ?? 2, backoffMs: options.backoffMs ?? 50 });
       hosts.push(host);

@@ -256,16 +256,22 @@ export async function startProxy(targetPort: number): Promise<TcpProxy> {
 }
 
 /** A server that accepts TCP connections and never says anything (for connect timeouts). */
-export async function startSilentServer(): Promise<{ port: number; close(): Promise<void> }> {
+export async function startSilentServer(): Promise<{ port: number; readonly open: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server = createServer((s) => {
     sockets.add(s);
     s.on('error', () => undefined);
     s.on('close', () => sockets.delete(s));
+    // Read and drop what arrives (never answered): a paused socket would not see the client close it.
+    s.resume();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     port: (server.address() as AddressInfo).port,
+    /** Connections the peer holds now (a client that gave up must have closed its socket). */
+    get open() {
+      return sockets.size;
+    },
     async close() {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -179,6 +179,20 @@ test('reboot and drain: cordoned (Uncordon offered), the restart happens without
   assert.equal(drain.steps[0]?.id, 'cordon');
 });
 
+test('reboot cancelled while the restart ran: the drain left it cordoned, the restart may have been taken; the cordon said once', () => {
+  const reboot = buildRebootPlan({ kube, host, node });
+  const ctx = { opts: { kube, host, node }, state: {} };
+  const a = aftermathOf(reboot, ctx, stoppedAt(reboot, 'restart'));
+  const state = a?.state ?? '';
+  assert.match(state, /^The pods evicted so far are gone from win-1/);
+  assert.match(
+    state,
+    /“Restart Windows .*” was stopped while it ran and may already have taken effect; if it did: the host of win-1 was asked to restart/,
+  );
+  assert.equal(state.match(/stays cordoned/g)?.length, 1, state);
+  assert.equal(a?.undo?.command, 'kubeWindows.uncordonNode');
+});
+
 test('WMCO setup: the Subscription left means OLM keeps installing', () => {
   const setup = wmcoSetupPlan({ kube, installWmco: { approval: 'Automatic' } });
   assert.ok(setup.steps.some((s) => s.id === 'wmco-subscription' && s.leavesBehind));
