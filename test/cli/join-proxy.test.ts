@@ -1,11 +1,15 @@
 // `join --via byoh` with --proxy or --no-proxy: refused in one line before anything runs (WMCO takes
 // the cluster-wide proxy from proxies.config.openshift.io/cluster), whether BYOH was asked for or
-// found (an OpenShift cluster); and the BYOH plan's dry run shows its proxy preflight step.
+// found (an OpenShift cluster); the BYOH plan's dry run shows its proxy preflight step; and
+// `machineset create` refuses a proxy no Machine could use before creating anything.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startEmulator, type KubeObject } from '../support/kube-api-emulator';
+import { namespace, wmcoCsv } from '../support/kube-seed';
+import { CLUSTER, infrastructure, linuxWorkerMachineSet } from '../support/machine-api-seed';
 import { startRig, type Rig } from '../support/join-rig';
 import { runCli } from '../support/run-cli';
 
@@ -87,4 +91,65 @@ test('join --via byoh --dry-run shows the proxy preflight step after the host pr
   );
   assert.ok(pre >= 0 && proxy > pre, r.stdout);
   assert.match(r.stdout, /done when the cluster has no cluster-wide proxy/);
+});
+
+test('machineset create on a proxy no Machine could use: refused before anything is created, the proxy preflight said; --dry-run says why', async () => {
+  const NS = 'openshift-windows-machine-config-operator';
+  const emu = await startEmulator({
+    objects: [
+      namespace('openshift-machine-api'),
+      namespace(NS, { 'openshift.io/cluster-monitoring': 'true' }),
+      infrastructure('AWS'),
+      linuxWorkerMachineSet('AWS'),
+      wmcoCsv(),
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'cloud-private-key', namespace: NS },
+        type: 'Opaque',
+        data: {
+          'private-key.pem': Buffer.from(
+            '-----BEGIN OPENSSH PRIVATE KEY-----\nx\n-----END OPENSSH PRIVATE KEY-----\n',
+          ).toString('base64'),
+        },
+      },
+      {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'Network',
+        metadata: { name: 'cluster' },
+        spec: { clusterNetwork: [{ cidr: '10.128.0.0/14', hostPrefix: 23 }], serviceNetwork: ['172.30.0.0/16'] },
+      },
+      {
+        apiVersion: 'config.openshift.io/v1',
+        kind: 'Proxy',
+        metadata: { name: 'cluster' },
+        spec: { httpsProxy: 'http://proxy.corp:3128', noProxy: '.svc' },
+        status: { httpsProxy: 'http://proxy.corp:3128', noProxy: '.svc,.cluster.local' },
+      },
+    ] as KubeObject[],
+  });
+  try {
+    const base = ['--context', 'ocp', '--kubeconfig', emu.kubeconfig({ context: 'ocp' })];
+    const r = await runCli(['machineset', 'create', ...base, '--image', CLUSTER.AWS.windowsImage, '--yes']);
+    assert.equal(r.code, 1, r.stderr);
+    assert.match(r.stderr, /proxy preflight:\n/);
+    assert.match(
+      r.stderr,
+      /✗ NO_PROXY \(the Proxy's status\) leaves the cluster network 10\.128\.0\.0\/14, the service network 172\.30\.0\.0\/16/,
+    );
+    assert.match(
+      r.stderr,
+      /✓ Not checked until a Machine exists: that its VM reaches the proxy http:\/\/proxy\.corp:3128/,
+    );
+    assert.deepEqual(
+      emu.requests.filter((q) => q.method !== 'GET').map((q) => q.path),
+      [],
+      'nothing created',
+    );
+    const dry = await runCli(['machineset', 'create', ...base, '--image', CLUSTER.AWS.windowsImage, '--dry-run']);
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /creating it would be refused now: NO_PROXY \(the Proxy's status\) leaves/);
+  } finally {
+    await emu.stop();
+  }
 });
