@@ -33,6 +33,7 @@ import { waitFor } from './follow';
 import { readyStep } from './node-steps';
 import type { LeavesBehind, Plan, Secret, Step } from './plan';
 import { blocking, evaluateByoh, findingLine, nodeNameOf, PreflightError, type Finding } from './preflight';
+import { proxyPreflightStep } from './proxy-preflight';
 import { authorizedKeyHashes, keyInfo, pubKeyHash } from './ssh-key-info';
 import { keySecretStep, wmcoInstallSteps, type WmcoInstallOptions } from './wmco-install';
 import { counted } from '../core/plural';
@@ -237,6 +238,14 @@ export function buildByohJoinPlan(opts: ByohOptions): Plan<ByohContext> {
     verify: async () => true,
     timeoutMs: 180_000,
   });
+
+  steps.push(
+    proxyPreflightStep<ByohContext>({
+      kube: (ctx) => ctx.opts.kube,
+      host: (ctx) => ctx.opts.host,
+      record: (ctx, findings) => void (ctx.state.findings = [...(ctx.state.findings ?? []), ...findings]),
+    }),
+  );
 
   steps.push({
     id: 'add-instance',

@@ -22,6 +22,8 @@ import { createMachineSet, getMachineSet, machineSetsByKind, readInfrastructure 
 import { keySecret, wmcoCsv } from '../cluster/wmco';
 import { clusterVersion } from '../cluster/openshift';
 import { parseOpenShiftRelease, platformVerdict, windowsPlatform } from '../core/openshift/windows-support';
+import { blocking, type Finding } from '../core/windows/findings';
+import { machineSetProxyFindings } from './proxy-preflight';
 
 export { MachineSetInputError, machineSetFromText } from '../core/openshift/windows-machineset';
 
@@ -45,6 +47,8 @@ export interface PreparedMachineSet {
    * Why creating it now would be refused (WMCO not installed, cloud-private-key missing); empty when it can be created.
    */
   refusals: string[];
+  /** What the proxy preflight found (empty on a cluster without a cluster-wide proxy). */
+  proxy?: Finding[];
 }
 
 /** The refusal when secret cloud-private-key is missing: what it is for and how to create it. */
@@ -98,7 +102,10 @@ export async function prepareWindowsMachineSet(o: PrepareOptions): Promise<Prepa
   // Platform and inputs are checked (and refused) before WMCO: the first thing to fix comes first.
   const built = check();
   const refusals = (await creationRefusals(o.kube, ns, o.signal)).map((r) => r.message);
-  return { built, yaml: machineSetYaml(built), refusals };
+  // A proxy that no Machine could use refuses too: nothing is created that would stall at its first pull.
+  const proxy = await machineSetProxyFindings(o.kube, o.signal);
+  refusals.push(...blocking(proxy).map((f) => `${f.title}. ${f.fix ?? ''}`.trim()));
+  return { built, yaml: machineSetYaml(built), refusals, proxy };
 }
 
 /** What would refuse creating a Windows MachineSet now, with what would set it up (the join command's WMCO setup). */

@@ -27,6 +27,9 @@ import {
 } from '../cluster/machinesets';
 import { getNode, nodeCall } from '../cluster/nodes';
 import { waitFor } from './follow';
+import { proxyPreflightStep } from './proxy-preflight';
+import { clusterProxy } from '../cluster/openshift';
+import { proxyFacts } from '../core/proxy/settings';
 import type { Plan, Step } from './plan';
 import { prepare } from './prepared';
 import type { RunEvent, RunResult } from './runner';
@@ -219,7 +222,7 @@ function machinesStep(): Step<FollowContext> {
 }
 
 /** The follow plan of a MachineSet's Machines, stage by stage (the 'provisioning' stage is the Machines' creation). */
-function buildFollowPlan(machineSet: string): Plan<FollowContext> {
+function buildFollowPlan(machineSet: string, proxied: boolean): Plan<FollowContext> {
   return {
     id: 'machineset-follow',
     title: `Follow the Machines of ${machineSet} to Ready nodes`,
@@ -227,6 +230,8 @@ function buildFollowPlan(machineSet: string): Plan<FollowContext> {
     // Following only reads: the MachineSet was created before, and the Machine API goes on without us.
     untouched: `The MachineSet ${machineSet} stays: the machine controller keeps creating its Machines and WMCO keeps configuring them into nodes; kube-windows only stopped following. Scaling the MachineSet to 0 (or deleting it) undoes it.`,
     steps: [
+      // Only on a cluster with a cluster-wide proxy: elsewhere there is nothing to check.
+      ...(proxied ? [proxyPreflightStep<FollowContext>({ kube: (ctx) => ctx.kube })] : []),
       machinesStep(),
       ...MACHINE_STAGES.filter((s) => s.stage !== 'provisioning').map((s) => stageStep(s.stage, s.title)),
     ],
@@ -259,7 +264,9 @@ export async function followMachineSet(
     ...(o.stageTimeoutMs !== undefined ? { stageTimeoutMs: o.stageTimeoutMs } : {}),
     state: { machines: [], nodes: {} },
   };
-  const result = await prepare(buildFollowPlan(o.machineSet), ctx).run({
+  // An unreadable Proxy (RBAC) leaves the step out: following needs no more than it did.
+  const proxied = proxyFacts(await clusterProxy(o.kube, o.signal).catch(() => undefined)) !== undefined;
+  const result = await prepare(buildFollowPlan(o.machineSet, proxied), ctx).run({
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     ...(o.startAt ? { startAt: o.startAt } : {}),

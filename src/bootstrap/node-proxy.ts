@@ -1,7 +1,7 @@
 // A Windows node's proxy settings against what its cluster expects: on OpenShift the cluster-wide
 // proxy that WMCO applies (and the trusted CA bundle it imports), on a node joined with
-// `join --via kubeadm --proxy` what that join set (kept in the node's annotation). Read over SSH in
-// one round trip; credentials in the answers are taken out before anything leaves this module.
+// `join --via kubeadm --proxy` what that join set (kept in the node's annotation). Read in one round
+// trip over SSH, or through a HostProcess pod when SSH is not configured; credentials in the answers are taken out before anything leaves this module.
 import type { KubeClient } from '../cluster/kube-client';
 import type { NodeObject } from '../cluster/nodes';
 import { readClusterProxy } from '../cluster/proxy';
@@ -16,6 +16,7 @@ import {
 } from '../core/proxy/settings';
 import { nodeProxyEnvironment } from '../core/windows/proxy-ops';
 import type { WindowsHost } from '../remote/windows-host';
+import { podHost, type PodHostOptions } from '../cluster/pod-host';
 
 /** The services whose proxy environment matters: they pull images or talk to the API server. */
 const PROXY_SERVICES = [
@@ -82,12 +83,30 @@ function withoutNodeCredentials(n: NodeProxyEnvironment): NodeProxyEnvironment {
 
 /** Reads the node's proxy environment and compares it with the expectation. */
 export async function readNodeProxy(
-  host: WindowsHost,
+  host: Pick<WindowsHost, 'run'>,
   expected: NodeProxyExpectation,
   signal?: AbortSignal,
 ): Promise<NodeProxyComparison> {
   const answer = await host.run(nodeProxyEnvironment(PROXY_SERVICES, expected.thumbprints), signal);
   return compareNodeProxy(expected.variables, withoutNodeCredentials(answer), expected.thumbprints);
+}
+
+/**
+ * The same read without SSH: through a HostProcess pod pinned to the node (the terminal's fallback),
+ * deleted before this returns, whatever happened.
+ */
+export async function readNodeProxyThroughPod(
+  o: Omit<PodHostOptions, 'nodeName' | 'labels'> & { node: NodeObject },
+  expected: NodeProxyExpectation,
+  signal?: AbortSignal,
+): Promise<NodeProxyComparison> {
+  const { node, ...rest } = o;
+  const host = podHost({ ...rest, nodeName: node.metadata.name, labels: node.metadata.labels ?? {} });
+  try {
+    return await readNodeProxy(host, expected, signal);
+  } finally {
+    await host.close();
+  }
 }
 
 /** The report `nodes proxy` prints and "Show proxy settings" opens. */

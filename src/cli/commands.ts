@@ -313,7 +313,7 @@ export const NODES_COMMAND = command({
     logs: "without SSH, through the API server's node proxy to the kubelet (GET /api/v1/nodes/NODE/proxy/logs/...)\nwith --path or --query; the whole log folder with --out",
     services: 'the state of {services}',
     proxy:
-      "the node's effective HTTP_PROXY, HTTPS_PROXY and NO_PROXY (machine and per service), its trusted CA\nbundle, and what the cluster expects; drift is named, with when it was last seen equal",
+      "the node's effective HTTP_PROXY, HTTPS_PROXY and NO_PROXY (machine and per service), its trusted CA\nbundle, and what the cluster expects; drift is named, with when it was last seen equal;\nwithout an SSH key or agent, read through a HostProcess pod pinned to the node",
     cordon: 'mark the node unschedulable (spec.unschedulable)',
     uncordon: 'schedulable again',
     drain:

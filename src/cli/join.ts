@@ -17,6 +17,7 @@ import { blocking, formatFindings } from '../core/windows/findings';
 import { CNI_CHOICES, kubernetesVersionProblem } from '../core/windows/kubeadm-cluster';
 import { reservationProblem } from '../core/windows/join-input';
 import { resolvePayload, type Payload } from '../bootstrap/payload';
+import { byohProxyRefusal } from '../core/proxy/words';
 import { Secret } from '../bootstrap/plan';
 import { renderPlan } from '../bootstrap/render';
 import type { RunResult } from '../bootstrap/runner';
@@ -66,13 +67,15 @@ export async function runJoin(args: string[]): Promise<number> {
     reserved[key] = value;
   }
   const proxy = values.proxy;
+  const chosenVia = oneOf('via', values.via, VIA);
+  const proxyOption = proxy !== undefined ? '--proxy' : values['no-proxy'] !== undefined ? '--no-proxy' : undefined;
+  if (chosenVia === 'byoh' && proxyOption) throw new UsageError(byohProxyRefusal(proxyOption));
   if (proxy !== undefined && !/^https?:\/\/[^\s/]+/i.test(proxy))
     throw new UsageError('--proxy takes an http:// or https:// URL, such as http://proxy.corp:3128');
   if (values['no-proxy'] !== undefined && proxy === undefined) throw new UsageError('--no-proxy goes with --proxy');
   const addresses = values.address ?? [];
   if (addresses.length === 0) throw new UsageError('--address is required (repeat it to join several hosts)');
   if (new Set(addresses).size !== addresses.length) throw new UsageError('an --address is given twice');
-  const chosenVia = oneOf('via', values.via, VIA);
   const concurrency = positiveInteger('concurrency', values.concurrency) ?? DEFAULT_CONCURRENCY;
   const install = oneOf('install-wmco', values['install-wmco'], ['Automatic', 'Manual']);
   const wmco = wmcoOptions(values);
@@ -103,6 +106,11 @@ export async function runJoin(args: string[]): Promise<number> {
     via = chosenVia ?? (await detectVia(cluster.kube));
   } catch (err) {
     warn(userMessage(err, cluster.context));
+    return EXIT.USAGE;
+  }
+  // Found to be OpenShift: the same refusal as an explicit --via byoh, before anything runs.
+  if (via === 'byoh' && proxyOption) {
+    warn(byohProxyRefusal(proxyOption));
     return EXIT.USAGE;
   }
   let payload: Payload | undefined;

@@ -14,6 +14,7 @@ import {
 import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
 import { machineView } from '../core/openshift/machine-state';
+import { formatFindings } from '../core/windows/findings';
 import { isWindowsMachineSet } from '../core/openshift/windows-machineset';
 import {
   confirm,
@@ -144,6 +145,8 @@ async function create(
     signal,
   });
   const { built } = prepared;
+  // The proxy preflight's lines go to stderr: standard output carries the YAML alone.
+  if (prepared.proxy?.length) warn(`proxy preflight:\n${formatFindings(prepared.proxy)}`);
   if (values['dry-run']) {
     // Standard output carries the YAML alone, so that it can be piped or saved.
     process.stdout.write(prepared.yaml);

@@ -46,7 +46,14 @@ import { parseTaints, taintChanges, taintText } from '../core/workload-actions';
 import { canSsh, clusterFor, type Cluster, type Ssh, hostFor, sshOptions } from './kit-remote';
 import { counted } from '../core/plural';
 import { listNodes } from './nodes-list';
-import { nodeProxyText, proxyExpectation, readNodeProxy } from '../bootstrap/node-proxy';
+import {
+  nodeProxyText,
+  proxyExpectation,
+  readNodeProxy,
+  readNodeProxyThroughPod,
+  type NodeProxyExpectation,
+} from '../bootstrap/node-proxy';
+import type { NodeProxyComparison } from '../core/proxy/node-env';
 import { recordProxySeen } from '../bootstrap/proxy-seen';
 
 /** The defaults the help names, owned by the engine's modules. */
@@ -84,6 +91,8 @@ export async function runNodes(args: string[]): Promise<number> {
     const viaApi = await logsFolderOverApi(nodeName, cluster, values.out ?? '.', maxSize, ssh);
     if (viaApi !== undefined) return viaApi;
   }
+  // No SSH key or agent: the node's proxy settings are read through a HostProcess pod, as the terminal falls back.
+  if (action === 'proxy' && !canSsh(ssh) && values.address === undefined) return proxySettingsThroughPod(cluster, node);
   const address = values.address ?? nodeAddress(node);
   if (!address) {
     warn(`the node ${nodeName} has no InternalIP or ExternalIP address; pass --address`);
@@ -357,14 +366,38 @@ async function schedule(
   );
 }
 
+/** `nodes proxy` without SSH: the same report, read through a HostProcess pod pinned to the node. */
+async function proxySettingsThroughPod(cluster: Cluster, node: NodeObject): Promise<number> {
+  warn(`No SSH key given (--key or ssh-agent): reading ${node.metadata.name} through a HostProcess pod.`);
+  return withCancel('the pod is deleted; nothing changes on the node', async (signal) => {
+    try {
+      return await proxySettings(
+        (expected) =>
+          readNodeProxyThroughPod(
+            { kube: cluster.kube, config: cluster.kube.kubeConfig, node, onStatus: (t) => warn(t) },
+            expected,
+            signal,
+          ),
+        cluster,
+        node,
+        signal,
+      );
+    } catch (err) {
+      if (signal.aborted) throw err;
+      warn(userMessage(err, cluster.context));
+      return EXIT.FAILED;
+    }
+  });
+}
+
 async function proxySettings(
-  host: WindowsHost,
+  read: WindowsHost | ((expected: NodeProxyExpectation) => Promise<NodeProxyComparison>),
   cluster: Cluster,
   node: NodeObject,
   signal: AbortSignal,
 ): Promise<number> {
   const expected = await proxyExpectation(cluster.kube, node, signal);
-  const comparison = await readNodeProxy(host, expected, signal);
+  const comparison = typeof read === 'function' ? await read(expected) : await readNodeProxy(read, expected, signal);
   const lastEqual = recordProxySeen({ context: cluster.context, node: node.metadata.name }, comparison.equal);
   process.stdout.write(nodeProxyText(node.metadata.name, expected, comparison, lastEqual));
   return comparison.equal ? EXIT.OK : EXIT.FAILED;

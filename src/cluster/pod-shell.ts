@@ -58,7 +58,7 @@ const FATAL_WAITING = new Set([
   'RunContainerError',
 ]);
 
-async function waitForPodRunning(
+export async function waitForPodRunning(
   kube: KubeClient,
   path: string,
   timeoutMs: number,

@@ -8,7 +8,8 @@ import { proxyFacts, type ClusterProxyFacts, type ProxyObject } from '../core/pr
 import { PULL_SECRET_NAMESPACE } from '../core/well-known';
 import { enc, getOrUndefined } from './api';
 import type { KubeClient } from './kube-client';
-import { clusterProxy } from './openshift';
+import { clusterProxy, clusterVersion, configNetwork, infrastructure, mirrorSetObjects } from './openshift';
+import type { MirrorSetInput } from '../core/proxy/node-registries';
 
 /** The key of the trusted CA ConfigMap that holds the PEM bundle. */
 const TRUSTED_CA_KEY = 'ca-bundle.crt';
@@ -74,4 +75,56 @@ export async function readClusterProxy(kube: KubeClient, signal?: AbortSignal): 
       caProblem: `not readable (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`,
     };
   }
+}
+
+/** ImageContentSourcePolicies (operator.openshift.io/v1alpha1), the older form of ImageDigestMirrorSets. */
+const ICSP_PATH = '/apis/operator.openshift.io/v1alpha1/imagecontentsourcepolicies';
+
+/** What a join's proxy preflight reads of the cluster (each read may be absent on a cluster without it). */
+export interface ProxyPreflightFacts {
+  proxy: ClusterProxyRead;
+  /** ClusterVersion status.desired.image: the release payload. */
+  releaseImage?: string;
+  mirrorSets: MirrorSetInput[];
+  clusterNetworks: string[];
+  serviceNetworks: string[];
+  /** Host names of the API endpoints (api-int, api) from the Infrastructure. */
+  apiHosts: string[];
+}
+
+const hostOf = (url: string | undefined): string[] => {
+  try {
+    return url ? [new URL(url).hostname] : [];
+  } catch {
+    return [];
+  }
+};
+
+/** Reads the Proxy, the release image, the mirror sets, the networks and the API endpoints. */
+export async function readProxyPreflightFacts(kube: KubeClient, signal?: AbortSignal): Promise<ProxyPreflightFacts> {
+  const [proxy, version, sets, icsps, net, infra] = await Promise.all([
+    readClusterProxy(kube, signal),
+    clusterVersion(kube, signal),
+    mirrorSetObjects(kube, signal),
+    getOrUndefined<{ items?: { metadata?: { name?: string }; spec?: unknown }[] }>(kube, ICSP_PATH, signal),
+    configNetwork(kube, signal),
+    infrastructure(kube, signal),
+  ]);
+  const mirrorSets: MirrorSetInput[] = [
+    ...sets.map((s) => ({ kind: s.kind, name: String((s.metadata as { name?: string })?.name ?? ''), spec: s.spec })),
+    ...(icsps?.items ?? []).map((i) => ({
+      kind: 'ImageContentSourcePolicy' as const,
+      name: i.metadata?.name ?? '',
+      spec: i.spec,
+    })),
+  ];
+  const releaseImage = version?.status?.desired?.image;
+  return {
+    proxy,
+    ...(releaseImage ? { releaseImage } : {}),
+    mirrorSets,
+    clusterNetworks: (net?.spec?.clusterNetwork ?? []).map((n) => n.cidr),
+    serviceNetworks: net?.spec?.serviceNetwork ?? [],
+    apiHosts: [...new Set([...hostOf(infra?.status?.apiServerInternalURI), ...hostOf(infra?.status?.apiServerURL)])],
+  };
 }

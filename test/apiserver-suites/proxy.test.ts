@@ -13,12 +13,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ClusterSession } from '../../src/cluster/session';
+import { nodeProxyText, proxyExpectation, readNodeProxyThroughPod } from '../../src/bootstrap/node-proxy';
+import { KubeClient } from '../../src/cluster/kube-client';
+import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
+import { getNode } from '../../src/cluster/nodes';
+import { SshConnector } from '../../src/remote/ssh';
+import { podExecStandin } from '../support/pod-exec-standin';
 import { infoNode } from '../../src/views/items/cluster-info';
 import { linuxNode } from '../support/kube-seed';
 import { runCli } from '../support/run-cli';
 import { setMachineEnv, simProxy, startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import {
   CONTEXT_ADMIN,
+  ensureNamespace,
   expectStatus,
   patchStatus,
   seed,
@@ -277,5 +284,114 @@ spec:
       { httpProxy: 'http://proxy.corp.example:3128', trustedCA: { name: 'user-ca-bundle' } },
       { httpProxy: 'http://proxy.corp.example:3128', noProxy: NO_PROXY },
     );
+  }
+});
+
+test('nodes proxy without SSH: the same report and drift verdict, read through a HostProcess pod pinned to the node, deleted after', async () => {
+  configureLikeWmco();
+  setMachineEnv(sim.state, 'NO_PROXY', '.svc'); // one drifted variable
+  const overSsh = await cli(['nodes', 'proxy', NODE, ...ssh]);
+  assert.equal(overSsh.code, 1, overSsh.stderr);
+
+  const load = loadKubeconfig({ explicit: api.kubeconfigPath });
+  assert.ok(load.ok);
+  const kube = new KubeClient(configForContext(load.config, CONTEXT_ADMIN), { timeoutMs: 10_000 });
+  await ensureNamespace(api, 'kube-system');
+  const node = await getNode(kube, NODE);
+  assert.ok(node);
+  const standin = podExecStandin({
+    kube,
+    nodeName: NODE,
+    connector: new SshConnector({
+      host: ADDRESS,
+      port: sim.port,
+      username: 'Administrator',
+      privateKeyPath: join(dir, 'id_ed25519'),
+      knownHostsPath: join(dir, 'known_hosts'),
+      connectTimeoutMs: 10_000,
+    }),
+  });
+  // The node's kubelet, as far as the API server sees it: the pod pinned to it turns Running.
+  const PODS = '/api/v1/namespaces/kube-system/pods';
+  const made: string[] = [];
+  const kubelet = setInterval(() => {
+    void (async () => {
+      const list = await api.request<{
+        items: { metadata: { name: string }; spec: { nodeName?: string }; status?: { phase?: string } }[];
+      }>(`${PODS}?labelSelector=app.kubernetes.io%2Fcomponent%3Dnode-shell`, { method: 'GET' });
+      for (const p of list.body.items ?? []) {
+        if (p.status?.phase === 'Running' || p.spec.nodeName !== NODE) continue;
+        made.push(p.metadata.name);
+        await patchStatus(api, PODS, p.metadata.name, {
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'shell',
+              ready: true,
+              restartCount: 0,
+              image: 'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+              imageID: '',
+              state: { running: { startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+            },
+          ],
+        }).catch(() => undefined);
+      }
+    })().catch(() => undefined);
+  }, 100);
+  try {
+    const expected = await proxyExpectation(kube, node);
+    const statuses: string[] = [];
+    const comparison = await readNodeProxyThroughPod(
+      {
+        kube,
+        config: kube.kubeConfig,
+        node,
+        exec: { exec: standin.exec } as never,
+        startTimeoutMs: 60_000,
+        onStatus: (t) => statuses.push(t),
+      },
+      expected,
+    );
+    const seen = JSON.parse(readFileSync(join(dir, 'state', 'kube-windows', 'proxy-seen.json'), 'utf8')) as Record<
+      string,
+      string
+    >;
+    const throughPod = nodeProxyText(NODE, expected, comparison, seen[`${CONTEXT_ADMIN}/${NODE}`]);
+    const minutesAgo = (t: string) => t.replace(/\(\d+ \w+ ago\)|\(just now\)/g, '(…)');
+    assert.equal(minutesAgo(throughPod), minutesAgo(overSsh.stdout), 'the same report as over SSH');
+    assert.equal(comparison.equal, false, 'the same drift verdict');
+    assert.match(
+      throughPod,
+      /^Drift: .*machine NO_PROXY.* from what the cluster expects \(WMCO reconciles this periodically/m,
+    );
+    assert.equal(standin.records.length, 1, 'one exec: one round trip');
+    assert.equal(standin.records[0]?.container, 'shell');
+    assert.equal(made.length, 1);
+    assert.match(statuses[0] ?? '', new RegExp(`creating pod kube-system/${made[0]} .* on ${NODE}`));
+    const after = await api.request(`${PODS}/${made[0]}`, { method: 'GET' });
+    assert.ok(
+      after.status === 404 || (after.body as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp,
+      'the pod is deleted',
+    );
+
+    // The CLI takes the same route when no key and no agent are given; here the API server cannot
+    // reach a kubelet for the exec (no real one answers for this node): one line, exit 1, pod deleted.
+    const noSsh = await cli(['nodes', 'proxy', NODE]);
+    assert.equal(noSsh.code, 1, noSsh.stderr);
+    assert.match(
+      noSsh.stderr,
+      new RegExp(`No SSH key given \\(--key or ssh-agent\\): reading ${NODE} through a HostProcess pod`),
+    );
+    assert.match(noSsh.stderr, /creating pod kube-system\/kube-windows-shell-/);
+    assert.ok(!/\n\s+at /.test(noSsh.stderr), 'no stack');
+    assert.equal(made.length, 2);
+    const gone = await api.request(`${PODS}/${made[1]}`, { method: 'GET' });
+    assert.ok(
+      gone.status === 404 || (gone.body as { metadata?: { deletionTimestamp?: string } }).metadata?.deletionTimestamp,
+      'the CLI deleted its pod',
+    );
+  } finally {
+    clearInterval(kubelet);
+    configureLikeWmco();
   }
 });

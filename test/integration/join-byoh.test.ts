@@ -139,6 +139,7 @@ test('BYOH: WMCO installed by the plan (Manual approval), cloud-private-key crea
         'wmco-csv',
         'cloud-private-key',
         'preflight',
+        'proxy-preflight',
         'add-instance',
         'node-registered',
         'csrs-approved',

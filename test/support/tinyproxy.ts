@@ -26,13 +26,20 @@ const freePort = (): Promise<number> =>
     });
   });
 
-export async function startTinyproxy(): Promise<RealProxy> {
+export interface TinyproxyOptions {
+  /** Only CONNECT to these ports (tinyproxy's ConnectPort): another port is refused with 403. */
+  connectPorts?: number[];
+  /** Proxy credentials (tinyproxy's BasicAuth): without them every request gets 407. */
+  basicAuth?: { user: string; password: string };
+}
+
+export async function startTinyproxy(o: TinyproxyOptions = {}): Promise<RealProxy> {
   if (!existsSync(TINYPROXY))
     throw new Error(`${TINYPROXY} is missing: run node scripts/test-env.mjs (apt install tinyproxy)`);
   const dir = mkdtempSync(join(tmpdir(), 'kw-tinyproxy-'));
   const port = await freePort();
   const log = join(dir, 'tinyproxy.log');
-  // No ConnectPort line: CONNECT to any port is allowed (the test registry is not on 443).
+  // No ConnectPort line unless asked: CONNECT to any port is allowed (the test registry is not on 443).
   writeFileSync(
     join(dir, 'tinyproxy.conf'),
     [
@@ -43,6 +50,8 @@ export async function startTinyproxy(): Promise<RealProxy> {
       'LogLevel Info',
       'MaxClients 20',
       'Allow 127.0.0.1',
+      ...(o.connectPorts ?? []).map((p) => `ConnectPort ${p}`),
+      ...(o.basicAuth ? [`BasicAuth ${o.basicAuth.user} ${o.basicAuth.password}`] : []),
       '',
     ].join('\n'),
   );

@@ -110,3 +110,11 @@ export function nodeProxyReport(o: {
   );
   return lines.join('\n') + '\n';
 }
+
+/**
+ * Why `join --via byoh` takes no --proxy or --no-proxy: WMCO applies the cluster-wide proxy itself.
+ * One line, naming where the proxy is set and the command that shows it.
+ */
+export function byohProxyRefusal(option: '--proxy' | '--no-proxy'): string {
+  return `${option} is for --via kubeadm: on OpenShift, WMCO gives Windows nodes the cluster-wide proxy of proxies.config.openshift.io/cluster (change it there: oc edit proxy/cluster); \`kube-windows nodes proxy NODE --context C\` and the cluster's row in the explorer show it`;
+}

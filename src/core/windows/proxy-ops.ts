@@ -6,6 +6,7 @@
  */
 import { defineOp, EMIT, type HostOp } from './host-ops';
 import type { NodeProxyEnvironment } from '../proxy/node-env';
+import type { ProxyReach } from '../proxy/reach';
 import { PROXY_VARIABLES, type ProxyVariable } from '../proxy/settings';
 
 /** The machine environment's registry key and a service's key (its `Environment` value). */
@@ -77,33 +78,65 @@ ${EMIT}
   );
 }
 
-/** One URL reached through the proxy: the HTTP status it answered, or why it was not reached. */
-export interface ProxyReach {
-  url: string;
-  status?: number;
-  error?: string;
-}
-
 /**
- * Reaches each URL through `proxy` (HEAD, no redirects followed): any HTTP answer, 401 from a
- * registry included, means the proxy let the host through; a failure says what went wrong. The
- * proxy URL may carry credentials, so it is a secret parameter.
+ * Reaches each URL through `proxy` in stages, so that a failure says where: a TCP connection to the
+ * proxy, CONNECT host:port for an https URL (the proxy's status line read raw), then a HEAD with no
+ * redirects followed (any HTTP answer, 401 from a registry included, means the way through works).
+ * The proxy URL may carry credentials: a secret parameter, sent as Proxy-Authorization and as a
+ * PSCredential, never in the URL Invoke-WebRequest is given.
  */
 export function reachThroughProxy(proxy: string, urls: readonly string[]): HostOp<{ results: ProxyReach[] }> {
   return defineOp(
     'reach-through-proxy',
     { Proxy: proxy, Urls: [...urls] },
     `
+$p = [Uri]$Proxy
+$plain = $p.GetLeftPart([UriPartial]::Authority)
+$auth = ''
+$cred = $null
+if ($p.UserInfo) {
+  $pair = [Uri]::UnescapeDataString($p.UserInfo)
+  $auth = 'Proxy-Authorization: Basic ' + [Convert]::ToBase64String([Text.Encoding]::UTF8.GetBytes($pair)) + [char]13 + [char]10
+  $user, $pw = $pair -split ':', 2
+  $cred = New-Object System.Management.Automation.PSCredential($user, (ConvertTo-SecureString ([string]$pw) -AsPlainText -Force))
+}
+$crlf = [string][char]13 + [char]10
 $results = @()
 foreach ($u in $Urls) {
+  $t = [Uri]$u
+  $c = New-Object System.Net.Sockets.TcpClient
+  try { $c.Connect($p.Host, $p.Port) } catch {
+    $m = $_.Exception.Message
+    if ($_.Exception.InnerException) { $m = $_.Exception.InnerException.Message }
+    $results += @{ url = $u; stage = 'proxy'; error = $m }
+    continue
+  }
+  if ($t.Scheme -eq 'https') {
+    $code = 0
+    try {
+      $s = $c.GetStream()
+      $s.ReadTimeout = 20000
+      $hp = $t.Host + ':' + $t.Port
+      $b = [Text.Encoding]::ASCII.GetBytes('CONNECT ' + $hp + ' HTTP/1.1' + $crlf + 'Host: ' + $hp + $crlf + $auth + $crlf)
+      $s.Write($b, 0, $b.Length)
+      $line = (New-Object System.IO.StreamReader($s, [Text.Encoding]::ASCII)).ReadLine()
+      if ($line -match '^HTTP/[0-9.]+ ([0-9]{3})') { $code = [int]$Matches[1] }
+    } catch { $code = 0 }
+    $c.Close()
+    if ($code -ne 200) { $results += @{ url = $u; stage = 'connect'; connectStatus = $code }; continue }
+  } else { $c.Close() }
+  $iw = @{ Uri = $u; Method = 'Head'; Proxy = $plain; UseBasicParsing = $true; MaximumRedirection = 0; TimeoutSec = 20; ErrorAction = 'Stop' }
+  if ($cred) { $iw.ProxyCredential = $cred }
   try {
-    $resp = Invoke-WebRequest -Uri $u -Method Head -Proxy $Proxy -UseBasicParsing -MaximumRedirection 0 -TimeoutSec 20 -ErrorAction Stop
+    $resp = Invoke-WebRequest @iw
     $results += @{ url = $u; status = [int]$resp.StatusCode }
   } catch {
     $code = $null
     if ($_.Exception.Response) { $code = [int]$_.Exception.Response.StatusCode }
+    $st = [string]$_.Exception.Status
     if ($null -ne $code) { $results += @{ url = $u; status = $code } }
-    else { $results += @{ url = $u; error = $_.Exception.Message } }
+    elseif ($st -eq 'TrustFailure' -or $st -eq 'SecureChannelFailure') { $results += @{ url = $u; stage = 'tls'; error = $_.Exception.Message } }
+    else { $results += @{ url = $u; stage = 'request'; error = $_.Exception.Message } }
   }
 }
 $r = @{ results = $results }

@@ -86,8 +86,14 @@ registerSimOp('set-service-proxy-environment', (ctx, _fs, p) => {
   return { changed };
 });
 
-/** One HEAD through an HTTP proxy: plain for http://, CONNECT then TLS for https://. Any HTTP answer counts. */
-function headThrough(proxy: string, url: string): Promise<{ status: number } | { error: string }> {
+type Reach =
+  { status: number } | { stage: 'proxy' | 'connect' | 'tls' | 'request'; connectStatus?: number; error?: string };
+
+/**
+ * The op's stages, done for real from the test process: a TCP connection to the proxy, CONNECT for an
+ * https URL (any answer but 200 ends there), TLS through the tunnel, then a HEAD. Any HTTP answer counts.
+ */
+function headThrough(proxy: string, url: string): Promise<Reach> {
   const via = new URL(proxy);
   const target = new URL(url);
   const auth = via.username
@@ -97,7 +103,13 @@ function headThrough(proxy: string, url: string): Promise<{ status: number } | {
     : {};
   const proxyAt = { host: via.hostname, port: Number(via.port || 80) };
   return new Promise((resolve) => {
-    const fail = (err: Error): void => resolve({ error: `Unable to connect to the remote server (${err.message})` });
+    // Before any byte came back from the proxy, a failure is the proxy's (connection refused, timed out).
+    let proxyAnswered = false;
+    const fail = (err: Error): void =>
+      resolve({
+        stage: proxyAnswered ? 'request' : 'proxy',
+        error: `Unable to connect to the remote server (${err.message})`,
+      });
     if (target.protocol === 'http:') {
       const req = httpRequest(
         { ...proxyAt, method: 'HEAD', path: url, headers: { Host: target.host, ...auth } },
@@ -106,18 +118,20 @@ function headThrough(proxy: string, url: string): Promise<{ status: number } | {
           resolve({ status: res.statusCode ?? 0 });
         },
       );
+      req.on('socket', (s) => s.once('connect', () => (proxyAnswered = true)));
       req.setTimeout(20_000, () => req.destroy(new Error('The operation has timed out.')));
       req.on('error', fail).end();
       return;
     }
     const port = Number(target.port || 443);
     const req = httpRequest({ ...proxyAt, method: 'CONNECT', path: `${target.hostname}:${port}`, headers: auth });
+    req.on('socket', (s) => s.once('connect', () => (proxyAnswered = true)));
     req.setTimeout(20_000, () => req.destroy(new Error('The operation has timed out.')));
     req.on('error', fail);
     req.on('connect', (res, socket) => {
       if (res.statusCode !== 200) {
         socket.destroy();
-        resolve({ status: res.statusCode ?? 0 });
+        resolve({ stage: 'connect', connectStatus: res.statusCode ?? 0 });
         return;
       }
       // The double trusts any certificate: what is tested is the path through the proxy.
@@ -127,6 +141,8 @@ function headThrough(proxy: string, url: string): Promise<{ status: number } | {
         );
       });
       let head = '';
+      let secure = false;
+      tls.once('secureConnect', () => (secure = true));
       tls.on('data', (d: Buffer) => {
         head += d.toString('latin1');
         const m = /^HTTP\/1\.[01] (\d{3})/.exec(head);
@@ -135,7 +151,8 @@ function headThrough(proxy: string, url: string): Promise<{ status: number } | {
           resolve({ status: Number(m[1]) });
         }
       });
-      tls.on('error', fail);
+      tls.on('error', (err) => resolve({ stage: secure ? 'request' : 'tls', error: err.message }));
+      tls.on('close', () => resolve({ stage: 'request', error: 'The underlying connection was closed.' }));
     });
     req.end();
   });
