@@ -37,6 +37,7 @@ import {
   type RealApiServer,
   type SeedObject,
 } from '../support/real-apiserver';
+import { openWatches, oursOf, watchesSettle as settle } from '../support/server-watches';
 
 const NODE = 'winworker-2022-b';
 const MACHINE_API = 'openshift-machine-api';
@@ -141,37 +142,12 @@ async function freshRows(): Promise<string[]> {
   }
 }
 
-/** Open watches by resource, as the server counts them (apiserver_longrunning_requests, verb WATCH). */
-async function openWatches(server: RealApiServer): Promise<Map<string, number>> {
-  const r = await server.request<string>('/metrics');
-  assert.equal(r.status, 200, 'the admin may read /metrics');
-  const counts = new Map<string, number>();
-  for (const m of String(r.body).matchAll(/^apiserver_longrunning_requests\{([^}]*)\} (\d+)/gm)) {
-    const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (labels.verb !== 'WATCH') continue;
-    const key = `${labels.group ? `${labels.group}/` : ''}${labels.resource}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
-  }
-  return counts;
-}
-
 /** The watches above the server's own: what the views hold open. */
 const ours = (now: Map<string, number>): Record<string, number> => oursOf(now, baseline);
 
-/** Polls the server's watch count until it equals `expected` (closing a stream takes a moment); returns the last. */
-async function watchesSettle(
-  expected: Record<string, number>,
-  server = api,
-  base = baseline,
-): Promise<Record<string, number>> {
-  const end = Date.now() + 30_000;
-  let last = oursOf(await openWatches(server), base);
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = oursOf(await openWatches(server), base);
-  }
-  return last;
-}
+/** Polls the server's watch count until it equals `expected`; returns the last. */
+const watchesSettle = (expected: Record<string, number>, server = api, base = baseline) =>
+  settle(expected, server, base);
 
 const reconnecting = (lines: string[]) => lines.filter((l) => /: reconnecting \(/.test(l));
 
@@ -406,15 +382,6 @@ test('etcd compacted under the watches (no watch cache): 410 Gone, listed again,
     await own.stop();
   }
 });
-
-function oursOf(now: Map<string, number>, base: Map<string, number>): Record<string, number> {
-  return Object.fromEntries(
-    [...now]
-      .map(([k, n]) => [k, n - (base.get(k) ?? 0)] as const)
-      .filter(([, n]) => n !== 0)
-      .sort(([a], [b]) => a.localeCompare(b)),
-  );
-}
 
 const fmt = (w: Record<string, number>) =>
   Object.entries(w)
