@@ -25,22 +25,11 @@ import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession } from '../../src/cluster/session';
 import { WatchedList } from '../../src/cluster/watched-list';
 import { WMCO_NAMESPACE } from '../../src/core/well-known';
-import { mixedCluster, pod, windowsInstancesConfigMap, windowsNode } from '../support/kube-seed';
-import { wmcoDocMachineSet } from '../support/machine-api-seed';
-import { ShownTree, assertSummariesMatchRows, type ShownRow } from '../support/shown-tree';
-import {
-  CONTEXT_ADMIN,
-  expectStatus,
-  fromEmulatorSeed,
-  seed,
-  useApiServer,
-  type RealApiServer,
-  type SeedObject,
-} from '../support/real-apiserver';
+import { assertNoDuplicates, firstWorld, MACHINE_API, NODE, render, secondWorld } from '../support/restart-worlds';
+import { ShownTree, assertSummariesMatchRows } from '../support/shown-tree';
+import { CONTEXT_ADMIN, expectStatus, seed, useApiServer, type RealApiServer } from '../support/real-apiserver';
 import { openWatches, oursOf, watchesSettle as settle } from '../support/server-watches';
 
-const NODE = 'winworker-2022-b';
-const MACHINE_API = 'openshift-machine-api';
 const FAILSAFE_MS = 90_000;
 
 let api: RealApiServer;
@@ -58,45 +47,6 @@ after(async () => {
   for (const line of figures) console.log(line);
   await api?.stop();
 });
-
-/** A Windows MachineSet of WMCO's documented AWS example, under another name. */
-function machineSet(name: string): SeedObject {
-  const ms = wmcoDocMachineSet('AWS') as SeedObject;
-  const out = structuredClone(ms);
-  out.metadata = { ...out.metadata, name, namespace: MACHINE_API };
-  // No Machine API controller here: a MachineSet that wants none is whole without Machines.
-  (out.spec as { replicas?: number }).replicas = 0;
-  delete out.status;
-  return out;
-}
-
-/** mixedCluster: three Windows nodes, pods on them, the BYOH ConfigMap; plus a Windows MachineSet. */
-function firstWorld(): SeedObject[] {
-  return [
-    ...fromEmulatorSeed(mixedCluster() as SeedObject[]),
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MACHINE_API } },
-    machineSet('winworker-us-east-2a'),
-  ];
-}
-
-/**
- * What the cluster is after the fresh restart: winworker-2019-a, a pod of NODE, the MachineSet and one
- * BYOH entry gone; a node, a pod on NODE, a MachineSet and a BYOH entry that were never there before.
- */
-function secondWorld(): SeedObject[] {
-  const gone = new Set(['winworker-2019-a', 'iis-7c9d5f8b6-abcde', 'legacy-app-5b8c7d9f4-klmno']);
-  const kept = (fromEmulatorSeed(mixedCluster() as SeedObject[]) as SeedObject[]).filter(
-    (o) => !gone.has(o.metadata.name) && o.metadata.name !== 'windows-instances',
-  );
-  return [
-    ...kept,
-    windowsNode('win-fresh-c', { build: '10.0.20348', address: '10.0.150.9' }) as SeedObject,
-    pod('fresh-web-0', 'win-apps', NODE, { windows: true, runtimeClassName: 'windows2022' }) as SeedObject,
-    windowsInstancesConfigMap({ '10.0.140.12': 'Administrator', '10.0.150.9': 'Administrator' }) as SeedObject,
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MACHINE_API } },
-    machineSet('winworker-us-east-2c'),
-  ];
-}
 
 function clusterTree(): ClusterTree {
   return new ClusterTree({
@@ -118,16 +68,6 @@ async function openExpanded(t: ClusterTree): Promise<ShownTree> {
   await view.expand(CONTEXT_ADMIN, 'BYOH instances');
   await view.settle();
   return view;
-}
-
-/** The shown rows as lines (indent = depth), ages left out: they are as of each read. */
-function render(rows: ShownRow[], depth = 0, out: string[] = []): string[] {
-  for (const r of rows) {
-    const description = (r.description ?? '').replace(/( · )?\d+[smhd]$/, '').replace(/ · \d+[smhd] ago/, '');
-    out.push(`${'  '.repeat(depth)}${r.label}${description ? ` — ${description}` : ''}`);
-    if (r.children) render(r.children, depth + 1, out);
-  }
-  return out;
 }
 
 /** The rows a tree opened now shows, expanded the same way. */
@@ -171,20 +111,6 @@ async function recovered(view: ShownTree, expected: string[], since: number, sta
   await view.settle();
   assert.deepEqual(render(view.roots), expected, 'still the rows of a fresh start once quiet');
   return at - since;
-}
-
-function assertNoDuplicates(lines: string[]): void {
-  // Rows under one parent are unique by label: a duplicate is the symptom of a reconnect that added twice.
-  const seen = new Set<string>();
-  const path: string[] = [];
-  for (const l of lines) {
-    const depth = (l.length - l.trimStart().length) / 2;
-    path.length = depth;
-    const key = [...path, l.trim().split(' — ')[0]].join(' > ');
-    assert.ok(!seen.has(key), `a duplicate row: ${key}`);
-    seen.add(key);
-    path.push(l.trim().split(' — ')[0]);
-  }
 }
 
 test('the tree through a restart on the same data, then on a fresh etcd: reconnecting, then exactly the rows of a fresh start; no watch leaked', async () => {
