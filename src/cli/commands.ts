@@ -4,6 +4,7 @@
 // equal to them. Defaults owned by the engine's modules appear as `{fact}` and are filled by the
 // command's module, so that this file loads nothing heavy (main.ts reads it for the top-level help).
 
+import { POD_LIST_OPTIONS, WATCH_OPTIONS } from './list-options';
 import { LANGUAGE_SERVER_OPTIONS } from '../shared/language-server-command';
 import { POLICY_COMMAND } from './policy-command';
 import { command, forActions, usageLines } from './declare';
@@ -292,7 +293,7 @@ const SCHEDULING = ['cordon', 'uncordon', 'drain'] as const;
 export const NODES_COMMAND = command({
   name: 'nodes',
   usage: [
-    'nodes [list] --context C [--kubeconfig F] [-o wide|json|yaml|name]',
+    'nodes [list] --context C [--kubeconfig F] [-o wide|json|yaml|name] [-w [--output-watch-events]]',
     'nodes reboot NODE --context C [ssh options] [--delete-emptydir-data] [--disable-eviction] [--timeout MIN] [--dry-run]',
     'nodes logs NODE --context C --path kubelet/kubelet.log',
     'nodes logs NODE --context C --query kubelet [--tail N] [--since 1h] [--pattern RE]',
@@ -415,6 +416,7 @@ export const NODES_COMMAND = command({
       help: 'wide: more columns; name: node/NAME lines; json, yaml: a v1 List',
       actions: ['list'],
     },
+    ...WATCH_OPTIONS,
     restart: { type: 'string', value: 'NAME', help: 'restart one of them (asks first)', actions: ['services'] },
     set: {
       type: 'string',
@@ -432,13 +434,16 @@ const POD_LOGS = ['logs'] as const;
 export const PODS_COMMAND = command({
   name: 'pods',
   usage: [
+    'pods [list] [-n NS | -A] [--node NODE] --context C [-o wide|json|yaml|name] [-w [--output-watch-events]]',
     'pods logs POD [-n NS] [-c CONTAINER] --context C [--follow] [--previous] [--tail N]',
     'pods describe POD [-n NS] --context C',
     'pods restart POD [-n NS] --context C [--yes]',
     'pods delete POD [-n NS] --context C [--yes]',
   ],
   operand: 'pod name',
+  noOperand: ['list'],
   actions: {
+    list: "the Windows pods (on Windows nodes, or unscheduled and asking for Windows; with --node, every pod\nof that node): kubectl's columns; -o json|yaml prints them as a v1 List (the default action)",
     logs: "a container's log (pods/log): the only container, else -c (the pod's containers are listed)",
     describe: "the pod's failure explanation (WINF signatures), status, conditions, containers and events",
     restart:
@@ -470,6 +475,7 @@ export const PODS_COMMAND = command({
       value: 'NS',
       help: "the pod's namespace (default: the context's, else default)",
     },
+    ...POD_LIST_OPTIONS,
     ...YES_OPTION,
   },
 });

@@ -153,9 +153,10 @@ kubectl's conventions hold:
                              ~/.kube/config
   -n, --namespace NS         default: the context's namespace, else default (check, pods, shell);
                              ignored by the other commands, as kubectl ignores it for nodes
-  -A, --all-namespaces       every namespace (check); ignored by the other commands
-  -o, --output FORMAT        where a command lists things: json or yaml (nodes: also wide and name;
+  -A, --all-namespaces       every namespace (check, pods); ignored by the other commands
+  -o, --output FORMAT        where a command lists things: json or yaml (nodes, pods: also wide and name;
                              check: also sarif); kube-windows' --format is the same option
+  -w, --watch                nodes, pods: after the list, a line per change until Ctrl-C
   --request-timeout D        how long one API request may take (30s, 2m; 0: no limit; default 1m)
 kubectl's flags go after "windows": kubectl refuses flags before a plugin's name.
 "kubectl windows check" without paths checks what is deployed in the current context's namespace;

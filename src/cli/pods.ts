@@ -17,6 +17,7 @@ import { confirm, EXIT, out, positiveInteger, UsageError, userMessage, warn, wit
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { PODS_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
+import { listPods } from './pods-list';
 
 export async function runPods(args: string[]): Promise<number> {
   const { values, positionals } = parseCommand(PODS_COMMAND, args);
@@ -25,6 +26,7 @@ export async function runPods(args: string[]): Promise<number> {
     return EXIT.OK;
   }
   const { action, operand: podName } = actionOf(PODS_COMMAND, positionals, values);
+  if (action === 'list') return listPods(clusterFor(values), values);
   const tail = positiveInteger('tail', values.tail);
   if (values.follow && values.previous)
     throw new UsageError('--follow and --previous do not go together (a previous instance has ended)');

@@ -129,12 +129,15 @@ export function nodeList(nodes: readonly ListedNode[]): { apiVersion: 'v1'; kind
   return {
     apiVersion: 'v1',
     kind: 'List',
-    items: sortedByName(nodes).map((n) => {
-      const { managedFields: _managed, ...metadata } = (n.metadata ?? {}) as Record<string, unknown>;
-      return { apiVersion: 'v1', kind: 'Node', ...n, metadata };
-    }),
+    items: sortedByName(nodes).map(printedNode),
     metadata: { resourceVersion: '' },
   };
+}
+
+/** A node as kubectl prints it in a list or a watch: apiVersion and kind set, managedFields left out. */
+export function printedNode(node: ListedNode): Record<string, unknown> {
+  const { managedFields: _managed, ...metadata } = (node.metadata ?? {}) as Record<string, unknown>;
+  return { apiVersion: 'v1', kind: 'Node', ...node, metadata };
 }
 
 function sortedByName(nodes: readonly ListedNode[]): ListedNode[] {

@@ -25,21 +25,11 @@ import { loadKubeconfig } from '../../src/cluster/kubeconfig';
 import { ClusterSession } from '../../src/cluster/session';
 import { WatchedList } from '../../src/cluster/watched-list';
 import { WMCO_NAMESPACE } from '../../src/core/well-known';
-import { mixedCluster, pod, windowsInstancesConfigMap, windowsNode } from '../support/kube-seed';
-import { wmcoDocMachineSet } from '../support/machine-api-seed';
-import { ShownTree, assertSummariesMatchRows, type ShownRow } from '../support/shown-tree';
-import {
-  CONTEXT_ADMIN,
-  expectStatus,
-  fromEmulatorSeed,
-  seed,
-  useApiServer,
-  type RealApiServer,
-  type SeedObject,
-} from '../support/real-apiserver';
+import { assertNoDuplicates, firstWorld, MACHINE_API, NODE, render, secondWorld } from '../support/restart-worlds';
+import { ShownTree, assertSummariesMatchRows } from '../support/shown-tree';
+import { CONTEXT_ADMIN, expectStatus, seed, useApiServer, type RealApiServer } from '../support/real-apiserver';
+import { openWatches, oursOf, watchesSettle as settle } from '../support/server-watches';
 
-const NODE = 'winworker-2022-b';
-const MACHINE_API = 'openshift-machine-api';
 const FAILSAFE_MS = 90_000;
 
 let api: RealApiServer;
@@ -57,45 +47,6 @@ after(async () => {
   for (const line of figures) console.log(line);
   await api?.stop();
 });
-
-/** A Windows MachineSet of WMCO's documented AWS example, under another name. */
-function machineSet(name: string): SeedObject {
-  const ms = wmcoDocMachineSet('AWS') as SeedObject;
-  const out = structuredClone(ms);
-  out.metadata = { ...out.metadata, name, namespace: MACHINE_API };
-  // No Machine API controller here: a MachineSet that wants none is whole without Machines.
-  (out.spec as { replicas?: number }).replicas = 0;
-  delete out.status;
-  return out;
-}
-
-/** mixedCluster: three Windows nodes, pods on them, the BYOH ConfigMap; plus a Windows MachineSet. */
-function firstWorld(): SeedObject[] {
-  return [
-    ...fromEmulatorSeed(mixedCluster() as SeedObject[]),
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MACHINE_API } },
-    machineSet('winworker-us-east-2a'),
-  ];
-}
-
-/**
- * What the cluster is after the fresh restart: winworker-2019-a, a pod of NODE, the MachineSet and one
- * BYOH entry gone; a node, a pod on NODE, a MachineSet and a BYOH entry that were never there before.
- */
-function secondWorld(): SeedObject[] {
-  const gone = new Set(['winworker-2019-a', 'iis-7c9d5f8b6-abcde', 'legacy-app-5b8c7d9f4-klmno']);
-  const kept = (fromEmulatorSeed(mixedCluster() as SeedObject[]) as SeedObject[]).filter(
-    (o) => !gone.has(o.metadata.name) && o.metadata.name !== 'windows-instances',
-  );
-  return [
-    ...kept,
-    windowsNode('win-fresh-c', { build: '10.0.20348', address: '10.0.150.9' }) as SeedObject,
-    pod('fresh-web-0', 'win-apps', NODE, { windows: true, runtimeClassName: 'windows2022' }) as SeedObject,
-    windowsInstancesConfigMap({ '10.0.140.12': 'Administrator', '10.0.150.9': 'Administrator' }) as SeedObject,
-    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: MACHINE_API } },
-    machineSet('winworker-us-east-2c'),
-  ];
-}
 
 function clusterTree(): ClusterTree {
   return new ClusterTree({
@@ -119,16 +70,6 @@ async function openExpanded(t: ClusterTree): Promise<ShownTree> {
   return view;
 }
 
-/** The shown rows as lines (indent = depth), ages left out: they are as of each read. */
-function render(rows: ShownRow[], depth = 0, out: string[] = []): string[] {
-  for (const r of rows) {
-    const description = (r.description ?? '').replace(/( · )?\d+[smhd]$/, '').replace(/ · \d+[smhd] ago/, '');
-    out.push(`${'  '.repeat(depth)}${r.label}${description ? ` — ${description}` : ''}`);
-    if (r.children) render(r.children, depth + 1, out);
-  }
-  return out;
-}
-
 /** The rows a tree opened now shows, expanded the same way. */
 async function freshRows(): Promise<string[]> {
   const t = clusterTree();
@@ -141,37 +82,12 @@ async function freshRows(): Promise<string[]> {
   }
 }
 
-/** Open watches by resource, as the server counts them (apiserver_longrunning_requests, verb WATCH). */
-async function openWatches(server: RealApiServer): Promise<Map<string, number>> {
-  const r = await server.request<string>('/metrics');
-  assert.equal(r.status, 200, 'the admin may read /metrics');
-  const counts = new Map<string, number>();
-  for (const m of String(r.body).matchAll(/^apiserver_longrunning_requests\{([^}]*)\} (\d+)/gm)) {
-    const labels = Object.fromEntries([...m[1].matchAll(/(\w+)="([^"]*)"/g)].map((l) => [l[1], l[2]]));
-    if (labels.verb !== 'WATCH') continue;
-    const key = `${labels.group ? `${labels.group}/` : ''}${labels.resource}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(m[2]));
-  }
-  return counts;
-}
-
 /** The watches above the server's own: what the views hold open. */
 const ours = (now: Map<string, number>): Record<string, number> => oursOf(now, baseline);
 
-/** Polls the server's watch count until it equals `expected` (closing a stream takes a moment); returns the last. */
-async function watchesSettle(
-  expected: Record<string, number>,
-  server = api,
-  base = baseline,
-): Promise<Record<string, number>> {
-  const end = Date.now() + 30_000;
-  let last = oursOf(await openWatches(server), base);
-  while (JSON.stringify(last) !== JSON.stringify(expected) && Date.now() < end) {
-    await new Promise((r) => setTimeout(r, 100));
-    last = oursOf(await openWatches(server), base);
-  }
-  return last;
-}
+/** Polls the server's watch count until it equals `expected`; returns the last. */
+const watchesSettle = (expected: Record<string, number>, server = api, base = baseline) =>
+  settle(expected, server, base);
 
 const reconnecting = (lines: string[]) => lines.filter((l) => /: reconnecting \(/.test(l));
 
@@ -195,20 +111,6 @@ async function recovered(view: ShownTree, expected: string[], since: number, sta
   await view.settle();
   assert.deepEqual(render(view.roots), expected, 'still the rows of a fresh start once quiet');
   return at - since;
-}
-
-function assertNoDuplicates(lines: string[]): void {
-  // Rows under one parent are unique by label: a duplicate is the symptom of a reconnect that added twice.
-  const seen = new Set<string>();
-  const path: string[] = [];
-  for (const l of lines) {
-    const depth = (l.length - l.trimStart().length) / 2;
-    path.length = depth;
-    const key = [...path, l.trim().split(' — ')[0]].join(' > ');
-    assert.ok(!seen.has(key), `a duplicate row: ${key}`);
-    seen.add(key);
-    path.push(l.trim().split(' — ')[0]);
-  }
 }
 
 test('the tree through a restart on the same data, then on a fresh etcd: reconnecting, then exactly the rows of a fresh start; no watch leaked', async () => {
@@ -406,15 +308,6 @@ test('etcd compacted under the watches (no watch cache): 410 Gone, listed again,
     await own.stop();
   }
 });
-
-function oursOf(now: Map<string, number>, base: Map<string, number>): Record<string, number> {
-  return Object.fromEntries(
-    [...now]
-      .map(([k, n]) => [k, n - (base.get(k) ?? 0)] as const)
-      .filter(([, n]) => n !== 0)
-      .sort(([a], [b]) => a.localeCompare(b)),
-  );
-}
 
 const fmt = (w: Record<string, number>) =>
   Object.entries(w)

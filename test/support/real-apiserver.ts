@@ -7,11 +7,15 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { randomBytes } from 'node:crypto';
 import { request } from 'node:https';
 import { networkInterfaces } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-/** The repository root (test files run from out/test/<dir>/). */
-export const ROOT = resolve(__dirname, '..', '..', '..');
+/** The repository root: test files run from out/test/<dir>/, the real-VS-Code ones from out/e2e/. */
+export const ROOT =
+  [resolve(__dirname, '..', '..', '..'), resolve(__dirname, '..', '..')].find((d) =>
+    existsSync(join(d, 'scripts', 'apiserver.mjs')),
+  ) ?? resolve(__dirname, '..', '..', '..');
 
 export const CONTEXT_ADMIN = 'kube-windows-apiserver';
 export const CONTEXT_RESTRICTED = 'kube-windows-apiserver-restricted';
