@@ -45,7 +45,7 @@ export class ClusterConnections {
     const proxied = this.config.getCurrentCluster()?.proxyUrl;
     const fingerprint = tlsFingerprint(opts, proxied);
     if (this.agents?.fingerprint !== fingerprint) {
-      this.destroyAgents();
+      this.retireAgents();
       if (proxied) {
         // Through a proxy, the library's own agent (HTTP CONNECT or SOCKS), kept while the TLS material holds.
         if (!(opts.agent instanceof http.Agent)) return opts;
@@ -58,9 +58,9 @@ export class ClusterConnections {
     return { ...opts, agent };
   }
 
-  /** Closes every connection, idle or not; later requests open new ones. */
+  /** Later requests open new connections; idle ones close now, busy ones once their answer is read. */
   reset(): void {
-    this.destroyAgents();
+    this.retireAgents();
   }
 
   /** Closes every connection for good (the session is gone). */
@@ -102,6 +102,17 @@ export class ClusterConnections {
 
   private destroyAgents(): void {
     destroy(this.agents);
+    this.agents = undefined;
+  }
+
+  /** A request under way on the old connections still gets its answer (a retry must not fail the try before it). */
+  private retireAgents(): void {
+    for (const agent of new Set([this.agents?.short, this.agents?.long])) {
+      if (!agent) continue;
+      // Node's agent closes a socket whose request ended when its keepAlive is off.
+      (agent as { keepAlive?: boolean }).keepAlive = false;
+      for (const sockets of Object.values(agent.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
+    }
     this.agents = undefined;
   }
 }

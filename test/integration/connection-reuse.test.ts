@@ -136,6 +136,34 @@ describe('kept connections to a cluster', () => {
       client.close();
     }
   });
+
+  test('a reconnect lets a request under way finish, and the next request opens a new connection', async () => {
+    const load = loadKubeconfig({ explicit: emu.kubeconfig({ file: join(tmp, 'reconnect') }) });
+    assert.ok(load.ok);
+    const client = new KubeClient(load.config, { timeoutMs: 30_000 });
+    try {
+      await client.get('/version');
+      const start = emu.connections();
+      emu.setLatency(1500);
+      const requests = emu.requests.length;
+      const underway = client.get<{ items: unknown[] }>('/api/v1/nodes');
+      // The emulator logs a request as it answers it: wait until it is on the wire instead.
+      await waitFor(
+        'the request on its kept connection',
+        () => client.openSockets.short === 1 && emu.requests.length === requests,
+      );
+      await new Promise((r) => setTimeout(r, 200));
+      client.resetConnections();
+      assert.ok((await underway).items.length > 0, 'the answer of the request under way');
+      emu.setLatency(0);
+      await client.get('/version');
+      assert.equal(since(start).handshakes, 1, 'the next request on a new connection');
+      await waitFor('the old connection closed', () => emu.connections().open === 1);
+    } finally {
+      emu.setLatency(0);
+      client.close();
+    }
+  });
 });
 
 /**
