@@ -842,7 +842,7 @@ test('Remove node: the questions first, the modal confirmation last, worded for 
 });
 
 // ---------------------------------------------------------------------------------------------
-// The proxy questions (issue 32): kubeadm asks for the proxy of containerd and the kubelet and the
+// The proxy questions: kubeadm asks for the proxy of containerd and the kubelet and the
 // NO_PROXY additions; BYOH says in their place that WMCO applies the cluster-wide proxy.
 
 const PROXY_PASSWORD = 'pr0xy-s3cret';

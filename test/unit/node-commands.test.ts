@@ -673,7 +673,7 @@ test('how to reach a node: asked once per node (counter, Back, defaults), rememb
 });
 
 // ---------------------------------------------------------------------------------------------
-// Show proxy settings (issue 32): what `kube-windows nodes proxy` reads, in a read-only document, with one line
+// Show proxy settings: what `kube-windows nodes proxy` reads, in a read-only document, with one line
 
 test('showProxySettings: the node against the cluster in a read-only document; drift in one warning line, then equal, then drift with when it was last seen equal', async () => {
   const { mkdtempSync, readFileSync, rmSync } = await import('node:fs');
