@@ -88,7 +88,10 @@ export interface ProxyPreflightFacts {
   mirrorSets: MirrorSetInput[];
   clusterNetworks: string[];
   serviceNetworks: string[];
-  /** Host names of the API endpoints (api-int, api) from the Infrastructure. */
+  /**
+   * The API endpoint a node talks to (the Infrastructure's api-int host; its api host only when there is
+   * no internal one): OpenShift puts api-int, not api, in the Proxy's status.noProxy.
+   */
   apiHosts: string[];
 }
 
@@ -125,6 +128,6 @@ export async function readProxyPreflightFacts(kube: KubeClient, signal?: AbortSi
     mirrorSets,
     clusterNetworks: (net?.spec?.clusterNetwork ?? []).map((n) => n.cidr),
     serviceNetworks: net?.spec?.serviceNetwork ?? [],
-    apiHosts: [...new Set([...hostOf(infra?.status?.apiServerInternalURI), ...hostOf(infra?.status?.apiServerURL)])],
+    apiHosts: hostOf(infra?.status?.apiServerInternalURI ?? infra?.status?.apiServerURL),
   };
 }

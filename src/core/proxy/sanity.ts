@@ -18,7 +18,7 @@ export interface ProxySanityInput {
   clusterNetworks: readonly string[];
   serviceNetworks: readonly string[];
   machineNetworks?: readonly string[];
-  /** Host names of the API endpoints (api-int, api). */
+  /** Host names of the API endpoints nodes talk to (api-int). */
   apiHosts: readonly string[];
   /** spec.trustedCA.name, with how many certificates its ConfigMap holds or why it cannot be used. */
   trustedCA?: { name: string; certificates: number; problem?: string };
