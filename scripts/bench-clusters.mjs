@@ -3,7 +3,6 @@
 // clusters-bench.ts, bundled here, over the 30-context kubeconfig; then, unless BENCH_SKIP_VSCODE=1, the
 // same kubeconfig in a real VS Code (code-server): test/e2e/many-clusters.test.ts, whose figures
 // (activate(), each cluster's rows as the view shows them) it writes to test-results/many-clusters.json.
-// `--cpu-prof`: the model also prints where its CPU time went while every cluster was expanded at once.
 import { build } from 'esbuild';
 import { NODE_BUNDLE } from './esbuild-node.mjs';
 import { spawnSync } from 'node:child_process';
@@ -19,10 +18,7 @@ await build({
   outfile,
   ...NODE_BUNDLE,
 });
-const model = spawnSync(process.execPath, ['--enable-source-maps', outfile, ...process.argv.slice(2)], {
-  cwd: root,
-  stdio: 'inherit',
-});
+const model = spawnSync(process.execPath, ['--enable-source-maps', outfile], { cwd: root, stdio: 'inherit' });
 if (model.status !== 0) process.exit(model.status ?? 1);
 if (process.env.BENCH_SKIP_VSCODE) process.exit(0);
 

@@ -12,9 +12,7 @@ import { join } from 'node:path';
 import { ClusterTree } from '../../src/views/cluster-tree';
 import type { TreeNode } from '../../src/views/cluster-item';
 import { fromKubeconfig } from '../../test/support/real-apiserver';
-import { startManyClusters, type ManyClusters } from '../../test/support/many-clusters';
-import { tallyWire, type WireTally } from './wire-tally';
-import { profiled } from './cpu-profile';
+import { startManyClusters } from '../../test/support/many-clusters';
 
 const now = (): number => performance.now();
 
@@ -24,11 +22,9 @@ async function main(): Promise<void> {
   const api = fromKubeconfig(kubeconfig);
   const dir = mkdtempSync(join(tmpdir(), 'kw-bench-clusters-'));
   const world = await startManyClusters({ dir, api });
-  const wire = tallyWire();
   // A loading row never stands in: each answer below is the cluster's real children.
   const tree = new ClusterTree({ locate: { explicit: world.kubeconfigPath }, watchKubeconfig: false, loadingAfterMs: 600_000 });
   try {
-    wire.reset();
     const t0 = now();
     const roots = await tree.children();
     const rootsMs = now() - t0;
@@ -38,10 +34,7 @@ async function main(): Promise<void> {
       roots.map((r) => tree.children(r).then((kids) => void done.set(r.label, { ms: now() - t1, kids }))),
     );
     const answers = world.contexts.filter((c) => !c.kind.startsWith('silent')).map((c) => c.name);
-    const answered = async () => {
-      while (!answers.every((n) => done.has(n))) await new Promise((r) => setTimeout(r, 20));
-    };
-    const profile = process.argv.includes('--cpu-prof') ? (await profiled(answered)).summary : (await answered(), '');
+    while (!answers.every((n) => done.has(n))) await new Promise((r) => setTimeout(r, 20));
     const ms = (kind: (k: string) => boolean) =>
       world.contexts.filter((c) => kind(c.kind)).map((c) => done.get(c.name)?.ms ?? NaN);
     const healthy = ms((k) => k === 'healthy');
@@ -51,10 +44,7 @@ async function main(): Promise<void> {
     console.log(`  every healthy cluster rendered after ${Math.max(...healthy).toFixed(0)} ms (median ${median(healthy).toFixed(0)} ms)`);
     // As a user does: one healthy cluster expanded at a time (a tree of its own each, so nothing is cached),
     // while every never-answering one is still pending in the first tree.
-    printWire('all expanded at once', wire, world);
-    if (profile) console.log(profile);
     const one: number[] = [];
-    wire.reset();
     for (const c of world.contexts.filter((x) => x.kind === 'healthy')) {
       const t = new ClusterTree({ locate: { explicit: world.kubeconfigPath }, watchKubeconfig: false, loadingAfterMs: 600_000 });
       const root = (await t.children()).find((r) => r.label === c.name);
@@ -63,7 +53,6 @@ async function main(): Promise<void> {
       one.push(now() - t2);
       t.dispose();
     }
-    printWire('one healthy cluster at a time (20 expansions)', wire, world);
     await all;
     for (const c of world.contexts.filter((x) => x.kind !== 'healthy')) {
       const d = done.get(c.name);
@@ -82,19 +71,6 @@ async function main(): Promise<void> {
     tree.dispose();
     await world.stop();
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** Requests, connections and handshakes per server (the real one, each emulator, the never-answering ones). */
-function printWire(title: string, wire: WireTally, world: ManyClusters): void {
-  console.log(`  on the wire, ${title}: kubeconfig applied ${wire.kubeconfigCalls} times, ${wire.kubeconfigMs.toFixed(0)} ms in all`);
-  for (const [host, h] of wire.hosts) {
-    const names = world.contexts.filter((c) => new URL(c.server).host === host).map((c) => c.name);
-    const who = names.length > 1 ? `${names[0].replace(/-\d+$/, '')} … (${names.length} contexts)` : (names[0] ?? host);
-    const hs = h.handshakeMs;
-    console.log(
-      `    ${who.padEnd(40)} ${String(h.requests).padStart(4)} requests, ${String(h.connections).padStart(4)} new connections (${h.fullHandshakes} full TLS handshakes, ${h.resumed} resumed), ${h.reused} reused; handshake median ${hs.length ? median(hs).toFixed(0) : '-'} ms, slowest ${hs.length ? Math.max(...hs).toFixed(0) : '-'} ms`,
-    );
   }
 }
 

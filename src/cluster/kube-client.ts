@@ -1,12 +1,10 @@
 // A small JSON client over the context's kubeconfig: @kubernetes/client-node does the authentication
 // (tokens, client certificates, exec plugins, CA), node:https carries requests with a timeout we control,
-// and non-2xx answers become ApiError with the server's Status message. Connections are kept and reused
-// (connections.ts); a request that meets a kept connection the server had just closed is sent again once.
+// and non-2xx answers become ApiError with the server's Status message.
 import type { KubeConfig } from '@kubernetes/client-node';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { delay } from '../core/delay';
-import { ClusterConnections, type Budget } from './connections';
 import { ApiError, ExecPluginError, MalformedAnswerError, RequestTimeoutError } from './errors';
 
 export type Query = Record<string, string | number | boolean | undefined>;
@@ -35,27 +33,11 @@ export interface ClientOptions {
 /** The longest Retry-After honoured: a server asking for more gets the error now, not a frozen command. */
 const MAX_RETRY_AFTER_MS = 30_000;
 
-/** Methods sent again when a kept connection turns out closed: repeating them cannot do a thing twice. */
-const REPEATABLE = new Set(['GET', 'HEAD', 'PUT', 'DELETE']);
-
-/**
- * Errors of a request that went out on a kept connection which the server had closed meanwhile (reset or broken
- * before any answer): the request never reached the server.
- */
-const staleConnectionErrors = new WeakSet<object>();
-
-function markIfStale(req: http.ClientRequest, err: unknown, answered: boolean): void {
-  const code = (err as NodeJS.ErrnoException | undefined)?.code;
-  if (req.reusedSocket && !answered && (code === 'ECONNRESET' || code === 'EPIPE') && typeof err === 'object')
-    staleConnectionErrors.add(err as object);
-}
-
 export class KubeClient {
   readonly server: string;
   private readonly timeoutMs: number;
   private readonly retries: number;
   private readonly backoffMs: number;
-  private readonly connections: ClusterConnections;
 
   constructor(
     private readonly config: KubeConfig,
@@ -65,22 +47,6 @@ export class KubeClient {
     this.timeoutMs = options.timeoutMs ?? 60_000;
     this.retries = options.retries ?? 3;
     this.backoffMs = options.backoffMs ?? 1000;
-    this.connections = new ClusterConnections(config);
-  }
-
-  /** Closes the kept connections; the next request opens new ones (a reconnect after a failure). */
-  resetConnections(): void {
-    this.connections.reset();
-  }
-
-  /** Closes the kept connections for good: the client's owner is done with it. */
-  close(): void {
-    this.connections.close();
-  }
-
-  /** The sockets open now, by budget (tests, the bench). */
-  get openSockets(): { short: number; long: number } {
-    return this.connections.openSockets;
   }
 
   /** The kubeconfig (context, user, cluster) this client speaks with: for pods/exec over WebSocket. */
@@ -134,16 +100,10 @@ export class KubeClient {
     path: string,
     options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal } = {},
   ): Promise<T> {
-    let resent = false;
     for (let attempt = 0; ; attempt++) {
       try {
         return await this.once<T>(method, path, options);
       } catch (err) {
-        if (!resent && REPEATABLE.has(method) && staleConnectionErrors.has(err as object)) {
-          resent = true;
-          attempt--;
-          continue;
-        }
         const wait =
           method === 'GET' && attempt < this.retries ? retryDelay(err, this.backoffMs * 2 ** attempt) : undefined;
         if (wait === undefined) throw err;
@@ -158,7 +118,7 @@ export class KubeClient {
     options: { query?: Query; body?: unknown; contentType?: string; signal?: AbortSignal },
   ): Promise<T> {
     const url = this.url(path, options.query);
-    const opts = await this.requestOptions(url, 'short');
+    const opts = await this.requestOptions();
     const payload = options.body === undefined ? undefined : Buffer.from(JSON.stringify(options.body), 'utf8');
     const headers: http.OutgoingHttpHeaders = {
       ...(opts.headers as http.OutgoingHttpHeaders | undefined),
@@ -174,9 +134,7 @@ export class KubeClient {
         reject(signal.reason);
         return;
       }
-      let answered = false;
       const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
-        answered = true;
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
         // A body cut off mid-way: the timer goes too, or it would hold the process until the timeout.
@@ -207,7 +165,7 @@ export class KubeClient {
           }
         });
       });
-      const timer = this.guard(req, reject, signal, (err) => markIfStale(req, err, answered));
+      const timer = this.guard(req, reject, signal);
       req.end(payload);
     });
   }
@@ -223,22 +181,8 @@ export class KubeClient {
     signal?: AbortSignal,
     method: 'GET' | 'HEAD' = 'GET',
   ): Promise<http.IncomingMessage> {
-    try {
-      return await this.streamOnce(path, query, signal, method);
-    } catch (err) {
-      if (!staleConnectionErrors.has(err as object)) throw err;
-      return this.streamOnce(path, query, signal, method);
-    }
-  }
-
-  private async streamOnce(
-    path: string,
-    query: Query | undefined,
-    signal: AbortSignal | undefined,
-    method: 'GET' | 'HEAD',
-  ): Promise<http.IncomingMessage> {
     const url = this.url(path, query);
-    const opts = await this.requestOptions(url, 'long');
+    const opts = await this.requestOptions();
     const headers: http.OutgoingHttpHeaders = {
       ...(opts.headers as http.OutgoingHttpHeaders | undefined),
       Accept: '*/*',
@@ -248,13 +192,11 @@ export class KubeClient {
         reject(signal.reason);
         return;
       }
-      let answered = false;
       const req = this.transport(url).request(url, { ...opts, method, headers }, (res) => {
-        answered = true;
         clearTimeout(timer);
         resolveP(res);
       });
-      const timer = this.guard(req, reject, signal, (err) => markIfStale(req, err, answered));
+      const timer = this.guard(req, reject, signal);
       req.end();
     });
   }
@@ -283,73 +225,58 @@ export class KubeClient {
     };
     let timer: NodeJS.Timeout | undefined;
     const url = this.url(path, { ...query, watch: true });
-    let resent = false;
-    const open = (): void =>
-      void this.requestOptions(url, 'long').then(
-        (opts) => {
-          if (finished) return;
-          let answered = false;
-          const sent = this.transport(url).request(
-            url,
-            { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } },
-            (res) => {
-              answered = true;
-              clearTimeout(timer);
-              const status = res.statusCode ?? 0;
-              if (status !== 200) {
-                const chunks: Buffer[] = [];
-                res.on('data', (c: Buffer) => chunks.push(c));
-                res.on('end', () =>
-                  done(
-                    new ApiError(
-                      status,
-                      res.statusMessage ?? '',
-                      path,
-                      parseJson(Buffer.concat(chunks).toString('utf8')),
-                    ),
+    this.requestOptions().then(
+      (opts) => {
+        if (finished) return;
+        req = this.transport(url).request(
+          url,
+          { ...opts, method: 'GET', headers: { ...opts.headers, Accept: 'application/json' } },
+          (res) => {
+            clearTimeout(timer);
+            const status = res.statusCode ?? 0;
+            if (status !== 200) {
+              const chunks: Buffer[] = [];
+              res.on('data', (c: Buffer) => chunks.push(c));
+              res.on('end', () =>
+                done(
+                  new ApiError(
+                    status,
+                    res.statusMessage ?? '',
+                    path,
+                    parseJson(Buffer.concat(chunks).toString('utf8')),
                   ),
-                );
-                res.on('error', done);
-                return;
-              }
-              if (!finished) onOpen?.();
-              // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
-              if (idleMs > 0) sent.setTimeout(idleMs, () => sent.destroy(new RequestTimeoutError(this.server, idleMs)));
-              let buffer = '';
-              res.setEncoding('utf8');
-              res.on('data', (chunk: string) => {
-                buffer += chunk;
-                let nl: number;
-                while ((nl = buffer.indexOf('\n')) >= 0) {
-                  const line = buffer.slice(0, nl).trim();
-                  buffer = buffer.slice(nl + 1);
-                  if (!line) continue;
-                  const event = parseJson<WatchEvent<T>>(line);
-                  if (event && typeof event.type === 'string' && !finished) onEvent(event);
-                }
-              });
-              res.on('end', () => done());
-              res.on('close', () => done());
-              res.on('error', (err) => done(err));
-            },
-          );
-          req = sent;
-          clearTimeout(timer);
-          timer = setTimeout(() => sent.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
-          sent.on('error', (err) => {
-            markIfStale(sent, err, answered);
-            if (!finished && !resent && staleConnectionErrors.has(err)) {
-              resent = true;
-              open();
+                ),
+              );
+              res.on('error', done);
               return;
             }
-            done(finished ? undefined : err);
-          });
-          sent.end();
-        },
-        (err) => done(err),
-      );
-    open();
+            if (!finished) onOpen?.();
+            // A connection that went silent (no event, no bookmark, no server close) is dead: end it.
+            if (idleMs > 0) req?.setTimeout(idleMs, () => req?.destroy(new RequestTimeoutError(this.server, idleMs)));
+            let buffer = '';
+            res.setEncoding('utf8');
+            res.on('data', (chunk: string) => {
+              buffer += chunk;
+              let nl: number;
+              while ((nl = buffer.indexOf('\n')) >= 0) {
+                const line = buffer.slice(0, nl).trim();
+                buffer = buffer.slice(nl + 1);
+                if (!line) continue;
+                const event = parseJson<WatchEvent<T>>(line);
+                if (event && typeof event.type === 'string' && !finished) onEvent(event);
+              }
+            });
+            res.on('end', () => done());
+            res.on('close', () => done());
+            res.on('error', (err) => done(err));
+          },
+        );
+        timer = setTimeout(() => req?.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
+        req.on('error', (err) => done(finished ? undefined : err));
+        req.end();
+      },
+      (err) => done(err),
+    );
     return {
       stop: () => {
         finished = true;
@@ -368,12 +295,10 @@ export class KubeClient {
     req: http.ClientRequest,
     reject: (err: unknown) => void,
     signal: AbortSignal | undefined,
-    onError?: (err: unknown) => void,
   ): NodeJS.Timeout {
     const timer = setTimeout(() => req.destroy(new RequestTimeoutError(this.server, this.timeoutMs)), this.timeoutMs);
     req.on('error', (err) => {
       clearTimeout(timer);
-      onError?.(err);
       reject(err);
     });
     const onAbort = (): void =>
@@ -393,17 +318,18 @@ export class KubeClient {
     return url.protocol === 'http:' ? http : https;
   }
 
-  /**
-   * Headers and the kept connections (of `budget`) for the current user; exec plugin failures become ExecPluginError.
-   */
-  private async requestOptions(url: URL, budget: Budget): Promise<https.RequestOptions> {
+  /** Headers and TLS agent for the current user; exec plugin failures become ExecPluginError. */
+  private async requestOptions(): Promise<https.RequestOptions> {
+    const opts: https.RequestOptions = {};
     try {
-      return await this.connections.requestOptions(url, budget);
+      await this.config.applyToHTTPSOptions(opts);
     } catch (err) {
       const exec = this.config.getCurrentUser()?.exec as { command?: string } | undefined;
       if (exec?.command) throw new ExecPluginError(exec.command, err);
       throw err;
     }
+    if (this.server.startsWith('http:')) delete opts.agent;
+    return opts;
   }
 }
 

@@ -130,8 +130,6 @@ export class ClusterSession {
     this.stopWatched();
     this.model?.stop();
     this.model = undefined;
-    // New connections: a kept one may be what failed (a VPN that came back, a server restarted behind a balancer).
-    this.client.resetConnections();
     this.connecting = undefined;
     this.facts = undefined;
     this.storage = undefined;
@@ -345,7 +343,6 @@ export class ClusterSession {
     this.model?.stop();
     this.model = undefined;
     this.changes.removeAllListeners();
-    this.client.close();
   }
 
   /** Calls `listener` with what changed (see SessionTopic); returns the unsubscribe. */

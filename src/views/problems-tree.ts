@@ -7,7 +7,6 @@ import { checkLive, liveCheckOptions, type LiveFinding, type LiveReport, type Li
 import { findObject, liveDocument, objectTitle, type LiveDocument } from '../core/live/document';
 import type { CheckOptions } from '../core/rules/checker';
 import { openCluster } from '../cluster/open';
-import type { KubeClient } from '../cluster/kube-client';
 import { classifyError } from '../cluster/errors';
 import { loadKubeconfig, type LocateOptions } from '../cluster/kubeconfig';
 import { readLiveState } from '../cluster/live';
@@ -141,13 +140,12 @@ export class ProblemsTree {
         ...base,
         error: `The kubeconfig has no context "${context}". Pick another (kube-windows: Check another cluster…).`,
       };
-    let kube: KubeClient | undefined;
     try {
-      ({ kube } = openCluster({
+      const { kube } = openCluster({
         context,
         config: load.config,
         ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
-      }));
+      });
       const state = await readLiveState(kube, {
         context,
         ...(namespace !== undefined ? { namespace } : {}),
@@ -157,9 +155,6 @@ export class ProblemsTree {
       return { ...base, state, report, options: liveCheckOptions(state) };
     } catch (err) {
       return { ...base, error: classifyError(err, { context, what: 'the workloads' }).message };
-    } finally {
-      // A client per read: its kept connections go with it, not 15 s later.
-      kube?.close();
     }
   }
 

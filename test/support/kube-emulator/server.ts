@@ -1,7 +1,6 @@
 // The HTTPS front of the emulator: auth, discovery, REST verbs, watch streams, latency and fault injection.
 import { createServer, request as httpsRequest, type Server } from 'node:https';
 import type { Duplex } from 'node:stream';
-import type { TLSSocket } from 'node:tls';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -1145,14 +1144,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   }
 
   const server: Server = createServer({ key: certs.keyPem, cert: certs.certPem }, (req, res) => void handle(req, res));
-  // TLS connections as the server sees them: how many handshakes, how many resumed a session, how many are open.
-  const tlsTally = { handshakes: 0, resumed: 0, open: 0 };
-  server.on('secureConnection', (socket: TLSSocket) => {
-    tlsTally.handshakes++;
-    if (socket.isSessionReused()) tlsTally.resumed++;
-    tlsTally.open++;
-    socket.once('close', () => void tlsTally.open--);
-  });
   server.on('upgrade', (req: IncomingMessage, socket: Duplex) => execUpgrade(req, socket));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -1166,7 +1157,6 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     caPem: certs.caPem,
     token: adminToken,
     requests,
-    connections: () => ({ ...tlsTally }),
     execs,
     setPodLog: (namespace, pod, container, text, previous) =>
       void podLogs.set(`${namespace}/${pod}/${container}${previous ? '#previous' : ''}`, text),

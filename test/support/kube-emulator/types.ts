@@ -121,8 +121,6 @@ export interface Emulator {
   token: string;
   kubeconfig(opts?: { token?: string; context?: string; file?: string }): string;
   requests: RequestLogEntry[];
-  /** TLS connections so far: handshakes (full or resumed), those that resumed a session, and those open now. */
-  connections(): { handshakes: number; resumed: number; open: number };
   /** Every pods/exec session, in order. */
   execs: ExecRecord[];
   /** The text pods/log serves for a container (default: none, an empty log); `previous`: its last terminated instance's. */
