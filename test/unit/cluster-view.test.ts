@@ -323,6 +323,7 @@ test('manifest: view container, view, welcome, menus and palette hiding', () => 
     'kubeWindows.retry',
     'kubeWindows.scaleMachineSet',
     'kubeWindows.showInClusterTree',
+    'kubeWindows.showProxySettings',
     'kubeWindows.uncordonNode',
   ]);
   // Pod actions on pod items only; Cordon on schedulable nodes, Uncordon on cordoned ones, the other node actions on both.
