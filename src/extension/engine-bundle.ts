@@ -118,4 +118,4 @@ export { policySummary, resolvePolicyRequest } from '../core/policy/request';
 export { byohClusterProxy, kubeadmNoProxyIncluded } from '../bootstrap/join-proxy';
 export { nodeProxyText, proxyExpectation, readNodeProxy } from '../bootstrap/node-proxy';
 export { recordProxySeen } from '../bootstrap/proxy-seen';
-export { driftLine } from '../core/proxy/words';
+export { proxyVerdict } from '../core/proxy/words';

@@ -73,7 +73,7 @@ const ENGINE = [
   'readNodeProxy',
   'nodeProxyText',
   'recordProxySeen',
-  'driftLine',
+  'proxyVerdict',
 ] as const;
 
 /**
@@ -480,18 +480,8 @@ async function showProxySettings(rt: Runtime, arg: unknown): Promise<void> {
   const lastEqual = deps.recordProxySeen({ context: t.context, node: t.name }, comparison.equal);
   await rt.docs.show(`proxy/${t.name}.txt`, deps.nodeProxyText(t.name, expected, comparison, lastEqual));
   rt.log.info(`proxy settings of ${t.name}: ${comparison.equal ? 'equal' : 'drift'}`);
-  if (!comparison.equal) {
-    void vscode.window.showWarningMessage(
-      `kube-windows: ${t.name}: ${deps.driftLine(comparison, expected.managedBy, lastEqual)}`,
-    );
-    return;
-  }
-  const none = Object.keys(expected.variables).length === 0 && expected.thumbprints.length === 0;
-  void vscode.window.showInformationMessage(
-    none
-      ? `kube-windows: ${t.name} has no proxy settings, and ${expected.from.replace(/^the cluster has/, 'its cluster has')}.`
-      : `kube-windows: the proxy settings of ${t.name} match what the cluster expects (${expected.from}).`,
-  );
+  const verdict = `kube-windows: ${deps.proxyVerdict(t.name, expected, comparison, lastEqual)}`;
+  void (comparison.equal ? vscode.window.showInformationMessage(verdict) : vscode.window.showWarningMessage(verdict));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -72,6 +72,28 @@ export function driftLine(
   return `Drift: ${what.join(', ')} ${what.length === 1 ? 'differs' : 'differ'} from what the cluster expects (${who}; ${lastSeenWords(lastEqual, now)}).`;
 }
 
+/**
+ * The one-line verdict of "Show proxy settings" on `node`: its drift (as driftLine says it), that it matches
+ * what the cluster expects, or that neither side has a proxy.
+ */
+export function proxyVerdict(
+  node: string,
+  expected: {
+    variables: Record<string, unknown>;
+    thumbprints: readonly string[];
+    from: string;
+    managedBy: 'wmco' | 'kubeadm';
+  },
+  c: NodeProxyComparison,
+  lastEqual?: string,
+): string {
+  if (!c.equal) return `${node}: ${driftLine(c, expected.managedBy, lastEqual)}`;
+  const none = Object.keys(expected.variables).length === 0 && expected.thumbprints.length === 0;
+  return none
+    ? `${node} has no proxy settings, and ${expected.from.replace(/^the cluster has/, 'its cluster has')}.`
+    : `the proxy settings of ${node} match what the cluster expects (${expected.from}).`;
+}
+
 /** The report of `nodes proxy` / "Show proxy settings": expected values, machine and per-service values, CA. */
 export function nodeProxyReport(o: {
   node: string;
