@@ -186,17 +186,27 @@ function waitNotReadyStep(nodeName: string, t: Timing): RebootStep {
       return notReadyObserved(c, ctx.state.bootAfter) ? 'done' : 'todo';
     },
     apply: async (ctx, signal, report) => {
+      let readyAgain = false;
       await waitForNode(
         ctx,
         signal,
         report,
         t,
-        (n) => !isReady(n),
+        // A host that restarts quickly can go NotReady and back between two polls: Ready having turned True
+        // after the restart is that proof too (what `check` accepts), else the wait would last its whole timeout.
+        (n) => {
+          readyAgain = isReady(n);
+          return notReadyObserved(readyCondition(n), ctx.state.bootAfter);
+        },
         () =>
           `The node ${nodeName} still reports Ready ${durationText(t.timeout)} after the restart: the restart may not have happened (look at the host).`,
       );
       ctx.state.notReadySeen = true;
-      report('the node is NotReady, as expected during the restart');
+      report(
+        readyAgain
+          ? 'the node went NotReady and is Ready again since the restart'
+          : 'the node is NotReady, as expected during the restart',
+      );
     },
     verify: async () => true,
     timeoutMs: t.timeout + 60_000,

@@ -98,7 +98,10 @@ test('nodes reboot: Ctrl-C at every step stops the CLI, says what it leaves and 
       ];
       const r = await cli(args, k);
       const where = `Ctrl-C at step ${k}`;
-      assert.ok(r.stopMs !== undefined, `${where}: the step started (${r.stdout})`);
+      assert.ok(
+        r.stopMs !== undefined,
+        `${where}: the step started (exit ${r.code}; stdout:\n${r.stdout}\nstderr:\n${r.stderr})`,
+      );
       maxStopMs = Math.max(maxStopMs, r.stopMs ?? 0);
       const all = r.stdout + r.stderr;
       if (r.code === 0) {

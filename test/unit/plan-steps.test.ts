@@ -187,6 +187,28 @@ test('reboot plan: cordon, drain, restart, NotReady, (AWS route), Ready, uncordo
   ]);
 });
 
+test('reboot: the NotReady wait ends when Ready turned True after the restart (NotReady came and went between polls)', async () => {
+  const bootAfter = '2026-11-25T06:00:00Z';
+  let gets = 0;
+  const ready = (lastTransitionTime: string) => ({
+    metadata: { name: 'win-1' },
+    status: { conditions: [{ type: 'Ready', status: 'True', reason: 'KubeletReady', lastTransitionTime }] },
+  });
+  // The first read still shows the Ready of before the restart; the second, Ready again since just after it.
+  const nodes = [ready('2026-11-25T05:00:00Z'), ready('2026-11-25T06:00:40Z')];
+  const fakeKube = {
+    get: async () => nodes[Math.min(gets++, nodes.length - 1)],
+  } as unknown as KubeClient;
+  const plan = buildRebootPlan({ kube: fakeKube, host, node: ready('2026-11-25T05:00:00Z') as RebootNode, pollMs: 1 });
+  const step = plan.steps.find((s) => s.id === 'wait-not-ready')!;
+  const ctx = { opts: { kube: fakeKube, host, node: { metadata: { name: 'win-1' } } }, state: { bootAfter } };
+  const reports: string[] = [];
+  await step.apply(ctx as never, AbortSignal.timeout(60_000), (m) => reports.push(m));
+  assert.equal(gets, 2, 'one more read after the one that still showed the old Ready');
+  assert.match(reports.join('\n'), /waiting: the node reports Ready=True/);
+  assert.equal(reports.at(-1), 'the node went NotReady and is Ready again since the restart');
+});
+
 test('kubeadm plan: the named steps in order, the taint check and the RuntimeClass only when asked', () => {
   const source = (name: string) => ({
     kind: 'file' as const,

@@ -39,10 +39,11 @@ export function simNode(state: SimHostState): SimNodeState {
     };
     NODES.set(state, n);
   }
-  // A reboot happened since we last looked: new boot time; active-store routes are gone.
+  // A reboot happened since we last looked: its boot time (when it happened, not when it is first read, which
+  // on a loaded machine can be seconds later than the kubelet's Ready); active-store routes are gone.
   if (n.seenBootCount !== state.bootCount) {
     n.seenBootCount = state.bootCount;
-    n.lastBoot = new Date().toISOString();
+    n.lastBoot = new Date(state.bootedAt ?? Date.now()).toISOString();
     n.metadataRoutes = [];
   }
   return n;

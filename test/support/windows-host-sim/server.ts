@@ -204,6 +204,7 @@ export async function startWindowsHostSim(options: SimHostOptions): Promise<SimH
       if (state.containersFeature === 'DisablePending') state.containersFeature = 'Disabled';
       state.rebootPending = false;
       state.bootCount += 1;
+      state.bootedAt = Date.now();
       for (const [n, s] of state.services) {
         if (s.startType !== 'Auto') s.status = 'Stopped';
         else if (n.toLowerCase() === 'kubelet' && !fs.isFile('C:\\var\\lib\\kubelet\\config.yaml'))

@@ -54,6 +54,8 @@ export interface SimHostState {
   /** URL → body, for download-file. */
   urls: Map<string, Buffer>;
   bootCount: number;
+  /** When the last restart finished (ms since the epoch): the host's LastBootUpTime from then on. */
+  bootedAt?: number;
   opLog: SimOpRecord[];
 }
 
