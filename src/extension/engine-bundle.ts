@@ -116,6 +116,7 @@ export { policySummary, resolvePolicyRequest } from '../core/policy/request';
 // Proxy-enabled clusters: what the join questions show (the kubeadm NO_PROXY always included, the cluster-wide
 // proxy WMCO applies) and "Show proxy settings" (what `kube-windows nodes proxy` runs).
 export { byohClusterProxy, kubeadmNoProxyIncluded } from '../bootstrap/join-proxy';
-export { nodeProxyText, proxyExpectation, readNodeProxy } from '../bootstrap/node-proxy';
+export { nodeProxyText, proxyExpectation, readNodeProxy, readNodeProxyThroughPod } from '../bootstrap/node-proxy';
+export { machineSetProxyFindings } from '../bootstrap/proxy-preflight';
 export { recordProxySeen } from '../bootstrap/proxy-seen';
 export { proxyVerdict } from '../core/proxy/words';

@@ -25,6 +25,7 @@ import { offerWmcoSetup } from './wmco-setup';
 import { runSteps, type Step } from './multi-step-input';
 import { draftName, openDraft } from './drafts';
 import { counted, plural } from '../core/plural';
+import { proxyAllows, proxyChannel, proxyReviewLine, SHOW_FINDINGS, writeFindings } from './machineset-proxy';
 import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../views/cluster-item';
 import type { Secret } from '../bootstrap/plan';
@@ -35,6 +36,7 @@ const SHOW_LOG = 'Show log';
 export const FOLLOW_AGAIN = 'Follow again';
 export const CREATE_ANYWAY = 'Create anyway';
 export const SCALE = 'Scale';
+export { SHOW_FINDINGS } from './machineset-proxy';
 export const DELETE_MACHINE = 'Delete Machine';
 /**
  * Internal: reads a context's Windows MachineSets again, with (context, MachineSet name?); registered by the cluster
@@ -48,6 +50,7 @@ const ENGINE = [
   'machineSetSources',
   'creationRefusals',
   'prepareWindowsMachineSet',
+  'machineSetProxyFindings',
   'machineSetFromText',
   'createWindowsMachineSet',
   'followMachineSet',
@@ -193,6 +196,25 @@ async function creationAllowed(
   return false;
 }
 
+/**
+ * Nothing refuses the creation now: WMCO and its key (creationAllowed), then the cluster's proxy (a Machine could use
+ * it; the findings go to the context's proxy channel whatever they are). False: refused, the message said why.
+ */
+async function readyToCreate(
+  rt: Runtime,
+  deps: MachineSetDeps,
+  context: string,
+  cluster: ClusterHandle,
+  refused: string,
+): Promise<boolean> {
+  if (!(await creationAllowed(rt, deps, context, cluster))) return false;
+  const findings = await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `kube-windows: checking the proxy of ${context}…` },
+    () => deps.machineSetProxyFindings(cluster.kube),
+  );
+  return proxyAllows(rt, context, findings, refused);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Create: questions, then a draft editor
 
@@ -266,7 +288,9 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
       { location: vscode.ProgressLocation.Window, title: `kube-windows: reading the MachineSets of ${context}…` },
       () => deps.machineSetSources(cluster.kube),
     );
-    if (!(await creationAllowed(rt, deps, context, cluster))) return;
+    // Before the questions: nobody should answer them to be refused.
+    if (!(await readyToCreate(rt, deps, context, cluster, `a Windows MachineSet cannot be created in ${context}`)))
+      return;
   } catch (err) {
     await fail(err, context, `cannot create a Windows MachineSet in ${context}`);
     return;
@@ -290,16 +314,33 @@ async function createMachineSet(rt: Runtime, arg: unknown): Promise<void> {
     return;
   }
   const { built } = prepared;
+  const proxy = prepared.proxy ?? [];
+  const channel = proxyChannel(rt, context);
+  writeFindings(channel, context, proxy, prepared.refusals);
   // An untitled YAML draft with a real name: the language server's MachineSet rules show inline as it is edited.
+  // Opened even when the creation is refused now, so that the answers are not lost: "Create in" checks again.
   const doc = await openDraft(draftName('windows-machineset', built.name), prepared.yaml);
   rt.drafts.set(doc.uri.toString(), { context, name: built.name });
   rt.lensesChanged.fire();
   rt.log.info(`machineset draft ${built.name} (${built.platform}, from ${built.from}) for ${context}`);
   const create = `Create in ${context}`;
+  const [refusal, ...more] = prepared.refusals;
+  if (refusal) {
+    for (const r of prepared.refusals) rt.log.error(`machineset ${built.name} in ${context}: ${r}`);
+    const also = more.length ? ` (${counted(more.length, 'other reason')})` : '';
+    const choice = await vscode.window.showErrorMessage(
+      `kube-windows: MachineSet ${built.name} cannot be created in ${context} now: ${firstLine(refusal).replace(/\.$/, '')}${also}. The draft stays open; "${create}" checks again.`,
+      SHOW_FINDINGS,
+    );
+    if (choice === SHOW_FINDINGS) channel.show(true);
+    return;
+  }
   const choice = await vscode.window.showInformationMessage(
-    `kube-windows: review the Windows MachineSet ${built.name} (from ${built.from}); edit it if needed, then create it with "${create}" above its first line or here.`,
+    `kube-windows: review the Windows MachineSet ${built.name} (from ${built.from}); edit it if needed, then create it with "${create}" above its first line or here.${proxyReviewLine(proxy)}`,
     create,
+    ...(proxy.length > 0 ? [SHOW_FINDINGS] : []),
   );
+  if (choice === SHOW_FINDINGS) channel.show(true);
   if (choice === create) await applyMachineSet(rt, doc.uri);
 }
 
@@ -350,7 +391,9 @@ async function applyMachineSet(rt: Runtime, arg: unknown): Promise<void> {
   let cluster: ClusterHandle;
   try {
     cluster = await deps.cluster(context);
-    if (!(await creationAllowed(rt, deps, context, cluster))) return;
+    // Again here: the draft may be created long after it was made.
+    if (!(await readyToCreate(rt, deps, context, cluster, `MachineSet ${parsed.name} cannot be created in ${context}`)))
+      return;
   } catch (err) {
     await fail(err, context, `cannot create MachineSet ${parsed.name} in ${context}`);
     return;

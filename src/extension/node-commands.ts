@@ -1,7 +1,9 @@
 // Node operations on a Windows node item: "Open SSH terminal", "Reboot gracefully",
-// "Collect logs", "Show proxy settings", and the node's Services group with "Restart service". VS Code glue only: the
+// "Collect logs", "Show proxy settings" (./node-proxy-settings.ts), and the node's Services group with
+// "Restart service" (./node-services.ts); the command table of them all is here. VS Code glue only: the
 // reboot plan, the log collection, the service ops, the SSH shell and the HostProcess pod live in the
-// engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands.
+// engine (src/bootstrap, src/remote, src/cluster), loaded on first use like the join commands; the seam to
+// it, the node an item stands for and how it is reached are ./node-access.ts.
 //
 // SSH: the same questions and rules as join (./ssh-prompts.ts): the key PATH is remembered per
 // context (shared with join), the passphrase only in SecretStorage on "Remember", unknown host keys
@@ -10,114 +12,45 @@
 import * as vscode from 'vscode';
 import { readConfig } from './config';
 import {
+  channelFor,
   commandRuntime,
-  engineFunctions,
   firstLine,
-  kubeconfigAccess,
-  sshAccess,
+  onHost,
   registerCommands,
-  type CommandRuntime,
+  runWithProgress,
+  showStopped,
+  userMessage,
   type CommandTable,
 } from './command-kit';
-import { homedir } from 'node:os';
-import { join as joinPath } from 'node:path';
-import type { KubeConfig } from '../cluster/kubeconfig';
-import type { NodeServicesAnswer } from '../cluster/windows-nodes';
-import type { TreeNode } from '../views/cluster-item';
-import { REFRESH_SERVICES_COMMAND, type NodeServicesSource } from '../views/items/services';
-import type { WindowsNodeView } from '../cluster/windows-nodes';
-import type { NodeObject } from '../cluster/nodes';
-import type { SshConnectorOptions } from '../remote/ssh';
 import { isHostKeyRefusalOrCancel } from '../remote/types';
-import type { WindowsHost } from '../remote/windows-host';
 import type { InteractiveSession } from '../remote/interactive';
-import type * as Engine from './engine-bundle';
-import type { ClusterHandle } from './join-commands';
-import { channelFor, loadEngine, onHost, parseItem, runWithProgress, showStopped, userMessage } from './command-kit';
-import {
-  askReach,
-  passphraseKey,
-  rememberedReach,
-  sshEndpoint,
-  sshPrompts,
-  USE_POD,
-  type Prompts,
-} from './ssh-prompts';
+import { askReach, USE_POD } from './ssh-prompts';
 import { SessionPty } from './terminal';
 import type { ReadOnlyDocs } from './read-only-docs';
 import { showFolderMessage } from './reveal-folder';
 import { counted } from '../core/plural';
+import type { NodeServicesSource } from '../views/items/services';
+import {
+  chooseAccess,
+  defaultNodeDeps,
+  noAddress,
+  promptsFor,
+  sshOptions,
+  target,
+  type NodeDeps,
+  type NodeRuntime as Runtime,
+} from './node-access';
+import { connectServices, refreshServices, restartService, serviceKey, servicesFor } from './node-services';
+import { showProxySettings } from './node-proxy-settings';
 
 const SHOW_LOG = 'Show log';
 const RUN_AGAIN = 'Run again';
 export { USE_POD } from './ssh-prompts';
+export { RESTART } from './node-services';
+export type { NodeDeps } from './node-access';
 export const REBOOT = 'Reboot';
 export const DELETE_EMPTYDIR = 'Reboot, deleting the emptyDir data';
 export const BYPASS_PDB = 'Delete the pods, bypassing the budgets';
-export const RESTART = 'Restart';
-/** Services read by a connect (or a restart) are shown for this long without connecting again. */
-const SERVICES_FRESH_MS = 30_000;
-
-/** The engine functions these commands call. */
-const ENGINE = [
-  'getNode',
-  'nodeAddress',
-  'nodeServices',
-  'restartNodeService',
-  'quietNodeServices',
-  'rebootPlanFor',
-  'rebootSummary',
-  'podsWithEmptyDir',
-  'collectNodeLogs',
-  'proxyExpectation',
-  'readNodeProxy',
-  'nodeProxyText',
-  'recordProxySeen',
-  'proxyVerdict',
-] as const;
-
-/**
- * The seam to the engine (tests pass replacements): its own functions, typed by the engine module, and access to
- * clusters, hosts and terminals.
- */
-export interface NodeDeps extends Pick<typeof Engine, (typeof ENGINE)[number]> {
-  cluster(context: string): Promise<ClusterHandle & { config?: KubeConfig }>;
-  host(options: SshConnectorOptions): WindowsHost;
-  checkPassphrase(keyPath: string, passphrase: string): Promise<boolean>;
-  openSsh(
-    options: SshConnectorOptions & { cols: number; rows: number; signal?: AbortSignal },
-  ): Promise<InteractiveSession>;
-  openPod(options: {
-    context: string;
-    nodeName: string;
-    labels: Record<string, string>;
-    cols: number;
-    rows: number;
-    signal?: AbortSignal;
-    onStatus?: (t: string) => void;
-  }): Promise<InteractiveSession>;
-  /** Folder under which each collection makes its `<node>-<time>` folder. */
-  logsDir(): string;
-}
-
-async function defaultDeps(): Promise<NodeDeps> {
-  const e = await loadEngine();
-  const { client } = kubeconfigAccess(e);
-  return {
-    ...engineFunctions(e, ENGINE),
-    cluster: async (context) => client(context),
-    ...sshAccess(e),
-    openSsh: (options) => e.openSshSession(options),
-    openPod: ({ context, ...o }) => e.openPodShell({ ...client(context), ...o }),
-    logsDir: () => joinPath(homedir(), 'kube-windows-logs'),
-  };
-}
-
-interface Runtime extends CommandRuntime<NodeDeps> {
-  /** Services last read per `context\0node`, so a connect or restart shows at once. */
-  services: Map<string, { at: number; answer: NodeServicesAnswer }>;
-  docs: ReadOnlyDocs;
-}
 
 export interface NodeCommands {
   /** The Services group's source for the cluster tree. */
@@ -125,7 +58,7 @@ export interface NodeCommands {
 }
 
 /**
- * The node family's commands over SSH (package.json contributes them; test/unit/package-conventions.test.ts checks both
+ * The node family's commands (package.json contributes them; test/unit/package-conventions.test.ts checks both
  * agree).
  */
 export const NODE_COMMANDS = {
@@ -144,68 +77,9 @@ export function registerNodeCommands(
   docs: ReadOnlyDocs,
   deps?: Partial<NodeDeps>,
 ): NodeCommands {
-  const rt: Runtime = { ...commandRuntime(context, log, defaultDeps, deps), services: new Map(), docs };
+  const rt: Runtime = { ...commandRuntime(context, log, defaultNodeDeps, deps), services: new Map(), docs };
   registerCommands(context, log, NODE_COMMANDS, rt);
   return { services: (ctx, node) => servicesFor(rt, ctx, node) };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Target and SSH
-
-interface Target {
-  context: string;
-  name: string;
-  cluster: ClusterHandle;
-  node: NodeObject;
-  address: string | undefined;
-}
-
-/** The node an item stands for, read from the API (its addresses and labels are needed). */
-async function target(rt: Runtime, arg: unknown, what: string): Promise<Target | undefined> {
-  const { context, node: name } = parseItem(arg);
-  if (!context || !name) {
-    void vscode.window.showInformationMessage(`kube-windows: run "${what}" on a Windows node in the Clusters view.`);
-    return undefined;
-  }
-  const deps = await rt.deps();
-  try {
-    const cluster = await deps.cluster(context);
-    const node = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Window, title: `kube-windows: reading ${name}…` },
-      () => deps.getNode(cluster.kube, name),
-    );
-    if (!node) {
-      void vscode.window.showErrorMessage(`kube-windows: there is no Node named ${name} in ${context} any more.`);
-      return undefined;
-    }
-    return { context, name, cluster, node, address: deps.nodeAddress(node) };
-  } catch (err) {
-    void vscode.window.showErrorMessage(`kube-windows: ${firstLine(await userMessage(err, context))}`);
-    return undefined;
-  }
-}
-
-interface SshChoice {
-  user: string;
-  keyPath: string;
-}
-
-/**
- * How to reach the node: what is remembered for it (or for its cluster), else asked once ("how to reach <node>?")
- * and remembered; "Change how to reach node…" asks again. The HostProcess pod only where `allowPod`. undefined:
- * cancelled.
- */
-async function chooseAccess(rt: Runtime, t: Target, allowPod: boolean): Promise<SshChoice | 'pod' | undefined> {
-  const known = rememberedReach(rt.context, t.context, t.name);
-  const reach =
-    known && (allowPod || known.via === 'ssh')
-      ? known
-      : await askReach(rt.context, t.context, t.name, t.address ?? t.name, allowPod);
-  if (!reach) return undefined;
-  rt.log.info(
-    `${t.name}: reached ${reach.via === 'pod' ? 'through a HostProcess pod' : `as ${reach.user} with ${reach.keyPath}`}`,
-  );
-  return reach.via === 'pod' ? 'pod' : { user: reach.user, keyPath: reach.keyPath };
 }
 
 /** "Change how to reach node…": the question again, its answers the defaults; the node's services are read anew. */
@@ -217,30 +91,8 @@ async function changeAccess(rt: Runtime, arg: unknown): Promise<void> {
   rt.services.delete(serviceKey(t.context, t.name));
   refreshServices({ context: t.context, node: t.name });
   void vscode.window.showInformationMessage(
-    `kube-windows: ${t.name} is reached ${reach.via === 'pod' ? 'through a HostProcess pod (terminal only; SSH is asked for the rest)' : `over SSH as ${reach.user} with the key ${reach.keyPath}`} from now on.`,
+    `kube-windows: ${t.name} is reached ${reach.via === 'pod' ? 'through a HostProcess pod from now on: the terminal and "Show proxy settings" use it; SSH is asked for the rest (reboot, logs, services)' : `over SSH as ${reach.user} with the key ${reach.keyPath} from now on`}.`,
   );
-}
-
-function sshOptions(address: string, c: SshChoice, prompts: Pick<Prompts, 'options'>): SshConnectorOptions {
-  return {
-    host: address,
-    username: c.user,
-    privateKeyPath: c.keyPath,
-    ...(process.env.SSH_AUTH_SOCK ? { agent: process.env.SSH_AUTH_SOCK } : {}),
-    ...prompts.options,
-  };
-}
-
-function promptsFor(rt: Runtime, deps: NodeDeps): Prompts {
-  return sshPrompts(rt, (k, p) => deps.checkPassphrase(k, p));
-}
-
-function noAddress(t: Target): boolean {
-  if (t.address) return false;
-  void vscode.window.showErrorMessage(
-    `kube-windows: ${t.name} reports no InternalIP or ExternalIP address: SSH cannot reach it.`,
-  );
-  return true;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -457,158 +309,4 @@ async function collectLogs(rt: Runtime, arg: unknown): Promise<void> {
   rt.log.info(`logs ${t.name}: ${result.message} (${result.folder})`);
   // The path in the message, and only the buttons that work where the extension runs (no revealFileInOS in code-server).
   await showFolderMessage(`kube-windows: ${result.message}`, result.folder);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Proxy settings
-
-/**
- * "Show proxy settings": what `kube-windows nodes proxy` runs (one SSH round trip): the node's machine and per-service
- * HTTP_PROXY/HTTPS_PROXY/NO_PROXY and trusted CA against what the cluster expects, in a read-only document, with
- * one line of verdict (drift said as such, with when the node was last seen equal).
- */
-async function showProxySettings(rt: Runtime, arg: unknown): Promise<void> {
-  const t = await target(rt, arg, 'Show proxy settings');
-  if (!t || noAddress(t)) return;
-  const read = await overSsh(rt, t, `reading the proxy settings of ${t.name}`, async (host, deps) => {
-    const expected = await deps.proxyExpectation(t.cluster.kube, t.node);
-    return { expected, comparison: await deps.readNodeProxy(host, expected) };
-  });
-  if (!read) return;
-  const deps = await rt.deps();
-  const { expected, comparison } = read;
-  const lastEqual = deps.recordProxySeen({ context: t.context, node: t.name }, comparison.equal);
-  await rt.docs.show(`proxy/${t.name}.txt`, deps.nodeProxyText(t.name, expected, comparison, lastEqual));
-  rt.log.info(`proxy settings of ${t.name}: ${comparison.equal ? 'equal' : 'drift'}`);
-  const verdict = `kube-windows: ${deps.proxyVerdict(t.name, expected, comparison, lastEqual)}`;
-  void (comparison.equal ? vscode.window.showInformationMessage(verdict) : vscode.window.showWarningMessage(verdict));
-}
-
-// ---------------------------------------------------------------------------------------------
-// Services
-
-const serviceKey = (context: string, node: string) => `${context}\u0000${node}`;
-
-/** The tree's source: never asks anything (passphrase from SecretStorage only, host key must be known). */
-async function servicesFor(rt: Runtime, context: string, view: WindowsNodeView): Promise<NodeServicesAnswer> {
-  const cached = rt.services.get(serviceKey(context, view.name));
-  if (cached && Date.now() - cached.at < SERVICES_FRESH_MS) return cached.answer;
-  const reach = rememberedReach(rt.context, context, view.name);
-  if (reach?.via !== 'ssh')
-    return {
-      connect: `How to reach ${view.name} over SSH is not known yet: connect once (user and key) to show its services.`,
-    };
-  const deps = await rt.deps();
-  const address = deps.nodeAddress({ metadata: { name: view.name }, status: { addresses: view.addresses } });
-  if (!address) return { error: `${view.name} reports no InternalIP or ExternalIP address.` };
-  return deps.quietNodeServices({
-    address,
-    user: reach.user,
-    keyPath: reach.keyPath,
-    endpoint: sshEndpoint(),
-    storedPassphrase: (path) => Promise.resolve(rt.context.secrets.get(passphraseKey(path))),
-    host: deps.host,
-    read: deps.nodeServices,
-    describe: (err) => userMessage(err, context),
-  });
-}
-
-/** Asks the node's Services group again (the tree reads rt.services, just filled). */
-function refreshServices(node: NodeRef): void {
-  void vscode.commands.executeCommand(REFRESH_SERVICES_COMMAND, node.context, node.node);
-}
-
-type NodeRef = { context: string; node: string };
-
-/** The node a services item (the group, its connect row, a service) belongs to, from its typed reference. */
-function nodeOf(arg: unknown): NodeRef | undefined {
-  const ref = (arg as Partial<TreeNode> | undefined)?.ref;
-  if (!ref || !('node' in ref) || ref.node === undefined) return undefined;
-  return { context: ref.context, node: ref.node };
-}
-
-/** An item standing for the node itself (what target() takes). */
-const nodeItem = (n: NodeRef): Pick<TreeNode, 'ref'> => ({ ref: { kind: 'node', context: n.context, node: n.node } });
-
-async function connectServices(rt: Runtime, arg: unknown): Promise<void> {
-  const node = nodeOf(arg);
-  const t = await target(rt, node && nodeItem(node), 'Connect to show services');
-  if (!t || !node || noAddress(t)) return;
-  const services = await overSsh(rt, t, `reading the services of ${t.name}`, (host, deps) => deps.nodeServices(host));
-  if (!services) return;
-  rt.services.set(serviceKey(t.context, t.name), { at: Date.now(), answer: { services } });
-  refreshServices(node);
-}
-
-async function restartService(rt: Runtime, arg: unknown): Promise<void> {
-  const ref = (arg as Partial<TreeNode> | undefined)?.ref;
-  if (ref?.kind !== 'service') {
-    void vscode.window.showInformationMessage(
-      'kube-windows: run "Restart service" on a service under a Windows node in the Clusters view.',
-    );
-    return;
-  }
-  const { service, node: nodeName } = ref;
-  const node = { context: ref.context, node: nodeName };
-  const ok = await vscode.window.showWarningMessage(
-    `Restart ${service} on ${nodeName ?? 'the node'}?`,
-    {
-      modal: true,
-      detail:
-        service === 'kubelet' || service === 'containerd'
-          ? 'Running containers keep running, but the node may briefly report NotReady.'
-          : 'The service stops and starts again (Restart-Service -Force).',
-    },
-    RESTART,
-  );
-  if (ok !== RESTART) return;
-  const t = await target(rt, nodeItem(node), 'Restart service');
-  if (!t || noAddress(t)) return;
-  const r = await overSsh(rt, t, `restarting ${service} on ${t.name}`, async (host, deps) => {
-    const restarted = await deps.restartNodeService(host, service);
-    rt.services.set(serviceKey(t.context, t.name), {
-      at: Date.now(),
-      answer: { services: await deps.nodeServices(host) },
-    });
-    return restarted;
-  });
-  if (!r) return;
-  rt.log.info(`restart ${service} on ${t.name}: ${r.status}`);
-  void vscode.window.showInformationMessage(`kube-windows: ${service} on ${t.name} was restarted (${r.status}).`);
-  refreshServices(node);
-}
-
-/**
- * Does `what` on the node over SSH (asking how to connect) under a progress notification. Undefined
- * when the user cancelled or declined a question, or when it failed (one error message said so).
- */
-async function overSsh<T>(
-  rt: Runtime,
-  t: Target,
-  what: string,
-  work: (host: WindowsHost, deps: NodeDeps) => Promise<T>,
-): Promise<T | undefined> {
-  const access = await chooseAccess(rt, t, false);
-  if (!access || access === 'pod') return undefined;
-  const deps = await rt.deps();
-  const prompts = promptsFor(rt, deps);
-  const host = deps.host(sshOptions(t.address ?? t.name, access, prompts));
-  let result: T;
-  try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `kube-windows: ${what}…` },
-      () => work(host, deps),
-    );
-  } catch (err) {
-    await prompts.settled();
-    if (!prompts.declinedByUser())
-      void vscode.window.showErrorMessage(
-        `kube-windows: ${what} failed: ${firstLine(await userMessage(err, t.context))}`,
-      );
-    return undefined;
-  } finally {
-    host.close();
-  }
-  await prompts.settled();
-  return result;
 }

@@ -177,7 +177,7 @@ export async function askReach(
           value: 'pod',
           label: USE_POD,
           detail:
-            'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host; it is deleted when the terminal closes.',
+            'No SSH: a privileged pod pinned to the node runs PowerShell as SYSTEM on the host (the terminal, "Show proxy settings"); it is deleted when they end.',
         },
       ],
     },

@@ -13,10 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type * as vscode from 'vscode';
 import { linuxNode } from '../support/kube-seed';
+import { podExecStandin } from '../support/pod-exec-standin';
+import { readNodeProxyThroughPod } from '../../src/bootstrap/node-proxy';
+import { KubeClient } from '../../src/cluster/kube-client';
+import { configForContext, loadKubeconfig } from '../../src/cluster/kubeconfig';
+import { SshConnector } from '../../src/remote/ssh';
+import type { NodeDeps } from '../../src/extension/node-commands';
 import { createFakeVscode, hookVscodeModule, type FakeVscode } from '../support/fake-vscode';
 import { setMachineEnv, simProxy, startWindowsHostSim, type SimHost } from '../support/windows-host-sim';
 import {
   CONTEXT_ADMIN,
+  ensureNamespace,
   expectStatus,
   patchStatus,
   seed,
@@ -134,11 +141,18 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-/** The extension's node commands with their real engine, the settings pointing at this API server and host. */
-async function showProxySettings(): Promise<void> {
+/**
+ * The extension's node commands with their real engine, the settings pointing at this API server and host. `via`:
+ * how the node is reached (remembered, as "how to reach <node>?" keeps it); `deps`: engine parts replaced; `during`:
+ * runs while the command does (the command is awaited after it).
+ */
+async function showProxySettings(
+  o: { via?: 'pod'; deps?: Partial<NodeDeps>; during?: () => Promise<void> } = {},
+): Promise<void> {
   const { registerNodeCommands } = await import('../../src/extension/node-commands');
   const { ReadOnlyDocs } = await import('../../src/extension/read-only-docs');
   const global = new Map<string, unknown>([['kubeWindows.join.keyPaths', { [CONTEXT_ADMIN]: keyPath }]]);
+  if (o.via === 'pod') global.set('kubeWindows.ssh.reach', { [`${CONTEXT_ADMIN}/${NODE}`]: { via: 'pod' } });
   const context = {
     subscriptions: [] as { dispose(): unknown }[],
     globalState: {
@@ -162,10 +176,12 @@ async function showProxySettings(): Promise<void> {
   const log = (fake.module.window as unknown as typeof vscode.window).createOutputChannel('kube-windows', {
     log: true,
   }) as vscode.LogOutputChannel;
-  registerNodeCommands(context, log, ReadOnlyDocs.register(context));
-  await fake.commands.get('kubeWindows.showProxySettings')?.({
+  registerNodeCommands(context, log, ReadOnlyDocs.register(context), o.deps);
+  const running = fake.commands.get('kubeWindows.showProxySettings')?.({
     ref: { kind: 'node', context: CONTEXT_ADMIN, node: NODE },
   });
+  await o.during?.();
+  await running;
   for (const s of context.subscriptions) s.dispose();
 }
 
@@ -224,4 +240,128 @@ test('"Show proxy settings" after drift: each drifted setting marked in the docu
   );
   assert.ok(!JSON.stringify([fake.documents, fake.shown, fake.logs]).includes(PASSWORD), 'credentials never shown');
   configureLikeWmco();
+});
+
+// Through a HostProcess pod, as VS Code reaches a node without SSH: the pod is made on this API server, pinned to
+// the node, and deleted on every way out (a cancel while it starts, an exec that cannot reach a kubelet, a read).
+
+const PODS = '/api/v1/namespaces/kube-system/pods';
+type PodList = { items: { metadata: { name: string; deletionTimestamp?: string }; spec: { nodeName?: string } }[] };
+/** The node-shell pods of this node that are not being deleted. */
+const livePods = async (): Promise<string[]> =>
+  (
+    (await api.request<PodList>(`${PODS}?labelSelector=app.kubernetes.io%2Fcomponent%3Dnode-shell`, { method: 'GET' }))
+      .body.items ?? []
+  )
+    .filter((p) => p.spec.nodeName === NODE && !p.metadata.deletionTimestamp)
+    .map((p) => p.metadata.name);
+
+/** The node's kubelet as far as the API server sees it: the node's shell pods turn Running. */
+function runPods(): () => void {
+  const timer = setInterval(() => {
+    void (async () => {
+      for (const name of await livePods())
+        await patchStatus(api, PODS, name, {
+          phase: 'Running',
+          containerStatuses: [
+            {
+              name: 'shell',
+              ready: true,
+              restartCount: 0,
+              image: 'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
+              imageID: '',
+              state: { running: { startedAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } },
+            },
+          ],
+        }).catch(() => undefined);
+    })().catch(() => undefined);
+  }, 100);
+  return () => clearInterval(timer);
+}
+
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.fail(`never: ${what}`);
+}
+
+test('"Show proxy settings" through a HostProcess pod: cancelled while the pod starts, it is deleted; an exec no kubelet answers is one error line, the pod deleted; with the exec answered, the same document as over SSH', async () => {
+  configureLikeWmco();
+  setMachineEnv(sim.state, 'NO_PROXY', '.svc');
+  await ensureNamespace(api, 'kube-system');
+
+  // The pod never runs (no kubelet): the user cancels the notification that says what it is doing.
+  await showProxySettings({
+    via: 'pod',
+    during: async () => {
+      await until('the pod exists', async () => (await livePods()).length === 1);
+      await until('the progress shows', async () => fake.progressRuns.some((r) => /HostProcess pod/.test(r.title)));
+      fake.progressRuns.find((r) => /HostProcess pod/.test(r.title))?.cancel();
+    },
+  });
+  assert.deepEqual(await livePods(), [], 'the cancelled pod is deleted');
+  const run = fake.progressRuns.find((r) => /HostProcess pod/.test(r.title));
+  assert.match(run?.reports[0]?.message ?? '', new RegExp(`creating pod kube-system/kube-windows-shell-.* on ${NODE}`));
+  assert.deepEqual(
+    fake.shown.map((m) => [m.kind, m.message]),
+    [
+      [
+        'information',
+        `kube-windows: reading the proxy settings of ${NODE} was cancelled; the pod is deleted and nothing changed on the node.`,
+      ],
+    ],
+  );
+  assert.equal(fake.documents.length, 0);
+
+  const stop = runPods();
+  try {
+    // Running, but pods/exec reaches no kubelet on this API server: one line, no stack, the pod deleted.
+    await showProxySettings({ via: 'pod' });
+    const error = fake.shown.at(-1);
+    assert.equal(error?.kind, 'error');
+    assert.match(
+      error?.message ?? '',
+      new RegExp(`^kube-windows: reading the proxy settings of ${NODE} through a HostProcess pod failed: [^\\n]+$`),
+    );
+    assert.deepEqual(await livePods(), [], 'the pod is deleted after the failed exec');
+
+    // The exec answered on the node's host: the document and the drift, as over SSH; the pod deleted.
+    const load = loadKubeconfig({ explicit: api.kubeconfigPath });
+    assert.ok(load.ok);
+    const kube = new KubeClient(configForContext(load.config, CONTEXT_ADMIN), { timeoutMs: 10_000 });
+    const standin = podExecStandin({
+      kube,
+      nodeName: NODE,
+      connector: new SshConnector({
+        host: ADDRESS,
+        port: sim.port,
+        username: 'Administrator',
+        privateKeyPath: keyPath,
+        knownHostsPath: join(dir, 'known_hosts'),
+        connectTimeoutMs: 10_000,
+      }),
+    });
+    await showProxySettings({
+      via: 'pod',
+      deps: {
+        readProxyThroughPod: ({ node, expected, signal, onStatus }) =>
+          readNodeProxyThroughPod(
+            { kube, config: kube.kubeConfig, node, onStatus, exec: { exec: standin.exec } as never },
+            expected,
+            signal,
+          ),
+      },
+    });
+    assert.equal(standin.records.length, 1, 'one exec into the pod');
+    const text = fake.documents.at(-1)?.content ?? '';
+    assert.match(text, /^ {2}NO_PROXY {4}\.svc {2}≠ expected \.cluster\.local,\.svc,/m);
+    assert.equal(fake.shown.at(-1)?.kind, 'warning');
+    assert.match(fake.shown.at(-1)?.message ?? '', /Drift: machine NO_PROXY differs/);
+    assert.deepEqual(await livePods(), [], 'the pod is deleted after the read');
+  } finally {
+    stop();
+    configureLikeWmco();
+  }
 });

@@ -2,7 +2,9 @@
 // OpenShift cluster's Proxy names a proxy (a stand-in on loopback) and a trusted CA bundle, WMCO's
 // proxy variables are on every node host, and winworker-2019-a's NO_PROXY has drifted. The cluster's
 // first row names the proxy; right-click that node → "Show proxy settings" reads the host over SSH and
-// opens the read-only document with the drift marked, and the notification names it.
+// opens the read-only document with the drift marked, and the notification names it. Then the Proxy's
+// trusted CA bundle loses its certificate: "Create Windows MachineSet…" is refused before its first
+// question, nothing is created, and "Show proxy findings" shows every finding in the output panel.
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -12,10 +14,12 @@ import type { Browser, Page } from 'playwright-core';
 import { startWorld, type World } from '../support/sandbox-world';
 import {
   closeWorkbench,
+  expectNotification,
   extensionLog,
   freePort,
   notificationsSeen,
   openKubeWindows,
+  outputLines,
   ROOT,
   screenshot,
   startWorkbench,
@@ -57,6 +61,8 @@ describe(
           hosts: 0,
           nodeHosts: true,
           proxy: true,
+          // An AWS cluster with the Machine API: what "Create Windows MachineSet…" starts from.
+          machineApi: { tickMs: 400 },
           sshPort: await freePort(),
         });
         ({ cs, browser, page } = await startWorkbench({
@@ -138,6 +144,50 @@ describe(
           /Drift: machine NO_PROXY differs from what the cluster expects \(WMCO reconciles this periodically; never seen equal by kube-windows\)/,
         );
         await screenshot(page, 'proxy-02-show-settings');
+      }),
+    );
+
+    test(
+      'a proxy no Machine could use: "Create Windows MachineSet…" is refused before any question, nothing is created, "Show proxy findings" lists them',
+      { timeout: 120_000 },
+      shot('machineset', async () => {
+        // The bundle lost its certificate: WMCO would have nothing to import, the Machines' pulls would fail.
+        world.emu.patch('ConfigMap', 'user-ca-bundle', 'openshift-config', { data: { 'ca-bundle.crt': '' } });
+        const refusal =
+          /a Windows MachineSet cannot be created in kube-windows-e2e-proxy: the cluster's proxy would stall its Machines: The trusted CA bundle ConfigMap openshift-config\/user-ca-bundle cannot be used/;
+        expectNotification(refusal);
+        const cluster = rows().filter({ hasText: CONTEXT }).first();
+        await cluster.click({ button: 'right' });
+        const item = 'Create Windows MachineSet…';
+        await page.locator('.context-view .action-label', { hasText: item }).first().waitFor();
+        for (let i = 0; i < 30; i++) {
+          await page.keyboard.press('ArrowDown');
+          const focused = (await page.locator('.context-view .action-item.focused').first().textContent()) ?? '';
+          if (focused.trim().startsWith(item)) break;
+        }
+        await page.keyboard.press('Enter');
+        const toast = page.locator('.notification-toast', { hasText: refusal }).first();
+        await toast.waitFor({ timeout: 60_000 });
+        assert.equal(await page.locator('.quick-input-widget:visible').count(), 0, 'not one question was asked');
+        assert.equal(
+          world.emu.list('MachineSet').filter((m) => m.metadata.name.includes('windows')).length,
+          0,
+          'no Windows MachineSet',
+        );
+        assert.ok(
+          !world.emu.requests.some((r) => r.method === 'POST' && /machinesets/.test(r.path)),
+          'nothing was sent to create one',
+        );
+        await toast.hover();
+        await toast.locator('.monaco-button', { hasText: 'Show proxy findings' }).first().click();
+        await page
+          .locator('.panel .view-lines', { hasText: 'Not checked until a Machine exists' })
+          .first()
+          .waitFor({ timeout: 30_000 });
+        const lines = outputLines(page).join('\n');
+        assert.match(lines, /✗ The trusted CA bundle ConfigMap openshift-config\/user-ca-bundle cannot be used/);
+        assert.match(lines, /✓ Not checked until a Machine exists/);
+        await screenshot(page, 'proxy-03-machineset-refused');
       }),
     );
   },

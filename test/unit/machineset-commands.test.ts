@@ -25,6 +25,7 @@ import {
   type MachineApiObject,
 } from '../../src/core/openshift/windows-machineset';
 import { machineView } from '../../src/core/openshift/machine-state';
+import type { Finding } from '../../src/core/windows/findings';
 import { Secret } from '../../src/bootstrap/plan';
 import { CLUSTER, INFRA, linuxWorkerMachineSet } from '../support/machine-api-seed';
 import { BACK, createFakeVscode, hookVscodeModule, type FakeDocument, type FakeVscode } from '../support/fake-vscode';
@@ -111,6 +112,7 @@ async function harness(
       },
     })),
     creationRefusals: record('creationRefusals', async () => []),
+    machineSetProxyFindings: record('machineSetProxyFindings', async () => []),
     prepareWindowsMachineSet: record(
       'prepareWindowsMachineSet',
       async (o: Parameters<MachineSetDeps['prepareWindowsMachineSet']>[0]) => {
@@ -673,4 +675,134 @@ test('createMachineSet: Back to the Linux MachineSet changes the default name to
   const [opts] = h.of('prepareWindowsMachineSet')[0] as [Record<string, unknown>];
   assert.equal(opts.from, other);
   assert.equal(draft()?.uri?.toString(), `untitled:windows-machineset-${CLUSTER.AWS.windowsName}.yaml`);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The proxy preflight: a proxy no Machine could use refuses before anything is created (as the CLI does)
+
+const BLOCKING: Finding = {
+  id: 'proxy-no-proxy',
+  severity: 'error',
+  title: 'NO_PROXY of proxies.config.openshift.io/cluster leaves out api-int.ocp.example.com',
+  fix: 'Add api-int.ocp.example.com to spec.noProxy',
+};
+const WARNING: Finding = {
+  id: 'proxy-ca',
+  severity: 'warning',
+  title: 'The trusted CA bundle user-ca-bundle holds 0 certificates',
+  fix: 'Put the proxy CA in openshift-config/user-ca-bundle',
+};
+const LATER: Finding = {
+  id: 'proxy-reach-later',
+  severity: 'info',
+  title: 'Not checked until a Machine exists: that its VM reaches the proxy http://proxy.corp:3128',
+};
+const proxyLog = () => fake.logs.find((l) => l.name === 'kube-windows: proxy preflight ocp');
+
+test('createMachineSet on a proxy no Machine could use: refused before any question, nothing created; the message names the first blocking finding and its fix, the button shows every finding', async () => {
+  const h = await harness({ machineSetProxyFindings: async () => [BLOCKING, WARNING, LATER] });
+  fake.answers.push('Show proxy findings');
+  await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
+  assert.equal(fake.questions.length, 0, 'not one question before the refusal');
+  assert.equal(h.of('prepareWindowsMachineSet').length, 0);
+  assert.equal(h.of('createWindowsMachineSet').length, 0);
+  assert.equal(draft(), undefined);
+  const refusal = fake.shown.at(-1);
+  assert.equal(refusal?.kind, 'error');
+  assert.equal(
+    refusal?.message,
+    "kube-windows: a Windows MachineSet cannot be created in ocp: the cluster's proxy would stall its Machines: NO_PROXY of proxies.config.openshift.io/cluster leaves out api-int.ocp.example.com. Add api-int.ocp.example.com to spec.noProxy",
+  );
+  assert.deepEqual(refusal?.items, ['Show proxy findings']);
+  const log = proxyLog();
+  assert.equal(log?.shown, 1, 'the button shows the channel');
+  const text = log?.lines.map((l) => l.text).join('\n') ?? '';
+  assert.match(text, /✗ NO_PROXY of .* leaves out api-int\.ocp\.example\.com\n {4}fix: Add api-int/);
+  assert.match(text, /! The trusted CA bundle user-ca-bundle holds 0 certificates/);
+  assert.match(text, /✓ Not checked until a Machine exists/);
+});
+
+test('createMachineSet: what the proxy preflight found that does not block is in the review message and the channel', async () => {
+  const h = await harness({
+    machineSetProxyFindings: async () => [WARNING, LATER],
+    prepareWindowsMachineSet: async () => {
+      const b = built();
+      return { built: b, yaml: machineSetYaml(b), refusals: [], proxy: [WARNING, LATER] };
+    },
+  });
+  fake.replies.push(CLUSTER.AWS.linuxName, AMI, '', '1');
+  fake.answers.push('Show proxy findings');
+  await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
+  const note = fake.shown.at(-1);
+  assert.equal(note?.kind, 'information');
+  assert.deepEqual(note?.items, ['Create in ocp', 'Show proxy findings']);
+  assert.match(
+    note?.message ?? '',
+    /then create it with "Create in ocp" above its first line or here\. The cluster's proxy preflight: nothing blocks; 1 warning and 1 note: The trusted CA bundle user-ca-bundle holds 0 certificates\. Put the proxy CA in openshift-config\/user-ca-bundle \("Show proxy findings"\)\.$/,
+  );
+  assert.equal(proxyLog()?.shown, 1);
+  assert.match(
+    proxyLog()
+      ?.lines.map((l) => l.text)
+      .join('\n') ?? '',
+    /✓ Not checked until a Machine exists/,
+  );
+  assert.equal(h.of('createWindowsMachineSet').length, 0, 'showing the findings creates nothing');
+  assert.ok(draft(), 'the draft is open to review');
+});
+
+test("createMachineSet: the engine's refusals after the questions are honoured: the draft stays open, nothing is created, the reason is one error line", async () => {
+  const h = await harness({
+    prepareWindowsMachineSet: async () => {
+      const b = built();
+      return {
+        built: b,
+        yaml: machineSetYaml(b),
+        refusals: [
+          `${BLOCKING.title}. ${BLOCKING.fix}`,
+          'WMCO is not installed in namespace openshift-windows-machine-config-operator.',
+        ],
+        proxy: [BLOCKING, LATER],
+      };
+    },
+  });
+  fake.replies.push(CLUSTER.AWS.linuxName, AMI, '', '1');
+  fake.answers.push('Show proxy findings');
+  await h.run('kubeWindows.createMachineSet', CLUSTER_ITEM);
+  const refusal = fake.shown.at(-1);
+  assert.equal(refusal?.kind, 'error');
+  assert.equal(
+    refusal?.message,
+    `kube-windows: MachineSet ${MS} cannot be created in ocp now: ${BLOCKING.title}. ${BLOCKING.fix} (1 other reason). The draft stays open; "Create in ocp" checks again.`,
+  );
+  assert.deepEqual(refusal?.items, ['Show proxy findings']);
+  assert.equal(h.of('createWindowsMachineSet').length, 0);
+  assert.ok(draft(), 'the answers are not lost');
+  const text =
+    proxyLog()
+      ?.lines.map((l) => l.text)
+      .join('\n') ?? '';
+  assert.match(text, /✗ NO_PROXY of /);
+  assert.match(text, /Creating it is refused now: 1 reason:\n✗ WMCO is not installed/, 'the other reason, once');
+  assert.equal(proxyLog()?.shown, 1);
+});
+
+test('applyMachineSet: a proxy that turned unusable after the draft was made refuses "Create in <context>" without sending anything', async () => {
+  let findings: Finding[] = [LATER];
+  const h = await harness({ machineSetProxyFindings: async () => findings });
+  const doc = await openDraft(h);
+  findings = [WARNING, BLOCKING, LATER];
+  fake.answers.push(undefined);
+  await h.run('kubeWindows.applyMachineSet', doc.uri);
+  assert.equal(
+    fake.shown.at(-1)?.message,
+    `kube-windows: MachineSet ${MS} cannot be created in ocp: the cluster's proxy would stall its Machines: ${BLOCKING.title}. ${BLOCKING.fix}`,
+  );
+  assert.equal(h.of('createWindowsMachineSet').length, 0);
+  assert.equal(lenses(doc).length, 1, 'the draft keeps its lens to try again');
+
+  // Fixed on the cluster: the same lens creates it.
+  findings = [LATER];
+  await h.run('kubeWindows.applyMachineSet', doc.uri);
+  assert.equal(h.of('createWindowsMachineSet').length, 1);
 });

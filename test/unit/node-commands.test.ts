@@ -804,14 +804,191 @@ test('showProxySettings: a cluster without a proxy and a node without one; a fai
   );
   assert.equal(fake.documents.length, 1);
   fail = true;
+  fake.answers.push(undefined); // the HostProcess pod offered instead is declined
   await h.run('kubeWindows.showProxySettings', NODE_ITEM);
-  const error = fake.shown.at(-1);
-  assert.equal(error?.kind, 'error');
-  assert.match(error?.message ?? '', /^kube-windows: reading the proxy settings of win-1 failed: /);
-  assert.doesNotMatch(error?.message ?? '', /\n/);
+  const failed = fake.shown.at(-1);
+  assert.equal(failed?.kind, 'warning');
+  assert.match(
+    failed?.message ?? '',
+    /^kube-windows: reading the proxy settings of win-1 over SSH failed: Get-ItemProperty : Requested registry access is not allowed\. Read through a HostProcess pod instead\?$/,
+  );
+  assert.deepEqual(failed?.items, ['Use a HostProcess pod']);
   assert.equal(fake.documents.length, 1, 'no document for a failed read');
 
   // Outside the tree: where to run it.
   await h.run('kubeWindows.showProxySettings');
   assert.match(fake.shown.at(-1)?.message ?? '', /run "Show proxy settings" on a Windows node in the Clusters view/);
+});
+
+// Show proxy settings through a HostProcess pod: when the node is reached through one, and offered when SSH fails.
+
+const POD_PROXY = 'http://proxy.corp.example:3128';
+const POD_NO_PROXY = '.cluster.local,.svc';
+const podExpectation = async () => ({
+  variables: { HTTP_PROXY: POD_PROXY, HTTPS_PROXY: POD_PROXY, NO_PROXY: POD_NO_PROXY },
+  from: 'proxies.config.openshift.io/cluster',
+  managedBy: 'wmco' as const,
+  thumbprints: [],
+});
+
+/** The engine's pod read, replaced: records what it got, says the pod's status, reads a drifted node (real compare). */
+function podRead(seen: Parameters<NodeDeps['readProxyThroughPod']>[0][]): NodeDeps['readProxyThroughPod'] {
+  return async (o) => {
+    seen.push(o);
+    o.onStatus('creating pod kube-system/kube-windows-shell-win-1-abc on win-1');
+    o.onStatus('Pending: ContainerCreating (pulling the image)');
+    const { readNodeProxy } = await import('../../src/bootstrap/node-proxy');
+    const podSide = {
+      run: async () => ({
+        machine: { HTTP_PROXY: POD_PROXY, HTTPS_PROXY: POD_PROXY, NO_PROXY: '.svc' },
+        services: [{ name: 'kubelet', exists: true, environment: [] }],
+        certificates: {},
+      }),
+    } as unknown as WindowsHost;
+    return readNodeProxy(podSide, o.expected, o.signal);
+  };
+}
+
+test('showProxySettings on a node reached through a HostProcess pod: no SSH, the pod read with its status as progress, the document and the verdict', async () => {
+  const seen: Parameters<NodeDeps['readProxyThroughPod']>[0][] = [];
+  const h = await harness(
+    { proxyExpectation: podExpectation, recordProxySeen: () => undefined, readProxyThroughPod: podRead(seen) },
+    null,
+  );
+  fake.replies.push('Use a HostProcess pod'); // "how to reach win-1?"
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  assert.deepEqual(fake.questions[0]?.items, ['SSH', 'Use a HostProcess pod'], 'the pod is offered for this operation');
+  assert.equal(h.hosts.length, 0, 'no SSH connection');
+  assert.equal(seen.length, 1);
+  assert.equal(seen[0]?.context, 'kind');
+  assert.equal(seen[0]?.node, NODE);
+  assert.equal(seen[0]?.expected.variables.HTTP_PROXY, POD_PROXY);
+  const run = fake.progressRuns.find((r) => /through a HostProcess pod/.test(r.title));
+  assert.equal(run?.title, 'kube-windows: reading the proxy settings of win-1 through a HostProcess pod');
+  assert.equal(run?.options.cancellable, true);
+  assert.deepEqual(
+    run?.reports.map((r) => r.message),
+    [
+      'creating pod kube-system/kube-windows-shell-win-1-abc on win-1',
+      'Pending: ContainerCreating (pulling the image)',
+    ],
+  );
+  const doc = fake.documents.at(-1);
+  assert.equal(doc?.uri?.toString(), 'kube-windows-text:/proxy/win-1.txt');
+  assert.match(doc?.content ?? '', /NO_PROXY {4}\.svc {2}≠ expected \.cluster\.local,\.svc/);
+  assert.equal(fake.shown.at(-1)?.kind, 'warning');
+  assert.match(fake.shown.at(-1)?.message ?? '', /^kube-windows: win-1: Drift: machine NO_PROXY differs/);
+
+  // Remembered: the next read goes through the pod again without a question.
+  const asked = fake.questions.length;
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  assert.equal(fake.questions.length, asked);
+  assert.equal(seen.length, 2);
+});
+
+test('showProxySettings: SSH unreachable offers the HostProcess pod, which reads the node; a refused host key never falls back', async () => {
+  const seen: Parameters<NodeDeps['readProxyThroughPod']>[0][] = [];
+  let failure: Error = Object.assign(
+    new Error('Could not connect to Administrator@10.0.0.7:22: the TCP connection timed out.'),
+    { name: 'RemoteError' },
+  );
+  const h = await harness({
+    proxyExpectation: podExpectation,
+    recordProxySeen: () => undefined,
+    readProxyThroughPod: podRead(seen),
+    host: (options) => {
+      h.hosts.push(options);
+      return {
+        label: options.host,
+        close: () => undefined,
+        run: async () => {
+          throw failure;
+        },
+      } as unknown as WindowsHost;
+    },
+  });
+  fake.answers.push('Use a HostProcess pod');
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  const offer = fake.shown.find((s) => s.items.includes('Use a HostProcess pod'));
+  assert.equal(offer?.kind, 'warning');
+  assert.match(
+    offer?.message ?? '',
+    /^kube-windows: reading the proxy settings of win-1 over SSH failed: .*Could not connect to Administrator@10\.0\.0\.7:22: the TCP connection timed out\. Read through a HostProcess pod instead\?$/,
+  );
+  assert.equal(h.hosts.length, 1, 'SSH was tried first');
+  assert.equal(seen.length, 1, 'then the pod');
+  assert.equal(fake.documents.length, 1);
+  assert.match(fake.shown.at(-1)?.message ?? '', /win-1: Drift: machine NO_PROXY differs/);
+
+  // A host key that changed: an error line, no pod offered (that would work around a possible attack).
+  failure = Object.assign(new Error('WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED for 10.0.0.7'), {
+    name: 'HostKeyChangedError',
+  });
+  const offers = fake.shown.filter((s) => s.items.includes('Use a HostProcess pod')).length;
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  assert.equal(fake.shown.filter((s) => s.items.includes('Use a HostProcess pod')).length, offers);
+  assert.equal(fake.shown.at(-1)?.kind, 'error');
+  assert.match(
+    fake.shown.at(-1)?.message ?? '',
+    /reading the proxy settings of win-1 failed: .*WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED/,
+  );
+  assert.equal(seen.length, 1, 'the pod was not used');
+  assert.equal(fake.documents.length, 1);
+});
+
+test('showProxySettings through the pod: a node without an address is offered the pod; cancelling the pull says the pod is gone and shows no document; a pod failure is one error line', async () => {
+  let mode: 'wait' | 'fail' = 'wait';
+  const signals: AbortSignal[] = [];
+  const h = await harness({
+    getNode: async () => ({ ...NODE, status: { addresses: [{ type: 'Hostname', address: 'win-1' }] } }),
+    proxyExpectation: podExpectation,
+    recordProxySeen: () => undefined,
+    readProxyThroughPod: async (o) => {
+      signals.push(o.signal);
+      o.onStatus('Pending: ContainerCreating (pulling the image)');
+      if (mode === 'fail')
+        throw new Error('pod kube-system/kube-windows-shell-win-1-abc did not start: ErrImagePull\n  details');
+      // The image pull never ends: only the cancel does.
+      return new Promise((_resolve, reject) =>
+        o.signal.addEventListener('abort', () => reject(new Error('The operation was aborted')), { once: true }),
+      );
+    },
+  });
+  fake.answers.push('Use a HostProcess pod');
+  const running = h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  await settle();
+  assert.equal(
+    fake.shown[0]?.message,
+    'kube-windows: win-1 reports no InternalIP or ExternalIP address: SSH cannot reach it. Read through a HostProcess pod instead?',
+  );
+  assert.equal(h.hosts.length, 0, 'no SSH without an address');
+  fake.progressRuns.find((r) => /through a HostProcess pod/.test(r.title))?.cancel();
+  await running;
+  assert.equal(signals[0]?.aborted, true, "the cancel reaches the engine's read (whose finally deletes the pod)");
+  assert.equal(fake.shown.at(-1)?.kind, 'information');
+  assert.equal(
+    fake.shown.at(-1)?.message,
+    'kube-windows: reading the proxy settings of win-1 was cancelled; the pod is deleted and nothing changed on the node.',
+  );
+  assert.equal(fake.documents.length, 0);
+
+  mode = 'fail';
+  fake.answers.push('Use a HostProcess pod');
+  await h.run('kubeWindows.showProxySettings', NODE_ITEM);
+  assert.equal(fake.shown.at(-1)?.kind, 'error');
+  assert.equal(
+    fake.shown.at(-1)?.message,
+    'kube-windows: reading the proxy settings of win-1 through a HostProcess pod failed: pod kube-system/kube-windows-shell-win-1-abc did not start: ErrImagePull',
+  );
+  assert.equal(fake.documents.length, 0);
+});
+
+test('"Change how to reach node…" to the pod says what uses it: the terminal and Show proxy settings; SSH for the rest', async () => {
+  const h = await harness({});
+  fake.replies.push('Use a HostProcess pod');
+  await h.run('kubeWindows.changeNodeAccess', NODE_ITEM);
+  assert.equal(
+    fake.shown.at(-1)?.message,
+    'kube-windows: win-1 is reached through a HostProcess pod from now on: the terminal and "Show proxy settings" use it; SSH is asked for the rest (reboot, logs, services).',
+  );
 });
