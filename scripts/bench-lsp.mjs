@@ -10,9 +10,11 @@
 // sends, in a shuffled order, the range edit, the whole-text edit, a message of the file's size that
 // the server answers with no work (the transport every whole-text sync pays: the client serialises
 // the text as JSON, the pipe carries it, the server's JSON-RPC reader decodes and parses it) and a
-// small message answered with no work. The server's own work is an edit less its message's no-work
-// twin, compared round by round (a paired difference, with a 95% bootstrap interval of its median:
-// "within noise" when the interval holds 0). Besides the wall clock, the server's CPU time per
+// small message answered with no work. Two figures follow, round by round (paired differences, each
+// with its median and mean and their 95% bootstrap intervals: "within noise" when an interval holds
+// 0): whole-text against range end to end, what the user waits, and split into the transport of the
+// whole text (the big no-work message less the small one) and the server's own work beyond a range
+// edit's (each edit less its no-work twin). Besides the wall clock, the server's CPU time per
 // message (all its threads, from /proc/PID/task/*/schedstat, on Linux) is measured: unlike the wall
 // clock it does not grow when other processes load the machine.
 import { spawn, spawnSync } from 'node:child_process';
@@ -21,6 +23,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
 import { generateDeployments } from './bench/generate.mjs';
+import { describe, median, quantile, roundDifferences, seeded, shuffled, signed } from './bench/stats.mjs';
 
 const require = createRequire(import.meta.url);
 const rpc = require('vscode-languageserver-protocol/node');
@@ -139,9 +142,6 @@ async function start(server) {
   return { proc, conn, next };
 }
 
-const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * q))];
-const median = (xs) => quantile(xs, 0.5);
-
 /** Milliseconds of CPU the process has used, all its threads (the collector's included); NaN off Linux. */
 function cpuMs(pid) {
   try {
@@ -159,38 +159,59 @@ function cpuMs(pid) {
   }
 }
 
-/** A seeded generator, so that a run's shuffles and resamples are the same each time. */
-function seeded(seed) {
-  return () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-}
 const random = seeded(29);
-const shuffled = (xs) => {
-  const a = [...xs];
-  for (let i = a.length - 1; i > 0; i--) {
-    const j = Math.floor(random() * (i + 1));
-    [a[i], a[j]] = [a[j], a[i]];
-  }
-  return a;
+const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
+/** Milliseconds of CPU this process (the client) has used. */
+const clientCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
 };
 
-/** The median of `xs` with a 95% bootstrap interval. */
-function medianWithInterval(xs) {
-  const medians = [];
-  for (let r = 0; r < 2000; r++) medians.push(median(xs.map(() => xs[Math.floor(random() * xs.length)])));
-  return { median: median(xs), low: quantile(medians, 0.025), high: quantile(medians, 0.975) };
+/** The diagnostics message's size, and what one side spends serialising it and the other parsing it (CPU, median of 50). */
+function diagnosticsCost(params) {
+  const message = { jsonrpc: '2.0', method: 'textDocument/publishDiagnostics', params };
+  const times = { serialise: [], parse: [] };
+  let body = '';
+  for (let i = 0; i < 50; i++) {
+    const c0 = clientCpuMs();
+    body = JSON.stringify(message);
+    const bytes = Buffer.from(body, 'utf-8');
+    const c1 = clientCpuMs();
+    JSON.parse(bytes.toString('utf-8'));
+    times.serialise.push(c1 - c0);
+    times.parse.push(clientCpuMs() - c1);
+  }
+  return { bytes: Buffer.byteLength(body), serialise: median(times.serialise), parse: median(times.parse) };
 }
 
-const fmt = (x) => (Number.isFinite(x) ? x.toFixed(2) : 'n/a');
-const signed = (x) => (x >= 0 ? `+${fmt(x)}` : fmt(x));
-function verdict({ median: m, low, high }) {
-  if (!Number.isFinite(m)) return 'n/a';
-  const meaning =
-    low <= 0 && high >= 0
-      ? 'within noise'
-      : high < 0
-        ? 'whole-text cheaper, beyond noise'
-        : 'whole-text dearer, beyond noise';
-  return `${signed(m)} ms (95% interval ${signed(low)} .. ${signed(high)}): ${meaning}`;
+/**
+ * What a whole-text edit costs against a range edit, end to end and split: the client's serialisation,
+ * the transport of the whole text (a message of the file's size that the server answers with no work,
+ * against a small one: the client's serialisation and write, the pipe, the server's JSON-RPC read), the
+ * server's own work, and the diagnostics back (the same message for both edits). Per-round differences
+ * (stats.mjs says why both their median and their mean are given).
+ */
+function report(name, n, m) {
+  const rounds = {
+    wall: roundDifferences(m.wall),
+    cpu: roundDifferences(m.cpu),
+    client: roundDifferences(m.clientCpu),
+  };
+  const e = (xs) => describe(xs, random).text;
+  const ofMedians = (kind, base) => median(m.wall[kind]) - median(m.wall[base]);
+  console.log(
+    [
+      `${name} at ${n} documents, whole-text edit against range edit:`,
+      `  edit -> diagnostics, median: range ${fmt(median(m.wall.range))} ms, whole-text ${fmt(median(m.wall.whole))} ms (a difference of medians of ${signed(ofMedians('whole', 'range'))} ms)`,
+      `  end to end, round by round: wall ${e(rounds.wall.end)}`,
+      `    server CPU ${e(rounds.cpu.end)}; client CPU ${e(rounds.client.end)}`,
+      `  of which the transport of the whole text (${KIND_NAMES.floor}, less ${KIND_NAMES.tiny}): wall ${e(rounds.wall.transport)}`,
+      `    the client's serialisation ${fmt(m.serialise)} ms of CPU, all its sending ${fmt(median(rounds.client.transport))} ms; the server's JSON-RPC read ${fmt(median(rounds.cpu.transport))} ms of CPU; the pipe and the waits for a CPU: the rest of the wall`,
+      `  and the server's own work beyond a range edit's (each edit less its no-work twin): wall ${e(rounds.wall.own)}`,
+      `    server CPU ${e(rounds.cpu.own)}`,
+      `  the diagnostics back (the same for both edits): ${(m.diagnosticsBack.bytes / 1024).toFixed(1)} KB, ${fmt(m.diagnosticsBack.serialise)} ms to serialise, ${fmt(m.diagnosticsBack.parse)} ms to parse`,
+    ].join('\n'),
+  );
 }
 
 if (!existsSync(schema)) {
@@ -210,7 +231,7 @@ console.log(
   `LSP bench: node ${process.version}; one-character edits (${EDITS} for kube-windows, ${PEER_EDITS} for yaml-language-server), each round also sends a message of the file's size and a small one that the server answers with no work, in a shuffled order; yaml-language-server validates ${YAML_LS_DELAY} ms after an edit (fixed), we use debounceMs 0`,
 );
 console.log(
-  'server                  docs  open_ms  message  rounds  median_ms  p95_ms  max_ms  server_cpu_median_ms  findings  peak_rss_mb',
+  'server                  docs  open_ms  message  rounds  median_ms  p95_ms  max_ms  server_cpu_median_ms  client_cpu_median_ms  findings  peak_rss_mb',
 );
 for (const n of sizes) {
   const text = generateDeployments(n);
@@ -250,10 +271,12 @@ for (const n of sizes) {
     let version = 1;
     const wall = Object.fromEntries(KINDS.map((k) => [k, []]));
     const cpu = Object.fromEntries(KINDS.map((k) => [k, []]));
+    const clientCpu = Object.fromEntries(KINDS.map((k) => [k, []]));
     const serialise = [];
+    let lastDiagnostics = opened;
     const warmUp = server.name === 'kube-windows' ? 5 : 1;
     for (let round = -warmUp; round < server.edits; round++) {
-      for (const kind of shuffled(KINDS)) {
+      for (const kind of shuffled(KINDS, random)) {
         let send;
         if (kind === 'floor') send = () => noWork(current);
         else if (kind === 'tiny') send = () => noWork();
@@ -276,18 +299,20 @@ for (const n of sizes) {
             ],
           };
           if (kind === 'whole' && round >= 0) {
-            // What the client alone spends on the message (part of both whole and floor).
-            const ts = performance.now();
-            Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didChange', params }));
-            serialise.push(performance.now() - ts);
+            // The client's serialisation alone, as vscode-jsonrpc's encoder does it (part of both
+            // the whole-text edit and its no-work twin); CPU, which the machine's load does not blur.
+            const c0 = clientCpuMs();
+            Buffer.from(JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didChange', params }), 'utf-8');
+            serialise.push(clientCpuMs() - c0);
           }
           const wait = s.next(uri, version);
           send = async () => {
             await s.conn.sendNotification(rpc.DidChangeTextDocumentNotification.type, params);
-            await wait;
+            lastDiagnostics = await wait;
           };
         }
         const c = cpuMs(s.proc.pid);
+        const cc = clientCpuMs();
         const t = performance.now();
         await send();
         const done = performance.now();
@@ -295,6 +320,7 @@ for (const n of sizes) {
         if (round < 0) continue;
         wall[kind].push(done - t);
         cpu[kind].push(cpuMs(s.proc.pid) - c);
+        clientCpu[kind].push(clientCpuMs() - cc);
       }
     }
     const rss = peakRssMb(s.proc.pid);
@@ -312,23 +338,19 @@ for (const n of sizes) {
             .toFixed(1)
             .padStart(6),
           fmt(median(cpu[kind])).padStart(20),
+          fmt(median(clientCpu[kind])).padStart(20),
           String(opened.diagnostics.length).padStart(8),
           rss.toFixed(0).padStart(11),
         ].join('  '),
       );
     }
-    // Round by round: (whole-text edit - its no-work twin) - (range edit - its no-work twin).
-    const paired = (m) => m.whole.map((w, i) => w - m.floor[i] - (m.range[i] - m.tiny[i]));
-    const own = (m, kind, base) => median(m[kind].map((x, i) => x - m[base][i]));
     summary[server.name] = {
       wall,
       cpu,
+      clientCpu,
       serialise: median(serialise),
+      diagnosticsBack: diagnosticsCost(lastDiagnostics),
       delay: server.name === 'yaml-language-server' ? YAML_LS_DELAY : 0,
-      ownWall: { whole: own(wall, 'whole', 'floor'), range: own(wall, 'range', 'tiny') },
-      ownCpu: { whole: own(cpu, 'whole', 'floor'), range: own(cpu, 'range', 'tiny') },
-      pairedWall: medianWithInterval(paired(wall)),
-      pairedCpu: Number.isFinite(median(cpu.whole)) ? medianWithInterval(paired(cpu)) : { median: NaN },
     };
     s.conn.dispose();
     s.proc.kill();
@@ -339,12 +361,5 @@ for (const n of sizes) {
     console.log(
       `${KIND_NAMES[kind]} -> diagnostics at ${n} documents: kube-windows is ${(median(peer.wall[kind]) / median(ours.wall[kind])).toFixed(0)}x faster than yaml-language-server (median), ${((median(peer.wall[kind]) - peer.delay) / median(ours.wall[kind])).toFixed(0)}x without its fixed delay`,
     );
-  for (const [name, m] of Object.entries(summary)) {
-    console.log(
-      `${name} at ${n} documents: edit -> diagnostics median: range ${fmt(median(m.wall.range))} ms, whole-text ${fmt(median(m.wall.whole))} ms. ` +
-        `The transport of the whole text (${KIND_NAMES.floor}): ${fmt(median(m.wall.floor))} ms, ${fmt(median(m.cpu.floor))} ms of the server's CPU, ${fmt(m.serialise)} ms of the client's JSON serialisation. ` +
-        `The server's own work (an edit less its no-work twin): whole-text ${fmt(m.ownWall.whole)} ms (CPU ${fmt(m.ownCpu.whole)} ms), range ${fmt(m.ownWall.range)} ms (CPU ${fmt(m.ownCpu.range)} ms); ` +
-        `whole-text - range, round by round: wall ${verdict(m.pairedWall)}; CPU ${verdict(m.pairedCpu)}`,
-    );
-  }
+  for (const [name, m] of Object.entries(summary)) report(name, n, m);
 }
