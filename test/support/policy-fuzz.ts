@@ -181,6 +181,37 @@ function podSpec(r: () => number): Obj {
   const all = [...(spec.containers as Obj[]), ...((spec.initContainers as Obj[] | undefined) ?? [])];
   if (all.some((c) => c.volumeMounts))
     spec.volumes = [...((spec.volumes as Obj[] | undefined) ?? []), { name: 'scratch', emptyDir: {} }];
+  // Drawn last, so that the documents above stay what they were: runAsNonRoot (WIN014), NFS (WIN057),
+  // preferred affinity on the OS labels (WIN071).
+  if (chance(r, 0.2)) spec.securityContext = { ...(spec.securityContext as Obj | undefined), runAsNonRoot: true };
+  for (const c of all) {
+    if (!chance(r, 0.15)) continue;
+    c.securityContext = { ...(c.securityContext as Obj | undefined), runAsNonRoot: chance(r, 0.7) };
+  }
+  if (chance(r, 0.08))
+    spec.volumes = [
+      ...((spec.volumes as Obj[] | undefined) ?? []),
+      { name: 'share', nfs: { server: 'nfs.example.com', path: '/exports/share' } },
+    ];
+  if (chance(r, 0.1)) {
+    const affinity = (spec.affinity as Obj | undefined) ?? {};
+    const nodeAffinity = (affinity.nodeAffinity as Obj | undefined) ?? {};
+    nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+      {
+        weight: 10,
+        preference: {
+          matchExpressions: [
+            {
+              key: pick(r, OS_LABELS),
+              operator: pick(r, ['In', 'NotIn']),
+              values: chance(r, 0.5) ? [pick(r, ['Windows', 'LINUX', 'windows'])] : ['Windows', 'linux'],
+            },
+          ],
+        },
+      },
+    ];
+    spec.affinity = { ...affinity, nodeAffinity };
+  }
   return spec;
 }
 

@@ -2,7 +2,7 @@
 // small CEL builders they share: a field path below a prefix, a field when a condition holds, a
 // container named as the rules name it, a value quoted as the rules' preview quotes it.
 import { str } from './cel';
-import type { POLICY_CONTAINER_GROUPS } from './targeting-cel';
+import type { CelVariable, POLICY_CONTAINER_GROUPS } from './targeting-cel';
 
 export type ContainerGroup = (typeof POLICY_CONTAINER_GROUPS)[number];
 
@@ -21,6 +21,11 @@ export interface CelContext {
 export interface CelFinding {
   pod?: (s: string, p: string) => string;
   container?: (c: string, p: string, group: ContainerGroup) => string;
+  /**
+   * CEL bool: whether `container` has items for the container `c`, when that is cheaper to decide than
+   * building the items (the items are then built only for the message).
+   */
+  containerWhen?: (c: string, group: ContainerGroup) => string;
   parts?: number;
   message: (field: string, note: string, more: string[], ctx: CelContext) => string;
 }
@@ -35,6 +40,11 @@ export interface RuleCel {
   osDeclared?: boolean;
   /** Reads HostProcess membership (adds its variables). */
   hostProcess?: boolean;
+  /**
+   * The rule's own variables (named after the rule), added to a policy that enforces it: what several of
+   * its findings read is worked out once per object, and the expressions the API server compiles stay small.
+   */
+  variables?: () => CelVariable[];
   findings: CelFinding[];
 }
 

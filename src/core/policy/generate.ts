@@ -101,9 +101,10 @@ function validation(
       for (const g of POLICY_CONTAINER_GROUPS) {
         const path = `${str(`${prefix}.${g}[`)} + string(${v(g)}.indexOf(c)) + ']'`;
         const list = `(${cf('c', path, g)})`;
-        conditions.push(`${v(g)}.exists(c, size(${list}) > 0)`);
+        const when = f.containerWhen ? `(${f.containerWhen('c', g)})` : `size(${list}) > 0`;
+        conditions.push(`${v(g)}.exists(c, ${when})`);
         // Each container's list once, then its first item's sentence: the list's text is not repeated per hole.
-        messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${list}).map(l, ${msg('l[0]')})`);
+        messages.push(`${v(g)}.filter(c, ${when}).map(c, ${list}).map(l, ${msg('l[0]')})`);
       }
     }
   }
@@ -174,6 +175,7 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
     const variables: CelVariable[] = [
       ...targetingVariables(specPathOf(shape)),
       ...(rules.some((r) => r.hostProcess) ? hostProcessVariables() : []),
+      ...rules.flatMap((r) => r.variables?.() ?? []),
     ];
     const groups = new Map<string, { version: string; resources: string[] }>();
     for (const r of shape.resources) {
