@@ -41,6 +41,8 @@ const IMAGES = [
   'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
   'example.com/tools/busybox:1.36-windows',
   'example.com/base/NanoServer-app:2.0',
+  'nanoserver.example.com/app:1.0',
+  'localhost:5000/busybox',
 ];
 
 /** Exec commands: POSIX shells and paths, Windows shells, PowerShell by name and by path. */
@@ -54,6 +56,13 @@ const COMMANDS = [
   ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.exe'],
   ['pwsh', '-c', 'Get-Date'],
   ['app.exe'],
+  // What JavaScript's lowercase and whitespace make of them: the Kelvin sign lowercases to k, the long s
+  // stays itself, a no-break space is whitespace.
+  ['\u212Ash', '-c', 'true'],
+  ['\u017Fh'],
+  ['\u00A0sh -c true'],
+  ['\u3000/BIN/sh'],
+  ['C:\\Tools\\PWSH.EXE\u2003-File', 'x.ps1'],
 ];
 
 const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];

@@ -175,7 +175,8 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
     const variables: CelVariable[] = [
       ...targetingVariables(specPathOf(shape)),
       ...(rules.some((r) => r.hostProcess) ? hostProcessVariables() : []),
-      ...rules.flatMap((r) => r.variables?.() ?? []),
+      // Rules may share a variable (the exec rules' Nano Server images): once, by name.
+      ...new Map(rules.flatMap((r) => r.variables?.() ?? []).map((x) => [x.name, x])).values(),
     ];
     const groups = new Map<string, { version: string; resources: string[] }>();
     for (const r of shape.resources) {

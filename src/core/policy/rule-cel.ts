@@ -11,6 +11,7 @@ import { hostProcessContainer, POLICY_CONTAINER_GROUPS, v } from './targeting-ce
 import { containerWho, fieldIf, join, previewCel, type RuleCel } from './finding-cel';
 import { RUNTIME_RULE_CEL } from './rule-cel-runtime';
 import { SCHEDULING_RULE_CEL } from './rule-cel-scheduling';
+import { COMMAND_RULE_CEL } from './rule-cel-commands';
 import { WIN014_LIST_MAX, win013Message, win014Message } from '../rules/families/host-process';
 
 const podFieldSet = (s: string, f: (typeof LINUX_ONLY_POD_FIELDS)[number]) => {
@@ -218,6 +219,6 @@ const CORE_RULE_CEL: RuleCel[] = [
 ];
 
 /** Every rule a policy can enforce. */
-export const RULE_CEL: RuleCel[] = [...CORE_RULE_CEL, ...RUNTIME_RULE_CEL, ...SCHEDULING_RULE_CEL];
+export const RULE_CEL: RuleCel[] = [...CORE_RULE_CEL, ...RUNTIME_RULE_CEL, ...COMMAND_RULE_CEL, ...SCHEDULING_RULE_CEL];
 
 export const RULE_CEL_BY_ID = new Map(RULE_CEL.map((r) => [r.id, r]));

@@ -300,7 +300,11 @@ function splitImages(pod: PodSpecView) {
 
 const WIN084: PodRule = {
   id: 'WIN084',
-  admission: { enforceable: false, why: 'image-os' },
+  admission: {
+    enforceable: false,
+    why: 'image-os',
+    detail: "an image's OS is the registry's to say; check knows only a short list of Linux-only names",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -322,7 +326,11 @@ const WIN084: PodRule = {
 
 const WIN085: PodRule = {
   id: 'WIN085',
-  admission: { enforceable: false, why: 'image-os' },
+  admission: {
+    enforceable: false,
+    why: 'image-os',
+    detail: "an image's OS is the registry's to say; check knows only a short list of Linux-only names",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'warning',

@@ -233,7 +233,7 @@ const WIN059: PodRule = {
   admission: {
     enforceable: false,
     why: 'node-facts',
-    detail: 'inline CSI volumes are reported only where the cluster does not run WMCO',
+    detail: 'its inline CSI finding holds only where the cluster does not run WMCO, which a policy cannot see',
   },
   scope: 'pod',
   family: 'runtime',
