@@ -143,7 +143,11 @@ const MIN_NODE_BUILD = 17763;
 
 const WIN081: PodRule = {
   id: 'WIN081',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: {
+    enforceable: false,
+    why: 'not-generated',
+    detail: "CEL can read the tag's build against the builds table; that validation is not written yet",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'error',
