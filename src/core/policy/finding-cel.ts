@@ -21,11 +21,6 @@ export interface CelContext {
 export interface CelFinding {
   pod?: (s: string, p: string) => string;
   container?: (c: string, p: string, group: ContainerGroup) => string;
-  /**
-   * CEL bool: whether `container` has items for the container `c`, when that is cheaper to decide than
-   * building the items (the items are then built only for the message).
-   */
-  containerWhen?: (c: string, group: ContainerGroup) => string;
   parts?: number;
   message: (field: string, note: string, more: string[], ctx: CelContext) => string;
 }

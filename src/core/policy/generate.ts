@@ -101,10 +101,9 @@ function validation(
       for (const g of POLICY_CONTAINER_GROUPS) {
         const path = `${str(`${prefix}.${g}[`)} + string(${v(g)}.indexOf(c)) + ']'`;
         const list = `(${cf('c', path, g)})`;
-        const when = f.containerWhen ? `(${f.containerWhen('c', g)})` : `size(${list}) > 0`;
-        conditions.push(`${v(g)}.exists(c, ${when})`);
+        conditions.push(`${v(g)}.exists(c, size(${list}) > 0)`);
         // Each container's list once, then its first item's sentence: the list's text is not repeated per hole.
-        messages.push(`${v(g)}.filter(c, ${when}).map(c, ${list}).map(l, ${msg('l[0]')})`);
+        messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${list}).map(l, ${msg('l[0]')})`);
       }
     }
   }
