@@ -19,6 +19,8 @@ import { compareVersions } from '../../src/core/policy/version';
 import { policyStatusRows } from '../../src/core/policy/status';
 import { admissionCode, admissionText } from '../../src/core/policy/admission-words';
 import { DEFAULT_KUBERNETES_RELEASE } from '../../src/core/kubernetes-release';
+import { EXEC_PROGRAM_PATTERNS } from '../../src/core/policy/rule-cel-commands';
+import { ids } from '../support/check';
 
 test('the rules that say they are enforceable are exactly those the generator has CEL for', () => {
   assert.deepEqual(
@@ -290,4 +292,65 @@ test('policyStatusRows: action, rules, version against the CLI, missing bindings
     ],
   );
   assert.match(rows[1].versionNote, /older than this kube-windows 0\.2\.0/);
+});
+
+test("the exec rules' program patterns decide as WIN060 and WIN061 do, with JavaScript's lowercase and whitespace", () => {
+  // RE2's \x{…} is JavaScript's \u{…} under the u flag; the rest of the patterns reads the same in both.
+  const js = (re2: string) => new RegExp(re2.replace(/\\x\{/g, '\\u{'), 'u');
+  const posix = js(EXEC_PROGRAM_PATTERNS.posix);
+  const windowsPowerShell = js(EXEC_PROGRAM_PATTERNS.windowsPowerShell);
+  const pwsh = js(EXEC_PROGRAM_PATTERNS.pwsh);
+  const programs = [
+    'sh',
+    'sh -c x',
+    ' BASH -c true',
+    '\u212Ash',
+    '\u017Fh',
+    '\u00A0sh',
+    '\u3000/BIN/sh',
+    '/usr/local/bin/app',
+    '/usr/local/bin/',
+    '/bin',
+    'shell',
+    'cmd /c x',
+    'powershell -Command x',
+    'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.exe',
+    'POWERSHELL.EXE',
+    'powershell.exe.bak',
+    'pwsh',
+    'C:\\Tools\\PWSH.EXE\u2003-File',
+    '/opt/microsoft/powershell/7/pwsh',
+    'C:\\Program Files\\PowerShell\\7\\pwsh.exe',
+    '',
+    '   ',
+  ];
+  const pod = (program: string, image: string) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {
+        os: { name: 'windows' },
+        nodeSelector: { 'kubernetes.io/os': 'windows' },
+        containers: [{ name: 'c', image, command: [program] }],
+      },
+    });
+  for (const program of programs) {
+    assert.equal(
+      ids(pod(program, 'mcr.microsoft.com/windows/servercore:ltsc2022')).includes('WIN060'),
+      posix.test(program),
+      `WIN060 ${JSON.stringify(program)}`,
+    );
+    // On the bare Nano Server image WIN061 speaks of either; on another Nano Server image of Windows PowerShell only.
+    assert.equal(
+      ids(pod(program, 'mcr.microsoft.com/windows/nanoserver:ltsc2022')).includes('WIN061'),
+      windowsPowerShell.test(program) || pwsh.test(program),
+      `WIN061 bare ${JSON.stringify(program)}`,
+    );
+    assert.equal(
+      ids(pod(program, 'example.com/app:nanoserver')).includes('WIN061'),
+      windowsPowerShell.test(program),
+      `WIN061 ${JSON.stringify(program)}`,
+    );
+  }
 });

@@ -2,7 +2,7 @@
 // small CEL builders they share: a field path below a prefix, a field when a condition holds, a
 // container named as the rules name it, a value quoted as the rules' preview quotes it.
 import { str } from './cel';
-import type { POLICY_CONTAINER_GROUPS } from './targeting-cel';
+import type { CelVariable, POLICY_CONTAINER_GROUPS } from './targeting-cel';
 
 export type ContainerGroup = (typeof POLICY_CONTAINER_GROUPS)[number];
 
@@ -35,6 +35,11 @@ export interface RuleCel {
   osDeclared?: boolean;
   /** Reads HostProcess membership (adds its variables). */
   hostProcess?: boolean;
+  /**
+   * The rule's own variables (named after the rule), added to a policy that enforces it: what several of
+   * its findings read is worked out once per object, and the expressions the API server compiles stay small.
+   */
+  variables?: () => CelVariable[];
   findings: CelFinding[];
 }
 

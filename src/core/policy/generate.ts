@@ -174,6 +174,8 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
     const variables: CelVariable[] = [
       ...targetingVariables(specPathOf(shape)),
       ...(rules.some((r) => r.hostProcess) ? hostProcessVariables() : []),
+      // Rules may share a variable (WIN060 and WIN061 read the same exec rows): once, by name.
+      ...new Map(rules.flatMap((r) => r.variables?.() ?? []).map((x) => [x.name, x])).values(),
     ];
     const groups = new Map<string, { version: string; resources: string[] }>();
     for (const r of shape.resources) {
