@@ -1,9 +1,10 @@
 // The admission form of the exec command rules (WIN060: a POSIX shell or /bin path; WIN061: PowerShell on
 // Nano Server), from the rules' own lists (the exec places, the shells, the PowerShell names and images).
-// Kept cheap for the API server to compile and type-check: one variable per container list holds a row
-// per container (what its image is, the program of each exec place), worked out once per object, and
-// each rule is one expression over the rows with one regular expression per program, written for
-// JavaScript's lowercase and whitespace.
+// Kept cheap for the API server: each rule's validation asks, per container, whether an exec place's
+// program matches one regular expression (written for JavaScript's lowercase and whitespace), and takes
+// the image apart only for a container where one does. The message reads one variable per container list
+// that holds a row per container (what its image is, the program of each exec place), worked out only
+// when the validation has failed.
 import {
   BARE_NANO_SERVER,
   BUSYBOX,
@@ -50,6 +51,27 @@ const FLAGS: { letter: string; when: (i: ImageCel) => string }[] = [
   },
 ];
 const flag = (row: string, letter: string) => `${row}[1].contains(${str(letter)})`;
+/** CEL bool: the image (its parts) has the flag `letter`. */
+const flagWhen = (letter: string, i: ImageCel) => FLAGS.filter((f) => f.letter === letter).map((f) => f.when(i))[0];
+
+/** CEL bool: some exec place of container `c` has a program that `pattern` (RE2) matches. */
+const anyProgram = (c: string, pattern: string) =>
+  EXEC_PLACES.map((place) => {
+    const list = [c, ...place.rel].join('.');
+    return `(${present(c, place.rel)} && size(${list}) > 0 && string(${list}[0]).matches(${str(pattern)}))`;
+  }).join(' || ');
+
+/** CEL bool: the image of `c` is busybox (the last segment of its repository), without taking it apart. */
+const busybox = (c: string) =>
+  `(has(${c}.image) && string(${c}.image).lowerAscii().split('@')[0].matches(${str(`(^|/)${BUSYBOX}(:[^:/]*)?$`)}))`;
+
+/** CEL bool: `test` (on the image's parts) holds for the image of `c`. */
+const imageIs = (c: string, test: (i: ImageCel) => string) =>
+  `(has(${c}.image) && ${withImage(`string(${c}.image)`, test)})`;
+
+/** CEL bool: some container of any list has `test`. */
+const anyContainer = (test: (c: string) => string) =>
+  POLICY_CONTAINER_GROUPS.map((g) => `${v(g)}.exists(c, ${test('c')})`).join(' || ');
 
 /** The first row index of a program: the row is [index, flags, image, program per exec place]. */
 const FIRST_PROGRAM = 3;
@@ -114,6 +136,7 @@ export const COMMAND_RULE_CEL: RuleCel[] = [
     id: 'WIN060',
     hostProcess: true,
     variables: execVariables,
+    when: () => anyContainer((c) => `(${anyProgram(c, POSIX_PROGRAM)}) && !${busybox(c)}`),
     findings: [
       {
         parts: 4,
@@ -140,6 +163,12 @@ export const COMMAND_RULE_CEL: RuleCel[] = [
     id: 'WIN061',
     hostProcess: true,
     variables: execVariables,
+    // A bare Nano Server image is a Nano Server image ('B' implies 'n' in the rows).
+    when: () =>
+      anyContainer(
+        (c) =>
+          `!${hostProcessContainer(c)} && (((${anyProgram(c, WINDOWS_POWERSHELL_PROGRAM)}) && ${imageIs(c, (i) => `(${flagWhen('p', i)} || ${flagWhen('n', i)})`)}) || ((${anyProgram(c, PWSH_PROGRAM)}) && ${imageIs(c, (i) => flagWhen('B', i))}))`,
+      ),
     findings: [
       {
         parts: 5,

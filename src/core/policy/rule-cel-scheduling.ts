@@ -78,7 +78,10 @@ export const SCHEDULING_RULE_CEL: RuleCel[] = [
       ...OS_LABELS.map((label) => ({
         parts: 2,
         pod: (s: string) =>
-          `(has(${s}.nodeSelector) && ${str(label)} in ${s}.nodeSelector && ${wrongCase(`${s}.nodeSelector[${str(label)}]`)} ? [${item(previewCel(`${s}.nodeSelector[${str(label)}]`, 120), `${s}.nodeSelector[${str(label)}].lowerAscii()`)}] : [])`,
+          fieldIf(
+            `has(${s}.nodeSelector) && ${str(label)} in ${s}.nodeSelector && ${wrongCase(`${s}.nodeSelector[${str(label)}]`)}`,
+            item(previewCel(`${s}.nodeSelector[${str(label)}]`, 120), `${s}.nodeSelector[${str(label)}].lowerAscii()`),
+          ),
         message: (shown: string, _note: string, [fix]: string[]) => win071SelectorCaseMessage(label, shown, fix),
       })),
       ...[true, false].flatMap((required) => {
@@ -117,7 +120,10 @@ export const SCHEDULING_RULE_CEL: RuleCel[] = [
       ...OS_LABELS.map((label) => ({
         parts: 3,
         pod: (s: string, p: string) =>
-          `(${selectorValue(s, label)}.lowerAscii() == ${otherOs} ? [${item(join(p, 'os.name'), v('osName'), previewCel(selectorValue(s, label), 120))}] : [])`,
+          fieldIf(
+            `${selectorValue(s, label)}.lowerAscii() == ${otherOs}`,
+            item(join(p, 'os.name'), v('osName'), previewCel(selectorValue(s, label), 120)),
+          ),
         message: (field: string, _note: string, [osName, shown]: string[]) =>
           win072SelectorMessage(field, osName, label, shown),
       })),
@@ -136,7 +142,10 @@ export const SCHEDULING_RULE_CEL: RuleCel[] = [
       ...ARCH_LABELS.map((label) => ({
         parts: 2,
         pod: (s: string, p: string) =>
-          `(has(${s}.nodeSelector) && ${str(label)} in ${s}.nodeSelector && ${s}.nodeSelector[${str(label)}] != 'amd64' ? [${item(join(p, `nodeSelector.${label}`), previewCel(`${s}.nodeSelector[${str(label)}]`, 40))}] : [])`,
+          fieldIf(
+            `has(${s}.nodeSelector) && ${str(label)} in ${s}.nodeSelector && ${s}.nodeSelector[${str(label)}] != 'amd64'`,
+            item(join(p, `nodeSelector.${label}`), previewCel(`${s}.nodeSelector[${str(label)}]`, 40)),
+          ),
         message: (field: string, _note: string, [shown]: string[]) => win075SelectorMessage(field, shown),
       })),
       {

@@ -48,12 +48,18 @@ const CORE_RULE_CEL: RuleCel[] = [
     findings: [
       {
         pod: (s) =>
-          `(${v('podHostProcess')} && !${userSet(s)} && ${v('allContainers')}.exists(c, ${hostProcessContainer('c')} && !${userSet('c')}) ? ['HostProcess pod'] : [])`,
+          fieldIf(
+            `${v('podHostProcess')} && !${userSet(s)} && ${v('allContainers')}.exists(c, ${hostProcessContainer('c')} && !${userSet('c')})`,
+            "'HostProcess pod'",
+          ),
         message: (who) => win013Message(who),
       },
       {
         container: (c, _p, group) =>
-          `(!${v('podHostProcess')} && !${userSet(v('spec'))} && ${hostProcessContainer(c)} && !${userSet(c)} ? ['HostProcess ' + ${containerWho(c, group)}] : [])`,
+          fieldIf(
+            `!${v('podHostProcess')} && !${userSet(v('spec'))} && ${hostProcessContainer(c)} && !${userSet(c)}`,
+            `'HostProcess ' + ${containerWho(c, group)}`,
+          ),
         message: (who) => win013Message(who),
       },
     ],

@@ -146,7 +146,8 @@ const WIN081: PodRule = {
   admission: {
     enforceable: false,
     why: 'not-generated',
-    detail: "CEL can read the tag's build against the builds table; that validation is not written yet",
+    detail:
+      "decidable from the object alone (each image's tag build against the builds table, the retired microsoft/* repositories and their successors, the HostProcess exemption), but its validation is not written yet",
   },
   scope: 'pod',
   family: 'images',

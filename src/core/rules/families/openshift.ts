@@ -123,7 +123,8 @@ const OCP001: PodRule = {
   admission: {
     enforceable: false,
     why: 'not-generated',
-    detail: "only OpenShift's API server serves DeploymentConfigs, so its parity with check is not proven yet",
+    detail:
+      'DeploymentConfigs are served by openshift-apiserver (an aggregated API, with no CustomResourceDefinition to install), which the test API server cannot run, so its parity with check cannot be proven on a real server yet',
   },
   scope: 'pod',
   family: 'openshift',
