@@ -41,6 +41,8 @@ const IMAGES = [
   'mcr.microsoft.com/powershell:lts-nanoserver-ltsc2022',
   'example.com/tools/busybox:1.36-windows',
   'example.com/base/NanoServer-app:2.0',
+  'nanoserver.example.com/app:1.0',
+  'localhost:5000/busybox',
 ];
 
 /** Exec commands: POSIX shells and paths, Windows shells, PowerShell by name and by path. */
@@ -54,6 +56,13 @@ const COMMANDS = [
   ['C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.exe'],
   ['pwsh', '-c', 'Get-Date'],
   ['app.exe'],
+  // What JavaScript's lowercase and whitespace make of them: the Kelvin sign lowercases to k, the long s
+  // stays itself, a no-break space is whitespace.
+  ['\u212Ash', '-c', 'true'],
+  ['\u017Fh'],
+  ['\u00A0sh -c true'],
+  ['\u3000/BIN/sh'],
+  ['C:\\Tools\\PWSH.EXE\u2003-File', 'x.ps1'],
 ];
 
 const OS_LABELS = ['kubernetes.io/os', 'beta.kubernetes.io/os'];
@@ -181,6 +190,37 @@ function podSpec(r: () => number): Obj {
   const all = [...(spec.containers as Obj[]), ...((spec.initContainers as Obj[] | undefined) ?? [])];
   if (all.some((c) => c.volumeMounts))
     spec.volumes = [...((spec.volumes as Obj[] | undefined) ?? []), { name: 'scratch', emptyDir: {} }];
+  // Drawn last, so that the documents above stay what they were: runAsNonRoot (WIN014), NFS (WIN057),
+  // preferred affinity on the OS labels (WIN071).
+  if (chance(r, 0.2)) spec.securityContext = { ...(spec.securityContext as Obj | undefined), runAsNonRoot: true };
+  for (const c of all) {
+    if (!chance(r, 0.15)) continue;
+    c.securityContext = { ...(c.securityContext as Obj | undefined), runAsNonRoot: chance(r, 0.7) };
+  }
+  if (chance(r, 0.08))
+    spec.volumes = [
+      ...((spec.volumes as Obj[] | undefined) ?? []),
+      { name: 'share', nfs: { server: 'nfs.example.com', path: '/exports/share' } },
+    ];
+  if (chance(r, 0.1)) {
+    const affinity = (spec.affinity as Obj | undefined) ?? {};
+    const nodeAffinity = (affinity.nodeAffinity as Obj | undefined) ?? {};
+    nodeAffinity.preferredDuringSchedulingIgnoredDuringExecution = [
+      {
+        weight: 10,
+        preference: {
+          matchExpressions: [
+            {
+              key: pick(r, OS_LABELS),
+              operator: pick(r, ['In', 'NotIn']),
+              values: chance(r, 0.5) ? [pick(r, ['Windows', 'LINUX', 'windows'])] : ['Windows', 'linux'],
+            },
+          ],
+        },
+      },
+    ];
+    spec.affinity = { ...affinity, nodeAffinity };
+  }
   return spec;
 }
 

@@ -256,7 +256,8 @@ function splitWarnings(header: string): string[] {
   const out: string[] = [];
   const re = /\d{3} \S+ "((?:[^"\\]|\\.)*)"/g;
   let m: RegExpExecArray | null;
-  while ((m = re.exec(header))) out.push(m[1].replace(/\\(.)/g, '$1'));
+  // Node reads header bytes as Latin-1; the API server writes the text as UTF-8 (a rule's "…").
+  while ((m = re.exec(header))) out.push(Buffer.from(m[1], 'latin1').toString('utf8').replace(/\\(.)/g, '$1'));
   return out;
 }
 

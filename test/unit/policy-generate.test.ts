@@ -11,6 +11,7 @@ import { generatePolicies, enforceableRules } from '../../src/core/policy/genera
 import { RULE_CEL } from '../../src/core/policy/rule-cel';
 import { POLICY_SHAPES } from '../../src/core/policy/shapes';
 import { sentence, str } from '../../src/core/policy/cel';
+import { fieldIf, nonEmpty } from '../../src/core/policy/finding-cel';
 import { windowsImage } from '../../src/core/policy/targeting-cel';
 import { parseNamespaceSelector } from '../../src/core/policy/selector';
 import { resolvePolicyRequest } from '../../src/core/policy/request';
@@ -19,6 +20,8 @@ import { compareVersions } from '../../src/core/policy/version';
 import { policyStatusRows } from '../../src/core/policy/status';
 import { admissionCode, admissionText } from '../../src/core/policy/admission-words';
 import { DEFAULT_KUBERNETES_RELEASE } from '../../src/core/kubernetes-release';
+import { EXEC_PROGRAM_PATTERNS } from '../../src/core/policy/rule-cel-commands';
+import { ids } from '../support/check';
 
 test('the rules that say they are enforceable are exactly those the generator has CEL for', () => {
   assert.deepEqual(
@@ -131,12 +134,12 @@ test('generatePolicies: the rules asked, the action on the bindings, system name
   assert.deepEqual(spec(all[1]).validationActions, ['Audit']);
   assert.deepEqual(
     (spec(all[0]).matchConditions as { name: string }[]).map((c) => c.name),
-    ['not-a-system-namespace'],
+    ['not-a-system-namespace', 'may-concern-windows'],
     'pods: CREATE only, so no update condition',
   );
   assert.deepEqual(
     (spec(all[2]).matchConditions as { name: string }[]).map((c) => c.name),
-    ['not-a-system-namespace', 'pod-template-created-or-changed'],
+    ['not-a-system-namespace', 'pod-template-created-or-changed', 'may-concern-windows'],
   );
   const some = generatePolicies({
     action: 'Deny',
@@ -147,7 +150,10 @@ test('generatePolicies: the rules asked, the action on the bindings, system name
   });
   assert.equal(some.length, 8, 'DeploymentConfigs on OpenShift');
   assert.equal((spec(some[0]).validations as unknown[]).length, 1);
-  assert.deepEqual(spec(some[0]).matchConditions, []);
+  assert.deepEqual(
+    (spec(some[0]).matchConditions as { name: string }[]).map((c) => c.name),
+    ['may-concern-windows'],
+  );
   const variableNames = (o: (typeof all)[number]) => (spec(o).variables as { name: string }[]).map((v) => v.name);
   assert.ok(variableNames(some[0]).includes('anyHostProcess'), 'WIN055 reads HostProcess membership');
   const noHostProcess = generatePolicies({ action: 'Warn', version: '1', rules: ['WIN051'] });
@@ -290,4 +296,103 @@ test('policyStatusRows: action, rules, version against the CLI, missing bindings
     ],
   );
   assert.match(rows[1].versionNote, /older than this kube-windows 0\.2\.0/);
+});
+
+test("the exec rules' program patterns decide as WIN060 and WIN061 do, with JavaScript's lowercase and whitespace", () => {
+  // RE2's \x{…} is JavaScript's \u{…} under the u flag; the rest of the patterns reads the same in both.
+  const js = (re2: string) => new RegExp(re2.replace(/\\x\{/g, '\\u{'), 'u');
+  const posix = js(EXEC_PROGRAM_PATTERNS.posix);
+  const windowsPowerShell = js(EXEC_PROGRAM_PATTERNS.windowsPowerShell);
+  const pwsh = js(EXEC_PROGRAM_PATTERNS.pwsh);
+  const programs = [
+    'sh',
+    'sh -c x',
+    ' BASH -c true',
+    '\u212Ash',
+    '\u017Fh',
+    '\u00A0sh',
+    '\u3000/BIN/sh',
+    '/usr/local/bin/app',
+    '/usr/local/bin/',
+    '/bin',
+    'shell',
+    'cmd /c x',
+    'powershell -Command x',
+    'C:\\Windows\\System32\\WindowsPowerShell\\v1.0\\PowerShell.exe',
+    'POWERSHELL.EXE',
+    'powershell.exe.bak',
+    'pwsh',
+    'C:\\Tools\\PWSH.EXE\u2003-File',
+    '/opt/microsoft/powershell/7/pwsh',
+    'C:\\Program Files\\PowerShell\\7\\pwsh.exe',
+    '',
+    '   ',
+  ];
+  const pod = (program: string, image: string) =>
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p' },
+      spec: {
+        os: { name: 'windows' },
+        nodeSelector: { 'kubernetes.io/os': 'windows' },
+        containers: [{ name: 'c', image, command: [program] }],
+      },
+    });
+  for (const program of programs) {
+    assert.equal(
+      ids(pod(program, 'mcr.microsoft.com/windows/servercore:ltsc2022')).includes('WIN060'),
+      posix.test(program),
+      `WIN060 ${JSON.stringify(program)}`,
+    );
+    // On the bare Nano Server image WIN061 speaks of either; on another Nano Server image of Windows PowerShell only.
+    assert.equal(
+      ids(pod(program, 'mcr.microsoft.com/windows/nanoserver:ltsc2022')).includes('WIN061'),
+      windowsPowerShell.test(program) || pwsh.test(program),
+      `WIN061 bare ${JSON.stringify(program)}`,
+    );
+    assert.equal(
+      ids(pod(program, 'example.com/app:nanoserver')).includes('WIN061'),
+      windowsPowerShell.test(program),
+      `WIN061 ${JSON.stringify(program)}`,
+    );
+  }
+});
+
+test('the cost cuts: a pre-check on object alone, sentences built only on failure, no list built to decide', () => {
+  const all = generatePolicies({ action: 'Deny', version: '1' });
+  for (const o of all.filter((x) => x.kind === 'ValidatingAdmissionPolicy')) {
+    const spec = o.spec as {
+      matchConditions: { name: string; expression: string }[];
+      validations: { expression: string; messageExpression: string }[];
+    };
+    const pre = spec.matchConditions.find((c) => c.name === 'may-concern-windows');
+    assert.ok(pre, `${String(o.metadata.name)}: the pre-check`);
+    // A match condition has no variables: the pre-check reads the object, and spec.os and the image first-class.
+    assert.doesNotMatch(pre.expression, /variables\./);
+    assert.match(
+      pre.expression,
+      /^has\(object\.spec(\.template\.spec|\.jobTemplate\.spec\.template\.spec)?\.os\) \|\| /,
+    );
+    assert.ok(pre.expression.includes(windowsImage('c.image')), 'the Windows image pattern');
+    for (const x of spec.validations) {
+      // Every messageExpression runs on every request: it builds the sentence only when the validation failed.
+      assert.ok(x.messageExpression.startsWith(`(${x.expression}) ? '' : `), x.messageExpression.slice(0, 80));
+      // The validations decide on conditions: no field path (a string sum with '.…') is built to decide.
+      assert.doesNotMatch(x.expression, /\+ '\.(securityContext|hostNetwork|dnsPolicy|volumeDevices)/);
+    }
+    const exec = spec.validations.filter((x) =>
+      /^WIN06[01]: /.test(/'(WIN\d+: )'/.exec(x.messageExpression)?.[1] ?? ''),
+    );
+    assert.equal(exec.length, 2);
+    for (const x of exec) assert.doesNotMatch(x.expression, /variables\.exec/, 'the exec rows are the message’s only');
+  }
+});
+
+test('nonEmpty: a sum of fieldIf lists becomes the OR of their conditions; any other list is sized', () => {
+  const a = fieldIf('has(x.a)', "'p' + '.a'");
+  const b = fieldIf("x.b == 'a + b'", "'p' + '.b'");
+  assert.equal(nonEmpty(`(${a} + ${b})`), `(has(x.a)) || (x.b == 'a + b')`);
+  assert.equal(nonEmpty(`(${a} + x.list.filter(y, y > 1))`), '(has(x.a)) || size(x.list.filter(y, y > 1)) > 0');
+  assert.equal(nonEmpty("(['it\\'s + not'])"), "size(['it\\'s + not']) > 0");
 });

@@ -51,3 +51,47 @@ export function sentence(template: (...holes: string[]) => string, holes: readon
   }
   return parts.length > 0 ? parts.join(' + ') : "''";
 }
+
+/** An RE2 character class of `chars` (code points), ranges merged. */
+function re2Class(points: number[], negate = false): string {
+  const parts: string[] = [];
+  for (let i = 0; i < points.length; i++) {
+    let j = i;
+    while (j + 1 < points.length && points[j + 1] === points[j] + 1) j++;
+    const hex = (n: number) => `\\x{${n.toString(16)}}`;
+    parts.push(j > i ? `${hex(points[i])}-${hex(points[j])}` : hex(points[i]));
+    i = j;
+  }
+  return `[${negate ? '^' : ''}${parts.join('')}]`;
+}
+
+const BMP = Array.from({ length: 0x10000 }, (_, i) => i).filter((i) => i < 0xd800 || i > 0xdfff);
+
+/** JavaScript's whitespace (what `trim()` and `\s` strip), which RE2's `\s` does not match in full. */
+const JS_SPACE = BMP.filter((i) => /\s/.test(String.fromCharCode(i)));
+
+/** RE2: one character JavaScript calls whitespace, and one it does not. */
+export const JS_WS = re2Class(JS_SPACE);
+export const JS_NOT_WS = re2Class(JS_SPACE, true);
+
+const lowerClasses = new Map<string, string>();
+
+/**
+ * RE2 for `text` (a literal, or with `pattern` an RE2 pattern in lower case) as JavaScript's
+ * `toLowerCase()` finds it: each letter stands for every character that lowercases to it (`k` for K and
+ * the Kelvin sign too); RE2's own case folding is wider (it folds ſ to s).
+ */
+export function reJsLower(text: string, { pattern = false } = {}): string {
+  return [...text]
+    .map((ch) => {
+      // In a pattern only the letters change (it has no escapes with letters: a test holds the callers to it).
+      if (!/[a-z]/.test(ch)) return pattern ? ch : reLiteral(ch);
+      let cls = lowerClasses.get(ch);
+      if (!cls) {
+        cls = re2Class(BMP.filter((i) => String.fromCharCode(i).toLowerCase() === ch));
+        lowerClasses.set(ch, cls);
+      }
+      return cls;
+    })
+    .join('');
+}

@@ -2,7 +2,7 @@
 // small CEL builders they share: a field path below a prefix, a field when a condition holds, a
 // container named as the rules name it, a value quoted as the rules' preview quotes it.
 import { str } from './cel';
-import type { POLICY_CONTAINER_GROUPS } from './targeting-cel';
+import type { CelVariable, POLICY_CONTAINER_GROUPS } from './targeting-cel';
 
 export type ContainerGroup = (typeof POLICY_CONTAINER_GROUPS)[number];
 
@@ -35,11 +35,78 @@ export interface RuleCel {
   osDeclared?: boolean;
   /** Reads HostProcess membership (adds its variables). */
   hostProcess?: boolean;
+  /**
+   * The rule's own variables (named after the rule), added to a policy that enforces it: what several of
+   * its findings read is worked out once per object, and the expressions the API server compiles stay small.
+   */
+  variables?: () => CelVariable[];
+  /**
+   * A cheaper CEL bool that holds exactly when some finding's list is not empty (the policy's validation
+   * reads it instead of the lists; the lists are built for the message only when it holds).
+   */
+  when?: () => string;
   findings: CelFinding[];
 }
 
+/** The lists fieldIf made, and the condition each is not empty on. */
+const FIELD_IF_WHEN = new Map<string, string>();
+
 /** CEL: `[field]` when `when` holds, else `[]`. */
-export const fieldIf = (when: string, field: string): string => `(${when} ? [${field}] : [])`;
+export const fieldIf = (when: string, field: string): string => {
+  const list = `(${when} ? [${field}] : [])`;
+  FIELD_IF_WHEN.set(list, when);
+  return list;
+};
+
+/** `text` split at its top-level ` + ` (outside brackets and string literals). */
+function topLevelTerms(text: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let quote = false;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quote) {
+      if (ch === '\\') i++;
+      else if (ch === "'") quote = false;
+    } else if (ch === "'") quote = true;
+    else if ('([{'.includes(ch)) depth++;
+    else if (')]}'.includes(ch)) depth--;
+    else if (depth === 0 && text.startsWith(' + ', i)) {
+      terms.push(text.slice(start, i));
+      start = i + 3;
+      i += 2;
+    }
+  }
+  terms.push(text.slice(start));
+  return terms;
+}
+
+/** `text` without parentheses around all of it (a fieldIf list keeps its own). */
+function unwrapped(text: string): string {
+  if (FIELD_IF_WHEN.has(text) || !text.startsWith('(') || !text.endsWith(')')) return text;
+  let depth = 0;
+  for (let i = 0; i < text.length - 1; i++) {
+    if (text[i] === '(') depth++;
+    else if (text[i] === ')') depth--;
+    if (depth === 0) return text; // the first parenthesis closes before the end
+  }
+  return unwrapped(text.slice(1, -1));
+}
+
+/**
+ * CEL bool: the list `list` (a finding's CEL list) is not empty. A sum of fieldIf's lists becomes the OR
+ * of their conditions: the validation that runs on every object builds no list and no field path (the
+ * message builds them, once the validation has failed).
+ */
+export function nonEmpty(list: string): string {
+  return topLevelTerms(unwrapped(list))
+    .map((term) => {
+      const when = FIELD_IF_WHEN.get(term);
+      return when === undefined ? `size(${term}) > 0` : `(${when})`;
+    })
+    .join(' || ');
+}
 
 /** CEL string: the path prefix `p` (a CEL string) followed by `.rel`. */
 export const join = (p: string, rel: string): string => `${p} + ${str(`.${rel}`)}`;

@@ -6,12 +6,13 @@ import type { Rule } from '../rules/types';
 import { ACTION_ANNOTATION, MANAGED_BY, MANAGED_BY_LABEL, RULES_ANNOTATION, VERSION_ANNOTATION } from './labels';
 import { sentence, str, strList } from './cel';
 import { RULE_CEL, RULE_CEL_BY_ID } from './rule-cel';
-import type { CelContext, RuleCel } from './finding-cel';
+import { nonEmpty, type CelContext, type RuleCel } from './finding-cel';
 import { effectiveRelease } from '../kubernetes-release';
 import type { LabelSelector } from './selector';
 import { POLICY_SHAPES, specPathOf, type PolicyShape } from './shapes';
 import {
   hostProcessVariables,
+  mayConcernWindows,
   POLICY_CONTAINER_GROUPS,
   targetingVariables,
   v,
@@ -101,13 +102,13 @@ function validation(
       for (const g of POLICY_CONTAINER_GROUPS) {
         const path = `${str(`${prefix}.${g}[`)} + string(${v(g)}.indexOf(c)) + ']'`;
         const list = `(${cf('c', path, g)})`;
-        conditions.push(`${v(g)}.exists(c, size(${list}) > 0)`);
+        conditions.push(`${v(g)}.exists(c, ${nonEmpty(list)})`);
         // Each container's list once, then its first item's sentence: the list's text is not repeated per hole.
         messages.push(`${v(g)}.filter(c, size(${list}) > 0).map(c, ${list}).map(l, ${msg('l[0]')})`);
       }
     }
   }
-  const found = [...podLists.map((l) => `size(${l}) > 0`), ...conditions].join(' || ');
+  const found = rule.when?.() ?? [...podLists.map(nonEmpty), ...conditions].join(' || ');
   const skip = rule.osDeclared
     ? `${v('osName')} == ''`
     : rule.notLinux
@@ -115,9 +116,12 @@ function validation(
       : rule.inferredOnly
         ? `!${v('windows')} || ${v('declared')}`
         : `!${v('windows')}`;
+  const expression = `${skip} || !(${found})`;
   return {
-    expression: `${skip} || !(${found})`,
-    messageExpression: `${str(`${rule.id}: `)} + (${messages.join(' + ')})[0]`,
+    expression,
+    // The API server evaluates every messageExpression on every request, failed or not: the sentences
+    // are built only when the validation has failed.
+    messageExpression: `(${expression}) ? '' : ${str(`${rule.id}: `)} + (${messages.join(' + ')})[0]`,
   };
 }
 
@@ -139,6 +143,8 @@ function matchConditions(shape: PolicyShape, options: PolicyOptions): { name: st
       expression: `request.operation == 'CREATE' || ${template} != ${template.replace(/^object/, 'oldObject')}`,
     });
   }
+  // Last: the conditions are evaluated in order, and the ones above are cheaper.
+  out.push({ name: 'may-concern-windows', expression: mayConcernWindows(specPathOf(shape)) });
   return out;
 }
 
@@ -174,6 +180,8 @@ export function generatePolicies(options: PolicyOptions): K8sObject[] {
     const variables: CelVariable[] = [
       ...targetingVariables(specPathOf(shape)),
       ...(rules.some((r) => r.hostProcess) ? hostProcessVariables() : []),
+      // Rules may share a variable (WIN060 and WIN061 read the same exec rows): once, by name.
+      ...new Map(rules.flatMap((r) => r.variables?.() ?? []).map((x) => [x.name, x])).values(),
     ];
     const groups = new Map<string, { version: string; resources: string[] }>();
     for (const r of shape.resources) {

@@ -5,13 +5,14 @@ import { LINUX_ONLY_CONTAINER_FIELDS, LINUX_ONLY_POD_FIELDS } from '../rules/hel
 import { win040Message, win041Message, win056Message } from '../rules/families/linux-only';
 import { win054Message, win055Message } from '../rules/families/host-network';
 import { win050Message } from '../rules/families/resources';
-import { win051Message, win052Message } from '../rules/families/volumes';
+import { win051Message, win052Message, win057NfsMessage } from '../rules/families/volumes';
 import { at, present } from './cel';
-import { hostProcessContainer, v } from './targeting-cel';
-import { containerWho, fieldIf, join, type RuleCel } from './finding-cel';
+import { hostProcessContainer, POLICY_CONTAINER_GROUPS, v } from './targeting-cel';
+import { containerWho, fieldIf, join, previewCel, type RuleCel } from './finding-cel';
 import { RUNTIME_RULE_CEL } from './rule-cel-runtime';
 import { SCHEDULING_RULE_CEL } from './rule-cel-scheduling';
-import { win013Message } from '../rules/families/host-process';
+import { COMMAND_RULE_CEL } from './rule-cel-commands';
+import { WIN014_LIST_MAX, win013Message, win014Message } from '../rules/families/host-process';
 
 const podFieldSet = (s: string, f: (typeof LINUX_ONLY_POD_FIELDS)[number]) => {
   const has = present(s, f.path);
@@ -47,13 +48,54 @@ const CORE_RULE_CEL: RuleCel[] = [
     findings: [
       {
         pod: (s) =>
-          `(${v('podHostProcess')} && !${userSet(s)} && ${v('allContainers')}.exists(c, ${hostProcessContainer('c')} && !${userSet('c')}) ? ['HostProcess pod'] : [])`,
+          fieldIf(
+            `${v('podHostProcess')} && !${userSet(s)} && ${v('allContainers')}.exists(c, ${hostProcessContainer('c')} && !${userSet('c')})`,
+            "'HostProcess pod'",
+          ),
         message: (who) => win013Message(who),
       },
       {
         container: (c, _p, group) =>
-          `(!${v('podHostProcess')} && !${userSet(v('spec'))} && ${hostProcessContainer(c)} && !${userSet(c)} ? ['HostProcess ' + ${containerWho(c, group)}] : [])`,
+          fieldIf(
+            `!${v('podHostProcess')} && !${userSet(v('spec'))} && ${hostProcessContainer(c)} && !${userSet(c)}`,
+            `'HostProcess ' + ${containerWho(c, group)}`,
+          ),
         message: (who) => win013Message(who),
+      },
+    ],
+  },
+  {
+    // The pod's runAsNonRoot applies to the HostProcess containers that set none of their own.
+    id: 'WIN014',
+    notLinux: true,
+    hostProcess: true,
+    variables: () =>
+      POLICY_CONTAINER_GROUPS.map((g) => ({
+        name: `win014Inherit${g === 'initContainers' ? 'Init' : ''}`,
+        expression: `${v(g)}.filter(c, ${hostProcessContainer('c')} && !(${present('c', ['securityContext', 'runAsNonRoot'])}))`,
+      })),
+    findings: [
+      {
+        pod: (s) => {
+          const init = v('win014InheritInit');
+          const names = `${init}.map(c, c.name) + ${v('win014Inherit')}.map(c, c.name)`;
+          const shown = (list: string) => `${list}.map(n, ${previewCel('n', 40)}).join(', ')`;
+          const quoted = `(size(${names}) > ${WIN014_LIST_MAX} ? ${shown(`(${names}).filter(n, (${names}).indexOf(n) < ${WIN014_LIST_MAX})`)} + ' and ' + string(size(${names}) - ${WIN014_LIST_MAX}) + ' more' : ${shown(`(${names})`)})`;
+          const one = `(size(${init}) == 1 ? ${containerWho(`${init}[0]`, 'initContainers')} : ${containerWho(`${v('win014Inherit')}[0]`, 'containers')})`;
+          return fieldIf(
+            `${present(s, ['securityContext', 'runAsNonRoot'])} && ${s}.securityContext.runAsNonRoot && size(${names}) > 0`,
+            `(size(${names}) == 1 ? 'HostProcess ' + ${one} : 'HostProcess containers ' + ${quoted})`,
+          );
+        },
+        message: (who) => win014Message(who),
+      },
+      {
+        container: (c, _p, group) =>
+          fieldIf(
+            `${hostProcessContainer(c)} && ${present(c, ['securityContext', 'runAsNonRoot'])} && ${c}.securityContext.runAsNonRoot`,
+            `'HostProcess ' + ${containerWho(c, group)}`,
+          ),
+        message: (who) => win014Message(who),
       },
     ],
   },
@@ -169,9 +211,20 @@ const CORE_RULE_CEL: RuleCel[] = [
       },
     ],
   },
+  {
+    // Only its NFS finding: the others are info (advice), which no policy enforces.
+    id: 'WIN057',
+    findings: [
+      {
+        pod: (s, p) =>
+          `(has(${s}.volumes) ? ${s}.volumes.filter(x, has(x.nfs)).map(x, ${join(p, 'volumes[')} + string(${s}.volumes.indexOf(x)) + '].nfs') : [])`,
+        message: (field) => win057NfsMessage(field),
+      },
+    ],
+  },
 ];
 
 /** Every rule a policy can enforce. */
-export const RULE_CEL: RuleCel[] = [...CORE_RULE_CEL, ...RUNTIME_RULE_CEL, ...SCHEDULING_RULE_CEL];
+export const RULE_CEL: RuleCel[] = [...CORE_RULE_CEL, ...RUNTIME_RULE_CEL, ...COMMAND_RULE_CEL, ...SCHEDULING_RULE_CEL];
 
 export const RULE_CEL_BY_ID = new Map(RULE_CEL.map((r) => [r.id, r]));

@@ -76,49 +76,94 @@ function windowsImageReason(image: string): string {
   return `(${ref}.matches(${str(repositoryPattern())}) ? ${repoReason} : (${tagReason}))`;
 }
 
+const REQUIRED = ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
+const osLabels = strList(OS_LABELS);
+const values = (e: string) => `(has(${e}.values) ? ${e}.values : [])`;
+const inOnly = (e: string, os: string) =>
+  `(${e}.operator == 'In' && size(${values(e)}) > 0 && ${values(e)}.all(x, x.lowerAscii() == ${str(os)}))`;
+const notInHas = (e: string, os: string) =>
+  `(${e}.operator == 'NotIn' && ${values(e)}.exists(x, x.lowerAscii() == ${str(os)}))`;
+const affinityWindows = (e: string) =>
+  `((${e}.key in ${osLabels} && (${inOnly(e, 'windows')} || ${notInHas(e, 'linux')})) || (${e}.key == ${str(BUILD_LABEL)} && ${e}.operator == 'In' && size(${values(e)}) > 0))`;
+const affinityLinux = (e: string) =>
+  `(${e}.key in ${osLabels} && (${inOnly(e, 'linux')} || (${notInHas(e, 'windows')} && !${notInHas(e, 'linux')})))`;
+const selIs = (s: string, label: string, os: string) =>
+  `(has(${s}.nodeSelector) && ${str(label)} in ${s}.nodeSelector && ${s}.nodeSelector[${str(label)}].lowerAscii() == ${str(os)})`;
+const containerEvidence = (c: string) =>
+  `(${meaningfulWindowsOptions(c)} || (has(${c}.image) && ${windowsImage(`${c}.image`)}))`;
+
+/** CEL list: the expressions of the only required node selector term (terms are ORed: one of several is no evidence). */
+const termExpressions = (s: string) =>
+  `(${present(s, REQUIRED)} && size(${at(s, REQUIRED)}) == 1 && has(${at(s, REQUIRED)}[0].matchExpressions) ? ${at(s, REQUIRED)}[0].matchExpressions : [])`;
+/** CEL list: the tolerations of the Windows taints. */
+const windowsTolerations = (s: string) =>
+  `(has(${s}.tolerations) ? ${s}.tolerations.filter(t, has(t.key) && t.key in ${strList(WINDOWS_TOLERATION_KEYS)} && has(t.value) && t.value.lowerAscii() == 'windows') : [])`;
+
+/** Where the evidence expressions read the spec's parts: variables in the validations, inline in a match condition. */
+interface SpecParts {
+  spec: string;
+  termExpressions: string;
+  windowsTolerations: string;
+  allContainers: string;
+}
+
+/** Each kind of strong Windows evidence: when it holds (CEL bool) and its words (CEL string), in the checker's order. */
+function evidence(p: SpecParts): { when: string; text: string }[] {
+  const s = p.spec;
+  const sel = `${s}.nodeSelector`;
+  return [
+    ...OS_LABELS.map((label) => ({
+      when: selIs(s, label, 'windows'),
+      text: `${str(`nodeSelector ${label}: `)} + ${sel}[${str(label)}]`,
+    })),
+    { when: `(has(${sel}) && ${str(BUILD_LABEL)} in ${sel})`, text: str(`nodeSelector ${BUILD_LABEL}`) },
+    {
+      when: `${p.termExpressions}.exists(e, ${affinityWindows('e')})`,
+      text: `${p.termExpressions}.filter(e, ${affinityWindows('e')}).map(e, e.key == ${str(BUILD_LABEL)} ? ${str(`required node affinity on ${BUILD_LABEL}`)} : 'required node affinity ' + e.key + (e.operator == 'In' ? ' In [windows]' : ' NotIn [linux]'))[0]`,
+    },
+    {
+      when: `size(${p.windowsTolerations}) > 0`,
+      text: `${p.windowsTolerations}.map(t, 'tolerates the Windows taint ' + t.key + '=' + t.value)[0]`,
+    },
+    { when: meaningfulWindowsOptions(s), text: "'pod securityContext.windowsOptions'" },
+    {
+      when: `${p.allContainers}.exists(c, ${containerEvidence('c')})`,
+      text: `${p.allContainers}.filter(c, ${containerEvidence('c')}).map(c, ${meaningfulWindowsOptions('c')} ? 'container ' + c.name + ' securityContext.windowsOptions' : ${windowsImageReason('c.image')})[0]`,
+    },
+  ];
+}
+
+/**
+ * CEL bool over `object` alone (a match condition has no variables): whether any rule may report on the
+ * object, so that a pod with no Windows evidence and no spec.os.name (most of a mixed cluster's Linux
+ * pods) skips every validation. Every rule's own condition implies it: they report on Windows pods
+ * (declared, or inferred from this evidence), on pods that set spec.os.name (WIN072), or on HostProcess
+ * and gMSA settings (a meaningful windowsOptions, which is evidence here).
+ */
+export function mayConcernWindows(specPath: readonly string[]): string {
+  const s = ['object', ...specPath].join('.');
+  const groups = POLICY_CONTAINER_GROUPS.map((g) => `(has(${s}.${g}) ? ${s}.${g} : [])`);
+  const parts: SpecParts = {
+    spec: s,
+    termExpressions: termExpressions(s),
+    windowsTolerations: windowsTolerations(s),
+    allContainers: `(${groups.join(' + ')})`,
+  };
+  return [`has(${s}.os)`, ...evidence(parts).map((e) => e.when)].join(' || ');
+}
+
 /**
  * The variables every policy starts with: the pod spec, its containers, and whether it targets Windows
  * (declared, or inferred) with the evidence's words for messages.
  */
 export function targetingVariables(specPath: readonly string[]): CelVariable[] {
   const s = v('spec');
-  const sel = `${s}.nodeSelector`;
-  const hasSel = `has(${sel})`;
-  const selIs = (label: string, os: string) =>
-    `(${hasSel} && ${str(label)} in ${sel} && ${sel}[${str(label)}].lowerAscii() == ${str(os)})`;
-  const osLabels = strList(OS_LABELS);
-  const values = (e: string) => `(has(${e}.values) ? ${e}.values : [])`;
-  const inOnly = (e: string, os: string) =>
-    `(${e}.operator == 'In' && size(${values(e)}) > 0 && ${values(e)}.all(x, x.lowerAscii() == ${str(os)}))`;
-  const notInHas = (e: string, os: string) =>
-    `(${e}.operator == 'NotIn' && ${values(e)}.exists(x, x.lowerAscii() == ${str(os)}))`;
-  const affinityWindows = (e: string) =>
-    `((${e}.key in ${osLabels} && (${inOnly(e, 'windows')} || ${notInHas(e, 'linux')})) || (${e}.key == ${str(BUILD_LABEL)} && ${e}.operator == 'In' && size(${values(e)}) > 0))`;
-  const affinityLinux = (e: string) =>
-    `(${e}.key in ${osLabels} && (${inOnly(e, 'linux')} || (${notInHas(e, 'windows')} && !${notInHas(e, 'linux')})))`;
-  const required = ['affinity', 'nodeAffinity', 'requiredDuringSchedulingIgnoredDuringExecution', 'nodeSelectorTerms'];
-  const containerEvidence = (c: string) =>
-    `(${meaningfulWindowsOptions(c)} || (has(${c}.image) && ${windowsImage(`${c}.image`)}))`;
-  const reasons = [
-    ...OS_LABELS.map((label) => ({
-      when: selIs(label, 'windows'),
-      text: `${str(`nodeSelector ${label}: `)} + ${sel}[${str(label)}]`,
-    })),
-    { when: `(${hasSel} && ${str(BUILD_LABEL)} in ${sel})`, text: str(`nodeSelector ${BUILD_LABEL}`) },
-    {
-      when: `${v('termExpressions')}.exists(e, ${affinityWindows('e')})`,
-      text: `${v('termExpressions')}.filter(e, ${affinityWindows('e')}).map(e, e.key == ${str(BUILD_LABEL)} ? ${str(`required node affinity on ${BUILD_LABEL}`)} : 'required node affinity ' + e.key + (e.operator == 'In' ? ' In [windows]' : ' NotIn [linux]'))[0]`,
-    },
-    {
-      when: `size(${v('windowsTolerations')}) > 0`,
-      text: `${v('windowsTolerations')}.map(t, 'tolerates the Windows taint ' + t.key + '=' + t.value)[0]`,
-    },
-    { when: meaningfulWindowsOptions(s), text: "'pod securityContext.windowsOptions'" },
-    {
-      when: `${v('allContainers')}.exists(c, ${containerEvidence('c')})`,
-      text: `${v('allContainers')}.filter(c, ${containerEvidence('c')}).map(c, ${meaningfulWindowsOptions('c')} ? 'container ' + c.name + ' securityContext.windowsOptions' : ${windowsImageReason('c.image')})[0]`,
-    },
-  ];
+  const reasons = evidence({
+    spec: s,
+    termExpressions: v('termExpressions'),
+    windowsTolerations: v('windowsTolerations'),
+    allContainers: v('allContainers'),
+  });
   let reason = "'no Windows evidence'";
   for (const r of [...reasons].reverse()) reason = `${r.when} ? ${r.text} : (${reason})`;
   return [
@@ -127,19 +172,12 @@ export function targetingVariables(specPath: readonly string[]): CelVariable[] {
     { name: 'allContainers', expression: POLICY_CONTAINER_GROUPS.map(v).join(' + ') },
     { name: 'osName', expression: `${present(s, ['os', 'name'])} ? ${s}.os.name : ''` },
     { name: 'declared', expression: `${v('osName')} == 'windows'` },
-    {
-      // Terms are ORed: an expression is strong evidence only when its term is the only one.
-      name: 'termExpressions',
-      expression: `${present(s, required)} && size(${at(s, required)}) == 1 && has(${at(s, required)}[0].matchExpressions) ? ${at(s, required)}[0].matchExpressions : []`,
-    },
-    {
-      name: 'windowsTolerations',
-      expression: `has(${s}.tolerations) ? ${s}.tolerations.filter(t, has(t.key) && t.key in ${strList(WINDOWS_TOLERATION_KEYS)} && has(t.value) && t.value.lowerAscii() == 'windows') : []`,
-    },
+    { name: 'termExpressions', expression: termExpressions(s) },
+    { name: 'windowsTolerations', expression: windowsTolerations(s) },
     {
       name: 'linuxEvidence',
       expression: [
-        ...OS_LABELS.map((l) => selIs(l, 'linux')),
+        ...OS_LABELS.map((l) => selIs(s, l, 'linux')),
         `${v('termExpressions')}.exists(e, ${affinityLinux('e')})`,
       ].join(' || '),
     },

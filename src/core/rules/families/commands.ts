@@ -17,7 +17,7 @@ interface ExecSite {
   program: string;
 }
 
-const EXEC_PLACES: { rel: string[]; what: string; outcome: string }[] = [
+export const EXEC_PLACES: { rel: string[]; what: string; outcome: string }[] = [
   { rel: ['command'], what: 'command', outcome: 'the container cannot start' },
   {
     rel: ['livenessProbe', 'exec', 'command'],
@@ -63,51 +63,66 @@ function programName(program: string): string {
   return base.toLowerCase();
 }
 
-const POSIX_SHELLS = new Set(['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh']);
+export const POSIX_SHELLS = ['sh', 'bash', 'ash', 'dash', 'zsh', 'ksh'];
 
-/** A program under /bin, /sbin, /usr/bin, /usr/local/bin … (lower case). */
-const POSIX_PATH = /^\/(usr\/(local\/)?)?s?bin\/./;
+/** The directories of a program under /bin, /sbin, /usr/bin, /usr/local/bin … (lower case; RE2 and JS alike). */
+export const POSIX_DIRS = '/(usr/(local/)?)?s?bin/';
+const POSIX_PATH = new RegExp(`^${POSIX_DIRS}.`);
 
 /** `sh`, `bash`, `/bin/…`, `/usr/bin/…`: programs that exist in Linux images only. */
 function isPosixProgram(program: string): boolean {
   const first = (program.trim().split(/\s+/)[0] ?? '').toLowerCase();
-  if (POSIX_SHELLS.has(first)) return true;
+  if (POSIX_SHELLS.includes(first)) return true;
   return POSIX_PATH.test(first);
 }
 
 /** Windows builds of busybox (Kubernetes e2e test images) do ship `sh` and `/bin/*`. */
+export const BUSYBOX = 'busybox';
+
 function isBusybox(image: string | undefined): boolean {
   if (!image) return false;
   const repo = parseImage(image).repository;
-  return (repo.split('/').pop() ?? '') === 'busybox';
+  return (repo.split('/').pop() ?? '') === BUSYBOX;
 }
 
-/** The bare Nano Server base image: no PowerShell of any kind inside. */
+/** Program names (lower case, without directories) of Windows PowerShell, and of PowerShell 7. */
+export const WINDOWS_POWERSHELL = ['powershell', 'powershell.exe'];
+export const PWSH = ['pwsh', 'pwsh.exe'];
+
+/** The bare Nano Server base images (registry, repository): no PowerShell of any kind inside. */
+export const BARE_NANO_SERVER = [
+  { registry: 'mcr.microsoft.com', repository: 'windows/nanoserver' },
+  { registry: 'docker.io', repository: 'microsoft/nanoserver' },
+];
+
 function isBareNanoServer(image: string): boolean {
   const ref = parseImage(image);
+  return BARE_NANO_SERVER.some((b) => ref.registry === b.registry && ref.repository === b.repository);
+}
+
+/** The PowerShell images; the Nano Server based ones (a tag naming nanoserver) have pwsh only, no Windows PowerShell. */
+export const POWERSHELL_IMAGE = { registry: 'mcr.microsoft.com', repository: 'powershell', nanoTag: 'nanoserver' };
+
+function isPowerShellNanoImage(image: string): boolean {
+  const ref = parseImage(image);
   return (
-    (ref.registry === 'mcr.microsoft.com' && ref.repository === 'windows/nanoserver') ||
-    (ref.registry === 'docker.io' && ref.repository === 'microsoft/nanoserver')
+    ref.registry === POWERSHELL_IMAGE.registry &&
+    ref.repository === POWERSHELL_IMAGE.repository &&
+    (ref.tag ?? '').toLowerCase().includes(POWERSHELL_IMAGE.nanoTag)
   );
 }
 
-/** mcr.microsoft.com/powershell on Nano Server: pwsh only, no Windows PowerShell. */
-function isPowerShellNanoImage(image: string): boolean {
-  const ref = parseImage(image);
-  return ref.registry === 'mcr.microsoft.com' && ref.repository === 'powershell' && /nanoserver/i.test(ref.tag ?? '');
-}
-
-// WIN060's words: `shown` is the program as preview quotes it.
-const WIN060_INSTEAD = {
+// WIN060's words, shared with its admission policy (core/policy): `shown` is the program as preview quotes it.
+export const WIN060_INSTEAD = {
   nano: 'Use cmd /c … (Nano Server has no PowerShell)',
   other: 'Use cmd /c … or powershell -Command …',
 };
-const win060Message = (field: string, shown: string, outcome: string, instead: string): string =>
+export const win060Message = (field: string, shown: string, outcome: string, instead: string): string =>
   `${field}: ${shown} is a Linux program and Windows has no POSIX shell, so ${outcome}. ${instead} instead.`;
 
 const WIN060: PodRule = {
   id: 'WIN060',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -136,22 +151,27 @@ const WIN060: PodRule = {
   },
 };
 
-// WIN061's words: `shown` is the image as preview quotes it.
-const WIN061_MISSING = {
+// WIN061's words, shared with its admission policy (core/policy): `shown` is the image as preview quotes it.
+export const WIN061_MISSING = {
   powerShellImage: 'this PowerShell image is Nano Server based and has PowerShell 7 (pwsh), not Windows PowerShell',
   windowsPowerShell: 'Nano Server images have no Windows PowerShell',
   any: 'the Nano Server base image has no PowerShell at all',
 };
-const WIN061_INSTEAD = {
+export const WIN061_INSTEAD = {
   powerShellImage: 'Use pwsh instead.',
   other: 'Use cmd /c …, or pwsh on an mcr.microsoft.com/powershell nanoserver image.',
 };
-const win061Message = (field: string, missing: string, shown: string, outcome: string, instead: string): string =>
-  `${field}: ${missing} (image ${shown}), so ${outcome}. ${instead}`;
+export const win061Message = (
+  field: string,
+  missing: string,
+  shown: string,
+  outcome: string,
+  instead: string,
+): string => `${field}: ${missing} (image ${shown}), so ${outcome}. ${instead}`;
 
 const WIN061: PodRule = {
   id: 'WIN061',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -166,8 +186,8 @@ const WIN061: PodRule = {
       if (!psImage && !isNanoServer(c.image)) continue;
       for (const site of execSites(c)) {
         const name = programName(site.program);
-        const windowsPowerShell = name === 'powershell' || name === 'powershell.exe';
-        const pwshOnBareNano = (name === 'pwsh' || name === 'pwsh.exe') && isBareNanoServer(c.image);
+        const windowsPowerShell = WINDOWS_POWERSHELL.includes(name);
+        const pwshOnBareNano = PWSH.includes(name) && isBareNanoServer(c.image);
         if (!windowsPowerShell && !pwshOnBareNano) continue;
         const rel = [...site.rel, 0];
         const missing = psImage

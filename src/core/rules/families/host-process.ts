@@ -34,7 +34,10 @@ function nonEmptyString(v: unknown): v is string {
   return typeof v === 'string' && v !== '';
 }
 
-function quoteList(names: string[], max = 3): string {
+/** How many names WIN014's message quotes before "and N more" (its admission policy says the same). */
+export const WIN014_LIST_MAX = 3;
+
+function quoteList(names: string[], max = WIN014_LIST_MAX): string {
   const shown = names.slice(0, max).map((n) => preview(n, 40));
   return names.length > max ? `${shown.join(', ')} and ${names.length - max} more` : shown.join(', ');
 }
@@ -185,9 +188,13 @@ const WIN013: PodRule = {
   },
 };
 
+// WIN014's words, shared with its admission policy (core/policy): `who` is the HostProcess container or containers.
+export const win014Message = (who: string): string =>
+  `runAsNonRoot: true applies to ${who}; HostProcess containers have privileged access to the host, so the Kubernetes docs say runAsNonRoot cannot be true (allowed: unset or false). Remove it.`;
+
 const WIN014: PodRule = {
   id: 'WIN014',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'host-process',
   severity: 'warning',
@@ -196,8 +203,7 @@ const WIN014: PodRule = {
     if (declaredLinux(pod)) return;
     const info = hostProcessInfo(pod);
     if (!info.any) return;
-    const message = (who: string) =>
-      `runAsNonRoot: true applies to ${who}; HostProcess containers have privileged access to the host, so the Kubernetes docs say runAsNonRoot cannot be true (allowed: unset or false). Remove it.`;
+    const message = win014Message;
     const podSc = objAt(pod.spec, ['securityContext']);
     const reports: Report[] = [];
     if (podSc?.runAsNonRoot === true) {

@@ -143,7 +143,12 @@ const MIN_NODE_BUILD = 17763;
 
 const WIN081: PodRule = {
   id: 'WIN081',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: {
+    enforceable: false,
+    why: 'not-generated',
+    detail:
+      "decidable from the object alone (each image's tag build against the builds table, the retired microsoft/* repositories and their successors, the HostProcess exemption), but its validation is not written yet",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -300,7 +305,11 @@ function splitImages(pod: PodSpecView) {
 
 const WIN084: PodRule = {
   id: 'WIN084',
-  admission: { enforceable: false, why: 'image-os' },
+  admission: {
+    enforceable: false,
+    why: 'image-os',
+    detail: "an image's OS is the registry's to say; check knows only a short list of Linux-only names",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'error',
@@ -322,7 +331,11 @@ const WIN084: PodRule = {
 
 const WIN085: PodRule = {
   id: 'WIN085',
-  admission: { enforceable: false, why: 'image-os' },
+  admission: {
+    enforceable: false,
+    why: 'image-os',
+    detail: "an image's OS is the registry's to say; check knows only a short list of Linux-only names",
+  },
   scope: 'pod',
   family: 'images',
   severity: 'warning',

@@ -139,9 +139,33 @@ const WIN070: PodRule = {
   },
 };
 
+// WIN071's words, shared with its admission policy (core/policy). `shown` is the value as preview quotes it.
+export const win071BetaSelectorMessage = (field: string, hasNew: boolean): string =>
+  `${field} uses ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; select on ${OS_LABEL}, the label every kubelet sets. ${hasNew ? `Remove it: ${OS_LABEL} is already there.` : `Rename the key to ${OS_LABEL}.`}`;
+export const win071SelectorCaseMessage = (label: string, shown: string, fix: string): string =>
+  `nodeSelector ${label}: ${shown} never matches a node: label values are case-sensitive and nodes carry ${label}=${fix}. The pod stays Pending; use ${fix}.`;
+/** `kind` is "required node affinity" or "preferred node affinity". */
+export const win071BetaAffinityMessage = (kind: string): string =>
+  `${kind} on ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; use ${OS_LABEL}, the label every kubelet sets.`;
+export const win071AffinityCaseMessage = (
+  kind: string,
+  key: string,
+  operator: string,
+  shown: string,
+  fix: string,
+  effect: string,
+): string =>
+  `${kind} ${key} ${operator} ${shown}: label values are case-sensitive and nodes carry ${key}=${fix}, ${effect}. Use ${fix}.`;
+/** What a wrong-case value does: in the only values of a required `In`, nothing matches; elsewhere it is lost. */
+export const WIN071_EFFECT = {
+  never: 'so no node matches and the pod stays Pending',
+  excludesNone: 'so it excludes no node',
+  matchesNone: 'so this value matches no node',
+};
+
 const WIN071: PodRule = {
   id: 'WIN071',
-  admission: { enforceable: false, why: 'not-generated' },
+  admission: { enforceable: true },
   scope: 'pod',
   family: 'scheduling',
   severity: 'error',
@@ -163,7 +187,7 @@ const WIN071: PodRule = {
           report({
             path,
             severity: 'warning',
-            message: `${apiField(pod, ['nodeSelector'])} uses ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; select on ${OS_LABEL}, the label every kubelet sets. ${hasNew ? `Remove it: ${OS_LABEL} is already there.` : `Rename the key to ${OS_LABEL}.`}`,
+            message: win071BetaSelectorMessage(apiField(pod, ['nodeSelector']), hasNew),
             fixes: [
               hasNew
                 ? {
@@ -182,7 +206,7 @@ const WIN071: PodRule = {
           report({
             path,
             target: 'value',
-            message: `nodeSelector ${label}: ${preview(value)} never matches a node: label values are case-sensitive and nodes carry ${label}=${fix}. The pod stays Pending; use ${fix}.`,
+            message: win071SelectorCaseMessage(label, preview(value), fix),
             fixes: [{ title: `Change to ${fix}`, kind: 'safe', ops: [{ op: 'set', path, value: fix }] }],
           });
         }
@@ -196,7 +220,7 @@ const WIN071: PodRule = {
           path: [...e.path, 'key'],
           target: 'value',
           severity: 'warning',
-          message: `${kind} on ${BETA_OS_LABEL}, deprecated since Kubernetes 1.14; use ${OS_LABEL}, the label every kubelet sets.`,
+          message: win071BetaAffinityMessage(kind),
           fixes: [
             {
               title: `Change key to ${OS_LABEL}`,
@@ -213,15 +237,15 @@ const WIN071: PodRule = {
         // `In [Windows]` alone matches no node; anything else only loses its effect.
         const never = e.required && e.operator === 'In' && !exact;
         const effect = never
-          ? 'so no node matches and the pod stays Pending'
+          ? WIN071_EFFECT.never
           : e.operator === 'NotIn'
-            ? 'so it excludes no node'
-            : 'so this value matches no node';
+            ? WIN071_EFFECT.excludesNone
+            : WIN071_EFFECT.matchesNone;
         report({
           path: [...e.path, 'values', vi],
           target: 'value',
           severity: never ? 'error' : 'warning',
-          message: `${kind} ${e.key} ${e.operator} ${preview(v)}: label values are case-sensitive and nodes carry ${e.key}=${fix}, ${effect}. Use ${fix}.`,
+          message: win071AffinityCaseMessage(kind, e.key, e.operator, preview(v), fix, effect),
           fixes: [
             {
               title: `Change to ${fix}`,

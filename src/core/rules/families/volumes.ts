@@ -146,9 +146,14 @@ const MODE_SOURCES = ['secret', 'configMap', 'projected', 'downwardAPI'];
 /** 0644, the file mode the API server defaults every configMap, secret, projected and downwardAPI volume to. */
 const SERVER_DEFAULT_MODE = 420;
 
+// WIN057's words for an NFS volume, shared with its admission policy (core/policy).
+export const win057NfsMessage = (field: string): string =>
+  `${field}: NFS volumes are not supported on Windows nodes, so the volume cannot be mounted and the pod does not start. Use SMB (csi-driver-smb) or another Windows-capable CSI driver.`;
+
 const WIN057: PodRule = {
   id: 'WIN057',
-  admission: { enforceable: false, why: 'not-generated' },
+  // Its defaultMode and Secret subPath findings are info: advice, which a policy does not enforce.
+  admission: { enforceable: true, detail: 'NFS volumes; defaultMode and Secret subPath mounts are advice (info)' },
   scope: 'pod',
   family: 'runtime',
   severity: 'warning',
@@ -162,7 +167,7 @@ const WIN057: PodRule = {
         const rel = ['volumes', v.index, 'nfs'];
         report({
           path: [...pod.path, ...rel],
-          message: `${apiField(pod, rel)}: NFS volumes are not supported on Windows nodes, so the volume cannot be mounted and the pod does not start. Use SMB (csi-driver-smb) or another Windows-capable CSI driver.`,
+          message: win057NfsMessage(apiField(pod, rel)),
         });
       }
       for (const kind of MODE_SOURCES) {
@@ -228,7 +233,7 @@ const WIN059: PodRule = {
   admission: {
     enforceable: false,
     why: 'node-facts',
-    detail: 'inline CSI volumes are reported only where the cluster does not run WMCO',
+    detail: 'its inline CSI finding holds only where the cluster does not run WMCO, which a policy cannot see',
   },
   scope: 'pod',
   family: 'runtime',
