@@ -1,9 +1,10 @@
 // Long-session measurement for the soak suites (test/soak/): what one sample of a process holds after a
-// full garbage collection (heap, RSS, open handles by kind, file descriptors, listener counts), and the
+// full garbage collection (heap, RSS, open handles by kind, armed timers, file descriptors, listener counts,
+// live objects of the classes named), and the
 // verdict on a series of samples taken after warm-up: memory flat (the fitted growth over the run and the
 // final sample within a tolerance of the first), and no count of handles or listeners that grows.
 import { readdirSync } from 'node:fs';
-import { setFlagsFromString } from 'node:v8';
+import { queryObjects, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
 export interface Sample {
@@ -11,7 +12,7 @@ export interface Sample {
   at: number;
   heapUsed: number;
   rss: number;
-  /** Counts that must not grow: process.getActiveResourcesInfo() by kind, open fds, listener counts. */
+  /** Counts that must not grow: process.getActiveResourcesInfo() by kind, armed timers, open fds, listener counts, live objects. */
   counts: Record<string, number>;
 }
 
@@ -44,8 +45,46 @@ export function handleCounts(kinds: readonly string[]): Record<string, number> {
   return counts;
 }
 
-/** This process after two full collections (the second frees what the first's finalizers let go). */
-export function measureSelf(listeners: Record<string, number> = {}): Measured {
+/** The timers setTimeout and setInterval armed since trackTimers(), until they fire or are cleared. */
+let armed: Set<{ _destroyed?: boolean }> | undefined;
+
+/** Lets go of the timers that fired or were cleared (held, they and their callbacks would weigh on the heap). */
+function pruneTimers(): number {
+  if (!armed) return 0;
+  for (const t of armed) if (t._destroyed) armed.delete(t);
+  return armed.size;
+}
+
+/**
+ * Counts this process's armed timers from now on, ref'd or not: process.getActiveResourcesInfo() counts
+ * only the ref'd ones ("Timeout"), and the extension unrefs most of its own, so a leak of those would go
+ * unseen. Node marks a timer `_destroyed` once it fired (a timeout) or was cleared, however it was cleared
+ * (clearTimeout with the object or its id, close()). Call it before the code under soak is loaded.
+ */
+export function trackTimers(): void {
+  if (armed) return;
+  const timers = new Set<{ _destroyed?: boolean }>();
+  armed = timers;
+  const wrap = <F extends (...args: never[]) => NodeJS.Timeout>(original: F): F =>
+    Object.assign((...args: Parameters<F>) => {
+      const timer = original(...args);
+      if (timers.add(timer as { _destroyed?: boolean }).size % 1024 === 0) pruneTimers();
+      return timer;
+    }, original);
+  globalThis.setTimeout = wrap(globalThis.setTimeout);
+  globalThis.setInterval = wrap(globalThis.setInterval);
+}
+
+/**
+ * This process after two full collections (the second frees what the first's finalizers let go): memory,
+ * handles, armed timers (once trackTimers() was called), fds, the listener counts given, and the live
+ * objects of each class given (v8.queryObjects: a session or a watch kept after it was closed counts).
+ */
+export function measureSelf(
+  listeners: Record<string, number> = {},
+  classes: Record<string, new (...args: never[]) => unknown> = {},
+): Measured {
+  pruneTimers();
   gc ??= collector();
   gc();
   gc();
@@ -55,8 +94,12 @@ export function measureSelf(listeners: Record<string, number> = {}): Measured {
     rss: memory.rss,
     counts: {
       ...handleCounts(process.getActiveResourcesInfo()),
+      ...(armed ? { timers: pruneTimers() } : {}),
       fds: readdirSync('/proc/self/fd').length,
       ...Object.fromEntries(Object.entries(listeners).map(([k, v]) => [`listeners.${k}`, v])),
+      ...Object.fromEntries(
+        Object.entries(classes).map(([k, c]) => [`objects.${k}`, queryObjects(c, { format: 'count' }) as number]),
+      ),
     },
   };
 }

@@ -2,7 +2,7 @@
 // fails, with the series named; one sample's noise is no trend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judge, linearFit, measureSelf, type Sample } from '../support/soak';
+import { judge, linearFit, measureSelf, trackTimers, type Sample } from '../support/soak';
 
 const MB = 1048576;
 const series = (heap: (i: number) => number, rss: (i: number) => number, timers: (i: number) => number): Sample[] =>
@@ -104,4 +104,34 @@ test('measureSelf collects garbage first and counts this process', () => {
   assert.ok(m.heapUsed < before, `${m.heapUsed} after collection, ${before} before`);
   assert.equal(m.counts['listeners.mine'], 2);
   assert.ok(m.counts.fds >= 3, 'stdin, stdout and stderr at least');
+});
+
+test("measureSelf counts armed timers, unref'd ones too, until they fire or are cleared however", async () => {
+  trackTimers();
+  const armed = () => measureSelf().counts.timers;
+  const before = armed();
+  assert.equal(typeof before, 'number');
+  // Unref'd as the extension's own are: process.getActiveResourcesInfo() does not list these.
+  const left = [1, 2, 3, 4].map(() => setTimeout(() => undefined, 60_000).unref());
+  const interval = setInterval(() => undefined, 60_000).unref();
+  const fired = new Promise((r) => setTimeout(r, 1));
+  assert.equal(armed(), before + 6);
+  await fired;
+  assert.equal(armed(), before + 5, 'a timeout that fired is no longer armed');
+  clearTimeout(left[0]);
+  clearTimeout(Number(left[1]));
+  left[2].close();
+  clearInterval(interval);
+  assert.equal(armed(), before + 1, 'cleared by the object, by its id, or closed');
+  clearTimeout(left[3]);
+  assert.equal(armed(), before);
+});
+
+test('measureSelf counts the live objects of the classes it is given, after collection', () => {
+  class Kept {}
+  let kept: Kept[] | undefined = Array.from({ length: 5 }, () => new Kept());
+  assert.equal(measureSelf({}, { Kept }).counts['objects.Kept'], 5);
+  assert.equal(kept.length, 5);
+  kept = undefined;
+  assert.equal(measureSelf({}, { Kept }).counts['objects.Kept'], 0);
 });
