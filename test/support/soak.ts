@@ -137,12 +137,23 @@ export interface Verdict {
   rssSeries: number[];
 }
 
-/** `first` and `last` are the means of the first and the last two samples: one sample's noise (RSS moves by the pages the young generation touched) is no trend. */
+/** The middle value (the mean of the two middle ones). */
+function median(ys: readonly number[]): number {
+  const sorted = [...ys].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * `first` is the median of the first quarter of the samples (at least 3), `last` the mean of the last two:
+ * one sample's noise (RSS moves by the pages the young generation touched) is no trend, and a first sample
+ * taken before the memory freed in warm-up went back to the system must not raise the bar for the rest.
+ */
 function series(name: string, xs: number[], ys: number[]): Series {
   const { slope } = linearFit(xs, ys);
   return {
     name,
-    first: (ys[0] + ys[1]) / 2,
+    first: median(ys.slice(0, Math.max(3, Math.ceil(ys.length / 4)))),
     last: (ys[ys.length - 2] + ys[ys.length - 1]) / 2,
     min: Math.min(...ys),
     max: Math.max(...ys),

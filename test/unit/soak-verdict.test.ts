@@ -42,7 +42,7 @@ test('a heap that grows steadily fails, though each step is small', () => {
   );
   assert.deepEqual(verdict.problems, [
     'heapUsed grows: fitted +1.8 MB over the run (bound 1.0 MB)',
-    'heapUsed ends at 11.7 MB, over 10.1 MB after warm-up + 1.0 MB',
+    'heapUsed ends at 11.7 MB, over 10.2 MB after warm-up + 1.0 MB',
   ]);
 });
 
@@ -79,6 +79,19 @@ test('an RSS that ends high fails; a count that grows fails; one that only grows
     ).problems,
     ['handles.Timeout grows: fitted +6.3 over the run'],
   );
+});
+
+test('a high first sample does not raise the bar: RSS that grows from where it settled fails', () => {
+  // The first sample still holds pages warm-up freed (134 MB); RSS then settles at 104 MB and grows by
+  // 16 MB (15%). Judged from the first sample, it would end no higher than it began.
+  const verdict = judge(
+    series(
+      () => 10,
+      (i) => (i === 0 ? 134 : 102 + 2 * i),
+      () => 3,
+    ),
+  );
+  assert.deepEqual(verdict.problems, ['rss ends at 119.0 MB, over 106.0 MB after warm-up + 10.6 MB']);
 });
 
 test('too few samples to judge is an error, not a pass', () => {
