@@ -19,8 +19,8 @@ import { startEmulator } from '../support/kube-api-emulator';
 import { mixedCluster, namespace, pod } from '../support/kube-seed';
 import { createFakeVscode, hookVscodeModule, type FakeTreeItem } from '../support/fake-vscode';
 import { waitFor } from '../support/tree-view';
-import { describe, judge, measureSelf, trackTimers, type Sample } from '../support/soak';
-import { ClusterSession } from '../../src/cluster/session';
+import { describe, judge, LiveObjects, measureSelf, trackTimers, type Sample } from '../support/soak';
+import { SessionManager } from '../../src/cluster/session';
 import { FULL_DAY, reportFigures, SOAK_SIZE } from '../support/soak-size';
 
 type Commands = { executeCommand(id: string): Promise<unknown> };
@@ -41,6 +41,13 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
   const size = SOAK_SIZE;
   // Before anything arms one: the extension unrefs most of its timers, which the handle counts miss.
   trackTimers();
+  // Every session the view's manager opens, held weakly: one that Refresh closed must be collected.
+  const sessions = new LiveObjects();
+  const open = SessionManager.prototype.session;
+  SessionManager.prototype.session = function (this: SessionManager, context: string) {
+    const session = open.call(this, context);
+    return session && sessions.track(session);
+  };
   const emu = await startEmulator({ objects: [...mixedCluster(), namespace('soak')], openshift: true });
   const dir = mkdtempSync(join(tmpdir(), 'kw-soak-'));
   const kubeconfig = emu.kubeconfig({ context: 'soak', file: join(dir, 'config') });
@@ -167,9 +174,8 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
           at: cycle,
           ...measureSelf(
             { process: process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0) },
-            // What a Refresh replaces: a closed session (with its client and list-watches) must go. One class:
-            // each count walks the whole heap (0.5 to 1 s on the loaded machine).
-            { ClusterSession },
+            // What a Refresh replaces: a closed session (with its client and list-watches) must go.
+            { ClusterSession: sessions },
           ),
         });
         samples.at(-1)!.counts['server.watches'] = emu.openWatches();
@@ -200,6 +206,7 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
     assert.ok(samples.length >= size.samples, `${samples.length} samples`);
     assert.deepEqual(verdict.problems, [], describe(verdict).join('\n'));
   } finally {
+    SessionManager.prototype.session = open;
     for (const d of context.subscriptions) d.dispose();
     unhook();
     await emu.stop();

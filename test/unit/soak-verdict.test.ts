@@ -2,7 +2,7 @@
 // fails, with the series named; one sample's noise is no trend.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { judge, linearFit, measureSelf, trackTimers, type Sample } from '../support/soak';
+import { judge, linearFit, LiveObjects, measureSelf, trackTimers, type Sample } from '../support/soak';
 
 const MB = 1048576;
 const series = (heap: (i: number) => number, rss: (i: number) => number, timers: (i: number) => number): Sample[] =>
@@ -140,11 +140,18 @@ test("measureSelf counts armed timers, unref'd ones too, until they fire or are 
   assert.equal(armed(), before);
 });
 
-test('measureSelf counts the live objects of the classes it is given, after collection', () => {
-  class Kept {}
-  let kept: Kept[] | undefined = Array.from({ length: 5 }, () => new Kept());
-  assert.equal(measureSelf({}, { Kept }).counts['objects.Kept'], 5);
-  assert.equal(kept.length, 5);
-  kept = undefined;
-  assert.equal(measureSelf({}, { Kept }).counts['objects.Kept'], 0);
+test('measureSelf counts the objects tracked that something still holds, after collection', async () => {
+  const tracked = new LiveObjects();
+  // Made and tracked in functions of their own, so that no variable of this one holds the last of them.
+  const make = (n: number) => Array.from({ length: n }, (_, i) => tracked.track({ i }));
+  const again = (objects: object[]) => objects.forEach((o) => tracked.track(o));
+  const held: { objects?: object[] } = { objects: make(5) };
+  make(3);
+  again(held.objects!); // given again: still one each
+  // A weak reference keeps its object until the job that made it ends.
+  await new Promise((r) => setImmediate(r));
+  assert.equal(measureSelf({}, { kept: tracked }).counts['objects.kept'], 5);
+  delete held.objects;
+  await new Promise((r) => setImmediate(r));
+  assert.equal(measureSelf({}, { kept: tracked }).counts['objects.kept'], 0);
 });
