@@ -4,7 +4,7 @@
 // `node scripts/build.mjs --tests` first (the npm script does it).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
@@ -21,13 +21,16 @@ if (files.length === 0 || !files.every((f) => existsSync(f))) {
 // Not kw-…: test suites that clean up their own kw- folders must not take this one.
 const reports = mkdtempSync(join(tmpdir(), 'kube-windows-soak-'));
 const started = Date.now();
+// The machine's load decides how long the day takes: said with the figures.
+const loadAtStart = loadavg()[0];
 // One suite at a time: each measures its own process and the server it runs, on a machine left to it.
 const run = spawnSync(process.execPath, ['--test', '--test-force-exit', '--test-concurrency=1', ...files], {
   stdio: ['ignore', 'inherit', 'inherit'],
   env: { ...process.env, KW_SOAK: args.includes('--scaled') ? '' : 'day', KW_SOAK_REPORT: reports },
 });
 const minutes = ((Date.now() - started) / 60000).toFixed(1);
-console.log(`\nsoak: ${args.includes('--scaled') ? 'scaled' : 'the compressed day'} in ${minutes} min`);
+const load = `load average ${loadAtStart.toFixed(1)} at the start, ${loadavg()[0].toFixed(1)} at the end`;
+console.log(`\nsoak: ${args.includes('--scaled') ? 'scaled' : 'the compressed day'} in ${minutes} min (${load})`);
 for (const name of readdirSync(reports).sort()) {
   const { suite, figures, verdict } = JSON.parse(readFileSync(join(reports, name), 'utf8'));
   console.log(`\n${suite}: ${JSON.stringify(figures)}`);

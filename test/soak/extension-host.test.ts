@@ -5,8 +5,9 @@
 // does (every group, a Windows node, its pods, so every collection is listed and watched); a node
 // changes meanwhile; every few cycles the server ends all watch connections, and every other time
 // compacts first, so that the resumed watches get 410 Gone and list again. After warm-up this process's
-// heap and RSS stay flat, and no count of handles, descriptors, listeners or the server's open watch
-// connections grows. KW_SOAK=day runs the whole day (`npm run soak`).
+// heap and RSS stay flat, and no count of handles, armed timers (unref'd ones too), descriptors,
+// listeners, live cluster sessions, or the server's open watch connections grows. KW_SOAK=day runs the
+// whole day (`npm run soak`).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,8 +19,9 @@ import { startEmulator } from '../support/kube-api-emulator';
 import { mixedCluster, namespace, pod } from '../support/kube-seed';
 import { createFakeVscode, hookVscodeModule, type FakeTreeItem } from '../support/fake-vscode';
 import { waitFor } from '../support/tree-view';
-import { describe, judge, measureSelf, type Sample } from '../support/soak';
-import { reportFigures, SOAK_SIZE } from '../support/soak-size';
+import { describe, judge, LiveObjects, measureSelf, trackTimers, type Sample } from '../support/soak';
+import { SessionManager } from '../../src/cluster/session';
+import { FULL_DAY, reportFigures, SOAK_SIZE } from '../support/soak-size';
 
 type Commands = { executeCommand(id: string): Promise<unknown> };
 
@@ -37,6 +39,15 @@ const RECONNECT_EVERY = 10;
 
 test('the extension host stays flat over tree refreshes and watch restarts', { timeout: 3_600_000 }, async (t) => {
   const size = SOAK_SIZE;
+  // Before anything arms one: the extension unrefs most of its timers, which the handle counts miss.
+  trackTimers();
+  // Every session the view's manager opens, held weakly: one that Refresh closed must be collected.
+  const sessions = new LiveObjects();
+  const open = SessionManager.prototype.session;
+  SessionManager.prototype.session = function (this: SessionManager, context: string) {
+    const session = open.call(this, context);
+    return session && sessions.track(session);
+  };
   const emu = await startEmulator({ objects: [...mixedCluster(), namespace('soak')], openshift: true });
   const dir = mkdtempSync(join(tmpdir(), 'kw-soak-'));
   const kubeconfig = emu.kubeconfig({ context: 'soak', file: join(dir, 'config') });
@@ -112,6 +123,8 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
         30_000,
       );
 
+    const started = Date.now();
+    const minutes = () => ((Date.now() - started) / 60_000).toFixed(1);
     const samples: Sample[] = [];
     const warmUp = Math.round(size.refreshes * size.warmUp);
     const every = Math.floor((size.refreshes - warmUp) / (size.samples - 1));
@@ -148,6 +161,9 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
         await settled(`after watch restart ${restarts}`);
         await showsPods(`after watch restart ${restarts}`, [SEEDED_POD]);
       }
+      // The day runs for the better part of an hour: say how far it is (stderr: a diagnostic of the run).
+      if (FULL_DAY && cycle % 1000 === 0)
+        console.error(`soak: ${cycle} of ${size.refreshes} refreshes, ${restarts} watch restarts, ${minutes()} min`);
       // What the doubles record of the session (the emulator's request log, the fake's command log)
       // is theirs, not the extension's: let it go.
       emu.requests.length = 0;
@@ -156,7 +172,11 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
         await settled(`before sample ${samples.length + 1}`);
         samples.push({
           at: cycle,
-          ...measureSelf({ process: process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0) }),
+          ...measureSelf(
+            { process: process.eventNames().reduce((n, e) => n + process.listenerCount(e), 0) },
+            // What a Refresh replaces: a closed session (with its client and list-watches) must go.
+            { ClusterSession: sessions },
+          ),
         });
         samples.at(-1)!.counts['server.watches'] = emu.openWatches();
         // KW_SOAK_HEAP_SNAPSHOTS=<folder>: this process's heap after the first sample, the middle one and
@@ -177,6 +197,7 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
       steadyWatches,
       rowsShown: shownRows.count,
       samples: samples.length,
+      minutes: Number(minutes()),
     };
     for (const line of [JSON.stringify(figures), ...describe(verdict)]) t.diagnostic(line);
     reportFigures('extension-host', figures, verdict);
@@ -185,6 +206,7 @@ test('the extension host stays flat over tree refreshes and watch restarts', { t
     assert.ok(samples.length >= size.samples, `${samples.length} samples`);
     assert.deepEqual(verdict.problems, [], describe(verdict).join('\n'));
   } finally {
+    SessionManager.prototype.session = open;
     for (const d of context.subscriptions) d.dispose();
     unhook();
     await emu.stop();

@@ -106,6 +106,7 @@ test(
   { timeout: 3_600_000 },
   async (t) => {
     const size = SOAK_SIZE;
+    const started = Date.now();
     const rng = new Rng(SEED);
     const proc = spawn(process.execPath, ['--expose-gc', '--require', PROBE, SERVER, '--stdio'], {
       stdio: ['pipe', 'pipe', 'pipe', 'ipc'],
@@ -241,7 +242,8 @@ test(
     if (proc.exitCode === null) proc.kill();
 
     const verdict = judge(samples);
-    const figures = { edits, documents: size.documents, opens, requests, samples: samples.length };
+    const minutes = Math.round((Date.now() - started) / 6_000) / 10;
+    const figures = { edits, documents: size.documents, opens, requests, samples: samples.length, minutes };
     for (const line of [JSON.stringify(figures), ...describe(verdict)]) t.diagnostic(line);
     reportFigures('language-server', figures, verdict);
     assert.equal(errorsSeen, 0, `the server logged errors; stderr: ${stderr}`);

@@ -1,5 +1,6 @@
 // Long-session measurement for the soak suites (test/soak/): what one sample of a process holds after a
-// full garbage collection (heap, RSS, open handles by kind, file descriptors, listener counts), and the
+// full garbage collection (heap, RSS, open handles by kind, armed timers, file descriptors, listener counts,
+// live objects of the kinds tracked), and the
 // verdict on a series of samples taken after warm-up: memory flat (the fitted growth over the run and the
 // final sample within a tolerance of the first), and no count of handles or listeners that grows.
 import { readdirSync } from 'node:fs';
@@ -11,7 +12,7 @@ export interface Sample {
   at: number;
   heapUsed: number;
   rss: number;
-  /** Counts that must not grow: process.getActiveResourcesInfo() by kind, open fds, listener counts. */
+  /** Counts that must not grow: process.getActiveResourcesInfo() by kind, armed timers, open fds, listener counts, live objects. */
   counts: Record<string, number>;
 }
 
@@ -44,8 +45,69 @@ export function handleCounts(kinds: readonly string[]): Record<string, number> {
   return counts;
 }
 
-/** This process after two full collections (the second frees what the first's finalizers let go). */
-export function measureSelf(listeners: Record<string, number> = {}): Measured {
+/** The timers setTimeout and setInterval armed since trackTimers(), until they fire or are cleared. */
+let armed: Set<{ _destroyed?: boolean }> | undefined;
+
+/** Lets go of the timers that fired or were cleared (held, they and their callbacks would weigh on the heap). */
+function pruneTimers(): number {
+  if (!armed) return 0;
+  for (const t of armed) if (t._destroyed) armed.delete(t);
+  return armed.size;
+}
+
+/**
+ * Counts this process's armed timers from now on, ref'd or not: process.getActiveResourcesInfo() counts
+ * only the ref'd ones ("Timeout"), and the extension unrefs most of its own, so a leak of those would go
+ * unseen. Node marks a timer `_destroyed` once it fired (a timeout) or was cleared, however it was cleared
+ * (clearTimeout with the object or its id, close()). Call it before the code under soak is loaded.
+ */
+export function trackTimers(): void {
+  if (armed) return;
+  const timers = new Set<{ _destroyed?: boolean }>();
+  armed = timers;
+  const wrap = <F extends (...args: never[]) => NodeJS.Timeout>(original: F): F =>
+    Object.assign((...args: Parameters<F>) => {
+      const timer = original(...args);
+      if (timers.add(timer as { _destroyed?: boolean }).size % 1024 === 0) pruneTimers();
+      return timer;
+    }, original);
+  globalThis.setTimeout = wrap(globalThis.setTimeout);
+  globalThis.setInterval = wrap(globalThis.setInterval);
+}
+
+/**
+ * Objects of one kind, held weakly: after a full collection, how many are still alive (held by something).
+ * Cheap, unlike v8.queryObjects (each of its counts walks the whole heap: about 1 s on the loaded machine).
+ */
+export class LiveObjects {
+  private readonly refs = new Set<WeakRef<object>>();
+  private readonly seen = new WeakSet<object>();
+
+  /** Tracks `o` (once, however often it is given) and answers it. */
+  track<T extends object>(o: T): T {
+    if (this.seen.has(o)) return o;
+    this.seen.add(o);
+    this.refs.add(new WeakRef(o));
+    return o;
+  }
+
+  /** Those not collected yet (right after a collection: those something holds). */
+  count(): number {
+    for (const r of this.refs) if (r.deref() === undefined) this.refs.delete(r);
+    return this.refs.size;
+  }
+}
+
+/**
+ * This process after two full collections (the second frees what the first's finalizers let go): memory,
+ * handles, armed timers (once trackTimers() was called), fds, the listener counts given, and the live
+ * objects of each kind tracked (a session kept after it was closed counts).
+ */
+export function measureSelf(
+  listeners: Record<string, number> = {},
+  objects: Record<string, LiveObjects> = {},
+): Measured {
+  pruneTimers();
   gc ??= collector();
   gc();
   gc();
@@ -55,8 +117,10 @@ export function measureSelf(listeners: Record<string, number> = {}): Measured {
     rss: memory.rss,
     counts: {
       ...handleCounts(process.getActiveResourcesInfo()),
+      ...(armed ? { timers: pruneTimers() } : {}),
       fds: readdirSync('/proc/self/fd').length,
       ...Object.fromEntries(Object.entries(listeners).map(([k, v]) => [`listeners.${k}`, v])),
+      ...Object.fromEntries(Object.entries(objects).map(([k, o]) => [`objects.${k}`, o.count()])),
     },
   };
 }
@@ -94,12 +158,23 @@ export interface Verdict {
   rssSeries: number[];
 }
 
-/** `first` and `last` are the means of the first and the last two samples: one sample's noise (RSS moves by the pages the young generation touched) is no trend. */
+/** The middle value (the mean of the two middle ones). */
+function median(ys: readonly number[]): number {
+  const sorted = [...ys].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/**
+ * `first` is the median of the first quarter of the samples (at least 3), `last` the mean of the last two:
+ * one sample's noise (RSS moves by the pages the young generation touched) is no trend, and a first sample
+ * taken before the memory freed in warm-up went back to the system must not raise the bar for the rest.
+ */
 function series(name: string, xs: number[], ys: number[]): Series {
   const { slope } = linearFit(xs, ys);
   return {
     name,
-    first: (ys[0] + ys[1]) / 2,
+    first: median(ys.slice(0, Math.max(3, Math.ceil(ys.length / 4)))),
     last: (ys[ys.length - 2] + ys[ys.length - 1]) / 2,
     min: Math.min(...ys),
     max: Math.max(...ys),
