@@ -80,6 +80,9 @@ export interface SessionOptions {
   wmcoNamespace?: string;
 }
 
+/** When a failed proxy read is tried again: after 2, 5, 15 and 30 s (then at the next reconnect). */
+const PROXY_RETRIES_MS = [2_000, 5_000, 15_000, 30_000];
+
 export class ClusterSession {
   readonly client: KubeClient;
   readonly errorContext: ErrorContext;
@@ -88,6 +91,8 @@ export class ClusterSession {
   /** The pod watch of each node whose pods are shown, by node name. */
   private readonly podWatches = new Map<string, NodePodWatch>();
   private facts: Promise<OpenShiftFacts> | undefined;
+  /** The next try of a proxy read that failed. */
+  private proxyRetry: NodeJS.Timeout | undefined;
   private storage: Promise<StorageObjects> | undefined;
   /** The watched collections, by name, started on first read. */
   private readonly watched = new Map<string, WatchedList<WatchedObject>>();
@@ -131,6 +136,7 @@ export class ClusterSession {
     this.model?.stop();
     this.model = undefined;
     this.connecting = undefined;
+    clearTimeout(this.proxyRetry);
     this.facts = undefined;
     this.storage = undefined;
     return this.connect();
@@ -316,18 +322,44 @@ export class ClusterSession {
     });
   }
 
-  /** The cluster-wide proxy joins the info when the OpenShift facts arrive (the row does not wait for it). */
-  private async readProxy(info: SessionInfo): Promise<void> {
+  /**
+   * The cluster-wide proxy joins the info when the OpenShift facts arrive (the row does not wait for it). A read
+   * that failed (a timeout on a loaded cluster) is tried again a few times: a missing Proxy is not "no proxy".
+   */
+  private async readProxy(info: SessionInfo, attempt = 0): Promise<void> {
     const facts = await this.openshiftFacts().catch(() => undefined);
-    if (!facts?.proxy || this.state?.status !== 'connected' || this.state.info !== info) return;
-    info.proxy = { facts: facts.proxy, ...(facts.version ? { openshiftVersion: facts.version } : {}) };
-    this.changes.emit('change', 'info');
+    const current = () => !this.disposed && this.state?.status === 'connected' && this.state.info === info;
+    if (!current()) return;
+    if (facts?.proxy) {
+      info.proxy = { facts: facts.proxy, ...(facts.version ? { openshiftVersion: facts.version } : {}) };
+      this.changes.emit('change', 'info');
+      return;
+    }
+    // Facts read in full are kept; a read a retry can cure was dropped (openshiftFacts), so asking again reads anew.
+    if (this.facts !== undefined || attempt >= PROXY_RETRIES_MS.length) return;
+    clearTimeout(this.proxyRetry);
+    this.proxyRetry = setTimeout(() => void this.readProxy(info, attempt + 1), PROXY_RETRIES_MS[attempt]);
+    this.proxyRetry.unref?.();
   }
 
-  /** OpenShift's version, platform, network, WMCO and proxy facts, read once per session (again after reconnect()). */
+  /**
+   * OpenShift's version, platform, network, WMCO and proxy facts, read once per session (again after reconnect());
+   * a read of which a part failed in a way a retry can cure (timeout, server away, 5xx) is not kept, so that the next
+   * use reads them again.
+   */
   openshiftFacts(): Promise<OpenShiftFacts> {
-    this.facts ??= readOpenShiftFacts(this.client, this.options.wmcoNamespace);
-    return this.facts;
+    if (this.facts) return this.facts;
+    // Only a failure a retry can cure makes the read incomplete: a forbidden object stays forbidden.
+    let incomplete = false;
+    const read = readOpenShiftFacts(this.client, this.options.wmcoNamespace, undefined, (err) => {
+      if (['unreachable', 'timeout', 'server'].includes(classifyError(err, this.errorContext).reason)) incomplete = true;
+    });
+    this.facts = read;
+    const forget = () => {
+      if (this.facts === read) this.facts = undefined;
+    };
+    read.then(() => incomplete && forget(), forget);
+    return read;
   }
 
   /** StorageClasses, CSINodes and CSIDrivers, read once per session (again after reconnect()). */
@@ -338,6 +370,7 @@ export class ClusterSession {
 
   dispose(): void {
     this.disposed = true;
+    clearTimeout(this.proxyRetry);
     this.stopPodWatches();
     this.stopWatched();
     this.model?.stop();

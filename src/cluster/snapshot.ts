@@ -21,8 +21,14 @@ export async function readOpenShiftFacts(
   kube: KubeClient,
   wmcoNamespace = WMCO_NAMESPACE,
   signal?: AbortSignal,
+  /** Told when a read failed (its fact is then missing, not absent from the cluster). */
+  failed?: (err: unknown) => void,
 ): Promise<OpenShiftFacts> {
-  const quiet = <T>(p: Promise<T>): Promise<T | undefined> => p.catch(() => undefined);
+  const quiet = <T>(p: Promise<T>): Promise<T | undefined> =>
+    p.catch((err: unknown) => {
+      failed?.(err);
+      return undefined;
+    });
   const [cv, infra, net, csv, key, proxy] = await Promise.all([
     quiet(clusterVersion(kube, signal)),
     quiet(infrastructure(kube, signal)),

@@ -115,3 +115,52 @@ test('a plain Kubernetes cluster has no OpenShift facts', async () => {
     await emu.stop();
   }
 });
+
+test('a Proxy read that timed out is not "no proxy": the facts are read again and the cluster row gets the proxy', async () => {
+  const proxied = openshiftClusterConfig({
+    version: '4.16.12',
+    proxy: { httpProxy: 'http://proxy.corp.example:3128', httpsProxy: 'http://proxy.corp.example:3128' },
+  });
+  const emu = await startEmulator({ objects: [...proxied, namespace(WMCO_NS)] });
+  const s = session(emu.kubeconfig({ context: 'ocp' }));
+  try {
+    // The first read of the Proxy times out (a loaded cluster), the next ones answer.
+    const get = s.client.get.bind(s.client);
+    let failed = 0;
+    (s.client as { get: typeof get }).get = (async (path: string, ...rest: unknown[]) => {
+      if (path === '/apis/config.openshift.io/v1/proxies/cluster' && failed++ === 0) {
+        const err = new Error('The operation was aborted due to timeout');
+        err.name = 'TimeoutError';
+        throw err;
+      }
+      return (get as (...a: unknown[]) => Promise<unknown>)(path, ...rest);
+    }) as typeof get;
+    const proxyShown = new Promise<void>((resolve) => {
+      const off = s.onChange((topic) => {
+        if (topic === 'info' && s.state?.status === 'connected' && s.state.info.proxy) {
+          off();
+          resolve();
+        }
+      });
+    });
+    const state = await s.connect();
+    assert.equal(state.status, 'connected');
+    // A fail-safe, not a bound: without the retry the row never gets the proxy.
+    let failSafe: NodeJS.Timeout | undefined;
+    await Promise.race([
+      proxyShown,
+      new Promise((_, reject) => {
+        failSafe = setTimeout(() => reject(new Error('the proxy never reached the cluster row')), 60_000);
+      }),
+    ]).finally(() => clearTimeout(failSafe));
+    assert.equal(failed, 2, 'the Proxy was read again after the timeout');
+    assert.ok(state.status === 'connected');
+    assert.equal(state.info.proxy?.facts.httpProxy, 'http://proxy.corp.example:3128');
+    // Read in full now: kept, not read a third time.
+    await s.openshiftFacts();
+    assert.equal(failed, 2);
+  } finally {
+    s.dispose();
+    await emu.stop();
+  }
+});
