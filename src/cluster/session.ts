@@ -352,7 +352,8 @@ export class ClusterSession {
     // Only a failure a retry can cure makes the read incomplete: a forbidden object stays forbidden.
     let incomplete = false;
     const read = readOpenShiftFacts(this.client, this.options.wmcoNamespace, undefined, (err) => {
-      if (['unreachable', 'timeout', 'server'].includes(classifyError(err, this.errorContext).reason)) incomplete = true;
+      if (['unreachable', 'timeout', 'server'].includes(classifyError(err, this.errorContext).reason))
+        incomplete = true;
     });
     this.facts = read;
     const forget = () => {
