@@ -13,7 +13,7 @@ import {
 } from '../bootstrap/machineset-create';
 import { followMachineSet } from '../bootstrap/machineset-follow';
 import type { RunEvent } from '../bootstrap/runner';
-import { machineView } from '../core/openshift/machine-state';
+import { machineView, scaleConsequence } from '../core/openshift/machine-state';
 import { formatFindings } from '../core/windows/findings';
 import { isWindowsMachineSet } from '../core/openshift/windows-machineset';
 import {
@@ -33,7 +33,7 @@ import {
 import { actionOf, commandHelp, parseCommand } from './declare';
 import { MACHINESET_COMMAND } from './commands';
 import { clusterFor, type Cluster } from './kit-remote';
-import { counted, plural } from '../core/plural';
+import { counted } from '../core/plural';
 
 type Values = ReturnType<typeof parseCommand<(typeof MACHINESET_COMMAND)['options']>>['values'];
 
@@ -249,10 +249,7 @@ async function scale(
     out(`MachineSet ${name} already has ${counted(replicas, 'replica')}.`);
     return EXIT.OK;
   }
-  const down =
-    replicas < from
-      ? ` The machine controller deletes ${counted(from - replicas, 'Machine')} and ${plural(from - replicas, 'its node', 'their nodes')} (drained first).`
-      : '';
+  const down = replicas < from ? ` ${scaleConsequence(from, replicas)}` : '';
   if (
     !(await confirm(
       `Scale MachineSet ${name} from ${from} to ${counted(replicas, 'replica')} in context ${cluster.context}?${down}`,

@@ -91,7 +91,7 @@ export { followMachineSet } from '../bootstrap/machineset-follow';
 export { wmcoSetupPlan } from '../bootstrap/wmco-install';
 export { deleteMachine, getMachine, getScale, scaleMachineSet } from '../cluster/machinesets';
 export { imageHelp, imageProblem, nameProblem, platformTitle } from '../core/openshift/windows-machineset';
-export { machineView } from '../core/openshift/machine-state';
+export { machineView, scaleConsequence } from '../core/openshift/machine-state';
 // Pod and node actions of the explorer: logs, events, describe, delete, rollout restart, taints.
 export {
   getPod,

@@ -24,7 +24,7 @@ import type { ClusterHandle } from './join-commands';
 import { offerWmcoSetup } from './wmco-setup';
 import { runSteps, type Step } from './multi-step-input';
 import { draftName, openDraft } from './drafts';
-import { counted, plural } from '../core/plural';
+import { counted } from '../core/plural';
 import { proxyAllows, proxyChannel, proxyReviewLine, SHOW_FINDINGS, writeFindings } from './machineset-proxy';
 import type * as Engine from './engine-bundle';
 import type { TreeNode, TreeRef } from '../views/cluster-item';
@@ -57,6 +57,7 @@ const ENGINE = [
   'wmcoSetupPlan',
   'getScale',
   'scaleMachineSet',
+  'scaleConsequence',
   'getMachine',
   'deleteMachine',
   'imageHelp',
@@ -550,10 +551,7 @@ async function scaleFromItem(rt: Runtime, arg: unknown): Promise<void> {
     );
     return;
   }
-  const down =
-    to < from
-      ? `The machine controller deletes ${counted(from - to, 'Machine')} and ${plural(from - to, 'its node', 'their nodes')} (drained first).`
-      : `The machine controller makes ${counted(to - from, 'Machine')}; WMCO configures ${plural(to - from, 'it', 'them')}.`;
+  const down = deps.scaleConsequence(from, to);
   const confirm = await vscode.window.showWarningMessage(
     `Scale MachineSet ${name} from ${from} to ${counted(to, 'replica')} in ${context}?`,
     { modal: true, detail: down },

@@ -24,7 +24,7 @@ import {
   platformTitle,
   type MachineApiObject,
 } from '../../src/core/openshift/windows-machineset';
-import { machineView } from '../../src/core/openshift/machine-state';
+import { machineView, scaleConsequence } from '../../src/core/openshift/machine-state';
 import type { Finding } from '../../src/core/windows/findings';
 import { Secret } from '../../src/bootstrap/plan';
 import { CLUSTER, INFRA, linuxWorkerMachineSet } from '../support/machine-api-seed';
@@ -169,6 +169,7 @@ async function harness(
     nameProblem,
     platformTitle,
     machineView,
+    scaleConsequence,
     secret: (v) => new Secret(v),
     ...overrides,
   };

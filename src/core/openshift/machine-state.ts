@@ -15,6 +15,7 @@ import {
   WORKER_USER_DATA_SECRET,
 } from '../well-known';
 import type { MachineApiObject } from './windows-machineset';
+import { counted, plural } from '../plural';
 import { providerPlatform, providerSpecValue, type MachinePlatform } from './machines';
 
 /** The parts of a Node read here. */
@@ -286,4 +287,11 @@ function readyMessage(node: NodeFacts | undefined): string {
   const c = (node?.status?.conditions ?? []).find((x) => x.type === 'Ready');
   if (!c) return 'the kubelet has not reported yet';
   return `${c.reason ?? c.status}${c.message ? ` (${c.message})` : ''}`;
+}
+
+/** What scaling a Windows MachineSet from `from` to `to` replicas sets going, said before it is asked. */
+export function scaleConsequence(from: number, to: number): string {
+  return to < from
+    ? `The machine controller deletes ${counted(from - to, 'Machine')} and ${plural(from - to, 'its node', 'their nodes')} (drained first).`
+    : `The machine controller makes ${counted(to - from, 'Machine')}; WMCO configures ${plural(to - from, 'it', 'them')}.`;
 }
